@@ -1,0 +1,57 @@
+// Backend contract: each backend is one pure function (graph, cost, options) → Schedule.
+// A Schedule is a rewritten graph in execution order, the buckets it formed and the reasons
+// for each decision (what the explain panel shows).
+
+import type { CostModel } from '../estimate/types';
+import type { CollectiveKind, StepGraph } from '../graph/types';
+
+export type BackendName = 'aot_eager' | 'aot_eager_autobucketing' | 'transformer_block';
+
+export const BACKEND_NAMES: readonly BackendName[] = ['aot_eager', 'aot_eager_autobucketing', 'transformer_block'];
+
+export interface Bucket {
+  readonly id: number;
+  readonly kind: CollectiveKind;
+  readonly key: string; // all-gather: group|dtype; reduce-scatter: group|op|dtype
+  readonly node: string; // name of the merged collective node in schedule.graph
+  readonly members: readonly string[]; // names of the original collectives, in issue order
+  readonly bytes: number; // total output (AG) / input (RS) bytes per rank
+}
+
+export type ReasonCode =
+  | 'program_order' // aot_eager: left where the program put it
+  | 'prefetched' // started early, hidden behind compute
+  | 'not_prefetched_in_flight_budget'
+  | 'not_prefetched_memory_budget'
+  | 'not_prefetched_compute_distance' // beyond max_compute_pre_fetch
+  | 'not_prefetched_coll_distance' // beyond max_coll_distance
+  | 'not_prefetched_depends_on_compute' // needs this or another unfinished compute node
+  | 'not_prefetched_no_compute' // no compute node left to hide behind
+  | 'exposed' // its wait came before enough compute to hide it
+  | 'bucketed'
+  | 'not_bucketed_path_between_starts'
+  | 'not_bucketed_hiding_compute_not_between'
+  | 'not_bucketed_byte_cap'
+  | 'not_bucketed_key_mismatch'
+  | 'not_bucketed_would_expose'
+  | 'block_bucket' // transformer_block: one bucket per block
+  | 'block_prefetch';
+
+export interface Reason {
+  readonly node: string; // an original collective's name
+  readonly code: ReasonCode;
+  readonly text: string; // one sentence for people: 'not prefetched: in-flight budget full (5.2 GB > 5 GB)'
+}
+
+export interface Schedule {
+  readonly backend: BackendName;
+  readonly graph: StepGraph; // rewritten graph, nodes in execution order (node.id === position)
+  readonly buckets: readonly Bucket[];
+  readonly reasons: readonly Reason[];
+  readonly options: Readonly<Record<string, number | boolean | string>>;
+}
+
+export type Backend<O = Record<string, number | boolean | string>> = {
+  readonly name: BackendName;
+  readonly run: (graph: StepGraph, cost: CostModel, options?: Partial<O>) => Schedule;
+};

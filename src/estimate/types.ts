@@ -1,0 +1,13 @@
+// Cost-model contract shared by backends (to plan) and the simulator (to time).
+// Pure: a CostModel is a value; per-rank models differ only by jitter or measurement.
+
+import type { CollectiveKind, DType, GraphNode } from '../graph/types';
+
+export interface CostModel {
+  /** Estimated run time of a compute / cast / view node on one rank, µs. Waits and collective starts cost 0 here. */
+  computeUs(node: GraphNode): number;
+  /** Estimated duration of a collective: bytes = gathered output (AG) or full input (RS), per rank. */
+  collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType): number;
+  /** Short label for UI and traces, e.g. 'h100 roofline + ib-400 ring'. */
+  readonly label: string;
+}

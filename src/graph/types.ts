@@ -1,0 +1,95 @@
+// Step-graph IR: the SPMD program every rank runs for one training step.
+// Follows torchtitan simple_fsdp (arXiv 2411.00284) and the shape of torch FX graphs:
+// nodes in program order, explicit tensor inputs/outputs, collectives completed by waits.
+// Nodes are immutable; passes (backends) return new graphs.
+
+import type { ComputeOp } from './ops';
+
+export type DType = 'fp32' | 'bf16' | 'fp16';
+
+export const DTYPE_BYTES: Readonly<Record<DType, number>> = { fp32: 4, bf16: 2, fp16: 2 };
+
+/** A tensor value in the graph. Ids are unique; every tensor has exactly one producer (or none: inputs). */
+export interface TensorInfo {
+  readonly id: string;
+  readonly shape: readonly number[];
+  readonly dtype: DType;
+  readonly bytes: number; // numel · DTYPE_BYTES[dtype]
+  /** Persistent state that lives across steps (parameter shards, optimizer state, step inputs). */
+  readonly persistent?: boolean;
+  /** A view of another tensor's storage (e.g. a wait_tensor's result aliases its collective's output). */
+  readonly aliasOf?: string;
+}
+
+export type CollectiveKind = 'all_gather' | 'reduce_scatter';
+
+export type NodeKind =
+  // work on the compute stream
+  | 'compute' // a kernel: matmul, attention, norm, elementwise, loss, optimizer
+  | 'cast' // dtype conversion (near free; feeds collectives)
+  | 'view' // reshape / getitem / alias: no kernel, no bytes
+  // communication
+  | 'all_gather' // start of an all-gather (issued on the group's comm stream)
+  | 'reduce_scatter' // start of a reduce-scatter
+  | 'wait'; // blocks the compute stream until its collective ends
+
+export type Phase = 'forward' | 'backward' | 'optimizer';
+
+export interface CollectiveInfo {
+  readonly kind: CollectiveKind;
+  readonly group: string; // process group name, 'dp' for SimpleFSDP
+  readonly groupSize: number;
+  readonly dtype: DType;
+  readonly inputBytes: number; // per rank: a shard (AG) or the full tensor (RS)
+  readonly outputBytes: number; // per rank: the full tensor (AG) or a shard (RS)
+  readonly reduceOp?: 'sum' | 'avg';
+  /** Original collectives merged into this one by bucketing (names); absent when not a bucket. */
+  readonly members?: readonly string[];
+}
+
+export interface GraphNode {
+  readonly id: number; // position in graph.nodes
+  readonly name: string; // unique: 'layers.3.attention.wq.all_gather', 'mm_3', ...
+  readonly kind: NodeKind;
+  /** The op that made it (micrograd's `_op`): a ComputeOp for compute nodes, else the FX-style target. */
+  readonly op: ComputeOp | string;
+  readonly inputs: readonly string[]; // tensor ids read
+  readonly outputs: readonly string[]; // tensor ids written
+  readonly flops: number; // for the roofline
+  readonly bytesMoved: number; // memory traffic for the roofline
+  /** Matmul-like (mm, bmm, attention fwd/bwd): the nodes the overlap scheduler hides comm behind. */
+  readonly matmulLike: boolean;
+  readonly phase: Phase;
+  readonly layer?: number; // transformer block index; absent for embeddings / final norm / output
+  readonly params?: readonly string[]; // parameter FQNs this node concerns
+  readonly collective?: CollectiveInfo; // for all_gather / reduce_scatter
+  readonly waitOf?: string; // for wait: name of the collective node it completes
+  readonly attrs?: Readonly<Record<string, number | string | boolean>>; // op attributes (shapes, eps, ...)
+  /** Estimate carried by an imported graph (torch's own, ms); used instead of the cost model when present. */
+  readonly estMs?: number;
+}
+
+export interface ParamInfo {
+  readonly name: string; // torchtitan FQN: 'layers.0.attention.wq.weight'
+  readonly shape: readonly number[]; // full (unsharded) shape
+  readonly numel: number;
+  readonly shardRows: number; // rows per rank on dim 0 (padded: ceil(shape[0] / n))
+  readonly layer?: number;
+}
+
+export interface GraphMeta {
+  readonly model: string; // preset name or 'fx-import'
+  readonly worldSize: number;
+  readonly paramDtype: DType;
+  readonly reduceDtype: DType;
+  readonly batch: number;
+  readonly seqLen: number;
+  readonly source?: string;
+}
+
+export interface StepGraph {
+  readonly nodes: readonly GraphNode[];
+  readonly tensors: Readonly<Record<string, TensorInfo>>;
+  readonly params: readonly ParamInfo[];
+  readonly meta: GraphMeta;
+}

@@ -1,0 +1,37 @@
+// Trace events: what the simulator and the live runtime both emit, and what metrics, export and
+// the timeline read. Times are µs (branded so they cannot mix with ms or ns).
+
+export type Us = number & { readonly __unit: 'us' };
+export const us = (x: number): Us => x as Us;
+export const msToUs = (ms: number): Us => (ms * 1000) as Us;
+export const usToMs = (t: Us | number): number => t / 1000;
+
+export type EventKind =
+  | 'compute' // a kernel on the compute stream (includes optimizer, cast)
+  | 'all_gather' // a collective running on a comm stream
+  | 'reduce_scatter'
+  | 'wait'; // compute stream blocked on a collective (exposed communication)
+
+/** Stream names: 'compute', or 'comm:<group>' (one NCCL stream per process group). */
+export type StreamName = 'compute' | `comm:${string}`;
+
+export interface TraceEvent {
+  readonly rank: number;
+  readonly stream: StreamName;
+  readonly name: string; // node name (a bucket's merged node name for bucketed collectives)
+  readonly kind: EventKind;
+  readonly start: number; // µs
+  readonly dur: number; // µs
+  readonly bucketId?: number;
+  readonly params?: readonly string[];
+  readonly bytes?: number;
+  readonly op?: string;
+}
+
+/** Memory over time for one rank: live bytes after each change, times ascending (µs). */
+export interface MemoryCurve {
+  readonly rank: number;
+  readonly t: readonly number[];
+  readonly bytes: readonly number[];
+  readonly peakBytes: number;
+}
