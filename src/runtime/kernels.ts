@@ -1,0 +1,32 @@
+// Kernel-backend contract: one interface, two implementations — CPU reference kernels
+// (src/runtime/cpu, the oracle and the fallback) and WGSL on WebGPU (src/runtime/gpu).
+// The executor runs each compute node of a schedule through `run`, op by op.
+
+import type { ComputeOp } from '../graph/ops';
+
+export type ElemType = 'f32' | 'i32';
+export type HostArray = Float32Array | Int32Array;
+export type OpAttrs = Readonly<Record<string, number | string | boolean>>;
+
+/** A tensor living on the backend (a GPUBuffer or a host array). */
+export interface DeviceTensor {
+  readonly id: string;
+  readonly length: number; // elements
+  readonly type: ElemType;
+}
+
+export interface KernelBackend {
+  readonly kind: 'webgpu' | 'cpu';
+  readonly label: string; // e.g. 'webgpu: google swiftshader (fallback)' or 'cpu reference'
+  create(id: string, length: number, type: ElemType): DeviceTensor;
+  /** Copy host data (may be a view on a SharedArrayBuffer) into the tensor at element offset. */
+  upload(t: DeviceTensor, data: HostArray, offset?: number): void;
+  /** Copy the tensor's contents to host memory (may be a SharedArrayBuffer view). */
+  download(t: DeviceTensor, into: HostArray): Promise<void>;
+  /** Enqueue one op (semantics in src/graph/ops.ts). `step` is AdamW's 1-based step number. */
+  run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void;
+  /** Wait for queued work. Returns measured device time (µs) of the work since the last sync, when the backend can measure it. */
+  sync(): Promise<number | undefined>;
+  release(t: DeviceTensor): void;
+  destroy(): void;
+}
