@@ -1,0 +1,11 @@
+// Public API of the SharedArrayBuffer collectives (all-gather, reduce-scatter, barrier; direct and ring).
+export type {
+  CollectiveAlgorithm,
+  CollectiveKind,
+  CollectiveDescriptor,
+  CollectiveRequest,
+  CommInit,
+  RankCommApi,
+  ReduceOp,
+} from './types';
+export { COLLECTIVE_ALGORITHMS, DEFAULT_TIMEOUT_MS, createCommInit } from './types';

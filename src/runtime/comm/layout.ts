@@ -1,0 +1,49 @@
+// Control SharedArrayBuffer layout for the rank collectives: one Int32 word table (futex word,
+// abort flag, per-rank barrier epochs and ring step counters, per-rank descriptors) followed by
+// byte regions for the abort reason and each rank's descriptor text. Offsets are computed here once
+// so the coordinator (which allocates) and every rank (which reads) agree.
+
+/** Bytes kept per rank for its descriptor text (`[tensor, names]`, truncated with '…'). */
+export const DESC_TEXT_BYTES = 512;
+/** Bytes kept for the abort reason. */
+export const ABORT_REASON_BYTES = 1024;
+/** Int32 words per rank descriptor: seq, kind code, elems, tensor-list hash, text bytes. */
+export const DESC_WORDS = 5;
+
+/** Fixed Int32 word indices. */
+export const W_WAKE = 0; // bumped + notified on every state change (arrival, ring step, abort)
+export const W_ABORT = 1; // 0, or aborting rank + 1 (set after the reason is written)
+export const W_ABORT_CLAIM = 2; // first aborter claims it (compareExchange) and writes the reason
+export const W_ABORT_LEN = 3; // abort reason length, bytes
+export const W_PROBE = 4; // always 0: Atomics.wait availability probe
+export const W_MAGIC = 5; // CONTROL_MAGIC: guards against a foreign buffer
+export const W_WORLD = 6; // worldSize the buffer was laid out for
+const W_FIXED = 8;
+
+export const CONTROL_MAGIC = 0x46534443; // 'FSDC'
+
+export interface ControlLayout {
+  readonly worldSize: number;
+  readonly arriveBase: number; // Int32 index of ARRIVE[0]: barrier epoch each rank has reached
+  readonly ringBase: number; // Int32 index of RING[0]: ring steps each rank has posted (cumulative)
+  readonly descBase: number; // Int32 index of rank 0's descriptor words
+  readonly abortReasonByte: number; // byte offset of the abort reason
+  readonly descTextByte: number; // byte offset of rank 0's descriptor text
+  readonly bytes: number; // total control buffer size
+}
+
+export function controlLayout(worldSize: number): ControlLayout {
+  const arriveBase = W_FIXED;
+  const ringBase = arriveBase + worldSize;
+  const descBase = ringBase + worldSize;
+  const words = descBase + worldSize * DESC_WORDS;
+  const abortReasonByte = words * 4;
+  const descTextByte = abortReasonByte + ABORT_REASON_BYTES;
+  const bytes = descTextByte + worldSize * DESC_TEXT_BYTES;
+  return { worldSize, arriveBase, ringBase, descBase, abortReasonByte, descTextByte, bytes: Math.ceil(bytes / 8) * 8 };
+}
+
+/** Data buffer elements (f32): each rank owns a region of worldSize × maxElemsPerRank. */
+export function dataElems(worldSize: number, maxElemsPerRank: number): number {
+  return worldSize * worldSize * maxElemsPerRank; // direct reduce-scatter writes a full n·C input per rank
+}

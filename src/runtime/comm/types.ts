@@ -1,0 +1,89 @@
+// Contract of the SharedArrayBuffer collectives the rank workers use in live mode: the init data the
+// coordinator posts to each worker, the descriptor every collective publishes, and the RankComm API.
+// Synchronous and Atomics.wait-based: runs in dedicated Workers and Node worker_threads only.
+// Algorithms follow DESIGN.md § Runtime; the ring variant sums in ring order (torchtitan #2042).
+
+import { ConfigError, oneOfMessage } from '../../errors';
+import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems } from './layout';
+
+export type CollectiveAlgorithm = 'direct' | 'ring';
+export const COLLECTIVE_ALGORITHMS: readonly CollectiveAlgorithm[] = ['direct', 'ring'];
+
+export type CollectiveKind = 'all_gather' | 'reduce_scatter' | 'barrier';
+export type ReduceOp = 'sum' | 'avg';
+
+/** What a rank publishes in the control buffer before every collective; all ranks must agree. */
+export interface CollectiveDescriptor {
+  readonly seq: number; // 0-based count of collectives (barriers included) on this communicator
+  readonly kind: CollectiveKind;
+  readonly elems: number; // unsharded elements: all_gather output, reduce_scatter input; 0 for barrier
+  readonly tensorsHash: number; // FNV-1a 32 of the tensor names joined by '\n'
+  readonly label: string; // tensor list as text (truncated), shown in error messages
+}
+
+/** What the caller passes per collective: a label (node / bucket name) and the member tensor names. */
+export interface CollectiveRequest {
+  readonly label: string;
+  readonly tensors: readonly string[];
+}
+
+/** Plain data (two SABs and numbers): postMessage it to every rank worker. */
+export interface CommInit {
+  readonly worldSize: number;
+  readonly control: SharedArrayBuffer;
+  readonly data: SharedArrayBuffer;
+  readonly maxElemsPerRank: number; // largest shard (reduce_scatter output / all_gather input), f32 elements
+  readonly timeoutMs: number; // every wait gives up after this, naming the missing rank(s)
+  readonly algorithm: CollectiveAlgorithm;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The per-rank communicator (implemented by RankComm in rank_comm.ts). */
+export interface RankCommApi {
+  readonly rank: number;
+  readonly worldSize: number;
+  /** input: this rank's shard (a bucket: member shards concatenated); output: worldSize × input.length, rank-major. */
+  allGather(desc: CollectiveRequest, input: Float32Array, output: Float32Array): void;
+  /** input: worldSize chunks, rank-major (chunk r goes to rank r); output: input.length / worldSize. 'avg' divides by worldSize after the sum. */
+  reduceScatter(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void;
+  barrier(label: string): void;
+  /** Wakes every waiting rank; they throw CollectiveError naming this rank and the reason. */
+  abort(reason: string): void;
+}
+
+/**
+ * Coordinator side: allocate the control and data SABs for `worldSize` ranks whose largest shard is
+ * `maxElemsPerRank` f32 elements (size it from the schedule's largest bucket). Data bytes = 4·n²·max.
+ */
+export function createCommInit(
+  worldSize: number,
+  maxElemsPerRank: number,
+  opts: { timeoutMs?: number; algorithm?: CollectiveAlgorithm } = {},
+): CommInit {
+  if (typeof SharedArrayBuffer === 'undefined') {
+    throw new ConfigError(
+      'SharedArrayBuffer',
+      'SharedArrayBuffer is undefined: the page must be cross-origin isolated (COOP same-origin + COEP require-corp)',
+    );
+  }
+  if (!Number.isInteger(worldSize) || worldSize < 1) {
+    throw new ConfigError('worldSize', `worldSize must be an integer ≥ 1, got ${JSON.stringify(worldSize)}`);
+  }
+  if (!Number.isInteger(maxElemsPerRank) || maxElemsPerRank < 0) {
+    throw new ConfigError('maxElemsPerRank', `maxElemsPerRank must be an integer ≥ 0, got ${JSON.stringify(maxElemsPerRank)}`);
+  }
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) throw new ConfigError('timeoutMs', `timeoutMs must be > 0, got ${JSON.stringify(timeoutMs)}`);
+  const algorithm = opts.algorithm ?? 'direct';
+  if (!COLLECTIVE_ALGORITHMS.includes(algorithm)) {
+    throw new ConfigError('algorithm', oneOfMessage('algorithm', COLLECTIVE_ALGORITHMS, algorithm));
+  }
+  const layout = controlLayout(worldSize);
+  const control = new SharedArrayBuffer(layout.bytes);
+  const words = new Int32Array(control);
+  words[W_MAGIC] = CONTROL_MAGIC;
+  words[W_WORLD] = worldSize;
+  const data = new SharedArrayBuffer(dataElems(worldSize, maxElemsPerRank) * 4);
+  return { worldSize, control, data, maxElemsPerRank, timeoutMs, algorithm };
+}
