@@ -5,9 +5,10 @@
 
 import type { ComputeOp } from './ops';
 
-export type DType = 'fp32' | 'bf16' | 'fp16';
+/** Element types. 'i32' is for token ids (TOKENS/TARGETS) and imported integer tensors; never a param dtype. */
+export type DType = 'fp32' | 'bf16' | 'fp16' | 'i32';
 
-export const DTYPE_BYTES: Readonly<Record<DType, number>> = { fp32: 4, bf16: 2, fp16: 2 };
+export const DTYPE_BYTES: Readonly<Record<DType, number>> = { fp32: 4, bf16: 2, fp16: 2, i32: 4 };
 
 /** A tensor value in the graph. Ids are unique; every tensor has exactly one producer (or none: inputs). */
 export interface TensorInfo {
