@@ -1,0 +1,13 @@
+// CPU reference kernels: the spec every WGSL kernel is checked against, and the fallback backend.
+export { createCpuKernels, runCpuOp } from './backend';
+export type { CpuTensor } from './backend';
+export * from './attrs';
+export { matmul, matmulStrides } from './matmul';
+export { embedding, embeddingBwd } from './embedding';
+export { rmsNorm, rmsNormBwd } from './rms_norm';
+export { swiglu, swigluBwd } from './swiglu';
+export { attention, attentionBwd, attentionIndex } from './attention';
+export { add } from './add';
+export { crossEntropy, crossEntropyBwd } from './cross_entropy';
+export { adamw, adamwBiasCorrections } from './adamw';
+export type { FArr, IArr } from './types';

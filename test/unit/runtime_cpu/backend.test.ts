@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../src/errors';
+import { COMPUTE_OPS } from '../../../src/graph/ops';
+import { createCpuKernels, expectedLengths } from '../../../src/runtime/cpu';
+
+describe('createCpuKernels', () => {
+  it('runs a matmul through the KernelBackend interface and downloads the result', async () => {
+    const k = createCpuKernels();
+    const a = k.create('a', 4, 'f32'), b = k.create('b', 4, 'f32'), c = k.create('c', 4, 'f32');
+    k.upload(a, Float32Array.from([1, 2, 3, 4]));
+    k.upload(b, Float32Array.from([1, 0, 0, 1]));
+    k.run('matmul', { M: 2, N: 2, K: 2, transA: true, transB: false }, [a, b], [c]);
+    expect(await k.sync()).toBeUndefined();
+    const out = new Float32Array(4);
+    await k.download(c, out);
+    expect(Array.from(out)).toEqual([1, 3, 2, 4]);
+  });
+
+  it('throws a ConfigError naming the slot and lengths when an input is too short', () => {
+    const k = createCpuKernels();
+    const a = k.create('x', 3, 'f32'), b = k.create('y', 4, 'f32'), c = k.create('z', 4, 'f32');
+    expect(() => k.run('add', { n: 4 }, [a, b], [c])).toThrow(ConfigError);
+    expect(() => k.run('add', { n: 4 }, [a, b], [c])).toThrow(/inputs\[0\] 'x' needs ≥ 4 elements, got 3/);
+  });
+
+  it('requires a 1-based step for adamw', () => {
+    const k = createCpuKernels();
+    const t = () => k.create('t', 2, 'f32');
+    const attrs = { n: 2, lr: 1e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0 };
+    expect(() => k.run('adamw', attrs, [t(), t(), t(), t()], [t(), t(), t()], 0)).toThrow(/adamw.step/);
+  });
+
+  it('knows the tensor lengths of every compute op', () => {
+    const attrs = { V: 5, D: 3, T: 2, M: 2, N: 3, K: 4, rows: 2, cols: 3, n: 4, batch: 1, seq: 2, heads: 2,
+      kvHeads: 1, headDim: 2, lr: 1, beta1: 0.9, beta2: 0.9, eps: 1e-8 };
+    for (const op of COMPUTE_OPS) expect(expectedLengths(op, attrs).inputs.length).toBeGreaterThan(0);
+  });
+});
