@@ -1,0 +1,43 @@
+// Cross-rank alignment of runtime estimates: every rank contributes its estimate of every node and
+// all take the median, so the backends make the same decisions on every rank. Mirrors torch's
+// config_comms.runtime_estimations_align_across_all_distributed_ranks (estimates all-gathered,
+// torch.median taken — the lower middle value for an even rank count).
+
+import { ConfigError } from '../errors';
+import type { CollectiveKind, DType, GraphNode, StepGraph } from '../graph/types';
+import type { CostModel } from './types';
+
+/** torch.median semantics: the lower of the two middle values when the count is even. */
+export function lowerMedian(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[(s.length - 1) >> 1];
+}
+
+export function alignCostModels(models: readonly CostModel[], graph: StepGraph): CostModel {
+  if (models.length === 0) throw new ConfigError('models', 'alignCostModels needs at least one cost model, got 0');
+  const computeByName = new Map<string, number>();
+  // torch aligns the estimates of the graph's nodes up front; other nodes (a backend's new bucket
+  // nodes) are aligned on first use, with the same rule
+  for (const node of graph.nodes) computeByName.set(node.name, lowerMedian(models.map((m) => m.computeUs(node))));
+  const collCache = new Map<string, number>();
+  return {
+    label: `median of ${models.length} ranks: ${models[0].label}`,
+    computeUs(node: GraphNode): number {
+      let t = computeByName.get(node.name);
+      if (t === undefined) {
+        t = lowerMedian(models.map((m) => m.computeUs(node)));
+        computeByName.set(node.name, t);
+      }
+      return t;
+    },
+    collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType): number {
+      const key = `${kind}|${bytes}|${groupSize}|${dtype}`;
+      let t = collCache.get(key);
+      if (t === undefined) {
+        t = lowerMedian(models.map((m) => m.collectiveUs(kind, bytes, groupSize, dtype)));
+        collCache.set(key, t);
+      }
+      return t;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// Collective time models: an α-β ring, and a port of torch 2.11's analytical NCCL estimator
+// (torch/_inductor/comm_analysis.py estimate_nccl_collective_runtime_impl, itself adapted from
+// NCCL src/graph/tuning.cc: ring algorithm, LL protocol, 8 GPUs per node, 2 channels).
+
+import type { CollectiveKind } from '../graph/types';
+import type { NcclAnalyticalNetwork, RingNetwork } from './network';
+import type { TorchGpuType } from './hardware';
+
+/**
+ * α-β ring on n ranks: T = (n−1)·α + ((n−1)/n)·S/β, µs. S = gathered output (all-gather) or full
+ * input (reduce-scatter), bytes; α in µs per step, β in bytes/s. All steps are synchronized, so a
+ * ring that leaves the node runs at the inter-node α and β.
+ */
+export function ringCollectiveUs(bytes: number, n: number, alphaUs: number, betaBytesPerS: number): number {
+  if (n <= 1) return 0;
+  return (n - 1) * alphaUs + (((n - 1) / n) * bytes * 1e6) / betaBytesPerS;
+}
+
+/** The α-β ring with a network preset's intra- or inter-node parameters picked by group size. */
+export function ringNetworkUs(net: RingNetwork, bytes: number, n: number): number {
+  const intra = n <= net.gpusPerNode;
+  return ringCollectiveUs(
+    bytes,
+    n,
+    intra ? net.alphaIntraUs : net.alphaInterUs,
+    intra ? net.betaIntraBytesPerS : net.betaInterBytesPerS,
+  );
+}
+
+/** torch's NCCL_COLL subset we use; all_reduce kept for completeness of the port. */
+export type NcclColl = CollectiveKind | 'all_reduce';
+
+const GPU_INDEX: Readonly<Record<TorchGpuType, number>> = { volta: 0, ampere: 1, hopper: 2, blackwell: 3 };
+
+// LL max bus bandwidth per channel, GB/s: [gpu generation][N1, N2, N4+]
+const LL_MAX_BWS: readonly (readonly number[])[] = [
+  [39.0, 39.0, 20.4], // Volta-N1 / Intel-N2 / Intel-N4
+  [87.7, 22.5, 19.0], // Ampere-N1 / AMD-N2 / AMD-N4 (22.5: avg of ring & tree)
+  [141.0, 45.0, 35.0], // Hopper-N1 / AMD-N2 / AMD-N4
+  [282.0, 90.0, 70.0], // Blackwell-N1 / AMD-N2 / AMD-N4
+];
+const RING_LL_BASE_LAT_US = 6.6;
+const NVLINK_RING_LL_LAT_US = 0.6;
+const NET_RING_LL_LAT_US = 2.7;
+
+/**
+ * estimate_nccl_collective_runtime_impl, in µs. `torchSizeBytes` is torch's "tensor storage size":
+ * for an FX collective that is input + output bytes (estimate_fx_collective_size).
+ */
+export function ncclCollectiveRuntimeUs(
+  torchSizeBytes: number,
+  groupSize: number,
+  coll: NcclColl,
+  gpuType: TorchGpuType,
+  net: Pick<NcclAnalyticalNetwork, 'gpusPerNode' | 'intraNodeBwGBs' | 'interNodeBwGBs'>,
+): number {
+  const sizeGB = torchSizeBytes / 1024 / 1024 / 1024; // torch's "GB" is GiB here
+  const nNodes = Math.ceil(groupSize / net.gpusPerNode);
+  const nRanks = groupSize;
+  if (nRanks <= 1) return 0;
+
+  // bandwidth: bus bw of 2 channels, capped by the LL max (GPU type on one node, CPU type beyond)
+  const index2 = nNodes <= 2 ? nNodes - 1 : 2;
+  const index1 = nNodes === 1 ? GPU_INDEX[gpuType] : 0;
+  const llMaxBw = LL_MAX_BWS[index1][index2];
+  const bw = nNodes === 1 ? net.intraNodeBwGBs : net.interNodeBwGBs;
+  const nChannels = 2;
+  const busBw = Math.min(llMaxBw, nChannels * bw * (nNodes > 1 || coll === 'all_reduce' ? 1 / 4 : 1 / 3));
+  const nSteps = coll === 'all_reduce' ? 2 * (nRanks - 1) : nRanks - 1;
+  const algoBwGBPerNs = (busBw * (nRanks / nSteps)) / 1e9;
+
+  // latency: base + per-step NVLink or network hop
+  const nInterSteps = coll === 'all_reduce' ? (nNodes > 1 ? 2 * nNodes : 0) : nNodes - 1;
+  const netOverheadUs = nNodes > 1 ? 1.0 : 0.0;
+  const intraLatUs = Math.max(NVLINK_RING_LL_LAT_US, netOverheadUs);
+  const latencyUs = RING_LL_BASE_LAT_US + (nSteps - nInterSteps) * intraLatUs + nInterSteps * NET_RING_LL_LAT_US;
+
+  const transportNs = sizeGB / algoBwGBPerNs;
+  return transportNs / 1e3 + latencyUs;
+}
+
+/**
+ * torch's estimate for one of our collectives, µs. `bytes` follows the CostModel contract (gathered
+ * output of an all-gather, full input of a reduce-scatter); torch counts input + output, i.e.
+ * bytes·(1 + 1/n) for both kinds.
+ */
+export function ncclAnalyticalUs(
+  kind: CollectiveKind,
+  bytes: number,
+  n: number,
+  gpuType: TorchGpuType = 'ampere',
+  net: Pick<NcclAnalyticalNetwork, 'gpusPerNode' | 'intraNodeBwGBs' | 'interNodeBwGBs'> = {
+    gpusPerNode: 8,
+    intraNodeBwGBs: 300,
+    interNodeBwGBs: 25,
+  },
+): number {
+  if (n <= 1) return 0;
+  return ncclCollectiveRuntimeUs(bytes + bytes / n, n, kind, gpuType, net);
+}

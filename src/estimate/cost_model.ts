@@ -1,0 +1,83 @@
+// makeCostModel: hardware + network presets → the CostModel backends plan with and the simulator
+// times with. Compute is a roofline (or a measured time per node); collectives are an α-β ring or
+// torch's analytical NCCL estimate, per the network preset.
+
+import { ConfigError, oneOfMessage } from '../errors';
+import type { CollectiveKind, DType, GraphNode } from '../graph/types';
+import { ncclAnalyticalUs, ringNetworkUs } from './collective';
+import { computeNodeUs } from './compute';
+import { getHardware, type HardwareName, type HardwarePreset } from './hardware';
+import { getNetwork, type NetworkName, type NetworkPreset } from './network';
+import type { CostModel } from './types';
+
+const DTYPES: readonly DType[] = ['bf16', 'fp32', 'fp16'];
+
+export interface CostModelOptions {
+  /** Accelerator preset name or a custom preset. */
+  readonly hardware: HardwareName | HardwarePreset;
+  /** Network preset name or a custom preset. */
+  readonly network: NetworkName | NetworkPreset;
+  /** dtype matmuls run in (SimpleFSDP mixed precision: bf16 params). Default 'bf16'. */
+  readonly computeDtype?: DType;
+  /** Measured compute times by node name, µs (live "measured" mode); roofline for the rest. */
+  readonly measuredUs?: Readonly<Record<string, number>>;
+  /** Multiplies every compute time (default 1). */
+  readonly computeScale?: number;
+  /** Multiplies every collective time (default 1); measured mode uses it to keep the preset's compute:comm ratio. */
+  readonly commScale?: number;
+}
+
+function positiveScale(field: string, v: number | undefined): number {
+  if (v === undefined) return 1;
+  if (!Number.isFinite(v) || v <= 0) throw new ConfigError(field, `${field} must be a finite number > 0, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function resolveHardware(h: CostModelOptions['hardware']): HardwarePreset {
+  if (typeof h === 'string') return getHardware(h);
+  if (h === null || typeof h !== 'object') throw new ConfigError('hardware', oneOfMessage('hardware', ['h100', 'h200', 'a100', '<HardwarePreset>'], h));
+  return h;
+}
+
+function resolveNetwork(n: CostModelOptions['network']): NetworkPreset {
+  if (typeof n === 'string') return getNetwork(n);
+  if (n === null || typeof n !== 'object' || (n.kind !== 'ring' && n.kind !== 'nccl-analytical'))
+    throw new ConfigError('network', oneOfMessage('network', ['nvlink-ib', 'nccl-analytical', 'pcie-ethernet', '<NetworkPreset>'], n));
+  return n;
+}
+
+export function makeCostModel(opts: CostModelOptions): CostModel {
+  const hw = resolveHardware(opts.hardware);
+  const net = resolveNetwork(opts.network);
+  const dtype = opts.computeDtype ?? 'bf16';
+  if (!DTYPES.includes(dtype)) throw new ConfigError('computeDtype', oneOfMessage('computeDtype', DTYPES, dtype));
+  const computeScale = positiveScale('computeScale', opts.computeScale);
+  const commScale = positiveScale('commScale', opts.commScale);
+  const measured = opts.measuredUs ?? {};
+  for (const [name, v] of Object.entries(measured))
+    if (!Number.isFinite(v) || v < 0) throw new ConfigError('measuredUs', `measuredUs['${name}'] must be a finite number ≥ 0 µs, got ${JSON.stringify(v)}`);
+
+  const collectiveRaw =
+    net.kind === 'ring'
+      ? (_kind: CollectiveKind, bytes: number, n: number) => ringNetworkUs(net, bytes, n)
+      : (kind: CollectiveKind, bytes: number, n: number) => ncclAnalyticalUs(kind, bytes, n, hw.torchGpuType, net);
+
+  const scaleNote = [computeScale !== 1 ? `compute×${computeScale}` : '', commScale !== 1 ? `comm×${commScale}` : '']
+    .filter(Boolean)
+    .join(' ');
+  const label =
+    `${hw.name} ${Object.keys(measured).length > 0 ? 'measured' : 'roofline'} ${dtype} + ` +
+    `${net.name}${net.kind === 'ring' ? ' ring' : ''}${scaleNote ? ` (${scaleNote})` : ''}`;
+
+  return {
+    label,
+    computeUs(node: GraphNode): number {
+      if (node.kind !== 'compute' && node.kind !== 'cast') return computeNodeUs(hw, node, dtype);
+      const m = Object.hasOwn(measured, node.name) ? measured[node.name] : undefined;
+      return (m ?? computeNodeUs(hw, node, dtype)) * computeScale;
+    },
+    collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, _dtype: DType): number {
+      return collectiveRaw(kind, bytes, groupSize) * commScale;
+    },
+  };
+}

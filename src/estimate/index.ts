@@ -1,0 +1,15 @@
+// Public API of the estimate layer: hardware / network presets, compute and collective models,
+// makeCostModel, per-rank jitter and cross-rank alignment.
+export type { CostModel } from './types';
+export { HARDWARE_NAMES, HARDWARE_PRESETS, getHardware } from './hardware';
+export type { HardwareName, HardwarePreset, TorchGpuType } from './hardware';
+export { NETWORK_NAMES, NETWORK_PRESETS, getNetwork } from './network';
+export type { NcclAnalyticalNetwork, NetworkName, NetworkPreset, RingNetwork } from './network';
+export { computeNodeUs, peakFlops, rooflineUs } from './compute';
+export { ncclAnalyticalUs, ncclCollectiveRuntimeUs, ringCollectiveUs, ringNetworkUs } from './collective';
+export type { NcclColl } from './collective';
+export { makeCostModel } from './cost_model';
+export type { CostModelOptions } from './cost_model';
+export { hashString, jitteredCostModels, noiseUnit } from './jitter';
+export type { JitterOptions } from './jitter';
+export { alignCostModels, lowerMedian } from './align';
