@@ -1,0 +1,145 @@
+// Chrome Trace Event export (the JSON Perfetto, chrome://tracing and Holistic Trace Analysis read),
+// shaped like a Kineto trace from the PyTorch profiler: pid = rank (GPU), tid = stream,
+// `ph:'X'` kernels with cat 'kernel', NCCL-named communication kernels, `M` metadata for names,
+// `C` counters for memory, `distributedInfo: {rank, world_size}`. Reference: Trace Event Format
+// (docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU), HTA trace parser.
+
+import type { MemoryCurve, StreamName, TraceEvent } from './event';
+
+export const TRACE_FORMAT = 'fsdp-sim trace v1';
+export const COMPUTE_TID = 7; // CUDA's default stream id in Kineto traces
+export const FIRST_COMM_TID = 20; // comm streams, one per process group, sorted by name
+export const MEMORY_COUNTER = 'GPU Memory Allocated';
+
+export interface ChromeEvent {
+  readonly ph: 'X' | 'M' | 'C';
+  readonly name: string;
+  readonly pid: number;
+  readonly tid: number;
+  readonly ts?: number; // µs, 3 decimals
+  readonly dur?: number; // µs, 3 decimals
+  readonly cat?: string;
+  readonly args?: Readonly<Record<string, unknown>>;
+}
+
+export interface ChromeTrace {
+  readonly traceEvents: readonly ChromeEvent[];
+  readonly displayTimeUnit: 'ms';
+  readonly distributedInfo: { readonly rank: number; readonly world_size: number };
+  /** Marks our own export, so import restores streams, names and buckets exactly. */
+  readonly fsdpSim: { readonly format: string; readonly ranks: readonly number[]; readonly label?: string };
+}
+
+export interface TraceInput {
+  readonly events: readonly TraceEvent[];
+  readonly memory?: readonly MemoryCurve[];
+  readonly worldSize: number;
+}
+
+export interface ExportOptions {
+  /** Only this rank (one file per rank); default: every rank in one merged file. */
+  readonly rank?: number;
+  /** dtype of reduce-scatters, for the NCCL kernel name (`..._Sum_f32_...`). */
+  readonly reduceDtype?: 'fp32' | 'bf16' | 'fp16';
+  /** Bucket members by bucket id, written into the comm kernels' args. */
+  readonly buckets?: readonly { readonly id: number; readonly members: readonly string[] }[];
+  readonly label?: string;
+}
+
+const NCCL_DTYPE = { fp32: 'f32', bf16: 'bf16', fp16: 'f16' } as const;
+const NCCL_ARGS = '(ncclDevComm*, unsigned long, ncclWork*)';
+
+/** NCCL's kernel name for a collective, as Kineto records it (HTA classifies by the `nccl` prefix). */
+export function ncclKernelName(kind: 'all_gather' | 'reduce_scatter', reduceDtype: keyof typeof NCCL_DTYPE = 'fp32'): string {
+  return kind === 'all_gather'
+    ? `ncclDevKernel_AllGather_RING_LL${NCCL_ARGS}`
+    : `ncclDevKernel_ReduceScatter_Sum_${NCCL_DTYPE[reduceDtype]}_RING_LL${NCCL_ARGS}`;
+}
+
+/** ts/dur in µs with 3 decimals, rounding both ends so back-to-back kernels stay back to back. */
+function roundSpan(start: number, dur: number): { ts: number; dur: number } {
+  const sNs = Math.round(start * 1000);
+  const eNs = Math.round((start + dur) * 1000);
+  return { ts: sNs / 1000, dur: (eNs - sNs) / 1000 };
+}
+
+/** tid of every stream: compute → 7, comm streams → 20, 21, … in name order. */
+export function streamTids(events: readonly TraceEvent[]): Map<StreamName, number> {
+  const comm = [...new Set(events.map((e) => e.stream).filter((s) => s !== 'compute'))].sort();
+  const tids = new Map<StreamName, number>([['compute', COMPUTE_TID]]);
+  comm.forEach((s, i) => tids.set(s, FIRST_COMM_TID + i));
+  return tids;
+}
+
+function kernelEvent(e: TraceEvent, tid: number, opts: ExportOptions, members: Map<number, readonly string[]>): ChromeEvent {
+  const span = roundSpan(e.start, e.dur);
+  const own: Record<string, unknown> = { name: e.name, kind: e.kind, stream: e.stream };
+  if (e.bucketId !== undefined) own.bucketId = e.bucketId;
+  if (e.params) own.params = e.params;
+  if (e.bytes !== undefined) own.bytes = e.bytes;
+  if (e.op !== undefined) own.op = e.op;
+  const args: Record<string, unknown> = { device: e.rank, stream: tid };
+  if (e.kind === 'all_gather' || e.kind === 'reduce_scatter') {
+    args['Collective name'] = e.kind === 'all_gather' ? 'all_gather_into_tensor' : 'reduce_scatter_tensor';
+    args['Process Group Name'] = e.stream.slice('comm:'.length);
+    if (e.bytes !== undefined) args.bytes = e.bytes;
+    const m = e.bucketId !== undefined ? members.get(e.bucketId) : undefined;
+    args['bucket members'] = m ?? [e.name];
+    return { ph: 'X', cat: 'kernel', name: ncclKernelName(e.kind, opts.reduceDtype), pid: e.rank, tid, ...span, args: { ...args, fsdp_sim: own } };
+  }
+  if (e.kind === 'wait') {
+    // the compute stream blocked on a collective: Kineto's cudaStreamWaitEvent on the GPU stream
+    return { ph: 'X', cat: 'cuda_sync', name: 'Stream Wait Event', pid: e.rank, tid, ...span, args: { ...args, fsdp_sim: own } };
+  }
+  return { ph: 'X', cat: 'kernel', name: e.name, pid: e.rank, tid, ...span, args: { ...args, fsdp_sim: own } };
+}
+
+function memoryEvents(m: MemoryCurve): ChromeEvent[] {
+  return m.t.map((t, i) => ({
+    ph: 'C' as const,
+    name: MEMORY_COUNTER,
+    pid: m.rank,
+    tid: 0,
+    ts: Math.round(t * 1000) / 1000,
+    args: { bytes: m.bytes[i] },
+  }));
+}
+
+/** One Chrome trace: every rank merged (pid = rank), or only `opts.rank`. */
+export function exportChromeTrace(input: TraceInput, opts: ExportOptions = {}): ChromeTrace {
+  const tids = streamTids(input.events);
+  const members = new Map((opts.buckets ?? []).map((b) => [b.id, b.members] as const));
+  const keep = (r: number) => opts.rank === undefined || r === opts.rank;
+  const events = input.events.filter((e) => keep(e.rank));
+  const memory = (input.memory ?? []).filter((m) => keep(m.rank));
+  const ranks = [...new Set([...events.map((e) => e.rank), ...memory.map((m) => m.rank)])].sort((a, b) => a - b);
+  if (opts.rank !== undefined && !ranks.includes(opts.rank)) ranks.push(opts.rank);
+
+  const meta: ChromeEvent[] = [];
+  for (const r of ranks) {
+    meta.push({ ph: 'M', name: 'process_name', pid: r, tid: 0, args: { name: `rank ${r} (GPU ${r})` } });
+    meta.push({ ph: 'M', name: 'process_sort_index', pid: r, tid: 0, args: { sort_index: r } });
+    const used = new Set(events.filter((e) => e.rank === r).map((e) => e.stream));
+    for (const [stream, tid] of tids) {
+      if (!used.has(stream)) continue;
+      meta.push({ ph: 'M', name: 'thread_name', pid: r, tid, args: { name: `stream ${tid} (${stream})` } });
+      meta.push({ ph: 'M', name: 'thread_sort_index', pid: r, tid, args: { sort_index: tid } });
+    }
+  }
+  // stable order: by rank, then start, then original index (determinism)
+  const order = events.map((e, i) => [e, i] as const).sort((a, b) => a[0].rank - b[0].rank || a[0].start - b[0].start || a[1] - b[1]);
+  const kernels = order.map(([e]) => kernelEvent(e, tids.get(e.stream) ?? COMPUTE_TID, opts, members));
+  const counters = memory.flatMap(memoryEvents);
+  return {
+    traceEvents: [...meta, ...kernels, ...counters],
+    displayTimeUnit: 'ms',
+    distributedInfo: { rank: opts.rank ?? ranks[0] ?? 0, world_size: input.worldSize },
+    fsdpSim: { format: TRACE_FORMAT, ranks, ...(opts.label ? { label: opts.label } : {}) },
+  };
+}
+
+/** One Chrome trace per rank (what `torch.profiler` writes: one file per rank), rank order. */
+export function exportChromeTraces(input: TraceInput, opts: Omit<ExportOptions, 'rank'> = {}): ChromeTrace[] {
+  const ranks = [...new Set([...input.events.map((e) => e.rank), ...(input.memory ?? []).map((m) => m.rank)])].sort((a, b) => a - b);
+  return ranks.map((rank) => exportChromeTrace(input, { ...opts, rank }));
+}

@@ -1,0 +1,20 @@
+// Public API of the trace layer: event model, HTA-style metrics, Chrome-trace export and import.
+
+export * from './event';
+export { union, intersect, totalLength, type Interval } from './intervals';
+export { computeMetrics, rankMetrics, isCommEvent, type RankMetrics, type TraceMetrics, type CollectiveCounts } from './metrics';
+export {
+  exportChromeTrace,
+  exportChromeTraces,
+  ncclKernelName,
+  streamTids,
+  TRACE_FORMAT,
+  MEMORY_COUNTER,
+  COMPUTE_TID,
+  FIRST_COMM_TID,
+  type ChromeEvent,
+  type ChromeTrace,
+  type TraceInput,
+  type ExportOptions,
+} from './chrome_export';
+export { importTrace, type ImportedTrace } from './import';
