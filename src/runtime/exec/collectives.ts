@@ -1,0 +1,113 @@
+// Collective nodes in live mode: move a (possibly bucketed) all-gather or reduce-scatter through
+// the SharedArrayBuffer communicator. Bucket convention (src/backends): the merged node's inputs
+// are the members' inputs in member order and its outputs the members' outputs in member order.
+//  - all_gather: input = member shards concatenated [s1 | s2 | ...]; the output is rank-major,
+//    slot r = [s1_r | s2_r | ...], so member i's full tensor is slot 0..n-1's segment i in order.
+//  - reduce_scatter: input is rank-major, chunk r = [g1 rows of rank r | g2 rows of rank r | ...];
+//    the output [g1_shard | g2_shard | ...] is split back into the members' grad shards.
+// The data moves synchronously (Atomics); the time a collective takes comes from the virtual clock.
+
+import type { GraphNode } from '../../graph/types';
+import type { RankCommApi } from '../comm/types';
+import type { DeviceTensor, KernelBackend } from '../kernels';
+import { FsdpSimError } from '../../errors';
+
+/** The part of the communicator the executor uses. */
+export type ExecComm = Pick<RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter'>;
+
+function request(node: GraphNode) {
+  return { label: node.name, tensors: node.collective?.members ?? [node.name] };
+}
+
+function checkDivisible(node: GraphNode, id: string, len: number, n: number): void {
+  if (len % n !== 0) {
+    throw new FsdpSimError(
+      'runtime',
+      `node ${node.id} '${node.name}': tensor '${id}' has ${len} elements, not divisible by the ${n} ranks`,
+    );
+  }
+}
+
+/** All-gather: `ins` are this rank's shards, `outs` the full tensors (created by the caller). */
+export async function runAllGather(
+  node: GraphNode,
+  kernels: KernelBackend,
+  comm: ExecComm,
+  ins: readonly DeviceTensor[],
+  outs: readonly DeviceTensor[],
+): Promise<void> {
+  const n = comm.worldSize;
+  if (ins.length !== outs.length) {
+    throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': all_gather has ${ins.length} inputs but ${outs.length} outputs`);
+  }
+  const total = ins.reduce((s, t) => s + t.length, 0); // elements per rank slot
+  const input = new Float32Array(total);
+  const offsets: number[] = [];
+  let at = 0;
+  for (const t of ins) {
+    offsets.push(at);
+    await kernels.download(t, input.subarray(at, at + t.length));
+    at += t.length;
+  }
+  ins.forEach((t, i) => {
+    if (outs[i].length !== n * t.length) {
+      throw new FsdpSimError(
+        'runtime',
+        `node ${node.id} '${node.name}': all_gather output '${outs[i].id}' has ${outs[i].length} elements, expected ${n} × ${t.length}`,
+      );
+    }
+  });
+  const output = new Float32Array(n * total);
+  comm.allGather(request(node), input, output);
+  ins.forEach((t, i) => {
+    for (let r = 0; r < n; r++) {
+      const from = r * total + offsets[i];
+      kernels.upload(outs[i], output.subarray(from, from + t.length), r * t.length);
+    }
+  });
+}
+
+/** Reduce-scatter (avg): `ins` are the full gradients, `outs` this rank's shards (created by the caller). */
+export async function runReduceScatter(
+  node: GraphNode,
+  kernels: KernelBackend,
+  comm: ExecComm,
+  ins: readonly DeviceTensor[],
+  outs: readonly DeviceTensor[],
+): Promise<void> {
+  const n = comm.worldSize;
+  if (ins.length !== outs.length) {
+    throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': reduce_scatter has ${ins.length} inputs but ${outs.length} outputs`);
+  }
+  const chunkOf = ins.map((t) => {
+    checkDivisible(node, t.id, t.length, n);
+    return t.length / n;
+  });
+  chunkOf.forEach((c, i) => {
+    if (outs[i].length !== c) {
+      throw new FsdpSimError(
+        'runtime',
+        `node ${node.id} '${node.name}': reduce_scatter output '${outs[i].id}' has ${outs[i].length} elements, expected ${c}`,
+      );
+    }
+  });
+  const perRank = chunkOf.reduce((s, c) => s + c, 0); // output elements
+  const input = new Float32Array(n * perRank);
+  const full = new Float32Array(Math.max(0, ...ins.map((t) => t.length)));
+  let off = 0;
+  for (let i = 0; i < ins.length; i++) {
+    const c = chunkOf[i];
+    const host = full.subarray(0, ins[i].length);
+    await kernels.download(ins[i], host);
+    for (let r = 0; r < n; r++) input.set(host.subarray(r * c, (r + 1) * c), r * perRank + off);
+    off += c;
+  }
+  const output = new Float32Array(perRank);
+  const op = node.collective?.reduceOp ?? 'avg';
+  comm.reduceScatter(request(node), input, output, op);
+  off = 0;
+  for (let i = 0; i < outs.length; i++) {
+    kernels.upload(outs[i], output.subarray(off, off + chunkOf[i]));
+    off += chunkOf[i];
+  }
+}

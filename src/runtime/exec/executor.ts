@@ -1,0 +1,145 @@
+// The schedule executor: runs one training step of a schedule on one rank, node by node, in the
+// schedule's order — compute nodes through the kernel backend, fp32 casts / views / waits as
+// aliases, collectives through the SharedArrayBuffer communicator. Storage is released after its
+// last reader; persistent state (parameter shards, exp_avg, exp_avg_sq) lives in `ctx.state` and is
+// replaced by the optimizer's `*.next` values at the end of the step (paramTensorIds).
+
+import type { Schedule } from '../../backends/types';
+import type { GraphNode, StepGraph } from '../../graph/types';
+import { LOSS, paramTensorIds, type ComputeOp } from '../../graph/ops';
+import type { DeviceTensor, KernelBackend, OpAttrs } from '../kernels';
+import { FsdpSimError } from '../../errors';
+import { runAllGather, runReduceScatter, type ExecComm } from './collectives';
+import { elemTypeOf, elemsOf, planGraph } from './plan';
+
+export interface StepContext {
+  readonly kernels: KernelBackend;
+  readonly comm: ExecComm;
+  /** Persistent tensors by id (param shards, optimizer state, tokens, targets); updated in place. */
+  readonly state: Map<string, DeviceTensor>;
+  /** 1-based step number (AdamW bias correction). */
+  readonly step: number;
+  /** Overrides the graph's AdamW learning rate when set. */
+  readonly lr?: number;
+  /** Sync after every compute node and record its device time (measured timing mode). */
+  readonly measure?: boolean;
+}
+
+export interface StepResult {
+  readonly loss: number; // this rank's local mean loss
+  /** Measured µs per compute node name (only with `measure`; undefined when the backend cannot time). */
+  readonly nodeUs?: ReadonlyMap<string, number>;
+}
+
+class TensorEnv {
+  private readonly map = new Map<string, DeviceTensor>();
+  constructor(private readonly graph: StepGraph, private readonly state: ReadonlyMap<string, DeviceTensor>) {}
+
+  get(node: GraphNode, id: string): DeviceTensor {
+    const t = this.map.get(id) ?? this.state.get(id);
+    if (t === undefined) {
+      const persistent = this.graph.tensors[id]?.persistent === true;
+      throw new FsdpSimError(
+        'runtime',
+        `node ${node.id} '${node.name}' (${node.kind}) reads '${id}', which ${persistent ? 'is persistent but missing from the rank state' : 'no earlier node produced'}`,
+      );
+    }
+    return t;
+  }
+  set(id: string, t: DeviceTensor): void {
+    this.map.set(id, t);
+  }
+  has(id: string): boolean {
+    return this.map.has(id);
+  }
+  delete(id: string): void {
+    this.map.delete(id);
+  }
+}
+
+/** Run one step of `schedule` on this rank. Tokens and targets must already be in `ctx.state`. */
+export async function executeStep(schedule: Schedule, ctx: StepContext): Promise<StepResult> {
+  const graph = schedule.graph;
+  const plan = planGraph(graph);
+  const { kernels } = ctx;
+  const env = new TensorEnv(graph, ctx.state);
+  const owned = new Map<string, DeviceTensor>(); // root id → storage this step allocated
+  const nodeUs = ctx.measure ? new Map<string, number>() : undefined;
+  const create = (id: string): DeviceTensor => {
+    const t = kernels.create(id, elemsOf(graph.tensors, id), elemTypeOf(graph.tensors, id));
+    owned.set(id, t);
+    env.set(id, t);
+    return t;
+  };
+  if (ctx.measure) await kernels.sync(); // start the first node's timer from an idle queue
+
+  for (let i = 0; i < graph.nodes.length; i++) {
+    const node = graph.nodes[i];
+    const action = plan.actions[i];
+    const ins = node.inputs.map((id) => env.get(node, id));
+    switch (action) {
+      case 'compute': {
+        const outs = node.outputs.map(create);
+        const attrs: OpAttrs = node.op === 'adamw' && ctx.lr !== undefined ? { ...node.attrs, lr: ctx.lr } : (node.attrs ?? {});
+        kernels.run(node.op as ComputeOp, attrs, ins, outs, ctx.step);
+        if (nodeUs !== undefined) {
+          const dt = await kernels.sync();
+          if (dt !== undefined) nodeUs.set(node.name, dt);
+        }
+        break;
+      }
+      case 'alias':
+        node.outputs.forEach((id, k) => env.set(id, ins[k]));
+        break;
+      case 'copy_view': {
+        // Padded dim-0 shards: the view keeps a prefix (drop padding) or zero-pads the tail.
+        const src = ins[0];
+        const host = src.type === 'i32' ? new Int32Array(src.length) : new Float32Array(src.length);
+        await kernels.download(src, host);
+        const out = create(node.outputs[0]);
+        const data = src.type === 'i32' ? new Int32Array(out.length) : new Float32Array(out.length);
+        data.set(host.subarray(0, Math.min(host.length, data.length)));
+        kernels.upload(out, data);
+        break;
+      }
+      case 'all_gather':
+        await runAllGather(node, kernels, ctx.comm, ins, node.outputs.map(create));
+        break;
+      case 'reduce_scatter':
+        await runReduceScatter(node, kernels, ctx.comm, ins, node.outputs.map(create));
+        break;
+    }
+    // Release storage whose last reader was this node.
+    for (const id of [...node.inputs, ...node.outputs]) {
+      const root = plan.rootOf.get(id) ?? id;
+      if (plan.lastUse.get(root) === i) {
+        const t = owned.get(root);
+        if (t !== undefined) {
+          kernels.release(t);
+          owned.delete(root);
+        }
+      }
+    }
+  }
+
+  const lossT = env.has(LOSS) ? env.get(graph.nodes[graph.nodes.length - 1], LOSS) : undefined;
+  if (lossT === undefined) throw new FsdpSimError('runtime', `the schedule never produced '${LOSS}'`);
+  const lossHost = new Float32Array(1);
+  await kernels.download(lossT, lossHost);
+
+  // Optimizer results become the next step's persistent state.
+  for (const p of graph.params) {
+    const ids = paramTensorIds(p.name);
+    for (const [cur, next] of [[ids.shard, ids.shardNext], [ids.m, ids.mNext], [ids.v, ids.vNext]] as const) {
+      if (!env.has(next)) continue;
+      const t = env.get(graph.nodes[graph.nodes.length - 1], next);
+      const old = ctx.state.get(cur);
+      if (old !== undefined && old !== t) kernels.release(old);
+      ctx.state.set(cur, t);
+      owned.delete(plan.rootOf.get(next) ?? next);
+    }
+  }
+  // Anything still owned (the loss, unread outputs) goes back now.
+  for (const t of owned.values()) kernels.release(t);
+  return { loss: lossHost[0], nodeUs };
+}

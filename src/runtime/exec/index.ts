@@ -1,0 +1,6 @@
+// Schedule executor: runs one step of a schedule on one rank (kernels + SAB collectives).
+export { executeStep } from './executor';
+export type { StepContext, StepResult } from './executor';
+export type { ExecComm } from './collectives';
+export { planGraph, elemTypeOf, elemsOf } from './plan';
+export type { ExecPlan, NodeAction } from './plan';

@@ -1,0 +1,140 @@
+// One rank's training loop, free of any environment (no Worker, no DOM, no GPU creation): the
+// browser Worker shell (rank.worker.ts) and the Node worker_threads shell (rank_node_worker.ts)
+// both call `runRank` with their kernel backend and communicator. Also the message protocol
+// between the coordinator and the rank workers.
+
+import type { Schedule } from '../backends/types';
+import { TARGETS, TOKENS, paramTensorIds } from '../graph/ops';
+import type { CommInit } from './comm/types';
+import type { DeviceTensor, KernelBackend } from './kernels';
+import { FsdpSimError } from '../errors';
+import { rankBatch, type DataConfig } from './data';
+import { executeStep, type ExecComm } from './exec';
+import { initFullParam, shardOf } from './init';
+
+export type KernelChoice = 'gpu' | 'cpu' | 'auto';
+export const KERNEL_CHOICES: readonly KernelChoice[] = ['gpu', 'cpu', 'auto'];
+
+/** Everything a rank needs for a run; plain data (structured-clone safe). */
+export interface RankRunConfig {
+  readonly rank: number;
+  readonly worldSize: number;
+  readonly steps: number;
+  readonly seed: number; // parameter init seed (the data seed lives in `data`)
+  readonly data: DataConfig;
+  readonly lr?: number;
+  /** Time every compute node on the device (measured timing mode). */
+  readonly measure: boolean;
+}
+
+export interface RankStepReport {
+  readonly step: number; // 1-based
+  readonly loss: number; // this rank's local mean loss
+  readonly nodeUs?: Readonly<Record<string, number>>;
+}
+
+/** Coordinator → worker. */
+export interface RankInitMessage {
+  readonly type: 'init';
+  readonly run: RankRunConfig;
+  readonly comm: CommInit;
+  readonly schedule: Schedule;
+  readonly kernels: KernelChoice;
+}
+
+/** Worker → coordinator. */
+export type RankMessage =
+  | { readonly type: 'ready'; readonly rank: number; readonly device: string }
+  | ({ readonly type: 'step'; readonly rank: number } & RankStepReport)
+  | { readonly type: 'done'; readonly rank: number; readonly shards: readonly Float32Array[] }
+  | { readonly type: 'error'; readonly rank: number; readonly name: string; readonly code?: string; readonly message: string; readonly stack?: string };
+
+/** The error message a worker posts (and then aborts the communicator). */
+export function errorMessage(rank: number, e: unknown): RankMessage {
+  const err = e instanceof Error ? e : new Error(String(e));
+  const code = (err as { code?: unknown }).code;
+  return { type: 'error', rank, name: err.name, message: err.message, stack: err.stack, ...(typeof code === 'string' ? { code } : {}) };
+}
+
+/** Upload this rank's initial parameter shards and zeroed AdamW state into `state`. */
+export function initRankState(schedule: Schedule, run: RankRunConfig, kernels: KernelBackend): Map<string, DeviceTensor> {
+  const state = new Map<string, DeviceTensor>();
+  for (const p of schedule.graph.params) {
+    const ids = paramTensorIds(p.name);
+    const shard = shardOf(initFullParam(p, run.seed), p, run.rank);
+    const t = kernels.create(ids.shard, shard.length, 'f32');
+    kernels.upload(t, shard);
+    state.set(ids.shard, t);
+    for (const id of [ids.m, ids.v]) {
+      const z = kernels.create(id, shard.length, 'f32');
+      kernels.upload(z, new Float32Array(shard.length));
+      state.set(id, z);
+    }
+  }
+  return state;
+}
+
+function checkShapes(schedule: Schedule, run: RankRunConfig): void {
+  const meta = schedule.graph.meta;
+  if (meta.worldSize !== run.worldSize) {
+    throw new FsdpSimError('runtime', `schedule was built for ${meta.worldSize} ranks, the run has ${run.worldSize}`);
+  }
+  if (meta.batch * run.worldSize !== run.data.globalBatch || meta.seqLen !== run.data.seqLen) {
+    throw new FsdpSimError(
+      'runtime',
+      `schedule batch ${meta.batch}×${meta.seqLen} per rank does not match the data: global batch ${run.data.globalBatch} over ${run.worldSize} ranks, seqLen ${run.data.seqLen}`,
+    );
+  }
+}
+
+/** Feed this step's micro-batch into the TOKENS / TARGETS tensors (created on first use). */
+function feedBatch(state: Map<string, DeviceTensor>, kernels: KernelBackend, run: RankRunConfig, step: number): void {
+  const b = rankBatch(run.data, step, run.rank, run.worldSize);
+  for (const [id, data] of [[TOKENS, b.tokens], [TARGETS, b.targets]] as const) {
+    let t = state.get(id);
+    if (t === undefined) {
+      t = kernels.create(id, data.length, 'i32');
+      state.set(id, t);
+    }
+    kernels.upload(t, data);
+  }
+}
+
+/** Download this rank's parameter shards, in param-table order. */
+export async function downloadShards(schedule: Schedule, state: ReadonlyMap<string, DeviceTensor>, kernels: KernelBackend): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (const p of schedule.graph.params) {
+    const t = state.get(paramTensorIds(p.name).shard);
+    if (t === undefined) throw new FsdpSimError('runtime', `rank state lost the shard of '${p.name}'`);
+    const host = new Float32Array(t.length);
+    await kernels.download(t, host);
+    out.push(host);
+  }
+  return out;
+}
+
+/**
+ * Run `run.steps` training steps. `onStep` gets every step's local loss; `shouldStop` is polled
+ * between steps. Returns the final parameter shards (param-table order).
+ */
+export async function runRank(
+  schedule: Schedule,
+  run: RankRunConfig,
+  kernels: KernelBackend,
+  comm: ExecComm,
+  onStep: (r: RankStepReport) => void,
+): Promise<Float32Array[]> {
+  checkShapes(schedule, run);
+  const state = initRankState(schedule, run, kernels);
+  for (let step = 1; step <= run.steps; step++) {
+    feedBatch(state, kernels, run, step);
+    const res = await executeStep(schedule, { kernels, comm, state, step, lr: run.lr, measure: run.measure });
+    if (!Number.isFinite(res.loss)) {
+      throw new FsdpSimError('runtime', `rank ${run.rank}: loss is ${res.loss} at step ${step} (diverged; lower lr)`);
+    }
+    onStep({ step, loss: res.loss, ...(res.nodeUs ? { nodeUs: Object.fromEntries(res.nodeUs) } : {}) });
+  }
+  const shards = await downloadShards(schedule, state, kernels);
+  for (const t of state.values()) kernels.release(t);
+  return shards;
+}
