@@ -9,3 +9,5 @@ export type {
   ReduceOp,
 } from './types';
 export { COLLECTIVE_ALGORITHMS, DEFAULT_TIMEOUT_MS, createCommInit } from './types';
+export { RankComm } from './rank_comm';
+export { formatDescriptor, hashTensorNames } from './descriptor';

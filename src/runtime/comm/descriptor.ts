@@ -1,0 +1,72 @@
+// Collective descriptors: what each rank publishes in the control buffer before a collective
+// (seq, kind, elems, tensor-list hash, tensor-list text) and how two of them are compared and
+// printed in a mismatch error, e.g. `rank 0 all_gather(4096 elems, [layers.0.attention.wq.weight])`.
+
+import { DESC_TEXT_BYTES, DESC_WORDS, type ControlLayout } from './layout';
+import type { CollectiveDescriptor, CollectiveKind } from './types';
+
+const KIND_CODES: readonly CollectiveKind[] = ['all_gather', 'reduce_scatter', 'barrier'];
+
+/** FNV-1a 32-bit over the UTF-16 code units of the names joined by '\n' (order matters). */
+export function hashTensorNames(names: readonly string[]): number {
+  let h = 0x811c9dc5;
+  const s = names.join('\n');
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0; // stored in an Int32 word
+}
+
+/** `[a, b, c]`, cut to fit DESC_TEXT_BYTES once UTF-8 encoded. */
+export function tensorListText(names: readonly string[]): string {
+  const full = `[${names.join(', ')}]`;
+  const enc = new TextEncoder();
+  if (enc.encode(full).length <= DESC_TEXT_BYTES) return full;
+  let cut = full.slice(0, DESC_TEXT_BYTES - 8);
+  while (enc.encode(cut + '…]').length > DESC_TEXT_BYTES) cut = cut.slice(0, -16);
+  return `${cut}…]`;
+}
+
+export function makeDescriptor(seq: number, kind: CollectiveKind, elems: number, names: readonly string[]): CollectiveDescriptor {
+  return { seq, kind, elems, tensorsHash: hashTensorNames(names), label: tensorListText(names) };
+}
+
+export function sameDescriptor(a: CollectiveDescriptor, b: CollectiveDescriptor): boolean {
+  return a.seq === b.seq && a.kind === b.kind && a.elems === b.elems && a.tensorsHash === b.tensorsHash;
+}
+
+/** `all_gather(4096 elems, [wq, wk])`; barriers print as `barrier('label')`. */
+export function formatDescriptor(d: CollectiveDescriptor): string {
+  return d.kind === 'barrier' ? `barrier(${d.label})` : `${d.kind}(${d.elems} elems, ${d.label})`;
+}
+
+/** Writes `d` into `rank`'s slot. Plain stores: the barrier that follows (seq-cst Atomics) publishes them. */
+export function writeDescriptor(words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number, d: CollectiveDescriptor): void {
+  const w = layout.descBase + rank * DESC_WORDS;
+  const text = new TextEncoder().encode(d.label).subarray(0, DESC_TEXT_BYTES);
+  bytes.set(text, layout.descTextByte + rank * DESC_TEXT_BYTES);
+  words[w] = d.seq;
+  words[w + 1] = KIND_CODES.indexOf(d.kind);
+  words[w + 2] = d.elems;
+  words[w + 3] = d.tensorsHash;
+  words[w + 4] = text.length;
+}
+
+export function readDescriptor(words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number): CollectiveDescriptor {
+  const w = layout.descBase + rank * DESC_WORDS;
+  const start = layout.descTextByte + rank * DESC_TEXT_BYTES;
+  // TextDecoder refuses SAB-backed views: copy out first.
+  const label = new TextDecoder().decode(bytes.slice(start, start + words[w + 4]));
+  const kind = KIND_CODES[words[w + 1]] ?? ('barrier' as const);
+  return { seq: words[w], kind, elems: words[w + 2], tensorsHash: words[w + 3], label };
+}
+
+/**
+ * Lowest rank whose descriptor differs from rank 0's (every rank computes the same answer, so every
+ * rank throws the same message), or -1 when all agree.
+ */
+export function firstMismatch(all: readonly CollectiveDescriptor[]): number {
+  for (let r = 1; r < all.length; r++) if (!sameDescriptor(all[0], all[r])) return r;
+  return -1;
+}
