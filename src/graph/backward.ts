@@ -1,0 +1,101 @@
+// Backward pass in reverse program order, as aot_autograd would trace it: per op its gradient
+// ops; a parameter whose value the backward reads is re-gathered (SimpleFSDP reshards after
+// forward); each weight gradient is reduce-scattered right after it is made; residual
+// gradients accumulate with `add`. Matmul conventions (ops.ts): dX = dY·W is plain, dW = dYᵀ·X
+// is {transA} with dY stored [T, out] = [K, M].
+
+import { headDim } from '../model/args';
+import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
+import { emitAdd, emitAttentionBwd, emitMatmul, emitRmsNormBwd, emitSwigluBwd } from './emit_ops';
+import { emitGather, emitReduceScatter, gradId } from './fsdp';
+import { param, tokensPerRank, type ForwardSaved, type LayerSaved, type ModelCtx } from './forward';
+import { TARGETS, TOKENS } from './ops';
+
+export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
+  const { e, args, paramDtype: dt } = c;
+  const T = tokensPerRank(c);
+  const D = args.dim;
+  const V = args.vocabSize;
+  e.phase = 'backward';
+  e.layer = undefined;
+
+  const dLogits = e.tensor('loss.bwd', [T, V], dt);
+  e.node({
+    name: 'loss.bwd', kind: 'compute', op: 'cross_entropy_bwd', inputs: [s.logits, TARGETS], outputs: [dLogits],
+    flops: EW.cross_entropy_bwd * T * V, bytesMoved: ioBytes(e.tensors, [s.logits, TARGETS, dLogits]), attrs: { T, V },
+  });
+  // output: logits = hf · Wᵀ
+  const ow = emitGather(c, param(c, 'output.weight'), 'bwd.');
+  const dHf = emitMatmul(e, { name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'] });
+  weightGrad(c, 'output.weight', dLogits, s.hf, V, D);
+  // final norm
+  const nw = emitGather(c, param(c, 'norm.weight'), 'bwd.');
+  let dx = emitRmsNormBwd(e, { name: 'norm.bwd', dy: dHf, x: s.hL, w: nw, rstd: s.rstdF, rows: T, cols: D, dw: gradId('norm.weight'), dtype: dt, params: ['norm.weight'] })[0];
+  emitReduceScatter(c, param(c, 'norm.weight'));
+
+  for (let i = args.nLayers - 1; i >= 0; i--) {
+    e.layer = i;
+    dx = emitLayerBackward(c, i, s.layers[i], dx);
+  }
+  e.layer = undefined;
+  // tok_embeddings: its backward reads only the ids, so no re-gather
+  const embGrad = e.tensor(gradId('tok_embeddings.weight'), [V, D], dt);
+  e.node({
+    name: 'tok_embeddings.bwd', kind: 'compute', op: 'embedding_bwd', inputs: [dx, TOKENS], outputs: [embGrad], params: ['tok_embeddings.weight'],
+    flops: EW.embedding_bwd * T * D, bytesMoved: ioBytes(e.tensors, [dx, TOKENS, embGrad]), attrs: { V, D, T },
+  });
+  emitReduceScatter(c, param(c, 'tok_embeddings.weight'));
+}
+
+/** dW[M=out, N=in] = dYᵀ · X, then cast → reduce_scatter → wait. */
+function weightGrad(c: ModelCtx, fqn: string, dY: string, x: string, outDim: number, inDim: number): void {
+  emitMatmul(c.e, { name: gradId(fqn), a: dY, b: x, M: outDim, N: inDim, K: tokensPerRank(c), transA: true, dtype: c.paramDtype, params: [fqn] });
+  emitReduceScatter(c, param(c, fqn));
+}
+
+function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string): string {
+  const { e, args, paramDtype: dt } = c;
+  const T = tokensPerRank(c);
+  const D = args.dim;
+  const hd = headDim(args);
+  const H = args.nHeads;
+  const KVH = args.nKvHeads;
+  const F = args.ffnDim;
+  const p = `layers.${i}`;
+  const P = (m: string) => `${p}.${m}.weight`;
+  /** Linear y = x·Wᵀ (W [out, in]) backward: re-gather W, dX = dY·W, then dW and its reduce-scatter. */
+  const linearBwd = (m: string, dY: string, x: string, outDim: number, inDim: number): string => {
+    const w = emitGather(c, param(c, P(m)), 'bwd.');
+    const dX = emitMatmul(e, { name: `${p}.${m}.bwd`, a: dY, b: w, M: T, N: inDim, K: outDim, dtype: dt, params: [P(m)] });
+    weightGrad(c, P(m), dY, x, outDim, inDim);
+    return dX;
+  };
+  const normBwd = (m: string, dy: string, x: string, rstd: string): string => {
+    const w = emitGather(c, param(c, P(m)), 'bwd.');
+    const [dx] = emitRmsNormBwd(e, { name: `${p}.${m}.bwd`, dy, x, w, rstd, rows: T, cols: D, dw: gradId(P(m)), dtype: dt, params: [P(m)] });
+    emitReduceScatter(c, param(c, P(m)));
+    return dx;
+  };
+
+  // feed-forward: out = h + w2(swiglu(w1(hn), w3(hn)))
+  const dg = linearBwd('feed_forward.w2', dOut, s.g, D, F);
+  const [da, db] = emitSwigluBwd(e, { name: `${p}.feed_forward.swiglu.bwd`, dg, a: s.a, b: s.b });
+  const dhn1 = linearBwd('feed_forward.w1', da, s.hn, F, D);
+  const dhn3 = linearBwd('feed_forward.w3', db, s.hn, F, D);
+  const dhn = emitAdd(e, { name: `${p}.feed_forward.bwd_sum`, a: dhn1, b: dhn3 });
+  const dhNorm = normBwd('ffn_norm', dhn, s.h, s.rstd2);
+  const dh = emitAdd(e, { name: `${p}.feed_forward.residual.bwd`, a: dOut, b: dhNorm });
+  // attention: h = x + wo(sdpa(wq(xn), wk(xn), wv(xn)))
+  const dO = linearBwd('attention.wo', dh, s.o, D, H * hd);
+  const [dq, dk, dv] = emitAttentionBwd(e, {
+    name: `${p}.attention.sdpa.bwd`, dO, q: s.q, k: s.k, v: s.v, o: s.o, lse: s.lse,
+    batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt,
+  });
+  const dxq = linearBwd('attention.wq', dq, s.xn, H * hd, D);
+  const dxk = linearBwd('attention.wk', dk, s.xn, KVH * hd, D);
+  const dxv = linearBwd('attention.wv', dv, s.xn, KVH * hd, D);
+  const dqk = emitAdd(e, { name: `${p}.attention.bwd_sum.qk`, a: dxq, b: dxk });
+  const dxn = emitAdd(e, { name: `${p}.attention.bwd_sum.qkv`, a: dqk, b: dxv });
+  const dxNorm = normBwd('attention_norm', dxn, s.x, s.rstd1);
+  return emitAdd(e, { name: `${p}.attention.residual.bwd`, a: dh, b: dxNorm });
+}

@@ -1,0 +1,130 @@
+// StepConfig: what buildStepGraph takes, with every default and its validation.
+// Defaults follow torchtitan (AdamW lr 8e-4, betas (0.9, 0.95), eps 1e-8, weight decay 0.1;
+// SimpleFSDP mixed precision: bf16 params, fp32 reduce).
+
+import { ConfigError, oneOfMessage } from '../errors';
+import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/args';
+import { MODEL_PRESETS, isModelName, validateModelArgs } from '../model/presets';
+import type { DType } from './types';
+
+export interface StepConfig {
+  /** A preset name or explicit args. */
+  readonly model: ModelName | ModelArgs;
+  /** Data-parallel ranks n (FSDP group size), 1..65536. */
+  readonly worldSize: number;
+  /** Local (per-rank) batch; default the model's `batch`. */
+  readonly batch?: number;
+  /** Sequence length; default the model's `seqLen`. */
+  readonly seqLen?: number;
+  /** Dtype parameters are cast to before the all-gather (SimpleFSDP param_dtype); default bf16. */
+  readonly paramDtype?: DType;
+  /** Dtype gradients are cast to before the reduce-scatter (reduce_dtype); default fp32. */
+  readonly reduceDtype?: DType;
+  /** AdamW learning rate; default 8e-4 (torchtitan). */
+  readonly lr?: number;
+  /** AdamW beta1; default 0.9. */
+  readonly beta1?: number;
+  /** AdamW beta2; default 0.95 (torchtitan). */
+  readonly beta2?: number;
+  /** AdamW eps; default 1e-8. */
+  readonly eps?: number;
+  /** Decoupled weight decay; default 0.1 (torchtitan). */
+  readonly weightDecay?: number;
+}
+
+export interface ResolvedStepConfig {
+  readonly modelName: string; // preset name or 'custom'
+  readonly args: ModelArgs;
+  readonly worldSize: number;
+  readonly batch: number;
+  readonly seqLen: number;
+  readonly paramDtype: DType;
+  readonly reduceDtype: DType;
+  readonly lr: number;
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly eps: number;
+  readonly weightDecay: number;
+}
+
+export const STEP_CONFIG_DEFAULTS = {
+  paramDtype: 'bf16',
+  reduceDtype: 'fp32',
+  lr: 8e-4,
+  beta1: 0.9,
+  beta2: 0.95,
+  eps: 1e-8,
+  weightDecay: 0.1,
+} as const;
+
+/** Float dtypes a parameter or a gradient may be communicated in. */
+export const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
+const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay'];
+export const MAX_WORLD_SIZE = 65536;
+const MAX_DIM = 1 << 24;
+
+function intIn(field: string, v: unknown, lo: number, hi: number): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < lo || v > hi) {
+    throw new ConfigError(field, `${field} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/** Number in a range; `hiOpen` excludes hi, `loOpen` excludes lo. */
+function numIn(field: string, v: unknown, lo: number, hi: number, loOpen: boolean, hiOpen: boolean): number {
+  const okRange = typeof v === 'number' && Number.isFinite(v) && (loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi);
+  if (!okRange) {
+    const range = `${loOpen ? '(' : '['}${lo}, ${hi}${hiOpen ? ')' : ']'}`;
+    throw new ConfigError(field, `${field} must be a number in ${range}, got ${JSON.stringify(v)}`);
+  }
+  return v as number;
+}
+
+function dtypeOf(field: string, v: unknown, dflt: DType): DType {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'string' || !(FLOAT_DTYPES as readonly string[]).includes(v)) {
+    throw new ConfigError(field, oneOfMessage(field, FLOAT_DTYPES, v));
+  }
+  return v as DType;
+}
+
+/** Validates every field (ConfigError naming the field, value and valid set) and fills defaults. */
+export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
+  if (typeof cfg !== 'object' || cfg === null || Array.isArray(cfg)) {
+    throw new ConfigError('config', `config must be an object with keys [${KEYS.join(', ')}], got ${JSON.stringify(cfg)}`);
+  }
+  const c = cfg as Record<string, unknown>;
+  for (const k of Object.keys(c)) {
+    if (!KEYS.includes(k)) throw new ConfigError(k, oneOfMessage('config key', KEYS, k));
+  }
+  let args: ModelArgs;
+  let modelName: string;
+  if (typeof c.model === 'string') {
+    if (!isModelName(c.model)) throw new ConfigError('model', oneOfMessage('model', MODEL_NAMES, c.model));
+    args = MODEL_PRESETS[c.model];
+    modelName = c.model;
+  } else {
+    args = validateModelArgs(c.model, 'model');
+    modelName = 'custom';
+  }
+  const worldSize = intIn('worldSize', c.worldSize, 1, MAX_WORLD_SIZE);
+  const batch = c.batch === undefined ? args.batch : intIn('batch', c.batch, 1, MAX_DIM);
+  const seqLen = c.seqLen === undefined ? args.seqLen : intIn('seqLen', c.seqLen, 1, MAX_DIM);
+  const d = STEP_CONFIG_DEFAULTS;
+  const opt = (k: string, dflt: number, lo: number, hi: number, loOpen: boolean, hiOpen: boolean) =>
+    c[k] === undefined ? dflt : numIn(k, c[k], lo, hi, loOpen, hiOpen);
+  return {
+    modelName,
+    args,
+    worldSize,
+    batch,
+    seqLen,
+    paramDtype: dtypeOf('paramDtype', c.paramDtype, d.paramDtype),
+    reduceDtype: dtypeOf('reduceDtype', c.reduceDtype, d.reduceDtype),
+    lr: opt('lr', d.lr, 0, 10, false, false),
+    beta1: opt('beta1', d.beta1, 0, 1, false, true),
+    beta2: opt('beta2', d.beta2, 0, 1, false, true),
+    eps: opt('eps', d.eps, 0, 1, true, false),
+    weightDecay: opt('weightDecay', d.weightDecay, 0, 10, false, false),
+  };
+}

@@ -1,0 +1,119 @@
+// Forward pass of the Llama-3 decoder (torchtitan models/llama3/model/model.py) as step-graph
+// nodes, each parameter gathered just before its use. RoPE is not modelled (ops.ts has no rope
+// op; it is elementwise and bytes-bound, so the timeline barely changes).
+
+import type { ModelArgs } from '../model/args';
+import { headDim } from '../model/args';
+import type { Emitter } from './emitter';
+import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
+import { emitAdd, emitAttention, emitMatmul, emitRmsNorm, emitSwiglu } from './emit_ops';
+import { emitGather, type FsdpCtx, type ShardedParam } from './fsdp';
+import { LOSS, TARGETS, TOKENS } from './ops';
+
+/** Activations one block saves for its backward. */
+export interface LayerSaved {
+  readonly x: string; // block input [T,D]
+  readonly xn: string; // attention_norm output
+  readonly rstd1: string;
+  readonly q: string;
+  readonly k: string;
+  readonly v: string;
+  readonly o: string; // attention output [T, H·hd]
+  readonly lse: string;
+  readonly h: string; // after the attention residual
+  readonly hn: string; // ffn_norm output
+  readonly rstd2: string;
+  readonly a: string; // w1 output
+  readonly b: string; // w3 output
+  readonly g: string; // swiglu output
+}
+
+export interface ForwardSaved {
+  readonly layers: readonly LayerSaved[];
+  readonly hL: string; // last block output (final norm input)
+  readonly hf: string; // final norm output
+  readonly rstdF: string;
+  readonly logits: string;
+}
+
+export interface ModelCtx extends FsdpCtx {
+  readonly args: ModelArgs;
+  readonly batch: number;
+  readonly seqLen: number;
+  readonly params: ReadonlyMap<string, ShardedParam>;
+}
+
+export const tokensPerRank = (c: ModelCtx): number => c.batch * c.seqLen;
+
+export function param(c: ModelCtx, fqn: string): ShardedParam {
+  const p = c.params.get(fqn);
+  if (!p) throw new Error(`internal: no parameter '${fqn}'`);
+  return p;
+}
+
+export function emitForward(c: ModelCtx): ForwardSaved {
+  const { e, args, paramDtype: dt } = c;
+  const T = tokensPerRank(c);
+  const D = args.dim;
+  const hd = headDim(args);
+  const V = args.vocabSize;
+  e.phase = 'forward';
+  e.layer = undefined;
+
+  const emb = emitGather(c, param(c, 'tok_embeddings.weight'), '');
+  let x = e.tensor('tok_embeddings', [T, D], dt);
+  e.node({
+    name: 'tok_embeddings', kind: 'compute', op: 'embedding', inputs: [emb, TOKENS], outputs: [x], params: ['tok_embeddings.weight'],
+    bytesMoved: 2 * e.tensors[x].bytes + e.tensors[TOKENS].bytes, // T rows read, T rows written, the ids
+    attrs: { V, D, T },
+  });
+
+  const layers: LayerSaved[] = [];
+  for (let i = 0; i < args.nLayers; i++) {
+    e.layer = i;
+    const s = emitLayerForward(c, i, x, T, D, hd);
+    layers.push(s);
+    x = s.out;
+  }
+  e.layer = undefined;
+  const hL = x;
+  const nw = emitGather(c, param(c, 'norm.weight'), '');
+  const [hf, rstdF] = emitRmsNorm(e, { name: 'norm', x: hL, w: nw, rows: T, cols: D, eps: args.normEps, dtype: dt, params: ['norm.weight'] });
+  const ow = emitGather(c, param(c, 'output.weight'), '');
+  const logits = emitMatmul(e, { name: 'output', a: hf, b: ow, M: T, N: V, K: D, transB: true, dtype: dt, params: ['output.weight'] });
+  e.tensor(LOSS, [1], 'fp32');
+  e.node({
+    name: 'loss', kind: 'compute', op: 'cross_entropy', inputs: [logits, TARGETS], outputs: [LOSS],
+    flops: EW.cross_entropy * T * V, bytesMoved: ioBytes(e.tensors, [logits, TARGETS, LOSS]), attrs: { T, V },
+  });
+  return { layers, hL, hf, rstdF, logits };
+}
+
+function emitLayerForward(c: ModelCtx, i: number, x: string, T: number, D: number, hd: number): LayerSaved & { out: string } {
+  const { e, args, paramDtype: dt } = c;
+  const p = `layers.${i}`;
+  const H = args.nHeads;
+  const KVH = args.nKvHeads;
+  const F = args.ffnDim;
+  const P = (s: string) => `${p}.${s}.weight`;
+  const gather = (s: string) => emitGather(c, param(c, P(s)), '');
+  const linear = (s: string, inp: string, N: number, K: number) =>
+    emitMatmul(e, { name: `${p}.${s}`, a: inp, b: gather(s), M: T, N, K, transB: true, dtype: dt, params: [P(s)] });
+
+  const w1n = gather('attention_norm');
+  const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm`, x, w: w1n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('attention_norm')] });
+  const q = linear('attention.wq', xn, H * hd, D);
+  const k = linear('attention.wk', xn, KVH * hd, D);
+  const v = linear('attention.wv', xn, KVH * hd, D);
+  const [o, lse] = emitAttention(e, { name: `${p}.attention.sdpa`, q, k, v, batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt });
+  const ao = linear('attention.wo', o, D, H * hd);
+  const h = emitAdd(e, { name: `${p}.attention.residual`, a: x, b: ao });
+  const w2n = gather('ffn_norm');
+  const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm`, x: h, w: w2n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('ffn_norm')] });
+  const a = linear('feed_forward.w1', hn, F, D);
+  const b = linear('feed_forward.w3', hn, F, D);
+  const g = emitSwiglu(e, { name: `${p}.feed_forward.swiglu`, a, b });
+  const fo = linear('feed_forward.w2', g, D, F);
+  const out = emitAdd(e, { name: `${p}.feed_forward.residual`, a: h, b: fo });
+  return { x, xn, rstd1, q, k, v, o, lse, h, hn, rstd2, a, b, g, out };
+}

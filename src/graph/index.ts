@@ -1,0 +1,12 @@
+// Public API of src/graph: the IR contract, the SimpleFSDP builder, verifier, ordering,
+// printing and the FX graph importer.
+export * from './types';
+export * from './ops';
+export { GraphError } from './errors';
+export { FLOAT_DTYPES, STEP_CONFIG_DEFAULTS, resolveStepConfig, type ResolvedStepConfig, type StepConfig } from './config';
+export { buildStepGraph } from './builder';
+export { DP_GROUP, MASTER_DTYPE, shardParam, type ShardedParam } from './fsdp';
+export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops, numel, tensorBytes } from './flops';
+export { verifyGraph } from './verify';
+export { dependencies, isTopologicalOrder, kahnOrder, topoOrder, type Edge, type EdgeWhy } from './toposort';
+export { countKinds, formatBytes, graphToString, nodeToString, tensorToString } from './print';

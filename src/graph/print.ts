@@ -1,0 +1,49 @@
+// Text forms of the IR, one line per node like FX's `graph.print_tabular` / `print(gm.graph)`:
+//   %12 layers.0.attention.wq.all_gather = all_gather[dp×8 bf16 8.4 MB](layers.0.attention.wq.cast)
+
+import type { GraphNode, StepGraph, TensorInfo } from './types';
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(2)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(2)} kB`;
+  return `${bytes} B`;
+}
+
+export function tensorToString(t: TensorInfo): string {
+  const flags = [t.persistent ? 'persistent' : '', t.aliasOf ? `alias of ${t.aliasOf}` : ''].filter(Boolean);
+  return `${t.id}: ${t.dtype}[${t.shape.join(', ')}] ${formatBytes(t.bytes)}${flags.length ? ` (${flags.join(', ')})` : ''}`;
+}
+
+export function nodeToString(n: GraphNode): string {
+  let what: string;
+  if (n.collective) {
+    const c = n.collective;
+    const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+    what = `${n.kind}[${c.group}×${c.groupSize} ${c.dtype}${c.reduceOp ? ` ${c.reduceOp}` : ''} ${formatBytes(bytes)}]`;
+  } else if (n.kind === 'wait') {
+    what = `wait[${n.waitOf}]`;
+  } else {
+    what = n.kind === 'compute' ? String(n.op) : `${n.kind}:${n.op}`;
+  }
+  const outs = n.outputs.join(', ');
+  const extra: string[] = [n.phase];
+  if (n.layer !== undefined) extra.push(`layer ${n.layer}`);
+  if (n.flops > 0 && n.matmulLike) extra.push(`${(n.flops / 1e9).toPrecision(3)} GFLOP`);
+  if (n.estMs !== undefined) extra.push(`est ${n.estMs.toPrecision(3)} ms`);
+  return `%${n.id} ${n.name} = ${what}(${n.inputs.join(', ')})${outs && outs !== n.name ? ` -> ${outs}` : ''}  # ${extra.join(', ')}`;
+}
+
+/** The whole graph, one line per node, after a header with its meta. */
+export function graphToString(g: StepGraph): string {
+  const m = g.meta;
+  const head = `# step graph ${m.model}: world ${m.worldSize}, batch ${m.batch}×${m.seqLen}, param ${m.paramDtype}, reduce ${m.reduceDtype}, ${g.nodes.length} nodes`;
+  return [head, ...g.nodes.map(nodeToString)].join('\n');
+}
+
+/** Counts of nodes by kind (for summaries and tests). */
+export function countKinds(g: StepGraph): Record<string, number> {
+  const c: Record<string, number> = {};
+  for (const n of g.nodes) c[n.kind] = (c[n.kind] ?? 0) + 1;
+  return c;
+}

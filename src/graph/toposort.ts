@@ -1,0 +1,132 @@
+// Dependencies of a step graph and topological ordering (tinygrad's habit: in-degree counts
+// and a queue, throw on a cycle, and every edge says why it exists). Backends use these to
+// check that a reordered schedule still respects the program.
+
+import { GraphError } from './errors';
+import type { StepGraph } from './types';
+
+export type EdgeWhy = 'read-after-write' | 'wait-after-collective';
+
+export interface Edge {
+  readonly from: number; // node id that must run first
+  readonly to: number;
+  readonly why: EdgeWhy;
+  readonly tensor?: string; // for read-after-write: the tensor carried
+}
+
+/**
+ * One edge per (producer, consumer) pair: a node reading a tensor depends on the node that
+ * writes it; a wait depends on its collective (named by waitOf; reported as
+ * wait-after-collective even though it also reads its output). Sorted by (to, from).
+ */
+export function dependencies(g: StepGraph): Edge[] {
+  const producer = new Map<string, number>();
+  const byName = new Map<string, number>();
+  g.nodes.forEach((n, i) => {
+    byName.set(n.name, i);
+    for (const t of n.outputs) if (!producer.has(t)) producer.set(t, i);
+  });
+  const edges: Edge[] = [];
+  g.nodes.forEach((n, i) => {
+    const seen = new Set<number>();
+    if (n.kind === 'wait' && n.waitOf !== undefined) {
+      const c = byName.get(n.waitOf);
+      if (c !== undefined && c !== i) {
+        seen.add(c);
+        edges.push({ from: c, to: i, why: 'wait-after-collective' });
+      }
+    }
+    for (const t of n.inputs) {
+      const p = producer.get(t);
+      if (p === undefined || p === i || seen.has(p)) continue;
+      seen.add(p);
+      edges.push({ from: p, to: i, why: 'read-after-write', tensor: t });
+    }
+  });
+  edges.sort((a, b) => a.to - b.to || a.from - b.from);
+  return edges;
+}
+
+/** True when `order` is a permutation of the node ids that respects every dependency. */
+export function isTopologicalOrder(g: StepGraph, order: readonly number[]): boolean {
+  const n = g.nodes.length;
+  if (order.length !== n) return false;
+  const pos = new Array<number>(n).fill(-1);
+  for (let k = 0; k < n; k++) {
+    const id = order[k];
+    if (!Number.isInteger(id) || id < 0 || id >= n || pos[id] !== -1) return false;
+    pos[id] = k;
+  }
+  return dependencies(g).every((e) => pos[e.from] < pos[e.to]);
+}
+
+/**
+ * Kahn's algorithm over `nodeCount` nodes; among ready nodes the smallest id goes first, so
+ * a graph already in program order comes back unchanged. Throws GraphError on a cycle.
+ */
+export function kahnOrder(nodeCount: number, edges: readonly Pick<Edge, 'from' | 'to'>[]): number[] {
+  const indeg = new Array<number>(nodeCount).fill(0);
+  const succ: number[][] = Array.from({ length: nodeCount }, () => []);
+  for (const e of edges) {
+    succ[e.from].push(e.to);
+    indeg[e.to]++;
+  }
+  const heap = new MinHeap();
+  for (let i = 0; i < nodeCount; i++) if (indeg[i] === 0) heap.push(i);
+  const out: number[] = [];
+  while (heap.size > 0) {
+    const i = heap.pop();
+    out.push(i);
+    for (const j of succ[i]) if (--indeg[j] === 0) heap.push(j);
+  }
+  if (out.length !== nodeCount) {
+    const stuck = indeg.findIndex((d) => d > 0);
+    throw new GraphError(`dependency cycle: ${nodeCount - out.length} nodes never become ready (first: node ${stuck})`, stuck);
+  }
+  return out;
+}
+
+/** A topological order of the graph's nodes (program order when the graph is valid). */
+export function topoOrder(g: StepGraph): number[] {
+  const order = kahnOrder(g.nodes.length, dependencies(g));
+  return order;
+}
+
+/** Binary min-heap of node ids (the tie-break is the id itself). */
+class MinHeap {
+  private readonly a: number[] = [];
+  get size(): number {
+    return this.a.length;
+  }
+  push(x: number): void {
+    const a = this.a;
+    a.push(x);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (a[p] <= a[i]) break;
+      [a[p], a[i]] = [a[i], a[p]];
+      i = p;
+    }
+  }
+  pop(): number {
+    const a = this.a;
+    const top = a[0];
+    const last = a.pop() as number;
+    if (a.length > 0) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && a[l] < a[m]) m = l;
+        if (r < a.length && a[r] < a[m]) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i], a[m]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
