@@ -1,0 +1,50 @@
+// Entry: restore the view from the URL (or the default config), keep the URL in step, render
+// the app, and make the page cross-origin isolated on static hosts via coi-serviceworker.js.
+
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { appStore, readUrlState, startUrlSync } from './store';
+import { App } from './ui/app';
+import './ui/styles.css';
+
+const RELOAD_FLAG = 'fsdp-sim:coi-reloaded';
+
+/** Static hosts send no COOP/COEP: install the service worker that adds them, then reload once. */
+async function ensureCrossOriginIsolation(): Promise<void> {
+  if (crossOriginIsolated || !('serviceWorker' in navigator) || !isSecureContext) return;
+  const reloadOnce = () => {
+    if (sessionStorage.getItem(RELOAD_FLAG)) return; // already tried: the banner explains the rest
+    sessionStorage.setItem(RELOAD_FLAG, '1');
+    location.reload();
+  };
+  try {
+    await navigator.serviceWorker.register(new URL('coi-serviceworker.js', document.baseURI).href);
+    if (navigator.serviceWorker.controller) reloadOnce();
+    else navigator.serviceWorker.addEventListener('controllerchange', reloadOnce, { once: true });
+  } catch (e) {
+    appStore.getState().setNotice({ kind: 'error', text: `Could not install coi-serviceworker.js: ${(e as Error).message}` });
+  }
+}
+
+function init(): void {
+  const st = appStore.getState();
+  const url = readUrlState(location.search);
+  if (url.theme) st.setTheme(url.theme);
+  if (url.config) st.setConfig(url.config);
+  else st.resimulate(st.config);
+  if (url.error) st.setNotice({ kind: 'error', text: url.error });
+  if (url.window) appStore.getState().setWindow(url.window);
+  startUrlSync(appStore);
+}
+
+if (crossOriginIsolated) sessionStorage.removeItem(RELOAD_FLAG);
+init();
+void ensureCrossOriginIsolation();
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element');
+createRoot(root).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

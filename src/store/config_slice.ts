@@ -1,0 +1,63 @@
+// Config slice: the SimConfig every view derives from, edited field by field. A value the
+// validator refuses stays in the field with its message; the config keeps its last good value.
+
+import type { StoreApi } from 'zustand/vanilla';
+import { DEFAULT_CONFIG, validateConfig, type SimConfig } from '../config';
+
+export interface ConfigSlice {
+  readonly config: SimConfig;
+  /** Field path ('ranks', 'autobucketing.max_in_flight_gb') → why its last input was refused. */
+  readonly fieldErrors: Readonly<Record<string, string>>;
+  /** Set one field by dotted path; returns true when the new config validated. */
+  setField(path: string, value: unknown): boolean;
+  setConfig(cfg: SimConfig): void;
+  resetConfig(): void;
+}
+
+/** Copy of obj with the dotted path set to value (plain objects only). */
+export function setPath(obj: unknown, path: string, value: unknown): unknown {
+  const [head, ...rest] = path.split('.');
+  const base = (obj && typeof obj === 'object' ? obj : {}) as Record<string, unknown>;
+  return { ...base, [head]: rest.length ? setPath(base[head], rest.join('.'), value) : value };
+}
+
+export function getPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const k of path.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
+  return cur;
+}
+
+export function createConfigSlice<S extends ConfigSlice>(
+  set: StoreApi<S>['setState'], get: () => S, onChange: (cfg: SimConfig) => void,
+): ConfigSlice {
+  const setPartial = (p: Partial<ConfigSlice>) => set(p as Partial<S>);
+  const clearError = (path: string) => {
+    const { [path]: _gone, ...rest } = get().fieldErrors;
+    return rest;
+  };
+  return {
+    config: DEFAULT_CONFIG,
+    fieldErrors: {},
+    setField: (path, value) => {
+      let r: ReturnType<typeof validateConfig>;
+      try {
+        r = validateConfig(setPath(get().config, path, value));
+      } catch (e) {
+        setPartial({ fieldErrors: { ...get().fieldErrors, [path]: (e as Error).message } });
+        return false;
+      }
+      if (!r.ok) {
+        setPartial({ fieldErrors: { ...get().fieldErrors, [path]: r.error.message } });
+        return false;
+      }
+      setPartial({ config: r.value, fieldErrors: clearError(path) });
+      onChange(r.value);
+      return true;
+    },
+    setConfig: (cfg) => {
+      setPartial({ config: cfg, fieldErrors: {} });
+      onChange(cfg);
+    },
+    resetConfig: () => get().setConfig(DEFAULT_CONFIG),
+  };
+}

@@ -1,0 +1,54 @@
+// Store value types shared by the slices and the UI: one side of the comparison (A or B), the
+// live-run state and user-visible notices.
+
+import type { Schedule } from '../backends/types';
+import type { CollectiveMismatch } from '../sim/types';
+import type { MemoryCurve, TraceEvent } from '../trace/event';
+import type { TraceMetrics } from '../trace/metrics';
+
+export type Side = 'a' | 'b';
+export const SIDES: readonly Side[] = ['a', 'b'];
+
+export type SideSource = 'sim' | 'live' | 'import';
+
+/** What one timeline shows: events plus everything measured about them. */
+export interface SideResult {
+  readonly title: string; // 'aot_eager', 'kineto import (2 files)'
+  readonly backend: string;
+  readonly source: SideSource;
+  /** How the timeline was timed: 'cost model (h100)', 'live: preset timing', 'imported trace'. */
+  readonly clock: string;
+  readonly events: readonly TraceEvent[];
+  readonly memory: readonly MemoryCurve[];
+  readonly metrics: TraceMetrics;
+  readonly worldSize: number;
+  readonly symmetric: boolean;
+  readonly schedule?: Schedule;
+  readonly mismatch?: CollectiveMismatch;
+}
+
+export interface Selection {
+  readonly side: Side;
+  readonly eventIndex: number;
+}
+
+export interface LivePoint {
+  readonly step: number;
+  readonly loss: number;
+}
+
+export interface LiveState {
+  readonly running: boolean;
+  readonly step: number;
+  readonly steps: number;
+  readonly stepsPerSec: number;
+  readonly losses: readonly LivePoint[];
+  readonly device: string;
+  readonly error: string | null;
+  readonly side: Side; // which timeline the live events replace
+}
+
+export interface Notice {
+  readonly kind: 'error' | 'info';
+  readonly text: string;
+}

@@ -1,0 +1,66 @@
+// URL state: the whole view in the query string so a shared link restores it. Config keys go
+// through the config codec (configToQuery / configFromQuery; only non-defaults appear); the view
+// adds `view=<startUs>,<endUs>` and `theme=light|dark`.
+
+import type { StoreApi } from 'zustand/vanilla';
+import { configFromQuery, configToQuery, type SimConfig } from '../config';
+import type { TimeWindow } from '../ui/timeline/time_scale';
+import type { AppState } from './app_store';
+import type { ThemeChoice } from './view_slice';
+
+const VIEW_KEY = 'view';
+const THEME_KEY = 'theme';
+
+export interface UrlState {
+  readonly config: SimConfig | null; // null: nothing valid in the URL → keep defaults
+  readonly error: string | null;
+  readonly window: TimeWindow | null;
+  readonly theme: ThemeChoice | null;
+}
+
+export function readUrlState(search: string): UrlState {
+  const params = new URLSearchParams(search);
+  let window: TimeWindow | null = null;
+  const v = params.get(VIEW_KEY);
+  if (v) {
+    const [s, e] = v.split(',').map(Number);
+    if (Number.isFinite(s) && Number.isFinite(e) && e > s) window = { startUs: s, endUs: e };
+  }
+  const t = params.get(THEME_KEY);
+  const theme = t === 'light' || t === 'dark' ? t : null;
+  params.delete(VIEW_KEY);
+  params.delete(THEME_KEY);
+  const rest = params.toString();
+  if (!rest) return { config: null, error: null, window, theme };
+  try {
+    const r = configFromQuery(`?${rest}`);
+    if (r.ok) return { config: r.value, error: null, window, theme };
+    return { config: null, error: `Link ignored: ${r.error.message}`, window, theme };
+  } catch (e) {
+    return { config: null, error: `Link ignored: ${(e as Error).message}`, window, theme };
+  }
+}
+
+export function writeUrl(s: AppState): string {
+  const q = configToQuery(s.config).replace(/^\?/, '');
+  const params = new URLSearchParams(q);
+  const w = s.window;
+  if (w.startUs > 0 || w.endUs < s.limitUs) params.set(VIEW_KEY, `${w.startUs.toFixed(1)},${w.endUs.toFixed(1)}`);
+  if (s.theme !== 'auto') params.set(THEME_KEY, s.theme);
+  const str = params.toString();
+  return str ? `?${str}` : '';
+}
+
+/** Keep location.search in step with the store (replaceState, coalesced). Returns unsubscribe. */
+export function startUrlSync(store: StoreApi<AppState>): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const flush = () => {
+    timer = null;
+    const next = writeUrl(store.getState());
+    if (next !== location.search) history.replaceState(null, '', `${location.pathname}${next}${location.hash}`);
+  };
+  return store.subscribe((s, prev) => {
+    if (s.config === prev.config && s.window === prev.window && s.theme === prev.theme) return;
+    if (!timer) timer = setTimeout(flush, 150);
+  });
+}

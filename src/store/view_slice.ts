@@ -1,0 +1,53 @@
+// View slice: the shared time window both timelines draw (synchronized zoom/pan), the selected
+// event, the theme. Canvas components subscribe to it imperatively; React reads small pieces.
+
+import type { StoreApi } from 'zustand/vanilla';
+import { clampWindow, panWindow, zoomWindow, type TimeWindow } from '../ui/timeline/time_scale';
+import type { Selection } from './types';
+
+export type ThemeChoice = 'auto' | 'light' | 'dark';
+
+export interface ViewSlice {
+  /** Visible time window (µs), shared by timelines A and B. */
+  readonly window: TimeWindow;
+  /** Longest step of the two sides (µs): the zoom-out limit. */
+  readonly limitUs: number;
+  readonly selection: Selection | null;
+  readonly theme: ThemeChoice;
+  setWindow(w: TimeWindow): void;
+  /** k < 1 zooms in, around time atUs (default: the window centre). */
+  zoomBy(k: number, atUs?: number): void;
+  /** Pan by a fraction of the window width (negative: left). */
+  panBy(frac: number): void;
+  fitAll(): void;
+  setLimit(limitUs: number, keepWindow: boolean): void;
+  select(sel: Selection | null): void;
+  setTheme(t: ThemeChoice): void;
+}
+
+export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'], get: () => S): ViewSlice {
+  const setPartial = (p: Partial<ViewSlice>) => set(p as Partial<S>);
+  return {
+    window: { startUs: 0, endUs: 1 },
+    limitUs: 1,
+    selection: null,
+    theme: 'auto',
+    setWindow: (w) => setPartial({ window: clampWindow(w, get().limitUs) }),
+    zoomBy: (k, atUs) => {
+      const { window: w, limitUs } = get();
+      setPartial({ window: zoomWindow(w, k, atUs ?? (w.startUs + w.endUs) / 2, limitUs) });
+    },
+    panBy: (frac) => {
+      const { window: w, limitUs } = get();
+      setPartial({ window: panWindow(w, frac * (w.endUs - w.startUs), limitUs) });
+    },
+    fitAll: () => setPartial({ window: { startUs: 0, endUs: get().limitUs } }),
+    setLimit: (limitUs, keepWindow) => {
+      const lim = Math.max(limitUs, 1);
+      const w = keepWindow ? clampWindow(get().window, lim) : { startUs: 0, endUs: lim };
+      setPartial({ limitUs: lim, window: w });
+    },
+    select: (selection) => setPartial({ selection }),
+    setTheme: (theme) => setPartial({ theme }),
+  };
+}

@@ -1,0 +1,81 @@
+// A small d3 line chart (SVG) used for memory over time and the live loss curve: d3 scales and
+// axes, one path per series, optional points. Series colours come from the shared palette.
+
+import { useEffect, useRef } from 'react';
+import { axisBottom, axisLeft, line, max, min, scaleLinear, select } from 'd3';
+
+export interface Series {
+  readonly key: string;
+  readonly label: string;
+  readonly color: string;
+  readonly x: readonly number[];
+  readonly y: readonly number[];
+  readonly step?: boolean; // step curve (memory changes at events)
+  readonly points?: boolean;
+}
+
+interface Props {
+  readonly series: readonly Series[];
+  readonly height?: number;
+  readonly xFormat: (v: number) => string;
+  readonly yFormat: (v: number) => string;
+  readonly yFromZero?: boolean;
+  readonly testId?: string;
+}
+
+const MARGIN = { top: 8, right: 12, bottom: 22, left: 64 };
+
+export function LineChart({ series, height = 150, xFormat, yFormat, yFromZero = true, testId }: Props) {
+  const ref = useRef<SVGSVGElement>(null);
+  useEffect(() => {
+    const svg = ref.current;
+    if (!svg) return;
+    const draw = () => {
+      const width = Math.max(200, svg.parentElement?.clientWidth ?? 400);
+      svg.setAttribute('width', String(width));
+      svg.setAttribute('height', String(height));
+      const root = select(svg);
+      root.selectAll('*').remove();
+      const xs = series.flatMap((s) => s.x);
+      const ys = series.flatMap((s) => s.y);
+      if (!xs.length) {
+        root.append('text').attr('x', width / 2).attr('y', height / 2).attr('text-anchor', 'middle').attr('class', 'chart-empty').text('no data yet');
+        return;
+      }
+      const x = scaleLinear().domain([min(xs) ?? 0, Math.max((max(xs) ?? 1), (min(xs) ?? 0) + 1e-9)]).range([MARGIN.left, width - MARGIN.right]);
+      const y = scaleLinear().domain([yFromZero ? 0 : (min(ys) ?? 0), max(ys) ?? 1]).nice().range([height - MARGIN.bottom, MARGIN.top]);
+      root.append('g').attr('class', 'chart-axis').attr('transform', `translate(0,${height - MARGIN.bottom})`)
+        .call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 90))).tickFormat((d) => xFormat(Number(d))));
+      root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`)
+        .call(axisLeft(y).ticks(4).tickFormat((d) => yFormat(Number(d))));
+      for (const s of series) {
+        const pts = s.x.map((xv, i) => [xv, s.y[i]] as [number, number]);
+        const path: [number, number][] = [];
+        if (s.step) {
+          pts.forEach((p, i) => {
+            if (i > 0) path.push([p[0], pts[i - 1][1]]);
+            path.push(p);
+          });
+        } else path.push(...pts);
+        root.append('path').attr('class', 'series').attr('data-series', s.key).attr('fill', 'none').attr('stroke', s.color).attr('stroke-width', 1.6)
+          .attr('d', line<[number, number]>().x((d) => x(d[0])).y((d) => y(d[1]))(path) ?? '');
+        if (s.points) {
+          root.append('g').attr('data-points', s.key).selectAll('circle').data(pts).join('circle')
+            .attr('cx', (d) => x(d[0])).attr('cy', (d) => y(d[1])).attr('r', 2.5).attr('fill', s.color);
+        }
+      }
+    };
+    draw();
+    const ro = new ResizeObserver(draw);
+    if (svg.parentElement) ro.observe(svg.parentElement);
+    return () => ro.disconnect();
+  }, [series, height, xFormat, yFormat, yFromZero]);
+  return (
+    <div className="chart">
+      <svg ref={ref} data-testid={testId} />
+      <div className="chart-legend">
+        {series.map((s) => <span key={s.key}><i style={{ background: s.color }} />{s.label}</span>)}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+// One palette for the whole app: compute / all-gather / reduce-scatter / exposed, shared by the
+// canvas timeline, the legend and the d3 charts. CSS variables carry the same colours for HTML.
+
+import type { EventKind } from '../trace/event';
+
+export type Theme = 'light' | 'dark';
+
+export interface Palette {
+  readonly compute: string;
+  readonly all_gather: string;
+  readonly reduce_scatter: string;
+  readonly wait: string; // a wait on the compute stream: exposed communication
+  readonly exposed: string; // translucent band behind comm not hidden by compute
+  readonly selected: string;
+  readonly bucket: string; // outline of a selected bucket's members
+  readonly mismatch: string;
+  readonly text: string;
+  readonly textOnBar: string;
+  readonly grid: string;
+  readonly laneAlt: string; // alternate lane background
+  readonly background: string;
+}
+
+const LIGHT: Palette = {
+  compute: '#4e79a7',
+  all_gather: '#59a14f',
+  reduce_scatter: '#f28e2b',
+  wait: '#e15759',
+  exposed: 'rgba(225, 87, 89, 0.22)',
+  selected: '#111111',
+  bucket: '#b07aa1',
+  mismatch: '#d00000',
+  text: '#1d1f23',
+  textOnBar: '#ffffff',
+  grid: 'rgba(0,0,0,0.08)',
+  laneAlt: 'rgba(0,0,0,0.025)',
+  background: '#ffffff',
+};
+
+const DARK: Palette = {
+  compute: '#6f9fd8',
+  all_gather: '#7cc46f',
+  reduce_scatter: '#f5a35a',
+  wait: '#ff6b6e',
+  exposed: 'rgba(255, 107, 110, 0.25)',
+  selected: '#ffffff',
+  bucket: '#d7a6ff',
+  mismatch: '#ff4d4d',
+  text: '#e6e8eb',
+  textOnBar: '#0d0f12',
+  grid: 'rgba(255,255,255,0.09)',
+  laneAlt: 'rgba(255,255,255,0.03)',
+  background: '#17191d',
+};
+
+export function paletteFor(theme: Theme): Palette {
+  return theme === 'dark' ? DARK : LIGHT;
+}
+
+export function kindColor(p: Palette, kind: EventKind): string {
+  return p[kind];
+}
+
+/** Kinds in legend order, with their labels. */
+export const LEGEND: readonly { readonly kind: EventKind | 'exposed'; readonly label: string }[] = [
+  { kind: 'compute', label: 'compute' },
+  { kind: 'all_gather', label: 'all-gather' },
+  { kind: 'reduce_scatter', label: 'reduce-scatter' },
+  { kind: 'wait', label: 'wait (exposed)' },
+  { kind: 'exposed', label: 'comm not hidden by compute' },
+];

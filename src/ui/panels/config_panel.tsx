@@ -1,0 +1,147 @@
+// Config panel: one control per SimConfig field, generated from the config's field table
+// (CONFIG_FIELDS), grouped. Enums are selects, booleans checkboxes, numbers text fields that
+// commit on Enter / blur / a short pause; a value validateConfig refuses stays in the field
+// with its message and the last good config keeps running.
+
+import { useEffect, useRef, useState } from 'react';
+import { CONFIG_FIELDS, describeAllowed, type FieldSpec } from '../../config';
+import { appStore, getPath, useApp } from '../../store';
+
+const COMMIT_DELAY_MS = 400;
+
+const LABELS: Readonly<Record<string, string>> = {
+  model: 'model preset',
+  ranks: 'ranks',
+  localBatch: 'local batch',
+  seqLen: 'seq len',
+  hardware: 'hardware',
+  network: 'network preset',
+  bandwidthGBps: 'bandwidth (GB/s)',
+  latencyUs: 'latency α (µs)',
+  backendA: 'backend A',
+  backendB: 'backend B',
+  paramDtype: 'param dtype',
+  reduceDtype: 'reduce dtype',
+  seed: 'seed',
+  jitterPct: 'jitter (± %)',
+  alignment: 'cross-rank alignment',
+  'straggler.rank': 'straggler rank',
+  'straggler.factor': 'straggler factor',
+  'live.kernels': 'kernels',
+  'live.collectiveAlgorithm': 'collective',
+  'live.steps': 'steps',
+  'live.timing': 'timing',
+};
+
+const GROUPS: readonly { readonly title: string; readonly match: (p: string) => boolean }[] = [
+  { title: 'Model & cluster', match: (p) => ['model', 'ranks', 'localBatch', 'seqLen', 'hardware'].includes(p) },
+  { title: 'Network', match: (p) => ['network', 'bandwidthGBps', 'latencyUs'].includes(p) },
+  { title: 'Backends (compile.model_backend_override)', match: (p) => p === 'backendA' || p === 'backendB' },
+  { title: 'aot_eager_autobucketing knobs (torch 2.11 defaults)', match: (p) => p.startsWith('autobucketing.') },
+  { title: 'Precision, noise, alignment', match: (p) => ['paramDtype', 'reduceDtype', 'seed', 'jitterPct', 'alignment'].includes(p) || p.startsWith('straggler.') },
+  { title: 'Live run', match: (p) => p.startsWith('live.') },
+];
+
+function labelOf(path: string): string {
+  return LABELS[path] ?? path.split('.').slice(-1)[0];
+}
+
+function testId(path: string): string {
+  return `cfg-${path.replace(/\./g, '-')}`;
+}
+
+/** Text → value for a numeric field: '' is null where allowed; anything else must parse as a number. */
+function parseNumeric(f: FieldSpec, text: string): { ok: true; value: number | null } | { ok: false; message: string } {
+  const t = text.trim();
+  const nullable = (f.kind === 'int' || f.kind === 'number') && f.nullable;
+  if (t === '') return nullable ? { ok: true, value: null } : { ok: false, message: `${f.path} must be ${describeAllowed(f)}, got an empty field` };
+  const v = Number(t);
+  if (!Number.isFinite(v)) return { ok: false, message: `${f.path} must be ${describeAllowed(f)}, got ${JSON.stringify(text)}` };
+  return { ok: true, value: v };
+}
+
+function NumberField({ f, value, error }: { f: FieldSpec; value: unknown; error?: string }) {
+  const [draft, setDraft] = useState(value === null || value === undefined ? '' : String(value));
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const lastCommitted = useRef(value);
+  useEffect(() => {
+    // the config changed from elsewhere (URL, reset): show it, unless this field holds a refused value
+    if (value !== lastCommitted.current && !error) setDraft(value === null || value === undefined ? '' : String(value));
+    lastCommitted.current = value;
+  }, [value, error]);
+  const commit = (text: string) => {
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = null;
+    const p = parseNumeric(f, text);
+    const st = appStore.getState();
+    if (!p.ok) {
+      appStore.setState({ fieldErrors: { ...st.fieldErrors, [f.path]: p.message } });
+      return;
+    }
+    if (p.value === getPath(st.config, f.path) && !st.fieldErrors[f.path]) return;
+    lastCommitted.current = p.value;
+    st.setField(f.path, p.value);
+  };
+  useEffect(() => () => { if (timer.current) clearTimeout(timer.current); }, []);
+  const nullable = (f.kind === 'int' || f.kind === 'number') && f.nullable;
+  return (
+    <input
+      type="text" inputMode="decimal" value={draft} placeholder={nullable ? 'preset' : ''}
+      aria-invalid={!!error} data-testid={testId(f.path)} className={error ? 'invalid' : ''}
+      onChange={(e) => {
+        setDraft(e.target.value);
+        if (timer.current) clearTimeout(timer.current);
+        const text = e.target.value;
+        timer.current = setTimeout(() => commit(text), COMMIT_DELAY_MS);
+      }}
+      onBlur={(e) => commit(e.target.value)}
+      onKeyDown={(e) => { if (e.key === 'Enter') commit((e.target as HTMLInputElement).value); }}
+    />
+  );
+}
+
+function Field({ f }: { f: FieldSpec }) {
+  const value = useApp((s) => getPath(s.config, f.path));
+  const error = useApp((s) => s.fieldErrors[f.path]);
+  let control;
+  if (f.kind === 'enum') {
+    control = (
+      <select value={String(value)} data-testid={testId(f.path)} onChange={(e) => appStore.getState().setField(f.path, e.target.value)}>
+        {f.values.map((v) => <option key={v} value={v}>{v}</option>)}
+      </select>
+    );
+  } else if (f.kind === 'bool') {
+    control = <input type="checkbox" checked={value === true} data-testid={testId(f.path)} onChange={(e) => appStore.getState().setField(f.path, e.target.checked)} />;
+  } else {
+    control = <NumberField f={f} value={value} error={error} />;
+  }
+  return (
+    <div className={`field ${f.kind === 'bool' ? 'field-bool' : ''}`} data-field={f.path}>
+      <label title={`${f.path}: ${describeAllowed(f)}`}>
+        <span className="field-label">{labelOf(f.path)}</span>
+        {control}
+      </label>
+      {error && <div className="field-error" role="alert" data-testid={`${testId(f.path)}-error`}>{error}</div>}
+    </div>
+  );
+}
+
+export function ConfigPanel() {
+  const groups = GROUPS.map((g) => ({ ...g, fields: CONFIG_FIELDS.filter((f) => g.match(f.path)) }));
+  const rest = CONFIG_FIELDS.filter((f) => !GROUPS.some((g) => g.match(f.path)));
+  return (
+    <section className="panel config" data-testid="config">
+      <div className="config-head">
+        <h2>Config</h2>
+        <button className="link" onClick={() => appStore.getState().resetConfig()} data-testid="cfg-reset">reset</button>
+      </div>
+      {groups.map((g) => g.fields.length > 0 && (
+        <fieldset key={g.title}>
+          <legend>{g.title}</legend>
+          {g.fields.map((f) => <Field key={f.path} f={f} />)}
+        </fieldset>
+      ))}
+      {rest.length > 0 && <fieldset><legend>Other</legend>{rest.map((f) => <Field key={f.path} f={f} />)}</fieldset>}
+    </section>
+  );
+}

@@ -1,0 +1,32 @@
+// Details of the event clicked on a timeline: op, params, bytes, start, duration, bucket, and
+// the backend's reason.
+
+import { useApp } from '../../store';
+import { fmtBytes, fmtUs } from '../format';
+import { bucketOf, reasonsForEvent } from '../reasons';
+
+export function DetailsPanel() {
+  const selection = useApp((s) => s.selection);
+  const sides = useApp((s) => s.sides);
+  const r = selection ? sides[selection.side] : null;
+  const e = selection && r ? r.events[selection.eventIndex] : undefined;
+  if (!r || !e) return <section className="panel details" data-testid="details"><h2>Selection</h2><p className="muted">Click an event on a timeline to see its details. Wheel or W/S zoom, drag or A/D pan.</p></section>;
+  const b = bucketOf(r.schedule, e);
+  const reasons = reasonsForEvent(r.schedule, e);
+  return (
+    <section className="panel details" data-testid="details">
+      <h2>Selection <span className="muted">({selection!.side.toUpperCase()})</span></h2>
+      <dl>
+        <dt>name</dt><dd><code>{e.name}</code></dd>
+        <dt>kind</dt><dd>{e.kind}{e.op ? ` · ${e.op}` : ''}</dd>
+        <dt>rank / stream</dt><dd>{e.rank} / {e.stream}</dd>
+        <dt>start</dt><dd>{fmtUs(e.start)}</dd>
+        <dt>duration</dt><dd>{fmtUs(e.dur)}</dd>
+        {e.bytes !== undefined && <><dt>bytes</dt><dd>{fmtBytes(e.bytes)}</dd></>}
+        {b && <><dt>bucket</dt><dd>#{b.id}: {b.members.length} collectives, {fmtBytes(b.bytes)}</dd></>}
+        {e.params?.length ? <><dt>params</dt><dd className="params">{e.params.join(', ')}</dd></> : null}
+      </dl>
+      {reasons.length > 0 && <ul className="reasons">{reasons.slice(0, 6).map((x, i) => <li key={i}><code>{x.node}</code>: {x.text}</li>)}</ul>}
+    </section>
+  );
+}

@@ -1,0 +1,61 @@
+// Explain panel: pick a collective and read the backend's reasons for what it did with it
+// (prefetched or not, bucketed or not, and why). Clicking a collective on a timeline picks it.
+
+import { useEffect, useMemo, useState } from 'react';
+import { useApp, type Side } from '../../store';
+import { fmtBytes } from '../format';
+import { baseName, explainableCollectives } from '../reasons';
+
+export function ExplainPanel() {
+  const sides = useApp((s) => s.sides);
+  const selection = useApp((s) => s.selection);
+  const [side, setSide] = useState<Side>('b');
+  const [node, setNode] = useState<string>('');
+  const schedule = sides[side]?.schedule;
+  const names = useMemo(() => explainableCollectives(schedule), [schedule]);
+
+  // follow timeline clicks
+  useEffect(() => {
+    if (!selection) return;
+    const r = sides[selection.side];
+    const e = r?.events[selection.eventIndex];
+    if (!r || !e || e.kind === 'compute') return;
+    setSide(selection.side);
+    const sched = r.schedule;
+    const b = sched?.buckets.find((x) => x.id === e.bucketId || x.node === baseName(e.name));
+    setNode(b ? b.members[0] : baseName(e.name));
+  }, [selection, sides]);
+
+  const current = names.includes(node) ? node : names[0] ?? '';
+  const reasons = schedule?.reasons.filter((r) => r.node === current) ?? [];
+  const bucket = schedule?.buckets.find((b) => b.members.includes(current));
+  return (
+    <section className="panel explain" data-testid="explain">
+      <h2>Explain</h2>
+      {!schedule ? <p className="muted">This side has no schedule (imported trace or live events without a plan).</p> : (
+        <>
+          <div className="row">
+            <label>side <select value={side} onChange={(e) => setSide(e.target.value as Side)} data-testid="explain-side">
+              <option value="a">A · {sides.a?.title}</option>
+              <option value="b">B · {sides.b?.title}</option>
+            </select></label>
+          </div>
+          <div className="row">
+            <label>collective <select value={current} onChange={(e) => setNode(e.target.value)} data-testid="explain-node">
+              {names.map((n) => <option key={n} value={n}>{n}</option>)}
+            </select></label>
+          </div>
+          {reasons.length === 0 ? <p className="muted">No decision recorded for this collective.</p> : (
+            <ul className="reasons" data-testid="explain-reasons">
+              {reasons.map((r, i) => <li key={i}><code>{r.code}</code> {r.text}</li>)}
+            </ul>
+          )}
+          {bucket && (
+            <p className="bucket-info">In bucket #{bucket.id} ({bucket.kind}, key {bucket.key}, {fmtBytes(bucket.bytes)}) with {bucket.members.length - 1} other collective{bucket.members.length === 2 ? '' : 's'}: {bucket.members.filter((m) => m !== current).slice(0, 6).join(', ')}{bucket.members.length > 7 ? ', …' : ''}</p>
+          )}
+          <p className="muted small">{schedule.backend}: {schedule.buckets.length} buckets, {names.length} collectives explained.</p>
+        </>
+      )}
+    </section>
+  );
+}

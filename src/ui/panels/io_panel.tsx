@@ -1,0 +1,106 @@
+// Export and import: Chrome-trace JSON per side, a PNG of the timelines, and imports of Kineto /
+// our own traces (one file per rank or merged) and FX graph dumps. A bad file gives a message
+// naming what is wrong; the page stays as it was.
+
+import { useRef, useState } from 'react';
+import { appStore, useApp, type Side } from '../../store';
+import { importFxFile, importTraceFiles } from '../../store/engine';
+import { exportChromeTrace } from '../../trace';
+import { downloadBlob, downloadJson, timelinesPng } from '../download';
+import { paletteFor } from '../palette';
+import { useResolvedTheme } from '../theme';
+
+async function readFiles(list: FileList | null): Promise<{ name: string; text: string }[]> {
+  return Promise.all([...(list ?? [])].map(async (f) => ({ name: f.name, text: await f.text() })));
+}
+
+function safeName(s: string): string {
+  return s.replace(/[^a-z0-9_.-]+/gi, '_').slice(0, 60);
+}
+
+export function IoPanel() {
+  const sides = useApp((s) => s.sides);
+  const theme = useResolvedTheme();
+  const [importSide, setImportSide] = useState<Side>('a');
+  const traceInput = useRef<HTMLInputElement>(null);
+  const fxInput = useRef<HTMLInputElement>(null);
+  const notify = (kind: 'error' | 'info', text: string) => appStore.getState().setNotice({ kind, text });
+
+  const exportTrace = (side: Side) => {
+    const r = sides[side];
+    if (!r) return;
+    try {
+      const trace = exportChromeTrace({ events: r.events, memory: r.memory, worldSize: r.worldSize }, { buckets: r.schedule?.buckets, label: r.title });
+      downloadJson(trace, `fsdp-sim_${side}_${safeName(r.title)}.trace.json`);
+    } catch (e) {
+      notify('error', `Export failed: ${(e as Error).message}`);
+    }
+  };
+
+  const exportPng = async () => {
+    const canvases = (['a', 'b'] as const).flatMap((side) => {
+      const c = document.querySelector<HTMLCanvasElement>(`[data-testid="timeline-${side}"] canvas`);
+      const r = sides[side];
+      return c && r ? [{ title: `${side.toUpperCase()} · ${r.title} · ${r.clock}`, canvas: c }] : [];
+    });
+    if (!canvases.length) return;
+    try {
+      const p = paletteFor(theme);
+      downloadBlob(await timelinesPng(canvases, p.background, p.text), 'fsdp-sim_timelines.png');
+    } catch (e) {
+      notify('error', (e as Error).message);
+    }
+  };
+
+  const onTraceFiles = async (list: FileList | null) => {
+    const files = await readFiles(list);
+    if (!files.length) return;
+    const r = importTraceFiles(files);
+    if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
+    else {
+      appStore.getState().setSide(importSide, r.value);
+      notify('info', `Imported ${files.map((f) => f.name).join(', ')} into ${importSide.toUpperCase()}: ${r.value.events.length} events on ${r.value.worldSize} rank(s).`);
+    }
+    if (traceInput.current) traceInput.current.value = '';
+  };
+
+  const onFxFile = async (list: FileList | null) => {
+    const [file] = await readFiles(list);
+    if (!file) return;
+    const r = importFxFile(file, appStore.getState().config);
+    if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
+    else {
+      const st = appStore.getState();
+      st.setSide('a', r.value.a);
+      st.setSide('b', r.value.b);
+      notify('info', `Ran both backends on the FX graph ${file.name}.`);
+    }
+    if (fxInput.current) fxInput.current.value = '';
+  };
+
+  return (
+    <section className="panel io" data-testid="io">
+      <h2>Export / import</h2>
+      <div className="row buttons">
+        <button onClick={() => exportTrace('a')} disabled={!sides.a} data-testid="export-a">Trace A (.json)</button>
+        <button onClick={() => exportTrace('b')} disabled={!sides.b} data-testid="export-b">Trace B (.json)</button>
+        <button onClick={exportPng} data-testid="export-png">Timelines (.png)</button>
+      </div>
+      <div className="row">
+        <label>trace into <select value={importSide} onChange={(e) => setImportSide(e.target.value as Side)} data-testid="import-side">
+          <option value="a">A</option><option value="b">B</option>
+        </select></label>
+        <label className="file">Kineto / Chrome trace(s)…
+          <input ref={traceInput} type="file" accept=".json,application/json" multiple data-testid="import-trace"
+            onChange={(e) => void onTraceFiles(e.target.files)} />
+        </label>
+      </div>
+      <div className="row">
+        <label className="file">FX graph dump…
+          <input ref={fxInput} type="file" accept=".json,.txt,.py" data-testid="import-fx" onChange={(e) => void onFxFile(e.target.files)} />
+        </label>
+        <button onClick={() => appStore.getState().resimulate(appStore.getState().config)} data-testid="resimulate">Back to simulation</button>
+      </div>
+    </section>
+  );
+}

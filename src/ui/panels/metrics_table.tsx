@@ -1,0 +1,56 @@
+// Metrics table: HTA-style metrics of A and B side by side with B's change against A.
+
+import { useApp } from '../../store';
+import type { TraceMetrics } from '../../trace/metrics';
+import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
+
+interface Row {
+  readonly key: string;
+  readonly label: string;
+  readonly get: (m: TraceMetrics) => number;
+  readonly fmt: (v: number) => string;
+  readonly lowerIsBetter: boolean;
+}
+
+const ROWS: readonly Row[] = [
+  { key: 'step', label: 'step time', get: (m) => m.stepTimeUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'exposed', label: 'exposed comm', get: (m) => m.exposedCommUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'overlap', label: 'overlap', get: (m) => m.overlapPct, fmt: fmtPct, lowerIsBetter: false },
+  { key: 'idle', label: 'idle', get: (m) => m.idleUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'peak', label: 'peak memory', get: (m) => m.peakMemoryBytes, fmt: fmtBytes, lowerIsBetter: true },
+  { key: 'ag', label: '# all-gather', get: (m) => m.collectives.all_gather, fmt: String, lowerIsBetter: true },
+  { key: 'rs', label: '# reduce-scatter', get: (m) => m.collectives.reduce_scatter, fmt: String, lowerIsBetter: true },
+];
+
+export function MetricsTable() {
+  const a = useApp((s) => s.sides.a);
+  const b = useApp((s) => s.sides.b);
+  return (
+    <section className="panel metrics" data-testid="metrics">
+      <h2>Metrics <span className="muted">(mean over ranks; HTA definitions)</span></h2>
+      <table>
+        <thead>
+          <tr><th /><th><span className="side-badge side-a">A</span> {a?.title ?? '–'}</th><th><span className="side-badge side-b">B</span> {b?.title ?? '–'}</th><th>B vs A</th></tr>
+        </thead>
+        <tbody>
+          {ROWS.map((r) => {
+            const va = a ? r.get(a.metrics) : NaN;
+            const vb = b ? r.get(b.metrics) : NaN;
+            const better = Number.isFinite(va) && Number.isFinite(vb) && va !== vb && (vb < va) === r.lowerIsBetter;
+            const worse = Number.isFinite(va) && Number.isFinite(vb) && va !== vb && !better;
+            return (
+              <tr key={r.key} data-metric={r.key}>
+                <th>{r.label}</th>
+                <td data-side="a" data-value={va}>{a ? r.fmt(va) : '–'}</td>
+                <td data-side="b" data-value={vb}>{b ? r.fmt(vb) : '–'}</td>
+                <td className={better ? 'better' : worse ? 'worse' : ''}>
+                  {r.key === 'overlap' ? (Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–') : fmtDelta(va, vb)}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}

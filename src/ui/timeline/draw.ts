@@ -1,0 +1,201 @@
+// Canvas drawing of one timeline: lane backgrounds, exposed-comm bands, rectangles (one pass),
+// labels (second pass), bucket/selection outlines and the collective-mismatch marker.
+// Culls offscreen items and merges sub-pixel ones so the cost is bounded by pixels, not events.
+
+import type { Palette } from '../palette';
+import { KIND_CODES, firstVisible, type TimelineColumns } from './columns';
+import type { TimeScale } from './time_scale';
+
+export const LANE_HEIGHT_PX = 18;
+export const LANE_GAP_PX = 3;
+export const RANK_GAP_PX = 6;
+export const GUTTER_PX = 96; // lane labels
+/** Rects narrower than this get no label. */
+export const MIN_LABEL_PX = 36;
+const FONT = '11px system-ui, sans-serif';
+
+export interface Highlight {
+  readonly bucketId: number; // -1: none
+  readonly eventIndex: number; // source index, -1: none
+}
+
+export interface MismatchMarker {
+  readonly rank: number;
+  readonly timeUs: number;
+  readonly label: string;
+}
+
+export interface LaneLayout {
+  readonly top: Float64Array; // y of each lane
+  readonly heightPx: number; // total
+}
+
+export function layoutLanes(c: TimelineColumns): LaneLayout {
+  const top = new Float64Array(c.lanes.length);
+  let y = 4;
+  c.lanes.forEach((l, i) => {
+    if (i > 0 && c.lanes[i - 1].rank !== l.rank) y += RANK_GAP_PX;
+    top[i] = y;
+    y += LANE_HEIGHT_PX + LANE_GAP_PX;
+  });
+  return { top, heightPx: y + 4 };
+}
+
+/** Lane index at y, or -1. */
+export function laneAt(layout: LaneLayout, yPx: number): number {
+  for (let i = 0; i < layout.top.length; i++) if (yPx >= layout.top[i] && yPx < layout.top[i] + LANE_HEIGHT_PX) return i;
+  return -1;
+}
+
+let charWidthPx = 0; // measured once
+
+function fitLabel(ctx: CanvasRenderingContext2D, text: string, widthPx: number): string {
+  if (!charWidthPx) charWidthPx = ctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789._').width / 38;
+  const maxChars = Math.floor((widthPx - 6) / charWidthPx);
+  if (maxChars < 3) return '';
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}
+
+export interface DrawInput {
+  readonly ctx: CanvasRenderingContext2D;
+  readonly cols: TimelineColumns;
+  readonly layout: LaneLayout;
+  readonly scale: TimeScale;
+  readonly palette: Palette;
+  readonly names: (eventIndex: number) => string;
+  readonly highlight: Highlight;
+  readonly mismatch?: MismatchMarker;
+  readonly cssWidthPx: number;
+  readonly cssHeightPx: number;
+}
+
+/** Draw everything; returns the number of rectangles filled (for tests and the perf note). */
+export function drawTimeline(d: DrawInput): number {
+  const { ctx, cols: c, layout, scale, palette: p } = d;
+  ctx.clearRect(0, 0, d.cssWidthPx, d.cssHeightPx);
+  ctx.font = FONT;
+  ctx.textBaseline = 'middle';
+  const x0 = scale.x0Px;
+  const x1 = scale.x0Px + scale.widthPx;
+  const t0 = scale.window.startUs;
+  const t1 = scale.window.endUs;
+
+  // lane backgrounds and exposed bands
+  for (let li = 0; li < c.lanes.length; li++) {
+    const y = layout.top[li];
+    if (li % 2 === 1) {
+      ctx.fillStyle = p.laneAlt;
+      ctx.fillRect(x0, y, x1 - x0, LANE_HEIGHT_PX);
+    }
+    ctx.fillStyle = p.exposed;
+    for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++) {
+      const s = c.exposedStartUs[k];
+      const e = c.exposedEndUs[k];
+      if (e < t0 || s > t1) continue;
+      const xa = Math.max(x0, scale.timeToPx(s));
+      const xb = Math.min(x1, scale.timeToPx(e));
+      ctx.fillRect(xa, y - 1, Math.max(1, xb - xa), LANE_HEIGHT_PX + 2);
+    }
+  }
+
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(x0, 0, x1 - x0, d.cssHeightPx);
+  ctx.clip();
+
+  // pass 1: rectangles
+  let drawn = 0;
+  const colors = KIND_CODES.map((k) => p[k]);
+  for (let li = 0; li < c.lanes.length; li++) {
+    const y = layout.top[li];
+    let lastPx = -1; // right edge of the last sub-pixel tick drawn in this lane
+    const end = c.laneOffset[li + 1];
+    for (let q = firstVisible(c, li, t0); q < end; q++) {
+      const s = c.startUs[q];
+      if (s > t1) break;
+      const xa = scale.timeToPx(s);
+      const w = scale.durToPx(c.durUs[q]);
+      if (w < 1) {
+        const px = Math.floor(xa);
+        if (px <= lastPx) continue; // merged into the previous tick
+        lastPx = px;
+        ctx.fillStyle = colors[c.kind[q]];
+        ctx.fillRect(px, y, 1, LANE_HEIGHT_PX);
+      } else {
+        ctx.fillStyle = colors[c.kind[q]];
+        ctx.fillRect(xa, y, w - (w > 3 ? 0.5 : 0), LANE_HEIGHT_PX);
+        lastPx = Math.floor(xa + w);
+      }
+      drawn++;
+    }
+  }
+
+  // pass 2: labels
+  ctx.fillStyle = p.textOnBar;
+  for (let li = 0; li < c.lanes.length; li++) {
+    const y = layout.top[li] + LANE_HEIGHT_PX / 2;
+    const end = c.laneOffset[li + 1];
+    for (let q = firstVisible(c, li, t0); q < end; q++) {
+      const s = c.startUs[q];
+      if (s > t1) break;
+      const w = scale.durToPx(c.durUs[q]);
+      if (w < MIN_LABEL_PX) continue;
+      const xa = Math.max(x0, scale.timeToPx(s));
+      const visibleW = Math.min(x1, scale.timeToPx(s) + w) - xa;
+      const label = fitLabel(ctx, d.names(c.eventIndex[q]), visibleW);
+      if (label) ctx.fillText(label, xa + 3, y);
+    }
+  }
+
+  // pass 3: bucket members and the selected event
+  const hl = d.highlight;
+  if (hl.bucketId >= 0 || hl.eventIndex >= 0) {
+    for (let li = 0; li < c.lanes.length; li++) {
+      const y = layout.top[li];
+      const end = c.laneOffset[li + 1];
+      for (let q = firstVisible(c, li, t0); q < end; q++) {
+        const s = c.startUs[q];
+        if (s > t1) break;
+        const isSel = c.eventIndex[q] === hl.eventIndex;
+        const inBucket = hl.bucketId >= 0 && c.bucket[q] === hl.bucketId;
+        if (!isSel && !inBucket) continue;
+        ctx.strokeStyle = isSel ? p.selected : p.bucket;
+        ctx.lineWidth = isSel ? 2 : 2;
+        const w = Math.max(3, scale.durToPx(c.durUs[q]));
+        ctx.strokeRect(scale.timeToPx(s) - 0.5, y - 1.5, w + 1, LANE_HEIGHT_PX + 3);
+      }
+    }
+  }
+  ctx.restore();
+
+  // lane labels (gutter)
+  ctx.fillStyle = p.text;
+  for (let li = 0; li < c.lanes.length; li++) {
+    ctx.fillText(c.lanes[li].label, 4, layout.top[li] + LANE_HEIGHT_PX / 2, GUTTER_PX - 8);
+  }
+
+  // collective mismatch: a marker at the rank and time where ranks diverged
+  if (d.mismatch) {
+    const m = d.mismatch;
+    const li = c.lanes.findIndex((l) => l.rank === m.rank && l.stream !== 'compute');
+    const lane = li >= 0 ? li : c.lanes.findIndex((l) => l.rank === m.rank);
+    const x = Math.min(x1 - 2, Math.max(x0 + 2, scale.timeToPx(m.timeUs)));
+    const y = lane >= 0 ? layout.top[lane] : 4;
+    ctx.strokeStyle = p.mismatch;
+    ctx.fillStyle = p.mismatch;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.moveTo(x, 0);
+    ctx.lineTo(x, d.cssHeightPx);
+    ctx.stroke();
+    ctx.beginPath();
+    ctx.moveTo(x - 7, y - 2);
+    ctx.lineTo(x + 7, y - 2);
+    ctx.lineTo(x, y + LANE_HEIGHT_PX / 2 + 2);
+    ctx.closePath();
+    ctx.fill();
+    ctx.font = `bold ${FONT}`;
+    ctx.fillText(`✕ ${m.label}`, Math.min(x + 9, x1 - 200), y + LANE_HEIGHT_PX / 2);
+  }
+  return drawn;
+}
