@@ -1,4 +1,8 @@
-// Public API of the simulator: scheduleMemoryProfile (static peak memory) and simulate.
+// Public API of the simulator: simulate (events, memory, step time, mismatch) and
+// scheduleMemoryProfile (static peak memory in schedule order, for the autobucketing budget).
 export type { CollectiveMismatch, SimOptions, SimResult } from './types';
-export { MemoryTracker, baseOf, liveIntervals, persistentBytes, scheduleMemoryProfile } from './memory';
-export type { ScheduleMemoryProfile } from './memory';
+export { simulate } from './simulate';
+export { MemoryTracker, baseOf, liveIntervals, persistentBytes, scheduleMemoryProfile, tensorLifetimes, waitPositions } from './memory';
+export type { LiveInterval, ScheduleMemoryProfile } from './memory';
+export { collectiveBytes, collectiveDescriptor, commStream, COMPUTE_STREAM, groupInstance } from './streams';
+export { EMIT_ALL_BELOW, isSymmetric } from './symmetric';

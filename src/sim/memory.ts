@@ -37,8 +37,8 @@ export interface ScheduleMemoryProfile {
   readonly persistentBytes: number;
 }
 
-/** Positions (in `order`) of each collective's wait, by collective name. */
-function waitPositions(nodes: readonly GraphNode[]): Map<string, number> {
+/** Positions (in `nodes`) of each collective's wait, by collective name. */
+export function waitPositions(nodes: readonly GraphNode[]): Map<string, number> {
   const pos = new Map<string, number>();
   nodes.forEach((n, i) => {
     if (n.kind === 'wait' && n.waitOf !== undefined && !pos.has(n.waitOf)) pos.set(n.waitOf, i);
@@ -46,43 +46,62 @@ function waitPositions(nodes: readonly GraphNode[]): Map<string, number> {
   return pos;
 }
 
-/** Intervals [allocPos, freePos] per non-persistent base tensor, in positions of `nodes`. */
-export function liveIntervals(
+export interface LiveInterval {
+  alloc: number;
+  free: number;
+  bytes: number;
+}
+
+/**
+ * Lifetime of every non-persistent base tensor, in whatever clock `startOf` / `endOf` use
+ * (positions for the static profile, µs for the simulator). `endOf(i)` of a collective is when it
+ * ends (its wait), so its input and output stay live until then. A base first seen as an input
+ * has no producer here: a step input, live from `origin`.
+ */
+export function tensorLifetimes(
   graph: StepGraph,
   nodes: readonly GraphNode[],
-): Map<string, { alloc: number; free: number; bytes: number }> {
+  startOf: (i: number) => number,
+  endOf: (i: number) => number,
+  origin = 0,
+): Map<string, LiveInterval> {
   const { tensors } = graph;
-  const waits = waitPositions(nodes);
-  const last = nodes.length - 1;
-  const out = new Map<string, { alloc: number; free: number; bytes: number }>();
-  const touch = (id: string, pos: number, isProducer: boolean) => {
+  const out = new Map<string, LiveInterval>();
+  const touch = (id: string, allocAt: number | undefined, useEnd: number) => {
     const base = baseOf(tensors, id);
     const info = tensors[base];
     if (info?.persistent) return;
     const cur = out.get(base);
-    if (cur === undefined) {
-      // a base first seen as an input has no producer in this order: a step input, live from the start
-      const produced = isProducer && base === id;
-      out.set(base, { alloc: produced ? pos : 0, free: pos, bytes: info?.bytes ?? 0 });
-    } else {
-      if (isProducer && base === id) cur.alloc = Math.min(cur.alloc, pos);
-      cur.free = Math.max(cur.free, pos);
+    if (cur === undefined) out.set(base, { alloc: allocAt ?? origin, free: useEnd, bytes: info?.bytes ?? 0 });
+    else {
+      if (allocAt !== undefined) cur.alloc = Math.min(cur.alloc, allocAt);
+      cur.free = Math.max(cur.free, useEnd);
     }
   };
-  nodes.forEach((n, i) => {
-    const isColl = n.kind === 'all_gather' || n.kind === 'reduce_scatter';
-    // a collective's buffers are in use until it ends, i.e. until its wait
-    const endPos = isColl ? (waits.get(n.name) ?? last) : i;
-    for (const id of n.outputs) {
-      touch(id, i, true);
-      if (isColl) touch(id, endPos, false);
-    }
-    for (const id of n.inputs) {
-      touch(id, i, false);
-      if (isColl) touch(id, endPos, false);
-    }
-  });
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i];
+    const s = startOf(i);
+    const e = endOf(i);
+    // an output that is its own base is allocated here; an alias output only extends its base's life
+    for (const id of n.outputs) touch(id, baseOf(tensors, id) === id ? s : undefined, e);
+    for (const id of n.inputs) touch(id, undefined, e);
+  }
   return out;
+}
+
+/** Lifetimes in positions of `nodes`: a collective ends at its wait (or the last position). */
+export function liveIntervals(graph: StepGraph, nodes: readonly GraphNode[]): Map<string, LiveInterval> {
+  const waits = waitPositions(nodes);
+  const last = nodes.length - 1;
+  return tensorLifetimes(
+    graph,
+    nodes,
+    (i) => i,
+    (i) => {
+      const n = nodes[i];
+      return n.kind === 'all_gather' || n.kind === 'reduce_scatter' ? (waits.get(n.name) ?? last) : i;
+    },
+  );
 }
 
 /**

@@ -1,0 +1,266 @@
+// Discrete-event simulator of one training step on N ranks (DESIGN.md "Simulator").
+// Per rank: one compute stream that runs the schedule in order, and one comm stream per process
+// group. A collective node is an *issue* (free on the compute stream); the collective starts when
+// every rank of its group has issued it and the group's stream is free (collectives on a group run
+// in issue order, one NCCL stream per group), and lasts the cost model's estimate (the slowest
+// rank's when ranks differ). A wait blocks the compute stream until its collective ends.
+// Ranks that issue different collectives at the same sequence number are reported (the hang
+// torch's cross-rank alignment prevents) and stop there; the simulation always terminates.
+
+import type { Schedule } from '../backends/types';
+import type { CostModel } from '../estimate/types';
+import { ConfigError, FsdpSimError } from '../errors';
+import type { GraphNode } from '../graph/types';
+import type { MemoryCurve, TraceEvent } from '../trace/event';
+import { MemoryTracker, persistentBytes, tensorLifetimes } from './memory';
+import {
+  bucketIds,
+  collectiveBytes,
+  collectiveDescriptor,
+  collectiveEvent,
+  compareEvents,
+  computeEvent,
+  groupInstance,
+  waitEvent,
+} from './streams';
+import { copyEventsToRanks, copyMemoryToRanks, EMIT_ALL_BELOW, isSymmetric } from './symmetric';
+import type { CollectiveMismatch, SimOptions, SimResult } from './types';
+
+interface Issue {
+  readonly rank: number;
+  readonly node: GraphNode;
+  readonly pos: number;
+  readonly timeUs: number;
+  readonly desc: string;
+}
+
+/** One collective instance: the seq-th collective on one instance of a group. */
+interface Inst {
+  readonly streamKey: string;
+  readonly seq: number;
+  readonly first: number; // first rank of the group instance
+  readonly issues: (Issue | undefined)[]; // by rank − first
+  count: number;
+  endUs?: number;
+}
+
+interface RankState {
+  readonly rank: number;
+  readonly nodes: readonly GraphNode[];
+  readonly schedule: Schedule;
+  readonly cost: CostModel;
+  readonly buckets: Map<string, number>;
+  readonly emit: boolean;
+  readonly startUs: Float64Array;
+  readonly endUs: Float64Array;
+  readonly seqByGroup: Map<string, number>;
+  readonly issued: Map<string, Inst>; // collective node name → instance
+  readonly events: TraceEvent[];
+  pos: number;
+  tUs: number; // compute stream free at
+  lastEndUs: number;
+  halted: boolean;
+}
+
+class Engine {
+  private readonly insts = new Map<string, Inst>();
+  private readonly commFreeUs = new Map<string, number>();
+  mismatch?: CollectiveMismatch;
+
+  constructor(
+    private readonly ranks: RankState[],
+    private readonly worldSize: number,
+  ) {}
+
+  run(): void {
+    for (let progressed = true; progressed; ) {
+      progressed = false;
+      for (const s of this.ranks) if (this.advance(s)) progressed = true;
+    }
+  }
+
+  /** Runs rank `s` until it blocks, halts or finishes; true when it moved. */
+  private advance(s: RankState): boolean {
+    const start = s.pos;
+    while (!s.halted && s.pos < s.nodes.length) {
+      const node = s.nodes[s.pos];
+      if (node.kind === 'all_gather' || node.kind === 'reduce_scatter') {
+        if (!this.issue(s, node)) break;
+      } else if (node.kind === 'wait') {
+        if (!this.wait(s, node)) break;
+      } else {
+        const dur = s.cost.computeUs(node);
+        s.startUs[s.pos] = s.tUs;
+        s.endUs[s.pos] = s.tUs + dur;
+        if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, s.tUs, dur));
+        s.tUs += dur;
+        s.lastEndUs = Math.max(s.lastEndUs, s.tUs);
+      }
+      s.pos++;
+    }
+    return s.pos !== start;
+  }
+
+  private issue(s: RankState, node: GraphNode): boolean {
+    const c = node.collective;
+    if (c === undefined) throw new FsdpSimError('schedule', `node '${node.name}' (position ${s.pos}, rank ${s.rank}) is a ${node.kind} without collective info`);
+    const g = groupInstance(s.rank, c.groupSize, this.worldSize);
+    const seq = s.seqByGroup.get(c.group) ?? 0;
+    const streamKey = `${c.group}#${g.key}`;
+    const key = `${streamKey}#${seq}`;
+    let inst = this.insts.get(key);
+    if (inst === undefined) {
+      inst = { streamKey, seq, first: g.first, issues: new Array(g.size).fill(undefined), count: 0 };
+      this.insts.set(key, inst);
+    }
+    const issueT = s.tUs + s.cost.computeUs(node); // ~0: the issue itself
+    const mine: Issue = { rank: s.rank, node, pos: s.pos, timeUs: issueT, desc: collectiveDescriptor(node) };
+    const other = inst.issues.find((x) => x !== undefined);
+    if (other !== undefined && other.desc !== mine.desc) {
+      this.mismatch ??= {
+        seq,
+        ranks: [other.rank, s.rank],
+        ops: [other.desc, mine.desc],
+        timeUs: Math.max(other.timeUs, issueT),
+      };
+      s.halted = true;
+      return false;
+    }
+    s.seqByGroup.set(c.group, seq + 1);
+    inst.issues[s.rank - inst.first] = mine;
+    inst.count++;
+    s.issued.set(node.name, inst);
+    s.startUs[s.pos] = s.tUs;
+    s.endUs[s.pos] = Number.NaN; // known when the collective ends
+    s.tUs = issueT;
+    if (inst.count === inst.issues.length) this.resolve(inst);
+    return true;
+  }
+
+  /** Every rank has issued: start when the last one did and the group's stream is free. */
+  private resolve(inst: Inst): void {
+    const issues = inst.issues as Issue[];
+    let startUs = this.commFreeUs.get(inst.streamKey) ?? 0;
+    let durUs = 0;
+    for (const is of issues) {
+      startUs = Math.max(startUs, is.timeUs);
+      const c = is.node.collective!;
+      durUs = Math.max(durUs, this.ranks[this.rankIndex(is.rank)].cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype));
+    }
+    const endUs = startUs + durUs;
+    inst.endUs = endUs;
+    this.commFreeUs.set(inst.streamKey, endUs);
+    for (const is of issues) {
+      const s = this.ranks[this.rankIndex(is.rank)];
+      s.endUs[is.pos] = endUs;
+      s.lastEndUs = Math.max(s.lastEndUs, endUs);
+      if (s.emit) s.events.push(collectiveEvent(s.rank, is.node, startUs, durUs, s.buckets.get(is.node.name)));
+    }
+  }
+
+  private rankIndex(rank: number): number {
+    return this.ranks.length === 1 ? 0 : rank;
+  }
+
+  private wait(s: RankState, node: GraphNode): boolean {
+    if (node.waitOf === undefined) {
+      s.startUs[s.pos] = s.endUs[s.pos] = s.tUs;
+      return true;
+    }
+    const inst = s.issued.get(node.waitOf);
+    if (inst === undefined)
+      throw new FsdpSimError('schedule', `wait '${node.name}' (position ${s.pos}, rank ${s.rank}) waits for '${node.waitOf}', which this rank has not issued before it`);
+    if (inst.endUs === undefined) return false; // blocked until every rank issues it
+    s.startUs[s.pos] = s.tUs;
+    if (inst.endUs > s.tUs) {
+      if (s.emit) s.events.push(waitEvent(s.rank, node, s.tUs, inst.endUs - s.tUs));
+      s.tUs = inst.endUs;
+    }
+    s.endUs[s.pos] = s.tUs;
+    return true;
+  }
+
+  /** After a stall without a descriptor mismatch: a rank never issued what another is waiting on. */
+  missingCollective(): CollectiveMismatch | undefined {
+    for (const s of this.ranks) {
+      if (s.pos >= s.nodes.length || s.halted) continue;
+      const node = s.nodes[s.pos];
+      const inst = node.waitOf !== undefined ? s.issued.get(node.waitOf) : undefined;
+      if (inst === undefined || inst.endUs !== undefined) continue;
+      const issuer = inst.issues.find((x) => x !== undefined)!;
+      const missing = inst.issues.findIndex((x) => x === undefined) + inst.first;
+      const m = this.ranks[this.rankIndex(missing)];
+      const where = m.pos >= m.nodes.length ? 'finished its schedule' : `blocked at '${m.nodes[m.pos].name}'`;
+      return { seq: inst.seq, ranks: [issuer.rank, missing], ops: [issuer.desc, `nothing (rank ${missing} ${where})`], timeUs: issuer.timeUs };
+    }
+    return undefined;
+  }
+}
+
+function memoryCurve(s: RankState): MemoryCurve {
+  const ran = s.nodes.slice(0, s.pos);
+  const endOfStep = s.lastEndUs;
+  const lifetimes = tensorLifetimes(
+    s.schedule.graph,
+    ran,
+    (i) => s.startUs[i],
+    (i) => (Number.isNaN(s.endUs[i]) ? endOfStep : s.endUs[i]), // a collective that never ran holds its buffers
+  );
+  const tracker = new MemoryTracker(s.rank, persistentBytes(s.schedule.graph));
+  for (const iv of lifetimes.values()) {
+    tracker.alloc(iv.alloc, iv.bytes);
+    tracker.free(iv.free, iv.bytes);
+  }
+  return tracker.curve();
+}
+
+function perRank<T>(field: string, x: T | readonly T[], worldSize: number): (r: number) => T {
+  if (!Array.isArray(x)) return () => x as T;
+  const arr = x as readonly T[];
+  if (arr.length !== worldSize) throw new ConfigError(field, `${field} must have one entry per rank (${worldSize}), got ${arr.length}`);
+  return (r) => arr[r];
+}
+
+export function simulate(opts: SimOptions): SimResult {
+  const { worldSize } = opts;
+  if (!Number.isInteger(worldSize) || worldSize < 1) throw new ConfigError('worldSize', `worldSize must be an integer ≥ 1, got ${worldSize}`);
+  const scheduleOf = perRank('schedules', opts.schedules, worldSize);
+  const costOf = perRank('cost', opts.cost, worldSize);
+  const symmetric = isSymmetric(opts.schedules, opts.cost);
+  const emitRanks = opts.emitRanks ?? (worldSize < EMIT_ALL_BELOW ? Array.from({ length: worldSize }, (_, r) => r) : symmetric ? [0] : Array.from({ length: worldSize }, (_, r) => r));
+  for (const r of emitRanks)
+    if (!Number.isInteger(r) || r < 0 || r >= worldSize) throw new ConfigError('emitRanks', `emitRanks entries must be integers in [0, ${worldSize - 1}], got ${r}`);
+  const emitSet = new Set(emitRanks);
+
+  const simRanks = symmetric ? [0] : Array.from({ length: worldSize }, (_, r) => r);
+  const states: RankState[] = simRanks.map((rank) => {
+    const schedule = scheduleOf(rank);
+    const nodes = schedule.graph.nodes;
+    return {
+      rank, nodes, schedule, cost: costOf(rank), buckets: bucketIds(schedule),
+      emit: symmetric ? emitSet.size > 0 : emitSet.has(rank),
+      startUs: new Float64Array(nodes.length), endUs: new Float64Array(nodes.length),
+      seqByGroup: new Map(), issued: new Map(), events: [], pos: 0, tUs: 0, lastEndUs: 0, halted: false,
+    };
+  });
+  // symmetric: a world of one, where every collective starts when issued (all ranks issue together)
+  const engine = new Engine(states, symmetric ? 1 : worldSize);
+  engine.run();
+  const mismatch = engine.mismatch ?? engine.missingCollective();
+
+  const stepUs = Math.max(0, ...states.map((s) => s.lastEndUs));
+  let events: TraceEvent[];
+  let memory: MemoryCurve[];
+  const ordered = [...emitSet].sort((a, b) => a - b);
+  if (symmetric) {
+    const s = states[0];
+    s.events.sort(compareEvents);
+    events = ordered.length === 0 ? [] : copyEventsToRanks(s.events, ordered);
+    memory = ordered.length === 0 ? [] : copyMemoryToRanks(memoryCurve(s), ordered);
+  } else {
+    const emitted = states.filter((s) => s.emit);
+    events = emitted.flatMap((s) => s.events).sort(compareEvents);
+    memory = emitted.map(memoryCurve);
+  }
+  return { worldSize, symmetric, events, memory, stepUs, ...(mismatch !== undefined ? { mismatch } : {}) };
+}

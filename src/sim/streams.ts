@@ -1,0 +1,93 @@
+// Helpers shared by the simulator's engine: collective descriptors (what ranks must agree on),
+// process-group membership, bucket lookup and event construction.
+
+import type { Schedule } from '../backends/types';
+import type { GraphNode } from '../graph/types';
+import type { StreamName, TraceEvent } from '../trace/event';
+
+export const COMPUTE_STREAM: StreamName = 'compute';
+export const commStream = (group: string): StreamName => `comm:${group}`;
+
+/** Bytes a collective is timed with: the gathered output (all-gather) or the full input (reduce-scatter). */
+export function collectiveBytes(node: GraphNode): number {
+  const c = node.collective;
+  if (c === undefined) return 0;
+  return c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+}
+
+/** What every rank must agree on at a sequence number: kind, bytes, dtype and the tensors carried. */
+export function collectiveDescriptor(node: GraphNode): string {
+  const c = node.collective;
+  if (c === undefined) return `${node.kind} ${node.name}`;
+  const members = c.members ?? [node.name];
+  return `${c.kind} ${collectiveBytes(node)}B ${c.dtype} [${members.join(', ')}]`;
+}
+
+/**
+ * The ranks in `rank`'s instance of a group of `groupSize`: consecutive blocks of ranks (the
+ * innermost mesh dim, as torch's DeviceMesh lays out dp_shard); the whole world when the group is
+ * at least as large.
+ */
+export function groupInstance(rank: number, groupSize: number, worldSize: number): { key: number; first: number; size: number } {
+  if (groupSize >= worldSize || groupSize <= 0) return { key: 0, first: 0, size: worldSize };
+  const key = Math.floor(rank / groupSize);
+  const first = key * groupSize;
+  return { key, first, size: Math.min(groupSize, worldSize - first) };
+}
+
+/** bucketId by the merged collective's node name. */
+export function bucketIds(schedule: Schedule): Map<string, number> {
+  return new Map(schedule.buckets.map((b) => [b.node, b.id]));
+}
+
+export function computeEvent(rank: number, node: GraphNode, start: number, dur: number): TraceEvent {
+  return {
+    rank,
+    stream: COMPUTE_STREAM,
+    name: node.name,
+    kind: 'compute',
+    start,
+    dur,
+    op: node.op,
+    ...(node.params !== undefined ? { params: node.params } : {}),
+  };
+}
+
+export function collectiveEvent(
+  rank: number,
+  node: GraphNode,
+  start: number,
+  dur: number,
+  bucketId: number | undefined,
+): TraceEvent {
+  const c = node.collective!;
+  const params = node.params ?? c.members;
+  return {
+    rank,
+    stream: commStream(c.group),
+    name: node.name,
+    kind: c.kind,
+    start,
+    dur,
+    bytes: collectiveBytes(node),
+    op: node.op,
+    ...(bucketId !== undefined ? { bucketId } : {}),
+    ...(params !== undefined ? { params } : {}),
+  };
+}
+
+export function waitEvent(rank: number, node: GraphNode, start: number, dur: number): TraceEvent {
+  return { rank, stream: COMPUTE_STREAM, name: node.name, kind: 'wait', start, dur, op: node.op };
+}
+
+const STREAM_ORDER = (s: StreamName) => (s === COMPUTE_STREAM ? '' : s);
+
+/** Deterministic event order: rank, start, compute before comm streams, then name. */
+export function compareEvents(a: TraceEvent, b: TraceEvent): number {
+  return (
+    a.rank - b.rank ||
+    a.start - b.start ||
+    (STREAM_ORDER(a.stream) < STREAM_ORDER(b.stream) ? -1 : STREAM_ORDER(a.stream) > STREAM_ORDER(b.stream) ? 1 : 0) ||
+    (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  );
+}

@@ -1,0 +1,25 @@
+// Symmetric ranks: when every rank runs the same schedule with the same cost model, all ranks
+// issue every collective at the same instant and the step is identical on each, so one rank is
+// simulated and its events / memory are copied to the ranks asked for (1024 ranks cost 1×).
+
+import type { Schedule } from '../backends/types';
+import type { CostModel } from '../estimate/types';
+import type { MemoryCurve, TraceEvent } from '../trace/event';
+
+/** Ranks emit by default: all below this world size, else rank 0 only. */
+export const EMIT_ALL_BELOW = 64;
+
+export function isSymmetric(schedules: Schedule | readonly Schedule[], cost: CostModel | readonly CostModel[]): boolean {
+  const same = <T>(x: T | readonly T[]) => !Array.isArray(x) || (x as readonly T[]).every((v) => v === (x as readonly T[])[0]);
+  return same(schedules) && same(cost);
+}
+
+export function copyEventsToRanks(events: readonly TraceEvent[], ranks: readonly number[]): TraceEvent[] {
+  const out: TraceEvent[] = [];
+  for (const rank of ranks) for (const e of events) out.push(e.rank === rank ? e : { ...e, rank });
+  return out;
+}
+
+export function copyMemoryToRanks(curve: MemoryCurve, ranks: readonly number[]): MemoryCurve[] {
+  return ranks.map((rank) => (rank === curve.rank ? curve : { ...curve, rank }));
+}
