@@ -2,7 +2,7 @@
 // (seq, kind, elems, tensor-list hash, tensor-list text) and how two of them are compared and
 // printed in a mismatch error, e.g. `rank 0 all_gather(4096 elems, [layers.0.attention.wq.weight])`.
 
-import { DESC_TEXT_BYTES, DESC_WORDS, type ControlLayout } from './layout';
+import { DESC_SLOTS, DESC_TEXT_BYTES, DESC_WORDS, type ControlLayout } from './layout';
 import type { CollectiveDescriptor, CollectiveKind } from './types';
 
 const KIND_CODES: readonly CollectiveKind[] = ['all_gather', 'reduce_scatter', 'barrier'];
@@ -41,11 +41,15 @@ export function formatDescriptor(d: CollectiveDescriptor): string {
   return d.kind === 'barrier' ? `barrier(${d.label})` : `${d.kind}(${d.elems} elems, ${d.label})`;
 }
 
-/** Writes `d` into `rank`'s slot. Plain stores: the barrier that follows (seq-cst Atomics) publishes them. */
+/** Slot index of `rank`'s descriptor for `seq` (two per rank, by seq parity; see DESC_SLOTS). */
+const slotOf = (rank: number, seq: number): number => rank * DESC_SLOTS + (seq & 1);
+
+/** Writes `d` into `rank`'s slot for d.seq. Plain stores: the barrier that follows (seq-cst Atomics) publishes them. */
 export function writeDescriptor(words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number, d: CollectiveDescriptor): void {
-  const w = layout.descBase + rank * DESC_WORDS;
+  const slot = slotOf(rank, d.seq);
+  const w = layout.descBase + slot * DESC_WORDS;
   const text = new TextEncoder().encode(d.label).subarray(0, DESC_TEXT_BYTES);
-  bytes.set(text, layout.descTextByte + rank * DESC_TEXT_BYTES);
+  bytes.set(text, layout.descTextByte + slot * DESC_TEXT_BYTES);
   words[w] = d.seq;
   words[w + 1] = KIND_CODES.indexOf(d.kind);
   words[w + 2] = d.elems;
@@ -53,9 +57,11 @@ export function writeDescriptor(words: Int32Array, bytes: Uint8Array, layout: Co
   words[w + 4] = text.length;
 }
 
-export function readDescriptor(words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number): CollectiveDescriptor {
-  const w = layout.descBase + rank * DESC_WORDS;
-  const start = layout.descTextByte + rank * DESC_TEXT_BYTES;
+/** `rank`'s descriptor in the slot for `seq` (what it published for seq, or for seq ± 2 if it is off by two). */
+export function readDescriptor(words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number, seq: number): CollectiveDescriptor {
+  const slot = slotOf(rank, seq);
+  const w = layout.descBase + slot * DESC_WORDS;
+  const start = layout.descTextByte + slot * DESC_TEXT_BYTES;
   // TextDecoder refuses SAB-backed views: copy out first.
   const label = new TextDecoder().decode(bytes.slice(start, start + words[w + 4]));
   const kind = KIND_CODES[words[w + 1]] ?? ('barrier' as const);

@@ -7,8 +7,13 @@
 export const DESC_TEXT_BYTES = 512;
 /** Bytes kept for the abort reason. */
 export const ABORT_REASON_BYTES = 1024;
-/** Int32 words per rank descriptor: seq, kind code, elems, tensor-list hash, text bytes. */
+/** Int32 words per descriptor: seq, kind code, elems, tensor-list hash, text bytes. */
 export const DESC_WORDS = 5;
+/**
+ * Descriptor slots per rank, used by seq parity: a fast rank may publish seq s+1 while a slow one
+ * still reads seq s, but it cannot publish s+2 before every rank has entered s+1 (done reading s).
+ */
+export const DESC_SLOTS = 2;
 
 /** Fixed Int32 word indices. */
 export const W_WAKE = 0; // bumped + notified on every state change (arrival, ring step, abort)
@@ -26,7 +31,7 @@ export interface ControlLayout {
   readonly worldSize: number;
   readonly arriveBase: number; // Int32 index of ARRIVE[0]: barrier epoch each rank has reached
   readonly ringBase: number; // Int32 index of RING[0]: ring steps each rank has posted (cumulative)
-  readonly descBase: number; // Int32 index of rank 0's descriptor words
+  readonly descBase: number; // Int32 index of rank 0's descriptor words (slot of seq parity 0)
   readonly abortReasonByte: number; // byte offset of the abort reason
   readonly descTextByte: number; // byte offset of rank 0's descriptor text
   readonly bytes: number; // total control buffer size
@@ -36,10 +41,10 @@ export function controlLayout(worldSize: number): ControlLayout {
   const arriveBase = W_FIXED;
   const ringBase = arriveBase + worldSize;
   const descBase = ringBase + worldSize;
-  const words = descBase + worldSize * DESC_WORDS;
+  const words = descBase + worldSize * DESC_SLOTS * DESC_WORDS;
   const abortReasonByte = words * 4;
   const descTextByte = abortReasonByte + ABORT_REASON_BYTES;
-  const bytes = descTextByte + worldSize * DESC_TEXT_BYTES;
+  const bytes = descTextByte + worldSize * DESC_SLOTS * DESC_TEXT_BYTES;
   return { worldSize, arriveBase, ringBase, descBase, abortReasonByte, descTextByte, bytes: Math.ceil(bytes / 8) * 8 };
 }
 

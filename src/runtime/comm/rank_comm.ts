@@ -97,7 +97,7 @@ export class RankComm implements RankCommApi {
     writeDescriptor(this.sync.words, this.sync.bytes, this.layout, this.rank, mine);
     this.sync.barrier(where, seq);
     const all: CollectiveDescriptor[] = [];
-    for (let r = 0; r < this.worldSize; r++) all.push(readDescriptor(this.sync.words, this.sync.bytes, this.layout, r));
+    for (let r = 0; r < this.worldSize; r++) all.push(readDescriptor(this.sync.words, this.sync.bytes, this.layout, r, seq));
     const bad = firstMismatch(all);
     if (bad >= 0) {
       throw new CollectiveError(

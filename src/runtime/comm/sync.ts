@@ -94,8 +94,8 @@ export class ControlSync {
     const deadline = now() + this.timeoutMs;
     for (;;) {
       const snap = Atomics.load(this.words, W_WAKE);
+      if (ready()) return; // a collective that completed still completes; the abort shows at the next wait
       this.checkAbort(where);
-      if (ready()) return;
       const leftMs = deadline - now();
       if (leftMs <= 0) {
         const ranks = missing();
