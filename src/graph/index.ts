@@ -10,3 +10,6 @@ export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops
 export { verifyGraph } from './verify';
 export { dependencies, isTopologicalOrder, kahnOrder, topoOrder, type Edge, type EdgeWhy } from './toposort';
 export { countKinds, formatBytes, graphToString, nodeToString, tensorToString } from './print';
+export { importFxGraph } from './fx_import';
+export { FX_FORMAT, TORCH_DTYPES, readFxDump, type FxDump, type FxNode } from './fx_schema';
+export { classifyTarget, fxOpName, type FxClass } from './fx_targets';

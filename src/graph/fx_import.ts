@@ -1,0 +1,327 @@
+// Import of torch FX graph dumps (reference/fx_graph_dump.md) as a StepGraph, so the backends
+// can run on a graph PyTorch itself produced. A forward and a backward dump can be joined
+// into one step: backward placeholders that name a forward node read that node's tensor;
+// backward nodes whose name the forward already used are renamed `<name>.bw`.
+// Collectives keep torch's own estimate (`est_ms`). Attention is counted causal.
+
+import { ImportError, err, ok, type Result } from '../errors';
+import { Emitter } from './emitter';
+import { GraphError } from './errors';
+import { ATTENTION_BWD_FACTOR, numel } from './flops';
+import { readFxDump, type FxDump, type FxNode } from './fx_schema';
+import { classifyTarget, matmulFirstOperand, type FxClass } from './fx_targets';
+import { DP_GROUP } from './fsdp';
+import type { DType, GraphNode, ParamInfo, Phase, StepGraph } from './types';
+import { verifyGraph } from './verify';
+
+/** What an FX name resolves to: its output tensor(s), and for collectives the IR node name. */
+interface Ref {
+  readonly tensors: readonly string[];
+  readonly multi: boolean;
+  readonly collective?: string; // IR name of the collective node
+  readonly producer?: number; // IR node id, absent for placeholders
+}
+
+/** Imports one dump, or [forward, backward] joined into one step. Never throws. */
+export function importFxGraph(json: unknown | unknown[]): Result<StepGraph, ImportError> {
+  try {
+    return ok(importOrThrow(json));
+  } catch (e) {
+    if (e instanceof ImportError) return err(e);
+    if (e instanceof GraphError) return err(new ImportError('graph', `fx dump: the imported graph does not verify: ${e.message}`));
+    return err(new ImportError('internal', `fx dump: internal error while importing: ${(e as Error)?.message ?? String(e)}`));
+  }
+}
+
+function importOrThrow(json: unknown): StepGraph {
+  const parts = Array.isArray(json) ? json : [json];
+  if (parts.length < 1 || parts.length > 2) {
+    throw new ImportError('dumps', `fx import takes one dump or [forward, backward], got a list of ${parts.length}`);
+  }
+  const dumps = parts.map((p, k) => {
+    try {
+      return readFxDump(p);
+    } catch (e) {
+      if (e instanceof ImportError && parts.length > 1) throw new ImportError(`dumps[${k}].${e.where}`, `dump ${k}: ${e.message}`);
+      throw e;
+    }
+  });
+  if (dumps.length === 2) {
+    if (dumps[0].graph === dumps[1].graph) {
+      throw new ImportError('graph', `fx import of two dumps needs one forward and one backward, got two '${dumps[0].graph}'`);
+    }
+    if (dumps[0].worldSize !== dumps[1].worldSize) {
+      throw new ImportError('world_size', `fx dumps disagree on world_size: ${dumps[0].worldSize} vs ${dumps[1].worldSize}`);
+    }
+    dumps.sort((a, b) => (a.graph === 'forward' ? 0 : 1) - (b.graph === 'forward' ? 0 : 1));
+  }
+  const c = new Converter(dumps[0].worldSize);
+  let prevScope: Map<string, Ref> | undefined;
+  for (const d of dumps) prevScope = c.convert(d, prevScope);
+  const g = c.finish(dumps);
+  verifyGraph(g);
+  return g;
+}
+
+class Converter {
+  readonly e = new Emitter();
+  private readonly usedNames = new Set<string>();
+  private readonly waited = new Set<string>();
+  private readonly params = new Map<string, ParamInfo>();
+  private firstAgDtype: DType | undefined;
+  private firstRsDtype: DType | undefined;
+  private tokensShape: readonly number[] | undefined;
+
+  constructor(readonly n: number) {}
+
+  /** Converts one dump; `outer` is the forward's scope when this is the joined backward. */
+  convert(d: FxDump, outer: Map<string, Ref> | undefined): Map<string, Ref> {
+    this.e.phase = d.graph as Phase;
+    const scope = new Map<string, Ref>();
+    const seen = new Set<string>();
+    const claims = getitemClaims(d);
+    for (const fx of d.nodes) {
+      const where = `nodes[${fx.i}]`;
+      const at = `node ${fx.i} '${fx.name}'`;
+      if (seen.has(fx.name)) throw new ImportError(`${where}.name`, `${at}: field 'name' duplicated (names must be unique)`);
+      seen.add(fx.name);
+      const ins: Ref[] = fx.args.map((a) => {
+        const r = scope.get(a);
+        if (!r) throw new ImportError(`${where}.args`, `${at}: field 'args' names '${a}', which is not an earlier node`);
+        return r;
+      });
+      try {
+        this.convertNode(d, fx, ins, scope, outer, claims, where, at);
+      } catch (e) {
+        if (e instanceof GraphError) throw new ImportError(where, `${at}: ${e.message}`);
+        throw e;
+      }
+    }
+    return scope;
+  }
+
+  private irName(name: string): string {
+    let s = name;
+    while (this.usedNames.has(s)) s = `${s}.bw`;
+    this.usedNames.add(s);
+    return s;
+  }
+
+  private convertNode(
+    d: FxDump, fx: FxNode, ins: Ref[], scope: Map<string, Ref>, outer: Map<string, Ref> | undefined,
+    claims: Map<string, Claim>, where: string, at: string,
+  ): void {
+    const e = this.e;
+    const bad: (field: string, why: string) => never = (field, why) => {
+      throw new ImportError(`${where}.${field}`, `${at}: field '${field}' ${why}`);
+    };
+    if (fx.op === 'output') return;
+    if (fx.op === 'placeholder') {
+      const linked = outer?.get(fx.name);
+      if (linked) {
+        scope.set(fx.name, linked);
+        return;
+      }
+      if (!fx.shape || !fx.dtype) bad('shape', 'must be a single shape for a placeholder');
+      const id = e.tensor(this.irName(fx.name), fx.shape, fx.dtype, { persistent: /^primals_/.test(fx.name) });
+      if (fx.dtype === 'i32' && fx.torchDtype !== 'bool' && this.tokensShape === undefined) this.tokensShape = fx.shape;
+      scope.set(fx.name, { tensors: [id], multi: false });
+      return;
+    }
+    const cls = classifyTarget(fx.target);
+    const name = this.irName(fx.name);
+    const inTensors = [...new Set(ins.flatMap((r) => r.tensors))];
+    const attrs = { target: fx.target };
+    const single = (): [readonly number[], DType] => {
+      if (!fx.shape || !fx.dtype) bad('shape', `must be a single shape for ${cls} '${fx.target}' (got 'multi')`);
+      return [fx.shape, fx.dtype];
+    };
+    const oneInput = (): string => {
+      if (ins.length < 1 || ins[0].tensors.length !== 1) bad('args', `must start with one single-tensor node for '${fx.target}'`);
+      return ins[0].tensors[0];
+    };
+    switch (cls) {
+      case 'other_collective':
+        return bad('target', `'${fx.target}' is not supported (collectives: all_gather_into_tensor, reduce_scatter_tensor, wait_tensor)`);
+      case 'all_gather':
+      case 'reduce_scatter': {
+        const [shape, dtype] = single();
+        const src = oneInput();
+        const t = e.tensors[src];
+        const [from, to] = cls === 'all_gather' ? [t.shape, shape] : [shape, t.shape]; // shard, full
+        const okShape = from.length === to.length && from.length > 0 && to[0] === from[0] * this.n && from.every((v, k) => k === 0 || v === to[k]);
+        if (!okShape) bad('shape', `${j(shape)} does not fit a ${cls} of ${j(t.shape)} on ${this.n} ranks (dim 0 × world_size)`);
+        if (t.dtype !== dtype) bad('dtype', `${dtype} differs from its input's ${t.dtype}`);
+        const out = e.tensor(name, shape, dtype);
+        if (cls === 'all_gather') this.firstAgDtype ??= dtype;
+        else this.firstRsDtype ??= dtype;
+        const param = cls === 'all_gather' ? this.traceParam(src, shape) : undefined;
+        const node = e.node({
+          name, kind: cls, op: fx.target, inputs: [src], outputs: [out], attrs, ...(param ? { params: [param] } : {}),
+          collective: {
+            kind: cls, group: DP_GROUP, groupSize: this.n, dtype, inputBytes: t.bytes, outputBytes: e.tensors[out].bytes,
+            ...(cls === 'reduce_scatter' ? { reduceOp: 'avg' as const } : {}),
+          },
+          ...(fx.estMs !== undefined ? { estMs: fx.estMs } : {}),
+        });
+        scope.set(fx.name, { tensors: [out], multi: false, collective: name, producer: node.id });
+        return;
+      }
+      case 'wait': {
+        const [shape, dtype] = single();
+        if (ins.length !== 1 || ins[0].collective === undefined) bad('args', 'must name exactly one all_gather / reduce_scatter node (wait on a non-collective)');
+        const coll = ins[0].collective as string;
+        if (this.waited.has(coll)) bad('args', `waits on '${coll}' a second time`);
+        this.waited.add(coll);
+        const src = ins[0].tensors[0];
+        if (numel(shape) !== numel(e.tensors[src].shape) || dtype !== e.tensors[src].dtype) {
+          bad('shape', `${j(shape)} ${dtype} differs from its collective's ${j(e.tensors[src].shape)} ${e.tensors[src].dtype}`);
+        }
+        const out = e.tensor(name, shape, dtype, { aliasOf: src });
+        const cNode = e.nodes[ins[0].producer as number];
+        const node = e.node({ name, kind: 'wait', op: fx.target, inputs: [src], outputs: [out], waitOf: coll, attrs, ...(cNode.params ? { params: cNode.params } : {}) });
+        scope.set(fx.name, { tensors: [out], multi: false, producer: node.id });
+        return;
+      }
+      case 'getitem': {
+        const [shape, dtype] = single();
+        if (ins.length !== 1) bad('args', 'must name exactly one node');
+        const r = ins[0];
+        const k = r.multi ? claims.get(fx.name)?.index : 0;
+        if (k === undefined) bad('shape', `${j(shape)} matches no output of '${fx.args[0]}'`);
+        const src = r.tensors[k as number];
+        const out = e.tensor(name, shape, dtype, { aliasOf: src });
+        const node = e.node({ name, kind: 'view', op: fx.target, inputs: [src], outputs: [out], attrs });
+        scope.set(fx.name, { tensors: [out], multi: false, producer: node.id });
+        return;
+      }
+      case 'view':
+      case 'cast': {
+        const [shape, dtype] = single();
+        const src = oneInput();
+        const out = e.tensor(name, shape, dtype, cls === 'view' ? { aliasOf: src } : undefined);
+        const bytes = cls === 'cast' ? e.tensors[src].bytes + e.tensors[out].bytes : 0;
+        const node = e.node({ name, kind: cls, op: fx.target, inputs: inTensors, outputs: [out], bytesMoved: bytes, flops: cls === 'cast' ? numel(shape) : 0, attrs });
+        scope.set(fx.name, { tensors: [out], multi: false, producer: node.id });
+        return;
+      }
+      default: {
+        const outs = this.outputsOf(fx, name, ins, claims);
+        const flops = computeFlops(cls, fx, ins.map((r) => (r.tensors.length === 1 ? e.tensors[r.tensors[0]].shape : undefined)), bad);
+        let bytes = 0;
+        for (const t of [...inTensors, ...outs]) bytes += e.tensors[t].bytes;
+        const op = cls === 'compute' ? fx.target : cls;
+        const node = e.node({ name, kind: 'compute', op, inputs: inTensors, outputs: outs, flops, bytesMoved: bytes, matmulLike: cls !== 'compute', attrs });
+        scope.set(fx.name, { tensors: outs, multi: fx.multi !== undefined, producer: node.id });
+      }
+    }
+  }
+
+  /** Output tensors of a compute node; a multi-output node's dtypes come from its getitems. */
+  private outputsOf(fx: FxNode, name: string, ins: Ref[], claims: Map<string, Claim>): string[] {
+    if (!fx.multi) return [this.e.tensor(name, fx.shape as number[], fx.dtype as DType)];
+    const dflt: DType = ins.length > 0 && ins[0].tensors.length > 0 ? this.e.tensors[ins[0].tensors[0]].dtype : 'fp32';
+    const dtypes = new Map<number, DType>();
+    for (const cl of claims.values()) if (cl.source === fx.name && !dtypes.has(cl.index)) dtypes.set(cl.index, cl.dtype);
+    return fx.multi.map((s, k) => this.e.tensor(`${name}.${k}`, s, dtypes.get(k) ?? dflt));
+  }
+
+  /** Follows an all-gather's input back through casts/views to a placeholder: that is a parameter shard. */
+  private traceParam(src: string, fullShape: readonly number[]): string | undefined {
+    let t = src;
+    for (let hops = 0; hops < 8; hops++) {
+      const p = this.e.nodes.find((n) => n.outputs.includes(t));
+      if (!p) break;
+      if ((p.kind !== 'cast' && p.kind !== 'view') || p.inputs.length !== 1) return undefined;
+      t = p.inputs[0];
+    }
+    const info = this.e.tensors[t];
+    if (!info || this.e.nodes.some((n) => n.outputs.includes(t))) return undefined;
+    if (!this.params.has(t)) {
+      this.params.set(t, { name: t, shape: [...fullShape], numel: numel(fullShape), shardRows: info.shape[0] ?? 1 });
+    }
+    return t;
+  }
+
+  finish(dumps: readonly FxDump[]): StepGraph {
+    const ts = this.tokensShape;
+    const batch = ts && ts.length === 2 ? ts[0] : 1;
+    const seqLen = ts ? (ts.length === 2 ? ts[1] : numel(ts)) : 1;
+    return {
+      nodes: this.e.nodes as GraphNode[],
+      tensors: this.e.tensors,
+      params: [...this.params.values()],
+      meta: {
+        model: 'fx-import',
+        worldSize: this.n,
+        paramDtype: this.firstAgDtype ?? 'bf16',
+        reduceDtype: this.firstRsDtype ?? 'fp32',
+        batch,
+        seqLen,
+        source: dumps.map((d) => `${d.graph}: ${d.source}`).join(' | '),
+      },
+    };
+  }
+}
+
+const j = (v: unknown): string => JSON.stringify(v);
+
+/** A getitem's reading of a multi-output node: which output, and the dtype it reveals. */
+interface Claim {
+  readonly source: string;
+  readonly index: number;
+  readonly dtype: DType;
+}
+
+/**
+ * Which output of a multi-output node each getitem reads: the dump has no index, so match by
+ * shape, first unclaimed output first (torch emits getitems in output order).
+ */
+function getitemClaims(d: FxDump): Map<string, Claim> {
+  const multi = new Map<string, FxNode>();
+  const taken = new Map<string, Set<number>>();
+  const out = new Map<string, Claim>();
+  for (const fx of d.nodes) {
+    if (fx.multi) multi.set(fx.name, fx);
+    if (classifyTarget(fx.target) !== 'getitem' || fx.op !== 'call_function' || fx.args.length !== 1 || !fx.shape) continue;
+    const m = multi.get(fx.args[0]);
+    if (!m?.multi) continue;
+    const used = taken.get(m.name) ?? new Set<number>();
+    taken.set(m.name, used);
+    const same = (k: number) => j(m.multi?.[k]) === j(fx.shape);
+    let k = m.multi.findIndex((_, q) => same(q) && !used.has(q));
+    if (k < 0) k = m.multi.findIndex((_, q) => same(q));
+    if (k < 0) continue;
+    used.add(k);
+    out.set(fx.name, { source: m.name, index: k, dtype: fx.dtype as DType });
+  }
+  return out;
+}
+
+/** FLOPs from shapes: 2·numel(C)·K for matmuls; FlashAttention counts (causal) for attention. */
+function computeFlops(
+  cls: FxClass, fx: FxNode, shapes: (readonly number[] | undefined)[], bad: (field: string, why: string) => never,
+): number {
+  if (cls === 'matmul') {
+    const a = shapes[matmulFirstOperand(fx.target)];
+    const b = shapes[matmulFirstOperand(fx.target) + 1];
+    const c = fx.shape;
+    if (!a || !b || !c || a.length < 2 || b.length < 2 || c.length < 2) bad('shape', `matmul '${fx.target}' needs two ≥2-D operands and a ≥2-D result, got ${j(a)} · ${j(b)} → ${j(c)}`);
+    const K = a[a.length - 1];
+    if (b[b.length - 2] !== K || c[c.length - 2] !== a[a.length - 2] || c[c.length - 1] !== b[b.length - 1]) {
+      bad('shape', `matmul shapes do not agree: ${j(a)} · ${j(b)} → ${j(c)}`);
+    }
+    return 2 * numel(c) * K;
+  }
+  if (cls === 'attention' || cls === 'attention_bwd') {
+    const off = cls === 'attention' ? 0 : 1; // backward: (grad_out, q, k, v, out, ...)
+    const q = shapes[off];
+    const k = shapes[off + 1];
+    if (!q || !k || q.length < 2 || k.length < 2 || q[q.length - 1] !== k[k.length - 1]) {
+      bad('args', `attention '${fx.target}' needs q and k with the same head dim, got ${j(q)} and ${j(k)}`);
+    }
+    const fwd = (4 * numel(q) * k[k.length - 2]) / 2; // 4·(B·H)·S·Skv·hd, causal halves it
+    return cls === 'attention' ? fwd : ATTENTION_BWD_FACTOR * fwd;
+  }
+  return fx.shape ? numel(fx.shape) : (fx.multi ?? []).reduce((s, m) => s + numel(m), 0);
+}

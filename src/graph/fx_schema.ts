@@ -1,0 +1,125 @@
+// Reader of the FX graph dump format v1 (reference/fx_graph_dump.md): checks every field and
+// returns a typed dump, or throws ImportError naming the node (index and name) and the field.
+
+import { ImportError } from '../errors';
+import type { DType } from './types';
+
+export const FX_FORMAT = 'fsdp-sim fx dump v1';
+export type FxOpcode = 'placeholder' | 'call_function' | 'output';
+const OPCODES: readonly FxOpcode[] = ['placeholder', 'call_function', 'output'];
+
+export interface FxNode {
+  readonly i: number;
+  readonly name: string;
+  readonly op: FxOpcode;
+  readonly target: string;
+  readonly args: readonly string[];
+  readonly shape?: readonly number[];
+  readonly dtype?: DType;
+  readonly torchDtype?: string; // the dtype as written, 'int64'
+  readonly multi?: readonly (readonly number[])[];
+  readonly estMs?: number;
+}
+
+export interface FxDump {
+  readonly graph: 'forward' | 'backward';
+  readonly source: string;
+  readonly worldSize: number;
+  readonly nodes: readonly FxNode[];
+}
+
+/**
+ * torch dtype → ours. Integer and bool tensors become 'i32' (ids and masks; our IR has one
+ * integer type, so an int64 tensor is counted at 4 bytes per element).
+ */
+export const TORCH_DTYPES: Readonly<Record<string, DType>> = {
+  float32: 'fp32', float: 'fp32', bfloat16: 'bf16', float16: 'fp16', half: 'fp16',
+  int64: 'i32', long: 'i32', int32: 'i32', int: 'i32', int16: 'i32', int8: 'i32', uint8: 'i32', bool: 'i32',
+};
+
+const MAX_DIM = 2 ** 40;
+
+const j = (v: unknown): string => {
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 80 ? `${s.slice(0, 77)}...` : s;
+};
+
+function readShape(v: unknown, where: string, field: string): number[] {
+  if (!Array.isArray(v)) throw new ImportError(`${where}.${field}`, `${where}: field '${field}' must be a list of dims, got ${j(v)}`);
+  if (v.length > 16) throw new ImportError(`${where}.${field}`, `${where}: field '${field}' has rank ${v.length} > 16`);
+  v.forEach((d, k) => {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0 || d > MAX_DIM) {
+      throw new ImportError(`${where}.${field}`, `${where}: field '${field}'[${k}] must be an integer in [0, 2^40], got ${j(d)}`);
+    }
+  });
+  const numel = (v as number[]).reduce((p, d) => p * d, 1);
+  if (numel > Number.MAX_SAFE_INTEGER / 8) throw new ImportError(`${where}.${field}`, `${where}: field '${field}' ${j(v)} has too many elements`);
+  return v as number[];
+}
+
+function readNode(raw: unknown, pos: number): FxNode {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ImportError(`nodes[${pos}]`, `node ${pos}: must be an object, got ${j(raw)}`);
+  }
+  const o = raw as Record<string, unknown>;
+  const nameOk = typeof o.name === 'string' && o.name.length > 0;
+  const where = `node ${pos} '${nameOk ? (o.name as string) : '?'}'`;
+  const bad = (field: string, want: string): never => {
+    throw new ImportError(`nodes[${pos}].${field}`, `${where}: field '${field}' ${want}, got ${j(o[field])}`);
+  };
+  if (!nameOk) bad('name', 'must be a non-empty string');
+  if (o.i !== pos) bad('i', `must equal its position ${pos}`);
+  if (typeof o.op !== 'string' || !(OPCODES as readonly string[]).includes(o.op)) bad('op', `must be one of [${OPCODES.join(', ')}]`);
+  if (typeof o.target !== 'string' || o.target === '') bad('target', 'must be a non-empty string');
+  if (!Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string')) bad('args', 'must be a list of node names');
+  const op = o.op as FxOpcode;
+  const node: { -readonly [K in keyof FxNode]: FxNode[K] } = {
+    i: pos, name: o.name as string, op, target: o.target as string, args: o.args as string[],
+  };
+  if (op !== 'output') {
+    if (o.multi !== undefined) {
+      if (!Array.isArray(o.multi) || o.multi.length === 0) bad('multi', 'must be a non-empty list of shapes');
+      node.multi = (o.multi as unknown[]).map((s, k) => readShape(s, where, `multi[${k}]`));
+      if (o.shape !== undefined) bad('shape', "must be absent when 'multi' is given");
+    } else {
+      if (o.shape === undefined) bad('shape', "is missing (and no 'multi')");
+      node.shape = readShape(o.shape, where, 'shape');
+      if (typeof o.dtype !== 'string' || TORCH_DTYPES[o.dtype] === undefined) {
+        bad('dtype', `must be one of [${Object.keys(TORCH_DTYPES).join(', ')}]`);
+      }
+      node.dtype = TORCH_DTYPES[o.dtype as string];
+      node.torchDtype = o.dtype as string;
+    }
+  }
+  if (o.est_ms !== undefined) {
+    if (typeof o.est_ms !== 'number' || !Number.isFinite(o.est_ms) || o.est_ms < 0) bad('est_ms', 'must be a finite number ≥ 0');
+    node.estMs = o.est_ms as number;
+  }
+  return node;
+}
+
+/** Parses one dump (an object, or its JSON text). */
+export function readFxDump(json: unknown): FxDump {
+  let x = json;
+  if (typeof x === 'string') {
+    try {
+      x = JSON.parse(x);
+    } catch (e) {
+      throw new ImportError('json', `fx dump: not valid JSON (${(e as Error).message})`);
+    }
+  }
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ImportError('dump', `fx dump must be an object, got ${j(x)}`);
+  const o = x as Record<string, unknown>;
+  if (o.format !== FX_FORMAT) throw new ImportError('format', `fx dump: field 'format' must be ${j(FX_FORMAT)}, got ${j(o.format)}`);
+  if (o.graph !== 'forward' && o.graph !== 'backward') {
+    throw new ImportError('graph', `fx dump: field 'graph' must be one of [forward, backward], got ${j(o.graph)}`);
+  }
+  const ws = o.world_size;
+  if (typeof ws !== 'number' || !Number.isSafeInteger(ws) || ws < 1 || ws > 65536) {
+    throw new ImportError('world_size', `fx dump: field 'world_size' must be an integer in [1, 65536], got ${j(ws)}`);
+  }
+  if (o.source !== undefined && typeof o.source !== 'string') throw new ImportError('source', `fx dump: field 'source' must be a string, got ${j(o.source)}`);
+  if (!Array.isArray(o.nodes)) throw new ImportError('nodes', `fx dump: field 'nodes' must be a list, got ${j(o.nodes)}`);
+  const nodes = o.nodes.map((n, k) => readNode(n, k));
+  return { graph: o.graph, source: (o.source as string | undefined) ?? '', worldSize: ws, nodes };
+}
