@@ -1,8 +1,8 @@
 // Synthetic training data, generated here (no download): noisy arithmetic progressions.
 // Each sequence picks a start x0 and a stride k ∈ [1, MAX_STRIDE] and continues
-// x_{t+1} = (x_t + k) mod V; each token is replaced by a uniform random one with probability
+// x_{t+1} = (x_t + k) mod A over an alphabet of A ≤ V tokens; each token is replaced by a uniform random one with probability
 // `noise`. A tiny causal transformer learns it fast: after two tokens it knows k, so the loss
-// falls from ln V towards the noise floor within a few hundred steps.
+// falls from ln V (uniform init) towards the noise floor within a few hundred steps.
 // The global batch of a step depends only on (seed, step); rank r takes rows [r·B, (r+1)·B).
 
 import { ConfigError } from '../errors';
@@ -17,10 +17,13 @@ export interface DataConfig {
   readonly noise?: number;
   /** Strides are drawn from [1, maxStride]. */
   readonly maxStride?: number;
+  /** Tokens live in [0, alphabet) ⊆ [0, vocab): progressions wrap mod alphabet. Default min(vocab, 64). */
+  readonly alphabet?: number;
 }
 
 export const DEFAULT_NOISE = 0.02;
 export const DEFAULT_MAX_STRIDE = 4;
+export const DEFAULT_ALPHABET = 64;
 
 export interface Batch {
   readonly tokens: Int32Array; // [rows · seqLen]
@@ -30,7 +33,7 @@ export interface Batch {
 /** One row: seqLen + 1 tokens of a noisy progression, from its own seeded stream. */
 function makeRow(cfg: DataConfig, step: number, row: number): Int32Array {
   const rand = splitmix32(hashSeed(cfg.seed, `data/${step}/${row}`));
-  const V = cfg.vocab;
+  const V = Math.max(2, Math.min(cfg.alphabet ?? DEFAULT_ALPHABET, cfg.vocab));
   const noise = cfg.noise ?? DEFAULT_NOISE;
   const maxStride = Math.max(1, Math.min(cfg.maxStride ?? DEFAULT_MAX_STRIDE, V - 1));
   const k = 1 + Math.floor(rand() * maxStride);

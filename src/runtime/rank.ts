@@ -5,6 +5,7 @@
 
 import type { Schedule } from '../backends/types';
 import { TARGETS, TOKENS, paramTensorIds } from '../graph/ops';
+import { RankComm } from './comm/rank_comm';
 import type { CommInit } from './comm/types';
 import type { DeviceTensor, KernelBackend } from './kernels';
 import { FsdpSimError } from '../errors';
@@ -25,6 +26,8 @@ export interface RankRunConfig {
   readonly lr?: number;
   /** Time every compute node on the device (measured timing mode). */
   readonly measure: boolean;
+  /** Testing: this rank throws at the start of this step (error handling end to end). */
+  readonly injectFault?: { readonly rank: number; readonly step: number };
 }
 
 export interface RankStepReport {
@@ -40,6 +43,11 @@ export interface RankInitMessage {
   readonly comm: CommInit;
   readonly schedule: Schedule;
   readonly kernels: KernelChoice;
+}
+
+/** Coordinator → worker, once every rank is ready (kernels up): begin step 1. */
+export interface RankStartMessage {
+  readonly type: 'start';
 }
 
 /** Worker → coordinator. */
@@ -127,6 +135,9 @@ export async function runRank(
   checkShapes(schedule, run);
   const state = initRankState(schedule, run, kernels);
   for (let step = 1; step <= run.steps; step++) {
+    if (run.injectFault?.rank === run.rank && run.injectFault.step === step) {
+      throw new FsdpSimError('injected_fault', `rank ${run.rank}: injected fault at step ${step}`);
+    }
     feedBatch(state, kernels, run, step);
     const res = await executeStep(schedule, { kernels, comm, state, step, lr: run.lr, measure: run.measure });
     if (!Number.isFinite(res.loss)) {
@@ -137,4 +148,46 @@ export async function runRank(
   const shards = await downloadShards(schedule, state, kernels);
   for (const t of state.values()) kernels.release(t);
   return shards;
+}
+
+/** What a worker shell provides: how to post to the coordinator and how to get kernels. */
+export interface RankHost {
+  post(m: RankMessage, transfer?: ArrayBuffer[]): void;
+  /** The kernel backend for `choice` ('auto': WebGPU when an adapter exists, else CPU). */
+  kernels(choice: KernelChoice): Promise<KernelBackend>;
+}
+
+/**
+ * The message handler both worker shells install: init → kernels → 'ready'; start → steps → 'done'.
+ * On any error the rank posts it first, then aborts the communicator so no other rank hangs.
+ */
+export function createRankServer(host: RankHost): (msg: RankInitMessage | RankStartMessage) => void {
+  let init: RankInitMessage | undefined;
+  let comm: RankComm | undefined;
+  let kernels: KernelBackend | undefined;
+  let rank = -1;
+  const fail = (e: unknown) => {
+    const m = errorMessage(rank, e);
+    host.post(m);
+    comm?.abort(`rank ${rank}: ${m.type === 'error' ? m.message : String(e)}`);
+  };
+  const setup = async (msg: RankInitMessage) => {
+    init = msg;
+    rank = msg.run.rank;
+    comm = new RankComm(msg.comm, rank);
+    kernels = await host.kernels(msg.kernels);
+    host.post({ type: 'ready', rank, device: kernels.label });
+  };
+  const start = async () => {
+    if (init === undefined || comm === undefined || kernels === undefined) {
+      throw new FsdpSimError('runtime', `rank ${rank}: 'start' arrived before 'init' finished`);
+    }
+    const shards = await runRank(init.schedule, init.run, kernels, comm, (r) => host.post({ type: 'step', rank, ...r }));
+    host.post({ type: 'done', rank, shards }, shards.map((s) => s.buffer as ArrayBuffer));
+    kernels.destroy();
+  };
+  return (msg) => {
+    const job = msg.type === 'init' ? setup(msg) : start();
+    job.catch(fail);
+  };
 }

@@ -1,0 +1,38 @@
+// Browser shell of a rank: a module Web Worker. Creates its own GPUDevice (WebGPU objects cannot
+// cross workers) through src/runtime/gpu, or falls back to the CPU reference kernels and says so
+// in the device label; everything else is rank.ts.
+
+import { createCpuKernels } from './cpu';
+import type { KernelBackend } from './kernels';
+import { createRankServer, type KernelChoice, type RankInitMessage, type RankMessage, type RankStartMessage } from './rank';
+import { FsdpSimError } from '../errors';
+
+interface WorkerScope {
+  onmessage: ((ev: MessageEvent<RankInitMessage | RankStartMessage>) => void) | null;
+  postMessage(m: RankMessage, transfer?: Transferable[]): void;
+}
+const scope = self as unknown as WorkerScope;
+
+async function gpuKernels(): Promise<KernelBackend | string> {
+  if (typeof navigator === 'undefined' || !('gpu' in navigator) || navigator.gpu === undefined) return 'navigator.gpu is undefined in this worker';
+  const gpu = await import('./gpu');
+  try {
+    return await gpu.createGpuKernelsFromNavigator();
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+async function kernels(choice: KernelChoice): Promise<KernelBackend> {
+  if (choice === 'cpu') return createCpuKernels();
+  const k = await gpuKernels();
+  if (typeof k !== 'string') return k;
+  if (choice === 'gpu') throw new FsdpSimError('no_webgpu', `kernels 'gpu' requested but no WebGPU device: ${k}`);
+  const cpu = createCpuKernels();
+  return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})` };
+}
+
+scope.onmessage = createRankServer({
+  post: (m, transfer) => scope.postMessage(m, transfer ?? []),
+  kernels,
+}) as unknown as WorkerScope['onmessage'];

@@ -1,0 +1,36 @@
+// Node shell of a rank: a worker_threads worker (spawned by coordinator_node.ts). Uses Dawn's
+// `webgpu` package when it finds an adapter (env per TESTING.md: the coordinator sets
+// VK_ICD_FILENAMES in the parent process, where the Vulkan loader reads it), else the CPU
+// reference kernels, and says which in the device label. Everything else is rank.ts.
+
+import { parentPort } from 'node:worker_threads';
+import { createCpuKernels } from './cpu';
+import type { KernelBackend } from './kernels';
+import { createRankServer, type KernelChoice, type RankInitMessage, type RankStartMessage } from './rank';
+import { FsdpSimError } from '../errors';
+
+async function dawnKernels(): Promise<KernelBackend | string> {
+  try {
+    const { create, globals } = await import('webgpu');
+    Object.assign(globalThis, globals);
+    const gpu = create([]);
+    const gpuMod = await import('./gpu');
+    return await gpuMod.createGpuKernelsFromGpu(gpu as unknown as GPU);
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+async function kernels(choice: KernelChoice): Promise<KernelBackend> {
+  if (choice === 'cpu') return createCpuKernels();
+  const k = await dawnKernels();
+  if (typeof k !== 'string') return k;
+  if (choice === 'gpu') throw new FsdpSimError('no_webgpu', `kernels 'gpu' requested but Dawn (webgpu package) gave no device: ${k}`);
+  const cpu = createCpuKernels();
+  return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})` };
+}
+
+if (parentPort === null) throw new FsdpSimError('runtime', 'rank_node_worker.ts must run in a worker_threads Worker');
+const port = parentPort;
+const serve = createRankServer({ post: (m, transfer) => port.postMessage(m, transfer ?? []), kernels });
+port.on('message', (m: RankInitMessage | RankStartMessage) => serve(m));

@@ -1,0 +1,166 @@
+// Pure planning for a live training run, shared by the browser and Node coordinators: options
+// validation, graph → schedule (once; every rank executes the same schedule), the communicator
+// size from the largest bucket, and the virtual clock — `simulate` on the schedule with the
+// preset cost model, or, in 'measured' mode, with per-node measured device times (median across
+// ranks) and the network scaled so the preset's compute:comm ratio is kept (DESIGN.md Runtime).
+
+import { runBackend } from '../backends';
+import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends/types';
+import { ConfigError, oneOfMessage } from '../errors';
+import { makeCostModel, type HardwareName, type NetworkName } from '../estimate';
+import type { CostModel } from '../estimate/types';
+import { buildStepGraph } from '../graph';
+import type { StepGraph } from '../graph/types';
+import { MODEL_PRESETS } from '../model';
+import { simulate } from '../sim';
+import type { TraceEvent } from '../trace/event';
+import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/types';
+import type { DataConfig } from './data';
+import { elemsOf } from './exec';
+import { KERNEL_CHOICES, type KernelChoice } from './rank';
+
+export type TimingMode = 'preset' | 'measured';
+export const TIMING_MODES: readonly TimingMode[] = ['preset', 'measured'];
+export const RANK_COUNTS = [1, 2, 4, 8] as const;
+export type RankCount = (typeof RANK_COUNTS)[number];
+
+/** Learning rate for live runs of `tiny`: higher than torchtitan's 8e-4 so the loss halves in ~40 steps. */
+export const LIVE_DEFAULT_LR = 3e-3;
+/** Rows per step across all ranks: fixed, so 1, 2, 4 and 8 ranks train on the same global batch. */
+export const DEFAULT_GLOBAL_BATCH = 8;
+export const DEFAULT_COMM_TIMEOUT_MS = 60_000;
+
+export interface TrainingProgress {
+  readonly step: number; // 1-based
+  readonly loss: number; // mean of the ranks' local losses
+  readonly stepsPerSec: number; // wall clock, since the first step started
+  /** The step's events on the virtual clock (same array while they do not change). */
+  readonly events?: readonly TraceEvent[];
+}
+
+export interface TrainingOptions {
+  readonly model: 'tiny';
+  readonly ranks: RankCount;
+  readonly steps: number;
+  readonly backend: BackendName;
+  readonly seed: number;
+  readonly kernels: KernelChoice;
+  readonly collective: CollectiveAlgorithm;
+  readonly timing: TimingMode;
+  readonly hardware: HardwareName;
+  /** Network preset for the virtual clock; default 'nvlink-ib'. */
+  readonly network?: NetworkName;
+  /** AdamW lr; default LIVE_DEFAULT_LR. */
+  readonly lr?: number;
+  /** Rows per step over all ranks (divisible by `ranks`); default DEFAULT_GLOBAL_BATCH. */
+  readonly globalBatch?: number;
+  /** Collective wait timeout per rank, ms; default DEFAULT_COMM_TIMEOUT_MS. */
+  readonly commTimeoutMs?: number;
+  /** Testing: make one rank throw at the start of a step. */
+  readonly injectFault?: { readonly rank: number; readonly step: number };
+  readonly onProgress?: (p: TrainingProgress) => void;
+  /** Aborting terminates every rank; runTraining rejects with an AbortError. */
+  readonly signal?: AbortSignal;
+}
+
+export interface TrainingResult {
+  readonly device: string; // the ranks' kernel backends, e.g. 'cpu reference'
+  readonly losses: number[]; // per step, mean over ranks
+  readonly finalParamsHash: string; // FNV-1a over every full parameter, param-table order
+  readonly stepsPerSec: number;
+  readonly events: TraceEvent[]; // the last step on the virtual clock
+}
+
+export interface TrainingPlan {
+  readonly graph: StepGraph;
+  readonly schedule: Schedule;
+  readonly cost: CostModel; // preset cost model (plans the schedule; times 'preset' mode)
+  readonly data: DataConfig;
+  readonly maxElemsPerRank: number; // largest per-rank shard any collective moves
+  readonly lr: number;
+}
+
+function intField(field: string, v: unknown, lo: number, hi: number): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < lo || v > hi) {
+    throw new ConfigError(field, `${field} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+function oneOf<T extends string | number>(field: string, allowed: readonly T[], v: unknown): T {
+  if (!(allowed as readonly unknown[]).includes(v)) throw new ConfigError(field, oneOfMessage(field, allowed, v));
+  return v as T;
+}
+
+/** Validate the options (ConfigError naming the field), build graph and schedule. */
+export function planTraining(opts: TrainingOptions): TrainingPlan {
+  oneOf('model', ['tiny'], opts.model);
+  const ranks = oneOf('ranks', RANK_COUNTS, opts.ranks);
+  intField('steps', opts.steps, 1, 1_000_000);
+  const backend = oneOf('backend', BACKEND_NAMES, opts.backend);
+  intField('seed', opts.seed, 0, 0xffffffff);
+  oneOf('kernels', KERNEL_CHOICES, opts.kernels);
+  oneOf('collective', COLLECTIVE_ALGORITHMS, opts.collective);
+  oneOf('timing', TIMING_MODES, opts.timing);
+  const lr = opts.lr ?? LIVE_DEFAULT_LR;
+  if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
+  const globalBatch = intField('globalBatch', opts.globalBatch ?? DEFAULT_GLOBAL_BATCH, 1, 4096);
+  if (globalBatch % ranks !== 0) {
+    throw new ConfigError('globalBatch', `globalBatch must be divisible by ranks (${ranks}), got ${globalBatch}`);
+  }
+  const args = MODEL_PRESETS[opts.model];
+  const graph = buildStepGraph({
+    model: opts.model, worldSize: ranks, batch: globalBatch / ranks, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
+  });
+  const cost = makeCostModel({ hardware: opts.hardware, network: opts.network ?? 'nvlink-ib', computeDtype: 'fp32' });
+  const schedule = runBackend(backend, graph, cost);
+  let maxElemsPerRank = 1;
+  for (const node of schedule.graph.nodes) {
+    // all_gather: per-rank input (the shards); reduce_scatter: per-rank output (the grad shards).
+    const ids = node.kind === 'all_gather' ? node.inputs : node.kind === 'reduce_scatter' ? node.outputs : [];
+    const elems = ids.reduce((s: number, id: string) => s + elemsOf(schedule.graph.tensors, id), 0);
+    maxElemsPerRank = Math.max(maxElemsPerRank, elems);
+  }
+  const data: DataConfig = { vocab: args.vocabSize, seqLen: graph.meta.seqLen, globalBatch, seed: (opts.seed ^ 0x5eed) >>> 0 };
+  return { graph, schedule, cost, data, maxElemsPerRank, lr };
+}
+
+/** Events of one step on the preset's clock. */
+export function presetEvents(plan: TrainingPlan, worldSize: number): TraceEvent[] {
+  return [...simulate({ worldSize, schedules: plan.schedule, cost: plan.cost }).events];
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * Events of one step timed by measured device times (median across ranks per node); collectives
+ * keep the preset's compute:comm ratio: commScale = Σ measured compute / Σ preset compute.
+ */
+export function measuredEvents(
+  plan: TrainingPlan,
+  worldSize: number,
+  opts: Pick<TrainingOptions, 'hardware' | 'network'>,
+  perRank: readonly Readonly<Record<string, number>>[],
+): TraceEvent[] {
+  const names = new Set<string>();
+  for (const r of perRank) for (const k of Object.keys(r)) names.add(k);
+  if (names.size === 0) return presetEvents(plan, worldSize); // backend cannot time: stay on the preset clock
+  const measuredUs: Record<string, number> = {};
+  for (const n of names) measuredUs[n] = median(perRank.map((r) => r[n]).filter((x) => x !== undefined));
+  let presetSum = 0;
+  let measuredSum = 0;
+  for (const node of plan.schedule.graph.nodes) {
+    if (node.kind !== 'compute' || measuredUs[node.name] === undefined) continue;
+    presetSum += plan.cost.computeUs(node);
+    measuredSum += measuredUs[node.name];
+  }
+  const commScale = presetSum > 0 && measuredSum > 0 ? measuredSum / presetSum : 1;
+  const cost = makeCostModel({
+    hardware: opts.hardware, network: opts.network ?? 'nvlink-ib', computeDtype: 'fp32', measuredUs, commScale,
+  });
+  return [...simulate({ worldSize, schedules: plan.schedule, cost }).events];
+}
