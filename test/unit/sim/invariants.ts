@@ -32,22 +32,21 @@ export function expectCollectivesAligned(res: SimResult, worldSize: number): voi
   for (const starts of byRank.values()) expect(starts).toEqual(ref);
 }
 
-/** A wait never ends before its collective. */
+/** A wait never ends before its collective, and nothing after a wait starts before the collective ends. */
 export function expectWaitsAfterCollectives(res: SimResult, graph: StepGraph): void {
   const collEnd = new Map<string, number>();
   for (const e of res.events) if (e.kind === 'all_gather' || e.kind === 'reduce_scatter') collEnd.set(`${e.rank}|${e.name}`, e.start + e.dur);
-  const waitOf = new Map(graph.nodes.filter((n) => n.kind === 'wait').map((n) => [n.name, n.waitOf!]));
-  // every compute event after a wait in program order starts after the collective ended
-  const pos = new Map(graph.nodes.map((n, i) => [n.name, i]));
   for (const rank of new Set(res.events.map((e) => e.rank))) {
-    const compute = res.events.filter((e) => e.rank === rank && e.stream === 'compute');
-    for (const [w, coll] of waitOf) {
-      const end = collEnd.get(`${rank}|${coll}`);
-      expect(end).toBeDefined();
-      const after = compute.filter((e) => pos.get(e.name)! > pos.get(w)!);
-      for (const e of after) expect(e.start).toBeGreaterThanOrEqual(end! - 1e-9);
-      const wev = compute.find((e) => e.name === w);
-      if (wev) expect(wev.start + wev.dur).toBeCloseTo(end!, 6);
+    const computeByName = new Map(res.events.filter((e) => e.rank === rank && e.stream === 'compute').map((e) => [e.name, e]));
+    let mustStartAfter = 0; // the latest collective end among waits passed in program order
+    for (const n of graph.nodes) {
+      const ev = computeByName.get(n.name);
+      if (n.kind === 'wait') {
+        const end = collEnd.get(`${rank}|${n.waitOf}`);
+        expect(end, `collective of ${n.name} on rank ${rank}`).toBeDefined();
+        if (ev) expect(ev.start + ev.dur).toBeCloseTo(end!, 6);
+        mustStartAfter = Math.max(mustStartAfter, end!);
+      } else if (ev) expect(ev.start).toBeGreaterThanOrEqual(mustStartAfter - 1e-9);
     }
   }
 }
