@@ -1,0 +1,112 @@
+// The field table of SimConfig: one row per leaf (dotted path, type, allowed set or range).
+// validateConfig and the URL codec both walk it, so a knob added here is validated and
+// URL-encoded with no other change.
+
+import { AUTOBUCKETING_DEFAULTS } from '../backends/autobucketing/options'; // TODO: '../backends' once its index lands
+import { BACKEND_NAMES } from '../backends/types';
+import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
+import { MODEL_NAMES } from '../model';
+import { MAX_RANKS } from './schema';
+
+export type FieldSpec =
+  | { readonly path: string; readonly kind: 'enum'; readonly values: readonly string[] }
+  | { readonly path: string; readonly kind: 'int'; readonly min: number; readonly max: number; readonly nullable?: boolean }
+  | { readonly path: string; readonly kind: 'number'; readonly min: number; readonly max: number; readonly minOpen?: boolean; readonly nullable?: boolean }
+  | { readonly path: string; readonly kind: 'bool' };
+
+const DTYPES = ['bf16', 'fp32', 'fp16'] as const;
+const MAX_TOKENS_DIM = 1 << 20;
+
+/** Ranges of the autobucketing knobs we know; any other knob gets a generic range by its default's type. */
+const AUTOBUCKETING_RANGES: Readonly<Record<string, { min: number; max: number; minOpen?: boolean }>> = {
+  max_in_flight_gb: { min: 0, max: 1024 },
+  max_compute_pre_fetch: { min: 0, max: 100_000 },
+  max_coll_distance: { min: 0, max: 100_000 },
+  compute_overlap_multipler: { min: 0, max: 100 },
+  max_bucket_memory_gb: { min: 0, max: 1024 },
+  max_memory_increase_gb: { min: 0, max: 1024 },
+  max_memory_increase_ratio: { min: 0, max: 100 },
+};
+
+const INT_KNOBS: ReadonlySet<string> = new Set(['max_compute_pre_fetch', 'max_coll_distance']);
+
+function autobucketingFields(): FieldSpec[] {
+  return Object.entries(AUTOBUCKETING_DEFAULTS as Record<string, unknown>).map(([k, v]): FieldSpec => {
+    const path = `autobucketing.${k}`;
+    if (typeof v === 'boolean') return { path, kind: 'bool' };
+    if (typeof v === 'string') return { path, kind: 'enum', values: [v] };
+    const r = AUTOBUCKETING_RANGES[k] ?? { min: 0, max: 1e6 };
+    // counts are integers; sizes, ratios and multipliers are real numbers (also an unknown knob)
+    return INT_KNOBS.has(k) ? { path, kind: 'int', min: r.min, max: r.max } : { path, kind: 'number', ...r };
+  });
+}
+
+export const CONFIG_FIELDS: readonly FieldSpec[] = [
+  { path: 'model', kind: 'enum', values: MODEL_NAMES },
+  { path: 'ranks', kind: 'int', min: 1, max: MAX_RANKS },
+  { path: 'localBatch', kind: 'int', min: 1, max: 4096, nullable: true },
+  { path: 'seqLen', kind: 'int', min: 1, max: MAX_TOKENS_DIM, nullable: true },
+  { path: 'hardware', kind: 'enum', values: HARDWARE_NAMES },
+  { path: 'network', kind: 'enum', values: NETWORK_NAMES },
+  { path: 'bandwidthGBps', kind: 'number', min: 0, max: 100_000, minOpen: true, nullable: true },
+  { path: 'latencyUs', kind: 'number', min: 0, max: 1e6, nullable: true },
+  { path: 'backendA', kind: 'enum', values: BACKEND_NAMES },
+  { path: 'backendB', kind: 'enum', values: BACKEND_NAMES },
+  ...autobucketingFields(),
+  { path: 'paramDtype', kind: 'enum', values: DTYPES },
+  { path: 'reduceDtype', kind: 'enum', values: DTYPES },
+  { path: 'seed', kind: 'int', min: 0, max: 2 ** 31 - 1 },
+  { path: 'jitterPct', kind: 'number', min: 0, max: 50 },
+  { path: 'alignment', kind: 'bool' },
+  { path: 'straggler.rank', kind: 'int', min: 0, max: MAX_RANKS - 1, nullable: true },
+  { path: 'straggler.factor', kind: 'number', min: 1, max: 100 },
+  { path: 'live.kernels', kind: 'enum', values: ['auto', 'webgpu', 'cpu'] },
+  { path: 'live.collectiveAlgorithm', kind: 'enum', values: ['direct', 'ring'] },
+  { path: 'live.steps', kind: 'int', min: 1, max: 10_000 },
+  { path: 'live.timing', kind: 'enum', values: ['preset', 'measured'] },
+];
+
+/** Groups: the nested objects of SimConfig. */
+export const CONFIG_GROUPS: readonly string[] = ['autobucketing', 'straggler', 'live'];
+
+/** `allowed` text for messages: `one of [a, b]` / `an integer in [1, 1024] or null`. */
+export function describeAllowed(f: FieldSpec): string {
+  switch (f.kind) {
+    case 'enum':
+      return `one of [${f.values.join(', ')}]`;
+    case 'bool':
+      return 'true or false';
+    case 'int':
+      return `an integer in [${f.min}, ${f.max}]${f.nullable ? ' or null (the default)' : ''}`;
+    case 'number':
+      return `a number in ${f.minOpen ? '(' : '['}${f.min}, ${f.max}]${f.nullable ? ' or null (the default)' : ''}`;
+  }
+}
+
+/** Whether v is an allowed value of f. */
+export function isAllowed(f: FieldSpec, v: unknown): boolean {
+  switch (f.kind) {
+    case 'enum':
+      return typeof v === 'string' && f.values.includes(v);
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'int':
+      return (v === null && !!f.nullable) || (Number.isSafeInteger(v) && (v as number) >= f.min && (v as number) <= f.max);
+    case 'number':
+      return (
+        (v === null && !!f.nullable) ||
+        (typeof v === 'number' && Number.isFinite(v) && (f.minOpen ? v > f.min : v >= f.min) && v <= f.max)
+      );
+  }
+}
+
+export function getPath(o: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((x, k) => (x !== null && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined), o);
+}
+
+export function setPath(o: Record<string, unknown>, path: string, v: unknown): void {
+  const keys = path.split('.');
+  let x = o;
+  for (const k of keys.slice(0, -1)) x = x[k] as Record<string, unknown>;
+  x[keys[keys.length - 1]] = v;
+}

@@ -1,0 +1,105 @@
+// SimConfig: every knob the UI, the URL and the CLI share, with its default. Field names follow
+// torchtitan / torch where one exists (`compile.model_backend_override` → backendA/backendB,
+// the autobucketing knobs verbatim from torch._inductor.config.aten_distributed_optimizations).
+
+import { AUTOBUCKETING_DEFAULTS } from '../backends/autobucketing/options'; // TODO: '../backends' once its index lands
+import type { BackendName } from '../backends/types';
+import type { HardwareName, NetworkName } from '../estimate';
+import type { ModelName } from '../model';
+
+/** Float dtypes parameters / gradients may be communicated in. */
+export type CommDtype = 'bf16' | 'fp32' | 'fp16';
+
+/** Autobucketing (overlap scheduler + bucketer) knobs, torch 2.11's names and defaults. */
+export type AutobucketingKnobs = { -readonly [K in keyof typeof AUTOBUCKETING_DEFAULTS]: (typeof AUTOBUCKETING_DEFAULTS)[K] };
+
+export interface StragglerConfig {
+  /** The slow rank, or null for none. Must be < ranks. */
+  rank: number | null;
+  /** Every time on the slow rank × factor (1.5 → 50 % slower). */
+  factor: number;
+}
+
+export interface LiveConfig {
+  /** Kernels for the live run: 'auto' tries WebGPU then falls back to the CPU reference. */
+  kernels: 'auto' | 'webgpu' | 'cpu';
+  /** SharedArrayBuffer collective: 'direct' (slot per rank, sum in rank order) or 'ring' (n−1 neighbour steps). */
+  collectiveAlgorithm: 'direct' | 'ring';
+  /** Training steps to run. */
+  steps: number;
+  /** Virtual clock: 'preset' times compute with the hardware preset; 'measured' uses the local GPU and scales the network. */
+  timing: 'preset' | 'measured';
+}
+
+export interface SimConfig {
+  /** Model preset (torchtitan flavor). */
+  model: ModelName;
+  /** Data-parallel ranks (the FSDP group size), 1..1024. */
+  ranks: number;
+  /** Local (per-rank) batch; null = the preset's (torchtitan's train config). */
+  localBatch: number | null;
+  /** Sequence length; null = the preset's. */
+  seqLen: number | null;
+  /** Accelerator preset. */
+  hardware: HardwareName;
+  /** Network preset (collective cost model). */
+  network: NetworkName;
+  /** Override: ring bus bandwidth per GPU, GB/s, inside and across nodes (turns the preset into an α-β ring); null = the preset's. */
+  bandwidthGBps: number | null;
+  /** Override: per-step ring latency α, µs, inside and across nodes; null = the preset's. */
+  latencyUs: number | null;
+  /** Left timeline's backend (`compile.model_backend_override` of run A). */
+  backendA: BackendName;
+  /** Right timeline's backend (run B). */
+  backendB: BackendName;
+  /** Knobs of aot_eager_autobucketing; torch's defaults. */
+  autobucketing: AutobucketingKnobs;
+  /** Dtype parameters are all-gathered in (SimpleFSDP param_dtype). */
+  paramDtype: CommDtype;
+  /** Dtype gradients are reduce-scattered in (reduce_dtype). */
+  reduceDtype: CommDtype;
+  /** Seed of every random choice (jitter, data, init). */
+  seed: number;
+  /** Per-rank noise on every estimate, ± percent (0 = ranks identical). */
+  jitterPct: number;
+  /** Cross-rank alignment of estimates (median over ranks) before the backend plans; off + jitter can make ranks disagree. */
+  alignment: boolean;
+  /** One slow rank. */
+  straggler: StragglerConfig;
+  /** Live mode (real kernels on rank workers). */
+  live: LiveConfig;
+}
+
+export const MAX_RANKS = 1024;
+
+/** The app's default view: the tiny preset on 4 ranks, aot_eager vs aot_eager_autobucketing. */
+export const DEFAULT_CONFIG: Readonly<SimConfig> = deepFreeze({
+  model: 'tiny',
+  ranks: 4,
+  localBatch: null,
+  seqLen: null,
+  hardware: 'h100',
+  network: 'nvlink-ib',
+  bandwidthGBps: null,
+  latencyUs: null,
+  backendA: 'aot_eager',
+  backendB: 'aot_eager_autobucketing',
+  autobucketing: { ...AUTOBUCKETING_DEFAULTS },
+  paramDtype: 'bf16', // SimpleFSDP mixed precision
+  reduceDtype: 'fp32',
+  seed: 0,
+  jitterPct: 0,
+  alignment: true, // torch aligns estimates across ranks by default in the autobucketing pass
+  straggler: { rank: null, factor: 1.5 },
+  live: { kernels: 'auto', collectiveAlgorithm: 'direct', steps: 10, timing: 'preset' },
+} satisfies SimConfig);
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(o);
+}
+
+/** A deep copy of the defaults (DEFAULT_CONFIG's nested objects are shared otherwise). */
+export function defaultConfig(): SimConfig {
+  return structuredClone(DEFAULT_CONFIG) as SimConfig;
+}

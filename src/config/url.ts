@@ -1,0 +1,66 @@
+// URL codec for SimConfig: only the fields that differ from DEFAULT_CONFIG go in the query
+// (`?model=llama3-8b&ranks=8&autobucketing.max_in_flight_gb=2`). Reading is lenient field by
+// field: a bad value is reported as a ConfigError and that field falls back to its default.
+
+import { ConfigError, err, ok, oneOfMessage, type Result } from '../errors';
+import { CONFIG_FIELDS, getPath, isAllowed, setPath, type FieldSpec } from './fields';
+import { DEFAULT_CONFIG, type SimConfig } from './schema';
+import { changedFields, crossCheck, fieldError, fieldSpec } from './validate';
+
+function encodeValue(v: unknown): string {
+  if (v === null) return 'null';
+  return String(v); // numbers: shortest round-trip form; booleans: 'true' / 'false'
+}
+
+/** Text from the URL → a typed value, or undefined when it cannot be one for this field. */
+function decodeValue(f: FieldSpec, s: string): unknown {
+  if (f.kind === 'enum') return s;
+  if (f.kind === 'bool') return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : s;
+  if ((f.nullable && (s === 'null' || s === 'auto')) || (f.nullable && s === '')) return null;
+  const n = s.trim() === '' ? NaN : Number(s);
+  return Number.isNaN(n) ? s : n;
+}
+
+/** Query string (no leading '?') holding only the non-default fields, in field-table order. */
+export function configToQuery(cfg: SimConfig): string {
+  const q = new URLSearchParams();
+  for (const path of changedFields(cfg)) q.set(path, encodeValue(getPath(cfg, path)));
+  return q.toString();
+}
+
+export interface QueryParse {
+  /** The config read from the URL; fields with a bad value keep their default. */
+  readonly config: SimConfig;
+  /** One error per bad key or value, in URL order. */
+  readonly errors: readonly ConfigError[];
+}
+
+/** Lenient read (what the page uses): every good field is applied, every bad one reported. */
+export function parseConfigQuery(search: string): QueryParse {
+  const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
+  const config = structuredClone(DEFAULT_CONFIG) as SimConfig;
+  const errors: ConfigError[] = [];
+  const known = CONFIG_FIELDS.map((f) => f.path);
+  for (const [key, raw] of q) {
+    const f = fieldSpec(key);
+    if (!f) {
+      errors.push(new ConfigError(key, oneOfMessage('URL parameter', known, key)));
+      continue;
+    }
+    const v = decodeValue(f, raw);
+    if (!isAllowed(f, v)) errors.push(fieldError(f, raw));
+    else setPath(config as unknown as Record<string, unknown>, f.path, v);
+  }
+  const cross = crossCheck(config);
+  if (cross) {
+    errors.push(cross);
+    setPath(config as unknown as Record<string, unknown>, cross.field, getPath(DEFAULT_CONFIG, cross.field));
+  }
+  return { config, errors };
+}
+
+/** Strict read: the config, or the first bad field's ConfigError. */
+export function configFromQuery(search: string): Result<SimConfig, ConfigError> {
+  const { config, errors } = parseConfigQuery(search);
+  return errors.length ? err(errors[0]) : ok(config);
+}

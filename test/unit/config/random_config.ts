@@ -1,0 +1,35 @@
+// Test helper: random valid SimConfigs drawn from the field table (seeded).
+import { CONFIG_FIELDS, DEFAULT_CONFIG, validateConfig, type FieldSpec, type SimConfig } from '../../../src/config';
+
+export function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+/** A random allowed value of a field (independent of the codec: drawn from the spec). */
+export function randomValue(f: FieldSpec, r: () => number): unknown {
+  if (f.kind === 'enum') return f.values[Math.floor(r() * f.values.length)];
+  if (f.kind === 'bool') return r() < 0.5;
+  if ('nullable' in f && f.nullable && r() < 0.2) return null;
+  if (f.kind === 'int') return f.min + Math.floor(r() * (Math.min(f.max, f.min + 5000) - f.min + 1));
+  const x = f.min + r() * (f.max - f.min);
+  return x === f.min && f.minOpen ? f.max : x;
+}
+
+export function randomConfig(r: () => number): SimConfig {
+  const partial: Record<string, Record<string, unknown> | unknown> = {};
+  for (const f of CONFIG_FIELDS) {
+    if (r() < 0.5) continue; // leave about half at their defaults
+    const keys = f.path.split('.');
+    let o = partial as Record<string, unknown>;
+    for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+    o[keys[keys.length - 1]] = randomValue(f, r);
+  }
+  const p = partial as { ranks?: number; straggler?: { rank?: number | null } };
+  const ranks = p.ranks ?? DEFAULT_CONFIG.ranks;
+  if (p.straggler?.rank != null) p.straggler.rank = p.straggler.rank % ranks;
+  const v = validateConfig(partial);
+  if (!v.ok) throw v.error;
+  return v.value;
+}
+

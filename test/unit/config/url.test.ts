@@ -1,0 +1,51 @@
+// URL codec: only non-defaults, random round trips, per-field fallback on bad values.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, configFromQuery, configToQuery, parseConfigQuery, validateConfig, type SimConfig } from '../../../src/config';
+import { randomConfig, rng } from './random_config';
+
+
+describe('configToQuery', () => {
+  it('writes nothing for the defaults', () => {
+    expect(configToQuery(structuredClone(DEFAULT_CONFIG) as SimConfig)).toBe('');
+  });
+  it('writes only the fields that differ from the defaults', () => {
+    const r = validateConfig({ model: 'llama3-8b', ranks: 8, autobucketing: { max_in_flight_gb: 2.5 } });
+    if (!r.ok) throw r.error;
+    expect(configToQuery(r.value)).toBe('model=llama3-8b&ranks=8&autobucketing.max_in_flight_gb=2.5');
+  });
+});
+
+describe('configFromQuery', () => {
+  it('round-trips 300 random configs deep-equal', () => {
+    const r = rng(11);
+    for (let i = 0; i < 300; i++) {
+      const cfg = randomConfig(r);
+      const back = configFromQuery(`?${configToQuery(cfg)}`);
+      if (!back.ok) throw back.error;
+      expect(back.value).toEqual(cfg);
+    }
+  });
+  it('reports a bad value naming the field and keeps the default for it', () => {
+    const { config, errors } = parseConfigQuery('ranks=9999&model=llama3-8b&hardware=tpu');
+    expect(errors.map((e) => e.field)).toEqual(['ranks', 'hardware']);
+    expect(errors[0].message).toContain('[1, 1024]');
+    expect(config.ranks).toBe(DEFAULT_CONFIG.ranks);
+    expect(config.hardware).toBe(DEFAULT_CONFIG.hardware);
+    expect(config.model).toBe('llama3-8b');
+    const strict = configFromQuery('ranks=abc');
+    expect(strict.ok).toBe(false);
+    if (!strict.ok) expect(strict.error.message).toBe('ranks must be an integer in [1, 1024], got "abc"');
+  });
+  it('reports an unknown parameter and a straggler outside the ranks', () => {
+    const { config, errors } = parseConfigQuery('foo=1&ranks=2&straggler.rank=3');
+    expect(errors.map((e) => e.field)).toEqual(['foo', 'straggler.rank']);
+    expect(config.ranks).toBe(2);
+    expect(config.straggler.rank).toBeNull();
+  });
+  it('reads booleans and nulls in their URL spellings', () => {
+    const r = configFromQuery('alignment=0&seqLen=auto');
+    if (!r.ok) throw r.error;
+    expect(r.value.alignment).toBe(false);
+    expect(r.value.seqLen).toBeNull();
+  });
+});
