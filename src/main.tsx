@@ -37,6 +37,14 @@ function init(): void {
   startUrlSync(appStore);
 }
 
+/** The store, for the e2e tests and for poking at a run from the devtools console. */
+declare global {
+  interface Window {
+    __FSDP_SIM__?: { readonly store: typeof appStore };
+  }
+}
+window.__FSDP_SIM__ = { store: appStore };
+
 if (crossOriginIsolated) sessionStorage.removeItem(RELOAD_FLAG);
 init();
 void ensureCrossOriginIsolation();

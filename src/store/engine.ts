@@ -75,24 +75,29 @@ export function importTraceFiles(files: readonly { name: string; text: string }[
   return ok(sideFromEvents(events, memory ?? [], title, 'imported trace', 'import', 'imported trace', worldSize));
 }
 
-/** Parse an FX graph dump and run both configured backends on it. */
-export function importFxFile(file: { name: string; text: string }, cfg: SimConfig): Result<{ a: SideResult; b: SideResult }> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(file.text);
-  } catch {
-    parsed = file.text; // FX dumps may be plain text
+/** Parse FX graph dump(s) — one, or forward + backward — and run both configured backends on the step. */
+export function importFxFiles(files: readonly { name: string; text: string }[], cfg: SimConfig): Result<{ a: SideResult; b: SideResult }> {
+  const names = files.map((f) => f.name).join(' + ');
+  const dumps: unknown[] = [];
+  for (const f of files) {
+    try {
+      dumps.push(JSON.parse(f.text));
+    } catch (e) {
+      return err(new ImportError(f.name, `${f.name} is not an FX graph dump (JSON): ${(e as Error).message}`));
+    }
   }
-  const g = importFxGraph(parsed as never);
-  if (!g.ok) return err(new ImportError(file.name, `${file.name}: ${g.error.message}`));
-  const run = (backend: BackendName) => {
-    const out = runPipelineOnGraph(g.value, cfg, backend);
-    const side = sideFromRun(out, backend, `fx graph: ${file.name}`);
-    return { ...side, title: `${backend} on ${file.name}` };
-  };
+  // forward before backward, whatever order the files were picked in
+  const rank = (d: unknown) => ((d as { graph?: unknown })?.graph === 'backward' ? 1 : 0);
+  dumps.sort((x, y) => rank(x) - rank(y));
+  const g = importFxGraph(dumps.length === 1 ? dumps[0] : dumps);
+  if (!g.ok) return err(new ImportError(names, `${names}: ${g.error.message}`));
   try {
+    const run = (backend: BackendName): SideResult => {
+      const out = runPipelineOnGraph(g.value, cfg, backend);
+      return { ...sideFromRun(out, backend, `fx graph, cost model: ${cfg.hardware}`), title: `${backend} on ${names}` };
+    };
     return ok({ a: run(cfg.backendA), b: run(cfg.backendB) });
   } catch (e) {
-    return err(new ImportError(file.name, `${file.name}: ${(e as Error).message}`));
+    return err(new ImportError(names, `${names}: ${(e as Error).message}`));
   }
 }

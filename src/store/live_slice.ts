@@ -2,7 +2,7 @@
 // progress (step, loss, steps/s, the step's events) into the store; Stop aborts the run.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { runTraining } from '../runtime';
+import { runTraining } from '../runtime/coordinator'; // the browser flavour (Web Workers)
 import type { BackendName } from '../backends/types';
 import type { SimConfig } from '../config';
 import { sideFromEvents } from './engine';
@@ -54,6 +54,7 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
           collective: cfg.live.collectiveAlgorithm,
           timing: cfg.live.timing,
           hardware: cfg.hardware,
+          network: cfg.network,
           signal: controller.signal,
           onProgress: (p) => {
             setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses: [...get().live.losses, { step: p.step, loss: p.loss }] });

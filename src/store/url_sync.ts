@@ -3,7 +3,7 @@
 // adds `view=<startUs>,<endUs>` and `theme=light|dark`.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { configFromQuery, configToQuery, type SimConfig } from '../config';
+import { configToQuery, parseConfigQuery, type SimConfig } from '../config';
 import type { TimeWindow } from '../ui/timeline/time_scale';
 import type { AppState } from './app_store';
 import type { ThemeChoice } from './view_slice';
@@ -12,7 +12,7 @@ const VIEW_KEY = 'view';
 const THEME_KEY = 'theme';
 
 export interface UrlState {
-  readonly config: SimConfig | null; // null: nothing valid in the URL → keep defaults
+  readonly config: SimConfig | null; // null: no config in the URL → keep defaults
   readonly error: string | null;
   readonly window: TimeWindow | null;
   readonly theme: ThemeChoice | null;
@@ -33,9 +33,10 @@ export function readUrlState(search: string): UrlState {
   const rest = params.toString();
   if (!rest) return { config: null, error: null, window, theme };
   try {
-    const r = configFromQuery(`?${rest}`);
-    if (r.ok) return { config: r.value, error: null, window, theme };
-    return { config: null, error: `Link ignored: ${r.error.message}`, window, theme };
+    // a bad field falls back to its default; the rest of the link still applies
+    const { config, errors } = parseConfigQuery(`?${rest}`);
+    const error = errors.length ? `Link: ${errors.map((e) => e.message).join('; ')} (default used)` : null;
+    return { config, error, window, theme };
   } catch (e) {
     return { config: null, error: `Link ignored: ${(e as Error).message}`, window, theme };
   }

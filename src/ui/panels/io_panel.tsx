@@ -4,7 +4,7 @@
 
 import { useRef, useState } from 'react';
 import { appStore, useApp, type Side } from '../../store';
-import { importFxFile, importTraceFiles } from '../../store/engine';
+import { importFxFiles, importTraceFiles } from '../../store/engine';
 import { exportChromeTrace } from '../../trace';
 import { downloadBlob, downloadJson, timelinesPng } from '../download';
 import { paletteFor } from '../palette';
@@ -65,15 +65,15 @@ export function IoPanel() {
   };
 
   const onFxFile = async (list: FileList | null) => {
-    const [file] = await readFiles(list);
-    if (!file) return;
-    const r = importFxFile(file, appStore.getState().config);
+    const files = await readFiles(list);
+    if (!files.length) return;
+    const r = importFxFiles(files, appStore.getState().config);
     if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
     else {
       const st = appStore.getState();
       st.setSide('a', r.value.a);
       st.setSide('b', r.value.b);
-      notify('info', `Ran both backends on the FX graph ${file.name}.`);
+      notify('info', `Ran both backends on the FX graph ${files.map((f) => f.name).join(' + ')}.`);
     }
     if (fxInput.current) fxInput.current.value = '';
   };
@@ -96,8 +96,8 @@ export function IoPanel() {
         </label>
       </div>
       <div className="row">
-        <label className="file">FX graph dump…
-          <input ref={fxInput} type="file" accept=".json,.txt,.py" data-testid="import-fx" onChange={(e) => void onFxFile(e.target.files)} />
+        <label className="file">FX graph dump(s), forward [+ backward]…
+          <input ref={fxInput} type="file" accept=".json" multiple data-testid="import-fx" onChange={(e) => void onFxFile(e.target.files)} />
         </label>
         <button onClick={() => appStore.getState().resimulate(appStore.getState().config)} data-testid="resimulate">Back to simulation</button>
       </div>

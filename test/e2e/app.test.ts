@@ -1,0 +1,282 @@
+// The app end to end in headless Chromium: default view, metrics, re-simulation, synchronized
+// zoom, live run, export → import round trip, FX and Kineto imports, bad files, URL round trip,
+// and cross-origin isolation through the service worker on a header-less static host.
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { computeMetrics, importTrace } from '../../src/trace';
+import { artifactsDir, findFixture, launchBrowser, startPreview, startStaticServer } from './harness';
+import { canvasInk, laneCount, metric, nextFrames, rankStreams, setField, storeConfig, waitForApp, windowOf } from './page';
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let previewSrv: { url: string; close: () => Promise<void> };
+let art: string;
+const pageErrors: string[] = [];
+
+async function shot(name: string, p: Page = page): Promise<void> {
+  await nextFrames(p);
+  await p.screenshot({ path: join(art, `${name}.png`) });
+}
+
+beforeAll(async () => {
+  art = await artifactsDir();
+  previewSrv = await startPreview();
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(previewSrv.url);
+  await waitForApp(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await previewSrv?.close();
+});
+
+describe('default view', () => {
+  it('loads with both timelines drawn, one lane per rank × stream', async () => {
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+    for (const side of ['a', 'b'] as const) {
+      const rs = await rankStreams(page, side);
+      expect(rs.ranks).toBe(4); // default: tiny on 4 ranks
+      expect(rs.pairs).toBe(rs.ranks * rs.streams);
+      expect(await laneCount(page, side)).toBe(rs.pairs);
+      expect((await canvasInk(page, side)).inked).toBeGreaterThan(500);
+    }
+    await shot('01_default_light');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows B (autobucketing) with less exposed communication than A (aot_eager)', async () => {
+    const a = await metric(page, 'exposed', 'a');
+    const b = await metric(page, 'exposed', 'b');
+    expect(a).toBeGreaterThan(0);
+    expect(b).toBeLessThan(a);
+    expect(await page.textContent('[data-testid="timeline-a"] .timeline-title')).toContain('aot_eager');
+    expect(await page.textContent('[data-testid="timeline-b"] .timeline-title')).toContain('autobucketing');
+  });
+});
+
+describe('config panel', () => {
+  it('re-simulates and redraws when ranks change', async () => {
+    const before = await canvasInk(page, 'a');
+    await setField(page, 'ranks', '8');
+    await expect.poll(async () => (await rankStreams(page, 'a')).ranks).toBe(8);
+    await nextFrames(page);
+    const rs = await rankStreams(page, 'a');
+    expect(await laneCount(page, 'a')).toBe(rs.pairs);
+    expect((await canvasInk(page, 'a')).hash).not.toBe(before.hash);
+  });
+
+  it('re-simulates B when an autobucketing knob changes', async () => {
+    const exposedBefore = await metric(page, 'exposed', 'b');
+    const inkBefore = await canvasInk(page, 'b');
+    await setField(page, 'autobucketing.max_in_flight_gb', '0');
+    await expect.poll(() => metric(page, 'exposed', 'b')).not.toBe(exposedBefore);
+    await nextFrames(page);
+    expect((await canvasInk(page, 'b')).hash).not.toBe(inkBefore.hash);
+    await setField(page, 'autobucketing.max_in_flight_gb', '5');
+    await expect.poll(() => metric(page, 'exposed', 'b')).toBe(exposedBefore);
+  });
+
+  it('refuses an invalid value at the field with a message and keeps the page working', async () => {
+    await setField(page, 'ranks', '-3');
+    const err = await page.waitForSelector('[data-testid="cfg-ranks-error"]');
+    expect(await err.textContent()).toMatch(/ranks/);
+    expect((await storeConfig(page) as { ranks: number }).ranks).toBe(8);
+    await setField(page, 'ranks', 'abc');
+    expect(await page.textContent('[data-testid="cfg-ranks-error"]')).toMatch(/abc/);
+    await setField(page, 'ranks', '4');
+    await page.waitForSelector('[data-testid="cfg-ranks-error"]', { state: 'detached' });
+    await expect.poll(async () => (await rankStreams(page, 'a')).ranks).toBe(4);
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe('timelines', () => {
+  it('zooming A zooms B to the same window (wheel and keyboard)', async () => {
+    const w0 = await windowOf(page, 'b');
+    const box = (await page.locator('[data-testid="timeline-a"] canvas').boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.6, box.y + 20);
+    await page.mouse.wheel(0, -400);
+    await nextFrames(page, 3);
+    const wa = await windowOf(page, 'a');
+    const wb = await windowOf(page, 'b');
+    expect(wb).toEqual(wa);
+    expect(wb[1] - wb[0]).toBeLessThan((w0[1] - w0[0]) * 0.9);
+    await page.mouse.move(box.x + box.width + 5, box.y - 40); // away from the canvas: keys go to the window
+    await page.keyboard.press('d');
+    await nextFrames(page, 3);
+    const wb2 = await windowOf(page, 'b');
+    expect(wb2[0]).toBeGreaterThan(wb[0]);
+    expect(await windowOf(page, 'a')).toEqual(wb2);
+  });
+
+  it('clicking a collective shows its details, bucket and the backend reason', async () => {
+    await page.keyboard.press('0');
+    await nextFrames(page, 2);
+    // pick the first comm event of B on rank 0 and click its centre
+    const target = await page.evaluate(() => {
+      const s = window.__FSDP_SIM__!.store.getState();
+      const ev = s.sides.b!.events;
+      const i = ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather' && e.bucketId !== undefined) >= 0
+        ? ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather' && e.bucketId !== undefined)
+        : ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather');
+      return { t: ev[i].start + ev[i].dur / 2, stream: ev[i].stream, name: ev[i].name, w: s.window };
+    });
+    // zoom so the event is wide enough, then click it
+    await page.evaluate((t) => window.__FSDP_SIM__!.store.getState().setWindow({ startUs: t - 50, endUs: t + 50 }), target.t);
+    await nextFrames(page, 2);
+    const canvas = page.locator('[data-testid="timeline-b"] canvas');
+    const box = (await canvas.boundingBox())!;
+    const laneY = await page.evaluate((stream) => {
+      const s = window.__FSDP_SIM__!.store.getState();
+      const lanes = [...new Set(s.sides.b!.events.filter((e) => e.rank === 0).map((e) => e.stream))];
+      return lanes.sort((x, y) => (x === 'compute' ? -1 : y === 'compute' ? 1 : x.localeCompare(y))).indexOf(stream);
+    }, target.stream);
+    const y = 4 + laneY * 21 + 9;
+    await page.mouse.click(box.x + 96 + (box.width - 96 - 8) / 2, box.y + y);
+    await page.waitForSelector('[data-testid="details"] dl');
+    expect(await page.textContent('[data-testid="details"]')).toContain(target.name);
+    expect((await page.textContent('[data-testid="explain-reasons"]'))!.length).toBeGreaterThan(10);
+    await page.mouse.move(box.x + 96 + (box.width - 96 - 8) / 2, box.y + y + 1);
+    await shot('02_selected_collective');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('0');
+  });
+});
+
+describe('export and import', () => {
+  it('exports a Chrome trace that importTrace reads back to the same metrics', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-b"]')]);
+    const text = await readFile((await download.path())!, 'utf8');
+    await writeFile(join(art, 'export_b.trace.json'), text);
+    const r = importTrace(JSON.parse(text));
+    if (!r.ok) throw r.error;
+    const m = computeMetrics(r.value.events, r.value.memory ?? []);
+    const shown = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b!.metrics);
+    expect(m.stepTimeUs).toBeCloseTo(shown.stepTimeUs, 1);
+    expect(m.exposedCommUs).toBeCloseTo(shown.exposedCommUs, 1);
+    expect(m.overlapPct).toBeCloseTo(shown.overlapPct, 1);
+    expect(m.collectives).toEqual(shown.collectives);
+    expect(m.peakMemoryBytes).toBe(shown.peakMemoryBytes);
+  });
+
+  it('exports a PNG of the timelines', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-png"]')]);
+    const png = await readFile((await download.path())!);
+    expect([...png.subarray(1, 4)].map((c) => String.fromCharCode(c)).join('')).toBe('PNG');
+    expect(png.length).toBeGreaterThan(2000);
+  });
+
+  it('imports a Kineto trace (one file per rank) onto timeline A with metrics', async () => {
+    await page.selectOption('[data-testid="import-side"]', 'a');
+    await page.setInputFiles('[data-testid="import-trace"]', [
+      findFixture('test/fixtures/kineto/rank0.pt.trace.json'),
+      findFixture('test/fixtures/kineto/rank1.pt.trace.json'),
+    ]);
+    await page.waitForSelector('[data-testid="notice-info"]');
+    const rs = await rankStreams(page, 'a');
+    expect(rs.ranks).toBe(2);
+    expect(await laneCount(page, 'a')).toBe(rs.pairs);
+    expect(await metric(page, 'step', 'a')).toBeGreaterThan(0);
+    expect(await metric(page, 'ag', 'a')).toBeGreaterThan(0);
+    await shot('03_kineto_import');
+  });
+
+  it('imports an FX graph dump and runs both backends on it', async () => {
+    const fx = findFixture('test/fixtures/fx/tiny_4layer_fw.json', 'test/fixtures/kineto/tiny_4layer_fw.json', '../shared/reference/fx/tiny_4layer_fw.json');
+    await page.setInputFiles('[data-testid="import-fx"]', fx);
+    await page.waitForFunction(() => document.querySelector('[data-testid="timeline-b"] .timeline-title')?.textContent?.includes('tiny_4layer_fw'));
+    expect(await page.textContent('[data-testid="timeline-a"] .timeline-title')).toContain('tiny_4layer_fw');
+    expect(await page.locator('[data-testid="notice-error"]').count()).toBe(0);
+    expect(await metric(page, 'ag', 'a')).toBeGreaterThan(0);
+    expect(await metric(page, 'exposed', 'b')).toBeLessThanOrEqual(await metric(page, 'exposed', 'a'));
+    await shot('04_fx_import');
+  });
+
+  it('shows a message naming the problem for a mangled file, and stays usable', async () => {
+    const before = await rankStreams(page, 'a');
+    await page.setInputFiles('[data-testid="import-trace"]', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"traceEvents": [{"ph": "X", "ts": "soon"') });
+    const msg = await page.waitForSelector('[data-testid="notice-error"]');
+    expect(await msg.textContent()).toMatch(/broken\.json/);
+    await page.setInputFiles('[data-testid="import-trace"]', { name: 'wrong.json', mimeType: 'application/json', buffer: Buffer.from('{"traceEvents": [{"ph": "X", "ts": "soon", "dur": 1, "pid": 0, "tid": 7, "name": "k", "cat": "kernel"}]}') });
+    await expect.poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '').toMatch(/wrong\.json/);
+    await shot('05_import_error');
+    expect(await rankStreams(page, 'a')).toEqual(before);
+    await page.click('[data-testid="resimulate"]');
+    await expect.poll(async () => (await rankStreams(page, 'a')).ranks).toBe(4);
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe('live run', () => {
+  it('trains a few steps: the progress bar moves and loss points are drawn', async () => {
+    await setField(page, 'live.steps', '3');
+    await page.selectOption('[data-testid="cfg-live-kernels"]', 'cpu');
+    await page.click('[data-testid="live-run"]');
+    await expect.poll(async () => Number(await page.getAttribute('[data-testid="live-progress"]', 'value')), { timeout: 45_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => page.locator('[data-testid="loss-chart"] circle').count(), { timeout: 45_000 }).toBeGreaterThanOrEqual(2);
+    await page.waitForSelector('[data-testid="live-run"]', { timeout: 45_000 }); // finished: the Run button is back
+    const live = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().live);
+    expect(live.error).toBeNull();
+    expect(live.losses.length).toBe(3);
+    expect(live.losses.every((p) => Number.isFinite(p.loss))).toBe(true);
+    await shot('06_live_run');
+  });
+});
+
+describe('URL state', () => {
+  it('a shared link restores the same config and view', async () => {
+    await setField(page, 'ranks', '8');
+    await setField(page, 'jitterPct', '2');
+    await setField(page, 'autobucketing.max_coll_distance', '50');
+    await page.keyboard.press('w');
+    await page.waitForTimeout(400); // URL writes are coalesced
+    const url = page.url();
+    expect(url).toContain('ranks=8');
+    const cfg = await storeConfig(page);
+    const win = await windowOf(page, 'a');
+    const p2 = await context.newPage();
+    await p2.goto(url);
+    await waitForApp(p2);
+    expect(await storeConfig(p2)).toEqual(cfg);
+    expect(await windowOf(p2, 'a')).toEqual(win);
+    expect(await laneCount(p2, 'a')).toBe(await laneCount(page, 'a'));
+    await p2.close();
+  });
+
+  it('shows the mismatch marker and message when alignment is off with jitter', async () => {
+    await page.goto(`${previewSrv.url}?ranks=4&jitterPct=20&alignment=false`);
+    await waitForApp(page);
+    const hasMismatch = await page.evaluate(() => !!window.__FSDP_SIM__!.store.getState().sides.b?.mismatch);
+    if (hasMismatch) await page.waitForSelector('[data-testid="banner-mismatch"]');
+    await page.evaluate(() => window.__FSDP_SIM__!.store.getState().setTheme('dark'));
+    await shot(hasMismatch ? '07_mismatch_dark' : '07_jitter_dark');
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe('static host', () => {
+  it('becomes cross-origin isolated through the service worker', async () => {
+    const stat = await startStaticServer();
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const p = await ctx.newPage();
+      await p.goto(stat.url);
+      await p.waitForFunction(() => crossOriginIsolated === true, undefined, { timeout: 30_000 });
+      await waitForApp(p);
+      expect(await p.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+      expect(await p.evaluate(() => typeof SharedArrayBuffer)).toBe('function');
+      expect(await p.locator('[data-testid="banner-coi"]').count()).toBe(0);
+    } finally {
+      await ctx.close();
+      await stat.close();
+    }
+  });
+});

@@ -1,0 +1,83 @@
+// E2E harness: start `vite preview` (COOP/COEP headers from vite.config.ts) and a plain static
+// server (no isolation headers) on random free ports on 127.0.0.1, launch /usr/bin/chromium
+// through playwright-core, and stop everything at the end.
+
+import { createServer, type Server } from 'node:http';
+import { readFile, stat, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { extname, join, normalize, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { preview, type PreviewServer } from 'vite';
+import { chromium, type Browser } from 'playwright-core';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const DIST = join(ROOT, 'dist');
+export const ARTIFACTS = join(ROOT, 'artifacts');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** TESTING.md's base flags plus core WebGPU (SwiftShader). */
+export const CHROMIUM_ARGS = [
+  '--headless=new', '--no-sandbox', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-quic', '--enable-unsafe-webgpu',
+];
+
+export async function startPreview(): Promise<{ url: string; close: () => Promise<void> }> {
+  if (!existsSync(join(DIST, 'index.html'))) throw new Error(`no build in ${DIST}: run \`npm run test:e2e\` (it runs vite build first)`);
+  const server: PreviewServer = await preview({
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'warn',
+    preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
+  });
+  const addr = server.httpServer.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${addr.port}/`, close: () => server.close() };
+}
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml', '.wasm': 'application/wasm',
+  '.map': 'application/json', '.wgsl': 'text/plain', '.ico': 'image/x-icon',
+};
+
+/** A static file server for dist/ that sends no COOP/COEP: a GitHub-Pages-like host. */
+export async function startStaticServer(dir = DIST): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer(async (req, res) => {
+    try {
+      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+      let file = normalize(join(dir, path));
+      if (!file.startsWith(dir)) throw new Error('outside root');
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+export async function artifactsDir(): Promise<string> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  return ARTIFACTS;
+}
+
+/** First existing path among candidates (fixtures may live in the repo or in ../shared). */
+export function findFixture(...candidates: string[]): string {
+  for (const c of candidates) {
+    const p = resolve(ROOT, c);
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`fixture not found; looked in: ${candidates.join(', ')}`);
+}

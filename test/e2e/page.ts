@@ -1,0 +1,72 @@
+// Page helpers for the e2e tests: read the store the app exposes (window.__FSDP_SIM__), the
+// timeline canvases and the metrics table.
+
+import type { Page } from 'playwright-core';
+
+export type Side = 'a' | 'b';
+
+export async function waitForApp(page: Page): Promise<void> {
+  await page.waitForSelector('[data-testid="timeline-a"] canvas[data-drawn]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid="timeline-b"] canvas[data-drawn]', { timeout: 30_000 });
+}
+
+export async function laneCount(page: Page, side: Side): Promise<number> {
+  return Number(await page.getAttribute(`[data-testid="timeline-${side}"] canvas`, 'data-lanes'));
+}
+
+/** Distinct rank × stream pairs in the side's events (what the lanes should be). */
+export async function rankStreams(page: Page, side: Side): Promise<{ ranks: number; streams: number; pairs: number }> {
+  return page.evaluate((s) => {
+    const r = window.__FSDP_SIM__!.store.getState().sides[s];
+    const ev = r?.events ?? [];
+    return {
+      ranks: new Set(ev.map((e) => e.rank)).size,
+      streams: new Set(ev.map((e) => e.stream)).size,
+      pairs: new Set(ev.map((e) => `${e.rank}|${e.stream}`)).size,
+    };
+  }, side);
+}
+
+export async function metric(page: Page, key: string, side: Side): Promise<number> {
+  return Number(await page.getAttribute(`[data-testid="metrics"] tr[data-metric="${key}"] td[data-side="${side}"]`, 'data-value'));
+}
+
+export async function windowOf(page: Page, side: Side): Promise<[number, number]> {
+  const w = await page.getAttribute(`[data-testid="timeline-${side}"] canvas`, 'data-window');
+  const [a, b] = (w ?? '').split(',').map(Number);
+  return [a, b];
+}
+
+/** A cheap fingerprint of the canvas pixels (changes when the drawing changes) and how many are inked. */
+export async function canvasInk(page: Page, side: Side): Promise<{ inked: number; hash: number }> {
+  return page.evaluate((s) => {
+    const c = document.querySelector<HTMLCanvasElement>(`[data-testid="timeline-${s}"] canvas`)!;
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let inked = 0;
+    let hash = 2166136261;
+    for (let i = 0; i < d.length; i += 16) {
+      if (d[i + 3] > 0) inked++;
+      hash = Math.imul(hash ^ (d[i] + 3 * d[i + 1] + 7 * d[i + 2] + 11 * d[i + 3]), 16777619) >>> 0;
+    }
+    return { inked, hash };
+  }, side);
+}
+
+export async function storeConfig(page: Page): Promise<unknown> {
+  return page.evaluate(() => JSON.parse(JSON.stringify(window.__FSDP_SIM__!.store.getState().config)));
+}
+
+/** Type a value into a config text field and commit it with Enter. */
+export async function setField(page: Page, path: string, value: string): Promise<void> {
+  const sel = `[data-testid="cfg-${path.replace(/\./g, '-')}"]`;
+  await page.fill(sel, value);
+  await page.press(sel, 'Enter');
+}
+
+export async function nextFrames(page: Page, n = 2): Promise<void> {
+  await page.evaluate((k) => new Promise<void>((ok) => {
+    let i = 0;
+    const f = () => (++i >= k ? ok() : requestAnimationFrame(f));
+    requestAnimationFrame(f);
+  }), n);
+}
