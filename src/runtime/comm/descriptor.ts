@@ -18,27 +18,36 @@ export function hashTensorNames(names: readonly string[]): number {
   return h | 0; // stored in an Int32 word
 }
 
-/** `[a, b, c]`, cut to fit DESC_TEXT_BYTES once UTF-8 encoded. */
+/** Characters of the caller's label kept in the slot. */
+export const LABEL_CHARS = 64;
+/** UTF-8 bytes left for the tensor list: the slot minus the label (≤ 3 bytes a UTF-16 unit) and a separator. */
+const TENSORS_TEXT_BYTES = DESC_TEXT_BYTES - 3 * LABEL_CHARS - 1;
+const SEP = '\u0000';
+
+/** `[a, b, c]`, cut to fit its part of the slot once UTF-8 encoded, the cut marked with '…'. */
 export function tensorListText(names: readonly string[]): string {
   const full = `[${names.join(', ')}]`;
   const enc = new TextEncoder();
-  if (enc.encode(full).length <= DESC_TEXT_BYTES) return full;
-  let cut = full.slice(0, DESC_TEXT_BYTES - 8);
-  while (enc.encode(cut + '…]').length > DESC_TEXT_BYTES) cut = cut.slice(0, -16);
+  if (enc.encode(full).length <= TENSORS_TEXT_BYTES) return full;
+  let cut = full.slice(0, TENSORS_TEXT_BYTES - 8);
+  while (enc.encode(cut + '…]').length > TENSORS_TEXT_BYTES) cut = cut.slice(0, -16);
   return `${cut}…]`;
 }
 
-export function makeDescriptor(seq: number, kind: CollectiveKind, elems: number, names: readonly string[]): CollectiveDescriptor {
-  return { seq, kind, elems, tensorsHash: hashTensorNames(names), label: tensorListText(names) };
+export function makeDescriptor(
+  seq: number, kind: CollectiveKind, elems: number, names: readonly string[], label: string,
+): CollectiveDescriptor {
+  const cutLabel = label.slice(0, LABEL_CHARS).replaceAll(SEP, ' ');
+  return { seq, kind, elems, tensorsHash: hashTensorNames(names), label: cutLabel, tensorsText: tensorListText(names) };
 }
 
 export function sameDescriptor(a: CollectiveDescriptor, b: CollectiveDescriptor): boolean {
   return a.seq === b.seq && a.kind === b.kind && a.elems === b.elems && a.tensorsHash === b.tensorsHash;
 }
 
-/** `all_gather(4096 elems, [wq, wk])`; barriers print as `barrier('label')`. */
+/** `all_gather(4096 elems, [wq, wk])`; barriers print as `barrier([label])`. */
 export function formatDescriptor(d: CollectiveDescriptor): string {
-  return d.kind === 'barrier' ? `barrier(${d.label})` : `${d.kind}(${d.elems} elems, ${d.label})`;
+  return d.kind === 'barrier' ? `barrier(${d.tensorsText})` : `${d.kind}(${d.elems} elems, ${d.tensorsText})`;
 }
 
 /** Slot index of `rank`'s descriptor for `seq` (two per rank, by seq parity; see DESC_SLOTS). */
@@ -48,7 +57,7 @@ const slotOf = (rank: number, seq: number): number => rank * DESC_SLOTS + (seq &
 export function writeDescriptor(words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number, d: CollectiveDescriptor): void {
   const slot = slotOf(rank, d.seq);
   const w = layout.descBase + slot * DESC_WORDS;
-  const text = new TextEncoder().encode(d.label).subarray(0, DESC_TEXT_BYTES);
+  const text = new TextEncoder().encode(`${d.label}${SEP}${d.tensorsText}`).subarray(0, DESC_TEXT_BYTES);
   bytes.set(text, layout.descTextByte + slot * DESC_TEXT_BYTES);
   words[w] = d.seq;
   words[w + 1] = KIND_CODES.indexOf(d.kind);
@@ -63,9 +72,13 @@ export function readDescriptor(words: Int32Array, bytes: Uint8Array, layout: Con
   const w = layout.descBase + slot * DESC_WORDS;
   const start = layout.descTextByte + slot * DESC_TEXT_BYTES;
   // TextDecoder refuses SAB-backed views: copy out first.
-  const label = new TextDecoder().decode(bytes.slice(start, start + words[w + 4]));
+  const text = new TextDecoder().decode(bytes.slice(start, start + words[w + 4]));
+  const sep = text.indexOf(SEP);
   const kind = KIND_CODES[words[w + 1]] ?? ('barrier' as const);
-  return { seq: words[w], kind, elems: words[w + 2], tensorsHash: words[w + 3], label };
+  return {
+    seq: words[w], kind, elems: words[w + 2], tensorsHash: words[w + 3],
+    label: text.slice(0, Math.max(0, sep)), tensorsText: text.slice(sep + 1),
+  };
 }
 
 /**

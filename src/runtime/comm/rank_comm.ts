@@ -91,7 +91,7 @@ export class RankComm implements RankCommApi {
   /** Publish the descriptor, pass the entry barrier, compare with every rank. Returns the seq. */
   private enter(kind: CollectiveKind, elems: number, req: CollectiveRequest): number {
     const seq = this.seq++;
-    const mine = makeDescriptor(seq, kind, elems, kind === 'barrier' ? [req.label] : req.tensors);
+    const mine = makeDescriptor(seq, kind, elems, kind === 'barrier' ? [req.label] : req.tensors, req.label);
     const where = `${formatDescriptor(mine)} '${req.label}'`;
     this.sync.checkAbort(where);
     writeDescriptor(this.sync.words, this.sync.bytes, this.layout, this.rank, mine);

@@ -18,7 +18,8 @@ export interface CollectiveDescriptor {
   readonly kind: CollectiveKind;
   readonly elems: number; // unsharded elements: all_gather output, reduce_scatter input; 0 for barrier
   readonly tensorsHash: number; // FNV-1a 32 of the tensor names joined by '\n'
-  readonly label: string; // tensor list as text (truncated), shown in error messages
+  readonly label: string; // the caller's label (node / bucket name; cut to LABEL_CHARS), not compared
+  readonly tensorsText: string; // `[a, b]`, cut to fit the slot; shown in mismatch errors
 }
 
 /** What the caller passes per collective: a label (node / bucket name) and the member tensor names. */
