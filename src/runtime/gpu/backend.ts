@@ -1,0 +1,154 @@
+// WebGPU KernelBackend: tensors are pooled storage buffers, run() records one compute pass per
+// op on a pending encoder (submitted at sync/download/upload), sync() reports device time from
+// timestamp queries when the device has them. Checked against the CPU backend in test/browser.
+import { ConfigError } from '../../errors';
+import type { ComputeOp } from '../../graph/ops';
+import { checkTensors } from '../cpu';
+import type { DeviceTensor, ElemType, HostArray, KernelBackend, OpAttrs } from '../kernels';
+import { acquireBuffer, bufferBytes, releaseBuffer } from './buffer_pool';
+import { GpuError, GpuLimitError } from './errors';
+import type { MatmulVariant } from './matmul';
+import { matmulVariantInfo } from './matmul';
+import { planOp } from './ops';
+import { GpuQueue } from './queue';
+import { MAP_READ_MODE, USAGE } from './usage';
+
+export interface GpuTensor extends DeviceTensor {
+  readonly buffer: GPUBuffer;
+}
+
+export interface GpuKernelsOptions {
+  /** Which numbered matmul kernel `matmul` runs (default 3, the register-blocked one). */
+  matmulVariant?: MatmulVariant;
+  /** Shown as the backend label, e.g. KernelDevice.label from requestKernelDevice. */
+  label?: string;
+  /** Time passes with timestamp queries when the device has 'timestamp-query' (default true). */
+  timestamps?: boolean;
+}
+
+export interface GpuKernelBackend extends KernelBackend {
+  readonly kind: 'webgpu';
+  readonly device: GPUDevice;
+  /** Buffer of a tensor created by this backend (for tools that record their own passes). */
+  bufferOf(t: DeviceTensor): GPUBuffer;
+}
+
+export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}): GpuKernelBackend {
+  const matmulVariant = opts.matmulVariant ?? 3;
+  matmulVariantInfo(matmulVariant);
+  const label = opts.label ?? `webgpu: ${device.label || 'device'}`;
+  const timestamps = opts.timestamps !== false && device.features.has('timestamp-query');
+  const queue = new GpuQueue(device, 'fsdp-sim kernels', timestamps);
+  let lost: GPUDeviceLostInfo | null = null;
+  let uncaptured: GPUError | null = null;
+  let destroyed = false;
+  device.lost.then((info) => { lost = info; });
+  const onError = (ev: Event) => { uncaptured ??= (ev as GPUUncapturedErrorEvent).error; };
+  device.addEventListener('uncapturederror', onError);
+
+  const alive = (what: string) => {
+    if (destroyed) throw new GpuError(`${what} called after destroy() on ${label}`);
+    if (lost) throw new GpuError(`WebGPU device lost (${lost.reason}): ${lost.message || 'no message'}; ${what} cannot run. Reload, or use createCpuKernels().`);
+    if (uncaptured) {
+      const e = uncaptured;
+      uncaptured = null;
+      throw new GpuError(`uncaptured WebGPU error before ${what}: ${e.message}`);
+    }
+  };
+  const bufferOf = (t: DeviceTensor): GPUBuffer => {
+    const b = (t as GpuTensor).buffer;
+    if (!b) throw new ConfigError('tensor', `tensor '${t.id}' was not created by this WebGPU backend`);
+    return b;
+  };
+
+  return {
+    kind: 'webgpu',
+    label,
+    device,
+    bufferOf,
+    create(id: string, length: number, type: ElemType): GpuTensor {
+      alive(`create('${id}')`);
+      if (!Number.isInteger(length) || length < 0) {
+        throw new ConfigError('length', `tensor '${id}' length must be an integer ≥ 0, got ${length}`);
+      }
+      if (type !== 'f32' && type !== 'i32') {
+        throw new ConfigError('type', `tensor '${id}' type must be one of [f32, i32], got ${JSON.stringify(type)}`);
+      }
+      const bytes = bufferBytes(length);
+      const max = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+      if (bytes > max) {
+        const limit = bytes > device.limits.maxBufferSize ? 'maxBufferSize' : 'maxStorageBufferBindingSize';
+        throw new GpuLimitError(limit, max, bytes, `tensor '${id}' (${length} × 4 bytes)`);
+      }
+      const { buffer, reused } = acquireBuffer(device, bytes, `tensor ${id}`);
+      if (reused) queue.enc().clearBuffer(buffer); // fresh tensors read as zeros, like the CPU backend
+      return { id, length, type, buffer };
+    },
+    upload(t: DeviceTensor, data: HostArray, offset = 0): void {
+      alive(`upload('${t.id}')`);
+      if (offset < 0 || !Number.isInteger(offset) || offset + data.length > t.length) {
+        throw new ConfigError('upload', `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`);
+      }
+      if ((t.type === 'f32') !== (data instanceof Float32Array)) {
+        throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);
+      }
+      queue.flush(); // recorded ops that read t must see its old contents
+      queue.scoped(() => device.queue.writeBuffer(bufferOf(t), offset * 4, data.buffer, data.byteOffset, data.byteLength));
+    },
+    async download(t: DeviceTensor, into: HostArray): Promise<void> {
+      alive(`download('${t.id}')`);
+      const n = Math.min(into.length, t.length);
+      const bytes = bufferBytes(n);
+      const staging = device.createBuffer({ label: `download ${t.id}`, size: bytes, usage: USAGE.MAP_READ | USAGE.COPY_DST });
+      queue.enc().copyBufferToBuffer(bufferOf(t), 0, staging, 0, bytes);
+      queue.flush();
+      try {
+        await staging.mapAsync(MAP_READ_MODE);
+      } catch (e) {
+        staging.destroy();
+        alive(`download('${t.id}')`);
+        throw new GpuError(`download('${t.id}') failed to map its staging buffer: ${(e as Error).message}`);
+      }
+      const mapped = staging.getMappedRange(0, bytes);
+      if (into instanceof Float32Array) into.set(new Float32Array(mapped, 0, n));
+      else into.set(new Int32Array(mapped, 0, n));
+      staging.unmap();
+      staging.destroy();
+    },
+    run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void {
+      alive(`run('${op}')`);
+      checkTensors(op, attrs, inputs, outputs);
+      queue.ensureRoom();
+      const scratch: GPUBuffer[] = [];
+      queue.scoped(() => {
+        const dispatches = planOp({
+          device, matmulVariant,
+          uniform: (data) => queue.uniform(data),
+          scratch: (n, what) => {
+            const b = acquireBuffer(device, bufferBytes(n), `scratch ${what}`).buffer;
+            scratch.push(b);
+            return b;
+          },
+        }, op, attrs, inputs.map(bufferOf), outputs.map(bufferOf), step);
+        queue.pass(`${op} [${outputs.map((o) => o.id).join(', ')}]`, dispatches);
+      });
+      // Later passes that reuse a scratch buffer run after this one (pass order), so it can go back now.
+      for (const b of scratch) releaseBuffer(device, b);
+    },
+    async sync(): Promise<number | undefined> {
+      alive('sync()');
+      const us = await queue.sync();
+      alive('sync()');
+      return us;
+    },
+    release(t: DeviceTensor): void {
+      releaseBuffer(device, bufferOf(t));
+    },
+    destroy(): void {
+      if (destroyed) return;
+      destroyed = true;
+      queue.destroy();
+      device.removeEventListener('uncapturederror', onError);
+    },
+  };
+}

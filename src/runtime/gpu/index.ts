@@ -1,0 +1,25 @@
+// WebGPU kernels: device acquisition, the KernelBackend on WGSL, and the matmul variants for
+// benches. The only public entry of src/runtime/gpu. It installs the WGSL sources at load (after
+// registering the `.wgsl` loader when running under plain Node), hence the top-level await.
+import { registerWgslLoader } from './node_wgsl_loader';
+import { installShaders } from './shader_registry';
+
+await registerWgslLoader();
+installShaders((await import('./shaders')).SHADERS);
+
+export { createGpuKernels } from './backend';
+export type { GpuKernelBackend, GpuKernelsOptions, GpuTensor } from './backend';
+export { createGpuKernelsFromGpu, createGpuKernelsFromNavigator } from './acquire';
+export type { AcquiredGpuKernels } from './acquire';
+export { checkKernelLimits, defaultGpu, REQUIRED_LIMITS, requestKernelDevice } from './device';
+export type { FeatureLevel, KernelDevice, RequestKernelDeviceOptions } from './device';
+export { GpuError, GpuLimitError } from './errors';
+export {
+  encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, matmulFlops, matmulVariantInfo,
+} from './matmul';
+export type { MatmulVariant, MatmulVariantInfo } from './matmul';
+export { cachedPipelineCount, getPipeline, pipelineKey, precompileKernels } from './pipelines';
+export { drainBufferPool } from './buffer_pool';
+export { ENTRY_POINTS, SHADER_NAMES, shaderSource } from './shader_registry';
+export type { ShaderName } from './shader_registry';
+export { registerWgslLoader } from './node_wgsl_loader';

@@ -1,0 +1,144 @@
+// Maps each ComputeOp (src/graph/ops.ts) to its WGSL dispatches: pipeline, bindings (numbers
+// match the @binding of each shader one-to-one), params and workgroup counts. Multi-kernel ops
+// (rms_norm_bwd, attention_bwd, cross_entropy) record their dispatches in one pass, in order.
+import { ConfigError } from '../../errors';
+import type { ComputeOp } from '../../graph/ops';
+import {
+  adamwBiasCorrections, adamwHyper, adamwStep, attentionDims, crossEntropyDims, embeddingDims, intAttr, matmulDims,
+  rmsNormDims,
+} from '../cpu';
+import type { OpAttrs } from '../kernels';
+import { GpuLimitError } from './errors';
+import { type MatmulVariant, matmulParams, matmulPipeline, matmulWorkgroups } from './matmul';
+import { type Field, f32, packParams, u32 } from './params';
+import { getPipeline } from './pipelines';
+import type { Dispatch } from './queue';
+import type { ShaderName } from './shader_registry';
+
+export const WG = 64; // threads of the 1-D and row kernels (override WG in each shader)
+export const ATTENTION_MAX_SEQ = 1024; // override MAX_SEQ of attention.wgsl
+export const ATTENTION_MAX_HD = 256; // override MAX_HD of attention.wgsl
+
+/** What ops need from the backend while planning. */
+export interface PlanContext {
+  readonly device: GPUDevice;
+  readonly matmulVariant: MatmulVariant;
+  uniform(data: ArrayBuffer): GPUBuffer;
+  /** A zero-initialised-or-not scratch buffer released after the op is recorded. */
+  scratch(elements: number, label: string): GPUBuffer;
+}
+
+/** Splits a workgroup count over x and y to stay under maxComputeWorkgroupsPerDimension. */
+export function grid(device: GPUDevice, groups: number, what: string): [number, number] {
+  const max = device.limits.maxComputeWorkgroupsPerDimension;
+  const n = Math.max(1, groups);
+  const x = Math.min(n, max);
+  const y = Math.ceil(n / x);
+  if (y > max) throw new GpuLimitError('maxComputeWorkgroupsPerDimension', max, y, `${what} (${groups} workgroups)`);
+  return [x, y];
+}
+
+function kernel(
+  ctx: PlanContext, shader: ShaderName, entry: string, bindings: readonly (readonly [number, GPUBuffer])[],
+  groups: number, label: string, constants: Record<string, number> = { WG },
+): Dispatch {
+  return { pipeline: getPipeline(ctx.device, shader, entry, constants), bindings, workgroups: grid(ctx.device, groups, label), label };
+}
+
+const groupsOf = (n: number) => Math.ceil(n / WG);
+
+/** The dispatches of one op, in order; `ins`/`outs` are the tensors' buffers in ops.ts order. */
+export function planOp(
+  ctx: PlanContext, op: ComputeOp, attrs: OpAttrs, ins: readonly GPUBuffer[], outs: readonly GPUBuffer[], step?: number,
+): Dispatch[] {
+  const params = (fields: readonly Field[]) => ctx.uniform(packParams(fields));
+  switch (op) {
+    case 'embedding': case 'embedding_bwd': {
+      const d = embeddingDims(op, attrs);
+      const p = params([u32(d.V), u32(d.D), u32(d.T)]);
+      return op === 'embedding'
+        ? [kernel(ctx, 'embedding', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], groupsOf(d.T * d.D), op)]
+        : [kernel(ctx, 'embedding', 'bwd', [[4, ins[0]], [1, ins[1]], [5, outs[0]], [3, p]], groupsOf(d.V * d.D), op)];
+    }
+    case 'matmul': {
+      const d = matmulDims(attrs);
+      const v = ctx.matmulVariant;
+      return [{
+        pipeline: matmulPipeline(ctx.device, v), label: `matmul ${v}`,
+        bindings: [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, ctx.uniform(matmulParams(d))]],
+        workgroups: matmulWorkgroups(ctx.device, v, d),
+      }];
+    }
+    case 'rms_norm': {
+      const d = rmsNormDims(op, attrs);
+      const p = params([u32(d.rows), u32(d.cols), f32(d.eps)]);
+      return [kernel(ctx, 'rms_norm', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, outs[1]], [4, p]], d.rows, op)];
+    }
+    case 'rms_norm_bwd': {
+      const d = rmsNormDims(op, attrs);
+      const p = params([u32(d.rows), u32(d.cols), f32(d.eps)]);
+      const [dy, x, w, rstd] = ins;
+      return [
+        kernel(ctx, 'rms_norm', 'bwd_dx', [[5, dy], [0, x], [1, w], [3, rstd], [6, outs[0]], [4, p]], d.rows, `${op} dx`),
+        kernel(ctx, 'rms_norm', 'bwd_dw', [[5, dy], [0, x], [3, rstd], [7, outs[1]], [4, p]], groupsOf(d.cols), `${op} dw`),
+      ];
+    }
+    case 'swiglu': case 'swiglu_bwd': {
+      const n = intAttr(op, attrs, 'n');
+      const p = params([u32(n)]);
+      return op === 'swiglu'
+        ? [kernel(ctx, 'swiglu', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], groupsOf(n), op)]
+        : [kernel(ctx, 'swiglu', 'bwd',
+          [[4, ins[0]], [0, ins[1]], [1, ins[2]], [5, outs[0]], [6, outs[1]], [3, p]], groupsOf(n), op)];
+    }
+    case 'attention': case 'attention_bwd': {
+      const d = attentionDims(op, attrs);
+      if (d.seq > ATTENTION_MAX_SEQ) throw new ConfigError(`${op}.seq`, `${op}.seq must be ≤ ${ATTENTION_MAX_SEQ} for the WGSL kernel, got ${d.seq}`);
+      if (d.headDim > ATTENTION_MAX_HD) throw new ConfigError(`${op}.headDim`, `${op}.headDim must be ≤ ${ATTENTION_MAX_HD} for the WGSL kernel, got ${d.headDim}`);
+      const c = { WG, MAX_SEQ: ATTENTION_MAX_SEQ, MAX_HD: ATTENTION_MAX_HD };
+      const p = params([u32(d.batch), u32(d.seq), u32(d.heads), u32(d.kvHeads), u32(d.headDim), f32(1 / Math.sqrt(d.headDim))]);
+      const rows = d.batch * d.heads * d.seq;
+      if (op === 'attention') {
+        const [q, k, v] = ins;
+        return [kernel(ctx, 'attention', 'fwd', [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]], rows, op, c)];
+      }
+      const [dO, q, k, v, o, lse] = ins;
+      const D = ctx.scratch(rows, 'attention_bwd D');
+      return [
+        kernel(ctx, 'attention', 'bwd_d', [[6, dO], [3, o], [7, D], [5, p]], groupsOf(rows), `${op} D`, c),
+        kernel(ctx, 'attention', 'bwd_dq',
+          [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], rows, `${op} dq`, c),
+        kernel(ctx, 'attention', 'bwd_dkv',
+          [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [9, outs[1]], [10, outs[2]], [5, p]],
+          d.batch * d.kvHeads * d.seq, `${op} dk dv`, c),
+      ];
+    }
+    case 'add': {
+      const n = intAttr(op, attrs, 'n');
+      return [kernel(ctx, 'add', 'main', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, params([u32(n)])]], groupsOf(n), op)];
+    }
+    case 'cross_entropy': case 'cross_entropy_bwd': {
+      const d = crossEntropyDims(op, attrs);
+      const p = params([u32(d.T), u32(d.V)]);
+      if (op === 'cross_entropy_bwd') {
+        return [kernel(ctx, 'cross_entropy', 'bwd', [[0, ins[0]], [1, ins[1]], [5, outs[0]], [4, p]], d.T, op)];
+      }
+      const rowLoss = ctx.scratch(d.T, 'cross_entropy row losses');
+      return [
+        kernel(ctx, 'cross_entropy', 'rows', [[0, ins[0]], [1, ins[1]], [2, rowLoss], [4, p]], d.T, `${op} rows`),
+        kernel(ctx, 'cross_entropy', 'mean', [[2, rowLoss], [3, outs[0]], [4, p]], 1, `${op} mean`),
+      ];
+    }
+    case 'adamw': {
+      const h = adamwHyper(attrs);
+      const { bc1, bc2 } = adamwBiasCorrections(h, adamwStep(step));
+      const p = params([u32(h.n), f32(h.lr), f32(h.beta1), f32(h.beta2), f32(h.eps), f32(h.weightDecay), f32(bc1), f32(bc2)]);
+      return [kernel(ctx, 'adamw', 'main',
+        [...ins.map((b, i) => [i, b] as const), ...outs.map((b, i) => [4 + i, b] as const), [7, p]], groupsOf(h.n), op)];
+    }
+    default: {
+      const never: never = op;
+      throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+// Pipeline and shader-module cache, per device (a WeakMap keyed by GPUDevice), keyed by kernel
+// name, entry point and override constants. Pipelines are created synchronously on first use
+// (run() is synchronous); `precompileKernels` fills the cache ahead of time with async creation.
+import { ENTRY_POINTS, shaderSource, type ShaderName } from './shader_registry';
+
+export type Constants = Readonly<Record<string, number>>;
+
+interface DeviceCache {
+  modules: Map<ShaderName, GPUShaderModule>;
+  pipelines: Map<string, GPUComputePipeline>;
+}
+
+const CACHE = new WeakMap<GPUDevice, DeviceCache>();
+
+function cacheOf(device: GPUDevice): DeviceCache {
+  let c = CACHE.get(device);
+  if (!c) { c = { modules: new Map(), pipelines: new Map() }; CACHE.set(device, c); }
+  return c;
+}
+
+export function pipelineKey(shader: ShaderName, entry: string, constants: Constants = {}): string {
+  const keys = Object.keys(constants).sort();
+  return `${shader}:${entry}:{${keys.map((k) => `${k}=${constants[k]}`).join(',')}}`;
+}
+
+function moduleOf(device: GPUDevice, shader: ShaderName): GPUShaderModule {
+  const c = cacheOf(device);
+  let m = c.modules.get(shader);
+  if (!m) {
+    m = device.createShaderModule({ label: `fsdp-sim ${shader}.wgsl`, code: shaderSource(shader) });
+    c.modules.set(shader, m);
+  }
+  return m;
+}
+
+function descriptor(device: GPUDevice, shader: ShaderName, entry: string, constants: Constants): GPUComputePipelineDescriptor {
+  return {
+    label: `fsdp-sim ${pipelineKey(shader, entry, constants)}`,
+    layout: 'auto',
+    compute: { module: moduleOf(device, shader), entryPoint: entry, constants: { ...constants } },
+  };
+}
+
+export function getPipeline(device: GPUDevice, shader: ShaderName, entry: string, constants: Constants = {}): GPUComputePipeline {
+  const c = cacheOf(device);
+  const key = pipelineKey(shader, entry, constants);
+  let p = c.pipelines.get(key);
+  if (!p) {
+    p = device.createComputePipeline(descriptor(device, shader, entry, constants));
+    c.pipelines.set(key, p);
+  }
+  return p;
+}
+
+/** Number of cached pipelines on a device (tests assert sharing). */
+export function cachedPipelineCount(device: GPUDevice): number {
+  return CACHE.get(device)?.pipelines.size ?? 0;
+}
+
+/**
+ * Compiles the pipelines the backend uses with its default constants, concurrently, so the first
+ * run() of each op does not stall on a synchronous compile. `only` restricts to some shaders.
+ */
+export async function precompileKernels(
+  device: GPUDevice, only?: readonly ShaderName[], constants: (shader: ShaderName) => Constants = () => ({}),
+): Promise<void> {
+  const c = cacheOf(device);
+  await Promise.all(ENTRY_POINTS.filter(([s]) => !only || only.includes(s)).map(async ([s, e]) => {
+    const key = pipelineKey(s, e, constants(s));
+    if (c.pipelines.has(key)) return;
+    const p = await device.createComputePipelineAsync(descriptor(device, s, e, constants(s)));
+    c.pipelines.set(key, p);
+  }));
+}

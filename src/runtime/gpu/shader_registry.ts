@@ -1,0 +1,40 @@
+// Names of the WGSL kernel families and the registry their sources are installed into. The
+// sources themselves (`?raw` imports, ./shaders.ts) are loaded by ./index.ts after the Node
+// `.wgsl` loader is in place, so this module and everything that imports it stay loadable
+// under plain Node (tsx), where `?raw` has no meaning.
+import { GpuError } from './errors';
+
+export const SHADER_NAMES = [
+  'matmul_1_naive', 'matmul_2_tiled', 'matmul_3_blocked', 'embedding', 'rms_norm', 'swiglu', 'attention', 'add',
+  'cross_entropy', 'adamw',
+] as const;
+
+export type ShaderName = (typeof SHADER_NAMES)[number];
+
+/** Every (shader, entry point) the backend dispatches; used to precompile pipelines. */
+export const ENTRY_POINTS: readonly (readonly [ShaderName, string])[] = [
+  ['matmul_1_naive', 'main'], ['matmul_2_tiled', 'main'], ['matmul_3_blocked', 'main'],
+  ['embedding', 'fwd'], ['embedding', 'bwd'],
+  ['rms_norm', 'fwd'], ['rms_norm', 'bwd_dx'], ['rms_norm', 'bwd_dw'],
+  ['swiglu', 'fwd'], ['swiglu', 'bwd'],
+  ['attention', 'fwd'], ['attention', 'bwd_d'], ['attention', 'bwd_dq'], ['attention', 'bwd_dkv'],
+  ['add', 'main'],
+  ['cross_entropy', 'rows'], ['cross_entropy', 'mean'], ['cross_entropy', 'bwd'],
+  ['adamw', 'main'],
+];
+
+let sources: Readonly<Record<ShaderName, string>> | null = null;
+
+export function installShaders(s: Readonly<Record<ShaderName, string>>): void {
+  sources = s;
+}
+
+export function shaderSource(name: ShaderName): string {
+  if (!sources) {
+    throw new GpuError(`WGSL sources are not installed (needed '${name}'): import the GPU kernels through `
+      + 'src/runtime/gpu (its index.ts loads shaders/*.wgsl), not its files directly');
+  }
+  const s = sources[name];
+  if (typeof s !== 'string') throw new GpuError(`unknown WGSL shader '${name}'; known: [${SHADER_NAMES.join(', ')}]`);
+  return s;
+}

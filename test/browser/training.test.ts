@@ -1,0 +1,27 @@
+// Live training in headless Chromium: 4 rank Web Workers, each with its own WebGPU device running
+// the WGSL kernels, sharing SharedArrayBuffers (the page is cross-origin isolated). A few steps;
+// the losses must be finite and match the same run on the CPU reference kernels.
+import { describe, expect, inject, it } from 'vitest';
+import { runTraining, type TrainingOptions } from '../../src/runtime/coordinator';
+
+const OPTS: TrainingOptions = {
+  model: 'tiny', ranks: 4, steps: 3, backend: 'aot_eager_autobucketing', seed: 3, kernels: 'gpu',
+  collective: 'direct', timing: 'preset', hardware: 'h100', globalBatch: 8,
+};
+
+describe('runTraining (browser)', () => {
+  it('trains on 4 WebGPU rank workers and matches the CPU kernels within 1e-3 relative', async () => {
+    expect(crossOriginIsolated).toBe(true);
+    const steps: number[] = [];
+    const gpu = await runTraining({ ...OPTS, onProgress: (p) => steps.push(p.step) });
+    expect(gpu.device, `adapter for ${inject('webgpuFeatureLevel')}`).toMatch(/^webgpu: /);
+    expect(steps).toEqual([1, 2, 3]);
+    expect(gpu.losses.every(Number.isFinite)).toBe(true);
+    expect(gpu.events.length).toBeGreaterThan(0);
+    const cpu = await runTraining({ ...OPTS, kernels: 'cpu' });
+    expect(cpu.device).toBe('cpu reference');
+    gpu.losses.forEach((l, i) => {
+      expect(Math.abs(l - cpu.losses[i]) / cpu.losses[i], `step ${i + 1}: gpu ${l} vs cpu ${cpu.losses[i]}`).toBeLessThan(1e-3);
+    });
+  }, 300_000);
+});
