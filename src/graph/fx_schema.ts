@@ -44,16 +44,19 @@ const j = (v: unknown): string => {
   return s === undefined ? String(v) : s.length > 80 ? `${s.slice(0, 77)}...` : s;
 };
 
-function readShape(v: unknown, where: string, field: string): number[] {
-  if (!Array.isArray(v)) throw new ImportError(`${where}.${field}`, `${where}: field '${field}' must be a list of dims, got ${j(v)}`);
-  if (v.length > 16) throw new ImportError(`${where}.${field}`, `${where}: field '${field}' has rank ${v.length} > 16`);
-  v.forEach((d, k) => {
-    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0 || d > MAX_DIM) {
-      throw new ImportError(`${where}.${field}`, `${where}: field '${field}'[${k}] must be an integer in [0, 2^40], got ${j(d)}`);
-    }
+/** `key` locates the field for programs ('nodes[3]'), `label` for people ("node 3 'mm'"). */
+function readShape(v: unknown, key: string, label: string, field: string): number[] {
+  const fail = (why: string): never => {
+    throw new ImportError(`${key}.${field}`, `${label}: field '${field}' ${why}`);
+  };
+  if (!Array.isArray(v)) fail(`must be a list of dims, got ${j(v)}`);
+  const dims = v as unknown[];
+  if (dims.length > 16) fail(`has rank ${dims.length} > 16`);
+  dims.forEach((d, k) => {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0 || d > MAX_DIM) fail(`[${k}] must be an integer in [0, 2^40], got ${j(d)}`);
   });
-  const numel = (v as number[]).reduce((p, d) => p * d, 1);
-  if (numel > Number.MAX_SAFE_INTEGER / 8) throw new ImportError(`${where}.${field}`, `${where}: field '${field}' ${j(v)} has too many elements`);
+  const numel = (dims as number[]).reduce((p, d) => p * d, 1);
+  if (numel > Number.MAX_SAFE_INTEGER / 8) fail(`${j(v)} has too many elements`);
   return v as number[];
 }
 
@@ -79,11 +82,11 @@ function readNode(raw: unknown, pos: number): FxNode {
   if (op !== 'output') {
     if (o.multi !== undefined) {
       if (!Array.isArray(o.multi) || o.multi.length === 0) bad('multi', 'must be a non-empty list of shapes');
-      node.multi = (o.multi as unknown[]).map((s, k) => readShape(s, where, `multi[${k}]`));
+      node.multi = (o.multi as unknown[]).map((s, k) => readShape(s, `nodes[${pos}]`, where, `multi[${k}]`));
       if (o.shape !== undefined) bad('shape', "must be absent when 'multi' is given");
     } else {
       if (o.shape === undefined) bad('shape', "is missing (and no 'multi')");
-      node.shape = readShape(o.shape, where, 'shape');
+      node.shape = readShape(o.shape, `nodes[${pos}]`, where, 'shape');
       if (typeof o.dtype !== 'string' || TORCH_DTYPES[o.dtype] === undefined) {
         bad('dtype', `must be one of [${Object.keys(TORCH_DTYPES).join(', ')}]`);
       }
