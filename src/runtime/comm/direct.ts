@@ -36,12 +36,13 @@ export function directReduceScatter(
   v.data.set(input, r * v.regionElems);
   sync.barrier(where, seq);
   const d = v.data;
+  const stride = v.regionElems;
   const first = r * c; // rank 0's copy of chunk r
-  for (let j = 0; j < c; j++) output[j] = d[first + j];
-  for (let q = 1; q < n; q++) {
-    const src = q * v.regionElems + r * c;
-    // A Float32Array store rounds the f64 sum of two f32 values: exactly one f32 addition.
-    for (let j = 0; j < c; j++) output[j] += d[src + j];
+  const avg = op === 'avg';
+  for (let j = 0; j < c; j++) {
+    let acc = d[first + j];
+    // fround(a + b) of two f32 values is exactly one f32 addition; j-outer keeps one store per element.
+    for (let q = 1, at = first + j + stride; q < n; q++, at += stride) acc = Math.fround(acc + d[at]);
+    output[j] = avg ? acc / n : acc; // the store rounds the quotient to f32
   }
-  if (op === 'avg') for (let j = 0; j < c; j++) output[j] /= n;
 }
