@@ -2,7 +2,7 @@
 // validateConfig and the URL codec both walk it, so a knob added here is validated and
 // URL-encoded with no other change.
 
-import { AUTOBUCKETING_DEFAULTS } from '../backends/autobucketing/options'; // TODO: '../backends' once its index lands
+import { AUTOBUCKETING_DEFAULTS } from '../backends';
 import { BACKEND_NAMES } from '../backends/types';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
 import { MODEL_NAMES } from '../model';

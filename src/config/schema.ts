@@ -2,7 +2,7 @@
 // torchtitan / torch where one exists (`compile.model_backend_override` → backendA/backendB,
 // the autobucketing knobs verbatim from torch._inductor.config.aten_distributed_optimizations).
 
-import { AUTOBUCKETING_DEFAULTS } from '../backends/autobucketing/options'; // TODO: '../backends' once its index lands
+import { AUTOBUCKETING_DEFAULTS } from '../backends';
 import type { BackendName } from '../backends/types';
 import type { HardwareName, NetworkName } from '../estimate';
 import type { ModelName } from '../model';

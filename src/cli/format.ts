@@ -1,0 +1,42 @@
+// Text output of the CLI: the compare table and number formatting.
+
+import type { TraceMetrics } from '../trace/metrics';
+
+const GIB = 1024 ** 3;
+
+export interface CompareRow {
+  readonly backend: string;
+  readonly stepTimeMs: number;
+  readonly exposedCommMs: number;
+  readonly overlapPct: number;
+  readonly peakMemoryBytes: number;
+  readonly collectives: { readonly all_gather: number; readonly reduce_scatter: number };
+}
+
+export function rowOf(backend: string, m: TraceMetrics): CompareRow {
+  return {
+    backend,
+    stepTimeMs: m.stepTimeUs / 1000,
+    exposedCommMs: m.exposedCommUs / 1000,
+    overlapPct: m.overlapPct,
+    peakMemoryBytes: m.peakMemoryBytes,
+    collectives: { all_gather: m.collectives.all_gather, reduce_scatter: m.collectives.reduce_scatter },
+  };
+}
+
+/** A fixed-width table: backend, step ms, exposed comm ms, overlap %, peak GiB, #AG, #RS. */
+export function formatTable(rows: readonly CompareRow[]): string {
+  const head = ['backend', 'step ms', 'exposed comm ms', 'overlap %', 'peak GiB', '#AG', '#RS'];
+  const body = rows.map((r) => [
+    r.backend,
+    r.stepTimeMs.toFixed(2),
+    r.exposedCommMs.toFixed(2),
+    r.overlapPct.toFixed(1),
+    (r.peakMemoryBytes / GIB).toFixed(2),
+    String(r.collectives.all_gather),
+    String(r.collectives.reduce_scatter),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}

@@ -1,0 +1,78 @@
+// fsdp-sim command line: `compare`, `pass`, `train`. Run with `npm run -s sim -- <command> ...`
+// or `bin/fsdp-sim.mjs`. Usage errors print one line and exit 2; failures exit 1.
+
+import { pathToFileURL } from 'node:url';
+import { ConfigError, FsdpSimError } from '../errors';
+import { UsageError } from './args';
+import { COMPARE_USAGE, compareCommand } from './compare';
+import { processIo, type Io } from './io';
+import { PASS_USAGE, passCommand } from './pass';
+
+const COMMANDS = ['compare', 'pass', 'train', 'help'] as const;
+
+export const USAGE = [
+  'usage: fsdp-sim <command> [flags]',
+  '',
+  'commands:',
+  '  compare   simulate a step under several backends and compare (table, --json, --trace DIR)',
+  '  pass      run a backend on an imported torch FX graph dump and report what it changed',
+  '  train     train for real on N ranks (worker threads, CPU or WebGPU kernels)',
+  '  help      this text; `fsdp-sim <command> --help` for a command\'s flags',
+  '',
+  'examples:',
+  '  fsdp-sim compare --model llama3-8b --ranks 8 --hardware h100',
+  '  fsdp-sim pass --fx-graph fw.json bw.json --backend aot_eager_autobucketing --json',
+].join('\n');
+
+/** Runs one command line; resolves to the exit code. Never calls process.exit. */
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out([USAGE, '', COMPARE_USAGE, '', PASS_USAGE].join('\n'));
+        return command === undefined ? 2 : 0;
+      case 'compare':
+        return await compareCommand(rest, io);
+      case 'pass':
+        return await passCommand(rest, io);
+      case 'train': {
+        const { trainCommand } = await import('./train');
+        return await trainCommand([...rest]);
+      }
+      default:
+        io.err(`fsdp-sim: unknown command '${command}'; valid commands: [${COMMANDS.join(', ')}] (fsdp-sim --help)`);
+        return 2;
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(e.message);
+      return 2;
+    }
+    if (e instanceof ConfigError) {
+      io.err(`fsdp-sim ${command}: ${e.message}`);
+      return 2;
+    }
+    if (e instanceof FsdpSimError) {
+      io.err(`fsdp-sim ${command}: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+// run when executed directly (`node --import tsx src/cli/main.ts ...`)
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`fsdp-sim: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
