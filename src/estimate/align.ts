@@ -8,24 +8,31 @@ import type { CollectiveKind, DType, GraphNode, StepGraph } from '../graph/types
 import type { CostModel } from './types';
 
 /** torch.median semantics: the lower of the two middle values when the count is even. */
-export function lowerMedian(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
+export function lowerMedian(values: readonly number[] | Float64Array): number {
+  const s = Float64Array.from(values).sort(); // typed-array sort is numeric
   return s[(s.length - 1) >> 1];
+}
+
+function medianOver(models: readonly CostModel[], f: (m: CostModel) => number, scratch: Float64Array): number {
+  for (let i = 0; i < models.length; i++) scratch[i] = f(models[i]);
+  scratch.sort();
+  return scratch[(scratch.length - 1) >> 1];
 }
 
 export function alignCostModels(models: readonly CostModel[], graph: StepGraph): CostModel {
   if (models.length === 0) throw new ConfigError('models', 'alignCostModels needs at least one cost model, got 0');
   const computeByName = new Map<string, number>();
+  const scratch = new Float64Array(models.length);
   // torch aligns the estimates of the graph's nodes up front; other nodes (a backend's new bucket
   // nodes) are aligned on first use, with the same rule
-  for (const node of graph.nodes) computeByName.set(node.name, lowerMedian(models.map((m) => m.computeUs(node))));
+  for (const node of graph.nodes) computeByName.set(node.name, medianOver(models, (m) => m.computeUs(node), scratch));
   const collCache = new Map<string, number>();
   return {
     label: `median of ${models.length} ranks: ${models[0].label}`,
     computeUs(node: GraphNode): number {
       let t = computeByName.get(node.name);
       if (t === undefined) {
-        t = lowerMedian(models.map((m) => m.computeUs(node)));
+        t = medianOver(models, (m) => m.computeUs(node), scratch);
         computeByName.set(node.name, t);
       }
       return t;
@@ -34,7 +41,7 @@ export function alignCostModels(models: readonly CostModel[], graph: StepGraph):
       const key = `${kind}|${bytes}|${groupSize}|${dtype}`;
       let t = collCache.get(key);
       if (t === undefined) {
-        t = lowerMedian(models.map((m) => m.collectiveUs(kind, bytes, groupSize, dtype)));
+        t = medianOver(models, (m) => m.collectiveUs(kind, bytes, groupSize, dtype), scratch);
         collCache.set(key, t);
       }
       return t;

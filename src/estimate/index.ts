@@ -10,6 +10,6 @@ export { ncclAnalyticalUs, ncclCollectiveRuntimeUs, ringCollectiveUs, ringNetwor
 export type { NcclColl } from './collective';
 export { makeCostModel } from './cost_model';
 export type { CostModelOptions } from './cost_model';
-export { hashString, jitteredCostModels, noiseUnit } from './jitter';
+export { hashString, jitteredCostModels, noiseFromHash, noiseUnit } from './jitter';
 export type { JitterOptions } from './jitter';
 export { alignCostModels, lowerMedian } from './align';

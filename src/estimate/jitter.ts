@@ -24,15 +24,25 @@ export function hashString(s: string, h = 0x811c9dc5): number {
   return h >>> 0;
 }
 
-/** Deterministic uniform in [-1, 1) from (seed, rank, key), with a murmur3 finalizer to spread bits. */
-export function noiseUnit(seed: number, rank: number, key: string): number {
-  let h = hashString(`${seed}|${rank}|${key}`);
+/** murmur3's 32-bit finalizer: spreads every input bit over the output. */
+function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
-  return (h >>> 0) / 2 ** 31 - 1;
+  return h >>> 0;
+}
+
+/** Deterministic uniform in [-1, 1) from (seed, rank) and the hash of a key (a node name). */
+export function noiseFromHash(seed: number, rank: number, keyHash: number): number {
+  const h = fmix32(keyHash ^ fmix32((Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(rank + 1, 0x85ebca77)) >>> 0));
+  return h / 2 ** 31 - 1;
+}
+
+/** Deterministic uniform in [-1, 1) from (seed, rank, key). */
+export function noiseUnit(seed: number, rank: number, key: string): number {
+  return noiseFromHash(seed, rank, hashString(key));
 }
 
 export function jitteredCostModels(base: CostModel, worldSize: number, opts: JitterOptions): CostModel[] {
@@ -48,18 +58,28 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
       throw new ConfigError('straggler.factor', `straggler.factor must be a finite number > 0, got ${s.factor}`);
   }
   const p = opts.jitterPct / 100;
+  // shared by all ranks: the base time and the name hash of each node (1024 ranks × 16k nodes
+  // would otherwise re-run the roofline and re-hash every name per rank)
+  const baseByNode = new WeakMap<GraphNode, { us: number; hash: number }>();
+  const baseOfNode = (node: GraphNode) => {
+    let b = baseByNode.get(node);
+    if (b === undefined) {
+      b = { us: base.computeUs(node), hash: hashString(node.name) };
+      baseByNode.set(node, b);
+    }
+    return b;
+  };
   const models: CostModel[] = [];
   for (let rank = 0; rank < worldSize; rank++) {
     const slow = s !== undefined && s.rank === rank ? s.factor : 1;
-    const factor = (key: string) => (1 + p * noiseUnit(opts.seed, rank, key)) * slow;
     models.push({
       label: `${base.label} ±${opts.jitterPct}% seed ${opts.seed} rank ${rank}${slow !== 1 ? ` straggler×${slow}` : ''}`,
       computeUs: (node: GraphNode) => {
-        const t = base.computeUs(node);
-        return t === 0 ? 0 : t * factor(node.name);
+        const b = baseOfNode(node);
+        return b.us === 0 ? 0 : b.us * (1 + p * noiseFromHash(opts.seed, rank, b.hash)) * slow;
       },
       collectiveUs: (kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType) =>
-        base.collectiveUs(kind, bytes, groupSize, dtype) * factor(`${kind}|${bytes}|${groupSize}|${dtype}`),
+        base.collectiveUs(kind, bytes, groupSize, dtype) * (1 + p * noiseUnit(opts.seed, rank, `${kind}|${bytes}|${groupSize}|${dtype}`)) * slow,
     });
   }
   return models;

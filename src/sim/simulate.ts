@@ -40,6 +40,7 @@ interface Inst {
   readonly seq: number;
   readonly first: number; // first rank of the group instance
   readonly issues: (Issue | undefined)[]; // by rank − first
+  firstIssue?: Issue; // what later ranks are compared against
   count: number;
   endUs?: number;
 }
@@ -51,6 +52,7 @@ interface RankState {
   readonly cost: CostModel;
   readonly buckets: Map<string, number>;
   readonly emit: boolean;
+  /** Per node position, for the memory curve; length 0 on ranks whose curve nobody asked for (typed-array writes past the end are no-ops). */
   readonly startUs: Float64Array;
   readonly endUs: Float64Array;
   readonly seqByGroup: Map<string, number>;
@@ -115,7 +117,7 @@ class Engine {
     }
     const issueT = s.tUs + s.cost.computeUs(node); // ~0: the issue itself
     const mine: Issue = { rank: s.rank, node, pos: s.pos, timeUs: issueT, desc: collectiveDescriptor(node) };
-    const other = inst.issues.find((x) => x !== undefined);
+    const other = inst.firstIssue;
     if (other !== undefined && other.desc !== mine.desc) {
       this.mismatch ??= {
         seq,
@@ -128,6 +130,7 @@ class Engine {
     }
     s.seqByGroup.set(c.group, seq + 1);
     inst.issues[s.rank - inst.first] = mine;
+    inst.firstIssue ??= mine;
     inst.count++;
     s.issued.set(node.name, inst);
     s.startUs[s.pos] = s.tUs;
@@ -156,6 +159,9 @@ class Engine {
       s.lastEndUs = Math.max(s.lastEndUs, endUs);
       if (s.emit) s.events.push(collectiveEvent(s.rank, is.node, startUs, durUs, s.buckets.get(is.node.name)));
     }
+    // done: waits only need endUs; drop the per-rank issues (1024 ranks × every collective)
+    this.insts.delete(`${inst.streamKey}#${inst.seq}`);
+    issues.length = 0;
   }
 
   private rankIndex(rank: number): number {
@@ -187,7 +193,7 @@ class Engine {
       const node = s.nodes[s.pos];
       const inst = node.waitOf !== undefined ? s.issued.get(node.waitOf) : undefined;
       if (inst === undefined || inst.endUs !== undefined) continue;
-      const issuer = inst.issues.find((x) => x !== undefined)!;
+      const issuer = inst.firstIssue!;
       const missing = inst.issues.findIndex((x) => x === undefined) + inst.first;
       const m = this.ranks[this.rankIndex(missing)];
       const where = m.pos >= m.nodes.length ? 'finished its schedule' : `blocked at '${m.nodes[m.pos].name}'`;
@@ -227,7 +233,9 @@ export function simulate(opts: SimOptions): SimResult {
   const scheduleOf = perRank('schedules', opts.schedules, worldSize);
   const costOf = perRank('cost', opts.cost, worldSize);
   const symmetric = isSymmetric(opts.schedules, opts.cost);
-  const emitRanks = opts.emitRanks ?? (worldSize < EMIT_ALL_BELOW ? Array.from({ length: worldSize }, (_, r) => r) : symmetric ? [0] : Array.from({ length: worldSize }, (_, r) => r));
+  // default: every rank in small worlds; rank 0 alone in large ones (symmetric or not: 1024 ranks
+  // of a 16k-node step would be 16M events), pass emitRanks to see others
+  const emitRanks = opts.emitRanks ?? (worldSize < EMIT_ALL_BELOW ? Array.from({ length: worldSize }, (_, r) => r) : [0]);
   for (const r of emitRanks)
     if (!Number.isInteger(r) || r < 0 || r >= worldSize) throw new ConfigError('emitRanks', `emitRanks entries must be integers in [0, ${worldSize - 1}], got ${r}`);
   const emitSet = new Set(emitRanks);
@@ -236,10 +244,11 @@ export function simulate(opts: SimOptions): SimResult {
   const states: RankState[] = simRanks.map((rank) => {
     const schedule = scheduleOf(rank);
     const nodes = schedule.graph.nodes;
+    const emit = symmetric ? emitSet.size > 0 : emitSet.has(rank);
     return {
-      rank, nodes, schedule, cost: costOf(rank), buckets: bucketIds(schedule),
-      emit: symmetric ? emitSet.size > 0 : emitSet.has(rank),
-      startUs: new Float64Array(nodes.length), endUs: new Float64Array(nodes.length),
+      rank, nodes, schedule, cost: costOf(rank), buckets: bucketIds(schedule), emit,
+      // 1024 ranks × 16k nodes of timestamps is 256 MB: keep them only where a curve is emitted
+      startUs: new Float64Array(emit ? nodes.length : 0), endUs: new Float64Array(emit ? nodes.length : 0),
       seqByGroup: new Map(), issued: new Map(), events: [], pos: 0, tUs: 0, lastEndUs: 0, halted: false,
     };
   });

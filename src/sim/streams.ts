@@ -17,11 +17,16 @@ export function collectiveBytes(node: GraphNode): number {
 
 /** What every rank must agree on at a sequence number: kind, bytes, dtype and the tensors carried. */
 export function collectiveDescriptor(node: GraphNode): string {
-  const c = node.collective;
-  if (c === undefined) return `${node.kind} ${node.name}`;
-  const members = c.members ?? [node.name];
-  return `${c.kind} ${collectiveBytes(node)}B ${c.dtype} [${members.join(', ')}]`;
+  let d = descriptors.get(node);
+  if (d === undefined) {
+    const c = node.collective;
+    d = c === undefined ? `${node.kind} ${node.name}` : `${c.kind} ${collectiveBytes(node)}B ${c.dtype} [${(c.members ?? [node.name]).join(', ')}]`;
+    descriptors.set(node, d);
+  }
+  return d;
 }
+// nodes are immutable and shared by every rank running one schedule: build each string once
+const descriptors = new WeakMap<GraphNode, string>();
 
 /**
  * The ranks in `rank`'s instance of a group of `groupSize`: consecutive blocks of ranks (the
