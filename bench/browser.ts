@@ -1,0 +1,43 @@
+// Headless Chromium for the benchmarks: a Vite dev server over the repo (cross-origin isolated,
+// so SharedArrayBuffer works) and a Chromium per adapter flavour (TESTING.md's measured flags).
+
+import { createServer, type ViteDevServer } from 'vite';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ISOLATION_HEADERS } from '../vite.config';
+
+export type Adapter = 'swiftshader' | 'compat';
+
+const BASE_FLAGS = [
+  '--headless=new', '--no-sandbox', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-quic',
+];
+const ADAPTER_FLAGS: Record<Adapter, string[]> = {
+  swiftshader: ['--enable-unsafe-webgpu'],
+  compat: ['--use-angle=vulkan', '--use-webgpu-adapter=opengles'],
+};
+
+export async function startServer(): Promise<{ url: string; server: ViteDevServer }> {
+  const server = await createServer({
+    configFile: false,
+    root: new URL('..', import.meta.url).pathname,
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, headers: ISOLATION_HEADERS },
+    worker: { format: 'es' },
+  });
+  await server.listen();
+  const addr = server.httpServer?.address();
+  if (!addr || typeof addr === 'string') throw new Error('bench: vite server has no address');
+  return { url: `http://127.0.0.1:${addr.port}`, server };
+}
+
+export async function openPage(adapter: Adapter, url: string): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [...BASE_FLAGS, ...ADAPTER_FLAGS[adapter]],
+  });
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
+  await page.goto(url);
+  await page.waitForFunction(() => (window as unknown as { __benchReady?: boolean }).__benchReady === true, null, { timeout: 120_000 });
+  return { browser, page };
+}
