@@ -67,7 +67,7 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
     .join(' ');
   const label =
     `${hw.name} ${Object.keys(measured).length > 0 ? 'measured' : 'roofline'} ${dtype} + ` +
-    `${net.name}${net.kind === 'ring' ? ' ring' : ''}${scaleNote ? ` (${scaleNote})` : ''}`;
+    `${net.name}${net.kind === 'ring' ? ' ring' : ` (torch gpu type ${hw.torchGpuType})`}${scaleNote ? ` (${scaleNote})` : ''}`;
 
   return {
     label,

@@ -1,6 +1,6 @@
 // Per-rank noise on a cost model: each rank sees every node's time scaled by a seeded factor in
 // [1 − p, 1 + p] (hash of seed, rank and node name; no Math.random), and an optional straggler
-// rank is slower by a fixed factor. With cross-rank alignment off, this is what makes ranks plan
+// rank computes slower by a fixed factor. With cross-rank alignment off, this is what makes ranks plan
 // differently.
 
 import { ConfigError } from '../errors';
@@ -11,7 +11,7 @@ export interface JitterOptions {
   /** Half-width of the uniform noise, percent (10 → ×[0.9, 1.1]). */
   readonly jitterPct: number;
   readonly seed: number;
-  /** One slow rank: all its times × factor (≥ 1 for a straggler). */
+  /** One slow rank: its compute times × factor (≥ 1 for a straggler); collectives keep the noise only. */
   readonly straggler?: { readonly rank: number; readonly factor: number };
 }
 
@@ -79,7 +79,8 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
         return b.us === 0 ? 0 : b.us * (1 + p * noiseFromHash(opts.seed, rank, b.hash)) * slow;
       },
       collectiveUs: (kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType) =>
-        base.collectiveUs(kind, bytes, groupSize, dtype) * (1 + p * noiseUnit(opts.seed, rank, `${kind}|${bytes}|${groupSize}|${dtype}`)) * slow,
+        // the straggler is a slow GPU (throttled clocks), not a slow link: its collectives only get the noise
+        base.collectiveUs(kind, bytes, groupSize, dtype) * (1 + p * noiseUnit(opts.seed, rank, `${kind}|${bytes}|${groupSize}|${dtype}`)),
     });
   }
   return models;

@@ -39,10 +39,28 @@ describe('jitteredCostModels', () => {
     expect(a).not.toEqual(c);
   });
 
-  it('slows the straggler rank by its factor', () => {
+  it("slows the straggler rank's compute by its factor, not its collectives", () => {
     const [r0, r1] = jitteredCostModels(base, 2, { jitterPct: 0, seed: 1, straggler: { rank: 1, factor: 1.5 } });
     expect(r0.computeUs(nodes[3])).toBeCloseTo(base.computeUs(nodes[3]), 9);
     expect(r1.computeUs(nodes[3])).toBeCloseTo(1.5 * base.computeUs(nodes[3]), 9);
+    expect(r1.collectiveUs('reduce_scatter', 1e8, 8, 'fp32')).toBeCloseTo(base.collectiveUs('reduce_scatter', 1e8, 8, 'fp32'), 9);
+  });
+
+  it('jitters collectives within ±jitterPct too', () => {
+    const b = base.collectiveUs('all_gather', 1e8, 8, 'bf16');
+    const ts = jitteredCostModels(base, 16, { jitterPct: 10, seed: 2 }).map((m) => m.collectiveUs('all_gather', 1e8, 8, 'bf16'));
+    for (const t of ts) expect(Math.abs(t / b - 1)).toBeLessThanOrEqual(0.1);
+    expect(new Set(ts).size).toBeGreaterThan(1);
+  });
+
+  it('spreads the noise over its whole range (no hash clustering)', () => {
+    const m = jitteredCostModels(base, 1, { jitterPct: 50, seed: 11 })[0];
+    const many = Array.from({ length: 2000 }, (_, i) => mkNode(i));
+    const u = many.map((n) => m.computeUs(n) / base.computeUs(n) - 1); // in [-0.5, 0.5)
+    const mean = u.reduce((a, x) => a + x, 0) / u.length;
+    expect(Math.abs(mean)).toBeLessThan(0.03); // σ of the mean ≈ 0.29·0.5/√2000 ≈ 0.003
+    expect(Math.min(...u)).toBeLessThan(-0.45);
+    expect(Math.max(...u)).toBeGreaterThan(0.45);
   });
 
   it('rejects a straggler rank outside the world', () => {
