@@ -3,7 +3,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONFIG_FIELDS, describeAllowed, parseConfigQuery, type SimConfig } from '../config';
-import { ConfigError } from '../errors';
+import { ConfigError, oneOfMessage } from '../errors';
 
 /** A bad flag or value: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -81,7 +81,11 @@ export function configFromFlags(command: string, values: Record<string, unknown>
   for (const pair of (values.set as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`fsdp-sim ${command}: --set must be PATH=VALUE (e.g. autobucketing.max_in_flight_gb=2), got '${pair}'`);
-    q.set(pair.slice(0, eq), pair.slice(eq + 1));
+    const path = pair.slice(0, eq);
+    if (!CONFIG_FIELDS.some((f) => f.path === path)) {
+      throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--set PATH', CONFIG_FIELDS.map((f) => f.path), path)}`);
+    }
+    q.set(path, pair.slice(eq + 1));
   }
   const { config, errors } = parseConfigQuery(q.toString());
   if (errors.length) throw flagError(command, errors[0]);

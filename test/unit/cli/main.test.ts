@@ -1,0 +1,135 @@
+// CLI end to end: spawned processes for the real entry points, in-process main() for flag errors.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main';
+import { importTrace } from '../../../src/trace/import';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const FX = (f: string) => join(REPO, 'test/fixtures/fx', f);
+const run = promisify(execFile);
+
+async function cli(args: string[], entry: string[] = ['--import', 'tsx', 'src/cli/main.ts']) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...entry, ...args], { cwd: REPO, maxBuffer: 64 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+async function inProcess(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('fsdp-sim compare', () => {
+  it('prints exactly the JSON shape, and autobucketing beats aot_eager on llama3-8b / 8 ranks', async () => {
+    const r = await cli(['compare', '--model', 'llama3-8b', '--ranks', '8', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as { results: Record<string, unknown>[] };
+    expect(Object.keys(json)).toEqual(['results']);
+    expect(json.results.map((x) => x.backend)).toEqual(['aot_eager', 'aot_eager_autobucketing']);
+    for (const x of json.results) {
+      expect(Object.keys(x).sort()).toEqual(['backend', 'collectives', 'exposedCommMs', 'overlapPct', 'peakMemoryBytes', 'stepTimeMs']);
+      expect(Object.keys(x.collectives as object).sort()).toEqual(['all_gather', 'reduce_scatter']);
+    }
+    const [a, b] = json.results as { exposedCommMs: number; collectives: { all_gather: number; reduce_scatter: number } }[];
+    const n = (x: typeof a) => x.collectives.all_gather + x.collectives.reduce_scatter;
+    expect(n(b)).toBeLessThan(n(a));
+    expect(b.exposedCommMs).toBeLessThan(a.exposedCommMs);
+  });
+
+  it('writes one Chrome trace per backend with --trace, each importable', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fsdp-sim-trace-'));
+    try {
+      const r = await inProcess(['compare', '--ranks', '2', '--backends', 'aot_eager,transformer_block', '--trace', dir]);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/transformer_block/);
+      expect(readdirSync(dir).sort()).toEqual(['aot_eager.trace.json', 'transformer_block.trace.json']);
+      const back = importTrace(readFileSync(join(dir, 'aot_eager.trace.json'), 'utf8'));
+      expect(back.ok && back.value.worldSize).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints a table with one row per backend', async () => {
+    const r = await inProcess(['compare', '--model', 'tiny', '--ranks', '4', '--hardware', 'a100']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/backend\s+step ms\s+exposed comm ms\s+overlap %\s+peak GiB\s+#AG\s+#RS/);
+    expect(r.out.split('\n').filter((l) => /^aot_eager/.test(l))).toHaveLength(2);
+  });
+});
+
+describe('fsdp-sim pass', () => {
+  it('runs autobucketing on the torch FX fixtures and reports fewer collectives and less exposure', async () => {
+    const r = await cli(['pass', '--fx-graph', FX('tiny_4layer_fw.json'), FX('tiny_4layer_bw.json'), '--backend', 'aot_eager_autobucketing', '--hardware', 'h200', '--json'], ['bin/fsdp-sim.mjs']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(Object.keys(j)).toEqual(['collectivesBefore', 'collectivesAfter', 'buckets', 'exposedMsBefore', 'exposedMsAfter', 'peakBytesBefore', 'peakBytesAfter']);
+    // before = every collective in the two dumps, counted from the files themselves
+    const count = (f: string) => JSON.parse(readFileSync(FX(f), 'utf8')).nodes.filter((x: { target: string }) => /all_gather_into_tensor|reduce_scatter_tensor/.test(x.target)).length;
+    expect(j.collectivesBefore).toBe(count('tiny_4layer_fw.json') + count('tiny_4layer_bw.json'));
+    // each bucket of k members replaces k collectives with one
+    const merged = j.buckets.reduce((s: number, b: string[]) => s + b.length - 1, 0);
+    expect(j.collectivesAfter).toBe(j.collectivesBefore - merged);
+    expect(j.collectivesAfter).toBeLessThan(j.collectivesBefore);
+    expect(j.exposedMsAfter).toBeLessThan(j.exposedMsBefore);
+  });
+
+  it('fails with exit 1 naming the file on a malformed dump', async () => {
+    const r = await inProcess(['pass', '--fx-graph', join(REPO, 'test/fixtures/kineto/rank0.pt.trace.json')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('rank0.pt.trace.json');
+  });
+});
+
+describe('fsdp-sim flags', () => {
+  it('exits 2 with one line naming an unknown flag and the valid ones (spawned)', async () => {
+    const r = await cli(['compare', '--rank', '8']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/Unknown option '--rank'.*--ranks/);
+  });
+
+  it('exits 2 naming the flag and the allowed values for a bad value', async () => {
+    const cases: [string[], RegExp][] = [
+      [['compare', '--hardware', 'tpu'], /^fsdp-sim compare: --hardware must be one of \[h100, h200, a100\], got "tpu"$/],
+      [['compare', '--ranks', '0'], /--ranks must be an integer in \[1, 1024\], got "0"/],
+      [['compare', '--backends', 'aot_eager,inductor'], /--backends entries must be one of \[aot_eager, aot_eager_autobucketing, transformer_block\], got "inductor"/],
+      [['compare', '--set', 'autobucketing.max_in_flight_gb=-1'], /--set autobucketing.max_in_flight_gb must be a number in \[0, 1024\]/],
+      [['compare', '--set', 'nope=1'], /--set PATH must be one of \[model, ranks, .*\], got "nope"/],
+      [['compare', '--ranks'], /--ranks <value>' argument missing/],
+      [['compare', '--json=yes'], /--json' does not take an argument/],
+      [['pass', '--backend', 'aot_eager'], /--fx-graph FILE is required/],
+      [['pass', '--fx-graph', '/no/such/file.json'], /--fx-graph cannot read '\/no\/such\/file.json': ENOENT/],
+      [['frobnicate'], /unknown command 'frobnicate'; valid commands: \[compare, pass, train, help\]/],
+      [['compare', 'extra'], /Unexpected argument 'extra'/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await inProcess(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toMatch(re);
+      expect(r.err.split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('prints help for --help and per command', async () => {
+    const top = await inProcess(['--help']);
+    expect(top.code).toBe(0);
+    expect(top.out).toMatch(/usage: fsdp-sim <command>/);
+    const cmp = await inProcess(['compare', '--help']);
+    expect(cmp.out).toMatch(/--backends A,B/);
+    expect((await inProcess([])).code).toBe(2);
+  });
+});
