@@ -1,0 +1,41 @@
+// aot_eager: torch.compile's eager-through-AOTAutograd backend. No reordering pass runs, so
+// SimpleFSDP's collectives sit where the program put them and each wait_tensor comes right after
+// its collective: nothing overlaps. We keep program order and only move every wait up to
+// directly after its collective (moving waits, nothing else).
+
+import type { CostModel } from '../estimate/types';
+import type { StepGraph } from '../graph/types';
+import { indexGraph } from './graph_index';
+import { resolveOptions } from './options';
+import { nodeItems, rewriteGraph } from './rewrite';
+import type { Backend, Reason, Schedule } from './types';
+
+export type AotEagerOptions = Record<string, never>;
+
+export function runAotEager(graph: StepGraph, _cost: CostModel, options?: Partial<AotEagerOptions>): Schedule {
+  const opts = resolveOptions('aot_eager', {}, {}, options as Record<string, unknown> | undefined);
+  const index = indexGraph(graph);
+  const order: number[] = [];
+  const placed = new Uint8Array(index.n);
+  const reasons: Reason[] = [];
+  for (let i = 0; i < index.n; i++) {
+    if (placed[i]) continue;
+    order.push(i);
+    placed[i] = 1;
+    const w = index.waitOfColl[i];
+    if (w >= 0 && !placed[w]) {
+      // a wait depends only on its collective (checked by indexGraph), so it can follow at once
+      order.push(w);
+      placed[w] = 1;
+      reasons.push({
+        node: index.nodes[i].name,
+        code: 'program_order',
+        text: `${index.nodes[i].collective!.kind} left at its program position; its wait follows immediately, so nothing overlaps it.`,
+      });
+    }
+  }
+  const { graph: out } = rewriteGraph(index, nodeItems(order), []);
+  return { backend: 'aot_eager', graph: out, buckets: [], reasons, options: opts };
+}
+
+export const aotEager: Backend<AotEagerOptions> = { name: 'aot_eager', run: runAotEager };

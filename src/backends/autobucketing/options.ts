@@ -1,0 +1,54 @@
+// Knobs of aot_eager_autobucketing with torch 2.11's defaults (the arguments of
+// torch._inductor.fx_passes.overlap_scheduling.schedule_overlap_bucketing as SimpleFSDP's
+// aot_eager_autobucketing backend calls it, and OverlapPreservingBucketer's bucket cap).
+// Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
+
+import type { KnobSpecs } from '../options';
+
+export interface AutobucketingOptions {
+  /** Most collective bytes (input + output, GiB) in flight at once; more fragments the caching allocator. */
+  max_in_flight_gb: number;
+  /** A collective may be started at most this many compute nodes before the compute node it feeds. */
+  max_compute_pre_fetch: number;
+  /** Only the next this-many unscheduled collectives are prefetch candidates (and bucketing looks this far); bounds compile time. */
+  max_coll_distance: number;
+  /** Scale on compute time when hiding communication (torch's spelling, 'multipler', kept verbatim). */
+  compute_overlap_multipler: number;
+  /** Peak memory may rise above the original order's peak by the larger of this (GiB) ... */
+  max_memory_increase_gb: number;
+  /** ... and this fraction of the original peak. */
+  max_memory_increase_ratio: number;
+  /** Bucket the least-hidden collectives first (they gain most from fewer launches). */
+  bucket_exposed_first: boolean;
+  /** Run the overlap-preserving bucketer after scheduling. */
+  collective_bucketing: boolean;
+  /** Byte cap of one bucket (sum of members' input + output bytes, GiB): torch passes max_bucket_memory_gb=2.0. */
+  max_bucket_memory_gb: number;
+}
+
+export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = {
+  max_in_flight_gb: 5,
+  max_compute_pre_fetch: 200,
+  max_coll_distance: 200,
+  compute_overlap_multipler: 1.0,
+  max_memory_increase_gb: 1.0,
+  max_memory_increase_ratio: 0.05,
+  bucket_exposed_first: true,
+  collective_bucketing: true,
+  max_bucket_memory_gb: 2.0,
+};
+
+export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
+  max_in_flight_gb: { type: 'number', min: 0, max: Infinity },
+  max_compute_pre_fetch: { type: 'number', min: 0, max: Infinity, integer: true },
+  max_coll_distance: { type: 'number', min: 0, max: Infinity, integer: true },
+  compute_overlap_multipler: { type: 'number', min: 0, max: Infinity },
+  max_memory_increase_gb: { type: 'number', min: 0, max: Infinity },
+  max_memory_increase_ratio: { type: 'number', min: 0, max: Infinity },
+  bucket_exposed_first: { type: 'boolean' },
+  collective_bucketing: { type: 'boolean' },
+  max_bucket_memory_gb: { type: 'number', min: 0, max: Infinity },
+};
+
+/** torch's gb_to_bytes: GiB. */
+export const gbToBytes = (gb: number): number => Math.floor(gb * 1024 * 1024 * 1024);

@@ -1,0 +1,79 @@
+// Backend registry: every backend is one pure function (graph, cost, options) → Schedule.
+// The config keys follow torchtitan: `compile.model_backend_override` (when set) wins over
+// `compile.backend`. Unknown names are a ConfigError listing the valid ones.
+
+import { ConfigError } from '../errors';
+import type { CostModel } from '../estimate/types';
+import type { StepGraph } from '../graph/types';
+import { aotEager } from './aot_eager';
+import { autobucketing } from './autobucketing';
+import { transformerBlock } from './transformer_block';
+import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './types';
+
+export * from './types';
+export { aotEager, runAotEager, type AotEagerOptions } from './aot_eager';
+export {
+  AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, autobucketing, computeDomination, OFF_PATH, runAutobucketing,
+  type AutobucketingOptions, type Domination,
+} from './autobucketing';
+export { moduleOf, runTransformerBlock, transformerBlock, type TransformerBlockOptions } from './transformer_block';
+export { indexGraph, type GraphIndex } from './graph_index';
+export type { KnobSpec, KnobSpecs } from './options';
+
+/** `field must be one of [a, b, c], got 'x'` (torchtitan's wording). */
+function unknownBackend(field: string, got: unknown): ConfigError {
+  const shown = typeof got === 'string' ? `'${got}'` : JSON.stringify(got);
+  return new ConfigError(field, `${field} must be one of [${BACKEND_NAMES.join(', ')}], got ${shown}`);
+}
+
+const REGISTRY: Readonly<Record<BackendName, Backend<never>>> = {
+  aot_eager: aotEager as Backend<never>,
+  aot_eager_autobucketing: autobucketing as Backend<never>,
+  transformer_block: transformerBlock as Backend<never>,
+};
+
+export function isBackendName(name: unknown): name is BackendName {
+  return typeof name === 'string' && (BACKEND_NAMES as readonly string[]).includes(name);
+}
+
+/** The backend registered under `name`; ConfigError for an unknown name. */
+export function getBackend(name: string, field = 'compile.backend'): Backend {
+  if (!isBackendName(name)) throw unknownBackend(field, name);
+  return REGISTRY[name] as unknown as Backend;
+}
+
+/** Runs backend `name` on `graph`; options are checked against the backend's knobs. */
+export function runBackend(
+  name: string,
+  graph: StepGraph,
+  cost: CostModel,
+  options?: Readonly<Record<string, number | boolean | string>>,
+): Schedule {
+  return getBackend(name).run(graph, cost, options as Record<string, number | boolean | string> | undefined);
+}
+
+export interface CompileConfig {
+  readonly 'compile.backend'?: string;
+  readonly 'compile.model_backend_override'?: string;
+}
+
+/** torchtitan's rule: `compile.model_backend_override` when set (non-empty), else `compile.backend` (default aot_eager). */
+export function resolveBackendName(cfg: CompileConfig): BackendName {
+  const override = cfg['compile.model_backend_override'];
+  if (override !== undefined && override !== '') {
+    if (!isBackendName(override)) {
+      throw unknownBackend('compile.model_backend_override', override);
+    }
+    return override;
+  }
+  const backend = cfg['compile.backend'] ?? 'aot_eager';
+  if (!isBackendName(backend)) throw unknownBackend('compile.backend', backend);
+  return backend;
+}
+
+/** The passes each backend runs, in order (printPasses-style, for CLI / explain panel). */
+export const BACKEND_PASSES: Readonly<Record<BackendName, readonly string[]>> = {
+  aot_eager: ['wait_after_collective'],
+  aot_eager_autobucketing: ['schedule_overlap (OverlapScheduler)', 'bucket_collectives (OverlapPreservingBucketer)'],
+  transformer_block: ['bucket_per_transformer_block', 'prefetch_one_block_ahead'],
+};

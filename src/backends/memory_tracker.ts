@@ -1,0 +1,134 @@
+// Incremental live-bytes tracker used while a backend builds an order node by node.
+// Same rules as src/sim/memory.ts `scheduleMemoryProfile` (persistent tensors always live; a
+// base tensor is allocated when its producer runs and freed after the last node that touches it;
+// a collective's inputs and outputs stay live until its wait; aliases count against their base),
+// so that `current` after scheduling every node of an order reproduces that profile.
+// Mirrors torch's MemoryTracker (torch/_inductor/fx_passes/memory_estimator.py) in role.
+
+import type { TensorInfo } from '../graph/types';
+import type { GraphIndex } from './graph_index';
+
+function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string): string {
+  let cur = id;
+  for (let hops = 0; hops < 64; hops++) {
+    const next = tensors[cur]?.aliasOf;
+    if (next === undefined || next === cur) return cur;
+    cur = next;
+  }
+  return cur;
+}
+
+/** Static per-node tables shared by every tracker over the same graph index. */
+export interface MemoryTables {
+  readonly baseBytes: Float64Array; // bytes per base tensor slot
+  readonly allocOff: Int32Array; // CSR: bases allocated by node i
+  readonly allocIdx: Int32Array;
+  readonly touchOff: Int32Array; // CSR: distinct bases touched by node i (freed after the last toucher)
+  readonly touchIdx: Int32Array;
+  readonly touchCount: Int32Array; // touchers per base
+  readonly initialBytes: number; // persistent bytes + step inputs with no producer
+}
+
+export function buildMemoryTables(index: GraphIndex): MemoryTables {
+  const { graph, nodes, n } = index;
+  const tensors = graph.tensors;
+  const slot = new Map<string, number>();
+  const bytes: number[] = [];
+  const slotOf = (base: string): number => {
+    let s = slot.get(base);
+    if (s === undefined) {
+      s = bytes.length;
+      slot.set(base, s);
+      bytes.push(tensors[base]?.bytes ?? 0);
+    }
+    return s;
+  };
+  const produced = new Set<string>();
+  for (const node of nodes) for (const t of node.outputs) if (baseOf(tensors, t) === t) produced.add(t);
+  const allocs: number[][] = Array.from({ length: n }, () => []);
+  const touches: Set<number>[] = Array.from({ length: n }, () => new Set<number>());
+  const inputsOnly = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const node = nodes[i];
+    const isColl = node.kind === 'all_gather' || node.kind === 'reduce_scatter';
+    const endAt = isColl ? index.waitOfColl[i] : i;
+    const touch = (id: string, isProducer: boolean) => {
+      const base = baseOf(tensors, id);
+      if (tensors[base]?.persistent) return;
+      const s = slotOf(base);
+      if (isProducer && base === id) allocs[i].push(s);
+      else if (!produced.has(base)) inputsOnly.add(base);
+      touches[i].add(s);
+      if (isColl && endAt >= 0) touches[endAt].add(s);
+    };
+    for (const t of node.outputs) touch(t, true);
+    for (const t of node.inputs) touch(t, false);
+  }
+  let initial = 0;
+  for (const t of Object.values(tensors)) if (t.persistent && t.aliasOf === undefined) initial += t.bytes;
+  for (const b of inputsOnly) initial += bytes[slot.get(b)!];
+  const baseBytes = Float64Array.from(bytes);
+  const allocOff = new Int32Array(n + 1);
+  const touchOff = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    allocOff[i + 1] = allocOff[i] + allocs[i].length;
+    touchOff[i + 1] = touchOff[i] + touches[i].size;
+  }
+  const allocIdx = new Int32Array(allocOff[n]);
+  const touchIdx = new Int32Array(touchOff[n]);
+  const touchCount = new Int32Array(bytes.length);
+  for (let i = 0; i < n; i++) {
+    allocIdx.set(allocs[i], allocOff[i]);
+    let k = touchOff[i];
+    for (const s of touches[i]) {
+      touchIdx[k++] = s;
+      touchCount[s]++;
+    }
+  }
+  return { baseBytes, allocOff, allocIdx, touchOff, touchIdx, touchCount, initialBytes: initial };
+}
+
+/** Live bytes as nodes are scheduled one at a time (in any topological order). */
+export class IncrementalMemory {
+  private readonly remaining: Int32Array;
+  private readonly allocated: Uint8Array;
+  /** Live bytes after the last scheduled node's frees. */
+  current: number;
+  /** Highest live bytes seen while a node ran (its outputs allocated, nothing freed yet). */
+  peak: number;
+
+  constructor(private readonly tables: MemoryTables) {
+    this.remaining = tables.touchCount.slice();
+    this.allocated = new Uint8Array(tables.baseBytes.length);
+    this.current = tables.initialBytes;
+    this.peak = tables.initialBytes;
+  }
+
+  /** Schedules node i; returns the live bytes while it ran. */
+  schedule(i: number): number {
+    const t = this.tables;
+    for (let k = t.allocOff[i]; k < t.allocOff[i + 1]; k++) {
+      const s = t.allocIdx[k];
+      if (!this.allocated[s]) {
+        this.allocated[s] = 1;
+        this.current += t.baseBytes[s];
+      }
+    }
+    const during = this.current;
+    if (during > this.peak) this.peak = during;
+    for (let k = t.touchOff[i]; k < t.touchOff[i + 1]; k++) {
+      const s = t.touchIdx[k];
+      if (--this.remaining[s] === 0) this.current -= t.baseBytes[s];
+    }
+    return during;
+  }
+}
+
+/** Live bytes while each position of `order` runs, and the peak (same numbers as scheduleMemoryProfile). */
+export function orderMemory(tables: MemoryTables, order: ArrayLike<number>): { live: Float64Array; peak: number } {
+  const mem = new IncrementalMemory(tables);
+  const live = new Float64Array(order.length);
+  for (let p = 0; p < order.length; p++) live[p] = mem.schedule(order[p]);
+  return { live, peak: mem.peak };
+}
+

@@ -1,0 +1,61 @@
+// Backend option parsing: every knob is declared with its type and range; unknown keys and
+// out-of-range values are a ConfigError naming the knob, the value and the valid range.
+
+import { ConfigError } from '../errors';
+
+export type KnobSpec =
+  | { readonly type: 'number'; readonly min: number; readonly max: number; readonly integer?: boolean }
+  | { readonly type: 'boolean' };
+
+export type KnobSpecs<O> = { readonly [K in keyof O]: KnobSpec };
+
+function rangeText(spec: KnobSpec): string {
+  if (spec.type === 'boolean') return 'true or false';
+  const kind = spec.integer ? 'an integer' : 'a number';
+  const hi = spec.max === Infinity ? '∞)' : `${spec.max}]`;
+  return `${kind} in [${spec.min}, ${hi}`;
+}
+
+/**
+ * Merges `options` over `defaults` after checking each key against `specs`.
+ * `backend` prefixes the field name in errors (`aot_eager_autobucketing.max_in_flight_gb`).
+ */
+export function resolveOptions<O extends Record<string, number | boolean>>(
+  backend: string,
+  defaults: O,
+  specs: KnobSpecs<O>,
+  options: Readonly<Record<string, unknown>> | undefined,
+): O {
+  const out: Record<string, number | boolean> = { ...defaults };
+  if (options === undefined || options === null) return out as O;
+  if (typeof options !== 'object') {
+    throw new ConfigError(backend, `${backend} options must be an object, got ${JSON.stringify(options)}`);
+  }
+  const known = Object.keys(specs);
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    const field = `${backend}.${key}`;
+    const spec = (specs as Record<string, KnobSpec | undefined>)[key];
+    if (spec === undefined || !Object.prototype.hasOwnProperty.call(specs, key)) {
+      const valid = known.length > 0 ? known.join(', ') : 'none';
+      throw new ConfigError(field, `unknown option ${field}; valid options of ${backend}: [${valid}]`);
+    }
+    if (spec.type === 'boolean') {
+      if (typeof value !== 'boolean') {
+        throw new ConfigError(field, `${field} must be ${rangeText(spec)}, got ${JSON.stringify(value)}`);
+      }
+      out[key] = value;
+      continue;
+    }
+    const ok =
+      typeof value === 'number' &&
+      !Number.isNaN(value) &&
+      value >= spec.min &&
+      value <= spec.max &&
+      (spec.max === Infinity ? Number.isFinite(value) : true) &&
+      (!spec.integer || Number.isInteger(value));
+    if (!ok) throw new ConfigError(field, `${field} must be ${rangeText(spec)}, got ${JSON.stringify(value)}`);
+    out[key] = value;
+  }
+  return out as O;
+}
