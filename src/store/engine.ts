@@ -13,6 +13,7 @@ import type { MemoryCurve, TraceEvent } from '../trace/event';
 import type { SideResult } from './types';
 
 interface PipelineOut {
+  readonly costLabel?: string;
   readonly schedule: Schedule;
   readonly sim: SimResult;
   readonly metrics: TraceMetrics;
@@ -27,7 +28,7 @@ export function sideFromRun(run: PipelineOut, backend: string, clock: string): S
     title: backend,
     backend,
     source: 'sim',
-    clock,
+    clock: run.costLabel ? `${clock.split(':')[0]}: ${run.costLabel}` : clock,
     events: run.sim.events,
     memory: run.sim.memory,
     metrics: run.metrics,

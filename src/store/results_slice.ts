@@ -17,15 +17,11 @@ export interface ResultsSlice {
   setNotice(n: Notice | null): void;
 }
 
-function stepOf(r: SideResult | null): number {
-  return r ? Math.max(r.metrics.stepTimeUs, ...r.events.slice(-1).map((e) => e.start + e.dur), 0) : 0;
-}
-
+/** Zoom-out limit: the last event end over both sides (µs). */
 export function limitOf(sides: Readonly<Record<Side, SideResult | null>>): number {
   let lim = 0;
   for (const r of [sides.a, sides.b]) {
     if (!r) continue;
-    lim = Math.max(lim, stepOf(r));
     for (const e of r.events) lim = Math.max(lim, e.start + e.dur);
   }
   return lim;

@@ -77,7 +77,7 @@ export function App() {
     <div className="app">
       <header className="app-header">
         <h1>fsdp-sim</h1>
-        <span className="subtitle">SimpleFSDP step: <code>aot_eager</code> vs <code>aot_eager_autobucketing</code></span>
+        <span className="subtitle">SimpleFSDP training step, two backends compared</span>
         <LiveBar />
         <button onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
         <ThemeToggle />

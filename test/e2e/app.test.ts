@@ -100,6 +100,7 @@ describe('config panel', () => {
 
 describe('timelines', () => {
   it('zooming A zooms B to the same window (wheel and keyboard)', async () => {
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur()); // keys go to the page, not a field
     const w0 = await windowOf(page, 'b');
     const box = (await page.locator('[data-testid="timeline-a"] canvas').boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.6, box.y + 20);
@@ -109,7 +110,6 @@ describe('timelines', () => {
     const wb = await windowOf(page, 'b');
     expect(wb).toEqual(wa);
     expect(wb[1] - wb[0]).toBeLessThan((w0[1] - w0[0]) * 0.9);
-    await page.mouse.move(box.x + box.width + 5, box.y - 40); // away from the canvas: keys go to the window
     await page.keyboard.press('d');
     await nextFrames(page, 3);
     const wb2 = await windowOf(page, 'b');
@@ -134,17 +134,20 @@ describe('timelines', () => {
     await nextFrames(page, 2);
     const canvas = page.locator('[data-testid="timeline-b"] canvas');
     const box = (await canvas.boundingBox())!;
-    const laneY = await page.evaluate((stream) => {
+    const laneIdx = await page.evaluate((stream) => {
       const s = window.__FSDP_SIM__!.store.getState();
       const lanes = [...new Set(s.sides.b!.events.filter((e) => e.rank === 0).map((e) => e.stream))];
       return lanes.sort((x, y) => (x === 'compute' ? -1 : y === 'compute' ? 1 : x.localeCompare(y))).indexOf(stream);
     }, target.stream);
-    const y = 4 + laneY * 21 + 9;
-    await page.mouse.click(box.x + 96 + (box.width - 96 - 8) / 2, box.y + y);
+    const tops = ((await canvas.getAttribute('data-lane-tops')) ?? '').split(',').map(Number);
+    const y = tops[laneIdx];
+    const [w0, w1] = await windowOf(page, 'b');
+    const x = 96 + ((target.t - w0) / (w1 - w0)) * (box.width - 96 - 8); // GUTTER_PX + time → px
+    await page.mouse.click(box.x + x, box.y + y);
     await page.waitForSelector('[data-testid="details"] dl');
     expect(await page.textContent('[data-testid="details"]')).toContain(target.name);
     expect((await page.textContent('[data-testid="explain-reasons"]'))!.length).toBeGreaterThan(10);
-    await page.mouse.move(box.x + 96 + (box.width - 96 - 8) / 2, box.y + y + 1);
+    await page.mouse.move(box.x + x, box.y + y + 1);
     await shot('02_selected_collective');
     await page.keyboard.press('Escape');
     await page.keyboard.press('0');

@@ -19,7 +19,7 @@ export function LiveBar() {
       <span className="muted" data-testid="live-status">
         {live.running || live.step > 0
           ? `step ${live.step}/${live.steps} · ${live.stepsPerSec.toFixed(2)} steps/s${live.device ? ` · ${live.device}` : ''}`
-          : 'simulated (cost model) — Run live trains the tiny model on worker ranks'}
+          : 'simulated · Run live trains tiny on worker ranks'}
       </span>
     </div>
   );

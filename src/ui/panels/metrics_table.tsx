@@ -29,8 +29,9 @@ export function MetricsTable() {
     <section className="panel metrics" data-testid="metrics">
       <h2>Metrics <span className="muted">(mean over ranks; HTA definitions)</span></h2>
       <table>
+        <colgroup><col className="label" /><col /><col /><col className="delta" /></colgroup>
         <thead>
-          <tr><th /><th><span className="side-badge side-a">A</span> {a?.title ?? '–'}</th><th><span className="side-badge side-b">B</span> {b?.title ?? '–'}</th><th>B vs A</th></tr>
+          <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {a?.title ?? '–'}</th><th title={b?.title}><span className="side-badge side-b">B</span> {b?.title ?? '–'}</th><th>B vs A</th></tr>
         </thead>
         <tbody>
           {ROWS.map((r) => {

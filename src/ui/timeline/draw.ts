@@ -6,7 +6,10 @@ import type { Palette } from '../palette';
 import { KIND_CODES, firstVisible, type TimelineColumns } from './columns';
 import type { TimeScale } from './time_scale';
 
-export const LANE_HEIGHT_PX = 18;
+/** Lane height shrinks as lanes grow so both timelines fit a 800 px screen. */
+export function laneHeightFor(lanes: number): number {
+  return lanes <= 8 ? 18 : lanes <= 16 ? 14 : 10;
+}
 export const LANE_GAP_PX = 3;
 export const RANK_GAP_PX = 6;
 export const GUTTER_PX = 96; // lane labels
@@ -27,23 +30,25 @@ export interface MismatchMarker {
 
 export interface LaneLayout {
   readonly top: Float64Array; // y of each lane
+  readonly laneHeightPx: number;
   readonly heightPx: number; // total
 }
 
 export function layoutLanes(c: TimelineColumns): LaneLayout {
   const top = new Float64Array(c.lanes.length);
+  const laneH = laneHeightFor(c.lanes.length);
   let y = 4;
   c.lanes.forEach((l, i) => {
     if (i > 0 && c.lanes[i - 1].rank !== l.rank) y += RANK_GAP_PX;
     top[i] = y;
-    y += LANE_HEIGHT_PX + LANE_GAP_PX;
+    y += laneH + LANE_GAP_PX;
   });
-  return { top, heightPx: y + 4 };
+  return { top, laneHeightPx: laneH, heightPx: y + 4 };
 }
 
 /** Lane index at y, or -1. */
 export function laneAt(layout: LaneLayout, yPx: number): number {
-  for (let i = 0; i < layout.top.length; i++) if (yPx >= layout.top[i] && yPx < layout.top[i] + LANE_HEIGHT_PX) return i;
+  for (let i = 0; i < layout.top.length; i++) if (yPx >= layout.top[i] && yPx < layout.top[i] + layout.laneHeightPx) return i;
   return -1;
 }
 
@@ -72,6 +77,7 @@ export interface DrawInput {
 /** Draw everything; returns the number of rectangles filled (for tests and the perf note). */
 export function drawTimeline(d: DrawInput): number {
   const { ctx, cols: c, layout, scale, palette: p } = d;
+  const laneH = layout.laneHeightPx;
   ctx.clearRect(0, 0, d.cssWidthPx, d.cssHeightPx);
   ctx.font = FONT;
   ctx.textBaseline = 'middle';
@@ -85,7 +91,7 @@ export function drawTimeline(d: DrawInput): number {
     const y = layout.top[li];
     if (li % 2 === 1) {
       ctx.fillStyle = p.laneAlt;
-      ctx.fillRect(x0, y, x1 - x0, LANE_HEIGHT_PX);
+      ctx.fillRect(x0, y, x1 - x0, laneH);
     }
     ctx.fillStyle = p.exposed;
     for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++) {
@@ -94,7 +100,7 @@ export function drawTimeline(d: DrawInput): number {
       if (e < t0 || s > t1) continue;
       const xa = Math.max(x0, scale.timeToPx(s));
       const xb = Math.min(x1, scale.timeToPx(e));
-      ctx.fillRect(xa, y - 1, Math.max(1, xb - xa), LANE_HEIGHT_PX + 2);
+      ctx.fillRect(xa, y - 1, Math.max(1, xb - xa), laneH + 2);
     }
   }
 
@@ -120,10 +126,10 @@ export function drawTimeline(d: DrawInput): number {
         if (px <= lastPx) continue; // merged into the previous tick
         lastPx = px;
         ctx.fillStyle = colors[c.kind[q]];
-        ctx.fillRect(px, y, 1, LANE_HEIGHT_PX);
+        ctx.fillRect(px, y, 1, laneH);
       } else {
         ctx.fillStyle = colors[c.kind[q]];
-        ctx.fillRect(xa, y, w - (w > 3 ? 0.5 : 0), LANE_HEIGHT_PX);
+        ctx.fillRect(xa, y, w - (w > 3 ? 0.5 : 0), laneH);
         lastPx = Math.floor(xa + w);
       }
       drawn++;
@@ -133,7 +139,7 @@ export function drawTimeline(d: DrawInput): number {
   // pass 2: labels
   ctx.fillStyle = p.textOnBar;
   for (let li = 0; li < c.lanes.length; li++) {
-    const y = layout.top[li] + LANE_HEIGHT_PX / 2;
+    const y = layout.top[li] + laneH / 2;
     const end = c.laneOffset[li + 1];
     for (let q = firstVisible(c, li, t0); q < end; q++) {
       const s = c.startUs[q];
@@ -162,7 +168,7 @@ export function drawTimeline(d: DrawInput): number {
         ctx.strokeStyle = isSel ? p.selected : p.bucket;
         ctx.lineWidth = isSel ? 2 : 2;
         const w = Math.max(3, scale.durToPx(c.durUs[q]));
-        ctx.strokeRect(scale.timeToPx(s) - 0.5, y - 1.5, w + 1, LANE_HEIGHT_PX + 3);
+        ctx.strokeRect(scale.timeToPx(s) - 0.5, y - 1.5, w + 1, laneH + 3);
       }
     }
   }
@@ -171,7 +177,7 @@ export function drawTimeline(d: DrawInput): number {
   // lane labels (gutter)
   ctx.fillStyle = p.text;
   for (let li = 0; li < c.lanes.length; li++) {
-    ctx.fillText(c.lanes[li].label, 4, layout.top[li] + LANE_HEIGHT_PX / 2, GUTTER_PX - 8);
+    ctx.fillText(c.lanes[li].label, 4, layout.top[li] + laneH / 2, GUTTER_PX - 8);
   }
 
   // collective mismatch: a marker at the rank and time where ranks diverged
@@ -191,11 +197,11 @@ export function drawTimeline(d: DrawInput): number {
     ctx.beginPath();
     ctx.moveTo(x - 7, y - 2);
     ctx.lineTo(x + 7, y - 2);
-    ctx.lineTo(x, y + LANE_HEIGHT_PX / 2 + 2);
+    ctx.lineTo(x, y + laneH / 2 + 2);
     ctx.closePath();
     ctx.fill();
     ctx.font = `bold ${FONT}`;
-    ctx.fillText(`✕ ${m.label}`, Math.min(x + 9, x1 - 200), y + LANE_HEIGHT_PX / 2);
+    ctx.fillText(`✕ ${m.label}`, Math.min(x + 9, x1 - 200), y + laneH / 2);
   }
   return drawn;
 }

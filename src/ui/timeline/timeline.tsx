@@ -90,6 +90,7 @@ export function Timeline({ side, label }: Props) {
         cssHeightPx: height,
       });
       canvas.dataset.drawn = String(n);
+      canvas.dataset.laneTops = Array.from(layout.top, (t) => t + layout.laneHeightPx / 2).join(',');
       canvas.dataset.window = `${s.window.startUs.toFixed(3)},${s.window.endUs.toFixed(3)}`;
       // d3 axis on the same scale
       const x = scaleLinear().domain([s.window.startUs, s.window.endUs]).range([GUTTER_PX, GUTTER_PX + scale.widthPx]);
