@@ -4,7 +4,7 @@
 
 import { ConfigError, oneOfMessage } from '../errors';
 import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/args';
-import { MODEL_PRESETS, isModelName, validateModelArgs } from '../model/presets';
+import { MAX_DIM, MODEL_PRESETS, isModelName, validateModelArgs } from '../model/presets';
 import type { DType } from './types';
 
 export interface StepConfig {
@@ -61,7 +61,8 @@ export const STEP_CONFIG_DEFAULTS = {
 export const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
 const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay'];
 export const MAX_WORLD_SIZE = 65536;
-const MAX_DIM = 1 << 24;
+/** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
+export const MAX_TOKENS = 2 ** 32;
 
 function intIn(field: string, v: unknown, lo: number, hi: number): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < lo || v > hi) {
@@ -110,6 +111,9 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
   const worldSize = intIn('worldSize', c.worldSize, 1, MAX_WORLD_SIZE);
   const batch = c.batch === undefined ? args.batch : intIn('batch', c.batch, 1, MAX_DIM);
   const seqLen = c.seqLen === undefined ? args.seqLen : intIn('seqLen', c.seqLen, 1, MAX_DIM);
+  if (batch * seqLen > MAX_TOKENS) {
+    throw new ConfigError('seqLen', `batch · seqLen (tokens per rank) must be ≤ ${MAX_TOKENS}, got ${batch} · ${seqLen} = ${batch * seqLen}`);
+  }
   const d = STEP_CONFIG_DEFAULTS;
   const opt = (k: string, dflt: number, lo: number, hi: number, loOpen: boolean, hiOpen: boolean) =>
     c[k] === undefined ? dflt : numIn(k, c[k], lo, hi, loOpen, hiOpen);

@@ -27,6 +27,9 @@ export function getModelArgs(name: string): ModelArgs {
   return MODEL_PRESETS[name];
 }
 
+/** Bounds that keep a graph buildable in a browser tab (llama3-405b has 126 layers). */
+export const MAX_LAYERS = 1024;
+export const MAX_DIM = 1 << 24;
 const INT_FIELDS = ['dim', 'nLayers', 'nHeads', 'nKvHeads', 'vocabSize', 'ffnDim', 'seqLen', 'batch'] as const;
 const ALL_FIELDS: readonly string[] = [...INT_FIELDS, 'normEps'];
 
@@ -44,8 +47,9 @@ export function validateModelArgs(x: unknown, field = 'model'): ModelArgs {
   }
   for (const k of INT_FIELDS) {
     const v = o[k];
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > 1 << 24) {
-      throw new ConfigError(`${field}.${k}`, `${field}.${k} must be an integer in [1, ${1 << 24}], got ${JSON.stringify(v)}`);
+    const hi = k === 'nLayers' ? MAX_LAYERS : MAX_DIM;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > hi) {
+      throw new ConfigError(`${field}.${k}`, `${field}.${k} must be an integer in [1, ${hi}], got ${JSON.stringify(v)}`);
     }
   }
   const eps = o.normEps;

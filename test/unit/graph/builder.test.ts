@@ -169,6 +169,8 @@ describe('buildStepGraph', () => {
     [{ model: 'tiny', worldSize: 2, weightDecay: -0.1 }, 'weightDecay'],
     [{ model: 'tiny', worldSize: 2, lrr: 1 }, 'lrr'],
     [{ model: { ...MODEL_PRESETS.tiny, dim: 63 }, worldSize: 2 }, 'model.nHeads'],
+    [{ model: { ...MODEL_PRESETS.tiny, nLayers: 5000 }, worldSize: 2 }, 'model.nLayers'],
+    [{ model: 'tiny', worldSize: 2, batch: 1 << 20, seqLen: 1 << 20 }, 'seqLen'],
   ])('rejects an invalid config (%#) with a ConfigError naming the field', (cfg, field) => {
     try {
       buildStepGraph(cfg as never);
