@@ -7,7 +7,7 @@
 
 import { FsdpSimError } from '../errors';
 import type { TraceEvent } from '../trace/event';
-import { createCommInit } from './comm/types';
+import { createCommInit, type CommInit } from './comm/types';
 import { fnv1aHex, unshard } from './init';
 import type { RankInitMessage, RankMessage, RankStartMessage } from './rank';
 import {
@@ -51,13 +51,20 @@ function hashParams(plan: TrainingPlan, shardsByRank: readonly (readonly Float32
 
 /** Run live training with ranks from `spawn`. */
 export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promise<TrainingResult> {
-  const plan = planTraining(opts);
+  let plan: TrainingPlan;
+  let comm: CommInit;
+  let events: TraceEvent[];
   const n = opts.ranks;
-  const comm = createCommInit(n, plan.maxElemsPerRank, {
-    timeoutMs: opts.commTimeoutMs ?? DEFAULT_COMM_TIMEOUT_MS, algorithm: opts.collective,
-  });
   const measure = opts.timing === 'measured';
-  let events: TraceEvent[] = measure ? [] : presetEvents(plan, n);
+  try {
+    plan = planTraining(opts);
+    comm = createCommInit(n, plan.maxElemsPerRank, {
+      timeoutMs: opts.commTimeoutMs ?? DEFAULT_COMM_TIMEOUT_MS, algorithm: opts.collective,
+    });
+    events = measure ? [] : presetEvents(plan, n);
+  } catch (e) {
+    return Promise.reject(e); // bad options reject like every other failure
+  }
 
   return new Promise<TrainingResult>((resolve, reject) => {
     if (opts.signal?.aborted) return reject(abortError(opts.signal));

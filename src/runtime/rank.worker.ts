@@ -15,9 +15,10 @@ const scope = self as unknown as WorkerScope;
 
 async function gpuKernels(): Promise<KernelBackend | string> {
   if (typeof navigator === 'undefined' || !('gpu' in navigator) || navigator.gpu === undefined) return 'navigator.gpu is undefined in this worker';
-  const gpu = await import('./gpu');
   try {
-    return await gpu.createGpuKernelsFromNavigator();
+    const gpu = await import('./gpu');
+    const kd = await gpu.requestKernelDevice();
+    return gpu.createGpuKernels(kd.device, { label: kd.label });
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }

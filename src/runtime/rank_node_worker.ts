@@ -15,7 +15,8 @@ async function dawnKernels(): Promise<KernelBackend | string> {
     Object.assign(globalThis, globals);
     const gpu = create([]);
     const gpuMod = await import('./gpu');
-    return await gpuMod.createGpuKernelsFromGpu(gpu as unknown as GPU);
+    const kd = await gpuMod.requestKernelDevice({ gpu: gpu as unknown as GPU });
+    return gpuMod.createGpuKernels(kd.device, { label: kd.label });
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }

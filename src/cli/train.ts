@@ -1,0 +1,134 @@
+// `fsdp-sim train`: live SimpleFSDP training of the tiny model on Node worker_threads ranks
+// (CPU reference kernels, or Dawn WebGPU when asked and available). Prints progress and the
+// device used; `--json` prints exactly {"device","losses","finalParamsHash","stepsPerSec"}.
+// Bad flags: one line naming the flag and the allowed values, exit code 2.
+
+import { BACKEND_NAMES, type BackendName } from '../backends/types';
+import { ConfigError, oneOfMessage } from '../errors';
+import { HARDWARE_NAMES, NETWORK_NAMES, type HardwareName, type NetworkName } from '../estimate';
+import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm/types';
+import { runTrainingNode } from '../runtime/coordinator_node';
+import { KERNEL_CHOICES, type KernelChoice } from '../runtime/rank';
+import {
+  DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, RANK_COUNTS, TIMING_MODES,
+  type RankCount, type TimingMode, type TrainingOptions,
+} from '../runtime/training_plan';
+
+export const TRAIN_USAGE =
+  'usage: fsdp-sim train --model tiny --ranks 1|2|4|8 --steps N --backend NAME [--seed S] ' +
+  '[--kernels gpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
+  '[--network NAME] [--lr X] [--global-batch B] [--every K] [--json]';
+
+const VALUE_FLAGS = ['--model', '--ranks', '--steps', '--backend', '--seed', '--kernels', '--collective', '--timing',
+  '--hardware', '--network', '--lr', '--global-batch', '--every'] as const;
+const BOOL_FLAGS = ['--json', '--help'] as const;
+
+interface TrainArgs {
+  readonly opts: Omit<TrainingOptions, 'onProgress' | 'signal'>;
+  readonly json: boolean;
+  readonly every: number;
+  readonly help: boolean;
+}
+
+function pick<T extends string | number>(flag: string, allowed: readonly T[], raw: string, parse: (s: string) => unknown = (s) => s): T {
+  const v = parse(raw);
+  if (!(allowed as readonly unknown[]).includes(v)) throw new ConfigError(flag, oneOfMessage(flag, allowed, raw));
+  return v as T;
+}
+
+function int(flag: string, raw: string, lo: number, hi: number): number {
+  const v = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(v) || v < lo || v > hi) {
+    throw new ConfigError(flag, `${flag} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(raw)}`);
+  }
+  return v;
+}
+
+/** Parse `train` flags (argv after the command name). Throws ConfigError naming the flag. */
+export function parseTrainArgs(argv: readonly string[]): TrainArgs {
+  const vals = new Map<string, string>();
+  const bools = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [name, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    if ((BOOL_FLAGS as readonly string[]).includes(name)) {
+      if (inline !== undefined) throw new ConfigError(name, `${name} takes no value, got ${JSON.stringify(inline)}`);
+      bools.add(name);
+    } else if ((VALUE_FLAGS as readonly string[]).includes(name)) {
+      const v = inline ?? argv[++i];
+      if (v === undefined || (inline === undefined && v.startsWith('--'))) throw new ConfigError(name, `${name} needs a value`);
+      vals.set(name, v);
+    } else {
+      throw new ConfigError(name, oneOfMessage('flag', [...VALUE_FLAGS, ...BOOL_FLAGS], a));
+    }
+  }
+  const get = (f: string, dflt: string) => vals.get(f) ?? dflt;
+  const lrRaw = vals.get('--lr');
+  const lr = lrRaw === undefined ? LIVE_DEFAULT_LR : Number(lrRaw);
+  if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('--lr', `--lr must be a number in (0, 1], got ${JSON.stringify(lrRaw)}`);
+  const ranks = pick<RankCount>('--ranks', RANK_COUNTS, get('--ranks', '1'), Number);
+  const globalBatch = int('--global-batch', get('--global-batch', String(DEFAULT_GLOBAL_BATCH)), 1, 4096);
+  if (globalBatch % ranks !== 0) {
+    throw new ConfigError('--global-batch', `--global-batch must be divisible by --ranks (${ranks}), got ${globalBatch}`);
+  }
+  return {
+    json: bools.has('--json'),
+    help: bools.has('--help'),
+    every: int('--every', get('--every', '10'), 1, 1_000_000),
+    opts: {
+      model: pick<'tiny'>('--model', ['tiny'], get('--model', 'tiny')),
+      ranks,
+      steps: int('--steps', get('--steps', '50'), 1, 1_000_000),
+      backend: pick<BackendName>('--backend', BACKEND_NAMES, get('--backend', 'aot_eager')),
+      seed: int('--seed', get('--seed', '0'), 0, 0xffffffff),
+      kernels: pick<KernelChoice>('--kernels', KERNEL_CHOICES, get('--kernels', 'cpu')),
+      collective: pick<CollectiveAlgorithm>('--collective', COLLECTIVE_ALGORITHMS, get('--collective', 'direct')),
+      timing: pick<TimingMode>('--timing', TIMING_MODES, get('--timing', 'preset')),
+      hardware: pick<HardwareName>('--hardware', HARDWARE_NAMES, get('--hardware', 'h100')),
+      network: pick<NetworkName>('--network', NETWORK_NAMES, get('--network', 'nvlink-ib')),
+      lr,
+      globalBatch,
+    },
+  };
+}
+
+/** Run `train`; returns the exit code (0 ok, 1 training failed, 2 bad flags). */
+export async function trainCommand(argv: string[]): Promise<number> {
+  let args: TrainArgs;
+  try {
+    args = parseTrainArgs(argv);
+  } catch (e) {
+    process.stderr.write(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(`${TRAIN_USAGE}\n`);
+    return 0;
+  }
+  const { opts, json, every } = args;
+  const out = (s: string) => {
+    if (!json) process.stdout.write(`${s}\n`);
+  };
+  out(`training ${opts.model} on ${opts.ranks} rank(s), ${opts.steps} steps, backend ${opts.backend}, ${opts.collective} collectives, seed ${opts.seed}`);
+  try {
+    const res = await runTrainingNode({
+      ...opts,
+      onProgress: (p) => {
+        if (p.step === 1 || p.step % every === 0 || p.step === opts.steps) {
+          out(`step ${String(p.step).padStart(5)}  loss ${p.loss.toFixed(4)}  ${p.stepsPerSec.toFixed(2)} steps/s`);
+        }
+      },
+    });
+    if (json) {
+      const { device, losses, finalParamsHash, stepsPerSec } = res;
+      process.stdout.write(`${JSON.stringify({ device, losses, finalParamsHash, stepsPerSec })}\n`);
+    } else {
+      out(`device: ${res.device}`);
+      out(`final loss ${res.losses[res.losses.length - 1].toFixed(4)} (step 1: ${res.losses[0].toFixed(4)}), ${res.stepsPerSec.toFixed(2)} steps/s, params hash ${res.finalParamsHash}`);
+    }
+    return 0;
+  } catch (e) {
+    process.stderr.write(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}

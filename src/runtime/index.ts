@@ -1,0 +1,17 @@
+// Public API of the live mode (browser-safe): run real SimpleFSDP training of the tiny model on
+// N rank Web Workers, the schedule executor, seeded init and the synthetic dataset. The Node
+// flavour, runTrainingNode, is in ./coordinator_node (not re-exported: it imports node: modules).
+export {
+  DEFAULT_COMM_TIMEOUT_MS, DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, RANK_COUNTS, TIMING_MODES, RankError,
+  measuredEvents, planTraining, presetEvents, runTraining, runTrainingWith,
+} from './coordinator';
+export type {
+  RankCount, RankPort, SpawnRank, TimingMode, TrainingOptions, TrainingPlan, TrainingProgress, TrainingResult,
+} from './coordinator';
+export { KERNEL_CHOICES, createRankServer, initRankState, runRank } from './rank';
+export type { KernelChoice, RankHost, RankInitMessage, RankMessage, RankRunConfig, RankStartMessage, RankStepReport } from './rank';
+export { executeStep, planGraph } from './exec';
+export type { ExecComm, ExecPlan, StepContext, StepResult } from './exec';
+export { fnv1aHex, initFullParam, shardOf, splitmix32, unshard } from './init';
+export { batchRows, rankBatch, type Batch, type DataConfig } from './data';
+export type { DeviceTensor, KernelBackend } from './kernels';
