@@ -44,7 +44,7 @@ export function validateConfig(partial: unknown, base: Readonly<SimConfig> = DEF
       const g = partial[k];
       if (!isPlainObject(g)) return err(new ConfigError(k, `${k} must be an object with keys [${groupKeys(k).join(', ')}], got ${JSON.stringify(g)}`));
       for (const sub of Object.keys(g)) {
-        if (!groupKeys(k).includes(sub)) return err(new ConfigError(`${k}.${sub}`, oneOfMessage(`${k} key`, groupKeys(k), sub)));
+        if (!groupKeys(k).includes(sub)) return err(new ConfigError(`${k}.${sub}`, `unknown key ${k}.${sub}: ${oneOfMessage(`${k} key`, groupKeys(k), sub)}`));
       }
     }
   }
