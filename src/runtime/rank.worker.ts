@@ -33,7 +33,8 @@ async function kernels(choice: KernelChoice): Promise<KernelBackend> {
   return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})` };
 }
 
-scope.onmessage = createRankServer({
+const serve = createRankServer({
   post: (m, transfer) => scope.postMessage(m, transfer ?? []),
   kernels,
-}) as unknown as WorkerScope['onmessage'];
+});
+scope.onmessage = (ev) => serve(ev.data);
