@@ -93,7 +93,9 @@ export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?
 export function computeMetrics(events: readonly TraceEvent[], memory: readonly MemoryCurve[] = []): TraceMetrics {
   const ranks = [...new Set([...events.map((e) => e.rank), ...memory.map((m) => m.rank)])].sort((a, b) => a - b);
   const memByRank = new Map(memory.map((m) => [m.rank, m] as const));
-  const perRank = ranks.map((r) => rankMetrics(r, events, memByRank.get(r)));
+  const byRank = new Map<number, TraceEvent[]>(ranks.map((r) => [r, []]));
+  for (const e of events) byRank.get(e.rank)!.push(e); // one pass: O(events), not O(ranks · events)
+  const perRank = ranks.map((r) => rankMetrics(r, byRank.get(r)!, memByRank.get(r)));
   const withKernels = perRank.filter((m) => m.stepUs > 0 || m.commUs > 0 || m.computeUs > 0);
   const n = Math.max(1, withKernels.length);
   const mean = (f: (m: RankMetrics) => number) => withKernels.reduce((s, m) => s + f(m), 0) / n;

@@ -124,6 +124,11 @@ describe('fsdp-sim flags', () => {
     }
   });
 
+  it('dispatches train to the training command (its own flags and exit codes)', async () => {
+    expect((await inProcess(['train', '--help'])).code).toBe(0);
+    expect((await inProcess(['train', '--bogus'])).code).toBe(2);
+  });
+
   it('prints help for --help and per command', async () => {
     const top = await inProcess(['--help']);
     expect(top.code).toBe(0);
