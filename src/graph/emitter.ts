@@ -26,6 +26,8 @@ export interface NodeSpec {
 export class Emitter {
   readonly nodes: GraphNode[] = [];
   readonly tensors: Record<string, TensorInfo> = {};
+  /** Tensor id → id of the node that wrote it. */
+  readonly producer = new Map<string, number>();
   private readonly names = new Set<string>();
   phase: Phase = 'forward';
   layer: number | undefined = undefined;
@@ -66,6 +68,7 @@ export class Emitter {
       ...(s.estMs !== undefined ? { estMs: s.estMs } : {}),
     };
     this.nodes.push(n);
+    for (const t of n.outputs) if (!this.producer.has(t)) this.producer.set(t, n.id);
     return n;
   }
 }

@@ -10,6 +10,7 @@ import { GraphError } from './errors';
 import { numel } from './flops';
 import { readFxDump, type FxDump, type FxNode } from './fx_schema';
 import { computeFlops, getitemClaims, type Claim } from './fx_shapes';
+import { inferFxLayers } from './fx_layers';
 import { classifyTarget } from './fx_targets';
 import { DP_GROUP } from './fsdp';
 import type { DType, GraphNode, ParamInfo, Phase, StepGraph } from './types';
@@ -59,7 +60,7 @@ function importOrThrow(json: unknown): StepGraph {
   const c = new Converter(dumps[0].worldSize);
   let prevScope: Map<string, Ref> | undefined;
   for (const d of dumps) prevScope = c.convert(d, prevScope);
-  const g = c.finish(dumps);
+  const g = inferFxLayers(c.finish(dumps));
   verifyGraph(g);
   return g;
 }
@@ -231,13 +232,14 @@ class Converter {
   private traceParam(src: string, fullShape: readonly number[]): string | undefined {
     let t = src;
     for (let hops = 0; hops < 8; hops++) {
-      const p = this.e.nodes.find((n) => n.outputs.includes(t));
-      if (!p) break;
-      if ((p.kind !== 'cast' && p.kind !== 'view') || p.inputs.length !== 1) return undefined;
-      t = p.inputs[0];
+      const p = this.e.producer.get(t);
+      if (p === undefined) break;
+      const pn = this.e.nodes[p];
+      if ((pn.kind !== 'cast' && pn.kind !== 'view') || pn.inputs.length !== 1) return undefined;
+      t = pn.inputs[0];
     }
     const info = this.e.tensors[t];
-    if (!info || this.e.nodes.some((n) => n.outputs.includes(t))) return undefined;
+    if (!info || this.e.producer.has(t)) return undefined;
     if (!this.params.has(t)) {
       this.params.set(t, { name: t, shape: [...fullShape], numel: numel(fullShape), shardRows: info.shape[0] ?? 1 });
     }

@@ -103,6 +103,23 @@ describe('importFxGraph on the torch fixtures', () => {
     expect(isTopologicalOrder(a, a.nodes.map((n) => n.id))).toBe(true);
   });
 
+  it('infers transformer blocks: 9 parameters per layer, both directions; embeddings/norm/output outside', () => {
+    const g = imported([FW, BW]);
+    for (const [phase, kind, perLayer, outside] of [
+      ['forward', 'all_gather', 9, 3], ['backward', 'all_gather', 2, 1], ['backward', 'reduce_scatter', 9, 3],
+    ] as const) {
+      const coll = g.nodes.filter((n) => n.phase === phase && n.kind === kind);
+      for (let l = 0; l < 4; l++) expect(coll.filter((n) => n.layer === l).length, `${phase} ${kind} layer ${l}`).toBe(perLayer);
+      expect(coll.filter((n) => n.layer === undefined).length).toBe(outside);
+    }
+    // a layer's forward gathers are consecutive primals (torchtitan's parameter order)
+    const l1 = g.nodes.filter((n) => n.kind === 'all_gather' && n.phase === 'forward' && n.layer === 1).map((n) => Number(n.params?.[0].slice(8)));
+    expect([...l1].sort((a, b) => a - b)).toEqual([12, 13, 14, 15, 16, 17, 18, 19, 20]);
+    // every attention and its wait/cast chain sit in a layer; waits share their collective's layer
+    for (const n of g.nodes.filter((x) => x.op === 'attention' || x.op === 'attention_bwd')) expect(n.layer).toBeDefined();
+    for (const w of g.nodes.filter((x) => x.kind === 'wait')) expect(w.layer).toBe(g.nodes.find((c) => c.name === w.waitOf)?.layer);
+  });
+
   it('accepts the dump as JSON text', () => {
     expect(importFxGraph(JSON.stringify(FW)).ok).toBe(true);
   });
