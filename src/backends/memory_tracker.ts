@@ -106,6 +106,23 @@ export class IncrementalMemory {
 
   /** Schedules node i; returns the live bytes while it ran. */
   schedule(i: number): number {
+    this.alloc(i);
+    const during = this.current;
+    if (during > this.peak) this.peak = during;
+    this.release(i);
+    return during;
+  }
+
+  /** Schedules merged nodes (a bucket's members) as one: every allocation, then every free. */
+  scheduleMerged(members: readonly number[]): number {
+    for (const i of members) this.alloc(i);
+    const during = this.current;
+    if (during > this.peak) this.peak = during;
+    for (const i of members) this.release(i);
+    return during;
+  }
+
+  private alloc(i: number): void {
     const t = this.tables;
     for (let k = t.allocOff[i]; k < t.allocOff[i + 1]; k++) {
       const s = t.allocIdx[k];
@@ -114,13 +131,14 @@ export class IncrementalMemory {
         this.current += t.baseBytes[s];
       }
     }
-    const during = this.current;
-    if (during > this.peak) this.peak = during;
+  }
+
+  private release(i: number): void {
+    const t = this.tables;
     for (let k = t.touchOff[i]; k < t.touchOff[i + 1]; k++) {
       const s = t.touchIdx[k];
       if (--this.remaining[s] === 0) this.current -= t.baseBytes[s];
     }
-    return during;
   }
 }
 

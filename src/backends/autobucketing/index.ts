@@ -3,31 +3,34 @@
 // Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
 // and overlap_preserving_bucketer.py (PR #163960 and follow-ups); SimpleFSDP's backend in
 // torchtitan (torchtitan/experiments/simple_fsdp/backend.py) runs it on the joint graph.
+// Torch's memory checks are estimates; we promise the budget (peak ≤ original peak + max(gb,
+// ratio·peak)) by checking the final order and retrying with headroom, then dropping the
+// bucketing, then keeping program order.
 
 import type { CostModel } from '../../estimate/types';
 import type { StepGraph } from '../../graph/types';
-import { indexGraph } from '../graph_index';
+import { indexGraph, type GraphIndex } from '../graph_index';
+import { buildMemoryTables, IncrementalMemory, type MemoryTables } from '../memory_tracker';
 import { resolveOptions } from '../options';
 import { nodeItems, rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
-import type { Backend, Schedule } from '../types';
-import { bucketCollectives } from './bucketer';
+import type { Backend, Reason, Schedule } from '../types';
+import { bucketCollectives, type BucketOutcome } from './bucketer';
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
-import { bucketReasons, scheduleReasons } from './reasons';
-import { scheduleOverlap } from './scheduler';
+import { bucketReasons, fmtGb, scheduleReasons } from './reasons';
+import { scheduleOverlap, type ScheduleResult } from './scheduler';
 
 export { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
 export { OFF_PATH, computeDomination, type Domination } from './domination';
 
-export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Partial<AutobucketingOptions>): Schedule {
-  const opts = resolveOptions('aot_eager_autobucketing', AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, options);
-  const ix = indexGraph(graph);
-  const sched = scheduleOverlap(ix, cost, opts);
-  const reasons = scheduleReasons(ix, sched);
-  if (!opts.collective_bucketing) {
-    const { graph: out } = rewriteGraph(ix, nodeItems(sched.order), []);
-    return { backend: 'aot_eager_autobucketing', graph: out, buckets: [], reasons, options: { ...opts } };
-  }
-  const outcome = bucketCollectives(ix, sched, opts);
+const MAX_ATTEMPTS = 4;
+
+interface Planned {
+  readonly items: OrderItem[];
+  readonly plans: BucketPlan[];
+  readonly idOf: number[];
+}
+
+function planBuckets(sched: ScheduleResult, outcome: BucketOutcome): Planned {
   // public bucket ids follow the final order of the merged starts
   const idOf: number[] = new Array(outcome.buckets.length).fill(-1);
   const items: OrderItem[] = [];
@@ -39,18 +42,79 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
     if (bs !== undefined) {
       idOf[bs] = nextId++;
       items.push({ type: 'bucket_start', bucket: idOf[bs] });
-    } else if (bw !== undefined) {
-      items.push({ type: 'bucket_wait', bucket: idOf[bw] });
-    } else items.push({ type: 'node', index: rep });
+    } else if (bw !== undefined) items.push({ type: 'bucket_wait', bucket: idOf[bw] });
+    else items.push({ type: 'node', index: rep });
   }
-  const plans: BucketPlan[] = outcome.buckets.map((members, b) => ({
-    id: idOf[b],
-    members: members.map((c) => sched.colls[c].start),
-  }));
+  const plans: BucketPlan[] = outcome.buckets.map((members, b) => ({ id: idOf[b], members: members.map((c) => sched.colls[c].start) }));
   plans.sort((a, b) => a.id - b.id);
-  const { graph: out, buckets } = rewriteGraph(ix, items, plans);
-  reasons.push(...bucketReasons(ix, sched, outcome, idOf));
-  return { backend: 'aot_eager_autobucketing', graph: out, buckets, reasons, options: { ...opts } };
+  return { items, plans, idOf };
+}
+
+/** Static peak of an order of items (the same numbers scheduleMemoryProfile gives the rewritten graph). */
+function itemsPeak(ix: GraphIndex, tables: MemoryTables, items: readonly OrderItem[], plans: readonly BucketPlan[]): number {
+  const mem = new IncrementalMemory(tables);
+  for (const it of items) {
+    if (it.type === 'node') mem.schedule(it.index);
+    else {
+      const members = plans[it.bucket].members;
+      mem.scheduleMerged(it.type === 'bucket_start' ? members : members.map((m) => ix.waitOfColl[m]));
+    }
+  }
+  return mem.peak;
+}
+
+export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Partial<AutobucketingOptions>): Schedule {
+  const opts = resolveOptions('aot_eager_autobucketing', AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, options);
+  const ix = indexGraph(graph);
+  const tables = buildMemoryTables(ix);
+  const done = (items: readonly OrderItem[], plans: readonly BucketPlan[], reasons: Reason[]): Schedule => {
+    const { graph: out, buckets } = rewriteGraph(ix, items, plans);
+    return { backend: 'aot_eager_autobucketing', graph: out, buckets, reasons, options: { ...opts } };
+  };
+  let headroom = 0;
+  let unbucketed: ScheduleResult | undefined; // last schedule that fit before bucketing
+  let allowed = Infinity;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const sched = scheduleOverlap(ix, cost, opts, tables, headroom);
+    allowed = sched.allowedPeakBytes;
+    if (sched.peakBytes > allowed) {
+      headroom += sched.peakBytes - allowed;
+      continue;
+    }
+    const reasons = scheduleReasons(ix, sched);
+    if (!opts.collective_bucketing) return done(nodeItems(sched.order), [], reasons);
+    unbucketed = sched;
+    const outcome = bucketCollectives(ix, sched, opts);
+    const planned = planBuckets(sched, outcome);
+    const peak = itemsPeak(ix, tables, planned.items, planned.plans);
+    if (peak <= allowed) {
+      reasons.push(...bucketReasons(ix, sched, outcome, planned.idOf));
+      return done(planned.items, planned.plans, reasons);
+    }
+    headroom += peak - allowed;
+  }
+  if (unbucketed !== undefined) {
+    const reasons = scheduleReasons(ix, unbucketed);
+    for (const info of unbucketed.colls) {
+      reasons.push({
+        node: ix.nodes[info.start].name,
+        code: 'not_bucketed_would_expose',
+        text: `not bucketed: every bucketing tried pushed peak memory past the allowed ${fmtGb(allowed)}.`,
+      });
+    }
+    return done(nodeItems(unbucketed.order), [], reasons);
+  }
+  // nothing fit: the program order is the original peak by definition
+  const reasons: Reason[] = [];
+  for (let i = 0; i < ix.n; i++) {
+    if (ix.waitOfColl[i] < 0) continue;
+    reasons.push({
+      node: ix.nodes[i].name,
+      code: 'not_prefetched_memory_budget',
+      text: `left in program order: no reordering kept peak memory within the allowed ${fmtGb(allowed)}.`,
+    });
+  }
+  return done(nodeItems(Int32Array.from({ length: ix.n }, (_, i) => i)), [], reasons);
 }
 
 export const autobucketing: Backend<AutobucketingOptions> = { name: 'aot_eager_autobucketing', run: runAutobucketing };

@@ -15,7 +15,7 @@
 import type { CostModel } from '../../estimate/types';
 import type { GraphIndex } from '../graph_index';
 import { TupleHeap } from '../heap';
-import { buildMemoryTables, IncrementalMemory, orderMemory } from '../memory_tracker';
+import { buildMemoryTables, IncrementalMemory, orderMemory, type MemoryTables } from '../memory_tracker';
 import { collectiveBytes } from '../rewrite';
 import type { ReasonCode } from '../types';
 import { PrefetchBudget } from './budget';
@@ -50,8 +50,18 @@ export interface ScheduleResult {
 
 const END = -1;
 
-export function scheduleOverlap(index: GraphIndex, cost: CostModel, opts: AutobucketingOptions): ScheduleResult {
-  return new OverlapScheduler(index, cost, opts).run();
+/**
+ * Runs the scheduler. `memoryHeadroomBytes` lowers the allowed peak below torch's budget; the
+ * backend retries with headroom when an order overshoots (torch's checks are estimates).
+ */
+export function scheduleOverlap(
+  index: GraphIndex,
+  cost: CostModel,
+  opts: AutobucketingOptions,
+  tables: MemoryTables = buildMemoryTables(index),
+  memoryHeadroomBytes = 0,
+): ScheduleResult {
+  return new OverlapScheduler(index, cost, opts, tables, memoryHeadroomBytes).run();
 }
 
 class OverlapScheduler {
@@ -77,14 +87,20 @@ class OverlapScheduler {
   private readonly maxInFlightBytes: number;
   private readonly originalPeak: number;
   private readonly allowedPeak: number;
+  /** allowedPeak less the retry headroom: what the checks compare against. */
+  private readonly budgetPeak: number;
   private readonly mark: Int32Array;
   private stamp = 0;
   private readonly stack: number[] = [];
+
+  private readonly allocBytes: Float64Array;
 
   constructor(
     private readonly ix: GraphIndex,
     private readonly cost: CostModel,
     private readonly opts: AutobucketingOptions,
+    tables: MemoryTables,
+    headroom: number,
   ) {
     const n = ix.n;
     this.dom = computeDomination(ix);
@@ -117,7 +133,10 @@ class OverlapScheduler {
     }
     this.head = C > 0 ? 0 : END;
     // baseline memory of the original order, per compute index (torch _compute_baseline_memory)
-    const tables = buildMemoryTables(ix);
+    this.allocBytes = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      for (let k = tables.allocOff[i]; k < tables.allocOff[i + 1]; k++) this.allocBytes[i] += tables.baseBytes[tables.allocIdx[k]];
+    }
     const base = orderMemory(tables, Int32Array.from({ length: n }, (_, i) => i));
     const baseline: number[] = [];
     {
@@ -135,6 +154,7 @@ class OverlapScheduler {
     this.originalPeak = base.peak;
     const increase = Math.max(gbToBytes(opts.max_memory_increase_gb), Math.floor(base.peak * opts.max_memory_increase_ratio));
     this.allowedPeak = base.peak + increase;
+    this.budgetPeak = this.allowedPeak - headroom;
     this.maxInFlightBytes = gbToBytes(opts.max_in_flight_gb);
     this.budget = new PrefetchBudget(baseline);
     this.mem = new IncrementalMemory(tables);
@@ -208,7 +228,7 @@ class OverlapScheduler {
       let take = false;
       if (this.onPath.size === 0 || this.scheduled[node]) take = true;
       else if (this.waitColl[node] >= 0) {
-        take = this.colls[this.waitColl[node]].exposedUs === 0 || this.mem.current > this.allowedPeak;
+        take = this.colls[this.waitColl[node]].exposedUs === 0 || this.mem.current > this.budgetPeak;
       } else if (this.dom.dominatesRs[node]) take = node <= this.lastOnPath;
       if (take) return this.offPath.pop();
     }
@@ -230,7 +250,7 @@ class OverlapScheduler {
 
   private shouldForceWait(): boolean {
     if (this.inFlight.size === 0) return false;
-    return this.inFlightBytes >= this.maxInFlightBytes || this.mem.current > this.allowedPeak;
+    return this.inFlightBytes >= this.maxInFlightBytes || this.mem.current > this.budgetPeak;
   }
 
   private oldestInFlight(): number {
@@ -353,7 +373,12 @@ class OverlapScheduler {
       const info = this.colls[c];
       const avail = remaining[info.group];
       if (avail <= 0 || this.scheduled[info.start]) continue;
-      if (this.prefetchWouldExceedMemory(c, overlap)) continue;
+      // torch checks memory before the path; we find the path first so its allocations count too
+      const path = this.findSchedulablePath(c, overlap);
+      if (path === null) continue;
+      let pathBytes = 0;
+      for (const p of path) pathBytes += this.allocBytes[p];
+      if (this.prefetchWouldExceedMemory(c, overlap, pathBytes)) continue;
       // make room in the in-flight budget by retiring waits that are already hidden
       while (
         this.inFlight.size > 0 &&
@@ -366,12 +391,10 @@ class OverlapScheduler {
         this.note(c, 'not_prefetched_in_flight_budget', overlap, this.inFlightBytes + info.sizeBytes, this.maxInFlightBytes);
         continue;
       }
-      const path = this.findSchedulablePath(c, overlap);
-      if (path === null) continue;
       this.schedulePath(path);
       this.handleCollectiveStart(c);
       const d = computeDom[info.start];
-      if (d !== OFF_PATH) this.budget.add(this.curCompute, d, info.sizeBytes);
+      if (d !== OFF_PATH) this.budget.add(this.curCompute, d, info.sizeBytes + pathBytes);
       const amount = Math.min(avail, info.exposedUs);
       info.exposedUs -= amount;
       if (!info.hiding.includes(overlap)) info.hiding.push(overlap);
@@ -383,16 +406,17 @@ class OverlapScheduler {
   }
 
   /** torch _prefetch_would_exceed_memory_budget, with the reason recorded. */
-  private prefetchWouldExceedMemory(c: number, overlap: number): boolean {
+  private prefetchWouldExceedMemory(c: number, overlap: number, pathBytes: number): boolean {
     const info = this.colls[c];
     const d = this.dom.computeDom[info.start];
-    if (d === OFF_PATH) return false; // off-path collectives (reduce-scatters) release memory
-    const size = info.sizeBytes;
-    const allowed = this.allowedPeak;
+    const size = info.sizeBytes + pathBytes;
+    const allowed = this.budgetPeak;
     if (this.mem.current + size > allowed) {
       this.note(c, 'not_prefetched_memory_budget', overlap, this.mem.current + size, allowed);
       return true;
     }
+    // off-path collectives (reduce-scatters) release memory later: only the current level matters
+    if (d === OFF_PATH) return false;
     const [maxCum, maxTotal] = this.budget.query(this.curCompute, d);
     if (maxCum + size > this.maxInFlightBytes) {
       this.note(c, 'not_prefetched_in_flight_budget', overlap, maxCum + size, this.maxInFlightBytes);
