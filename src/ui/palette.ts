@@ -67,5 +67,5 @@ export const LEGEND: readonly { readonly kind: EventKind | 'exposed'; readonly l
   { kind: 'all_gather', label: 'all-gather' },
   { kind: 'reduce_scatter', label: 'reduce-scatter' },
   { kind: 'wait', label: 'wait (exposed)' },
-  { kind: 'exposed', label: 'comm not hidden by compute' },
+  { kind: 'exposed', label: 'comm not hidden by compute (band + red edge)' },
 ];

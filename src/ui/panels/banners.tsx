@@ -55,12 +55,12 @@ export function Banners() {
         const [side, m] = x as readonly ['A' | 'B', NonNullable<typeof mmA>];
         return (
           <div key={side} className="banner error" role="alert" data-testid="banner-mismatch">
-            <b>Collective mismatch on {side}</b>: at collective #{m.seq} rank {m.ranks[0]} issued <code>{m.ops[0]}</code> but rank {m.ranks[1]} issued <code>{m.ops[1]}</code> (t = {fmtUs(m.timeUs)}). On real GPUs this step would hang. Ranks chose different buckets from their own timings; turn cross-rank alignment on (torch aligns estimates across ranks) or set jitter to 0.
+            <b>Collective mismatch on {side}</b>: at collective #{m.seq} rank {m.ranks[0]} issued <code>{m.ops[0]}</code> but rank {m.ranks[1]} issued <code>{m.ops[1]}</code> (t = {fmtUs(m.timeUs)}). On real GPUs this step would hang; the simulation stops there, so {side}'s metrics cover only the part before it. Ranks chose different buckets from their own timings; turn cross-rank alignment on (torch aligns estimates across ranks) or set jitter to 0.
           </div>
         );
       })}
       {notice && (
-        <div className={`banner ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'} data-testid={`notice-${notice.kind}`}>
+        <div className={`banner toast ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'} data-testid={`notice-${notice.kind}`}>
           {notice.text}
           <button className="link" onClick={() => appStore.getState().setNotice(null)} aria-label="dismiss">×</button>
         </div>

@@ -22,6 +22,11 @@ const ROWS: readonly Row[] = [
   { key: 'rs', label: '# reduce-scatter', get: (m) => m.collectives.reduce_scatter, fmt: String, lowerIsBetter: true },
 ];
 
+/** Column heads stay short: 'aot_eager_autobucketing' → 'autobucketing' (full name in the tooltip). */
+function shortTitle(t: string | undefined): string {
+  return t ? t.replace(/^aot_eager_(?=\w)/, '') : '–';
+}
+
 export function MetricsTable() {
   const a = useApp((s) => s.sides.a);
   const b = useApp((s) => s.sides.b);
@@ -31,7 +36,7 @@ export function MetricsTable() {
       <table>
         <colgroup><col className="label" /><col /><col /><col className="delta" /></colgroup>
         <thead>
-          <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {a?.title ?? '–'}</th><th title={b?.title}><span className="side-badge side-b">B</span> {b?.title ?? '–'}</th><th>B vs A</th></tr>
+          <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th><th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th><th>B vs A</th></tr>
         </thead>
         <tbody>
           {ROWS.map((r) => {
@@ -52,6 +57,11 @@ export function MetricsTable() {
           })}
         </tbody>
       </table>
+      {(a?.mismatch || b?.mismatch) && (
+        <p className="small warn-text" data-testid="metrics-mismatch-note">
+          {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step stops at the hang, so its numbers are not a full step.
+        </p>
+      )}
     </section>
   );
 }

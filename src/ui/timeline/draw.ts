@@ -13,6 +13,8 @@ export function laneHeightFor(lanes: number): number {
 export const LANE_GAP_PX = 3;
 export const RANK_GAP_PX = 6;
 export const GUTTER_PX = 96; // lane labels
+/** Height of the red strip marking comm time not hidden by compute. */
+export const EXPOSED_STRIP_PX = 3;
 /** Rects narrower than this get no label. */
 export const MIN_LABEL_PX = 36;
 const FONT = '11px system-ui, sans-serif';
@@ -86,32 +88,39 @@ export function drawTimeline(d: DrawInput): number {
   const t0 = scale.window.startUs;
   const t1 = scale.window.endUs;
 
-  // lane backgrounds and exposed bands
+  // lane backgrounds
+  ctx.fillStyle = p.laneAlt;
+  for (let li = 1; li < c.lanes.length; li += 2) ctx.fillRect(x0, layout.top[li], x1 - x0, laneH);
+
+  // exposed intervals, batched into two paths: a band behind the lane and a strip on its bottom edge
+  const band = new Path2D();
+  const strip = new Path2D();
   for (let li = 0; li < c.lanes.length; li++) {
     const y = layout.top[li];
-    if (li % 2 === 1) {
-      ctx.fillStyle = p.laneAlt;
-      ctx.fillRect(x0, y, x1 - x0, laneH);
-    }
-    ctx.fillStyle = p.exposed;
+    let lastPx = -Infinity;
     for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++) {
       const s = c.exposedStartUs[k];
       const e = c.exposedEndUs[k];
       if (e < t0 || s > t1) continue;
       const xa = Math.max(x0, scale.timeToPx(s));
       const xb = Math.min(x1, scale.timeToPx(e));
-      ctx.fillRect(xa, y - 1, Math.max(1, xb - xa), laneH + 2);
+      if (xb - xa < 1 && Math.floor(xa) <= lastPx) continue; // sub-pixel: merged into the last one
+      lastPx = Math.floor(Math.max(xb, xa + 1));
+      band.rect(xa, y - 1, Math.max(1, xb - xa), laneH + 2);
+      strip.rect(xa, y + laneH - EXPOSED_STRIP_PX, Math.max(1, xb - xa), EXPOSED_STRIP_PX);
     }
   }
+  ctx.fillStyle = p.exposed;
+  ctx.fill(band);
 
   ctx.save();
   ctx.beginPath();
   ctx.rect(x0, 0, x1 - x0, d.cssHeightPx);
   ctx.clip();
 
-  // pass 1: rectangles
+  // pass 1: rectangles, one path per kind (one fill per colour); sub-pixel items merge per pixel
   let drawn = 0;
-  const colors = KIND_CODES.map((k) => p[k]);
+  const paths = KIND_CODES.map(() => new Path2D());
   for (let li = 0; li < c.lanes.length; li++) {
     const y = layout.top[li];
     let lastPx = -1; // right edge of the last sub-pixel tick drawn in this lane
@@ -125,16 +134,20 @@ export function drawTimeline(d: DrawInput): number {
         const px = Math.floor(xa);
         if (px <= lastPx) continue; // merged into the previous tick
         lastPx = px;
-        ctx.fillStyle = colors[c.kind[q]];
-        ctx.fillRect(px, y, 1, laneH);
+        paths[c.kind[q]].rect(px, y, 1, laneH);
       } else {
-        ctx.fillStyle = colors[c.kind[q]];
-        ctx.fillRect(xa, y, w - (w > 3 ? 0.5 : 0), laneH);
+        paths[c.kind[q]].rect(xa, y, w - (w > 3 ? 0.5 : 0), laneH);
         lastPx = Math.floor(xa + w);
       }
       drawn++;
     }
   }
+  KIND_CODES.forEach((k, i) => {
+    ctx.fillStyle = p[k];
+    ctx.fill(paths[i]);
+  });
+  ctx.fillStyle = p.wait;
+  ctx.fill(strip);
 
   // pass 2: labels
   ctx.fillStyle = p.textOnBar;

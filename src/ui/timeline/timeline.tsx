@@ -63,6 +63,7 @@ export function Timeline({ side, label }: Props) {
     if (!canvas || !svg || !cols || !layout || !result) return;
     const palette = paletteFor(theme);
     const redraw = () => {
+      const t0 = performance.now();
       const s = appStore.getState();
       const width = widthRef.current;
       const height = layout.heightPx;
@@ -97,6 +98,7 @@ export function Timeline({ side, label }: Props) {
       svg.setAttribute('width', String(width));
       select(svg).select<SVGGElement>('g').attr('transform', `translate(0, ${AXIS_PX - 1})`)
         .call(axisTop(x).ticks(Math.max(2, Math.floor(scale.widthPx / 110))).tickFormat((d) => fmtTick(Number(d))));
+      canvas.dataset.drawMs = (performance.now() - t0).toFixed(2); // read by the e2e perf check
     };
     const ro = new ResizeObserver(() => {
       widthRef.current = Math.max(300, bodyRef.current?.clientWidth ?? 800);
