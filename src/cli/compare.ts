@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
 import { oneOfMessage } from '../errors';
 import { buildGraph, runPipelineOnGraph } from '../pipeline';
-import { exportChromeTrace } from '../trace/chrome_export';
+import { exportChromeTrace, exportChromeTraces } from '../trace/chrome_export';
 import { CONFIG_OPTIONS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { formatTable, rowOf } from './format';
 import type { Io } from './io';
@@ -15,6 +15,7 @@ export const COMPARE_OPTIONS = {
   ...CONFIG_OPTIONS,
   backends: { type: 'string' },
   trace: { type: 'string' },
+  'per-rank': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -26,6 +27,7 @@ export const COMPARE_USAGE = [
   '  --backends A,B       backends to run, comma-separated (default: aot_eager,aot_eager_autobucketing)',
   `                       one of [${BACKEND_NAMES.join(', ')}]`,
   '  --trace DIR          write DIR/<backend>.trace.json (Chrome trace, all ranks; open in Perfetto or HTA)',
+  '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.trace.json (as torch.profiler writes)',
   '  --json               print {"results":[{backend, stepTimeMs, exposedCommMs, overlapPct, peakMemoryBytes, collectives}]}',
   '  --set PATH=VALUE     any other config field, e.g. --set autobucketing.max_in_flight_gb=2 (repeatable)',
   ...configFlagHelp(),
@@ -53,11 +55,15 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   if (values.trace !== undefined) {
     mkdirSync(values.trace, { recursive: true });
     for (const r of runs) {
-      const trace = exportChromeTrace(
-        { events: r.sim.events, memory: r.sim.memory, worldSize: r.sim.worldSize },
-        { buckets: r.schedule.buckets, reduceDtype: cfg.reduceDtype, label: `${r.backend}: ${cfg.model} on ${cfg.ranks} ranks, ${r.costLabel}` },
-      );
-      writeFileSync(join(values.trace, `${r.backend}.trace.json`), JSON.stringify(trace));
+      const input = { events: r.sim.events, memory: r.sim.memory, worldSize: r.sim.worldSize };
+      const opts = { buckets: r.schedule.buckets, reduceDtype: cfg.reduceDtype, label: `${r.backend}: ${cfg.model} on ${cfg.ranks} ranks, ${r.costLabel}` };
+      if (values['per-rank']) {
+        const dir = join(values.trace, r.backend);
+        mkdirSync(dir, { recursive: true });
+        for (const t of exportChromeTraces(input, opts)) writeFileSync(join(dir, `rank${t.distributedInfo.rank}.trace.json`), JSON.stringify(t));
+      } else {
+        writeFileSync(join(values.trace, `${r.backend}.trace.json`), JSON.stringify(exportChromeTrace(input, opts)));
+      }
     }
   }
   const rows = runs.map((r) => rowOf(r.backend, r.metrics));
@@ -69,6 +75,9 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   io.out(`${cfg.model} on ${cfg.ranks} × ${cfg.hardware} (${runs[0]?.costLabel ?? ''})`);
   io.out(formatTable(rows));
   for (const m of mismatch) io.out(`warning: ${m}`);
-  if (values.trace !== undefined) io.out(`traces: ${runs.map((r) => join(values.trace!, `${r.backend}.trace.json`)).join(', ')}`);
+  if (values.trace !== undefined) {
+    const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/rank*.trace.json` : `${b}.trace.json`);
+    io.out(`traces: ${runs.map((r) => where(r.backend)).join(', ')}`);
+  }
   return 0;
 }

@@ -57,6 +57,12 @@ describe('fsdp-sim compare', () => {
       expect(readdirSync(dir).sort()).toEqual(['aot_eager.trace.json', 'transformer_block.trace.json']);
       const back = importTrace(readFileSync(join(dir, 'aot_eager.trace.json'), 'utf8'));
       expect(back.ok && back.value.worldSize).toBe(2);
+      const per = await inProcess(['compare', '--ranks', '2', '--backends', 'aot_eager', '--trace', dir, '--per-rank']);
+      expect(per.code).toBe(0);
+      const files = readdirSync(join(dir, 'aot_eager')).sort();
+      expect(files).toEqual(['rank0.trace.json', 'rank1.trace.json']);
+      const both = importTrace(files.map((f) => readFileSync(join(dir, 'aot_eager', f), 'utf8')));
+      expect(both.ok && [...new Set(both.value.events.map((e) => e.rank))]).toEqual([0, 1]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
