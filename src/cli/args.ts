@@ -2,7 +2,7 @@
 // SimConfig paths, and usage errors as one line naming the flag and the allowed values (exit 2).
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CONFIG_FIELDS, describeAllowed, parseConfigQuery, type SimConfig } from '../config';
+import { CONFIG_FIELDS, DEFAULT_CONFIG, describeAllowed, getPath, parseConfigQuery, type SimConfig } from '../config';
 import { ConfigError, oneOfMessage } from '../errors';
 
 /** A bad flag or value: printed as one line, exit code 2. */
@@ -96,6 +96,7 @@ export function configFromFlags(command: string, values: Record<string, unknown>
 export function configFlagHelp(): string[] {
   return Object.entries(CONFIG_FLAGS).map(([flag, path]) => {
     const f = CONFIG_FIELDS.find((x) => x.path === path)!;
-    return `  --${flag.padEnd(17)} ${describeAllowed(f)}`;
+    const dflt = getPath(DEFAULT_CONFIG, path);
+    return `  --${flag.padEnd(18)} ${describeAllowed(f)}${dflt === null ? '' : ` (default ${String(dflt)})`}`;
   });
 }
