@@ -3,7 +3,7 @@
 export * from './types';
 export * from './ops';
 export { GraphError } from './errors';
-export { FLOAT_DTYPES, STEP_CONFIG_DEFAULTS, resolveStepConfig, type ResolvedStepConfig, type StepConfig } from './config';
+export { FLOAT_DTYPES, MAX_TOKENS, MAX_WORLD_SIZE, STEP_CONFIG_DEFAULTS, resolveStepConfig, type ResolvedStepConfig, type StepConfig } from './config';
 export { buildStepGraph } from './builder';
 export { DP_GROUP, MASTER_DTYPE, shardParam, type ShardedParam } from './fsdp';
 export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops, numel, tensorBytes } from './flops';
@@ -13,3 +13,4 @@ export { countKinds, formatBytes, graphToString, nodeToString, tensorToString } 
 export { importFxGraph } from './fx_import';
 export { FX_FORMAT, TORCH_DTYPES, readFxDump, type FxDump, type FxNode } from './fx_schema';
 export { classifyTarget, fxOpName, type FxClass } from './fx_targets';
+export { inferFxLayers } from './fx_layers';
