@@ -1,6 +1,6 @@
 // Matmul variant 3: adds 4×4 register blocking on top of variant 2's shared-memory tiles.
 // A workgroup of WG_X×WG_Y threads computes a BM×BN = (WG_Y·4)×(WG_X·4) block of C; each thread
-// keeps a 4×4 accumulator in registers and, per k, reads 4 values of A and 4 of B from
+// keeps a 4×4 accumulator in registers (four vec4 rows) and, per k, reads 4 values of A and 4 of B from
 // workgroup memory for 16 FMAs (variant 2 does 1 FMA per 2 shared reads). Tiles are stored
 // k-major so the inner loop reads contiguous runs. Global loads walk the unit-stride axis of
 // each operand's stored layout (coalesced for every trans form). Follows llm.c matmul kernel 4
@@ -13,8 +13,8 @@ struct Params { M: u32, N: u32, K: u32, aM: u32, aK: u32, bK: u32, bN: u32, _pad
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-const TM = 4u; // C rows per thread
-const TN = 4u; // C cols per thread
+const TM = 4u; // C rows per thread (one vec4 accumulator each)
+const TN = 4u; // C cols per thread (the vec4 width)
 override WG_X: u32 = 16;
 override WG_Y: u32 = 16;
 override BK: u32 = 16; // k-depth of a staged tile
@@ -30,9 +30,12 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: ve
   let tid = lid.y * WG_X + lid.x;
   let m0 = wid.y * BM;
   let n0 = wid.x * BN;
-  var acc: array<f32, 16>; // TM·TN, zero-initialised
-  var ra: array<f32, 4>;
-  var rb: array<f32, 4>;
+  // 4×4 accumulator as four vec4 rows: fully unrolled, no dynamically indexed private arrays
+  // (which some compilers, SwiftShader's among them, lower to slow scratch memory).
+  var acc0 = vec4<f32>();
+  var acc1 = vec4<f32>();
+  var acc2 = vec4<f32>();
+  var acc3 = vec4<f32>();
   let aKFast = p.aK == 1u; // A stored [M,K]: k is the unit-stride axis
   let bNFast = p.bN == 1u; // B stored [K,N]: n is the unit-stride axis
   for (var k0 = 0u; k0 < p.K; k0 += BK) {
@@ -57,21 +60,34 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: ve
       Bs[kk * BN + nn] = v;
     }
     workgroupBarrier();
+    let am = lid.y * TM;
+    let bn = lid.x * TN;
     for (var kk = 0u; kk < BK; kk++) {
-      for (var i = 0u; i < TM; i++) { ra[i] = As[kk * BM + lid.y * TM + i]; }
-      for (var j = 0u; j < TN; j++) { rb[j] = Bs[kk * BN + lid.x * TN + j]; }
-      for (var i = 0u; i < TM; i++) {
-        for (var j = 0u; j < TN; j++) { acc[i * TN + j] = fma(ra[i], rb[j], acc[i * TN + j]); }
-      }
+      let a = vec4<f32>(As[kk * BM + am], As[kk * BM + am + 1u], As[kk * BM + am + 2u], As[kk * BM + am + 3u]);
+      let b = vec4<f32>(Bs[kk * BN + bn], Bs[kk * BN + bn + 1u], Bs[kk * BN + bn + 2u], Bs[kk * BN + bn + 3u]);
+      acc0 = fma(vec4<f32>(a.x), b, acc0);
+      acc1 = fma(vec4<f32>(a.y), b, acc1);
+      acc2 = fma(vec4<f32>(a.z), b, acc2);
+      acc3 = fma(vec4<f32>(a.w), b, acc3);
     }
     workgroupBarrier();
   }
-  for (var i = 0u; i < TM; i++) {
-    let row = m0 + lid.y * TM + i;
-    if (row >= p.M) { break; }
-    for (var j = 0u; j < TN; j++) {
-      let col = n0 + lid.x * TN + j;
-      if (col < p.N) { C[row * p.N + col] = acc[i * TN + j]; }
-    }
+  let row0 = m0 + lid.y * TM;
+  let col0 = n0 + lid.x * TN;
+  store_row(row0, col0, acc0);
+  store_row(row0 + 1u, col0, acc1);
+  store_row(row0 + 2u, col0, acc2);
+  store_row(row0 + 3u, col0, acc3);
+}
+
+fn store_row(row: u32, col0: u32, v: vec4<f32>) {
+  if (row >= p.M) { return; }
+  let base = row * p.N + col0;
+  if (col0 + 3u < p.N) {
+    C[base] = v.x; C[base + 1u] = v.y; C[base + 2u] = v.z; C[base + 3u] = v.w;
+    return;
   }
+  if (col0 < p.N) { C[base] = v.x; }
+  if (col0 + 1u < p.N) { C[base + 1u] = v.y; }
+  if (col0 + 2u < p.N) { C[base + 2u] = v.z; }
 }
