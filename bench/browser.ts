@@ -21,7 +21,13 @@ export async function startServer(): Promise<{ url: string; server: ViteDevServe
     configFile: false,
     root: new URL('..', import.meta.url).pathname,
     logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, headers: ISOLATION_HEADERS },
+    // Own dep cache: other vite/vitest runs in this tree must not re-optimize under our pages
+    // (a re-optimization reloads the page mid-bench). Pages are scanned up front for the same reason.
+    cacheDir: 'node_modules/.vite-bench',
+    optimizeDeps: { entries: ['bench/pages/*.html'] },
+    // No HMR and no file watching: other engineers edit src/ while a bench runs; a reload would
+    // destroy the page mid-measurement.
+    server: { host: '127.0.0.1', port: 0, headers: ISOLATION_HEADERS, hmr: false, watch: { ignored: ['**/*'] } },
     worker: { format: 'es' },
   });
   await server.listen();
@@ -37,6 +43,13 @@ export async function openPage(adapter: Adapter, url: string): Promise<{ browser
   });
   const page = await browser.newPage();
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
+  page.on('console', (m) => {
+    if (m.type() === 'info' || m.type() === 'error') process.stderr.write(`[page ${adapter}] ${m.text()}\n`);
+  });
+  page.on('crash', () => process.stderr.write(`[page ${adapter}] CRASHED\n`));
+  page.on('framenavigated', (f) => {
+    if (f === page.mainFrame()) process.stderr.write(`[page ${adapter}] navigated to ${f.url()}\n`);
+  });
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as { __benchReady?: boolean }).__benchReady === true, null, { timeout: 120_000 });
   return { browser, page };

@@ -1,0 +1,113 @@
+// `npm run bench`: runs the benchmark sections, each figure beside a baseline measured in the same
+// run, prints one table (with the machine and adapters named) and writes bench/results/latest.json.
+//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training)
+//   npm run bench -- --adapters compat       matmul adapters (swiftshader, compat)
+//   npm run bench -- --full                  bigger cases (2048³ on SwiftShader, 256 MB on 8 ranks…)
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { ViteDevServer } from 'vite';
+import { startServer, type Adapter } from './browser';
+import { benchComm } from './comm';
+import { benchMatmul } from './matmul';
+import { benchScale } from './scale';
+import { machine, printTable, type Row } from './stats';
+import { benchTimeline } from './timeline';
+import { benchTraining } from './training';
+
+const SECTIONS = ['matmul', 'comm', 'scale', 'timeline', 'training'] as const;
+type Section = (typeof SECTIONS)[number];
+const ADAPTERS: readonly Adapter[] = ['swiftshader', 'compat'];
+
+interface Args {
+  readonly only: readonly Section[];
+  readonly adapters: readonly Adapter[];
+  readonly full: boolean;
+}
+
+function listArg<T extends string>(flag: string, raw: string | undefined, valid: readonly T[]): T[] {
+  const xs = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const x of xs) {
+    if (!(valid as readonly string[]).includes(x)) throw new Error(`${flag} must list values from [${valid.join(', ')}], got '${x}'`);
+  }
+  return xs as T[];
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let only: Section[] = [...SECTIONS];
+  let adapters: Adapter[] = [...ADAPTERS];
+  let full = false;
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2);
+    const value = () => inline ?? argv[++i];
+    if (flag === '--only') only = listArg('--only', value(), SECTIONS);
+    else if (flag === '--adapters') adapters = listArg('--adapters', value(), ADAPTERS);
+    else if (flag === '--full') full = true;
+    else throw new Error(`unknown flag '${argv[i]}'; valid: --only <${SECTIONS.join(',')}>, --adapters <${ADAPTERS.join(',')}>, --full`);
+  }
+  return { only, adapters, full };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const t0 = performance.now();
+  const rows: Row[] = [];
+  const details: Record<string, unknown> = {};
+  const sectionMs: Record<string, number> = {};
+  const needsBrowser = args.only.some((s) => s === 'matmul' || s === 'comm' || s === 'timeline');
+  let server: ViteDevServer | undefined;
+  let url = '';
+  const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+  try {
+    if (needsBrowser) ({ url, server } = await startServer());
+    for (const section of SECTIONS) {
+      if (!args.only.includes(section)) continue;
+      const s0 = performance.now();
+      log(`${section}…`);
+      try {
+        if (section === 'matmul') {
+          const r = await benchMatmul(url, args.adapters, args.full);
+          rows.push(...r.rows); details.matmul = r.results;
+        } else if (section === 'comm') {
+          const r = await benchComm(url, args.full, log);
+          rows.push(...r.rows); details.comm = r.records;
+        } else if (section === 'scale') {
+          const r = benchScale();
+          rows.push(...r.rows); details.scale = r.records;
+        } else if (section === 'timeline') {
+          const r = await benchTimeline(url);
+          rows.push(...r.rows); details.timeline = r.records;
+        } else {
+          const r = await benchTraining(args.full, log);
+          rows.push(...r.rows); details.training = r.records;
+        }
+      } catch (e) {
+        const msg = e instanceof Error ? e.message : String(e);
+        log(`${section} FAILED: ${msg}`);
+        rows.push({ section, case: 'section failed', value: msg.slice(0, 160), baseline: '', ratio: '', target: 'runs', met: false });
+      }
+      sectionMs[section] = performance.now() - s0;
+      log(`${section} done in ${(sectionMs[section] / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    await server?.close();
+  }
+  const m = machine();
+  const totalS = (performance.now() - t0) / 1000;
+  const head = `machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, node ${m.node}, ${m.platform}; `
+    + `adapters: ${args.adapters.join(', ')} (headless Chromium); total ${totalS.toFixed(0)} s`;
+  const table = printTable(rows);
+  process.stdout.write(`${head}\n\n${table}\n\n`);
+  const met = rows.filter((r) => r.met !== null);
+  process.stdout.write(`targets met: ${met.filter((r) => r.met).length}/${met.length}\n`);
+  const dir = new URL('./results/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(new URL('latest.json', dir), JSON.stringify({
+    date: new Date().toISOString(), machine: m, args, totalS, sectionMs, rows, details,
+  }, null, 1));
+  process.stdout.write(`wrote bench/results/latest.json\n`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.exit(1);
+});
