@@ -30,10 +30,10 @@ function init(): void {
   const st = appStore.getState();
   const url = readUrlState(location.search);
   if (url.theme) st.setTheme(url.theme);
+  if (url.window) st.restoreWindowAfterSim(url.window);
   if (url.config) st.setConfig(url.config);
-  else st.resimulate(st.config);
+  else void st.resimulate(st.config);
   if (url.error) st.setNotice({ kind: 'error', text: url.error });
-  if (url.window) appStore.getState().setWindow(url.window);
   startUrlSync(appStore);
 }
 

@@ -14,7 +14,7 @@ export function createAppStore(): StoreApi<AppState> {
   return createStore<AppState>()((set, get) => ({
     ...createViewSlice<AppState>(set, get),
     ...createResultsSlice<AppState>(set, get),
-    ...createConfigSlice<AppState>(set, get, (cfg) => get().resimulate(cfg)),
+    ...createConfigSlice<AppState>(set, get, (cfg) => void get().resimulate(cfg)),
     ...createLiveSlice<AppState>(set, get),
   }));
 }

@@ -3,7 +3,7 @@
 
 import type { StoreApi } from 'zustand/vanilla';
 import type { SimConfig } from '../config';
-import { simulateConfig } from './engine';
+import { SimSuperseded, createSimRunner, type SimRunner } from './sim_runner';
 import type { Notice, Side, SideResult } from './types';
 import type { ViewSlice } from './view_slice';
 
@@ -11,9 +11,13 @@ export interface ResultsSlice {
   readonly sides: Readonly<Record<Side, SideResult | null>>;
   readonly simError: string | null;
   readonly simMs: number; // wall time of the last simulation (both backends)
+  readonly simulating: boolean;
   readonly notice: Notice | null;
-  resimulate(cfg: SimConfig): void;
+  /** Simulate both backends (in a worker in the browser); resolves when the sides are set. */
+  resimulate(cfg: SimConfig): Promise<void>;
   setSide(side: Side, r: SideResult, keepWindow?: boolean): void;
+  /** A window to apply once the next simulation lands (a shared link's view). */
+  restoreWindowAfterSim(w: ViewSlice['window']): void;
   setNotice(n: Notice | null): void;
 }
 
@@ -29,21 +33,33 @@ export function limitOf(sides: Readonly<Record<Side, SideResult | null>>): numbe
 
 export function createResultsSlice<S extends ResultsSlice & ViewSlice>(set: StoreApi<S>['setState'], get: () => S): ResultsSlice {
   const setPartial = (p: Partial<ResultsSlice & ViewSlice>) => set(p as Partial<S>);
+  let runner: SimRunner | null = null; // created on first use (a Worker in the browser)
+  let pendingWindow: ViewSlice['window'] | null = null;
   return {
     sides: { a: null, b: null },
     simError: null,
     simMs: 0,
+    simulating: false,
     notice: null,
-    resimulate: (cfg) => {
-      const t0 = performance.now();
+    resimulate: async (cfg) => {
+      runner ??= createSimRunner();
+      setPartial({ simulating: true });
       try {
-        const { a, b } = simulateConfig(cfg);
+        const { a, b, ms } = await runner.run(cfg);
         const sides = { a, b };
-        setPartial({ sides, simError: null, simMs: performance.now() - t0, selection: null });
+        setPartial({ sides, simError: null, simMs: ms, simulating: false, selection: null });
         get().setLimit(limitOf(sides), false);
+        if (pendingWindow) {
+          get().setWindow(pendingWindow);
+          pendingWindow = null;
+        }
       } catch (e) {
-        setPartial({ simError: `Simulation failed: ${(e as Error).message}`, simMs: performance.now() - t0 });
+        if (e instanceof SimSuperseded) return; // a newer request owns the state now
+        setPartial({ simError: `Simulation failed: ${(e as Error).message}`, simulating: false });
       }
+    },
+    restoreWindowAfterSim: (w) => {
+      pendingWindow = w;
     },
     setSide: (side, r, keepWindow = false) => {
       const sides = { ...get().sides, [side]: r };

@@ -73,11 +73,13 @@ export function App() {
   useThemeAttribute(theme);
   useKeyboardNav();
   const simMs = useApp((s) => s.simMs);
+  const simulating = useApp((s) => s.simulating);
   return (
     <div className="app">
       <header className="app-header">
         <h1>fsdp-sim</h1>
         <span className="subtitle">SimpleFSDP training step, two backends compared</span>
+        {simulating && <span className="busy" data-testid="simulating">simulating…</span>}
         <LiveBar />
         <button onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
         <ThemeToggle />

@@ -99,7 +99,7 @@ export function IoPanel() {
         <label className="file">FX graph dump(s), forward [+ backward]…
           <input ref={fxInput} type="file" accept=".json" multiple data-testid="import-fx" onChange={(e) => void onFxFile(e.target.files)} />
         </label>
-        <button onClick={() => appStore.getState().resimulate(appStore.getState().config)} data-testid="resimulate">Back to simulation</button>
+        <button onClick={() => void appStore.getState().resimulate(appStore.getState().config)} data-testid="resimulate">Back to simulation</button>
       </div>
     </section>
   );

@@ -1,0 +1,75 @@
+// Runs simulations for the store: in a Web Worker in the browser (one at a time; a newer request
+// terminates a running one, so typing never queues seconds of work), inline where there is no
+// Worker (Node tests, CLI).
+
+import type { SimConfig } from '../config';
+import { simulateConfig } from './engine';
+import type { SideResult } from './types';
+
+export type SimReply =
+  | { readonly id: number; readonly ok: true; readonly a: SideResult; readonly b: SideResult; readonly ms: number }
+  | { readonly id: number; readonly ok: false; readonly error: string };
+
+export type SimOutcome = { readonly a: SideResult; readonly b: SideResult; readonly ms: number };
+
+/** Superseded by a newer request: the caller drops it silently. */
+export class SimSuperseded extends Error {}
+
+export interface SimRunner {
+  run(cfg: SimConfig): Promise<SimOutcome>;
+}
+
+function inlineRunner(): SimRunner {
+  return {
+    run: async (cfg) => {
+      const t0 = performance.now();
+      const { a, b } = simulateConfig(cfg);
+      return { a, b, ms: performance.now() - t0 };
+    },
+  };
+}
+
+function workerRunner(): SimRunner {
+  let worker: Worker | null = null;
+  let nextId = 1;
+  let pending: { id: number; resolve: (o: SimOutcome) => void; reject: (e: Error) => void } | null = null;
+  const spawn = (): Worker => {
+    const w = new Worker(new URL('./sim.worker.ts', import.meta.url), { type: 'module', name: 'simulator' });
+    w.onmessage = (ev: MessageEvent<SimReply>) => {
+      const r = ev.data;
+      if (!pending || pending.id !== r.id) return;
+      const p = pending;
+      pending = null;
+      if (r.ok) p.resolve({ a: r.a, b: r.b, ms: r.ms });
+      else p.reject(new Error(r.error));
+    };
+    w.onerror = (ev) => {
+      ev.preventDefault();
+      const p = pending;
+      pending = null;
+      worker?.terminate();
+      worker = null;
+      p?.reject(new Error(ev.message || 'simulation worker failed to load'));
+    };
+    return w;
+  };
+  return {
+    run: (cfg) => new Promise<SimOutcome>((resolve, reject) => {
+      if (pending) {
+        // a newer config wins: stop the old simulation instead of waiting for it
+        pending.reject(new SimSuperseded('superseded'));
+        pending = null;
+        worker?.terminate();
+        worker = null;
+      }
+      worker ??= spawn();
+      const id = nextId++;
+      pending = { id, resolve, reject };
+      worker.postMessage({ id, cfg });
+    }),
+  };
+}
+
+export function createSimRunner(): SimRunner {
+  return typeof Worker === 'function' && typeof window !== 'undefined' ? workerRunner() : inlineRunner();
+}
