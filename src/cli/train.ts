@@ -8,6 +8,7 @@ import { ConfigError, oneOfMessage } from '../errors';
 import { HARDWARE_NAMES, NETWORK_NAMES, type HardwareName, type NetworkName } from '../estimate';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm/types';
 import { runTrainingNode } from '../runtime/coordinator_node';
+import { processIo, type Io } from './io';
 import { KERNEL_CHOICES, type KernelChoice } from '../runtime/rank';
 import {
   DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, RANK_COUNTS, TIMING_MODES,
@@ -92,22 +93,22 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   };
 }
 
-/** Run `train`; returns the exit code (0 ok, 1 training failed, 2 bad flags). */
-export async function trainCommand(argv: string[]): Promise<number> {
+/** Run `train`; returns the exit code (0 ok, 1 training failed, 2 bad flags). Never calls process.exit. */
+export async function trainCommand(argv: string[], io: Io = processIo): Promise<number> {
   let args: TrainArgs;
   try {
     args = parseTrainArgs(argv);
   } catch (e) {
-    process.stderr.write(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}\n`);
+    io.err(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
   }
   if (args.help) {
-    process.stdout.write(`${TRAIN_USAGE}\n`);
+    io.out(TRAIN_USAGE);
     return 0;
   }
   const { opts, json, every } = args;
   const out = (s: string) => {
-    if (!json) process.stdout.write(`${s}\n`);
+    if (!json) io.out(s);
   };
   out(`training ${opts.model} on ${opts.ranks} rank(s), ${opts.steps} steps, backend ${opts.backend}, ${opts.collective} collectives, seed ${opts.seed}`);
   try {
@@ -121,14 +122,14 @@ export async function trainCommand(argv: string[]): Promise<number> {
     });
     if (json) {
       const { device, losses, finalParamsHash, stepsPerSec } = res;
-      process.stdout.write(`${JSON.stringify({ device, losses, finalParamsHash, stepsPerSec })}\n`);
+      io.out(JSON.stringify({ device, losses, finalParamsHash, stepsPerSec }));
     } else {
       out(`device: ${res.device}`);
       out(`final loss ${res.losses[res.losses.length - 1].toFixed(4)} (step 1: ${res.losses[0].toFixed(4)}), ${res.stepsPerSec.toFixed(2)} steps/s, params hash ${res.finalParamsHash}`);
     }
     return 0;
   } catch (e) {
-    process.stderr.write(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}\n`);
+    io.err(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
 }
