@@ -27,7 +27,7 @@ export interface StepContext {
 
 export interface StepResult {
   readonly loss: number; // this rank's local mean loss
-  /** Measured µs per compute node name (only with `measure`; undefined when the backend cannot time). */
+  /** Measured µs per compute node name (only with `measure`): device time, or host wall time for CPU kernels. */
   readonly nodeUs?: ReadonlyMap<string, number>;
 }
 
@@ -81,10 +81,12 @@ export async function executeStep(schedule: Schedule, ctx: StepContext): Promise
       case 'compute': {
         const outs = node.outputs.map(create);
         const attrs: OpAttrs = node.op === 'adamw' && ctx.lr !== undefined ? { ...node.attrs, lr: ctx.lr } : (node.attrs ?? {});
+        const t0 = nodeUs !== undefined ? globalThis.performance.now() : 0;
         kernels.run(node.op as ComputeOp, attrs, ins, outs, ctx.step);
         if (nodeUs !== undefined) {
+          // Device time when the backend can time (GPU timestamps), else host wall time (CPU kernels).
           const dt = await kernels.sync();
-          if (dt !== undefined) nodeUs.set(node.name, dt);
+          nodeUs.set(node.name, dt ?? (globalThis.performance.now() - t0) * 1000);
         }
         break;
       }

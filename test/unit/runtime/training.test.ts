@@ -7,7 +7,7 @@ import { RankError, type TrainingOptions, type TrainingResult } from '../../../s
 
 const BASE: TrainingOptions = {
   model: 'tiny', ranks: 1, steps: 10, backend: 'aot_eager', seed: 11, kernels: 'cpu', collective: 'direct',
-  timing: 'preset', hardware: 'h100', globalBatch: 8,
+  timing: 'preset', hardware: 'h100', globalBatch: 4,
 };
 
 const cache = new Map<string, Promise<TrainingResult>>();
@@ -67,6 +67,24 @@ describe('runTrainingNode', () => {
     await expect(run).rejects.toBeInstanceOf(RankError);
     await expect(run).rejects.toMatchObject({ rank: 2, message: expect.stringMatching(/^rank 2 failed: .*injected fault at step 2/) });
   }, 120_000);
+
+  it('times the virtual clock with measured node times in measured mode, keeping the preset compute:comm ratio', async () => {
+    const preset = await train({ ranks: 2 });
+    let progressEvents = 0;
+    const measured = await runTrainingNode({
+      ...BASE, ranks: 2, steps: 2, timing: 'measured', onProgress: (p) => void (progressEvents += p.events?.length ?? 0),
+    });
+    expect(progressEvents).toBeGreaterThan(0);
+    const sum = (r: TrainingResult, pick: (kind: string, op?: string) => boolean) =>
+      r.events.filter((e) => e.rank === 0 && pick(e.kind, e.op)).reduce((a, e) => a + e.dur, 0);
+    const isKernel = (kind: string, op?: string) => kind === 'compute' && op !== 'cast';
+    const isColl = (kind: string) => kind === 'all_gather' || kind === 'reduce_scatter';
+    // CPU kernels are far slower than an H100: the measured step is longer...
+    expect(sum(measured, isKernel)).toBeGreaterThan(10 * sum(preset, isKernel));
+    // ...and the network is scaled by the same factor, so the ratio is the preset's.
+    const ratio = (r: TrainingResult) => sum(r, isColl) / sum(r, isKernel);
+    expect(ratio(measured)).toBeCloseTo(ratio(preset), 6);
+  }, 240_000);
 
   it('rejects bad options with a ConfigError naming the field', async () => {
     await expect(runTrainingNode({ ...BASE, ranks: 3 as 2 })).rejects.toThrow(/ranks must be one of \[1, 2, 4, 8\], got 3/);
