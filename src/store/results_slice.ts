@@ -21,6 +21,10 @@ export interface ResultsSlice {
   setNotice(n: Notice | null): void;
 }
 
+/** How long notices stay before they dismiss themselves (errors longer: they need reading). */
+const NOTICE_INFO_MS = 6_000;
+const NOTICE_ERROR_MS = 15_000;
+
 /** Zoom-out limit: the last event end over both sides (µs). */
 export function limitOf(sides: Readonly<Record<Side, SideResult | null>>): number {
   let lim = 0;
@@ -35,6 +39,7 @@ export function createResultsSlice<S extends ResultsSlice & ViewSlice>(set: Stor
   const setPartial = (p: Partial<ResultsSlice & ViewSlice>) => set(p as Partial<S>);
   let runner: SimRunner | null = null; // created on first use (a Worker in the browser)
   let pendingWindow: ViewSlice['window'] | null = null;
+  let noticeTimer: ReturnType<typeof setTimeout> | null = null;
   return {
     sides: { a: null, b: null },
     simError: null,
@@ -66,6 +71,10 @@ export function createResultsSlice<S extends ResultsSlice & ViewSlice>(set: Stor
       setPartial({ sides, selection: null });
       get().setLimit(limitOf(sides), keepWindow);
     },
-    setNotice: (notice) => setPartial({ notice }),
+    setNotice: (notice) => {
+      setPartial({ notice });
+      if (noticeTimer) clearTimeout(noticeTimer);
+      noticeTimer = notice ? setTimeout(() => get().notice === notice && setPartial({ notice: null }), notice.kind === 'error' ? NOTICE_ERROR_MS : NOTICE_INFO_MS) : null;
+    },
   };
 }

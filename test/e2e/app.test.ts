@@ -17,10 +17,10 @@ let previewSrv: { url: string; close: () => Promise<void> };
 let art: string;
 const pageErrors: string[] = [];
 
-async function shot(name: string, p: Page = page, scrollTop = true): Promise<void> {
-  if (scrollTop) await p.evaluate(() => window.scrollTo(0, 0));
+async function shot(name: string, p: Page = page, fullPage = false): Promise<void> {
+  await p.evaluate(() => window.scrollTo(0, 0));
   await nextFrames(p);
-  await p.screenshot({ path: join(art, `${name}.png`) });
+  await p.screenshot({ path: join(art, `${name}.png`), fullPage });
 }
 
 beforeAll(async () => {
@@ -268,7 +268,20 @@ describe('live run', () => {
     expect(live.error).toBeNull();
     expect(live.losses.length).toBe(3);
     expect(live.losses.every((p) => Number.isFinite(p.loss))).toBe(true);
-    await shot('06_live_run');
+    await shot('06_live_run', page, true);
+  });
+
+  it('Stop ends a live run cleanly', async () => {
+    await setField(page, 'live.steps', '200');
+    await page.click('[data-testid="live-run"]');
+    await expect.poll(async () => Number(await page.getAttribute('[data-testid="live-progress"]', 'value')), { timeout: 45_000 }).toBeGreaterThanOrEqual(1);
+    await page.click('[data-testid="live-stop"]');
+    await page.waitForSelector('[data-testid="live-run"]');
+    const live = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().live);
+    expect(live.running).toBe(false);
+    expect(live.error).toBeNull();
+    expect(live.step).toBeLessThan(200);
+    await setField(page, 'live.steps', '3');
   });
 });
 
@@ -300,6 +313,24 @@ describe('URL state', () => {
     await page.evaluate(() => window.__FSDP_SIM__!.store.getState().setTheme('dark'));
     await shot(hasMismatch ? '07_mismatch_dark' : '07_jitter_dark');
     expect(pageErrors).toEqual([]);
+  });
+});
+
+describe('environment banners', () => {
+  it('says live runs use CPU kernels when the browser has no WebGPU', async () => {
+    const { chromium } = await import('playwright-core');
+    const { CHROMIUM, CHROMIUM_ARGS } = await import('./harness');
+    const plain = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu') });
+    try {
+      const p = await plain.newPage({ viewport: { width: 1280, height: 800 } });
+      await p.goto(previewSrv.url);
+      await waitForApp(p);
+      await p.waitForSelector('[data-testid="banner-cpu"]');
+      expect(await p.textContent('[data-testid="banner-cpu"]')).toContain('CPU kernels');
+      expect(await p.locator('[data-testid="banner-coi"]').count()).toBe(0); // preview sends COOP/COEP
+    } finally {
+      await plain.close();
+    }
   });
 });
 

@@ -1,13 +1,13 @@
 // Metrics table: HTA-style metrics of A and B side by side with B's change against A.
 
-import { useApp } from '../../store';
+import { useApp, type SideResult } from '../../store';
 import type { TraceMetrics } from '../../trace/metrics';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
 
 interface Row {
   readonly key: string;
   readonly label: string;
-  readonly get: (m: TraceMetrics) => number;
+  readonly get: (m: TraceMetrics, r: SideResult) => number;
   readonly fmt: (v: number) => string;
   readonly lowerIsBetter: boolean;
 }
@@ -17,7 +17,8 @@ const ROWS: readonly Row[] = [
   { key: 'exposed', label: 'exposed comm', get: (m) => m.exposedCommUs, fmt: fmtUs, lowerIsBetter: true },
   { key: 'overlap', label: 'overlap', get: (m) => m.overlapPct, fmt: fmtPct, lowerIsBetter: false },
   { key: 'idle', label: 'idle', get: (m) => m.idleUs, fmt: fmtUs, lowerIsBetter: true },
-  { key: 'peak', label: 'peak memory', get: (m) => m.peakMemoryBytes, fmt: fmtBytes, lowerIsBetter: true },
+  // live runs and Kineto imports may carry no memory curve: unknown, not zero
+  { key: 'peak', label: 'peak memory', get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN), fmt: fmtBytes, lowerIsBetter: true },
   { key: 'ag', label: '# all-gather', get: (m) => m.collectives.all_gather, fmt: String, lowerIsBetter: true },
   { key: 'rs', label: '# reduce-scatter', get: (m) => m.collectives.reduce_scatter, fmt: String, lowerIsBetter: true },
 ];
@@ -40,15 +41,15 @@ export function MetricsTable() {
         </thead>
         <tbody>
           {ROWS.map((r) => {
-            const va = a ? r.get(a.metrics) : NaN;
-            const vb = b ? r.get(b.metrics) : NaN;
+            const va = a ? r.get(a.metrics, a) : NaN;
+            const vb = b ? r.get(b.metrics, b) : NaN;
             const better = Number.isFinite(va) && Number.isFinite(vb) && va !== vb && (vb < va) === r.lowerIsBetter;
             const worse = Number.isFinite(va) && Number.isFinite(vb) && va !== vb && !better;
             return (
               <tr key={r.key} data-metric={r.key}>
                 <th>{r.label}</th>
-                <td data-side="a" data-value={va}>{a ? r.fmt(va) : '–'}</td>
-                <td data-side="b" data-value={vb}>{b ? r.fmt(vb) : '–'}</td>
+                <td data-side="a" data-value={va}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
+                <td data-side="b" data-value={vb}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
                 <td className={better ? 'better' : worse ? 'worse' : ''}>
                   {r.key === 'overlap' ? (Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–') : fmtDelta(va, vb)}
                 </td>
