@@ -35,5 +35,6 @@ export function fmtDelta(a: number, b: number): string {
   if (!Number.isFinite(a) || !Number.isFinite(b)) return '–';
   if (a === 0) return b === 0 ? '0' : 'new';
   const d = ((b - a) / Math.abs(a)) * 100;
+  if (Math.abs(d) >= 1000) return `${(b / a).toFixed(0)}×`; // '+2400 %' reads worse than '25×'
   return `${d > 0 ? '+' : d < 0 ? '−' : ''}${Math.abs(d).toFixed(1)} %`;
 }

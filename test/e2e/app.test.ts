@@ -1,13 +1,13 @@
 // The app end to end in headless Chromium: default view, metrics, re-simulation, synchronized
-// zoom, live run, export → import round trip, FX and Kineto imports, bad files, URL round trip,
-// and cross-origin isolation through the service worker on a header-less static host.
+// zoom, selection and explain, 100k-event drawing, export → import round trip, FX and Kineto
+// imports, bad files, live run and Stop, URL round trip, collective mismatch.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { computeMetrics, importTrace } from '../../src/trace';
-import { artifactsDir, findFixture, launchBrowser, startPreview, startStaticServer } from './harness';
+import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
 import { canvasInk, laneCount, metric, nextFrames, rankStreams, setField, storeConfig, waitForApp, windowOf } from './page';
 
 let browser: Browser;
@@ -313,42 +313,5 @@ describe('URL state', () => {
     await page.evaluate(() => window.__FSDP_SIM__!.store.getState().setTheme('dark'));
     await shot(hasMismatch ? '07_mismatch_dark' : '07_jitter_dark');
     expect(pageErrors).toEqual([]);
-  });
-});
-
-describe('environment banners', () => {
-  it('says live runs use CPU kernels when the browser has no WebGPU', async () => {
-    const { chromium } = await import('playwright-core');
-    const { CHROMIUM, CHROMIUM_ARGS } = await import('./harness');
-    const plain = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu') });
-    try {
-      const p = await plain.newPage({ viewport: { width: 1280, height: 800 } });
-      await p.goto(previewSrv.url);
-      await waitForApp(p);
-      await p.waitForSelector('[data-testid="banner-cpu"]');
-      expect(await p.textContent('[data-testid="banner-cpu"]')).toContain('CPU kernels');
-      expect(await p.locator('[data-testid="banner-coi"]').count()).toBe(0); // preview sends COOP/COEP
-    } finally {
-      await plain.close();
-    }
-  });
-});
-
-describe('static host', () => {
-  it('becomes cross-origin isolated through the service worker', async () => {
-    const stat = await startStaticServer();
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    try {
-      const p = await ctx.newPage();
-      await p.goto(stat.url);
-      await p.waitForFunction(() => crossOriginIsolated === true, undefined, { timeout: 30_000 });
-      await waitForApp(p);
-      expect(await p.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
-      expect(await p.evaluate(() => typeof SharedArrayBuffer)).toBe('function');
-      expect(await p.locator('[data-testid="banner-coi"]').count()).toBe(0);
-    } finally {
-      await ctx.close();
-      await stat.close();
-    }
   });
 });

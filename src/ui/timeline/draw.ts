@@ -214,7 +214,7 @@ export function drawTimeline(d: DrawInput): number {
     ctx.closePath();
     ctx.fill();
     ctx.font = `bold ${FONT}`;
-    ctx.fillText(`✕ ${m.label}`, Math.min(x + 9, x1 - 200), y + laneH / 2);
+    ctx.fillText(`✕ ${m.label}`, Math.min(x + 9, x1 - 300), y + laneH / 2);
   }
   return drawn;
 }

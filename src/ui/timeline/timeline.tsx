@@ -86,7 +86,7 @@ export function Timeline({ side, label }: Props) {
         ctx, cols, layout, scale, palette,
         names: (i) => result.events[i].name,
         highlight: { eventIndex: sel, bucketId: selEvent?.bucketId ?? -1 },
-        mismatch: mm ? { rank: mm.ranks[1], timeUs: mm.timeUs, label: `collective mismatch #${mm.seq}` } : undefined,
+        mismatch: mm ? { rank: mm.ranks[1], timeUs: mm.timeUs, label: `collective mismatch #${mm.seq}: r${mm.ranks[0]} ≠ r${mm.ranks[1]} (${mm.ops[1].split(' ')[0]})` } : undefined,
         cssWidthPx: width,
         cssHeightPx: height,
       });

@@ -1,0 +1,45 @@
+// URL state: the query holds the config (through the config codec) plus the view window and
+// theme; reading it back restores the same state, and a bad field falls back with a message.
+
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, type SimConfig } from '../../../src/config';
+import { createAppStore } from '../../../src/store/app_store';
+import { readUrlState, writeUrl } from '../../../src/store/url_sync';
+
+function stateWith(cfg: SimConfig, window = { startUs: 0, endUs: 100 }, limitUs = 100) {
+  const s = createAppStore().getState();
+  return { ...s, config: cfg, window, limitUs };
+}
+
+describe('writeUrl / readUrlState', () => {
+  it('writes nothing for the default view', () => {
+    expect(writeUrl(stateWith(structuredClone(DEFAULT_CONFIG) as SimConfig))).toBe('');
+  });
+
+  it('round-trips config, window and theme', () => {
+    const cfg = structuredClone(DEFAULT_CONFIG) as SimConfig;
+    cfg.ranks = 16;
+    cfg.jitterPct = 3;
+    cfg.alignment = false;
+    cfg.autobucketing = { ...cfg.autobucketing, max_coll_distance: 50 };
+    const s = { ...stateWith(cfg, { startUs: 12.5, endUs: 40 }), theme: 'dark' as const };
+    const q = writeUrl(s);
+    const back = readUrlState(q);
+    expect(back.error).toBeNull();
+    expect(back.config).toEqual(cfg);
+    expect(back.window).toEqual({ startUs: 12.5, endUs: 40 });
+    expect(back.theme).toBe('dark');
+  });
+
+  it('falls back to the default for a bad field and names it', () => {
+    const r = readUrlState('?ranks=banana&jitterPct=2');
+    expect(r.error).toMatch(/ranks/);
+    expect(r.config?.ranks).toBe(DEFAULT_CONFIG.ranks);
+    expect(r.config?.jitterPct).toBe(2);
+  });
+
+  it('ignores a malformed view', () => {
+    expect(readUrlState('?view=9,3').window).toBeNull();
+    expect(readUrlState('?view=a,b').window).toBeNull();
+  });
+});
