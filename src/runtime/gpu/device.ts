@@ -92,7 +92,8 @@ export async function requestKernelDevice(opts: RequestKernelDeviceOptions = {})
   const device = await adapter.requestDevice({ label: 'fsdp-sim kernels', requiredLimits, requiredFeatures });
   checkKernelLimits(device.limits);
   const info = adapter.info;
-  const name = [info?.vendor, info?.architecture || info?.device].filter(Boolean).join(' ') || 'unknown adapter';
+  const name = [info?.vendor, info?.architecture || info?.device].filter(Boolean).join(' ')
+    || info?.description || 'unnamed adapter';
   const fallback = (info as GPUAdapterInfo & { isFallbackAdapter?: boolean })?.isFallbackAdapter ? 'fallback, ' : '';
   return { device, adapter, featureLevel, timestampQuery, label: `webgpu: ${name} (${fallback}${featureLevel})` };
 }

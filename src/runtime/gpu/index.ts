@@ -1,11 +1,10 @@
 // WebGPU kernels: device acquisition, the KernelBackend on WGSL, and the matmul variants for
-// benches. The only public entry of src/runtime/gpu. It installs the WGSL sources at load (after
-// registering the `.wgsl` loader when running under plain Node), hence the top-level await.
-import { registerWgslLoader } from './node_wgsl_loader';
+// benches. The only public entry of src/runtime/gpu. It installs the WGSL sources at load
+// (read from disk under plain Node, hence the top-level await).
 import { installShaders } from './shader_registry';
+import { loadShaderSources } from './shaders';
 
-await registerWgslLoader();
-installShaders((await import('./shaders')).SHADERS);
+installShaders(await loadShaderSources());
 
 export { createGpuKernels } from './backend';
 export type { GpuKernelBackend, GpuKernelsOptions, GpuTensor } from './backend';
@@ -22,4 +21,3 @@ export { cachedPipelineCount, getPipeline, pipelineKey, precompileKernels } from
 export { drainBufferPool } from './buffer_pool';
 export { ENTRY_POINTS, SHADER_NAMES, shaderSource } from './shader_registry';
 export type { ShaderName } from './shader_registry';
-export { registerWgslLoader } from './node_wgsl_loader';

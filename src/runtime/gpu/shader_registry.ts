@@ -1,7 +1,5 @@
-// Names of the WGSL kernel families and the registry their sources are installed into. The
-// sources themselves (`?raw` imports, ./shaders.ts) are loaded by ./index.ts after the Node
-// `.wgsl` loader is in place, so this module and everything that imports it stay loadable
-// under plain Node (tsx), where `?raw` has no meaning.
+// Names of the WGSL kernel families and the registry their sources are installed into; the
+// sources are loaded by ./index.ts (./shaders.ts: Vite's ?raw, or the files under plain Node).
 import { GpuError } from './errors';
 
 export const SHADER_NAMES = [

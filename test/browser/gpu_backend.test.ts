@@ -1,0 +1,67 @@
+// Host-side behaviour of the WebGPU backend: SharedArrayBuffer views in and out, zeroed tensors
+// from the pool, loud errors for limits, validation failures and a lost device.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  createGpuKernels, GpuError, GpuLimitError, type GpuKernelBackend, type KernelDevice, requestKernelDevice,
+} from '../../src/runtime/gpu';
+
+const level = inject('webgpuFeatureLevel');
+let kd: KernelDevice;
+let k: GpuKernelBackend;
+
+beforeAll(async () => {
+  kd = await requestKernelDevice({ featureLevel: level }); // throws (fails every test) without WebGPU
+  k = createGpuKernels(kd.device, { label: kd.label });
+});
+
+afterAll(() => {
+  k?.destroy();
+  kd?.device.destroy();
+});
+
+describe('createGpuKernels', () => {
+  it('uploads from and downloads into SharedArrayBuffer views at an element offset', async () => {
+    expect(crossOriginIsolated, 'COOP/COEP headers').toBe(true);
+    const src = new Float32Array(new SharedArrayBuffer(4 * 6)).map((_, i) => i + 1);
+    const t = k.create('sab', 8, 'f32');
+    k.upload(t, src.subarray(2, 5), 3); // [3,4,5] at elements 3..5
+    const out = new Float32Array(new SharedArrayBuffer(4 * 8));
+    await k.download(t, out);
+    expect(Array.from(out)).toEqual([0, 0, 0, 3, 4, 5, 0, 0]);
+    k.release(t);
+  });
+
+  it('hands out zeroed tensors even when the pool reuses a buffer', async () => {
+    const a = k.create('dirty', 5, 'f32');
+    k.upload(a, Float32Array.from([1, 2, 3, 4, 5]));
+    k.release(a);
+    const b = k.create('clean', 5, 'f32');
+    const out = new Float32Array(5).fill(7);
+    await k.download(b, out);
+    expect(Array.from(out)).toEqual([0, 0, 0, 0, 0]);
+    k.release(b);
+  });
+
+  it('throws a GpuLimitError naming maxStorageBufferBindingSize for a tensor that cannot be bound', () => {
+    const max = Math.min(kd.device.limits.maxStorageBufferBindingSize, kd.device.limits.maxBufferSize);
+    const huge = Math.floor(max / 4) + 1;
+    expect(() => k.create('huge', huge, 'f32')).toThrow(GpuLimitError);
+    expect(() => k.create('huge', huge, 'f32')).toThrow(/max(StorageBufferBindingSize|BufferSize) is \d+ on this device, tensor 'huge'/);
+  });
+
+  it('rejects sync() with a GpuError when WebGPU reports a validation error (aliased output)', async () => {
+    const t = k.create('alias', 4, 'f32');
+    k.run('add', { n: 4 }, [t, t], [t]); // the same buffer read-only and read-write in one dispatch
+    await expect(k.sync()).rejects.toThrow(GpuError);
+    await expect(k.sync()).resolves.not.toThrow; // the error is reported once
+    k.release(t);
+  });
+
+  it('fails loudly with the loss reason once its device is lost', async () => {
+    const other = await requestKernelDevice({ featureLevel: level });
+    const b = createGpuKernels(other.device);
+    other.device.destroy();
+    await other.device.lost;
+    expect(() => b.create('x', 1, 'f32')).toThrow(/device lost \(destroyed\)/);
+  });
+});
