@@ -86,6 +86,21 @@ describe('runTrainingNode', () => {
     expect(ratio(measured)).toBeCloseTo(ratio(preset), 6);
   }, 240_000);
 
+  it('stops on AbortSignal: rejects with an AbortError after the steps already reported', async () => {
+    const ctl = new AbortController();
+    const seen: number[] = [];
+    const run = runTrainingNode({
+      ...BASE, ranks: 2, steps: 1000, signal: ctl.signal,
+      onProgress: (p) => {
+        seen.push(p.step);
+        if (p.step === 2) ctl.abort();
+      },
+    });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen.slice(0, 2)).toEqual([1, 2]);
+    expect(seen.length).toBeLessThan(5);
+  }, 120_000);
+
   it('rejects bad options with a ConfigError naming the field', async () => {
     await expect(runTrainingNode({ ...BASE, ranks: 3 as 2 })).rejects.toThrow(/ranks must be one of \[1, 2, 4, 8\], got 3/);
     await expect(runTrainingNode({ ...BASE, ranks: 4, globalBatch: 6 })).rejects.toThrow(/globalBatch/);
