@@ -8,7 +8,7 @@ export const KIND_CODES: readonly EventKind[] = ['compute', 'all_gather', 'reduc
 const KIND_INDEX: Readonly<Record<EventKind, number>> = { compute: 0, all_gather: 1, reduce_scatter: 2, wait: 3 };
 
 /** Most ranks drawn as lanes; beyond this the timeline says how many it hides. */
-export const MAX_RANKS_SHOWN = 16;
+export const MAX_RANKS_SHOWN = 8; // 16 lanes per timeline: A and B both fit a 1280×800 screen
 
 export interface Lane {
   readonly rank: number;
