@@ -53,7 +53,7 @@ describe('createGpuKernels', () => {
     const t = k.create('alias', 4, 'f32');
     k.run('add', { n: 4 }, [t, t], [t]); // the same buffer read-only and read-write in one dispatch
     await expect(k.sync()).rejects.toThrow(GpuError);
-    await expect(k.sync()).resolves.not.toThrow; // the error is reported once
+    await k.sync(); // reported once: the next sync is clean
     k.release(t);
   });
 

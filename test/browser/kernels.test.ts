@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCpuKernels } from '../../src/runtime/cpu';
 import {
-  cachedPipelineCount, createGpuKernels, type GpuKernelBackend, type KernelDevice, MATMUL_VARIANTS, requestKernelDevice,
+  cachedPipelineCount, createGpuKernels, ENTRY_POINTS, precompileKernels, type GpuKernelBackend, type KernelDevice, MATMUL_VARIANTS, requestKernelDevice,
 } from '../../src/runtime/gpu';
 import {
   attentionCases, elementwiseCases, embeddingCases, MATMUL_SHAPES, matmulCase, rmsNormCases, swigluCases,
@@ -15,11 +15,14 @@ const level = inject('webgpuFeatureLevel');
 const cpu = createCpuKernels();
 let kd: KernelDevice | undefined;
 let acquireError: unknown;
+let precompiled = 0;
 const backends = new Map<number, GpuKernelBackend>();
 
 beforeAll(async () => {
   try {
     kd = await requestKernelDevice({ featureLevel: level });
+    await precompileKernels(kd.device); // concurrent compiles instead of one blocking compile per first run
+    precompiled = cachedPipelineCount(kd.device);
   } catch (e) {
     acquireError = e; // reported by the first test and by every kernel test
   }
@@ -94,6 +97,11 @@ describe('kernels', () => {
       for (const c of cases()) await expectMatchesCpu(c);
     });
   }
+
+  it('compiled every pipeline up front: run() added none beyond the precompiled set', () => {
+    expect(precompiled).toBe(ENTRY_POINTS.length);
+    expect(cachedPipelineCount(gpu().device)).toBe(precompiled);
+  });
 
   it('gives bit-identical losses and embedding gradients on repeated runs', async () => {
     for (const c of [elementwiseCases(6)[1], embeddingCases(7)[1]]) {

@@ -11,13 +11,11 @@ import type { OpAttrs } from '../kernels';
 import { GpuLimitError } from './errors';
 import { type MatmulVariant, matmulParams, matmulPipeline, matmulWorkgroups } from './matmul';
 import { type Field, f32, packParams, u32 } from './params';
+import { ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, dispatchConstants, WG } from './kernel_constants';
 import { getPipeline } from './pipelines';
 import type { Dispatch } from './queue';
 import type { ShaderName } from './shader_registry';
 
-export const WG = 64; // threads of the 1-D and row kernels (override WG in each shader)
-export const ATTENTION_MAX_SEQ = 1024; // override MAX_SEQ of attention.wgsl
-export const ATTENTION_MAX_HD = 256; // override MAX_HD of attention.wgsl
 
 /** What ops need from the backend while planning. */
 export interface PlanContext {
@@ -40,9 +38,9 @@ export function grid(device: GPUDevice, groups: number, what: string): [number, 
 
 function kernel(
   ctx: PlanContext, shader: ShaderName, entry: string, bindings: readonly (readonly [number, GPUBuffer])[],
-  groups: number, label: string, constants: Record<string, number> = { WG },
+  groups: number, label: string,
 ): Dispatch {
-  return { pipeline: getPipeline(ctx.device, shader, entry, constants), bindings, workgroups: grid(ctx.device, groups, label), label };
+  return { pipeline: getPipeline(ctx.device, shader, entry, dispatchConstants(shader)), bindings, workgroups: grid(ctx.device, groups, label), label };
 }
 
 const groupsOf = (n: number) => Math.ceil(n / WG);
@@ -95,22 +93,21 @@ export function planOp(
       const d = attentionDims(op, attrs);
       if (d.seq > ATTENTION_MAX_SEQ) throw new ConfigError(`${op}.seq`, `${op}.seq must be ≤ ${ATTENTION_MAX_SEQ} for the WGSL kernel, got ${d.seq}`);
       if (d.headDim > ATTENTION_MAX_HD) throw new ConfigError(`${op}.headDim`, `${op}.headDim must be ≤ ${ATTENTION_MAX_HD} for the WGSL kernel, got ${d.headDim}`);
-      const c = { WG, MAX_SEQ: ATTENTION_MAX_SEQ, MAX_HD: ATTENTION_MAX_HD };
       const p = params([u32(d.batch), u32(d.seq), u32(d.heads), u32(d.kvHeads), u32(d.headDim), f32(1 / Math.sqrt(d.headDim))]);
       const rows = d.batch * d.heads * d.seq;
       if (op === 'attention') {
         const [q, k, v] = ins;
-        return [kernel(ctx, 'attention', 'fwd', [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]], rows, op, c)];
+        return [kernel(ctx, 'attention', 'fwd', [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]], rows, op)];
       }
       const [dO, q, k, v, o, lse] = ins;
       const D = ctx.scratch(rows, 'attention_bwd D');
       return [
-        kernel(ctx, 'attention', 'bwd_d', [[6, dO], [3, o], [7, D], [5, p]], groupsOf(rows), `${op} D`, c),
+        kernel(ctx, 'attention', 'bwd_d', [[6, dO], [3, o], [7, D], [5, p]], groupsOf(rows), `${op} D`),
         kernel(ctx, 'attention', 'bwd_dq',
-          [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], rows, `${op} dq`, c),
+          [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], rows, `${op} dq`),
         kernel(ctx, 'attention', 'bwd_dkv',
           [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [9, outs[1]], [10, outs[2]], [5, p]],
-          d.batch * d.kvHeads * d.seq, `${op} dk dv`, c),
+          d.batch * d.kvHeads * d.seq, `${op} dk dv`),
       ];
     }
     case 'add': {

@@ -1,7 +1,7 @@
 // Pipeline and shader-module cache, per device (a WeakMap keyed by GPUDevice), keyed by kernel
 // name, entry point and override constants. Pipelines are created synchronously on first use
-// (run() is synchronous); `precompileKernels` fills the cache ahead of time with async creation.
-import { ENTRY_POINTS, shaderSource, type ShaderName } from './shader_registry';
+// (run() is synchronous); ./precompile.ts fills the cache ahead of time with async creation.
+import { shaderSource, type ShaderName } from './shader_registry';
 
 export type Constants = Readonly<Record<string, number>>;
 
@@ -57,18 +57,13 @@ export function cachedPipelineCount(device: GPUDevice): number {
   return CACHE.get(device)?.pipelines.size ?? 0;
 }
 
-/**
- * Compiles the pipelines the backend uses with its default constants, concurrently, so the first
- * run() of each op does not stall on a synchronous compile. `only` restricts to some shaders.
- */
-export async function precompileKernels(
-  device: GPUDevice, only?: readonly ShaderName[], constants: (shader: ShaderName) => Constants = () => ({}),
+/** Compiles one pipeline asynchronously into the cache (no-op when cached). */
+export async function compilePipelineAsync(
+  device: GPUDevice, shader: ShaderName, entry: string, constants: Constants = {},
 ): Promise<void> {
   const c = cacheOf(device);
-  await Promise.all(ENTRY_POINTS.filter(([s]) => !only || only.includes(s)).map(async ([s, e]) => {
-    const key = pipelineKey(s, e, constants(s));
-    if (c.pipelines.has(key)) return;
-    const p = await device.createComputePipelineAsync(descriptor(device, s, e, constants(s)));
-    c.pipelines.set(key, p);
-  }));
+  const key = pipelineKey(shader, entry, constants);
+  if (c.pipelines.has(key)) return;
+  const p = await device.createComputePipelineAsync(descriptor(device, shader, entry, constants));
+  c.pipelines.set(key, p);
 }
