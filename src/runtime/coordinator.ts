@@ -71,6 +71,7 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
     const ports: RankPort[] = [];
     const devices: string[] = new Array(n);
     let ready = 0;
+    const deviceLabel = () => [...new Set(devices)].join(' / ');
     const reports = new Map<number, { losses: number[]; nodeUs: Record<string, number>[] }>();
     const losses: number[] = [];
     const shards: Float32Array[][] = new Array(n);
@@ -112,7 +113,7 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
       losses[s - 1] = loss;
       if (measure) events = measuredEvents(plan, n, opts, r.nodeUs);
       const elapsedS = (performanceNow() - startedAt) / 1000;
-      opts.onProgress?.({ step: s, loss, stepsPerSec: elapsedS > 0 ? s / elapsedS : 0, events });
+      opts.onProgress?.({ step: s, loss, stepsPerSec: elapsedS > 0 ? s / elapsedS : 0, events, device: deviceLabel() });
     };
 
     const onMessage = (rank: number, m: RankMessage) => {
@@ -133,7 +134,7 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
           return finish(() => {
             const elapsedS = (performanceNow() - startedAt) / 1000;
             resolve({
-              device: [...new Set(devices)].join(' / '),
+              device: deviceLabel(),
               losses,
               finalParamsHash: hashParams(plan, shards),
               stepsPerSec: elapsedS > 0 ? opts.steps / elapsedS : 0,

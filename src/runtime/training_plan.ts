@@ -34,6 +34,8 @@ export interface TrainingProgress {
   readonly step: number; // 1-based
   readonly loss: number; // mean of the ranks' local losses
   readonly stepsPerSec: number; // wall clock, since the first step started
+  /** The ranks' kernel backends (as in TrainingResult.device), known from step 1. */
+  readonly device?: string;
   /** The step's events on the virtual clock (same array while they do not change). */
   readonly events?: readonly TraceEvent[];
 }
