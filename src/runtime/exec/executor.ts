@@ -49,11 +49,9 @@ class TensorEnv {
   set(id: string, t: DeviceTensor): void {
     this.map.set(id, t);
   }
-  has(id: string): boolean {
-    return this.map.has(id);
-  }
-  delete(id: string): void {
-    this.map.delete(id);
+  /** A tensor this step produced (or aliased), if any. */
+  find(id: string): DeviceTensor | undefined {
+    return this.map.get(id);
   }
 }
 
@@ -124,7 +122,7 @@ export async function executeStep(schedule: Schedule, ctx: StepContext): Promise
     }
   }
 
-  const lossT = env.has(LOSS) ? env.get(graph.nodes[graph.nodes.length - 1], LOSS) : undefined;
+  const lossT = env.find(LOSS);
   if (lossT === undefined) throw new FsdpSimError('runtime', `the schedule never produced '${LOSS}'`);
   const lossHost = new Float32Array(1);
   await kernels.download(lossT, lossHost);
@@ -133,8 +131,8 @@ export async function executeStep(schedule: Schedule, ctx: StepContext): Promise
   for (const p of graph.params) {
     const ids = paramTensorIds(p.name);
     for (const [cur, next] of [[ids.shard, ids.shardNext], [ids.m, ids.mNext], [ids.v, ids.vNext]] as const) {
-      if (!env.has(next)) continue;
-      const t = env.get(graph.nodes[graph.nodes.length - 1], next);
+      const t = env.find(next);
+      if (t === undefined) continue;
       const old = ctx.state.get(cur);
       if (old !== undefined && old !== t) kernels.release(old);
       ctx.state.set(cur, t);
