@@ -37,8 +37,22 @@ function badNode(i: number, node: GraphNode, why: string): ConfigError {
   );
 }
 
-/** Builds the index; throws ConfigError on duplicate names, dangling waits, missing waits or cycles. */
+const CACHE = new WeakMap<StepGraph, GraphIndex>();
+
+/**
+ * Builds the index (cached per graph object: graphs are immutable, and the UI runs every backend
+ * on the same graph); throws ConfigError on duplicate names, dangling or missing waits, or cycles.
+ */
 export function indexGraph(graph: StepGraph): GraphIndex {
+  let ix = CACHE.get(graph);
+  if (ix === undefined) {
+    ix = buildIndex(graph);
+    CACHE.set(graph, ix);
+  }
+  return ix;
+}
+
+function buildIndex(graph: StepGraph): GraphIndex {
   const src = graph.nodes;
   const n0 = src.length;
   const nameIdx = new Map<string, number>();
@@ -57,19 +71,25 @@ export function indexGraph(graph: StepGraph): GraphIndex {
   // predecessors in source numbering
   const preds: number[][] = new Array(n0);
   const placeholders = new Int32Array(n0);
+  const seenStamp = new Int32Array(n0).fill(-1);
   const waitOf0 = new Int32Array(n0).fill(-1);
   const collOf0 = new Int32Array(n0).fill(-1);
   for (let i = 0; i < n0; i++) {
     const node = src[i];
-    const ps = new Set<number>();
-    const seenPlaceholders = new Set<string>();
-    for (const t of node.inputs) {
+    const ps: number[] = [];
+    let placeholderCount = 0;
+    for (let k = 0; k < node.inputs.length; k++) {
+      const t = node.inputs[k];
       const p = producer.get(t);
-      if (p === undefined) seenPlaceholders.add(t);
-      else if (p !== i) ps.add(p);
-      else throw badNode(i, node, `reads its own output '${t}'`);
+      if (p === undefined) {
+        if (node.inputs.indexOf(t) === k) placeholderCount++;
+      } else if (p === i) throw badNode(i, node, `reads its own output '${t}'`);
+      else if (seenStamp[p] !== i) {
+        seenStamp[p] = i;
+        ps.push(p);
+      }
     }
-    placeholders[i] = seenPlaceholders.size;
+    placeholders[i] = placeholderCount;
     if (node.kind === 'wait') {
       const c = node.waitOf === undefined ? undefined : nameIdx.get(node.waitOf);
       if (c === undefined || !isCollectiveKind(src[c].kind)) {
@@ -77,11 +97,11 @@ export function indexGraph(graph: StepGraph): GraphIndex {
       }
       if (collOf0[i] !== -1 || waitOf0[c] !== -1) throw badNode(i, node, `is a second wait on '${node.waitOf}'`);
       for (const p of ps) if (p !== c) throw badNode(i, node, `reads a tensor not produced by its collective`);
-      ps.add(c);
+      if (seenStamp[c] !== i) ps.push(c);
       waitOf0[c] = i;
       collOf0[i] = c;
     }
-    preds[i] = [...ps].sort((a, b) => a - b);
+    preds[i] = ps.length > 1 ? ps.sort((a, b) => a - b) : ps;
   }
   for (let i = 0; i < n0; i++) {
     if (isCollectiveKind(src[i].kind)) {

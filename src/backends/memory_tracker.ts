@@ -29,61 +29,97 @@ export interface MemoryTables {
   readonly initialBytes: number; // persistent bytes + step inputs with no producer
 }
 
+const CACHE = new WeakMap<GraphIndex, MemoryTables>();
+
+/** Per-node allocation / touch tables (cached per graph index). */
 export function buildMemoryTables(index: GraphIndex): MemoryTables {
+  let t = CACHE.get(index);
+  if (t === undefined) {
+    t = build(index);
+    CACHE.set(index, t);
+  }
+  return t;
+}
+
+function build(index: GraphIndex): MemoryTables {
   const { graph, nodes, n } = index;
   const tensors = graph.tensors;
-  const slot = new Map<string, number>();
+  // one slot per non-persistent base tensor; every id maps to its base's slot (-1: persistent)
+  const slotOfId = new Map<string, number>();
   const bytes: number[] = [];
-  const slotOf = (base: string): number => {
-    let s = slot.get(base);
-    if (s === undefined) {
-      s = bytes.length;
-      slot.set(base, s);
-      bytes.push(tensors[base]?.bytes ?? 0);
+  const baseSlot = new Map<string, number>();
+  const slotFor = (id: string): number => {
+    let s = slotOfId.get(id);
+    if (s !== undefined) return s;
+    const base = baseOf(tensors, id);
+    if (tensors[base]?.persistent) s = -1;
+    else {
+      s = baseSlot.get(base);
+      if (s === undefined) {
+        s = bytes.length;
+        baseSlot.set(base, s);
+        bytes.push(tensors[base]?.bytes ?? 0);
+      }
     }
+    slotOfId.set(id, s);
     return s;
   };
-  const produced = new Set<string>();
-  for (const node of nodes) for (const t of node.outputs) if (baseOf(tensors, t) === t) produced.add(t);
-  const allocs: number[][] = Array.from({ length: n }, () => []);
-  const touches: Set<number>[] = Array.from({ length: n }, () => new Set<number>());
-  const inputsOnly = new Set<string>();
+  const S0 = () => bytes.length;
+  // which slots have a producer (a node writing the base itself, not an alias)
+  const produced = new Set<number>();
+  for (const node of nodes) {
+    for (const t of node.outputs) {
+      const s = slotFor(t);
+      if (s >= 0 && baseOf(tensors, t) === t) produced.add(s);
+    }
+  }
+  const allocs: number[][] = new Array(n);
+  const touches: number[][] = Array.from({ length: n }, () => []);
+  const inputsOnly = new Set<number>();
+  const addTouch = (node: number, s: number) => {
+    const list = touches[node]; // a handful of entries: includes() is the cheap dedupe
+    if (list.length > 0 && list.includes(s)) return;
+    list.push(s);
+  };
   for (let i = 0; i < n; i++) {
     const node = nodes[i];
     const isColl = node.kind === 'all_gather' || node.kind === 'reduce_scatter';
     const endAt = isColl ? index.waitOfColl[i] : i;
-    const touch = (id: string, isProducer: boolean) => {
-      const base = baseOf(tensors, id);
-      if (tensors[base]?.persistent) return;
-      const s = slotOf(base);
-      if (isProducer && base === id) allocs[i].push(s);
-      else if (!produced.has(base)) inputsOnly.add(base);
-      touches[i].add(s);
-      if (isColl && endAt >= 0) touches[endAt].add(s);
-    };
-    for (const t of node.outputs) touch(t, true);
-    for (const t of node.inputs) touch(t, false);
+    const a: number[] = [];
+    for (const id of node.outputs) {
+      const s = slotFor(id);
+      if (s < 0) continue;
+      if (tensors[id]?.aliasOf === undefined) a.push(s);
+      else if (!produced.has(s)) inputsOnly.add(s);
+      addTouch(i, s);
+      if (isColl && endAt >= 0) addTouch(endAt, s);
+    }
+    for (const id of node.inputs) {
+      const s = slotFor(id);
+      if (s < 0) continue;
+      if (!produced.has(s)) inputsOnly.add(s);
+      addTouch(i, s);
+      if (isColl && endAt >= 0) addTouch(endAt, s);
+    }
+    allocs[i] = a;
   }
   let initial = 0;
   for (const t of Object.values(tensors)) if (t.persistent && t.aliasOf === undefined) initial += t.bytes;
-  for (const b of inputsOnly) initial += bytes[slot.get(b)!];
+  for (const s of inputsOnly) initial += bytes[s];
   const baseBytes = Float64Array.from(bytes);
   const allocOff = new Int32Array(n + 1);
   const touchOff = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     allocOff[i + 1] = allocOff[i] + allocs[i].length;
-    touchOff[i + 1] = touchOff[i] + touches[i].size;
+    touchOff[i + 1] = touchOff[i] + touches[i].length;
   }
   const allocIdx = new Int32Array(allocOff[n]);
   const touchIdx = new Int32Array(touchOff[n]);
-  const touchCount = new Int32Array(bytes.length);
+  const touchCount = new Int32Array(S0());
   for (let i = 0; i < n; i++) {
     allocIdx.set(allocs[i], allocOff[i]);
-    let k = touchOff[i];
-    for (const s of touches[i]) {
-      touchIdx[k++] = s;
-      touchCount[s]++;
-    }
+    touchIdx.set(touches[i], touchOff[i]);
+    for (const s of touches[i]) touchCount[s]++;
   }
   return { baseBytes, allocOff, allocIdx, touchOff, touchIdx, touchCount, initialBytes: initial };
 }

@@ -8,7 +8,8 @@
 
 export class AugmentedGraph {
   private readonly parent: Int32Array;
-  private readonly members: number[][];
+  /** Members of a set as a circular list (nextMember), so a union is O(1). */
+  private readonly nextMember: Int32Array;
   private readonly extraPred: (Map<number, number> | undefined)[];
   private readonly extraSucc: (Map<number, number> | undefined)[];
   /** Slots of the topological order: a set representative, or -1 for a slot freed by a merge. */
@@ -17,15 +18,17 @@ export class AugmentedGraph {
   private readonly seen: Int32Array;
   private stamp = 0;
 
-  /** `order` must be a topological order of `preds` / `succs` (static edges). */
+  /** Static edges in CSR form; `order` must be a topological order of them (and of later extra deps). */
   constructor(
-    private readonly preds: readonly (readonly number[])[],
-    private readonly succs: readonly (readonly number[])[],
+    private readonly predOff: Int32Array,
+    private readonly predIdx: Int32Array,
+    private readonly succOff: Int32Array,
+    private readonly succIdx: Int32Array,
     order: ArrayLike<number>,
   ) {
-    const n = preds.length;
+    const n = predOff.length - 1;
     this.parent = Int32Array.from({ length: n }, (_, i) => i);
-    this.members = Array.from({ length: n }, (_, i) => [i]);
+    this.nextMember = Int32Array.from({ length: n }, (_, i) => i);
     this.extraPred = new Array(n);
     this.extraSucc = new Array(n);
     this.slots = Int32Array.from(order);
@@ -45,8 +48,15 @@ export class AugmentedGraph {
     return r;
   }
 
-  setMembers(x: number): readonly number[] {
-    return this.members[this.find(x)];
+  setMembers(x: number): number[] {
+    const out: number[] = [];
+    const r = this.find(x);
+    let m = r;
+    do {
+      out.push(m);
+      m = this.nextMember[m];
+    } while (m !== r);
+    return out;
   }
 
   /** Extra edge dep → n (n must run after dep); counted, so equal edges from two timelines coexist. */
@@ -69,21 +79,37 @@ export class AugmentedGraph {
     dec(this.extraSucc[dep], n);
   }
 
-  private forEachPred(set: number, fn: (p: number) => boolean | void): boolean {
-    for (const m of this.members[set]) {
-      for (const p of this.preds[m]) if (fn(p)) return true;
+  /** Pushes onto `stack` the unseen sets feeding `set` whose slot is above `lo`; true when `target` feeds it. */
+  private expandPreds(set: number, target: number, lo: number, stamp: number, stack: number[]): boolean {
+    let m = set;
+    do {
+      for (let k = this.predOff[m]; k < this.predOff[m + 1]; k++) if (this.visit(this.predIdx[k], target, lo, stamp, stack, true)) return true;
       const e = this.extraPred[m];
-      if (e !== undefined) for (const p of e.keys()) if (fn(p)) return true;
-    }
+      if (e !== undefined) for (const p of e.keys()) if (this.visit(p, target, lo, stamp, stack, true)) return true;
+      m = this.nextMember[m];
+    } while (m !== set);
     return false;
   }
 
-  private forEachSucc(set: number, fn: (s: number) => void): void {
-    for (const m of this.members[set]) {
-      for (const s of this.succs[m]) fn(s);
+  /** Pushes onto `stack` the unseen sets fed by `set` whose slot is below `hi`. */
+  private expandSuccs(set: number, hi: number, stamp: number, stack: number[]): void {
+    let m = set;
+    do {
+      for (let k = this.succOff[m]; k < this.succOff[m + 1]; k++) this.visit(this.succIdx[k], -1, hi, stamp, stack, false);
       const e = this.extraSucc[m];
-      if (e !== undefined) for (const s of e.keys()) fn(s);
+      if (e !== undefined) for (const s of e.keys()) this.visit(s, -1, hi, stamp, stack, false);
+      m = this.nextMember[m];
+    } while (m !== set);
+  }
+
+  private visit(x: number, target: number, bound: number, stamp: number, stack: number[], above: boolean): boolean {
+    const r = this.find(x);
+    if (r === target) return true;
+    if (this.seen[r] !== stamp && (above ? this.slotOf[r] > bound : this.slotOf[r] < bound)) {
+      this.seen[r] = stamp;
+      stack.push(r);
     }
+    return false;
   }
 
   /** Is there a path from `from` to `to` (from must run before to)? */
@@ -96,19 +122,7 @@ export class AugmentedGraph {
     const stamp = ++this.stamp;
     const stack = [b];
     this.seen[b] = stamp;
-    while (stack.length > 0) {
-      const x = stack.pop()!;
-      const found = this.forEachPred(x, (p) => {
-        const r = this.find(p);
-        if (r === a) return true;
-        if (this.seen[r] !== stamp && this.slotOf[r] > lo) {
-          this.seen[r] = stamp;
-          stack.push(r);
-        }
-        return false;
-      });
-      if (found) return true;
-    }
+    while (stack.length > 0) if (this.expandPreds(stack.pop()!, a, lo, stamp, stack)) return true;
     return false;
   }
 
@@ -128,16 +142,7 @@ export class AugmentedGraph {
       // keep is earlier: o's ancestors inside the window move in front of keep
       const stack = [o];
       this.seen[o] = stamp;
-      while (stack.length > 0) {
-        const x = stack.pop()!;
-        this.forEachPred(x, (p) => {
-          const r = this.find(p);
-          if (this.seen[r] !== stamp && this.slotOf[r] > sk) {
-            this.seen[r] = stamp;
-            stack.push(r);
-          }
-        });
-      }
+      while (stack.length > 0) this.expandPreds(stack.pop()!, -1, sk, stamp, stack);
       const before: number[] = [];
       const after: number[] = [];
       for (let s = sk + 1; s < so; s++) {
@@ -153,16 +158,7 @@ export class AugmentedGraph {
       // keep is later: o's descendants inside the window move behind keep
       const stack = [o];
       this.seen[o] = stamp;
-      while (stack.length > 0) {
-        const x = stack.pop()!;
-        this.forEachSucc(x, (s) => {
-          const r = this.find(s);
-          if (this.seen[r] !== stamp && this.slotOf[r] < sk) {
-            this.seen[r] = stamp;
-            stack.push(r);
-          }
-        });
-      }
+      while (stack.length > 0) this.expandSuccs(stack.pop()!, sk, stamp, stack);
       const before: number[] = [];
       const after: number[] = [];
       for (let s = so + 1; s < sk; s++) {
@@ -177,7 +173,8 @@ export class AugmentedGraph {
       for (let i = 0; i < moved.length; i++) if (moved[i] >= 0) this.slotOf[moved[i]] = so + i;
     }
     this.parent[o] = k;
-    this.members[k] = this.members[k].concat(this.members[o]);
-    this.members[o] = [];
+    const t = this.nextMember[k]; // splice the two circular member lists
+    this.nextMember[k] = this.nextMember[o];
+    this.nextMember[o] = t;
   }
 }

@@ -14,7 +14,7 @@ import type { ReasonCode } from '../types';
 import { AugmentedGraph } from './aug_graph';
 import { gbToBytes, type AutobucketingOptions } from './options';
 import type { ScheduleResult } from './scheduler';
-import { Timeline } from './timeline';
+import { REFUSAL_CODE, Timeline, type RefusalKind } from './timeline';
 
 export interface BucketOutcome {
   /** Buckets (collective numbers in issue order), at least two members each. */
@@ -24,31 +24,50 @@ export interface BucketOutcome {
   /** Representative node → bucket index, for merged starts and merged waits. */
   readonly startSetOf: ReadonlyMap<number, number>;
   readonly waitSetOf: ReadonlyMap<number, number>;
-  readonly why: ReadonlyMap<number, { code: ReasonCode; text: string }>;
+  /** Last reason each collective was not added to a bucket (collective numbers). */
+  readonly why: ReadonlyMap<number, BucketWhy>;
 }
 
-/** Static reachability over start/wait nodes: bit r(x) of row y is set when x is an ancestor of y. */
+/** `seed`: the bucket's first collective; `other`: a conflicting member (collective) or hiding node (node), else -1. */
+export interface BucketWhy {
+  code: ReasonCode;
+  detail: 'nyi_hiding' | 'byte_cap' | 'ancestor' | RefusalKind;
+  seed: number;
+  other: number;
+}
+
+/**
+ * Static reachability over start/wait nodes (graph edges + hiding edges): bit b(x) of row y is set
+ * when x is an ancestor of y. n × ⌈2C/32⌉ words; one OR per edge and word.
+ */
 class AncestorBits {
   private readonly words: number;
-  private readonly rows: Uint32Array;
+  private readonly rows: Int32Array;
   private readonly bit: Int32Array;
 
-  constructor(n: number, preds: readonly (readonly number[])[], order: ArrayLike<number>, targets: readonly number[]) {
-    this.bit = new Int32Array(n).fill(-1);
-    targets.forEach((t, i) => (this.bit[t] = i));
-    this.words = Math.max(1, Math.ceil(targets.length / 32));
-    const W = this.words;
-    this.rows = new Uint32Array(n * W);
+  constructor(ix: GraphIndex, hidingPreds: ReadonlyMap<number, readonly number[]>, order: ArrayLike<number>, targets: readonly number[]) {
+    const bit = new Int32Array(ix.n).fill(-1);
+    for (let i = 0; i < targets.length; i++) bit[targets[i]] = i;
+    const W = Math.max(1, Math.ceil(targets.length / 32));
+    const rows = new Int32Array(ix.n * W);
+    const { predOff, predIdx } = ix;
+    const none: readonly number[] = [];
     for (let p = 0; p < order.length; p++) {
       const y = order[p];
       const row = y * W;
-      for (const x of preds[y]) {
+      const extra = hidingPreds.get(y) ?? none;
+      const direct = predOff[y + 1] - predOff[y];
+      for (let k = 0; k < direct + extra.length; k++) {
+        const x = k < direct ? predIdx[predOff[y] + k] : extra[k - direct];
         const src = x * W;
-        for (let w = 0; w < W; w++) this.rows[row + w] |= this.rows[src + w];
-        const b = this.bit[x];
-        if (b >= 0) this.rows[row + (b >>> 5)] |= 1 << (b & 31);
+        for (let w = 0; w < W; w++) rows[row + w] |= rows[src + w];
+        const b = bit[x];
+        if (b >= 0) rows[row + (b >>> 5)] |= 1 << (b & 31);
       }
     }
+    this.bit = bit;
+    this.words = W;
+    this.rows = rows;
   }
 
   /** Is x (a start or wait) an ancestor of y? */
@@ -61,27 +80,41 @@ class AncestorBits {
 const MAX_CONSECUTIVE_FAILURES = 20; // torch's greedy cut-off, also its graph-distance limit when exposed-first
 
 export function bucketCollectives(ix: GraphIndex, sched: ScheduleResult, opts: AutobucketingOptions): BucketOutcome {
-  const n = ix.n;
   const { colls, order } = sched;
-  const pos = new Int32Array(n);
+  const pos = new Int32Array(ix.n);
   order.forEach((node, p) => (pos[node] = p));
-  // static edges: graph edges + hiding edges of fully hidden collectives
-  const preds: number[][] = Array.from({ length: n }, (_, i) => Array.from(ix.predIdx.subarray(ix.predOff[i], ix.predOff[i + 1])));
+  // static edges: graph edges + hiding edges (start → hiding compute → wait) of fully hidden collectives
+  const aug = new AugmentedGraph(ix.predOff, ix.predIdx, ix.succOff, ix.succIdx, order);
+  const hidingPreds = new Map<number, number[]>();
+  const addHidingEdge = (to: number, from: number) => {
+    const list = hidingPreds.get(to);
+    if (list) list.push(from);
+    else hidingPreds.set(to, [from]);
+    aug.addExtraDep(to, from);
+  };
   const allHiding = new Set<number>();
   for (const info of colls) {
     if (info.exposedUs !== 0) continue;
     for (const hn of info.hiding) {
-      preds[hn].push(info.start);
-      preds[info.wait].push(hn);
+      addHidingEdge(hn, info.start);
+      addHidingEdge(info.wait, hn);
       allHiding.add(hn);
     }
   }
-  const succs: number[][] = Array.from({ length: n }, () => []);
-  for (let i = 0; i < n; i++) for (const p of preds[i]) succs[p].push(i);
-  const anc = new AncestorBits(n, preds, order, colls.flatMap((c) => [c.start, c.wait]));
-  const aug = new AugmentedGraph(preds, succs, order);
-  const why = new Map<number, { code: ReasonCode; text: string }>();
-  const name = (c: number) => ix.nodes[colls[c].start].name;
+  const targets: number[] = [];
+  for (const c of colls) targets.push(c.start, c.wait);
+  const anc = new AncestorBits(ix, hidingPreds, order, targets);
+  const why = new Map<number, BucketWhy>();
+  const note = (c: number, code: ReasonCode, detail: BucketWhy['detail'], seed: number, other: number) => {
+    const w = why.get(c);
+    if (w === undefined) why.set(c, { code, detail, seed, other });
+    else {
+      w.code = code;
+      w.detail = detail;
+      w.seed = seed;
+      w.other = other;
+    }
+  };
   const maxBucketBytes = gbToBytes(opts.max_bucket_memory_gb);
   const buckets: number[][] = [];
 
@@ -116,47 +149,45 @@ export function bucketCollectives(ix: GraphIndex, sched: ScheduleResult, opts: A
       const sorted = opts.bucket_exposed_first
         ? [...group].sort((a, b) => overlapRatio(a) - overlapRatio(b) || pos[colls[a].start] - pos[colls[b].start])
         : [...group].sort((a, b) => pos[colls[a].start] - pos[colls[b].start]);
-      const processed = new Set<number>();
+      const processed = new Uint8Array(colls.length);
       for (let i = 0; i < sorted.length; i++) {
         const seed = sorted[i];
-        if (processed.has(seed)) continue;
+        if (processed[seed]) continue;
         if (allHiding.has(colls[seed].start) || allHiding.has(colls[seed].wait)) {
-          why.set(seed, { code: 'not_bucketed_would_expose', text: 'not bucketed: its start or wait hides another collective (torch: nyi).' });
+          note(seed, 'not_bucketed_would_expose', 'nyi_hiding', seed, -1);
           continue;
         }
         const bucket = [seed];
         let total = colls[seed].sizeBytes;
-        processed.add(seed);
+        processed[seed] = 1;
         let failures = 0;
         const end = Math.min(sorted.length, i + 1 + opts.max_coll_distance);
         for (let j = i + 1; j < end; j++) {
           const cand = sorted[j];
           const bytes = colls[cand].sizeBytes;
           if (total + bytes > maxBucketBytes) {
-            if (!processed.has(cand)) {
-              why.set(cand, { code: 'not_bucketed_byte_cap', text: `not bucketed with ${name(seed)}: the bucket would exceed max_bucket_memory_gb (${opts.max_bucket_memory_gb} GB).` });
-            }
+            if (!processed[cand]) note(cand, 'not_bucketed_byte_cap', 'byte_cap', seed, -1);
             break;
           }
-          if (processed.has(cand)) continue;
+          if (processed[cand]) continue;
           if (opts.bucket_exposed_first && Math.abs(pos[colls[cand].start] - pos[colls[seed].start]) > MAX_CONSECUTIVE_FAILURES) continue;
           let ok = false;
           if (allHiding.has(colls[cand].start) || allHiding.has(colls[cand].wait)) {
-            why.set(cand, { code: 'not_bucketed_would_expose', text: 'not bucketed: its start or wait hides another collective (torch: nyi).' });
+            note(cand, 'not_bucketed_would_expose', 'nyi_hiding', seed, -1);
           } else {
             const conflict = hasAncestorConflicts(bucket, cand);
             if (conflict >= 0) {
-              why.set(cand, { code: 'not_bucketed_path_between_starts', text: `not bucketed with ${name(seed)}: a dependency path links it to bucket member ${name(conflict)}.` });
+              note(cand, 'not_bucketed_path_between_starts', 'ancestor', seed, conflict);
             } else {
               const fail = tl.tryAdd(bucket, cand);
               if (fail === null) ok = true;
-              else why.set(cand, { code: fail.code, text: `not bucketed with ${name(seed)}: ${fail.text}` });
+              else note(cand, REFUSAL_CODE[fail.kind], fail.kind, seed, fail.node);
             }
           }
           if (ok) {
             bucket.push(cand);
             total += bytes;
-            processed.add(cand);
+            processed[cand] = 1;
             failures = 0;
           } else if (++failures >= MAX_CONSECUTIVE_FAILURES) break;
         }

@@ -3,7 +3,7 @@
 
 import type { GraphIndex } from '../graph_index';
 import type { Reason } from '../types';
-import type { BucketOutcome } from './bucketer';
+import type { BucketOutcome, BucketWhy } from './bucketer';
 import type { CollState, ScheduleResult } from './scheduler';
 
 /** Bytes as GB (torch's GB are GiB: gb_to_bytes multiplies by 1024³). */
@@ -74,6 +74,27 @@ export function scheduleReasons(ix: GraphIndex, sched: ScheduleResult): Reason[]
 }
 
 /** `idOf[b]` is the public id of outcome bucket b (ids follow the final order). */
+function whyText(ix: GraphIndex, sched: ScheduleResult, w: BucketWhy): string {
+  const name = (c: number) => ix.nodes[sched.colls[c].start].name;
+  const head = `not bucketed with ${name(w.seed)}`;
+  switch (w.detail) {
+    case 'nyi_hiding':
+      return 'not bucketed: its start or wait hides another collective (not yet supported in torch either).';
+    case 'byte_cap':
+      return `${head}: the bucket would exceed max_bucket_memory_gb.`;
+    case 'ancestor':
+      return `${head}: a dependency path links it to bucket member ${name(w.other)}.`;
+    case 'hiding':
+      return `${head}: its hiding compute ${ix.nodes[w.other].name} would not lie between the merged start and wait.`;
+    case 'enclosed':
+      return `${head}: the merged collective would force another collective to finish before the compute that hides it.`;
+    case 'path_starts':
+      return `${head}: a dependency path exists between the two starts.`;
+    case 'path_waits':
+      return `${head}: a dependency path exists between the two waits.`;
+  }
+}
+
 export function bucketReasons(ix: GraphIndex, sched: ScheduleResult, outcome: BucketOutcome, idOf: readonly number[]): Reason[] {
   const out: Reason[] = [];
   const bucketOf = new Map<number, number>();
@@ -92,7 +113,7 @@ export function bucketReasons(ix: GraphIndex, sched: ScheduleResult, outcome: Bu
       return;
     }
     const why = outcome.why.get(c);
-    if (why !== undefined) out.push({ node: node.name, code: why.code, text: why.text });
+    if (why !== undefined) out.push({ node: node.name, code: why.code, text: whyText(ix, sched, why) });
   });
   return out;
 }

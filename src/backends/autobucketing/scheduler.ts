@@ -339,7 +339,9 @@ class OverlapScheduler {
     for (let g = 0; g < remaining.length; g++) if (remaining[g] > 0) any = true;
     if (!any) return;
     const { computeDom, dominatesRs } = this.dom;
-    const candidates: number[] = [];
+    // candidates in torch's order: (priority class, domination index, original index); the list
+    // is in start order, so per-class insertion sort is nearly linear
+    const classes: number[][] = [[], [], [], []];
     let i = 0;
     for (let c = this.head; c !== END; c = this.next[c], i++) {
       if (i > this.opts.max_coll_distance) {
@@ -353,32 +355,49 @@ class OverlapScheduler {
         this.note(c, 'not_prefetched_compute_distance', overlap, d - this.curCompute);
         continue;
       }
-      candidates.push(c);
-    }
-    const prio: number[] = [];
-    for (const c of candidates) {
-      const s = this.colls[c].start;
-      const d = computeDom[s];
       // feeds the next compute node: most urgent; then off-path reduce-scatters; then on-path
-      prio.push(d === this.curCompute + 1 ? 0 : d === OFF_PATH && dominatesRs[s] ? 1 : d !== OFF_PATH ? 2 : 3);
+      const cls = d === this.curCompute + 1 ? 0 : d === OFF_PATH ? (dominatesRs[info.start] ? 1 : 3) : 2;
+      const list = classes[cls];
+      let k = list.length;
+      list.push(c);
+      while (k > 0) {
+        const prev = this.colls[list[k - 1]].start;
+        const dp = computeDom[prev];
+        if (dp < d || (dp === d && prev < info.start)) break;
+        list[k] = list[k - 1];
+        k--;
+      }
+      list[k] = c;
     }
-    const rank = candidates.map((_, k) => k);
-    rank.sort((x, y) => {
-      const a = this.colls[candidates[x]].start;
-      const b = this.colls[candidates[y]].start;
-      return prio[x] - prio[y] || computeDom[a] - computeDom[b] || a - b;
-    });
-    for (const k of rank) {
-      const c = candidates[k];
+    // The on-path memory test is monotone in (bytes, domination index) and candidates come in
+    // increasing domination order, so once one fails, any later one at least as large fails too
+    // until something is prefetched: skip those without searching (same decisions, less work).
+    let failBytes = Infinity;
+    let failLevel = 0;
+    let failCode: ReasonCode = 'not_prefetched_memory_budget';
+    for (const c of classes[0].concat(classes[1], classes[2], classes[3])) {
       const info = this.colls[c];
       const avail = remaining[info.group];
       if (avail <= 0 || this.scheduled[info.start]) continue;
+      const onPath = computeDom[info.start] !== OFF_PATH;
+      if (onPath && info.sizeBytes >= failBytes) {
+        this.note(c, failCode, overlap, failLevel + info.sizeBytes, failCode === 'not_prefetched_memory_budget' ? this.budgetPeak : this.maxInFlightBytes);
+        continue;
+      }
       // torch checks memory before the path; we find the path first so its allocations count too
       const path = this.findSchedulablePath(c, overlap);
       if (path === null) continue;
       let pathBytes = 0;
       for (const p of path) pathBytes += this.allocBytes[p];
-      if (this.prefetchWouldExceedMemory(c, overlap, pathBytes)) continue;
+      if (this.prefetchWouldExceedMemory(c, overlap, pathBytes)) {
+        if (onPath && pathBytes === 0) {
+          const r = info.reason!;
+          failBytes = Math.min(failBytes, info.sizeBytes);
+          failCode = r.code;
+          failLevel = r.a - info.sizeBytes;
+        }
+        continue;
+      }
       // make room in the in-flight budget by retiring waits that are already hidden
       while (
         this.inFlight.size > 0 &&
@@ -401,7 +420,10 @@ class OverlapScheduler {
       remaining[info.group] -= amount;
       info.prefetchedBy = overlap;
       info.computeAtPrefetch = this.curCompute;
-      if (remaining.reduce((s, t) => s + t, 0) === 0) break;
+      failBytes = Infinity;
+      let left = 0;
+      for (let g = 0; g < remaining.length; g++) left += remaining[g];
+      if (left === 0) break;
     }
   }
 

@@ -13,9 +13,53 @@ const START = 0;
 const WAIT = 1;
 const COMPUTE = 2;
 
+/** Why a placement failed; `node` is the hiding compute left outside, for 'hiding'. */
+export type RefusalKind = 'hiding' | 'enclosed' | 'path_starts' | 'path_waits';
+
 export interface Refusal {
-  readonly code: ReasonCode;
-  readonly text: string;
+  readonly kind: RefusalKind;
+  readonly node: number;
+}
+
+const ENCLOSED: Refusal = { kind: 'enclosed', node: -1 };
+const PATH_STARTS: Refusal = { kind: 'path_starts', node: -1 };
+const PATH_WAITS: Refusal = { kind: 'path_waits', node: -1 };
+
+export const REFUSAL_CODE: Readonly<Record<RefusalKind, ReasonCode>> = {
+  hiding: 'not_bucketed_hiding_compute_not_between',
+  enclosed: 'not_bucketed_would_expose',
+  path_starts: 'not_bucketed_path_between_starts',
+  path_waits: 'not_bucketed_path_between_starts',
+};
+
+/**
+ * Is some (h0, h1) of `hid` strictly inside some (x0, x1) of `exec` (flat pairs)? Sort exec by x0
+ * and keep a prefix max of x1: O((H + E) log E) instead of H × E.
+ */
+export function anyEnclosed(hid: readonly number[], exec: readonly number[]): boolean {
+  const E = exec.length >> 1;
+  if (E === 0 || hid.length === 0) return false;
+  const idx = Array.from({ length: E }, (_, i) => i).sort((a, b) => exec[2 * a] - exec[2 * b]);
+  const x0 = new Float64Array(E);
+  const maxX1 = new Float64Array(E);
+  let m = -Infinity;
+  for (let k = 0; k < E; k++) {
+    x0[k] = exec[2 * idx[k]];
+    m = Math.max(m, exec[2 * idx[k] + 1]);
+    maxX1[k] = m;
+  }
+  for (let h = 0; h < hid.length; h += 2) {
+    // last exec interval with x0 < h0
+    let lo = 0;
+    let hi = E;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (x0[mid] < hid[h]) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0 && maxX1[lo - 1] > hid[h + 1]) return true;
+  }
+  return false;
 }
 
 export class Timeline {
@@ -25,6 +69,10 @@ export class Timeline {
   private readonly next: number[] = [];
   private readonly nodeToEvent: Int32Array;
   private readonly colls: readonly CollState[];
+  private readonly member: Int32Array; // stamp: node is a start / wait of the bucket being tried
+  private stamp = 0;
+  private readonly hid: number[] = []; // flat (start, hiding) pairs
+  private readonly exec: number[] = []; // flat (start, wait) pairs
 
   constructor(
     private readonly ix: GraphIndex,
@@ -34,6 +82,7 @@ export class Timeline {
   ) {
     this.colls = sched.colls;
     this.nodeToEvent = new Int32Array(ix.n).fill(-1);
+    this.member = new Int32Array(ix.n);
     const hiding = new Set<number>();
     let last = -1;
     for (const node of sched.order) {
@@ -73,7 +122,7 @@ export class Timeline {
       [c.start, c.wait],
       [c.start, e.wait],
     ];
-    let refusal: Refusal = { code: 'not_bucketed_path_between_starts', text: 'no placement works.' };
+    let refusal: Refusal = PATH_STARTS;
     for (const [startAt, waitAt] of placements) {
       const r = this.tryPlacement(bucket, cand, startAt, waitAt);
       if (r === null) return null;
@@ -91,7 +140,7 @@ export class Timeline {
     const [sp, sn] = this.remove(startToMove);
     if (this.aug.hasPath(e.start, c.start) || this.aug.hasPath(c.start, e.start)) {
       this.restore(startToMove, sp, sn);
-      return { code: 'not_bucketed_path_between_starts', text: 'a dependency path exists between the two starts.' };
+      return PATH_STARTS;
     }
     // merging the starts adds no wait-to-wait path (it would imply a start-to-start one), so both checks run first
     const waitToMove = waitAt === e.wait ? c.wait : e.wait;
@@ -99,7 +148,7 @@ export class Timeline {
     if (this.aug.hasPath(e.wait, c.wait) || this.aug.hasPath(c.wait, e.wait)) {
       this.restore(waitToMove, wp, wn);
       this.restore(startToMove, sp, sn);
-      return { code: 'not_bucketed_path_between_starts', text: 'a dependency path exists between the two waits.' };
+      return PATH_WAITS;
     }
     this.aug.merge(startAt, startToMove);
     this.aug.merge(waitAt, waitToMove);
@@ -147,52 +196,50 @@ export class Timeline {
 
   /** torch _preserves_hiding_intervals: (1) hiding compute stays inside; (2) no enclosed hiding interval. */
   private preservesHidingIntervals(bucket: readonly number[], cand: number, startAt: number, waitAt: number): Refusal | null {
-    const all = [cand, ...bucket];
-    const starts = new Set(all.map((x) => this.colls[x].start));
-    const waits = new Set(all.map((x) => this.colls[x].wait));
-    const hidingPos: number[] = [];
-    for (const x of all) for (const hn of this.colls[x].hiding) if (this.nodeToEvent[hn] >= 0) hidingPos.push(this.nodeToEvent[hn]);
+    const stamp = ++this.stamp;
     const ns = this.nodeToEvent[startAt];
     const nw = this.nodeToEvent[waitAt];
-    for (const p of hidingPos) {
-      if (!(ns < p && p < nw)) {
-        return {
-          code: 'not_bucketed_hiding_compute_not_between',
-          text: `its hiding compute ${this.ix.nodes[this.evNode[p]].name} would not lie between the merged start and wait.`,
-        };
+    const hid = this.hid;
+    hid.length = 0;
+    const mark = (x: number): Refusal | null => {
+      const info = this.colls[x];
+      this.member[info.start] = stamp;
+      this.member[info.wait] = stamp;
+      for (const hn of info.hiding) {
+        const p = this.nodeToEvent[hn];
+        if (p < 0) continue;
+        if (!(ns < p && p < nw)) return { kind: 'hiding', node: hn };
+        hid.push(ns, p);
       }
+      return null;
+    };
+    const r0 = mark(cand);
+    if (r0 !== null) return r0;
+    for (const x of bucket) {
+      const r = mark(x);
+      if (r !== null) return r;
     }
     const e = this.colls[bucket[0]];
     const c = this.colls[cand];
     const latestStart = Math.max(this.nodeToEvent[c.start], this.nodeToEvent[e.start]);
     const earliestWait = Math.min(this.nodeToEvent[c.wait], this.nodeToEvent[e.wait]);
-    const exec: [number, number][] = [[ns, nw]];
-    const hid: [number, number][] = hidingPos.map((p) => [ns, p]);
+    const exec = this.exec;
+    exec.length = 0;
+    exec.push(ns, nw);
     const collect = (ev: number) => {
       const node = this.evNode[ev];
-      if (starts.has(node) || waits.has(node)) return;
       const t = this.evType[ev];
-      if (t === COMPUTE) return;
+      if (t === COMPUTE || this.member[node] === stamp) return;
       const ci = t === START ? this.sched.collOfStart[node] : this.sched.collOfStart[this.ix.collOfWait[node]];
       const info = this.colls[ci];
       const se = this.nodeToEvent[info.start];
       const we = this.nodeToEvent[info.wait];
       if (se < 0 || we < 0) return;
-      exec.push([se, we]);
-      for (const hn of info.hiding) if (this.nodeToEvent[hn] >= 0) hid.push([se, this.nodeToEvent[hn]]);
+      exec.push(se, we);
+      for (const hn of info.hiding) if (this.nodeToEvent[hn] >= 0) hid.push(se, this.nodeToEvent[hn]);
     };
     for (let ev = this.next[ns]; ev >= 0 && ev < latestStart; ev = this.next[ev]) collect(ev);
     for (let ev = this.prev[nw]; ev >= 0 && ev > earliestWait; ev = this.prev[ev]) collect(ev);
-    for (const h of hid) {
-      for (const x of exec) {
-        if (x[0] < h[0] && h[1] < x[1]) {
-          return {
-            code: 'not_bucketed_would_expose',
-            text: 'the merged collective would force another collective to finish before the compute that hides it.',
-          };
-        }
-      }
-    }
-    return null;
+    return anyEnclosed(hid, exec) ? ENCLOSED : null;
   }
 }
