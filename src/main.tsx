@@ -30,7 +30,7 @@ function init(): void {
   const st = appStore.getState();
   const url = readUrlState(location.search);
   if (url.theme) st.setTheme(url.theme);
-  if (url.window) st.restoreWindowAfterSim(url.window);
+  if (url.window || url.selection) st.restoreViewAfterSim({ window: url.window ?? undefined, selection: url.selection ?? undefined });
   if (url.config) st.setConfig(url.config);
   else void st.resimulate(st.config);
   if (url.error) st.setNotice({ kind: 'error', text: url.error });

@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { SimConfig } from '../config';
 import { SimSuperseded, createSimRunner, type SimRunner } from './sim_runner';
-import type { Notice, Side, SideResult } from './types';
+import type { Notice, Selection, Side, SideResult } from './types';
 import type { ViewSlice } from './view_slice';
 
 export interface ResultsSlice {
@@ -16,9 +16,14 @@ export interface ResultsSlice {
   /** Simulate both backends (in a worker in the browser); resolves when the sides are set. */
   resimulate(cfg: SimConfig): Promise<void>;
   setSide(side: Side, r: SideResult, keepWindow?: boolean): void;
-  /** A window to apply once the next simulation lands (a shared link's view). */
-  restoreWindowAfterSim(w: ViewSlice['window']): void;
+  /** A view (window, selection) to apply once the next simulation lands: a shared link's view. */
+  restoreViewAfterSim(v: PendingView): void;
   setNotice(n: Notice | null): void;
+}
+
+export interface PendingView {
+  readonly window?: ViewSlice['window'];
+  readonly selection?: Selection;
 }
 
 /** How long notices stay before they dismiss themselves (errors longer: they need reading). */
@@ -38,7 +43,7 @@ export function limitOf(sides: Readonly<Record<Side, SideResult | null>>): numbe
 export function createResultsSlice<S extends ResultsSlice & ViewSlice>(set: StoreApi<S>['setState'], get: () => S): ResultsSlice {
   const setPartial = (p: Partial<ResultsSlice & ViewSlice>) => set(p as Partial<S>);
   let runner: SimRunner | null = null; // created on first use (a Worker in the browser)
-  let pendingWindow: ViewSlice['window'] | null = null;
+  let pendingView: PendingView | null = null;
   let noticeTimer: ReturnType<typeof setTimeout> | null = null;
   return {
     sides: { a: null, b: null },
@@ -54,17 +59,19 @@ export function createResultsSlice<S extends ResultsSlice & ViewSlice>(set: Stor
         const sides = { a, b };
         setPartial({ sides, simError: null, simMs: ms, simulating: false, selection: null });
         get().setLimit(limitOf(sides), false);
-        if (pendingWindow) {
-          get().setWindow(pendingWindow);
-          pendingWindow = null;
+        if (pendingView) {
+          const { window: w, selection: sel } = pendingView;
+          pendingView = null;
+          if (w) get().setWindow(w);
+          if (sel && sel.eventIndex < (sides[sel.side]?.events.length ?? 0)) get().select(sel);
         }
       } catch (e) {
         if (e instanceof SimSuperseded) return; // a newer request owns the state now
         setPartial({ simError: `Simulation failed: ${(e as Error).message}`, simulating: false });
       }
     },
-    restoreWindowAfterSim: (w) => {
-      pendingWindow = w;
+    restoreViewAfterSim: (v) => {
+      pendingView = v;
     },
     setSide: (side, r, keepWindow = false) => {
       const sides = { ...get().sides, [side]: r };

@@ -31,11 +31,14 @@ function inlineRunner(): SimRunner {
 
 function workerRunner(): SimRunner {
   let worker: Worker | null = null;
+  let inline: SimRunner | null = null; // set when the worker cannot load (e.g. a host that blocks module workers)
   let nextId = 1;
-  let pending: { id: number; resolve: (o: SimOutcome) => void; reject: (e: Error) => void } | null = null;
+  let pending: { id: number; cfg: SimConfig; resolve: (o: SimOutcome) => void; reject: (e: Error) => void } | null = null;
   const spawn = (): Worker => {
     const w = new Worker(new URL('./sim.worker.ts', import.meta.url), { type: 'module', name: 'simulator' });
+    let everAnswered = false;
     w.onmessage = (ev: MessageEvent<SimReply>) => {
+      everAnswered = true;
       const r = ev.data;
       if (!pending || pending.id !== r.id) return;
       const p = pending;
@@ -47,26 +50,34 @@ function workerRunner(): SimRunner {
       ev.preventDefault();
       const p = pending;
       pending = null;
-      worker?.terminate();
-      worker = null;
-      p?.reject(new Error(ev.message || 'simulation worker failed to load'));
+      w.terminate();
+      if (worker === w) worker = null;
+      if (!p) return;
+      if (!everAnswered) {
+        // the worker never ran: simulate on the main thread from now on (slower, still correct)
+        inline = inlineRunner();
+        inline.run(p.cfg).then(p.resolve, p.reject);
+      } else p.reject(new Error(ev.message || 'simulation worker failed'));
     };
     return w;
   };
   return {
-    run: (cfg) => new Promise<SimOutcome>((resolve, reject) => {
-      if (pending) {
-        // a newer config wins: stop the old simulation instead of waiting for it
-        pending.reject(new SimSuperseded('superseded'));
-        pending = null;
-        worker?.terminate();
-        worker = null;
-      }
-      worker ??= spawn();
-      const id = nextId++;
-      pending = { id, resolve, reject };
-      worker.postMessage({ id, cfg });
-    }),
+    run: (cfg) => {
+      if (inline) return inline.run(cfg);
+      return new Promise<SimOutcome>((resolve, reject) => {
+        if (pending) {
+          // a newer config wins: stop the old simulation instead of waiting for it
+          pending.reject(new SimSuperseded('superseded'));
+          pending = null;
+          worker?.terminate();
+          worker = null;
+        }
+        worker ??= spawn();
+        const id = nextId++;
+        pending = { id, cfg, resolve, reject };
+        worker.postMessage({ id, cfg });
+      });
+    },
   };
 }
 

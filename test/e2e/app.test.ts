@@ -299,10 +299,14 @@ describe('URL state', () => {
     await setField(page, 'ranks', '8');
     await setField(page, 'jitterPct', '2');
     await setField(page, 'autobucketing.max_coll_distance', '50');
+    await page.waitForFunction(() => !window.__FSDP_SIM__!.store.getState().simulating);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('w');
+    await page.evaluate(() => window.__FSDP_SIM__!.store.getState().select({ side: 'b', eventIndex: 7 }));
     await page.waitForTimeout(400); // URL writes are coalesced
     const url = page.url();
     expect(url).toContain('ranks=8');
+    expect(url).toContain('sel=b7');
     const cfg = await storeConfig(page);
     const win = await windowOf(page, 'a');
     const p2 = await context.newPage();
@@ -311,6 +315,8 @@ describe('URL state', () => {
     expect(await storeConfig(p2)).toEqual(cfg);
     expect(await windowOf(p2, 'a')).toEqual(win);
     expect(await laneCount(p2, 'a')).toBe(await laneCount(page, 'a'));
+    expect(await p2.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toEqual({ side: 'b', eventIndex: 7 });
+    expect(await p2.textContent('[data-testid="details"]')).toBe(await page.textContent('[data-testid="details"]'));
     await p2.close();
   });
 
