@@ -6,29 +6,18 @@ import { compareBackends, runPipelineOnGraph } from '../pipeline';
 import { computeMetrics, importTrace } from '../trace';
 import { importFxGraph } from '../graph';
 import { ImportError, err, ok, type Result } from '../errors';
-import type { BackendName, Schedule } from '../backends/types';
-import type { SimResult } from '../sim/types';
-import type { TraceMetrics } from '../trace/metrics';
+import type { BackendName } from '../backends/types';
+import type { PipelineResult } from '../pipeline';
 import type { MemoryCurve, TraceEvent } from '../trace/event';
 import type { SideResult } from './types';
 
-interface PipelineOut {
-  readonly costLabel?: string;
-  readonly schedule: Schedule;
-  readonly sim: SimResult;
-  readonly metrics: TraceMetrics;
-}
-
-function clockLabel(cfg: SimConfig): string {
-  return `cost model: ${cfg.hardware}`;
-}
-
-export function sideFromRun(run: PipelineOut, backend: string, clock: string): SideResult {
+/** A pipeline run as a side; `clockPrefix` says what timed it ('cost model', 'fx graph, cost model'). */
+export function sideFromRun(run: PipelineResult, clockPrefix = 'cost model'): SideResult {
   return {
-    title: backend,
-    backend,
+    title: run.backend,
+    backend: run.backend,
     source: 'sim',
-    clock: run.costLabel ? `${clock.split(':')[0]}: ${run.costLabel}` : clock,
+    clock: `${clockPrefix}: ${run.costLabel}`,
     events: run.sim.events,
     memory: run.sim.memory,
     metrics: run.metrics,
@@ -42,7 +31,7 @@ export function sideFromRun(run: PipelineOut, backend: string, clock: string): S
 /** Simulate both backends of a config. Throws whatever the pipeline throws (caller shows it). */
 export function simulateConfig(cfg: SimConfig): { a: SideResult; b: SideResult } {
   const { a, b } = compareBackends(cfg);
-  return { a: sideFromRun(a, a.schedule.backend, clockLabel(cfg)), b: sideFromRun(b, b.schedule.backend, clockLabel(cfg)) };
+  return { a: sideFromRun(a), b: sideFromRun(b) };
 }
 
 /** Live-run events (one step from the virtual clock) as a side. */
@@ -95,7 +84,7 @@ export function importFxFiles(files: readonly { name: string; text: string }[], 
   try {
     const run = (backend: BackendName): SideResult => {
       const out = runPipelineOnGraph(g.value, cfg, backend);
-      return { ...sideFromRun(out, backend, `fx graph, cost model: ${cfg.hardware}`), title: `${backend} on ${names}` };
+      return { ...sideFromRun(out, 'fx graph, cost model'), title: `${backend} on ${names}` };
     };
     return ok({ a: run(cfg.backendA), b: run(cfg.backendB) });
   } catch (e) {

@@ -18,7 +18,7 @@ export interface LiveSlice {
 }
 
 export const IDLE_LIVE: LiveState = {
-  running: false, step: 0, steps: 0, stepsPerSec: 0, losses: [], device: '', error: null, side: 'b',
+  running: false, step: 0, steps: 0, stepsPerSec: 0, losses: [], device: '', error: null, side: 'b', ranks: 0,
 };
 
 /** Live runs support the worker counts the coordinator does. */
@@ -41,7 +41,7 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
       const steps = opts.steps ?? cfg.live.steps;
       const ranks = liveRanks(cfg.ranks);
       controller = new AbortController();
-      set({ live: { ...IDLE_LIVE, running: true, steps, side } } as Partial<S>);
+      set({ live: { ...IDLE_LIVE, running: true, steps, side, ranks } } as Partial<S>);
       let firstEvents = true;
       try {
         const res = await runTraining({

@@ -46,6 +46,7 @@ export interface LiveState {
   readonly device: string;
   readonly error: string | null;
   readonly side: Side; // which timeline the live events replace
+  readonly ranks: number; // workers used (1, 2, 4 or 8: the config's ranks rounded down)
 }
 
 export interface Notice {

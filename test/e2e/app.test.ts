@@ -16,6 +16,7 @@ let page: Page;
 let previewSrv: { url: string; close: () => Promise<void> };
 let art: string;
 const pageErrors: string[] = [];
+const consoleErrors: string[] = [];
 
 async function shot(name: string, p: Page = page, fullPage = false): Promise<void> {
   await p.evaluate(() => window.scrollTo(0, 0));
@@ -30,6 +31,7 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   await page.goto(previewSrv.url);
   await waitForApp(page);
 });
@@ -51,6 +53,7 @@ describe('default view', () => {
     }
     await shot('01_default_light');
     expect(pageErrors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
   });
 
   it('shows B (autobucketing) with less exposed communication than A (aot_eager)', async () => {

@@ -18,7 +18,7 @@ export function LiveBar() {
       <progress max={Math.max(1, live.steps)} value={live.step} data-testid="live-progress" />
       <span className="muted" data-testid="live-status">
         {live.running || live.step > 0
-          ? `step ${live.step}/${live.steps} · ${live.stepsPerSec.toFixed(2)} steps/s${live.device ? ` · ${live.device}` : ''}`
+          ? `tiny on ${live.ranks} workers · step ${live.step}/${live.steps} · ${live.stepsPerSec.toFixed(2)} steps/s${live.device ? ` · ${live.device}` : ''}`
           : 'simulated · Run live trains tiny on worker ranks'}
       </span>
     </div>

@@ -48,8 +48,8 @@ export function MetricsTable() {
             return (
               <tr key={r.key} data-metric={r.key}>
                 <th>{r.label}</th>
-                <td data-side="a" data-value={va}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
-                <td data-side="b" data-value={vb}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
+                <td data-side="a" data-value={String(va)}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
+                <td data-side="b" data-value={String(vb)}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
                 <td className={better ? 'better' : worse ? 'worse' : ''}>
                   {r.key === 'overlap' ? (Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–') : fmtDelta(va, vb)}
                 </td>
