@@ -113,12 +113,25 @@ export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number
   }
 }
 
+/** The input slot holding int32 token ids (tokens / targets); every other tensor is f32. */
+const I32_INPUT: Partial<Record<ComputeOp, number>> = {
+  embedding: 1, embedding_bwd: 1, cross_entropy: 1, cross_entropy_bwd: 1,
+};
+
 /** Throws naming the op, the slot, the tensor id and both lengths when a tensor is too short or missing. */
 export function checkTensors(
   op: ComputeOp, attrs: OpAttrs,
-  inputs: readonly { id: string; length: number }[], outputs: readonly { id: string; length: number }[],
+  inputs: readonly { id: string; length: number; type?: string }[], outputs: readonly { id: string; length: number }[],
 ): void {
   const want = expectedLengths(op, attrs);
+  const i32Slot = I32_INPUT[op];
+  inputs.forEach((t, i) => {
+    const type = (t as { type?: string }).type;
+    const need = i === i32Slot ? 'i32' : 'f32';
+    if (type !== undefined && type !== need) {
+      throw new ConfigError(`${op}.inputs[${i}]`, `${op} inputs[${i}] '${t.id}' must be ${need}, got ${type}`);
+    }
+  });
   const check = (kind: 'inputs' | 'outputs', got: readonly { id: string; length: number }[], need: number[]) => {
     if (got.length !== need.length) {
       throw new ConfigError(`${op}.${kind}`, `${op} needs ${need.length} ${kind}, got ${got.length}`);

@@ -23,6 +23,12 @@ describe('createCpuKernels', () => {
     expect(() => k.run('add', { n: 4 }, [a, b], [c])).toThrow(/inputs\[0\] 'x' needs ≥ 4 elements, got 3/);
   });
 
+  it('throws a ConfigError when token ids come in an f32 tensor', () => {
+    const k = createCpuKernels();
+    const w = k.create('w', 6, 'f32'), tok = k.create('tok', 2, 'f32'), out = k.create('out', 4, 'f32');
+    expect(() => k.run('embedding', { V: 3, D: 2, T: 2 }, [w, tok], [out])).toThrow(/inputs\[1\] 'tok' must be i32, got f32/);
+  });
+
   it('requires a 1-based step for adamw', () => {
     const k = createCpuKernels();
     const t = () => k.create('t', 2, 'f32');
