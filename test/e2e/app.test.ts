@@ -186,19 +186,25 @@ describe('large traces', () => {
       await frame();
       const canvas = document.querySelector<HTMLCanvasElement>('[data-testid="timeline-a"] canvas')!;
       const times: number[] = [];
+      const drawn: number[] = [];
       for (let k = 0; k < 12; k++) {
         window.__FSDP_SIM__!.store.getState().zoomBy(k < 6 ? 0.6 : 1 / 0.6);
         await frame();
         times.push(Number(canvas.dataset.drawMs));
+        drawn.push(Number(canvas.dataset.drawn));
       }
-      return { n: events.length, lanes: Number(canvas.dataset.lanes), drawn: Number(canvas.dataset.drawn), times };
+      const widthPx = canvas.clientWidth;
+      return { n: events.length, lanes: Number(canvas.dataset.lanes), drawn, widthPx, times };
     });
     expect(stats.n).toBe(100_000);
     expect(stats.lanes).toBe(16);
+    // structure first: culling and sub-pixel merging bound the rects by pixels, not events
+    for (const d of stats.drawn) expect(d).toBeLessThanOrEqual(stats.lanes * stats.widthPx);
+    expect(Math.max(...stats.drawn)).toBeLessThan(stats.n / 2);
     const sorted = [...stats.times].sort((x, y) => x - y);
     const median = sorted[Math.floor(sorted.length / 2)];
     console.log(`100k events: redraw median ${median.toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms over ${stats.times.length} zoom steps`);
-    expect(median).toBeLessThan(50); // well inside a 60 fps frame on a real machine; generous for 2 shared cores
+    expect(median).toBeLessThan(100); // ~12–25 ms measured on 2 shared cores; generous for a loaded CI box
     await shot('08_100k_events');
     await page.click('[data-testid="resimulate"]');
   });
