@@ -19,8 +19,8 @@ export interface MatmulPageOptions {
   /** Timed repetitions per size (after one warm-up), each of `perRep[size]` dispatches. */
   readonly reps: Readonly<Record<number, number>>;
   readonly perRep: Readonly<Record<number, number>>;
-  /** Variant 1 (naive) is skipped above this size: it alone would eat the time budget. */
-  readonly naiveMaxSize: number;
+  /** Variants 1 (naive) and 2 (tiled) are skipped above this size: they alone would eat the time budget. */
+  readonly simpleMaxSize: number;
 }
 
 export interface MatmulCase {
@@ -87,7 +87,7 @@ async function readBuffer(device: GPUDevice, src: GPUBuffer, bytes: number): Pro
 
 function upload(device: GPUDevice, data: Float32Array, label: string, extra = 0): GPUBuffer {
   const buf = device.createBuffer({ label, size: data.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC | extra });
-  device.queue.writeBuffer(buf, 0, data);
+  device.queue.writeBuffer(buf, 0, data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
   return buf;
 }
 
@@ -124,12 +124,15 @@ async function gpuTimestampMs(device: GPUDevice, v: MatmulVariant, a: GPUBuffer,
 }
 
 async function timeTfjs(backend: WebGPUBackend, a: tf.Tensor2D, b: tf.Tensor2D, reps: number, perRep: number): Promise<number[]> {
-  const be = backend as unknown as { commandEncoder: GPUCommandEncoder | null; submitQueue(): void; device: GPUDevice };
+  const be = backend as unknown as {
+    commandEncoder: GPUCommandEncoder | null; endComputePassEncoder(): void; submitQueue(): void; device: GPUDevice;
+  };
   const once = async (k: number) => {
     const t0 = performance.now();
     const outs: tf.Tensor[] = [];
     for (let i = 0; i < k; i++) outs.push(tf.matMul(a, b));
-    if (be.commandEncoder) be.submitQueue(); // TF.js batches dispatches; flush them like our submit
+    // TF.js batches dispatches in an open pass; close it and submit, like our one submit.
+    if (be.commandEncoder) { be.endComputePassEncoder(); be.submitQueue(); }
     await be.device.queue.onSubmittedWorkDone();
     const ms = (performance.now() - t0) / k;
     outs.forEach((t) => t.dispose());
@@ -164,7 +167,7 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
     const b = upload(device, B, 'bench B');
     const c = device.createBuffer({ label: 'bench C', size: n * n * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
     for (const v of MATMUL_VARIANTS) {
-      if (v === 1 && n > o.naiveMaxSize) continue;
+      if (v <= 2 && n > o.simpleMaxSize) continue;
       const enc = device.createCommandEncoder();
       encodeMatmul(device, enc, v, a, b, c, { M: n, N: n, K: n, transA: false, transB: false });
       device.queue.submit([enc.finish()]);
