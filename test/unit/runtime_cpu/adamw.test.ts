@@ -1,3 +1,4 @@
+// Tests of the CPU AdamW against hand-derived one-step formulas (torch.optim.AdamW semantics).
 import { describe, expect, it } from 'vitest';
 import { adamw } from '../../../src/runtime/cpu';
 

@@ -1,3 +1,4 @@
+// Tests of the CPU elementwise add.
 import { describe, expect, it } from 'vitest';
 import { add } from '../../../src/runtime/cpu';
 

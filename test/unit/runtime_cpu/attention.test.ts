@@ -1,3 +1,5 @@
+// Tests of the CPU causal attention: an independent full-matrix reference (GQA), the causal mask,
+// and the backward (dq, dk, dv) by finite differences (fp64).
 import { describe, expect, it } from 'vitest';
 import { attention, attentionBwd, attentionIndex } from '../../../src/runtime/cpu';
 import { expectGradMatches, randn64, rng, weightedSum } from './helpers';

@@ -1,3 +1,4 @@
+// Tests of createCpuKernels through the KernelBackend interface: data flow, validation errors.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
 import { COMPUTE_OPS } from '../../../src/graph/ops';

@@ -1,3 +1,4 @@
+// Tests of the CPU cross-entropy: log V for uniform logits, overflow safety, backward by finite differences.
 import { describe, expect, it } from 'vitest';
 import { crossEntropy, crossEntropyBwd } from '../../../src/runtime/cpu';
 import { expectGradMatches, randn64, rng } from './helpers';

@@ -1,3 +1,4 @@
+// Tests of the CPU embedding gather and its scatter-add backward (finite differences, fp64).
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
 import { embedding, embeddingBwd } from '../../../src/runtime/cpu';

@@ -1,3 +1,4 @@
+// Tests of the CPU reference matmul: a hand-worked product, and every trans form vs explicit transposes.
 import { describe, expect, it } from 'vitest';
 import { matmul } from '../../../src/runtime/cpu';
 import { randn64, rng } from './helpers';
