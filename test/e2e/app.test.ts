@@ -248,14 +248,17 @@ describe('export and import', () => {
     await shot('03_kineto_import');
   });
 
-  it('imports an FX graph dump and runs both backends on it', async () => {
-    const fx = findFixture('test/fixtures/fx/tiny_4layer_fw.json', 'test/fixtures/kineto/tiny_4layer_fw.json', '../shared/reference/fx/tiny_4layer_fw.json');
+  it('imports an FX graph dump (forward + backward) and runs both backends on it', async () => {
+    const fx = ['fw', 'bw'].map((k) => findFixture(`test/fixtures/fx/tiny_4layer_${k}.json`, `../shared/reference/fx/tiny_4layer_${k}.json`));
     await page.setInputFiles('[data-testid="import-fx"]', fx);
     await page.waitForFunction(() => document.querySelector('[data-testid="timeline-b"] .timeline-title')?.textContent?.includes('tiny_4layer_fw'));
-    expect(await page.textContent('[data-testid="timeline-a"] .timeline-title')).toContain('tiny_4layer_fw');
+    expect(await page.textContent('[data-testid="timeline-a"] .timeline-title')).toContain('tiny_4layer_bw');
     expect(await page.locator('[data-testid="notice-error"]').count()).toBe(0);
     expect(await metric(page, 'ag', 'a')).toBeGreaterThan(0);
+    expect(await metric(page, 'rs', 'a')).toBeGreaterThan(0);
+    expect(await metric(page, 'ag', 'b')).toBeLessThanOrEqual(await metric(page, 'ag', 'a'));
     expect(await metric(page, 'exposed', 'b')).toBeLessThanOrEqual(await metric(page, 'exposed', 'a'));
+    expect((await rankStreams(page, 'a')).ranks).toBeGreaterThan(1);
     await shot('04_fx_import');
   });
 

@@ -210,7 +210,7 @@ export function Timeline({ side, label }: Props) {
     <section className="timeline" data-side={side} data-testid={`timeline-${side}`}>
       <div className="timeline-head">
         <b className={`side-badge side-${side}`}>{label}</b>
-        <span className="timeline-title">{result.title}</span>
+        <span className="timeline-title" title={result.title}>{result.title}</span>
         <span className="muted">{result.clock}</span>
         <span className="muted">step {fmtUs(result.metrics.stepTimeUs)}</span>
         {hidden > 0 && <span className="note" data-testid={`lane-note-${side}`}>showing {cols.ranksShown} of {cols.ranksTotal} ranks</span>}
