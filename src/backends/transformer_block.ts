@@ -87,18 +87,27 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
     }
   }
   const U = unitNode.length;
-  const unitSuccs: Set<number>[] = Array.from({ length: U }, () => new Set());
-  const unitPreds: Set<number>[] = Array.from({ length: U }, () => new Set());
+  const unitSuccs: number[][] = Array.from({ length: U }, () => []);
+  const indeg0 = new Int32Array(U);
   const firstIdx = new Float64Array(U).fill(Infinity);
+  const lastPredOf = new Int32Array(U).fill(-1); // dedupe: last unit that added an edge into p
+  const seenPair = new Map<number, Set<number>>(); // group units only: many members share preds
   for (let i = 0; i < n; i++) {
     const u = unitOf[i];
-    firstIdx[u] = Math.min(firstIdx[u], i);
+    if (i < firstIdx[u]) firstIdx[u] = i;
+    const grouped = unitNode[u] < 0;
     for (let k = ix.predOff[i]; k < ix.predOff[i + 1]; k++) {
       const p = unitOf[ix.predIdx[k]];
-      if (p !== u) {
-        unitSuccs[p].add(u);
-        unitPreds[u].add(p);
-      }
+      if (p === u) continue;
+      if (grouped) {
+        let set = seenPair.get(u);
+        if (set === undefined) seenPair.set(u, (set = new Set()));
+        if (set.has(p)) continue;
+        set.add(p);
+      } else if (lastPredOf[p] === u) continue;
+      lastPredOf[p] = u;
+      unitSuccs[p].push(u);
+      indeg0[u]++;
     }
   }
   // ---- targets ----
@@ -155,14 +164,14 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
     });
   }
   // ---- ancestors inherit earlier targets; then list-schedule ----
-  const topo = kahn(U, unitPreds, unitSuccs, (u) => [firstIdx[u], 0, 0]);
+  const topo = kahn(indeg0, unitSuccs, firstIdx, firstIdx, firstIdx);
   const eff = Float64Array.from(own);
   for (let t = topo.length - 1; t >= 0; t--) {
     const u = topo[t];
     for (const s of unitSuccs[u]) if (eff[s] < eff[u]) eff[u] = eff[s];
   }
   if (topo.length < U) return null; // merged units form a cycle
-  const order = kahn(U, unitPreds, unitSuccs, (u) => [eff[u], own[u], firstIdx[u]]);
+  const order = kahn(indeg0, unitSuccs, eff, own, firstIdx);
   // ---- materialise ----
   const bucketIdOf = groups.map(() => -1);
   const plans: BucketPlan[] = [];
@@ -188,19 +197,16 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
   return { items, plans, reasons };
 }
 
-function kahn(U: number, preds: Set<number>[], succs: Set<number>[], key: (u: number) => [number, number, number]): number[] {
-  const indeg = Int32Array.from(preds, (p) => p.size);
+/** Kahn's algorithm popping the ready unit with the smallest (k0, k1, k2); shorter than U on a cycle. */
+function kahn(indeg0: Int32Array, succs: readonly number[][], k0: Float64Array, k1: Float64Array, k2: Float64Array): number[] {
+  const indeg = indeg0.slice();
   const heap = new TupleHeap();
-  const push = (u: number) => {
-    const [a, b, c] = key(u);
-    heap.push(a, b, c, u);
-  };
-  for (let u = 0; u < U; u++) if (indeg[u] === 0) push(u);
+  for (let u = 0; u < indeg.length; u++) if (indeg[u] === 0) heap.push(k0[u], k1[u], k2[u], u);
   const out: number[] = [];
   while (heap.size > 0) {
     const u = heap.pop();
     out.push(u);
-    for (const s of succs[u]) if (--indeg[s] === 0) push(s);
+    for (const s of succs[u]) if (--indeg[s] === 0) heap.push(k0[s], k1[s], k2[s], s);
   }
   return out;
 }

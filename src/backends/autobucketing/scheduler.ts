@@ -92,6 +92,8 @@ class OverlapScheduler {
   private readonly mark: Int32Array;
   private stamp = 0;
   private readonly stack: number[] = [];
+  /** Per collective: the unscheduled compute node / collective its prefetch path last hit (-1 none). */
+  private readonly blockedBy: Int32Array;
 
   private readonly allocBytes: Float64Array;
 
@@ -162,6 +164,7 @@ class OverlapScheduler {
     for (let i = 0; i < n; i++) this.inDeg[i] = ix.predOff[i + 1] - ix.predOff[i];
     this.scheduled = new Uint8Array(n);
     this.mark = new Int32Array(n);
+    this.blockedBy = new Int32Array(this.colls.length).fill(-1);
   }
 
   run(): ScheduleResult {
@@ -385,6 +388,12 @@ class OverlapScheduler {
         continue;
       }
       // torch checks memory before the path; we find the path first so its allocations count too
+      // a path blocked by an unscheduled compute node or collective stays blocked until it runs
+      const blocker = this.blockedBy[c];
+      if (blocker >= 0 && !this.scheduled[blocker]) {
+        this.note(c, 'not_prefetched_depends_on_compute', overlap, blocker);
+        continue;
+      }
       const path = this.findSchedulablePath(c, overlap);
       if (path === null) continue;
       let pathBytes = 0;
@@ -473,6 +482,7 @@ class OverlapScheduler {
         const w = this.waitColl[p];
         if (ix.isCompute[p] || p === overlap || this.collOf[p] >= 0 || (w >= 0 && !this.waitIsHidden(w, overlap))) {
           this.note(c, 'not_prefetched_depends_on_compute', overlap, p);
+          if (ix.isCompute[p] || this.collOf[p] >= 0) this.blockedBy[c] = p;
           return null;
         }
         path.push(p);
