@@ -14,7 +14,8 @@ export interface TimelinePageOptions {
   readonly sizes: readonly number[]; // events per trace
   readonly ranks: number; // lanes = ranks × 2 streams
   readonly widthPx: number;
-  readonly naiveMaxFrames: number; // the naive draw of 1M events is slow: cap its frames
+  readonly naiveMaxFrames: number; // the naive draw of 1M events is slow: cap its frames…
+  readonly naiveBudgetMs: number; // …and its time (at least 3 frames)
 }
 
 export interface TimelineRecord {
@@ -29,6 +30,8 @@ export interface TimelineRecord {
   readonly naiveMedianMs: number;
   readonly naiveP95Ms: number;
   readonly rectsMedian: number; // rectangles ours filled per frame
+  readonly oursTimesMs: readonly number[]; // per frame, in transform order
+  readonly rects: readonly number[];
 }
 
 /** A synthetic step trace: per rank a compute stream of kernels and waits, a comm stream of collectives. */
@@ -51,13 +54,13 @@ function syntheticTrace(events: number, ranks: number): TraceEvent[] {
   return out;
 }
 
-/** Zoom into the middle in 20 steps, pan right 20 steps, zoom back out 20 steps (61 frames). */
+/** Zoom in ×0.8 per step (20 steps, to ~1 % of the span), pan right 20 steps, zoom back out 20 steps (61 frames). */
 function transforms(endUs: number): TimeWindow[] {
   const out: TimeWindow[] = [{ startUs: 0, endUs }];
   let w = out[0];
-  for (let i = 0; i < 20; i++) out.push((w = zoomWindow(w, 0.6, endUs * 0.4, endUs)));
+  for (let i = 0; i < 20; i++) out.push((w = zoomWindow(w, 0.8, endUs * 0.4, endUs)));
   for (let i = 0; i < 20; i++) out.push((w = panWindow(w, (w.endUs - w.startUs) * 0.15, endUs)));
-  for (let i = 0; i < 20; i++) out.push((w = zoomWindow(w, 1 / 0.6, (w.startUs + w.endUs) / 2, endUs)));
+  for (let i = 0; i < 20; i++) out.push((w = zoomWindow(w, 1 / 0.8, (w.startUs + w.endUs) / 2, endUs)));
   return out;
 }
 
@@ -114,14 +117,17 @@ async function run(o: TimelinePageOptions): Promise<TimelineRecord[]> {
     const colors = { compute: palette.compute, all_gather: palette.all_gather, reduce_scatter: palette.reduce_scatter, wait: palette.wait };
     const naive: number[] = [];
     const step = Math.max(1, Math.ceil(wins.length / o.naiveMaxFrames));
-    for (let i = 0; i < wins.length; i += step) {
+    let spent = 0;
+    for (let i = 0; i < wins.length && (naive.length < 3 || spent < o.naiveBudgetMs); i += step) {
       const scale = base.withWindow(wins[i]);
       naive.push(frameOf(() => naiveDraw(ctx, events, laneTop, layout.laneHeightPx, scale, colors, palette.textOnBar, w, h)));
+      spent += naive[naive.length - 1];
     }
     const rec: TimelineRecord = {
       events: n, lanes: cols.lanes.length, frames: ours.length, buildMs,
       oursMedianMs: median(ours), oursP95Ms: percentile(ours, 95), oursMaxMs: Math.max(...ours),
       naiveFrames: naive.length, naiveMedianMs: median(naive), naiveP95Ms: percentile(naive, 95), rectsMedian: median(rects),
+      oursTimesMs: ours, rects,
     };
     console.info(`timeline ${n}: ours ${rec.oursMedianMs.toFixed(2)} / p95 ${rec.oursP95Ms.toFixed(2)} ms, naive ${rec.naiveMedianMs.toFixed(2)} ms`);
     out.push(rec);
