@@ -15,27 +15,14 @@
 import type { CostModel } from '../../estimate/types';
 import type { GraphIndex } from '../graph_index';
 import { TupleHeap } from '../heap';
-import { buildMemoryTables, IncrementalMemory, orderMemory, type MemoryTables } from '../memory_tracker';
-import { collectiveBytes } from '../rewrite';
+import { buildMemoryTables, IncrementalMemory, type MemoryTables } from '../memory_tracker';
 import type { ReasonCode } from '../types';
 import { PrefetchBudget } from './budget';
+import { baselineMemory, identifyCollectives, type CollState } from './collectives';
+
+export type { CollState } from './collectives';
 import { computeDomination, OFF_PATH, type Domination } from './domination';
 import { gbToBytes, type AutobucketingOptions } from './options';
-
-/** Scheduling state of one original collective (torch's CollectiveInfo). */
-export interface CollState {
-  readonly start: number; // graph-index node number of the collective
-  readonly wait: number;
-  readonly group: number;
-  readonly sizeBytes: number; // input + output bytes (estimate_fx_collective_memory_footprint)
-  readonly estUs: number;
-  exposedUs: number;
-  readonly hiding: number[]; // nodes whose time hid part of it, in order
-  prefetchedBy: number; // overlap node that pulled it forward, -1 when issued from the queue
-  computeAtPrefetch: number;
-  /** Last reason it was not prefetched: code plus the overlap node and two numbers the text needs. */
-  reason?: { code: ReasonCode; overlap: number; a: number; b: number };
-}
 
 export interface ScheduleResult {
   readonly order: Int32Array; // graph-index node numbers in execution order
@@ -66,10 +53,10 @@ export function scheduleOverlap(
 
 class OverlapScheduler {
   private readonly dom: Domination;
-  private readonly colls: CollState[] = [];
+  private readonly colls: CollState[];
   private readonly collOf: Int32Array; // start node → coll
   private readonly waitColl: Int32Array; // wait node → coll
-  private readonly groups: string[] = [];
+  private readonly groups: readonly string[];
   private readonly next: Int32Array; // unscheduled collectives, a linked list in start order
   private readonly prev: Int32Array;
   private head = END;
@@ -106,26 +93,11 @@ class OverlapScheduler {
   ) {
     const n = ix.n;
     this.dom = computeDomination(ix);
-    this.collOf = new Int32Array(n).fill(-1);
-    this.waitColl = new Int32Array(n).fill(-1);
-    const groupIds = new Map<string, number>();
-    for (let i = 0; i < n; i++) {
-      const w = ix.waitOfColl[i];
-      if (w < 0) continue;
-      const node = ix.nodes[i];
-      const c = node.collective!;
-      let g = groupIds.get(c.group);
-      if (g === undefined) groupIds.set(c.group, (g = this.groups.push(c.group) - 1));
-      const est = node.estMs !== undefined ? node.estMs * 1000 : cost.collectiveUs(c.kind, collectiveBytes(node), c.groupSize, c.dtype);
-      const estUs = Number.isFinite(est) && est > 0 ? est : 0;
-      const ci = this.colls.length;
-      this.colls.push({
-        start: i, wait: w, group: g, sizeBytes: c.inputBytes + c.outputBytes, estUs, exposedUs: estUs,
-        hiding: [], prefetchedBy: -1, computeAtPrefetch: -1,
-      });
-      this.collOf[i] = ci;
-      this.waitColl[w] = ci;
-    }
+    const found = identifyCollectives(ix, cost);
+    this.colls = found.colls;
+    this.collOf = found.collOf;
+    this.waitColl = found.waitColl;
+    this.groups = found.groups;
     const C = this.colls.length;
     this.next = new Int32Array(C);
     this.prev = new Int32Array(C);
@@ -134,31 +106,14 @@ class OverlapScheduler {
       this.prev[c] = c - 1;
     }
     this.head = C > 0 ? 0 : END;
-    // baseline memory of the original order, per compute index (torch _compute_baseline_memory)
-    this.allocBytes = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      for (let k = tables.allocOff[i]; k < tables.allocOff[i + 1]; k++) this.allocBytes[i] += tables.baseBytes[tables.allocIdx[k]];
-    }
-    const base = orderMemory(tables, Int32Array.from({ length: n }, (_, i) => i));
-    const baseline: number[] = [];
-    {
-      const tracker = new IncrementalMemory(tables);
-      let sinceLast = 0;
-      for (let i = 0; i < n; i++) {
-        const during = tracker.schedule(i);
-        sinceLast = Math.max(sinceLast, during);
-        if (ix.isCompute[i]) {
-          baseline.push(sinceLast);
-          sinceLast = tracker.current;
-        }
-      }
-    }
-    this.originalPeak = base.peak;
-    const increase = Math.max(gbToBytes(opts.max_memory_increase_gb), Math.floor(base.peak * opts.max_memory_increase_ratio));
-    this.allowedPeak = base.peak + increase;
+    const base = baselineMemory(ix, tables);
+    this.allocBytes = base.allocBytes;
+    this.originalPeak = base.peakBytes;
+    const increase = Math.max(gbToBytes(opts.max_memory_increase_gb), Math.floor(base.peakBytes * opts.max_memory_increase_ratio));
+    this.allowedPeak = base.peakBytes + increase;
     this.budgetPeak = this.allowedPeak - headroom;
     this.maxInFlightBytes = gbToBytes(opts.max_in_flight_gb);
-    this.budget = new PrefetchBudget(baseline);
+    this.budget = new PrefetchBudget(base.beforeCompute);
     this.mem = new IncrementalMemory(tables);
     this.inDeg = new Int32Array(n);
     for (let i = 0; i < n; i++) this.inDeg[i] = ix.predOff[i + 1] - ix.predOff[i];
