@@ -11,7 +11,7 @@ import { makeCostModel, type HardwareName, type NetworkName } from '../estimate'
 import type { CostModel } from '../estimate/types';
 import { buildStepGraph } from '../graph';
 import type { StepGraph } from '../graph/types';
-import { MODEL_PRESETS } from '../model';
+import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
 import type { TraceEvent } from '../trace/event';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/types';
@@ -58,6 +58,8 @@ export interface TrainingOptions {
   readonly globalBatch?: number;
   /** Collective wait timeout per rank, ms; default DEFAULT_COMM_TIMEOUT_MS. */
   readonly commTimeoutMs?: number;
+  /** Overrides of the tiny preset's args (e.g. an odd vocabSize, whose shards are padded). */
+  readonly modelArgs?: Partial<ModelArgs>;
   /** Testing: make one rank throw at the start of a step. */
   readonly injectFault?: { readonly rank: number; readonly step: number };
   readonly onProgress?: (p: TrainingProgress) => void;
@@ -110,9 +112,9 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   if (globalBatch % ranks !== 0) {
     throw new ConfigError('globalBatch', `globalBatch must be divisible by ranks (${ranks}), got ${globalBatch}`);
   }
-  const args = MODEL_PRESETS[opts.model];
+  const args: ModelArgs = { ...MODEL_PRESETS[opts.model], ...opts.modelArgs };
   const graph = buildStepGraph({
-    model: opts.model, worldSize: ranks, batch: globalBatch / ranks, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
+    model: opts.modelArgs === undefined ? opts.model : args, worldSize: ranks, batch: globalBatch / ranks, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
   });
   const cost = makeCostModel({ hardware: opts.hardware, network: opts.network ?? 'nvlink-ib', computeDtype: 'fp32' });
   const schedule = runBackend(backend, graph, cost);

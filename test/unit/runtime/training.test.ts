@@ -33,6 +33,13 @@ describe('runTrainingNode', () => {
     }
   }, 240_000);
 
+  it('matches 1 rank with padded shards (vocab 250, ffn 190 do not divide by 4 ranks)', async () => {
+    const modelArgs = { vocabSize: 250, ffnDim: 190 };
+    const one = await runTrainingNode({ ...BASE, ranks: 1, steps: 3, modelArgs });
+    const four = await runTrainingNode({ ...BASE, ranks: 4, steps: 3, modelArgs, backend: 'aot_eager_autobucketing' });
+    four.losses.forEach((l, i) => expect(relErr(l, one.losses[i]), `step ${i + 1}`).toBeLessThan(1e-4));
+  }, 240_000);
+
   it('gives bit-identical parameters with aot_eager and aot_eager_autobucketing (direct collectives)', async () => {
     const plain = await train({ ranks: 4 });
     const bucketed = await train({ ranks: 4, backend: 'aot_eager_autobucketing' });
