@@ -46,7 +46,6 @@ export const bytesMoved = (c: CommPageCase): number =>
 
 async function nodeRecords(cases: readonly CommPageCase[], o: CommPageOptions, log: (s: string) => void): Promise<CommRecord[]> {
   const out: CommRecord[] = [];
-  const memo = new Map<number, number>();
   for (const n of WORLDS) {
     const mine = cases.filter((c) => c.worldSize === n);
     if (!mine.length) continue;
@@ -55,8 +54,9 @@ async function nodeRecords(cases: readonly CommPageCase[], o: CommPageOptions, l
       for (const c of mine) {
         const iters = c.totalBytes >= 64 * MB ? o.itersBig : o.itersSmall;
         const r = await benchCollective({ kind: c.kind, worldSize: n, shardBytes: c.totalBytes / n, iters, warmup: 1, pool, timeoutMs: 120_000 });
-        if (!memo.has(c.totalBytes)) memo.set(c.totalBytes, memcpyBaseline(c.totalBytes, Math.max(5, iters)).medianMs);
-        const rec: CommRecord = { env: 'node', ...c, shardBytes: r.shardBytes, medianMs: r.medianMs, timesMs: r.timesMs, ok: true, memcpyMs: memo.get(c.totalBytes)! };
+        // Measured right after the case (not once per size): this box is shared, its load drifts.
+        const memcpyMs = memcpyBaseline(c.totalBytes, Math.max(5, iters)).medianMs;
+        const rec: CommRecord = { env: 'node', ...c, shardBytes: r.shardBytes, medianMs: r.medianMs, timesMs: r.timesMs, ok: true, memcpyMs };
         log(`comm node ${c.kind} n=${n} ${c.totalBytes / MB} MB: ${fmt(rec.medianMs, 1)} ms (memcpy ${fmt(rec.memcpyMs, 1)} ms)`);
         out.push(rec);
       }

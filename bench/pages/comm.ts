@@ -62,7 +62,6 @@ async function runCase(workers: Worker[], c: CommPageCase, iters: number): Promi
 async function run(o: CommPageOptions): Promise<CommPageRecord[]> {
   if (!crossOriginIsolated) throw new Error('comm bench page is not cross-origin isolated: no SharedArrayBuffer');
   const out: CommPageRecord[] = [];
-  const memo = new Map<number, number>();
   let workers: Worker[] = [];
   for (const c of o.cases) {
     if (workers.length !== c.worldSize) {
@@ -71,8 +70,8 @@ async function run(o: CommPageOptions): Promise<CommPageRecord[]> {
     }
     const iters = c.totalBytes >= 64 * 2 ** 20 ? o.itersBig : o.itersSmall;
     const { times, ok } = await runCase(workers, c, iters);
-    if (!memo.has(c.totalBytes)) memo.set(c.totalBytes, memcpyMs(c.totalBytes, Math.max(5, iters)));
-    const rec = { ...c, shardBytes: c.totalBytes / c.worldSize, medianMs: median(times), timesMs: times, ok, memcpyMs: memo.get(c.totalBytes)! };
+    // Measured right after the case (not once per size): this box is shared, its load drifts.
+    const rec = { ...c, shardBytes: c.totalBytes / c.worldSize, medianMs: median(times), timesMs: times, ok, memcpyMs: memcpyMs(c.totalBytes, Math.max(5, iters)) };
     console.info(`comm ${c.kind} n=${c.worldSize} ${c.totalBytes / 2 ** 20} MB: ${rec.medianMs.toFixed(1)} ms (memcpy ${rec.memcpyMs.toFixed(1)} ms) ok=${ok}`);
     out.push(rec);
   }
