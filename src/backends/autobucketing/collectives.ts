@@ -16,6 +16,10 @@ export interface CollState {
   readonly group: number;
   readonly sizeBytes: number; // input + output bytes (estimate_fx_collective_memory_footprint)
   readonly estUs: number;
+  /** Latency part of the estimate (the same collective with 0 bytes): what bucketing saves. */
+  readonly latencyUs: number;
+  /** torch bucket_key in custom_ops_multidtype mode (kind, group, reduce op; any dtype), numbered. */
+  readonly looseKey: number;
   exposedUs: number;
   readonly hiding: number[]; // nodes whose time hid part of it, in order
   prefetchedBy: number; // overlap node that pulled it forward, -1 when issued from the queue
@@ -39,6 +43,7 @@ export function identifyCollectives(ix: GraphIndex, cost: CostModel): Collective
   const waitColl = new Int32Array(n).fill(-1);
   const groups: string[] = [];
   const groupIds = new Map<string, number>();
+  const looseKeys = new Map<string, number>();
   for (let i = 0; i < n; i++) {
     const w = ix.waitOfColl[i];
     if (w < 0) continue;
@@ -48,10 +53,15 @@ export function identifyCollectives(ix: GraphIndex, cost: CostModel): Collective
     if (g === undefined) groupIds.set(c.group, (g = groups.push(c.group) - 1));
     const est = node.estMs !== undefined ? node.estMs * 1000 : cost.collectiveUs(c.kind, collectiveBytes(node), c.groupSize, c.dtype);
     const estUs = Number.isFinite(est) && est > 0 ? est : 0;
+    const lat = cost.collectiveUs(c.kind, 0, c.groupSize, c.dtype);
+    const latencyUs = Number.isFinite(lat) && lat > 0 ? Math.min(lat, estUs) : 0;
+    const lk = `${c.kind}|${c.group}|${c.reduceOp ?? ''}`;
+    let looseKey = looseKeys.get(lk);
+    if (looseKey === undefined) looseKeys.set(lk, (looseKey = looseKeys.size));
     collOf[i] = colls.length;
     waitColl[w] = colls.length;
     colls.push({
-      start: i, wait: w, group: g, sizeBytes: c.inputBytes + c.outputBytes, estUs, exposedUs: estUs,
+      start: i, wait: w, group: g, sizeBytes: c.inputBytes + c.outputBytes, estUs, latencyUs, looseKey, exposedUs: estUs,
       hiding: [], prefetchedBy: -1, computeAtPrefetch: -1,
     });
   }

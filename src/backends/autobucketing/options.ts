@@ -22,6 +22,8 @@ export interface AutobucketingOptions {
   bucket_exposed_first: boolean;
   /** Run the overlap-preserving bucketer after scheduling. */
   collective_bucketing: boolean;
+  /** torch test_configs.assume_bucketing_reduces_latency: a collective started while a same-kind one is in flight counts without its latency. */
+  assume_bucketing_reduces_latency: boolean;
   /** Byte cap of one bucket (sum of members' input + output bytes, GiB): torch passes max_bucket_memory_gb=2.0. */
   max_bucket_memory_gb: number;
 }
@@ -35,6 +37,7 @@ export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = {
   max_memory_increase_ratio: 0.05,
   bucket_exposed_first: true,
   collective_bucketing: true,
+  assume_bucketing_reduces_latency: true,
   max_bucket_memory_gb: 2.0,
 };
 
@@ -47,6 +50,7 @@ export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
   max_memory_increase_ratio: { type: 'number', min: 0, max: Infinity },
   bucket_exposed_first: { type: 'boolean' },
   collective_bucketing: { type: 'boolean' },
+  assume_bucketing_reduces_latency: { type: 'boolean' },
   max_bucket_memory_gb: { type: 'number', min: 0, max: Infinity },
 };
 

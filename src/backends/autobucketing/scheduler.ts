@@ -221,6 +221,16 @@ class OverlapScheduler {
 
   private handleCollectiveStart(c: number): void {
     const info = this.colls[c];
+    if (this.opts.assume_bucketing_reduces_latency) {
+      // torch should_assume_bucketed: a same-key collective in flight will likely share a bucket,
+      // so this one pays no launch latency (optimistic; the bucketer may not merge them)
+      for (const other of this.inFlight.keys()) {
+        if (this.colls[other].looseKey === info.looseKey) {
+          info.exposedUs = Math.max(0, info.exposedUs - info.latencyUs);
+          break;
+        }
+      }
+    }
     this.inFlight.set(c, true);
     this.inFlightBytes += info.sizeBytes;
     const p = this.prev[c];
