@@ -183,8 +183,10 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
       throw new FsdpSimError('runtime', `rank ${rank}: 'start' arrived before 'init' finished`);
     }
     const shards = await runRank(init.schedule, init.run, kernels, comm, (r) => host.post({ type: 'step', rank, ...r }));
-    host.post({ type: 'done', rank, shards }, shards.map((s) => s.buffer as ArrayBuffer));
+    // Destroy before 'done': the coordinator terminates workers on 'done', and terminating one
+    // inside a native GPU call (Dawn in Node) aborts the whole process.
     kernels.destroy();
+    host.post({ type: 'done', rank, shards }, shards.map((s) => s.buffer as ArrayBuffer));
   };
   return (msg) => {
     const job = msg.type === 'init' ? setup(msg) : start();
