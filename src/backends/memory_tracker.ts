@@ -44,84 +44,93 @@ export function buildMemoryTables(index: GraphIndex): MemoryTables {
 function build(index: GraphIndex): MemoryTables {
   const { graph, nodes, n } = index;
   const tensors = graph.tensors;
-  // one slot per non-persistent base tensor; every id maps to its base's slot (-1: persistent)
-  const slotOfId = new Map<string, number>();
+  // every tensor id → 2·slot of its non-persistent base (+1 when the id is an alias), or -1
+  const code = new Map<string, number>();
   const bytes: number[] = [];
   const baseSlot = new Map<string, number>();
-  const slotFor = (id: string): number => {
-    let s = slotOfId.get(id);
-    if (s !== undefined) return s;
+  const codeOf = (id: string): number => {
+    let c = code.get(id);
+    if (c !== undefined) return c;
     const base = baseOf(tensors, id);
-    if (tensors[base]?.persistent) s = -1;
+    if (tensors[base]?.persistent) c = -1;
     else {
-      s = baseSlot.get(base);
-      if (s === undefined) {
-        s = bytes.length;
-        baseSlot.set(base, s);
+      let slot = baseSlot.get(base);
+      if (slot === undefined) {
+        slot = bytes.length;
+        baseSlot.set(base, slot);
         bytes.push(tensors[base]?.bytes ?? 0);
       }
+      c = 2 * slot + (base === id ? 0 : 1);
     }
-    slotOfId.set(id, s);
-    return s;
+    code.set(id, c);
+    return c;
   };
-  const S0 = () => bytes.length;
   // which slots have a producer (a node writing the base itself, not an alias)
-  const produced = new Set<number>();
+  const producedList: number[] = [];
   for (const node of nodes) {
     for (const t of node.outputs) {
-      const s = slotFor(t);
-      if (s >= 0 && baseOf(tensors, t) === t) produced.add(s);
+      const c = codeOf(t);
+      if (c >= 0 && (c & 1) === 0) producedList.push(c >> 1);
     }
   }
-  const allocs: number[][] = new Array(n);
-  const touches: number[][] = Array.from({ length: n }, () => []);
-  const inputsOnly = new Set<number>();
-  const addTouch = (node: number, s: number) => {
-    const list = touches[node]; // a handful of entries: includes() is the cheap dedupe
-    if (list.length > 0 && list.includes(s)) return;
-    list.push(s);
+  const S = bytes.length;
+  const produced = new Uint8Array(S);
+  for (const sl of producedList) produced[sl] = 1;
+  const inputOnly = new Uint8Array(S);
+  const lastTouch = new Int32Array(S).fill(-1);
+  const allocOff = new Int32Array(n + 1);
+  const touchOff = new Int32Array(n + 1);
+  const allocIdx: number[] = [];
+  const touchIdx: number[] = [];
+  const touchCount = new Int32Array(S);
+  const touch = (i: number, c: number) => {
+    const sl = c >> 1;
+    if (lastTouch[sl] === i) return;
+    lastTouch[sl] = i;
+    touchIdx.push(sl);
+    touchCount[sl]++;
   };
   for (let i = 0; i < n; i++) {
     const node = nodes[i];
-    const isColl = node.kind === 'all_gather' || node.kind === 'reduce_scatter';
-    const endAt = isColl ? index.waitOfColl[i] : i;
-    const a: number[] = [];
     for (const id of node.outputs) {
-      const s = slotFor(id);
-      if (s < 0) continue;
-      if (tensors[id]?.aliasOf === undefined) a.push(s);
-      else if (!produced.has(s)) inputsOnly.add(s);
-      addTouch(i, s);
-      if (isColl && endAt >= 0) addTouch(endAt, s);
+      const c = codeOf(id);
+      if (c < 0) continue;
+      if ((c & 1) === 0) {
+        if (lastTouch[c >> 1] !== i) allocIdx.push(c >> 1); // its own base: allocated here
+      } else if (!produced[c >> 1]) inputOnly[c >> 1] = 1;
+      touch(i, c);
     }
     for (const id of node.inputs) {
-      const s = slotFor(id);
-      if (s < 0) continue;
-      if (!produced.has(s)) inputsOnly.add(s);
-      addTouch(i, s);
-      if (isColl && endAt >= 0) addTouch(endAt, s);
+      const c = codeOf(id);
+      if (c < 0) continue;
+      if (!produced[c >> 1]) inputOnly[c >> 1] = 1;
+      touch(i, c);
     }
-    allocs[i] = a;
+    // a collective's buffers stay in use until it ends: its wait touches them too
+    const coll = index.collOfWait[i];
+    if (coll >= 0) {
+      for (const id of nodes[coll].outputs) {
+        const c = codeOf(id);
+        if (c >= 0) touch(i, c);
+      }
+      for (const id of nodes[coll].inputs) {
+        const c = codeOf(id);
+        if (c >= 0) touch(i, c);
+      }
+    }
+    allocOff[i + 1] = allocIdx.length;
+    touchOff[i + 1] = touchIdx.length;
   }
   let initial = 0;
-  for (const t of Object.values(tensors)) if (t.persistent && t.aliasOf === undefined) initial += t.bytes;
-  for (const s of inputsOnly) initial += bytes[s];
-  const baseBytes = Float64Array.from(bytes);
-  const allocOff = new Int32Array(n + 1);
-  const touchOff = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    allocOff[i + 1] = allocOff[i] + allocs[i].length;
-    touchOff[i + 1] = touchOff[i] + touches[i].length;
+  for (const id in tensors) {
+    const t = tensors[id];
+    if (t.persistent && t.aliasOf === undefined) initial += t.bytes;
   }
-  const allocIdx = new Int32Array(allocOff[n]);
-  const touchIdx = new Int32Array(touchOff[n]);
-  const touchCount = new Int32Array(S0());
-  for (let i = 0; i < n; i++) {
-    allocIdx.set(allocs[i], allocOff[i]);
-    touchIdx.set(touches[i], touchOff[i]);
-    for (const s of touches[i]) touchCount[s]++;
-  }
-  return { baseBytes, allocOff, allocIdx, touchOff, touchIdx, touchCount, initialBytes: initial };
+  for (let sl = 0; sl < S; sl++) if (inputOnly[sl]) initial += bytes[sl];
+  return {
+    baseBytes: Float64Array.from(bytes), allocOff, allocIdx: Int32Array.from(allocIdx), touchOff,
+    touchIdx: Int32Array.from(touchIdx), touchCount, initialBytes: initial,
+  };
 }
 
 /** Live bytes as nodes are scheduled one at a time (in any topological order). */
