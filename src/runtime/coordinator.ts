@@ -72,7 +72,7 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
     const devices: string[] = new Array(n);
     let ready = 0;
     const deviceLabel = () => [...new Set(devices)].join(' / ');
-    const reports = new Map<number, { losses: number[]; nodeUs: Record<string, number>[] }>();
+    const reports = new Map<number, { losses: number[]; count: number; nodeUs: Record<string, number>[] }>();
     const losses: number[] = [];
     const shards: Float32Array[][] = new Array(n);
     let done = 0;
@@ -104,16 +104,20 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
     const onStep = (m: Extract<RankMessage, { type: 'step' }>) => {
       const s = m.step;
       let r = reports.get(s);
-      if (r === undefined) reports.set(s, (r = { losses: [], nodeUs: [] }));
-      r.losses.push(m.loss);
+      if (r === undefined) reports.set(s, (r = { losses: new Array<number>(n).fill(0), count: 0, nodeUs: [] }));
+      r.losses[m.rank] = m.loss;
       if (m.nodeUs) r.nodeUs.push(m.nodeUs);
-      if (r.losses.length < n) return;
+      if (++r.count < n) return;
       reports.delete(s);
-      const loss = r.losses.reduce((a, b) => a + b, 0) / n;
+      const loss = r.losses.reduce((a, b) => a + b, 0) / n; // rank order: arrival order must not change the bits
       losses[s - 1] = loss;
       if (measure) events = measuredEvents(plan, n, opts, r.nodeUs);
       const elapsedS = (performanceNow() - startedAt) / 1000;
-      opts.onProgress?.({ step: s, loss, stepsPerSec: elapsedS > 0 ? s / elapsedS : 0, events, device: deviceLabel() });
+      try {
+        opts.onProgress?.({ step: s, loss, stepsPerSec: elapsedS > 0 ? s / elapsedS : 0, events, device: deviceLabel() });
+      } catch (e) {
+        fail(e instanceof Error ? e : new Error(String(e))); // a throwing callback stops the run, not the process
+      }
     };
 
     const onMessage = (rank: number, m: RankMessage) => {
