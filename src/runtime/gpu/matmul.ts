@@ -8,8 +8,8 @@ import { type Constants, getPipeline } from './pipelines';
 import type { ShaderName } from './shader_registry';
 import { USAGE } from './usage';
 
-export type MatmulVariant = 1 | 2 | 3;
-export const MATMUL_VARIANTS: readonly MatmulVariant[] = [1, 2, 3];
+export type MatmulVariant = 1 | 2 | 3 | 4;
+export const MATMUL_VARIANTS: readonly MatmulVariant[] = [1, 2, 3, 4];
 
 export interface MatmulVariantInfo {
   readonly shader: ShaderName;
@@ -25,6 +25,10 @@ export const MATMUL_VARIANT_INFO: Readonly<Record<MatmulVariant, MatmulVariantIn
   3: {
     shader: 'matmul_3_blocked', constants: { WG_X: 16, WG_Y: 16, BK: 16 }, block: [64, 64],
     about: '64×64 tiles, 4×4 register blocking per thread',
+  },
+  4: {
+    shader: 'matmul_4_direct', constants: { WG_X: 8, WG_Y: 8 }, block: [64, 64],
+    about: '8×8 register block per thread straight from storage, no workgroup memory (CPU adapters)',
   },
 };
 

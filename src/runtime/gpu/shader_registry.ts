@@ -3,7 +3,7 @@
 import { GpuError } from './errors';
 
 export const SHADER_NAMES = [
-  'matmul_1_naive', 'matmul_2_tiled', 'matmul_3_blocked', 'embedding', 'rms_norm', 'swiglu', 'attention', 'add',
+  'matmul_1_naive', 'matmul_2_tiled', 'matmul_3_blocked', 'matmul_4_direct', 'embedding', 'rms_norm', 'swiglu', 'attention', 'add',
   'cross_entropy', 'adamw',
 ] as const;
 
@@ -11,7 +11,7 @@ export type ShaderName = (typeof SHADER_NAMES)[number];
 
 /** Every (shader, entry point) the backend dispatches; used to precompile pipelines. */
 export const ENTRY_POINTS: readonly (readonly [ShaderName, string])[] = [
-  ['matmul_1_naive', 'main'], ['matmul_2_tiled', 'main'], ['matmul_3_blocked', 'main'],
+  ['matmul_1_naive', 'main'], ['matmul_2_tiled', 'main'], ['matmul_3_blocked', 'main'], ['matmul_4_direct', 'main'],
   ['embedding', 'fwd'], ['embedding', 'bwd'],
   ['rms_norm', 'fwd'], ['rms_norm', 'bwd_dx'], ['rms_norm', 'bwd_dw'],
   ['swiglu', 'fwd'], ['swiglu', 'bwd'],
