@@ -1,58 +1,76 @@
 // Binary min-heap of (k0, k1, k2, value) entries compared lexicographically; the scheduler's
-// ready queues (torch uses heapq with tuple scores). Deterministic: ties fall to the next key.
-
-interface Entry {
-  readonly k0: number;
-  readonly k1: number;
-  readonly k2: number;
-  readonly value: number;
-}
-
-const less = (a: Entry, b: Entry) =>
-  a.k0 !== b.k0 ? a.k0 < b.k0 : a.k1 !== b.k1 ? a.k1 < b.k1 : a.k2 !== b.k2 ? a.k2 < b.k2 : a.value < b.value;
+// ready queues (torch uses heapq with tuple scores). Deterministic: ties fall to the next key,
+// then to the value. Entries live in one growable Float64Array (4 slots each): no garbage.
 
 export class TupleHeap {
-  private readonly items: Entry[] = [];
+  private a = new Float64Array(4 * 64);
+  private n = 0;
 
   get size(): number {
-    return this.items.length;
+    return this.n;
+  }
+
+  private less(i: number, j: number): boolean {
+    const a = this.a;
+    const x = 4 * i;
+    const y = 4 * j;
+    for (let k = 0; k < 4; k++) if (a[x + k] !== a[y + k]) return a[x + k] < a[y + k];
+    return false;
+  }
+
+  private swap(i: number, j: number): void {
+    const a = this.a;
+    const x = 4 * i;
+    const y = 4 * j;
+    for (let k = 0; k < 4; k++) {
+      const t = a[x + k];
+      a[x + k] = a[y + k];
+      a[y + k] = t;
+    }
   }
 
   push(k0: number, k1: number, k2: number, value: number): void {
-    const a = this.items;
-    a.push({ k0, k1, k2, value });
-    let c = a.length - 1;
+    if (4 * (this.n + 1) > this.a.length) {
+      const grown = new Float64Array(this.a.length * 2);
+      grown.set(this.a);
+      this.a = grown;
+    }
+    const x = 4 * this.n;
+    this.a[x] = k0;
+    this.a[x + 1] = k1;
+    this.a[x + 2] = k2;
+    this.a[x + 3] = value;
+    let c = this.n++;
     while (c > 0) {
       const p = (c - 1) >> 1;
-      if (!less(a[c], a[p])) break;
-      [a[p], a[c]] = [a[c], a[p]];
+      if (!this.less(c, p)) break;
+      this.swap(c, p);
       c = p;
     }
   }
 
   /** Value of the smallest entry (undefined when empty). */
   peek(): number | undefined {
-    return this.items[0]?.value;
+    return this.n > 0 ? this.a[3] : undefined;
   }
 
   pop(): number {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop()!;
-    if (a.length > 0) {
-      a[0] = last;
+    const top = this.a[3];
+    this.n--;
+    if (this.n > 0) {
+      this.a.copyWithin(0, 4 * this.n, 4 * this.n + 4);
       let p = 0;
       for (;;) {
         const l = 2 * p + 1;
         const r = l + 1;
         let m = p;
-        if (l < a.length && less(a[l], a[m])) m = l;
-        if (r < a.length && less(a[r], a[m])) m = r;
+        if (l < this.n && this.less(l, m)) m = l;
+        if (r < this.n && this.less(r, m)) m = r;
         if (m === p) break;
-        [a[p], a[m]] = [a[m], a[p]];
+        this.swap(p, m);
         p = m;
       }
     }
-    return top.value;
+    return top;
   }
 }
