@@ -151,9 +151,9 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
     });
     list.forEach((gi, k) => {
       const g = groups[gi];
-      const what = g.members.length > 1 ? `one of ${g.members.length} ${g.kind}s merged into ${g.module}'s ${g.phase} bucket` : `the only ${g.kind} of ${g.module} (${g.phase})`;
+      const what = g.members.length > 1 ? `one of ${g.members.length} ${g.kind}s merged into ${g.module}'s ${g.phase} bucket` : `the only ${g.kind} of ${g.module} in ${g.phase}, so it stays alone`;
       for (const m of g.members) {
-        reasons.push({ node: nodes[m].name, code: 'block_bucket', text: `${what} (torchtitan transformer_block bucketing).` });
+        reasons.push({ node: nodes[m].name, code: 'block_bucket', text: `${what}: torchtitan's one bucket per transformer block.` });
         if (g.kind === 'all_gather' && k > 0) {
           reasons.push({ node: nodes[m].name, code: 'block_prefetch', text: `issued one block ahead, right after ${groups[list[k - 1]].module}'s all-gather wait, so it overlaps that block's compute.` });
         } else if (g.kind === 'reduce_scatter') {

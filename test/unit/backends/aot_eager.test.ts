@@ -1,3 +1,4 @@
+// aot_eager on hand-made graphs: program order, every wait right after its collective.
 import { describe, expect, it } from 'vitest';
 import { runAotEager } from '../../../src/backends';
 import { ConfigError } from '../../../src/errors';

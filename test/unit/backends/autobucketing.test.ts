@@ -1,3 +1,5 @@
+// aot_eager_autobucketing on hand-made graphs: prefetching, budgets, bucketing, reasons,
+// determinism and cross-rank alignment (timing claims checked with the simulator).
 import { describe, expect, it } from 'vitest';
 import { AUTOBUCKETING_DEFAULTS, runAotEager, runAutobucketing, type Schedule } from '../../../src/backends';
 import { alignCostModels } from '../../../src/estimate';

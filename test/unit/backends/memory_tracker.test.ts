@@ -1,3 +1,4 @@
+// The backends' incremental memory tracker against src/sim's scheduleMemoryProfile (the reference).
 import { describe, expect, it } from 'vitest';
 import { indexGraph } from '../../../src/backends';
 import { buildMemoryTables, orderMemory } from '../../../src/backends/memory_tracker';

@@ -1,3 +1,4 @@
+// The backend registry: names, torchtitan's backend override rule, option validation.
 import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES, getBackend, resolveBackendName, runBackend } from '../../../src/backends';
 import { ConfigError } from '../../../src/errors';

@@ -1,3 +1,5 @@
+// transformer_block on hand-made graphs: one bucket per block and phase, one-block-ahead
+// prefetch, reduce-scatter waits one block later.
 import { describe, expect, it } from 'vitest';
 import { moduleOf, runAotEager, runTransformerBlock } from '../../../src/backends';
 import { simulate } from '../../../src/sim';
