@@ -18,9 +18,10 @@ export const MATMUL_TARGET_RATIO = 1.2;
 export function matmulPlan(_adapter: Adapter, full: boolean): MatmulPageOptions {
   return {
     sizes: full ? [256, 512, 1024, 2048] : [256, 512, 1024],
-    reps: { 256: 7, 512: 5, 1024: 3, 2048: 2 },
-    perRep: { 256: 4, 512: 2, 1024: 1, 2048: 1 },
+    reps: { 256: 5, 512: 3, 1024: 3, 2048: 2 },
+    perRep: { 256: 2, 512: 1, 1024: 1, 2048: 1 },
     simpleMaxSize: 512,
+    warmupMaxSize: 512,
   };
 }
 

@@ -45,7 +45,7 @@ export async function benchTraining(full: boolean, log: (s: string) => void): Pr
   const gpuRanks: RankCount[] = full ? [1, 2, 4, 8] : [1];
   for (const backend of BACKEND_NAMES.filter((b) => b === 'aot_eager' || b === 'aot_eager_autobucketing')) {
     for (const ranks of cpuRanks) {
-      const r = await one(backend, 'cpu', ranks, 3);
+      const r = await one(backend, 'cpu', ranks, 5);
       log(`training ${backend} cpu ${ranks}: ${fmt(r.stepsPerSec, 2)} steps/s`);
       records.push(r);
     }

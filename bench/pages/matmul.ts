@@ -2,7 +2,7 @@
 // matmul, same page, same adapter, f32, C = A·B with square N. Each side first checks its result
 // against the CPU reference (src/runtime/cpu matmul: all rows up to 512, 32 evenly spaced rows
 // above), then is timed by wall clock around queue.onSubmittedWorkDone() over `perRep` dispatches
-// in one submit, median of `reps`. Fairness: TF.js gets its OWN GPUDevice, requested from the same
+// in one submit, median of `reps` (plus, for ours, timestamp-query GPU time where the adapter has it). Fairness: TF.js gets its OWN GPUDevice, requested from the same
 // adapter with the same limits and features as ours (requestKernelDevice), wrapped in a
 // WebGPUBackend — TF.js's default registration asks for a core adapter only and would find none
 // in compatibility mode.
@@ -21,6 +21,8 @@ export interface MatmulPageOptions {
   readonly perRep: Readonly<Record<number, number>>;
   /** Variants 1 (naive) and 2 (tiled) are skipped above this size: they alone would eat the time budget. */
   readonly simpleMaxSize: number;
+  /** Sizes above this get no separate warm-up dispatch: the correctness run already compiled and touched everything. */
+  readonly warmupMaxSize: number;
 }
 
 export interface MatmulCase {
@@ -91,39 +93,48 @@ function upload(device: GPUDevice, data: Float32Array, label: string, extra = 0)
   return buf;
 }
 
-async function timeOurs(device: GPUDevice, v: MatmulVariant, a: GPUBuffer, b: GPUBuffer, c: GPUBuffer, n: number, reps: number, perRep: number): Promise<number[]> {
+/**
+ * Wall time per dispatch of `perRep` dispatches in one submit, per rep; with timestamp-query the
+ * first dispatch of each rep also carries timestampWrites (GPU time of one matmul, no extra run).
+ */
+async function timeOurs(device: GPUDevice, timestamps: boolean, v: MatmulVariant, a: GPUBuffer, b: GPUBuffer, c: GPUBuffer,
+  n: number, reps: number, perRep: number, warmup: boolean): Promise<{ timesMs: number[]; gpuMs: number[] }> {
   const dims = { M: n, N: n, K: n, transA: false, transB: false };
+  const qs = timestamps ? device.createQuerySet({ label: 'bench matmul timestamps', type: 'timestamp', count: 2 }) : null;
+  const resolve = qs && device.createBuffer({ label: 'bench timestamps resolve', size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
   const once = async (k: number) => {
     const enc = device.createCommandEncoder({ label: `bench matmul ${v}` });
-    for (let i = 0; i < k; i++) encodeMatmul(device, enc, v, a, b, c, dims);
+    const read = qs && device.createBuffer({ label: 'bench timestamps read', size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    for (let i = 0; i < k; i++) {
+      encodeMatmul(device, enc, v, a, b, c, dims, i === 0 && qs ? { querySet: qs, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } : undefined);
+    }
+    if (qs && resolve && read) { enc.resolveQuerySet(qs, 0, 2, resolve, 0); enc.copyBufferToBuffer(resolve, 0, read, 0, 16); }
     const t0 = performance.now();
     device.queue.submit([enc.finish()]);
     await device.queue.onSubmittedWorkDone();
-    return (performance.now() - t0) / k;
+    const ms = (performance.now() - t0) / k;
+    let gpu = NaN;
+    if (read) {
+      await read.mapAsync(GPUMapMode.READ);
+      const t = new BigUint64Array(read.getMappedRange());
+      gpu = Number(t[1] - t[0]) / 1e6;
+      read.destroy();
+    }
+    return { ms, gpu };
   };
-  await once(1); // warm-up (pipeline compile happened in the check)
-  const out: number[] = [];
-  for (let r = 0; r < reps; r++) out.push(await once(perRep));
-  return out;
+  if (warmup) await once(1);
+  const timesMs: number[] = [];
+  const gpuMs: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const x = await once(perRep);
+    timesMs.push(x.ms);
+    gpuMs.push(x.gpu);
+  }
+  qs?.destroy(); resolve?.destroy();
+  return { timesMs, gpuMs };
 }
 
-async function gpuTimestampMs(device: GPUDevice, v: MatmulVariant, a: GPUBuffer, b: GPUBuffer, c: GPUBuffer, n: number): Promise<number> {
-  const qs = device.createQuerySet({ label: 'bench matmul timestamps', type: 'timestamp', count: 2 });
-  const resolve = device.createBuffer({ label: 'bench timestamps resolve', size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-  const read = device.createBuffer({ label: 'bench timestamps read', size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  const enc = device.createCommandEncoder({ label: 'bench matmul timestamped' });
-  encodeMatmul(device, enc, v, a, b, c, { M: n, N: n, K: n, transA: false, transB: false },
-    { querySet: qs, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 });
-  enc.resolveQuerySet(qs, 0, 2, resolve, 0);
-  enc.copyBufferToBuffer(resolve, 0, read, 0, 16);
-  device.queue.submit([enc.finish()]);
-  await read.mapAsync(GPUMapMode.READ);
-  const t = new BigUint64Array(read.getMappedRange().slice(0));
-  read.destroy(); resolve.destroy(); qs.destroy();
-  return Number(t[1] - t[0]) / 1e6;
-}
-
-async function timeTfjs(backend: WebGPUBackend, a: tf.Tensor2D, b: tf.Tensor2D, reps: number, perRep: number): Promise<number[]> {
+async function timeTfjs(backend: WebGPUBackend, a: tf.Tensor2D, b: tf.Tensor2D, reps: number, perRep: number, warmup: boolean): Promise<number[]> {
   const be = backend as unknown as {
     commandEncoder: GPUCommandEncoder | null; endComputePassEncoder(): void; submitQueue(): void; device: GPUDevice;
   };
@@ -138,7 +149,7 @@ async function timeTfjs(backend: WebGPUBackend, a: tf.Tensor2D, b: tf.Tensor2D, 
     outs.forEach((t) => t.dispose());
     return ms;
   };
-  await once(1);
+  if (warmup) await once(1);
   const out: number[] = [];
   for (let r = 0; r < reps; r++) out.push(await once(perRep));
   return out;
@@ -163,6 +174,7 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
     const flops = matmulFlops({ M: n, N: n, K: n });
     const reps = o.reps[n] ?? 3;
     const perRep = o.perRep[n] ?? 1;
+    const warmup = n <= o.warmupMaxSize; // above it the (seconds-long) checked run is the warm-up
     const a = upload(device, A, 'bench A');
     const b = upload(device, B, 'bench B');
     const c = device.createBuffer({ label: 'bench C', size: n * n * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
@@ -172,8 +184,9 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
       encodeMatmul(device, enc, v, a, b, c, { M: n, N: n, K: n, transA: false, transB: false });
       device.queue.submit([enc.finish()]);
       const check = compare(await readBuffer(device, c, n * n * 4), ref, n, rows);
-      const timesMs = check.ok ? await timeOurs(device, v, a, b, c, n, reps, perRep) : [];
-      const gpuMs = check.ok && ours.timestampQuery ? await gpuTimestampMs(device, v, a, b, c, n) : null;
+      const t = check.ok ? await timeOurs(device, ours.timestampQuery, v, a, b, c, n, reps, perRep, warmup) : { timesMs: [], gpuMs: [] };
+      const timesMs = t.timesMs;
+      const gpuMs = ours.timestampQuery && t.gpuMs.length ? median(t.gpuMs) : null;
       const ms = median(timesMs);
       console.info(`matmul ${n} ours v${v}: ok=${check.ok} ${ms.toFixed(1)} ms`);
       cases.push({ size: n, impl: `ours v${v}`, about: MATMUL_VARIANT_INFO[v].about, ...check, checkedRows: rows.length,
@@ -185,7 +198,7 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
     const tc = tf.matMul(ta, tb);
     const check = compare(new Float32Array(await tc.data()), ref, n, rows);
     tc.dispose();
-    const timesMs = check.ok ? await timeTfjs(backend, ta, tb, reps, perRep) : [];
+    const timesMs = check.ok ? await timeTfjs(backend, ta, tb, reps, perRep, warmup) : [];
     const ms = median(timesMs);
     console.info(`matmul ${n} tfjs: ok=${check.ok} ${ms.toFixed(1)} ms`);
     cases.push({ size: n, impl: 'tfjs', about: 'tfjs-backend-webgpu 4.22 matMul', ...check, checkedRows: rows.length,
