@@ -34,7 +34,7 @@ export function cpuPeakGflops(): number | null {
     const info = readFileSync('/proc/cpuinfo', 'utf8');
     const flags = /^flags\s*:(.*)$/m.exec(info)?.[1] ?? '';
     const lanes = / avx512f/.test(flags) ? 16 : / avx2/.test(flags) && / fma/.test(flags) ? 8 : 4;
-    const mhz = os.cpus()[0]?.speed ?? 0;
+    const mhz = os.cpus()[0]?.speed || Number(/^cpu MHz\s*:\s*([\d.]+)/m.exec(info)?.[1] ?? 0);
     if (!mhz) return null;
     return (os.cpus().length * lanes * 2 * 2 * mhz) / 1000;
   } catch {
@@ -67,7 +67,7 @@ export async function benchMatmul(url: string, adapters: readonly Adapter[], ful
         const best = ours.filter((c) => c.ok).sort((x, y) => y.gflops - x.gflops)[0];
         for (const c of ours) {
           rows.push({
-            section: 'matmul', case: `${adapter} ${n}³ ${c.impl} (${c.about})`,
+            section: 'matmul', case: `${adapter} ${n}³ ${c.impl}`,
             value: c.ok ? `${fmt(c.gflops, 2)} GFLOP/s (${fmt(c.msPerMatmul, 1)} ms${c.gpuMs !== null ? `, gpu ${fmt(c.gpuMs, 1)} ms` : ''})` : `WRONG (max err ${c.maxErr})`,
             baseline: tfjs?.ok ? `tfjs ${fmt(tfjs.gflops, 2)} GFLOP/s` : 'tfjs failed check',
             ratio: tfjs?.ok && c.ok ? `${fmt(c.gflops / tfjs.gflops, 2)}× tfjs` : '',
