@@ -1,0 +1,189 @@
+# Test driver for tools/fx_dump/fsdp_sim_fx_dump.py without torch: builds fake, duck-typed FX
+# graph modules that look like torch's (OpOverload-like targets whose str is 'aten.mm.default',
+# dtypes whose str is 'torch.bfloat16', FakeTensor-like meta['val'], non-node args such as group
+# sizes and names mixed in as torch has them), calls dump_graph_module, prints a JSON summary.
+# Usage: python3 fx_dump_driver.py MODE OUT_DIR   (MODE: simple | fixture | errors)
+import json
+import operator
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "fx_dump"))
+import fsdp_sim_fx_dump as fx  # noqa: E402
+
+
+class FakeOp:
+    """Stands for torch.ops.<ns>.<op>.<overload>: str gives 'aten.mm.default'."""
+
+    def __init__(self, qualified):
+        self.qualified = qualified
+
+    def __str__(self):
+        return self.qualified
+
+    def __repr__(self):
+        return f"<FakeOp {self.qualified}>"
+
+
+class FakeDtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+class FakeSymInt:
+    """A SymInt: int() would guard; the exporter must read the hint."""
+
+    class _Node:
+        def __init__(self, hint):
+            self.hint = hint
+
+    def __init__(self, hint):
+        self.node = FakeSymInt._Node(hint)
+
+    def __int__(self):
+        raise AssertionError("int(SymInt) called: the exporter must use the hint")
+
+
+class FakeTensor:
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+
+class FakeNode:
+    def __init__(self, name, op, target, args=(), kwargs=None, val=None):
+        self.name, self.op, self.target = name, op, target
+        self.args, self.kwargs = tuple(args), kwargs or {}
+        self.meta = {} if val is None else {"val": val}
+
+
+class FakeGraph:
+    def __init__(self):
+        self.nodes = []
+
+    def add(self, *a, **k):
+        n = FakeNode(*a, **k)
+        self.nodes.append(n)
+        return n
+
+
+class FakeGraphModule:
+    def __init__(self, graph):
+        self.graph = graph
+
+
+BF16, F32, I64 = FakeDtype("bfloat16"), FakeDtype("float32"), FakeDtype("int64")
+AG = FakeOp("_c10d_functional.all_gather_into_tensor.default")
+RS = FakeOp("_c10d_functional.reduce_scatter_tensor.default")
+WAIT = FakeOp("_c10d_functional.wait_tensor.default")
+aten = lambda op: FakeOp(f"aten.{op}")  # noqa: E731
+
+
+def est_by_bytes(node):
+    """Fake estimator: 1 ms per MB of output (the test recomputes it from the shape)."""
+    v = node.meta["val"]
+    numel = 1
+    for d in v.shape:
+        numel *= d
+    return numel * {"bfloat16": 2, "float32": 4}[str(v.dtype)[6:]] / 1e6
+
+
+def simple(out):
+    """A tiny SimpleFSDP step on 4 ranks: one linear weight, gathered in fw, reduce-scattered in bw."""
+    fw = FakeGraph()
+    w = fw.add("primals_1", "placeholder", "primals_1", val=FakeTensor([4, 16], F32))
+    x = fw.add("primals_2", "placeholder", "primals_2", val=FakeTensor([8, 16], BF16))
+    c = fw.add("_to_copy", "call_function", aten("_to_copy.default"), (w,), {"dtype": BF16}, FakeTensor([4, 16], BF16))
+    ag = fw.add("all_gather_into_tensor", "call_function", AG, (c, 4, "0"), val=FakeTensor([16, 16], BF16))
+    wt = fw.add("wait_tensor", "call_function", WAIT, (ag,), val=FakeTensor([16, 16], BF16))
+    t = fw.add("t", "call_function", aten("t.default"), (wt,), val=FakeTensor([16, 16], BF16))
+    mm = fw.add("mm", "call_function", aten("mm.default"), (x, t), val=FakeTensor([8, 16], BF16))
+    fw.add("output", "output", "output", ((mm, x, None),))
+    fw_gm = FakeGraphModule(fw)
+
+    bw = FakeGraph()
+    x2 = bw.add("primals_2", "placeholder", "primals_2", val=FakeTensor([8, 16], BF16))
+    g = bw.add("tangents_1", "placeholder", "tangents_1", val=FakeTensor([8, 16], BF16))
+    t1 = bw.add("t_1", "call_function", aten("t.default"), (g,), val=FakeTensor([16, 8], BF16))
+    mm1 = bw.add("mm_1", "call_function", aten("mm.default"), (t1, x2), val=FakeTensor([16, 16], BF16))
+    c1 = bw.add("_to_copy_1", "call_function", aten("_to_copy.default"), (mm1,), {"dtype": F32}, FakeTensor([16, 16], F32))
+    rs = bw.add("reduce_scatter_tensor", "call_function", RS, (c1, "avg", 4, "0"), val=FakeTensor([4, 16], F32))
+    wr = bw.add("wait_tensor_1", "call_function", WAIT, (rs,), val=FakeTensor([4, 16], F32))
+    bw.add("output", "output", "output", ((None, wr),))
+    bw_gm = FakeGraphModule(bw)
+
+    ws = {"fw": fx.infer_world_size(fw_gm), "bw": fx.infer_world_size(bw_gm)}
+    fw_path, bw_path = os.path.join(out, "fw.json"), os.path.join(out, "bw.json")
+    fx.dump_graph_module(fw_gm, "forward", ws["fw"], fw_path, source="fake simple fsdp", estimate_ms=est_by_bytes)
+    fx.dump_graph_module(bw_gm, "backward", ws["bw"], bw_path, source="fake simple fsdp", estimate_ms=est_by_bytes)
+    # default estimator: torch's, which is absent here, so no est_ms at all
+    plain = os.path.join(out, "fw_default_est.json")
+    fx.dump_graph_module(fw_gm, "forward", 4, plain)
+    return {"world_size": ws, "files": [fw_path, bw_path], "default_est_file": plain}
+
+
+def fixture(out):
+    """Torch-like versions of fixture nodes (tiny_4layer_fw.json i 0-3 and 40-57, plus attention
+    and nll_loss with the tuples torch's meta['val'] really holds)."""
+    g = FakeGraph()
+    p1 = g.add("primals_1", "placeholder", "primals_1", val=FakeTensor([4, 256], I64))
+    p2 = g.add("primals_2", "placeholder", "primals_2", val=FakeTensor([64, 256], F32))
+    p3 = g.add("primals_3", "placeholder", "primals_3", val=FakeTensor([32], F32))
+    p4 = g.add("primals_4", "placeholder", "primals_4", val=FakeTensor([32, 256], F32))
+    cp = lambda name, src, shape: g.add(name, "call_function", aten("_to_copy.default"), (src,), {"dtype": BF16}, FakeTensor(shape, BF16))  # noqa: E731
+    c0 = cp("_to_copy", p2, [64, 256])
+    a0 = g.add("all_gather_into_tensor", "call_function", AG, (c0, 8, "0"), val=FakeTensor([512, 256], BF16))
+    w0 = g.add("wait_tensor", "call_function", WAIT, (a0,), val=FakeTensor([512, 256], BF16))
+    emb = g.add("embedding", "call_function", aten("embedding.default"), (w0, p1), val=FakeTensor([4, 256, 256], BF16))
+    c1 = cp("_to_copy_1", p3, [32])
+    a1 = g.add("all_gather_into_tensor_1", "call_function", AG, (c1, 8, "0"), val=FakeTensor([256], BF16))
+    w1 = g.add("wait_tensor_1", "call_function", WAIT, (a1,), val=FakeTensor([256], BF16))
+    rms = g.add("_fused_rms_norm", "call_function", aten("_fused_rms_norm.default"), (emb, [256], w1, 1e-05),
+                val=(FakeTensor([4, 256, 256], BF16), FakeTensor([4, 256, 1], F32)))
+    gi = g.add("getitem", "call_function", operator.getitem, (rms, 0), val=FakeTensor([4, 256, 256], BF16))
+    gi1 = g.add("getitem_1", "call_function", operator.getitem, (rms, 1), val=FakeTensor([4, 256, 1], F32))
+    g.add("detach_9", "call_function", aten("detach.default"), (gi1,), val=FakeTensor([4, 256, 1], F32))
+    c2 = cp("_to_copy_2", p4, [32, 256])
+    a2 = g.add("all_gather_into_tensor_2", "call_function", AG, (c2, 8, "0"), val=FakeTensor([256, 256], BF16))
+    w2 = g.add("wait_tensor_2", "call_function", WAIT, (a2,), val=FakeTensor([256, 256], BF16))
+    t = g.add("t", "call_function", aten("t.default"), (w2,), val=FakeTensor([256, 256], BF16))
+    v = g.add("view", "call_function", aten("view.default"), (gi, [1024, 256]), val=FakeTensor([1024, 256], BF16))
+    mm = g.add("mm", "call_function", aten("mm.default"), (v, t), val=FakeTensor([1024, 256], BF16))
+    g.add("_unsafe_view", "call_function", aten("_unsafe_view.default"), (mm, [4, 256, 256]), val=FakeTensor([4, 256, 256], BF16))
+    # attention inputs named as in the fixture (their own producers are not part of this excerpt)
+    q = FakeNode("transpose", "call_function", aten("transpose.int"))
+    k = FakeNode("view_6", "call_function", aten("view.default"))
+    vv = FakeNode("view_7", "call_function", aten("view.default"))
+    # cudnn attention's 9 outputs: out, lse, cum_seq_q/k (undefined), max_q/k (SymInt), seed, offset, debug mask (undefined)
+    g.add("_scaled_dot_product_cudnn_attention", "call_function", aten("_scaled_dot_product_cudnn_attention.default"),
+          (q, k, vv, None, True, 0.0, True), {"scale": 0.17677669529663687},
+          val=(FakeTensor([4, 8, 256, 32], BF16), FakeTensor([4, 8, 256, 1], F32), None, None, FakeSymInt(256),
+               FakeSymInt(256), FakeTensor([], I64), FakeTensor([], I64), None))
+    lsm = FakeNode("_log_softmax", "call_function", aten("_log_softmax.default"))
+    tgt = FakeNode("view_54", "call_function", aten("view.default"))
+    g.add("nll_loss_forward", "call_function", aten("nll_loss_forward.default"), (lsm, tgt, None, 1, -100),
+          val=(FakeTensor([], F32), FakeTensor([], F32)))
+    path = os.path.join(out, "fixture_excerpt.json")
+    fx.dump_graph_module(FakeGraphModule(g), "forward", 8, path, source="excerpt", estimate_ms=lambda n: 0.5)
+    return {"file": path}
+
+
+def errors(out):
+    """The messages dump_graph_module raises for a bad graph kind and a bad world size."""
+    gm = FakeGraphModule(FakeGraph())
+    msgs = []
+    for kind, ws in (("sideways", 8), ("forward", 0), ("forward", True)):
+        try:
+            fx.dump_graph_module(gm, kind, ws, os.path.join(out, "never.json"))
+            msgs.append(None)
+        except ValueError as e:
+            msgs.append(str(e))
+    return {"messages": msgs, "wrote": os.path.exists(os.path.join(out, "never.json"))}
+
+
+if __name__ == "__main__":
+    mode, out_dir = sys.argv[1], sys.argv[2]
+    print(json.dumps({"simple": simple, "fixture": fixture, "errors": errors}[mode](out_dir)))

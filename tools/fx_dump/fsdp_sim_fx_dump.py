@@ -1,0 +1,258 @@
+# fsdp-sim FX graph exporter: a torch.compile backend (aot_autograd with an eager compiler) that
+# writes each forward / backward aot graph it sees in the FX dump format v1
+# (shared/reference/fx_graph_dump.md; read by src/graph/fx_import.ts), then runs the graph
+# unchanged so training goes on. `dump_graph_module` does the walking on duck-typed objects
+# (`.graph.nodes`, node `.op/.name/.target/.args/.kwargs/.meta['val']`), so it needs no torch.
+# Collective estimates: torch._inductor.comm_analysis.estimate_nccl_collective_runtime_from_fx_node.
+"""Dump torch.compile aot graphs for fsdp-sim.
+
+    from fsdp_sim_fx_dump import fx_dump_backend
+    model = torch.compile(model, backend=fx_dump_backend("out_dir"))
+
+or, for a config that names its backend by string (torchtitan's ``compile.backend``):
+
+    import fsdp_sim_fx_dump; fsdp_sim_fx_dump.register_fx_dump_backend("out_dir")
+    # then backend="fsdp_sim_fx_dump"
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+from typing import Any, Callable, Optional
+
+FORMAT = "fsdp-sim fx dump v1"
+GRAPH_KINDS = ("forward", "backward")
+BACKEND_NAME = "fsdp_sim_fx_dump"
+OUT_DIR_ENV = "FSDP_SIM_FX_DUMP_DIR"  # out dir of the registered backend when none is given
+
+# Estimator signature: (fx_node) -> milliseconds, or None when it cannot say.
+Estimator = Callable[[Any], Optional[float]]
+_DEFAULT = object()
+
+
+def _is_node(x: Any) -> bool:
+    """An FX node, duck-typed: a string `name` and a string `op`."""
+    return isinstance(getattr(x, "name", None), str) and isinstance(getattr(x, "op", None), str)
+
+
+def _flat_nodes(x: Any, out: list) -> list:
+    """Names of the nodes in an (args / kwargs) structure, depth first, in order, repeats kept."""
+    if _is_node(x):
+        out.append(x.name)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            _flat_nodes(y, out)
+    elif isinstance(x, dict):
+        for y in x.values():
+            _flat_nodes(y, out)
+    return out
+
+
+def _dim(d: Any) -> int:
+    """A dimension as an int; a SymInt gives its hint (no guard is added)."""
+    if isinstance(d, int) and not isinstance(d, bool):
+        return d
+    hint = getattr(getattr(d, "node", None), "hint", None)
+    if isinstance(hint, int):
+        return hint
+    return int(d)
+
+
+def _dtype_name(dtype: Any) -> str:
+    """torch.bfloat16 → 'bfloat16' (str of a torch dtype is 'torch.bfloat16')."""
+    s = str(dtype)
+    return s[len("torch."):] if s.startswith("torch.") else s
+
+
+def _is_tensor_like(v: Any) -> bool:
+    return v is not None and hasattr(v, "shape") and hasattr(v, "dtype")
+
+
+def _scalar_dtype(v: Any) -> Optional[str]:
+    """dtype of a Python / symbolic scalar value (sym_size → int64), None if not a scalar."""
+    kind = type(v).__name__
+    if kind in ("bool", "SymBool"):
+        return "bool"
+    if kind in ("int", "SymInt"):
+        return "int64"
+    if kind in ("float", "SymFloat"):
+        return "float32"
+    return None
+
+
+def _result_fields(node: Any) -> dict:
+    """`shape`+`dtype` for one result, `multi` for a tuple of tensors, from meta['val']."""
+    meta = getattr(node, "meta", None) or {}
+    val = meta.get("val")
+    if val is None:
+        val = meta.get("tensor_meta")  # older graphs / no fake tensors: TensorMetadata(shape, dtype)
+    if _is_tensor_like(val):
+        return {"shape": [_dim(d) for d in val.shape], "dtype": _dtype_name(val.dtype)}
+    if isinstance(val, (list, tuple)):
+        # Tensors only: None (undefined outputs) and SymInts (attention's max_q) are left out,
+        # as in the fixtures; the importer matches getitems to outputs by shape.
+        shapes = [[_dim(d) for d in v.shape] for v in val if _is_tensor_like(v)]
+        if shapes:
+            return {"multi": shapes}
+    scalar = _scalar_dtype(val)
+    if scalar is not None:
+        return {"shape": [], "dtype": scalar}
+    # No value recorded (a None-returning op): a 0-d placeholder keeps the node importable.
+    return {"shape": [], "dtype": "float32"}
+
+
+def _op_name(target: str) -> str:
+    """'_c10d_functional.wait_tensor.default' → 'wait_tensor'."""
+    parts = target.split(".")
+    return parts[1] if len(parts) >= 2 else target
+
+
+def is_collective_target(target: str) -> bool:
+    """A c10d functional collective that moves data (wait_tensor excluded)."""
+    return "c10d_functional" in target and _op_name(target) != "wait_tensor"
+
+
+def _torch_estimator() -> Optional[Estimator]:
+    """torch's analytical NCCL estimate (ms), or None where torch / inductor is missing."""
+    try:
+        from torch._inductor.comm_analysis import estimate_nccl_collective_runtime_from_fx_node
+    except Exception:  # noqa: BLE001 - no torch here, or an inductor without it
+        return None
+
+    def est(node: Any) -> Optional[float]:
+        try:
+            return float(estimate_nccl_collective_runtime_from_fx_node(node))
+        except Exception:  # noqa: BLE001 - e.g. a process group it cannot resolve
+            return None
+
+    return est
+
+
+def node_record(node: Any, i: int, estimate_ms: Optional[Estimator] = None) -> dict:
+    """One node of the dump (format v1)."""
+    op = node.op
+    if op == "get_attr":
+        op = "placeholder"  # a constant / buffer read: an input tensor to fsdp-sim
+    elif op in ("call_method", "call_module"):
+        op = "call_function"
+    rec: dict = {
+        "i": i,
+        "name": node.name,
+        "op": op,
+        "target": str(node.target),
+        "args": _flat_nodes(getattr(node, "args", ()), []) + _flat_nodes(getattr(node, "kwargs", {}) or {}, []),
+    }
+    if op == "output":
+        return rec
+    rec.update(_result_fields(node))
+    if op == "call_function" and estimate_ms is not None and is_collective_target(rec["target"]):
+        ms = estimate_ms(node)
+        if ms is not None and math.isfinite(ms) and ms >= 0:
+            rec["est_ms"] = ms
+    return rec
+
+
+def infer_world_size(gm: Any) -> Optional[int]:
+    """Group size of the graph's first collective (its first int argument after the input)."""
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or not is_collective_target(str(node.target)):
+            continue
+        for a in list(node.args)[1:]:
+            if isinstance(a, int) and not isinstance(a, bool) and a >= 1:
+                return a
+    return None
+
+
+def dump_graph_module(
+    gm: Any, graph_kind: str, world_size: int, path: str, *, source: str = "", estimate_ms: Any = _DEFAULT,
+) -> dict:
+    """Writes `gm`'s graph to `path` in format v1 and returns the dump.
+
+    estimate_ms: a function node → ms for collectives; by default torch's NCCL estimate when
+    torch is importable (else no `est_ms`); None writes no estimates.
+    """
+    if graph_kind not in GRAPH_KINDS:
+        raise ValueError(f"graph_kind must be one of {list(GRAPH_KINDS)}, got {graph_kind!r}")
+    if not isinstance(world_size, int) or isinstance(world_size, bool) or not 1 <= world_size <= 65536:
+        raise ValueError(f"world_size must be an integer in [1, 65536], got {world_size!r}")
+    est = _torch_estimator() if estimate_ms is _DEFAULT else estimate_ms
+    nodes = [node_record(n, i, est) for i, n in enumerate(gm.graph.nodes)]
+    dump = {"format": FORMAT, "graph": graph_kind, "source": source, "world_size": world_size, "nodes": nodes}
+    parent = os.path.dirname(os.path.abspath(path))
+    os.makedirs(parent, exist_ok=True)
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(_to_json(dump))
+    os.replace(tmp, path)  # never leave a half-written dump
+    return dump
+
+
+def _to_json(dump: dict) -> str:
+    """One node per line: valid JSON that still diffs well."""
+    head = {k: v for k, v in dump.items() if k != "nodes"}
+    lines = [json.dumps(n, allow_nan=False) for n in dump["nodes"]]
+    body = json.dumps(head, allow_nan=False)[:-1]
+    return body + ', "nodes": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
+def _dist_rank_and_size() -> tuple:
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            return dist.get_rank(), dist.get_world_size()
+    except Exception:  # noqa: BLE001
+        pass
+    return 0, None
+
+
+def fx_dump_backend(
+    out_dir: str, *, world_size: Optional[int] = None, source: Optional[str] = None, all_ranks: bool = False,
+    estimate: bool = True, **aot_kwargs: Any,
+) -> Callable:
+    """A torch.compile backend: aot_autograd whose compilers dump each graph and run it eagerly.
+
+    Files: `<out_dir>/graph_<k>_fw.json` and `graph_<k>_bw.json` for the k-th graph dynamo hands
+    over (k > 0 after graph breaks); on ranks other than 0 nothing is written unless
+    `all_ranks` (then `graph_<k>_rank<r>_fw.json`). world_size: by default the group size of
+    the graph's first collective, else torch.distributed's, else 1. aot_kwargs go to aot_autograd.
+    """
+    import torch
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+
+    counter = itertools.count()
+
+    def backend(gm: Any, example_inputs: Any) -> Any:
+        k = next(counter)
+
+        def compiler(kind: str) -> Callable:
+            def compile_fn(fx_gm: Any, _inputs: Any) -> Any:
+                rank, dist_size = _dist_rank_and_size()
+                if rank == 0 or all_ranks:
+                    ws = world_size or infer_world_size(fx_gm) or dist_size or 1
+                    tag = f"graph_{k}" + (f"_rank{rank}" if all_ranks else "")
+                    path = os.path.join(out_dir, f"{tag}_{'fw' if kind == 'forward' else 'bw'}.json")
+                    text = source or f"torch {torch.__version__} aot_autograd {kind} graph {k}, world size {ws}"
+                    dump_graph_module(fx_gm, kind, ws, path, source=text, estimate_ms=_DEFAULT if estimate else None)
+                return make_boxed_func(fx_gm.forward)  # run the graph as it is (aot_eager)
+
+            return compile_fn
+
+        return aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"), **aot_kwargs)(gm, example_inputs)
+
+    return backend
+
+
+def register_fx_dump_backend(out_dir: Optional[str] = None, name: str = BACKEND_NAME, **kwargs: Any) -> str:
+    """Registers the dump backend with dynamo under `name` (usable as backend="fsdp_sim_fx_dump")."""
+    import torch._dynamo
+
+    d = out_dir or os.environ.get(OUT_DIR_ENV) or "fx_dump"
+    torch._dynamo.register_backend(fx_dump_backend(d, **kwargs), name=name)
+    return name
+
+
