@@ -1,0 +1,119 @@
+// The PyTorch-side FX exporter (tools/fx_dump/fsdp_sim_fx_dump.py), tested without torch: a
+// Python driver builds fake torch-like graph modules, dump_graph_module writes them, and here
+// the files go through importFxGraph and are compared field by field with torch's own fixture.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFxGraph, readFxDump, type GraphNode, type StepGraph } from '../../../src/graph';
+
+interface RawNode { i: number; name: string; op: string; target: string; args: string[]; shape?: number[]; dtype?: string; multi?: number[][]; est_ms?: number }
+interface Raw { format: string; graph: string; source: string; world_size: number; nodes: RawNode[] }
+
+const ROOT = resolve(__dirname, '../../..');
+const DRIVER = join(ROOT, 'test/unit/tools/fx_dump_driver.py');
+const FIXTURE = join(ROOT, 'test/fixtures/fx/tiny_4layer_fw.json');
+const readJson = <T>(f: string): T => JSON.parse(readFileSync(f, 'utf8')) as T;
+
+/** Runs the driver in one mode; fails loudly (not skips) when python3 is missing. */
+function drive<T>(mode: string, outDir: string): T {
+  const r = spawnSync('python3', [DRIVER, mode, outDir], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 30_000 });
+  if (r.error) {
+    const code = (r.error as NodeJS.ErrnoException).code;
+    throw new Error(`fx_dump test needs python3 on PATH to run ${DRIVER} (spawn failed: ${code ?? r.error.message}); install python3 ≥ 3.8`);
+  }
+  if (r.status !== 0) throw new Error(`python3 ${DRIVER} ${mode} exited with ${r.status}:\n${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+function imported(x: unknown): StepGraph {
+  const r = importFxGraph(x);
+  if (!r.ok) throw r.error;
+  return r.value;
+}
+
+const byName = (g: StepGraph, name: string): GraphNode => {
+  const n = g.nodes.find((m) => m.name === name);
+  if (!n) throw new Error(`no node '${name}' in the imported graph`);
+  return n;
+};
+
+let out: string;
+beforeAll(() => {
+  out = mkdtempSync(join(tmpdir(), 'fsdp-sim-fx-dump-'));
+});
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe('dump_graph_module', () => {
+  it('writes a fake SimpleFSDP forward + backward that importFxGraph accepts, with collectives, waits and mm intact', () => {
+    const res = drive<{ world_size: { fw: number; bw: number }; files: [string, string] }>('simple', out);
+    expect(res.world_size).toEqual({ fw: 4, bw: 4 }); // inferred from the collectives' group-size arg
+    const [fw, bw] = res.files.map((f) => readJson<Raw>(f));
+    expect(fw.format).toBe('fsdp-sim fx dump v1');
+    expect([fw.graph, bw.graph]).toEqual(['forward', 'backward']);
+    expect(fw.nodes.map((n) => n.i)).toEqual(fw.nodes.map((_, k) => k));
+
+    const g = imported([fw, bw]);
+    expect(g.meta.worldSize).toBe(4);
+    const ag = byName(g, 'all_gather_into_tensor');
+    expect(ag.kind).toBe('all_gather');
+    expect(ag.collective).toMatchObject({ kind: 'all_gather', groupSize: 4, dtype: 'bf16', inputBytes: 4 * 16 * 2, outputBytes: 16 * 16 * 2 });
+    expect(ag.estMs).toBeCloseTo((16 * 16 * 2) / 1e6, 12); // the driver's estimator: 1 ms per MB out
+    expect(ag.params).toEqual(['primals_1']); // traced back through the bf16 cast to the shard
+    const agWait = byName(g, 'wait_tensor');
+    expect(agWait.kind).toBe('wait');
+    expect(agWait.waitOf).toBe('all_gather_into_tensor');
+    expect(g.tensors[agWait.outputs[0]].shape).toEqual([16, 16]);
+
+    const rs = byName(g, 'reduce_scatter_tensor');
+    expect(rs.kind).toBe('reduce_scatter');
+    expect(rs.phase).toBe('backward');
+    expect(rs.collective).toMatchObject({ kind: 'reduce_scatter', groupSize: 4, dtype: 'fp32', inputBytes: 16 * 16 * 4, outputBytes: 4 * 16 * 4 });
+    expect(byName(g, 'wait_tensor_1').waitOf).toBe('reduce_scatter_tensor');
+    expect(byName(g, 'wait_tensor_1').estMs).toBeUndefined(); // waits carry no estimate
+
+    const mm = byName(g, 'mm');
+    expect(mm.matmulLike).toBe(true);
+    expect(mm.flops).toBe(2 * 8 * 16 * 16); // [8,16]·[16,16]
+    expect(g.tensors[mm.outputs[0]].shape).toEqual([8, 16]);
+    const mm1 = byName(g, 'mm_1');
+    expect(mm1.flops).toBe(2 * 16 * 16 * 8); // [16,8]·[8,16]: reads the forward's primals_2 by name
+    expect(mm1.inputs).toContain(mm.inputs.find((t) => g.tensors[t].shape.join() === '8,16'));
+  });
+
+  it('skips None and non-node args (dtype kwargs, group size and name) and writes no est_ms without torch', () => {
+    const res = drive<{ default_est_file: string }>('simple', out);
+    const d = readJson<Raw>(res.default_est_file);
+    expect(d.nodes.find((n) => n.name === 'output')?.args).toEqual(['mm', 'primals_2']);
+    expect(d.nodes.find((n) => n.name === 'all_gather_into_tensor')?.args).toEqual(['_to_copy']);
+    expect(d.nodes.some((n) => n.est_ms !== undefined)).toBe(false);
+    expect(() => readFxDump(d)).not.toThrow();
+  });
+
+  it("reproduces torch's own fixture fields for torch-like versions of its nodes", () => {
+    const res = drive<{ file: string }>('fixture', out);
+    const mine = readJson<Raw>(res.file);
+    const ref = new Map(readJson<Raw>(FIXTURE).nodes.map((n) => [n.name, n]));
+    expect(mine.nodes.length).toBe(24);
+    let prevI = -1;
+    for (const n of mine.nodes) {
+      const r = ref.get(n.name);
+      expect(r, n.name).toBeDefined();
+      if (!r) continue;
+      expect(r.i, `${n.name} order`).toBeGreaterThan(prevI);
+      prevI = r.i;
+      const fields = (x: RawNode) => ({ op: x.op, target: x.target, args: x.args, shape: x.shape, dtype: x.dtype, multi: x.multi });
+      expect(fields(n), n.name).toEqual(fields(r));
+      expect(n.est_ms !== undefined, `${n.name} est_ms presence`).toBe(r.est_ms !== undefined);
+    }
+  });
+
+  it('rejects a bad graph kind or world size, naming the field and valid set, and writes nothing', () => {
+    const res = drive<{ messages: (string | null)[]; wrote: boolean }>('errors', out);
+    expect(res.messages[0]).toMatch(/graph_kind must be one of \['forward', 'backward'\], got 'sideways'/);
+    expect(res.messages[1]).toMatch(/world_size must be an integer in \[1, 65536\], got 0/);
+    expect(res.messages[2]).toMatch(/world_size .* got True/);
+    expect(res.wrote).toBe(false);
+  });
+});
