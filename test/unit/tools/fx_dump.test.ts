@@ -117,3 +117,20 @@ describe('dump_graph_module', () => {
     expect(res.wrote).toBe(false);
   });
 });
+
+describe('fx_dump_backend', () => {
+  it('dumps forward and backward of each dynamo graph on rank 0 only, and runs the graphs unchanged', () => {
+    const res = drive<{ results: string[]; aot_kwargs: string[]; files: string[]; files_all: string[]; dir: string; dir_all: string }>('backend', out);
+    expect(res.results).toEqual(['ran fw with 2 inputs', 'ran bw with 1 inputs']); // boxed calls reach gm.forward
+    expect(res.aot_kwargs).toEqual(['keep_inference_input_mutations']); // extra kwargs go to aot_autograd
+    expect(res.files).toEqual(['graph_0_bw.json', 'graph_0_fw.json', 'graph_1_bw.json', 'graph_1_fw.json']); // rank 1's call wrote none
+    expect(res.files_all).toEqual(['graph_0_rank1_bw.json', 'graph_0_rank1_fw.json']);
+    const fw = readJson<Raw>(join(res.dir, 'graph_0_fw.json'));
+    const bw = readJson<Raw>(join(res.dir, 'graph_0_bw.json'));
+    expect([fw.graph, bw.graph, fw.world_size]).toEqual(['forward', 'backward', 4]);
+    expect(fw.source).toMatch(/aot_autograd forward graph 0/);
+    expect(readJson<Raw>(join(res.dir_all, 'graph_0_rank1_fw.json')).source).toBe('mine');
+    const g = imported([fw, bw]);
+    expect(g.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter').map((n) => n.name)).toEqual(['all_gather_into_tensor', 'reduce_scatter_tensor']);
+  });
+});

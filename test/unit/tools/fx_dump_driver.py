@@ -2,7 +2,7 @@
 # graph modules that look like torch's (OpOverload-like targets whose str is 'aten.mm.default',
 # dtypes whose str is 'torch.bfloat16', FakeTensor-like meta['val'], non-node args such as group
 # sizes and names mixed in as torch has them), calls dump_graph_module, prints a JSON summary.
-# Usage: python3 fx_dump_driver.py MODE OUT_DIR   (MODE: simple | fixture | errors)
+# Usage: python3 fx_dump_driver.py MODE OUT_DIR   (MODE: simple | fixture | errors | backend)
 import json
 import operator
 import os
@@ -91,7 +91,7 @@ def est_by_bytes(node):
     return numel * {"bfloat16": 2, "float32": 4}[str(v.dtype)[6:]] / 1e6
 
 
-def simple(out):
+def _simple_graphs():
     """A tiny SimpleFSDP step on 4 ranks: one linear weight, gathered in fw, reduce-scattered in bw."""
     fw = FakeGraph()
     w = fw.add("primals_1", "placeholder", "primals_1", val=FakeTensor([4, 16], F32))
@@ -114,7 +114,12 @@ def simple(out):
     wr = bw.add("wait_tensor_1", "call_function", WAIT, (rs,), val=FakeTensor([4, 16], F32))
     bw.add("output", "output", "output", ((None, wr),))
     bw_gm = FakeGraphModule(bw)
+    return fw_gm, bw_gm
 
+
+def simple(out):
+    """Dumps the tiny step with a fake estimator, and the forward again with the default one."""
+    fw_gm, bw_gm = _simple_graphs()
     ws = {"fw": fx.infer_world_size(fw_gm), "bw": fx.infer_world_size(bw_gm)}
     fw_path, bw_path = os.path.join(out, "fw.json"), os.path.join(out, "bw.json")
     fx.dump_graph_module(fw_gm, "forward", ws["fw"], fw_path, source="fake simple fsdp", estimate_ms=est_by_bytes)
@@ -184,6 +189,56 @@ def errors(out):
     return {"messages": msgs, "wrote": os.path.exists(os.path.join(out, "never.json"))}
 
 
+def backend(out):
+    """fx_dump_backend under stand-in torch modules: aot_autograd hands the compilers a forward
+    and a backward graph per dynamo graph; the backend must dump both and run them unchanged."""
+    import types
+
+    calls = []
+    state = {"rank": 0}
+
+    def aot_autograd(fw_compiler, bw_compiler, **kw):
+        def run(gm, example_inputs):
+            fw = fw_compiler(gm.fw, example_inputs)
+            bw = bw_compiler(gm.bw, example_inputs)
+            calls.append(sorted(kw))
+            return fw, bw
+
+        return run
+
+    def make_boxed_func(f):
+        f_boxed = lambda args: f(*args)  # noqa: E731
+        f_boxed._boxed_call = True
+        return f_boxed
+
+    dist = types.SimpleNamespace(is_available=lambda: True, is_initialized=lambda: True,
+                                 get_rank=lambda: state["rank"], get_world_size=lambda: 4)
+    torch = types.ModuleType("torch")
+    torch.__version__ = "0.0-fake"
+    torch.distributed = dist
+    mods = {"torch": torch, "torch.distributed": dist, "functorch": types.ModuleType("functorch"),
+            "functorch.compile": types.SimpleNamespace(make_boxed_func=make_boxed_func),
+            "torch._dynamo": types.ModuleType("torch._dynamo"), "torch._dynamo.backends": types.ModuleType("b"),
+            "torch._dynamo.backends.common": types.SimpleNamespace(aot_autograd=aot_autograd)}
+    sys.modules.update(mods)
+
+    fw_gm, bw_gm = _simple_graphs()
+    for gm, tag in ((fw_gm, "fw"), (bw_gm, "bw")):
+        gm.forward = (lambda t: (lambda *a: f"ran {t} with {len(a)} inputs"))(tag)
+    dyn = types.SimpleNamespace(fw=fw_gm, bw=bw_gm)
+    be = fx.fx_dump_backend(os.path.join(out, "be"), keep_inference_input_mutations=True)
+    fw_run, bw_run = be(dyn, [1, 2])
+    results = [fw_run([1, 2]), bw_run([3])]
+    be(dyn, [])  # a second dynamo graph (after a graph break)
+    state["rank"] = 1
+    be(dyn, [])  # other ranks write nothing
+    be_all = fx.fx_dump_backend(os.path.join(out, "be_all"), all_ranks=True, world_size=4, source="mine")
+    be_all(dyn, [])
+    files = sorted(os.listdir(os.path.join(out, "be"))), sorted(os.listdir(os.path.join(out, "be_all")))
+    return {"results": results, "aot_kwargs": calls[0], "files": files[0], "files_all": files[1],
+            "dir": os.path.join(out, "be"), "dir_all": os.path.join(out, "be_all")}
+
+
 if __name__ == "__main__":
     mode, out_dir = sys.argv[1], sys.argv[2]
-    print(json.dumps({"simple": simple, "fixture": fixture, "errors": errors}[mode](out_dir)))
+    print(json.dumps({"simple": simple, "fixture": fixture, "errors": errors, "backend": backend}[mode](out_dir)))
