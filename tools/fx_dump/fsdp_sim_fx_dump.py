@@ -58,7 +58,10 @@ def _dim(d: Any) -> int:
     hint = getattr(getattr(d, "node", None), "hint", None)
     if isinstance(hint, int):
         return hint
-    return int(d)
+    try:
+        return int(d)
+    except Exception as e:  # noqa: BLE001 - an unbacked (data-dependent) size has no value
+        raise ValueError(f"dimension {d!r} has no concrete value (unbacked SymInt?): {e}") from e
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -147,7 +150,10 @@ def node_record(node: Any, i: int, estimate_ms: Optional[Estimator] = None) -> d
     }
     if op == "output":
         return rec
-    rec.update(_result_fields(node))
+    try:
+        rec.update(_result_fields(node))
+    except ValueError as e:
+        raise ValueError(f"node {i} '{node.name}' ({rec['target']}): meta['val'] {e}") from e
     if op == "call_function" and estimate_ms is not None and is_collective_target(rec["target"]):
         ms = estimate_ms(node)
         if ms is not None and math.isfinite(ms) and ms >= 0:
