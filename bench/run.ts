@@ -93,8 +93,10 @@ async function main(): Promise<void> {
   }
   const m = machine();
   const totalS = (performance.now() - t0) / 1000;
+  const seen = (details.matmul ?? {}) as Partial<Record<Adapter, { adapter: string }>>;
+  const adapterText = args.adapters.map((a) => (seen[a] ? `${a} = ${seen[a]!.adapter}` : a)).join('; ');
   const head = `machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, node ${m.node}, ${m.platform}; `
-    + `adapters: ${args.adapters.join(', ')} (headless Chromium); total ${totalS.toFixed(0)} s`;
+    + `adapters (headless Chromium ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}): ${adapterText}; total ${totalS.toFixed(0)} s`;
   const table = printTable(rows);
   process.stdout.write(`${head}\n\n${table}\n\n`);
   const met = rows.filter((r) => r.met !== null);
