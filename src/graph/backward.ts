@@ -7,6 +7,7 @@
 import { headDim } from '../model/args';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttentionBwd, emitMatmul, emitRmsNormBwd, emitSwigluBwd } from './emit_ops';
+import { emitBlockRecompute, emitBlockRegather } from './checkpoint';
 import { emitGather, emitReduceScatter, gradId } from './fsdp';
 import { param, tokensPerRank, type ForwardSaved, type LayerSaved, type ModelCtx } from './forward';
 import { TARGETS, TOKENS } from './ops';
@@ -35,7 +36,14 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
 
   for (let i = args.nLayers - 1; i >= 0; i--) {
     e.layer = i;
-    dx = emitLayerBackward(c, i, s.layers[i], dx);
+    if (c.activationCheckpointing === 'full') {
+      // re-gathers first, so their waits feed the recompute and the gradient ops alike
+      const weights = emitBlockRegather(c, i);
+      const recomputed = emitBlockRecompute(c, i, s.layers[i].x, weights);
+      dx = emitLayerBackward(c, i, recomputed, dx, weights);
+    } else {
+      dx = emitLayerBackward(c, i, s.layers[i], dx);
+    }
   }
   e.layer = undefined;
   // tok_embeddings: its backward reads only the ids, so no re-gather
@@ -53,7 +61,8 @@ function weightGrad(c: ModelCtx, fqn: string, dY: string, x: string, outDim: num
   emitReduceScatter(c, param(c, fqn));
 }
 
-function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string): string {
+/** `weights`: the block's weights already re-gathered (activation checkpointing); else each is gathered before its use. */
+function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, weights?: ReadonlyMap<string, string>): string {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
   const D = args.dim;
@@ -63,15 +72,16 @@ function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string):
   const F = args.ffnDim;
   const p = `layers.${i}`;
   const P = (m: string) => `${p}.${m}.weight`;
+  const gathered = (m: string): string => weights?.get(P(m)) ?? emitGather(c, param(c, P(m)), 'bwd.');
   /** Linear y = x·Wᵀ (W [out, in]) backward: re-gather W, dX = dY·W, then dW and its reduce-scatter. */
   const linearBwd = (m: string, dY: string, x: string, outDim: number, inDim: number): string => {
-    const w = emitGather(c, param(c, P(m)), 'bwd.');
+    const w = gathered(m);
     const dX = emitMatmul(e, { name: `${p}.${m}.bwd`, a: dY, b: w, M: T, N: inDim, K: outDim, dtype: dt, params: [P(m)] });
     weightGrad(c, P(m), dY, x, outDim, inDim);
     return dX;
   };
   const normBwd = (m: string, dy: string, x: string, rstd: string): string => {
-    const w = emitGather(c, param(c, P(m)), 'bwd.');
+    const w = gathered(m);
     const [dx] = emitRmsNormBwd(e, { name: `${p}.${m}.bwd`, dy, x, w, rstd, rows: T, cols: D, dw: gradId(P(m)), dtype: dt, params: [P(m)] });
     emitReduceScatter(c, param(c, P(m)));
     return dx;

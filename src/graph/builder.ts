@@ -27,6 +27,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
     batch: r.batch,
     seqLen: r.seqLen,
     params: new Map(sharded.map((p) => [p.spec.name, p])),
+    activationCheckpointing: r.activationCheckpointing,
   };
   const T = r.batch * r.seqLen;
   // step inputs: this rank's micro-batch (token ids are int32)

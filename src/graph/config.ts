@@ -30,7 +30,17 @@ export interface StepConfig {
   readonly eps?: number;
   /** Decoupled weight decay; default 0.1 (torchtitan). */
   readonly weightDecay?: number;
+  /**
+   * torchtitan `activation_checkpoint.mode` (none | full; 'selective' is not modelled): with 'full'
+   * each transformer block keeps only its input through the forward and is recomputed at the start
+   * of its backward (checkpoint.ts). Default 'none'.
+   */
+  readonly activationCheckpointing?: ActivationCheckpointing;
 }
+
+/** torchtitan `activation_checkpoint.mode`, the modes modelled here. */
+export type ActivationCheckpointing = 'none' | 'full';
+export const AC_MODES: readonly ActivationCheckpointing[] = ['none', 'full'];
 
 export interface ResolvedStepConfig {
   readonly modelName: string; // preset name or 'custom'
@@ -45,6 +55,7 @@ export interface ResolvedStepConfig {
   readonly beta2: number;
   readonly eps: number;
   readonly weightDecay: number;
+  readonly activationCheckpointing: ActivationCheckpointing;
 }
 
 export const STEP_CONFIG_DEFAULTS = {
@@ -55,11 +66,12 @@ export const STEP_CONFIG_DEFAULTS = {
   beta2: 0.95,
   eps: 1e-8,
   weightDecay: 0.1,
+  activationCheckpointing: 'none',
 } as const;
 
 /** Float dtypes a parameter or a gradient may be communicated in. */
 export const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
-const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay'];
+const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'activationCheckpointing'];
 export const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
 export const MAX_TOKENS = 2 ** 32;
@@ -87,6 +99,14 @@ function dtypeOf(field: string, v: unknown, dflt: DType): DType {
     throw new ConfigError(field, oneOfMessage(field, FLOAT_DTYPES, v));
   }
   return v as DType;
+}
+
+function acModeOf(v: unknown, dflt: ActivationCheckpointing): ActivationCheckpointing {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'string' || !(AC_MODES as readonly string[]).includes(v)) {
+    throw new ConfigError('activationCheckpointing', oneOfMessage('activationCheckpointing', AC_MODES, v));
+  }
+  return v as ActivationCheckpointing;
 }
 
 /** Validates every field (ConfigError naming the field, value and valid set) and fills defaults. */
@@ -130,5 +150,6 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
     beta2: opt('beta2', d.beta2, 0, 1, false, true),
     eps: opt('eps', d.eps, 0, 1, true, false),
     weightDecay: opt('weightDecay', d.weightDecay, 0, 10, false, false),
+    activationCheckpointing: acModeOf(c.activationCheckpointing, d.activationCheckpointing),
   };
 }

@@ -4,6 +4,7 @@
 
 import type { ModelArgs } from '../model/args';
 import { headDim } from '../model/args';
+import type { ActivationCheckpointing } from './config';
 import type { Emitter } from './emitter';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttention, emitMatmul, emitRmsNorm, emitSwiglu } from './emit_ops';
@@ -41,6 +42,8 @@ export interface ModelCtx extends FsdpCtx {
   readonly batch: number;
   readonly seqLen: number;
   readonly params: ReadonlyMap<string, ShardedParam>;
+  /** torchtitan activation_checkpoint.mode; absent = 'none'. */
+  readonly activationCheckpointing?: ActivationCheckpointing;
 }
 
 export const tokensPerRank = (c: ModelCtx): number => c.batch * c.seqLen;
@@ -55,7 +58,6 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
   const D = args.dim;
-  const hd = headDim(args);
   const V = args.vocabSize;
   e.phase = 'forward';
   e.layer = undefined;
@@ -71,9 +73,9 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   const layers: LayerSaved[] = [];
   for (let i = 0; i < args.nLayers; i++) {
     e.layer = i;
-    const s = emitLayerForward(c, i, x, T, D, hd);
+    const s = emitLayerForward(c, i, x);
     layers.push(s);
-    x = s.out;
+    x = s.out!; // a full (non-partial) forward always ends with the residual add
   }
   e.layer = undefined;
   const hL = x;
@@ -89,31 +91,49 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   return { layers, hL, hf, rstdF, logits };
 }
 
-function emitLayerForward(c: ModelCtx, i: number, x: string, T: number, D: number, hd: number): LayerSaved & { out: string } {
+/**
+ * How a block's forward gets its weights and names its nodes: the forward gathers each weight
+ * just before its use (suffix ''); the activation-checkpointing recompute (checkpoint.ts) reads
+ * weights the backward re-gathered up front (suffix '.recompute') and stops after the last op
+ * whose output the backward reads (`partial`: no w2 projection, no final residual add).
+ */
+export interface BlockForwardMode {
+  readonly weight: (fqn: string) => string;
+  readonly suffix: string;
+  readonly partial: boolean;
+}
+
+export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: BlockForwardMode): LayerSaved & { out?: string } {
   const { e, args, paramDtype: dt } = c;
+  const T = tokensPerRank(c);
+  const D = args.dim;
+  const hd = headDim(args);
   const p = `layers.${i}`;
   const H = args.nHeads;
   const KVH = args.nKvHeads;
   const F = args.ffnDim;
   const P = (s: string) => `${p}.${s}.weight`;
-  const gather = (s: string) => emitGather(c, param(c, P(s)), '');
+  const sfx = mode?.suffix ?? '';
+  const gather = (s: string) => (mode ? mode.weight(P(s)) : emitGather(c, param(c, P(s)), ''));
   const linear = (s: string, inp: string, N: number, K: number) =>
-    emitMatmul(e, { name: `${p}.${s}`, a: inp, b: gather(s), M: T, N, K, transB: true, dtype: dt, params: [P(s)] });
+    emitMatmul(e, { name: `${p}.${s}${sfx}`, a: inp, b: gather(s), M: T, N, K, transB: true, dtype: dt, params: [P(s)] });
 
   const w1n = gather('attention_norm');
-  const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm`, x, w: w1n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('attention_norm')] });
+  const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm${sfx}`, x, w: w1n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('attention_norm')] });
   const q = linear('attention.wq', xn, H * hd, D);
   const k = linear('attention.wk', xn, KVH * hd, D);
   const v = linear('attention.wv', xn, KVH * hd, D);
-  const [o, lse] = emitAttention(e, { name: `${p}.attention.sdpa`, q, k, v, batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt });
+  const [o, lse] = emitAttention(e, { name: `${p}.attention.sdpa${sfx}`, q, k, v, batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt });
   const ao = linear('attention.wo', o, D, H * hd);
-  const h = emitAdd(e, { name: `${p}.attention.residual`, a: x, b: ao });
+  const h = emitAdd(e, { name: `${p}.attention.residual${sfx}`, a: x, b: ao });
   const w2n = gather('ffn_norm');
-  const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm`, x: h, w: w2n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('ffn_norm')] });
+  const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm${sfx}`, x: h, w: w2n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('ffn_norm')] });
   const a = linear('feed_forward.w1', hn, F, D);
   const b = linear('feed_forward.w3', hn, F, D);
-  const g = emitSwiglu(e, { name: `${p}.feed_forward.swiglu`, a, b });
+  const g = emitSwiglu(e, { name: `${p}.feed_forward.swiglu${sfx}`, a, b });
+  const saved = { x, xn, rstd1, q, k, v, o, lse, h, hn, rstd2, a, b, g };
+  if (mode?.partial) return saved;
   const fo = linear('feed_forward.w2', g, D, F);
-  const out = emitAdd(e, { name: `${p}.feed_forward.residual`, a: h, b: fo });
-  return { x, xn, rstd1, q, k, v, o, lse, h, hn, rstd2, a, b, g, out };
+  const out = emitAdd(e, { name: `${p}.feed_forward.residual${sfx}`, a: h, b: fo });
+  return { ...saved, out };
 }

@@ -1,0 +1,68 @@
+// Full activation checkpointing of transformer blocks (torchtitan `activation_checkpoint.mode =
+// "full"`: every block wrapped in torch.utils.checkpoint via `ptd_checkpoint_wrapper`).
+//
+// Forward keeps only each block's input (and what the final norm / output / loss need); nothing
+// in the graph reads a block's internal activations after their forward use, so their liveness
+// ends there. At the start of a block's backward:
+//   1. every weight of the block is re-gathered (cast → all_gather → wait), in forward order —
+//      the gathers come first so their waits feed the recompute and the gradient ops alike;
+//   2. the block's forward is recomputed from the saved input: the same ops with new tensor ids
+//      (node and tensor names end in '.recompute', attrs.recompute = true, phase 'backward');
+//   3. the gradient ops read the recomputed activations and the re-gathered weights.
+// SimpleFSDP runs under torch.compile, where AC is a region the min-cut partitioner recomputes:
+// only what the backward reads is recomputed, so the w2 projection and the final residual add
+// (outputs no gradient op reads) are dead code and are not emitted. FLOPs grow by ≈ one forward
+// of the blocks (minus w2). Upstream: torchtitan distributed/activation_checkpoint.py,
+// torch/_functorch/partitioners.py (`must_recompute`).
+
+import type { Emitter } from './emitter';
+import { emitLayerForward, param, type LayerSaved, type ModelCtx } from './forward';
+import { emitGather } from './fsdp';
+import type { GraphNode } from './types';
+
+/** Suffix of recomputed nodes' and tensors' names. */
+export const RECOMPUTE_SUFFIX = '.recompute';
+
+/** Weights of block i in forward order (the order the recompute reads them). */
+export function blockWeights(i: number): string[] {
+  return [
+    'attention_norm', 'attention.wq', 'attention.wk', 'attention.wv', 'attention.wo',
+    'ffn_norm', 'feed_forward.w1', 'feed_forward.w3', 'feed_forward.w2',
+  ].map((m) => `layers.${i}.${m}.weight`);
+}
+
+/** Re-gathers every weight of block i (backward tag 'bwd.'); returns FQN → gathered full tensor id. */
+export function emitBlockRegather(c: ModelCtx, i: number): Map<string, string> {
+  const full = new Map<string, string>();
+  for (const fqn of blockWeights(i)) full.set(fqn, emitGather(c, param(c, fqn), 'bwd.'));
+  return full;
+}
+
+/**
+ * Recomputes block i's forward from its saved input `x` with the re-gathered weights; returns the
+ * recomputed activations (x itself is the saved one). Marks the emitted nodes attrs.recompute.
+ */
+export function emitBlockRecompute(c: ModelCtx, i: number, x: string, weights: ReadonlyMap<string, string>): LayerSaved {
+  const from = c.e.nodes.length;
+  const weight = (fqn: string): string => {
+    const w = weights.get(fqn);
+    if (w === undefined) throw new Error(`internal: block ${i} recompute needs '${fqn}', which was not re-gathered`);
+    return w;
+  };
+  const saved = emitLayerForward(c, i, x, { weight, suffix: RECOMPUTE_SUFFIX, partial: true });
+  markRecompute(c.e, from);
+  return saved;
+}
+
+/** Sets attrs.recompute on the nodes emitted since `from` (the Emitter has no attrs hook). */
+function markRecompute(e: Emitter, from: number): void {
+  for (let k = from; k < e.nodes.length; k++) {
+    const n = e.nodes[k];
+    e.nodes[k] = { ...n, attrs: { ...n.attrs, recompute: true } };
+  }
+}
+
+/** Whether a node is an activation-checkpointing recompute (for the UI and explain panel). */
+export function isRecomputeNode(n: GraphNode): boolean {
+  return n.attrs?.recompute === true;
+}
