@@ -9,7 +9,7 @@ import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends/type
 import { ConfigError, oneOfMessage } from '../errors';
 import { makeCostModel, type HardwareName, type NetworkName } from '../estimate';
 import type { CostModel } from '../estimate/types';
-import { buildStepGraph } from '../graph';
+import { buildStepGraph, type ActivationCheckpointing } from '../graph';
 import type { StepGraph } from '../graph/types';
 import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
@@ -60,6 +60,8 @@ export interface TrainingOptions {
   readonly commTimeoutMs?: number;
   /** Overrides of the tiny preset's args (e.g. an odd vocabSize, whose shards are padded). */
   readonly modelArgs?: Partial<ModelArgs>;
+  /** torchtitan activation_checkpoint.mode of the step graph; default 'none'. 'full' adds recompute ops, same math. */
+  readonly activationCheckpointing?: ActivationCheckpointing;
   /** Testing: make one rank throw at the start of a step. */
   readonly injectFault?: { readonly rank: number; readonly step: number };
   readonly onProgress?: (p: TrainingProgress) => void;
@@ -115,6 +117,7 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   const args: ModelArgs = { ...MODEL_PRESETS[opts.model], ...opts.modelArgs };
   const graph = buildStepGraph({
     model: opts.modelArgs === undefined ? opts.model : args, worldSize: ranks, batch: globalBatch / ranks, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
+    ...(opts.activationCheckpointing !== undefined ? { activationCheckpointing: opts.activationCheckpointing } : {}),
   });
   const cost = makeCostModel({ hardware: opts.hardware, network: opts.network ?? 'nvlink-ib', computeDtype: 'fp32' });
   const schedule = runBackend(backend, graph, cost);
