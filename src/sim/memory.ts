@@ -21,10 +21,16 @@ export function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string
   return cur; // alias cycle: stop rather than loop (a verifier reports it elsewhere)
 }
 
+// backends' rewritten graphs share the input graph's tensor table (graphs are immutable): sum it once
+const PERSISTENT = new WeakMap<Readonly<Record<string, TensorInfo>>, number>();
+
 /** Sum of the bytes of persistent base tensors (aliases excluded). */
 export function persistentBytes(graph: StepGraph): number {
-  let total = 0;
+  let total = PERSISTENT.get(graph.tensors);
+  if (total !== undefined) return total;
+  total = 0;
   for (const t of Object.values(graph.tensors)) if (t.persistent && t.aliasOf === undefined) total += t.bytes;
+  PERSISTENT.set(graph.tensors, total);
   return total;
 }
 

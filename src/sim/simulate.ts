@@ -12,7 +12,7 @@ import type { CostModel } from '../estimate/types';
 import { ConfigError, FsdpSimError } from '../errors';
 import type { GraphNode } from '../graph/types';
 import type { MemoryCurve, TraceEvent } from '../trace/event';
-import { MemoryTracker, persistentBytes, tensorLifetimes } from './memory';
+import { fastMemoryCurve } from './memory_curve';
 import {
   bucketIds,
   collectiveBytes,
@@ -204,20 +204,7 @@ class Engine {
 }
 
 function memoryCurve(s: RankState): MemoryCurve {
-  const ran = s.nodes.slice(0, s.pos);
-  const endOfStep = s.lastEndUs;
-  const lifetimes = tensorLifetimes(
-    s.schedule.graph,
-    ran,
-    (i) => s.startUs[i],
-    (i) => (Number.isNaN(s.endUs[i]) ? endOfStep : s.endUs[i]), // a collective that never ran holds its buffers
-  );
-  const tracker = new MemoryTracker(s.rank, persistentBytes(s.schedule.graph));
-  for (const iv of lifetimes.values()) {
-    tracker.alloc(iv.alloc, iv.bytes);
-    tracker.free(iv.free, iv.bytes);
-  }
-  return tracker.curve();
+  return fastMemoryCurve(s.rank, s.schedule.graph.tensors, s.nodes, s.pos, s.startUs, s.endUs, s.lastEndUs);
 }
 
 function perRank<T>(field: string, x: T | readonly T[], worldSize: number): (r: number) => T {
