@@ -9,7 +9,7 @@ import { MODEL_NAMES } from '../model';
 import { MAX_RANKS } from './schema';
 
 export type FieldSpec =
-  | { readonly path: string; readonly kind: 'enum'; readonly values: readonly string[] }
+  | { readonly path: string; readonly kind: 'enum'; readonly values: readonly string[]; readonly nullable?: boolean }
   | { readonly path: string; readonly kind: 'int'; readonly min: number; readonly max: number; readonly nullable?: boolean }
   | { readonly path: string; readonly kind: 'number'; readonly min: number; readonly max: number; readonly minOpen?: boolean; readonly nullable?: boolean }
   | { readonly path: string; readonly kind: 'bool' };
@@ -55,6 +55,7 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   ...autobucketingFields(),
   { path: 'paramDtype', kind: 'enum', values: DTYPES },
   { path: 'reduceDtype', kind: 'enum', values: DTYPES },
+  { path: 'activationCheckpointing', kind: 'enum', values: ['none', 'full'], nullable: true },
   { path: 'seed', kind: 'int', min: 0, max: 2 ** 31 - 1 },
   { path: 'jitterPct', kind: 'number', min: 0, max: 50 },
   { path: 'alignment', kind: 'bool' },
@@ -73,7 +74,7 @@ export const CONFIG_GROUPS: readonly string[] = ['autobucketing', 'straggler', '
 export function describeAllowed(f: FieldSpec): string {
   switch (f.kind) {
     case 'enum':
-      return `one of [${f.values.join(', ')}]`;
+      return `one of [${f.values.join(', ')}]${f.nullable ? ' or null (the default)' : ''}`;
     case 'bool':
       return 'true or false';
     case 'int':
@@ -87,7 +88,7 @@ export function describeAllowed(f: FieldSpec): string {
 export function isAllowed(f: FieldSpec, v: unknown): boolean {
   switch (f.kind) {
     case 'enum':
-      return typeof v === 'string' && f.values.includes(v);
+      return (v === null && !!f.nullable) || (typeof v === 'string' && f.values.includes(v));
     case 'bool':
       return typeof v === 'boolean';
     case 'int':

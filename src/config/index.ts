@@ -4,3 +4,4 @@ export { DEFAULT_CONFIG, MAX_RANKS, defaultConfig, type SimConfig, type Autobuck
 export { CONFIG_FIELDS, CONFIG_GROUPS, describeAllowed, isAllowed, getPath, type FieldSpec } from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError, crossCheck } from './validate';
 export { configToQuery, configFromQuery, parseConfigQuery, type QueryParse } from './url';
+export { activationCheckpointingOf, stepConfigOf } from './step_config';

@@ -58,6 +58,12 @@ export interface SimConfig {
   paramDtype: CommDtype;
   /** Dtype gradients are reduce-scattered in (reduce_dtype). */
   reduceDtype: CommDtype;
+  /**
+   * torchtitan `activation_checkpoint.mode` (none | full; selective is not modelled). null = the
+   * preset's torchtitan train config (TRAIN_AC_MODE): 'full' for llama3-70b / 405b as torchtitan
+   * runs them, 'none' for tiny / small / llama3-8b (8b's selective op-level AC is closest to none).
+   */
+  activationCheckpointing: 'none' | 'full' | null;
   /** Seed of every random choice (jitter, data, init). */
   seed: number;
   /** Per-rank noise on every estimate, ± percent (0 = ranks identical). */
@@ -87,6 +93,7 @@ export const DEFAULT_CONFIG: Readonly<SimConfig> = deepFreeze({
   autobucketing: { ...AUTOBUCKETING_DEFAULTS },
   paramDtype: 'bf16', // SimpleFSDP mixed precision
   reduceDtype: 'fp32',
+  activationCheckpointing: null, // the preset's: tiny runs without AC, so the default view is unchanged
   seed: 0,
   jitterPct: 0,
   alignment: true, // torch aligns estimates across ranks by default in the autobucketing pass

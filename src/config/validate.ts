@@ -17,7 +17,7 @@ export function fieldSpec(path: string): FieldSpec | undefined {
 
 /** `path must be <allowed>, got <value>` as a ConfigError. */
 export function fieldError(f: FieldSpec, got: unknown): ConfigError {
-  if (f.kind === 'enum') return new ConfigError(f.path, oneOfMessage(f.path, f.values, got));
+  if (f.kind === 'enum') return new ConfigError(f.path, oneOfMessage(f.path, f.nullable ? [...f.values, 'null'] : f.values, got));
   return new ConfigError(f.path, `${f.path} must be ${describeAllowed(f)}, got ${JSON.stringify(got) ?? String(got)}`);
 }
 

@@ -17,6 +17,20 @@ export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
   'llama3-405b': { dim: 16384, nLayers: 126, nHeads: 128, nKvHeads: 8, vocabSize: 128256, ffnDim: 53248, normEps: 1e-5, seqLen: 8192, batch: 2 },
 };
 
+/**
+ * torchtitan's `activation_checkpoint.mode` in each flavor's train config, mapped to the modes the
+ * step graph models (none | full): llama3_70b.toml and llama3_405b.toml use "full";
+ * llama3_8b.toml uses "selective" (op-level), whose saved matmul outputs keep its memory near
+ * 'none', so 'none' stands in for it; tiny / small (our debugmodels) run without AC.
+ */
+export const TRAIN_AC_MODE: Readonly<Record<ModelName, 'none' | 'full'>> = {
+  tiny: 'none',
+  small: 'none',
+  'llama3-8b': 'none',
+  'llama3-70b': 'full',
+  'llama3-405b': 'full',
+};
+
 export function isModelName(x: unknown): x is ModelName {
   return typeof x === 'string' && (MODEL_NAMES as readonly string[]).includes(x);
 }
