@@ -2,14 +2,14 @@
 // (src/runtime/coordinator_node: one worker_threads rank per worker, SAB collectives), steps/s on
 // 1, 2, 4, 8 workers with CPU reference kernels, and with Dawn WebGPU (SwiftShader, core) kernels,
 // for both backends. Baseline: 1 worker, CPU kernels, same backend, same run.
-// Steady-state rate: steps after the first (which pays worker start-up, pipeline compiles) between
-// progress callbacks. The global batch is fixed (8 rows), so more workers split the same work:
+// Steady-state rate: 1 / median time between progress callbacks of the steps after the first (which
+// pays worker start-up and pipeline compiles); the median shrugs off a neighbour's CPU spike. The global batch is fixed (8 rows), so more workers split the same work:
 // on 2 cores the ideal is ≤ 2× the 1-worker rate, and collectives + barriers cost extra.
 
 import { BACKEND_NAMES, type BackendName } from '../src/backends/types';
 import { runTrainingNode } from '../src/runtime/coordinator_node';
 import type { RankCount } from '../src/runtime';
-import { fmt, type Row } from './stats';
+import { fmt, median, type Row } from './stats';
 
 export interface TrainingRecord {
   readonly backend: BackendName;
@@ -17,7 +17,7 @@ export interface TrainingRecord {
   readonly ranks: RankCount;
   readonly steps: number;
   readonly device: string;
-  readonly stepsPerSec: number; // steady state (after step 1)
+  readonly stepsPerSec: number; // steady state: 1 / median step interval after step 1
   readonly coordinatorStepsPerSec: number; // TrainingResult.stepsPerSec (includes step 1)
   readonly wallS: number; // whole run including worker start-up
   readonly finalLoss: number;
@@ -31,7 +31,8 @@ async function one(backend: BackendName, kernels: 'cpu' | 'gpu', ranks: RankCoun
     model: 'tiny', ranks, steps, backend, seed: 0, kernels, collective: 'direct', timing: 'preset', hardware: 'h100',
     onProgress: () => stamps.push(performance.now()),
   });
-  const steady = stamps.length >= 2 ? (stamps.length - 1) / ((stamps[stamps.length - 1] - stamps[0]) / 1000) : res.stepsPerSec;
+  const gaps = stamps.slice(1).map((t, i) => t - stamps[i]); // ms per step after the first
+  const steady = gaps.length ? 1000 / median(gaps) : res.stepsPerSec;
   return {
     backend, kernels, ranks, steps, device: res.device, stepsPerSec: steady, coordinatorStepsPerSec: res.stepsPerSec,
     wallS: (performance.now() - t0) / 1000, finalLoss: res.losses[res.losses.length - 1], paramsHash: res.finalParamsHash,
