@@ -26,49 +26,58 @@ export interface NodeSpec {
 export class Emitter {
   readonly nodes: GraphNode[] = [];
   readonly tensors: Record<string, TensorInfo> = {};
-  /** Tensor id → id of the node that wrote it. */
-  readonly producer = new Map<string, number>();
   private readonly names = new Set<string>();
+  private producerMap: Map<string, number> | null = null;
   phase: Phase = 'forward';
   layer: number | undefined = undefined;
 
+  /** Tensor id → id of the node that wrote it first (built on first use, then kept up to date). */
+  get producer(): Map<string, number> {
+    if (this.producerMap === null) {
+      const m = new Map<string, number>();
+      for (const n of this.nodes) for (const t of n.outputs) if (!m.has(t)) m.set(t, n.id);
+      this.producerMap = m;
+    }
+    return this.producerMap;
+  }
+
   /** Registers a tensor and returns its id. */
   tensor(id: string, shape: readonly number[], dtype: DType, extra?: { persistent?: boolean; aliasOf?: string }): string {
-    if (this.tensors[id]) throw new GraphError(`tensor id '${id}' defined twice`);
-    this.tensors[id] = {
-      id,
-      shape: [...shape],
-      dtype,
-      bytes: tensorBytes(shape, dtype),
-      ...(extra?.persistent ? { persistent: true } : {}),
-      ...(extra?.aliasOf !== undefined ? { aliasOf: extra.aliasOf } : {}),
-    };
+    if (this.tensors[id] !== undefined) throw new GraphError(`tensor id '${id}' defined twice`);
+    // fields assigned in a fixed order (the same as the spread form had): one shape per variant
+    const t: { -readonly [K in keyof TensorInfo]: TensorInfo[K] } = { id, shape: shape.slice(), dtype, bytes: tensorBytes(shape, dtype) };
+    if (extra?.persistent) t.persistent = true;
+    if (extra?.aliasOf !== undefined) t.aliasOf = extra.aliasOf;
+    this.tensors[id] = t;
     return id;
   }
 
   node(s: NodeSpec): GraphNode {
-    if (this.names.has(s.name)) throw new GraphError(`node name '${s.name}' used twice`, this.nodes.length, s.name, s.kind, s.inputs);
+    const before = this.names.size;
     this.names.add(s.name);
-    const n: GraphNode = {
+    if (this.names.size === before) throw new GraphError(`node name '${s.name}' used twice`, this.nodes.length, s.name, s.kind, s.inputs);
+    const n: { -readonly [K in keyof GraphNode]: GraphNode[K] } = {
       id: this.nodes.length,
       name: s.name,
       kind: s.kind,
       op: s.op,
-      inputs: [...s.inputs],
-      outputs: [...s.outputs],
+      inputs: s.inputs.slice(),
+      outputs: s.outputs.slice(),
       flops: s.flops ?? 0,
       bytesMoved: s.bytesMoved ?? 0,
       matmulLike: s.matmulLike ?? (s.kind === 'compute' && MATMUL_LIKE_OPS.has(s.op)),
       phase: this.phase,
-      ...(this.layer === undefined ? {} : { layer: this.layer }),
-      ...(s.params ? { params: [...s.params] } : {}),
-      ...(s.collective ? { collective: s.collective } : {}),
-      ...(s.waitOf !== undefined ? { waitOf: s.waitOf } : {}),
-      ...(s.attrs ? { attrs: { ...s.attrs } } : {}),
-      ...(s.estMs !== undefined ? { estMs: s.estMs } : {}),
     };
+    // optional fields in the order the graph JSON has always had them
+    if (this.layer !== undefined) n.layer = this.layer;
+    if (s.params) n.params = s.params.slice();
+    if (s.collective) n.collective = s.collective;
+    if (s.waitOf !== undefined) n.waitOf = s.waitOf;
+    if (s.attrs) n.attrs = { ...s.attrs };
+    if (s.estMs !== undefined) n.estMs = s.estMs;
     this.nodes.push(n);
-    for (const t of n.outputs) if (!this.producer.has(t)) this.producer.set(t, n.id);
+    const pm = this.producerMap;
+    if (pm !== null) for (const t of n.outputs) if (!pm.has(t)) pm.set(t, n.id);
     return n;
   }
 }
