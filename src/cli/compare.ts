@@ -5,7 +5,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
 import { oneOfMessage } from '../errors';
-import { buildGraph, runPipelineOnGraph } from '../pipeline';
+import { activationCheckpointingOf, describeHbmFit, hbmFit, stepConfigOf } from '../config';
+import { buildStepGraph } from '../graph';
+import { runPipelineOnGraph } from '../pipeline';
 import { exportChromeTrace, exportChromeTraces } from '../trace/chrome_export';
 import { CONFIG_OPTIONS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { formatTable, rowOf } from './format';
@@ -14,6 +16,7 @@ import type { Io } from './io';
 export const COMPARE_OPTIONS = {
   ...CONFIG_OPTIONS,
   backends: { type: 'string' },
+  ac: { type: 'string' },
   trace: { type: 'string' },
   'per-rank': { type: 'boolean' },
   json: { type: 'boolean' },
@@ -21,10 +24,12 @@ export const COMPARE_OPTIONS = {
 } as const;
 
 export const COMPARE_USAGE = [
-  'usage: fsdp-sim compare [--model NAME] [--ranks N] [--hardware h100|h200|a100] [--backends A,B] [--trace DIR] [--json]',
+  'usage: fsdp-sim compare [--model NAME] [--ranks N] [--hardware h100|h200|a100] [--backends A,B] [--ac none|full] [--trace DIR] [--json]',
   '',
   'Simulate one SimpleFSDP training step under each backend and compare them.',
   '  --backends A,B       backends to run, comma-separated (default: aot_eager,aot_eager_autobucketing)',
+  '  --ac none|full       activation checkpointing (torchtitan activation_checkpoint.mode; default: the preset\'s',
+  '                       train config: full for llama3-70b/405b, else none); same as --set activationCheckpointing=…',
   `                       one of [${BACKEND_NAMES.join(', ')}]`,
   '  --trace DIR          write DIR/<backend>.trace.json (Chrome trace, all ranks; open in Perfetto or HTA)',
   '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.trace.json (as torch.profiler writes)',
@@ -48,9 +53,12 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     io.out(COMPARE_USAGE);
     return 0;
   }
-  const cfg = configFromFlags('compare', values);
+  // --ac X is --set activationCheckpointing=X (validated with the config, error names the field)
+  const sets = [...(((values as Record<string, unknown>).set as string[] | undefined) ?? []), ...(values.ac !== undefined ? [`activationCheckpointing=${values.ac}`] : [])];
+  const cfg = configFromFlags('compare', { ...values, set: sets });
   const backends = parseBackends('compare', values.backends, [cfg.backendA, cfg.backendB]);
-  const graph = buildGraph(cfg);
+  const ac = activationCheckpointingOf(cfg);
+  const graph = buildStepGraph(stepConfigOf(cfg));
   const runs = backends.map((b) => runPipelineOnGraph(graph, cfg, b));
   if (values.trace !== undefined) {
     mkdirSync(values.trace, { recursive: true });
@@ -72,9 +80,13 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     return 0;
   }
   const mismatch = runs.filter((r) => r.sim.mismatch).map((r) => `${r.backend}: ranks disagree on collective #${r.sim.mismatch!.seq} (${r.sim.mismatch!.ops.join(' vs ')})`);
-  io.out(`${cfg.model} on ${cfg.ranks} × ${cfg.hardware} (${runs[0]?.costLabel ?? ''})`);
-  io.out(formatTable(rows));
+  io.out(`${cfg.model} on ${cfg.ranks} × ${cfg.hardware}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`);
+  io.out(formatTable(rows, cfg.hardware));
   for (const m of mismatch) io.out(`warning: ${m}`);
+  for (const r of rows) {
+    const fit = hbmFit(r.peakMemoryBytes, cfg.hardware);
+    if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac === 'none' ? ' (try --ac full)' : ''}`);
+  }
   if (values.trace !== undefined) {
     const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/rank*.trace.json` : `${b}.trace.json`);
     io.out(`traces: ${runs.map((r) => where(r.backend)).join(', ')}`);

@@ -1,5 +1,7 @@
 // Text output of the CLI: the compare table and number formatting.
 
+import { hbmFit } from '../config/hbm_fit';
+import type { HardwareName } from '../estimate';
 import type { TraceMetrics } from '../trace/metrics';
 
 const GIB = 1024 ** 3;
@@ -24,9 +26,14 @@ export function rowOf(backend: string, m: TraceMetrics): CompareRow {
   };
 }
 
-/** A fixed-width table: backend, step ms, exposed comm ms, overlap %, peak GiB, #AG, #RS. */
-export function formatTable(rows: readonly CompareRow[]): string {
+/**
+ * A fixed-width table: backend, step ms, exposed comm ms, overlap %, peak GiB, #AG, #RS, and with
+ * `hardware` a last column saying whether the peak fits the preset's HBM (`fits 74.5 GiB HBM`).
+ */
+export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName): string {
   const head = ['backend', 'step ms', 'exposed comm ms', 'overlap %', 'peak GiB', '#AG', '#RS'];
+  const hbm = hardware === undefined ? undefined : hbmFit(0, hardware).hbmBytes;
+  if (hbm !== undefined) head.push(`fits ${(hbm / GIB).toFixed(1)} GiB HBM`);
   const body = rows.map((r) => [
     r.backend,
     r.stepTimeMs.toFixed(2),
@@ -35,6 +42,7 @@ export function formatTable(rows: readonly CompareRow[]): string {
     (r.peakMemoryBytes / GIB).toFixed(2),
     String(r.collectives.all_gather),
     String(r.collectives.reduce_scatter),
+    ...(hardware === undefined ? [] : [hbmFit(r.peakMemoryBytes, hardware).fits ? 'yes' : 'NO']),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');

@@ -5,3 +5,4 @@ export { CONFIG_FIELDS, CONFIG_GROUPS, describeAllowed, isAllowed, getPath, type
 export { validateConfig, changedFields, fieldSpec, fieldError, crossCheck } from './validate';
 export { configToQuery, configFromQuery, parseConfigQuery, type QueryParse } from './url';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
+export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';

@@ -1,5 +1,7 @@
 // Metrics table: HTA-style metrics of A and B side by side with B's change against A.
 
+import { describeHbmFit, hbmFit, type HbmFit } from '../../config';
+import type { HardwareName } from '../../estimate';
 import { useApp, type SideResult } from '../../store';
 import type { TraceMetrics } from '../../trace/metrics';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
@@ -28,9 +30,20 @@ function shortTitle(t: string | undefined): string {
   return t ? t.replace(/^aot_eager_(?=\w)/, '') : '–';
 }
 
+/** Sides whose peak memory exceeds the hardware's HBM (unknown peaks make no claim). */
+function overHbm(sides: readonly [string, SideResult | null | undefined][], hardware: HardwareName): { side: string; fit: HbmFit }[] {
+  return sides.flatMap(([side, r]) => {
+    if (!r || !r.memory.length) return [];
+    const fit = hbmFit(r.metrics.peakMemoryBytes, hardware);
+    return fit.fits ? [] : [{ side, fit }];
+  });
+}
+
 export function MetricsTable() {
   const a = useApp((s) => s.sides.a);
   const b = useApp((s) => s.sides.b);
+  const hardware = useApp((s) => s.config.hardware);
+  const over = overHbm([['A', a], ['B', b]], hardware);
   return (
     <section className="panel metrics" data-testid="metrics">
       <h2>Metrics <span className="muted">(mean over ranks; HTA definitions)</span></h2>
@@ -46,7 +59,7 @@ export function MetricsTable() {
             const better = Number.isFinite(va) && Number.isFinite(vb) && va !== vb && (vb < va) === r.lowerIsBetter;
             const worse = Number.isFinite(va) && Number.isFinite(vb) && va !== vb && !better;
             return (
-              <tr key={r.key} data-metric={r.key}>
+              <tr key={r.key} data-metric={r.key} className={r.key === 'peak' && over.length > 0 ? 'warn-text' : undefined}>
                 <th>{r.label}</th>
                 <td data-side="a" data-value={String(va)}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
                 <td data-side="b" data-value={String(vb)}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
@@ -58,6 +71,12 @@ export function MetricsTable() {
           })}
         </tbody>
       </table>
+      {over.length > 0 && (
+        <p className="small warn-text" data-testid="metrics-hbm-warning" role="alert">
+          Does not fit in HBM: {over.map((o) => `${o.side} ${describeHbmFit(o.fit)}`).join('; ')}. Activation checkpointing
+          (activationCheckpointing=full) or more ranks would lower the peak.
+        </p>
+      )}
       {(a?.mismatch || b?.mismatch) && (
         <p className="small warn-text" data-testid="metrics-mismatch-note">
           {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step stops at the hang, so its numbers are not a full step.
