@@ -21,6 +21,7 @@ import {
   compareEvents,
   computeEvent,
   groupInstance,
+  rerankEvent,
   waitEvent,
 } from './streams';
 import { copyEventsToRanks, copyMemoryToRanks, EMIT_ALL_BELOW, isSymmetric } from './symmetric';
@@ -251,7 +252,7 @@ export function simulate(opts: SimOptions): SimResult {
   if (symmetric) {
     const s = states[0];
     s.events.sort(compareEvents);
-    events = ordered.length === 0 ? [] : copyEventsToRanks(s.events, ordered);
+    events = ordered.length === 0 ? [] : copyEventsToRanks(s.events, ordered, rerankEvent);
     memory = ordered.length === 0 ? [] : copyMemoryToRanks(memoryCurve(s), ordered);
   } else {
     const emitted = states.filter((s) => s.emit);

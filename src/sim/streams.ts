@@ -85,6 +85,24 @@ export function waitEvent(rank: number, node: GraphNode, start: number, dur: num
   return { rank, stream: COMPUTE_STREAM, name: node.name, kind: 'wait', start, dur, op: node.op };
 }
 
+/**
+ * A copy of an event made by computeEvent / collectiveEvent / waitEvent for another rank: the
+ * same literal (same keys, same order) as the constructor built, so copying a symmetric rank's
+ * events to the ranks shown is a plain allocation, not a generic object spread.
+ */
+export function rerankEvent(e: TraceEvent, rank: number): TraceEvent {
+  const { stream, name, kind, start, dur, op, params } = e;
+  if (kind === 'compute') return params !== undefined ? { rank, stream, name, kind, start, dur, op, params } : { rank, stream, name, kind, start, dur, op };
+  if (kind === 'wait') return { rank, stream, name, kind, start, dur, op };
+  const { bytes, bucketId } = e;
+  if (bucketId !== undefined) {
+    return params !== undefined
+      ? { rank, stream, name, kind, start, dur, bytes, op, bucketId, params }
+      : { rank, stream, name, kind, start, dur, bytes, op, bucketId };
+  }
+  return params !== undefined ? { rank, stream, name, kind, start, dur, bytes, op, params } : { rank, stream, name, kind, start, dur, bytes, op };
+}
+
 const STREAM_ORDER = (s: StreamName) => (s === COMPUTE_STREAM ? '' : s);
 
 /** Deterministic event order: rank, start, compute before comm streams, then name. */

@@ -14,9 +14,14 @@ export function isSymmetric(schedules: Schedule | readonly Schedule[], cost: Cos
   return same(schedules) && same(cost);
 }
 
-export function copyEventsToRanks(events: readonly TraceEvent[], ranks: readonly number[]): TraceEvent[] {
+/** `events` (one rank's) repeated for each of `ranks`; `copy` makes one event another rank's. */
+export function copyEventsToRanks(
+  events: readonly TraceEvent[],
+  ranks: readonly number[],
+  copy: (e: TraceEvent, rank: number) => TraceEvent = (e, rank) => ({ ...e, rank }),
+): TraceEvent[] {
   const out: TraceEvent[] = [];
-  for (const rank of ranks) for (const e of events) out.push(e.rank === rank ? e : { ...e, rank });
+  for (const rank of ranks) for (const e of events) out.push(e.rank === rank ? e : copy(e, rank));
   return out;
 }
 
