@@ -7,14 +7,21 @@ import type { BackendName, Schedule } from '../backends/types';
 import type { CostModel } from '../estimate/types';
 import { buildStepGraph } from '../graph';
 import type { StepGraph } from '../graph/types';
-import { simulate } from '../sim';
+import { EMIT_ALL_BELOW, simulate } from '../sim';
 import type { SimResult } from '../sim/types';
-import { computeMetrics, type TraceMetrics } from '../trace/metrics';
+import type { TraceMetrics } from '../trace/metrics';
 import { runCosts, type CostOptions } from './cost';
+import { simMetrics } from './metrics';
 
 export interface PipelineOptions extends CostOptions {
   /** Ranks whose events the simulator emits (default: the simulator's rule — all below 64 ranks). */
   readonly emitRanks?: readonly number[];
+  /**
+   * Keep events and memory curves only for the first `shownRanks` of the emitted ranks (what a
+   * timeline draws); metrics still cover every emitted rank. Symmetric runs then never build the
+   * other ranks' copies at all. Default: keep all.
+   */
+  readonly shownRanks?: number;
 }
 
 export interface PipelineResult {
@@ -68,21 +75,38 @@ export function runPipelineOnGraph(graph: StepGraph, cfg: SimConfig, backend: Ba
   } else {
     schedule = runBackend(backend, graph, plan, options);
   }
-  const sim = simulate({
+  const symmetric = !isCostList(plan) && !isCostList(costs.time);
+  const emitted = opts.emitRanks ?? defaultEmitRanks(worldSize);
+  const shown = opts.shownRanks === undefined ? undefined : [...new Set(emitted)].sort((a, b) => a - b).slice(0, Math.max(1, opts.shownRanks));
+  let sim = simulate({
     worldSize,
     schedules: schedules ?? schedule,
     cost: costs.time,
-    ...(opts.emitRanks ? { emitRanks: opts.emitRanks } : {}),
+    // symmetric: emit only the shown ranks; the metrics replicate one rank over all emitted ones
+    ...(shown && symmetric ? { emitRanks: shown } : opts.emitRanks ? { emitRanks: opts.emitRanks } : {}),
   });
+  const metrics = shown && symmetric ? simMetrics(sim, [...new Set(emitted)].sort((a, b) => a - b)) : simMetrics(sim);
+  if (shown && !symmetric) sim = keepRanks(sim, shown);
   return {
     backend,
     graph,
     schedule,
     ...(schedules ? { schedules } : {}),
     sim,
-    metrics: computeMetrics(sim.events, sim.memory),
+    metrics,
     costLabel: costs.label,
   };
+}
+
+/** The simulator's default emitted ranks: all below EMIT_ALL_BELOW, else rank 0. */
+function defaultEmitRanks(worldSize: number): number[] {
+  return worldSize < EMIT_ALL_BELOW ? Array.from({ length: worldSize }, (_, r) => r) : [0];
+}
+
+/** The simulation with events and memory curves of `ranks` only. */
+function keepRanks(sim: SimResult, ranks: readonly number[]): SimResult {
+  const keep = new Set(ranks);
+  return { ...sim, events: sim.events.filter((e) => keep.has(e.rank)), memory: sim.memory.filter((m) => keep.has(m.rank)) };
 }
 
 /** Build the config's graph and run one backend on it. */
