@@ -24,12 +24,12 @@ export const COMPARE_OPTIONS = {
 } as const;
 
 export const COMPARE_USAGE = [
-  'usage: fsdp-sim compare [--model NAME] [--ranks N] [--hardware h100|h200|a100] [--backends A,B] [--ac none|full] [--trace DIR] [--json]',
+  'usage: fsdp-sim compare [--model NAME] [--ranks N] [--hardware h100|h200|a100] [--backends A,B] [--ac none|selective|full] [--trace DIR] [--json]',
   '',
   'Simulate one SimpleFSDP training step under each backend and compare them.',
   '  --backends A,B       backends to run, comma-separated (default: aot_eager,aot_eager_autobucketing)',
-  '  --ac none|full       activation checkpointing (torchtitan activation_checkpoint.mode; default: the preset\'s',
-  '                       train config: full for llama3-70b/405b, else none); same as --set activationCheckpointing=…',
+  '  --ac MODE            activation checkpointing, none|selective|full (torchtitan activation_checkpoint.mode; default:',
+  '                       the preset\'s train config: full for llama3-70b/405b, selective (op) for llama3-8b, else none)',
   `                       one of [${BACKEND_NAMES.join(', ')}]`,
   '  --trace DIR          write DIR/<backend>.trace.json (Chrome trace, all ranks; open in Perfetto or HTA)',
   '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.trace.json (as torch.profiler writes)',
@@ -85,7 +85,7 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   for (const m of mismatch) io.out(`warning: ${m}`);
   for (const r of rows) {
     const fit = hbmFit(r.peakMemoryBytes, cfg.hardware);
-    if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac === 'none' ? ' (try --ac full)' : ''}`);
+    if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac !== 'full' ? ' (try --ac full)' : ''}`);
   }
   if (values.trace !== undefined) {
     const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/rank*.trace.json` : `${b}.trace.json`);

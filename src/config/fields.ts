@@ -55,7 +55,7 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   ...autobucketingFields(),
   { path: 'paramDtype', kind: 'enum', values: DTYPES },
   { path: 'reduceDtype', kind: 'enum', values: DTYPES },
-  { path: 'activationCheckpointing', kind: 'enum', values: ['none', 'full'], nullable: true },
+  { path: 'activationCheckpointing', kind: 'enum', values: ['none', 'selective', 'full'], nullable: true },
   { path: 'seed', kind: 'int', min: 0, max: 2 ** 31 - 1 },
   { path: 'jitterPct', kind: 'number', min: 0, max: 50 },
   { path: 'alignment', kind: 'bool' },

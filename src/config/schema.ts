@@ -59,11 +59,11 @@ export interface SimConfig {
   /** Dtype gradients are reduce-scattered in (reduce_dtype). */
   reduceDtype: CommDtype;
   /**
-   * torchtitan `activation_checkpoint.mode` (none | full; selective is not modelled). null = the
-   * preset's torchtitan train config (TRAIN_AC_MODE): 'full' for llama3-70b / 405b as torchtitan
-   * runs them, 'none' for tiny / small / llama3-8b (8b's selective op-level AC is closest to none).
+   * torchtitan `activation_checkpoint.mode` ('selective' = its op-level option). null = the
+   * preset's torchtitan train config (TRAIN_AC_MODE): 'full' for llama3-70b / 405b and 'selective'
+   * for llama3-8b as torchtitan's train configs run them, 'none' for tiny / small.
    */
-  activationCheckpointing: 'none' | 'full' | null;
+  activationCheckpointing: 'none' | 'selective' | 'full' | null;
   /** Seed of every random choice (jitter, data, init). */
   seed: number;
   /** Per-rank noise on every estimate, ± percent (0 = ranks identical). */

@@ -36,10 +36,11 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
 
   for (let i = args.nLayers - 1; i >= 0; i--) {
     e.layer = i;
-    if (c.activationCheckpointing === 'full') {
+    const ac = c.activationCheckpointing ?? 'none';
+    if (ac !== 'none') {
       // re-gathers first, so their waits feed the recompute and the gradient ops alike
       const weights = emitBlockRegather(c, i);
-      const recomputed = emitBlockRecompute(c, i, s.layers[i].x, weights);
+      const recomputed = emitBlockRecompute(c, i, s.layers[i], weights, ac);
       dx = emitLayerBackward(c, i, recomputed, dx, weights);
     } else {
       dx = emitLayerBackward(c, i, s.layers[i], dx);

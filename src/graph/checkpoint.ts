@@ -1,5 +1,6 @@
-// Full activation checkpointing of transformer blocks (torchtitan `activation_checkpoint.mode =
-// "full"`: every block wrapped in torch.utils.checkpoint via `ptd_checkpoint_wrapper`).
+// Activation checkpointing of transformer blocks (torchtitan `activation_checkpoint.mode`): "full"
+// wraps every block in torch.utils.checkpoint via `ptd_checkpoint_wrapper`; "selective" (op) keeps
+// some op outputs (SELECTIVE_OP_SAVED) and recomputes the rest of the block the same way.
 //
 // Forward keeps only each block's input (and what the final norm / output / loss need); nothing
 // in the graph reads a block's internal activations after their forward use, so their liveness
@@ -39,17 +40,31 @@ export function emitBlockRegather(c: ModelCtx, i: number): Map<string, string> {
 }
 
 /**
- * Recomputes block i's forward from its saved input `x` with the re-gathered weights; returns the
- * recomputed activations (x itself is the saved one). Marks the emitted nodes attrs.recompute.
+ * torchtitan's op-level selective AC (`_custom_policy`, selective_ac_option "op"): the outputs of
+ * the ops in its save list (mm, flash/efficient sdpa) are saved, except every second mm of a block,
+ * counted in forward order: wq (1, saved), wk (2), wv (3, saved), wo (4), w1 (5, saved), w3 (6),
+ * w2 (7, saved but read by no gradient op). Everything else — norms, adds, SwiGLU — is recomputed.
  */
-export function emitBlockRecompute(c: ModelCtx, i: number, x: string, weights: ReadonlyMap<string, string>): LayerSaved {
+export const SELECTIVE_OP_SAVED: ReadonlySet<'q' | 'k' | 'v' | 'o' | 'a' | 'b'> = new Set(['q', 'v', 'o', 'a'] as const);
+
+/**
+ * Recomputes block i's forward from its saved input (`fwd.x`) with the re-gathered weights —
+ * all of it ('full') or what the selective policy did not save — and returns the activations the
+ * backward reads (recomputed, or saved ones for 'selective'). Marks the emitted nodes attrs.recompute.
+ */
+export function emitBlockRecompute(
+  c: ModelCtx, i: number, fwd: LayerSaved, weights: ReadonlyMap<string, string>, mode: 'full' | 'selective' = 'full',
+): LayerSaved {
   const from = c.e.nodes.length;
   const weight = (fqn: string): string => {
     const w = weights.get(fqn);
     if (w === undefined) throw new Error(`internal: block ${i} recompute needs '${fqn}', which was not re-gathered`);
     return w;
   };
-  const saved = emitLayerForward(c, i, x, { weight, suffix: RECOMPUTE_SUFFIX, partial: true });
+  const saved = emitLayerForward(c, i, fwd.x, {
+    weight, suffix: RECOMPUTE_SUFFIX, partial: true,
+    ...(mode === 'selective' ? { saved: { from: fwd, keep: SELECTIVE_OP_SAVED } } : {}),
+  });
   markRecompute(c.e, from);
   return saved;
 }

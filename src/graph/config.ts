@@ -31,16 +31,17 @@ export interface StepConfig {
   /** Decoupled weight decay; default 0.1 (torchtitan). */
   readonly weightDecay?: number;
   /**
-   * torchtitan `activation_checkpoint.mode` (none | full; 'selective' is not modelled): with 'full'
-   * each transformer block keeps only its input through the forward and is recomputed at the start
-   * of its backward (checkpoint.ts). Default 'none'.
+   * torchtitan `activation_checkpoint.mode` (checkpoint.ts): 'full' keeps only each block's input
+   * through the forward and recomputes the block at the start of its backward; 'selective' is
+   * torchtitan's op-level policy (selective_ac_option "op": matmul and attention outputs saved,
+   * except every second matmul; norms, adds and SwiGLU recomputed). Default 'none'.
    */
   readonly activationCheckpointing?: ActivationCheckpointing;
 }
 
-/** torchtitan `activation_checkpoint.mode`, the modes modelled here. */
-export type ActivationCheckpointing = 'none' | 'full';
-export const AC_MODES: readonly ActivationCheckpointing[] = ['none', 'full'];
+/** torchtitan `activation_checkpoint.mode`; 'selective' is its op-level option. */
+export type ActivationCheckpointing = 'none' | 'selective' | 'full';
+export const AC_MODES: readonly ActivationCheckpointing[] = ['none', 'selective', 'full'];
 
 export interface ResolvedStepConfig {
   readonly modelName: string; // preset name or 'custom'

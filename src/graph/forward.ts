@@ -101,6 +101,8 @@ export interface BlockForwardMode {
   readonly weight: (fqn: string) => string;
   readonly suffix: string;
   readonly partial: boolean;
+  /** Selective AC: activations taken from the forward (saved) instead of recomputed. */
+  readonly saved?: { readonly from: LayerSaved; readonly keep: ReadonlySet<'q' | 'k' | 'v' | 'o' | 'a' | 'b'> };
 }
 
 export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: BlockForwardMode): LayerSaved & { out?: string } {
@@ -120,16 +122,20 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
 
   const w1n = gather('attention_norm');
   const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm${sfx}`, x, w: w1n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('attention_norm')] });
-  const q = linear('attention.wq', xn, H * hd, D);
-  const k = linear('attention.wk', xn, KVH * hd, D);
-  const v = linear('attention.wv', xn, KVH * hd, D);
-  const [o, lse] = emitAttention(e, { name: `${p}.attention.sdpa${sfx}`, q, k, v, batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt });
+  const sv = mode?.saved;
+  const kept = (key: 'q' | 'k' | 'v' | 'o' | 'a' | 'b'): string | undefined => (sv?.keep.has(key) ? sv.from[key] : undefined);
+  const q = kept('q') ?? linear('attention.wq', xn, H * hd, D);
+  const k = kept('k') ?? linear('attention.wk', xn, KVH * hd, D);
+  const v = kept('v') ?? linear('attention.wv', xn, KVH * hd, D);
+  const [o, lse] = sv?.keep.has('o')
+    ? [sv.from.o, sv.from.lse]
+    : emitAttention(e, { name: `${p}.attention.sdpa${sfx}`, q, k, v, batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt });
   const ao = linear('attention.wo', o, D, H * hd);
   const h = emitAdd(e, { name: `${p}.attention.residual${sfx}`, a: x, b: ao });
   const w2n = gather('ffn_norm');
   const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm${sfx}`, x: h, w: w2n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('ffn_norm')] });
-  const a = linear('feed_forward.w1', hn, F, D);
-  const b = linear('feed_forward.w3', hn, F, D);
+  const a = kept('a') ?? linear('feed_forward.w1', hn, F, D);
+  const b = kept('b') ?? linear('feed_forward.w3', hn, F, D);
   const g = emitSwiglu(e, { name: `${p}.feed_forward.swiglu${sfx}`, a, b });
   const saved = { x, xn, rstd1, q, k, v, o, lse, h, hn, rstd2, a, b, g };
   if (mode?.partial) return saved;

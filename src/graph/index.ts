@@ -4,7 +4,7 @@ export * from './types';
 export * from './ops';
 export { GraphError } from './errors';
 export { AC_MODES, FLOAT_DTYPES, MAX_TOKENS, MAX_WORLD_SIZE, STEP_CONFIG_DEFAULTS, resolveStepConfig, type ActivationCheckpointing, type ResolvedStepConfig, type StepConfig } from './config';
-export { RECOMPUTE_SUFFIX, blockWeights, isRecomputeNode } from './checkpoint';
+export { RECOMPUTE_SUFFIX, SELECTIVE_OP_SAVED, blockWeights, isRecomputeNode } from './checkpoint';
 export { buildStepGraph } from './builder';
 export { DP_GROUP, MASTER_DTYPE, shardParam, type ShardedParam } from './fsdp';
 export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops, numel, tensorBytes } from './flops';

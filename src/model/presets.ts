@@ -18,15 +18,14 @@ export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
 };
 
 /**
- * torchtitan's `activation_checkpoint.mode` in each flavor's train config, mapped to the modes the
- * step graph models (none | full): llama3_70b.toml and llama3_405b.toml use "full";
- * llama3_8b.toml uses "selective" (op-level), whose saved matmul outputs keep its memory near
- * 'none', so 'none' stands in for it; tiny / small (our debugmodels) run without AC.
+ * torchtitan's `activation_checkpoint.mode` in each flavor's train config: llama3_70b.toml and
+ * llama3_405b.toml use "full", llama3_8b.toml "selective" (selective_ac_option "op"); tiny / small
+ * (our debugmodels, trained live in the browser) run without AC.
  */
-export const TRAIN_AC_MODE: Readonly<Record<ModelName, 'none' | 'full'>> = {
+export const TRAIN_AC_MODE: Readonly<Record<ModelName, 'none' | 'selective' | 'full'>> = {
   tiny: 'none',
   small: 'none',
-  'llama3-8b': 'none',
+  'llama3-8b': 'selective',
   'llama3-70b': 'full',
   'llama3-405b': 'full',
 };

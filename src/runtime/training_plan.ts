@@ -60,7 +60,7 @@ export interface TrainingOptions {
   readonly commTimeoutMs?: number;
   /** Overrides of the tiny preset's args (e.g. an odd vocabSize, whose shards are padded). */
   readonly modelArgs?: Partial<ModelArgs>;
-  /** torchtitan activation_checkpoint.mode of the step graph; default 'none'. 'full' adds recompute ops, same math. */
+  /** torchtitan activation_checkpoint.mode of the step graph; default 'none'. 'selective' / 'full' add recompute ops, same math. */
   readonly activationCheckpointing?: ActivationCheckpointing;
   /** Testing: make one rank throw at the start of a step. */
   readonly injectFault?: { readonly rank: number; readonly step: number };

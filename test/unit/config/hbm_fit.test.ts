@@ -50,9 +50,9 @@ describe('fsdp-sim compare --ac', () => {
     expect(full.out).toMatch(/activation checkpointing full/);
     const ms = (s: string) => Number(/aot_eager\s+([\d.]+)/.exec(s)![1]);
     expect(ms(full.out)).toBeGreaterThan(ms(none.out));
-    const bad = await run(['compare', '--ac', 'selective']);
+    const bad = await run(['compare', '--ac', 'sac']);
     expect(bad.code).not.toBe(0);
-    expect(bad.err).toMatch(/activationCheckpointing must be one of \[none, full, null\], got "selective"/);
+    expect(bad.err).toMatch(/activationCheckpointing must be one of \[none, selective, full, null\], got "sac"/);
   });
   it('warns when the peak exceeds the HBM of the hardware, naming both numbers', async () => {
     // llama3-8b on 2 ranks without AC: ~100 GiB peak > the A100's 80 GB

@@ -5,7 +5,8 @@ import { DEFAULT_CONFIG, activationCheckpointingOf, configFromQuery, configToQue
 import { buildStepGraph, isRecomputeNode } from '../../../src/graph';
 
 describe('activationCheckpointingOf', () => {
-  it('uses the preset mode when null: none for tiny, full for llama3-70b and 405b as torchtitan trains them', () => {
+  it('uses the preset mode when null: none for tiny, selective for llama3-8b, full for 70b and 405b as torchtitan trains them', () => {
+    expect(activationCheckpointingOf({ model: 'llama3-8b', activationCheckpointing: null })).toBe('selective');
     expect(DEFAULT_CONFIG.activationCheckpointing).toBeNull();
     expect(activationCheckpointingOf(DEFAULT_CONFIG)).toBe('none');
     expect(activationCheckpointingOf({ model: 'llama3-405b', activationCheckpointing: null })).toBe('full');
@@ -17,12 +18,12 @@ describe('activationCheckpointingOf', () => {
 
 describe('validateConfig activationCheckpointing', () => {
   it('accepts none, full and null and rejects anything else naming the valid set', () => {
-    for (const v of ['none', 'full', null]) expect(validateConfig({ activationCheckpointing: v }).ok).toBe(true);
-    const r = validateConfig({ activationCheckpointing: 'selective' });
+    for (const v of ['none', 'selective', 'full', null]) expect(validateConfig({ activationCheckpointing: v }).ok).toBe(true);
+    const r = validateConfig({ activationCheckpointing: 'sac' });
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error.field).toBe('activationCheckpointing');
-      expect(r.error.message).toMatch(/\[none, full, null\].*selective/);
+      expect(r.error.message).toMatch(/\[none, selective, full, null\].*sac/);
     }
   });
 

@@ -17,8 +17,8 @@ const sumFlops = (g: StepGraph, pred: (i: number) => boolean = () => true) => g.
 describe('resolveStepConfig activationCheckpointing', () => {
   it('defaults to none and rejects an unknown mode naming the valid set', () => {
     expect(resolveStepConfig({ model: 'tiny', worldSize: 2 }).activationCheckpointing).toBe('none');
-    expect(() => resolveStepConfig({ model: 'tiny', worldSize: 2, activationCheckpointing: 'selective' })).toThrow(
-      /activationCheckpointing must be one of \[none, full\], got "selective"/,
+    expect(() => resolveStepConfig({ model: 'tiny', worldSize: 2, activationCheckpointing: 'sac' })).toThrow(
+      /activationCheckpointing must be one of \[none, selective, full\], got "sac"/,
     );
   });
 });
@@ -98,6 +98,32 @@ describe('buildStepGraph with activationCheckpointing full', () => {
   });
 });
 
+describe('buildStepGraph with activationCheckpointing selective (torchtitan op policy)', () => {
+  const sel = tiny('selective');
+  const nLayers = MODEL_PRESETS.tiny.nLayers;
+
+  it('recomputes every second matmul (wk, wo, w3) and the norms, the attention residual and SwiGLU', () => {
+    for (let i = 0; i < nLayers; i++) {
+      const p = `layers.${i}`;
+      const got = sel.nodes.filter((x) => isRecomputeNode(x) && x.layer === i).map((x) => x.name);
+      const want = ['attention_norm', 'attention.wk', 'attention.wo', 'attention.residual', 'ffn_norm', 'feed_forward.w3', 'feed_forward.swiglu'];
+      expect(got).toEqual(want.map((m) => `${p}.${m}${RECOMPUTE_SUFFIX}`));
+    }
+  });
+
+  it('reads the saved q, v, attention output and w1 output from the forward', () => {
+    const fwdOut = (name: string) => sel.nodes.find((x) => x.name === name && x.phase === 'forward')!.outputs;
+    for (let i = 0; i < nLayers; i++) {
+      const p = `layers.${i}`;
+      const saved = [...fwdOut(`${p}.attention.wq`), ...fwdOut(`${p}.attention.wv`), ...fwdOut(`${p}.attention.sdpa`), ...fwdOut(`${p}.feed_forward.w1`)];
+      const notSaved = [...fwdOut(`${p}.attention.wk`), ...fwdOut(`${p}.attention.wo`), ...fwdOut(`${p}.feed_forward.w3`), ...fwdOut(`${p}.ffn_norm`)];
+      const bwdReads = new Set(sel.nodes.filter((x) => x.phase === 'backward').flatMap((x) => x.inputs));
+      for (const t of saved) expect(bwdReads.has(t), t).toBe(true);
+      for (const t of notSaved) expect(bwdReads.has(t), t).toBe(false);
+    }
+  });
+});
+
 describe('activation checkpointing on the llama3 presets', () => {
   // Built once: the 405b graph has ~17k nodes.
   const cases = [
@@ -108,7 +134,16 @@ describe('activation checkpointing on the llama3 presets', () => {
     model,
     none: buildStepGraph({ model, worldSize: n }),
     full: buildStepGraph({ model, worldSize: n, activationCheckpointing: 'full' }),
+    selective: buildStepGraph({ model, worldSize: n, activationCheckpointing: 'selective' }),
   }));
+
+  it.each(built.map((b) => [b.model, b] as const))('%s: selective sits between none and full in peak memory and FLOPs', (_m, b) => {
+    const peak = (g: StepGraph) => scheduleMemoryProfile(g).peakBytes;
+    expect(peak(b.selective)).toBeLessThan(peak(b.none));
+    expect(peak(b.selective)).toBeGreaterThan(peak(b.full));
+    expect(sumFlops(b.selective)).toBeGreaterThan(sumFlops(b.none));
+    expect(sumFlops(b.selective)).toBeLessThan(sumFlops(b.full));
+  });
 
   it.each(built.map((b) => [b.model, b] as const))('%s: peak memory drops by a large factor', (_m, b) => {
     const p0 = scheduleMemoryProfile(b.none);
@@ -140,6 +175,7 @@ describe('backends and the simulator on an AC graph', () => {
   const cost = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
   const graphs = {
     tiny: tiny('full', 4),
+    'tiny selective': tiny('selective', 4),
     'llama3-8b (4 layers)': verifyGraph(buildStepGraph({ model: { ...MODEL_PRESETS['llama3-8b'], nLayers: 4 }, worldSize: 8, activationCheckpointing: 'full' })),
   };
   describe.each(Object.entries(graphs))('%s', (_name, g) => {

@@ -209,11 +209,11 @@ describe('buildStepGraph numerics (CPU reference kernels)', () => {
     expect(losses[14]).toBeLessThan(losses[0] * 0.7);
   });
 
-  it('gives bit-identical loss and gradients with full activation checkpointing (2 ranks, padded)', () => {
-    const mk = (ac: 'none' | 'full') =>
+  it.each(['full', 'selective'] as const)('gives bit-identical loss and gradients with %s activation checkpointing (2 ranks, padded)', (mode) => {
+    const mk = (ac: 'none' | 'full' | 'selective') =>
       verifyGraph(buildStepGraph({ model: { ...ARGS, vocabSize: 33 }, worldSize: 2, paramDtype: 'fp32', reduceDtype: 'fp32', activationCheckpointing: ac }));
     const g0 = mk('none');
-    const g1 = mk('full');
+    const g1 = mk(mode);
     expect(g1.nodes.length).toBeGreaterThan(g0.nodes.length);
     const full = initParams(g0, 17);
     const data = [batch(31), batch(32)];

@@ -33,4 +33,11 @@ describe('runTrainingNode with activationCheckpointing', () => {
     },
     240_000,
   );
+
+  it('gives identical losses and final parameters with selective AC on 2 ranks', async () => {
+    const off = await runTrainingNode(BASE);
+    const sel = await runTrainingNode({ ...BASE, activationCheckpointing: 'selective' });
+    expect(sel.losses).toEqual(off.losses);
+    expect(sel.finalParamsHash).toBe(off.finalParamsHash);
+  }, 240_000);
 });
