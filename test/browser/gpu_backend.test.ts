@@ -2,7 +2,7 @@
 // from the pool, loud errors for limits, validation failures and a lost device.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
-  createGpuKernels, GpuError, GpuLimitError, type GpuKernelBackend, type KernelDevice, requestKernelDevice,
+  createGpuKernels, defaultMatmulVariant, GpuError, GpuLimitError, type GpuKernelBackend, type KernelDevice, requestKernelDevice,
 } from '../../src/runtime/gpu';
 
 const level = inject('webgpuFeatureLevel');
@@ -17,6 +17,18 @@ beforeAll(async () => {
 afterAll(() => {
   k?.destroy();
   kd?.device.destroy();
+});
+
+describe('defaultMatmulVariant', () => {
+  it('picks the storage-direct variant 4 on the CPU-backed adapters these tests run on', () => {
+    expect(defaultMatmulVariant(kd.device.adapterInfo)).toBe(4);
+  });
+
+  it('picks the tiled, register-blocked variant 3 on a named real GPU or when there is no adapter info', () => {
+    const h200 = { vendor: 'nvidia', architecture: 'hopper', device: 'nvidia-h200', description: '', isFallbackAdapter: false };
+    expect(defaultMatmulVariant(h200 as unknown as GPUAdapterInfo)).toBe(3);
+    expect(defaultMatmulVariant(undefined)).toBe(3);
+  });
 });
 
 describe('createGpuKernels', () => {

@@ -8,7 +8,7 @@ import type { DeviceTensor, ElemType, HostArray, KernelBackend, OpAttrs } from '
 import { acquireBuffer, bufferBytes, releaseBuffer } from './buffer_pool';
 import { GpuError, GpuLimitError } from './errors';
 import type { MatmulVariant } from './matmul';
-import { matmulVariantInfo } from './matmul';
+import { defaultMatmulVariant, matmulVariantInfo } from './matmul';
 import { planOp } from './ops';
 import { GpuQueue } from './queue';
 import { MAP_READ_MODE, USAGE } from './usage';
@@ -34,7 +34,7 @@ export interface GpuKernelBackend extends KernelBackend {
 }
 
 export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}): GpuKernelBackend {
-  const matmulVariant = opts.matmulVariant ?? 3;
+  const matmulVariant = opts.matmulVariant ?? defaultMatmulVariant(device.adapterInfo);
   matmulVariantInfo(matmulVariant);
   const label = opts.label ?? `webgpu: ${device.label || 'device'}`;
   const timestamps = opts.timestamps !== false && device.features.has('timestamp-query');

@@ -14,7 +14,7 @@ export { checkKernelLimits, defaultGpu, REQUIRED_LIMITS, requestKernelDevice } f
 export type { FeatureLevel, KernelDevice, RequestKernelDeviceOptions } from './device';
 export { GpuError, GpuLimitError } from './errors';
 export {
-  encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, matmulFlops, matmulVariantInfo,
+  defaultMatmulVariant, encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, matmulFlops, matmulVariantInfo,
 } from './matmul';
 export type { MatmulVariant, MatmulVariantInfo } from './matmul';
 export { cachedPipelineCount, getPipeline, pipelineKey } from './pipelines';

@@ -32,6 +32,20 @@ export const MATMUL_VARIANT_INFO: Readonly<Record<MatmulVariant, MatmulVariantIn
   },
 };
 
+/**
+ * The variant to use on an adapter: CPU-backed adapters (SwiftShader, lavapipe / llvmpipe) run the
+ * storage-direct 8×8 kernel fastest (bench: 1.4–6× TF.js there, where the tiled kernels' barriers
+ * cost more than the reuse buys); named real GPUs the tiled, register-blocked variant 3. Chromium's
+ * compatibility adapter over lavapipe reports no names at all, so an anonymous adapter gets 4 too
+ * (correct everywhere; at worst slower on a GPU that hides its name).
+ */
+export function defaultMatmulVariant(info: GPUAdapterInfo | undefined): MatmulVariant {
+  if (!info) return 3;
+  const desc = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`.toLowerCase();
+  const anonymous = desc.trim() === '';
+  return info.isFallbackAdapter || anonymous || /swiftshader|llvmpipe|lavapipe/.test(desc) ? 4 : 3;
+}
+
 export function matmulVariantInfo(variant: number): MatmulVariantInfo {
   const info = MATMUL_VARIANT_INFO[variant as MatmulVariant];
   if (!info) throw new GpuError(`matmul variant must be one of [${MATMUL_VARIANTS.join(', ')}], got ${variant}`);
