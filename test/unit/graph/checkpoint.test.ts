@@ -11,7 +11,7 @@ import { scheduleMemoryProfile, simulate } from '../../../src/sim';
 import { expectCollectivesAligned, expectNoOverlapPerStream, expectWaitsAfterCollectives } from '../sim/invariants';
 import { allowedPeak, DEFAULT_CAP_BYTES, expectValidSchedule } from '../backends/helpers';
 
-const tiny = (ac: 'none' | 'full', n = 2) => verifyGraph(buildStepGraph({ model: 'tiny', worldSize: n, activationCheckpointing: ac }));
+const tiny = (ac: 'none' | 'selective' | 'full', n = 2) => verifyGraph(buildStepGraph({ model: 'tiny', worldSize: n, activationCheckpointing: ac }));
 const sumFlops = (g: StepGraph, pred: (i: number) => boolean = () => true) => g.nodes.reduce((s, x, i) => s + (pred(i) ? x.flops : 0), 0);
 
 describe('resolveStepConfig activationCheckpointing', () => {
