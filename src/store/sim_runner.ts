@@ -4,10 +4,11 @@
 
 import type { SimConfig } from '../config';
 import { simulateConfig } from './engine';
+import { unpackSide, type PackedSide } from './side_codec';
 import type { SideResult } from './types';
 
 export type SimReply =
-  | { readonly id: number; readonly ok: true; readonly a: SideResult; readonly b: SideResult; readonly ms: number }
+  | { readonly id: number; readonly ok: true; readonly a: PackedSide; readonly b: PackedSide; readonly ms: number }
   | { readonly id: number; readonly ok: false; readonly error: string };
 
 export type SimOutcome = { readonly a: SideResult; readonly b: SideResult; readonly ms: number };
@@ -43,7 +44,7 @@ function workerRunner(): SimRunner {
       if (!pending || pending.id !== r.id) return;
       const p = pending;
       pending = null;
-      if (r.ok) p.resolve({ a: r.a, b: r.b, ms: r.ms });
+      if (r.ok) p.resolve({ a: unpackSide(r.a), b: unpackSide(r.b), ms: r.ms });
       else p.reject(new Error(r.error));
     };
     w.onerror = (ev) => {
