@@ -22,6 +22,7 @@ export interface TimelineColumns {
   readonly startUs: Float64Array;
   readonly durUs: Float64Array;
   readonly maxEndUs: Float64Array; // running max of end within the lane: binary search for the first visible
+  readonly laneMaxDurUs: Float64Array; // per lane, longest event: whole lanes skip label/sub-pixel checks
   readonly kind: Uint8Array; // index into KIND_CODES
   readonly bucket: Int32Array; // bucketId or -1
   readonly eventIndex: Uint32Array; // index into the source events array
@@ -94,6 +95,7 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
   const kind = new Uint8Array(n);
   const bucket = new Int32Array(n);
   const eventIndex = new Uint32Array(n);
+  const laneMaxDurUs = new Float64Array(lanes.length);
   let p = 0;
   let endAll = 0;
   perLane.forEach((idxs, li) => {
@@ -106,6 +108,7 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
       durUs[p] = Math.max(0, e.dur);
       runMax = Math.max(runMax, e.start + durUs[p]);
       maxEndUs[p] = runMax;
+      if (durUs[p] > laneMaxDurUs[li]) laneMaxDurUs[li] = durUs[p];
       kind[p] = KIND_INDEX[e.kind] ?? 0;
       bucket[p] = e.bucketId ?? -1;
       eventIndex[p] = i;
@@ -135,7 +138,7 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
   exposedOffset[lanes.length] = ex.length;
 
   return {
-    lanes, laneOffset, startUs, durUs, maxEndUs, kind, bucket, eventIndex, exposedOffset,
+    lanes, laneOffset, startUs, durUs, maxEndUs, laneMaxDurUs, kind, bucket, eventIndex, exposedOffset,
     exposedStartUs: Float64Array.from(ex, (x) => x[0]),
     exposedEndUs: Float64Array.from(ex, (x) => x[1]),
     endUs: endAll,
@@ -151,6 +154,37 @@ export function firstVisible(c: TimelineColumns, li: number, tUs: number): numbe
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (c.maxEndUs[mid] <= tUs) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First position at or after `from` (below `end`) whose start is ≥ tUs: galloping then binary search. */
+export function nextStartAtOrAfter(c: TimelineColumns, from: number, end: number, tUs: number): number {
+  let lo = from;
+  let step = 1;
+  let hi = from;
+  while (hi < end && c.startUs[hi] < tUs) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > end) hi = end;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (c.startUs[mid] < tUs) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First exposed interval of lane li that ends after tUs (intervals are sorted and disjoint). */
+export function firstExposed(c: TimelineColumns, li: number, tUs: number): number {
+  let lo = c.exposedOffset[li];
+  let hi = c.exposedOffset[li + 1];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (c.exposedEndUs[mid] < tUs) lo = mid + 1;
     else hi = mid;
   }
   return lo;

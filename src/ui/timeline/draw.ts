@@ -4,6 +4,8 @@
 
 import type { Palette } from '../palette';
 import { KIND_CODES, firstVisible, type TimelineColumns } from './columns';
+import { exposedRuns, laneRects, type ExposedPaths } from './lane_runs';
+import { RectBatch } from './rect_batch';
 import type { TimeScale } from './time_scale';
 
 /** Lane height shrinks as lanes grow so both timelines fit a 800 px screen. */
@@ -13,8 +15,7 @@ export function laneHeightFor(lanes: number): number {
 export const LANE_GAP_PX = 3;
 export const RANK_GAP_PX = 6;
 export const GUTTER_PX = 96; // lane labels
-/** Height of the red strip marking comm time not hidden by compute. */
-export const EXPOSED_STRIP_PX = 3;
+export { EXPOSED_STRIP_PX } from './lane_runs';
 /** Rects narrower than this get no label. */
 export const MIN_LABEL_PX = 36;
 const FONT = '11px system-ui, sans-serif';
@@ -76,6 +77,8 @@ export interface DrawInput {
   readonly cssHeightPx: number;
 }
 
+const rects = new RectBatch(KIND_CODES.length); // reused every frame
+
 /** Draw everything; returns the number of rectangles filled (for tests and the perf note). */
 export function drawTimeline(d: DrawInput): number {
   const { ctx, cols: c, layout, scale, palette: p } = d;
@@ -87,71 +90,34 @@ export function drawTimeline(d: DrawInput): number {
   const x1 = scale.x0Px + scale.widthPx;
   const t0 = scale.window.startUs;
   const t1 = scale.window.endUs;
+  const bands: ExposedPaths = { band: new Path2D(), strip: new Path2D() };
 
   // lane backgrounds
   ctx.fillStyle = p.laneAlt;
   for (let li = 1; li < c.lanes.length; li += 2) ctx.fillRect(x0, layout.top[li], x1 - x0, laneH);
 
   // exposed intervals, batched into two paths: a band behind the lane and a strip on its bottom edge
-  const band = new Path2D();
-  const strip = new Path2D();
-  for (let li = 0; li < c.lanes.length; li++) {
-    const y = layout.top[li];
-    let lastPx = -Infinity;
-    for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++) {
-      const s = c.exposedStartUs[k];
-      const e = c.exposedEndUs[k];
-      if (e < t0 || s > t1) continue;
-      const xa = Math.max(x0, scale.timeToPx(s));
-      const xb = Math.min(x1, scale.timeToPx(e));
-      if (xb - xa < 1 && Math.floor(xa) <= lastPx) continue; // sub-pixel: merged into the last one
-      lastPx = Math.floor(Math.max(xb, xa + 1));
-      band.rect(xa, y - 1, Math.max(1, xb - xa), laneH + 2);
-      strip.rect(xa, y + laneH - EXPOSED_STRIP_PX, Math.max(1, xb - xa), EXPOSED_STRIP_PX);
-    }
-  }
+  exposedRuns(c, layout, scale, bands);
   ctx.fillStyle = p.exposed;
-  ctx.fill(band);
+  ctx.fill(bands.band);
 
   ctx.save();
   ctx.beginPath();
   ctx.rect(x0, 0, x1 - x0, d.cssHeightPx);
   ctx.clip();
 
-  // pass 1: rectangles, one path per kind (one fill per colour); sub-pixel items merge per pixel
-  let drawn = 0;
-  const paths = KIND_CODES.map(() => new Path2D());
-  for (let li = 0; li < c.lanes.length; li++) {
-    const y = layout.top[li];
-    let lastPx = -1; // right edge of the last sub-pixel tick drawn in this lane
-    const end = c.laneOffset[li + 1];
-    for (let q = firstVisible(c, li, t0); q < end; q++) {
-      const s = c.startUs[q];
-      if (s > t1) break;
-      const xa = scale.timeToPx(s);
-      const w = scale.durToPx(c.durUs[q]);
-      if (w < 1) {
-        const px = Math.floor(xa);
-        if (px <= lastPx) continue; // merged into the previous tick
-        lastPx = px;
-        paths[c.kind[q]].rect(px, y, 1, laneH);
-      } else {
-        paths[c.kind[q]].rect(xa, y, w - (w > 3 ? 0.5 : 0), laneH);
-        lastPx = Math.floor(xa + w);
-      }
-      drawn++;
-    }
-  }
-  KIND_CODES.forEach((k, i) => {
-    ctx.fillStyle = p[k];
-    ctx.fill(paths[i]);
-  });
+  // pass 1: rectangles, one fill per colour; sub-pixel items merge into runs of pixel columns
+  rects.reset();
+  for (let li = 0; li < c.lanes.length; li++) laneRects(c, li, layout.top[li], laneH, scale, rects);
+  const drawn = rects.total();
+  rects.fill(ctx, KIND_CODES.map((k) => p[k]));
   ctx.fillStyle = p.wait;
-  ctx.fill(strip);
+  ctx.fill(bands.strip);
 
   // pass 2: labels
   ctx.fillStyle = p.textOnBar;
   for (let li = 0; li < c.lanes.length; li++) {
+    if (scale.durToPx(c.laneMaxDurUs[li]) < MIN_LABEL_PX) continue; // no event in this lane is wide enough
     const y = layout.top[li] + laneH / 2;
     const end = c.laneOffset[li + 1];
     for (let q = firstVisible(c, li, t0); q < end; q++) {
