@@ -1,7 +1,7 @@
 // The pipeline: config → step graph → cost models → backend schedule(s) → simulation → metrics.
 // Pure (no DOM, workers or clock): the UI runs it on the main thread or in a worker, the CLI in Node.
 
-import type { SimConfig } from '../config';
+import { stepConfigOf, type SimConfig } from '../config';
 import { runBackend } from '../backends';
 import type { BackendName, Schedule } from '../backends/types';
 import type { CostModel } from '../estimate/types';
@@ -45,16 +45,20 @@ export function backendOptions(cfg: SimConfig, backend: BackendName): Record<str
   return backend === 'aot_eager_autobucketing' ? { ...cfg.autobucketing } : {};
 }
 
-/** The step graph of a config (SimpleFSDP on cfg.ranks ranks). */
+/** The step graph of a config (SimpleFSDP on cfg.ranks ranks, the config's activation checkpointing). */
 export function buildGraph(cfg: SimConfig): StepGraph {
-  return buildStepGraph({
-    model: cfg.model,
-    worldSize: cfg.ranks,
-    ...(cfg.localBatch !== null ? { batch: cfg.localBatch } : {}),
-    ...(cfg.seqLen !== null ? { seqLen: cfg.seqLen } : {}),
-    paramDtype: cfg.paramDtype,
-    reduceDtype: cfg.reduceDtype,
-  });
+  return buildStepGraph(stepConfigOf(cfg));
+}
+
+// The last graph compareBackends built, by its step config: the app re-simulates on every edit
+// and most edits (network, jitter, knobs, backends) leave the graph as it was. Graphs are
+// immutable, and indexGraph caches per graph object, so a reused graph also skips re-indexing.
+let lastGraph: { key: string; graph: StepGraph } | null = null;
+
+function graphOf(cfg: SimConfig): StepGraph {
+  const key = JSON.stringify(stepConfigOf(cfg));
+  if (lastGraph?.key !== key) lastGraph = { key, graph: buildGraph(cfg) };
+  return lastGraph.graph;
 }
 
 /**
@@ -114,8 +118,8 @@ export function runPipeline(cfg: SimConfig, backend: BackendName, opts: Pipeline
   return runPipelineOnGraph(buildGraph(cfg), cfg, backend, opts);
 }
 
-/** Run cfg.backendA and cfg.backendB on the same graph (built once). */
+/** Run cfg.backendA and cfg.backendB on the same graph (built once; reused while its step config is unchanged). */
 export function compareBackends(cfg: SimConfig, opts: PipelineOptions = {}): { a: PipelineResult; b: PipelineResult } {
-  const graph = buildGraph(cfg);
+  const graph = graphOf(cfg);
   return { a: runPipelineOnGraph(graph, cfg, cfg.backendA, opts), b: runPipelineOnGraph(graph, cfg, cfg.backendB, opts) };
 }
