@@ -4,7 +4,8 @@
 
 import type { Palette } from '../palette';
 import { KIND_CODES, firstVisible, type TimelineColumns } from './columns';
-import { exposedRuns, laneRects, type ExposedPaths } from './lane_runs';
+import { ColumnImage } from './column_image';
+import { columnGrid, exposedRuns, laneColumns, rowRuns, type ExposedPaths } from './lane_runs';
 import { RectBatch } from './rect_batch';
 import type { TimeScale } from './time_scale';
 
@@ -78,6 +79,7 @@ export interface DrawInput {
 }
 
 const rects = new RectBatch(KIND_CODES.length); // reused every frame
+const columns = new ColumnImage();
 
 /** Draw everything; returns the number of rectangles filled (for tests and the perf note). */
 export function drawTimeline(d: DrawInput): number {
@@ -106,11 +108,23 @@ export function drawTimeline(d: DrawInput): number {
   ctx.rect(x0, 0, x1 - x0, d.cssHeightPx);
   ctx.clip();
 
-  // pass 1: rectangles, one fill per colour; sub-pixel items merge into runs of pixel columns
+  // pass 1: rectangles. Narrow events snap to pixel columns (one image row per lane, or run
+  // rectangles where there is no OffscreenCanvas); wide ones are exact, one fill per colour.
+  const grid = columnGrid(scale);
+  const kindColors = KIND_CODES.map((k) => p[k]);
   rects.reset();
-  for (let li = 0; li < c.lanes.length; li++) laneRects(c, li, layout.top[li], laneH, scale, rects);
-  const drawn = rects.total();
-  rects.fill(ctx, KIND_CODES.map((k) => p[k]));
+  columns.begin(grid, c.lanes.length);
+  for (let li = 0; li < c.lanes.length; li++) laneColumns(c, li, scale, grid, columns.row(li), rects, layout.top[li], laneH);
+  let drawn = 0;
+  if (ColumnImage.supported()) drawn += columns.draw(ctx, grid, layout.top, laneH, kindColors);
+  else {
+    for (let li = 0; li < c.lanes.length; li++) {
+      const y = layout.top[li];
+      drawn += rowRuns(columns.row(li), (code, j, n) => rects.push(code - 1, grid.colBase + j, y, n, laneH));
+    }
+  }
+  drawn += rects.total();
+  rects.fill(ctx, kindColors);
   ctx.fillStyle = p.wait;
   ctx.fill(bands.strip);
 

@@ -1,16 +1,18 @@
 // One lane's rectangles for a frame, culled to the visible window and merged by pixel column:
-// events ≥ 1 px wide are drawn as they are; sub-pixel events become 1-px ticks (the first event
-// starting in a column claims it), and consecutive ticks of one kind merge into one run-length
-// rectangle. Also the exposed-comm band/strip rectangles, merged across sub-pixel gaps.
+// events at least SNAP_PX wide are drawn as they are (exact, anti-aliased rectangles); narrower ones
+// are snapped to whole pixel columns written into a per-lane row of kind codes, where the first
+// event reaching a column claims it (sub-pixel events take the column they start in). Runs of one
+// kind in a row are then one rectangle (or one stretched image row, column_image.ts).
+// Also the exposed-comm band/strip rectangles, merged across sub-pixel gaps.
 // Cost per lane: O(log n) to find the first visible event, then O(visible events) — or, when the
-// whole lane is sub-pixel, O(pixel columns · log) by jumping over each claimed column.
+// whole lane is sub-pixel, O(pixel columns · log n) by jumping over each claimed column.
 
 import { firstExposed, firstVisible, nextStartAtOrAfter, type TimelineColumns } from './columns';
 import type { RectBatch } from './rect_batch';
 import type { TimeScale } from './time_scale';
 
-/** Events narrower than this are ticks merged per pixel column. */
-export const SUB_PIXEL_PX = 1;
+/** Events narrower than this snap to whole pixel columns; wider ones are exact rectangles. */
+export const SNAP_PX = 3;
 /** Wide rectangles keep a gap this wide on their right edge (when wider than WIDE_GAP_MIN_PX). */
 const WIDE_GAP_PX = 0.5;
 const WIDE_GAP_MIN_PX = 3;
@@ -18,42 +20,55 @@ const WIDE_GAP_MIN_PX = 3;
 export const EXPOSED_MERGE_GAP_PX = 1;
 /** Height of the red strip marking comm time not hidden by compute. */
 export const EXPOSED_STRIP_PX = 3;
+/** Row value of a column no event claimed; a claimed column holds kind code + 1. */
+export const EMPTY_COLUMN = 0;
 
 export interface ExposedPaths {
   readonly band: Path2D; // behind the lane
   readonly strip: Path2D; // on its bottom edge
 }
 
-/** Push lane li's visible rectangles (slot = kind code) into `out`. */
-export function laneRects(c: TimelineColumns, li: number, yPx: number, laneHPx: number, scale: TimeScale, out: RectBatch): void {
+/** The pixel columns a frame snaps to: column j covers x ∈ [colBase + j, colBase + j + 1). */
+export interface ColumnGrid {
+  readonly colBase: number;
+  readonly nCols: number;
+}
+
+export function columnGrid(scale: TimeScale): ColumnGrid {
+  const colBase = Math.floor(scale.x0Px);
+  return { colBase, nCols: Math.max(0, Math.ceil(scale.x0Px + scale.widthPx) - colBase) };
+}
+
+/**
+ * Lane li for one frame: narrow events into `row` (length grid.nCols, all EMPTY_COLUMN on entry;
+ * claimed columns get kind + 1), wide ones into `wide` (slot = kind code) at y = yPx.
+ */
+export function laneColumns(c: TimelineColumns, li: number, scale: TimeScale, grid: ColumnGrid, row: Uint8Array,
+  wide: RectBatch, yPx: number, laneHPx: number): void {
   const ws = scale.window.startUs;
   const t1 = scale.window.endUs;
   const pxPerUs = scale.pxPerUs;
   const x0 = scale.x0Px;
+  const { colBase, nCols } = grid;
   const end = c.laneOffset[li + 1];
-  const allSubPixel = c.laneMaxDurUs[li] * pxPerUs < SUB_PIXEL_PX;
+  const allSubPixel = c.laneMaxDurUs[li] * pxPerUs < 1;
   const { startUs, durUs, kind } = c;
-  let lastPx = -1; // right-most pixel column claimed in this lane
-  let runKind = -1; // current run of ticks: kind and columns [runStart, runEnd]
-  let runStart = 0;
-  let runEnd = -2;
+  let lastPx = -Infinity; // right-most pixel column (absolute x) claimed in this lane
   let q = firstVisible(c, li, ws);
   while (q < end) {
     const s = startUs[q];
     if (s > t1) break;
     const xa = x0 + (s - ws) * pxPerUs;
     const w = durUs[q] * pxPerUs;
-    const k = kind[q];
-    if (w < SUB_PIXEL_PX) {
-      const px = Math.floor(xa);
-      if (px > lastPx) {
-        lastPx = px;
-        if (k === runKind && px === runEnd + 1) runEnd = px;
-        else {
-          if (runKind >= 0) out.push(runKind, runStart, yPx, runEnd - runStart + 1, laneHPx);
-          runKind = k;
-          runStart = runEnd = px;
-        }
+    if (w < SNAP_PX) {
+      const a = w < 1 ? Math.floor(xa) : Math.round(xa);
+      const b = w < 1 ? a : Math.max(a, Math.round(xa + w) - 1);
+      if (b > lastPx) {
+        const code = kind[q] + 1;
+        const from = Math.max(a, lastPx + 1, colBase) - colBase;
+        const to = Math.min(b - colBase, nCols - 1);
+        for (let j = from; j <= to; j++) row[j] = code;
+        lastPx = b;
       }
       if (allSubPixel) {
         // every later event starting in a claimed column is merged away: jump to the next column
@@ -61,12 +76,27 @@ export function laneRects(c: TimelineColumns, li: number, yPx: number, laneHPx: 
         continue;
       }
     } else {
-      out.push(k, xa, yPx, w - (w > WIDE_GAP_MIN_PX ? WIDE_GAP_PX : 0), laneHPx);
+      wide.push(kind[q], xa, yPx, w - (w > WIDE_GAP_MIN_PX ? WIDE_GAP_PX : 0), laneHPx);
       lastPx = Math.floor(xa + w);
     }
     q++;
   }
-  if (runKind >= 0) out.push(runKind, runStart, yPx, runEnd - runStart + 1, laneHPx);
+}
+
+/** Call run(code, firstCol, colCount) for each maximal run of one claimed code in `row`; returns the run count. */
+export function rowRuns(row: Uint8Array, run?: (code: number, firstCol: number, cols: number) => void): number {
+  let runs = 0;
+  for (let j = 0; j < row.length; ) {
+    const code = row[j];
+    let k = j + 1;
+    while (k < row.length && row[k] === code) k++;
+    if (code !== EMPTY_COLUMN) {
+      runs++;
+      run?.(code, j, k - j);
+    }
+    j = k;
+  }
+  return runs;
 }
 
 /** Add every lane's visible exposed intervals to the band and strip paths, merged across sub-pixel gaps. */
