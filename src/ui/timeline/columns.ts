@@ -6,6 +6,9 @@ import type { EventKind, StreamName, TraceEvent } from '../../trace/event';
 
 export const KIND_CODES: readonly EventKind[] = ['compute', 'all_gather', 'reduce_scatter', 'wait'];
 const KIND_INDEX: Readonly<Record<EventKind, number>> = { compute: 0, all_gather: 1, reduce_scatter: 2, wait: 3 };
+const COMPUTE = KIND_INDEX.compute;
+const ALL_GATHER = KIND_INDEX.all_gather;
+const REDUCE_SCATTER = KIND_INDEX.reduce_scatter;
 
 /** Most ranks drawn as lanes; beyond this the timeline says how many it hides. */
 export const MAX_RANKS_SHOWN = 8; // 16 lanes per timeline: A and B both fit a 1280×800 screen
@@ -38,109 +41,141 @@ function streamOrder(s: StreamName): string {
   return s === 'compute' ? '0' : `1${s}`;
 }
 
-type Interval = [number, number];
-
-function union(intervals: Interval[]): Interval[] {
-  intervals.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-  const out: Interval[] = [];
-  for (const [s, e] of intervals) {
-    const last = out[out.length - 1];
-    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
-    else out.push([s, e]);
+/** Union of intervals given flat as [s0, e0, s1, e1, …] (sorted by start first when they are not), flat and disjoint. */
+function union(flat: readonly number[]): number[] {
+  const n = flat.length >> 1;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = flat[2 * i] >= flat[2 * i - 2];
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  if (!sorted) order.sort((x, y) => flat[2 * x] - flat[2 * y] || x - y);
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const s = flat[2 * order[k]];
+    const e = flat[2 * order[k] + 1];
+    if (out.length > 0 && s <= out[out.length - 1]) out[out.length - 1] = Math.max(out[out.length - 1], e);
+    else out.push(s, e);
   }
   return out;
 }
 
-/** a − b for two sorted, disjoint interval lists. */
-function subtract(a: Interval[], b: Interval[]): Interval[] {
-  const out: Interval[] = [];
+/** a − b for two sorted, disjoint, flat interval lists. */
+function subtract(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = [];
+  const nb = b.length >> 1;
   let j = 0;
-  for (const [s0, e] of a) {
-    let s = s0;
-    while (j < b.length && b[j][1] <= s) j++;
-    let k = j;
-    while (k < b.length && b[k][0] < e) {
-      if (b[k][0] > s) out.push([s, b[k][0]]);
-      s = Math.max(s, b[k][1]);
-      k++;
+  for (let i = 0; i < a.length; i += 2) {
+    let s = a[i];
+    const e = a[i + 1];
+    while (j < nb && b[2 * j + 1] <= s) j++;
+    for (let k = j; k < nb && b[2 * k] < e; k++) {
+      if (b[2 * k] > s) out.push(s, b[2 * k]);
+      s = Math.max(s, b[2 * k + 1]);
     }
-    if (s < e) out.push([s, e]);
+    if (s < e) out.push(s, e);
   }
   return out;
 }
 
 /** Build lanes and columns from events; `maxRanks` caps the lanes drawn. */
 export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS_SHOWN): TimelineColumns {
-  const ranks = [...new Set(events.map((e) => e.rank))].sort((x, y) => x - y);
+  const rankSet = new Set<number>();
+  for (let i = 0; i < events.length; i++) rankSet.add(events[i].rank);
+  const ranks = [...rankSet].sort((x, y) => x - y);
   const shown = new Set(ranks.slice(0, maxRanks));
-  const laneKeys = new Map<string, Lane>();
-  for (const e of events) {
-    if (!shown.has(e.rank)) continue;
-    const key = `${e.rank}|${e.stream}`;
-    if (!laneKeys.has(key)) laneKeys.set(key, { rank: e.rank, stream: e.stream, label: `r${e.rank} ${e.stream}` });
-  }
-  const lanes = [...laneKeys.values()].sort((x, y) => x.rank - y.rank || streamOrder(x.stream).localeCompare(streamOrder(y.stream)));
-  const laneIdx = new Map(lanes.map((l, i) => [`${l.rank}|${l.stream}`, i]));
 
-  const perLane: number[][] = lanes.map(() => []);
-  events.forEach((e, i) => {
-    const li = laneIdx.get(`${e.rank}|${e.stream}`);
-    if (li !== undefined) perLane[li].push(i);
-  });
-  const n = perLane.reduce((s, l) => s + l.length, 0);
+  // lanes in first-seen order (rank → stream → id), then sorted; no string key per event
+  const seen = new Map<number, Map<StreamName, number>>();
+  const found: Lane[] = [];
+  const seenLane = new Int32Array(events.length).fill(-1);
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    if (!shown.has(e.rank)) continue;
+    let byStream = seen.get(e.rank);
+    if (!byStream) seen.set(e.rank, (byStream = new Map()));
+    let id = byStream.get(e.stream);
+    if (id === undefined) {
+      byStream.set(e.stream, (id = found.length));
+      found.push({ rank: e.rank, stream: e.stream, label: `r${e.rank} ${e.stream}` });
+    }
+    seenLane[i] = id;
+  }
+  const sortedIds = found.map((_, id) => id)
+    .sort((x, y) => found[x].rank - found[y].rank || streamOrder(found[x].stream).localeCompare(streamOrder(found[y].stream)));
+  const lanes = sortedIds.map((id) => found[id]);
+  const laneOfId = new Uint32Array(found.length);
+  sortedIds.forEach((id, li) => (laneOfId[id] = li));
+
+  // counting sort of event indices by lane (original order within a lane), then by start per lane
   const laneOffset = new Uint32Array(lanes.length + 1);
+  for (let i = 0; i < events.length; i++) if (seenLane[i] >= 0) laneOffset[laneOfId[seenLane[i]] + 1]++;
+  for (let li = 0; li < lanes.length; li++) laneOffset[li + 1] += laneOffset[li];
+  const n = laneOffset[lanes.length];
+  const eventIndex = new Uint32Array(n);
+  const fill = laneOffset.slice(0, lanes.length);
+  for (let i = 0; i < events.length; i++) if (seenLane[i] >= 0) eventIndex[fill[laneOfId[seenLane[i]]]++] = i;
+
   const startUs = new Float64Array(n);
   const durUs = new Float64Array(n);
   const maxEndUs = new Float64Array(n);
   const kind = new Uint8Array(n);
   const bucket = new Int32Array(n);
-  const eventIndex = new Uint32Array(n);
   const laneMaxDurUs = new Float64Array(lanes.length);
-  let p = 0;
   let endAll = 0;
-  perLane.forEach((idxs, li) => {
-    idxs.sort((x, y) => events[x].start - events[y].start || x - y); // tie-break: original order
-    laneOffset[li] = p;
+  for (let li = 0; li < lanes.length; li++) {
+    const a = laneOffset[li];
+    const b = laneOffset[li + 1];
+    let sorted = true;
+    for (let p = a + 1; p < b && sorted; p++) sorted = events[eventIndex[p]].start >= events[eventIndex[p - 1]].start;
+    if (!sorted) eventIndex.subarray(a, b).sort((x, y) => events[x].start - events[y].start || x - y); // tie-break: original order
     let runMax = -Infinity;
-    for (const i of idxs) {
-      const e = events[i];
+    for (let p = a; p < b; p++) {
+      const e = events[eventIndex[p]];
+      const dur = Math.max(0, e.dur);
       startUs[p] = e.start;
-      durUs[p] = Math.max(0, e.dur);
-      runMax = Math.max(runMax, e.start + durUs[p]);
+      durUs[p] = dur;
+      runMax = Math.max(runMax, e.start + dur);
       maxEndUs[p] = runMax;
-      if (durUs[p] > laneMaxDurUs[li]) laneMaxDurUs[li] = durUs[p];
+      if (dur > laneMaxDurUs[li]) laneMaxDurUs[li] = dur;
       kind[p] = KIND_INDEX[e.kind] ?? 0;
       bucket[p] = e.bucketId ?? -1;
-      eventIndex[p] = i;
-      p++;
     }
     if (runMax > endAll) endAll = runMax;
-  });
-  laneOffset[lanes.length] = p;
+  }
 
   // exposed comm per rank = U_comm − U_compute (waits are not compute), drawn on that rank's comm lanes
-  const byRank = new Map<number, { comm: Interval[]; comp: Interval[] }>();
-  for (const e of events) {
-    if (!shown.has(e.rank)) continue;
-    let r = byRank.get(e.rank);
-    if (!r) byRank.set(e.rank, (r = { comm: [], comp: [] }));
-    if (e.kind === 'compute') r.comp.push([e.start, e.start + e.dur]);
-    else if (e.kind === 'all_gather' || e.kind === 'reduce_scatter') r.comm.push([e.start, e.start + e.dur]);
+  const byRank = new Map<number, { comm: number[]; comp: number[] }>();
+  for (let li = 0; li < lanes.length; li++) {
+    let r = byRank.get(lanes[li].rank);
+    if (!r) byRank.set(lanes[li].rank, (r = { comm: [], comp: [] }));
+    for (let p = laneOffset[li]; p < laneOffset[li + 1]; p++) {
+      const k = kind[p];
+      const to = k === COMPUTE ? r.comp : k === ALL_GATHER || k === REDUCE_SCATTER ? r.comm : null;
+      to?.push(startUs[p], startUs[p] + durUs[p]);
+    }
   }
-  const exposedByRank = new Map<number, Interval[]>();
+  const exposedByRank = new Map<number, number[]>(); // flat [s, e, …]
   for (const [rank, r] of byRank) exposedByRank.set(rank, subtract(union(r.comm), union(r.comp)));
   const exposedOffset = new Uint32Array(lanes.length + 1);
-  const ex: Interval[] = [];
+  let exN = 0;
   lanes.forEach((l, li) => {
-    exposedOffset[li] = ex.length;
-    if (l.stream !== 'compute') ex.push(...(exposedByRank.get(l.rank) ?? []));
+    exposedOffset[li] = exN;
+    if (l.stream !== 'compute') exN += (exposedByRank.get(l.rank)?.length ?? 0) >> 1;
   });
-  exposedOffset[lanes.length] = ex.length;
+  exposedOffset[lanes.length] = exN;
+  const exposedStartUs = new Float64Array(exN);
+  const exposedEndUs = new Float64Array(exN);
+  lanes.forEach((l, li) => {
+    if (l.stream === 'compute') return;
+    const flat = exposedByRank.get(l.rank) ?? [];
+    for (let i = 0, k = exposedOffset[li]; i < flat.length; i += 2, k++) {
+      exposedStartUs[k] = flat[i];
+      exposedEndUs[k] = flat[i + 1];
+    }
+  });
 
   return {
-    lanes, laneOffset, startUs, durUs, maxEndUs, laneMaxDurUs, kind, bucket, eventIndex, exposedOffset,
-    exposedStartUs: Float64Array.from(ex, (x) => x[0]),
-    exposedEndUs: Float64Array.from(ex, (x) => x[1]),
+    lanes, laneOffset, startUs, durUs, maxEndUs, laneMaxDurUs, kind, bucket, eventIndex, exposedOffset, exposedStartUs, exposedEndUs,
     endUs: endAll,
     ranksTotal: ranks.length,
     ranksShown: shown.size,

@@ -96,6 +96,17 @@ describe('buildColumns', () => {
   });
 });
 
+describe('buildColumns at scale', () => {
+  it('keeps 200k disjoint exposed intervals on one comm lane (no argument-spread limit)', () => {
+    const events: TraceEvent[] = [];
+    for (let i = 0; i < 200_000; i++) events.push(ev(0, 'comm:dp', i % 2 ? 'all_gather' : 'reduce_scatter', 2 * i, 1));
+    const c = buildColumns(events);
+    expect(c.exposedOffset[1] - c.exposedOffset[0]).toBe(200_000);
+    expect(c.exposedStartUs[199_999]).toBe(399_998);
+    expect(c.exposedEndUs[199_999]).toBe(399_999);
+  });
+});
+
 describe('firstVisible', () => {
   it('returns the first event of the lane that ends after t', () => {
     const events = randomTrace(11, 1, 300);
