@@ -1,12 +1,16 @@
-// Direct collectives over the data SAB (DESIGN.md § Runtime). Rank q owns the region
-// [q·n·M, (q+1)·n·M) (M = maxElemsPerRank). Callers have already passed the entry barrier, so no
-// rank is still reading the previous collective's data.
-//   all_gather:     write my shard to my region, barrier, read every region's shard (rank-major).
-//   reduce_scatter: write my full input (n chunks), barrier, sum chunk r over regions q = 0..n−1
-//                   IN RANK ORDER in f32: out[j] = (((x0 + x1) + x2) + …). The order never depends
-//                   on bucketing, so a bucket is bit-identical to its members reduced one by one.
+// Direct collectives over the data SAB (DESIGN.md § Runtime). Each rank writes its part BEFORE the
+// collective's single barrier (RankComm.publish makes sure nobody still reads that area), then reads
+// after it. n = 1 never touches the SAB.
+//   all_gather:     two gather areas by seq parity, [p·n·M, (p+1)·n·M): rank q writes its shard at
+//                   q·c of area p; after the barrier every rank copies the areas below and above its
+//                   own slot with one set each, and its own shard straight from its input. Parity lets
+//                   a fast rank write seq s+1 while a slow one still reads s (barrier s+1 orders s+2).
+//   reduce_scatter: rank q owns [q·n·M, (q+1)·n·M) and writes every chunk of its input but chunk q
+//                   (which only it reads); rank r sums chunk r over q = 0..n−1 IN RANK ORDER in f32,
+//                   out[j] = (((x0 + x1) + x2) + …), taking its own chunk from its input. The order
+//                   never depends on bucketing, so a bucket is bit-identical to its members one by one.
 
-import type { ControlSync } from './sync';
+import { sumInRankOrder } from './sum_f32';
 import type { ReduceOp } from './types';
 
 export interface DataView32 {
@@ -14,35 +18,44 @@ export interface DataView32 {
   readonly regionElems: number; // n·M
 }
 
-export function directAllGather(
-  v: DataView32, sync: ControlSync, input: Float32Array, output: Float32Array, where: string, seq: number,
-): void {
-  const n = sync.layout.worldSize;
-  const c = input.length;
-  v.data.set(input, sync.rank * v.regionElems);
-  sync.barrier(where, seq);
-  for (let q = 0; q < n; q++) {
-    const src = q * v.regionElems;
-    output.set(v.data.subarray(src, src + c), q * c);
-  }
+/** Before the barrier: publish this rank's shard into the gather area of `seq`'s parity. */
+export function directAllGatherWrite(v: DataView32, n: number, rank: number, seq: number, input: Float32Array): void {
+  if (n === 1) return;
+  v.data.set(input, (seq & 1) * v.regionElems + rank * input.length);
 }
 
-export function directReduceScatter(
-  v: DataView32, sync: ControlSync, input: Float32Array, output: Float32Array, op: ReduceOp, where: string, seq: number,
+/** After the barrier: rank-major output; own shard from the input, the others with two copies. */
+export function directAllGatherRead(
+  v: DataView32, n: number, rank: number, seq: number, input: Float32Array, output: Float32Array,
 ): void {
-  const n = sync.layout.worldSize;
+  const c = input.length;
+  const area = (seq & 1) * v.regionElems;
+  if (rank > 0) output.set(v.data.subarray(area, area + rank * c), 0);
+  output.set(input, rank * c);
+  if (rank < n - 1) output.set(v.data.subarray(area + (rank + 1) * c, area + n * c), (rank + 1) * c);
+}
+
+/** Before the barrier: publish every chunk of the input but this rank's own into its region. */
+export function directReduceScatterWrite(v: DataView32, n: number, rank: number, input: Float32Array): void {
+  if (n === 1) return;
+  const c = input.length / n;
+  const region = rank * v.regionElems;
+  if (rank > 0) v.data.set(input.subarray(0, rank * c), region);
+  if (rank < n - 1) v.data.set(input.subarray((rank + 1) * c), region + (rank + 1) * c);
+}
+
+/** After the barrier: output = chunk `rank` summed over ranks 0..n−1 in rank order (f32), ÷ n for avg. */
+export function directReduceScatterRead(
+  v: DataView32, n: number, rank: number, input: Float32Array, output: Float32Array, op: ReduceOp,
+): void {
   const c = output.length;
-  const r = sync.rank;
-  v.data.set(input, r * v.regionElems);
-  sync.barrier(where, seq);
-  const d = v.data;
-  const stride = v.regionElems;
-  const first = r * c; // rank 0's copy of chunk r
-  const avg = op === 'avg';
-  for (let j = 0; j < c; j++) {
-    let acc = d[first + j];
-    // fround(a + b) of two f32 values is exactly one f32 addition; j-outer keeps one store per element.
-    for (let q = 1, at = first + j + stride; q < n; q++, at += stride) acc = Math.fround(acc + d[at]);
-    output[j] = avg ? acc / n : acc; // the store rounds the quotient to f32
+  const sources: Float32Array[] = [];
+  for (let q = 0; q < n; q++) {
+    if (q === rank) sources.push(input.subarray(rank * c, (rank + 1) * c));
+    else {
+      const at = q * v.regionElems + rank * c;
+      sources.push(v.data.subarray(at, at + c));
+    }
   }
+  sumInRankOrder(sources, output, op === 'avg' ? n : 1);
 }

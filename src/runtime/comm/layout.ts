@@ -1,5 +1,6 @@
 // Control SharedArrayBuffer layout for the rank collectives: one Int32 word table (futex word,
-// abort flag, per-rank barrier epochs and ring step counters, per-rank descriptors) followed by
+// abort flag, arrival / done counters, per-rank barrier epochs, done epochs and ring step counters,
+// per-rank descriptors) followed by
 // byte regions for the abort reason and each rank's descriptor text. Offsets are computed here once
 // so the coordinator (which allocates) and every rank (which reads) agree.
 
@@ -16,20 +17,24 @@ export const DESC_WORDS = 5;
 export const DESC_SLOTS = 2;
 
 /** Fixed Int32 word indices. */
-export const W_WAKE = 0; // bumped + notified on every state change (arrival, ring step, abort)
+export const W_WAKE = 0; // futex word: bumped + notified when a barrier completes, a ring step or an abort
 export const W_ABORT = 1; // 0, or aborting rank + 1 (set after the reason is written)
 export const W_ABORT_CLAIM = 2; // first aborter claims it (compareExchange) and writes the reason
 export const W_ABORT_LEN = 3; // abort reason length, bytes
 export const W_PROBE = 4; // always 0: Atomics.wait availability probe
 export const W_MAGIC = 5; // CONTROL_MAGIC: guards against a foreign buffer
 export const W_WORLD = 6; // worldSize the buffer was laid out for
-const W_FIXED = 8;
+export const W_ARRIVED = 7; // barrier arrivals, all ranks (epoch e is complete at e·n); the last arriver bumps W_WAKE
+export const W_DONE = 8; // collectives finished (data read), all ranks (epoch e read out at e·n); the last one bumps W_WAKE_DONE
+export const W_WAKE_DONE = 9; // futex word of done waits (apart from W_WAKE so a done never wakes barrier sleepers); aborts bump it too
+const W_FIXED = 12;
 
 export const CONTROL_MAGIC = 0x46534443; // 'FSDC'
 
 export interface ControlLayout {
   readonly worldSize: number;
   readonly arriveBase: number; // Int32 index of ARRIVE[0]: barrier epoch each rank has reached
+  readonly doneBase: number; // Int32 index of DONE[0]: epoch whose data each rank has finished reading
   readonly ringBase: number; // Int32 index of RING[0]: ring steps each rank has posted (cumulative)
   readonly descBase: number; // Int32 index of rank 0's descriptor words (slot of seq parity 0)
   readonly abortReasonByte: number; // byte offset of the abort reason
@@ -39,13 +44,14 @@ export interface ControlLayout {
 
 export function controlLayout(worldSize: number): ControlLayout {
   const arriveBase = W_FIXED;
-  const ringBase = arriveBase + worldSize;
+  const doneBase = arriveBase + worldSize;
+  const ringBase = doneBase + worldSize;
   const descBase = ringBase + worldSize;
   const words = descBase + worldSize * DESC_SLOTS * DESC_WORDS;
   const abortReasonByte = words * 4;
   const descTextByte = abortReasonByte + ABORT_REASON_BYTES;
   const bytes = descTextByte + worldSize * DESC_SLOTS * DESC_TEXT_BYTES;
-  return { worldSize, arriveBase, ringBase, descBase, abortReasonByte, descTextByte, bytes: Math.ceil(bytes / 8) * 8 };
+  return { worldSize, arriveBase, doneBase, ringBase, descBase, abortReasonByte, descTextByte, bytes: Math.ceil(bytes / 8) * 8 };
 }
 
 /** Data buffer elements (f32): each rank owns a region of worldSize × maxElemsPerRank. */

@@ -1,11 +1,13 @@
-// RankComm: one per rank, inside its worker. Each collective publishes a descriptor, passes the
-// entry barrier (which also guarantees every rank has finished reading the previous collective's
-// data), checks that all ranks agree, then moves data with the direct or ring algorithm.
+// RankComm: one per rank, inside its worker. Each collective publishes its descriptor (direct: and
+// its data, once nobody still reads the area it overwrites), passes ONE barrier, checks that all
+// ranks agree, then reads (direct) or runs the ring steps, and marks itself done reading.
 // Synchronous (Atomics.wait): dedicated Workers and Node worker_threads only.
 
 import { CollectiveError } from '../../errors';
 import { firstMismatch, formatDescriptor, makeDescriptor, readDescriptor, writeDescriptor } from './descriptor';
-import { directAllGather, directReduceScatter, type DataView32 } from './direct';
+import {
+  directAllGatherRead, directAllGatherWrite, directReduceScatterRead, directReduceScatterWrite, type DataView32,
+} from './direct';
 import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems, type ControlLayout } from './layout';
 import { ringAllGather, ringReduceScatter } from './ring';
 import { ControlSync, assertCanBlock } from './sync';
@@ -20,6 +22,9 @@ export class RankComm implements RankCommApi {
   private readonly sync: ControlSync;
   private readonly view: DataView32;
   private seq = 0;
+  private where = ''; // the current collective, as timeout and abort messages name it
+  /** What the previous collective left in the data SAB for others to read (direct only). */
+  private lastData: 'none' | 'all_gather' | 'reduce_scatter' = 'none';
 
   constructor(init: CommInit, rank: number) {
     const n = init.worldSize;
@@ -63,9 +68,19 @@ export class RankComm implements RankCommApi {
     this.checkShape(where, output.length === n * input.length,
       `output has ${output.length} elems, expected worldSize × input = ${n} × ${input.length}`);
     this.checkFits(where, input.length, 'shard (input)');
-    const seq = this.enter('all_gather', n * input.length, desc);
-    if (this.algorithm === 'ring') ringAllGather(this.view, this.sync, input, output, where, seq);
-    else directAllGather(this.view, this.sync, input, output, where, seq);
+    const seq = this.publish('all_gather', n * input.length, desc);
+    if (this.algorithm === 'ring') {
+      this.agree(seq);
+      ringAllGather(this.view, this.sync, input, output, where, seq);
+    } else {
+      // The other parity's area may still be read (seq − 1), never this one: barrier seq − 1 ordered seq − 2.
+      if (this.lastData === 'reduce_scatter') this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
+      directAllGatherWrite(this.view, n, this.rank, seq, input);
+      this.agree(seq);
+      directAllGatherRead(this.view, n, this.rank, seq, input, output);
+      this.lastData = 'all_gather';
+    }
+    this.sync.finish();
   }
 
   reduceScatter(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void {
@@ -75,27 +90,44 @@ export class RankComm implements RankCommApi {
     this.checkShape(where, input.length === n * output.length,
       `input has ${input.length} elems, expected worldSize × output = ${n} × ${output.length}`);
     this.checkFits(where, output.length, 'shard (output chunk)');
-    const seq = this.enter('reduce_scatter', input.length, desc);
-    if (this.algorithm === 'ring') ringReduceScatter(this.view, this.sync, input, output, op, where, seq);
-    else directReduceScatter(this.view, this.sync, input, output, op, where, seq);
+    const seq = this.publish('reduce_scatter', input.length, desc);
+    if (this.algorithm === 'ring') {
+      this.agree(seq);
+      ringReduceScatter(this.view, this.sync, input, output, op, where, seq);
+    } else {
+      // Every region is overwritten: wait until all ranks have read the previous collective's data.
+      if (this.lastData !== 'none') this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
+      directReduceScatterWrite(this.view, n, this.rank, input);
+      this.agree(seq);
+      directReduceScatterRead(this.view, n, this.rank, input, output, op);
+      this.lastData = 'reduce_scatter';
+    }
+    this.sync.finish();
   }
 
   barrier(label: string): void {
-    this.enter('barrier', 0, { label, tensors: [label] });
+    this.agree(this.publish('barrier', 0, { label, tensors: [label] }));
+    this.lastData = 'none'; // the barrier ordered every earlier read before anything after it
+    this.sync.finish();
   }
 
   abort(reason: string): void {
     this.sync.abort(reason);
   }
 
-  /** Publish the descriptor, pass the entry barrier, compare with every rank. Returns the seq. */
-  private enter(kind: CollectiveKind, elems: number, req: CollectiveRequest): number {
+  /** Write this rank's descriptor into its slot for the next seq; returns the seq. */
+  private publish(kind: CollectiveKind, elems: number, req: CollectiveRequest): number {
     const seq = this.seq++;
     const mine = makeDescriptor(seq, kind, elems, kind === 'barrier' ? [req.label] : req.tensors, req.label);
-    const where = `${formatDescriptor(mine)} '${req.label}'`;
-    this.sync.checkAbort(where);
+    this.where = `${formatDescriptor(mine)} '${req.label}'`;
+    this.sync.checkAbort(this.where);
     writeDescriptor(this.sync.words, this.sync.bytes, this.layout, this.rank, mine);
-    this.sync.barrier(where, seq);
+    return seq;
+  }
+
+  /** The collective's one barrier, then every rank compares all descriptors with rank 0's. */
+  private agree(seq: number): void {
+    this.sync.barrier(this.where, seq);
     const all: CollectiveDescriptor[] = [];
     for (let r = 0; r < this.worldSize; r++) all.push(readDescriptor(this.sync.words, this.sync.bytes, this.layout, r, seq));
     const bad = firstMismatch(all);
@@ -106,7 +138,6 @@ export class RankComm implements RankCommApi {
           ` (seen by rank ${this.rank}; every rank must issue the same collectives in the same order)`,
       );
     }
-    return seq;
   }
 
   /** A local shape error would leave the other ranks waiting: abort them, then throw. */

@@ -1,6 +1,9 @@
-// Waiting primitives over the control SAB: one futex word (W_WAKE) bumped and notified on every state
-// change, so a waiter snapshots it, checks its condition, and sleeps at most until its deadline.
-// Every wait has a timeout and also wakes on abort: no collective can hang.
+// Waiting primitives over the control SAB: two futex words, bumped and notified only when something
+// a waiter can wait for completes: W_WAKE on the last arrival of a barrier, a ring step or an abort;
+// W_WAKE_DONE on the last rank done reading a collective or an abort. So n arrivals cost one
+// wake-up, not n, and a rank asleep in the next barrier is not woken by the previous one's done. A waiter
+// snapshots it, checks its condition (spinning briefly first), and sleeps at most until its
+// deadline. Every wait has a timeout and also wakes on abort: no collective can hang.
 
 import { CollectiveError } from '../../errors';
 import {
@@ -8,12 +11,27 @@ import {
   W_ABORT,
   W_ABORT_CLAIM,
   W_ABORT_LEN,
+  W_ARRIVED,
+  W_DONE,
   W_PROBE,
   W_WAKE,
+  W_WAKE_DONE,
   type ControlLayout,
 } from './layout';
 
 const now = (): number => performance.now(); // ms, monotonic
+
+/**
+ * Spin before sleeping, adaptively: a futex wake-up costs tens of µs to ms when the box is busy, but
+ * a spin steals the core from the rank being waited for when ranks outnumber cores (8 ranks on 2
+ * cores). So each rank spins up to `spinUs` (checking the condition); when it still had to sleep, it
+ * doubles the budget if the whole wait was under SPIN_MAX_US and halves it otherwise: ranks that
+ * time-share (long waits) settle near SPIN_MIN_US.
+ */
+export const SPIN_MIN_US = 1;
+export const SPIN_MAX_US = 100;
+const SPIN_CHECKS_PER_CLOCK = 64; // condition checks between two reads of the clock
+
 
 /** Throws a clear error when this thread may not block (a browser main thread). */
 export function assertCanBlock(words: Int32Array): void {
@@ -30,6 +48,7 @@ export function assertCanBlock(words: Int32Array): void {
 
 export class ControlSync {
   private epoch: number; // barrier epochs this rank has entered (mirrors ARRIVE[rank])
+  private spinUs = SPIN_MIN_US; // current spin budget (adaptive, see SPIN_MAX_US)
 
   constructor(
     readonly words: Int32Array,
@@ -42,9 +61,9 @@ export class ControlSync {
   }
 
   /** Tell every waiter something changed. */
-  bump(): void {
-    Atomics.add(this.words, W_WAKE, 1);
-    Atomics.notify(this.words, W_WAKE);
+  bump(word = W_WAKE): void {
+    Atomics.add(this.words, word, 1);
+    Atomics.notify(this.words, word);
   }
 
   /** Rank that aborted, or -1. */
@@ -83,18 +102,25 @@ export class ControlSync {
       Atomics.store(this.words, W_ABORT_LEN, text.length);
       Atomics.store(this.words, W_ABORT, this.rank + 1);
     }
-    this.bump();
+    this.bump(W_WAKE);
+    this.bump(W_WAKE_DONE);
   }
 
   /**
    * Sleeps until `ready()` holds. On timeout, builds the error from `missing()` (ranks not there
    * yet), aborts the communicator with it so late ranks fail fast, and throws it.
    */
-  waitUntil(ready: () => boolean, missing: () => readonly number[], where: string, seq: number): void {
-    const deadline = now() + this.timeoutMs;
+  waitUntil(ready: () => boolean, missing: () => readonly number[], where: string, seq: number, word = W_WAKE): void {
+    if (ready()) return;
+    const startMs = now();
+    if (this.spin(ready)) return;
+    const deadline = startMs + this.timeoutMs;
     for (;;) {
-      const snap = Atomics.load(this.words, W_WAKE);
-      if (ready()) return; // a collective that completed still completes; the abort shows at the next wait
+      const snap = Atomics.load(this.words, word);
+      if (ready()) { // a collective that completed still completes; the abort shows at the next wait
+        this.adaptSpin(now() - startMs);
+        return;
+      }
       this.checkAbort(where);
       const leftMs = deadline - now();
       if (leftMs <= 0) {
@@ -106,23 +132,69 @@ export class ControlSync {
         this.abort(msg);
         throw new CollectiveError('collective_timeout', msg);
       }
-      Atomics.wait(this.words, W_WAKE, snap, leftMs);
+      Atomics.wait(this.words, word, snap, leftMs);
     }
+  }
+
+  /** Spins up to the current budget; true when `ready()` came true meanwhile. */
+  private spin(ready: () => boolean): boolean {
+    const endMs = now() + this.spinUs / 1000;
+    do {
+      for (let i = 0; i < SPIN_CHECKS_PER_CLOCK; i++) if (ready()) return true;
+    } while (now() < endMs);
+    return false;
+  }
+
+  /** After a spin that had to sleep: a wait a longer spin would have covered grows the budget, a long one halves it. */
+  private adaptSpin(waitedMs: number): void {
+    this.spinUs = waitedMs * 1000 <= SPIN_MAX_US
+      ? Math.min(SPIN_MAX_US, this.spinUs * 2)
+      : Math.max(SPIN_MIN_US, this.spinUs / 2);
+  }
+
+  /** Ranks whose per-rank word at `base` is still below `epoch`. */
+  private behind(base: number, epoch: number): number[] {
+    const out: number[] = [];
+    for (let r = 0; r < this.layout.worldSize; r++) if (Atomics.load(this.words, base + r) < epoch) out.push(r);
+    return out;
+  }
+
+  /**
+   * Arrive at the next barrier epoch without waiting. Arrivals are counted in one word, so epoch e is
+   * complete when it reaches e·n; only the last arriver wakes the sleepers.
+   */
+  arrive(): void {
+    const epoch = ++this.epoch;
+    Atomics.store(this.words, this.layout.arriveBase + this.rank, epoch); // for the timeout message
+    if (Atomics.add(this.words, W_ARRIVED, 1) + 1 === epoch * this.layout.worldSize) this.bump();
+  }
+
+  /** Wait until every rank has arrived at this rank's current epoch. */
+  waitArrived(where: string, seq: number): void {
+    const { words } = this;
+    const want = this.epoch * this.layout.worldSize;
+    this.waitUntil(() => Atomics.load(words, W_ARRIVED) >= want, () => this.behind(this.layout.arriveBase, this.epoch), where, seq);
   }
 
   /** All ranks reach this point (or the wait times out / aborts). */
   barrier(where: string, seq: number): void {
-    const { words, layout } = this;
-    const n = layout.worldSize;
-    const epoch = ++this.epoch;
-    Atomics.store(words, layout.arriveBase + this.rank, epoch);
-    this.bump();
-    const behind = (): number[] => {
-      const out: number[] = [];
-      for (let r = 0; r < n; r++) if (Atomics.load(words, layout.arriveBase + r) < epoch) out.push(r);
-      return out;
-    };
-    this.waitUntil(() => behind().length === 0, behind, where, seq);
+    this.arrive();
+    this.waitArrived(where, seq);
+  }
+
+  /** This rank has finished reading the current epoch's data (call once per epoch, after the barrier). */
+  finish(): void {
+    const epoch = this.epoch;
+    Atomics.store(this.words, this.layout.doneBase + this.rank, epoch);
+    if (Atomics.add(this.words, W_DONE, 1) + 1 === epoch * this.layout.worldSize) this.bump(W_WAKE_DONE);
+  }
+
+  /** Wait until every rank has finished reading the current epoch's data (before overwriting it). */
+  waitFinished(where: string, seq: number): void {
+    const { words } = this;
+    const epoch = this.epoch;
+    const want = epoch * this.layout.worldSize;
+    this.waitUntil(() => Atomics.load(words, W_DONE) >= want, () => this.behind(this.layout.doneBase, epoch), where, seq, W_WAKE_DONE);
   }
 
   /** Ring steps `rank` has posted so far (cumulative over the communicator's life). */
