@@ -97,6 +97,19 @@ describe('config panel', () => {
     await expect.poll(() => metric(page, 'exposed', 'b')).toBe(exposedBefore);
   });
 
+  it('activation checkpointing full lowers the peak memory and adds recompute time', async () => {
+    const sel = '[data-testid="cfg-activationCheckpointing"]';
+    expect(await page.inputValue(sel)).toBe(''); // preset default
+    const peakBefore = await metric(page, 'peak', 'a');
+    const stepBefore = await metric(page, 'step', 'a');
+    await page.selectOption(sel, 'full');
+    await expect.poll(() => metric(page, 'peak', 'a')).toBeLessThan(peakBefore);
+    expect(await metric(page, 'step', 'a')).toBeGreaterThan(stepBefore);
+    await page.selectOption(sel, '');
+    await expect.poll(() => metric(page, 'peak', 'a')).toBe(peakBefore);
+    expect(pageErrors).toEqual([]);
+  });
+
   it('refuses an invalid value at the field with a message and keeps the page working', async () => {
     await setField(page, 'ranks', '-3');
     const err = await page.waitForSelector('[data-testid="cfg-ranks-error"]');

@@ -14,6 +14,7 @@ const LABELS: Readonly<Record<string, string>> = {
   ranks: 'ranks',
   localBatch: 'local batch',
   seqLen: 'seq len',
+  activationCheckpointing: 'activation ckpt',
   hardware: 'hardware',
   network: 'network preset',
   bandwidthGBps: 'bandwidth (GB/s)',
@@ -34,7 +35,7 @@ const LABELS: Readonly<Record<string, string>> = {
 };
 
 const GROUPS: readonly { readonly title: string; readonly match: (p: string) => boolean }[] = [
-  { title: 'Model & cluster', match: (p) => ['model', 'ranks', 'localBatch', 'seqLen', 'hardware'].includes(p) },
+  { title: 'Model & cluster', match: (p) => ['model', 'ranks', 'localBatch', 'seqLen', 'activationCheckpointing', 'hardware'].includes(p) },
   { title: 'Network', match: (p) => ['network', 'bandwidthGBps', 'latencyUs'].includes(p) },
   { title: 'Backends (compile.model_backend_override)', match: (p) => p === 'backendA' || p === 'backendB' },
   { title: 'aot_eager_autobucketing knobs (torch 2.11 defaults)', match: (p) => p.startsWith('autobucketing.') },
@@ -100,13 +101,21 @@ function NumberField({ f, value, error }: { f: FieldSpec; value: unknown; error?
   );
 }
 
+const PRESET_DEFAULT_LABEL = 'preset default';
+
 function Field({ f }: { f: FieldSpec }) {
   const value = useApp((s) => getPath(s.config, f.path));
   const error = useApp((s) => s.fieldErrors[f.path]);
   let control;
   if (f.kind === 'enum') {
+    // A nullable enum's null means "the preset decides" (e.g. the preset's torchtitan AC mode).
     control = (
-      <select value={String(value)} data-testid={testId(f.path)} onChange={(e) => appStore.getState().setField(f.path, e.target.value)}>
+      <select
+        value={value === null ? '' : String(value)}
+        data-testid={testId(f.path)}
+        onChange={(e) => appStore.getState().setField(f.path, f.nullable && e.target.value === '' ? null : e.target.value)}
+      >
+        {f.nullable && <option value="">{PRESET_DEFAULT_LABEL}</option>}
         {f.values.map((v) => <option key={v} value={v}>{v}</option>)}
       </select>
     );
