@@ -28,16 +28,11 @@ export function sideFromRun(run: PipelineResult, clockPrefix = 'cost model'): Si
   };
 }
 
-/**
- * Ranks whose events a simulated side keeps: the timeline draws at most 8 ranks per side
- * (MAX_RANKS_SHOWN in src/ui/timeline/columns.ts). Metrics still cover every simulated rank the
- * simulator emits (all below 64), so only what nobody draws is skipped.
- */
-export const SHOWN_RANKS = 8;
-
 /** Simulate both backends of a config. Throws whatever the pipeline throws (caller shows it). */
 export function simulateConfig(cfg: SimConfig): { a: SideResult; b: SideResult } {
-  const { a, b } = compareBackends(cfg, { shownRanks: SHOWN_RANKS });
+  // every emitted rank's events (the timeline says "showing 8 of N ranks" from them); a symmetric
+  // side's copies cost one block in the worker's reply (side_codec.ts)
+  const { a, b } = compareBackends(cfg);
   return { a: sideFromRun(a), b: sideFromRun(b) };
 }
 

@@ -7,6 +7,7 @@
 
 import type { Schedule } from '../backends/types';
 import type { StepGraph } from '../graph/types';
+import { rerankEvent } from '../sim/streams';
 import type { EventKind, StreamName, TraceEvent } from '../trace/event';
 import type { SideResult } from './types';
 
@@ -32,6 +33,11 @@ export interface PackedEvents {
   readonly kind: Int32Array;
   readonly op: Int32Array;
   readonly paramsIdx: Int32Array;
+  /**
+   * When set, the columns hold one block of events and the full list is that block once per
+   * entry, with rank replaced (a symmetric simulation's copies of one rank for each rank shown).
+   */
+  readonly repeatRanks?: readonly number[];
 }
 
 export type PackedSide = Omit<SideResult, 'events' | 'schedule'> & {
@@ -95,7 +101,80 @@ export function packEvents(events: readonly TraceEvent[]): PackedEvents | null {
   return { n, shapes, strings, params, ...p };
 }
 
+/** Key sequence of an event as a base-11 number (≤ 10 known keys), or -1 for an unknown key. */
+function signature(e: TraceEvent): number {
+  let sig = 0;
+  for (const k in e) {
+    const id = Object.hasOwn(KEY_ID, k) ? KEY_ID[k] : 0;
+    if (id === 0) return -1;
+    sig = sig * 11 + id;
+  }
+  return sig;
+}
+
+/**
+ * If `events` is one block of events repeated per rank with only `rank` changed (same keys in the
+ * same order, same values, the same params array), the block and the ranks; else null.
+ */
+export function repeatedBlock(events: readonly TraceEvent[]): { block: readonly TraceEvent[]; ranks: number[] } | null {
+  const n = events.length;
+  if (n === 0) return null;
+  const r0 = events[0].rank;
+  let len = 0;
+  while (len < n && events[len].rank === r0) len++;
+  if (n % len !== 0 || n === len) return null;
+  const sigs = new Float64Array(len);
+  for (let i = 0; i < len; i++) if ((sigs[i] = signature(events[i])) < 0) return null;
+  const ranks: number[] = [];
+  for (let at = 0; at < n; at += len) {
+    const rank = events[at].rank;
+    ranks.push(rank);
+    if (at === 0) continue;
+    for (let i = 0; i < len; i++) {
+      const e = events[at + i];
+      const f = events[i];
+      if (
+        e.rank !== rank || e.start !== f.start || e.dur !== f.dur || e.name !== f.name || e.kind !== f.kind ||
+        e.stream !== f.stream || e.op !== f.op || e.bytes !== f.bytes || e.bucketId !== f.bucketId ||
+        e.params !== f.params || signature(e) !== sigs[i]
+      )
+        return null;
+    }
+  }
+  return { block: events.slice(0, len), ranks };
+}
+
 export function unpackEvents(p: PackedEvents): TraceEvent[] {
+  const block = unpackBlock(p);
+  if (p.repeatRanks === undefined) return block;
+  // shapes the simulator's constructors make are copied by rerankEvent's literals (fast); any
+  // other shape key by key
+  const literal = p.shapes.map((keys, s) => {
+    const i = p.shape.indexOf(s);
+    return i >= 0 && Object.keys(rerankEvent(block[i], block[i].rank + 1)).join() === keys.join();
+  });
+  const out: TraceEvent[] = [];
+  for (const rank of p.repeatRanks) {
+    if (rank === block[0]?.rank) {
+      for (const e of block) out.push(e);
+      continue;
+    }
+    for (let i = 0; i < block.length; i++) {
+      const s = p.shape[i];
+      if (literal[s]) {
+        out.push(rerankEvent(block[i], rank));
+        continue;
+      }
+      const e = block[i] as unknown as Record<string, unknown>;
+      const o: Record<string, unknown> = {};
+      for (const k of p.shapes[s]) o[k] = k === 'rank' ? rank : e[k];
+      out.push(o as unknown as TraceEvent);
+    }
+  }
+  return out;
+}
+
+function unpackBlock(p: PackedEvents): TraceEvent[] {
   const out: TraceEvent[] = new Array(p.n);
   const { strings } = p;
   const at = (i: number) => (i < 0 ? undefined : strings[i]);
@@ -125,7 +204,10 @@ const isPacked = (e: PackedSide['events']): e is PackedEvents => !Array.isArray(
 /** A side for postMessage, and the buffers to transfer with it. */
 export function packSide(side: SideResult): { packed: PackedSide; transfer: ArrayBuffer[] } {
   const { events, schedule, ...rest } = side;
-  const cols = packEvents(events);
+  // a symmetric side repeats one rank's events per rank: pack the block once
+  const rep = side.symmetric ? repeatedBlock(events) : null;
+  const blockCols = rep ? packEvents(rep.block) : null;
+  const cols = blockCols && rep ? { ...blockCols, repeatRanks: rep.ranks } : packEvents(events);
   const transfer: ArrayBuffer[] = [];
   if (cols) for (const v of Object.values(cols)) if (ArrayBuffer.isView(v)) transfer.push(v.buffer as ArrayBuffer);
   let packedSchedule: PackedSide['schedule'];

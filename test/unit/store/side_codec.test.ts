@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../../src/config';
 import { simulateConfig } from '../../../src/store/engine';
-import { packEvents, packSide, unpackEvents, unpackSide } from '../../../src/store/side_codec';
+import { packEvents, packSide, repeatedBlock, unpackEvents, unpackSide } from '../../../src/store/side_codec';
 import type { TraceEvent } from '../../../src/trace/event';
 
 function sides(partial: Record<string, unknown>) {
@@ -19,6 +19,10 @@ describe('packSide / unpackSide', () => {
       for (const side of [a, b]) {
         const { packed, transfer } = packSide(side);
         expect(transfer.length).toBeGreaterThan(0);
+        // a symmetric side travels as one rank's block and the ranks to repeat it for
+        const cols = packed.events as { n: number; repeatRanks?: readonly number[] };
+        expect(cols.repeatRanks).toEqual(side.symmetric ? [...new Set(side.events.map((e) => e.rank))] : undefined);
+        if (side.symmetric) expect(cols.n * cols.repeatRanks!.length).toBe(side.events.length);
         const back = unpackSide(structuredClone(packed, { transfer }));
         expect(JSON.stringify(back.events)).toBe(JSON.stringify(side.events));
         expect(back.events).toStrictEqual(side.events);
@@ -31,6 +35,29 @@ describe('packSide / unpackSide', () => {
         expect(back.schedule!.graph).toBe(back.schedule!.graph);
       }
     }
+  });
+});
+
+describe('repeatedBlock', () => {
+  const base: TraceEvent[] = [
+    { rank: 0, stream: 'compute', name: 'a', kind: 'compute', start: 0, dur: 2, op: 'mm' },
+    { rank: 0, stream: 'comm:dp', name: 'b', kind: 'all_gather', start: 1, dur: 3, bytes: 7, op: 'ag' },
+  ];
+  const copy = (r: number) => base.map((e) => ({ ...e, rank: r }));
+
+  it('finds one rank repeated per rank', () => {
+    expect(repeatedBlock([...base, ...copy(1), ...copy(5)])).toEqual({ block: base, ranks: [0, 1, 5] });
+  });
+
+  it('refuses lists whose copies differ in a value, a key or key order', () => {
+    const other = copy(1);
+    other[1] = { ...other[1], dur: 4 };
+    expect(repeatedBlock([...base, ...other])).toBeNull();
+    const reordered = copy(1);
+    reordered[0] = { rank: 1, name: 'a', stream: 'compute', kind: 'compute', start: 0, dur: 2, op: 'mm' };
+    expect(repeatedBlock([...base, ...reordered])).toBeNull();
+    expect(repeatedBlock([...base, ...copy(1).slice(0, 1)])).toBeNull();
+    expect(repeatedBlock(base)).toBeNull();
   });
 });
 
