@@ -28,11 +28,6 @@ export class ColumnImage {
   private nCols = 0;
   private lanes = 0;
 
-  /** Whether this environment can draw rows as an image (else callers fill the runs as rectangles). */
-  static supported(): boolean {
-    return typeof OffscreenCanvas !== 'undefined';
-  }
-
   /** Start a frame: every lane's row cleared to EMPTY_COLUMN. */
   begin(grid: ColumnGrid, lanes: number): void {
     this.nCols = grid.nCols;
@@ -60,10 +55,12 @@ export class ColumnImage {
 
   /**
    * Draw the rows at x = grid.colBase, lane li at y = topPx[li] stretched to laneHPx; colors[code − 1]
-   * is a claimed column's colour. Returns the number of single-colour runs drawn.
+   * is a claimed column's colour. Returns the number of single-colour runs drawn, or -1 when no
+   * offscreen 2D context is available (the caller then fills the runs as rectangles).
    */
   draw(ctx: CanvasRenderingContext2D, grid: ColumnGrid, topPx: Float64Array, laneHPx: number, colors: readonly string[]): number {
     const { nCols, lanes } = this;
+    if (typeof OffscreenCanvas === 'undefined') return -1;
     if (nCols === 0 || lanes === 0) return 0;
     if (!this.canvas || this.canvas.width !== nCols || this.canvas.height !== lanes) {
       this.canvas = new OffscreenCanvas(nCols, lanes);
@@ -72,7 +69,7 @@ export class ColumnImage {
     }
     const octx = this.octx;
     const image = this.image;
-    if (!octx || !image) return 0;
+    if (!octx || !image) return -1;
     const table = new Uint8Array(4 * (colors.length + 1)); // code → rgba; code 0 stays transparent
     colors.forEach((col, i) => table.set(this.rgba(col), 4 * (i + 1)));
     const px = image.data;

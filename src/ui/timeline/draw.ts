@@ -1,6 +1,8 @@
 // Canvas drawing of one timeline: lane backgrounds, exposed-comm bands, rectangles (one pass),
 // labels (second pass), bucket/selection outlines and the collective-mismatch marker.
-// Culls offscreen items and merges sub-pixel ones so the cost is bounded by pixels, not events.
+// Culls offscreen items; events under SNAP_PX snap to pixel columns drawn as one image row per lane
+// (lane_runs.ts, column_image.ts) and wider ones are fillRects batched per colour (rect_batch.ts),
+// so a zoomed-out frame costs about the canvas width, not the event count.
 
 import type { Palette } from '../palette';
 import { KIND_CODES, firstVisible, type TimelineColumns } from './columns';
@@ -115,12 +117,12 @@ export function drawTimeline(d: DrawInput): number {
   rects.reset();
   columns.begin(grid, c.lanes.length);
   for (let li = 0; li < c.lanes.length; li++) laneColumns(c, li, scale, grid, columns.row(li), rects, layout.top[li], laneH);
-  let drawn = 0;
-  if (ColumnImage.supported()) drawn += columns.draw(ctx, grid, layout.top, laneH, kindColors);
-  else {
+  let drawn = columns.draw(ctx, grid, layout.top, laneH, kindColors); // runs drawn as image rows
+  if (drawn < 0) {
+    drawn = 0; // no offscreen canvas: the runs join the rectangle batch (counted by total())
     for (let li = 0; li < c.lanes.length; li++) {
       const y = layout.top[li];
-      drawn += rowRuns(columns.row(li), (code, j, n) => rects.push(code - 1, grid.colBase + j, y, n, laneH));
+      rowRuns(columns.row(li), (code, j, n) => rects.push(code - 1, grid.colBase + j, y, n, laneH));
     }
   }
   drawn += rects.total();
