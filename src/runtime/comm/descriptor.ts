@@ -82,6 +82,19 @@ export function readDescriptor(words: Int32Array, bytes: Uint8Array, layout: Con
 }
 
 /**
+ * True when every rank's words in the slot for `seq` (seq, kind, elems, hash) equal `rank`'s own: the
+ * per-collective check, without decoding any text (done only to word a mismatch).
+ */
+export function slotsAgree(words: Int32Array, layout: ControlLayout, worldSize: number, seq: number): boolean {
+  const at0 = layout.descBase + slotOf(0, seq) * DESC_WORDS;
+  for (let r = 1; r < worldSize; r++) {
+    const at = layout.descBase + slotOf(r, seq) * DESC_WORDS;
+    for (let k = 0; k < 4; k++) if (words[at + k] !== words[at0 + k]) return false;
+  }
+  return true;
+}
+
+/**
  * Lowest rank whose descriptor differs from rank 0's (every rank computes the same answer, so every
  * rank throws the same message), or -1 when all agree.
  */

@@ -2,8 +2,9 @@
 // collective's single barrier (RankComm.publish makes sure nobody still reads that area), then reads
 // after it. n = 1 never touches the SAB.
 //   all_gather:     two gather areas by seq parity, [p·n·M, (p+1)·n·M): rank q writes its shard at
-//                   q·c of area p; after the barrier every rank copies the areas below and above its
-//                   own slot with one set each, and its own shard straight from its input. Parity lets
+//                   q·c of area p; once arrived, a rank copies its own shard from its input and the
+//                   shards of ranks already arrived, then after the barrier the rest, each run of
+//                   consecutive ranks with one set. Parity lets
 //                   a fast rank write seq s+1 while a slow one still reads s (barrier s+1 orders s+2).
 //   reduce_scatter: rank q owns [q·n·M, (q+1)·n·M) and writes every chunk of its input but chunk q
 //                   (which only it reads); rank r sums chunk r over q = 0..n−1 IN RANK ORDER in f32,
@@ -24,15 +25,39 @@ export function directAllGatherWrite(v: DataView32, n: number, rank: number, seq
   v.data.set(input, (seq & 1) * v.regionElems + rank * input.length);
 }
 
-/** After the barrier: rank-major output; own shard from the input, the others with two copies. */
-export function directAllGatherRead(
+/**
+ * After arriving, before the barrier completes: the own shard from the input, then every shard whose
+ * rank has already arrived (its data is written; a mismatched descriptor only makes this output
+ * garbage, and the collective throws after the barrier anyway). Marks what it copied in `copied`.
+ */
+export function directAllGatherEarly(
   v: DataView32, n: number, rank: number, seq: number, input: Float32Array, output: Float32Array,
+  copied: Uint8Array, arrived: (q: number) => boolean,
 ): void {
   const c = input.length;
   const area = (seq & 1) * v.regionElems;
-  if (rank > 0) output.set(v.data.subarray(area, area + rank * c), 0);
   output.set(input, rank * c);
-  if (rank < n - 1) output.set(v.data.subarray(area + (rank + 1) * c, area + n * c), (rank + 1) * c);
+  copied.fill(0, 0, n);
+  copied[rank] = 1;
+  for (let q = 0; q < n; q++) {
+    if (q === rank || !arrived(q)) continue;
+    output.set(v.data.subarray(area + q * c, area + (q + 1) * c), q * c);
+    copied[q] = 1;
+  }
+}
+
+/** After the barrier: the shards not copied yet, each run of consecutive ranks with one set. */
+export function directAllGatherRest(
+  v: DataView32, n: number, seq: number, c: number, output: Float32Array, copied: Uint8Array,
+): void {
+  const area = (seq & 1) * v.regionElems;
+  for (let q = 0; q < n;) {
+    if (copied[q]) { q++; continue; }
+    let end = q + 1;
+    while (end < n && !copied[end]) end++;
+    output.set(v.data.subarray(area + q * c, area + end * c), q * c);
+    q = end;
+  }
 }
 
 /** Before the barrier: publish every chunk of the input but this rank's own into its region. */

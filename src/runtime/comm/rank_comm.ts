@@ -4,9 +4,9 @@
 // Synchronous (Atomics.wait): dedicated Workers and Node worker_threads only.
 
 import { CollectiveError } from '../../errors';
-import { firstMismatch, formatDescriptor, makeDescriptor, readDescriptor, writeDescriptor } from './descriptor';
+import { firstMismatch, formatDescriptor, makeDescriptor, readDescriptor, slotsAgree, writeDescriptor } from './descriptor';
 import {
-  directAllGatherRead, directAllGatherWrite, directReduceScatterRead, directReduceScatterWrite, type DataView32,
+  directAllGatherEarly, directAllGatherRest, directAllGatherWrite, directReduceScatterRead, directReduceScatterWrite, type DataView32,
 } from './direct';
 import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems, type ControlLayout } from './layout';
 import { ringAllGather, ringReduceScatter } from './ring';
@@ -23,6 +23,8 @@ export class RankComm implements RankCommApi {
   private readonly view: DataView32;
   private seq = 0;
   private where = ''; // the current collective, as timeout and abort messages name it
+  private readonly copied: Uint8Array; // all-gather: shards already in the output, by rank
+  private readonly arrived = (q: number): boolean => this.sync.hasArrived(q);
   /** What the previous collective left in the data SAB for others to read (direct only). */
   private lastData: 'none' | 'all_gather' | 'reduce_scatter' = 'none';
 
@@ -55,6 +57,7 @@ export class RankComm implements RankCommApi {
     this.maxElemsPerRank = init.maxElemsPerRank;
     this.sync = new ControlSync(words, new Uint8Array(init.control), this.layout, rank, init.timeoutMs);
     this.view = { data: new Float32Array(init.data), regionElems: n * init.maxElemsPerRank };
+    this.copied = new Uint8Array(n);
   }
 
   /** Sequence number the next collective will carry. */
@@ -76,8 +79,10 @@ export class RankComm implements RankCommApi {
       // The other parity's area may still be read (seq − 1), never this one: barrier seq − 1 ordered seq − 2.
       if (this.lastData === 'reduce_scatter') this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
       directAllGatherWrite(this.view, n, this.rank, seq, input);
-      this.agree(seq);
-      directAllGatherRead(this.view, n, this.rank, seq, input, output);
+      this.sync.arrive();
+      directAllGatherEarly(this.view, n, this.rank, seq, input, output, this.copied, this.arrived);
+      this.agreeArrived(seq);
+      directAllGatherRest(this.view, n, seq, input.length, output, this.copied);
       this.lastData = 'all_gather';
     }
     this.sync.finish();
@@ -127,7 +132,14 @@ export class RankComm implements RankCommApi {
 
   /** The collective's one barrier, then every rank compares all descriptors with rank 0's. */
   private agree(seq: number): void {
-    this.sync.barrier(this.where, seq);
+    this.sync.arrive();
+    this.agreeArrived(seq);
+  }
+
+  /** agree() after this rank has already arrived. */
+  private agreeArrived(seq: number): void {
+    this.sync.waitArrived(this.where, seq);
+    if (slotsAgree(this.sync.words, this.layout, this.worldSize, seq)) return;
     const all: CollectiveDescriptor[] = [];
     for (let r = 0; r < this.worldSize; r++) all.push(readDescriptor(this.sync.words, this.sync.bytes, this.layout, r, seq));
     const bad = firstMismatch(all);

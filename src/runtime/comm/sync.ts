@@ -169,6 +169,11 @@ export class ControlSync {
     if (Atomics.add(this.words, W_ARRIVED, 1) + 1 === epoch * this.layout.worldSize) this.bump();
   }
 
+  /** Whether rank q has arrived at this rank's current epoch (its data for it is written). */
+  hasArrived(q: number): boolean {
+    return Atomics.load(this.words, this.layout.arriveBase + q) >= this.epoch;
+  }
+
   /** Wait until every rank has arrived at this rank's current epoch. */
   waitArrived(where: string, seq: number): void {
     const { words } = this;
