@@ -4,5 +4,6 @@ export type { CollectiveMismatch, SimOptions, SimResult } from './types';
 export { simulate } from './simulate';
 export { MemoryTracker, baseOf, liveIntervals, persistentBytes, scheduleMemoryProfile, tensorLifetimes, waitPositions } from './memory';
 export type { LiveInterval, ScheduleMemoryProfile } from './memory';
-export { collectiveBytes, collectiveDescriptor, commStream, COMPUTE_STREAM, groupInstance } from './streams';
-export { EMIT_ALL_BELOW, isSymmetric } from './symmetric';
+export { collectiveBytes, collectiveDescriptor, commStream, COMPUTE_STREAM, groupInstance, rerankEvent } from './streams';
+export { fastMemoryCurve, tensorTable, type TensorTable } from './memory_curve';
+export { EMIT_ALL_BELOW, copyEventsToRanks, isSymmetric } from './symmetric';

@@ -7,7 +7,7 @@
 
 import type { Schedule } from '../backends/types';
 import type { StepGraph } from '../graph/types';
-import { rerankEvent } from '../sim/streams';
+import { rerankEvent } from '../sim';
 import type { EventKind, StreamName, TraceEvent } from '../trace/event';
 import type { SideResult } from './types';
 
