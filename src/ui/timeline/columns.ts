@@ -10,6 +10,10 @@ const COMPUTE = KIND_INDEX.compute;
 const ALL_GATHER = KIND_INDEX.all_gather;
 const REDUCE_SCATTER = KIND_INDEX.reduce_scatter;
 
+/** Positions per blockMaxDurUs entry (a power of two). */
+export const DUR_BLOCK = 16;
+const DUR_BLOCK_SHIFT = Math.log2(DUR_BLOCK);
+
 /** Most ranks drawn as lanes; beyond this the timeline says how many it hides. */
 export const MAX_RANKS_SHOWN = 8; // 16 lanes per timeline: A and B both fit a 1280×800 screen
 
@@ -26,6 +30,7 @@ export interface TimelineColumns {
   readonly durUs: Float64Array;
   readonly maxEndUs: Float64Array; // running max of end within the lane: binary search for the first visible
   readonly laneMaxDurUs: Float64Array; // per lane, longest event: whole lanes skip label/sub-pixel checks
+  readonly blockMaxDurUs: Float64Array; // longest event in positions [k·DUR_BLOCK, (k+1)·DUR_BLOCK): skips runs of short events
   readonly kind: Uint8Array; // index into KIND_CODES
   readonly bucket: Int32Array; // bucketId or -1
   readonly eventIndex: Uint32Array; // index into the source events array
@@ -143,6 +148,12 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
     if (runMax > endAll) endAll = runMax;
   }
 
+  const blockMaxDurUs = new Float64Array(Math.ceil(n / DUR_BLOCK));
+  for (let p = 0; p < n; p++) {
+    const k = p >> DUR_BLOCK_SHIFT;
+    if (durUs[p] > blockMaxDurUs[k]) blockMaxDurUs[k] = durUs[p];
+  }
+
   // exposed comm per rank = U_comm − U_compute (waits are not compute), drawn on that rank's comm lanes
   const byRank = new Map<number, { comm: number[]; comp: number[] }>();
   for (let li = 0; li < lanes.length; li++) {
@@ -175,7 +186,7 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
   });
 
   return {
-    lanes, laneOffset, startUs, durUs, maxEndUs, laneMaxDurUs, kind, bucket, eventIndex, exposedOffset, exposedStartUs, exposedEndUs,
+    lanes, laneOffset, startUs, durUs, maxEndUs, laneMaxDurUs, blockMaxDurUs, kind, bucket, eventIndex, exposedOffset, exposedStartUs, exposedEndUs,
     endUs: endAll,
     ranksTotal: ranks.length,
     ranksShown: shown.size,
@@ -194,12 +205,12 @@ export function firstVisible(c: TimelineColumns, li: number, tUs: number): numbe
   return lo;
 }
 
-/** First position at or after `from` (below `end`) whose start is ≥ tUs: galloping then binary search. */
-export function nextStartAtOrAfter(c: TimelineColumns, from: number, end: number, tUs: number): number {
+/** First index in [from, end) of an ascending array whose value is ≥ t (end when none): galloping then binary search. */
+export function gallopAtOrAfter(values: Float64Array, from: number, end: number, t: number): number {
   let lo = from;
   let step = 1;
   let hi = from;
-  while (hi < end && c.startUs[hi] < tUs) {
+  while (hi < end && values[hi] < t) {
     lo = hi + 1;
     hi += step;
     step *= 2;
@@ -207,10 +218,36 @@ export function nextStartAtOrAfter(c: TimelineColumns, from: number, end: number
   if (hi > end) hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (c.startUs[mid] < tUs) lo = mid + 1;
+    if (values[mid] < t) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** First position at or after `from` (below `end`) whose start is ≥ tUs. */
+export function nextStartAtOrAfter(c: TimelineColumns, from: number, end: number, tUs: number): number {
+  return gallopAtOrAfter(c.startUs, from, end, tUs);
+}
+
+/**
+ * First position at or after `from` (below `end`) whose start is ≥ tUs or whose duration is ≥ durUs:
+ * the events before it are all shorter than durUs and start before tUs. Whole DUR_BLOCK blocks of
+ * short events are stepped over at once.
+ */
+export function nextStartOrLong(c: TimelineColumns, from: number, end: number, tUs: number, durUs: number): number {
+  let q = from;
+  while (q < end) {
+    if ((q & (DUR_BLOCK - 1)) === 0 && q + DUR_BLOCK <= end && c.blockMaxDurUs[q >> DUR_BLOCK_SHIFT] < durUs) {
+      if (c.startUs[q + DUR_BLOCK - 1] < tUs) {
+        q += DUR_BLOCK;
+        continue;
+      }
+      return nextStartAtOrAfter(c, q, q + DUR_BLOCK, tUs); // every event in the block is short
+    }
+    if (c.startUs[q] >= tUs || c.durUs[q] >= durUs) return q;
+    q++;
+  }
+  return q;
 }
 
 /** First exposed interval of lane li that ends after tUs (intervals are sorted and disjoint). */

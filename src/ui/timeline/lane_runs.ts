@@ -5,9 +5,10 @@
 // kind in a row are then one rectangle (or one stretched image row, column_image.ts).
 // Also the exposed-comm band/strip rectangles, merged across sub-pixel gaps.
 // Cost per lane: O(log n) to find the first visible event, then O(visible events) — or, when the
-// whole lane is sub-pixel, O(pixel columns · log n) by jumping over each claimed column.
+// whole lane is sub-pixel, O(pixel columns · log n) by jumping over each claimed column (with longer
+// events in the lane, the jump steps over blocks of sub-pixel events instead).
 
-import { firstExposed, firstVisible, nextStartAtOrAfter, type TimelineColumns } from './columns';
+import { firstExposed, firstVisible, gallopAtOrAfter, nextStartAtOrAfter, nextStartOrLong, type TimelineColumns } from './columns';
 import type { RectBatch } from './rect_batch';
 import type { TimeScale } from './time_scale';
 
@@ -70,11 +71,10 @@ export function laneColumns(c: TimelineColumns, li: number, scale: TimeScale, gr
         for (let j = from; j <= to; j++) row[j] = code;
         lastPx = b;
       }
-      if (allSubPixel) {
-        // every later event starting in a claimed column is merged away: jump to the next column
-        q = nextStartAtOrAfter(c, q + 1, end, ws + (lastPx + 1 - x0) / pxPerUs);
-        continue;
-      }
+      // later sub-pixel events starting in a claimed column are merged away: jump past them
+      const tNext = ws + (lastPx + 1 - x0) / pxPerUs;
+      q = allSubPixel ? nextStartAtOrAfter(c, q + 1, end, tNext) : nextStartOrLong(c, q + 1, end, tNext, 1 / pxPerUs);
+      continue;
     } else {
       wide.push(kind[q], xa, yPx, w - (w > WIDE_GAP_MIN_PX ? WIDE_GAP_PX : 0), laneHPx);
       lastPx = Math.floor(xa + w);
@@ -114,18 +114,27 @@ export function exposedRuns(c: TimelineColumns, layout: { readonly top: Float64A
       out.band.rect(runA, y - 1, runB - runA, laneH + 2);
       out.strip.rect(runA, y + laneH - EXPOSED_STRIP_PX, runB - runA, EXPOSED_STRIP_PX);
     };
-    for (let k = firstExposed(c, li, scale.window.startUs); k < exposedOffset[li + 1]; k++) {
+    const kEnd = exposedOffset[li + 1];
+    for (let k = firstExposed(c, li, scale.window.startUs); k < kEnd; k++) {
       const s = exposedStartUs[k];
       if (s > t1) break;
       const xa = Math.max(x0, scale.timeToPx(s));
       const xb = Math.max(xa + 1, Math.min(x1, scale.timeToPx(exposedEndUs[k])));
       if (xa - runB < EXPOSED_MERGE_GAP_PX) {
         if (xb > runB) runB = xb;
-        continue;
+      } else {
+        if (runB > -Infinity) flush();
+        runA = xa;
+        runB = xb;
       }
-      if (runB > -Infinity) flush();
-      runA = xa;
-      runB = xb;
+      // intervals starting within the merge gap of the run only extend it; the last of them (sorted,
+      // disjoint) reaches furthest, so step to it directly
+      const last = gallopAtOrAfter(exposedStartUs, k + 1, kEnd, scale.pxToTime(runB + EXPOSED_MERGE_GAP_PX)) - 1;
+      if (last > k) {
+        const lastXa = Math.max(x0, scale.timeToPx(exposedStartUs[last]));
+        runB = Math.max(runB, lastXa + 1, Math.min(x1, scale.timeToPx(exposedEndUs[last])));
+        k = last;
+      }
     }
     if (runB > -Infinity) flush();
   }

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../../src/trace/event';
-import { buildColumns, firstExposed, nextStartAtOrAfter, type TimelineColumns } from '../../../src/ui/timeline/columns';
+import { buildColumns, firstExposed, nextStartAtOrAfter, nextStartOrLong, type TimelineColumns } from '../../../src/ui/timeline/columns';
 import { parseCanvasColor } from '../../../src/ui/timeline/column_image';
 import { EMPTY_COLUMN, SNAP_PX, columnGrid, exposedRuns, laneColumns, rowRuns, type ExposedPaths } from '../../../src/ui/timeline/lane_runs';
 import { RectBatch } from '../../../src/ui/timeline/rect_batch';
@@ -137,7 +137,7 @@ describe('exposedRuns', () => {
   });
 });
 
-describe('nextStartAtOrAfter / firstExposed', () => {
+describe('nextStartAtOrAfter / nextStartOrLong / firstExposed', () => {
   it('agree with a linear scan', () => {
     const c = buildColumns(trace(4, 500, 3));
     const r = rng(1);
@@ -150,6 +150,10 @@ describe('nextStartAtOrAfter / firstExposed', () => {
       let want = from;
       while (want < end && c.startUs[want] < t) want++;
       expect(nextStartAtOrAfter(c, from, end, t)).toBe(want);
+      const longUs = 1 + r() * 40;
+      let wantLong = from;
+      while (wantLong < end && c.startUs[wantLong] < t && c.durUs[wantLong] < longUs) wantLong++;
+      expect(nextStartOrLong(c, from, end, t, longUs)).toBe(wantLong);
       let wantEx = c.exposedOffset[li];
       while (wantEx < c.exposedOffset[li + 1] && c.exposedEndUs[wantEx] < t) wantEx++;
       expect(firstExposed(c, li, t)).toBe(wantEx);
