@@ -26,12 +26,18 @@ const now = (): number => performance.now(); // ms, monotonic
  * a spin steals the core from the rank being waited for when ranks outnumber cores (8 ranks on 2
  * cores). So each rank spins up to `spinUs` (checking the condition); when it still had to sleep, it
  * doubles the budget if the whole wait was under SPIN_MAX_US and halves it otherwise: ranks that
- * time-share (long waits) settle near SPIN_MIN_US.
+ * time-share (long waits) settle near SPIN_MIN_US. Where the runtime reports its cores
+ * (navigator.hardwareConcurrency: browsers, Node ≥ 21) and ranks outnumber them, it never grows.
  */
 export const SPIN_MIN_US = 1;
 export const SPIN_MAX_US = 100;
 const SPIN_CHECKS_PER_CLOCK = 64; // condition checks between two reads of the clock
 
+/** Spin ceiling for `worldSize` ranks: SPIN_MIN_US when they outnumber the cores the runtime reports. */
+export function spinCeilingUs(worldSize: number): number {
+  const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  return cores !== undefined && cores > 0 && worldSize > cores ? SPIN_MIN_US : SPIN_MAX_US;
+}
 
 /** Throws a clear error when this thread may not block (a browser main thread). */
 export function assertCanBlock(words: Int32Array): void {
@@ -49,6 +55,7 @@ export function assertCanBlock(words: Int32Array): void {
 export class ControlSync {
   private epoch: number; // barrier epochs this rank has entered (mirrors ARRIVE[rank])
   private spinUs = SPIN_MIN_US; // current spin budget (adaptive, see SPIN_MAX_US)
+  private readonly spinMaxUs: number;
 
   constructor(
     readonly words: Int32Array,
@@ -58,6 +65,7 @@ export class ControlSync {
     readonly timeoutMs: number,
   ) {
     this.epoch = Atomics.load(words, layout.arriveBase + rank);
+    this.spinMaxUs = spinCeilingUs(layout.worldSize);
   }
 
   /** Tell every waiter something changed. */
@@ -147,8 +155,8 @@ export class ControlSync {
 
   /** After a spin that had to sleep: a wait a longer spin would have covered grows the budget, a long one halves it. */
   private adaptSpin(waitedMs: number): void {
-    this.spinUs = waitedMs * 1000 <= SPIN_MAX_US
-      ? Math.min(SPIN_MAX_US, this.spinUs * 2)
+    this.spinUs = waitedMs * 1000 <= this.spinMaxUs
+      ? Math.min(this.spinMaxUs, this.spinUs * 2)
       : Math.max(SPIN_MIN_US, this.spinUs / 2);
   }
 
