@@ -4,18 +4,9 @@
 import type { ComputeOp } from '../../src/graph/ops';
 import { expectedLengths } from '../../src/runtime/cpu';
 import type { HostArray, KernelBackend, OpAttrs } from '../../src/runtime/kernels';
+export { rng } from '../helpers/rng';
+import { rng } from '../helpers/rng';
 
-/** mulberry32: deterministic uniform [0,1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const randF32 = (n: number, r: () => number, scale = 1) =>
   Float32Array.from({ length: n }, () => (r() * 2 - 1) * scale);

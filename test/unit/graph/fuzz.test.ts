@@ -4,17 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, FsdpSimError, ImportError } from '../../../src/errors';
 import { buildStepGraph, importFxGraph, isTopologicalOrder, verifyGraph } from '../../../src/graph';
+import { rng } from '../../helpers/rng';
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CONFIG_CASES = 600;
 const FX_CASES = 600;

@@ -6,22 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { LOSS, TARGETS, TOKENS, buildStepGraph, paramTensorIds, verifyGraph, type StepGraph } from '../../../src/graph';
 import type { ModelArgs } from '../../../src/model';
 import { runCpuOp, type CpuTensor } from '../../../src/runtime/cpu';
+import { rng } from '../../helpers/rng';
 
 type Arr = Float32Array | Int32Array;
 type Store = Map<string, Arr>;
 
 const ARGS: ModelArgs = { dim: 16, nLayers: 2, nHeads: 2, nKvHeads: 1, vocabSize: 32, ffnDim: 24, normEps: 1e-5, seqLen: 8, batch: 2 };
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const numel = (s: readonly number[]) => s.reduce((a, b) => a * b, 1);
 const alloc = (g: StepGraph, id: string): Arr => (g.tensors[id].dtype === 'i32' ? new Int32Array(numel(g.tensors[id].shape)) : new Float32Array(numel(g.tensors[id].shape)));

@@ -1,17 +1,7 @@
 // Test helpers for the CPU kernels: a seeded RNG and a central finite-difference gradient check.
 import { expect } from 'vitest';
-
-/** mulberry32: deterministic uniform [0,1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from '../../helpers/rng';
+import { rng } from '../../helpers/rng';
 
 export function randn64(n: number, r: () => number, scale = 1): Float64Array {
   const x = new Float64Array(n);
