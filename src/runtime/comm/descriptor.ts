@@ -53,11 +53,21 @@ export function formatDescriptor(d: CollectiveDescriptor): string {
 /** Slot index of `rank`'s descriptor for `seq` (two per rank, by seq parity; see DESC_SLOTS). */
 const slotOf = (rank: number, seq: number): number => rank * DESC_SLOTS + (seq & 1);
 
-/** Writes `d` into `rank`'s slot for d.seq. Plain stores: the barrier that follows (seq-cst Atomics) publishes them. */
-export function writeDescriptor(words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number, d: CollectiveDescriptor): void {
+/** The slot text of `d` (label, separator, tensor list), UTF-8, cut to DESC_TEXT_BYTES. */
+export function encodeDescriptorText(d: CollectiveDescriptor): Uint8Array {
+  return new TextEncoder().encode(`${d.label}${SEP}${d.tensorsText}`).subarray(0, DESC_TEXT_BYTES);
+}
+
+/**
+ * Writes `d` into `rank`'s slot for d.seq (`text`: encodeDescriptorText(d), when the caller cached it).
+ * Plain stores: the barrier that follows (seq-cst Atomics) publishes them.
+ */
+export function writeDescriptor(
+  words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number, d: CollectiveDescriptor,
+  text: Uint8Array = encodeDescriptorText(d),
+): void {
   const slot = slotOf(rank, d.seq);
   const w = layout.descBase + slot * DESC_WORDS;
-  const text = new TextEncoder().encode(`${d.label}${SEP}${d.tensorsText}`).subarray(0, DESC_TEXT_BYTES);
   bytes.set(text, layout.descTextByte + slot * DESC_TEXT_BYTES);
   words[w] = d.seq;
   words[w + 1] = KIND_CODES.indexOf(d.kind);

@@ -4,7 +4,9 @@
 // Synchronous (Atomics.wait): dedicated Workers and Node worker_threads only.
 
 import { CollectiveError } from '../../errors';
-import { firstMismatch, formatDescriptor, makeDescriptor, readDescriptor, slotsAgree, writeDescriptor } from './descriptor';
+import {
+  encodeDescriptorText, firstMismatch, formatDescriptor, makeDescriptor, readDescriptor, slotsAgree, writeDescriptor,
+} from './descriptor';
 import {
   directAllGatherEarly, directAllGatherRest, directAllGatherWrite, directReduceScatterRead, directReduceScatterWrite, type DataView32,
 } from './direct';
@@ -12,6 +14,9 @@ import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems, type Control
 import { ringAllGather, ringReduceScatter } from './ring';
 import { ControlSync, assertCanBlock } from './sync';
 import type { CollectiveAlgorithm, CollectiveDescriptor, CollectiveKind, CollectiveRequest, CommInit, RankCommApi, ReduceOp } from './types';
+
+/** Distinct requests whose descriptor is kept ready (the cache is dropped whole when full). */
+const PUBLISHED_CACHE = 4096;
 
 export class RankComm implements RankCommApi {
   readonly rank: number;
@@ -24,6 +29,7 @@ export class RankComm implements RankCommApi {
   private seq = 0;
   private where = ''; // the current collective, as timeout and abort messages name it
   private readonly copied: Uint8Array; // all-gather: shards already in the output, by rank
+  private readonly published = new Map<string, { d: CollectiveDescriptor; text: Uint8Array; where: string }>();
   private readonly arrived = (q: number): boolean => this.sync.hasArrived(q);
   /** What the previous collective left in the data SAB for others to read (direct only). */
   private lastData: 'none' | 'all_gather' | 'reduce_scatter' = 'none';
@@ -123,10 +129,19 @@ export class RankComm implements RankCommApi {
   /** Write this rank's descriptor into its slot for the next seq; returns the seq. */
   private publish(kind: CollectiveKind, elems: number, req: CollectiveRequest): number {
     const seq = this.seq++;
-    const mine = makeDescriptor(seq, kind, elems, kind === 'barrier' ? [req.label] : req.tensors, req.label);
-    this.where = `${formatDescriptor(mine)} '${req.label}'`;
+    const names = kind === 'barrier' ? [req.label] : req.tensors;
+    // Training repeats the same collectives every step: hash, text and message are built once per request.
+    const key = JSON.stringify([kind, elems, req.label, names]); // unambiguous, whatever the names hold
+    let hit = this.published.get(key);
+    if (!hit) {
+      const d = makeDescriptor(0, kind, elems, names, req.label);
+      hit = { d, text: encodeDescriptorText(d), where: `${formatDescriptor(d)} '${req.label}'` };
+      if (this.published.size >= PUBLISHED_CACHE) this.published.clear();
+      this.published.set(key, hit);
+    }
+    this.where = hit.where;
     this.sync.checkAbort(this.where);
-    writeDescriptor(this.sync.words, this.sync.bytes, this.layout, this.rank, mine);
+    writeDescriptor(this.sync.words, this.sync.bytes, this.layout, this.rank, { ...hit.d, seq }, hit.text);
     return seq;
   }
 

@@ -162,6 +162,16 @@ describe('RankComm safety', () => {
     }
   });
 
+  it('flags a changed tensor list under a label already used (descriptors are cached per request)', async () => {
+    const ag = (tensors: string[]): RankStep => ({ op: 'all_gather', label: 'bucket0', tensors, input: new Float32Array(2) });
+    const steps = [0, 1].map((r): RankStep[] => [ag(['a']), ag(['a']), ag(r === 0 ? ['a'] : ['c'])]);
+    const res = await runScenario({ worldSize: 2, maxElemsPerRank: 2, steps, timeoutMs: 2_000 });
+    for (const o of res) {
+      expect(o.results).toHaveLength(2);
+      expect(o.error?.message).toMatch(/seq 2: rank 0 all_gather\(4 elems, \[a\]\) vs rank 1 all_gather\(4 elems, \[c\]\)/);
+    }
+  });
+
   it('flags a different tensor list with the same size as a mismatch', async () => {
     const steps = [0, 1].map((r): RankStep[] => [
       { op: 'reduce_scatter', label: 'rs', tensors: r === 0 ? ['a', 'b'] : ['b', 'a'], input: new Float32Array(4), reduce: 'sum' },
