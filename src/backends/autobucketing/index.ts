@@ -5,7 +5,7 @@
 // torchtitan (torchtitan/experiments/simple_fsdp/backend.py) runs it on the joint graph.
 // Torch's memory checks are estimates; we promise the budget (peak ≤ original peak + max(gb,
 // ratio·peak)) by checking the final order and retrying with headroom, then dropping the
-// bucketing, then keeping program order.
+// bucketing, then program order with hoisted collective starts (hoist.ts), then program order.
 
 import type { CostModel } from '../../estimate/types';
 import type { StepGraph } from '../../graph/types';
@@ -15,6 +15,7 @@ import { resolveOptions } from '../options';
 import { nodeItems, rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
 import type { Backend, Reason, Schedule } from '../types';
 import { bucketCollectives, type BucketOutcome } from './bucketer';
+import { hoistCollectives, type HoistResult } from './hoist';
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
 import { bucketReasons, fmtGb, scheduleReasons } from './reasons';
 import { scheduleOverlap, type ScheduleResult } from './scheduler';
@@ -104,7 +105,10 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
     }
     return done(nodeItems(unbucketed.order), [], reasons);
   }
-  // nothing fit: the program order is the original peak by definition
+  // nothing fit: program order with hoisted collective starts, within the budget (retrying with
+  // headroom for what the estimate missed), else the program order (the original peak by definition)
+  const hoisted = hoistWithinBudget(ix, cost, opts, tables, allowed);
+  if (hoisted !== undefined) return done(nodeItems(hoisted.order), [], hoistReasons(ix, hoisted, allowed));
   const reasons: Reason[] = [];
   for (let i = 0; i < ix.n; i++) {
     if (ix.waitOfColl[i] < 0) continue;
@@ -115,6 +119,33 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
     });
   }
   return done(nodeItems(Int32Array.from({ length: ix.n }, (_, i) => i)), [], reasons);
+}
+
+function hoistWithinBudget(
+  ix: GraphIndex, cost: CostModel, opts: AutobucketingOptions, tables: MemoryTables, allowed: number,
+): HoistResult | undefined {
+  if (!Number.isFinite(allowed)) return undefined;
+  let budget = allowed;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const h = hoistCollectives(ix, cost, opts, tables, budget);
+    if (h.peakBytes <= allowed) return h;
+    budget -= h.peakBytes - allowed;
+  }
+  return undefined;
+}
+
+function hoistReasons(ix: GraphIndex, h: HoistResult, allowed: number): Reason[] {
+  const reasons: Reason[] = [];
+  for (let c = 0; c < h.starts.length; c++) {
+    const name = ix.nodes[h.starts[c]].name;
+    const before = h.hoistedBefore[c];
+    reasons.push(
+      before >= 0
+        ? { node: name, code: 'prefetched', text: `prefetched before ${ix.nodes[before].name} (program order kept for every other node: no full reordering fit the allowed ${fmtGb(allowed)}).` }
+        : { node: name, code: 'not_prefetched_memory_budget', text: `issued in program order: no earlier start fit the in-flight and memory budgets (allowed peak ${fmtGb(allowed)}).` },
+    );
+  }
+  return reasons;
 }
 
 export const autobucketing: Backend<AutobucketingOptions> = { name: 'aot_eager_autobucketing', run: runAutobucketing };
