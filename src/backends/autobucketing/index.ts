@@ -136,14 +136,19 @@ function hoistWithinBudget(
 
 function hoistReasons(ix: GraphIndex, h: HoistResult, allowed: number): Reason[] {
   const reasons: Reason[] = [];
+  const why = 'program order kept for every other node: no full reordering fit the allowed';
   for (let c = 0; c < h.starts.length; c++) {
-    const name = ix.nodes[h.starts[c]].name;
+    const node = ix.nodes[h.starts[c]].name;
     const before = h.hoistedBefore[c];
-    reasons.push(
-      before >= 0
-        ? { node: name, code: 'prefetched', text: `prefetched before ${ix.nodes[before].name} (program order kept for every other node: no full reordering fit the allowed ${fmtGb(allowed)}).` }
-        : { node: name, code: 'not_prefetched_memory_budget', text: `issued in program order: no earlier start fit the in-flight and memory budgets (allowed peak ${fmtGb(allowed)}).` },
-    );
+    const exposedMs = (h.exposedUs[c] / 1000).toFixed(2);
+    if (before >= 0) {
+      reasons.push({ node, code: 'prefetched', text: `prefetched before ${ix.nodes[before].name} (${why} ${fmtGb(allowed)}).` });
+    } else if (h.exposedUs[c] === 0) {
+      reasons.push({ node, code: 'program_order', text: `issued at its program position: the compute after it hides it (${why} ${fmtGb(allowed)}).` });
+    } else {
+      const code = h.notHoisted[c] ?? 'exposed';
+      reasons.push({ node, code, text: `issued at its program position (${code.replace(/_/g, ' ')}), ~${exposedMs} ms exposed (${why} ${fmtGb(allowed)}).` });
+    }
   }
   return reasons;
 }

@@ -42,6 +42,7 @@ describe.each(Object.entries(graphs))('runAutobucketing with activation checkpoi
     const a = exposedUs(g, eager);
     const b = exposedUs(g, auto);
     expect(a).toBeGreaterThan(0);
-    expect(b).toBeLessThan(0.5 * a);
+    // measured: llama3-8b 160 → 9 ms, 8-layer llama3-70b 170 → 25 ms (program order + hoisting)
+    expect(b).toBeLessThan(0.25 * a);
   });
 });
