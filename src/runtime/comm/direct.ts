@@ -4,7 +4,8 @@
 //   all_gather:     two gather areas by seq parity, [p·n·M, (p+1)·n·M): rank q writes its shard at
 //                   q·c of area p; once arrived, a rank copies its own shard from its input and the
 //                   shards of ranks already arrived, then after the barrier the rest, each run of
-//                   consecutive ranks with one set. Parity lets
+//                   consecutive ranks with one set (gathered sizes over AG_PARITY_MAX_BYTES use
+//                   area 0 only, after a done wait). Parity lets
 //                   a fast rank write seq s+1 while a slow one still reads s (barrier s+1 orders s+2).
 //   reduce_scatter: rank q owns [q·n·M, (q+1)·n·M) and writes every chunk of its input but chunk q
 //                   (which only it reads); rank r sums chunk r over q = 0..n−1 IN RANK ORDER in f32,
@@ -14,15 +15,27 @@
 import { sumInRankOrder } from './sum_f32';
 import type { ReduceOp } from './types';
 
+/**
+ * Gathered sizes up to this use the two gather areas by seq parity (no wait before writing: small
+ * collectives are bound by wake-ups). Larger ones always use area 0 after a done wait (one more
+ * wake-up is nothing next to their copies, and the copies keep half the SAB working set).
+ */
+export const AG_PARITY_MAX_BYTES = 32 * 2 ** 20;
+
+/** Gather area of an all-gather of `c` elems per shard over n ranks at `seq`. */
+export function gatherArea(n: number, c: number, seq: number): 0 | 1 {
+  return n * c * 4 <= AG_PARITY_MAX_BYTES ? ((seq & 1) as 0 | 1) : 0;
+}
+
 export interface DataView32 {
   readonly data: Float32Array; // whole data SAB
   readonly regionElems: number; // n·M
 }
 
 /** Before the barrier: publish this rank's shard into the gather area of `seq`'s parity. */
-export function directAllGatherWrite(v: DataView32, n: number, rank: number, seq: number, input: Float32Array): void {
+export function directAllGatherWrite(v: DataView32, n: number, rank: number, area: 0 | 1, input: Float32Array): void {
   if (n === 1) return;
-  v.data.set(input, (seq & 1) * v.regionElems + rank * input.length);
+  v.data.set(input, area * v.regionElems + rank * input.length);
 }
 
 /**
@@ -31,31 +44,31 @@ export function directAllGatherWrite(v: DataView32, n: number, rank: number, seq
  * garbage, and the collective throws after the barrier anyway). Marks what it copied in `copied`.
  */
 export function directAllGatherEarly(
-  v: DataView32, n: number, rank: number, seq: number, input: Float32Array, output: Float32Array,
+  v: DataView32, n: number, rank: number, area: 0 | 1, input: Float32Array, output: Float32Array,
   copied: Uint8Array, arrived: (q: number) => boolean,
 ): void {
   const c = input.length;
-  const area = (seq & 1) * v.regionElems;
+  const at = area * v.regionElems;
   output.set(input, rank * c);
   copied.fill(0, 0, n);
   copied[rank] = 1;
   for (let q = 0; q < n; q++) {
     if (q === rank || !arrived(q)) continue;
-    output.set(v.data.subarray(area + q * c, area + (q + 1) * c), q * c);
+    output.set(v.data.subarray(at + q * c, at + (q + 1) * c), q * c);
     copied[q] = 1;
   }
 }
 
 /** After the barrier: the shards not copied yet, each run of consecutive ranks with one set. */
 export function directAllGatherRest(
-  v: DataView32, n: number, seq: number, c: number, output: Float32Array, copied: Uint8Array,
+  v: DataView32, n: number, area: 0 | 1, c: number, output: Float32Array, copied: Uint8Array,
 ): void {
-  const area = (seq & 1) * v.regionElems;
+  const at = area * v.regionElems;
   for (let q = 0; q < n;) {
     if (copied[q]) { q++; continue; }
     let end = q + 1;
     while (end < n && !copied[end]) end++;
-    output.set(v.data.subarray(area + q * c, area + end * c), q * c);
+    output.set(v.data.subarray(at + q * c, at + end * c), q * c);
     q = end;
   }
 }

@@ -8,7 +8,7 @@ import {
   encodeDescriptorText, firstMismatch, formatDescriptor, makeDescriptor, readDescriptor, slotsAgree, writeDescriptor,
 } from './descriptor';
 import {
-  directAllGatherEarly, directAllGatherRest, directAllGatherWrite, directReduceScatterRead, directReduceScatterWrite, type DataView32,
+  directAllGatherEarly, directAllGatherRest, directAllGatherWrite, gatherArea, directReduceScatterRead, directReduceScatterWrite, type DataView32,
 } from './direct';
 import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems, type ControlLayout } from './layout';
 import { ringAllGather, ringReduceScatter } from './ring';
@@ -41,8 +41,8 @@ export class RankComm implements RankCommApi {
   private readonly copied: Uint8Array; // all-gather: shards already in the output, by rank
   private readonly published = new Map<string, { d: CollectiveDescriptor; text: Uint8Array; where: string }>();
   private readonly arrived = (q: number): boolean => this.sync.hasArrived(q);
-  /** What the previous collective left in the data SAB for others to read (direct only). */
-  private lastData: 'none' | 'all_gather' | 'reduce_scatter' = 'none';
+  /** Where the previous collective left data others may still read (direct only): a gather area, or all regions. */
+  private lastRead: 'none' | 0 | 1 | 'all' = 'none';
 
   constructor(init: CommInit, rank: number) {
     const n = init.worldSize;
@@ -93,14 +93,15 @@ export class RankComm implements RankCommApi {
       this.agree(seq);
       ringAllGather(this.view, this.sync, input, output, where, seq);
     } else {
-      // The other parity's area may still be read (seq − 1), never this one: barrier seq − 1 ordered seq − 2.
-      if (this.lastData === 'reduce_scatter') this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
-      directAllGatherWrite(this.view, n, this.rank, seq, input);
+      // Barrier seq − 1 ordered every read of seq − 2, so only seq − 1's reads can be in the way.
+      const area = gatherArea(n, input.length, seq);
+      if (this.lastRead === 'all' || this.lastRead === area) this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
+      directAllGatherWrite(this.view, n, this.rank, area, input);
       this.sync.arrive();
-      directAllGatherEarly(this.view, n, this.rank, seq, input, output, this.copied, this.arrived);
+      directAllGatherEarly(this.view, n, this.rank, area, input, output, this.copied, this.arrived);
       this.agreeArrived(seq);
-      directAllGatherRest(this.view, n, seq, input.length, output, this.copied);
-      this.lastData = 'all_gather';
+      directAllGatherRest(this.view, n, area, input.length, output, this.copied);
+      this.lastRead = area;
     }
     this.sync.finish();
   }
@@ -118,18 +119,18 @@ export class RankComm implements RankCommApi {
       ringReduceScatter(this.view, this.sync, input, output, op, where, seq);
     } else {
       // Every region is overwritten: wait until all ranks have read the previous collective's data.
-      if (this.lastData !== 'none') this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
+      if (this.lastRead !== 'none') this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
       directReduceScatterWrite(this.view, n, this.rank, input);
       this.agree(seq);
       directReduceScatterRead(this.view, n, this.rank, input, output, op);
-      this.lastData = 'reduce_scatter';
+      this.lastRead = 'all';
     }
     this.sync.finish();
   }
 
   barrier(label: string): void {
     this.agree(this.publish('barrier', 0, { label, tensors: [label] }));
-    this.lastData = 'none'; // the barrier ordered every earlier read before anything after it
+    this.lastRead = 'none'; // the barrier ordered every earlier read before anything after it
     this.sync.finish();
   }
 

@@ -3,6 +3,7 @@
 // (descriptor mismatch, missing rank, abort, oversize data) ending in errors, never hangs.
 
 import { afterAll, describe, expect, it } from 'vitest';
+import { AG_PARITY_MAX_BYTES } from '../../../src/runtime/comm/direct';
 import type { RankStep } from '../../../src/runtime/comm/node';
 import {
   bitsOf, closePool, outputs, rankOrder, reduceChunkRef, ringOrder, runScenario, seededF32,
@@ -141,6 +142,41 @@ describe('RankComm buffer reuse', () => {
       });
     });
   }
+});
+
+describe('RankComm large all-gathers', () => {
+  it('gives exact results when gathers above AG_PARITY_MAX_BYTES (one area, done wait) mix with small ones and reduce-scatters', async () => {
+    const n = 2;
+    const big = AG_PARITY_MAX_BYTES / 4 / n + 3; // n·c·4 just over the limit
+    const small = 5;
+    const firstDiff = (a: Float32Array, b: Float32Array): number => {
+      if (a.length !== b.length) return -2;
+      const x = bitsOf(a);
+      const y = bitsOf(b);
+      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
+      return -1;
+    };
+    const shards = (len: number, k: number): Float32Array[] => Array.from({ length: n }, (_, r) => seededF32(len, 70 + 10 * k + r));
+    const plan: { kind: 'ag' | 'rs'; len: number }[] = [
+      { kind: 'ag', len: big }, { kind: 'ag', len: big }, { kind: 'ag', len: small }, { kind: 'ag', len: big },
+      { kind: 'rs', len: n * small }, { kind: 'ag', len: big },
+    ];
+    const steps = Array.from({ length: n }, (_, r): RankStep[] => plan.flatMap(({ kind, len }, k): RankStep[] => [
+      ...(r === k % n ? [{ op: 'sleep', ms: 20 } as const] : []),
+      kind === 'ag'
+        ? { op: 'all_gather', label: `ag${k}`, tensors: ['w'], input: shards(len, k)[r] }
+        : { op: 'reduce_scatter', label: `rs${k}`, tensors: ['g'], input: shards(len, k)[r], reduce: 'sum' },
+    ]));
+    const res = await runScenario({ worldSize: n, maxElemsPerRank: big, steps, timeoutMs: 20_000 });
+    for (const o of res) if (o.error) throw new Error(`rank ${o.rank}: ${o.error.message}`);
+    plan.forEach(({ kind, len }, k) => {
+      res.forEach((o) => {
+        const out = o.results.filter((x) => x.op !== 'sleep')[k].output ?? new Float32Array(0);
+        const want = kind === 'ag' ? concat(shards(len, k)) : reduceChunkRef(shards(len, k), o.rank, rankOrder(n), false);
+        expect(firstDiff(out, want), `${kind}${k} rank ${o.rank}`).toBe(-1);
+      });
+    });
+  }, 60_000);
 });
 
 describe('RankComm safety', () => {
