@@ -1,7 +1,8 @@
 // Fallback order of aot_eager_autobucketing when no overlap-scheduler order fits the memory
 // budget (typically activation checkpointing, where the domination-order reordering of recompute
 // chains and off-path nodes extends tensor lifetimes): program order with hoisted collective
-// starts. Every non-collective node keeps its program position; at each compute node the
+// starts. Matmul-like compute keeps its program order (only the cheap nodes feeding a hoisted
+// collective, e.g. casts or norm backward, move up with it); at each compute node the
 // in-flight collectives are hidden first (oldest first, as torch's OverlapScheduler does), then
 // upcoming collectives whose only unscheduled ancestors are cheap non-compute nodes are started
 // early, within max_compute_pre_fetch / max_coll_distance, the in-flight budget and the memory

@@ -5,7 +5,9 @@
 // torchtitan (torchtitan/experiments/simple_fsdp/backend.py) runs it on the joint graph.
 // Torch's memory checks are estimates; we promise the budget (peak ≤ original peak + max(gb,
 // ratio·peak)) by checking the final order and retrying with headroom, then dropping the
-// bucketing, then program order with hoisted collective starts (hoist.ts), then program order.
+// bucketing, then (when nothing fit, e.g. activation checkpointing) the same with every off-path
+// node released in program order, then program order with hoisted collective starts (hoist.ts),
+// then program order.
 
 import type { CostModel } from '../../estimate/types';
 import type { StepGraph } from '../../graph/types';
@@ -64,6 +66,12 @@ function itemsPeak(ix: GraphIndex, tables: MemoryTables, items: readonly OrderIt
   return mem.peak;
 }
 
+interface Attempt {
+  readonly schedule?: Schedule;
+  readonly unbucketed?: ScheduleResult; // last schedule that fit before bucketing
+  readonly allowed: number;
+}
+
 export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Partial<AutobucketingOptions>): Schedule {
   const opts = resolveOptions('aot_eager_autobucketing', AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, options);
   const ix = indexGraph(graph);
@@ -72,28 +80,39 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
     const { graph: out, buckets } = rewriteGraph(ix, items, plans);
     return { backend: 'aot_eager_autobucketing', graph: out, buckets, reasons, options: { ...opts } };
   };
-  let headroom = 0;
-  let unbucketed: ScheduleResult | undefined; // last schedule that fit before bucketing
-  let allowed = Infinity;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const sched = scheduleOverlap(ix, cost, opts, tables, headroom);
-    allowed = sched.allowedPeakBytes;
-    if (sched.peakBytes > allowed) {
-      headroom += sched.peakBytes - allowed;
-      continue;
+  const attempt = (offPathInOrder: boolean): Attempt => {
+    let headroom = 0;
+    let unbucketed: ScheduleResult | undefined;
+    let allowed = Infinity;
+    for (let k = 0; k < MAX_ATTEMPTS; k++) {
+      const sched = scheduleOverlap(ix, cost, opts, tables, headroom, offPathInOrder);
+      allowed = sched.allowedPeakBytes;
+      if (sched.peakBytes > allowed) {
+        // the retry after the off-path change doubles its headroom: its small overshoots
+        // (the scheduler's checks miss a few MB) otherwise shrink the steps and never fit
+        headroom += sched.peakBytes - allowed + (offPathInOrder ? headroom : 0);
+        continue;
+      }
+      const reasons = scheduleReasons(ix, sched);
+      if (!opts.collective_bucketing) return { schedule: done(nodeItems(sched.order), [], reasons), allowed };
+      unbucketed = sched;
+      const outcome = bucketCollectives(ix, sched, opts);
+      const planned = planBuckets(sched, outcome);
+      const peak = itemsPeak(ix, tables, planned.items, planned.plans);
+      if (peak <= allowed) {
+        reasons.push(...bucketReasons(ix, sched, outcome, planned.idOf));
+        return { schedule: done(planned.items, planned.plans, reasons), allowed };
+      }
+      headroom += peak - allowed + (offPathInOrder ? headroom : 0);
     }
-    const reasons = scheduleReasons(ix, sched);
-    if (!opts.collective_bucketing) return done(nodeItems(sched.order), [], reasons);
-    unbucketed = sched;
-    const outcome = bucketCollectives(ix, sched, opts);
-    const planned = planBuckets(sched, outcome);
-    const peak = itemsPeak(ix, tables, planned.items, planned.plans);
-    if (peak <= allowed) {
-      reasons.push(...bucketReasons(ix, sched, outcome, planned.idOf));
-      return done(planned.items, planned.plans, reasons);
-    }
-    headroom += peak - allowed;
-  }
+    return { unbucketed, allowed };
+  };
+  let result = attempt(false);
+  // nothing fit with torch's off-path rule (activation checkpointing): release every off-path
+  // node in program order (only here, so the orders that already fit stay as they were)
+  if (result.schedule === undefined && result.unbucketed === undefined) result = attempt(true);
+  if (result.schedule !== undefined) return result.schedule;
+  const { unbucketed, allowed } = result;
   if (unbucketed !== undefined) {
     const reasons = scheduleReasons(ix, unbucketed);
     for (const info of unbucketed.colls) {

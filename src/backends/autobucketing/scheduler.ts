@@ -40,6 +40,10 @@ const END = -1;
 /**
  * Runs the scheduler. `memoryHeadroomBytes` lowers the allowed peak below torch's budget; the
  * backend retries with headroom when an order overshoots (torch's checks are estimates).
+ * `offPathInOrder` releases every off-path node (not only those feeding a reduce-scatter) once
+ * the on-path order passes its original position: an off-path compute node such as the loss
+ * otherwise waits for the end and keeps its inputs (the logits) alive — with activation
+ * checkpointing that alone overshoots the budget. Off by default (the pinned schedules).
  */
 export function scheduleOverlap(
   index: GraphIndex,
@@ -47,8 +51,9 @@ export function scheduleOverlap(
   opts: AutobucketingOptions,
   tables: MemoryTables = buildMemoryTables(index),
   memoryHeadroomBytes = 0,
+  offPathInOrder = false,
 ): ScheduleResult {
-  return new OverlapScheduler(index, cost, opts, tables, memoryHeadroomBytes).run();
+  return new OverlapScheduler(index, cost, opts, tables, memoryHeadroomBytes, offPathInOrder).run();
 }
 
 class OverlapScheduler {
@@ -90,6 +95,7 @@ class OverlapScheduler {
     private readonly opts: AutobucketingOptions,
     tables: MemoryTables,
     headroom: number,
+    private readonly offPathInOrder: boolean,
   ) {
     const n = ix.n;
     this.dom = computeDomination(ix);
@@ -187,7 +193,7 @@ class OverlapScheduler {
       if (this.onPath.size === 0 || this.scheduled[node]) take = true;
       else if (this.waitColl[node] >= 0) {
         take = this.colls[this.waitColl[node]].exposedUs === 0 || this.mem.current > this.budgetPeak;
-      } else if (this.dom.dominatesRs[node]) take = node <= this.lastOnPath;
+      } else if (this.dom.dominatesRs[node] || this.offPathInOrder) take = node <= this.lastOnPath;
       if (take) return this.offPath.pop();
     }
     return this.onPath.pop();
