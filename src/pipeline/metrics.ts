@@ -6,32 +6,12 @@
 
 import type { SimResult } from '../sim/types';
 import type { TraceEvent } from '../trace/event';
-import { computeMetrics, type RankMetrics, type TraceMetrics } from '../trace/metrics';
+import { aggregateMetrics, computeMetrics, type RankMetrics, type TraceMetrics } from '../trace/metrics';
 
 /** computeMetrics(events, memory) when `ranks` all carry copies of `one` (the metrics of one of them). */
 export function replicateMetrics(one: RankMetrics, ranks: readonly number[]): TraceMetrics {
   const perRank: RankMetrics[] = ranks.map((rank) => (rank === one.rank ? one : { ...one, rank }));
-  // the aggregation of computeMetrics, over identical ranks
-  const hasKernels = one.stepUs > 0 || one.commUs > 0 || one.computeUs > 0;
-  const withKernels = hasKernels ? perRank : [];
-  const n = Math.max(1, withKernels.length);
-  const mean = (f: (m: RankMetrics) => number) => withKernels.reduce((s, m) => s + f(m), 0) / n;
-  const sumComm = withKernels.reduce((s, m) => s + m.commUs, 0);
-  const sumOverlap = withKernels.reduce((s, m) => s + m.overlapUs, 0);
-  return {
-    perRank,
-    stepTimeUs: withKernels.length ? one.endUs - one.startUs : 0,
-    computeUs: mean((m) => m.computeUs),
-    commUs: mean((m) => m.commUs),
-    exposedCommUs: mean((m) => m.exposedCommUs),
-    idleUs: mean((m) => m.idleUs),
-    overlapPct: sumComm > 0 ? (sumOverlap / sumComm) * 100 : 0,
-    peakMemoryBytes: perRank.reduce((s, m) => Math.max(s, m.peakMemoryBytes), 0),
-    collectives: {
-      all_gather: perRank.reduce((s, m) => Math.max(s, m.collectives.all_gather), 0),
-      reduce_scatter: perRank.reduce((s, m) => Math.max(s, m.collectives.reduce_scatter), 0),
-    },
-  };
+  return aggregateMetrics(perRank); // computeMetrics' own aggregation, over identical ranks
 }
 
 /** Events of the first rank of a trace sorted by rank (a prefix). */

@@ -96,17 +96,29 @@ export function computeMetrics(events: readonly TraceEvent[], memory: readonly M
   const byRank = new Map<number, TraceEvent[]>(ranks.map((r) => [r, []]));
   for (const e of events) byRank.get(e.rank)!.push(e); // one pass: O(events), not O(ranks · events)
   const perRank = ranks.map((r) => rankMetrics(r, byRank.get(r)!, memByRank.get(r)));
+  return aggregateMetrics(perRank);
+}
+
+/**
+ * Overall metrics from per-rank ones: step = the span across ranks; compute, comm, exposed and
+ * idle = means over ranks that ran kernels; overlap % = total overlap / total comm; peak memory
+ * and collective counts = maxima over ranks.
+ */
+export function aggregateMetrics(perRank: readonly RankMetrics[]): TraceMetrics {
   const withKernels = perRank.filter((m) => m.stepUs > 0 || m.commUs > 0 || m.computeUs > 0);
   const n = Math.max(1, withKernels.length);
   const mean = (f: (m: RankMetrics) => number) => withKernels.reduce((s, m) => s + f(m), 0) / n;
   const sumComm = withKernels.reduce((s, m) => s + m.commUs, 0);
   const sumOverlap = withKernels.reduce((s, m) => s + m.overlapUs, 0);
-  const stepTimeUs = withKernels.length
-    ? Math.max(...withKernels.map((m) => m.endUs)) - Math.min(...withKernels.map((m) => m.startUs))
-    : 0;
+  let startUs = Infinity;
+  let endUs = -Infinity;
+  for (const m of withKernels) {
+    startUs = Math.min(startUs, m.startUs);
+    endUs = Math.max(endUs, m.endUs);
+  }
   return {
     perRank,
-    stepTimeUs,
+    stepTimeUs: withKernels.length ? endUs - startUs : 0,
     computeUs: mean((m) => m.computeUs),
     commUs: mean((m) => m.commUs),
     exposedCommUs: mean((m) => m.exposedCommUs),
