@@ -8,18 +8,8 @@ import type { CostModel } from '../../../src/estimate/types';
 import { isTopologicalOrder, verifyGraph } from '../../../src/graph';
 import type { DType, GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';
 import { scheduleMemoryProfile } from '../../../src/sim/memory';
-
-/** mulberry32: deterministic, seedable. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from '../../helpers/rng';
+import { rng } from '../../helpers/rng';
 
 function hash(s: string): number {
   let h = 2166136261;
