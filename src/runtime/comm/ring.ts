@@ -15,17 +15,25 @@ import type { ReduceOp } from './types';
 
 const mod = (a: number, n: number): number => ((a % n) + n) % n;
 
+/** This rank's place on the ring: its left neighbour, its own and its right neighbour's region start, and the posted-step base. */
+function ringPlace(v: DataView32, sync: ControlSync) {
+  const n = sync.layout.worldSize;
+  const r = sync.rank;
+  return {
+    n, r,
+    left: mod(r - 1, n),
+    mine: r * v.regionElems,
+    right: mod(r + 1, n) * v.regionElems,
+    base: sync.ringPosted(r),
+  };
+}
+
 /** Step k: send chunk (r−k) mod n (mine at k=0, else the one just received) to the right. */
 export function ringAllGather(
   v: DataView32, sync: ControlSync, input: Float32Array, output: Float32Array, where: string, seq: number,
 ): void {
-  const n = sync.layout.worldSize;
-  const r = sync.rank;
+  const { n, r, left, mine, right, base } = ringPlace(v, sync);
   const c = input.length;
-  const left = mod(r - 1, n);
-  const mine = r * v.regionElems;
-  const right = mod(r + 1, n) * v.regionElems;
-  const base = sync.ringPosted(r);
   for (let k = 0; k < n - 1; k++) {
     const chunk = mod(r - k, n);
     if (k === 0) {
@@ -48,14 +56,9 @@ export function ringAllGather(
 export function ringReduceScatter(
   v: DataView32, sync: ControlSync, input: Float32Array, output: Float32Array, op: ReduceOp, where: string, seq: number,
 ): void {
-  const n = sync.layout.worldSize;
-  const r = sync.rank;
+  const { n, r, left, mine, right, base } = ringPlace(v, sync);
   const c = output.length;
-  const left = mod(r - 1, n);
-  const mine = r * v.regionElems;
-  const right = mod(r + 1, n) * v.regionElems;
   const d = v.data;
-  const base = sync.ringPosted(r);
   for (let k = 0; k < n - 1; k++) {
     const chunk = mod(r - k - 1, n);
     const dst = right + chunk * c;
