@@ -30,16 +30,24 @@ export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
   alignment: 'alignment',
   'straggler-rank': 'straggler.rank',
   'straggler-factor': 'straggler.factor',
+  ac: 'activationCheckpointing',
 };
+
+/** Config flags that shape the step graph: `pass` reads the graph from an FX dump, so they cannot apply there. */
+export const GRAPH_SHAPE_FLAGS: readonly string[] = ['model', 'ranks', 'batch', 'seq-len', 'ac', 'param-dtype', 'reduce-dtype'];
+
+/** Flags whose value is not the config's own text: --alignment on|off is the boolean `alignment`. */
+const FLAG_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = { alignment: { on: 'true', off: 'false' } };
 
 export const CONFIG_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   ...Object.fromEntries(Object.keys(CONFIG_FLAGS).map((f) => [f, { type: 'string' as const }])),
   set: { type: 'string', multiple: true },
 };
 
-const flagOfPath = (path: string): string => {
+/** The flag the user typed for a config path: its own flag, or `--set PATH` when set that way. */
+const flagOfPath = (path: string, typed: ReadonlySet<string>): string => {
   const f = Object.entries(CONFIG_FLAGS).find(([, p]) => p === path)?.[0];
-  return f ? `--${f}` : `--set ${path}`;
+  return f && typed.has(f) ? `--${f}` : `--set ${path}`;
 };
 
 /** parseArgs with strict checking; its errors become one-line UsageErrors listing the valid flags. */
@@ -54,7 +62,12 @@ export function parseFlags<const O extends NonNullable<ParseArgsConfig['options'
   } catch (e) {
     const code = (e as { code?: string }).code;
     const valid = `valid flags: [${Object.keys(options).map((o) => `--${o}`).join(', ')}]`;
-    const msg = (e as Error).message.split('. ')[0];
+    const msg = (e as Error).message.split('\n')[0].split('. ')[0];
+    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(msg);
+    if (ambiguous) {
+      const [flag, value] = [ambiguous[1], args[args.indexOf(ambiguous[1]) + 1] ?? ''];
+      throw new UsageError(`fsdp-sim ${command}: ${flag} takes a value; one that starts with '-' must be written ${flag}=${value}`);
+    }
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`fsdp-sim ${command}: ${msg}; ${valid}`);
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`fsdp-sim ${command}: ${msg}; ${valid}`);
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(`fsdp-sim ${command}: ${msg}`);
@@ -63,8 +76,13 @@ export function parseFlags<const O extends NonNullable<ParseArgsConfig['options'
 }
 
 /** A ConfigError about a config path, reworded to name the flag the user typed. */
-function flagError(command: string, e: ConfigError): UsageError {
-  const flag = flagOfPath(e.field);
+function flagError(command: string, e: ConfigError, typed: ReadonlySet<string>): UsageError {
+  const flag = flagOfPath(e.field, typed);
+  const values = FLAG_VALUES[flag.slice(2)];
+  if (values && e.message.startsWith(e.field)) {
+    const got = / got (.*)$/.exec(e.message)?.[1] ?? '';
+    return new UsageError(`fsdp-sim ${command}: ${flag} must be one of [${Object.keys(values).join(', ')}], got ${got}`);
+  }
   const message = e.message.startsWith(e.field) ? `${flag}${e.message.slice(e.field.length)}` : e.message;
   return new UsageError(`fsdp-sim ${command}: ${message}`);
 }
@@ -72,12 +90,7 @@ function flagError(command: string, e: ConfigError): UsageError {
 /** SimConfig from the config flags and --set PATH=VALUE pairs, over DEFAULT_CONFIG. */
 export function configFromFlags(command: string, values: Record<string, unknown>, base: Record<string, string> = {}): SimConfig {
   const q = new URLSearchParams(base);
-  for (const [flag, path] of Object.entries(CONFIG_FLAGS)) {
-    const v = values[flag];
-    if (typeof v !== 'string') continue;
-    // on/off read as booleans for --alignment
-    q.set(path, path === 'alignment' ? ({ on: 'true', off: 'false' } as Record<string, string>)[v] ?? v : v);
-  }
+  const typed = new Set<string>();
   for (const pair of (values.set as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`fsdp-sim ${command}: --set must be PATH=VALUE (e.g. autobucketing.max_in_flight_gb=2), got '${pair}'`);
@@ -87,14 +100,24 @@ export function configFromFlags(command: string, values: Record<string, unknown>
     }
     q.set(path, pair.slice(eq + 1));
   }
+  // a flag wins over --set of the same path (it is the more specific of the two)
+  for (const [flag, path] of Object.entries(CONFIG_FLAGS)) {
+    const v = values[flag];
+    if (typeof v !== 'string') continue;
+    typed.add(flag);
+    q.set(path, FLAG_VALUES[flag]?.[v] ?? v);
+  }
   const { config, errors } = parseConfigQuery(q.toString());
-  if (errors.length) throw flagError(command, errors[0]);
+  if (errors.length) throw flagError(command, errors[0], typed);
+  if (typed.has('straggler-factor') && config.straggler.rank === null) {
+    throw new UsageError(`fsdp-sim ${command}: --straggler-factor applies to the straggler; give --straggler-rank R too`);
+  }
   return config;
 }
 
 /** Help lines for the config flags, with each one's allowed values. */
-export function configFlagHelp(): string[] {
-  return Object.entries(CONFIG_FLAGS).map(([flag, path]) => {
+export function configFlagHelp(except: readonly string[] = []): string[] {
+  return Object.entries(CONFIG_FLAGS).filter(([flag]) => !except.includes(flag)).map(([flag, path]) => {
     const f = CONFIG_FIELDS.find((x) => x.path === path)!;
     const dflt = getPath(DEFAULT_CONFIG, path);
     return `  --${flag.padEnd(18)} ${describeAllowed(f)}${dflt === null ? '' : ` (default ${String(dflt)})`}`;

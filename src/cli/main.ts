@@ -66,6 +66,11 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
 
 // run when executed directly (`node --import tsx src/cli/main.ts ...`)
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // `fsdp-sim pass ... | head -1`: the reader left; stop quietly as Unix tools do (no EPIPE stack)
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(process.exitCode ?? 0);
+  });
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

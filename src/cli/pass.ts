@@ -6,7 +6,8 @@ import { BACKEND_NAMES } from '../backends/types';
 import type { Schedule } from '../backends/types';
 import { importFxGraph } from '../graph';
 import { runPipelineOnGraph } from '../pipeline';
-import { CONFIG_OPTIONS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
+import { describeMismatch, mismatchReport } from '../sim';
+import { CONFIG_OPTIONS, GRAPH_SHAPE_FLAGS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import type { Io } from './io';
 
@@ -26,7 +27,8 @@ export const PASS_USAGE = [
   `  --backend NAME       one of [${BACKEND_NAMES.join(', ')}] (default aot_eager_autobucketing)`,
   '  --json               print {collectivesBefore, collectivesAfter, buckets, exposedMsBefore, exposedMsAfter, peakBytesBefore, peakBytesAfter}',
   '  --set PATH=VALUE     any other config field (repeatable)',
-  ...configFlagHelp(),
+  '                       (the dump fixes the graph: model, ranks, batch, sequence, AC and dtypes do not apply)',
+  ...configFlagHelp(GRAPH_SHAPE_FLAGS),
 ].join('\n');
 
 const countCollectives = (s: Schedule) => s.graph.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter').length;
@@ -42,6 +44,8 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   if (files.length > 2) throw new UsageError(`fsdp-sim pass: --fx-graph takes one or two files (forward, backward), got ${files.length}`);
   const [backend] = parseBackends('pass', values.backend, ['aot_eager_autobucketing']);
   if (values.backend?.includes(',')) throw new UsageError(`fsdp-sim pass: --backend takes one name, got '${values.backend}'`);
+  const shape = GRAPH_SHAPE_FLAGS.filter((f) => (values as Record<string, unknown>)[f] !== undefined);
+  if (shape.length) throw new UsageError(`fsdp-sim pass: --${shape[0]} does not apply: the FX dump fixes the graph (its ranks, shapes and dtypes)`);
   const cfg = configFromFlags('pass', values);
   const dumps = files.map((f) => {
     let text: string;
@@ -63,6 +67,13 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   }
   const before = runPipelineOnGraph(imported.value, cfg, 'aot_eager');
   const after = runPipelineOnGraph(imported.value, cfg, backend);
+  const hang = before.sim.mismatch ?? after.sim.mismatch;
+  if (hang) {
+    // a simulated hang has no step, exposure or peak to report: an error in every output
+    if (values.json) io.out(JSON.stringify({ error: mismatchReport(hang) }));
+    io.err(`fsdp-sim pass: ${after.sim.mismatch ? backend : 'aot_eager'}: ${describeMismatch(hang)}`);
+    return 1;
+  }
   const out = {
     collectivesBefore: countCollectives(before.schedule),
     collectivesAfter: countCollectives(after.schedule),

@@ -2,6 +2,7 @@
 // scheduleMemoryProfile (static peak memory in schedule order, for the autobucketing budget).
 export type { CollectiveMismatch, SimOptions, SimResult } from './types';
 export { simulate } from './simulate';
+export { describeMismatch, mismatchReport, type MismatchReport } from './mismatch';
 export { MemoryTracker, baseOf, liveIntervals, persistentBytes, scheduleMemoryProfile, tensorLifetimes, waitPositions } from './memory';
 export type { LiveInterval, ScheduleMemoryProfile } from './memory';
 export { collectiveBytes, collectiveDescriptor, commStream, COMPUTE_STREAM, groupInstance, rerankEvent } from './streams';

@@ -27,7 +27,15 @@ export interface ChromeTrace {
   readonly displayTimeUnit: 'ms';
   readonly distributedInfo: { readonly rank: number; readonly world_size: number };
   /** Marks our own export, so import restores streams, names and buckets exactly. */
-  readonly fsdpSim: { readonly format: string; readonly ranks: readonly number[]; readonly label?: string };
+  readonly fsdpSim: {
+    readonly format: string;
+    readonly ranks: readonly number[];
+    readonly label?: string;
+    /** Identifies the run (backend + config): the importer refuses files of different runs. */
+    readonly run?: string;
+    /** Anything a reader must know, e.g. that only some of the world's ranks are in the file. */
+    readonly note?: string;
+  };
 }
 
 export interface TraceInput {
@@ -44,6 +52,8 @@ export interface ExportOptions {
   /** Bucket members by bucket id, written into the comm kernels' args. */
   readonly buckets?: readonly { readonly id: number; readonly members: readonly string[] }[];
   readonly label?: string;
+  readonly run?: string;
+  readonly note?: string;
 }
 
 const NCCL_DTYPE = { fp32: 'f32', bf16: 'bf16', fp16: 'f16' } as const;
@@ -134,7 +144,13 @@ export function exportChromeTrace(input: TraceInput, opts: ExportOptions = {}): 
     traceEvents: [...meta, ...kernels, ...counters],
     displayTimeUnit: 'ms',
     distributedInfo: { rank: opts.rank ?? ranks[0] ?? 0, world_size: input.worldSize },
-    fsdpSim: { format: TRACE_FORMAT, ranks, ...(opts.label ? { label: opts.label } : {}) },
+    fsdpSim: {
+      format: TRACE_FORMAT,
+      ranks,
+      ...(opts.label ? { label: opts.label } : {}),
+      ...(opts.run ? { run: opts.run } : {}),
+      ...(opts.note ? { note: opts.note } : {}),
+    },
   };
 }
 

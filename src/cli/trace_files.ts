@@ -1,0 +1,95 @@
+// Writing `compare --trace` files all-or-nothing: every file goes to a temporary name first and is
+// renamed into place only when all were written, and rank files an earlier, larger run left in a
+// backend's per-rank folder are removed, so a folder never mixes two runs (the importer would merge
+// them). A failure is one TraceWriteError naming the path and the reason, never a stack trace.
+
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { FsdpSimError } from '../errors';
+
+/** A trace could not be written: names the path and the OS reason (ENOTDIR, EACCES, ...). */
+export class TraceWriteError extends FsdpSimError {
+  constructor(readonly path: string, message: string) {
+    super('trace_write', message);
+  }
+}
+
+export interface TraceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** Per-rank file names as torch.profiler's per-rank export: `rank<r>.trace.json`. */
+export const RANK_FILE = /^rank\d+\.trace\.json$/;
+
+const reason = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+
+/** `dir` exists as a directory afterwards, or a TraceWriteError says why not. */
+export function ensureDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const why = reason(e);
+    const what = why === 'EEXIST' || why === 'ENOTDIR' ? 'it or a parent is a file, not a directory' : why;
+    throw new TraceWriteError(dir, `--trace cannot create directory '${dir}': ${what}`);
+  }
+  if (!statSync(dir).isDirectory()) throw new TraceWriteError(dir, `--trace '${dir}' is a file, not a directory`);
+}
+
+/** Rank files in `dir` that `keep` does not name: what an earlier run with more ranks left behind. */
+export function staleRankFiles(dir: string, keep: readonly string[]): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return []; // no folder yet: nothing stale
+  }
+  const kept = new Set(keep.map((p) => basename(p)));
+  return names.filter((n) => RANK_FILE.test(n) && !kept.has(n)).map((n) => join(dir, n));
+}
+
+function removeAll(paths: readonly string[]): void {
+  for (const p of paths) {
+    try {
+      unlinkSync(p);
+    } catch {
+      // best effort: a temporary file that was never created
+    }
+  }
+}
+
+/**
+ * Write every file, then remove `stale`, or change nothing: temporaries `<path>.<pid>.tmp` are
+ * renamed over the targets only once all are written (rename replaces a read-only file too: it
+ * needs only the folder to be writable).
+ */
+export function writeTraceFiles(files: readonly TraceFile[], stale: readonly string[] = []): void {
+  for (const d of new Set(files.map((f) => dirname(f.path)))) ensureDir(d);
+  const tmp = (p: string) => `${p}.${process.pid}.tmp`;
+  const written: string[] = [];
+  for (const f of files) {
+    try {
+      writeFileSync(tmp(f.path), f.text);
+      written.push(tmp(f.path));
+    } catch (e) {
+      removeAll(written);
+      throw new TraceWriteError(f.path, `--trace cannot write '${f.path}': ${reason(e)}; no trace file was changed`);
+    }
+  }
+  for (const p of stale) {
+    try {
+      unlinkSync(p);
+    } catch (e) {
+      removeAll(written);
+      throw new TraceWriteError(p, `--trace cannot remove '${p}' left by an earlier run: ${reason(e)}; no trace file was changed`);
+    }
+  }
+  for (const [i, f] of files.entries()) {
+    try {
+      renameSync(written[i], f.path);
+    } catch (e) {
+      removeAll(written.slice(i));
+      throw new TraceWriteError(f.path, `--trace cannot replace '${f.path}': ${reason(e)}`);
+    }
+  }
+}
