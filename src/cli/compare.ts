@@ -73,6 +73,7 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   const failed = runs.filter((r) => r.sim.mismatch).map((r) => `fsdp-sim compare: ${r.backend}: ${describeMismatch(r.sim.mismatch!)}`);
   if (values.json) {
     io.out(JSON.stringify({ results: runs.map(resultOf) }));
+    for (const f of failed) io.err(f);
     return failed.length ? 1 : 0;
   }
   const rows = ok.map((r) => rowOf(r.backend, r.metrics));

@@ -3,7 +3,7 @@
 // backend's per-rank folder are removed, so a folder never mixes two runs (the importer would merge
 // them). A failure is one TraceWriteError naming the path and the reason, never a stack trace.
 
-import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { FsdpSimError } from '../errors';
 
@@ -65,6 +65,11 @@ function removeAll(paths: readonly string[]): void {
  */
 export function writeTraceFiles(files: readonly TraceFile[], stale: readonly string[] = []): void {
   for (const d of new Set(files.map((f) => dirname(f.path)))) ensureDir(d);
+  // a target no file can be renamed over (a folder in its place) fails before anything is written
+  for (const f of files) {
+    const st = lstatSync(f.path, { throwIfNoEntry: false });
+    if (st && !st.isFile()) throw new TraceWriteError(f.path, `--trace cannot replace '${f.path}': it is not a file; no trace file was changed`);
+  }
   const tmp = (p: string) => `${p}.${process.pid}.tmp`;
   const written: string[] = [];
   for (const f of files) {

@@ -1,6 +1,7 @@
 // `fsdp-sim train`: live SimpleFSDP training of the tiny model on Node worker_threads ranks
 // (CPU reference kernels, or Dawn WebGPU when asked and available). Prints progress and the
-// device used; `--json` prints exactly {"device","losses","finalParamsHash","stepsPerSec"}.
+// device used and where a step's time went; `--json` prints exactly
+// {"device","losses","finalParamsHash","stepsPerSec","phases"} (phases: exec/phases.ts phaseReport).
 // Bad flags: one line naming the flag and the allowed values, exit code 2.
 
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
@@ -8,15 +9,16 @@ import { ConfigError, oneOfMessage } from '../errors';
 import { HARDWARE_NAMES, NETWORK_NAMES, type HardwareName, type NetworkName } from '../estimate';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm/types';
 import { runTrainingNode } from '../runtime/coordinator_node';
+import { formatPhases, phaseReport } from '../runtime/exec';
 import { processIo, type Io } from './io';
 import { KERNEL_CHOICES, type KernelChoice } from '../runtime/rank';
 import {
-  DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, RANK_COUNTS, TIMING_MODES,
-  type RankCount, type TimingMode, type TrainingOptions,
+  LIVE_DEFAULT_LR, MAX_LIVE_RANKS, TIMING_MODES, defaultGlobalBatch,
+  type TimingMode, type TrainingOptions,
 } from '../runtime/training_plan';
 
 export const TRAIN_USAGE =
-  'usage: fsdp-sim train --model tiny --ranks 1|2|4|8 --steps N --backend NAME [--seed S] ' +
+  'usage: fsdp-sim train --model tiny --ranks 1..16 --steps N --backend NAME [--seed S] ' +
   '[--kernels gpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
   '[--network NAME] [--lr X] [--global-batch B] [--every K] [--json]';
 
@@ -67,8 +69,8 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   const lrRaw = vals.get('--lr');
   const lr = lrRaw === undefined ? LIVE_DEFAULT_LR : Number(lrRaw);
   if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('--lr', `--lr must be a number in (0, 1], got ${JSON.stringify(lrRaw)}`);
-  const ranks = pick<RankCount>('--ranks', RANK_COUNTS, get('--ranks', '1'), Number);
-  const globalBatch = int('--global-batch', get('--global-batch', String(DEFAULT_GLOBAL_BATCH)), 1, 4096);
+  const ranks = int('--ranks', get('--ranks', '1'), 1, MAX_LIVE_RANKS);
+  const globalBatch = int('--global-batch', get('--global-batch', String(defaultGlobalBatch(ranks))), 1, 4096);
   if (globalBatch % ranks !== 0) {
     throw new ConfigError('--global-batch', `--global-batch must be divisible by --ranks (${ranks}), got ${globalBatch}`);
   }
@@ -122,9 +124,10 @@ export async function trainCommand(argv: string[], io: Io = processIo): Promise<
     });
     if (json) {
       const { device, losses, finalParamsHash, stepsPerSec } = res;
-      io.out(JSON.stringify({ device, losses, finalParamsHash, stepsPerSec }));
+      io.out(JSON.stringify({ device, losses, finalParamsHash, stepsPerSec, phases: phaseReport(res.phases) }));
     } else {
       out(`device: ${res.device}`);
+      out(`where a step went (mean over ranks, steps after the first): ${formatPhases(phaseReport(res.phases).mean)}`);
       out(`final loss ${res.losses[res.losses.length - 1].toFixed(4)} (step 1: ${res.losses[0].toFixed(4)}), ${res.stepsPerSec.toFixed(2)} steps/s, params hash ${res.finalParamsHash}`);
     }
     return 0;

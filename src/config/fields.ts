@@ -48,7 +48,8 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'seqLen', kind: 'int', min: 1, max: MAX_TOKENS_DIM, nullable: true },
   { path: 'hardware', kind: 'enum', values: HARDWARE_NAMES },
   { path: 'network', kind: 'enum', values: NETWORK_NAMES },
-  { path: 'bandwidthGBps', kind: 'number', min: 0, max: 100_000, minOpen: true, nullable: true },
+  // 10 MB/s floor: below it a step takes years and the times overflow to Infinity
+  { path: 'bandwidthGBps', kind: 'number', min: 0.01, max: 100_000, nullable: true },
   { path: 'latencyUs', kind: 'number', min: 0, max: 1e6, nullable: true },
   { path: 'backendA', kind: 'enum', values: BACKEND_NAMES },
   { path: 'backendB', kind: 'enum', values: BACKEND_NAMES },

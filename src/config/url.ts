@@ -12,13 +12,17 @@ function encodeValue(v: unknown): string {
   return String(v); // numbers: shortest round-trip form; booleans: 'true' / 'false'
 }
 
+const INT_TEXT = /^[+-]?\d+$/;
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 /** Text from the URL → a typed value, or undefined when it cannot be one for this field. */
 function decodeValue(f: FieldSpec, s: string): unknown {
   if (f.kind === 'enum') return f.nullable && (s === 'null' || s === 'auto' || s === '') ? null : s;
   if (f.kind === 'bool') return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : s;
   if ((f.nullable && (s === 'null' || s === 'auto')) || (f.nullable && s === '')) return null;
-  const n = s.trim() === '' ? NaN : Number(s);
-  return Number.isNaN(n) ? s : n;
+  // decimal text only: Number() would also read '0x10', '1e1' as a count, ' 5' and 'Infinity'
+  const syntax = f.kind === 'int' ? INT_TEXT : NUMBER_TEXT;
+  return syntax.test(s) ? Number(s) : s;
 }
 
 /** Query string (no leading '?') holding only the non-default fields, in field-table order. */

@@ -8,8 +8,8 @@ import { ImportError, err, ok, type Result } from '../errors';
 import { Emitter } from './emitter';
 import { GraphError } from './errors';
 import { numel } from './flops';
-import { readFxDump, type FxDump, type FxNode } from './fx_schema';
-import { computeFlops, getitemClaims, type Claim } from './fx_shapes';
+import { preview, readFxDump, type FxDump, type FxNode } from './fx_schema';
+import { checkViewShape, computeFlops, getitemClaims, type Claim } from './fx_shapes';
 import { inferFxLayers } from './fx_layers';
 import { classifyTarget } from './fx_targets';
 import { DP_GROUP } from './fsdp';
@@ -73,6 +73,7 @@ class Converter {
   private firstAgDtype: DType | undefined;
   private firstRsDtype: DType | undefined;
   private tokensShape: readonly number[] | undefined;
+  private outputs: readonly string[] | undefined;
 
   constructor(readonly n: number) {}
 
@@ -117,7 +118,10 @@ class Converter {
     const bad: (field: string, why: string) => never = (field, why) => {
       throw new ImportError(`${where}.${field}`, `${at}: field '${field}' ${why}`);
     };
-    if (fx.op === 'output') return;
+    if (fx.op === 'output') {
+      this.outputs = [...new Set(ins.flatMap((r) => r.tensors))];
+      return;
+    }
     if (fx.op === 'placeholder') {
       const linked = outer?.get(fx.name);
       if (linked) {
@@ -134,6 +138,7 @@ class Converter {
     const name = this.irName(fx.name);
     const inTensors = [...new Set(ins.flatMap((r) => r.tensors))];
     const attrs = { target: fx.target };
+    const est = torchEstimates(fx);
     const single = (): [readonly number[], DType] => {
       if (!fx.shape || !fx.dtype) bad('shape', `must be a single shape for ${cls} '${fx.target}' (got 'multi')`);
       return [fx.shape, fx.dtype];
@@ -164,7 +169,7 @@ class Converter {
             kind: cls, group: DP_GROUP, groupSize: this.n, dtype, inputBytes: t.bytes, outputBytes: e.tensors[out].bytes,
             ...(cls === 'reduce_scatter' ? { reduceOp: 'avg' as const } : {}),
           },
-          ...(fx.estMs !== undefined ? { estMs: fx.estMs } : {}),
+          ...torchEstimates(fx),
         });
         scope.set(fx.name, { tensors: [out], multi: false, collective: name, producer: node.id });
         return;
@@ -181,7 +186,7 @@ class Converter {
         }
         const out = e.tensor(name, shape, dtype, { aliasOf: src });
         const cNode = e.nodes[ins[0].producer as number];
-        const node = e.node({ name, kind: 'wait', op: fx.target, inputs: [src], outputs: [out], waitOf: coll, attrs, ...(cNode.params ? { params: cNode.params } : {}) });
+        const node = e.node({ name, kind: 'wait', op: fx.target, inputs: [src], outputs: [out], waitOf: coll, attrs, ...(cNode.params ? { params: cNode.params } : {}), ...est });
         scope.set(fx.name, { tensors: [out], multi: false, producer: node.id });
         return;
       }
@@ -193,7 +198,7 @@ class Converter {
         if (k === undefined) bad('shape', `${j(shape)} matches no output of '${fx.args[0]}'`);
         const src = r.tensors[k as number];
         const out = e.tensor(name, shape, dtype, { aliasOf: src });
-        const node = e.node({ name, kind: 'view', op: fx.target, inputs: [src], outputs: [out], attrs });
+        const node = e.node({ name, kind: 'view', op: fx.target, inputs: [src], outputs: [out], attrs, ...est });
         scope.set(fx.name, { tensors: [out], multi: false, producer: node.id });
         return;
       }
@@ -201,9 +206,10 @@ class Converter {
       case 'cast': {
         const [shape, dtype] = single();
         const src = oneInput();
+        checkViewShape(cls, fx, e.tensors[src].shape, bad);
         const out = e.tensor(name, shape, dtype, cls === 'view' ? { aliasOf: src } : undefined);
         const bytes = cls === 'cast' ? e.tensors[src].bytes + e.tensors[out].bytes : 0;
-        const node = e.node({ name, kind: cls, op: fx.target, inputs: inTensors, outputs: [out], bytesMoved: bytes, flops: cls === 'cast' ? numel(shape) : 0, attrs });
+        const node = e.node({ name, kind: cls, op: fx.target, inputs: inTensors, outputs: [out], bytesMoved: bytes, flops: cls === 'cast' ? numel(shape) : 0, attrs, ...est });
         scope.set(fx.name, { tensors: [out], multi: false, producer: node.id });
         return;
       }
@@ -213,7 +219,9 @@ class Converter {
         let bytes = 0;
         for (const t of [...inTensors, ...outs]) bytes += e.tensors[t].bytes;
         const op = cls === 'compute' ? fx.target : cls;
-        const node = e.node({ name, kind: 'compute', op, inputs: inTensors, outputs: outs, flops, bytesMoved: bytes, matmulLike: cls !== 'compute', attrs });
+        // torch's own classification, where the dump carries it, decides what counts as compute
+        const matmulLike = fx.kind !== undefined ? fx.kind === 'compute' : cls !== 'compute';
+        const node = e.node({ name, kind: 'compute', op, inputs: inTensors, outputs: outs, flops, bytesMoved: bytes, matmulLike, attrs, ...est });
         scope.set(fx.name, { tensors: outs, multi: fx.multi !== undefined, producer: node.id });
       }
     }
@@ -253,6 +261,7 @@ class Converter {
     return {
       nodes: this.e.nodes as GraphNode[],
       tensors: this.e.tensors,
+      ...(this.outputs !== undefined ? { outputs: this.outputs } : {}),
       params: [...this.params.values()],
       meta: {
         model: 'fx-import',
@@ -267,4 +276,13 @@ class Converter {
   }
 }
 
-const j = (v: unknown): string => JSON.stringify(v);
+const j = (v: unknown): string => preview(v);
+
+/** The estimates torch's pass used, as a dump records them (est_ms on every node; latency and footprint on collectives). */
+function torchEstimates(fx: FxNode): { estMs?: number; estMsSize0?: number; sizeBytes?: number } {
+  return {
+    ...(fx.estMs !== undefined ? { estMs: fx.estMs } : {}),
+    ...(fx.estMsSize0 !== undefined ? { estMsSize0: fx.estMsSize0 } : {}),
+    ...(fx.sizeBytes !== undefined ? { sizeBytes: fx.sizeBytes } : {}),
+  };
+}

@@ -19,7 +19,15 @@ export interface FxNode {
   readonly torchDtype?: string; // the dtype as written, 'int64'
   readonly multi?: readonly (readonly number[])[];
   readonly estMs?: number;
+  /** torch_pass dumps: the estimate at size 0 (a collective's latency) and torch's memory footprint. */
+  readonly estMsSize0?: number;
+  readonly sizeBytes?: number;
+  /** How torch's pass classifies the node (torch_pass dumps): 'compute' marks torch's is_compute_node. */
+  readonly kind?: FxKind;
 }
+
+export const FX_KINDS = ['compute', 'memory', 'view', 'wait', 'collective'] as const;
+export type FxKind = (typeof FX_KINDS)[number];
 
 export interface FxDump {
   readonly graph: 'forward' | 'backward';
@@ -39,10 +47,21 @@ export const TORCH_DTYPES: Readonly<Record<string, DType>> = {
 
 const MAX_DIM = 2 ** 40;
 
-const j = (v: unknown): string => {
-  const s = JSON.stringify(v);
-  return s === undefined ? String(v) : s.length > 80 ? `${s.slice(0, 77)}...` : s;
-};
+/** Deepest nesting a preview shows: a hostile dump may nest lists 100k deep, past any recursion. */
+const PREVIEW_DEPTH = 4;
+
+/** A short JSON preview of a value for messages, depth-limited (`[[[[…]]]]`) so it cannot overflow the stack. */
+export function preview(v: unknown, max = 80, depth = 0): string {
+  let s: string;
+  if (Array.isArray(v)) s = depth >= PREVIEW_DEPTH ? '[…]' : `[${v.slice(0, 8).map((x) => preview(x, max, depth + 1)).join(',')}${v.length > 8 ? ',…' : ''}]`;
+  else if (typeof v === 'object' && v !== null) {
+    const keys = Object.keys(v).slice(0, 8);
+    s = depth >= PREVIEW_DEPTH ? '{…}' : `{${keys.map((k) => `${JSON.stringify(k)}:${preview((v as Record<string, unknown>)[k], max, depth + 1)}`).join(',')}}`;
+  } else s = JSON.stringify(v) ?? String(v);
+  return s.length > max ? `${s.slice(0, max - 3)}...` : s;
+}
+
+const j = (v: unknown): string => preview(v);
 
 /** `key` locates the field for programs ('nodes[3]'), `label` for people ("node 3 'mm'"). */
 function readShape(v: unknown, key: string, label: string, field: string): number[] {
@@ -98,6 +117,18 @@ function readNode(raw: unknown, pos: number): FxNode {
     if (typeof o.est_ms !== 'number' || !Number.isFinite(o.est_ms) || o.est_ms < 0) bad('est_ms', 'must be a finite number ≥ 0');
     node.estMs = o.est_ms as number;
   }
+  if (o.est_ms_size0 !== undefined) {
+    if (typeof o.est_ms_size0 !== 'number' || !Number.isFinite(o.est_ms_size0) || o.est_ms_size0 < 0) bad('est_ms_size0', 'must be a finite number ≥ 0');
+    node.estMsSize0 = o.est_ms_size0 as number;
+  }
+  if (o.size_bytes !== undefined) {
+    if (typeof o.size_bytes !== 'number' || !Number.isSafeInteger(o.size_bytes) || o.size_bytes < 0) bad('size_bytes', 'must be an integer ≥ 0');
+    node.sizeBytes = o.size_bytes as number;
+  }
+  if (o.kind !== undefined) {
+    if (typeof o.kind !== 'string' || !(FX_KINDS as readonly string[]).includes(o.kind)) bad('kind', `must be one of [${FX_KINDS.join(', ')}]`);
+    node.kind = o.kind as FxKind;
+  }
   return node;
 }
 
@@ -108,7 +139,8 @@ export function readFxDump(json: unknown): FxDump {
     try {
       x = JSON.parse(x);
     } catch (e) {
-      throw new ImportError('json', `fx dump: not valid JSON (${(e as Error).message})`);
+      const why = e instanceof RangeError ? 'nested too deeply' : (e as Error).message;
+      throw new ImportError('json', `fx dump: not valid JSON (${why})`);
     }
   }
   if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ImportError('dump', `fx dump must be an object, got ${j(x)}`);
@@ -123,6 +155,10 @@ export function readFxDump(json: unknown): FxDump {
   }
   if (o.source !== undefined && typeof o.source !== 'string') throw new ImportError('source', `fx dump: field 'source' must be a string, got ${j(o.source)}`);
   if (!Array.isArray(o.nodes)) throw new ImportError('nodes', `fx dump: field 'nodes' must be a list, got ${j(o.nodes)}`);
+  if (o.nodes.length === 0) throw new ImportError('nodes', "fx dump: field 'nodes' is empty; a graph needs at least one call_function node");
   const nodes = o.nodes.map((n, k) => readNode(n, k));
+  if (!nodes.some((n) => n.op === 'call_function')) {
+    throw new ImportError('nodes', "fx dump: field 'nodes' has no call_function node: nothing to schedule or time");
+  }
   return { graph: o.graph, source: (o.source as string | undefined) ?? '', worldSize: ws, nodes };
 }

@@ -2,11 +2,31 @@
 // FLOPs from shapes (2·numel(C)·K for matmuls; FlashAttention's count for attention, causal).
 
 import { ATTENTION_BWD_FACTOR, numel } from './flops';
-import type { FxDump, FxNode } from './fx_schema';
-import { classifyTarget, matmulFirstOperand, type FxClass } from './fx_targets';
+import { preview, type FxDump, type FxNode } from './fx_schema';
+import { classifyTarget, fxOpName, matmulFirstOperand, type FxClass } from './fx_targets';
 import type { DType } from './types';
 
-const j = (v: unknown): string => JSON.stringify(v);
+const j = (v: unknown): string => preview(v);
+
+/** Views that select part of their input (out ≤ in elements); expand grows it; every other view keeps the count. */
+const PART_VIEWS: ReadonlySet<string> = new Set(['slice', 'select', 'narrow', 'split', 'split_with_sizes', 'unbind', 'diagonal', 'as_strided']);
+const GROW_VIEWS: ReadonlySet<string> = new Set(['expand', 'view_as_real', 'view_as_complex']);
+
+/**
+ * A cast or view must agree with its input's element count: a cast keeps the shape, a reshape the
+ * count, a slice takes at most the input. A placeholder whose shape disagrees with the op reading
+ * it would otherwise be believed (a 20× larger shard inflates the peak silently).
+ */
+export function checkViewShape(cls: 'view' | 'cast', fx: FxNode, input: readonly number[], bad: (field: string, why: string) => never): void {
+  const out = fx.shape as readonly number[];
+  const op = fxOpName(fx.target);
+  const [nIn, nOut] = [numel(input), numel(out)];
+  if (cls === 'cast' && j(out) !== j(input)) bad('shape', `${j(out)} differs from its input's ${j(input)} (a cast keeps the shape)`);
+  if (cls === 'view' && PART_VIEWS.has(op) && nOut > nIn) bad('shape', `${j(out)} has more elements than its input's ${j(input)} ('${op}' selects part of it)`);
+  if (cls === 'view' && !PART_VIEWS.has(op) && !GROW_VIEWS.has(op) && nOut !== nIn) {
+    bad('shape', `${j(out)} has ${nOut} elements but its input ${j(input)} has ${nIn} ('${op}' keeps the count)`);
+  }
+}
 
 /** A getitem's reading of a multi-output node: which output, and the dtype it reveals. */
 export interface Claim {

@@ -11,12 +11,10 @@ export interface MismatchReport {
   readonly seq: number;
   /** What each of the two ranks issued at `seq` (`nothing (...)` when one never arrived). */
   readonly descriptors: readonly [string, string];
-  /** When the later rank issued it, µs: where the simulated step stops. */
-  readonly timeUs: number;
 }
 
 export function mismatchReport(m: CollectiveMismatch): MismatchReport {
-  return { kind: 'collective_mismatch', ranks: m.ranks, seq: m.seq, descriptors: m.ops, timeUs: m.timeUs };
+  return { kind: 'collective_mismatch', ranks: m.ranks, seq: m.seq, descriptors: m.ops };
 }
 
 /** One line: what diverged, and the way out (why it happens: ranks planned from their own timings). */

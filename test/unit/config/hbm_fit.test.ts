@@ -52,7 +52,7 @@ describe('fsdp-sim compare --ac', () => {
     expect(ms(full.out)).toBeGreaterThan(ms(none.out));
     const bad = await run(['compare', '--ac', 'sac']);
     expect(bad.code).not.toBe(0);
-    expect(bad.err).toMatch(/activationCheckpointing must be one of \[none, selective, full, null\], got "sac"/);
+    expect(bad.err).toMatch(/--ac must be one of \[none, selective, full, null\], got "sac"/);
   });
   it('warns when the peak exceeds the HBM of the hardware, naming both numbers', async () => {
     // llama3-8b on 2 ranks without AC: ~100 GiB peak > the A100's 80 GB

@@ -42,6 +42,17 @@ describe('configFromQuery', () => {
     expect(config.ranks).toBe(2);
     expect(config.straggler.rank).toBeNull();
   });
+  it('reads only decimal text as a number: 0x10, 1e1, " 5" and Infinity are not counts', () => {
+    for (const bad of ['0x10', '1e1', ' 5', 'Infinity', '0b11', '4.0']) {
+      const r = configFromQuery(`ranks=${encodeURIComponent(bad)}`);
+      expect(r.ok, bad).toBe(false);
+      if (!r.ok) expect(r.error.message).toBe(`ranks must be an integer in [1, 1024], got ${JSON.stringify(bad)}`);
+    }
+    const r = configFromQuery('ranks=%2B8&autobucketing.max_in_flight_gb=2.5e-1&jitterPct=.5');
+    if (!r.ok) throw r.error;
+    expect([r.value.ranks, r.value.autobucketing.max_in_flight_gb, r.value.jitterPct]).toEqual([8, 0.25, 0.5]);
+    expect(configFromQuery('jitterPct=0x1').ok).toBe(false);
+  });
   it('reads booleans and nulls in their URL spellings', () => {
     const r = configFromQuery('alignment=0&seqLen=auto');
     if (!r.ok) throw r.error;

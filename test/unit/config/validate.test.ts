@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
 import { CONFIG_FIELDS, DEFAULT_CONFIG, validateConfig } from '../../../src/config';
+import { HARDWARE_NAMES } from '../../../src/estimate';
 
 function errorOf(partial: unknown) {
   const r = validateConfig(partial);
@@ -48,7 +49,7 @@ describe('validateConfig', () => {
   it('rejects a bad enum, naming the field and the allowed values', () => {
     const e = errorOf({ hardware: 'h800' });
     expect(e.field).toBe('hardware');
-    expect(e.message).toBe('hardware must be one of [h100, h200, a100], got "h800"');
+    expect(e.message).toBe(`hardware must be one of [${HARDWARE_NAMES.join(', ')}], got "h800"`);
     expect(errorOf({ backendB: 'inductor' }).message).toContain('aot_eager_autobucketing');
   });
   it('rejects out-of-range and wrong-typed numbers, naming the range', () => {
@@ -58,7 +59,9 @@ describe('validateConfig', () => {
     expect(errorOf({ jitterPct: -1 }).message).toContain('[0, 50]');
     expect(errorOf({ seqLen: '128' }).field).toBe('seqLen');
     expect(errorOf({ alignment: 'yes' }).message).toContain('true or false');
-    expect(errorOf({ bandwidthGBps: 0 }).message).toContain('(0,');
+    expect(errorOf({ bandwidthGBps: 0 }).message).toContain('[0.01,');
+    // below the floor a step overflows to Infinity (the CLI printed 8e299 ms, exit 0)
+    expect(errorOf({ bandwidthGBps: 1e-300 }).message).toContain('got 1e-300');
   });
   it('rejects a straggler rank outside the ranks', () => {
     const e = errorOf({ ranks: 4, straggler: { rank: 4 } });

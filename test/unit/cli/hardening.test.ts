@@ -1,0 +1,155 @@
+// CLI defects found by probing (issue 12): each case failed before its fix. In-process main() with
+// a buffered Io, so no test depends on another's state; trace folders are fresh temp dirs.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main';
+import { HARDWARE_NAMES } from '../../../src/estimate';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const FX = ['tiny_4layer_fw.json', 'tiny_4layer_bw.json'].map((f) => join(REPO, 'test/fixtures/fx', f));
+const HANG = ['--ranks', '8', '--jitter-pct', '50', '--alignment', 'off'];
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'fsdp-sim-cli-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('a collective mismatch is an error in every output', () => {
+  it('compare --json gives the hung backend {backend, error} with no step time, and exits 1', async () => {
+    const r = await cli(['compare', '--model', 'tiny', ...HANG, '--json']);
+    expect(r.code).toBe(1);
+    const [ok, hung] = JSON.parse(r.out).results;
+    expect(ok.backend).toBe('aot_eager');
+    expect(ok.stepTimeMs).toBeGreaterThan(0);
+    expect(Object.keys(hung).sort()).toEqual(['backend', 'error']);
+    expect(hung.error.kind).toBe('collective_mismatch');
+    expect(Object.keys(hung.error).sort()).toEqual(['descriptors', 'kind', 'ranks', 'seq']);
+    const [r0, r1] = hung.error.ranks as number[];
+    expect(r0).not.toBe(r1);
+    expect(hung.error.descriptors[0]).not.toBe(hung.error.descriptors[1]);
+    expect(r.err).toMatch(/aot_eager_autobucketing: collective mismatch at collective #\d+/);
+  });
+
+  it('compare prints the message instead of a table row, and exits 1', async () => {
+    const r = await cli(['compare', '--model', 'tiny', ...HANG]);
+    expect(r.code).toBe(1);
+    expect(r.out.split('\n').filter((l) => /^aot_eager_autobucketing/.test(l))).toEqual([]);
+    expect(r.err).toMatch(/rank \d+ issued .* but rank \d+ issued .*this step hangs.*--alignment on/);
+  });
+
+  it('pass reports the mismatch instead of peaks (JSON {error}, exit 1)', async () => {
+    const r = await cli(['pass', '--fx-graph', ...FX, '--jitter-pct', '50', '--alignment', 'off', '--json']);
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.out);
+    expect(Object.keys(j)).toEqual(['error']);
+    expect(j.error.kind).toBe('collective_mismatch');
+    expect(r.err).toMatch(/collective mismatch/);
+  });
+});
+
+describe('compare --trace writes all files or none', () => {
+  const traceRun = (dir: string, ...extra: string[]) => cli(['compare', '--ranks', '4', '--backends', 'aot_eager', '--trace', dir, ...extra]);
+
+  it('fails in one line naming the path when DIR is a file, under a file, or empty', async () => {
+    const d = tempDir();
+    const file = join(d, 'f');
+    writeFileSync(file, 'x');
+    for (const [dir, re] of [[file, /--trace .*'.*\/f'.*not a directory/], [join(file, 'sub'), /'.*\/f\/sub'.*not a directory/], ['', /--trace needs a directory, got ''/]] as const) {
+      const r = await traceRun(dir);
+      expect(r.code, dir).not.toBe(0);
+      expect(r.err, dir).toMatch(re);
+      expect(r.err.split('\n'), dir).toHaveLength(1);
+    }
+  });
+
+  it('leaves the old run whole when one rank file cannot be replaced', async () => {
+    const d = tempDir();
+    expect((await traceRun(d, '--per-rank', '--seed', '1', '--jitter-pct', '5')).code).toBe(0);
+    const sub = join(d, 'aot_eager');
+    const before = readdirSync(sub).sort().map((f) => readFileSync(join(sub, f), 'utf8'));
+    rmSync(join(sub, 'rank2.trace.json'));
+    mkdirSync(join(sub, 'rank2.trace.json')); // a target nothing can be renamed over
+    const r = await traceRun(d, '--per-rank', '--seed', '2', '--jitter-pct', '5');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/rank2\.trace\.json/);
+    for (const k of [0, 1, 3]) expect(readFileSync(join(sub, `rank${k}.trace.json`), 'utf8')).toBe(before[k]);
+    expect(readdirSync(sub).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('removes the rank files a larger earlier run left (8 ranks, then 4)', async () => {
+    const d = tempDir();
+    expect((await cli(['compare', '--ranks', '8', '--backends', 'aot_eager', '--trace', d, '--per-rank'])).code).toBe(0);
+    expect(readdirSync(join(d, 'aot_eager'))).toHaveLength(8);
+    expect((await traceRun(d, '--per-rank')).code).toBe(0);
+    const files = readdirSync(join(d, 'aot_eager')).sort();
+    expect(files).toEqual(['rank0.trace.json', 'rank1.trace.json', 'rank2.trace.json', 'rank3.trace.json']);
+    const runs = files.map((f) => JSON.parse(readFileSync(join(d, 'aot_eager', f), 'utf8')).fsdpSim.run);
+    expect(new Set(runs).size).toBe(1);
+    expect(runs[0]).toMatch(/^aot_eager\?/);
+  });
+
+  it('says in the file when it holds fewer ranks than the world (64 ranks up)', async () => {
+    const d = tempDir();
+    expect((await cli(['compare', '--ranks', '64', '--backends', 'aot_eager', '--trace', d])).code).toBe(0);
+    const t = JSON.parse(readFileSync(join(d, 'aot_eager.trace.json'), 'utf8'));
+    expect(t.fsdpSim.ranks).toEqual([0]);
+    expect(t.fsdpSim.note).toMatch(/^1 of 64 ranks/);
+    expect((await cli(['compare', '--help'])).out).toMatch(/from 64 ranks up rank 0 only/);
+  });
+});
+
+describe('flags are checked, not ignored', () => {
+  it('rejects flags that cannot apply, naming the flag typed', async () => {
+    const cases: [string[], RegExp][] = [
+      [['pass', '--fx-graph', FX[0], '--ranks', '8'], /--ranks does not apply: the FX dump fixes the graph/],
+      [['pass', '--fx-graph', FX[0], '--model', 'llama3-8b'], /--model does not apply/],
+      [['compare', '--per-rank'], /--per-rank applies to --trace/],
+      [['compare', '--straggler-factor', '2'], /--straggler-factor applies to the straggler; give --straggler-rank/],
+      [['compare', '--ac', 'partial'], /^fsdp-sim compare: --ac must be one of \[none, selective, full, null\], got "partial"$/],
+      [['compare', '--alignment', 'maybe'], /^fsdp-sim compare: --alignment must be one of \[on, off\], got "maybe"$/],
+      [['compare', '--ranks', '-8'], /^fsdp-sim compare: --ranks takes a value; one that starts with '-' must be written --ranks=-8$/],
+      [['compare', '--ranks=-8'], /--ranks must be an integer in \[1, 1024\], got "-8"/],
+      [['compare', '--ranks', '0x10'], /--ranks must be an integer in \[1, 1024\], got "0x10"/],
+      [['compare', '--ranks', '1e1'], /--ranks must be an integer/],
+      [['compare', '--bandwidth-gbps', '1e-300'], /--bandwidth-gbps must be a number in \[0.01, 100000\]/],
+      [['compare', '--hardware', 'tpu'], new RegExp(`--hardware must be one of \\[${HARDWARE_NAMES.join(', ')}\\], got "tpu"`)],
+    ];
+    for (const [args, re] of cases) {
+      const r = await cli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err, args.join(' ')).toMatch(re);
+      expect(r.err.split('\n'), args.join(' ')).toHaveLength(1);
+    }
+  });
+
+  it('compare --help lists the backends under --backends, not under --ac', async () => {
+    const help = (await cli(['compare', '--help'])).out.split('\n');
+    const ac = help.findIndex((l) => /^ {2}--ac /.test(l));
+    expect(help.slice(ac, ac + 2).join('\n')).not.toMatch(/aot_eager/);
+    expect(help.find((l) => /^ {2}--backends /.test(l))).toMatch(/aot_eager_autobucketing/);
+  });
+
+  it('stops quietly when the reader of stdout goes away (| head)', async () => {
+    const sh = `node --import tsx src/cli/main.ts pass --fx-graph ${FX.join(' ')} | true`;
+    const { stderr } = await promisify(execFile)('bash', ['-o', 'pipefail', '-c', sh], { cwd: REPO });
+    expect(stderr).toBe('');
+  });
+});
+
