@@ -36,3 +36,20 @@ export const err = <E extends Error>(error: E): Result<never, E> => ({ ok: false
 export function oneOfMessage(field: string, allowed: readonly (string | number)[], got: unknown): string {
   return `${field} must be one of [${allowed.join(', ')}], got ${JSON.stringify(got)}`;
 }
+
+/** Deepest nesting a preview shows: a hostile file may nest lists 100k deep, past any recursion. */
+const PREVIEW_DEPTH = 4;
+
+/** A short JSON preview of a value for messages, depth-limited (`[[[[…]]]]`) so it cannot overflow the stack. */
+export function preview(v: unknown, max = 80, depth = 0): string {
+  let s: string;
+  if (Array.isArray(v)) {
+    const items = v.slice(0, 8).map((x) => preview(x, max, depth + 1));
+    s = depth >= PREVIEW_DEPTH ? '[…]' : `[${items.join(',')}${v.length > 8 ? ',…' : ''}]`;
+  } else if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, unknown>;
+    const items = Object.keys(o).slice(0, 8).map((k) => `${JSON.stringify(k)}:${preview(o[k], max, depth + 1)}`);
+    s = depth >= PREVIEW_DEPTH ? '{…}' : `{${items.join(',')}}`;
+  } else s = JSON.stringify(v) ?? String(v);
+  return s.length > max ? `${s.slice(0, max - 3)}...` : s;
+}

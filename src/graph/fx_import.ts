@@ -4,16 +4,16 @@
 // backward nodes whose name the forward already used are renamed `<name>.bw`.
 // Collectives keep torch's own estimate (`est_ms`). Attention is counted causal.
 
-import { ImportError, err, ok, type Result } from '../errors';
+import { ImportError, err, ok, preview, type Result } from '../errors';
 import { Emitter } from './emitter';
 import { GraphError } from './errors';
 import { numel } from './flops';
-import { preview, readFxDump, type FxDump, type FxNode } from './fx_schema';
+import { readFxDump, type FxDump, type FxNode } from './fx_schema';
 import { checkViewShape, computeFlops, getitemClaims, type Claim } from './fx_shapes';
 import { inferFxLayers } from './fx_layers';
 import { classifyTarget } from './fx_targets';
 import { DP_GROUP } from './fsdp';
-import type { DType, GraphNode, ParamInfo, Phase, StepGraph } from './types';
+import type { DType, FxGraphBoundary, GraphNode, ParamInfo, Phase, StepGraph } from './types';
 import { verifyGraph } from './verify';
 
 /** What an FX name resolves to: its output tensor(s), and for collectives the IR node name. */
@@ -73,7 +73,9 @@ class Converter {
   private firstAgDtype: DType | undefined;
   private firstRsDtype: DType | undefined;
   private tokensShape: readonly number[] | undefined;
-  private outputs: readonly string[] | undefined;
+  /** Per dump: its placeholders (tensor ids, in order) and outputs: torch runs its pass per FX graph. */
+  private readonly fxGraphs: FxGraphBoundary[] = [];
+  private placeholders: string[] = [];
 
   constructor(readonly n: number) {}
 
@@ -119,17 +121,20 @@ class Converter {
       throw new ImportError(`${where}.${field}`, `${at}: field '${field}' ${why}`);
     };
     if (fx.op === 'output') {
-      this.outputs = [...new Set(ins.flatMap((r) => r.tensors))];
+      this.fxGraphs.push({ phase: d.graph, placeholders: this.placeholders, outputs: [...new Set(ins.flatMap((r) => r.tensors))] });
+      this.placeholders = [];
       return;
     }
     if (fx.op === 'placeholder') {
       const linked = outer?.get(fx.name);
       if (linked) {
         scope.set(fx.name, linked);
+        this.placeholders.push(...linked.tensors);
         return;
       }
       if (!fx.shape || !fx.dtype) bad('shape', 'must be a single shape for a placeholder');
-      const id = e.tensor(this.irName(fx.name), fx.shape, fx.dtype, { persistent: /^primals_/.test(fx.name) });
+      const id = e.tensor(this.irName(fx.name), fx.shape, fx.dtype, { persistent: /^primals_/.test(fx.name), ...torchBytes(fx) });
+      this.placeholders.push(id);
       if (fx.dtype === 'i32' && fx.torchDtype !== 'bool' && this.tokensShape === undefined) this.tokensShape = fx.shape;
       scope.set(fx.name, { tensors: [id], multi: false });
       return;
@@ -229,7 +234,7 @@ class Converter {
 
   /** Output tensors of a compute node; a multi-output node's dtypes come from its getitems. */
   private outputsOf(fx: FxNode, name: string, ins: Ref[], claims: Map<string, Claim>): string[] {
-    if (!fx.multi) return [this.e.tensor(name, fx.shape as number[], fx.dtype as DType)];
+    if (!fx.multi) return [this.e.tensor(name, fx.shape as number[], fx.dtype as DType, torchBytes(fx))];
     const dflt: DType = ins.length > 0 && ins[0].tensors.length > 0 ? this.e.tensors[ins[0].tensors[0]].dtype : 'fp32';
     const dtypes = new Map<number, DType>();
     for (const cl of claims.values()) if (cl.source === fx.name && !dtypes.has(cl.index)) dtypes.set(cl.index, cl.dtype);
@@ -261,7 +266,7 @@ class Converter {
     return {
       nodes: this.e.nodes as GraphNode[],
       tensors: this.e.tensors,
-      ...(this.outputs !== undefined ? { outputs: this.outputs } : {}),
+      ...(this.fxGraphs.length === dumps.length ? { fxGraphs: this.fxGraphs } : {}),
       params: [...this.params.values()],
       meta: {
         model: 'fx-import',
@@ -285,4 +290,10 @@ function torchEstimates(fx: FxNode): { estMs?: number; estMsSize0?: number; size
     ...(fx.estMsSize0 !== undefined ? { estMsSize0: fx.estMsSize0 } : {}),
     ...(fx.sizeBytes !== undefined ? { sizeBytes: fx.sizeBytes } : {}),
   };
+}
+
+/** Bytes as torch counts them: 64-bit integers take 8 bytes (the IR's one integer type is 4). */
+function torchBytes(fx: FxNode): { bytes?: number } {
+  if (fx.shape === undefined || (fx.torchDtype !== 'int64' && fx.torchDtype !== 'long')) return {};
+  return { bytes: numel(fx.shape) * 8 };
 }

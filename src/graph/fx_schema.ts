@@ -1,7 +1,7 @@
 // Reader of the FX graph dump format v1 (reference/fx_graph_dump.md): checks every field and
 // returns a typed dump, or throws ImportError naming the node (index and name) and the field.
 
-import { ImportError } from '../errors';
+import { ImportError, preview } from '../errors';
 import type { DType } from './types';
 
 export const FX_FORMAT = 'fsdp-sim fx dump v1';
@@ -46,20 +46,6 @@ export const TORCH_DTYPES: Readonly<Record<string, DType>> = {
 };
 
 const MAX_DIM = 2 ** 40;
-
-/** Deepest nesting a preview shows: a hostile dump may nest lists 100k deep, past any recursion. */
-const PREVIEW_DEPTH = 4;
-
-/** A short JSON preview of a value for messages, depth-limited (`[[[[…]]]]`) so it cannot overflow the stack. */
-export function preview(v: unknown, max = 80, depth = 0): string {
-  let s: string;
-  if (Array.isArray(v)) s = depth >= PREVIEW_DEPTH ? '[…]' : `[${v.slice(0, 8).map((x) => preview(x, max, depth + 1)).join(',')}${v.length > 8 ? ',…' : ''}]`;
-  else if (typeof v === 'object' && v !== null) {
-    const keys = Object.keys(v).slice(0, 8);
-    s = depth >= PREVIEW_DEPTH ? '{…}' : `{${keys.map((k) => `${JSON.stringify(k)}:${preview((v as Record<string, unknown>)[k], max, depth + 1)}`).join(',')}}`;
-  } else s = JSON.stringify(v) ?? String(v);
-  return s.length > max ? `${s.slice(0, max - 3)}...` : s;
-}
 
 const j = (v: unknown): string => preview(v);
 

@@ -2,7 +2,8 @@
 // FLOPs from shapes (2·numel(C)·K for matmuls; FlashAttention's count for attention, causal).
 
 import { ATTENTION_BWD_FACTOR, numel } from './flops';
-import { preview, type FxDump, type FxNode } from './fx_schema';
+import { preview } from '../errors';
+import type { FxDump, FxNode } from './fx_schema';
 import { classifyTarget, fxOpName, matmulFirstOperand, type FxClass } from './fx_targets';
 import type { DType } from './types';
 

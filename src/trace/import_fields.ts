@@ -1,17 +1,14 @@
 // Field readers for trace import: each checks one JSON field and throws an ImportError naming
 // where it is (`file[1].traceEvents[12].ts`), the value found and what was expected.
 
-import { ImportError } from '../errors';
+import { ImportError, preview } from '../errors';
 
 export type Json = Record<string, unknown>;
 
 export const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 
-function show(x: unknown): string {
-  if (x === undefined) return 'undefined';
-  const s = JSON.stringify(x);
-  return s === undefined ? String(x) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
+// depth-limited: a 100k-deep value in a trace must give this message, not a RangeError
+const show = (x: unknown): string => (x === undefined ? 'undefined' : preview(x, 60));
 
 export function fail(where: string, expected: string, got: unknown): never {
   throw new ImportError(where, `${where} must be ${expected}, got ${show(got)}`);

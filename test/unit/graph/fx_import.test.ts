@@ -213,3 +213,37 @@ describe('importFxGraph on malformed dumps', () => {
     expect(importError('{nope').where).toBe('json');
   });
 });
+
+describe('importFxGraph on hostile input (issue 12)', () => {
+  it('rejects a placeholder whose shape disagrees with the cast that reads it, naming node and field', () => {
+    const raw = clone(FW);
+    const p = raw.nodes.find((n) => n.name === 'primals_2')!;
+    p.shape = [64 * 20, 256]; // a 20× shard: believed, it inflated the peak silently
+    const e = importError(raw);
+    expect(e.where).toMatch(/^nodes\[\d+\]\.shape$/);
+    expect(e.message).toMatch(/'_to_copy': field 'shape' \[64,256\] differs from its input's \[1280,256\] \(a cast keeps the shape\)/);
+  });
+
+  it('rejects a reshape whose element count differs from its input', () => {
+    const raw = clone(FW);
+    const v = raw.nodes.find((n) => /aten\.(view|_unsafe_view)\./.test(n.target) && n.shape)!;
+    v.shape = [...v.shape!, 3];
+    expect(importError(raw).message).toMatch(/has \d+ elements but its input \[.*\] has \d+ \('(view|_unsafe_view)' keeps the count\)/);
+  });
+
+  it('rejects an empty graph and one without call_function nodes instead of timing zeros', () => {
+    expect(importError({ ...clone(FW), nodes: [] }).message).toBe("fx dump: field 'nodes' is empty; a graph needs at least one call_function node");
+    const only = { ...clone(FW), nodes: FW.nodes.filter((n) => n.op === 'placeholder').map((n, i) => ({ ...n, i })) };
+    expect(importError(only).message).toMatch(/has no call_function node/);
+  });
+
+  it('names the node and field of a 100k-deep nested value, as text and as an object', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const text = JSON.stringify(clone(FW)).replace('"shape":[64,256]', `"shape":${deep}`);
+    for (const input of [text, JSON.parse(text.replace(deep, `${'['.repeat(5000)}${']'.repeat(5000)}`))]) {
+      const e = importError(input);
+      expect(e.where).toMatch(/^nodes\[\d+\]\.shape$/);
+      expect(e.message).toMatch(/field 'shape' \[0\] must be an integer in \[0, 2\^40\], got \[\[\[\[\[…\]\]\]\]\]/);
+    }
+  });
+});
