@@ -2,9 +2,9 @@
 // predecessor / successor lists, collective ↔ wait links and a stable topological order.
 // Edges: read-after-write (a node depends on the producer of each tensor it reads) and
 // wait-after-collective (a wait depends on the collective it completes).
-// Malformed graphs are a ConfigError naming the first bad node (index, kind, inputs).
+// Malformed graphs are a GraphError naming the first bad node (index, kind, inputs).
 
-import { ConfigError } from '../errors';
+import { GraphError } from '../graph/errors';
 import type { GraphNode, StepGraph } from '../graph/types';
 
 export interface GraphIndex {
@@ -30,18 +30,16 @@ export interface GraphIndex {
 
 const isCollectiveKind = (k: string) => k === 'all_gather' || k === 'reduce_scatter';
 
-function badNode(i: number, node: GraphNode, why: string): ConfigError {
-  return new ConfigError(
-    'graph',
-    `graph node ${i} (${node.kind} '${node.name}', inputs [${node.inputs.join(', ')}]) ${why}`,
-  );
+function badNode(i: number, node: GraphNode, why: string): GraphError {
+  const message = `graph node ${i} (${node.kind} '${node.name}', inputs [${node.inputs.join(', ')}]) ${why}`;
+  return new GraphError(message, i, node.name, node.kind, node.inputs);
 }
 
 const CACHE = new WeakMap<StepGraph, GraphIndex>();
 
 /**
  * Builds the index (cached per graph object: graphs are immutable, and the UI runs every backend
- * on the same graph); throws ConfigError on duplicate names, dangling or missing waits, or cycles.
+ * on the same graph); throws GraphError on duplicate names, dangling or missing waits, or cycles.
  */
 export function indexGraph(graph: StepGraph): GraphIndex {
   let ix = CACHE.get(graph);

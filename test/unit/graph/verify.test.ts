@@ -113,3 +113,25 @@ describe('verifyGraph', () => {
     expectGraphError(withNodes(g, nodes), 3, /name used twice/);
   });
 });
+
+describe('indexGraph (the backends\' view of a graph)', () => {
+  it('throws a GraphError, not a ConfigError, naming the node, kind and inputs of a repeated name', async () => {
+    const { indexGraph } = await import('../../../src/backends');
+    const { ConfigError } = await import('../../../src/errors');
+    const g = base();
+    const nodes = [...g.nodes];
+    nodes[3] = { ...nodes[3], name: nodes[1].name };
+    const bad = withNodes(g, nodes);
+    let caught: unknown;
+    try {
+      indexGraph(bad);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(GraphError);
+    expect(caught).not.toBeInstanceOf(ConfigError);
+    const ge = caught as GraphError;
+    expect([ge.code, ge.index, ge.nodeName, ge.kind]).toEqual(['graph', 3, nodes[1].name, nodes[3].kind]);
+    expect(ge.message).toMatch(/^graph node 3 .* repeats the name of node 1$/);
+  });
+});
