@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { BACKEND_NAMES } from '../backends/types';
 import type { Schedule } from '../backends/types';
-import { importFxGraph } from '../graph';
+import { BACKEND_PASSES } from '../backends';
+import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
 import { CONFIG_OPTIONS, GRAPH_SHAPE_FLAGS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
@@ -16,6 +17,7 @@ export const PASS_OPTIONS = {
   'fx-graph': { type: 'string', multiple: true },
   backend: { type: 'string' },
   json: { type: 'boolean' },
+  'print-graph': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -26,12 +28,16 @@ export const PASS_USAGE = [
   'run a backend on it and compare with aot_eager on the same graph.',
   `  --backend NAME       one of [${BACKEND_NAMES.join(', ')}] (default aot_eager_autobucketing)`,
   '  --json               print {collectivesBefore, collectivesAfter, buckets, exposedMsBefore, exposedMsAfter, peakBytesBefore, peakBytesAfter}',
+  '  --print-graph        print the graph in the order the backend scheduled it, one line per node (as FX prints)',
   '  --set PATH=VALUE     any other config field (repeatable)',
   '                       (the dump fixes the graph: model, ranks, batch, sequence, AC and dtypes do not apply)',
   ...configFlagHelp(GRAPH_SHAPE_FLAGS),
 ].join('\n');
 
-const countCollectives = (s: Schedule) => s.graph.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter').length;
+const countCollectives = (s: Schedule) => {
+  const k = countKinds(s.graph);
+  return (k.all_gather ?? 0) + (k.reduce_scatter ?? 0);
+};
 
 export async function passCommand(argv: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags('pass', argv, PASS_OPTIONS, true);
@@ -88,9 +94,11 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     return 0;
   }
   io.out(`${backend} on ${files.join(' + ')} (${imported.value.meta.worldSize} ranks, ${after.costLabel})`);
+  io.out(`passes:        ${BACKEND_PASSES[backend].join(' → ')}`);
   io.out(`collectives:   ${out.collectivesBefore} → ${out.collectivesAfter} (${out.buckets.length} buckets)`);
   io.out(`exposed comm:  ${out.exposedMsBefore.toFixed(3)} ms → ${out.exposedMsAfter.toFixed(3)} ms`);
   io.out(`peak memory:   ${(out.peakBytesBefore / 2 ** 20).toFixed(1)} MiB → ${(out.peakBytesAfter / 2 ** 20).toFixed(1)} MiB`);
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
+  if (values['print-graph']) io.out(graphToString(after.schedule.graph));
   return 0;
 }

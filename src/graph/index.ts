@@ -10,7 +10,7 @@ export { DP_GROUP, MASTER_DTYPE, shardParam, type ShardedParam } from './fsdp';
 export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops, numel, tensorBytes } from './flops';
 export { verifyGraph } from './verify';
 export { dependencies, isTopologicalOrder, kahnOrder, topoOrder, type Edge, type EdgeWhy } from './toposort';
-export { countKinds, formatBytes, graphToString, nodeToString, tensorToString } from './print';
+export { countKinds, graphToString } from './print';
 export { importFxGraph } from './fx_import';
 export { FX_FORMAT, TORCH_DTYPES, readFxDump, type FxDump, type FxNode } from './fx_schema';
 export { classifyTarget, fxOpName, type FxClass } from './fx_targets';

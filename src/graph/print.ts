@@ -1,21 +1,16 @@
 // Text forms of the IR, one line per node like FX's `graph.print_tabular` / `print(gm.graph)`:
 //   %12 layers.0.attention.wq.all_gather = all_gather[dp×8 bf16 8.4 MB](layers.0.attention.wq.cast)
 
-import type { GraphNode, StepGraph, TensorInfo } from './types';
+import type { GraphNode, StepGraph } from './types';
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
   if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(2)} MB`;
   if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(2)} kB`;
   return `${bytes} B`;
 }
 
-export function tensorToString(t: TensorInfo): string {
-  const flags = [t.persistent ? 'persistent' : '', t.aliasOf ? `alias of ${t.aliasOf}` : ''].filter(Boolean);
-  return `${t.id}: ${t.dtype}[${t.shape.join(', ')}] ${formatBytes(t.bytes)}${flags.length ? ` (${flags.join(', ')})` : ''}`;
-}
-
-export function nodeToString(n: GraphNode): string {
+function nodeToString(n: GraphNode): string {
   let what: string;
   if (n.collective) {
     const c = n.collective;

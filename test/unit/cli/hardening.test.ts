@@ -153,3 +153,20 @@ describe('flags are checked, not ignored', () => {
   });
 });
 
+
+describe('fsdp-sim pass prints what ran', () => {
+  it('names the backend\'s passes and, with --print-graph, every scheduled node once in FX form', async () => {
+    const r = await cli(['pass', '--fx-graph', FX[0], '--print-graph']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^passes: +schedule_overlap \(OverlapScheduler\) → bucket_collectives/m);
+    const fw = JSON.parse(readFileSync(FX[0], 'utf8')) as { nodes: { op: string }[] };
+    const lines = r.out.split('\n').filter((l) => /^%\d+ /.test(l));
+    const ids = lines.map((l) => Number(/^%(\d+)/.exec(l)![1]));
+    expect(new Set(ids).size).toBe(ids.length);
+    // every call_function becomes one IR node (placeholders are tensors); each merge into a bucket
+    // removes one collective and its wait
+    const [before, after] = /collectives: +(\d+) → (\d+)/.exec(r.out)!.slice(1).map(Number);
+    expect(lines.length).toBe(fw.nodes.filter((n) => n.op === 'call_function').length - 2 * (before - after));
+    expect(r.out).toMatch(/^# step graph fx-import: world 8/m);
+  });
+});
