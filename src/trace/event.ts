@@ -1,10 +1,6 @@
 // Trace events: what the simulator and the live runtime both emit, and what metrics, export and
-// the timeline read. Times are µs (branded so they cannot mix with ms or ns).
-
-export type Us = number & { readonly __unit: 'us' };
-export const us = (x: number): Us => x as Us;
-export const msToUs = (ms: number): Us => (ms * 1000) as Us;
-export const usToMs = (t: Us | number): number => t / 1000;
+// the timeline read. Times are µs everywhere, said by the name wherever a time leaves an event
+// (`stepUs`, `exposedCommUs`); conversions to ms happen only where text is printed.
 
 export type EventKind =
   | 'compute' // a kernel on the compute stream (includes optimizer, cast)
