@@ -3,8 +3,10 @@
 
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { appStore, readUrlState, startUrlSync } from './store';
+import { appStore, applyUrlState, readUrlState, startUrlSync } from './store';
 import { App } from './ui/app';
+import { applyStory } from './ui/story_apply';
+import { storyById } from './ui/stories';
 import './ui/styles.css';
 
 const RELOAD_FLAG = 'fsdp-sim:coi-reloaded';
@@ -27,13 +29,16 @@ async function ensureCrossOriginIsolation(): Promise<void> {
 }
 
 function init(): void {
-  const st = appStore.getState();
   const url = readUrlState(location.search);
-  if (url.theme) st.setTheme(url.theme);
-  if (url.window || url.selection) st.restoreViewAfterSim({ window: url.window ?? undefined, selection: url.selection ?? undefined });
-  if (url.config) st.setConfig(url.config);
-  else void st.resimulate(st.config);
-  if (url.error) st.setNotice({ kind: 'error', text: url.error });
+  const story = storyById(url.story);
+  // `?story=<id>` alone loads the story (config, zoom, selection); with config keys the link
+  // already holds the story's state and only the caption comes from the id
+  if (story && !url.config && !url.window) {
+    if (url.theme) appStore.getState().setTheme(url.theme);
+    void applyStory(appStore, story);
+  } else {
+    applyUrlState(appStore, { ...url, story: story ? story.id : null });
+  }
   startUrlSync(appStore);
 }
 

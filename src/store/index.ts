@@ -5,5 +5,5 @@ export { getPath, setPath } from './config_slice';
 export type { ResultsSlice } from './results_slice';
 export type { ViewSlice, ThemeChoice } from './view_slice';
 export type { LiveSlice } from './live_slice';
-export { startUrlSync, readUrlState } from './url_sync';
+export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export * from './types';

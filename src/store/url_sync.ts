@@ -1,17 +1,22 @@
 // URL state: the whole view in the query string so a shared link restores it. Config keys go
 // through the config codec (configToQuery / configFromQuery; only non-defaults appear); the view
-// adds `view=<startUs>,<endUs>` and `theme=light|dark`.
+// adds `view=<startUs>,<endUs>`, `theme=light|dark`, `sel=<side><index>` and `story=<id>`.
+// A change of config or story pushes a history entry (Back undoes it); zoom, selection and
+// theme replace the current one (Back should not replay every wheel tick).
 
 import type { StoreApi } from 'zustand/vanilla';
 import { configToQuery, parseConfigQuery, type SimConfig } from '../config';
 import type { TimeWindow } from '../ui/timeline/time_scale';
 import type { AppState } from './app_store';
+import { DEFAULT_CONFIG } from '../config';
 import type { ThemeChoice } from './view_slice';
 import type { Selection } from './types';
 
 const VIEW_KEY = 'view';
 const THEME_KEY = 'theme';
 const SELECT_KEY = 'sel'; // 'a123': side and event index (events are deterministic per config)
+const STORY_KEY = 'story';
+const STORY_RE = /^[a-z0-9-]{1,40}$/;
 
 export interface UrlState {
   readonly config: SimConfig | null; // null: no config in the URL → keep defaults
@@ -19,6 +24,7 @@ export interface UrlState {
   readonly window: TimeWindow | null;
   readonly theme: ThemeChoice | null;
   readonly selection: Selection | null;
+  readonly story: string | null; // a story id as written; the UI checks it names a story
 }
 
 export function readUrlState(search: string): UrlState {
@@ -30,21 +36,22 @@ export function readUrlState(search: string): UrlState {
     if (Number.isFinite(s) && Number.isFinite(e) && e > s) window = { startUs: s, endUs: e };
   }
   const t = params.get(THEME_KEY);
-  const theme = t === 'light' || t === 'dark' ? t : null;
+  const theme: ThemeChoice | null = t === 'light' || t === 'dark' ? t : null;
   const m = /^([ab])(\d+)$/.exec(params.get(SELECT_KEY) ?? '');
   const selection: Selection | null = m ? { side: m[1] as 'a' | 'b', eventIndex: Number(m[2]) } : null;
-  params.delete(VIEW_KEY);
-  params.delete(THEME_KEY);
-  params.delete(SELECT_KEY);
+  const st = params.get(STORY_KEY);
+  const story = st && STORY_RE.test(st) ? st : null;
+  for (const k of [VIEW_KEY, THEME_KEY, SELECT_KEY, STORY_KEY]) params.delete(k);
   const rest = params.toString();
-  if (!rest) return { config: null, error: null, window, theme, selection };
+  const view = { window, theme, selection, story };
+  if (!rest) return { config: null, error: null, ...view };
   try {
     // a bad field falls back to its default; the rest of the link still applies
     const { config, errors } = parseConfigQuery(`?${rest}`);
     const error = errors.length ? `Link: ${errors.map((e) => e.message).join('; ')} (default used)` : null;
-    return { config, error, window, theme, selection };
+    return { config, error, ...view };
   } catch (e) {
-    return { config: null, error: `Link ignored: ${(e as Error).message}`, window, theme, selection };
+    return { config: null, error: `Link ignored: ${(e as Error).message}`, ...view };
   }
 }
 
@@ -57,20 +64,64 @@ export function writeUrl(s: AppState): string {
   // a selection is only shareable while both sides come from the config (not a file or live run)
   const simulated = s.sides.a?.source === 'sim' && s.sides.b?.source === 'sim';
   if (s.selection && simulated) params.set(SELECT_KEY, `${s.selection.side}${s.selection.eventIndex}`);
+  if (s.story) params.set(STORY_KEY, s.story);
   const str = params.toString();
   return str ? `?${str}` : '';
 }
 
-/** Keep location.search in step with the store (replaceState, coalesced). Returns unsubscribe. */
+/**
+ * Apply a URL's state to the store (page load and Back/Forward). A URL without config keys
+ * means the defaults, so Back to the first page really undoes the first change.
+ */
+export function applyUrlState(store: StoreApi<AppState>, url: UrlState): void {
+  const st = store.getState();
+  st.setTheme(url.theme ?? 'auto');
+  st.setStory(url.story);
+  st.restoreViewAfterSim({ window: url.window ?? undefined, selection: url.selection ?? undefined });
+  st.setConfig(url.config ?? DEFAULT_CONFIG);
+  if (url.error) st.setNotice({ kind: 'error', text: url.error });
+}
+
+/**
+ * Keep location.search in step with the store, coalesced: config or story changes push a
+ * history entry, view changes replace it. Back/Forward re-apply the URL. Returns unsubscribe.
+ */
 export function startUrlSync(store: StoreApi<AppState>): () => void {
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let push = false;
+  let restoring = false; // after Back/Forward: write nothing until the restored simulation lands
   const flush = () => {
     timer = null;
     const next = writeUrl(store.getState());
-    if (next !== location.search) history.replaceState(null, '', `${location.pathname}${next}${location.hash}`);
+    const url = `${location.pathname}${next}${location.hash}`;
+    if (next !== location.search) {
+      if (push) history.pushState(null, '', url);
+      else history.replaceState(null, '', url);
+    }
+    push = false;
   };
-  return store.subscribe((s, prev) => {
-    if (s.config === prev.config && s.window === prev.window && s.theme === prev.theme && s.selection === prev.selection) return;
+  const onPop = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    push = false;
+    restoring = true;
+    applyUrlState(store, readUrlState(location.search));
+  };
+  window.addEventListener('popstate', onPop);
+  const unsub = store.subscribe((s, prev) => {
+    if (restoring) {
+      if (s.sides === prev.sides && !(prev.simulating && !s.simulating)) return;
+      restoring = false; // landed (or failed): from here the store is the URL's state
+      if (!timer) timer = setTimeout(flush, 150);
+      return;
+    }
+    if (s.config !== prev.config || s.story !== prev.story) push = true;
+    else if (s.window === prev.window && s.theme === prev.theme && s.selection === prev.selection) return;
     if (!timer) timer = setTimeout(flush, 150);
   });
+  return () => {
+    unsub();
+    window.removeEventListener('popstate', onPop);
+    if (timer) clearTimeout(timer);
+  };
 }

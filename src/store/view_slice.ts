@@ -1,5 +1,5 @@
 // View slice: the shared time window both timelines draw (synchronized zoom/pan), the selected
-// event, the theme. Canvas components subscribe to it imperatively; React reads small pieces.
+// event, the theme, the story preset shown (its caption), the glossary and tour toggles. Canvas components subscribe to it imperatively; React reads small pieces.
 
 import type { StoreApi } from 'zustand/vanilla';
 import { clampWindow, panWindow, zoomWindow, type TimeWindow } from '../ui/timeline/time_scale';
@@ -14,6 +14,8 @@ export interface ViewSlice {
   readonly limitUs: number;
   readonly selection: Selection | null;
   readonly theme: ThemeChoice;
+  /** Id of the story preset whose caption is shown (src/ui/stories.ts), or null. In the URL. */
+  readonly story: string | null;
   setWindow(w: TimeWindow): void;
   /** k < 1 zooms in, around time atUs (default: the window centre). */
   zoomBy(k: number, atUs?: number): void;
@@ -23,6 +25,7 @@ export interface ViewSlice {
   setLimit(limitUs: number, keepWindow: boolean): void;
   select(sel: Selection | null): void;
   setTheme(t: ThemeChoice): void;
+  setStory(id: string | null): void;
 }
 
 export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'], get: () => S): ViewSlice {
@@ -32,6 +35,7 @@ export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'
     limitUs: 1,
     selection: null,
     theme: 'auto',
+    story: null,
     setWindow: (w) => setPartial({ window: clampWindow(w, get().limitUs) }),
     zoomBy: (k, atUs) => {
       const { window: w, limitUs } = get();
@@ -49,5 +53,6 @@ export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'
     },
     select: (selection) => setPartial({ selection }),
     setTheme: (theme) => setPartial({ theme }),
+    setStory: (story) => setPartial({ story }),
   };
 }

@@ -1,10 +1,16 @@
-// The app shell: header (live controls, theme), banners, config panel on the left, the two
-// synchronized timelines with legend, then metrics, explain, details, charts, export/import.
+// The app shell: header (live controls, stories, help, theme), banners, config panel on the
+// left (a drawer below 900 px), the headline and story caption, the two synchronized timelines
+// with legend, then metrics, explain, details, glossary, charts, export/import; the tour.
 
-import { useEffect } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { appStore, useApp, type ThemeChoice } from '../store';
 import { ErrorBoundary } from './error_boundary';
 import { LEGEND, paletteFor } from './palette';
+import { termById } from './glossary';
+import { GlossaryPanel } from './panels/glossary_panel';
+import { Headline } from './panels/headline';
+import { StoryCaption, StoryMenu } from './panels/stories_panel';
+import { Tour, tourDone } from './panels/tour';
 import { useResolvedTheme, useThemeAttribute } from './theme';
 import { Timeline } from './timeline/timeline';
 import { Banners } from './panels/banners';
@@ -51,21 +57,57 @@ function ThemeToggle() {
   const theme = useApp((s) => s.theme);
   const next: Record<ThemeChoice, ThemeChoice> = { auto: 'dark', dark: 'light', light: 'auto' };
   return (
-    <button className="theme-toggle" onClick={() => appStore.getState().setTheme(next[theme])} data-testid="theme-toggle" title="theme: auto → dark → light">
+    <button className="theme-toggle" onClick={() => appStore.getState().setTheme(next[theme])} data-testid="theme-toggle" title="theme: auto → dark → light" aria-label={`theme: ${theme} (switch to ${next[theme]})`}>
       theme: {theme}
     </button>
   );
+}
+
+/** Legend entries name a glossary term: hovering or focusing one shows its definition. */
+const LEGEND_TERM: Readonly<Record<string, string>> = {
+  compute: 'step', all_gather: 'all_gather', reduce_scatter: 'reduce_scatter', wait: 'wait', exposed: 'exposed',
+};
+
+function defn(id: string | undefined, label: string): string {
+  if (!id) return label; // a kind with no glossary entry (other collectives in imported traces)
+  const t = termById(id);
+  return `${t.term}: ${t.text}`;
 }
 
 function Legend() {
   const palette = paletteFor(useResolvedTheme());
   return (
     <div className="legend" data-testid="legend">
-      {LEGEND.map((l) => <span key={l.kind}><i style={{ background: palette[l.kind] }} />{l.label}</span>)}
-      <span><i className="outline" style={{ borderColor: palette.bucket }} />bucket members (click)</span>
-      <span className="muted">wheel/W/S zoom · drag/A/D pan · 0 fit</span>
+      {LEGEND.map((l) => (
+        <span key={l.kind} className="term" tabIndex={0} data-term={LEGEND_TERM[l.kind]}
+          title={l.kind === 'compute' ? 'compute: a kernel (matmul, attention, norm …) on the GPU\'s compute stream.' : defn(LEGEND_TERM[l.kind], l.label)}>
+          <i style={{ background: palette[l.kind as keyof typeof palette] }} />{l.label}
+        </span>
+      ))}
+      <span className="term" tabIndex={0} data-term="bucket" title={defn('bucket', 'bucket')}><i className="outline" style={{ borderColor: palette.bucket }} />bucket members (click)</span>
+      <span className="muted nav-hint">wheel/W/S zoom · drag/A/D pan · 0 fit · touch: drag, pinch, tap · focused timeline: arrows, +/−, Enter</span>
     </div>
   );
+}
+
+function HelpMenu({ onTour, onGlossary }: { onTour: () => void; onGlossary: () => void }) {
+  return (
+    <span className="help-menu">
+      <button onClick={onTour} data-testid="help-tour" title="reopen the tour">Tour</button>
+      <button onClick={onGlossary} data-testid="help-glossary" title="what FSDP, shards, all-gathers … are">Glossary</button>
+    </span>
+  );
+}
+
+/** Tour: open on the first visit (after the first timelines are drawn), reopened from Help. */
+function useTour(): { step: number | null; open: () => void; setStep: (k: number) => void; close: () => void } {
+  const [step, setStep] = useState<number | null>(null);
+  const ready = useApp((s) => !!s.sides.a && !!s.sides.b);
+  useEffect(() => {
+    if (ready && !tourDone()) setStep((k) => k ?? 0);
+  }, [ready]);
+  const close = useCallback(() => setStep(null), []);
+  return { step, open: () => setStep(0), setStep, close };
 }
 
 export function App() {
@@ -74,22 +116,37 @@ export function App() {
   useKeyboardNav();
   const simMs = useApp((s) => s.simMs);
   const simulating = useApp((s) => s.simulating);
+  const tour = useTour();
+  const [glossary, setGlossary] = useState(false);
+  const [drawer, setDrawer] = useState(false);
+  const openGlossary = () => {
+    setGlossary(true);
+    requestAnimationFrame(() => document.querySelector('[data-testid="glossary"]')?.scrollIntoView({ block: 'start' }));
+  };
   return (
-    <div className="app">
+    <div className={`app${drawer ? ' drawer-open' : ''}`}>
       <header className="app-header">
+        <button className="drawer-toggle" onClick={() => setDrawer(!drawer)} aria-expanded={drawer} aria-controls="config-drawer" data-testid="drawer-toggle">
+          {drawer ? 'Close config' : 'Config'}
+        </button>
         <h1>fsdp-sim</h1>
         <span className="subtitle">SimpleFSDP training step, two backends compared</span>
-        {simulating && <span className="busy" data-testid="simulating">simulating…</span>}
+        {simulating && <span className="busy" data-testid="simulating" role="status">simulating…</span>}
         <LiveBar />
+        <StoryMenu />
+        <HelpMenu onTour={tour.open} onGlossary={openGlossary} />
         <button onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
         <ThemeToggle />
       </header>
       <Banners />
       <div className="layout">
-        <aside className="sidebar">
+        <aside className="sidebar" id="config-drawer" aria-label="configuration">
           <ErrorBoundary name="Config"><ConfigPanel /></ErrorBoundary>
         </aside>
+        {drawer && <div className="drawer-scrim" onClick={() => setDrawer(false)} aria-hidden="true" />}
         <main className="content">
+          <StoryCaption />
+          <Headline />
           <Legend />
           <ErrorBoundary name="Timeline A"><Timeline side="a" label="A" /></ErrorBoundary>
           <ErrorBoundary name="Timeline B"><Timeline side="b" label="B" /></ErrorBoundary>
@@ -98,14 +155,16 @@ export function App() {
             <ErrorBoundary name="Explain"><ExplainPanel /></ErrorBoundary>
             <ErrorBoundary name="Details"><DetailsPanel /></ErrorBoundary>
           </div>
+          {glossary && <ErrorBoundary name="Glossary"><GlossaryPanel onClose={() => setGlossary(false)} /></ErrorBoundary>}
           <div className="grid-2">
             <ErrorBoundary name="Memory chart"><MemoryChart /></ErrorBoundary>
             <ErrorBoundary name="Loss chart"><LossChart /></ErrorBoundary>
           </div>
           <ErrorBoundary name="Export/import"><IoPanel /></ErrorBoundary>
-          <footer className="muted small">simulated both backends in {simMs.toFixed(0)} ms · times in µs from the cost model unless a live run or import says otherwise</footer>
+          <footer className="muted small">simulated both backends in {simMs.toFixed(0)} ms · each timeline's header names its clock (cost model, measured or imported)</footer>
         </main>
       </div>
+      {tour.step !== null && <Tour step={tour.step} onStep={tour.setStep} onClose={tour.close} />}
     </div>
   );
 }

@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { CONFIG_FIELDS, describeAllowed, type FieldSpec } from '../../config';
 import { appStore, getPath, useApp } from '../../store';
+import { knobTooltip } from '../glossary';
 
 const COMMIT_DELAY_MS = 400;
 
@@ -126,7 +127,7 @@ function Field({ f }: { f: FieldSpec }) {
   }
   return (
     <div className={`field ${f.kind === 'bool' ? 'field-bool' : ''}`} data-field={f.path}>
-      <label title={`${f.path}: ${describeAllowed(f)}`}>
+      <label title={knobTooltip(f.path, describeAllowed(f))}>
         <span className="field-label">{labelOf(f.path)}</span>
         {control}
       </label>

@@ -3,6 +3,7 @@
 
 import { useApp } from '../../store';
 import { fmtBytes, fmtUs } from '../format';
+import { plainReason } from '../glossary';
 import { bucketOf, reasonsForEvent } from '../reasons';
 
 export function DetailsPanel() {
@@ -26,7 +27,7 @@ export function DetailsPanel() {
         {b && <><dt>bucket</dt><dd>#{b.id}: {b.members.length} collectives, {fmtBytes(b.bytes)}</dd></>}
         {e.params?.length ? <><dt>params</dt><dd className="params">{e.params.join(', ')}</dd></> : null}
       </dl>
-      {reasons.length > 0 && <ul className="reasons">{reasons.slice(0, 6).map((x, i) => <li key={i}><code>{x.node}</code>: {x.text}</li>)}</ul>}
+      {reasons.length > 0 && <ul className="reasons">{reasons.slice(0, 6).map((x, i) => <li key={i}>{plainReason(x.code)} <span className="muted">({x.text})</span> <code>{x.node}</code></li>)}</ul>}
     </section>
   );
 }

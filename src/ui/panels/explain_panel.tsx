@@ -4,6 +4,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useApp, type Side } from '../../store';
 import { fmtBytes } from '../format';
+import { plainReason } from '../glossary';
 import { baseName, explainableCollectives } from '../reasons';
 
 export function ExplainPanel() {
@@ -47,7 +48,7 @@ export function ExplainPanel() {
           </div>
           {reasons.length === 0 ? <p className="muted">No decision recorded for this collective.</p> : (
             <ul className="reasons" data-testid="explain-reasons">
-              {reasons.map((r, i) => <li key={i}><code>{r.code}</code> {r.text}</li>)}
+              {reasons.map((r, i) => <li key={i} data-code={r.code}><span className="plain">{plainReason(r.code)}</span> <span className="muted">{r.text}</span> <code>{r.code}</code></li>)}
             </ul>
           )}
           {bucket && (

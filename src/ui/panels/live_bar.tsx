@@ -1,26 +1,88 @@
-// Live run controls: Run live / Stop, a progress bar with steps/s, the device used.
+// Live run controls: Run live (B) / Run live A+B (both backends one after the other on the same
+// workers, so the delta compares measured with measured) / Stop, a progress bar, the stage
+// (starting workers and compiling kernels, then step k/N and ms per step) and the adapter,
+// known from the start (WebGPU's adapter info) rather than only after the run.
 
+import { useEffect, useState } from 'react';
 import { appStore, useApp } from '../../store';
+
+/** The WebGPU adapter's name, or '' while unknown / 'CPU kernels' when there is none. */
+function useAdapterName(kernels: string): string {
+  const [name, setName] = useState('');
+  useEffect(() => {
+    let live = true;
+    const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
+    if (kernels === 'cpu' || !gpu) {
+      setName('CPU kernels');
+      return;
+    }
+    void gpu.requestAdapter().then((a) => {
+      if (!live) return;
+      const info = (a as (GPUAdapter & { info?: GPUAdapterInfo }) | null)?.info;
+      const words = info ? [info.vendor, info.architecture, info.description].filter(Boolean).join(' ') : '';
+      setName(a ? `WebGPU ${words || 'adapter'}` : 'CPU kernels (no WebGPU adapter)');
+    }, () => live && setName('CPU kernels (no WebGPU adapter)'));
+    return () => { live = false; };
+  }, [kernels]);
+  return name;
+}
+
+/** Seconds since `running` turned true (ticks once a second while running). */
+function useElapsed(running: boolean): number {
+  const [t0, setT0] = useState(0);
+  const [now, setNow] = useState(0);
+  useEffect(() => {
+    if (!running) return;
+    const start = performance.now();
+    setT0(start);
+    setNow(start);
+    const id = setInterval(() => setNow(performance.now()), 1000);
+    return () => clearInterval(id);
+  }, [running]);
+  return running ? (now - t0) / 1000 : 0;
+}
+
+async function runBoth(): Promise<void> {
+  const st = appStore.getState();
+  await st.startLive({ side: 'a' });
+  const after = appStore.getState().live;
+  if (after.error || after.step < after.steps) return; // stopped or failed: do not start B
+  await appStore.getState().startLive({ side: 'b' });
+}
 
 export function LiveBar() {
   const live = useApp((s) => s.live);
+  const kernels = useApp((s) => s.config.live.kernels);
+  const adapter = useAdapterName(kernels);
+  const elapsed = useElapsed(live.running);
   const canRun = typeof SharedArrayBuffer !== 'undefined';
+  const why = canRun ? '' : 'needs cross-origin isolation (SharedArrayBuffer)';
+  const device = live.device || adapter;
+  let status: string;
+  if (live.running && live.step === 0) status = `${live.side.toUpperCase()}: starting ${live.ranks} workers, compiling kernels… ${elapsed.toFixed(0)} s`;
+  else if (live.running || live.step > 0) {
+    const ms = live.stepsPerSec > 0 ? ` · ${(1000 / live.stepsPerSec).toFixed(0)} ms/step` : '';
+    status = `${live.side.toUpperCase()}: tiny on ${live.ranks} workers · step ${live.step}/${live.steps}${ms}`;
+  } else status = 'simulated · Run live trains tiny on worker ranks';
   return (
     <div className="live-bar" data-testid="live-bar">
       {live.running ? (
         <button className="stop" onClick={() => appStore.getState().stopLive()} data-testid="live-stop">Stop</button>
       ) : (
-        <button className="primary" onClick={() => void appStore.getState().startLive()} disabled={!canRun}
-          title={canRun ? 'Train the tiny model for real on rank workers' : 'needs cross-origin isolation (SharedArrayBuffer)'} data-testid="live-run">
-          Run live
-        </button>
+        <>
+          <button className="primary" onClick={() => void appStore.getState().startLive()} disabled={!canRun}
+            title={why || 'Train the tiny model for real on rank workers (timeline B)'} data-testid="live-run">
+            Run live
+          </button>
+          <button onClick={() => void runBoth()} disabled={!canRun} data-testid="live-run-both"
+            title={why || 'Run A, then B, live on the same workers: both timelines on one clock'}>
+            Run live A+B
+          </button>
+        </>
       )}
-      <progress max={Math.max(1, live.steps)} value={live.step} data-testid="live-progress" />
-      <span className="muted" data-testid="live-status">
-        {live.running || live.step > 0
-          ? `tiny on ${live.ranks} workers · step ${live.step}/${live.steps} · ${live.stepsPerSec.toFixed(2)} steps/s${live.device ? ` · ${live.device}` : ''}`
-          : 'simulated · Run live trains tiny on worker ranks'}
-      </span>
+      <progress max={Math.max(1, live.steps)} value={live.step} data-testid="live-progress" aria-label="live run progress" />
+      <span className="muted live-status" data-testid="live-status" role="status" title={`${status}${device ? ` · ${device}` : ''}`}>{status}</span>
+      {device && <span className="muted small adapter" data-testid="live-adapter" title={device}>{device}</span>}
     </div>
   );
 }

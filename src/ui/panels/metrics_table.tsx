@@ -1,13 +1,17 @@
-// Metrics table: HTA-style metrics of A and B side by side with B's change against A.
+// Metrics table: HTA-style metrics of A and B side by side with B's change against A. Row and
+// column heads define themselves on hover; sides on different clocks get no delta column.
 
-import { describeHbmFit, hbmFit, type HbmFit } from '../../config';
+import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, hbmFit, type HbmFit, type SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
 import { useApp, type SideResult } from '../../store';
 import type { TraceMetrics } from '../../trace/metrics';
+import { clockKind, sameClock } from '../clocks';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
+import { termById } from '../glossary';
 
 interface Row {
   readonly key: string;
+  readonly term: string; // glossary id of the row's definition
   readonly label: string;
   readonly get: (m: TraceMetrics, r: SideResult) => number;
   readonly fmt: (v: number) => string;
@@ -15,14 +19,14 @@ interface Row {
 }
 
 const ROWS: readonly Row[] = [
-  { key: 'step', label: 'step time', get: (m) => m.stepTimeUs, fmt: fmtUs, lowerIsBetter: true },
-  { key: 'exposed', label: 'exposed comm', get: (m) => m.exposedCommUs, fmt: fmtUs, lowerIsBetter: true },
-  { key: 'overlap', label: 'overlap', get: (m) => m.overlapPct, fmt: fmtPct, lowerIsBetter: false },
-  { key: 'idle', label: 'idle', get: (m) => m.idleUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'step', term: 'step', label: 'step time', get: (m) => m.stepTimeUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'exposed', term: 'exposed', label: 'exposed comm', get: (m) => m.exposedCommUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'overlap', term: 'overlap', label: 'overlap', get: (m) => m.overlapPct, fmt: fmtPct, lowerIsBetter: false },
+  { key: 'idle', term: 'idle', label: 'idle', get: (m) => m.idleUs, fmt: fmtUs, lowerIsBetter: true },
   // live runs and Kineto imports may carry no memory curve: unknown, not zero
-  { key: 'peak', label: 'peak memory', get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN), fmt: fmtBytes, lowerIsBetter: true },
-  { key: 'ag', label: '# all-gather', get: (m) => m.collectives.all_gather, fmt: String, lowerIsBetter: true },
-  { key: 'rs', label: '# reduce-scatter', get: (m) => m.collectives.reduce_scatter, fmt: String, lowerIsBetter: true },
+  { key: 'peak', term: 'peak', label: 'peak memory', get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN), fmt: fmtBytes, lowerIsBetter: true },
+  { key: 'ag', term: 'all_gather', label: '# all-gather', get: (m) => m.collectives.all_gather, fmt: String, lowerIsBetter: true },
+  { key: 'rs', term: 'reduce_scatter', label: '# reduce-scatter', get: (m) => m.collectives.reduce_scatter, fmt: String, lowerIsBetter: true },
 ];
 
 /** Column heads stay short: 'aot_eager_autobucketing' → 'autobucketing' (full name in the tooltip). */
@@ -39,42 +43,65 @@ function overHbm(sides: readonly [string, SideResult | null | undefined][], hard
   });
 }
 
+/** Advice for a peak over HBM: only the levers this config has not pulled yet. */
+function hbmAdvice(cfg: SimConfig): string {
+  const levers: string[] = [];
+  if (activationCheckpointingOf(cfg) !== 'full') levers.push('full activation checkpointing (activationCheckpointing=full)');
+  if (cfg.ranks < MAX_RANKS) levers.push('more ranks (smaller shards)');
+  if (cfg.localBatch === null || cfg.localBatch > 1) levers.push('a smaller local batch');
+  return levers.length
+    ? `${levers.join(', ').replace(/, ([^,]*)$/, ' or $1')} would lower the peak.`
+    : 'This config already uses every lever fsdp-sim models; torchtitan adds tensor or pipeline parallelism here, which fsdp-sim does not model.';
+}
+
+function headTitle(r: Row): string {
+  const t = termById(r.term);
+  return `${t.term}: ${t.text}`;
+}
+
 export function MetricsTable() {
   const a = useApp((s) => s.sides.a);
   const b = useApp((s) => s.sides.b);
-  const hardware = useApp((s) => s.config.hardware);
-  const over = overHbm([['A', a], ['B', b]], hardware);
+  const cfg = useApp((s) => s.config);
+  const over = overHbm([['A', a], ['B', b]], cfg.hardware);
+  const comparable = !a || !b || sameClock(a, b);
   return (
     <section className="panel metrics" data-testid="metrics">
       <h2>Metrics <span className="muted">(mean over ranks; HTA definitions)</span></h2>
       <table>
         <colgroup><col className="label" /><col /><col /><col className="delta" /></colgroup>
         <thead>
-          <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th><th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th><th>B vs A</th></tr>
+          <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th><th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th><th title="B's change against A (green: better)">B vs A</th></tr>
         </thead>
         <tbody>
           {ROWS.map((r) => {
             const va = a ? r.get(a.metrics, a) : NaN;
             const vb = b ? r.get(b.metrics, b) : NaN;
-            const better = Number.isFinite(va) && Number.isFinite(vb) && va !== vb && (vb < va) === r.lowerIsBetter;
-            const worse = Number.isFinite(va) && Number.isFinite(vb) && va !== vb && !better;
+            const both = comparable && Number.isFinite(va) && Number.isFinite(vb) && va !== vb;
+            const better = both && (vb < va) === r.lowerIsBetter;
+            const worse = both && !better;
             return (
               <tr key={r.key} data-metric={r.key} className={r.key === 'peak' && over.length > 0 ? 'warn-text' : undefined}>
-                <th>{r.label}</th>
+                <th><span className="term" tabIndex={0} title={headTitle(r)} data-term={r.term}>{r.label}</span></th>
                 <td data-side="a" data-value={String(va)}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
                 <td data-side="b" data-value={String(vb)}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
-                <td className={better ? 'better' : worse ? 'worse' : ''}>
-                  {r.key === 'overlap' ? (Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–') : fmtDelta(va, vb)}
+                <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>
+                  {!comparable ? '–' : r.key === 'overlap' ? (Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–') : fmtDelta(va, vb)}
                 </td>
               </tr>
             );
           })}
         </tbody>
       </table>
+      {!comparable && a && b && (
+        <p className="small note" data-testid="metrics-clock-note">
+          No B-vs-A change: A shows {clockKind(a) === 'model' ? 'simulated' : clockKind(a)} time, B shows {clockKind(b) === 'model' ? 'simulated' : clockKind(b)} time.
+          Different clocks cannot be compared; run both sides live (Run live A+B) to compare measured with measured.
+        </p>
+      )}
       {over.length > 0 && (
         <p className="small warn-text" data-testid="metrics-hbm-warning" role="alert">
-          Does not fit in HBM: {over.map((o) => `${o.side} ${describeHbmFit(o.fit)}`).join('; ')}. Activation checkpointing
-          (activationCheckpointing=full) or more ranks would lower the peak.
+          Does not fit in HBM: {over.map((o) => `${o.side} ${describeHbmFit(o.fit)}`).join('; ')}. {hbmAdvice(cfg)}
         </p>
       )}
       {(a?.mismatch || b?.mismatch) && (

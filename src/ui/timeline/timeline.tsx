@@ -1,23 +1,27 @@
 // One timeline (side A or B): lanes per rank × stream drawn on a canvas from columnar arrays,
-// a d3 axis, wheel/drag zoom and pan on the shared window, hover card and click selection.
-// React renders only when the side's data changes; window/selection/theme changes redraw the
-// canvas through the rAF scheduler without a React render.
+// a d3 axis, zoom/pan/select by mouse, touch and keyboard (interact.ts) on the shared window,
+// hover card, flow arrows of the selected collective. React renders only when the side's data
+// changes; window/selection/theme changes redraw the canvas through the rAF scheduler.
 
 import { useEffect, useMemo, useRef } from 'react';
 import { axisTop, scaleLinear, select } from 'd3';
 import { appStore, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtTick, fmtUs } from '../format';
 import { paletteFor } from '../palette';
+import { plainReason } from '../glossary';
 import { reasonsForEvent, bucketOf } from '../reasons';
 import { useResolvedTheme } from '../theme';
-import { buildColumns, hitTest, type TimelineColumns } from './columns';
-import { GUTTER_PX, drawTimeline, laneAt, layoutLanes, type LaneLayout } from './draw';
+import { clockWords } from '../clocks';
+import { buildColumns, type TimelineColumns } from './columns';
+import { GUTTER_PX, drawTimeline, layoutLanes, type LaneLayout } from './draw';
+import { attachInteractions } from './interact';
+import { drawOverlay, flowOf } from './overlay';
 import { cancelRedraw, scheduleRedraw } from './raf';
 import { TimeScale } from './time_scale';
 
 const AXIS_PX = 22;
-const HOVER_TOL_PX = 3;
-const WHEEL_ZOOM = 0.0015; // zoom factor per wheel delta unit: k = exp(dy · WHEEL_ZOOM)
+const MIN_WIDTH_PX = 300;
+const TIP_WIDTH_PX = 330;
 
 interface Props {
   readonly side: Side;
@@ -40,7 +44,10 @@ function hoverHtml(r: SideResult, i: number): string {
   if (b) rows.push(`bucket #${b.id}: ${b.members.length} collectives, ${fmtBytes(b.bytes)}`);
   if (e.params?.length) rows.push(`params ${escapeHtml(e.params.slice(0, 4).join(', '))}${e.params.length > 4 ? ` +${e.params.length - 4}` : ''}`);
   const reasons = reasonsForEvent(r.schedule, e);
-  if (reasons.length) rows.push(`<i>${escapeHtml(reasons[reasons.length - 1].text)}</i>`);
+  if (reasons.length) {
+    const last = reasons[reasons.length - 1];
+    rows.push(`${escapeHtml(plainReason(last.code))} <i>(${escapeHtml(last.text)})</i>`);
+  }
   return rows.join('<br>');
 }
 
@@ -55,6 +62,9 @@ export function Timeline({ side, label }: Props) {
   const layout: LaneLayout | null = useMemo(() => (cols ? layoutLanes(cols) : null), [cols]);
   const widthRef = useRef(800);
   const scaleRef = useRef<TimeScale | null>(null);
+  const keyLaneRef = useRef(-1); // the keyboard cursor's lane while the canvas has focus
+  const redrawRef = useRef<(() => void) | null>(null);
+  const simulating = useApp((s) => s.simulating);
 
   // canvas redraw: imperative, coalesced per frame
   useEffect(() => {
@@ -90,7 +100,11 @@ export function Timeline({ side, label }: Props) {
         cssWidthPx: width,
         cssHeightPx: height,
       });
+      const flow = selEvent ? flowOf(result.events, result.schedule, sel) : [];
+      const arrows = drawOverlay({ ctx, cols, layout, scale, palette, events: result.events, flow, keyLane: keyLaneRef.current, heightPx: height });
       canvas.dataset.drawn = String(n);
+      canvas.dataset.flowArrows = String(arrows);
+      canvas.dataset.keyLane = String(keyLaneRef.current);
       canvas.dataset.laneTops = Array.from(layout.top, (t) => t + layout.laneHeightPx / 2).join(',');
       canvas.dataset.window = `${s.window.startUs.toFixed(3)},${s.window.endUs.toFixed(3)}`;
       // d3 axis on the same scale
@@ -100,12 +114,13 @@ export function Timeline({ side, label }: Props) {
         .call(axisTop(x).ticks(Math.max(2, Math.floor(scale.widthPx / 110))).tickFormat((d) => fmtTick(Number(d))));
       canvas.dataset.drawMs = (performance.now() - t0).toFixed(2); // read by the e2e perf check
     };
+    redrawRef.current = redraw;
     const ro = new ResizeObserver(() => {
-      widthRef.current = Math.max(300, bodyRef.current?.clientWidth ?? 800);
+      widthRef.current = Math.max(MIN_WIDTH_PX, bodyRef.current?.clientWidth ?? 800);
       scheduleRedraw(redraw);
     });
     if (bodyRef.current) ro.observe(bodyRef.current);
-    widthRef.current = Math.max(300, bodyRef.current?.clientWidth ?? 800);
+    widthRef.current = Math.max(MIN_WIDTH_PX, bodyRef.current?.clientWidth ?? 800);
     scheduleRedraw(redraw);
     const unsub = appStore.subscribe((s, prev) => {
       if (s.window !== prev.window || s.selection !== prev.selection) scheduleRedraw(redraw);
@@ -117,87 +132,28 @@ export function Timeline({ side, label }: Props) {
     };
   }, [cols, layout, result, theme, side]);
 
-  // wheel zoom/pan, drag pan, hover, click
+  // mouse, touch and keyboard input
   useEffect(() => {
     const canvas = canvasRef.current;
     if (!canvas || !cols || !layout || !result) return;
-    let drag: { x: number; startUs: number; endUs: number; moved: boolean } | null = null;
-    const local = (ev: MouseEvent) => {
-      const r = canvas.getBoundingClientRect();
-      return { x: ev.clientX - r.left, y: ev.clientY - r.top };
-    };
-    const onWheel = (ev: WheelEvent) => {
-      const scale = scaleRef.current;
-      if (!scale) return;
-      ev.preventDefault();
-      const { x } = local(ev);
-      const st = appStore.getState();
-      if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
-        st.panBy(((ev.shiftKey ? ev.deltaY : ev.deltaX) / scale.widthPx) * 0.5);
-      } else {
-        st.zoomBy(Math.exp(ev.deltaY * WHEEL_ZOOM), scale.pxToTime(Math.max(x, GUTTER_PX)));
-      }
-    };
-    const onDown = (ev: MouseEvent) => {
-      const w = appStore.getState().window;
-      drag = { x: ev.clientX, startUs: w.startUs, endUs: w.endUs, moved: false };
-    };
-    const onMove = (ev: MouseEvent) => {
-      const scale = scaleRef.current;
+    const hover = (i: number, x: number, y: number) => {
       const tip = tipRef.current;
-      if (!scale || !tip) return;
-      if (drag && (ev.buttons & 1)) {
-        const dx = ev.clientX - drag.x;
-        if (Math.abs(dx) > 3) drag.moved = true;
-        if (drag.moved) {
-          const dUs = -dx / scale.pxPerUs;
-          appStore.getState().setWindow({ startUs: drag.startUs + dUs, endUs: drag.endUs + dUs });
-        }
-        tip.hidden = true;
-        return;
-      }
-      const { x, y } = local(ev);
-      const li = laneAt(layout, y);
-      const hit = x >= GUTTER_PX ? hitTest(cols, li, scale.pxToTime(x), HOVER_TOL_PX / scale.pxPerUs) : -1;
-      if (hit < 0) {
-        tip.hidden = true;
-        canvas.style.cursor = 'grab';
-        return;
-      }
-      canvas.style.cursor = 'pointer';
-      tip.innerHTML = hoverHtml(result, hit);
+      if (!tip) return;
+      if (i < 0) { tip.hidden = true; return; }
+      tip.innerHTML = hoverHtml(result, i);
       tip.hidden = false;
       const bodyW = bodyRef.current?.clientWidth ?? 800;
-      tip.style.left = `${Math.min(x + 14, bodyW - 340)}px`;
+      tip.style.left = `${Math.max(0, Math.min(x + 14, bodyW - TIP_WIDTH_PX - 4))}px`;
       tip.style.top = `${y + AXIS_PX + 14}px`;
     };
-    const onUp = (ev: MouseEvent) => {
-      const wasDrag = drag?.moved;
-      drag = null;
-      if (wasDrag) return;
-      const scale = scaleRef.current;
-      if (!scale) return;
-      const { x, y } = local(ev);
-      const li = laneAt(layout, y);
-      const hit = x >= GUTTER_PX ? hitTest(cols, li, scale.pxToTime(x), HOVER_TOL_PX / scale.pxPerUs) : -1;
-      appStore.getState().select(hit >= 0 ? { side, eventIndex: hit } : null);
-    };
-    const onLeave = () => {
-      if (tipRef.current) tipRef.current.hidden = true;
-      drag = null;
-    };
-    canvas.addEventListener('wheel', onWheel, { passive: false });
-    canvas.addEventListener('mousedown', onDown);
-    canvas.addEventListener('mousemove', onMove);
-    canvas.addEventListener('mouseup', onUp);
-    canvas.addEventListener('mouseleave', onLeave);
-    return () => {
-      canvas.removeEventListener('wheel', onWheel);
-      canvas.removeEventListener('mousedown', onDown);
-      canvas.removeEventListener('mousemove', onMove);
-      canvas.removeEventListener('mouseup', onUp);
-      canvas.removeEventListener('mouseleave', onLeave);
-    };
+    return attachInteractions({
+      canvas, side, cols, layout, hover,
+      scale: () => scaleRef.current,
+      onKeyLane: (lane) => {
+        keyLaneRef.current = lane;
+        if (redrawRef.current) scheduleRedraw(redrawRef.current);
+      },
+    });
   }, [cols, layout, result, side]);
 
   if (!result || !cols) {
@@ -206,21 +162,26 @@ export function Timeline({ side, label }: Props) {
   const hidden = cols.ranksTotal - cols.ranksShown;
   const symmetricNote = result.symmetric && result.worldSize > cols.ranksTotal
     ? `ranks are symmetric: rank ${cols.lanes[0]?.rank ?? 0} stands for all ${result.worldSize}` : '';
+  const shownRanks = [...new Set(cols.lanes.map((l) => l.rank))];
+  const laneNote = hidden > 0
+    ? `showing ${cols.ranksShown} of ${cols.ranksTotal} ranks (r${shownRanks[0]}–r${shownRanks[shownRanks.length - 1]}); ${hidden} more hidden to keep lanes readable${result.symmetric ? ' — with no jitter or straggler every rank runs the same schedule' : ''}`
+    : '';
   return (
-    <section className="timeline" data-side={side} data-testid={`timeline-${side}`}>
+    <section className={`timeline${simulating ? ' stale' : ''}`} data-side={side} data-testid={`timeline-${side}`} aria-busy={simulating}>
       <div className="timeline-head">
         <b className={`side-badge side-${side}`}>{label}</b>
         <span className="timeline-title" title={result.title}>{result.title}</span>
-        <span className="muted">{result.clock}</span>
+        <span className="muted clock" data-testid={`clock-${side}`} title={result.clock}>{clockWords(result)}</span>
         <span className="muted">step {fmtUs(result.metrics.stepTimeUs)}</span>
-        {hidden > 0 && <span className="note" data-testid={`lane-note-${side}`}>showing {cols.ranksShown} of {cols.ranksTotal} ranks</span>}
+        {hidden > 0 && <span className="note" data-testid={`lane-note-${side}`}>{laneNote}</span>}
         {symmetricNote && <span className="note">{symmetricNote}</span>}
       </div>
       <div className="timeline-body" ref={bodyRef}>
         <svg className="axis" ref={axisRef} height={AXIS_PX}><g /></svg>
-        <canvas ref={canvasRef} data-lanes={cols.lanes.length} data-events={result.events.length} tabIndex={-1}
-          aria-label={`timeline ${label}: ${cols.lanes.length} lanes`} />
+        <canvas ref={canvasRef} data-lanes={cols.lanes.length} data-events={result.events.length} tabIndex={0} role="img"
+          aria-label={`timeline ${label}, ${result.title}: ${cols.lanes.length} lanes. Arrow left/right pan, plus/minus zoom, up/down pick a lane, Enter selects the event at the centre line.`} />
         <div className="tooltip" ref={tipRef} hidden />
+        {simulating && <div className="stale-note" data-testid={`stale-${side}`}>simulating the new config…</div>}
       </div>
     </section>
   );
