@@ -17,42 +17,35 @@ const spec = (name: string, shape: number[], layer?: number): ParamSpec => ({
   ...(layer === undefined ? {} : { layer }),
 });
 
-/** Per-block parameter suffixes in module order. */
-export const LAYER_PARAM_SUFFIXES = [
-  'attention_norm.weight',
-  'attention.wq.weight',
-  'attention.wk.weight',
-  'attention.wv.weight',
-  'attention.wo.weight',
-  'ffn_norm.weight',
-  'feed_forward.w1.weight',
-  'feed_forward.w2.weight',
-  'feed_forward.w3.weight',
-] as const;
+interface BlockDims {
+  readonly D: number; // model dim
+  readonly q: number; // nHeads · head dim (= D)
+  readonly kv: number; // nKvHeads · head dim (grouped-query attention)
+  readonly F: number; // feed-forward hidden dim
+}
+
+/** One transformer block's parameters in module order: suffix → shape ([out, in] for linears). */
+const LAYER_PARAMS: readonly (readonly [string, (d: BlockDims) => number[]])[] = [
+  ['attention_norm.weight', (d) => [d.D]],
+  ['attention.wq.weight', (d) => [d.q, d.D]],
+  ['attention.wk.weight', (d) => [d.kv, d.D]],
+  ['attention.wv.weight', (d) => [d.kv, d.D]],
+  ['attention.wo.weight', (d) => [d.D, d.q]],
+  ['ffn_norm.weight', (d) => [d.D]],
+  ['feed_forward.w1.weight', (d) => [d.F, d.D]],
+  ['feed_forward.w2.weight', (d) => [d.D, d.F]],
+  ['feed_forward.w3.weight', (d) => [d.F, d.D]],
+];
 
 /** All parameters in torchtitan's order. Output is untied from tok_embeddings (as in Llama 3). */
 export function paramTable(a: ModelArgs): ParamSpec[] {
-  const D = a.dim;
   const hd = headDim(a);
-  const q = a.nHeads * hd; // = D
-  const kv = a.nKvHeads * hd;
-  const F = a.ffnDim;
-  const out: ParamSpec[] = [spec('tok_embeddings.weight', [a.vocabSize, D])];
+  const dims: BlockDims = { D: a.dim, q: a.nHeads * hd, kv: a.nKvHeads * hd, F: a.ffnDim };
+  const out: ParamSpec[] = [spec('tok_embeddings.weight', [a.vocabSize, a.dim])];
   for (let i = 0; i < a.nLayers; i++) {
-    const p = `layers.${i}`;
-    out.push(
-      spec(`${p}.attention_norm.weight`, [D], i),
-      spec(`${p}.attention.wq.weight`, [q, D], i),
-      spec(`${p}.attention.wk.weight`, [kv, D], i),
-      spec(`${p}.attention.wv.weight`, [kv, D], i),
-      spec(`${p}.attention.wo.weight`, [D, q], i),
-      spec(`${p}.ffn_norm.weight`, [D], i),
-      spec(`${p}.feed_forward.w1.weight`, [F, D], i),
-      spec(`${p}.feed_forward.w2.weight`, [D, F], i),
-      spec(`${p}.feed_forward.w3.weight`, [F, D], i),
-    );
+    for (const [suffix, shape] of LAYER_PARAMS) out.push(spec(`layers.${i}.${suffix}`, shape(dims), i));
   }
-  out.push(spec('norm.weight', [D]), spec('output.weight', [a.vocabSize, D]));
+  out.push(spec('norm.weight', [a.dim]), spec('output.weight', [a.vocabSize, a.dim]));
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Storage-buffer pool, one per device (WeakMap keyed by GPUDevice), free lists keyed by byte
 // size. Released tensors return their buffer here; a reused buffer is cleared by the backend.
+// No drain: destroying the device destroys its buffers, and the WeakMap lets the pool go with it.
 import { USAGE } from './usage';
 
 const POOLS = new WeakMap<GPUDevice, Map<number, GPUBuffer[]>>();
@@ -26,12 +27,4 @@ export function releaseBuffer(device: GPUDevice, buffer: GPUBuffer): void {
   if (!free) { free = []; pool.set(buffer.size, free); }
   buffer.label = `fsdp-sim pooled ${buffer.size} B`;
   free.push(buffer);
-}
-
-/** Destroys every pooled buffer of a device. */
-export function drainBufferPool(device: GPUDevice): void {
-  const pool = POOLS.get(device);
-  if (!pool) return;
-  for (const free of pool.values()) for (const b of free) b.destroy();
-  POOLS.delete(device);
 }

@@ -21,6 +21,5 @@ export { cachedPipelineCount, getPipeline, pipelineKey } from './pipelines';
 export { precompileKernels } from './precompile';
 export { ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, dispatchConstants } from './kernel_constants';
 export type { PrecompileOptions } from './precompile';
-export { drainBufferPool } from './buffer_pool';
 export { ENTRY_POINTS, SHADER_NAMES, shaderSource } from './shader_registry';
 export type { ShaderName } from './shader_registry';
