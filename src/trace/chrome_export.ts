@@ -5,6 +5,7 @@
 // (docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU), HTA trace parser.
 
 import type { MemoryCurve, StreamName, TraceEvent } from './event';
+import { isCommKind, type CommKind } from './kinds';
 
 export const TRACE_FORMAT = 'fsdp-sim trace v1';
 export const COMPUTE_TID = 7; // CUDA's default stream id in Kineto traces
@@ -60,11 +61,28 @@ const NCCL_DTYPE = { fp32: 'f32', bf16: 'bf16', fp16: 'f16' } as const;
 const NCCL_ARGS = '(ncclDevComm*, unsigned long, ncclWork*)';
 
 /** NCCL's kernel name for a collective, as Kineto records it (HTA classifies by the `nccl` prefix). */
-export function ncclKernelName(kind: 'all_gather' | 'reduce_scatter', reduceDtype: keyof typeof NCCL_DTYPE = 'fp32'): string {
-  return kind === 'all_gather'
-    ? `ncclDevKernel_AllGather_RING_LL${NCCL_ARGS}`
-    : `ncclDevKernel_ReduceScatter_Sum_${NCCL_DTYPE[reduceDtype]}_RING_LL${NCCL_ARGS}`;
+export function ncclKernelName(kind: CommKind, reduceDtype: keyof typeof NCCL_DTYPE = 'fp32'): string {
+  const dt = NCCL_DTYPE[reduceDtype];
+  const op = {
+    all_gather: 'AllGather_RING_LL',
+    reduce_scatter: `ReduceScatter_Sum_${dt}_RING_LL`,
+    all_reduce: `AllReduce_Sum_${dt}_RING_LL`,
+    broadcast: 'Broadcast_RING_LL',
+    send_recv: 'SendRecv', // NCCL runs point-to-point and all-to-all as grouped SendRecv kernels
+    all_to_all: 'SendRecv',
+  }[kind];
+  return `ncclDevKernel_${op}${NCCL_ARGS}`;
 }
+
+/** torch.distributed's name of each collective (Kineto's 'Collective name' arg): keeps all-to-all apart from send/recv. */
+const COLLECTIVE_NAME: Readonly<Record<CommKind, string>> = {
+  all_gather: 'all_gather_into_tensor',
+  reduce_scatter: 'reduce_scatter_tensor',
+  all_reduce: 'allreduce',
+  send_recv: 'send',
+  broadcast: 'broadcast',
+  all_to_all: 'all_to_all',
+};
 
 /** ts/dur in µs with 3 decimals, rounding both ends so back-to-back kernels stay back to back. */
 function roundSpan(start: number, dur: number): { ts: number; dur: number } {
@@ -81,27 +99,34 @@ export function streamTids(events: readonly TraceEvent[]): Map<StreamName, numbe
   return tids;
 }
 
-function kernelEvent(e: TraceEvent, tid: number, opts: ExportOptions, members: Map<number, readonly string[]>): ChromeEvent {
+function kernelEvent(e: TraceEvent, tid: number, opts: ExportOptions, members: Map<number, readonly string[]>, correlation: number): ChromeEvent {
   const span = roundSpan(e.start, e.dur);
   const own: Record<string, unknown> = { name: e.name, kind: e.kind, stream: e.stream };
   if (e.bucketId !== undefined) own.bucketId = e.bucketId;
   if (e.params) own.params = e.params;
   if (e.bytes !== undefined) own.bytes = e.bytes;
   if (e.op !== undefined) own.op = e.op;
-  const args: Record<string, unknown> = { device: e.rank, stream: tid };
-  if (e.kind === 'all_gather' || e.kind === 'reduce_scatter') {
-    args['Collective name'] = e.kind === 'all_gather' ? 'all_gather_into_tensor' : 'reduce_scatter_tensor';
+  // stream and correlation as Kineto writes them: HTA analyses events that carry both
+  const args: Record<string, unknown> = { device: e.rank, stream: tid, correlation };
+  const x = { ph: 'X' as const, pid: e.rank, tid, ...span };
+  if (isCommKind(e.kind)) {
+    args['Collective name'] = COLLECTIVE_NAME[e.kind];
     args['Process Group Name'] = e.stream.slice('comm:'.length);
     if (e.bytes !== undefined) args.bytes = e.bytes;
     const m = e.bucketId !== undefined ? members.get(e.bucketId) : undefined;
     args['bucket members'] = m ?? [e.name];
-    return { ph: 'X', cat: 'kernel', name: ncclKernelName(e.kind, opts.reduceDtype), pid: e.rank, tid, ...span, args: { ...args, fsdp_sim: own } };
+    return { ...x, cat: 'kernel', name: ncclKernelName(e.kind, opts.reduceDtype), args: { ...args, fsdp_sim: own } };
   }
   if (e.kind === 'wait') {
-    // the compute stream blocked on a collective: Kineto's cudaStreamWaitEvent on the GPU stream
-    return { ph: 'X', cat: 'cuda_sync', name: 'Stream Wait Event', pid: e.rank, tid, ...span, args: { ...args, fsdp_sim: own } };
+    // the compute stream blocked on a collective (Kineto's cudaStreamWaitEvent). It is no GPU work:
+    // fsdp-sim's metrics count it nowhere, and stream −1 makes HTA (and our Kineto reader) agree
+    return { ...x, cat: 'cuda_sync', name: 'Stream Wait Event', args: { device: e.rank, stream: -1, fsdp_sim: own } };
   }
-  return { ph: 'X', cat: 'kernel', name: e.name, pid: e.rank, tid, ...span, args: { ...args, fsdp_sim: own } };
+  if (e.kind === 'memory') {
+    return { ...x, cat: /^Memset/.test(e.name) ? 'gpu_memset' : 'gpu_memcpy', name: e.name, args: { ...args, fsdp_sim: own } };
+  }
+  if (e.kind === 'sync') return { ...x, cat: 'cuda_sync', name: e.name, args: { ...args, fsdp_sim: own } };
+  return { ...x, cat: 'kernel', name: e.name, args: { ...args, fsdp_sim: own } };
 }
 
 function memoryEvents(m: MemoryCurve): ChromeEvent[] {
@@ -138,7 +163,7 @@ export function exportChromeTrace(input: TraceInput, opts: ExportOptions = {}): 
   }
   // stable order: by rank, then start, then original index (determinism)
   const order = events.map((e, i) => [e, i] as const).sort((a, b) => a[0].rank - b[0].rank || a[0].start - b[0].start || a[1] - b[1]);
-  const kernels = order.map(([e]) => kernelEvent(e, tids.get(e.stream) ?? COMPUTE_TID, opts, members));
+  const kernels = order.map(([e], i) => kernelEvent(e, tids.get(e.stream) ?? COMPUTE_TID, opts, members, i + 1));
   const counters = memory.flatMap(memoryEvents);
   return {
     traceEvents: [...meta, ...kernels, ...counters],

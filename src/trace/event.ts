@@ -2,10 +2,13 @@
 // the timeline read. Times are µs everywhere, said by the name wherever a time leaves an event
 // (`stepUs`, `exposedCommUs`); conversions to ms happen only where text is printed.
 
+import type { CommKind } from './kinds';
+
 export type EventKind =
   | 'compute' // a kernel on the compute stream (includes optimizer, cast)
-  | 'all_gather' // a collective running on a comm stream
-  | 'reduce_scatter'
+  | CommKind // a collective running on a comm stream
+  | 'memory' // memcpy / memset (imported traces): non-compute GPU time, as HTA counts it
+  | 'sync' // CUDA sync events (imported traces): non-compute GPU time
   | 'wait'; // compute stream blocked on a collective (exposed communication)
 
 /** Stream names: 'compute', or 'comm:<group>' (one NCCL stream per process group). */
@@ -22,6 +25,8 @@ export interface TraceEvent {
   readonly params?: readonly string[];
   readonly bytes?: number;
   readonly op?: string;
+  /** ProfilerStep#N whose CPU work launched this kernel (imported Kineto traces). */
+  readonly iteration?: number;
 }
 
 /** Memory over time for one rank: live bytes after each change, times ascending (µs). */

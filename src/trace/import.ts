@@ -1,25 +1,30 @@
 // Trace import: our own Chrome export (exact round trip: streams, names, buckets, memory) and
 // Kineto traces from the PyTorch profiler (torch.profiler → export_chrome_trace; one file per
-// rank or one merged file). Follows HTA's trace parser: GPU kernels are `ph:'X'` events with
-// cat 'kernel'; a kernel whose name contains 'nccl' is communication, any other is compute.
-// Malformed input → ImportError naming the file, event index and field.
+// rank, or one merged file with pid = rank), read with Holistic Trace Analysis' definitions
+// (hta.ts, kineto.ts): every communication kernel is communication, whatever its collective;
+// memcpy / memset / sync events are non-compute GPU time; HTA's iteration window; whole µs.
+// Malformed input → ImportError naming the file, event index and field. Linear in the events,
+// with no spread of an unbounded array into a call (a 1M-kernel trace imports).
 
 import { ImportError, err, ok, type Result } from '../errors';
 import { TRACE_FORMAT, MEMORY_COUNTER } from './chrome_export';
 import type { EventKind, MemoryCurve, StreamName, TraceEvent } from './event';
-import { fail, isObject, readInt, readNumber, readObject, readString, readTid, type Json } from './import_fields';
+import { fail, isObject, readInt, readNumber, readObject, readString, type Json } from './import_fields';
+import { fileRank, kinetoEvents, MAX_RANK, rawEvents } from './kineto';
+import { COMM_KINDS } from './kinds';
 
 export interface ImportedTrace {
   readonly events: readonly TraceEvent[];
   readonly memory?: readonly MemoryCurve[];
   readonly worldSize: number;
   readonly source: 'fsdp-sim' | 'kineto';
-  /** What was read but not represented (e.g. AllReduce kernels): said, not swallowed. */
+  /** What was read but not analysed, or guessed (a rank): said, not swallowed. */
   readonly warnings: readonly string[];
 }
 
-const MAX_RANK = 65535;
-const EVENT_KINDS: ReadonlySet<string> = new Set<EventKind>(['compute', 'all_gather', 'reduce_scatter', 'wait']);
+const EVENT_KINDS: ReadonlySet<string> = new Set<EventKind>(['compute', ...COMM_KINDS, 'memory', 'sync', 'wait']);
+/** Kineto categories of GPU events (HTA's GPU_EVENT_CATEGORY_PATTERN). */
+const GPU_CAT = /kernel|^gpu_mem|^mtia_ccp_events|^cuda_sync/;
 
 interface FileParse {
   events: TraceEvent[];
@@ -27,7 +32,7 @@ interface FileParse {
   worldSize: number;
   ours: boolean;
   ranks: Set<number>;
-  skipped: Map<string, number>; // NCCL kernels we cannot represent, by name
+  warnings: string[];
 }
 
 /** A Chrome trace in JSON Object Format, JSON Array Format, or JSON text of either. */
@@ -37,7 +42,8 @@ function asTraceObject(file: unknown, where: string): Json {
     try {
       x = JSON.parse(x);
     } catch (e) {
-      throw new ImportError(where, `${where} is not valid JSON: ${(e as Error).message}`);
+      const msg = e instanceof RangeError ? 'nested too deeply to read' : (e as Error).message;
+      throw new ImportError(where, `${where} is not valid JSON: ${msg}`);
     }
   }
   if (Array.isArray(x)) return { traceEvents: x };
@@ -46,146 +52,157 @@ function asTraceObject(file: unknown, where: string): Json {
   return x;
 }
 
-function ncclKind(name: string): 'all_gather' | 'reduce_scatter' | undefined {
-  const n = name.toLowerCase();
-  if (n.includes('allgather') || n.includes('all_gather')) return 'all_gather';
-  if (n.includes('reducescatter') || n.includes('reduce_scatter')) return 'reduce_scatter';
-  return undefined;
+/** One of our own kernels / waits: the fsdp_sim args restore it exactly. */
+function ownEvent(e: Json, own: Json, w: string, rank: number): TraceEvent {
+  const ow = `${w}.args.fsdp_sim`;
+  const kind = readString(own, 'kind', ow);
+  if (!EVENT_KINDS.has(kind)) fail(`${ow}.kind`, `one of [${[...EVENT_KINDS].join(', ')}]`, kind);
+  const stream = readString(own, 'stream', ow);
+  if (stream !== 'compute' && !stream.startsWith('comm:')) fail(`${ow}.stream`, "'compute' or 'comm:<group>'", stream);
+  const ev: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
+    rank, stream: stream as StreamName, name: readString(own, 'name', ow), kind: kind as EventKind,
+    start: readNumber(e, 'ts', w), dur: readNumber(e, 'dur', w, 0),
+  };
+  if (own.bucketId !== undefined) ev.bucketId = readInt(own, 'bucketId', ow, 0, Number.MAX_SAFE_INTEGER);
+  if (own.bytes !== undefined) ev.bytes = readNumber(own, 'bytes', ow, 0);
+  if (own.op !== undefined) ev.op = readString(own, 'op', ow);
+  if (own.params !== undefined) {
+    const p = own.params;
+    if (!Array.isArray(p) || !p.every((x) => typeof x === 'string')) fail(`${ow}.params`, 'an array of strings', p);
+    ev.params = p as string[];
+  }
+  return ev;
 }
 
 function parseFile(raw: unknown, fileIndex: number, fileCount: number): FileParse {
   const fw = fileCount > 1 ? `file[${fileIndex}]` : 'trace';
   const t = asTraceObject(raw, fw);
   const ours = isObject(t.fsdpSim) && t.fsdpSim.format === TRACE_FORMAT;
-  let distRank: number | undefined;
   let worldSize = 0;
   if (t.distributedInfo !== undefined) {
     const di = readObject(t, 'distributedInfo', fw);
-    if (di.rank !== undefined) distRank = readInt(di, 'rank', `${fw}.distributedInfo`, 0, MAX_RANK);
     if (di.world_size !== undefined) worldSize = readInt(di, 'world_size', `${fw}.distributedInfo`, 1, MAX_RANK + 1);
   }
   const evs = t.traceEvents as unknown[];
-  // which pids hold GPU kernels: one → a per-rank file, several → a merged file (pid = rank)
+  // which pids hold GPU events: one → a per-rank file, several → a merged file (pid = rank)
   const gpuPids = new Set<unknown>();
-  for (const e of evs) if (isObject(e) && e.ph === 'X' && typeof e.cat === 'string' && e.cat.toLowerCase() === 'kernel') gpuPids.add(e.pid);
+  for (const e of evs) if (isObject(e) && e.ph === 'X' && typeof e.cat === 'string' && GPU_CAT.test(e.cat.toLowerCase())) gpuPids.add(e.pid);
   const merged = gpuPids.size > 1;
-  const rankOf = (e: Json, w: string): number => {
-    if (!merged && distRank !== undefined) return distRank;
-    if (!merged && fileCount > 1) return fileIndex;
-    return readInt(e, 'pid', w, 0, MAX_RANK);
-  };
+  const out: FileParse = { events: [], memory: new Map(), worldSize, ours, ranks: new Set(), warnings: [] };
+  const own = merged ? 0 : fileRank(t, fw, fileIndex, fileCount, out.warnings); // merged: ranks are pids
+  const rankOf = (e: Json, w: string): number => (merged ? readInt(e, 'pid', w, 0, MAX_RANK) : own);
+  readMemory(evs, fw, rankOf, own, merged, out);
+  if (ours) {
+    evs.forEach((e, i) => {
+      const w = `${fw}.traceEvents[${i}]`;
+      if (!isObject(e) || e.ph !== 'X' || !isObject(e.args) || !isObject(e.args.fsdp_sim)) return;
+      out.events.push(ownEvent(e, e.args.fsdp_sim, w, rankOf(e, w)));
+    });
+  } else {
+    const { raw: rs, rank } = rawEvents(evs, fw, rankOf);
+    const mtia = rs.some((e) => e.cat === 'mtia_ccp_events');
+    const k = kinetoEvents(rs, (i) => (rank[i] >= 0 ? rank[i] : own), { mtia, merged });
+    out.events = k.events;
+    out.warnings.push(...k.warnings.map((m) => `${fw}: ${m}`));
+  }
+  for (const e of out.events) out.ranks.add(e.rank);
+  return out;
+}
 
-  const out: FileParse = { events: [], memory: new Map(), worldSize, ours, ranks: new Set(), skipped: new Map() };
-  const addMem = (rank: number, ts: number, bytes: number) => {
+/** Memory curves: our counter events, or Kineto's allocator records (profile_memory=True). */
+function readMemory(evs: readonly unknown[], fw: string, rankOf: (e: Json, w: string) => number, own: number, merged: boolean, out: FileParse): void {
+  const add = (rank: number, ts: number, bytes: number) => {
     const list = out.memory.get(rank) ?? [];
     list.push([ts, bytes]);
     out.memory.set(rank, list);
   };
   evs.forEach((e, i) => {
+    if (!isObject(e)) return;
     const w = `${fw}.traceEvents[${i}]`;
-    if (!isObject(e)) fail(w, 'an object', e);
-    const ph = readString(e, 'ph', w);
-    if (ph === 'C' && e.name === MEMORY_COUNTER) {
+    if (e.ph === 'C' && e.name === MEMORY_COUNTER) {
       const args = readObject(e, 'args', w);
-      addMem(rankOf(e, w), readNumber(e, 'ts', w), readNumber(args, 'bytes', `${w}.args`, 0));
-      return;
+      add(rankOf(e, w), readNumber(e, 'ts', w), readNumber(args, 'bytes', `${w}.args`, 0));
+    } else if (e.ph === 'i' && e.name === '[memory]' && isObject(e.args) && e.args['Device Type'] === 1) {
+      // one record per alloc/free on a CUDA device
+      const rank = merged ? readInt(e.args, 'Device Id', `${w}.args`, 0, MAX_RANK) : own;
+      add(rank, readNumber(e, 'ts', w), readNumber(e.args, 'Total Allocated', `${w}.args`, 0));
     }
-    if (ph === 'i' && e.name === '[memory]' && isObject(e.args) && e.args['Device Type'] === 1) {
-      // Kineto's allocator record (profile_memory=True): one per alloc/free on a CUDA device
-      const rank = distRank ?? readInt(e.args, 'Device Id', `${w}.args`, 0, MAX_RANK);
-      addMem(rank, readNumber(e, 'ts', w), readNumber(e.args, 'Total Allocated', `${w}.args`, 0));
-      return;
-    }
-    if (ph !== 'X') return;
-    const cat = typeof e.cat === 'string' ? e.cat.toLowerCase() : '';
-    const own = ours && isObject(e.args) && isObject(e.args.fsdp_sim) ? e.args.fsdp_sim : undefined;
-    if (cat !== 'kernel' && !(own && cat === 'cuda_sync')) return; // CPU ops, runtime calls, memcpy
-    const name = readString(e, 'name', w);
-    const start = readNumber(e, 'ts', w);
-    const dur = readNumber(e, 'dur', w, 0);
-    const rank = rankOf(e, w);
-    const tid = readTid(e, w);
-    out.ranks.add(rank);
-    if (own) {
-      const ow = `${w}.args.fsdp_sim`;
-      const kind = readString(own, 'kind', ow);
-      if (!EVENT_KINDS.has(kind)) fail(`${ow}.kind`, `one of [${[...EVENT_KINDS].join(', ')}]`, kind);
-      const stream = readString(own, 'stream', ow);
-      if (stream !== 'compute' && !stream.startsWith('comm:')) fail(`${ow}.stream`, "'compute' or 'comm:<group>'", stream);
-      const ev: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
-        rank, stream: stream as StreamName, name: readString(own, 'name', ow), kind: kind as EventKind, start, dur,
-      };
-      if (own.bucketId !== undefined) ev.bucketId = readInt(own, 'bucketId', ow, 0, Number.MAX_SAFE_INTEGER);
-      if (own.bytes !== undefined) ev.bytes = readNumber(own, 'bytes', ow, 0);
-      if (own.op !== undefined) ev.op = readString(own, 'op', ow);
-      if (own.params !== undefined) {
-        const p = own.params;
-        if (!Array.isArray(p) || !p.every((x) => typeof x === 'string')) fail(`${ow}.params`, 'an array of strings', p);
-        ev.params = p as string[];
-      }
-      out.events.push(ev);
-      return;
-    }
-    if (/nccl/i.test(name)) {
-      const kind = ncclKind(name);
-      if (!kind) {
-        out.skipped.set(name, (out.skipped.get(name) ?? 0) + 1);
-        return;
-      }
-      out.events.push({ rank, stream: `comm:stream${tid}`, name, kind, start, dur });
-      return;
-    }
-    out.events.push({ rank, stream: 'compute', name, kind: 'compute', start, dur });
   });
-  return out;
+}
+
+/** Files of one trace: a list of files, or one file (an object, JSON text, or an array of events). */
+function asFiles(input: unknown): unknown[] {
+  if (!Array.isArray(input)) return [input];
+  // an array of events is one file in JSON Array Format; checking every element is O(n) but no spread
+  for (const x of input) if (!(isObject(x) && 'ph' in x)) return input;
+  return [input];
+}
+
+/** One ImportError naming both files when two hold the same rank. */
+function checkDistinctRanks(parsed: readonly FileParse[]): void {
+  const seen = new Map<number, number>();
+  parsed.forEach((p, i) => {
+    for (const r of p.ranks) {
+      const j = seen.get(r);
+      if (j !== undefined && j !== i) throw new ImportError(`file[${i}]`, `file[${i}] holds rank ${r}, which file[${j}] also holds; give one file per rank (distributedInfo.rank)`);
+      seen.set(r, i);
+    }
+  });
+}
+
+function memoryCurves(parsed: readonly FileParse[], origin: number): MemoryCurve[] {
+  const byRank = new Map<number, [number, number][]>();
+  for (const p of parsed) {
+    for (const [r, pts] of p.memory) {
+      const list = byRank.get(r) ?? [];
+      for (const x of pts) list.push(x);
+      byRank.set(r, list);
+    }
+  }
+  return [...byRank.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([rank, pts]) => {
+      pts.sort((a, b) => a[0] - b[0]);
+      let peak = 0;
+      for (const p of pts) peak = Math.max(peak, p[1]);
+      return { rank, t: pts.map((p) => p[0] - origin), bytes: pts.map((p) => p[1]), peakBytes: peak };
+    });
 }
 
 /**
  * Read one trace file or several (one per rank). Each may be a parsed object or JSON text.
- * Kineto times are shifted so the earliest kernel over all ranks starts at 0 (relative timing
+ * Kineto times are shifted so the earliest GPU event over all ranks starts at 0 (relative timing
  * between ranks is kept); our own export keeps its times.
  */
 export function importTrace(input: unknown): Result<ImportedTrace, ImportError> {
   try {
-    const files = Array.isArray(input) && !input.every((x) => isObject(x) && 'ph' in x) ? input : [input];
+    const files = asFiles(input);
     if (files.length === 0) throw new ImportError('files', 'files must hold at least one trace, got an empty list');
     const parsed = files.map((f, i) => parseFile(f, i, files.length));
-    const seen = new Map<number, number>();
-    parsed.forEach((p, i) => {
-      for (const r of p.ranks) {
-        const j = seen.get(r);
-        if (j !== undefined && j !== i) throw new ImportError(`file[${i}]`, `file[${i}] holds rank ${r}, which file[${j}] also holds; give one file per rank (distributedInfo.rank)`);
-        seen.set(r, i);
-      }
-    });
-    let events = parsed.flatMap((p) => p.events);
+    checkDistinctRanks(parsed);
+    let events: TraceEvent[] = [];
+    for (const p of parsed) for (const e of p.events) events.push(e);
     if (events.length === 0) {
-      throw new ImportError('traceEvents', 'traceEvents holds no GPU kernels (ph "X", cat "kernel"); was the trace recorded with ProfilerActivity.CUDA?');
+      throw new ImportError('traceEvents', 'traceEvents holds no GPU kernels (ph "X" events with args.stream: kernels, memcpy, memset, sync) in HTA\'s window; was the trace recorded with ProfilerActivity.CUDA?');
     }
     const ours = parsed.every((p) => p.ours);
-    const memPoints = new Map<number, [number, number][]>();
-    for (const p of parsed) for (const [r, pts] of p.memory) memPoints.set(r, [...(memPoints.get(r) ?? []), ...pts]);
     let origin = 0;
     if (!ours) {
-      origin = Math.min(...events.map((e) => e.start));
+      origin = Infinity;
+      for (const e of events) origin = Math.min(origin, e.start);
       events = events.map((e) => ({ ...e, start: e.start - origin }));
     }
     events.sort((a, b) => a.rank - b.rank || a.start - b.start || a.stream.localeCompare(b.stream));
-    const memory: MemoryCurve[] = [...memPoints.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([rank, pts]) => {
-        const sorted = [...pts].sort((a, b) => a[0] - b[0]);
-        return { rank, t: sorted.map((p) => p[0] - origin), bytes: sorted.map((p) => p[1]), peakBytes: Math.max(0, ...sorted.map((p) => p[1])) };
-      });
-    const maxRank = Math.max(...events.map((e) => e.rank), ...memory.map((m) => m.rank));
-    const worldSize = Math.max(maxRank + 1, ...parsed.map((p) => p.worldSize));
-    const warnings: string[] = [];
-    const skipped = new Map<string, number>();
-    for (const p of parsed) for (const [n, c] of p.skipped) skipped.set(n, (skipped.get(n) ?? 0) + c);
-    for (const [n, c] of skipped) warnings.push(`skipped ${c} NCCL kernel(s) '${n}': only AllGather and ReduceScatter are modelled`);
+    const memory = memoryCurves(parsed, origin);
+    let worldSize = 1;
+    for (const e of events) worldSize = Math.max(worldSize, e.rank + 1);
+    for (const m of memory) worldSize = Math.max(worldSize, m.rank + 1);
+    for (const p of parsed) worldSize = Math.max(worldSize, p.worldSize);
+    const warnings = parsed.flatMap((p) => p.warnings);
     return ok({ events, ...(memory.length ? { memory } : {}), worldSize, source: ours ? 'fsdp-sim' : 'kineto', warnings });
   } catch (e) {
     if (e instanceof ImportError) return err(e);
+    if (e instanceof RangeError) return err(new ImportError('trace', `trace could not be read: ${e.message}`));
     throw e;
   }
 }

@@ -1,18 +1,29 @@
-// Trace metrics with Holistic Trace Analysis' definitions (HTA temporal/comm-comp overlap
-// breakdown, hta/analyzers/breakdown_analysis.py), per rank and overall. U = union of intervals:
-//   compute  = |U_comp|                       (compute kernels; waits are NOT compute)
-//   comm     = |U_comm|                       (all_gather / reduce_scatter kernels)
-//   exposed  = |U_comm| − |U_comm ∩ U_comp|
-//   overlap% = |U_comp ∩ U_comm| / |U_comm| · 100
-//   idle     = span − |U_comp ∪ U_comm|       (span: first kernel start → last kernel end)
-// Waits are the compute stream blocked on a collective; they are neither kernels nor idle-filling.
+// Trace metrics with Holistic Trace Analysis' definitions (hta/analyzers/breakdown_analysis.py
+// get_temporal_breakdown, communication_analysis.py get_comm_comp_overlap), per rank and overall.
+// U = union of intervals, counted once however many kernels cover it:
+//   compute     = |U_comp|                     (computation kernels; waits are NOT compute)
+//   comm        = |U_comm|                     (kernels of every collective: AG, RS, AR, P2P, ...)
+//   busy        = |U_gpu|                      (every GPU event but waits: + memcpy/memset/sync)
+//   span        = last GPU event end − first GPU event start      (HTA's kernel_time)
+//   idle        = span − busy
+//   non-compute = span − compute − idle = busy − compute
+//   exposed     = |U_comm| − |U_comm ∩ U_comp|
+//   overlap%    = |U_comp ∩ U_comm| / |U_comm| · 100, NaN when the rank has no communication (HTA: 0/0)
+// Waits are the compute stream blocked on a collective (simulated traces); they count nowhere.
 
-import type { EventKind, MemoryCurve, TraceEvent } from './event';
+import type { MemoryCurve, TraceEvent } from './event';
 import { intersect, totalLength, union, type Interval } from './intervals';
+import { COMM_KINDS, isCommKind, type CommKind } from './kinds';
 
-export interface CollectiveCounts {
-  readonly all_gather: number;
-  readonly reduce_scatter: number;
+/** Collective kernels launched, per kind (a bucket counts once). */
+export type CollectiveCounts = Readonly<Record<CommKind, number>>;
+
+/** Union time of each of HTA's GPU-event categories (HTA's kernel breakdown by type), µs. */
+export interface CategoryUs {
+  readonly compute: number;
+  readonly communication: number;
+  readonly memory: number;
+  readonly sync: number;
 }
 
 export interface RankMetrics {
@@ -24,8 +35,13 @@ export interface RankMetrics {
   readonly commUs: number;
   readonly overlapUs: number; // |U_comp ∩ U_comm|
   readonly exposedCommUs: number;
-  readonly overlapPct: number; // 0 when the rank has no communication
+  readonly overlapPct: number; // NaN when the rank has no communication
   readonly idleUs: number;
+  readonly nonComputeUs: number; // busy − compute: communication, memory and sync not under compute
+  readonly idlePct: number; // of stepUs (NaN for an empty rank); HTA's temporal breakdown
+  readonly computePct: number;
+  readonly nonComputePct: number;
+  readonly categoryUs: CategoryUs;
   readonly peakMemoryBytes: number; // 0 when no memory curve was given for the rank
   readonly collectives: CollectiveCounts; // collective kernels launched (a bucket counts once)
 }
@@ -39,7 +55,8 @@ export interface TraceMetrics {
   readonly commUs: number;
   readonly exposedCommUs: number;
   readonly idleUs: number;
-  /** Σ overlap / Σ comm over ranks, in %. */
+  readonly nonComputeUs: number;
+  /** Σ overlap / Σ comm over ranks, in %; NaN when no rank communicates. */
   readonly overlapPct: number;
   /** Max over ranks. */
   readonly peakMemoryBytes: number;
@@ -47,32 +64,39 @@ export interface TraceMetrics {
   readonly collectives: CollectiveCounts;
 }
 
-const COMM_KINDS: ReadonlySet<EventKind> = new Set(['all_gather', 'reduce_scatter']);
+export const isCommEvent = (e: TraceEvent): boolean => isCommKind(e.kind);
 
-export const isCommEvent = (e: TraceEvent): boolean => COMM_KINDS.has(e.kind);
+const zeroCounts = (): Record<CommKind, number> => Object.fromEntries(COMM_KINDS.map((k) => [k, 0])) as Record<CommKind, number>;
+
+const pct = (x: number, of: number): number => (of > 0 ? (x / of) * 100 : NaN);
 
 /** Metrics of one rank's events (events of other ranks are ignored). */
 export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?: MemoryCurve): RankMetrics {
   const comp: Interval[] = [];
   const comm: Interval[] = [];
-  let ag = 0;
-  let rs = 0;
+  const mem: Interval[] = [];
+  const sync: Interval[] = [];
+  const counts = zeroCounts();
   for (const e of events) {
     if (e.rank !== rank) continue;
     const iv: Interval = [e.start, e.start + e.dur];
     if (e.kind === 'compute') comp.push(iv);
-    else if (e.kind === 'all_gather') (comm.push(iv), ag++);
-    else if (e.kind === 'reduce_scatter') (comm.push(iv), rs++);
+    else if (isCommKind(e.kind)) (comm.push(iv), counts[e.kind]++);
+    else if (e.kind === 'memory') mem.push(iv);
+    else if (e.kind === 'sync') sync.push(iv);
   }
   const uComp = union(comp);
   const uComm = union(comm);
-  const uAll = union([...uComp, ...uComm]);
+  const uAll = union([...uComp, ...uComm, ...mem, ...sync]);
   const computeUs = totalLength(uComp);
   const commUs = totalLength(uComm);
+  const busyUs = totalLength(uAll);
   const overlapUs = totalLength(intersect(uComp, uComm));
   const startUs = uAll.length ? uAll[0][0] : 0;
   const endUs = uAll.length ? uAll[uAll.length - 1][1] : 0;
   const stepUs = endUs - startUs;
+  const idleUs = stepUs - busyUs;
+  const nonComputeUs = busyUs - computeUs;
   return {
     rank,
     startUs,
@@ -82,10 +106,15 @@ export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?
     commUs,
     overlapUs,
     exposedCommUs: commUs - overlapUs,
-    overlapPct: commUs > 0 ? (overlapUs / commUs) * 100 : 0,
-    idleUs: stepUs - totalLength(uAll),
+    overlapPct: pct(overlapUs, commUs),
+    idleUs,
+    nonComputeUs,
+    idlePct: pct(idleUs, stepUs),
+    computePct: pct(computeUs, stepUs),
+    nonComputePct: pct(nonComputeUs, stepUs),
+    categoryUs: { compute: computeUs, communication: commUs, memory: totalLength(union(mem)), sync: totalLength(union(sync)) },
     peakMemoryBytes: memory?.peakBytes ?? 0,
-    collectives: { all_gather: ag, reduce_scatter: rs },
+    collectives: counts,
   };
 }
 
@@ -123,11 +152,9 @@ export function aggregateMetrics(perRank: readonly RankMetrics[]): TraceMetrics 
     commUs: mean((m) => m.commUs),
     exposedCommUs: mean((m) => m.exposedCommUs),
     idleUs: mean((m) => m.idleUs),
-    overlapPct: sumComm > 0 ? (sumOverlap / sumComm) * 100 : 0,
+    nonComputeUs: mean((m) => m.nonComputeUs),
+    overlapPct: pct(sumOverlap, sumComm),
     peakMemoryBytes: perRank.reduce((s, m) => Math.max(s, m.peakMemoryBytes), 0),
-    collectives: {
-      all_gather: perRank.reduce((s, m) => Math.max(s, m.collectives.all_gather), 0),
-      reduce_scatter: perRank.reduce((s, m) => Math.max(s, m.collectives.reduce_scatter), 0),
-    },
+    collectives: Object.fromEntries(COMM_KINDS.map((k) => [k, perRank.reduce((s, m) => Math.max(s, m.collectives[k]), 0)])) as CollectiveCounts,
   };
 }

@@ -9,6 +9,13 @@ export interface Palette {
   readonly compute: string;
   readonly all_gather: string;
   readonly reduce_scatter: string;
+  // collectives of imported traces (all-reduce, send/recv, broadcast, all-to-all): one hue, one legend entry
+  readonly all_reduce: string;
+  readonly send_recv: string;
+  readonly broadcast: string;
+  readonly all_to_all: string;
+  readonly memory: string; // memcpy / memset / sync of imported traces: non-compute GPU time
+  readonly sync: string;
   readonly wait: string; // a wait on the compute stream: exposed communication
   readonly exposed: string; // translucent band behind comm not hidden by compute
   readonly selected: string;
@@ -25,6 +32,12 @@ const LIGHT: Palette = {
   compute: '#4e79a7',
   all_gather: '#59a14f',
   reduce_scatter: '#f28e2b',
+  all_reduce: '#76b7b2',
+  send_recv: '#76b7b2',
+  broadcast: '#76b7b2',
+  all_to_all: '#76b7b2',
+  memory: '#9c9c9c',
+  sync: '#9c9c9c',
   wait: '#e15759',
   exposed: 'rgba(225, 87, 89, 0.22)',
   selected: '#111111',
@@ -41,6 +54,12 @@ const DARK: Palette = {
   compute: '#6f9fd8',
   all_gather: '#7cc46f',
   reduce_scatter: '#f5a35a',
+  all_reduce: '#86d0ca',
+  send_recv: '#86d0ca',
+  broadcast: '#86d0ca',
+  all_to_all: '#86d0ca',
+  memory: '#8a8f98',
+  sync: '#8a8f98',
   wait: '#ff6b6e',
   exposed: 'rgba(255, 107, 110, 0.25)',
   selected: '#ffffff',
@@ -66,6 +85,8 @@ export const LEGEND: readonly { readonly kind: EventKind | 'exposed'; readonly l
   { kind: 'compute', label: 'compute' },
   { kind: 'all_gather', label: 'all-gather' },
   { kind: 'reduce_scatter', label: 'reduce-scatter' },
+  { kind: 'all_reduce', label: 'other collectives (imports)' },
+  { kind: 'memory', label: 'memcpy / sync (imports)' },
   { kind: 'wait', label: 'wait (exposed)' },
   { kind: 'exposed', label: 'comm not hidden by compute (band + red edge)' },
 ];

@@ -3,12 +3,15 @@
 // Also the per-rank "exposed communication" intervals: comm time not covered by compute (HTA).
 
 import type { EventKind, StreamName, TraceEvent } from '../../trace/event';
+import { isCommKind } from '../../trace/kinds';
 
-export const KIND_CODES: readonly EventKind[] = ['compute', 'all_gather', 'reduce_scatter', 'wait'];
-const KIND_INDEX: Readonly<Record<EventKind, number>> = { compute: 0, all_gather: 1, reduce_scatter: 2, wait: 3 };
+// kinds of imported traces appended after the first four, so their codes keep their meaning
+export const KIND_CODES: readonly EventKind[] = [
+  'compute', 'all_gather', 'reduce_scatter', 'wait', 'all_reduce', 'send_recv', 'broadcast', 'all_to_all', 'memory', 'sync',
+];
+const KIND_INDEX = Object.fromEntries(KIND_CODES.map((k, i) => [k, i])) as Readonly<Record<EventKind, number>>;
 const COMPUTE = KIND_INDEX.compute;
-const ALL_GATHER = KIND_INDEX.all_gather;
-const REDUCE_SCATTER = KIND_INDEX.reduce_scatter;
+const IS_COMM = KIND_CODES.map((k) => isCommKind(k));
 
 /** Positions per blockMaxDurUs entry (a power of two). */
 export const DUR_BLOCK = 16;
@@ -161,7 +164,7 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
     if (!r) byRank.set(lanes[li].rank, (r = { comm: [], comp: [] }));
     for (let p = laneOffset[li]; p < laneOffset[li + 1]; p++) {
       const k = kind[p];
-      const to = k === COMPUTE ? r.comp : k === ALL_GATHER || k === REDUCE_SCATTER ? r.comm : null;
+      const to = k === COMPUTE ? r.comp : IS_COMM[k] ? r.comm : null;
       to?.push(startUs[p], startUs[p] + durUs[p]);
     }
   }
