@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { SimConfig } from '../config';
 import { SimSuperseded, createSimRunner, type SimRunner } from './sim_runner';
-import type { Notice, Selection, Side, SideResult } from './types';
+import { SIDES, type Notice, type Selection, type Side, type SideResult } from './types';
 import type { ViewSlice } from './view_slice';
 
 export interface ResultsSlice {
@@ -33,7 +33,8 @@ const NOTICE_ERROR_MS = 15_000;
 /** Zoom-out limit: the last event end over both sides (µs). */
 export function limitOf(sides: Readonly<Record<Side, SideResult | null>>): number {
   let lim = 0;
-  for (const r of [sides.a, sides.b]) {
+  for (const side of SIDES) {
+    const r = sides[side];
     if (!r) continue;
     for (const e of r.events) lim = Math.max(lim, e.start + e.dur);
   }
