@@ -20,6 +20,8 @@ export interface NodeSpec {
   readonly waitOf?: string;
   readonly attrs?: Readonly<Record<string, number | string | boolean>>;
   readonly estMs?: number;
+  readonly estMsSize0?: number;
+  readonly sizeBytes?: number;
   readonly matmulLike?: boolean;
 }
 
@@ -42,10 +44,11 @@ export class Emitter {
   }
 
   /** Registers a tensor and returns its id. */
-  tensor(id: string, shape: readonly number[], dtype: DType, extra?: { persistent?: boolean; aliasOf?: string }): string {
+  tensor(id: string, shape: readonly number[], dtype: DType, extra?: { persistent?: boolean; aliasOf?: string; bytes?: number }): string {
     if (this.tensors[id] !== undefined) throw new GraphError(`tensor id '${id}' defined twice`);
     // fields assigned in a fixed order (the same as the spread form had): one shape per variant
-    const t: { -readonly [K in keyof TensorInfo]: TensorInfo[K] } = { id, shape: shape.slice(), dtype, bytes: tensorBytes(shape, dtype) };
+    const bytes = extra?.bytes ?? tensorBytes(shape, dtype);
+    const t: { -readonly [K in keyof TensorInfo]: TensorInfo[K] } = { id, shape: shape.slice(), dtype, bytes };
     if (extra?.persistent) t.persistent = true;
     if (extra?.aliasOf !== undefined) t.aliasOf = extra.aliasOf;
     this.tensors[id] = t;
@@ -75,6 +78,8 @@ export class Emitter {
     if (s.waitOf !== undefined) n.waitOf = s.waitOf;
     if (s.attrs) n.attrs = { ...s.attrs };
     if (s.estMs !== undefined) n.estMs = s.estMs;
+    if (s.estMsSize0 !== undefined) n.estMsSize0 = s.estMsSize0;
+    if (s.sizeBytes !== undefined) n.sizeBytes = s.sizeBytes;
     this.nodes.push(n);
     const pm = this.producerMap;
     if (pm !== null) for (const t of n.outputs) if (!pm.has(t)) pm.set(t, n.id);

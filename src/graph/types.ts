@@ -5,10 +5,10 @@
 
 import type { ComputeOp } from './ops';
 
-/** Element types. 'i32' is for token ids (TOKENS/TARGETS) and imported integer tensors; never a param dtype. */
-export type DType = 'fp32' | 'bf16' | 'fp16' | 'i32';
+/** Element types. Integers are token ids (TOKENS/TARGETS) and imported integer tensors ('i64': torch's int64); never a param dtype. */
+export type DType = 'fp32' | 'bf16' | 'fp16' | 'i32' | 'i64';
 
-export const DTYPE_BYTES: Readonly<Record<DType, number>> = { fp32: 4, bf16: 2, fp16: 2, i32: 4 };
+export const DTYPE_BYTES: Readonly<Record<DType, number>> = { fp32: 4, bf16: 2, fp16: 2, i32: 4, i64: 8 };
 
 /** A tensor value in the graph. Ids are unique; every tensor has exactly one producer (or none: inputs). */
 export interface TensorInfo {
@@ -68,6 +68,9 @@ export interface GraphNode {
   readonly attrs?: Readonly<Record<string, number | string | boolean>>; // op attributes (shapes, eps, ...)
   /** Estimate carried by an imported graph (torch's own, ms); used instead of the cost model when present. */
   readonly estMs?: number;
+  /** Imported collectives: torch's estimate at size 0 (its latency, ms) and its memory footprint (bytes). */
+  readonly estMsSize0?: number;
+  readonly sizeBytes?: number;
 }
 
 export interface ParamInfo {
@@ -93,4 +96,13 @@ export interface StepGraph {
   readonly tensors: Readonly<Record<string, TensorInfo>>;
   readonly params: readonly ParamInfo[];
   readonly meta: GraphMeta;
+  /** The FX graphs an imported step came from, in order (torch runs its passes on each); absent for built graphs. */
+  readonly fxGraphs?: readonly FxGraphBoundary[];
+}
+
+/** One imported FX graph: its nodes are those of `phase`; placeholders and outputs as tensor ids, in FX order. */
+export interface FxGraphBoundary {
+  readonly phase: Phase;
+  readonly placeholders: readonly string[];
+  readonly outputs: readonly string[];
 }

@@ -26,6 +26,12 @@ export interface AutobucketingOptions {
   assume_bucketing_reduces_latency: boolean;
   /** Byte cap of one bucket (sum of members' input + output bytes, GiB): torch passes max_bucket_memory_gb=2.0. */
   max_bucket_memory_gb: number;
+  /** Prefetch candidates grouped by bucket key, so same-bucket collectives start together and can merge. */
+  prioritize_bucketing_during_scheduling: boolean;
+  /** torch 2.13: off-path collectives (backward reduce-scatters) wait until this many GiB of one key are ready, then go together; 0 = None (off, as in 2.11). */
+  max_off_bucket_gb: number;
+  /** Bucket only the groups that carry FSDP all-gathers (torch's proxy for inter-node groups). */
+  bucket_only_internode_comms: boolean;
 }
 
 export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = {
@@ -39,6 +45,9 @@ export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = {
   collective_bucketing: true,
   assume_bucketing_reduces_latency: true,
   max_bucket_memory_gb: 2.0,
+  prioritize_bucketing_during_scheduling: true,
+  max_off_bucket_gb: 0,
+  bucket_only_internode_comms: false,
 };
 
 export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
@@ -52,6 +61,9 @@ export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
   collective_bucketing: { type: 'boolean' },
   assume_bucketing_reduces_latency: { type: 'boolean' },
   max_bucket_memory_gb: { type: 'number', min: 0, max: Infinity },
+  prioritize_bucketing_during_scheduling: { type: 'boolean' },
+  max_off_bucket_gb: { type: 'number', min: 0, max: Infinity },
+  bucket_only_internode_comms: { type: 'boolean' },
 };
 
 /** torch's gb_to_bytes: GiB. */

@@ -1,0 +1,230 @@
+// The step graph as torch's overlap pass sees an FX graph: placeholders first (one per graph
+// input), then every node in program order, then the output node; edges are FX's
+// `all_input_nodes` / `users`. Decisions in torch depend on placeholders (they sit in the ready
+// queues) and on node positions (tie-breaks), so the port plans on this view, not on the IR.
+// Upstream: torch/_inductor/fx_passes/overlap_scheduling.py (OverlapScheduler.__init__).
+
+import type { CostModel } from '../../estimate/types';
+import type { GraphIndex } from '../graph_index';
+import { bucketKey } from '../rewrite';
+
+export const enum NodeClass {
+  Placeholder = 0,
+  Compute = 1, // torch is_compute_node: a flop-registered op (mm, addmm, bmm, attention fwd / bwd)
+  Other = 2, // every other call_function (memory-bound ops, views, getitem)
+  Collective = 3, // a collective start that a wait completes
+  Wait = 4,
+  Output = 5,
+}
+
+export interface TorchGraph {
+  readonly ix: GraphIndex;
+  readonly n: number;
+  readonly name: readonly string[];
+  readonly cls: Uint8Array;
+  /** Torch node → graph-index node (-1 for placeholders and the output). */
+  readonly irOf: Int32Array;
+  /** Graph-index node → torch node. */
+  readonly torchOf: Int32Array;
+  /** Placeholder torch node → the tensor id it stands for. */
+  readonly placeholderTensor: ReadonlyMap<number, string>;
+  /** CSR: distinct input nodes (FX all_input_nodes). */
+  readonly parOff: Int32Array;
+  readonly parIdx: Int32Array;
+  /** CSR: users, in the order FX records them (program order). */
+  readonly useOff: Int32Array;
+  readonly useIdx: Int32Array;
+  /** Runtime estimate, µs; NaN where torch has none. */
+  readonly estUs: Float64Array;
+  /** Collective start → its wait (and wait → its start); -1 elsewhere. */
+  readonly waitOf: Int32Array;
+  readonly startOf: Int32Array;
+  /** Collective starts in the order torch registers them (by wait position). */
+  readonly collectives: Int32Array;
+  /** Per collective start: memory footprint (input + output bytes), latency estimate (size 0, µs), group, keys. */
+  readonly sizeBytes: Float64Array;
+  readonly latencyUs: Float64Array;
+  readonly group: readonly string[];
+  /** torch bucket_key (group, dtype[, op]) and get_full_bucket_key (collective type + bucket_key). */
+  readonly bucketKey: readonly string[];
+  readonly fullKey: readonly string[];
+  /** torch is_cheap_fn: a view or a pointwise op (a unary chain of them may lead to a collective). */
+  readonly cheap: Uint8Array;
+}
+
+/** aten ops torch tags pointwise among those the step graphs hold (is_cheap_fn) — views are cheap too. */
+const POINTWISE = new Set([
+  'add', 'sub', 'mul', 'div', 'neg', 'silu', 'gelu', 'relu', 'sigmoid', 'tanh', 'exp', 'log', 'pow', 'rsqrt', 'sqrt',
+  'reciprocal', 'where', 'clamp', 'abs', 'silu_backward', 'gelu_backward', 'threshold_backward', 'sigmoid_backward',
+  'tanh_backward', 'fill', 'copy', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'logical_not', 'bitwise_and',
+  'convert_element_type', 'lerp', 'addcmul', 'addcdiv', 'sign', 'sin', 'cos', 'erf',
+]);
+
+function opName(target: string): string {
+  const m = /^(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*?)(?:_)?(?:\.[\w]+)?$/.exec(target);
+  return m ? m[1] : target;
+}
+
+/** One graph torch's pass runs on: an imported FX graph, or one phase of a built step. */
+export interface PassRegion {
+  readonly phase: string;
+  readonly nodes: readonly number[]; // graph-index nodes, in order
+  readonly placeholders: readonly string[]; // tensor ids, FX order
+  readonly outputs: readonly string[]; // tensor ids the output node reads
+}
+
+/**
+ * The graphs torch would pass separately: each imported FX graph, or each phase of a built step
+ * (SimpleFSDP compiles the forward and the backward as two graphs).
+ */
+export function passRegions(ix: GraphIndex): PassRegion[] {
+  const byPhase = new Map<string, number[]>();
+  ix.nodes.forEach((node, i) => {
+    const list = byPhase.get(node.phase);
+    if (list) list.push(i);
+    else byPhase.set(node.phase, [i]);
+  });
+  const fx = ix.graph.fxGraphs;
+  if (fx !== undefined) {
+    return fx.map((b) => ({ phase: b.phase, nodes: byPhase.get(b.phase) ?? [], placeholders: b.placeholders, outputs: b.outputs }));
+  }
+  const regionOf = new Int32Array(ix.n);
+  const phases = [...byPhase.keys()];
+  phases.forEach((ph, r) => byPhase.get(ph)!.forEach((i) => (regionOf[i] = r)));
+  const producer = new Map<string, number>();
+  ix.nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
+  const readOutside = phases.map(() => new Set<string>());
+  const inputs = phases.map(() => new Set<string>());
+  ix.nodes.forEach((node, i) => {
+    for (const t of node.inputs) {
+      const p = producer.get(t);
+      if (p === undefined || regionOf[p] !== regionOf[i]) {
+        inputs[regionOf[i]].add(t);
+        if (p !== undefined) readOutside[regionOf[p]].add(t);
+      }
+    }
+  });
+  const read = new Set<string>();
+  for (const node of ix.nodes) for (const t of node.inputs) read.add(t);
+  return phases.map((phase, r) => {
+    const nodes = byPhase.get(phase)!;
+    const outputs: string[] = [];
+    for (const i of nodes) {
+      if (ix.collOfWait[i] >= 0 || ix.waitOfColl[i] >= 0) continue;
+      for (const t of ix.nodes[i].outputs) if (readOutside[r].has(t) || !read.has(t)) outputs.push(t);
+    }
+    return { phase, nodes, placeholders: [...inputs[r]], outputs };
+  });
+}
+
+/** Builds the FX-shaped view of one region of an indexed step graph. */
+export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassRegion): TorchGraph {
+  const { nodes } = ix;
+  const producer = new Map<string, number>();
+  nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
+  const P = region.placeholders.length;
+  const R = region.nodes.length;
+  const n = P + R + 1;
+  const out = n - 1;
+  const phOf = new Map<string, number>();
+  region.placeholders.forEach((t, k) => phOf.set(t, k));
+  const name: string[] = new Array(n);
+  const cls = new Uint8Array(n);
+  const irOf = new Int32Array(n).fill(-1);
+  const torchOf = new Int32Array(ix.n).fill(-1);
+  const placeholderTensor = new Map<number, string>();
+  region.placeholders.forEach((t, k) => {
+    name[k] = t;
+    cls[k] = NodeClass.Placeholder;
+    placeholderTensor.set(k, t);
+  });
+  region.nodes.forEach((i, k) => {
+    const t = P + k;
+    irOf[t] = i;
+    torchOf[i] = t;
+    name[t] = nodes[i].name;
+    cls[t] = ix.waitOfColl[i] >= 0 ? NodeClass.Collective : ix.collOfWait[i] >= 0 ? NodeClass.Wait : ix.isCompute[i] ? NodeClass.Compute : NodeClass.Other;
+  });
+  name[out] = 'output';
+  cls[out] = NodeClass.Output;
+  // parents (FX all_input_nodes): the producer inside the region, else the placeholder
+  const nodeOfTensor = (tid: string): number | undefined => {
+    const p = producer.get(tid);
+    return p !== undefined && torchOf[p] >= 0 ? torchOf[p] : phOf.get(tid);
+  };
+  const parents: number[][] = new Array(n);
+  for (let k = 0; k < P; k++) parents[k] = [];
+  for (let k = 0; k < R; k++) {
+    const i = region.nodes[k];
+    const ps: number[] = [];
+    for (const tid of nodes[i].inputs) {
+      const t = nodeOfTensor(tid);
+      if (t !== undefined && !ps.includes(t)) ps.push(t);
+    }
+    const c = ix.collOfWait[i];
+    if (c >= 0 && !ps.includes(torchOf[c])) ps.push(torchOf[c]);
+    parents[P + k] = ps;
+  }
+  const outs: number[] = [];
+  for (const tid of region.outputs) {
+    const t = nodeOfTensor(tid);
+    if (t !== undefined && !outs.includes(t)) outs.push(t);
+  }
+  parents[out] = outs;
+  const parOff = new Int32Array(n + 1);
+  for (let t = 0; t < n; t++) parOff[t + 1] = parOff[t] + parents[t].length;
+  const parIdx = new Int32Array(parOff[n]);
+  const useCount = new Int32Array(n + 1);
+  for (let t = 0; t < n; t++) {
+    parIdx.set(parents[t], parOff[t]);
+    for (const p of parents[t]) useCount[p + 1]++;
+  }
+  const useOff = new Int32Array(n + 1);
+  for (let t = 0; t < n; t++) useOff[t + 1] = useOff[t] + useCount[t + 1];
+  const fill = useOff.slice(0, n);
+  const useIdx = new Int32Array(useOff[n]);
+  for (let t = 0; t < n; t++) for (const p of parents[t]) useIdx[fill[p]++] = t;
+
+  const estUs = new Float64Array(n).fill(NaN);
+  const waitOf = new Int32Array(n).fill(-1);
+  const startOf = new Int32Array(n).fill(-1);
+  const sizeBytes = new Float64Array(n);
+  const latencyUs = new Float64Array(n);
+  const group: string[] = new Array(n).fill('');
+  const bKey: string[] = new Array(n).fill('');
+  const fullKey: string[] = new Array(n).fill('');
+  const cheap = new Uint8Array(n);
+  const collectives: number[] = [];
+  for (let k = 0; k < R; k++) {
+    const t = P + k;
+    const i = region.nodes[k];
+    const node = nodes[i];
+    if (cls[t] === NodeClass.Wait) {
+      const start = torchOf[ix.collOfWait[i]];
+      waitOf[start] = t;
+      startOf[t] = start;
+      collectives.push(start);
+      estUs[t] = 0;
+      continue;
+    }
+    if (cls[t] === NodeClass.Collective) {
+      const c = node.collective!;
+      const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+      estUs[t] = finiteOr0(node.estMs !== undefined ? node.estMs * 1000 : cost.collectiveUs(c.kind, bytes, c.groupSize, c.dtype));
+      latencyUs[t] = finiteOr0(node.estMsSize0 !== undefined ? node.estMsSize0 * 1000 : cost.collectiveUs(c.kind, 0, c.groupSize, c.dtype));
+      sizeBytes[t] = node.sizeBytes ?? c.inputBytes + c.outputBytes;
+      group[t] = c.group;
+      bKey[t] = bucketKey(node);
+      fullKey[t] = `${c.kind}|${bKey[t]}`;
+      continue;
+    }
+    estUs[t] = node.kind === 'view' ? 0 : finiteOr0(cost.computeUs(node));
+    cheap[t] = node.kind === 'view' || POINTWISE.has(opName(String(node.op))) ? 1 : 0;
+  }
+  return {
+    ix, n, name, cls, irOf, torchOf, placeholderTensor, parOff, parIdx, useOff, useIdx, estUs, waitOf, startOf,
+    collectives: Int32Array.from(collectives), sizeBytes, latencyUs, group, bucketKey: bKey, fullKey, cheap,
+  };
+}
+
+const finiteOr0 = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0);

@@ -1,0 +1,548 @@
+// Overlap scheduler: a decision-by-decision port of torch 2.13's OverlapScheduler, the scheduling
+// half of schedule_overlap_bucketing (PR #163960 and follow-ups).
+// Upstream: https://github.com/pytorch/pytorch/blob/v2.13.0/torch/_inductor/fx_passes/overlap_scheduling.py
+//
+// Ready nodes come from two heaps: on-path nodes keyed (domination index, local priority, index)
+// and off-path nodes (they feed no compute) keyed (blocks a reduce-scatter ? 0 : 1, index). Every
+// node with a runtime estimate above 0 — matmuls, but also casts, norms, the loss — first hides
+// in-flight collectives (oldest first, per process group) and then prefetches later collectives
+// within max_compute_pre_fetch, max_coll_distance, the in-flight budget and the memory budget.
+// Times are kept in ms, as torch keeps them, so float comparisons (exposed == 0) agree bit for bit.
+
+import type { ReasonCode } from '../types';
+import { PrefetchBudget } from './budget';
+import { gbToBytes, type AutobucketingOptions } from './options';
+import { PyHeap } from './py_heap';
+import { TargetReach } from './reach';
+import { NodeClass, type TorchGraph } from './torch_graph';
+import { TorchMemoryTracker, torchBaseline } from './torch_memory';
+
+/** torch's sys.maxsize: the node blocks no compute (or no reduce-scatter). */
+export const OFF_PATH = Number.MAX_SAFE_INTEGER;
+
+/** torch CollectiveInfo, plus what the explain panel needs. */
+export interface CollInfo {
+  readonly start: number; // torch node
+  readonly wait: number;
+  readonly sizeBytes: number;
+  readonly estMs: number;
+  exposedMs: number;
+  readonly hiding: number[]; // torch's OrderedSet of hiding nodes, in insertion order
+  /** The node whose time first pulled it forward (a prefetch), -1 when issued from its queue. */
+  prefetchedBy: number;
+  computeAtPrefetch: number;
+  /** Last reason it was not prefetched: code, the overlap node, two numbers the text needs. */
+  reason?: { code: ReasonCode; overlap: number; a: number; b: number };
+}
+
+export interface OverlapResult {
+  readonly tg: TorchGraph;
+  /** Torch nodes in scheduled order (placeholders and the output included). */
+  readonly order: readonly number[];
+  /** Collectives in torch's registration order (by wait position). */
+  readonly colls: readonly CollInfo[];
+  readonly infoOf: ReadonlyMap<number, CollInfo>; // start → info
+  readonly computeDom: Float64Array;
+  readonly originalPeakBytes: number;
+  readonly allowedPeakBytes: number;
+  /** torch memory_tracker.peak_memory of the new order. */
+  readonly peakBytes: number;
+  /** torch total_exposed_ms (the scheduler's own accounting) and total_potential_exposed_ms. */
+  readonly totalExposedMs: number;
+  readonly potentialExposedMs: number;
+}
+
+export function scheduleOverlap(tg: TorchGraph, opts: AutobucketingOptions): OverlapResult {
+  return new OverlapScheduler(tg, opts).run();
+}
+
+class OverlapScheduler {
+  private readonly n: number;
+  private readonly computeDom: Float64Array;
+  private readonly rsDom: Float64Array;
+  private readonly computeCount: number;
+  private readonly infoOf = new Map<number, CollInfo>();
+  private readonly colls: CollInfo[] = [];
+  private readonly pgs: string[] = []; // torch all_pgs, first registration first
+  /** Unscheduled collectives: a linked list in registration order (torch's OrderedSet). */
+  private readonly next: Int32Array;
+  private readonly prev: Int32Array;
+  private head = -1;
+  private readonly unscheduled: Uint8Array;
+  private readonly inDegree: Int32Array;
+  private readonly scheduled: Uint8Array;
+  private readonly order: number[] = [];
+  private readonly mem: TorchMemoryTracker;
+  private readonly budget: PrefetchBudget;
+  private readonly originalPeak: number;
+  private readonly allowedPeak: number;
+  private readonly maxInFlight: number;
+  private readonly maxOffBucket: number | null;
+  private readonly inFlight = new Map<number, CollInfo>(); // insertion order = issue order
+  private inFlightBytes = 0;
+  private readonly onPath = new PyHeap();
+  private readonly offPath = new PyHeap();
+  private readonly offPathPotential = new Map<string, number>();
+  private currentCompute = 0;
+  private lastOnPath = -1;
+  private readonly reach: TargetReach;
+
+  constructor(
+    private readonly tg: TorchGraph,
+    private readonly opts: AutobucketingOptions,
+  ) {
+    const n = (this.n = tg.n);
+    this.computeDom = domination(tg, (t) => tg.cls[t] === NodeClass.Compute);
+    this.rsDom = domination(tg, (t) => tg.cls[t] === NodeClass.Collective && tg.ix.nodes[tg.irOf[t]].kind === 'reduce_scatter');
+    let computes = 0;
+    for (let t = 0; t < n; t++) if (tg.cls[t] === NodeClass.Compute) computes++;
+    this.computeCount = computes;
+    for (const start of tg.collectives) this.register(start);
+    this.next = new Int32Array(n).fill(-1);
+    this.prev = new Int32Array(n).fill(-1);
+    this.unscheduled = new Uint8Array(n);
+    let last = -1;
+    for (const info of this.colls) {
+      const s = info.start;
+      this.unscheduled[s] = 1;
+      if (last < 0) this.head = s;
+      else this.next[last] = s;
+      this.prev[s] = last;
+      last = s;
+    }
+    const base = torchBaseline(tg);
+    this.originalPeak = base.peakBytes;
+    this.allowedPeak = base.peakBytes + Math.max(gbToBytes(opts.max_memory_increase_gb), Math.floor(base.peakBytes * opts.max_memory_increase_ratio));
+    this.budget = new PrefetchBudget(base.beforeCompute);
+    this.mem = new TorchMemoryTracker(tg);
+    this.maxInFlight = gbToBytes(opts.max_in_flight_gb);
+    this.maxOffBucket = opts.max_off_bucket_gb > 0 ? gbToBytes(opts.max_off_bucket_gb) : null;
+    this.inDegree = new Int32Array(n);
+    for (let t = 0; t < n; t++) this.inDegree[t] = tg.parOff[t + 1] - tg.parOff[t];
+    this.scheduled = new Uint8Array(n);
+    this.reach = new TargetReach(
+      { n, order: Int32Array.from({ length: n }, (_, i) => i), parents: (x, visit) => { for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) visit(tg.parIdx[k]); } },
+      this.colls.map((c) => c.start),
+    );
+    for (let t = 0; t < n; t++) if (this.inDegree[t] === 0) this.addToReadyQueue(t);
+  }
+
+  private register(start: number): void {
+    if (this.infoOf.has(start)) return;
+    const tg = this.tg;
+    const est = tg.estUs[start] / 1000;
+    const info: CollInfo = {
+      start, wait: tg.waitOf[start], sizeBytes: tg.sizeBytes[start], estMs: est, exposedMs: est, hiding: [],
+      prefetchedBy: -1, computeAtPrefetch: -1,
+    };
+    this.infoOf.set(start, info);
+    this.colls.push(info);
+    if (!this.pgs.includes(tg.group[start])) this.pgs.push(tg.group[start]);
+  }
+
+  run(): OverlapResult {
+    while (this.onPath.size > 0 || this.offPath.size > 0) {
+      if (this.shouldForceWaitForMemory()) {
+        this.forceOldestWait();
+        continue;
+      }
+      for (const node of this.nextNodes()) {
+        if (this.scheduled[node]) continue;
+        const cls = this.tg.cls[node];
+        if (cls === NodeClass.Placeholder) this.schedule(node);
+        else if (cls === NodeClass.Collective) this.handleCollectiveStart(node);
+        else if (cls === NodeClass.Wait) this.handleWait(node);
+        else this.handleComputeOrOther(node);
+        if (this.computeDom[node] !== OFF_PATH) this.lastOnPath = Math.max(this.lastOnPath, node);
+        else if (cls === NodeClass.Collective) this.addPotential(node, -this.tg.sizeBytes[node]);
+      }
+    }
+    let total = 0;
+    let potential = 0;
+    for (const c of this.colls) {
+      total += c.exposedMs;
+      potential += c.estMs;
+    }
+    return {
+      tg: this.tg, order: this.order, colls: this.colls, infoOf: this.infoOf, computeDom: this.computeDom,
+      originalPeakBytes: this.originalPeak, allowedPeakBytes: this.allowedPeak, peakBytes: this.mem.peak,
+      totalExposedMs: total, potentialExposedMs: potential,
+    };
+  }
+
+  // ---- ready queues ------------------------------------------------------------------------
+
+  private offComputePath(t: number): boolean {
+    return this.computeDom[t] === OFF_PATH;
+  }
+
+  private addPotential(start: number, bytes: number): void {
+    const key = this.tg.fullKey[start];
+    this.offPathPotential.set(key, (this.offPathPotential.get(key) ?? 0) + bytes);
+  }
+
+  private addToReadyQueue(t: number): void {
+    if (this.offComputePath(t)) {
+      this.offPath.push([this.rsDom[t] !== OFF_PATH ? 0 : 1, t], t);
+      if (this.infoOf.has(t)) this.addPotential(t, this.tg.sizeBytes[t]);
+      return;
+    }
+    let local = 0;
+    if (this.tg.cls[t] === NodeClass.Wait) local = this.infoOf.get(this.tg.startOf[t])!.exposedMs !== 0 ? 1 : 0;
+    else if (this.inOverlappableCollectiveUnaryChain(t)) local = -1;
+    this.onPath.push([this.computeDom[t], local, t], t);
+  }
+
+  private inOverlappableCollectiveUnaryChain(curr: number): boolean {
+    const tg = this.tg;
+    for (;;) {
+      if (tg.useOff[curr + 1] - tg.useOff[curr] !== 1) return false;
+      const user = tg.useIdx[tg.useOff[curr]];
+      if (tg.parOff[user + 1] - tg.parOff[user] !== 1) return false;
+      if (this.unscheduled[user]) return true;
+      if (!tg.cheap[user]) return false;
+      curr = user;
+    }
+  }
+
+  /** torch _get_next_nodes: off-path nodes go near their original position (batched when max_off_bucket_gb is set). */
+  private nextNodes(): number[] {
+    const head = this.offPath.peek();
+    if (head !== undefined) {
+      const node = head.node;
+      const tg = this.tg;
+      let go = false;
+      if (this.onPath.size === 0 || this.scheduled[node]) go = true;
+      else if (tg.cls[node] === NodeClass.Wait) {
+        const info = this.infoOf.get(tg.startOf[node])!;
+        go = info.exposedMs === 0 || this.mem.current > this.allowedPeak;
+      } else if (this.maxOffBucket !== null && this.infoOf.has(node)) {
+        go = (this.offPathPotential.get(tg.fullKey[node]) ?? 0) >= this.maxOffBucket;
+      } else if (this.rsDom[node] !== OFF_PATH) go = node <= this.lastOnPath;
+      if (go) {
+        this.offPath.pop();
+        if (this.maxOffBucket !== null && this.infoOf.has(node)) return this.batchOffPath(node);
+        return [node];
+      }
+    }
+    return [this.onPath.pop().node];
+  }
+
+  /** Same-key off-path collectives ready now, up to max_off_bucket_gb, taken together. */
+  private batchOffPath(node: number): number[] {
+    const tg = this.tg;
+    const key = tg.fullKey[node];
+    const batch = [node];
+    let total = tg.sizeBytes[node];
+    const taken: number[] = [];
+    this.offPath.items.forEach((e, i) => {
+      const c = e.node;
+      if (this.scheduled[c] || !this.infoOf.has(c) || tg.fullKey[c] !== key) return;
+      if (total + tg.sizeBytes[c] > this.maxOffBucket!) return;
+      batch.push(c);
+      total += tg.sizeBytes[c];
+      taken.push(i);
+    });
+    if (taken.length > 0) this.offPath.removeAt(taken);
+    return batch;
+  }
+
+  // ---- handlers ----------------------------------------------------------------------------
+
+  private schedule(t: number): void {
+    const tg = this.tg;
+    this.scheduled[t] = 1;
+    this.order.push(t);
+    this.mem.schedule(t);
+    for (let k = tg.useOff[t]; k < tg.useOff[t + 1]; k++) {
+      const u = tg.useIdx[k];
+      if (--this.inDegree[u] === 0) this.addToReadyQueue(u);
+    }
+  }
+
+  private shouldForceWaitForMemory(): boolean {
+    return this.inFlight.size > 0 && this.inFlightBytes >= this.maxInFlight;
+  }
+
+  private oldestWait(): number {
+    return this.inFlight.values().next().value!.wait;
+  }
+
+  private forceOldestWait(): void {
+    this.handleWait(this.oldestWait());
+  }
+
+  private handleCollectiveStart(start: number): void {
+    const info = this.infoOf.get(start)!;
+    if (this.shouldAssumeBucketed(start)) info.exposedMs = Math.max(0, info.exposedMs - this.tg.latencyUs[start] / 1000);
+    this.inFlight.set(start, info);
+    this.inFlightBytes += info.sizeBytes;
+    this.unlink(start);
+    this.schedule(start);
+  }
+
+  private unlink(start: number): void {
+    if (!this.unscheduled[start]) return;
+    this.unscheduled[start] = 0;
+    const p = this.prev[start];
+    const q = this.next[start];
+    if (p >= 0) this.next[p] = q;
+    else this.head = q;
+    if (q >= 0) this.prev[q] = p;
+  }
+
+  /** torch should_assume_bucketed: a collective with the same bucket key is in flight. */
+  private shouldAssumeBucketed(start: number): boolean {
+    if (!this.opts.assume_bucketing_reduces_latency) return false;
+    const key = this.tg.bucketKey[start];
+    for (const other of this.inFlight.keys()) if (this.tg.bucketKey[other] === key) return true;
+    return false;
+  }
+
+  private handleWait(wait: number): void {
+    const tg = this.tg;
+    const start = tg.startOf[wait];
+    if (!this.inFlight.has(start)) {
+      this.schedule(wait);
+      return;
+    }
+    // one NCCL stream per group: this wait also completes every earlier collective of its group
+    const group = tg.group[start];
+    const earlier: number[] = [];
+    for (const c of this.inFlight.keys()) {
+      if (c === start) break;
+      if (tg.group[c] === group) earlier.push(c);
+    }
+    for (const c of earlier) this.handleWait(this.infoOf.get(c)!.wait);
+    const info = this.infoOf.get(start)!;
+    if (info.exposedMs > 0) {
+      // the compute stream idles on this collective: use the time to overlap other groups
+      const remaining = this.reduceExposedTimeOfInFlight(wait, info.exposedMs, group);
+      this.scheduleCollectivesForOverlap(wait, remaining, group);
+    }
+    this.inFlightBytes -= this.inFlight.get(start)!.sizeBytes;
+    this.inFlight.delete(start);
+    this.schedule(wait);
+  }
+
+  private handleComputeOrOther(t: number): void {
+    const tg = this.tg;
+    const est = tg.estUs[t];
+    const isCompute = tg.cls[t] === NodeClass.Compute;
+    if (Number.isNaN(est) || (est === 0 && !isCompute)) {
+      this.schedule(t);
+      return;
+    }
+    const available = (est / 1000) * this.opts.compute_overlap_multipler;
+    const remaining = this.reduceExposedTimeOfInFlight(t, available, null);
+    this.scheduleCollectivesForOverlap(t, remaining, null);
+    this.schedule(t);
+    if (isCompute) this.currentCompute++;
+  }
+
+  /** Hides in-flight collectives (oldest first) behind `available` ms, per group; returns what each group has left. */
+  private reduceExposedTimeOfInFlight(node: number, available: number, excludePg: string | null): Map<string, number> {
+    const remaining = new Map<string, number>();
+    for (const pg of this.pgs) if (pg !== excludePg) remaining.set(pg, available);
+    for (const [start, info] of this.inFlight) {
+      if (info.exposedMs === 0) continue;
+      const pg = this.tg.group[start];
+      if (pg === excludePg) continue;
+      const left = remaining.get(pg)!;
+      if (left <= 0) continue;
+      const amount = Math.min(info.exposedMs, left);
+      info.exposedMs -= amount;
+      remaining.set(pg, left - amount);
+      addOnce(info.hiding, node);
+    }
+    return remaining;
+  }
+
+  // ---- prefetching -------------------------------------------------------------------------
+
+  private note(c: number, code: ReasonCode, overlap: number, a = 0, b = 0): void {
+    const info = this.infoOf.get(c)!;
+    info.reason = { code, overlap, a, b };
+  }
+
+  private scheduleCollectivesForOverlap(overlap: number, remaining: Map<string, number>, excludePg: string | null): void {
+    if (remaining.size === 0 || [...remaining.values()].every((v) => v <= 0)) return;
+    const candidates = this.prefetchCandidates(overlap, remaining, excludePg);
+    const tg = this.tg;
+    for (const c of candidates) {
+      const pg = tg.group[c];
+      const avail = remaining.get(pg)!;
+      if (avail <= 0) continue;
+      const info = this.infoOf.get(c)!;
+      if (this.reach.isAncestorOfTarget(overlap, c)) {
+        this.note(c, 'not_prefetched_depends_on_compute', overlap, overlap);
+        continue;
+      }
+      if (this.prefetchWouldExceedMemoryBudget(c, overlap)) continue;
+      // make room in the in-flight budget by retiring waits that are already hidden
+      while (this.inFlight.size > 0 && this.maxInFlight - this.inFlightBytes < info.sizeBytes && this.waitIsHidden(this.oldestWait(), overlap)) {
+        this.forceOldestWait();
+      }
+      if (this.maxInFlight - this.inFlightBytes < info.sizeBytes) {
+        this.note(c, 'not_prefetched_in_flight_budget', overlap, this.inFlightBytes + info.sizeBytes, this.maxInFlight);
+        continue;
+      }
+      const path = this.findSchedulablePath(c, overlap);
+      if (path === null) continue;
+      this.schedulePathToCollective(path);
+      this.handleCollectiveStart(c);
+      this.updateCumulativePrefetchMemory(c, info);
+      const amount = Math.min(avail, info.exposedMs);
+      info.exposedMs -= amount;
+      addOnce(info.hiding, overlap);
+      if (info.prefetchedBy < 0) {
+        info.prefetchedBy = overlap;
+        info.computeAtPrefetch = this.currentCompute;
+      }
+      remaining.set(pg, remaining.get(pg)! - amount);
+      let sum = 0;
+      for (const v of remaining.values()) sum += v;
+      if (sum === 0) break;
+    }
+  }
+
+  /** Candidates in torch's order: filtered, capped at max_coll_distance, sorted, grouped by bucket key. */
+  private prefetchCandidates(overlap: number, remaining: Map<string, number>, excludePg: string | null): number[] {
+    const tg = this.tg;
+    const candidates: number[] = [];
+    for (let c = this.head; c >= 0; c = this.next[c]) {
+      const pg = tg.group[c];
+      if (pg === excludePg) continue;
+      if ((remaining.get(pg) ?? 0) <= 0) continue;
+      const d = this.computeDom[c];
+      if (d !== OFF_PATH && d - this.currentCompute > this.opts.max_compute_pre_fetch) {
+        this.note(c, 'not_prefetched_compute_distance', overlap, d - this.currentCompute);
+        continue;
+      }
+      candidates.push(c);
+      if (candidates.length >= this.opts.max_coll_distance) {
+        for (let r = this.next[c]; r >= 0; r = this.next[r]) this.note(r, 'not_prefetched_coll_distance', overlap);
+        break;
+      }
+    }
+    const priority = (c: number): number[] => {
+      const d = this.computeDom[c];
+      const cls = d === this.currentCompute + 1 ? 0 : d === OFF_PATH && this.rsDom[c] !== OFF_PATH ? 1 : d !== OFF_PATH ? 2 : 3;
+      return [cls, d, -Math.min(remaining.get(tg.group[c]) ?? 0, this.infoOf.get(c)!.exposedMs), c];
+    };
+    const keyed = candidates.map((c) => ({ c, p: priority(c) }));
+    keyed.sort((x, y) => cmpTuple(x.p, y.p));
+    if (!this.opts.prioritize_bucketing_during_scheduling) return keyed.map((k) => k.c);
+    // same-bucket collectives together: groups by their best member, larger groups first on ties
+    const groups = new Map<string, typeof keyed>();
+    for (const k of keyed) {
+      const key = tg.fullKey[k.c];
+      const g = groups.get(key);
+      if (g) g.push(k);
+      else groups.set(key, [k]);
+    }
+    const ordered = [...groups.values()].sort((a, b) => cmpTuple(a[0].p, b[0].p) || b.length - a.length);
+    return ordered.flatMap((g) => g.map((k) => k.c));
+  }
+
+  /** torch _prefetch_would_exceed_memory_budget, with the reason recorded. */
+  private prefetchWouldExceedMemoryBudget(c: number, overlap: number): boolean {
+    const info = this.infoOf.get(c)!;
+    const d = this.computeDom[c];
+    if (d === OFF_PATH) return false;
+    const size = info.sizeBytes;
+    if (this.mem.current + size > this.allowedPeak) {
+      this.note(c, 'not_prefetched_memory_budget', overlap, this.mem.current + size, this.allowedPeak);
+      return true;
+    }
+    const [maxCum, maxTotal] = this.budget.query(this.currentCompute, Math.min(d, this.computeCount));
+    if (maxCum + size > this.maxInFlight) {
+      this.note(c, 'not_prefetched_in_flight_budget', overlap, maxCum + size, this.maxInFlight);
+      return true;
+    }
+    if (maxTotal + size > this.allowedPeak) {
+      this.note(c, 'not_prefetched_memory_budget', overlap, maxTotal + size, this.allowedPeak);
+      return true;
+    }
+    return false;
+  }
+
+  private updateCumulativePrefetchMemory(c: number, info: CollInfo): void {
+    const d = this.computeDom[c];
+    if (d === OFF_PATH) return;
+    this.budget.add(this.currentCompute, Math.min(d, this.computeCount), info.sizeBytes);
+  }
+
+  private waitIsHidden(wait: number, overlap: number): boolean {
+    const info = this.infoOf.get(this.tg.startOf[wait])!;
+    return info.exposedMs === 0 && !info.hiding.includes(overlap);
+  }
+
+  /** Unscheduled ancestors of the collective, or null when one is compute, a collective, or a wait that must stay. */
+  private findSchedulablePath(target: number, overlap: number): number[] | null {
+    const tg = this.tg;
+    const seen = new Set<number>();
+    const stack: number[] = [];
+    for (let k = tg.parOff[target]; k < tg.parOff[target + 1]; k++) stack.push(tg.parIdx[k]);
+    const path: number[] = [];
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      if (seen.has(x) || this.scheduled[x]) continue;
+      seen.add(x);
+      path.push(x);
+      for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) stack.push(tg.parIdx[k]);
+    }
+    for (const x of path) {
+      const cls = tg.cls[x];
+      if (cls === NodeClass.Compute || this.unscheduled[x]) {
+        this.note(target, 'not_prefetched_depends_on_compute', overlap, x);
+        return null;
+      }
+      if (cls === NodeClass.Wait) {
+        const info = this.infoOf.get(tg.startOf[x])!;
+        if (info.exposedMs === 0 && !info.hiding.includes(overlap)) continue;
+        this.note(target, 'not_prefetched_depends_on_compute', overlap, x);
+        return null;
+      }
+    }
+    return path;
+  }
+
+  private schedulePathToCollective(path: number[]): void {
+    for (const x of [...path].sort((a, b) => a - b)) {
+      if (this.tg.cls[x] === NodeClass.Wait) {
+        // an earlier wait of the group may already have forced this one
+        if (!this.scheduled[x]) this.handleWait(x);
+        continue;
+      }
+      this.schedule(x);
+    }
+  }
+}
+
+function addOnce(list: number[], x: number): void {
+  if (!list.includes(x)) list.push(x);
+}
+
+function cmpTuple(a: readonly number[], b: readonly number[]): number {
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
+/** torch _calculate_domination_index: the smallest target index each node (transitively) feeds. */
+function domination(tg: TorchGraph, isTarget: (t: number) => boolean): Float64Array {
+  const index = new Float64Array(tg.n).fill(-1);
+  let k = 0;
+  for (let t = 0; t < tg.n; t++) if (isTarget(t)) index[t] = k++;
+  const dom = new Float64Array(tg.n);
+  for (let t = tg.n - 1; t >= 0; t--) {
+    if (index[t] >= 0) {
+      dom[t] = index[t];
+      continue;
+    }
+    let d = OFF_PATH;
+    for (let j = tg.useOff[t]; j < tg.useOff[t + 1]; j++) if (dom[tg.useIdx[j]] < d) d = dom[tg.useIdx[j]];
+    dom[t] = d;
+  }
+  return dom;
+}
