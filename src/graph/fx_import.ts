@@ -133,9 +133,9 @@ class Converter {
         return;
       }
       if (!fx.shape || !fx.dtype) bad('shape', 'must be a single shape for a placeholder');
-      const id = e.tensor(this.irName(fx.name), fx.shape, fx.dtype, { persistent: /^primals_/.test(fx.name), ...torchBytes(fx) });
+      const id = e.tensor(this.irName(fx.name), fx.shape, fx.dtype, { persistent: /^primals_/.test(fx.name) });
       this.placeholders.push(id);
-      if (fx.dtype === 'i32' && fx.torchDtype !== 'bool' && this.tokensShape === undefined) this.tokensShape = fx.shape;
+      if ((fx.dtype === 'i32' || fx.dtype === 'i64') && fx.torchDtype !== 'bool' && this.tokensShape === undefined) this.tokensShape = fx.shape;
       scope.set(fx.name, { tensors: [id], multi: false });
       return;
     }
@@ -234,7 +234,7 @@ class Converter {
 
   /** Output tensors of a compute node; a multi-output node's dtypes come from its getitems. */
   private outputsOf(fx: FxNode, name: string, ins: Ref[], claims: Map<string, Claim>): string[] {
-    if (!fx.multi) return [this.e.tensor(name, fx.shape as number[], fx.dtype as DType, torchBytes(fx))];
+    if (!fx.multi) return [this.e.tensor(name, fx.shape as number[], fx.dtype as DType)];
     const dflt: DType = ins.length > 0 && ins[0].tensors.length > 0 ? this.e.tensors[ins[0].tensors[0]].dtype : 'fp32';
     const dtypes = new Map<number, DType>();
     for (const cl of claims.values()) if (cl.source === fx.name && !dtypes.has(cl.index)) dtypes.set(cl.index, cl.dtype);
@@ -292,8 +292,3 @@ function torchEstimates(fx: FxNode): { estMs?: number; estMsSize0?: number; size
   };
 }
 
-/** Bytes as torch counts them: 64-bit integers take 8 bytes (the IR's one integer type is 4). */
-function torchBytes(fx: FxNode): { bytes?: number } {
-  if (fx.shape === undefined || (fx.torchDtype !== 'int64' && fx.torchDtype !== 'long')) return {};
-  return { bytes: numel(fx.shape) * 8 };
-}

@@ -37,12 +37,12 @@ export interface FxDump {
 }
 
 /**
- * torch dtype → ours. Integer and bool tensors become 'i32' (ids and masks; our IR has one
- * integer type, so an int64 tensor is counted at 4 bytes per element).
+ * torch dtype → ours. 64-bit integers become 'i64' (8 bytes, as torch counts them); other
+ * integer and bool tensors 'i32'.
  */
 export const TORCH_DTYPES: Readonly<Record<string, DType>> = {
   float32: 'fp32', float: 'fp32', bfloat16: 'bf16', float16: 'fp16', half: 'fp16',
-  int64: 'i32', long: 'i32', int32: 'i32', int: 'i32', int16: 'i32', int8: 'i32', uint8: 'i32', bool: 'i32',
+  int64: 'i64', long: 'i64', int32: 'i32', int: 'i32', int16: 'i32', int8: 'i32', uint8: 'i32', bool: 'i32',
 };
 
 const MAX_DIM = 2 ** 40;
