@@ -1,0 +1,334 @@
+// Teaching the app end to end in headless Chromium: the first-visit tour, the glossary and
+// hover definitions, plain-language reasons and knob help, the headline, story presets loaded
+// from their URLs, Back undoing a change, flow arrows, keyboard-driven timelines and the
+// automated accessibility check (axe-core: no serious or critical violations).
+
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { parseConfigQuery } from '../../src/config';
+import { REASON_PLAIN, TERMS } from '../../src/ui/glossary';
+import { STORIES } from '../../src/ui/stories';
+import { artifactsDir, launchBrowser, startPreview } from './harness';
+import { metric, nextFrames, setField, storeConfig, waitForApp, windowOf } from './page';
+
+let browser: Browser;
+let previewSrv: { url: string; close: () => Promise<void> };
+let art: string;
+const pageErrors: string[] = [];
+
+async function freshPage(tourDone: boolean): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  if (tourDone) await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  return { context, page };
+}
+
+async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() => !window.__FSDP_SIM__!.store.getState().simulating);
+  await page.waitForTimeout(350); // URL writes are coalesced (150 ms)
+}
+
+beforeAll(async () => {
+  art = await artifactsDir();
+  previewSrv = await startPreview();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await previewSrv?.close();
+});
+
+describe('first visit', () => {
+  it('shows the tour on the first visit, not on the second, and reopens it from Help', async () => {
+    const { context, page } = await freshPage(false);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    const tour = page.locator('[data-testid="tour"]');
+    await tour.waitFor();
+    const titles: string[] = [];
+    for (let k = 0; k < 5; k++) {
+      expect(await tour.getAttribute('data-step')).toBe(String(k));
+      titles.push((await page.textContent('#tour-title')) ?? '');
+      // the step outlines what it talks about
+      expect(await page.locator('.tour-target').count()).toBe(1);
+      await page.click('[data-testid="tour-next"]');
+    }
+    expect(titles).toEqual([...new Set(titles)]); // five different steps
+    await tour.waitFor({ state: 'detached' });
+    expect(await page.locator('.tour-target').count()).toBe(0);
+    await page.reload();
+    await waitForApp(page);
+    await page.waitForTimeout(300);
+    expect(await tour.count()).toBe(0); // second visit: no tour
+    await page.click('[data-testid="help-tour"]');
+    await tour.waitFor();
+    expect(await tour.getAttribute('data-step')).toBe('0');
+    await page.keyboard.press('Escape'); // skippable
+    await tour.waitFor({ state: 'detached' });
+    await context.close();
+  });
+
+  it('states the result in one headline sentence, from the metrics', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    const text = (await page.textContent('[data-testid="headline"]')) ?? '';
+    const agA = await metric(page, 'ag', 'a');
+    const agB = await metric(page, 'ag', 'b');
+    const stepA = await metric(page, 'step', 'a');
+    const stepB = await metric(page, 'step', 'b');
+    expect(text).toMatch(/^autobucketing vs aot_eager: step /);
+    expect(text).toContain(`${agA} → ${agB} all-gathers`);
+    const pct = (((stepB - stepA) / stepA) * 100);
+    expect(text).toContain(`step ${pct < 0 ? '−' : '+'}${Math.abs(pct).toFixed(1)} %`);
+    expect(text).toMatch(/exposed communication [−+][\d.]+ %/);
+    expect(text).toMatch(/peak memory [−+][\d.]+ %/);
+    await context.close();
+  });
+});
+
+describe('plain words', () => {
+  it('the glossary defines every term, with the diagram of one parameter\'s life', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    await page.click('[data-testid="help-glossary"]');
+    const g = page.locator('[data-testid="glossary"]');
+    await g.waitFor();
+    const ids = await g.locator('[data-term-def]').evaluateAll((els) => els.map((e) => e.getAttribute('data-term-def')));
+    expect(ids).toEqual(TERMS.map((t) => t.id));
+    for (const word of ['FSDP', 'shard', 'all-gather', 'reduce-scatter', 'wait', 'exposed communication', 'overlap', 'prefetch', 'bucket']) {
+      expect(await g.locator('dt', { hasText: new RegExp(`^${word}$`) }).count()).toBe(1);
+    }
+    const boxes = await page.locator('[data-testid="life-diagram"] text.life-label').allTextContents();
+    expect(boxes).toEqual(['shard', 'all-gather', 'compute', 'free', 'reduce-scatter']);
+    await g.screenshot({ path: join(art, 'teach_glossary.png') });
+    await page.click('[data-testid="glossary-close"]');
+    await g.waitFor({ state: 'detached' });
+    await context.close();
+  });
+
+  it('legend items, metric rows and knobs define themselves on hover', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    const ag = TERMS.find((t) => t.id === 'all_gather')!;
+    const legendAg = page.locator('[data-testid="legend"] [data-term="all_gather"]');
+    expect(await legendAg.getAttribute('title')).toBe(`${ag.term}: ${ag.text}`);
+    const exposed = TERMS.find((t) => t.id === 'exposed')!;
+    expect(await page.getAttribute('[data-testid="metrics"] tr[data-metric="exposed"] .term', 'title')).toContain(exposed.text);
+    for (const key of ['step', 'overlap', 'peak', 'ag', 'rs']) {
+      expect((await page.getAttribute(`[data-testid="metrics"] tr[data-metric="${key}"] .term`, 'title'))!.length).toBeGreaterThan(30);
+    }
+    // every knob's tooltip says what it does; the autobucketing ones name torch's argument and the cost
+    const knob = await page.locator('[data-field="autobucketing.max_in_flight_gb"] label').getAttribute('title');
+    expect(knob).toMatch(/in flight/);
+    expect(knob).toMatch(/Cost: raising it/);
+    expect(knob).toContain('schedule_overlap_bucketing(max_in_flight_gb=');
+    expect(knob).toContain('[0, 1024]'); // the allowed range is still there
+    const titles = await page.locator('.config .field label').evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? ''));
+    for (const t of titles) expect(t.split('\n').length).toBeGreaterThan(1); // a description, not only the range
+    await context.close();
+  });
+
+  it('reasons read in plain language first, the code name second', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    const items = page.locator('[data-testid="explain-reasons"] li');
+    await items.first().waitFor();
+    const n = await items.count();
+    expect(n).toBeGreaterThan(0);
+    for (let i = 0; i < n; i++) {
+      const code = (await items.nth(i).getAttribute('data-code'))!;
+      const text = (await items.nth(i).textContent())!;
+      expect(text.startsWith(REASON_PLAIN[code as keyof typeof REASON_PLAIN])).toBe(true);
+      expect(text.trimEnd().endsWith(code)).toBe(true);
+    }
+    await context.close();
+  });
+});
+
+/** Select the first all-gather of B on rank 0 through the store and read the flow arrows drawn. */
+async function selectFirstAllGather(page: Page): Promise<number> {
+  await page.evaluate(() => {
+    const s = window.__FSDP_SIM__!.store.getState();
+    const i = s.sides.b!.events.findIndex((e) => e.rank === 0 && e.kind === 'all_gather');
+    const e = s.sides.b!.events[i];
+    s.setWindow({ startUs: e.start - 20, endUs: e.start + 200 });
+    s.select({ side: 'b', eventIndex: i });
+  });
+  await nextFrames(page, 3);
+  return Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flow-arrows'));
+}
+
+describe('timelines', () => {
+  it('draws flow arrows from a selected all-gather to its wait and the compute that uses it', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    expect(Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flow-arrows'))).toBe(0);
+    expect(await selectFirstAllGather(page)).toBe(2); // start → wait, wait → use
+    await page.locator('[data-testid="timeline-b"]').screenshot({ path: join(art, 'teach_flow_arrows.png') });
+    await page.keyboard.press('Escape');
+    await nextFrames(page, 3);
+    expect(Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flow-arrows'))).toBe(0);
+    await context.close();
+  });
+
+  it('a focused timeline pans with arrows, zooms with +/- and selects with Enter', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    // Tab reaches the canvases: keep tabbing until timeline A's canvas has focus
+    let reached = false;
+    for (let k = 0; k < 80 && !reached; k++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate(() => document.activeElement === document.querySelector('[data-testid="timeline-a"] canvas'));
+    }
+    expect(reached).toBe(true);
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none'); // visible focus
+    const w0 = await windowOf(page, 'a');
+    await page.keyboard.press('+');
+    await nextFrames(page, 2);
+    const w1 = await windowOf(page, 'a');
+    expect(w1[1] - w1[0]).toBeLessThan(w0[1] - w0[0]);
+    await page.keyboard.press('ArrowRight');
+    await nextFrames(page, 2);
+    const w2 = await windowOf(page, 'a');
+    expect(w2[0]).toBeGreaterThan(w1[0]);
+    expect(await windowOf(page, 'b')).toEqual(w2); // still synchronized
+    await page.keyboard.press('-');
+    await nextFrames(page, 2);
+    expect((await windowOf(page, 'a'))[1] - (await windowOf(page, 'a'))[0]).toBeGreaterThan(w2[1] - w2[0]);
+    await page.keyboard.press('ArrowDown'); // lane 1: r0's comm stream
+    await page.keyboard.press('Enter');
+    const sel = await page.evaluate(() => {
+      const s = window.__FSDP_SIM__!.store.getState();
+      return s.selection ? { side: s.selection.side, e: s.sides.a!.events[s.selection.eventIndex] } : null;
+    });
+    expect(sel?.side).toBe('a');
+    expect(sel?.e.rank).toBe(0);
+    expect(sel?.e.stream).not.toBe('compute');
+    await page.waitForSelector('[data-testid="details"] dl');
+    await context.close();
+  });
+});
+
+describe('story presets', () => {
+  for (const story of STORIES) {
+    it(`'${story.id}' loads its config, zoom, selection and caption from its URL`, async () => {
+      const { context, page } = await freshPage(true);
+      await page.goto(`${previewSrv.url}?story=${story.id}`);
+      await waitForApp(page);
+      await page.waitForSelector(`[data-testid="story-caption"][data-story="${story.id}"]`);
+      await settled(page);
+      const expected = parseConfigQuery(story.query).config;
+      expect(await storeConfig(page)).toEqual(JSON.parse(JSON.stringify(expected)));
+      const { limitUs, window: w, selection } = await page.evaluate(() => {
+        const s = window.__FSDP_SIM__!.store.getState();
+        return { limitUs: s.limitUs, window: s.window, selection: s.selection };
+      });
+      expect(w.startUs).toBeCloseTo(story.zoom[0] * limitUs, 3);
+      expect(w.endUs).toBeCloseTo(story.zoom[1] * limitUs, 3);
+      if (story.select) expect(selection?.side).toBe(story.select.side);
+      else expect(selection).toBeNull();
+      expect(await page.inputValue('[data-testid="story-menu"]')).toBe(story.id);
+      // the URL now holds the whole state: a second page restores it exactly
+      const url = page.url();
+      expect(url).toContain(`story=${story.id}`);
+      const p2 = await context.newPage();
+      await p2.goto(url);
+      await waitForApp(p2);
+      await p2.waitForSelector(`[data-testid="story-caption"][data-story="${story.id}"]`);
+      await settled(p2);
+      expect(await storeConfig(p2)).toEqual(await storeConfig(page));
+      expect(await windowOf(p2, 'a')).toEqual(await windowOf(page, 'a'));
+      expect(await p2.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toEqual(selection);
+      if (story.id === 'hang') await p2.waitForSelector('[data-testid="banner-mismatch"]');
+      await context.close();
+    });
+  }
+
+  it('picking a story from the menu loads it; Back returns to the previous state', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    await settled(page);
+    const before = await storeConfig(page);
+    await page.selectOption('[data-testid="story-menu"]', 'straggler');
+    await page.waitForSelector('[data-testid="story-caption"][data-story="straggler"]');
+    await settled(page);
+    expect((await storeConfig(page) as { straggler: { rank: number } }).straggler.rank).toBe(2);
+    await page.goBack();
+    await page.waitForSelector('[data-testid="story-caption"]', { state: 'detached' });
+    await settled(page);
+    expect(await storeConfig(page)).toEqual(before);
+    await context.close();
+  });
+});
+
+describe('history', () => {
+  it('Back undoes a config change and Forward redoes it', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    await settled(page);
+    await setField(page, 'ranks', '8');
+    await settled(page);
+    expect(page.url()).toContain('ranks=8');
+    await page.selectOption('[data-testid="cfg-network"]', 'pcie-ethernet');
+    await settled(page);
+    expect(page.url()).toContain('network=pcie-ethernet');
+    // zooming replaces the entry: Back skips it
+    await page.evaluate(() => window.__FSDP_SIM__!.store.getState().zoomBy(0.5));
+    await settled(page);
+    await page.goBack();
+    await expect.poll(async () => (await storeConfig(page) as { network: string }).network).toBe('nvlink-ib');
+    expect((await storeConfig(page) as { ranks: number }).ranks).toBe(8);
+    await expect.poll(() => page.inputValue('[data-testid="cfg-network"]')).toBe('nvlink-ib');
+    await page.goBack();
+    await expect.poll(async () => (await storeConfig(page) as { ranks: number }).ranks).toBe(4);
+    await expect.poll(() => page.inputValue('[data-testid="cfg-ranks"]')).toBe('4');
+    await settled(page);
+    await page.goForward();
+    await expect.poll(async () => (await storeConfig(page) as { ranks: number }).ranks).toBe(8);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('accessibility', () => {
+  it('axe-core finds no serious or critical violations (light and dark, glossary open)', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    await page.click('[data-testid="help-glossary"]');
+    await page.locator('[data-testid="glossary"]').waitFor();
+    const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    await page.addScriptTag({ content: axeSource });
+    for (const theme of ['light', 'dark'] as const) {
+      await page.evaluate((t) => window.__FSDP_SIM__!.store.getState().setTheme(t), theme);
+      await nextFrames(page, 2);
+      const violations = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+        const r = await axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+      });
+      const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(bad, `${theme}: ${JSON.stringify(bad)}`).toEqual([]);
+    }
+    // every form control has an accessible name
+    const unnamed = await page.evaluate(() => [...document.querySelectorAll('input, select, button')].filter((el) => {
+      const h = el as HTMLElement;
+      return !(h.getAttribute('aria-label') || h.closest('label') || (h.textContent ?? '').trim() || h.getAttribute('title'));
+    }).length);
+    expect(unnamed).toBe(0);
+    await context.close();
+  });
+});
