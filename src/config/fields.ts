@@ -5,7 +5,7 @@
 import { AUTOBUCKETING_DEFAULTS } from '../backends';
 import { BACKEND_NAMES } from '../backends/types';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
-import { MODEL_NAMES } from '../model';
+import { AC_MODES, MODEL_NAMES } from '../model';
 import { MAX_RANKS } from './schema';
 
 export type FieldSpec =
@@ -56,7 +56,7 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   ...autobucketingFields(),
   { path: 'paramDtype', kind: 'enum', values: DTYPES },
   { path: 'reduceDtype', kind: 'enum', values: DTYPES },
-  { path: 'activationCheckpointing', kind: 'enum', values: ['none', 'selective', 'full'], nullable: true },
+  { path: 'activationCheckpointing', kind: 'enum', values: AC_MODES, nullable: true },
   { path: 'seed', kind: 'int', min: 0, max: 2 ** 31 - 1 },
   { path: 'jitterPct', kind: 'number', min: 0, max: 50 },
   { path: 'alignment', kind: 'bool' },

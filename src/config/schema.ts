@@ -5,7 +5,7 @@
 import { AUTOBUCKETING_DEFAULTS } from '../backends';
 import type { BackendName } from '../backends/types';
 import type { HardwareName, NetworkName } from '../estimate';
-import type { ModelName } from '../model';
+import type { ActivationCheckpointing, ModelName } from '../model';
 
 /** Float dtypes parameters / gradients may be communicated in. */
 export type CommDtype = 'bf16' | 'fp32' | 'fp16';
@@ -63,7 +63,7 @@ export interface SimConfig {
    * preset's torchtitan train config (TRAIN_AC_MODE): 'full' for llama3-70b / 405b and 'selective'
    * for llama3-8b as torchtitan's train configs run them, 'none' for tiny / small.
    */
-  activationCheckpointing: 'none' | 'selective' | 'full' | null;
+  activationCheckpointing: ActivationCheckpointing | null;
   /** Seed of every random choice (jitter, data, init). */
   seed: number;
   /** Per-rank noise on every estimate, ± percent (0 = ranks identical). */

@@ -4,7 +4,7 @@
 
 import { ConfigError, oneOfMessage } from '../errors';
 import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/args';
-import { MAX_DIM, MODEL_PRESETS, isModelName, validateModelArgs } from '../model/presets';
+import { AC_MODES, MAX_DIM, MODEL_PRESETS, isModelName, validateModelArgs, type ActivationCheckpointing } from '../model/presets';
 import type { DType } from './types';
 
 export interface StepConfig {
@@ -39,9 +39,7 @@ export interface StepConfig {
   readonly activationCheckpointing?: ActivationCheckpointing;
 }
 
-/** torchtitan `activation_checkpoint.mode`; 'selective' is its op-level option. */
-export type ActivationCheckpointing = 'none' | 'selective' | 'full';
-export const AC_MODES: readonly ActivationCheckpointing[] = ['none', 'selective', 'full'];
+export { AC_MODES, type ActivationCheckpointing };
 
 export interface ResolvedStepConfig {
   readonly modelName: string; // preset name or 'custom'

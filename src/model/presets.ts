@@ -17,12 +17,16 @@ export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
   'llama3-405b': { dim: 16384, nLayers: 126, nHeads: 128, nKvHeads: 8, vocabSize: 128256, ffnDim: 53248, normEps: 1e-5, seqLen: 8192, batch: 2 },
 };
 
+/** torchtitan `activation_checkpoint.mode`; 'selective' is its op-level option. The one list of modes. */
+export const AC_MODES = ['none', 'selective', 'full'] as const;
+export type ActivationCheckpointing = (typeof AC_MODES)[number];
+
 /**
  * torchtitan's `activation_checkpoint.mode` in each flavor's train config: llama3_70b.toml and
  * llama3_405b.toml use "full", llama3_8b.toml "selective" (selective_ac_option "op"); tiny / small
  * (our debugmodels, trained live in the browser) run without AC.
  */
-export const TRAIN_AC_MODE: Readonly<Record<ModelName, 'none' | 'selective' | 'full'>> = {
+export const TRAIN_AC_MODE: Readonly<Record<ModelName, ActivationCheckpointing>> = {
   tiny: 'none',
   small: 'none',
   'llama3-8b': 'selective',
