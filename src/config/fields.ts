@@ -8,11 +8,31 @@ import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
 import { AC_MODES, MODEL_NAMES } from '../model';
 import { MAX_RANKS } from './schema';
 
-export type FieldSpec =
-  | { readonly path: string; readonly kind: 'enum'; readonly values: readonly string[]; readonly nullable?: boolean }
-  | { readonly path: string; readonly kind: 'int'; readonly min: number; readonly max: number; readonly nullable?: boolean }
-  | { readonly path: string; readonly kind: 'number'; readonly min: number; readonly max: number; readonly minOpen?: boolean; readonly nullable?: boolean }
-  | { readonly path: string; readonly kind: 'bool' };
+/** The sections a config is shown in (app config panel), in display order, with their titles. */
+export const FIELD_GROUPS = {
+  cluster: 'Model & cluster',
+  network: 'Network',
+  backends: 'Backends (compile.model_backend_override)',
+  autobucketing: 'aot_eager_autobucketing knobs (torch 2.11 defaults)',
+  precision: 'Precision, noise, alignment',
+  live: 'Live run',
+} as const;
+export type FieldGroup = keyof typeof FIELD_GROUPS;
+
+/** What every field has: its dotted path, a short label for people and its section. */
+interface FieldBase {
+  readonly path: string;
+  readonly label: string;
+  readonly group: FieldGroup;
+}
+
+export type FieldSpec = FieldBase &
+  (
+    | { readonly kind: 'enum'; readonly values: readonly string[]; readonly nullable?: boolean }
+    | { readonly kind: 'int'; readonly min: number; readonly max: number; readonly nullable?: boolean }
+    | { readonly kind: 'number'; readonly min: number; readonly max: number; readonly minOpen?: boolean; readonly nullable?: boolean }
+    | { readonly kind: 'bool' }
+  );
 
 const DTYPES = ['bf16', 'fp32', 'fp16'] as const;
 const MAX_TOKENS_DIM = 1 << 20;
@@ -32,40 +52,40 @@ const INT_KNOBS: ReadonlySet<string> = new Set(['max_compute_pre_fetch', 'max_co
 
 function autobucketingFields(): FieldSpec[] {
   return Object.entries(AUTOBUCKETING_DEFAULTS as Record<string, unknown>).map(([k, v]): FieldSpec => {
-    const path = `autobucketing.${k}`;
-    if (typeof v === 'boolean') return { path, kind: 'bool' };
-    if (typeof v === 'string') return { path, kind: 'enum', values: [v] };
+    const base = { path: `autobucketing.${k}`, label: k, group: 'autobucketing' } as const; // torch's knob name is the label
+    if (typeof v === 'boolean') return { ...base, kind: 'bool' };
+    if (typeof v === 'string') return { ...base, kind: 'enum', values: [v] };
     const r = AUTOBUCKETING_RANGES[k] ?? { min: 0, max: 1e6 };
     // counts are integers; sizes, ratios and multipliers are real numbers (also an unknown knob)
-    return INT_KNOBS.has(k) ? { path, kind: 'int', min: r.min, max: r.max } : { path, kind: 'number', ...r };
+    return INT_KNOBS.has(k) ? { ...base, kind: 'int', min: r.min, max: r.max } : { ...base, kind: 'number', ...r };
   });
 }
 
 export const CONFIG_FIELDS: readonly FieldSpec[] = [
-  { path: 'model', kind: 'enum', values: MODEL_NAMES },
-  { path: 'ranks', kind: 'int', min: 1, max: MAX_RANKS },
-  { path: 'localBatch', kind: 'int', min: 1, max: 4096, nullable: true },
-  { path: 'seqLen', kind: 'int', min: 1, max: MAX_TOKENS_DIM, nullable: true },
-  { path: 'hardware', kind: 'enum', values: HARDWARE_NAMES },
-  { path: 'network', kind: 'enum', values: NETWORK_NAMES },
+  { path: 'model', label: 'model preset', group: 'cluster', kind: 'enum', values: MODEL_NAMES },
+  { path: 'ranks', label: 'ranks', group: 'cluster', kind: 'int', min: 1, max: MAX_RANKS },
+  { path: 'localBatch', label: 'local batch', group: 'cluster', kind: 'int', min: 1, max: 4096, nullable: true },
+  { path: 'seqLen', label: 'seq len', group: 'cluster', kind: 'int', min: 1, max: MAX_TOKENS_DIM, nullable: true },
+  { path: 'hardware', label: 'hardware', group: 'cluster', kind: 'enum', values: HARDWARE_NAMES },
+  { path: 'network', label: 'network preset', group: 'network', kind: 'enum', values: NETWORK_NAMES },
   // 10 MB/s floor: below it a step takes years and the times overflow to Infinity
-  { path: 'bandwidthGBps', kind: 'number', min: 0.01, max: 100_000, nullable: true },
-  { path: 'latencyUs', kind: 'number', min: 0, max: 1e6, nullable: true },
-  { path: 'backendA', kind: 'enum', values: BACKEND_NAMES },
-  { path: 'backendB', kind: 'enum', values: BACKEND_NAMES },
+  { path: 'bandwidthGBps', label: 'bandwidth (GB/s)', group: 'network', kind: 'number', min: 0.01, max: 100_000, nullable: true },
+  { path: 'latencyUs', label: 'latency α (µs)', group: 'network', kind: 'number', min: 0, max: 1e6, nullable: true },
+  { path: 'backendA', label: 'backend A', group: 'backends', kind: 'enum', values: BACKEND_NAMES },
+  { path: 'backendB', label: 'backend B', group: 'backends', kind: 'enum', values: BACKEND_NAMES },
   ...autobucketingFields(),
-  { path: 'paramDtype', kind: 'enum', values: DTYPES },
-  { path: 'reduceDtype', kind: 'enum', values: DTYPES },
-  { path: 'activationCheckpointing', kind: 'enum', values: AC_MODES, nullable: true },
-  { path: 'seed', kind: 'int', min: 0, max: 2 ** 31 - 1 },
-  { path: 'jitterPct', kind: 'number', min: 0, max: 50 },
-  { path: 'alignment', kind: 'bool' },
-  { path: 'straggler.rank', kind: 'int', min: 0, max: MAX_RANKS - 1, nullable: true },
-  { path: 'straggler.factor', kind: 'number', min: 1, max: 100 },
-  { path: 'live.kernels', kind: 'enum', values: ['auto', 'webgpu', 'cpu'] },
-  { path: 'live.collectiveAlgorithm', kind: 'enum', values: ['direct', 'ring'] },
-  { path: 'live.steps', kind: 'int', min: 1, max: 10_000 },
-  { path: 'live.timing', kind: 'enum', values: ['preset', 'measured'] },
+  { path: 'paramDtype', label: 'param dtype', group: 'precision', kind: 'enum', values: DTYPES },
+  { path: 'reduceDtype', label: 'reduce dtype', group: 'precision', kind: 'enum', values: DTYPES },
+  { path: 'activationCheckpointing', label: 'activation ckpt', group: 'cluster', kind: 'enum', values: AC_MODES, nullable: true },
+  { path: 'seed', label: 'seed', group: 'precision', kind: 'int', min: 0, max: 2 ** 31 - 1 },
+  { path: 'jitterPct', label: 'jitter (± %)', group: 'precision', kind: 'number', min: 0, max: 50 },
+  { path: 'alignment', label: 'cross-rank alignment', group: 'precision', kind: 'bool' },
+  { path: 'straggler.rank', label: 'straggler rank', group: 'precision', kind: 'int', min: 0, max: MAX_RANKS - 1, nullable: true },
+  { path: 'straggler.factor', label: 'straggler factor', group: 'precision', kind: 'number', min: 1, max: 100 },
+  { path: 'live.kernels', label: 'kernels', group: 'live', kind: 'enum', values: ['auto', 'webgpu', 'cpu'] },
+  { path: 'live.collectiveAlgorithm', label: 'collective', group: 'live', kind: 'enum', values: ['direct', 'ring'] },
+  { path: 'live.steps', label: 'steps', group: 'live', kind: 'int', min: 1, max: 10_000 },
+  { path: 'live.timing', label: 'timing', group: 'live', kind: 'enum', values: ['preset', 'measured'] },
 ];
 
 /** Groups: the nested objects of SimConfig. */

@@ -4,49 +4,11 @@
 // with its message and the last good config keeps running.
 
 import { useEffect, useRef, useState } from 'react';
-import { CONFIG_FIELDS, describeAllowed, type FieldSpec } from '../../config';
+import { CONFIG_FIELDS, FIELD_GROUPS, describeAllowed, type FieldGroup, type FieldSpec } from '../../config';
 import { appStore, getPath, useApp } from '../../store';
 import { knobTooltip } from '../glossary';
 
 const COMMIT_DELAY_MS = 400;
-
-const LABELS: Readonly<Record<string, string>> = {
-  model: 'model preset',
-  ranks: 'ranks',
-  localBatch: 'local batch',
-  seqLen: 'seq len',
-  activationCheckpointing: 'activation ckpt',
-  hardware: 'hardware',
-  network: 'network preset',
-  bandwidthGBps: 'bandwidth (GB/s)',
-  latencyUs: 'latency α (µs)',
-  backendA: 'backend A',
-  backendB: 'backend B',
-  paramDtype: 'param dtype',
-  reduceDtype: 'reduce dtype',
-  seed: 'seed',
-  jitterPct: 'jitter (± %)',
-  alignment: 'cross-rank alignment',
-  'straggler.rank': 'straggler rank',
-  'straggler.factor': 'straggler factor',
-  'live.kernels': 'kernels',
-  'live.collectiveAlgorithm': 'collective',
-  'live.steps': 'steps',
-  'live.timing': 'timing',
-};
-
-const GROUPS: readonly { readonly title: string; readonly match: (p: string) => boolean }[] = [
-  { title: 'Model & cluster', match: (p) => ['model', 'ranks', 'localBatch', 'seqLen', 'activationCheckpointing', 'hardware'].includes(p) },
-  { title: 'Network', match: (p) => ['network', 'bandwidthGBps', 'latencyUs'].includes(p) },
-  { title: 'Backends (compile.model_backend_override)', match: (p) => p === 'backendA' || p === 'backendB' },
-  { title: 'aot_eager_autobucketing knobs (torch 2.11 defaults)', match: (p) => p.startsWith('autobucketing.') },
-  { title: 'Precision, noise, alignment', match: (p) => ['paramDtype', 'reduceDtype', 'seed', 'jitterPct', 'alignment'].includes(p) || p.startsWith('straggler.') },
-  { title: 'Live run', match: (p) => p.startsWith('live.') },
-];
-
-function labelOf(path: string): string {
-  return LABELS[path] ?? path.split('.').slice(-1)[0];
-}
 
 function testId(path: string): string {
   return `cfg-${path.replace(/\./g, '-')}`;
@@ -128,7 +90,7 @@ function Field({ f }: { f: FieldSpec }) {
   return (
     <div className={`field ${f.kind === 'bool' ? 'field-bool' : ''}`} data-field={f.path}>
       <label title={knobTooltip(f.path, describeAllowed(f))}>
-        <span className="field-label">{labelOf(f.path)}</span>
+        <span className="field-label">{f.label}</span>
         {control}
       </label>
       {error && <div className="field-error" role="alert" data-testid={`${testId(f.path)}-error`}>{error}</div>}
@@ -137,8 +99,11 @@ function Field({ f }: { f: FieldSpec }) {
 }
 
 export function ConfigPanel() {
-  const groups = GROUPS.map((g) => ({ ...g, fields: CONFIG_FIELDS.filter((f) => g.match(f.path)) }));
-  const rest = CONFIG_FIELDS.filter((f) => !GROUPS.some((g) => g.match(f.path)));
+  // labels and sections come with each field from the config's field table (config/fields.ts)
+  const groups = (Object.entries(FIELD_GROUPS) as [FieldGroup, string][]).map(([id, title]) => ({
+    title,
+    fields: CONFIG_FIELDS.filter((f) => f.group === id),
+  }));
   return (
     <section className="panel config" data-testid="config">
       <div className="config-head">
@@ -151,7 +116,6 @@ export function ConfigPanel() {
           {g.fields.map((f) => <Field key={f.path} f={f} />)}
         </fieldset>
       ))}
-      {rest.length > 0 && <fieldset><legend>Other</legend>{rest.map((f) => <Field key={f.path} f={f} />)}</fieldset>}
     </section>
   );
 }

@@ -1,7 +1,7 @@
 // validateConfig: defaults, unknown keys, bad enums, out-of-range numbers, cross-field checks.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
-import { CONFIG_FIELDS, DEFAULT_CONFIG, validateConfig } from '../../../src/config';
+import { CONFIG_FIELDS, DEFAULT_CONFIG, FIELD_GROUPS, validateConfig } from '../../../src/config';
 import { HARDWARE_NAMES } from '../../../src/estimate';
 
 function errorOf(partial: unknown) {
@@ -80,5 +80,13 @@ describe('validateConfig', () => {
     };
     walk(DEFAULT_CONFIG, '');
     expect(CONFIG_FIELDS.map((f) => f.path).sort()).toEqual(leaves.sort());
+  });
+
+  it('gives every field one label and a known section: the config panel reads nothing else', () => {
+    const labels = CONFIG_FIELDS.map((f) => f.label);
+    expect(labels.every((l) => l.length > 0)).toBe(true);
+    expect(new Set(labels).size).toBe(labels.length);
+    for (const f of CONFIG_FIELDS) expect(Object.keys(FIELD_GROUPS), f.path).toContain(f.group);
+    expect(CONFIG_FIELDS.filter((f) => f.path.startsWith('autobucketing.')).every((f) => f.group === 'autobucketing')).toBe(true);
   });
 });
