@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { BACKEND_NAMES } from '../backends/types';
 import type { Schedule } from '../backends/types';
 import { BACKEND_PASSES } from '../backends';
+import { HARDWARE_NAMES } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
@@ -22,7 +23,7 @@ export const PASS_OPTIONS = {
 } as const;
 
 export const PASS_USAGE = [
-  'usage: fsdp-sim pass --fx-graph FILE [FILE2] [--backend NAME] [--hardware h100|h200|a100] [--json]',
+  `usage: fsdp-sim pass --fx-graph FILE [FILE2] [--backend NAME] [--hardware ${HARDWARE_NAMES.join('|')}] [--json]`,
   '',
   'Import a torch FX graph dump (format: reference/fx_graph_dump.md; FILE2 = the backward graph),',
   'run a backend on it and compare with aot_eager on the same graph.',
