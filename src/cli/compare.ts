@@ -6,6 +6,7 @@ import { BACKEND_NAMES, type BackendName } from '../backends/types';
 import { oneOfMessage } from '../errors';
 import { activationCheckpointingOf, describeHbmFit, hbmFit, stepConfigOf } from '../config';
 import { buildStepGraph } from '../graph';
+import { HARDWARE_NAMES } from '../estimate';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport } from '../sim';
 import { CONFIG_OPTIONS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
@@ -23,7 +24,7 @@ export const COMPARE_OPTIONS = {
 } as const;
 
 export const COMPARE_USAGE = [
-  'usage: fsdp-sim compare [--model NAME] [--ranks N] [--hardware h100|h200|a100] [--backends A,B]',
+  `usage: fsdp-sim compare [--model NAME] [--ranks N] [--hardware ${HARDWARE_NAMES.join('|')}] [--backends A,B]`,
   '                        [--ac none|selective|full] [--trace DIR [--per-rank]] [--json]',
   '',
   'Simulate one SimpleFSDP training step under each backend and compare them.',
