@@ -141,6 +141,7 @@ export function App() {
       <Banners />
       <div className="layout">
         <aside className="sidebar" id="config-drawer" aria-label="configuration">
+          <button className="drawer-close" onClick={() => setDrawer(false)} data-testid="drawer-close">Close config</button>
           <ErrorBoundary name="Config"><ConfigPanel /></ErrorBoundary>
         </aside>
         {drawer && <div className="drawer-scrim" onClick={() => setDrawer(false)} aria-hidden="true" />}
