@@ -9,11 +9,13 @@ import { FsdpSimError } from '../errors';
 import type { TraceEvent } from '../trace/event';
 import { createCommInit, type CommInit } from './comm/types';
 import { fnv1aHex, unshard } from './init';
+import type { PhaseInterval, StepPhases } from './exec';
 import type { RankInitMessage, RankMessage, RankStartMessage } from './rank';
 import {
   DEFAULT_COMM_TIMEOUT_MS, measuredEvents, planTraining, presetEvents,
   type TrainingOptions, type TrainingPlan, type TrainingResult,
 } from './training_plan';
+import { wallEvents } from './wall_events';
 
 export * from './training_plan';
 
@@ -72,8 +74,10 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
     const devices: string[] = new Array(n);
     let ready = 0;
     const deviceLabel = () => [...new Set(devices)].join(' / ');
-    const reports = new Map<number, { losses: number[]; count: number; nodeUs: Record<string, number>[] }>();
+    const reports = new Map<number, StepReports>();
     const losses: number[] = [];
+    const phases: StepPhases[][] = [];
+    let lastWall: TraceEvent[] | undefined;
     const shards: Float32Array[][] = new Array(n);
     let done = 0;
     let settled = false;
@@ -104,17 +108,26 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
     const onStep = (m: Extract<RankMessage, { type: 'step' }>) => {
       const s = m.step;
       let r = reports.get(s);
-      if (r === undefined) reports.set(s, (r = { losses: new Array<number>(n).fill(0), count: 0, nodeUs: [] }));
+      if (r === undefined) reports.set(s, (r = newStepReports(n)));
       r.losses[m.rank] = m.loss;
+      r.phases[m.rank] = m.phases;
+      r.intervals[m.rank] = m.intervals;
       if (m.nodeUs) r.nodeUs.push(m.nodeUs);
       if (++r.count < n) return;
       reports.delete(s);
       const loss = r.losses.reduce((a, b) => a + b, 0) / n; // rank order: arrival order must not change the bits
       losses[s - 1] = loss;
-      if (measure) events = measuredEvents(plan, n, opts, r.nodeUs);
+      phases[s - 1] = r.phases;
+      if (measure) {
+        events = measuredEvents(plan, n, opts, r.nodeUs);
+        lastWall = wallEvents(plan.schedule.graph, r.intervals);
+      }
       const elapsedS = (performanceNow() - startedAt) / 1000;
       try {
-        opts.onProgress?.({ step: s, loss, stepsPerSec: elapsedS > 0 ? s / elapsedS : 0, events, device: deviceLabel() });
+        opts.onProgress?.({
+          step: s, loss, stepsPerSec: elapsedS > 0 ? s / elapsedS : 0, events, device: deviceLabel(), phases: r.phases,
+          ...(lastWall ? { wallEvents: lastWall } : {}),
+        });
       } catch (e) {
         fail(e instanceof Error ? e : new Error(String(e))); // a throwing callback stops the run, not the process
       }
@@ -143,6 +156,8 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
               finalParamsHash: hashParams(plan, shards),
               stepsPerSec: elapsedS > 0 ? opts.steps / elapsedS : 0,
               events,
+              phases,
+              ...(lastWall ? { wallEvents: lastWall } : {}),
             });
           });
         case 'error':
@@ -170,6 +185,19 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
       fail(e instanceof Error ? e : new Error(String(e)));
     }
   });
+}
+
+/** What the coordinator collects for one step until every rank has reported it. */
+interface StepReports {
+  readonly losses: number[];
+  readonly phases: StepPhases[];
+  readonly intervals: (readonly PhaseInterval[] | undefined)[];
+  readonly nodeUs: Record<string, number>[];
+  count: number;
+}
+
+function newStepReports(n: number): StepReports {
+  return { losses: new Array<number>(n).fill(0), phases: new Array<StepPhases>(n), intervals: new Array(n), nodeUs: [], count: 0 };
 }
 
 function performanceNow(): number {

@@ -27,6 +27,10 @@ export interface KernelBackend {
   run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void;
   /** Wait for queued work. Returns measured device time (µs) of the work since the last sync, when the backend can measure it. */
   sync(): Promise<number | undefined>;
+  /** Resolves when queued device work is done, without reading timings; absent where `run` is synchronous (CPU). */
+  idle?(): Promise<void>;
+  /** Cumulative ms spent compiling pipelines on first use (WebGPU); absent where nothing compiles. */
+  readonly compileMs?: number;
   release(t: DeviceTensor): void;
   destroy(): void;
 }

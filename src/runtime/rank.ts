@@ -10,7 +10,7 @@ import type { CommInit } from './comm/types';
 import type { DeviceTensor, KernelBackend } from './kernels';
 import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';
-import { executeStep, type ExecComm } from './exec';
+import { PhaseClock, executeStep, timedKernels, type ExecComm, type PhaseInterval, type StepPhases } from './exec';
 import { initFullParam, shardOf } from './init';
 
 export type KernelChoice = 'gpu' | 'cpu' | 'auto';
@@ -34,6 +34,10 @@ export interface RankStepReport {
   readonly step: number; // 1-based
   readonly loss: number; // this rank's local mean loss
   readonly nodeUs?: Readonly<Record<string, number>>;
+  /** Where the step's wall time went on this rank (ms). */
+  readonly phases: StepPhases;
+  /** The step's timed intervals (measured timing mode only): the wall-clock timeline. */
+  readonly intervals?: readonly PhaseInterval[];
 }
 
 /** Coordinator → worker. */
@@ -134,17 +138,28 @@ export async function runRank(
 ): Promise<Float32Array[]> {
   checkShapes(schedule, run);
   const state = initRankState(schedule, run, kernels);
+  let clock = new PhaseClock();
+  const timed = timedKernels(kernels, () => clock);
   for (let step = 1; step <= run.steps; step++) {
     if (run.injectFault?.rank === run.rank && run.injectFault.step === step) {
       throw new FsdpSimError('injected_fault', `rank ${run.rank}: injected fault at step ${step}`);
     }
-    feedBatch(state, kernels, run, step);
-    const res = await executeStep(schedule, { kernels, comm, state, step, lr: run.lr, measure: run.measure });
+    clock = new PhaseClock(run.measure);
+    const stepClock = clock;
+    comm.onWait = (startMs, endMs) => stepClock.add('barrier', endMs - startMs, 'barrier', endMs);
+    feedBatch(state, timed, run, step);
+    const res = await executeStep(schedule, { kernels: timed, comm, state, step, lr: run.lr, measure: run.measure, clock });
     if (!Number.isFinite(res.loss)) {
       throw new FsdpSimError('runtime', `rank ${run.rank}: loss is ${res.loss} at step ${step} (diverged; lower lr)`);
     }
-    onStep({ step, loss: res.loss, ...(res.nodeUs ? { nodeUs: Object.fromEntries(res.nodeUs) } : {}) });
+    const phases = clock.result();
+    onStep({
+      step, loss: res.loss, phases,
+      ...(res.nodeUs ? { nodeUs: Object.fromEntries(res.nodeUs) } : {}),
+      ...(clock.intervals ? { intervals: clock.intervals } : {}),
+    });
   }
+  comm.onWait = undefined;
   const shards = await downloadShards(schedule, state, kernels);
   for (const t of state.values()) kernels.release(t);
   return shards;

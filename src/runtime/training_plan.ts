@@ -16,18 +16,25 @@ import { simulate } from '../sim';
 import type { TraceEvent } from '../trace/event';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/types';
 import type { DataConfig } from './data';
-import { elemsOf } from './exec';
+import { elemsOf, type StepPhases } from './exec';
 import { KERNEL_CHOICES, type KernelChoice } from './rank';
 
 export type TimingMode = 'preset' | 'measured';
 export const TIMING_MODES: readonly TimingMode[] = ['preset', 'measured'];
-export const RANK_COUNTS = [1, 2, 4, 8] as const;
-export type RankCount = (typeof RANK_COUNTS)[number];
+/** Live runs take any world size up to 16: uneven dim-0 shards are zero-padded, as FSDP pads them. */
+export const MAX_LIVE_RANKS = 16;
+export const RANK_COUNTS: readonly number[] = Array.from({ length: MAX_LIVE_RANKS }, (_, i) => i + 1);
+export type RankCount = number;
 
 /** Learning rate for live runs of `tiny`: higher than torchtitan's 8e-4 so the loss halves in ~40 steps. */
 export const LIVE_DEFAULT_LR = 3e-3;
 /** Rows per step across all ranks: fixed, so 1, 2, 4 and 8 ranks train on the same global batch. */
 export const DEFAULT_GLOBAL_BATCH = 8;
+
+/** Default global batch for `ranks`: DEFAULT_GLOBAL_BATCH rounded up to a multiple of the ranks (one row each at least). */
+export function defaultGlobalBatch(ranks: number): number {
+  return ranks * Math.ceil(DEFAULT_GLOBAL_BATCH / ranks);
+}
 export const DEFAULT_COMM_TIMEOUT_MS = 60_000;
 
 export interface TrainingProgress {
@@ -38,6 +45,10 @@ export interface TrainingProgress {
   readonly device?: string;
   /** The step's events on the virtual clock (same array while they do not change). */
   readonly events?: readonly TraceEvent[];
+  /** Where this step's wall time went, per rank (ms). */
+  readonly phases?: readonly StepPhases[];
+  /** Measured timing mode: this step as the machine ran it, per rank (wall_events.ts). */
+  readonly wallEvents?: readonly TraceEvent[];
 }
 
 export interface TrainingOptions {
@@ -54,7 +65,7 @@ export interface TrainingOptions {
   readonly network?: NetworkName;
   /** AdamW lr; default LIVE_DEFAULT_LR. */
   readonly lr?: number;
-  /** Rows per step over all ranks (divisible by `ranks`); default DEFAULT_GLOBAL_BATCH. */
+  /** Rows per step over all ranks (divisible by `ranks`); default defaultGlobalBatch(ranks). */
   readonly globalBatch?: number;
   /** Collective wait timeout per rank, ms; default DEFAULT_COMM_TIMEOUT_MS. */
   readonly commTimeoutMs?: number;
@@ -75,6 +86,10 @@ export interface TrainingResult {
   readonly finalParamsHash: string; // FNV-1a over every full parameter, param-table order
   readonly stepsPerSec: number;
   readonly events: TraceEvent[]; // the last step on the virtual clock
+  /** Where each step's wall time went: phases[step − 1][rank], ms (exec/phases.ts). */
+  readonly phases: StepPhases[][];
+  /** Measured timing mode: the last step as this machine ran it, µs since each rank's step started. */
+  readonly wallEvents?: TraceEvent[];
 }
 
 export interface TrainingPlan {
@@ -101,7 +116,7 @@ function oneOf<T extends string | number>(field: string, allowed: readonly T[], 
 /** Validate the options (ConfigError naming the field), build graph and schedule. */
 export function planTraining(opts: TrainingOptions): TrainingPlan {
   oneOf('model', ['tiny'], opts.model);
-  const ranks = oneOf('ranks', RANK_COUNTS, opts.ranks);
+  const ranks = intField('ranks', opts.ranks, 1, MAX_LIVE_RANKS);
   intField('steps', opts.steps, 1, 1_000_000);
   const backend = oneOf('backend', BACKEND_NAMES, opts.backend);
   intField('seed', opts.seed, 0, 0xffffffff);
@@ -110,7 +125,7 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   oneOf('timing', TIMING_MODES, opts.timing);
   const lr = opts.lr ?? LIVE_DEFAULT_LR;
   if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
-  const globalBatch = intField('globalBatch', opts.globalBatch ?? DEFAULT_GLOBAL_BATCH, 1, 4096);
+  const globalBatch = intField('globalBatch', opts.globalBatch ?? defaultGlobalBatch(ranks), 1, 4096);
   if (globalBatch % ranks !== 0) {
     throw new ConfigError('globalBatch', `globalBatch must be divisible by ranks (${ranks}), got ${globalBatch}`);
   }

@@ -9,7 +9,11 @@ export type EventKind =
   | CommKind // a collective running on a comm stream
   | 'memory' // memcpy / memset (imported traces): non-compute GPU time, as HTA counts it
   | 'sync' // CUDA sync events (imported traces): non-compute GPU time
-  | 'wait'; // compute stream blocked on a collective (exposed communication)
+  | 'wait' // compute stream blocked on a collective (exposed communication)
+  | LiveHostKind; // live mode, measured: the rank's host-side time (readback, upload, barrier wait)
+
+/** Live mode's host-side phases drawn as their own kinds on the measured (wall-clock) timeline. */
+export type LiveHostKind = 'readback' | 'upload' | 'barrier';
 
 /** Stream names: 'compute', or 'comm:<group>' (one NCCL stream per process group). */
 export type StreamName = 'compute' | `comm:${string}`;

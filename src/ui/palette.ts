@@ -16,6 +16,10 @@ export interface Palette {
   readonly all_to_all: string;
   readonly memory: string; // memcpy / memset / sync of imported traces: non-compute GPU time
   readonly sync: string;
+  // live mode, measured timeline: host-side time of a rank (GPU → host readback, host → GPU upload, barrier wait)
+  readonly readback: string;
+  readonly upload: string;
+  readonly barrier: string;
   readonly wait: string; // a wait on the compute stream: exposed communication
   readonly exposed: string; // translucent band behind comm not hidden by compute
   readonly selected: string;
@@ -38,6 +42,9 @@ const LIGHT: Palette = {
   all_to_all: '#76b7b2',
   memory: '#9c9c9c',
   sync: '#9c9c9c',
+  readback: '#edc948',
+  upload: '#b6992d',
+  barrier: '#bab0ac',
   wait: '#e15759',
   exposed: 'rgba(225, 87, 89, 0.22)',
   selected: '#111111',
@@ -60,6 +67,9 @@ const DARK: Palette = {
   all_to_all: '#86d0ca',
   memory: '#8a8f98',
   sync: '#8a8f98',
+  readback: '#f1d35c',
+  upload: '#d4b43f',
+  barrier: '#a39b97',
   wait: '#ff6b6e',
   exposed: 'rgba(255, 107, 110, 0.25)',
   selected: '#ffffff',

@@ -77,6 +77,14 @@ export class RankComm implements RankCommApi {
     prefaultRegion(init.data, rank * this.view.regionElems, (rank + 1) * this.view.regionElems);
   }
 
+  /** Told of every barrier / done wait this rank sleeps or spins in (performance.now ms). */
+  set onWait(fn: ((startMs: number, endMs: number) => void) | undefined) {
+    this.sync.onWait = fn;
+  }
+  get onWait(): ((startMs: number, endMs: number) => void) | undefined {
+    return this.sync.onWait;
+  }
+
   /** Sequence number the next collective will carry. */
   get nextSeq(): number {
     return this.seq;

@@ -56,6 +56,8 @@ export class ControlSync {
   private epoch: number; // barrier epochs this rank has entered (mirrors ARRIVE[rank])
   private spinUs = SPIN_MIN_US; // current spin budget (adaptive, see SPIN_MAX_US)
   private readonly spinMaxUs: number;
+  /** Told of every wait that did not find its condition already true (spin included): the step breakdown's barrier phase. */
+  onWait: ((startMs: number, endMs: number) => void) | undefined;
 
   constructor(
     readonly words: Int32Array,
@@ -121,12 +123,14 @@ export class ControlSync {
   waitUntil(ready: () => boolean, missing: () => readonly number[], where: string, seq: number, word = W_WAKE): void {
     if (ready()) return;
     const startMs = now();
-    if (this.spin(ready)) return;
+    if (this.spin(ready)) return this.onWait?.(startMs, now());
     const deadline = startMs + this.timeoutMs;
     for (;;) {
       const snap = Atomics.load(this.words, word);
       if (ready()) { // a collective that completed still completes; the abort shows at the next wait
-        this.adaptSpin(now() - startMs);
+        const endMs = now();
+        this.adaptSpin(endMs - startMs);
+        this.onWait?.(startMs, endMs);
         return;
       }
       this.checkAbort(where);

@@ -49,6 +49,8 @@ export interface RankCommApi {
   /** input: worldSize chunks, rank-major (chunk r goes to rank r); output: input.length / worldSize. 'avg' divides by worldSize after the sum. */
   reduceScatter(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void;
   barrier(label: string): void;
+  /** Optional hook told of every wait at a barrier (performance.now ms at start and end): the step breakdown. */
+  onWait?: ((startMs: number, endMs: number) => void) | undefined;
   /** Wakes every waiting rank; they throw CollectiveError naming this rank and the reason. */
   abort(reason: string): void;
 }

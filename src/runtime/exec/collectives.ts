@@ -13,7 +13,7 @@ import type { DeviceTensor, KernelBackend } from '../kernels';
 import { FsdpSimError } from '../../errors';
 
 /** The part of the communicator the executor uses. */
-export type ExecComm = Pick<RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter'>;
+export type ExecComm = Pick<RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter' | 'onWait'>;
 
 function request(node: GraphNode) {
   return { label: node.name, tensors: node.collective?.members ?? [node.name] };

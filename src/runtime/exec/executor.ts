@@ -10,6 +10,7 @@ import { LOSS, paramTensorIds, type ComputeOp } from '../../graph/ops';
 import type { DeviceTensor, KernelBackend, OpAttrs } from '../kernels';
 import { FsdpSimError } from '../../errors';
 import { runAllGather, runReduceScatter, type ExecComm } from './collectives';
+import { PhaseClock } from './phases';
 import { elemTypeOf, elemsOf, planGraph } from './plan';
 
 export interface StepContext {
@@ -23,6 +24,8 @@ export interface StepContext {
   readonly lr?: number;
   /** Sync after every compute node and record its device time (measured timing mode). */
   readonly measure?: boolean;
+  /** The step breakdown: collectives and padding copies are timed into it (kernels time themselves: timedKernels). */
+  readonly clock?: PhaseClock;
 }
 
 export interface StepResult {
@@ -55,6 +58,15 @@ class TensorEnv {
   }
 }
 
+/** Padded dim-0 shards: the view keeps a prefix of `src` (drop padding) or zero-pads its tail. */
+async function copyView(kernels: KernelBackend, src: DeviceTensor, out: DeviceTensor): Promise<void> {
+  const host = src.type === 'i32' ? new Int32Array(src.length) : new Float32Array(src.length);
+  await kernels.download(src, host);
+  const data = src.type === 'i32' ? new Int32Array(out.length) : new Float32Array(out.length);
+  data.set(host.subarray(0, Math.min(host.length, data.length)));
+  kernels.upload(out, data);
+}
+
 /** Run one step of `schedule` on this rank. Tokens and targets must already be in `ctx.state`. */
 export async function executeStep(schedule: Schedule, ctx: StepContext): Promise<StepResult> {
   const graph = schedule.graph;
@@ -63,6 +75,7 @@ export async function executeStep(schedule: Schedule, ctx: StepContext): Promise
   const env = new TensorEnv(graph, ctx.state);
   const owned = new Map<string, DeviceTensor>(); // root id → storage this step allocated
   const nodeUs = ctx.measure ? new Map<string, number>() : undefined;
+  const clock = ctx.clock ?? new PhaseClock();
   const create = (id: string): DeviceTensor => {
     const t = kernels.create(id, elemsOf(graph.tensors, id), elemTypeOf(graph.tensors, id));
     owned.set(id, t);
@@ -91,22 +104,14 @@ export async function executeStep(schedule: Schedule, ctx: StepContext): Promise
       case 'alias':
         node.outputs.forEach((id, k) => env.set(id, ins[k]));
         break;
-      case 'copy_view': {
-        // Padded dim-0 shards: the view keeps a prefix (drop padding) or zero-pads the tail.
-        const src = ins[0];
-        const host = src.type === 'i32' ? new Int32Array(src.length) : new Float32Array(src.length);
-        await kernels.download(src, host);
-        const out = create(node.outputs[0]);
-        const data = src.type === 'i32' ? new Int32Array(out.length) : new Float32Array(out.length);
-        data.set(host.subarray(0, Math.min(host.length, data.length)));
-        kernels.upload(out, data);
+      case 'copy_view':
+        await clock.spanAsync('compute', node.name, () => copyView(kernels, ins[0], create(node.outputs[0])));
         break;
-      }
       case 'all_gather':
-        await runAllGather(node, kernels, ctx.comm, ins, node.outputs.map(create));
+        await clock.spanAsync('collective', node.name, () => runAllGather(node, kernels, ctx.comm, ins, node.outputs.map(create)));
         break;
       case 'reduce_scatter':
-        await runReduceScatter(node, kernels, ctx.comm, ins, node.outputs.map(create));
+        await clock.spanAsync('collective', node.name, () => runReduceScatter(node, kernels, ctx.comm, ins, node.outputs.map(create)));
         break;
     }
     // Release storage whose last reader was this node.

@@ -10,6 +10,7 @@ import { GpuError, GpuLimitError } from './errors';
 import type { MatmulVariant } from './matmul';
 import { defaultMatmulVariant, matmulVariantInfo } from './matmul';
 import { planOp } from './ops';
+import { compileMsOf } from './pipelines';
 import { GpuQueue } from './queue';
 import { MAP_READ_MODE, USAGE } from './usage';
 
@@ -66,6 +67,9 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     label,
     device,
     bufferOf,
+    get compileMs() {
+      return compileMsOf(device);
+    },
     create(id: string, length: number, type: ElemType): GpuTensor {
       alive(`create('${id}')`);
       if (!Number.isInteger(length) || length < 0) {
@@ -140,6 +144,11 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       const us = await queue.sync();
       alive('sync()');
       return us;
+    },
+    async idle(): Promise<void> {
+      alive('idle()');
+      queue.flush();
+      await device.queue.onSubmittedWorkDone();
     },
     release(t: DeviceTensor): void {
       releaseBuffer(device, bufferOf(t));

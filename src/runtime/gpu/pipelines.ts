@@ -8,13 +8,14 @@ export type Constants = Readonly<Record<string, number>>;
 interface DeviceCache {
   modules: Map<ShaderName, GPUShaderModule>;
   pipelines: Map<string, GPUComputePipeline>;
+  compileMs: number; // host ms spent in synchronous (first-use) pipeline creation
 }
 
 const CACHE = new WeakMap<GPUDevice, DeviceCache>();
 
 function cacheOf(device: GPUDevice): DeviceCache {
   let c = CACHE.get(device);
-  if (!c) { c = { modules: new Map(), pipelines: new Map() }; CACHE.set(device, c); }
+  if (!c) { c = { modules: new Map(), pipelines: new Map(), compileMs: 0 }; CACHE.set(device, c); }
   return c;
 }
 
@@ -46,10 +47,17 @@ export function getPipeline(device: GPUDevice, shader: ShaderName, entry: string
   const key = pipelineKey(shader, entry, constants);
   let p = c.pipelines.get(key);
   if (!p) {
+    const t0 = globalThis.performance.now();
     p = device.createComputePipeline(descriptor(device, shader, entry, constants));
+    c.compileMs += globalThis.performance.now() - t0;
     c.pipelines.set(key, p);
   }
   return p;
+}
+
+/** Host ms this device spent creating pipelines synchronously on first use (the step breakdown's compile phase). */
+export function compileMsOf(device: GPUDevice): number {
+  return CACHE.get(device)?.compileMs ?? 0;
 }
 
 /** Number of cached pipelines on a device (tests assert sharing). */

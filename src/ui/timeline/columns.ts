@@ -8,6 +8,7 @@ import { isCommKind } from '../../trace/kinds';
 // kinds of imported traces appended after the first four, so their codes keep their meaning
 export const KIND_CODES: readonly EventKind[] = [
   'compute', 'all_gather', 'reduce_scatter', 'wait', 'all_reduce', 'send_recv', 'broadcast', 'all_to_all', 'memory', 'sync',
+  'readback', 'upload', 'barrier', // live mode's measured timeline (runtime/wall_events.ts)
 ];
 const KIND_INDEX = Object.fromEntries(KIND_CODES.map((k, i) => [k, i])) as Readonly<Record<EventKind, number>>;
 const COMPUTE = KIND_INDEX.compute;

@@ -1,5 +1,5 @@
 // `fsdp-sim train`: flag errors name the flag and the allowed values (exit 2); --json prints
-// exactly the four result fields.
+// exactly the result fields, the step breakdown among them.
 import { describe, expect, it } from 'vitest';
 import { parseTrainArgs, trainCommand } from '../../../src/cli/train';
 
@@ -20,7 +20,9 @@ describe('parseTrainArgs', () => {
 
 describe('trainCommand', () => {
   it.each([
-    [['--ranks', '3'], /--ranks must be one of \[1, 2, 4, 8\], got "3"/],
+    [['--ranks', '17'], /--ranks must be an integer in \[1, 16\], got "17"/],
+    [['--ranks', '0'], /--ranks must be an integer in \[1, 16\], got "0"/],
+    [['--ranks', '3', '--global-batch', '8'], /--global-batch must be divisible by --ranks \(3\), got 8/],
     [['--backend', 'inductor'], /--backend must be one of \[aot_eager, aot_eager_autobucketing, transformer_block\], got "inductor"/],
     [['--kernels', 'tpu'], /--kernels must be one of \[gpu, cpu, auto\]/],
     [['--collective', 'tree'], /--collective must be one of \[direct, ring\]/],
@@ -37,17 +39,37 @@ describe('trainCommand', () => {
     expect(err[0]).not.toContain('\n');
   });
 
-  it('prints exactly {device, losses, finalParamsHash, stepsPerSec} with --json', async () => {
+  it('prints exactly {device, losses, finalParamsHash, stepsPerSec, phases} with --json', async () => {
     const { io, out, err } = bufferIo();
     const code = await trainCommand(['--ranks', '2', '--steps', '2', '--backend', 'aot_eager', '--kernels', 'cpu', '--json'], io);
     expect(err).toEqual([]);
     expect(code).toBe(0);
     expect(out).toHaveLength(1);
     const res = JSON.parse(out[0]);
-    expect(Object.keys(res)).toEqual(['device', 'losses', 'finalParamsHash', 'stepsPerSec']);
+    expect(Object.keys(res)).toEqual(['device', 'losses', 'finalParamsHash', 'stepsPerSec', 'phases']);
     expect(res.device).toBe('cpu reference');
     expect(res.losses).toHaveLength(2);
     expect(res.finalParamsHash).toMatch(/^[0-9a-f]{8}$/);
     expect(res.stepsPerSec).toBeGreaterThan(0);
+    // phases: per step, per rank; the mean row is over steps after the first, so it is step 2's mean here.
+    expect(res.phases.unit).toBe('ms');
+    expect(res.phases.perStep).toHaveLength(2);
+    for (const ranks of res.phases.perStep) expect(ranks).toHaveLength(2);
+    const step2 = res.phases.perStep[1];
+    const meanCompute = (step2[0].compute + step2[1].compute) / 2;
+    expect(res.phases.mean.compute).toBeCloseTo(meanCompute, 2);
+    // The phases add up to the measured step time within 5 % (what is left is `other`).
+    const rows: Record<string, number>[] = res.phases.perStep.flat();
+    const covered = rows.reduce((a, r) => a + r.compute + r.collective + r.barrier + r.readback + r.upload + r.compile, 0);
+    const stepMs = rows.reduce((a, r) => a + r.stepMs, 0);
+    expect(Math.abs(stepMs - covered)).toBeLessThanOrEqual(0.05 * stepMs);
+    expect(rows.reduce((a, r) => a + r.other, 0)).toBeCloseTo(stepMs - covered, 1);
   }, 120_000);
+
+  it('trains 3 ranks with the default global batch rounded up to 9 rows', () => {
+    const a = parseTrainArgs(['--ranks', '3']);
+    expect(a.opts).toMatchObject({ ranks: 3, globalBatch: 9 });
+    expect(parseTrainArgs(['--ranks', '4']).opts.globalBatch).toBe(8);
+    expect(parseTrainArgs(['--ranks', '16']).opts.globalBatch).toBe(16);
+  });
 });

@@ -1,0 +1,36 @@
+// A KernelBackend that times itself into the step's PhaseClock: run → compute (less any pipeline
+// compilation it triggered → compile), upload → upload, download → readback. On WebGPU, kernels
+// run asynchronously: a download first waits for the queue to drain (`idle`), and that wait is
+// compute — otherwise every readback would carry the kernels queued before it.
+
+import type { DeviceTensor, HostArray, KernelBackend, OpAttrs } from '../kernels';
+import type { ComputeOp } from '../../graph/ops';
+import type { PhaseClock } from './phases';
+
+export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelBackend {
+  return {
+    kind: k.kind,
+    label: k.label,
+    get compileMs() {
+      return k.compileMs;
+    },
+    create: (id, length, type) => k.create(id, length, type),
+    upload: (t: DeviceTensor, data: HostArray, offset?: number) => clock().span('upload', t.id, () => k.upload(t, data, offset)),
+    async download(t: DeviceTensor, into: HostArray): Promise<void> {
+      const c = clock();
+      if (k.idle) await c.spanAsync('compute', 'drain', () => (k.idle as () => Promise<void>)());
+      await c.spanAsync('readback', t.id, () => k.download(t, into));
+    },
+    run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void {
+      const c = clock();
+      c.span('compute', op, () => {
+        const c0 = k.compileMs ?? 0;
+        k.run(op, attrs, inputs, outputs, step);
+        c.add('compile', (k.compileMs ?? 0) - c0, `compile ${op}`);
+      });
+    },
+    sync: () => clock().spanAsync('compute', 'sync', () => k.sync()),
+    release: (t) => k.release(t),
+    destroy: () => k.destroy(),
+  };
+}
