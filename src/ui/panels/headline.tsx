@@ -6,8 +6,9 @@ import { useApp, type SideResult } from '../../store';
 import { sameClock } from '../clocks';
 import { fmtDelta } from '../format';
 
+/** 'aot_eager_autobucketing (live)' → 'autobucketing'; the clock is in each timeline's header. */
 function shortName(t: string): string {
-  return t.replace(/^aot_eager_(?=\w)/, '');
+  return t.replace(/^aot_eager_(?=\w)/, '').replace(/ \(live\)$/, '');
 }
 
 /** The headline's parts (exported for tests through the DOM only; pure for reuse). */
@@ -20,7 +21,8 @@ export function headlineOf(a: SideResult, b: SideResult): string {
   ];
   if (a.memory.length && b.memory.length) parts.push(`peak memory ${fmtDelta(ma.peakMemoryBytes, mb.peakMemoryBytes)}`);
   parts.push(`${ma.collectives.all_gather} → ${mb.collectives.all_gather} all-gathers`);
-  return `${shortName(b.title)} vs ${shortName(a.title)}: ${parts.join(', ')}`;
+  const live = a.source === 'live' && b.source === 'live' ? ' (both live, one clock)' : '';
+  return `${shortName(b.title)} vs ${shortName(a.title)}${live}: ${parts.join(', ')}`;
 }
 
 export function Headline() {
