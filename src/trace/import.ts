@@ -10,6 +10,7 @@ import { ImportError, err, ok, type Result } from '../errors';
 import { TRACE_FORMAT, MEMORY_COUNTER } from './chrome_export';
 import type { EventKind, MemoryCurve, StreamName, TraceEvent } from './event';
 import { fail, isObject, readInt, readNumber, readObject, readString, type Json } from './import_fields';
+import { checkOneRun, runIdentity, type RunIdentity } from './import_runs';
 import { fileRank, kinetoEvents, MAX_RANK, rawEvents } from './kineto';
 import { COMM_KINDS } from './kinds';
 
@@ -33,6 +34,7 @@ interface FileParse {
   ours: boolean;
   ranks: Set<number>;
   warnings: string[];
+  identity: RunIdentity; // world size and run id the file states (import_runs.ts)
 }
 
 /** A Chrome trace in JSON Object Format, JSON Array Format, or JSON text of either. */
@@ -88,7 +90,7 @@ function parseFile(raw: unknown, fileIndex: number, fileCount: number): FilePars
   const gpuPids = new Set<unknown>();
   for (const e of evs) if (isObject(e) && e.ph === 'X' && typeof e.cat === 'string' && GPU_CAT.test(e.cat.toLowerCase())) gpuPids.add(e.pid);
   const merged = gpuPids.size > 1;
-  const out: FileParse = { events: [], memory: new Map(), worldSize, ours, ranks: new Set(), warnings: [] };
+  const out: FileParse = { events: [], memory: new Map(), worldSize, ours, ranks: new Set(), warnings: [], identity: runIdentity(t, fw) };
   const own = merged ? 0 : fileRank(t, fw, fileIndex, fileCount, out.warnings); // merged: ranks are pids
   const rankOf = (e: Json, w: string): number => (merged ? readInt(e, 'pid', w, 0, MAX_RANK) : own);
   readMemory(evs, fw, rankOf, own, merged, out);
@@ -180,6 +182,7 @@ export function importTrace(input: unknown): Result<ImportedTrace, ImportError> 
     if (files.length === 0) throw new ImportError('files', 'files must hold at least one trace, got an empty list');
     const parsed = files.map((f, i) => parseFile(f, i, files.length));
     checkDistinctRanks(parsed);
+    checkOneRun(parsed.map((p) => p.identity), parsed.flatMap((p) => [...p.ranks].map((rank) => ({ where: p.identity.where, rank }))));
     let events: TraceEvent[] = [];
     for (const p of parsed) for (const e of p.events) events.push(e);
     if (events.length === 0) {

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main';
 import { HARDWARE_NAMES } from '../../../src/estimate';
+import { importTrace } from '../../../src/trace/import';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const FX = ['tiny_4layer_fw.json', 'tiny_4layer_bw.json'].map((f) => join(REPO, 'test/fixtures/fx', f));
@@ -168,5 +169,36 @@ describe('fsdp-sim pass prints what ran', () => {
     const [before, after] = /collectives: +(\d+) → (\d+)/.exec(r.out)!.slice(1).map(Number);
     expect(lines.length).toBe(fw.nodes.filter((n) => n.op === 'call_function').length - 2 * (before - after));
     expect(r.out).toMatch(/^# step graph fx-import: world 8/m);
+  });
+});
+
+describe('the trace importer takes the files of one run only', () => {
+  const rankFiles = async (dir: string, ...args: string[]) => {
+    expect((await cli(['compare', '--backends', 'aot_eager', '--trace', dir, '--per-rank', ...args])).code).toBe(0);
+    return readdirSync(join(dir, 'aot_eager')).sort().map((f) => readFileSync(join(dir, 'aot_eager', f), 'utf8'));
+  };
+
+  it('refuses files of two world sizes (a 4-rank run's files with ranks 4-7 an 8-rank run left)', async () => {
+    const eight = await rankFiles(tempDir(), '--ranks', '8');
+    const four = await rankFiles(tempDir(), '--ranks', '4');
+    const r = importTrace([...four, ...eight.slice(4)]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toMatch(/^file\[0\] says world_size 4 but file\[4\] says 8: these files come from different runs/);
+  });
+
+  it('refuses files of two runs of the same world size, naming both runs', async () => {
+    const a = await rankFiles(tempDir(), '--ranks', '2');
+    const b = await rankFiles(tempDir(), '--ranks', '2', '--seed', '7', '--jitter-pct', '3');
+    const r = importTrace([a[0], b[1]]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toBe("file[0] is run 'aot_eager?ranks=2' but file[1] is run 'aot_eager?ranks=2&seed=7&jitterPct=3': import the files of one run together");
+    expect(importTrace(a).ok).toBe(true);
+  });
+
+  it('refuses a rank at or above the world size', () => {
+    const kernel = (pid: number) => ({ ph: 'X', cat: 'kernel', name: 'gemm', pid, tid: 7, ts: 10 * pid, dur: 5, args: { stream: 7, correlation: pid } });
+    const r = importTrace({ traceEvents: [kernel(0), kernel(5)], distributedInfo: { rank: 0, world_size: 2 } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toBe("trace is rank 5, but the trace's world_size is 2 (ranks 0..1)");
   });
 });
