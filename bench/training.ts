@@ -5,10 +5,13 @@
 // Steady-state rate: 1 / median time between progress callbacks of the steps after the first (which
 // pays worker start-up and pipeline compiles); the median shrugs off a neighbour's CPU spike. The global batch is fixed (8 rows), so more workers split the same work:
 // on 2 cores the ideal is ≤ 2× the 1-worker rate, and collectives + barriers cost extra.
+// Each row also says where a step went (src/runtime/exec/phases.ts: mean over ranks of the steps
+// after the first): compute, collective copies/sums, barrier waits, readback, upload, compile.
 
 import { BACKEND_NAMES, type BackendName } from '../src/backends/types';
 import { runTrainingNode } from '../src/runtime/coordinator_node';
 import type { RankCount } from '../src/runtime';
+import { phaseReport, type StepPhases } from '../src/runtime/exec';
 import { fmt, median, type Row } from './stats';
 
 export interface TrainingRecord {
@@ -22,6 +25,7 @@ export interface TrainingRecord {
   readonly wallS: number; // whole run including worker start-up
   readonly finalLoss: number;
   readonly paramsHash: string;
+  readonly phases: StepPhases; // mean ms per rank-step after the first
 }
 
 async function one(backend: BackendName, kernels: 'cpu' | 'gpu', ranks: RankCount, steps: number): Promise<TrainingRecord> {
@@ -36,7 +40,14 @@ async function one(backend: BackendName, kernels: 'cpu' | 'gpu', ranks: RankCoun
   return {
     backend, kernels, ranks, steps, device: res.device, stepsPerSec: steady, coordinatorStepsPerSec: res.stepsPerSec,
     wallS: (performance.now() - t0) / 1000, finalLoss: res.losses[res.losses.length - 1], paramsHash: res.finalParamsHash,
+    phases: phaseReport(res.phases).mean,
   };
+}
+
+/** `compute 12 · coll 3 · barrier 4 · rb 0.2 · up 0.1 · compile 0 ms` (mean per rank-step). */
+function phaseLine(p: StepPhases): string {
+  const short = [['compute', p.compute], ['coll', p.collective], ['barrier', p.barrier], ['rb', p.readback], ['up', p.upload], ['compile', p.compile]] as const;
+  return `${short.map(([k, v]) => `${k} ${fmt(v, v < 10 ? 1 : 0)}`).join(' · ')} ms`;
 }
 
 export async function benchTraining(full: boolean, log: (s: string) => void): Promise<{ rows: Row[]; records: TrainingRecord[] }> {
@@ -68,7 +79,7 @@ export async function benchTraining(full: boolean, log: (s: string) => void): Pr
     return {
       section: 'training',
       case: `tiny ${r.backend} ${r.kernels} × ${r.ranks} worker${r.ranks > 1 ? 's' : ''}`,
-      value: `${fmt(r.stepsPerSec, r.stepsPerSec < 0.1 ? 3 : 2)} steps/s (${fmt(1000 / r.stepsPerSec, 0)} ms/step; loss ${fmt(r.finalLoss, 3)}${bitsNote})`,
+      value: `${fmt(r.stepsPerSec, r.stepsPerSec < 0.1 ? 3 : 2)} steps/s (${fmt(1000 / r.stepsPerSec, 0)} ms/step; loss ${fmt(r.finalLoss, 3)}${bitsNote}; ${phaseLine(r.phases)})`,
       baseline: `1 worker cpu ${fmt(base.stepsPerSec, 2)} steps/s`,
       ratio: `${fmt(r.stepsPerSec / base.stepsPerSec, 2)}×`,
       target: '', met: null,
