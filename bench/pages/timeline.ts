@@ -6,7 +6,7 @@
 import type { TraceEvent } from '../../src/trace/event';
 import { buildColumns } from '../../src/ui/timeline/columns';
 import { drawTimeline, GUTTER_PX, layoutLanes, MIN_LABEL_PX } from '../../src/ui/timeline/draw';
-import { panWindow, TimeScale, zoomWindow, type TimeWindow } from '../../src/ui/timeline/time_scale';
+import { panWindow, TimeScale, zoomWindow, type TimeWindow } from '../../src/trace/time_scale';
 import { paletteFor } from '../../src/ui/palette';
 import { median, percentile, ready, seededFloats } from './bench_page';
 

@@ -6,7 +6,7 @@
 
 import type { StoreApi } from 'zustand/vanilla';
 import { configToQuery, parseConfigQuery, type SimConfig } from '../config';
-import type { TimeWindow } from '../ui/timeline/time_scale';
+import type { TimeWindow } from '../trace/time_scale';
 import type { AppState } from './app_store';
 import { DEFAULT_CONFIG } from '../config';
 import type { ThemeChoice } from './view_slice';

@@ -2,7 +2,7 @@
 // event, the theme, the story preset shown (its caption), the glossary and tour toggles. Canvas components subscribe to it imperatively; React reads small pieces.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { clampWindow, panWindow, zoomWindow, type TimeWindow } from '../ui/timeline/time_scale';
+import { clampWindow, panWindow, zoomWindow, type TimeWindow } from '../trace/time_scale';
 import type { Selection } from './types';
 
 export type ThemeChoice = 'auto' | 'light' | 'dark';

@@ -9,7 +9,7 @@ import { KIND_CODES, firstVisible, type TimelineColumns } from './columns';
 import { ColumnImage } from './column_image';
 import { columnGrid, exposedRuns, laneColumns, rowRuns, type ExposedPaths } from './lane_runs';
 import { RectBatch } from './rect_batch';
-import type { TimeScale } from './time_scale';
+import type { TimeScale } from '../../trace/time_scale';
 
 /** Lane height shrinks as lanes grow so both timelines fit a 800 px screen. */
 export function laneHeightFor(lanes: number): number {

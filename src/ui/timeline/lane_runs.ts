@@ -10,7 +10,7 @@
 
 import { firstExposed, firstVisible, gallopAtOrAfter, nextStartAtOrAfter, nextStartOrLong, type TimelineColumns } from './columns';
 import type { RectBatch } from './rect_batch';
-import type { TimeScale } from './time_scale';
+import type { TimeScale } from '../../trace/time_scale';
 
 /** Events narrower than this snap to whole pixel columns; wider ones are exact rectangles. */
 export const SNAP_PX = 3;

@@ -9,7 +9,7 @@ import type { Palette } from '../palette';
 import { baseName } from '../reasons';
 import type { TimelineColumns } from './columns';
 import type { LaneLayout } from './draw';
-import type { TimeScale } from './time_scale';
+import type { TimeScale } from '../../trace/time_scale';
 
 /** One hop of a flow: from the end (or start) of one event to the start of another. */
 export interface FlowHop {

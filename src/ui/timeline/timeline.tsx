@@ -17,7 +17,7 @@ import { GUTTER_PX, drawTimeline, layoutLanes, type LaneLayout } from './draw';
 import { attachInteractions } from './interact';
 import { drawOverlay, flowOf } from './overlay';
 import { cancelRedraw, scheduleRedraw } from './raf';
-import { TimeScale } from './time_scale';
+import { TimeScale } from '../../trace/time_scale';
 
 const AXIS_PX = 22;
 const MIN_WIDTH_PX = 300;

@@ -7,7 +7,7 @@ import type { TraceEvent } from '../../../src/trace/event';
 import { paletteFor } from '../../../src/ui/palette';
 import { buildColumns } from '../../../src/ui/timeline/columns';
 import { GUTTER_PX, drawTimeline, layoutLanes } from '../../../src/ui/timeline/draw';
-import { TimeScale } from '../../../src/ui/timeline/time_scale';
+import { TimeScale } from '../../../src/trace/time_scale';
 
 class FakePath2D {
   rect(): void {}

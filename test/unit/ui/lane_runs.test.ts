@@ -8,7 +8,7 @@ import { buildColumns, firstExposed, nextStartAtOrAfter, nextStartOrLong, type T
 import { parseCanvasColor } from '../../../src/ui/timeline/column_image';
 import { EMPTY_COLUMN, SNAP_PX, columnGrid, exposedRuns, laneColumns, rowRuns, type ExposedPaths } from '../../../src/ui/timeline/lane_runs';
 import { RectBatch } from '../../../src/ui/timeline/rect_batch';
-import { TimeScale } from '../../../src/ui/timeline/time_scale';
+import { TimeScale } from '../../../src/trace/time_scale';
 
 function rng(seed: number) {
   let s = seed >>> 0;

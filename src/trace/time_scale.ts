@@ -1,5 +1,6 @@
 // TimeScale: the one mapping time (µs) ↔ pixels that every track draws through (Perfetto's
-// TimeScale). Immutable value object: `withWindow` returns a new scale.
+// TimeScale). Immutable value object: `withWindow` returns a new scale. It lives with the trace
+// model, below the store and the UI: the store keeps the view window, the timeline draws with it.
 
 export interface TimeWindow {
   readonly startUs: number;

@@ -1,7 +1,7 @@
 // TimeScale and window arithmetic: the mapping both timelines share.
 
 import { describe, expect, it } from 'vitest';
-import { MIN_WINDOW_US, TimeScale, clampWindow, panWindow, zoomWindow } from '../../../src/ui/timeline/time_scale';
+import { MIN_WINDOW_US, TimeScale, clampWindow, panWindow, zoomWindow } from '../../../src/trace/time_scale';
 
 describe('TimeScale', () => {
   it('scale.pxToTime(x) maps a pixel back to time', () => {
