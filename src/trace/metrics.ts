@@ -64,8 +64,6 @@ export interface TraceMetrics {
   readonly collectives: CollectiveCounts;
 }
 
-export const isCommEvent = (e: TraceEvent): boolean => isCommKind(e.kind);
-
 const zeroCounts = (): Record<CommKind, number> => Object.fromEntries(COMM_KINDS.map((k) => [k, 0])) as Record<CommKind, number>;
 
 const pct = (x: number, of: number): number => (of > 0 ? (x / of) * 100 : NaN);
