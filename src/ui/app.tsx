@@ -9,6 +9,7 @@ import { LEGEND, paletteFor } from './palette';
 import { termById } from './glossary';
 import { GlossaryPanel } from './panels/glossary_panel';
 import { Headline } from './panels/headline';
+import { StepThrough } from './panels/step_through';
 import { StoryCaption, StoryMenu } from './panels/stories_panel';
 import { Tour, tourDone } from './panels/tour';
 import { useResolvedTheme, useThemeAttribute } from './theme';
@@ -90,10 +91,11 @@ function Legend() {
   );
 }
 
-function HelpMenu({ onTour, onGlossary }: { onTour: () => void; onGlossary: () => void }) {
+function HelpMenu({ onTour, onGlossary, onWalk }: { onTour: () => void; onGlossary: () => void; onWalk: () => void }) {
   return (
     <span className="help-menu">
       <button onClick={onTour} data-testid="help-tour" title="reopen the tour">Tour</button>
+      <button onClick={onWalk} data-testid="help-walk" title="walk one transformer block op by op under both backends">Learn one layer</button>
       <button onClick={onGlossary} data-testid="help-glossary" title="what FSDP, shards, all-gathers … are">Glossary</button>
     </span>
   );
@@ -119,6 +121,7 @@ export function App() {
   const tour = useTour();
   const [glossary, setGlossary] = useState(false);
   const [drawer, setDrawer] = useState(false);
+  const [walk, setWalk] = useState(false);
   const openGlossary = () => {
     setGlossary(true);
     requestAnimationFrame(() => document.querySelector('[data-testid="glossary"]')?.scrollIntoView({ block: 'start' }));
@@ -134,7 +137,7 @@ export function App() {
         {simulating && <span className="busy" data-testid="simulating" role="status">simulating…</span>}
         <LiveBar />
         <StoryMenu />
-        <HelpMenu onTour={tour.open} onGlossary={openGlossary} />
+        <HelpMenu onTour={tour.open} onGlossary={openGlossary} onWalk={() => setWalk(true)} />
         <button onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
         <ThemeToggle />
       </header>
@@ -151,6 +154,7 @@ export function App() {
           <Legend />
           <ErrorBoundary name="Timeline A"><Timeline side="a" label="A" /></ErrorBoundary>
           <ErrorBoundary name="Timeline B"><Timeline side="b" label="B" /></ErrorBoundary>
+          {walk && <ErrorBoundary name="Step-through"><StepThrough onClose={() => setWalk(false)} /></ErrorBoundary>}
           <div className="grid-3">
             <ErrorBoundary name="Metrics"><MetricsTable /></ErrorBoundary>
             <ErrorBoundary name="Explain"><ExplainPanel /></ErrorBoundary>

@@ -220,6 +220,61 @@ describe('timelines', () => {
   });
 });
 
+describe('learn one layer', () => {
+  it('steps through one block\'s forward and backward under both backends', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    await page.click('[data-testid="help-walk"]');
+    const panel = page.locator('[data-testid="step-through"]');
+    await panel.waitFor();
+    const n = Number(await page.getAttribute('[data-testid="walk-slider"]', 'max')) + 1;
+    expect(n).toBeGreaterThan(8);
+    type Seen = { op: string; index: number; phase: string; inFlight: number; memory: number };
+    const seen: Record<'a' | 'b', Seen[]> = { a: [], b: [] };
+    const read = async (side: 'a' | 'b'): Promise<Seen> => {
+      const el = page.locator(`[data-testid="walk-${side}"]`);
+      return {
+        op: (await el.getAttribute('data-op'))!, index: Number(await el.getAttribute('data-index')), phase: (await el.getAttribute('data-phase'))!,
+        inFlight: Number(await el.getAttribute('data-in-flight')), memory: Number(await el.getAttribute('data-memory')),
+      };
+    };
+    for (let k = 0; k < n; k++) {
+      for (const side of ['a', 'b'] as const) seen[side].push(await read(side));
+      if (k < n - 1) await page.click('[data-testid="walk-next"]');
+    }
+    for (const side of ['a', 'b'] as const) {
+      const s = seen[side];
+      const idx = s.map((x) => x.index);
+      expect(idx[0]).toBe(0);
+      for (let k = 1; k < idx.length; k++) expect(idx[k]).toBeGreaterThanOrEqual(idx[k - 1]); // advances (a shorter side stays on its last op)
+      expect(new Set(s.map((x) => x.op)).size).toBeGreaterThan(5);
+      expect(s[0].phase).toBe('forward');
+      expect(s.some((x) => x.phase === 'backward')).toBe(true);
+      expect(s.findIndex((x) => x.phase === 'backward')).toBeGreaterThan(0);
+      const mem = s.map((x) => x.memory);
+      expect(mem.some((m, k) => k > 0 && m > mem[k - 1])).toBe(true); // memory rises …
+      expect(mem.some((m, k) => k > 0 && m < mem[k - 1])).toBe(true); // … and falls
+    }
+    // A waits on every all-gather at once; B has collectives in flight while the block computes
+    expect(seen.a.filter((x) => x.op.endsWith('.wait')).length).toBeGreaterThan(0);
+    expect(seen.b.some((x) => x.inFlight > 0)).toBe(true);
+    // the timeline follows: B's current op is selected there
+    const selected = await page.evaluate(() => {
+      const s = window.__FSDP_SIM__!.store.getState();
+      return s.selection ? s.sides[s.selection.side]!.events[s.selection.eventIndex].name : null;
+    });
+    expect(selected).toBe(seen.b[seen.b.length - 1].op);
+    await panel.screenshot({ path: join(art, 'teach_step_through.png') });
+    // Play advances by itself
+    await page.fill('[data-testid="walk-slider"]', '0');
+    await page.click('[data-testid="walk-play"]');
+    await expect.poll(async () => Number(await page.getAttribute('[data-testid="walk-b"]', 'data-index')), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await page.click('[data-testid="walk-play"]');
+    await context.close();
+  });
+});
+
 describe('story presets', () => {
   for (const story of STORIES) {
     it(`'${story.id}' loads its config, zoom, selection and caption from its URL`, async () => {
