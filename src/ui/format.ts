@@ -9,21 +9,26 @@ export function fmtUs(us: number): string {
   return `${us.toFixed(2)} µs`;
 }
 
-/** Axis ticks: short form. */
-export function fmtTick(us: number): string {
+/**
+ * Axis ticks: short form. With the tick step, as many decimals as the step needs, so a 1 µs
+ * window at 231.7 ms reads 231.7002ms, 231.7004ms … rather than 231.7ms on every tick.
+ */
+export function fmtTick(us: number, stepUs?: number): string {
   const a = Math.abs(us);
-  if (a >= 1e6) return `${+(us / 1e6).toPrecision(4)}s`;
-  if (a >= 1e3) return `${+(us / 1e3).toPrecision(4)}ms`;
-  return `${+us.toPrecision(4)}µs`;
+  const [div, unit] = a >= 1e6 ? [1e6, 's'] : a >= 1e3 ? [1e3, 'ms'] : [1, 'µs'];
+  if (stepUs === undefined || !(stepUs > 0)) return `${+(us / div).toPrecision(4)}${unit}`;
+  const decimals = Math.max(0, Math.min(9, Math.ceil(-Math.log10(stepUs / div) - 1e-9)));
+  return `${(us / div).toFixed(decimals)}${unit}`;
 }
 
 export function fmtBytes(b: number): string {
   if (!Number.isFinite(b)) return '–';
   const a = Math.abs(b);
-  if (a >= 2 ** 30) return `${(b / 2 ** 30).toFixed(2)} GiB`;
-  if (a >= 2 ** 20) return `${(b / 2 ** 20).toFixed(2)} MiB`;
-  if (a >= 2 ** 10) return `${(b / 2 ** 10).toFixed(1)} KiB`;
-  return `${b} B`;
+  // a no-break space: '416.02 MiB' never wraps between number and unit
+  if (a >= 2 ** 30) return `${(b / 2 ** 30).toFixed(2)}\u00a0GiB`;
+  if (a >= 2 ** 20) return `${(b / 2 ** 20).toFixed(2)}\u00a0MiB`;
+  if (a >= 2 ** 10) return `${(b / 2 ** 10).toFixed(1)}\u00a0KiB`;
+  return `${b}\u00a0B`;
 }
 
 export function fmtPct(p: number): string {

@@ -77,12 +77,23 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
   'autobucketing.bucket_exposed_first': { does: 'Bucket the least hidden collectives first (they gain most).', torch: `${AB}(bucket_exposed_first=…)` },
   'autobucketing.collective_bucketing': { does: 'Merge collectives into buckets after scheduling.', cost: 'off: one launch per parameter', torch: `${AB}(collective_bucketing=…)` },
   'autobucketing.assume_bucketing_reduces_latency': { does: 'A collective started while a same-kind one is in flight pays no extra latency.', torch: 'test_configs.assume_bucketing_reduces_latency' },
+  'autobucketing.prioritize_bucketing_during_scheduling': { does: 'Start same-bucket collectives together while scheduling, so they can merge.', cost: 'on: fewer launches, sometimes a later start for one of them', torch: `${AB}(prioritize_bucketing_during_scheduling=…)` },
+  'autobucketing.max_off_bucket_gb': { does: 'Off-path collectives (backward reduce-scatters) wait until this many GiB of one kind are ready, then go together (0: off).', cost: 'raising it: bigger reduce-scatter buckets, gradients held longer (memory)', torch: `${AB}(max_off_bucket_gb=…)` },
+  'autobucketing.bucket_only_internode_comms': { does: 'Bucket only the process groups that cross nodes (the FSDP all-gathers).', torch: `${AB}(bucket_only_internode_comms=…)` },
   'autobucketing.max_bucket_memory_gb': { does: 'Byte cap of one bucket (GiB, inputs + outputs).', cost: 'raising it: fewer, bigger launches; more memory per bucket', torch: 'OverlapPreservingBucketer(max_bucket_memory_gb=…)' },
 };
 
+/** Help for a field; an autobucketing knob added later still names its torch argument. */
+export function knobHelp(path: string): KnobHelp | undefined {
+  const h = KNOB_HELP[path];
+  if (h || !path.startsWith('autobucketing.')) return h;
+  const arg = path.slice('autobucketing.'.length);
+  return { does: `torch's ${arg.replace(/_/g, ' ')} setting of the overlap scheduler.`, torch: `${AB}(${arg}=…)` };
+}
+
 /** Tooltip of a config field: what it does, what raising it costs, torch's name, the allowed values. */
 export function knobTooltip(path: string, allowed: string): string {
-  const h = KNOB_HELP[path];
+  const h = knobHelp(path);
   if (!h) return `${path}: ${allowed}`;
   return [h.does, h.cost ? `Cost: ${h.cost}.` : '', h.torch ? `torch: ${h.torch}` : '', `${path}: ${allowed}`].filter(Boolean).join('\n');
 }

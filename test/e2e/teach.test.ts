@@ -358,6 +358,79 @@ describe('history', () => {
   });
 });
 
+describe('minor fixes', () => {
+  it('the PNG export carries a title with step time and clock, a time axis and a legend', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-png"]')]);
+    const png = await readFile((await download.path())!);
+    const info = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      const dpr = window.devicePixelRatio || 1;
+      const canvasH = document.querySelector<HTMLCanvasElement>('[data-testid="timeline-a"] canvas')!.height;
+      const inked = (y0: number, y1: number) => {
+        const d = ctx.getImageData(0, y0, c.width, y1 - y0).data;
+        const [r, g, bl] = [d[0], d[1], d[2]]; // the band's first pixel is background
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - bl) > 60) n++;
+        return n;
+      };
+      return {
+        height: img.height, expected: 2 * (canvasH + 36 * dpr) + 22 * dpr,
+        titleInk: inked(0, 20 * dpr), axisInk: inked(20 * dpr, 36 * dpr), legendInk: inked(img.height - 22 * dpr, img.height),
+      };
+    }, png.toString('base64'));
+    expect(info.height).toBe(info.expected);
+    expect(info.titleInk).toBeGreaterThan(100);
+    expect(info.axisInk).toBeGreaterThan(50);
+    expect(info.legendInk).toBeGreaterThan(100);
+    await context.close();
+  });
+
+  it('tick labels resolve a 1 µs window deep in the step', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    await page.evaluate(() => {
+      const s = window.__FSDP_SIM__!.store.getState();
+      const t = s.limitUs * 0.7;
+      s.setWindow({ startUs: t, endUs: t + 1 });
+    });
+    await nextFrames(page, 3);
+    const labels = await page.locator('[data-testid="timeline-a"] svg.axis .tick text').allTextContents();
+    expect(labels.length).toBeGreaterThan(2);
+    expect(new Set(labels).size).toBe(labels.length);
+    await context.close();
+  });
+
+  it('the "does not fit in HBM" advice offers only levers the config has not pulled', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(`${previewSrv.url}?model=llama3-70b&ranks=64`); // torchtitan's 70b config: full AC already
+    await waitForApp(page);
+    const text = (await page.textContent('[data-testid="metrics-hbm-warning"]'))!;
+    expect(text).toMatch(/Does not fit in HBM/);
+    expect(text).not.toMatch(/activation checkpointing/i);
+    await context.close();
+  });
+
+  it('the lane note says which ranks are shown and why the rest are hidden', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(`${previewSrv.url}?ranks=16`);
+    await waitForApp(page);
+    const note = (await page.textContent('[data-testid="lane-note-a"]'))!;
+    expect(note).toMatch(/showing 8 of 16 ranks \(r0–r7\); 8 more hidden/);
+    await context.close();
+  });
+});
+
 describe('accessibility', () => {
   it('axe-core finds no serious or critical violations (light and dark, glossary open)', async () => {
     const { context, page } = await freshPage(true);

@@ -6,8 +6,12 @@ import { useRef, useState } from 'react';
 import { appStore, useApp, type Side } from '../../store';
 import { importFxFiles, importTraceFiles } from '../../store/engine';
 import { exportChromeTrace } from '../../trace';
+import { scaleLinear } from 'd3';
+import { clockWords } from '../clocks';
 import { downloadBlob, downloadJson, timelinesPng } from '../download';
-import { paletteFor } from '../palette';
+import { fmtTick, fmtUs } from '../format';
+import { LEGEND, paletteFor } from '../palette';
+import { GUTTER_PX } from '../timeline/draw';
 import { useResolvedTheme } from '../theme';
 
 async function readFiles(list: FileList | null): Promise<{ name: string; text: string }[]> {
@@ -41,12 +45,19 @@ export function IoPanel() {
     const canvases = (['a', 'b'] as const).flatMap((side) => {
       const c = document.querySelector<HTMLCanvasElement>(`[data-testid="timeline-${side}"] canvas`);
       const r = sides[side];
-      return c && r ? [{ title: `${side.toUpperCase()} · ${r.title} · ${r.clock}`, canvas: c }] : [];
+      return c && r ? [{ title: `${side.toUpperCase()} · ${r.title} · step ${fmtUs(r.metrics.stepTimeUs)} · ${clockWords(r)}`, canvas: c }] : [];
     });
     if (!canvases.length) return;
     try {
       const p = paletteFor(theme);
-      downloadBlob(await timelinesPng(canvases, p.background, p.text), 'fsdp-sim_timelines.png');
+      const w = appStore.getState().window;
+      const cssW = canvases[0].canvas.clientWidth;
+      const x = scaleLinear().domain([w.startUs, w.endUs]).range([GUTTER_PX, cssW - 8]);
+      const tv = x.ticks(Math.max(2, Math.floor((cssW - GUTTER_PX) / 110)));
+      const ticks = tv.map((t) => ({ xPx: x(t), label: fmtTick(t, tv.length > 1 ? tv[1] - tv[0] : undefined) }));
+      const legend = LEGEND.map((l) => ({ label: l.label, color: String(p[l.kind as keyof typeof p] ?? p.text) }));
+      const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || p.text;
+      downloadBlob(await timelinesPng(canvases, { background: p.background, text: p.text, muted, ticks, legend }), 'fsdp-sim_timelines.png');
     } catch (e) {
       notify('error', (e as Error).message);
     }

@@ -3,6 +3,7 @@
 
 import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, hbmFit, type HbmFit, type SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
+import { MODEL_PRESETS, paramCount } from '../../model';
 import { useApp, type SideResult } from '../../store';
 import type { TraceMetrics } from '../../trace/metrics';
 import { clockKind, sameClock } from '../clocks';
@@ -43,11 +44,17 @@ function overHbm(sides: readonly [string, SideResult | null | undefined][], hard
   });
 }
 
-/** Advice for a peak over HBM: only the levers this config has not pulled yet. */
-function hbmAdvice(cfg: SimConfig): string {
+/** fp32 master weights + fp32 gradients + two fp32 AdamW moments: the sharded state per parameter. */
+const SHARDED_BYTES_PER_PARAM = 16;
+/** More ranks only help when the sharded state is a real part of the peak. */
+const SHARD_SHARE_WORTH_IT = 0.1;
+
+/** Advice for a peak over HBM: only the levers this config has not pulled and that would help. */
+function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
   const levers: string[] = [];
   if (activationCheckpointingOf(cfg) !== 'full') levers.push('full activation checkpointing (activationCheckpointing=full)');
-  if (cfg.ranks < MAX_RANKS) levers.push('more ranks (smaller shards)');
+  const shardBytes = (paramCount(MODEL_PRESETS[cfg.model]) * SHARDED_BYTES_PER_PARAM) / cfg.ranks;
+  if (cfg.ranks < MAX_RANKS && shardBytes > SHARD_SHARE_WORTH_IT * peakBytes) levers.push('more ranks (smaller shards)');
   if (cfg.localBatch === null || cfg.localBatch > 1) levers.push('a smaller local batch');
   return levers.length
     ? `${levers.join(', ').replace(/, ([^,]*)$/, ' or $1')} would lower the peak.`
@@ -101,7 +108,7 @@ export function MetricsTable() {
       )}
       {over.length > 0 && (
         <p className="small warn-text" data-testid="metrics-hbm-warning" role="alert">
-          Does not fit in HBM: {over.map((o) => `${o.side} ${describeHbmFit(o.fit)}`).join('; ')}. {hbmAdvice(cfg)}
+          Does not fit in HBM: {over.map((o) => `${o.side} ${describeHbmFit(o.fit)}`).join('; ')}. {hbmAdvice(cfg, Math.max(...over.map((o) => (o.side === 'A' ? a : b)?.metrics.peakMemoryBytes ?? 0)))}
         </p>
       )}
       {(a?.mismatch || b?.mismatch) && (

@@ -1,0 +1,117 @@
+// The teaching aids' pure parts: tick labels that resolve their step, byte sizes that never
+// wrap, plain words for every knob and reason, story configs that validate, clock kinds, and
+// the step-through's walk of one block checked against the simulated events (brute force).
+
+import { describe, expect, it } from 'vitest';
+import type { ReasonCode } from '../../../src/backends/types';
+import { CONFIG_FIELDS, defaultConfig, validateConfig } from '../../../src/config';
+import { compareBackends } from '../../../src/pipeline';
+import { sideFromRun } from '../../../src/store/engine';
+import type { SideResult } from '../../../src/store';
+import { clockKind, sameClock } from '../../../src/ui/clocks';
+import { fmtBytes, fmtTick } from '../../../src/ui/format';
+import { KNOB_HELP, REASON_PLAIN, knobHelp, knobTooltip, plainReason } from '../../../src/ui/glossary';
+import { STORIES, storyConfig } from '../../../src/ui/stories';
+import { blocksOf, memoryAt, walkBlock } from '../../../src/ui/step_walk';
+
+describe('format', () => {
+  it('fmtTick(t, step) gives every tick of a 1 µs window at 231.7 ms its own label', () => {
+    const ticks = [231_700, 231_700.2, 231_700.4, 231_700.6, 231_700.8, 231_701];
+    const labels = ticks.map((t) => fmtTick(t, 0.2));
+    expect(new Set(labels).size).toBe(ticks.length);
+    expect(labels[1]).toBe('231.7002ms');
+    expect(fmtTick(2000, 1000)).toBe('2ms');
+    expect(fmtTick(0, 500)).toBe('0µs');
+    expect(fmtTick(231_700)).toBe('231.7ms'); // without a step: 4 significant digits as before
+  });
+
+  it('fmtBytes joins number and unit with a no-break space', () => {
+    expect(fmtBytes(416.02 * 2 ** 20)).toBe('416.02\u00a0MiB');
+    expect(fmtBytes(40 * 1024)).toBe('40.0\u00a0KiB');
+    expect(fmtBytes(12)).toBe('12\u00a0B');
+  });
+});
+
+describe('plain words', () => {
+  it('every config field has help, and every autobucketing knob names its torch argument', () => {
+    for (const f of CONFIG_FIELDS) {
+      expect(knobHelp(f.path), f.path).toBeDefined();
+      expect(knobTooltip(f.path, 'x').split('\n').length, f.path).toBeGreaterThan(1);
+      if (f.path.startsWith('autobucketing.')) {
+        expect(knobHelp(f.path)!.torch, f.path).toBeTruthy();
+        expect(knobTooltip(f.path, 'x')).toContain(f.path.split('.')[1] === 'assume_bucketing_reduces_latency' ? 'assume_bucketing_reduces_latency' : `${f.path.split('.')[1]}=`);
+      }
+    }
+  });
+
+  it('every reason code has a plain sentence, and an unknown code still reads as words', () => {
+    const codes = Object.keys(REASON_PLAIN) as ReasonCode[];
+    expect(codes.length).toBeGreaterThan(10);
+    expect(KNOB_HELP['autobucketing.max_in_flight_gb'].cost).toMatch(/^raising it/);
+    for (const c of codes) expect(plainReason(c)).toMatch(/^[A-Z].*\.$/);
+    expect(plainReason('some_new_code')).toBe('some new code');
+  });
+
+  it('every story preset is a valid config', () => {
+    const ids = new Set<string>();
+    for (const s of STORIES) {
+      expect(ids.has(s.id)).toBe(false);
+      ids.add(s.id);
+      const r = validateConfig(storyConfig(s));
+      expect(r.ok, s.id).toBe(true);
+      expect(s.zoom[0]).toBeLessThan(s.zoom[1]);
+    }
+    expect(STORIES.length).toBeGreaterThanOrEqual(4);
+    expect(STORIES.length).toBeLessThanOrEqual(6 + 1); // 4–6 scenarios plus the overview
+  });
+});
+
+describe('clocks', () => {
+  const side = (source: SideResult['source'], clock: string) => ({ source, clock } as SideResult);
+  it('a measured live side is never on the same clock as a simulated one', () => {
+    expect(clockKind(side('sim', 'cost model: h100'))).toBe('model');
+    expect(clockKind(side('live', 'live: measured timing'))).toBe('measured');
+    expect(clockKind(side('live', 'live: preset timing'))).toBe('model');
+    expect(sameClock(side('sim', 'x'), side('live', 'live: measured timing'))).toBe(false);
+    expect(sameClock(side('live', 'live: measured timing'), side('live', 'live: measured timing'))).toBe(true);
+    expect(sameClock(side('sim', 'x'), side('import', 'imported trace'))).toBe(false);
+  });
+});
+
+describe('step-through walk', () => {
+  const { a, b } = compareBackends(defaultConfig());
+  const sides = [sideFromRun(a), sideFromRun(b)];
+
+  it('memoryAt(curve, t) is the last change at or before t', () => {
+    const curve = sides[0].memory.find((m) => m.rank === 0)!;
+    for (let i = 0; i < curve.t.length; i += Math.max(1, Math.floor(curve.t.length / 50))) {
+      const t = curve.t[i] + 1e-6;
+      let j = 0;
+      while (j + 1 < curve.t.length && curve.t[j + 1] <= t) j++;
+      expect(memoryAt(curve, t)).toBe(curve.bytes[j]);
+    }
+  });
+
+  it('walks block 0 in time order on rank 0, forward before backward, with what is in flight', () => {
+    for (const s of sides) {
+      expect(blocksOf(s.events)[0]).toBe(0);
+      const walk = walkBlock(s.events, s.memory, 0);
+      expect(walk.length).toBeGreaterThan(10);
+      for (let i = 1; i < walk.length; i++) expect(walk[i].startUs).toBeGreaterThanOrEqual(walk[i - 1].startUs);
+      const phases = walk.map((w) => w.phase);
+      expect(phases[0]).toBe('forward');
+      expect(phases.lastIndexOf('forward')).toBeLessThan(phases.indexOf('backward'));
+      for (const w of walk) {
+        const e = s.events[w.eventIndex];
+        expect(e.rank).toBe(0);
+        expect(e.stream).toBe('compute');
+        // brute force: the collectives running on rank 0 when the op starts
+        const brute = s.events.filter((c) => c.rank === 0 && c.stream !== 'compute' && c.start <= e.start && c.start + c.dur > e.start).map((c) => c.name);
+        expect(w.inFlight.map((c) => c.name)).toEqual(brute);
+      }
+    }
+    // B's bucketed waits (bucket_<k>.wait) are attributed to the block through their members
+    const walkB = walkBlock(sides[1].events, sides[1].memory, 0);
+    expect(walkB.some((w) => /^bucket_\d+\.wait$/.test(w.name))).toBe(true);
+  });
+});
