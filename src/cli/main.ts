@@ -3,12 +3,13 @@
 
 import { pathToFileURL } from 'node:url';
 import { ConfigError, FsdpSimError } from '../errors';
+import { ANALYZE_USAGE, analyzeCommand } from './analyze';
 import { UsageError } from './args';
 import { COMPARE_USAGE, compareCommand } from './compare';
 import { processIo, type Io } from './io';
 import { PASS_USAGE, passCommand } from './pass';
 
-const COMMANDS = ['compare', 'pass', 'train', 'help'] as const;
+const COMMANDS = ['compare', 'pass', 'train', 'analyze', 'help'] as const;
 
 export const USAGE = [
   'usage: fsdp-sim <command> [flags]',
@@ -17,11 +18,13 @@ export const USAGE = [
   '  compare   simulate a step under several backends and compare (table, --json, --trace DIR)',
   '  pass      run a backend on an imported torch FX graph dump and report what it changed',
   '  train     train for real on N ranks (worker threads, CPU or WebGPU kernels)',
+  '  analyze   read PyTorch-profiler traces (.json / .json.gz) and print Holistic Trace Analysis\' figures',
   '  help      this text; `fsdp-sim <command> --help` for a command\'s flags',
   '',
   'examples:',
   '  fsdp-sim compare --model llama3-8b --ranks 8 --hardware h100',
   '  fsdp-sim pass --fx-graph fw.json bw.json --backend aot_eager_autobucketing --json',
+  '  fsdp-sim analyze rank0.pt.trace.json.gz rank1.pt.trace.json.gz --json',
 ].join('\n');
 
 /** Runs one command line; resolves to the exit code. Never calls process.exit. */
@@ -33,12 +36,14 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'help':
       case '--help':
       case '-h':
-        io.out([USAGE, '', COMPARE_USAGE, '', PASS_USAGE].join('\n'));
+        io.out([USAGE, '', COMPARE_USAGE, '', PASS_USAGE, '', ANALYZE_USAGE].join('\n'));
         return command === undefined ? 2 : 0;
       case 'compare':
         return await compareCommand(rest, io);
       case 'pass':
         return await passCommand(rest, io);
+      case 'analyze':
+        return await analyzeCommand(rest, io);
       case 'train': {
         const { trainCommand } = await import('./train');
         return await trainCommand([...rest]);

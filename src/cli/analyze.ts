@@ -1,0 +1,107 @@
+// `fsdp-sim analyze FILE... [--json]`: the importer on the command line, as users of Holistic Trace
+// Analysis expect — per rank HTA's overlap, idle / compute / non-compute % and span, per
+// ProfilerStep iteration the same, and the app's overall metrics (step, exposed, idle, peak,
+// collective counts). Files are Kineto traces (.json or .json.gz, one per rank) or fsdp-sim exports.
+
+import { readFileSync } from 'node:fs';
+import { ImportError } from '../errors';
+import { analyzeTrace, type TraceAnalysis } from '../trace/analysis';
+import { traceText } from '../trace/gzip';
+import { importTrace } from '../trace/import';
+import { COMM_KINDS, COMM_LABELS } from '../trace/kinds';
+import { UsageError, parseFlags } from './args';
+import type { Io } from './io';
+
+export const ANALYZE_OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const ANALYZE_USAGE = [
+  'usage: fsdp-sim analyze FILE... [--json]',
+  '',
+  'Read PyTorch-profiler traces (one file per rank; .json or .json.gz) or fsdp-sim exports and print',
+  "Holistic Trace Analysis' figures per rank: comm/compute overlap %, idle / compute / non-compute % of",
+  "the span (HTA's temporal breakdown over its window: the last ProfilerStep is left out), then per",
+  'iteration, then the overall step, exposed communication, idle, peak memory and collective counts.',
+  '  --json               print {files, worldSize, warnings, ranks: [{rank, overlapPct, idlePct, computePct,',
+  '                       nonComputePct, spanUs, ...}], iterations: [{iteration, rank, ...}], overall};',
+  '                       a rank without communication has overlapPct null (HTA: NaN)',
+].join('\n');
+
+const fixed = (x: number, d: number): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const w = head.map((h, i) => rows.reduce((m, r) => Math.max(m, r[i].length), h.length));
+  const line = (r: readonly string[]) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  return [line(head), ...rows.map(line)].join('\n');
+}
+
+function formatAnalysis(a: TraceAnalysis): string {
+  const kinds = COMM_KINDS.filter((k) => a.ranks.some((r) => r.collectives[k] > 0));
+  const ranks = table(
+    ['rank', 'span ms', 'overlap %', 'idle %', 'compute %', 'non-compute %', 'exposed ms', 'peak GiB', ...kinds.map((k) => `#${COMM_LABELS[k]}`)],
+    a.ranks.map((r) => [
+      String(r.rank),
+      fixed(r.spanUs / 1000, 3),
+      fixed(r.overlapPct, 2),
+      fixed(r.idlePct, 2),
+      fixed(r.computePct, 2),
+      fixed(r.nonComputePct, 2),
+      fixed(r.exposedCommUs / 1000, 3),
+      r.peakMemoryBytes ? fixed(r.peakMemoryBytes / 1024 ** 3, 2) : '—',
+      ...kinds.map((k) => String(r.collectives[k])),
+    ]),
+  );
+  const iters = a.iterations.length
+    ? table(
+        ['iteration', 'rank', 'span ms', 'overlap %', 'idle %', 'compute %', 'non-compute %'],
+        a.iterations.map((r) => [String(r.iteration), String(r.rank), fixed(r.spanUs / 1000, 3), fixed(r.overlapPct, 2), fixed(r.idlePct, 2), fixed(r.computePct, 2), fixed(r.nonComputePct, 2)]),
+      )
+    : '(no ProfilerStep iterations in the analysed window)';
+  const o = a.overall;
+  const counts = COMM_KINDS.filter((k) => o.collectives[k] > 0).map((k) => `${COMM_LABELS[k]} ${o.collectives[k]}`).join(', ') || 'none';
+  const overall = [
+    `overall: step ${fixed(o.stepTimeUs / 1000, 3)} ms, exposed comm ${fixed(o.exposedCommUs / 1000, 3)} ms (mean over ranks),`,
+    `  overlap ${fixed(o.overlapPct, 2)} %, idle ${fixed(o.idleUs / 1000, 3)} ms, peak ${o.peakMemoryBytes ? `${fixed(o.peakMemoryBytes / 1024 ** 3, 2)} GiB` : '—'}, collectives per rank (max): ${counts}`,
+  ].join('\n');
+  return [ranks, '', iters, '', overall].join('\n');
+}
+
+async function readTrace(path: string): Promise<string> {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    throw new ImportError(path, `cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return traceText(path, bytes);
+}
+
+export async function analyzeCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parseFlags('analyze', argv, ANALYZE_OPTIONS, true);
+  if (values.help) {
+    io.out(ANALYZE_USAGE);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UsageError('fsdp-sim analyze: give at least one trace FILE (.json or .json.gz, one per rank)');
+  const texts: string[] = [];
+  for (const f of positionals) texts.push(await readTrace(f));
+  const r = importTrace(texts.length === 1 ? texts[0] : texts);
+  if (!r.ok) {
+    // name the file: the importer says file[i]
+    const m = /^file\[(\d+)\]/.exec(r.error.where);
+    const file = m ? positionals[Number(m[1])] : positionals.join(', ');
+    throw new ImportError(r.error.where, `${file}: ${r.error.message}`);
+  }
+  const a = analyzeTrace(r.value.events, r.value.memory ?? []);
+  const named = (w: string) => w.replace(/^file\[(\d+)\]|^trace\b/, (m, i?: string) => positionals[i === undefined ? 0 : Number(i)] ?? m);
+  const warnings = r.value.warnings.map(named);
+  if (values.json) {
+    io.out(JSON.stringify({ files: positionals, worldSize: r.value.worldSize, source: r.value.source, warnings, ...a }, null, 1));
+  } else {
+    for (const w of warnings) io.err(`warning: ${w}`);
+    io.out(formatAnalysis(a));
+  }
+  return 0;
+}
