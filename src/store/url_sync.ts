@@ -106,6 +106,7 @@ export function startUrlSync(store: StoreApi<AppState>): () => void {
     push = false;
     restoring = true;
     applyUrlState(store, readUrlState(location.search));
+    if (!store.getState().simulating) restoring = false; // nothing to wait for (a live-only change)
   };
   window.addEventListener('popstate', onPop);
   const unsub = store.subscribe((s, prev) => {

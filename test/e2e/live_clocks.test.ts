@@ -92,6 +92,10 @@ describe('live clocks', () => {
     await expect.poll(() => page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b?.source), { timeout: LIVE_TIMEOUT }).toBe('live');
     await page.waitForSelector('[data-testid="live-run"]', { timeout: LIVE_TIMEOUT });
     expect(await page.textContent('[data-testid="clock-b"]')).toMatch(/cost-model time replayed for the live schedule \(not measured\)/);
+    // editing a live.* field afterwards keeps the live timeline (no re-simulation)
+    await setField(page, 'live.steps', '5');
+    await page.waitForTimeout(400);
+    expect(await page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b?.source)).toBe('live');
     expect(pageErrors).toEqual([]);
   });
 });

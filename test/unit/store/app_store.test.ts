@@ -59,3 +59,18 @@ describe('view window', () => {
     expect(store.getState().window).toEqual({ startUs: 0, endUs: 1000 });
   });
 });
+
+describe('live-only config changes', () => {
+  it('editing live.* keeps the sides (a live timeline survives); any other field re-simulates', async () => {
+    const st = store.getState();
+    st.setConfig(structuredClone(DEFAULT_CONFIG));
+    await new Promise<void>((ok) => { const u = store.subscribe((s) => { if (!s.simulating && s.sides.a) { u(); ok(); } }); });
+    const sides = store.getState().sides;
+    expect(store.getState().setField('live.steps', 3)).toBe(true);
+    expect(store.getState().setField('live.timing', 'measured')).toBe(true);
+    expect(store.getState().simulating).toBe(false);
+    expect(store.getState().sides).toBe(sides);
+    expect(store.getState().setField('ranks', 2)).toBe(true);
+    expect(store.getState().simulating).toBe(true);
+  });
+});

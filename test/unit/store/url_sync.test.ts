@@ -43,3 +43,18 @@ describe('writeUrl / readUrlState', () => {
     expect(readUrlState('?view=a,b').window).toBeNull();
   });
 });
+
+describe('story key', () => {
+  it('round-trips the story id beside the config, and ignores a malformed one', () => {
+    const cfg = structuredClone(DEFAULT_CONFIG) as SimConfig;
+    cfg.ranks = 64;
+    const q = writeUrl({ ...stateWith(cfg), story: 'ranks-64' });
+    expect(q).toContain('story=ranks-64');
+    const back = readUrlState(q);
+    expect(back.story).toBe('ranks-64');
+    expect(back.config).toEqual(cfg);
+    expect(back.error).toBeNull(); // 'story' is not read as a config field
+    expect(readUrlState('?story=%3Cscript%3E').story).toBeNull();
+    expect(readUrlState('?story=straggler').config).toBeNull(); // a story alone: the UI loads it
+  });
+});
