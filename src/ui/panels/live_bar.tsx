@@ -81,7 +81,7 @@ export function LiveBar() {
         </>
       )}
       <progress max={Math.max(1, live.steps)} value={live.step} data-testid="live-progress" aria-label="live run progress" />
-      <span className="muted live-status" data-testid="live-status" role="status" title={`${status}${device ? ` · ${device}` : ''}`}>{status}</span>
+      <span className={`muted live-status${live.running || live.step > 0 ? '' : ' idle'}`} data-testid="live-status" role="status" title={`${status}${device ? ` · ${device}` : ''}`}>{status}</span>
       {device && <span className="muted small adapter" data-testid="live-adapter" title={device}>{device}</span>}
     </div>
   );

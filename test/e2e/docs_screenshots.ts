@@ -1,0 +1,35 @@
+// Regenerates the README's screenshots from the built app (run `npx vite build` first):
+//   node --import tsx test/e2e/docs_screenshots.ts
+// docs/screenshot.png: 1280×800 desktop, the overview story (a bucket selected, flow arrows);
+// docs/screenshot_phone.png: 390×844 phone (touch, DPR 2), same story.
+
+import { join } from 'node:path';
+import { launchBrowser, ROOT, startPreview } from './harness';
+import { waitForApp } from './page';
+
+async function main(): Promise<void> {
+  const srv = await startPreview();
+  const browser = await launchBrowser();
+  try {
+    const shots = [
+      { file: 'screenshot.png', viewport: { width: 1280, height: 800 }, mobile: false },
+      { file: 'screenshot_phone.png', viewport: { width: 390, height: 844 }, mobile: true },
+    ];
+    for (const s of shots) {
+      const ctx = await browser.newContext({ viewport: s.viewport, isMobile: s.mobile, hasTouch: s.mobile, deviceScaleFactor: s.mobile ? 2 : 1, colorScheme: 'light' });
+      await ctx.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+      const page = await ctx.newPage();
+      await page.goto(`${srv.url}?story=overview`);
+      await waitForApp(page);
+      await page.waitForFunction('!!window.__FSDP_SIM__.store.getState().selection');
+      await page.waitForTimeout(400); // a few frames (tsx's __name helper breaks function-valued evaluate here)
+      await page.screenshot({ path: join(ROOT, 'docs', s.file) });
+      await ctx.close();
+    }
+  } finally {
+    await browser.close();
+    await srv.close();
+  }
+}
+
+await main();
