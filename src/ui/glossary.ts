@@ -17,6 +17,7 @@ export const TERMS: readonly Term[] = [
   { id: 'shard', term: 'shard', text: 'The 1/N slice of a parameter a rank keeps between uses (SimpleFSDP splits on dim 0).' },
   { id: 'all_gather', term: 'all-gather', text: 'A collective that collects every rank\'s shard so each rank briefly holds the whole parameter, right before a layer needs it. It moves (N−1)/N of the parameter over the network.' },
   { id: 'reduce_scatter', term: 'reduce-scatter', text: 'The backward\'s collective: sums one parameter\'s gradient over all ranks and leaves each rank only its own shard of the sum.' },
+  { id: 'other_collectives', term: 'other collectives', text: 'Collectives of imported traces beyond FSDP\'s two: all-reduce (loss, gradient norm), send/recv, broadcast, all-to-all. HTA counts every one of them as communication.' },
   { id: 'wait', term: 'wait', text: 'The point where compute must stop until a collective has finished. A wait drawn in red means compute sat idle: exposed communication.' },
   { id: 'exposed', term: 'exposed communication', text: 'Communication time no compute runs under: the GPU waits for the network. Lower is better; it adds straight onto the step time.' },
   { id: 'overlap', term: 'overlap', text: 'The share of communication time hidden under compute (HTA\'s comm/compute overlap). 100 % means the network never made the GPU wait.' },

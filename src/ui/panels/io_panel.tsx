@@ -6,6 +6,7 @@ import { useRef, useState } from 'react';
 import { appStore, useApp, type Side } from '../../store';
 import { importFxFiles, importTraceFiles } from '../../store/engine';
 import { exportChromeTrace } from '../../trace';
+import { traceText } from '../../trace/gzip';
 import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
 import { downloadBlob, downloadJson, timelinesPng } from '../download';
@@ -16,6 +17,11 @@ import { useResolvedTheme } from '../theme';
 
 async function readFiles(list: FileList | null): Promise<{ name: string; text: string }[]> {
   return Promise.all([...(list ?? [])].map(async (f) => ({ name: f.name, text: await f.text() })));
+}
+
+/** Trace files as text: `.json.gz` (torch.profiler's default) is gunzipped in the browser. */
+async function readTraceFiles(list: FileList | null): Promise<{ name: string; text: string }[]> {
+  return Promise.all([...(list ?? [])].map(async (f) => ({ name: f.name, text: await traceText(f.name, new Uint8Array(await f.arrayBuffer())) })));
 }
 
 function safeName(s: string): string {
@@ -64,29 +70,40 @@ export function IoPanel() {
   };
 
   const onTraceFiles = async (list: FileList | null) => {
-    const files = await readFiles(list);
-    if (!files.length) return;
-    const r = importTraceFiles(files);
-    if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
-    else {
-      appStore.getState().setSide(importSide, r.value);
-      notify('info', `Imported ${files.map((f) => f.name).join(', ')} into ${importSide.toUpperCase()}: ${r.value.events.length} events on ${r.value.worldSize} rank(s).`);
+    // every failure ends in a message: unreadable or corrupt files, and anything the import throws
+    try {
+      const files = await readTraceFiles(list);
+      if (!files.length) return;
+      const r = importTraceFiles(files);
+      if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
+      else {
+        appStore.getState().setSide(importSide, r.value);
+        notify('info', `Imported ${files.map((f) => f.name).join(', ')} into ${importSide.toUpperCase()}: ${r.value.events.length} events on ${r.value.worldSize} rank(s).`);
+      }
+    } catch (e) {
+      notify('error', `Import failed: ${(e as Error).message}`);
+    } finally {
+      if (traceInput.current) traceInput.current.value = '';
     }
-    if (traceInput.current) traceInput.current.value = '';
   };
 
   const onFxFile = async (list: FileList | null) => {
-    const files = await readFiles(list);
-    if (!files.length) return;
-    const r = importFxFiles(files, appStore.getState().config);
-    if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
-    else {
-      const st = appStore.getState();
-      st.setSide('a', r.value.a);
-      st.setSide('b', r.value.b);
-      notify('info', `Ran both backends on the FX graph ${files.map((f) => f.name).join(' + ')}.`);
+    try {
+      const files = await readFiles(list);
+      if (!files.length) return;
+      const r = importFxFiles(files, appStore.getState().config);
+      if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
+      else {
+        const st = appStore.getState();
+        st.setSide('a', r.value.a);
+        st.setSide('b', r.value.b);
+        notify('info', `Ran both backends on the FX graph ${files.map((f) => f.name).join(' + ')}.`);
+      }
+    } catch (e) {
+      notify('error', `Import failed: ${(e as Error).message}`);
+    } finally {
+      if (fxInput.current) fxInput.current.value = '';
     }
-    if (fxInput.current) fxInput.current.value = '';
   };
 
   return (
@@ -102,7 +119,7 @@ export function IoPanel() {
           <option value="a">A</option><option value="b">B</option>
         </select></label>
         <label className="file">Kineto / Chrome trace(s)…
-          <input ref={traceInput} type="file" accept=".json,application/json" multiple data-testid="import-trace"
+          <input ref={traceInput} type="file" accept=".json,.gz,application/json,application/gzip" multiple data-testid="import-trace"
             onChange={(e) => void onTraceFiles(e.target.files)} />
         </label>
       </div>

@@ -5,6 +5,7 @@ import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, hbmFit, type HbmF
 import type { HardwareName } from '../../estimate';
 import { MODEL_PRESETS, paramCount } from '../../model';
 import { useApp, type SideResult } from '../../store';
+import { COMM_KINDS, COMM_LABELS } from '../../trace/kinds';
 import type { TraceMetrics } from '../../trace/metrics';
 import { clockKind, sameClock } from '../clocks';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
@@ -17,6 +18,8 @@ interface Row {
   readonly get: (m: TraceMetrics, r: SideResult) => number;
   readonly fmt: (v: number) => string;
   readonly lowerIsBetter: boolean;
+  /** Shown only when a side has a value above 0 (collectives only imported traces carry). */
+  readonly whenNonZero?: boolean;
 }
 
 const ROWS: readonly Row[] = [
@@ -28,6 +31,9 @@ const ROWS: readonly Row[] = [
   { key: 'peak', term: 'peak', label: 'peak memory', get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN), fmt: fmtBytes, lowerIsBetter: true },
   { key: 'ag', term: 'all_gather', label: '# all-gather', get: (m) => m.collectives.all_gather, fmt: String, lowerIsBetter: true },
   { key: 'rs', term: 'reduce_scatter', label: '# reduce-scatter', get: (m) => m.collectives.reduce_scatter, fmt: String, lowerIsBetter: true },
+  ...COMM_KINDS.filter((k) => k !== 'all_gather' && k !== 'reduce_scatter').map((k): Row => ({
+    key: k, term: 'other_collectives', label: `# ${COMM_LABELS[k]}`, get: (m) => m.collectives[k], fmt: String, lowerIsBetter: true, whenNonZero: true,
+  })),
 ];
 
 /** Column heads stay short: 'aot_eager_autobucketing' → 'autobucketing' (full name in the tooltip). */
@@ -84,6 +90,7 @@ export function MetricsTable() {
           {ROWS.map((r) => {
             const va = a ? r.get(a.metrics, a) : NaN;
             const vb = b ? r.get(b.metrics, b) : NaN;
+            if (r.whenNonZero && !(va > 0) && !(vb > 0)) return null;
             const both = comparable && Number.isFinite(va) && Number.isFinite(vb) && va !== vb;
             const better = both && (vb < va) === r.lowerIsBetter;
             const worse = both && !better;
