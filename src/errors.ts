@@ -40,16 +40,16 @@ export function oneOfMessage(field: string, allowed: readonly (string | number)[
 /** Deepest nesting a preview shows: a hostile file may nest lists 100k deep, past any recursion. */
 const PREVIEW_DEPTH = 4;
 
-/** A short JSON preview of a value for messages, depth-limited (`[[[[…]]]]`) so it cannot overflow the stack. */
+/** A short JSON preview of a value for messages, depth-limited (`[[[[…]]]]`): it cannot overflow the stack. */
 export function preview(v: unknown, max = 80, depth = 0): string {
+  const deeper = (x: unknown) => preview(x, max, depth + 1); // called only while depth < PREVIEW_DEPTH
   let s: string;
   if (Array.isArray(v)) {
-    const items = v.slice(0, 8).map((x) => preview(x, max, depth + 1));
-    s = depth >= PREVIEW_DEPTH ? '[…]' : `[${items.join(',')}${v.length > 8 ? ',…' : ''}]`;
+    s = depth >= PREVIEW_DEPTH ? '[…]' : `[${v.slice(0, 8).map(deeper).join(',')}${v.length > 8 ? ',…' : ''}]`;
   } else if (typeof v === 'object' && v !== null) {
     const o = v as Record<string, unknown>;
-    const items = Object.keys(o).slice(0, 8).map((k) => `${JSON.stringify(k)}:${preview(o[k], max, depth + 1)}`);
-    s = depth >= PREVIEW_DEPTH ? '{…}' : `{${items.join(',')}}`;
+    const items = () => Object.keys(o).slice(0, 8).map((k) => `${JSON.stringify(k)}:${deeper(o[k])}`);
+    s = depth >= PREVIEW_DEPTH ? '{…}' : `{${items().join(',')}}`;
   } else s = JSON.stringify(v) ?? String(v);
   return s.length > max ? `${s.slice(0, max - 3)}...` : s;
 }

@@ -34,10 +34,20 @@ export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /** Config flags that shape the step graph: `pass` reads the graph from an FX dump, so they cannot apply there. */
-export const GRAPH_SHAPE_FLAGS: readonly string[] = ['model', 'ranks', 'batch', 'seq-len', 'ac', 'param-dtype', 'reduce-dtype'];
+export const GRAPH_SHAPE_FLAGS: readonly string[] = [
+  'model',
+  'ranks',
+  'batch',
+  'seq-len',
+  'ac',
+  'param-dtype',
+  'reduce-dtype',
+];
 
 /** Flags whose value is not the config's own text: --alignment on|off is the boolean `alignment`. */
-const FLAG_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = { alignment: { on: 'true', off: 'false' } };
+const FLAG_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  alignment: { on: 'true', off: 'false' },
+};
 
 export const CONFIG_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   ...Object.fromEntries(Object.keys(CONFIG_FLAGS).map((f) => [f, { type: 'string' as const }])),
@@ -61,12 +71,16 @@ export function parseFlags<const O extends NonNullable<ParseArgsConfig['options'
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: (allowPositionals ?? false) as P });
   } catch (e) {
     const code = (e as { code?: string }).code;
-    const valid = `valid flags: [${Object.keys(options).map((o) => `--${o}`).join(', ')}]`;
+    const valid = `valid flags: [${Object.keys(options)
+      .map((o) => `--${o}`)
+      .join(', ')}]`;
     const msg = (e as Error).message.split('\n')[0].split('. ')[0];
     const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(msg);
     if (ambiguous) {
       const [flag, value] = [ambiguous[1], args[args.indexOf(ambiguous[1]) + 1] ?? ''];
-      throw new UsageError(`fsdp-sim ${command}: ${flag} takes a value; one that starts with '-' must be written ${flag}=${value}`);
+      throw new UsageError(
+        `fsdp-sim ${command}: ${flag} takes a value; one that starts with '-' must be written ${flag}=${value}`,
+      );
     }
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`fsdp-sim ${command}: ${msg}; ${valid}`);
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`fsdp-sim ${command}: ${msg}; ${valid}`);
@@ -81,22 +95,37 @@ function flagError(command: string, e: ConfigError, typed: ReadonlySet<string>):
   const values = FLAG_VALUES[flag.slice(2)];
   if (values && e.message.startsWith(e.field)) {
     const got = / got (.*)$/.exec(e.message)?.[1] ?? '';
-    return new UsageError(`fsdp-sim ${command}: ${flag} must be one of [${Object.keys(values).join(', ')}], got ${got}`);
+    return new UsageError(
+      `fsdp-sim ${command}: ${flag} must be one of [${Object.keys(values).join(', ')}], got ${got}`,
+    );
   }
   const message = e.message.startsWith(e.field) ? `${flag}${e.message.slice(e.field.length)}` : e.message;
   return new UsageError(`fsdp-sim ${command}: ${message}`);
 }
 
 /** SimConfig from the config flags and --set PATH=VALUE pairs, over DEFAULT_CONFIG. */
-export function configFromFlags(command: string, values: Record<string, unknown>, base: Record<string, string> = {}): SimConfig {
+export function configFromFlags(
+  command: string,
+  values: Record<string, unknown>,
+  base: Record<string, string> = {},
+): SimConfig {
   const q = new URLSearchParams(base);
   const typed = new Set<string>();
   for (const pair of (values.set as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`fsdp-sim ${command}: --set must be PATH=VALUE (e.g. autobucketing.max_in_flight_gb=2), got '${pair}'`);
+    if (eq <= 0)
+      throw new UsageError(
+        `fsdp-sim ${command}: --set must be PATH=VALUE (e.g. autobucketing.max_in_flight_gb=2), got '${pair}'`,
+      );
     const path = pair.slice(0, eq);
     if (!CONFIG_FIELDS.some((f) => f.path === path)) {
-      throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--set PATH', CONFIG_FIELDS.map((f) => f.path), path)}`);
+      throw new UsageError(
+        `fsdp-sim ${command}: ${oneOfMessage(
+          '--set PATH',
+          CONFIG_FIELDS.map((f) => f.path),
+          path,
+        )}`,
+      );
     }
     q.set(path, pair.slice(eq + 1));
   }
@@ -110,16 +139,20 @@ export function configFromFlags(command: string, values: Record<string, unknown>
   const { config, errors } = parseConfigQuery(q.toString());
   if (errors.length) throw flagError(command, errors[0], typed);
   if (typed.has('straggler-factor') && config.straggler.rank === null) {
-    throw new UsageError(`fsdp-sim ${command}: --straggler-factor applies to the straggler; give --straggler-rank R too`);
+    throw new UsageError(
+      `fsdp-sim ${command}: --straggler-factor applies to the straggler; give --straggler-rank R too`,
+    );
   }
   return config;
 }
 
 /** Help lines for the config flags, with each one's allowed values. */
 export function configFlagHelp(except: readonly string[] = []): string[] {
-  return Object.entries(CONFIG_FLAGS).filter(([flag]) => !except.includes(flag)).map(([flag, path]) => {
-    const f = CONFIG_FIELDS.find((x) => x.path === path)!;
-    const dflt = getPath(DEFAULT_CONFIG, path);
-    return `  --${flag.padEnd(18)} ${describeAllowed(f)}${dflt === null ? '' : ` (default ${String(dflt)})`}`;
-  });
+  return Object.entries(CONFIG_FLAGS)
+    .filter(([flag]) => !except.includes(flag))
+    .map(([flag, path]) => {
+      const f = CONFIG_FIELDS.find((x) => x.path === path)!;
+      const dflt = getPath(DEFAULT_CONFIG, path);
+      return `  --${flag.padEnd(18)} ${describeAllowed(f)}${dflt === null ? '' : ` (default ${String(dflt)})`}`;
+    });
 }

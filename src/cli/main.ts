@@ -19,7 +19,7 @@ export const USAGE = [
   '  pass      run a backend on an imported torch FX graph dump and report what it changed',
   '  train     train for real on N ranks (worker threads, CPU or WebGPU kernels)',
   '  analyze   read PyTorch-profiler traces (.json / .json.gz) and print Holistic Trace Analysis\' figures',
-  '  help      this text; `fsdp-sim <command> --help` for a command\'s flags',
+  "  help      this text; `fsdp-sim <command> --help` for a command's flags",
   '',
   'examples:',
   '  fsdp-sim compare --model llama3-8b --ranks 8 --hardware h100',

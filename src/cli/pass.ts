@@ -28,7 +28,8 @@ export const PASS_USAGE = [
   'Import a torch FX graph dump (format: reference/fx_graph_dump.md; FILE2 = the backward graph),',
   'run a backend on it and compare with aot_eager on the same graph.',
   `  --backend NAME       one of [${BACKEND_NAMES.join(', ')}] (default aot_eager_autobucketing)`,
-  '  --json               print {collectivesBefore, collectivesAfter, buckets, exposedMsBefore, exposedMsAfter, peakBytesBefore, peakBytesAfter}',
+  '  --json               print {collectivesBefore, collectivesAfter, buckets, exposedMsBefore, exposedMsAfter,',
+  '                       peakBytesBefore, peakBytesAfter}',
   '  --print-graph        print the graph in the order the backend scheduled it, one line per node (as FX prints)',
   '  --set PATH=VALUE     any other config field (repeatable)',
   '                       (the dump fixes the graph: model, ranks, batch, sequence, AC and dtypes do not apply)',
@@ -47,19 +48,29 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     return 0;
   }
   const files = [...(values['fx-graph'] ?? []), ...positionals];
-  if (files.length === 0) throw new UsageError('fsdp-sim pass: --fx-graph FILE is required (an FX graph dump; a second FILE adds the backward graph)');
-  if (files.length > 2) throw new UsageError(`fsdp-sim pass: --fx-graph takes one or two files (forward, backward), got ${files.length}`);
+  if (files.length === 0)
+    throw new UsageError(
+      'fsdp-sim pass: --fx-graph FILE is required (an FX graph dump; a second FILE adds the backward graph)',
+    );
+  if (files.length > 2)
+    throw new UsageError(`fsdp-sim pass: --fx-graph takes one or two files (forward, backward), got ${files.length}`);
   const [backend] = parseBackends('pass', values.backend, ['aot_eager_autobucketing']);
-  if (values.backend?.includes(',')) throw new UsageError(`fsdp-sim pass: --backend takes one name, got '${values.backend}'`);
+  if (values.backend?.includes(','))
+    throw new UsageError(`fsdp-sim pass: --backend takes one name, got '${values.backend}'`);
   const shape = GRAPH_SHAPE_FLAGS.filter((f) => (values as Record<string, unknown>)[f] !== undefined);
-  if (shape.length) throw new UsageError(`fsdp-sim pass: --${shape[0]} does not apply: the FX dump fixes the graph (its ranks, shapes and dtypes)`);
+  if (shape.length)
+    throw new UsageError(
+      `fsdp-sim pass: --${shape[0]} does not apply: the FX dump fixes the graph (its ranks, shapes and dtypes)`,
+    );
   const cfg = configFromFlags('pass', values);
   const dumps = files.map((f) => {
     let text: string;
     try {
       text = readFileSync(f, 'utf8');
     } catch (e) {
-      throw new UsageError(`fsdp-sim pass: --fx-graph cannot read '${f}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(
+        `fsdp-sim pass: --fx-graph cannot read '${f}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     try {
       return JSON.parse(text) as unknown;
@@ -98,7 +109,8 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   io.out(`passes:        ${BACKEND_PASSES[backend].join(' → ')}`);
   io.out(`collectives:   ${out.collectivesBefore} → ${out.collectivesAfter} (${out.buckets.length} buckets)`);
   io.out(`exposed comm:  ${out.exposedMsBefore.toFixed(3)} ms → ${out.exposedMsAfter.toFixed(3)} ms`);
-  io.out(`peak memory:   ${(out.peakBytesBefore / 2 ** 20).toFixed(1)} MiB → ${(out.peakBytesAfter / 2 ** 20).toFixed(1)} MiB`);
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  io.out(`peak memory:   ${mib(out.peakBytesBefore)} → ${mib(out.peakBytesAfter)}`);
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
   if (values['print-graph']) io.out(graphToString(after.schedule.graph));
   return 0;

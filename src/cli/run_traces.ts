@@ -16,8 +16,17 @@ function exportOptions(r: PipelineResult, cfg: SimConfig): ExportOptions {
   const ranks = new Set(r.sim.events.map((e) => e.rank)).size;
   const label = `${r.backend}: ${cfg.model} on ${cfg.ranks} ranks, ${r.costLabel}`;
   // from EMIT_ALL_BELOW ranks up the simulator emits rank 0 only: say so in the file, not only in the help
-  const note = ranks < r.sim.worldSize ? `${ranks} of ${r.sim.worldSize} ranks: the simulator emits rank 0 only from ${EMIT_ALL_BELOW} ranks up` : undefined;
-  return { buckets: r.schedule.buckets, reduceDtype: cfg.reduceDtype, label, run: runId(r.backend, cfg), ...(note ? { note } : {}) };
+  const note =
+    ranks < r.sim.worldSize
+      ? `${ranks} of ${r.sim.worldSize} ranks: the simulator emits rank 0 only from ${EMIT_ALL_BELOW} ranks up`
+      : undefined;
+  return {
+    buckets: r.schedule.buckets,
+    reduceDtype: cfg.reduceDtype,
+    label,
+    run: runId(r.backend, cfg),
+    ...(note ? { note } : {}),
+  };
 }
 
 /** Every trace file of `runs` under `dir`, plus the stale rank files to remove (per-rank mode). */
@@ -32,9 +41,17 @@ export function traceFilesOf(dir: string, perRank: boolean, runs: readonly Pipel
       continue;
     }
     const sub = join(dir, r.backend);
-    const mine = exportChromeTraces(input, opts).map((t) => ({ path: join(sub, `rank${t.distributedInfo.rank}.trace.json`), text: JSON.stringify(t) }));
+    const mine = exportChromeTraces(input, opts).map((t) => ({
+      path: join(sub, `rank${t.distributedInfo.rank}.trace.json`),
+      text: JSON.stringify(t),
+    }));
     files.push(...mine);
-    stale.push(...staleRankFiles(sub, mine.map((f) => f.path)));
+    stale.push(
+      ...staleRankFiles(
+        sub,
+        mine.map((f) => f.path),
+      ),
+    );
   }
   return { files, stale };
 }

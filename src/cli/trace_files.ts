@@ -9,7 +9,10 @@ import { FsdpSimError } from '../errors';
 
 /** A trace could not be written: names the path and the OS reason (ENOTDIR, EACCES, ...). */
 export class TraceWriteError extends FsdpSimError {
-  constructor(readonly path: string, message: string) {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
     super('trace_write', message);
   }
 }
@@ -68,7 +71,11 @@ export function writeTraceFiles(files: readonly TraceFile[], stale: readonly str
   // a target no file can be renamed over (a folder in its place) fails before anything is written
   for (const f of files) {
     const st = lstatSync(f.path, { throwIfNoEntry: false });
-    if (st && !st.isFile()) throw new TraceWriteError(f.path, `--trace cannot replace '${f.path}': it is not a file; no trace file was changed`);
+    if (st && !st.isFile())
+      throw new TraceWriteError(
+        f.path,
+        `--trace cannot replace '${f.path}': it is not a file; no trace file was changed`,
+      );
   }
   const tmp = (p: string) => `${p}.${process.pid}.tmp`;
   const written: string[] = [];
@@ -86,7 +93,10 @@ export function writeTraceFiles(files: readonly TraceFile[], stale: readonly str
       unlinkSync(p);
     } catch (e) {
       removeAll(written);
-      throw new TraceWriteError(p, `--trace cannot remove '${p}' left by an earlier run: ${reason(e)}; no trace file was changed`);
+      throw new TraceWriteError(
+        p,
+        `--trace cannot remove '${p}' left by an earlier run: ${reason(e)}; no trace file was changed`,
+      );
     }
   }
   for (const [i, f] of files.entries()) {

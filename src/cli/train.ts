@@ -13,8 +13,12 @@ import { formatPhases, phaseReport } from '../runtime/exec';
 import { processIo, type Io } from './io';
 import { KERNEL_CHOICES, type KernelChoice } from '../runtime/rank';
 import {
-  LIVE_DEFAULT_LR, MAX_LIVE_RANKS, TIMING_MODES, defaultGlobalBatch,
-  type TimingMode, type TrainingOptions,
+  LIVE_DEFAULT_LR,
+  MAX_LIVE_RANKS,
+  TIMING_MODES,
+  defaultGlobalBatch,
+  type TimingMode,
+  type TrainingOptions,
 } from '../runtime/training_plan';
 
 export const TRAIN_USAGE =
@@ -22,8 +26,21 @@ export const TRAIN_USAGE =
   '[--kernels gpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
   '[--network NAME] [--lr X] [--global-batch B] [--every K] [--json]';
 
-const VALUE_FLAGS = ['--model', '--ranks', '--steps', '--backend', '--seed', '--kernels', '--collective', '--timing',
-  '--hardware', '--network', '--lr', '--global-batch', '--every'] as const;
+const VALUE_FLAGS = [
+  '--model',
+  '--ranks',
+  '--steps',
+  '--backend',
+  '--seed',
+  '--kernels',
+  '--collective',
+  '--timing',
+  '--hardware',
+  '--network',
+  '--lr',
+  '--global-batch',
+  '--every',
+] as const;
 const BOOL_FLAGS = ['--json', '--help'] as const;
 
 interface TrainArgs {
@@ -33,7 +50,12 @@ interface TrainArgs {
   readonly help: boolean;
 }
 
-function pick<T extends string | number>(flag: string, allowed: readonly T[], raw: string, parse: (s: string) => unknown = (s) => s): T {
+function pick<T extends string | number>(
+  flag: string,
+  allowed: readonly T[],
+  raw: string,
+  parse: (s: string) => unknown = (s) => s,
+): T {
   const v = parse(raw);
   if (!(allowed as readonly unknown[]).includes(v)) throw new ConfigError(flag, oneOfMessage(flag, allowed, raw));
   return v as T;
@@ -53,13 +75,17 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   const bools = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    const [name, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const [name, inline] =
+      a.startsWith('--') && a.includes('=')
+        ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
+        : [a, undefined];
     if ((BOOL_FLAGS as readonly string[]).includes(name)) {
       if (inline !== undefined) throw new ConfigError(name, `${name} takes no value, got ${JSON.stringify(inline)}`);
       bools.add(name);
     } else if ((VALUE_FLAGS as readonly string[]).includes(name)) {
       const v = inline ?? argv[++i];
-      if (v === undefined || (inline === undefined && v.startsWith('--'))) throw new ConfigError(name, `${name} needs a value`);
+      if (v === undefined || (inline === undefined && v.startsWith('--')))
+        throw new ConfigError(name, `${name} needs a value`);
       vals.set(name, v);
     } else {
       throw new ConfigError(name, oneOfMessage('flag', [...VALUE_FLAGS, ...BOOL_FLAGS], a));
@@ -68,11 +94,15 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   const get = (f: string, dflt: string) => vals.get(f) ?? dflt;
   const lrRaw = vals.get('--lr');
   const lr = lrRaw === undefined ? LIVE_DEFAULT_LR : Number(lrRaw);
-  if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('--lr', `--lr must be a number in (0, 1], got ${JSON.stringify(lrRaw)}`);
+  if (!Number.isFinite(lr) || lr <= 0 || lr > 1)
+    throw new ConfigError('--lr', `--lr must be a number in (0, 1], got ${JSON.stringify(lrRaw)}`);
   const ranks = int('--ranks', get('--ranks', '1'), 1, MAX_LIVE_RANKS);
   const globalBatch = int('--global-batch', get('--global-batch', String(defaultGlobalBatch(ranks))), 1, 4096);
   if (globalBatch % ranks !== 0) {
-    throw new ConfigError('--global-batch', `--global-batch must be divisible by --ranks (${ranks}), got ${globalBatch}`);
+    throw new ConfigError(
+      '--global-batch',
+      `--global-batch must be divisible by --ranks (${ranks}), got ${globalBatch}`,
+    );
   }
   return {
     json: bools.has('--json'),
@@ -112,7 +142,10 @@ export async function trainCommand(argv: string[], io: Io = processIo): Promise<
   const out = (s: string) => {
     if (!json) io.out(s);
   };
-  out(`training ${opts.model} on ${opts.ranks} rank(s), ${opts.steps} steps, backend ${opts.backend}, ${opts.collective} collectives, seed ${opts.seed}`);
+  out(
+    `training ${opts.model} on ${opts.ranks} rank(s), ${opts.steps} steps, backend ${opts.backend}, ` +
+      `${opts.collective} collectives, seed ${opts.seed}`,
+  );
   try {
     const res = await runTrainingNode({
       ...opts,
@@ -128,7 +161,10 @@ export async function trainCommand(argv: string[], io: Io = processIo): Promise<
     } else {
       out(`device: ${res.device}`);
       out(`where a step went (mean over ranks, steps after the first): ${formatPhases(phaseReport(res.phases).mean)}`);
-      out(`final loss ${res.losses[res.losses.length - 1].toFixed(4)} (step 1: ${res.losses[0].toFixed(4)}), ${res.stepsPerSec.toFixed(2)} steps/s, params hash ${res.finalParamsHash}`);
+      out(
+        `final loss ${res.losses[res.losses.length - 1].toFixed(4)} (step 1: ${res.losses[0].toFixed(4)}), ` +
+          `${res.stepsPerSec.toFixed(2)} steps/s, params hash ${res.finalParamsHash}`,
+      );
     }
     return 0;
   } catch (e) {

@@ -30,7 +30,13 @@ export type FieldSpec = FieldBase &
   (
     | { readonly kind: 'enum'; readonly values: readonly string[]; readonly nullable?: boolean }
     | { readonly kind: 'int'; readonly min: number; readonly max: number; readonly nullable?: boolean }
-    | { readonly kind: 'number'; readonly min: number; readonly max: number; readonly minOpen?: boolean; readonly nullable?: boolean }
+    | {
+        readonly kind: 'number';
+        readonly min: number;
+        readonly max: number;
+        readonly minOpen?: boolean;
+        readonly nullable?: boolean;
+      }
     | { readonly kind: 'bool' }
   );
 
@@ -52,7 +58,8 @@ const INT_KNOBS: ReadonlySet<string> = new Set(['max_compute_pre_fetch', 'max_co
 
 function autobucketingFields(): FieldSpec[] {
   return Object.entries(AUTOBUCKETING_DEFAULTS as Record<string, unknown>).map(([k, v]): FieldSpec => {
-    const base = { path: `autobucketing.${k}`, label: k, group: 'autobucketing' } as const; // torch's knob name is the label
+    // torch's knob name is the label
+    const base = { path: `autobucketing.${k}`, label: k, group: 'autobucketing' } as const;
     if (typeof v === 'boolean') return { ...base, kind: 'bool' };
     if (typeof v === 'string') return { ...base, kind: 'enum', values: [v] };
     const r = AUTOBUCKETING_RANGES[k] ?? { min: 0, max: 1e6 };
@@ -69,18 +76,41 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'hardware', label: 'hardware', group: 'cluster', kind: 'enum', values: HARDWARE_NAMES },
   { path: 'network', label: 'network preset', group: 'network', kind: 'enum', values: NETWORK_NAMES },
   // 10 MB/s floor: below it a step takes years and the times overflow to Infinity
-  { path: 'bandwidthGBps', label: 'bandwidth (GB/s)', group: 'network', kind: 'number', min: 0.01, max: 100_000, nullable: true },
+  {
+    path: 'bandwidthGBps',
+    label: 'bandwidth (GB/s)',
+    group: 'network',
+    kind: 'number',
+    min: 0.01,
+    max: 100_000,
+    nullable: true,
+  },
   { path: 'latencyUs', label: 'latency α (µs)', group: 'network', kind: 'number', min: 0, max: 1e6, nullable: true },
   { path: 'backendA', label: 'backend A', group: 'backends', kind: 'enum', values: BACKEND_NAMES },
   { path: 'backendB', label: 'backend B', group: 'backends', kind: 'enum', values: BACKEND_NAMES },
   ...autobucketingFields(),
   { path: 'paramDtype', label: 'param dtype', group: 'precision', kind: 'enum', values: DTYPES },
   { path: 'reduceDtype', label: 'reduce dtype', group: 'precision', kind: 'enum', values: DTYPES },
-  { path: 'activationCheckpointing', label: 'activation ckpt', group: 'cluster', kind: 'enum', values: AC_MODES, nullable: true },
+  {
+    path: 'activationCheckpointing',
+    label: 'activation ckpt',
+    group: 'cluster',
+    kind: 'enum',
+    values: AC_MODES,
+    nullable: true,
+  },
   { path: 'seed', label: 'seed', group: 'precision', kind: 'int', min: 0, max: 2 ** 31 - 1 },
   { path: 'jitterPct', label: 'jitter (± %)', group: 'precision', kind: 'number', min: 0, max: 50 },
   { path: 'alignment', label: 'cross-rank alignment', group: 'precision', kind: 'bool' },
-  { path: 'straggler.rank', label: 'straggler rank', group: 'precision', kind: 'int', min: 0, max: MAX_RANKS - 1, nullable: true },
+  {
+    path: 'straggler.rank',
+    label: 'straggler rank',
+    group: 'precision',
+    kind: 'int',
+    min: 0,
+    max: MAX_RANKS - 1,
+    nullable: true,
+  },
   { path: 'straggler.factor', label: 'straggler factor', group: 'precision', kind: 'number', min: 1, max: 100 },
   { path: 'live.kernels', label: 'kernels', group: 'live', kind: 'enum', values: ['auto', 'webgpu', 'cpu'] },
   { path: 'live.collectiveAlgorithm', label: 'collective', group: 'live', kind: 'enum', values: ['direct', 'ring'] },
@@ -113,7 +143,9 @@ export function isAllowed(f: FieldSpec, v: unknown): boolean {
     case 'bool':
       return typeof v === 'boolean';
     case 'int':
-      return (v === null && !!f.nullable) || (Number.isSafeInteger(v) && (v as number) >= f.min && (v as number) <= f.max);
+      return (
+        (v === null && !!f.nullable) || (Number.isSafeInteger(v) && (v as number) >= f.min && (v as number) <= f.max)
+      );
     case 'number':
       return (
         (v === null && !!f.nullable) ||
@@ -123,7 +155,12 @@ export function isAllowed(f: FieldSpec, v: unknown): boolean {
 }
 
 export function getPath(o: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((x, k) => (x !== null && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined), o);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (x, k) => (x !== null && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined),
+      o,
+    );
 }
 
 export function setPath(o: Record<string, unknown>, path: string, v: unknown): void {

@@ -1,7 +1,25 @@
 // Public API of the run config: the SimConfig schema and defaults, validation, the URL codec.
 
-export { DEFAULT_CONFIG, MAX_RANKS, defaultConfig, type SimConfig, type AutobucketingKnobs, type CommDtype, type LiveConfig, type StragglerConfig } from './schema';
-export { CONFIG_FIELDS, CONFIG_GROUPS, FIELD_GROUPS, describeAllowed, isAllowed, getPath, type FieldGroup, type FieldSpec } from './fields';
+export {
+  DEFAULT_CONFIG,
+  MAX_RANKS,
+  defaultConfig,
+  type SimConfig,
+  type AutobucketingKnobs,
+  type CommDtype,
+  type LiveConfig,
+  type StragglerConfig,
+} from './schema';
+export {
+  CONFIG_FIELDS,
+  CONFIG_GROUPS,
+  FIELD_GROUPS,
+  describeAllowed,
+  isAllowed,
+  getPath,
+  type FieldGroup,
+  type FieldSpec,
+} from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError, crossCheck } from './validate';
 export { configToQuery, configFromQuery, parseConfigQuery, type QueryParse } from './url';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';

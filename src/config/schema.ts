@@ -11,7 +11,9 @@ import type { ActivationCheckpointing, ModelName } from '../model';
 export type CommDtype = 'bf16' | 'fp32' | 'fp16';
 
 /** Autobucketing (overlap scheduler + bucketer) knobs, torch 2.11's names and defaults. */
-export type AutobucketingKnobs = { -readonly [K in keyof typeof AUTOBUCKETING_DEFAULTS]: (typeof AUTOBUCKETING_DEFAULTS)[K] };
+export type AutobucketingKnobs = {
+  -readonly [K in keyof typeof AUTOBUCKETING_DEFAULTS]: (typeof AUTOBUCKETING_DEFAULTS)[K];
+};
 
 export interface StragglerConfig {
   /** The slow rank, or null for none. Must be < ranks. */
@@ -27,7 +29,10 @@ export interface LiveConfig {
   collectiveAlgorithm: 'direct' | 'ring';
   /** Training steps to run. */
   steps: number;
-  /** Virtual clock: 'preset' times compute with the hardware preset; 'measured' uses the local GPU and scales the network. */
+  /**
+   * Virtual clock: 'preset' times compute with the hardware preset; 'measured' uses the local GPU
+   * and scales the network.
+   */
   timing: 'preset' | 'measured';
 }
 
@@ -44,7 +49,10 @@ export interface SimConfig {
   hardware: HardwareName;
   /** Network preset (collective cost model). */
   network: NetworkName;
-  /** Override: ring bus bandwidth per GPU, GB/s, inside and across nodes (turns the preset into an α-β ring); null = the preset's. */
+  /**
+   * Override: ring bus bandwidth per GPU, GB/s, inside and across nodes (turns the preset into an
+   * α-β ring); null = the preset's.
+   */
   bandwidthGBps: number | null;
   /** Override: per-step ring latency α, µs, inside and across nodes; null = the preset's. */
   latencyUs: number | null;
@@ -68,7 +76,10 @@ export interface SimConfig {
   seed: number;
   /** Per-rank noise on every estimate, ± percent (0 = ranks identical). */
   jitterPct: number;
-  /** Cross-rank alignment of estimates (median over ranks) before the backend plans; off + jitter can make ranks disagree. */
+  /**
+   * Cross-rank alignment of estimates (median over ranks) before the backend plans; off + jitter
+   * can make ranks disagree.
+   */
   alignment: boolean;
   /** One slow rank. */
   straggler: StragglerConfig;

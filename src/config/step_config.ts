@@ -6,7 +6,9 @@ import { TRAIN_AC_MODE } from '../model';
 import type { SimConfig } from './schema';
 
 /** The AC mode a config runs with: its own, or (null) the preset's torchtitan train config. */
-export function activationCheckpointingOf(cfg: Pick<SimConfig, 'model' | 'activationCheckpointing'>): ActivationCheckpointing {
+export function activationCheckpointingOf(
+  cfg: Pick<SimConfig, 'model' | 'activationCheckpointing'>,
+): ActivationCheckpointing {
   return cfg.activationCheckpointing ?? TRAIN_AC_MODE[cfg.model];
 }
 

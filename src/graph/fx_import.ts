@@ -30,8 +30,11 @@ export function importFxGraph(json: unknown | unknown[]): Result<StepGraph, Impo
     return ok(importOrThrow(json));
   } catch (e) {
     if (e instanceof ImportError) return err(e);
-    if (e instanceof GraphError) return err(new ImportError('graph', `fx dump: the imported graph does not verify: ${e.message}`));
-    return err(new ImportError('internal', `fx dump: internal error while importing: ${(e as Error)?.message ?? String(e)}`));
+    if (e instanceof GraphError)
+      return err(new ImportError('graph', `fx dump: the imported graph does not verify: ${e.message}`));
+    return err(
+      new ImportError('internal', `fx dump: internal error while importing: ${(e as Error)?.message ?? String(e)}`),
+    );
   }
 }
 
@@ -44,16 +47,23 @@ function importOrThrow(json: unknown): StepGraph {
     try {
       return readFxDump(p);
     } catch (e) {
-      if (e instanceof ImportError && parts.length > 1) throw new ImportError(`dumps[${k}].${e.where}`, `dump ${k}: ${e.message}`);
+      if (e instanceof ImportError && parts.length > 1)
+        throw new ImportError(`dumps[${k}].${e.where}`, `dump ${k}: ${e.message}`);
       throw e;
     }
   });
   if (dumps.length === 2) {
     if (dumps[0].graph === dumps[1].graph) {
-      throw new ImportError('graph', `fx import of two dumps needs one forward and one backward, got two '${dumps[0].graph}'`);
+      throw new ImportError(
+        'graph',
+        `fx import of two dumps needs one forward and one backward, got two '${dumps[0].graph}'`,
+      );
     }
     if (dumps[0].worldSize !== dumps[1].worldSize) {
-      throw new ImportError('world_size', `fx dumps disagree on world_size: ${dumps[0].worldSize} vs ${dumps[1].worldSize}`);
+      throw new ImportError(
+        'world_size',
+        `fx dumps disagree on world_size: ${dumps[0].worldSize} vs ${dumps[1].worldSize}`,
+      );
     }
     dumps.sort((a, b) => (a.graph === 'forward' ? 0 : 1) - (b.graph === 'forward' ? 0 : 1));
   }
@@ -88,11 +98,13 @@ class Converter {
     for (const fx of d.nodes) {
       const where = `nodes[${fx.i}]`;
       const at = `node ${fx.i} '${fx.name}'`;
-      if (seen.has(fx.name)) throw new ImportError(`${where}.name`, `${at}: field 'name' duplicated (names must be unique)`);
+      if (seen.has(fx.name))
+        throw new ImportError(`${where}.name`, `${at}: field 'name' duplicated (names must be unique)`);
       seen.add(fx.name);
       const ins: Ref[] = fx.args.map((a) => {
         const r = scope.get(a);
-        if (!r) throw new ImportError(`${where}.args`, `${at}: field 'args' names '${a}', which is not an earlier node`);
+        if (!r)
+          throw new ImportError(`${where}.args`, `${at}: field 'args' names '${a}', which is not an earlier node`);
         return r;
       });
       try {
@@ -113,15 +125,25 @@ class Converter {
   }
 
   private convertNode(
-    d: FxDump, fx: FxNode, ins: Ref[], scope: Map<string, Ref>, outer: Map<string, Ref> | undefined,
-    claims: Map<string, Claim>, where: string, at: string,
+    d: FxDump,
+    fx: FxNode,
+    ins: Ref[],
+    scope: Map<string, Ref>,
+    outer: Map<string, Ref> | undefined,
+    claims: Map<string, Claim>,
+    where: string,
+    at: string,
   ): void {
     const e = this.e;
     const bad: (field: string, why: string) => never = (field, why) => {
       throw new ImportError(`${where}.${field}`, `${at}: field '${field}' ${why}`);
     };
     if (fx.op === 'output') {
-      this.fxGraphs.push({ phase: d.graph, placeholders: this.placeholders, outputs: [...new Set(ins.flatMap((r) => r.tensors))] });
+      this.fxGraphs.push({
+        phase: d.graph,
+        placeholders: this.placeholders,
+        outputs: [...new Set(ins.flatMap((r) => r.tensors))],
+      });
       this.placeholders = [];
       return;
     }
@@ -135,7 +157,8 @@ class Converter {
       if (!fx.shape || !fx.dtype) bad('shape', 'must be a single shape for a placeholder');
       const id = e.tensor(this.irName(fx.name), fx.shape, fx.dtype, { persistent: /^primals_/.test(fx.name) });
       this.placeholders.push(id);
-      if ((fx.dtype === 'i32' || fx.dtype === 'i64') && fx.torchDtype !== 'bool' && this.tokensShape === undefined) this.tokensShape = fx.shape;
+      if ((fx.dtype === 'i32' || fx.dtype === 'i64') && fx.torchDtype !== 'bool' && this.tokensShape === undefined)
+        this.tokensShape = fx.shape;
       scope.set(fx.name, { tensors: [id], multi: false });
       return;
     }
@@ -149,29 +172,49 @@ class Converter {
       return [fx.shape, fx.dtype];
     };
     const oneInput = (): string => {
-      if (ins.length < 1 || ins[0].tensors.length !== 1) bad('args', `must start with one single-tensor node for '${fx.target}'`);
+      if (ins.length < 1 || ins[0].tensors.length !== 1)
+        bad('args', `must start with one single-tensor node for '${fx.target}'`);
       return ins[0].tensors[0];
     };
     switch (cls) {
       case 'other_collective':
-        return bad('target', `'${fx.target}' is not supported (collectives: all_gather_into_tensor, reduce_scatter_tensor, wait_tensor)`);
+        return bad(
+          'target',
+          `'${fx.target}' is not supported (collectives: all_gather_into_tensor, reduce_scatter_tensor, wait_tensor)`,
+        );
       case 'all_gather':
       case 'reduce_scatter': {
         const [shape, dtype] = single();
         const src = oneInput();
         const t = e.tensors[src];
         const [from, to] = cls === 'all_gather' ? [t.shape, shape] : [shape, t.shape]; // shard, full
-        const okShape = from.length === to.length && from.length > 0 && to[0] === from[0] * this.n && from.every((v, k) => k === 0 || v === to[k]);
-        if (!okShape) bad('shape', `${j(shape)} does not fit a ${cls} of ${j(t.shape)} on ${this.n} ranks (dim 0 × world_size)`);
+        const okShape =
+          from.length === to.length &&
+          from.length > 0 &&
+          to[0] === from[0] * this.n &&
+          from.every((v, k) => k === 0 || v === to[k]);
+        if (!okShape)
+          bad('shape', `${j(shape)} does not fit a ${cls} of ${j(t.shape)} on ${this.n} ranks (dim 0 × world_size)`);
         if (t.dtype !== dtype) bad('dtype', `${dtype} differs from its input's ${t.dtype}`);
         const out = e.tensor(name, shape, dtype);
         if (cls === 'all_gather') this.firstAgDtype ??= dtype;
         else this.firstRsDtype ??= dtype;
         const param = cls === 'all_gather' ? this.traceParam(src, shape) : undefined;
         const node = e.node({
-          name, kind: cls, op: fx.target, inputs: [src], outputs: [out], attrs, ...(param ? { params: [param] } : {}),
+          name,
+          kind: cls,
+          op: fx.target,
+          inputs: [src],
+          outputs: [out],
+          attrs,
+          ...(param ? { params: [param] } : {}),
           collective: {
-            kind: cls, group: DP_GROUP, groupSize: this.n, dtype, inputBytes: t.bytes, outputBytes: e.tensors[out].bytes,
+            kind: cls,
+            group: DP_GROUP,
+            groupSize: this.n,
+            dtype,
+            inputBytes: t.bytes,
+            outputBytes: e.tensors[out].bytes,
             ...(cls === 'reduce_scatter' ? { reduceOp: 'avg' as const } : {}),
           },
           ...torchEstimates(fx),
@@ -181,17 +224,31 @@ class Converter {
       }
       case 'wait': {
         const [shape, dtype] = single();
-        if (ins.length !== 1 || ins[0].collective === undefined) bad('args', 'must name exactly one all_gather / reduce_scatter node (wait on a non-collective)');
+        if (ins.length !== 1 || ins[0].collective === undefined)
+          bad('args', 'must name exactly one all_gather / reduce_scatter node (wait on a non-collective)');
         const coll = ins[0].collective as string;
         if (this.waited.has(coll)) bad('args', `waits on '${coll}' a second time`);
         this.waited.add(coll);
         const src = ins[0].tensors[0];
         if (numel(shape) !== numel(e.tensors[src].shape) || dtype !== e.tensors[src].dtype) {
-          bad('shape', `${j(shape)} ${dtype} differs from its collective's ${j(e.tensors[src].shape)} ${e.tensors[src].dtype}`);
+          bad(
+            'shape',
+            `${j(shape)} ${dtype} differs from its collective's ${j(e.tensors[src].shape)} ${e.tensors[src].dtype}`,
+          );
         }
         const out = e.tensor(name, shape, dtype, { aliasOf: src });
         const cNode = e.nodes[ins[0].producer as number];
-        const node = e.node({ name, kind: 'wait', op: fx.target, inputs: [src], outputs: [out], waitOf: coll, attrs, ...(cNode.params ? { params: cNode.params } : {}), ...est });
+        const node = e.node({
+          name,
+          kind: 'wait',
+          op: fx.target,
+          inputs: [src],
+          outputs: [out],
+          waitOf: coll,
+          attrs,
+          ...(cNode.params ? { params: cNode.params } : {}),
+          ...est,
+        });
         scope.set(fx.name, { tensors: [out], multi: false, producer: node.id });
         return;
       }
@@ -214,19 +271,45 @@ class Converter {
         checkViewShape(cls, fx, e.tensors[src].shape, bad);
         const out = e.tensor(name, shape, dtype, cls === 'view' ? { aliasOf: src } : undefined);
         const bytes = cls === 'cast' ? e.tensors[src].bytes + e.tensors[out].bytes : 0;
-        const node = e.node({ name, kind: cls, op: fx.target, inputs: inTensors, outputs: [out], bytesMoved: bytes, flops: cls === 'cast' ? numel(shape) : 0, attrs, ...est });
+        const node = e.node({
+          name,
+          kind: cls,
+          op: fx.target,
+          inputs: inTensors,
+          outputs: [out],
+          bytesMoved: bytes,
+          flops: cls === 'cast' ? numel(shape) : 0,
+          attrs,
+          ...est,
+        });
         scope.set(fx.name, { tensors: [out], multi: false, producer: node.id });
         return;
       }
       default: {
         const outs = this.outputsOf(fx, name, ins, claims);
-        const flops = computeFlops(cls, fx, ins.map((r) => (r.tensors.length === 1 ? e.tensors[r.tensors[0]].shape : undefined)), bad);
+        const flops = computeFlops(
+          cls,
+          fx,
+          ins.map((r) => (r.tensors.length === 1 ? e.tensors[r.tensors[0]].shape : undefined)),
+          bad,
+        );
         let bytes = 0;
         for (const t of [...inTensors, ...outs]) bytes += e.tensors[t].bytes;
         const op = cls === 'compute' ? fx.target : cls;
         // torch's own classification, where the dump carries it, decides what counts as compute
         const matmulLike = fx.kind !== undefined ? fx.kind === 'compute' : cls !== 'compute';
-        const node = e.node({ name, kind: 'compute', op, inputs: inTensors, outputs: outs, flops, bytesMoved: bytes, matmulLike, attrs, ...est });
+        const node = e.node({
+          name,
+          kind: 'compute',
+          op,
+          inputs: inTensors,
+          outputs: outs,
+          flops,
+          bytesMoved: bytes,
+          matmulLike,
+          attrs,
+          ...est,
+        });
         scope.set(fx.name, { tensors: outs, multi: fx.multi !== undefined, producer: node.id });
       }
     }
@@ -237,7 +320,8 @@ class Converter {
     if (!fx.multi) return [this.e.tensor(name, fx.shape as number[], fx.dtype as DType)];
     const dflt: DType = ins.length > 0 && ins[0].tensors.length > 0 ? this.e.tensors[ins[0].tensors[0]].dtype : 'fp32';
     const dtypes = new Map<number, DType>();
-    for (const cl of claims.values()) if (cl.source === fx.name && !dtypes.has(cl.index)) dtypes.set(cl.index, cl.dtype);
+    for (const cl of claims.values())
+      if (cl.source === fx.name && !dtypes.has(cl.index)) dtypes.set(cl.index, cl.dtype);
     return fx.multi.map((s, k) => this.e.tensor(`${name}.${k}`, s, dtypes.get(k) ?? dflt));
   }
 
@@ -283,7 +367,10 @@ class Converter {
 
 const j = (v: unknown): string => preview(v);
 
-/** The estimates torch's pass used, as a dump records them (est_ms on every node; latency and footprint on collectives). */
+/**
+ * The estimates torch's pass used, as a dump records them (est_ms on every node; latency and
+ * footprint on collectives).
+ */
 function torchEstimates(fx: FxNode): { estMs?: number; estMsSize0?: number; sizeBytes?: number } {
   return {
     ...(fx.estMs !== undefined ? { estMs: fx.estMs } : {}),
@@ -291,4 +378,3 @@ function torchEstimates(fx: FxNode): { estMs?: number; estMsSize0?: number; size
     ...(fx.sizeBytes !== undefined ? { sizeBytes: fx.sizeBytes } : {}),
   };
 }
-

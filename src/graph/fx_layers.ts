@@ -10,7 +10,9 @@
 import type { GraphNode, StepGraph } from './types';
 
 const isNorm = (n: GraphNode, bwd: boolean): boolean =>
-  n.kind === 'compute' && /(rms_norm|layer_norm)/.test(String(n.attrs?.target ?? n.op)) && /backward/.test(String(n.attrs?.target ?? '')) === bwd;
+  n.kind === 'compute' &&
+  /(rms_norm|layer_norm)/.test(String(n.attrs?.target ?? n.op)) &&
+  /backward/.test(String(n.attrs?.target ?? '')) === bwd;
 
 /** Returns the graph with `layer` set on its nodes, or unchanged when the structure does not fit. */
 export function inferFxLayers(g: StepGraph): StepGraph {
@@ -87,7 +89,8 @@ export function inferFxLayers(g: StepGraph): StepGraph {
       const p = computeProducer(n.id);
       if (p === undefined) continue;
       const w = waitOf.get(n.name);
-      for (const c of [n.id, ...upstreamFree(nodes, producer, n.id), ...(w !== undefined ? [w] : [])]) layer[c] = region[p];
+      for (const c of [n.id, ...upstreamFree(nodes, producer, n.id), ...(w !== undefined ? [w] : [])])
+        layer[c] = region[p];
     }
   }
   return {

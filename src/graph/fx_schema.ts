@@ -41,8 +41,19 @@ export interface FxDump {
  * integer and bool tensors 'i32'.
  */
 export const TORCH_DTYPES: Readonly<Record<string, DType>> = {
-  float32: 'fp32', float: 'fp32', bfloat16: 'bf16', float16: 'fp16', half: 'fp16',
-  int64: 'i64', long: 'i64', int32: 'i32', int: 'i32', int16: 'i32', int8: 'i32', uint8: 'i32', bool: 'i32',
+  float32: 'fp32',
+  float: 'fp32',
+  bfloat16: 'bf16',
+  float16: 'fp16',
+  half: 'fp16',
+  int64: 'i64',
+  long: 'i64',
+  int32: 'i32',
+  int: 'i32',
+  int16: 'i32',
+  int8: 'i32',
+  uint8: 'i32',
+  bool: 'i32',
 };
 
 const MAX_DIM = 2 ** 40;
@@ -58,7 +69,8 @@ function readShape(v: unknown, key: string, label: string, field: string): numbe
   const dims = v as unknown[];
   if (dims.length > 16) fail(`has rank ${dims.length} > 16`);
   dims.forEach((d, k) => {
-    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0 || d > MAX_DIM) fail(`[${k}] must be an integer in [0, 2^40], got ${j(d)}`);
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0 || d > MAX_DIM)
+      fail(`[${k}] must be an integer in [0, 2^40], got ${j(d)}`);
   });
   const numel = (dims as number[]).reduce((p, d) => p * d, 1);
   if (numel > Number.MAX_SAFE_INTEGER / 8) fail(`${j(v)} has too many elements`);
@@ -77,12 +89,17 @@ function readNode(raw: unknown, pos: number): FxNode {
   };
   if (!nameOk) bad('name', 'must be a non-empty string');
   if (o.i !== pos) bad('i', `must equal its position ${pos}`);
-  if (typeof o.op !== 'string' || !(OPCODES as readonly string[]).includes(o.op)) bad('op', `must be one of [${OPCODES.join(', ')}]`);
+  if (typeof o.op !== 'string' || !(OPCODES as readonly string[]).includes(o.op))
+    bad('op', `must be one of [${OPCODES.join(', ')}]`);
   if (typeof o.target !== 'string' || o.target === '') bad('target', 'must be a non-empty string');
   if (!Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string')) bad('args', 'must be a list of node names');
   const op = o.op as FxOpcode;
   const node: { -readonly [K in keyof FxNode]: FxNode[K] } = {
-    i: pos, name: o.name as string, op, target: o.target as string, args: o.args as string[],
+    i: pos,
+    name: o.name as string,
+    op,
+    target: o.target as string,
+    args: o.args as string[],
   };
   if (op !== 'output') {
     if (o.multi !== undefined) {
@@ -100,19 +117,23 @@ function readNode(raw: unknown, pos: number): FxNode {
     }
   }
   if (o.est_ms !== undefined) {
-    if (typeof o.est_ms !== 'number' || !Number.isFinite(o.est_ms) || o.est_ms < 0) bad('est_ms', 'must be a finite number ≥ 0');
+    if (typeof o.est_ms !== 'number' || !Number.isFinite(o.est_ms) || o.est_ms < 0)
+      bad('est_ms', 'must be a finite number ≥ 0');
     node.estMs = o.est_ms as number;
   }
   if (o.est_ms_size0 !== undefined) {
-    if (typeof o.est_ms_size0 !== 'number' || !Number.isFinite(o.est_ms_size0) || o.est_ms_size0 < 0) bad('est_ms_size0', 'must be a finite number ≥ 0');
+    if (typeof o.est_ms_size0 !== 'number' || !Number.isFinite(o.est_ms_size0) || o.est_ms_size0 < 0)
+      bad('est_ms_size0', 'must be a finite number ≥ 0');
     node.estMsSize0 = o.est_ms_size0 as number;
   }
   if (o.size_bytes !== undefined) {
-    if (typeof o.size_bytes !== 'number' || !Number.isSafeInteger(o.size_bytes) || o.size_bytes < 0) bad('size_bytes', 'must be an integer ≥ 0');
+    if (typeof o.size_bytes !== 'number' || !Number.isSafeInteger(o.size_bytes) || o.size_bytes < 0)
+      bad('size_bytes', 'must be an integer ≥ 0');
     node.sizeBytes = o.size_bytes as number;
   }
   if (o.kind !== undefined) {
-    if (typeof o.kind !== 'string' || !(FX_KINDS as readonly string[]).includes(o.kind)) bad('kind', `must be one of [${FX_KINDS.join(', ')}]`);
+    if (typeof o.kind !== 'string' || !(FX_KINDS as readonly string[]).includes(o.kind))
+      bad('kind', `must be one of [${FX_KINDS.join(', ')}]`);
     node.kind = o.kind as FxKind;
   }
   return node;
@@ -129,9 +150,11 @@ export function readFxDump(json: unknown): FxDump {
       throw new ImportError('json', `fx dump: not valid JSON (${why})`);
     }
   }
-  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ImportError('dump', `fx dump must be an object, got ${j(x)}`);
+  if (typeof x !== 'object' || x === null || Array.isArray(x))
+    throw new ImportError('dump', `fx dump must be an object, got ${j(x)}`);
   const o = x as Record<string, unknown>;
-  if (o.format !== FX_FORMAT) throw new ImportError('format', `fx dump: field 'format' must be ${j(FX_FORMAT)}, got ${j(o.format)}`);
+  if (o.format !== FX_FORMAT)
+    throw new ImportError('format', `fx dump: field 'format' must be ${j(FX_FORMAT)}, got ${j(o.format)}`);
   if (o.graph !== 'forward' && o.graph !== 'backward') {
     throw new ImportError('graph', `fx dump: field 'graph' must be one of [forward, backward], got ${j(o.graph)}`);
   }
@@ -139,9 +162,12 @@ export function readFxDump(json: unknown): FxDump {
   if (typeof ws !== 'number' || !Number.isSafeInteger(ws) || ws < 1 || ws > 65536) {
     throw new ImportError('world_size', `fx dump: field 'world_size' must be an integer in [1, 65536], got ${j(ws)}`);
   }
-  if (o.source !== undefined && typeof o.source !== 'string') throw new ImportError('source', `fx dump: field 'source' must be a string, got ${j(o.source)}`);
-  if (!Array.isArray(o.nodes)) throw new ImportError('nodes', `fx dump: field 'nodes' must be a list, got ${j(o.nodes)}`);
-  if (o.nodes.length === 0) throw new ImportError('nodes', "fx dump: field 'nodes' is empty; a graph needs at least one call_function node");
+  if (o.source !== undefined && typeof o.source !== 'string')
+    throw new ImportError('source', `fx dump: field 'source' must be a string, got ${j(o.source)}`);
+  if (!Array.isArray(o.nodes))
+    throw new ImportError('nodes', `fx dump: field 'nodes' must be a list, got ${j(o.nodes)}`);
+  if (o.nodes.length === 0)
+    throw new ImportError('nodes', "fx dump: field 'nodes' is empty; a graph needs at least one call_function node");
   const nodes = o.nodes.map((n, k) => readNode(n, k));
   if (!nodes.some((n) => n.op === 'call_function')) {
     throw new ImportError('nodes', "fx dump: field 'nodes' has no call_function node: nothing to schedule or time");

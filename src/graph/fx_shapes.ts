@@ -10,7 +10,16 @@ import type { DType } from './types';
 const j = (v: unknown): string => preview(v);
 
 /** Views that select part of their input (out ≤ in elements); expand grows it; every other view keeps the count. */
-const PART_VIEWS: ReadonlySet<string> = new Set(['slice', 'select', 'narrow', 'split', 'split_with_sizes', 'unbind', 'diagonal', 'as_strided']);
+const PART_VIEWS: ReadonlySet<string> = new Set([
+  'slice',
+  'select',
+  'narrow',
+  'split',
+  'split_with_sizes',
+  'unbind',
+  'diagonal',
+  'as_strided',
+]);
 const GROW_VIEWS: ReadonlySet<string> = new Set(['expand', 'view_as_real', 'view_as_complex']);
 
 /**
@@ -18,12 +27,19 @@ const GROW_VIEWS: ReadonlySet<string> = new Set(['expand', 'view_as_real', 'view
  * count, a slice takes at most the input. A placeholder whose shape disagrees with the op reading
  * it would otherwise be believed (a 20× larger shard inflates the peak silently).
  */
-export function checkViewShape(cls: 'view' | 'cast', fx: FxNode, input: readonly number[], bad: (field: string, why: string) => never): void {
+export function checkViewShape(
+  cls: 'view' | 'cast',
+  fx: FxNode,
+  input: readonly number[],
+  bad: (field: string, why: string) => never,
+): void {
   const out = fx.shape as readonly number[];
   const op = fxOpName(fx.target);
   const [nIn, nOut] = [numel(input), numel(out)];
-  if (cls === 'cast' && j(out) !== j(input)) bad('shape', `${j(out)} differs from its input's ${j(input)} (a cast keeps the shape)`);
-  if (cls === 'view' && PART_VIEWS.has(op) && nOut > nIn) bad('shape', `${j(out)} has more elements than its input's ${j(input)} ('${op}' selects part of it)`);
+  if (cls === 'cast' && j(out) !== j(input))
+    bad('shape', `${j(out)} differs from its input's ${j(input)} (a cast keeps the shape)`);
+  if (cls === 'view' && PART_VIEWS.has(op) && nOut > nIn)
+    bad('shape', `${j(out)} has more elements than its input's ${j(input)} ('${op}' selects part of it)`);
   if (cls === 'view' && !PART_VIEWS.has(op) && !GROW_VIEWS.has(op) && nOut !== nIn) {
     bad('shape', `${j(out)} has ${nOut} elements but its input ${j(input)} has ${nIn} ('${op}' keeps the count)`);
   }
@@ -46,7 +62,8 @@ export function getitemClaims(d: FxDump): Map<string, Claim> {
   const out = new Map<string, Claim>();
   for (const fx of d.nodes) {
     if (fx.multi) multi.set(fx.name, fx);
-    if (classifyTarget(fx.target) !== 'getitem' || fx.op !== 'call_function' || fx.args.length !== 1 || !fx.shape) continue;
+    if (classifyTarget(fx.target) !== 'getitem' || fx.op !== 'call_function' || fx.args.length !== 1 || !fx.shape)
+      continue;
     const m = multi.get(fx.args[0]);
     if (!m?.multi) continue;
     const used = taken.get(m.name) ?? new Set<number>();
@@ -63,13 +80,17 @@ export function getitemClaims(d: FxDump): Map<string, Claim> {
 
 /** FLOPs from shapes: 2·numel(C)·K for matmuls; FlashAttention counts (causal) for attention. */
 export function computeFlops(
-  cls: FxClass, fx: FxNode, shapes: (readonly number[] | undefined)[], bad: (field: string, why: string) => never,
+  cls: FxClass,
+  fx: FxNode,
+  shapes: (readonly number[] | undefined)[],
+  bad: (field: string, why: string) => never,
 ): number {
   if (cls === 'matmul') {
     const a = shapes[matmulFirstOperand(fx.target)];
     const b = shapes[matmulFirstOperand(fx.target) + 1];
     const c = fx.shape;
-    if (!a || !b || !c || a.length < 2 || b.length < 2 || c.length < 2) bad('shape', `matmul '${fx.target}' needs two ≥2-D operands and a ≥2-D result, got ${j(a)} · ${j(b)} → ${j(c)}`);
+    if (!a || !b || !c || a.length < 2 || b.length < 2 || c.length < 2)
+      bad('shape', `matmul '${fx.target}' needs two ≥2-D operands and a ≥2-D result, got ${j(a)} · ${j(b)} → ${j(c)}`);
     const K = a[a.length - 1];
     if (b[b.length - 2] !== K || c[c.length - 2] !== a[a.length - 2] || c[c.length - 1] !== b[b.length - 1]) {
       bad('shape', `matmul shapes do not agree: ${j(a)} · ${j(b)} → ${j(c)}`);

@@ -23,9 +23,32 @@ export function fxOpName(target: string): string {
 
 const CASTS = new Set(['_to_copy', 'to', 'convert_element_type', '_to_dtype', 'type_as']);
 const VIEWS = new Set([
-  'view', '_unsafe_view', 'reshape', '_reshape_alias', 't', 'transpose', 'permute', 'expand', 'unsqueeze', 'squeeze',
-  'detach', 'alias', 'slice', 'select', 'as_strided', 'view_as', 'flatten', 'unflatten', 'split', 'split_with_sizes',
-  'unbind', 'narrow', 'diagonal', 'view_as_real', 'view_as_complex', 'lift_fresh',
+  'view',
+  '_unsafe_view',
+  'reshape',
+  '_reshape_alias',
+  't',
+  'transpose',
+  'permute',
+  'expand',
+  'unsqueeze',
+  'squeeze',
+  'detach',
+  'alias',
+  'slice',
+  'select',
+  'as_strided',
+  'view_as',
+  'flatten',
+  'unflatten',
+  'split',
+  'split_with_sizes',
+  'unbind',
+  'narrow',
+  'diagonal',
+  'view_as_real',
+  'view_as_complex',
+  'lift_fresh',
 ]);
 const MATMULS = new Set(['mm', 'addmm', 'bmm', 'baddbmm', 'matmul']);
 
@@ -41,7 +64,10 @@ export function classifyTarget(target: string): FxClass {
   if (CASTS.has(op)) return 'cast';
   if (VIEWS.has(op)) return 'view';
   if (MATMULS.has(op)) return 'matmul';
-  if (/^_?(scaled_dot_product|flash_attention|efficient_attention|_scaled_dot_product)/.test(op) || /scaled_dot_product.*attention/.test(op)) {
+  if (
+    /^_?(scaled_dot_product|flash_attention|efficient_attention|_scaled_dot_product)/.test(op) ||
+    /scaled_dot_product.*attention/.test(op)
+  ) {
     return /backward/.test(op) ? 'attention_bwd' : 'attention';
   }
   return 'compute';

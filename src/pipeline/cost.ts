@@ -3,7 +3,14 @@
 // rank's own estimates when alignment is off — the case where ranks can disagree).
 
 import type { SimConfig } from '../config';
-import { NETWORK_PRESETS, alignCostModels, jitteredCostModels, makeCostModel, type NetworkPreset, type RingNetwork } from '../estimate';
+import {
+  NETWORK_PRESETS,
+  alignCostModels,
+  jitteredCostModels,
+  makeCostModel,
+  type NetworkPreset,
+  type RingNetwork,
+} from '../estimate';
 import type { CostModel } from '../estimate/types';
 import type { StepGraph } from '../graph/types';
 
@@ -64,12 +71,18 @@ export function baseCostModel(cfg: SimConfig, opts: CostOptions = {}): CostModel
  */
 export function runCosts(cfg: SimConfig, graph: StepGraph, worldSize: number, opts: CostOptions = {}): RunCosts {
   const base = baseCostModel(cfg, opts);
-  const straggler = cfg.straggler.rank !== null && cfg.straggler.rank < worldSize && cfg.straggler.factor !== 1
-    ? { rank: cfg.straggler.rank, factor: cfg.straggler.factor }
-    : undefined;
+  const straggler =
+    cfg.straggler.rank !== null && cfg.straggler.rank < worldSize && cfg.straggler.factor !== 1
+      ? { rank: cfg.straggler.rank, factor: cfg.straggler.factor }
+      : undefined;
   if (cfg.jitterPct === 0 && !straggler) return { plan: base, time: base, label: base.label };
-  const perRank = jitteredCostModels(base, worldSize, { jitterPct: cfg.jitterPct, seed: cfg.seed, ...(straggler ? { straggler } : {}) });
+  const perRank = jitteredCostModels(base, worldSize, {
+    jitterPct: cfg.jitterPct,
+    seed: cfg.seed,
+    ...(straggler ? { straggler } : {}),
+  });
   const plan = cfg.alignment ? alignCostModels(perRank, graph) : perRank;
-  const noise = `${cfg.jitterPct > 0 ? ` ±${cfg.jitterPct}%` : ''}${straggler ? ` straggler rank ${straggler.rank} ×${straggler.factor}` : ''}`;
+  const jitter = cfg.jitterPct > 0 ? ` ±${cfg.jitterPct}%` : '';
+  const noise = `${jitter}${straggler ? ` straggler rank ${straggler.rank} ×${straggler.factor}` : ''}`;
   return { plan, time: perRank, label: `${base.label}${noise}, ${cfg.alignment ? 'aligned (median)' : 'unaligned'}` };
 }

@@ -36,6 +36,10 @@ export function simMetrics(sim: SimResult, ranks?: readonly number[]): TraceMetr
   const curve = sim.memory.find((m) => m.rank === rank);
   const one = computeMetrics(first, curve ? [curve] : []).perRank[0];
   // symmetric: the memory curves are copied to exactly the ranks the events were (sorted)
-  const covered = ranks ?? (sim.memory.length > 0 ? sim.memory.map((m) => m.rank) : [...new Set(sim.events.map((e) => e.rank))].sort((a, b) => a - b));
+  const covered =
+    ranks ??
+    (sim.memory.length > 0
+      ? sim.memory.map((m) => m.rank)
+      : [...new Set(sim.events.map((e) => e.rank))].sort((a, b) => a - b));
   return replicateMetrics(one, covered);
 }

@@ -65,7 +65,12 @@ function graphOf(cfg: SimConfig): StepGraph {
  * Run one backend on a given graph (built from the config, or imported from an FX dump). The world
  * size is the graph's own (an imported graph's collectives are sized for it), not cfg.ranks.
  */
-export function runPipelineOnGraph(graph: StepGraph, cfg: SimConfig, backend: BackendName, opts: PipelineOptions = {}): PipelineResult {
+export function runPipelineOnGraph(
+  graph: StepGraph,
+  cfg: SimConfig,
+  backend: BackendName,
+  opts: PipelineOptions = {},
+): PipelineResult {
   const worldSize = graph.meta.worldSize;
   const costs = runCosts(cfg, graph, worldSize, opts);
   const options = backendOptions(cfg, backend);
@@ -81,7 +86,10 @@ export function runPipelineOnGraph(graph: StepGraph, cfg: SimConfig, backend: Ba
   }
   const symmetric = !isCostList(plan) && !isCostList(costs.time);
   const emitted = opts.emitRanks ?? defaultEmitRanks(worldSize);
-  const shown = opts.shownRanks === undefined ? undefined : [...new Set(emitted)].sort((a, b) => a - b).slice(0, Math.max(1, opts.shownRanks));
+  const shown =
+    opts.shownRanks === undefined
+      ? undefined
+      : [...new Set(emitted)].sort((a, b) => a - b).slice(0, Math.max(1, opts.shownRanks));
   let sim = simulate({
     worldSize,
     schedules: schedules ?? schedule,
@@ -89,7 +97,13 @@ export function runPipelineOnGraph(graph: StepGraph, cfg: SimConfig, backend: Ba
     // symmetric: emit only the shown ranks; the metrics replicate one rank over all emitted ones
     ...(shown && symmetric ? { emitRanks: shown } : opts.emitRanks ? { emitRanks: opts.emitRanks } : {}),
   });
-  const metrics = shown && symmetric ? simMetrics(sim, [...new Set(emitted)].sort((a, b) => a - b)) : simMetrics(sim);
+  const metrics =
+    shown && symmetric
+      ? simMetrics(
+          sim,
+          [...new Set(emitted)].sort((a, b) => a - b),
+        )
+      : simMetrics(sim);
   if (shown && !symmetric) sim = keepRanks(sim, shown);
   return {
     backend,
@@ -110,7 +124,11 @@ function defaultEmitRanks(worldSize: number): number[] {
 /** The simulation with events and memory curves of `ranks` only. */
 function keepRanks(sim: SimResult, ranks: readonly number[]): SimResult {
   const keep = new Set(ranks);
-  return { ...sim, events: sim.events.filter((e) => keep.has(e.rank)), memory: sim.memory.filter((m) => keep.has(m.rank)) };
+  return {
+    ...sim,
+    events: sim.events.filter((e) => keep.has(e.rank)),
+    memory: sim.memory.filter((m) => keep.has(m.rank)),
+  };
 }
 
 /** Build the config's graph and run one backend on it. */
@@ -121,5 +139,8 @@ export function runPipeline(cfg: SimConfig, backend: BackendName, opts: Pipeline
 /** Run cfg.backendA and cfg.backendB on the same graph (built once; reused while its step config is unchanged). */
 export function compareBackends(cfg: SimConfig, opts: PipelineOptions = {}): { a: PipelineResult; b: PipelineResult } {
   const graph = graphOf(cfg);
-  return { a: runPipelineOnGraph(graph, cfg, cfg.backendA, opts), b: runPipelineOnGraph(graph, cfg, cfg.backendB, opts) };
+  return {
+    a: runPipelineOnGraph(graph, cfg, cfg.backendA, opts),
+    b: runPipelineOnGraph(graph, cfg, cfg.backendB, opts),
+  };
 }

@@ -40,12 +40,16 @@ export function checkOneRun(ids: readonly RunIdentity[], ranks: readonly { where
   if (other) {
     throw new ImportError(
       `${other.where}.fsdpSim.run`,
-      `${named[0].where} is run '${named[0].run}' but ${other.where} is run '${other.run}': import the files of one run together`,
+      `${named[0].where} is run '${named[0].run}' but ${other.where} is run '${other.run}': ` +
+        'import the files of one run together',
     );
   }
   const world = sized[0]?.worldSize;
   const beyond = world === undefined ? undefined : ranks.find((r) => r.rank >= world);
   if (beyond && world !== undefined) {
-    throw new ImportError(beyond.where, `${beyond.where} is rank ${beyond.rank}, but the trace's world_size is ${world} (ranks 0..${world - 1})`);
+    throw new ImportError(
+      beyond.where,
+      `${beyond.where} is rank ${beyond.rank}, but the trace's world_size is ${world} (ranks 0..${world - 1})`,
+    );
   }
 }

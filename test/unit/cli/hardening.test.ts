@@ -66,13 +66,18 @@ describe('a collective mismatch is an error in every output', () => {
 });
 
 describe('compare --trace writes all files or none', () => {
-  const traceRun = (dir: string, ...extra: string[]) => cli(['compare', '--ranks', '4', '--backends', 'aot_eager', '--trace', dir, ...extra]);
+  const traceRun = (dir: string, ...extra: string[]) =>
+    cli(['compare', '--ranks', '4', '--backends', 'aot_eager', '--trace', dir, ...extra]);
 
   it('fails in one line naming the path when DIR is a file, under a file, or empty', async () => {
     const d = tempDir();
     const file = join(d, 'f');
     writeFileSync(file, 'x');
-    for (const [dir, re] of [[file, /--trace .*'.*\/f'.*not a directory/], [join(file, 'sub'), /'.*\/f\/sub'.*not a directory/], ['', /--trace needs a directory, got ''/]] as const) {
+    for (const [dir, re] of [
+      [file, /--trace .*'.*\/f'.*not a directory/],
+      [join(file, 'sub'), /'.*\/f\/sub'.*not a directory/],
+      ['', /--trace needs a directory, got ''/],
+    ] as const) {
       const r = await traceRun(dir);
       expect(r.code, dir).not.toBe(0);
       expect(r.err, dir).toMatch(re);
@@ -84,7 +89,9 @@ describe('compare --trace writes all files or none', () => {
     const d = tempDir();
     expect((await traceRun(d, '--per-rank', '--seed', '1', '--jitter-pct', '5')).code).toBe(0);
     const sub = join(d, 'aot_eager');
-    const before = readdirSync(sub).sort().map((f) => readFileSync(join(sub, f), 'utf8'));
+    const before = readdirSync(sub)
+      .sort()
+      .map((f) => readFileSync(join(sub, f), 'utf8'));
     rmSync(join(sub, 'rank2.trace.json'));
     mkdirSync(join(sub, 'rank2.trace.json')); // a target nothing can be renamed over
     const r = await traceRun(d, '--per-rank', '--seed', '2', '--jitter-pct', '5');
@@ -96,7 +103,9 @@ describe('compare --trace writes all files or none', () => {
 
   it('removes the rank files a larger earlier run left (8 ranks, then 4)', async () => {
     const d = tempDir();
-    expect((await cli(['compare', '--ranks', '8', '--backends', 'aot_eager', '--trace', d, '--per-rank'])).code).toBe(0);
+    expect((await cli(['compare', '--ranks', '8', '--backends', 'aot_eager', '--trace', d, '--per-rank'])).code).toBe(
+      0,
+    );
     expect(readdirSync(join(d, 'aot_eager'))).toHaveLength(8);
     expect((await traceRun(d, '--per-rank')).code).toBe(0);
     const files = readdirSync(join(d, 'aot_eager')).sort();
@@ -123,14 +132,23 @@ describe('flags are checked, not ignored', () => {
       [['pass', '--fx-graph', FX[0], '--model', 'llama3-8b'], /--model does not apply/],
       [['compare', '--per-rank'], /--per-rank applies to --trace/],
       [['compare', '--straggler-factor', '2'], /--straggler-factor applies to the straggler; give --straggler-rank/],
-      [['compare', '--ac', 'partial'], /^fsdp-sim compare: --ac must be one of \[none, selective, full, null\], got "partial"$/],
+      [
+        ['compare', '--ac', 'partial'],
+        /^fsdp-sim compare: --ac must be one of \[none, selective, full, null\], got "partial"$/,
+      ],
       [['compare', '--alignment', 'maybe'], /^fsdp-sim compare: --alignment must be one of \[on, off\], got "maybe"$/],
-      [['compare', '--ranks', '-8'], /^fsdp-sim compare: --ranks takes a value; one that starts with '-' must be written --ranks=-8$/],
+      [
+        ['compare', '--ranks', '-8'],
+        /^fsdp-sim compare: --ranks takes a value; one that starts with '-' must be written --ranks=-8$/,
+      ],
       [['compare', '--ranks=-8'], /--ranks must be an integer in \[1, 1024\], got "-8"/],
       [['compare', '--ranks', '0x10'], /--ranks must be an integer in \[1, 1024\], got "0x10"/],
       [['compare', '--ranks', '1e1'], /--ranks must be an integer/],
       [['compare', '--bandwidth-gbps', '1e-300'], /--bandwidth-gbps must be a number in \[0.01, 100000\]/],
-      [['compare', '--hardware', 'tpu'], new RegExp(`--hardware must be one of \\[${HARDWARE_NAMES.join(', ')}\\], got "tpu"`)],
+      [
+        ['compare', '--hardware', 'tpu'],
+        new RegExp(`--hardware must be one of \\[${HARDWARE_NAMES.join(', ')}\\], got "tpu"`),
+      ],
     ];
     for (const [args, re] of cases) {
       const r = await cli(args);
@@ -154,9 +172,8 @@ describe('flags are checked, not ignored', () => {
   });
 });
 
-
 describe('fsdp-sim pass prints what ran', () => {
-  it('names the backend\'s passes and, with --print-graph, every scheduled node once in FX form', async () => {
+  it("names the backend's passes and, with --print-graph, every scheduled node once in FX form", async () => {
     const r = await cli(['pass', '--fx-graph', FX[0], '--print-graph']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^passes: +schedule_overlap \(OverlapScheduler\) → bucket_collectives/m);
@@ -175,15 +192,20 @@ describe('fsdp-sim pass prints what ran', () => {
 describe('the trace importer takes the files of one run only', () => {
   const rankFiles = async (dir: string, ...args: string[]) => {
     expect((await cli(['compare', '--backends', 'aot_eager', '--trace', dir, '--per-rank', ...args])).code).toBe(0);
-    return readdirSync(join(dir, 'aot_eager')).sort().map((f) => readFileSync(join(dir, 'aot_eager', f), 'utf8'));
+    return readdirSync(join(dir, 'aot_eager'))
+      .sort()
+      .map((f) => readFileSync(join(dir, 'aot_eager', f), 'utf8'));
   };
 
-  it('refuses files of two world sizes (a 4-rank run's files with ranks 4-7 an 8-rank run left)', async () => {
+  it('refuses files of two world sizes (a 4-rank run with ranks 4-7 an 8-rank run left)', async () => {
     const eight = await rankFiles(tempDir(), '--ranks', '8');
     const four = await rankFiles(tempDir(), '--ranks', '4');
     const r = importTrace([...four, ...eight.slice(4)]);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error.message).toMatch(/^file\[0\] says world_size 4 but file\[4\] says 8: these files come from different runs/);
+    if (!r.ok)
+      expect(r.error.message).toMatch(
+        /^file\[0\] says world_size 4 but file\[4\] says 8: these files come from different runs/,
+      );
   });
 
   it('refuses files of two runs of the same world size, naming both runs', async () => {
@@ -191,12 +213,25 @@ describe('the trace importer takes the files of one run only', () => {
     const b = await rankFiles(tempDir(), '--ranks', '2', '--seed', '7', '--jitter-pct', '3');
     const r = importTrace([a[0], b[1]]);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error.message).toBe("file[0] is run 'aot_eager?ranks=2' but file[1] is run 'aot_eager?ranks=2&seed=7&jitterPct=3': import the files of one run together");
+    if (!r.ok)
+      expect(r.error.message).toBe(
+        "file[0] is run 'aot_eager?ranks=2' but file[1] is run 'aot_eager?ranks=2&seed=7&jitterPct=3': " +
+          'import the files of one run together',
+      );
     expect(importTrace(a).ok).toBe(true);
   });
 
   it('refuses a rank at or above the world size', () => {
-    const kernel = (pid: number) => ({ ph: 'X', cat: 'kernel', name: 'gemm', pid, tid: 7, ts: 10 * pid, dur: 5, args: { stream: 7, correlation: pid } });
+    const kernel = (pid: number) => ({
+      ph: 'X',
+      cat: 'kernel',
+      name: 'gemm',
+      pid,
+      tid: 7,
+      ts: 10 * pid,
+      dur: 5,
+      args: { stream: 7, correlation: pid },
+    });
     const r = importTrace({ traceEvents: [kernel(0), kernel(5)], distributedInfo: { rank: 0, world_size: 2 } });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.message).toBe("trace is rank 5, but the trace's world_size is 2 (ranks 0..1)");

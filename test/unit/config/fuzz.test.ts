@@ -6,8 +6,36 @@ import { ConfigError } from '../../../src/errors';
 import { runPipeline } from '../../../src/pipeline';
 import { randomConfig, rng } from './random_config';
 
-const JUNK: unknown[] = [null, undefined, -1, 0, 0.5, 3, 1e9, NaN, Infinity, '', 'tiny', 'h100', 'true', true, false, [], {}, { x: 1 }, [1]];
-const KEYS = [...CONFIG_FIELDS.map((f) => f.path), 'rank', 'autobucketing.nope', 'live.gpu', 'model.x', '__proto__', 'constructor'];
+const JUNK: unknown[] = [
+  null,
+  undefined,
+  -1,
+  0,
+  0.5,
+  3,
+  1e9,
+  NaN,
+  Infinity,
+  '',
+  'tiny',
+  'h100',
+  'true',
+  true,
+  false,
+  [],
+  {},
+  { x: 1 },
+  [1],
+];
+const KEYS = [
+  ...CONFIG_FIELDS.map((f) => f.path),
+  'rank',
+  'autobucketing.nope',
+  'live.gpu',
+  'model.x',
+  '__proto__',
+  'constructor',
+];
 
 describe('validateConfig fuzz', () => {
   it('ends 400 mangled configs in a config or a ConfigError naming a field', () => {
@@ -19,8 +47,10 @@ describe('validateConfig fuzz', () => {
       for (let j = 0; j < n; j++) {
         const path = KEYS[Math.floor(r() * KEYS.length)].split('.');
         let o = partial;
-        for (const k of path.slice(0, -1)) o = (o[k] = typeof o[k] === 'object' && o[k] !== null ? o[k] : {}) as Record<string, unknown>;
-        o[path[path.length - 1]] = r() < 0.3 ? JSON.parse(JSON.stringify(DEFAULT_CONFIG))[path[0]] : JUNK[Math.floor(r() * JUNK.length)];
+        for (const k of path.slice(0, -1))
+          o = (o[k] = typeof o[k] === 'object' && o[k] !== null ? o[k] : {}) as Record<string, unknown>;
+        o[path[path.length - 1]] =
+          r() < 0.3 ? JSON.parse(JSON.stringify(DEFAULT_CONFIG))[path[0]] : JUNK[Math.floor(r() * JUNK.length)];
       }
       const res = validateConfig(partial);
       if (!res.ok) {
@@ -44,7 +74,11 @@ describe('validateConfig fuzz', () => {
     for (let i = 0; i < 300; i++) {
       let q = '';
       const len = Math.floor(r() * 40);
-      for (let j = 0; j < len; j++) q += r() < 0.3 ? `${KEYS[Math.floor(r() * KEYS.length)]}=${String(JUNK[Math.floor(r() * JUNK.length)])}&` : chars[Math.floor(r() * chars.length)];
+      for (let j = 0; j < len; j++)
+        q +=
+          r() < 0.3
+            ? `${KEYS[Math.floor(r() * KEYS.length)]}=${String(JUNK[Math.floor(r() * JUNK.length)])}&`
+            : chars[Math.floor(r() * chars.length)];
       const { config, errors } = parseConfigQuery(q);
       expect(validateConfig(config).ok).toBe(true);
       for (const e of errors) expect(e).toBeInstanceOf(ConfigError);
@@ -57,7 +91,13 @@ describe('validateConfig fuzz', () => {
     for (let i = 0; i < 12; i++) {
       const c = randomConfig(r);
       // keep the run small: the tiny model, few ranks, short sequences
-      const small = { ...c, model: 'tiny' as const, ranks: 1 + (c.ranks % 6), localBatch: c.localBatch === null ? null : 1 + (c.localBatch % 4), seqLen: c.seqLen === null ? null : 1 + (c.seqLen % 64) };
+      const small = {
+        ...c,
+        model: 'tiny' as const,
+        ranks: 1 + (c.ranks % 6),
+        localBatch: c.localBatch === null ? null : 1 + (c.localBatch % 4),
+        seqLen: c.seqLen === null ? null : 1 + (c.seqLen % 64),
+      };
       small.straggler = { ...c.straggler, rank: c.straggler.rank === null ? null : c.straggler.rank % small.ranks };
       // the config validated, so nothing may throw: a ConfigError here would be a field the table lets through
       expect(validateConfig(small).ok, `config ${i}`).toBe(true);

@@ -3,7 +3,7 @@ import { CONFIG_FIELDS, DEFAULT_CONFIG, validateConfig, type FieldSpec, type Sim
 
 export function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** A random allowed value of a field (independent of the codec: drawn from the spec). */
@@ -32,4 +32,3 @@ export function randomConfig(r: () => number): SimConfig {
   if (!v.ok) throw v.error;
   return v.value;
 }
-

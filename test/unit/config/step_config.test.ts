@@ -1,11 +1,19 @@
 // activationCheckpointing in SimConfig: validation, the URL codec, the preset default
 // (torchtitan's train configs) and the StepConfig the builder gets.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, activationCheckpointingOf, configFromQuery, configToQuery, defaultConfig, stepConfigOf, validateConfig } from '../../../src/config';
+import {
+  DEFAULT_CONFIG,
+  activationCheckpointingOf,
+  configFromQuery,
+  configToQuery,
+  defaultConfig,
+  stepConfigOf,
+  validateConfig,
+} from '../../../src/config';
 import { buildStepGraph, isRecomputeNode } from '../../../src/graph';
 
 describe('activationCheckpointingOf', () => {
-  it('uses the preset mode when null: none for tiny, selective for llama3-8b, full for 70b and 405b as torchtitan trains them', () => {
+  it('uses the preset mode when null: none for tiny, selective for 8b, full for 70b and 405b (torchtitan)', () => {
     expect(activationCheckpointingOf({ model: 'llama3-8b', activationCheckpointing: null })).toBe('selective');
     expect(DEFAULT_CONFIG.activationCheckpointing).toBeNull();
     expect(activationCheckpointingOf(DEFAULT_CONFIG)).toBe('none');
@@ -18,7 +26,8 @@ describe('activationCheckpointingOf', () => {
 
 describe('validateConfig activationCheckpointing', () => {
   it('accepts none, full and null and rejects anything else naming the valid set', () => {
-    for (const v of ['none', 'selective', 'full', null]) expect(validateConfig({ activationCheckpointing: v }).ok).toBe(true);
+    for (const v of ['none', 'selective', 'full', null])
+      expect(validateConfig({ activationCheckpointing: v }).ok).toBe(true);
     const r = validateConfig({ activationCheckpointing: 'sac' });
     expect(r.ok).toBe(false);
     if (!r.ok) {

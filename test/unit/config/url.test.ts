@@ -1,8 +1,14 @@
 // URL codec: only non-defaults, random round trips, per-field fallback on bad values.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, configFromQuery, configToQuery, parseConfigQuery, validateConfig, type SimConfig } from '../../../src/config';
+import {
+  DEFAULT_CONFIG,
+  configFromQuery,
+  configToQuery,
+  parseConfigQuery,
+  validateConfig,
+  type SimConfig,
+} from '../../../src/config';
 import { randomConfig, rng } from './random_config';
-
 
 describe('configToQuery', () => {
   it('writes nothing for the defaults', () => {

@@ -13,16 +13,27 @@ function errorOf(partial: unknown) {
 
 describe('DEFAULT_CONFIG', () => {
   it('is the tiny preset on 4 ranks comparing aot_eager with aot_eager_autobucketing', () => {
-    expect(DEFAULT_CONFIG).toMatchObject({ model: 'tiny', ranks: 4, backendA: 'aot_eager', backendB: 'aot_eager_autobucketing' });
+    expect(DEFAULT_CONFIG).toMatchObject({
+      model: 'tiny',
+      ranks: 4,
+      backendA: 'aot_eager',
+      backendB: 'aot_eager_autobucketing',
+    });
   });
   it('carries torch 2.11 autobucketing defaults', () => {
     // DESIGN.md: max_in_flight_gb 5, max_compute_pre_fetch 200, max_coll_distance 200,
     // compute_overlap_multipler 1.0, max_memory_increase_gb 1.0, ratio 0.05, bucket_exposed_first true
     const want: Record<string, number | boolean> = {
-      max_in_flight_gb: 5, max_compute_pre_fetch: 200, max_coll_distance: 200, compute_overlap_multipler: 1,
-      max_memory_increase_gb: 1, max_memory_increase_ratio: 0.05, bucket_exposed_first: true,
+      max_in_flight_gb: 5,
+      max_compute_pre_fetch: 200,
+      max_coll_distance: 200,
+      compute_overlap_multipler: 1,
+      max_memory_increase_gb: 1,
+      max_memory_increase_ratio: 0.05,
+      bucket_exposed_first: true,
     };
-    for (const [k, v] of Object.entries(want)) expect((DEFAULT_CONFIG.autobucketing as Record<string, unknown>)[k]).toBe(v);
+    for (const [k, v] of Object.entries(want))
+      expect((DEFAULT_CONFIG.autobucketing as Record<string, unknown>)[k]).toBe(v);
   });
   it('is valid, and frozen all the way down', () => {
     expect(validateConfig(DEFAULT_CONFIG).ok).toBe(true);
@@ -76,7 +87,8 @@ describe('validateConfig', () => {
   it('has a field-table row for every leaf of the defaults', () => {
     const leaves: string[] = [];
     const walk = (o: object, pre: string) => {
-      for (const [k, v] of Object.entries(o)) v !== null && typeof v === 'object' ? walk(v, `${pre}${k}.`) : leaves.push(pre + k);
+      for (const [k, v] of Object.entries(o))
+        v !== null && typeof v === 'object' ? walk(v, `${pre}${k}.`) : leaves.push(pre + k);
     };
     walk(DEFAULT_CONFIG, '');
     expect(CONFIG_FIELDS.map((f) => f.path).sort()).toEqual(leaves.sort());
@@ -87,6 +99,8 @@ describe('validateConfig', () => {
     expect(labels.every((l) => l.length > 0)).toBe(true);
     expect(new Set(labels).size).toBe(labels.length);
     for (const f of CONFIG_FIELDS) expect(Object.keys(FIELD_GROUPS), f.path).toContain(f.group);
-    expect(CONFIG_FIELDS.filter((f) => f.path.startsWith('autobucketing.')).every((f) => f.group === 'autobucketing')).toBe(true);
+    expect(
+      CONFIG_FIELDS.filter((f) => f.path.startsWith('autobucketing.')).every((f) => f.group === 'autobucketing'),
+    ).toBe(true);
   });
 });

@@ -2,8 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
 import {
-  DTYPE_BYTES, LOSS, MATMUL_LIKE_OPS, TARGETS, TOKENS, buildStepGraph, paramTensorIds, verifyGraph,
-  type GraphNode, type StepGraph,
+  DTYPE_BYTES,
+  LOSS,
+  MATMUL_LIKE_OPS,
+  TARGETS,
+  TOKENS,
+  buildStepGraph,
+  paramTensorIds,
+  verifyGraph,
+  type GraphNode,
+  type StepGraph,
 } from '../../../src/graph';
 import { MODEL_NAMES, MODEL_PRESETS, paramTable } from '../../../src/model';
 import { expectedLengths } from '../../../src/runtime/cpu/attrs';
@@ -24,7 +32,9 @@ describe('buildStepGraph', () => {
     const g = buildStepGraph({ model: 'tiny', worldSize: 4 });
     for (const p of g.params) {
       expect(byParam(g, 'all_gather', 'forward', p.name).length, p.name).toBe(1);
-      expect(byParam(g, 'all_gather', 'backward', p.name).length, p.name).toBe(p.name === 'tok_embeddings.weight' ? 0 : 1);
+      expect(byParam(g, 'all_gather', 'backward', p.name).length, p.name).toBe(
+        p.name === 'tok_embeddings.weight' ? 0 : 1,
+      );
       expect(byParam(g, 'reduce_scatter', 'backward', p.name).length, p.name).toBe(1);
       const opt = g.nodes.filter((n) => n.op === 'adamw' && n.params?.includes(p.name));
       expect(opt.length).toBe(1);
@@ -139,7 +149,9 @@ describe('buildStepGraph', () => {
     const mm = g.nodes.filter((n) => n.op === 'matmul').reduce((s, n) => s + n.flops, 0);
     expect(mm).toBe(6 * T * linear.reduce((s, p) => s + p.numel, 0));
     const attnFwd = (4 * 2 * a.nHeads * 4096 * 4096 * (a.dim / a.nHeads)) / 2;
-    const attn = g.nodes.filter((n) => n.op === 'attention' || n.op === 'attention_bwd').reduce((s, n) => s + n.flops, 0);
+    const attn = g.nodes
+      .filter((n) => n.op === 'attention' || n.op === 'attention_bwd')
+      .reduce((s, n) => s + n.flops, 0);
     expect(attn).toBeCloseTo(a.nLayers * attnFwd * 3.5, -3);
   });
 

@@ -5,14 +5,24 @@
 import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES, runBackend } from '../../../src/backends';
 import { makeCostModel } from '../../../src/estimate';
-import { RECOMPUTE_SUFFIX, blockWeights, buildStepGraph, isRecomputeNode, resolveStepConfig, verifyGraph, type StepGraph } from '../../../src/graph';
+import {
+  RECOMPUTE_SUFFIX,
+  blockWeights,
+  buildStepGraph,
+  isRecomputeNode,
+  resolveStepConfig,
+  verifyGraph,
+  type StepGraph,
+} from '../../../src/graph';
 import { MODEL_PRESETS } from '../../../src/model';
 import { scheduleMemoryProfile, simulate } from '../../../src/sim';
 import { expectCollectivesAligned, expectNoOverlapPerStream, expectWaitsAfterCollectives } from '../sim/invariants';
 import { allowedPeak, DEFAULT_CAP_BYTES, expectValidSchedule } from '../backends/helpers';
 
-const tiny = (ac: 'none' | 'selective' | 'full', n = 2) => verifyGraph(buildStepGraph({ model: 'tiny', worldSize: n, activationCheckpointing: ac }));
-const sumFlops = (g: StepGraph, pred: (i: number) => boolean = () => true) => g.nodes.reduce((s, x, i) => s + (pred(i) ? x.flops : 0), 0);
+const tiny = (ac: 'none' | 'selective' | 'full', n = 2) =>
+  verifyGraph(buildStepGraph({ model: 'tiny', worldSize: n, activationCheckpointing: ac }));
+const sumFlops = (g: StepGraph, pred: (i: number) => boolean = () => true) =>
+  g.nodes.reduce((s, x, i) => s + (pred(i) ? x.flops : 0), 0);
 
 describe('resolveStepConfig activationCheckpointing', () => {
   it('defaults to none and rejects an unknown mode naming the valid set', () => {
@@ -33,7 +43,8 @@ describe('buildStepGraph with activationCheckpointing full', () => {
   });
 
   it('keeps the forward and the optimizer identical and adds only recompute nodes', () => {
-    const fwd = (g: StepGraph) => g.nodes.filter((x) => x.phase !== 'backward').map((x) => [x.name, x.inputs, x.outputs]);
+    const fwd = (g: StepGraph) =>
+      g.nodes.filter((x) => x.phase !== 'backward').map((x) => [x.name, x.inputs, x.outputs]);
     expect(fwd(full)).toEqual(fwd(none));
     const fullNames = new Set(full.nodes.map((x) => x.name));
     for (const x of none.nodes) expect(fullNames.has(x.name), x.name).toBe(true);
@@ -49,7 +60,8 @@ describe('buildStepGraph with activationCheckpointing full', () => {
 
   it('re-gathers every weight of a block before its first recompute node, and none again after', () => {
     for (let i = 0; i < nLayers; i++) {
-      const idx = (pred: (n: StepGraph['nodes'][number]) => boolean) => full.nodes.flatMap((x, k) => (pred(x) ? [k] : []));
+      const idx = (pred: (n: StepGraph['nodes'][number]) => boolean) =>
+        full.nodes.flatMap((x, k) => (pred(x) ? [k] : []));
       const firstRecompute = Math.min(...idx((x) => isRecomputeNode(x) && x.layer === i));
       const lastRecompute = Math.max(...idx((x) => isRecomputeNode(x) && x.layer === i));
       for (const fqn of blockWeights(i)) {
@@ -106,7 +118,15 @@ describe('buildStepGraph with activationCheckpointing selective (torchtitan op p
     for (let i = 0; i < nLayers; i++) {
       const p = `layers.${i}`;
       const got = sel.nodes.filter((x) => isRecomputeNode(x) && x.layer === i).map((x) => x.name);
-      const want = ['attention_norm', 'attention.wk', 'attention.wo', 'attention.residual', 'ffn_norm', 'feed_forward.w3', 'feed_forward.swiglu'];
+      const want = [
+        'attention_norm',
+        'attention.wk',
+        'attention.wo',
+        'attention.residual',
+        'ffn_norm',
+        'feed_forward.w3',
+        'feed_forward.swiglu',
+      ];
       expect(got).toEqual(want.map((m) => `${p}.${m}${RECOMPUTE_SUFFIX}`));
     }
   });
@@ -115,8 +135,18 @@ describe('buildStepGraph with activationCheckpointing selective (torchtitan op p
     const fwdOut = (name: string) => sel.nodes.find((x) => x.name === name && x.phase === 'forward')!.outputs;
     for (let i = 0; i < nLayers; i++) {
       const p = `layers.${i}`;
-      const saved = [...fwdOut(`${p}.attention.wq`), ...fwdOut(`${p}.attention.wv`), ...fwdOut(`${p}.attention.sdpa`), ...fwdOut(`${p}.feed_forward.w1`)];
-      const notSaved = [...fwdOut(`${p}.attention.wk`), ...fwdOut(`${p}.attention.wo`), ...fwdOut(`${p}.feed_forward.w3`), ...fwdOut(`${p}.ffn_norm`)];
+      const saved = [
+        ...fwdOut(`${p}.attention.wq`),
+        ...fwdOut(`${p}.attention.wv`),
+        ...fwdOut(`${p}.attention.sdpa`),
+        ...fwdOut(`${p}.feed_forward.w1`),
+      ];
+      const notSaved = [
+        ...fwdOut(`${p}.attention.wk`),
+        ...fwdOut(`${p}.attention.wo`),
+        ...fwdOut(`${p}.feed_forward.w3`),
+        ...fwdOut(`${p}.ffn_norm`),
+      ];
       const bwdReads = new Set(sel.nodes.filter((x) => x.phase === 'backward').flatMap((x) => x.inputs));
       for (const t of saved) expect(bwdReads.has(t), t).toBe(true);
       for (const t of notSaved) expect(bwdReads.has(t), t).toBe(false);
@@ -137,13 +167,16 @@ describe('activation checkpointing on the llama3 presets', () => {
     selective: buildStepGraph({ model, worldSize: n, activationCheckpointing: 'selective' }),
   }));
 
-  it.each(built.map((b) => [b.model, b] as const))('%s: selective sits between none and full in peak memory and FLOPs', (_m, b) => {
-    const peak = (g: StepGraph) => scheduleMemoryProfile(g).peakBytes;
-    expect(peak(b.selective)).toBeLessThan(peak(b.none));
-    expect(peak(b.selective)).toBeGreaterThan(peak(b.full));
-    expect(sumFlops(b.selective)).toBeGreaterThan(sumFlops(b.none));
-    expect(sumFlops(b.selective)).toBeLessThan(sumFlops(b.full));
-  });
+  it.each(built.map((b) => [b.model, b] as const))(
+    '%s: selective sits between none and full in peak memory and FLOPs',
+    (_m, b) => {
+      const peak = (g: StepGraph) => scheduleMemoryProfile(g).peakBytes;
+      expect(peak(b.selective)).toBeLessThan(peak(b.none));
+      expect(peak(b.selective)).toBeGreaterThan(peak(b.full));
+      expect(sumFlops(b.selective)).toBeGreaterThan(sumFlops(b.none));
+      expect(sumFlops(b.selective)).toBeLessThan(sumFlops(b.full));
+    },
+  );
 
   it.each(built.map((b) => [b.model, b] as const))('%s: peak memory drops by a large factor', (_m, b) => {
     const p0 = scheduleMemoryProfile(b.none);
@@ -157,14 +190,28 @@ describe('activation checkpointing on the llama3 presets', () => {
   it.each(built.map((b) => [b.model, b] as const))('%s: FLOPs rise by about one forward of the blocks', (_m, b) => {
     const delta = sumFlops(b.full) - sumFlops(b.none);
     const rel = (a: number, ref: number) => Math.abs(a - ref) / ref;
-    expect(rel(delta, sumFlops(b.full, (i) => isRecomputeNode(b.full.nodes[i])))).toBeLessThan(1e-9);
-    const blockFwd = sumFlops(b.none, (i) => b.none.nodes[i].phase === 'forward' && b.none.nodes[i].layer !== undefined);
+    expect(
+      rel(
+        delta,
+        sumFlops(b.full, (i) => isRecomputeNode(b.full.nodes[i])),
+      ),
+    ).toBeLessThan(1e-9);
+    const blockFwd = sumFlops(
+      b.none,
+      (i) => b.none.nodes[i].phase === 'forward' && b.none.nodes[i].layer !== undefined,
+    );
     // reference: the forward minus what the partitioner leaves dead (w2 projection, final residual add)
     const dead = sumFlops(b.none, (i) => {
       const x = b.none.nodes[i];
       return x.phase === 'forward' && x.kind === 'compute' && /\.feed_forward\.(w2|residual)$/.test(x.name);
     });
-    const blockFwdCompute = sumFlops(b.none, (i) => b.none.nodes[i].phase === 'forward' && b.none.nodes[i].layer !== undefined && b.none.nodes[i].kind === 'compute');
+    const blockFwdCompute = sumFlops(
+      b.none,
+      (i) =>
+        b.none.nodes[i].phase === 'forward' &&
+        b.none.nodes[i].layer !== undefined &&
+        b.none.nodes[i].kind === 'compute',
+    );
     expect(rel(delta, blockFwdCompute - dead)).toBeLessThan(1e-9);
     expect(delta / blockFwd).toBeGreaterThan(0.6);
     expect(delta / blockFwd).toBeLessThanOrEqual(1);
@@ -176,7 +223,13 @@ describe('backends and the simulator on an AC graph', () => {
   const graphs = {
     tiny: tiny('full', 4),
     'tiny selective': tiny('selective', 4),
-    'llama3-8b (4 layers)': verifyGraph(buildStepGraph({ model: { ...MODEL_PRESETS['llama3-8b'], nLayers: 4 }, worldSize: 8, activationCheckpointing: 'full' })),
+    'llama3-8b (4 layers)': verifyGraph(
+      buildStepGraph({
+        model: { ...MODEL_PRESETS['llama3-8b'], nLayers: 4 },
+        worldSize: 8,
+        activationCheckpointing: 'full',
+      }),
+    ),
   };
   describe.each(Object.entries(graphs))('%s', (_name, g) => {
     it.each(BACKEND_NAMES)('%s returns a valid schedule the simulator runs', (backend) => {

@@ -6,7 +6,6 @@ import { ConfigError, FsdpSimError, ImportError } from '../../../src/errors';
 import { buildStepGraph, importFxGraph, isTopologicalOrder, verifyGraph } from '../../../src/graph';
 import { rng } from '../../helpers/rng';
 
-
 const CONFIG_CASES = 600;
 const FX_CASES = 600;
 const JUNK: unknown[] = [0, -1, 2.5, NaN, Infinity, '7', '', null, true, [], {}, 1e12];
@@ -31,8 +30,15 @@ describe('fuzz: buildStepGraph', () => {
         const nKvHeads = int(1, 3);
         const nHeads = nKvHeads * int(1, 3);
         const args: Record<string, unknown> = {
-          dim: nHeads * int(1, 4), nLayers: int(1, 3), nHeads, nKvHeads, vocabSize: int(1, 40), ffnDim: int(1, 24),
-          normEps: 1e-5, seqLen: int(1, 8), batch: int(1, 3),
+          dim: nHeads * int(1, 4),
+          nLayers: int(1, 3),
+          nHeads,
+          nKvHeads,
+          vocabSize: int(1, 40),
+          ffnDim: int(1, 24),
+          normEps: 1e-5,
+          seqLen: int(1, 8),
+          batch: int(1, 3),
         };
         if (r() < 0.2) args[pick(Object.keys(args))] = pick(JUNK);
         if (r() < 0.03) delete args[pick(Object.keys(args))];
@@ -58,7 +64,12 @@ describe('fuzz: buildStepGraph', () => {
       try {
         const g = buildStepGraph(input as never);
         verifyGraph(g);
-        expect(isTopologicalOrder(g, g.nodes.map((n) => n.id))).toBe(true);
+        expect(
+          isTopologicalOrder(
+            g,
+            g.nodes.map((n) => n.id),
+          ),
+        ).toBe(true);
         built++;
       } catch (e) {
         if (!(e instanceof ConfigError)) throw new Error(`case ${c}: ${JSON.stringify(input)} threw ${String(e)}`);
@@ -93,22 +104,49 @@ describe('fuzz: importFxGraph', () => {
       for (let k = 0; k < mutations; k++) {
         const n = pick(nodes);
         switch (Math.floor(r() * 11)) {
-          case 0: delete n[pick(FIELDS)]; break; // dropped field
-          case 1: n[pick(FIELDS)] = pick(JUNK); break; // wrong type
-          case 2: d.nodes = nodes.slice(0, Math.floor(r() * nodes.length)); break; // truncated
-          case 3: if (Array.isArray(n.args) && n.args.length) (n.args as unknown[])[0] = pick(['ghost', pick(names), 7]); break; // bad ref
-          case 4: if (Array.isArray(n.shape)) (n.shape as unknown[])[0] = pick([-1, 0, 1.5, 3, 1e15, 'x']); break; // bad shape
-          case 5: n.target = pick(nodes).target; break; // wrong op for the shapes
-          case 6: { const a = Math.floor(r() * nodes.length); const b = Math.floor(r() * nodes.length); [nodes[a], nodes[b]] = [nodes[b], nodes[a]]; break; }
-          case 7: d[pick(['format', 'graph', 'world_size', 'nodes', 'source'])] = pick(JUNK); break;
-          case 8: d.world_size = pick([1, 2, 4, 16]); break;
-          case 9: n.name = pick(names); break; // duplicated name
-          default: n.multi = pick([[[1]], [], [[2, 2], [3]], 'x']); break;
+          case 0:
+            delete n[pick(FIELDS)];
+            break; // dropped field
+          case 1:
+            n[pick(FIELDS)] = pick(JUNK);
+            break; // wrong type
+          case 2:
+            d.nodes = nodes.slice(0, Math.floor(r() * nodes.length));
+            break; // truncated
+          case 3:
+            if (Array.isArray(n.args) && n.args.length) (n.args as unknown[])[0] = pick(['ghost', pick(names), 7]);
+            break; // bad ref
+          case 4:
+            if (Array.isArray(n.shape)) (n.shape as unknown[])[0] = pick([-1, 0, 1.5, 3, 1e15, 'x']);
+            break; // bad shape
+          case 5:
+            n.target = pick(nodes).target;
+            break; // wrong op for the shapes
+          case 6: {
+            const a = Math.floor(r() * nodes.length);
+            const b = Math.floor(r() * nodes.length);
+            [nodes[a], nodes[b]] = [nodes[b], nodes[a]];
+            break;
+          }
+          case 7:
+            d[pick(['format', 'graph', 'world_size', 'nodes', 'source'])] = pick(JUNK);
+            break;
+          case 8:
+            d.world_size = pick([1, 2, 4, 16]);
+            break;
+          case 9:
+            n.name = pick(names);
+            break; // duplicated name
+          default:
+            n.multi = pick([[[1]], [], [[2, 2], [3]], 'x']);
+            break;
         }
       }
       const input = joined ? dumps : dumps[0];
       let res: ReturnType<typeof importFxGraph> | undefined;
-      expect(() => { res = importFxGraph(input); }, `case ${c}`).not.toThrow();
+      expect(() => {
+        res = importFxGraph(input);
+      }, `case ${c}`).not.toThrow();
       if (!res) throw new Error('unreachable');
       if (res.ok) {
         expect(() => verifyGraph(res?.ok ? res.value : (undefined as never))).not.toThrow();

@@ -4,8 +4,23 @@ import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../../src/errors';
 import { MATMUL_LIKE_OPS, importFxGraph, isTopologicalOrder, verifyGraph, type StepGraph } from '../../../src/graph';
 
-interface RawNode { i: number; name: string; op: string; target: string; args: string[]; shape?: number[]; dtype?: string; multi?: number[][]; est_ms?: number }
-interface Raw { format: string; graph: string; world_size: number; nodes: RawNode[] }
+interface RawNode {
+  i: number;
+  name: string;
+  op: string;
+  target: string;
+  args: string[];
+  shape?: number[];
+  dtype?: string;
+  multi?: number[][];
+  est_ms?: number;
+}
+interface Raw {
+  format: string;
+  graph: string;
+  world_size: number;
+  nodes: RawNode[];
+}
 
 const FX_DIR = '/work/shared/reference/fx';
 const load = (f: string): Raw => JSON.parse(readFileSync(`${FX_DIR}/${f}`, 'utf8'));
@@ -29,7 +44,10 @@ function importError(x: unknown): ImportError {
 }
 
 describe('importFxGraph on the torch fixtures', () => {
-  it.each([['forward', FW], ['backward', BW]] as const)('imports the %s graph with the collectives the file has', (_, raw) => {
+  it.each([
+    ['forward', FW],
+    ['backward', BW],
+  ] as const)('imports the %s graph with the collectives the file has', (_, raw) => {
     const g = verifyGraph(imported(raw));
     const ag = count(raw, /all_gather_into_tensor/);
     const rs = count(raw, /reduce_scatter_tensor/);
@@ -52,20 +70,27 @@ describe('importFxGraph on the torch fixtures', () => {
     expect(g.nodes.filter((n) => n.kind === 'reduce_scatter').length).toBe(39);
   });
 
-  it('keeps torch\'s est_ms and sizes collectives from shape and dtype', () => {
+  it("keeps torch's est_ms and sizes collectives from shape and dtype", () => {
     const g = imported(FW);
     for (const raw of FW.nodes.filter((n) => /all_gather_into_tensor/.test(n.target))) {
       const n = g.nodes.find((x) => x.name === raw.name);
       expect(n?.estMs).toBe(raw.est_ms);
       const bytes = (raw.shape as number[]).reduce((a, b) => a * b, 1) * 2; // bf16
-      expect(n?.collective).toMatchObject({ kind: 'all_gather', group: 'dp', groupSize: 8, dtype: 'bf16', outputBytes: bytes, inputBytes: bytes / 8 });
+      expect(n?.collective).toMatchObject({
+        kind: 'all_gather',
+        group: 'dp',
+        groupSize: 8,
+        dtype: 'bf16',
+        outputBytes: bytes,
+        inputBytes: bytes / 8,
+      });
     }
     // every forward all-gather reads a cast of a parameter placeholder: 39 parameters
     expect(g.params.length).toBe(39);
     expect(g.params.find((p) => p.name === 'primals_2')).toMatchObject({ shape: [512, 256], shardRows: 64 });
   });
 
-  it('computes mm FLOPs as 2·M·N·K from the file\'s shapes', () => {
+  it("computes mm FLOPs as 2·M·N·K from the file's shapes", () => {
     const g = imported(BW);
     const by = new Map(BW.nodes.map((n) => [n.name, n]));
     const mms = BW.nodes.filter((n) => n.target === 'aten.mm.default');
@@ -100,24 +125,36 @@ describe('importFxGraph on the torch fixtures', () => {
     expect(placeholders).toBeGreaterThan(100);
     // colliding backward names are renamed
     expect(a.nodes.some((n) => n.name === 'all_gather_into_tensor_37.bw' && n.phase === 'backward')).toBe(true);
-    expect(isTopologicalOrder(a, a.nodes.map((n) => n.id))).toBe(true);
+    expect(
+      isTopologicalOrder(
+        a,
+        a.nodes.map((n) => n.id),
+      ),
+    ).toBe(true);
   });
 
   it('infers transformer blocks: 9 parameters per layer, both directions; embeddings/norm/output outside', () => {
     const g = imported([FW, BW]);
     for (const [phase, kind, perLayer, outside] of [
-      ['forward', 'all_gather', 9, 3], ['backward', 'all_gather', 2, 1], ['backward', 'reduce_scatter', 9, 3],
+      ['forward', 'all_gather', 9, 3],
+      ['backward', 'all_gather', 2, 1],
+      ['backward', 'reduce_scatter', 9, 3],
     ] as const) {
       const coll = g.nodes.filter((n) => n.phase === phase && n.kind === kind);
-      for (let l = 0; l < 4; l++) expect(coll.filter((n) => n.layer === l).length, `${phase} ${kind} layer ${l}`).toBe(perLayer);
+      for (let l = 0; l < 4; l++)
+        expect(coll.filter((n) => n.layer === l).length, `${phase} ${kind} layer ${l}`).toBe(perLayer);
       expect(coll.filter((n) => n.layer === undefined).length).toBe(outside);
     }
     // a layer's forward gathers are consecutive primals (torchtitan's parameter order)
-    const l1 = g.nodes.filter((n) => n.kind === 'all_gather' && n.phase === 'forward' && n.layer === 1).map((n) => Number(n.params?.[0].slice(8)));
+    const l1 = g.nodes
+      .filter((n) => n.kind === 'all_gather' && n.phase === 'forward' && n.layer === 1)
+      .map((n) => Number(n.params?.[0].slice(8)));
     expect([...l1].sort((a, b) => a - b)).toEqual([12, 13, 14, 15, 16, 17, 18, 19, 20]);
     // every attention and its wait/cast chain sit in a layer; waits share their collective's layer
-    for (const n of g.nodes.filter((x) => x.op === 'attention' || x.op === 'attention_bwd')) expect(n.layer).toBeDefined();
-    for (const w of g.nodes.filter((x) => x.kind === 'wait')) expect(w.layer).toBe(g.nodes.find((c) => c.name === w.waitOf)?.layer);
+    for (const n of g.nodes.filter((x) => x.op === 'attention' || x.op === 'attention_bwd'))
+      expect(n.layer).toBeDefined();
+    for (const w of g.nodes.filter((x) => x.kind === 'wait'))
+      expect(w.layer).toBe(g.nodes.find((c) => c.name === w.waitOf)?.layer);
   });
 
   it('accepts the dump as JSON text', () => {
@@ -221,18 +258,24 @@ describe('importFxGraph on hostile input (issue 12)', () => {
     p.shape = [64 * 20, 256]; // a 20× shard: believed, it inflated the peak silently
     const e = importError(raw);
     expect(e.where).toMatch(/^nodes\[\d+\]\.shape$/);
-    expect(e.message).toMatch(/'_to_copy': field 'shape' \[64,256\] differs from its input's \[1280,256\] \(a cast keeps the shape\)/);
+    expect(e.message).toMatch(
+      /'_to_copy': field 'shape' \[64,256\] differs from its input's \[1280,256\] \(a cast keeps the shape\)/,
+    );
   });
 
   it('rejects a reshape whose element count differs from its input', () => {
     const raw = clone(FW);
     const v = raw.nodes.find((n) => /aten\.(view|_unsafe_view)\./.test(n.target) && n.shape)!;
     v.shape = [...v.shape!, 3];
-    expect(importError(raw).message).toMatch(/has \d+ elements but its input \[.*\] has \d+ \('(view|_unsafe_view)' keeps the count\)/);
+    expect(importError(raw).message).toMatch(
+      /has \d+ elements but its input \[.*\] has \d+ \('(view|_unsafe_view)' keeps the count\)/,
+    );
   });
 
   it('rejects an empty graph and one without call_function nodes instead of timing zeros', () => {
-    expect(importError({ ...clone(FW), nodes: [] }).message).toBe("fx dump: field 'nodes' is empty; a graph needs at least one call_function node");
+    expect(importError({ ...clone(FW), nodes: [] }).message).toBe(
+      "fx dump: field 'nodes' is empty; a graph needs at least one call_function node",
+    );
     const only = { ...clone(FW), nodes: FW.nodes.filter((n) => n.op === 'placeholder').map((n, i) => ({ ...n, i })) };
     expect(importError(only).message).toMatch(/has no call_function node/);
   });

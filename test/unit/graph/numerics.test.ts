@@ -11,12 +11,29 @@ import { rng } from '../../helpers/rng';
 type Arr = Float32Array | Int32Array;
 type Store = Map<string, Arr>;
 
-const ARGS: ModelArgs = { dim: 16, nLayers: 2, nHeads: 2, nKvHeads: 1, vocabSize: 32, ffnDim: 24, normEps: 1e-5, seqLen: 8, batch: 2 };
-
+const ARGS: ModelArgs = {
+  dim: 16,
+  nLayers: 2,
+  nHeads: 2,
+  nKvHeads: 1,
+  vocabSize: 32,
+  ffnDim: 24,
+  normEps: 1e-5,
+  seqLen: 8,
+  batch: 2,
+};
 
 const numel = (s: readonly number[]) => s.reduce((a, b) => a * b, 1);
-const alloc = (g: StepGraph, id: string): Arr => (g.tensors[id].dtype === 'i32' ? new Int32Array(numel(g.tensors[id].shape)) : new Float32Array(numel(g.tensors[id].shape)));
-const tensor = (id: string, data: Arr): CpuTensor => ({ id, length: data.length, type: data instanceof Int32Array ? 'i32' : 'f32', data });
+const alloc = (g: StepGraph, id: string): Arr =>
+  g.tensors[id].dtype === 'i32'
+    ? new Int32Array(numel(g.tensors[id].shape))
+    : new Float32Array(numel(g.tensors[id].shape));
+const tensor = (id: string, data: Arr): CpuTensor => ({
+  id,
+  length: data.length,
+  type: data instanceof Int32Array ? 'i32' : 'f32',
+  data,
+});
 
 /** Full (unsharded) parameters, seeded: norms ≈ 1, matrices ≈ N(0, 0.3²)-ish uniform. */
 function initParams(g: StepGraph, seed: number): Map<string, Float32Array> {
@@ -103,7 +120,9 @@ function batch(seed: number): Int32Array[] {
 }
 
 const build = (worldSize: number) =>
-  verifyGraph(buildStepGraph({ model: ARGS, worldSize, paramDtype: 'fp32', reduceDtype: 'fp32', lr: 1e-2, weightDecay: 0 }));
+  verifyGraph(
+    buildStepGraph({ model: ARGS, worldSize, paramDtype: 'fp32', reduceDtype: 'fp32', lr: 1e-2, weightDecay: 0 }),
+  );
 
 /** The full gradient of each parameter, re-assembled from the ranks' reduce-scattered shards. */
 function gatherGrads(g: StepGraph, ranks: Store[]): Map<string, Float32Array> {
@@ -171,7 +190,8 @@ describe('buildStepGraph numerics (CPU reference kernels)', () => {
     run(gn, ranks);
     for (const [k, v] of gatherGrads(gn, ranks)) {
       const want = mean.get(k) as Float32Array;
-      for (let i = 0; i < v.length; i++) expect(Math.abs(v[i] - want[i]), `${k}[${i}]`).toBeLessThan(1e-5 + 1e-4 * Math.abs(want[i]));
+      for (let i = 0; i < v.length; i++)
+        expect(Math.abs(v[i] - want[i]), `${k}[${i}]`).toBeLessThan(1e-5 + 1e-4 * Math.abs(want[i]));
     }
     if (n === 3) expect(gn.nodes.some((x) => x.attrs?.padRows !== undefined)).toBe(true);
   });
@@ -186,7 +206,10 @@ describe('buildStepGraph numerics (CPU reference kernels)', () => {
       run(g, ranks, g.nodes.length, step);
       losses.push(ranks.reduce((s, st) => s + (st.get(LOSS) as Float32Array)[0], 0) / 2);
       ranks = ranks.map((st) => {
-        const next: Store = new Map([[TOKENS, st.get(TOKENS) as Arr], [TARGETS, st.get(TARGETS) as Arr]]);
+        const next: Store = new Map([
+          [TOKENS, st.get(TOKENS) as Arr],
+          [TARGETS, st.get(TARGETS) as Arr],
+        ]);
         for (const p of g.params) {
           const ids = paramTensorIds(p.name);
           next.set(ids.shard, st.get(ids.shardNext) as Arr);
@@ -200,21 +223,32 @@ describe('buildStepGraph numerics (CPU reference kernels)', () => {
     expect(losses[14]).toBeLessThan(losses[0] * 0.7);
   });
 
-  it.each(['full', 'selective'] as const)('gives bit-identical loss and gradients with %s activation checkpointing (2 ranks, padded)', (mode) => {
-    const mk = (ac: 'none' | 'full' | 'selective') =>
-      verifyGraph(buildStepGraph({ model: { ...ARGS, vocabSize: 33 }, worldSize: 2, paramDtype: 'fp32', reduceDtype: 'fp32', activationCheckpointing: ac }));
-    const g0 = mk('none');
-    const g1 = mk(mode);
-    expect(g1.nodes.length).toBeGreaterThan(g0.nodes.length);
-    const full = initParams(g0, 17);
-    const data = [batch(31), batch(32)];
-    const r0 = makeRanks(g0, full, data);
-    const r1 = makeRanks(g1, full, data);
-    run(g0, r0);
-    run(g1, r1);
-    for (let r = 0; r < 2; r++) expect(r1[r].get(LOSS)).toEqual(r0[r].get(LOSS));
-    const a = gatherGrads(g0, r0);
-    const b = gatherGrads(g1, r1);
-    for (const [k, v] of a) expect(b.get(k), k).toEqual(v);
-  });
+  it.each(['full', 'selective'] as const)(
+    'gives bit-identical loss and gradients with %s activation checkpointing (2 ranks, padded)',
+    (mode) => {
+      const mk = (ac: 'none' | 'full' | 'selective') =>
+        verifyGraph(
+          buildStepGraph({
+            model: { ...ARGS, vocabSize: 33 },
+            worldSize: 2,
+            paramDtype: 'fp32',
+            reduceDtype: 'fp32',
+            activationCheckpointing: ac,
+          }),
+        );
+      const g0 = mk('none');
+      const g1 = mk(mode);
+      expect(g1.nodes.length).toBeGreaterThan(g0.nodes.length);
+      const full = initParams(g0, 17);
+      const data = [batch(31), batch(32)];
+      const r0 = makeRanks(g0, full, data);
+      const r1 = makeRanks(g1, full, data);
+      run(g0, r0);
+      run(g1, r1);
+      for (let r = 0; r < 2; r++) expect(r1[r].get(LOSS)).toEqual(r0[r].get(LOSS));
+      const a = gatherGrads(g0, r0);
+      const b = gatherGrads(g1, r1);
+      for (const [k, v] of a) expect(b.get(k), k).toEqual(v);
+    },
+  );
 });

@@ -20,7 +20,12 @@ describe('dependencies', () => {
     const e = deps.filter((d) => d.to === mm);
     expect(e).toEqual([
       { from: id('layers.0.attention_norm'), to: mm, why: 'read-after-write', tensor: 'layers.0.attention_norm' },
-      { from: id('layers.0.attention.wq.weight.wait'), to: mm, why: 'read-after-write', tensor: 'layers.0.attention.wq.weight.full' },
+      {
+        from: id('layers.0.attention.wq.weight.wait'),
+        to: mm,
+        why: 'read-after-write',
+        tensor: 'layers.0.attention.wq.weight.full',
+      },
     ]);
   });
 
@@ -60,11 +65,27 @@ describe('kahnOrder', () => {
   });
 
   it('orders a small DAG with explicit tie-breaks', () => {
-    expect(kahnOrder(4, [{ from: 3, to: 0 }, { from: 2, to: 1 }])).toEqual([2, 1, 3, 0]);
+    expect(
+      kahnOrder(4, [
+        { from: 3, to: 0 },
+        { from: 2, to: 1 },
+      ]),
+    ).toEqual([2, 1, 3, 0]);
   });
 
   it('throws a GraphError on a cycle', () => {
-    expect(() => kahnOrder(3, [{ from: 0, to: 1 }, { from: 1, to: 2 }, { from: 2, to: 1 }])).toThrow(GraphError);
-    expect(() => kahnOrder(3, [{ from: 0, to: 1 }, { from: 1, to: 0 }])).toThrow(/cycle/);
+    expect(() =>
+      kahnOrder(3, [
+        { from: 0, to: 1 },
+        { from: 1, to: 2 },
+        { from: 2, to: 1 },
+      ]),
+    ).toThrow(GraphError);
+    expect(() =>
+      kahnOrder(3, [
+        { from: 0, to: 1 },
+        { from: 1, to: 0 },
+      ]),
+    ).toThrow(/cycle/);
   });
 });

@@ -4,7 +4,10 @@ import { FsdpSimError } from '../../../src/errors';
 import { GraphError, buildStepGraph, verifyGraph, type GraphNode, type StepGraph } from '../../../src/graph';
 
 const base = () => buildStepGraph({ model: 'tiny', worldSize: 2 });
-const withNodes = (g: StepGraph, nodes: GraphNode[]): StepGraph => ({ ...g, nodes: nodes.map((n, i) => ({ ...n, id: i })) });
+const withNodes = (g: StepGraph, nodes: GraphNode[]): StepGraph => ({
+  ...g,
+  nodes: nodes.map((n, i) => ({ ...n, id: i })),
+});
 const idx = (g: StepGraph, name: string) => g.nodes.findIndex((n) => n.name === name);
 
 function expectGraphError(g: StepGraph, index: number | undefined, text: RegExp): GraphError {
@@ -114,7 +117,7 @@ describe('verifyGraph', () => {
   });
 });
 
-describe('indexGraph (the backends\' view of a graph)', () => {
+describe("indexGraph (the backends' view of a graph)", () => {
   it('throws a GraphError, not a ConfigError, naming the node, kind and inputs of a repeated name', async () => {
     const { indexGraph } = await import('../../../src/backends');
     const { ConfigError } = await import('../../../src/errors');
