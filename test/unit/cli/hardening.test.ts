@@ -237,3 +237,12 @@ describe('the trace importer takes the files of one run only', () => {
     if (!r.ok) expect(r.error.message).toBe("trace is rank 5, but the trace's world_size is 2 (ranks 0..1)");
   });
 });
+
+describe('deeply nested JSON in a trace', () => {
+  it('names the event and field of a 100k-deep value instead of overflowing the stack', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const r = importTrace(`{"traceEvents":[{"ph":"X","name":${deep},"ts":0,"dur":1,"cat":"kernel","pid":0,"tid":7}]}`);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toBe('trace.traceEvents[0].name must be a string, got [[[[[…]]]]]');
+  });
+});
