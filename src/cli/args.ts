@@ -3,7 +3,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONFIG_FIELDS, DEFAULT_CONFIG, describeAllowed, getPath, parseConfigQuery, type SimConfig } from '../config';
-import { ConfigError, oneOfMessage } from '../errors';
+import { type ConfigError, oneOfMessage } from '../errors';
 
 /** A bad flag or value: printed as one line, exit code 2. */
 export class UsageError extends Error {
