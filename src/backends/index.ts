@@ -4,9 +4,10 @@
 
 import { ConfigError } from '../errors';
 import type { CostModel } from '../estimate/types';
-import type { StepGraph } from '../graph/types';
+import type { GraphNode, StepGraph } from '../graph/types';
 import { aotEager } from './aot_eager';
 import { autobucketing } from './autobucketing';
+import { fsdp2Eager, fsdp2StreamOf } from './fsdp2_eager';
 import { transformerBlock } from './transformer_block';
 import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './types';
 
@@ -16,6 +17,7 @@ export {
   AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, autobucketing, computeDomination, OFF_PATH, runAutobucketing,
   type AutobucketingOptions, type Domination,
 } from './autobucketing';
+export { fsdp2Eager, fsdp2StreamOf, runFsdp2Eager, type Fsdp2EagerOptions } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock, transformerBlock, type TransformerBlockOptions } from './transformer_block';
 export { indexGraph, type GraphIndex } from './graph_index';
 export type { KnobSpec, KnobSpecs } from './options';
@@ -30,6 +32,7 @@ const REGISTRY: Readonly<Record<BackendName, Backend<never>>> = {
   aot_eager: aotEager as Backend<never>,
   aot_eager_autobucketing: autobucketing as Backend<never>,
   transformer_block: transformerBlock as Backend<never>,
+  fsdp2_eager: fsdp2Eager as Backend<never>,
 };
 
 export function isBackendName(name: unknown): name is BackendName {
@@ -71,9 +74,19 @@ export function resolveBackendName(cfg: CompileConfig): BackendName {
   return backend;
 }
 
+/**
+ * The stream whose caching-allocator pool serves a collective's buffers under `backend`, for
+ * src/sim/allocator.ts; undefined = every buffer on the compute stream (SimpleFSDP under
+ * torch.compile allocates collective outputs on the current stream).
+ */
+export function allocationStreamOf(backend: BackendName): ((node: GraphNode, role: 'input' | 'output') => string) | undefined {
+  return backend === 'fsdp2_eager' ? fsdp2StreamOf : undefined;
+}
+
 /** The passes each backend runs, in order (printPasses-style, for CLI / explain panel). */
 export const BACKEND_PASSES: Readonly<Record<BackendName, readonly string[]>> = {
   aot_eager: ['wait_after_collective'],
   aot_eager_autobucketing: ['schedule_overlap (OverlapScheduler)', 'bucket_collectives (OverlapPreservingBucketer)'],
   transformer_block: ['bucket_per_transformer_block', 'prefetch_one_block_ahead'],
+  fsdp2_eager: ['fully_shard_per_block (flat all-gather / reduce-scatter per module)', 'implicit_prefetch_one_module_ahead'],
 };

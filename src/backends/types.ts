@@ -5,9 +5,9 @@
 import type { CostModel } from '../estimate/types';
 import type { CollectiveKind, StepGraph } from '../graph/types';
 
-export type BackendName = 'aot_eager' | 'aot_eager_autobucketing' | 'transformer_block';
+export type BackendName = 'aot_eager' | 'aot_eager_autobucketing' | 'transformer_block' | 'fsdp2_eager';
 
-export const BACKEND_NAMES: readonly BackendName[] = ['aot_eager', 'aot_eager_autobucketing', 'transformer_block'];
+export const BACKEND_NAMES: readonly BackendName[] = ['aot_eager', 'aot_eager_autobucketing', 'transformer_block', 'fsdp2_eager'];
 
 export interface Bucket {
   readonly id: number;

@@ -8,6 +8,7 @@ import { activationCheckpointingOf, describeHbmFit, hbmFit, stepConfigOf } from 
 import { buildStepGraph } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
+import { stepFigures } from '../pipeline/figures';
 import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport } from '../sim';
 import { CONFIG_OPTIONS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { formatTable, rowOf, type CompareRow } from './format';
@@ -34,7 +35,9 @@ export const COMPARE_USAGE = [
   `                       ${EMIT_ALL_BELOW} ranks; from ${EMIT_ALL_BELOW} ranks up rank 0 only (the simulator emits rank 0; the file says so)`,
   '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.trace.json (as torch.profiler writes);',
   '                       rank files an earlier run left there are removed',
-  '  --json               print {"results":[{backend, stepTimeMs, exposedCommMs, overlapPct, peakMemoryBytes, collectives}]};',
+  '  --json               print {"results":[{backend, stepTimeMs, exposedCommMs, overlapPct, peakMemoryBytes, collectives,',
+  '                       peakAllocatedBytes, peakReservedBytes, tokensPerSecPerGpu}]} (peakMemoryBytes: live graph tensors',
+  '                       on the simulated clock; allocated / reserved: the CUDA caching allocator, as torch reports them);',
   '                       a backend whose ranks disagree on a collective (a hang) gets {backend, error} and exit 1',
   '  --set PATH=VALUE     any other config field, e.g. --set autobucketing.max_in_flight_gb=2 (repeatable)',
   '  --ac MODE            activation checkpointing (torchtitan activation_checkpoint.mode); default: the preset\'s',
@@ -53,7 +56,7 @@ export function parseBackends(command: string, text: string | undefined, fallbac
 
 /** The compare row of a run, or its mismatch as an error (a hang has no step time). */
 function resultOf(r: PipelineResult): CompareRow | { backend: string; error: MismatchReport } {
-  return r.sim.mismatch ? { backend: r.backend, error: mismatchReport(r.sim.mismatch) } : rowOf(r.backend, r.metrics);
+  return r.sim.mismatch ? { backend: r.backend, error: mismatchReport(r.sim.mismatch) } : { ...rowOf(r.backend, r.metrics), ...stepFigures(r) };
 }
 
 export async function compareCommand(argv: readonly string[], io: Io): Promise<number> {
@@ -77,11 +80,11 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     for (const f of failed) io.err(f);
     return failed.length ? 1 : 0;
   }
-  const rows = ok.map((r) => rowOf(r.backend, r.metrics));
+  const rows = ok.map((r) => ({ ...rowOf(r.backend, r.metrics), ...stepFigures(r) }));
   io.out(`${cfg.model} on ${cfg.ranks} × ${cfg.hardware}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`);
   if (rows.length) io.out(formatTable(rows, cfg.hardware));
   for (const r of rows) {
-    const fit = hbmFit(r.peakMemoryBytes, cfg.hardware);
+    const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
     if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac !== 'full' ? ' (try --ac full)' : ''}`);
   }
   if (values.trace !== undefined && ok.length) {

@@ -13,6 +13,10 @@ export interface CompareRow {
   readonly overlapPct: number;
   readonly peakMemoryBytes: number;
   readonly collectives: { readonly all_gather: number; readonly reduce_scatter: number };
+  /** The caching allocator's peaks and tokens/s per GPU (pipeline/figures.ts), when computed. */
+  readonly peakAllocatedBytes?: number;
+  readonly peakReservedBytes?: number;
+  readonly tokensPerSecPerGpu?: number;
 }
 
 export function rowOf(backend: string, m: TraceMetrics): CompareRow {
@@ -27,11 +31,13 @@ export function rowOf(backend: string, m: TraceMetrics): CompareRow {
 }
 
 /**
- * A fixed-width table: backend, step ms, exposed comm ms, overlap %, peak GiB, #AG, #RS, and with
- * `hardware` a last column saying whether the peak fits the preset's HBM (`fits 74.5 GiB HBM`).
+ * A fixed-width table: backend, step ms, exposed comm ms, overlap %, peak GiB, (with the allocator
+ * figures: alloc GiB, reserved GiB, tok/s/GPU), #AG, #RS, and with `hardware` a last column saying
+ * whether the reserved peak (else the live peak) fits the preset's HBM (`fits 79.1 GiB HBM`).
  */
 export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName): string {
-  const head = ['backend', 'step ms', 'exposed comm ms', 'overlap %', 'peak GiB', '#AG', '#RS'];
+  const figures = rows.length > 0 && rows.every((r) => r.peakReservedBytes !== undefined && r.tokensPerSecPerGpu !== undefined);
+  const head = ['backend', 'step ms', 'exposed comm ms', 'overlap %', 'peak GiB', ...(figures ? ['alloc GiB', 'reserved GiB', 'tok/s/GPU'] : []), '#AG', '#RS'];
   const hbm = hardware === undefined ? undefined : hbmFit(0, hardware).hbmBytes;
   if (hbm !== undefined) head.push(`fits ${(hbm / GIB).toFixed(1)} GiB HBM`);
   const body = rows.map((r) => [
@@ -40,9 +46,10 @@ export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName
     r.exposedCommMs.toFixed(2),
     r.overlapPct.toFixed(1),
     (r.peakMemoryBytes / GIB).toFixed(2),
+    ...(figures ? [(r.peakAllocatedBytes! / GIB).toFixed(2), (r.peakReservedBytes! / GIB).toFixed(2), Math.round(r.tokensPerSecPerGpu!).toLocaleString('en-US')] : []),
     String(r.collectives.all_gather),
     String(r.collectives.reduce_scatter),
-    ...(hardware === undefined ? [] : [hbmFit(r.peakMemoryBytes, hardware).fits ? 'yes' : 'NO']),
+    ...(hardware === undefined ? [] : [hbmFit(r.peakReservedBytes ?? r.peakMemoryBytes, hardware).fits ? 'yes' : 'NO']),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');

@@ -1,6 +1,7 @@
-// Does a step fit in HBM? The simulated peak live bytes of one rank against the chosen hardware
-// preset's HBM capacity (estimate/hardware.ts). Pure; the CLI compare table and the app's
-// metrics table both show it, naming both numbers.
+// Does a step fit in HBM? A peak of one rank — the caching allocator's *reserved* peak where it is
+// known (what torch runs out of), else the simulated live bytes — against the hardware preset's
+// capacity as torch.cuda reports it (estimate/hardware.ts). Pure; the CLI compare table and the
+// app's metrics table both show it, naming both numbers.
 
 import { HARDWARE_PRESETS, type HardwareName } from '../estimate';
 
@@ -9,7 +10,7 @@ const GIB = 1024 ** 3;
 export interface HbmFit {
   readonly hardware: HardwareName;
   readonly peakBytes: number;
-  /** The preset's HBM capacity, bytes (decimal GB on the datasheet: H100 80 GB = 80e9 bytes). */
+  /** The preset's HBM capacity as torch.cuda reports it, bytes (an 80 GB H100: 79.11 GiB). */
   readonly hbmBytes: number;
   /** peakBytes ≤ hbmBytes; true when the peak is unknown (NaN): no claim either way. */
   readonly fits: boolean;
@@ -20,8 +21,8 @@ export function hbmFit(peakBytes: number, hardware: HardwareName): HbmFit {
   return { hardware, peakBytes, hbmBytes, fits: !(peakBytes > hbmBytes) };
 }
 
-/** `peak 84.57 GiB > h100 HBM 74.51 GiB (80 GB)`, or the ≤ form when it fits. */
+/** `peak 84.57 GiB > h100 HBM 79.11 GiB (80 GB)`, or the ≤ form when it fits. */
 export function describeHbmFit(f: HbmFit): string {
-  const gb = Math.round(f.hbmBytes / 1e9);
+  const gb = HARDWARE_PRESETS[f.hardware].hbmDatasheetGB;
   return `peak ${(f.peakBytes / GIB).toFixed(2)} GiB ${f.fits ? '≤' : '>'} ${f.hardware} HBM ${(f.hbmBytes / GIB).toFixed(2)} GiB (${gb} GB)`;
 }

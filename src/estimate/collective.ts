@@ -16,15 +16,15 @@ export function ringCollectiveUs(bytes: number, n: number, alphaUs: number, beta
   return (n - 1) * alphaUs + (((n - 1) / n) * bytes * 1e6) / betaBytesPerS;
 }
 
-/** The α-β ring with a network preset's intra- or inter-node parameters picked by group size. */
+/**
+ * The α-β ring with a network preset's intra- or inter-node parameters picked by group size; β is
+ * the achieved bus bandwidth at this message size, β·S/(S + S½), when the preset gives S½.
+ */
 export function ringNetworkUs(net: RingNetwork, bytes: number, n: number): number {
   const intra = n <= net.gpusPerNode;
-  return ringCollectiveUs(
-    bytes,
-    n,
-    intra ? net.alphaIntraUs : net.alphaInterUs,
-    intra ? net.betaIntraBytesPerS : net.betaInterBytesPerS,
-  );
+  const beta = intra ? net.betaIntraBytesPerS : net.betaInterBytesPerS;
+  const half = (intra ? net.halfBwIntraBytes : net.halfBwInterBytes) ?? 0;
+  return ringCollectiveUs(bytes, n, intra ? net.alphaIntraUs : net.alphaInterUs, bytes > 0 ? (beta * bytes) / (bytes + half) : beta);
 }
 
 /** torch's NCCL_COLL subset we use; all_reduce kept for completeness of the port. */

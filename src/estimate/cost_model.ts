@@ -6,7 +6,7 @@ import { ConfigError, oneOfMessage } from '../errors';
 import type { CollectiveKind, DType, GraphNode } from '../graph/types';
 import { ncclAnalyticalUs, ringNetworkUs } from './collective';
 import { computeNodeUs } from './compute';
-import { getHardware, type HardwareName, type HardwarePreset } from './hardware';
+import { HARDWARE_NAMES, getHardware, type HardwareName, type HardwarePreset } from './hardware';
 import { getNetwork, type NetworkName, type NetworkPreset } from './network';
 import type { CostModel } from './types';
 
@@ -35,7 +35,7 @@ function positiveScale(field: string, v: number | undefined): number {
 
 function resolveHardware(h: CostModelOptions['hardware']): HardwarePreset {
   if (typeof h === 'string') return getHardware(h);
-  if (h === null || typeof h !== 'object') throw new ConfigError('hardware', oneOfMessage('hardware', ['h100', 'h200', 'a100', '<HardwarePreset>'], h));
+  if (h === null || typeof h !== 'object') throw new ConfigError('hardware', oneOfMessage('hardware', [...HARDWARE_NAMES, '<HardwarePreset>'], h));
   return h;
 }
 
@@ -66,7 +66,7 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
     .filter(Boolean)
     .join(' ');
   const label =
-    `${hw.name} ${Object.keys(measured).length > 0 ? 'measured' : 'roofline'} ${dtype} + ` +
+    `${hw.name} ${Object.keys(measured).length > 0 ? 'measured' : hw.achieved ? 'achieved' : 'roofline'} ${dtype} + ` +
     `${net.name}${net.kind === 'ring' ? ' ring' : ` (torch gpu type ${hw.torchGpuType})`}${scaleNote ? ` (${scaleNote})` : ''}`;
 
   return {

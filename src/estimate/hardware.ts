@@ -1,13 +1,47 @@
-// Accelerator presets for the roofline: dense peaks, HBM bandwidth and capacity, launch overhead.
-// Sources: NVIDIA H100 Tensor Core GPU datasheet (SXM5), NVIDIA H200 datasheet (SXM),
-// NVIDIA A100 datasheet (SXM4 80 GB). Peaks are dense (no 2:4 sparsity).
+// Accelerator presets: dense peaks, HBM bandwidth and capacity, and what kernels *achieve* on them
+// per op class (one set of constants per GPU, never per model or per run). Sources:
+//  - peaks: NVIDIA H100 Tensor Core GPU datasheet (SXM5: 989 TFLOPS bf16 dense, 67 TFLOPS fp32,
+//    3.35 TB/s), NVIDIA H200 datasheet (SXM: same GH100 compute, 4.8 TB/s HBM3e, 141 GB), NVIDIA
+//    A100 datasheet (SXM4 80 GB: 312 / 19.5 TFLOPS, 2.039 TB/s). Peaks are dense (no 2:4 sparsity).
+//  - large GEMMs: "Maximum Achievable Matmul FLOPS" (MAMF) table, stas00/ml-engineering
+//    compute/accelerator/README.md (torch.matmul bf16, best shape found by mamf-finder.py):
+//    H100 SXM 792.1 TFLOPS (80.1 %), GH200 (H200-class GH100) 821.0 (83.0 %), A100 SXM 267.9 (85.9 %).
+//  - small GEMMs: tile and wave quantization (NVIDIA "Matrix Multiplication Background" user's
+//    guide, Deep Learning Performance docs): a GEMM whose smallest dimension is a few 128-wide tiles
+//    leaves SMs idle in the last wave; modelled as efficiency × d/(d + GEMM_HALF_DIM) (see gemmEff).
+//  - attention: FlashAttention-2 (what torch SDPA's flash backend runs), Dao 2023 (arXiv
+//    2307.08691) §4.1 and the FlashAttention-3 paper's FA2 baselines (arXiv 2407.08608, Fig. 5-6):
+//    on H100 causal head-dim 128 at 8k-16k tokens, forward ≈ 350 TFLOPS, backward ≈ 300 TFLOPS;
+//    on A100 forward ≈ 190, backward ≈ 165 TFLOPS (FA2 paper Fig. 4-6; 225 fwd+bwd at best).
+//  - memory-bound kernels (norms, SwiGLU, adds, casts, loss, optimizer): ~80 % of HBM peak, what
+//    aten's vectorized elementwise kernels reach (a plain device copy reaches ~90 %: nvbandwidth /
+//    BabelStream on H100 ≈ 3.0 TB/s of 3.35).
+//  - launch: ~4 µs per eager aten kernel (PyTorch's dispatcher + cudaLaunchKernel; the GPU runs
+//    ahead of the CPU only when kernels are longer than that).
+//  - capacity: what torch.cuda reports as total memory (and torchtitan logs beside its peak as a
+//    percentage): 79.11 GiB on an 80 GB H100, 95.00 GiB on the 96 GB H100 of torchtitan's runs
+//    (PR #1881: 40.96 GiB = 43.12 %), 139.81 GiB on an H200, 79.15 GiB on an 80 GB A100.
 
 import { ConfigError, oneOfMessage } from '../errors';
 
-export type HardwareName = 'h100' | 'h200' | 'a100';
+export type HardwareName = 'h100' | 'h100-96gb' | 'h200' | 'a100';
 
 /** Which NVIDIA generation torch's comm_analysis.get_gpu_type() would report for this GPU. */
 export type TorchGpuType = 'volta' | 'ampere' | 'hopper' | 'blackwell';
+
+/** Achieved fraction of a peak, per op class (measured by public benchmarks; see the file header). */
+export interface AchievedEfficiency {
+  /** bf16 / fp16 GEMM at large, well-shaped sizes: MAMF / peak. */
+  readonly gemm: number;
+  /** Smallest GEMM dimension at which a GEMM runs at half of `gemm` (tile / wave quantization). */
+  readonly gemmHalfDim: number;
+  /** Flash attention forward (causal FLOPs counted once, as FlashAttention reports), of the bf16 peak. */
+  readonly attentionFwd: number;
+  /** Flash attention backward, of the bf16 peak. */
+  readonly attentionBwd: number;
+  /** Memory-bound kernels, of the HBM peak. */
+  readonly hbm: number;
+}
 
 export interface HardwarePreset {
   readonly name: string;
@@ -19,8 +53,12 @@ export interface HardwarePreset {
   readonly hbmBytesPerS: number;
   /** Per-kernel launch overhead, µs (eager PyTorch, no CUDA graphs). */
   readonly launchUs: number;
-  /** HBM capacity, bytes. */
+  /** HBM capacity as torch.cuda reports it (total_memory), bytes. */
   readonly hbmBytes: number;
+  /** The datasheet's capacity, decimal GB (for labels). */
+  readonly hbmDatasheetGB: number;
+  /** What kernels achieve; absent on a custom preset → the plain roofline (efficiency 1). */
+  readonly achieved?: AchievedEfficiency;
   /**
    * torch.get_gpu_type() matches "V100" / "A100" / "H100" / "B100|B200|B300" in the device name and
    * falls back to Ampere: an H200 is treated as Ampere (87.7 GB/s LL cap), an H100 as Hopper (141).
@@ -29,18 +67,45 @@ export interface HardwarePreset {
 }
 
 const GB = 1e9;
+const GIB = 2 ** 30;
 const TFLOPS = 1e12;
 
+// GH100 (H100 and H200 SXM): MAMF 792.1 / 989 (H100), 821.0 / 989 (GH200); FA2 ~350 / ~300 TFLOPS
+const HOPPER_H100: AchievedEfficiency = { gemm: 0.80, gemmHalfDim: 128, attentionFwd: 0.35, attentionBwd: 0.30, hbm: 0.8 };
+const HOPPER_H200: AchievedEfficiency = { ...HOPPER_H100, gemm: 0.83 };
+// GA100: MAMF 267.9 / 312; FA2 ~190 fwd / ~165 bwd of 312
+const AMPERE_A100: AchievedEfficiency = { gemm: 0.86, gemmHalfDim: 128, attentionFwd: 0.61, attentionBwd: 0.53, hbm: 0.8 };
+
+/** A peak at `watts`, linear between H100 NVL (400 W) and H100 SXM (700 W) — the two datasheets. */
+function atPowerLimit(watts: number, nvl: number, sxm: number): number {
+  return nvl + ((sxm - nvl) * (watts - 400)) / (700 - 400);
+}
+
+const H100_SXM = {
+  bf16Flops: 989 * TFLOPS,
+  fp32Flops: 67 * TFLOPS,
+  hbmBytesPerS: 3350 * GB,
+  launchUs: 4,
+  achieved: HOPPER_H100,
+  torchGpuType: 'hopper',
+} as const;
+
 export const HARDWARE_PRESETS: Readonly<Record<HardwareName, HardwarePreset>> = {
-  // H100 SXM5: 989 TFLOPS bf16 dense, 67 TFLOPS fp32, 3.35 TB/s HBM3, 80 GB
-  h100: {
-    name: 'h100',
-    bf16Flops: 989 * TFLOPS,
-    fp32Flops: 67 * TFLOPS,
-    hbmBytesPerS: 3350 * GB,
-    launchUs: 4,
-    hbmBytes: 80 * GB,
-    torchGpuType: 'hopper',
+  // H100 SXM5 80 GB HBM3
+  h100: { name: 'h100', ...H100_SXM, hbmBytes: 79.11 * GIB, hbmDatasheetGB: 80 },
+  // The H100 of torchtitan's published runs (Meta's Grand Teton hosts; torchtitan
+  // benchmarks/llama3_h100_202412_torchtitan.md): 96 GB HBM2e at 2.4 TB/s, a 500 W power limit, and
+  // "the actual peak TFLOPs number is between SXM and NVL": interpolated linearly in the power
+  // limit between H100 NVL (400 W, 835 TFLOPS bf16 dense, 60 fp32) and H100 SXM (700 W, 989, 67):
+  // 886 and 62.3 at 500 W. torch reports 95.00 GiB (PR #1881: 40.96 GiB = 43.12 %).
+  'h100-96gb': {
+    ...H100_SXM,
+    name: 'h100-96gb',
+    bf16Flops: atPowerLimit(500, 835, 989) * TFLOPS,
+    fp32Flops: atPowerLimit(500, 60, 67) * TFLOPS,
+    hbmBytesPerS: 2400 * GB,
+    hbmBytes: 95.0 * GIB,
+    hbmDatasheetGB: 96,
   },
   // H200 SXM: same GH100 compute as H100; 4.8 TB/s HBM3e, 141 GB
   h200: {
@@ -49,17 +114,21 @@ export const HARDWARE_PRESETS: Readonly<Record<HardwareName, HardwarePreset>> = 
     fp32Flops: 67 * TFLOPS,
     hbmBytesPerS: 4800 * GB,
     launchUs: 4,
-    hbmBytes: 141 * GB,
+    hbmBytes: 139.81 * GIB,
+    hbmDatasheetGB: 141,
+    achieved: HOPPER_H200,
     torchGpuType: 'ampere', // torch's string match has no "H200" (see torchGpuType)
   },
-  // A100 SXM4 80 GB: 312 TFLOPS bf16 dense, 19.5 TFLOPS fp32, 2.039 TB/s HBM2e, 80 GB
+  // A100 SXM4 80 GB: 312 TFLOPS bf16 dense, 19.5 TFLOPS fp32, 2.039 TB/s HBM2e
   a100: {
     name: 'a100',
     bf16Flops: 312 * TFLOPS,
     fp32Flops: 19.5 * TFLOPS,
     hbmBytesPerS: 2039 * GB,
     launchUs: 4,
-    hbmBytes: 80 * GB,
+    hbmBytes: 79.15 * GIB,
+    hbmDatasheetGB: 80,
+    achieved: AMPERE_A100,
     torchGpuType: 'ampere',
   },
 };
@@ -69,4 +138,16 @@ export const HARDWARE_NAMES = Object.keys(HARDWARE_PRESETS) as HardwareName[];
 export function getHardware(name: string): HardwarePreset {
   if (!Object.hasOwn(HARDWARE_PRESETS, name)) throw new ConfigError('hardware', oneOfMessage('hardware', HARDWARE_NAMES, name));
   return HARDWARE_PRESETS[name as HardwareName];
+}
+
+/** One line per assumption, for the explain panel, the README and the CLI label. */
+export function describeAchieved(hw: HardwarePreset): string {
+  const a = hw.achieved;
+  if (a === undefined) return `${hw.name}: plain roofline (peaks, no achieved efficiencies)`;
+  const t = (f: number, peak: number) => `${Math.round((f * peak) / TFLOPS)} TFLOPS (${Math.round(f * 100)} %)`;
+  return (
+    `${hw.name}: GEMM ${t(a.gemm, hw.bf16Flops)} large, half that at min dim ${a.gemmHalfDim}; ` +
+    `flash attention fwd ${t(a.attentionFwd, hw.bf16Flops)}, bwd ${t(a.attentionBwd, hw.bf16Flops)}; ` +
+    `memory-bound ${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${Math.round(a.hbm * 100)} %); launch ${hw.launchUs} µs`
+  );
 }

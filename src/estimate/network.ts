@@ -1,6 +1,16 @@
 // Network presets for collectives: α-β ring parameters inside and across nodes, or torch's
-// analytical NCCL estimator. Sources: NVIDIA H100 SXM (NVLink 4, 900 GB/s bidirectional per GPU;
-// nccl-tests all_gather bus bandwidth ~360 GB/s on 8×H100), NDR InfiniBand 400 Gb/s per GPU.
+// analytical NCCL estimator. 'nvlink-ib' is the network torchtitan's published H100 runs used
+// (torchtitan benchmarks/llama3_h100_202412_torchtitan.md: 8 GPUs per host fully connected by
+// NVLink, hosts on a backend RDMA network at 400 Gb/s per GPU). Sources for its constants:
+//  - NVLink 4 (H100 SXM: 900 GB/s bidirectional per GPU): nccl-tests all_gather_perf /
+//    reduce_scatter_perf on 8×H100 reach ~360 GB/s bus bandwidth at ≥ 256 MB, about half of it
+//    near 8 MB and ~20-30 µs for a 1 MB all-gather (nccl-tests doc/PERFORMANCE.md defines
+//    busbw = algbw·(n−1)/n for both);
+//  - 400 Gb/s per GPU (50 GB/s line rate; NDR InfiniBand or RoCE): a ring that leaves the node
+//    runs at one NIC's pace per GPU; nccl-tests multi-node all_gather / reduce_scatter reach ~90 %
+//    of line rate (45 GB/s) at large sizes, half of it near 16 MB.
+// Achieved bus bandwidth grows with the message: β(S) = β·S / (S + S½), S the collective's size
+// (gathered output / reduce-scatter input), on top of the per-step latency α.
 
 import { ConfigError, oneOfMessage } from '../errors';
 
@@ -18,6 +28,10 @@ export interface RingNetwork {
   readonly alphaInterUs: number;
   /** Achieved bus bandwidth per GPU across nodes, bytes/s (the slowest link sets the ring's pace). */
   readonly betaInterBytesPerS: number;
+  /** Message size at which the achieved bus bandwidth inside a node is half of β, bytes (absent: β at every size). */
+  readonly halfBwIntraBytes?: number;
+  /** The same across nodes, bytes. */
+  readonly halfBwInterBytes?: number;
 }
 
 /** torch 2.11 comm_analysis.estimate_nccl_collective_runtime_impl with its config defaults. */
@@ -34,6 +48,7 @@ export interface NcclAnalyticalNetwork {
 export type NetworkPreset = RingNetwork | NcclAnalyticalNetwork;
 
 const GB = 1e9;
+const MB = 1e6;
 
 export const NETWORK_PRESETS: Readonly<Record<NetworkName, NetworkPreset>> = {
   // 8 GPUs on NVLink 4 per node, one 400 Gb/s NDR NIC per GPU across nodes
@@ -45,6 +60,8 @@ export const NETWORK_PRESETS: Readonly<Record<NetworkName, NetworkPreset>> = {
     betaIntraBytesPerS: 360 * GB,
     alphaInterUs: 4, // IB step incl. proxy thread
     betaInterBytesPerS: 45 * GB, // 400 Gb/s = 50 GB/s line rate, ~90 % achieved
+    halfBwIntraBytes: 8 * MB,
+    halfBwInterBytes: 16 * MB,
   },
   'nccl-analytical': {
     kind: 'nccl-analytical',

@@ -12,7 +12,7 @@ describe('getBackend', () => {
   it('throws a ConfigError listing the valid names for an unknown one', () => {
     expect(() => getBackend('foo')).toThrow(ConfigError);
     expect(() => getBackend('foo')).toThrow(
-      "compile.backend must be one of [aot_eager, aot_eager_autobucketing, transformer_block], got 'foo'",
+      "compile.backend must be one of [aot_eager, aot_eager_autobucketing, transformer_block, fsdp2_eager], got 'foo'",
     );
   });
 });

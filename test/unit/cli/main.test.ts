@@ -39,7 +39,12 @@ describe('fsdp-sim compare', () => {
     expect(Object.keys(json)).toEqual(['results']);
     expect(json.results.map((x) => x.backend)).toEqual(['aot_eager', 'aot_eager_autobucketing']);
     for (const x of json.results) {
-      expect(Object.keys(x).sort()).toEqual(['backend', 'collectives', 'exposedCommMs', 'overlapPct', 'peakMemoryBytes', 'stepTimeMs']);
+      expect(Object.keys(x).sort()).toEqual([
+        'backend', 'collectives', 'exposedCommMs', 'overlapPct', 'peakAllocatedBytes', 'peakMemoryBytes', 'peakReservedBytes', 'stepTimeMs', 'tokensPerSecPerGpu',
+      ]);
+      // the caching allocator rounds and fragments: reserved ≥ allocated; tokens/s = local tokens / step
+      expect(x.peakReservedBytes as number).toBeGreaterThanOrEqual(x.peakAllocatedBytes as number);
+      expect(x.tokensPerSecPerGpu as number).toBeCloseTo(8192 / ((x.stepTimeMs as number) / 1000), 6);
       expect(Object.keys(x.collectives as object).sort()).toEqual(['all_gather', 'reduce_scatter']);
     }
     const [a, b] = json.results as { exposedCommMs: number; collectives: { all_gather: number; reduce_scatter: number } }[];
@@ -71,7 +76,7 @@ describe('fsdp-sim compare', () => {
   it('prints a table with one row per backend', async () => {
     const r = await inProcess(['compare', '--model', 'tiny', '--ranks', '4', '--hardware', 'a100']);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/backend\s+step ms\s+exposed comm ms\s+overlap %\s+peak GiB\s+#AG\s+#RS/);
+    expect(r.out).toMatch(/backend\s+step ms\s+exposed comm ms\s+overlap %\s+peak GiB\s+alloc GiB\s+reserved GiB\s+tok\/s\/GPU\s+#AG\s+#RS/);
     expect(r.out.split('\n').filter((l) => /^aot_eager/.test(l))).toHaveLength(2);
   });
 });
@@ -110,9 +115,9 @@ describe('fsdp-sim flags', () => {
 
   it('exits 2 naming the flag and the allowed values for a bad value', async () => {
     const cases: [string[], RegExp][] = [
-      [['compare', '--hardware', 'tpu'], /^fsdp-sim compare: --hardware must be one of \[h100, h200, a100\], got "tpu"$/],
+      [['compare', '--hardware', 'tpu'], /^fsdp-sim compare: --hardware must be one of \[h100, h100-96gb, h200, a100\], got "tpu"$/],
       [['compare', '--ranks', '0'], /--ranks must be an integer in \[1, 1024\], got "0"/],
-      [['compare', '--backends', 'aot_eager,inductor'], /--backends entries must be one of \[aot_eager, aot_eager_autobucketing, transformer_block\], got "inductor"/],
+      [['compare', '--backends', 'aot_eager,inductor'], /--backends entries must be one of \[aot_eager, aot_eager_autobucketing, transformer_block, fsdp2_eager\], got "inductor"/],
       [['compare', '--set', 'autobucketing.max_in_flight_gb=-1'], /--set autobucketing.max_in_flight_gb must be a number in \[0, 1024\]/],
       [['compare', '--set', 'nope=1'], /--set PATH must be one of \[model, ranks, .*\], got "nope"/],
       [['compare', '--ranks'], /--ranks <value>' argument missing/],

@@ -21,11 +21,23 @@ describe('ringCollectiveUs', () => {
     expect(ringCollectiveUs(123, 1, 2, 100e9)).toBe(0);
   });
 
-  it('uses inter-node α and β once the group leaves a node', () => {
+  it('uses inter-node α and β once the group leaves a node, β at the message size: β·S/(S + S½)', () => {
     const net = NETWORK_PRESETS['nvlink-ib'] as RingNetwork;
     const S = 64e6;
-    expect(ringNetworkUs(net, S, 8)).toBeCloseTo(7 * net.alphaIntraUs + ((7 / 8) * S * 1e6) / net.betaIntraBytesPerS, 6);
-    expect(ringNetworkUs(net, S, 16)).toBeCloseTo(15 * net.alphaInterUs + ((15 / 16) * S * 1e6) / net.betaInterBytesPerS, 6);
+    const intraBeta = (net.betaIntraBytesPerS * S) / (S + net.halfBwIntraBytes!);
+    const interBeta = (net.betaInterBytesPerS * S) / (S + net.halfBwInterBytes!);
+    expect(ringNetworkUs(net, S, 8)).toBeCloseTo(7 * net.alphaIntraUs + ((7 / 8) * S * 1e6) / intraBeta, 6);
+    expect(ringNetworkUs(net, S, 16)).toBeCloseTo(15 * net.alphaInterUs + ((15 / 16) * S * 1e6) / interBeta, 6);
+  });
+
+  it('reaches half the bus bandwidth at S½ and nearly all of it at 100·S½ (nccl-tests curve shape)', () => {
+    const net = NETWORK_PRESETS['nvlink-ib'] as RingNetwork;
+    const busBw = (S: number) => ((7 / 8) * S * 1e6) / (ringNetworkUs(net, S, 8) - 7 * net.alphaIntraUs);
+    expect(busBw(net.halfBwIntraBytes!) / net.betaIntraBytesPerS).toBeCloseTo(0.5, 9);
+    expect(busBw(100 * net.halfBwIntraBytes!) / net.betaIntraBytesPerS).toBeGreaterThan(0.99);
+    // a preset without S½ keeps β at every size
+    const flat: RingNetwork = { ...net, halfBwIntraBytes: undefined };
+    expect(ringNetworkUs(flat, 1e6, 8)).toBeCloseTo(7 * net.alphaIntraUs + ((7 / 8) * 1e6 * 1e6) / net.betaIntraBytesPerS, 6);
   });
 });
 

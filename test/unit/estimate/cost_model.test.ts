@@ -22,14 +22,44 @@ describe('makeCostModel', () => {
   const h100 = HARDWARE_PRESETS.h100;
   const cost = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
 
-  it('times a bf16 matmul on tensor cores and an elementwise op on fp32 cores', () => {
-    // 8192³ matmul: 2·8192³ FLOP at 989 TFLOP/s; bytes 3·8192²·2 are far below the compute time
+  it('times a bf16 matmul at the achieved GEMM rate and an elementwise op at the achieved HBM rate', () => {
+    // 8192³ matmul: 2·8192³ FLOP at 989 TFLOP/s × MAMF 0.80 × 8192/(8192 + 128); bytes far below
     const flops = 2 * 8192 ** 3;
-    const mm = node({ matmulLike: true, flops, bytesMoved: 3 * 8192 * 8192 * 2 });
-    expect(cost.computeUs(mm)).toBeCloseTo((flops / 989e12) * 1e6 + h100.launchUs, 6);
-    // an add over 1 G elements is memory-bound: 12 GB at 3.35 TB/s
+    const mm = node({ matmulLike: true, flops, bytesMoved: 3 * 8192 * 8192 * 2, attrs: { M: 8192, N: 8192, K: 8192 } });
+    expect(cost.computeUs(mm)).toBeCloseTo((flops / (989e12 * 0.8 * (8192 / 8320))) * 1e6 + h100.launchUs, 6);
+    // an add over 1 G elements is memory-bound: 12 GB at 80 % of 3.35 TB/s
     const add = node({ op: 'add', flops: 1e9, bytesMoved: 12e9 });
-    expect(cost.computeUs(add)).toBeCloseTo((12e9 / 3350e9) * 1e6 + h100.launchUs, 6);
+    expect(cost.computeUs(add)).toBeCloseTo((12e9 / (0.8 * 3350e9)) * 1e6 + h100.launchUs, 6);
+  });
+
+  it('runs a thin GEMM slower per FLOP than a square one (tile / wave quantization)', () => {
+    const t = (M: number, N: number, K: number) => cost.computeUs(node({ matmulLike: true, flops: 2 * M * N * K, attrs: { M, N, K } })) - h100.launchUs;
+    const tflops = (M: number, N: number, K: number) => (2 * M * N * K) / t(M, N, K) / 1e6;
+    expect(tflops(8192, 8192, 8192)).toBeGreaterThan(tflops(8192, 1024, 4096));
+    expect(tflops(8192, 128, 4096)).toBeCloseTo(989 * 0.8 * 0.5, 6); // half the large-GEMM rate at gemmHalfDim
+  });
+
+  it('times flash attention forward and backward at their own achieved rates', () => {
+    const fwd = node({ op: 'attention', matmulLike: true, flops: 1e12 });
+    const bwd = node({ op: 'attention_bwd', matmulLike: true, flops: 1e12 });
+    expect(cost.computeUs(fwd)).toBeCloseTo((1e12 / (989e12 * h100.achieved!.attentionFwd)) * 1e6 + h100.launchUs, 6);
+    expect(cost.computeUs(bwd)).toBeGreaterThan(cost.computeUs(fwd)); // FA2's backward runs at fewer TFLOPS
+  });
+
+  it('charges the loss the fp32 traffic of torchtitan\'s cross_entropy(pred.float())', () => {
+    const T = 8192;
+    const V = 128256;
+    const ce = node({ op: 'cross_entropy', flops: 5 * T * V, bytesMoved: 2 * T * V, attrs: { T, V } });
+    expect(cost.computeUs(ce)).toBeCloseTo(((18 * T * V) / (0.8 * 3350e9)) * 1e6 + h100.launchUs, 6);
+  });
+
+  it('is the plain roofline on a custom preset without achieved efficiencies', () => {
+    const { achieved: _, ...plain } = h100;
+    const m = makeCostModel({ hardware: plain, network: 'nvlink-ib' });
+    const mm = node({ matmulLike: true, flops: 1e12, attrs: { M: 8192, N: 8192, K: 8192 } });
+    expect(m.computeUs(mm)).toBeCloseTo((1e12 / 989e12) * 1e6 + h100.launchUs, 6);
+    expect(m.label).toContain('roofline');
+    expect(cost.label).toContain('achieved');
   });
 
   it('costs views, waits and collective issues nothing, and keeps an imported estMs', () => {
@@ -52,7 +82,7 @@ describe('makeCostModel', () => {
   });
 
   it('rejects an unknown hardware, network or dtype with the allowed values', () => {
-    expect(() => makeCostModel({ hardware: 'tpu' as never, network: 'nvlink-ib' })).toThrow(/hardware must be one of \[h100, h200, a100\], got "tpu"/);
+    expect(() => makeCostModel({ hardware: 'tpu' as never, network: 'nvlink-ib' })).toThrow(/hardware must be one of \[h100, h100-96gb, h200, a100\], got "tpu"/);
     expect(() => makeCostModel({ hardware: 'h100', network: 'wifi' as never })).toThrow(ConfigError);
     try {
       makeCostModel({ hardware: 'h100', network: 'nvlink-ib', computeDtype: 'int8' as never });

@@ -35,10 +35,11 @@ describe('runPipeline', () => {
   });
 
   it('times a straggler: one slow rank makes the step longer', () => {
-    const base = runPipeline(cfg(), 'aot_eager').metrics.stepTimeUs;
+    const base = runPipeline(cfg(), 'aot_eager').metrics;
     const slow = runPipeline(cfg({ straggler: { rank: 2, factor: 2 } }), 'aot_eager');
     expect(slow.sim.symmetric).toBe(false);
-    expect(slow.metrics.stepTimeUs).toBeGreaterThan(base * 1.5);
+    // its compute takes twice as long and every collective waits for it (tiny is communication-bound)
+    expect(slow.metrics.stepTimeUs).toBeGreaterThan(base.stepTimeUs + 0.9 * base.computeUs);
   });
 
   it('makes communication slower with a lower bandwidth override', () => {
