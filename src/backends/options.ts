@@ -36,7 +36,7 @@ export function resolveOptions<O extends Record<string, number | boolean>>(
     if (value === undefined) continue;
     const field = `${backend}.${key}`;
     const spec = (specs as Record<string, KnobSpec | undefined>)[key];
-    if (spec === undefined || !Object.prototype.hasOwnProperty.call(specs, key)) {
+    if (spec === undefined || !Object.hasOwn(specs, key)) {
       const valid = known.length > 0 ? known.join(', ') : 'none';
       throw new ConfigError(field, `unknown option ${field}; valid options of ${backend}: [${valid}]`);
     }

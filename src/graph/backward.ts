@@ -72,19 +72,19 @@ function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, 
   const KVH = args.nKvHeads;
   const F = args.ffnDim;
   const p = `layers.${i}`;
-  const P = (m: string) => `${p}.${m}.weight`;
-  const gathered = (m: string): string => weights?.get(P(m)) ?? emitGather(c, param(c, P(m)), 'bwd.');
+  const fqn = (m: string) => `${p}.${m}.weight`;
+  const gathered = (m: string): string => weights?.get(fqn(m)) ?? emitGather(c, param(c, fqn(m)), 'bwd.');
   /** Linear y = x·Wᵀ (W [out, in]) backward: re-gather W, dX = dY·W, then dW and its reduce-scatter. */
   const linearBwd = (m: string, dY: string, x: string, outDim: number, inDim: number): string => {
     const w = gathered(m);
-    const dX = emitMatmul(e, { name: `${p}.${m}.bwd`, a: dY, b: w, M: T, N: inDim, K: outDim, dtype: dt, params: [P(m)] });
-    weightGrad(c, P(m), dY, x, outDim, inDim);
+    const dX = emitMatmul(e, { name: `${p}.${m}.bwd`, a: dY, b: w, M: T, N: inDim, K: outDim, dtype: dt, params: [fqn(m)] });
+    weightGrad(c, fqn(m), dY, x, outDim, inDim);
     return dX;
   };
   const normBwd = (m: string, dy: string, x: string, rstd: string): string => {
     const w = gathered(m);
-    const [dx] = emitRmsNormBwd(e, { name: `${p}.${m}.bwd`, dy, x, w, rstd, rows: T, cols: D, dw: gradId(P(m)), dtype: dt, params: [P(m)] });
-    emitReduceScatter(c, param(c, P(m)));
+    const [dx] = emitRmsNormBwd(e, { name: `${p}.${m}.bwd`, dy, x, w, rstd, rows: T, cols: D, dw: gradId(fqn(m)), dtype: dt, params: [fqn(m)] });
+    emitReduceScatter(c, param(c, fqn(m)));
     return dx;
   };
 

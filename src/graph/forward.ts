@@ -5,7 +5,6 @@
 import type { ModelArgs } from '../model/args';
 import { headDim } from '../model/args';
 import type { ActivationCheckpointing } from './config';
-import type { Emitter } from './emitter';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttention, emitMatmul, emitRmsNorm, emitSwiglu } from './emit_ops';
 import { emitGather, type FsdpCtx, type ShardedParam } from './fsdp';
@@ -114,14 +113,14 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
   const H = args.nHeads;
   const KVH = args.nKvHeads;
   const F = args.ffnDim;
-  const P = (s: string) => `${p}.${s}.weight`;
+  const fqn = (s: string) => `${p}.${s}.weight`;
   const sfx = mode?.suffix ?? '';
-  const gather = (s: string) => (mode ? mode.weight(P(s)) : emitGather(c, param(c, P(s)), ''));
+  const gather = (s: string) => (mode ? mode.weight(fqn(s)) : emitGather(c, param(c, fqn(s)), ''));
   const linear = (s: string, inp: string, N: number, K: number) =>
-    emitMatmul(e, { name: `${p}.${s}${sfx}`, a: inp, b: gather(s), M: T, N, K, transB: true, dtype: dt, params: [P(s)] });
+    emitMatmul(e, { name: `${p}.${s}${sfx}`, a: inp, b: gather(s), M: T, N, K, transB: true, dtype: dt, params: [fqn(s)] });
 
   const w1n = gather('attention_norm');
-  const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm${sfx}`, x, w: w1n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('attention_norm')] });
+  const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm${sfx}`, x, w: w1n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [fqn('attention_norm')] });
   const sv = mode?.saved;
   const kept = (key: 'q' | 'k' | 'v' | 'o' | 'a' | 'b'): string | undefined => (sv?.keep.has(key) ? sv.from[key] : undefined);
   const q = kept('q') ?? linear('attention.wq', xn, H * hd, D);
@@ -133,7 +132,7 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
   const ao = linear('attention.wo', o, D, H * hd);
   const h = emitAdd(e, { name: `${p}.attention.residual${sfx}`, a: x, b: ao });
   const w2n = gather('ffn_norm');
-  const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm${sfx}`, x: h, w: w2n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [P('ffn_norm')] });
+  const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm${sfx}`, x: h, w: w2n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [fqn('ffn_norm')] });
   const a = kept('a') ?? linear('feed_forward.w1', hn, F, D);
   const b = kept('b') ?? linear('feed_forward.w3', hn, F, D);
   const g = emitSwiglu(e, { name: `${p}.feed_forward.swiglu${sfx}`, a, b });

@@ -195,7 +195,7 @@ class Engine {
       const inst = node.waitOf !== undefined ? s.issued.get(node.waitOf) : undefined;
       if (inst === undefined || inst.endUs !== undefined) continue;
       const issuer = inst.firstIssue!;
-      const missing = inst.issues.findIndex((x) => x === undefined) + inst.first;
+      const missing = inst.issues.indexOf(undefined) + inst.first;
       const m = this.ranks[this.rankIndex(missing)];
       const where = m.pos >= m.nodes.length ? 'finished its schedule' : `blocked at '${m.nodes[m.pos].name}'`;
       return { seq: inst.seq, ranks: [issuer.rank, missing], ops: [issuer.desc, `nothing (rank ${missing} ${where})`], timeUs: issuer.timeUs };

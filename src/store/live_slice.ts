@@ -58,7 +58,7 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
           signal: controller.signal,
           onProgress: (p) => {
             setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses: [...get().live.losses, { step: p.step, loss: p.loss }] });
-            if (p.events && p.events.length) {
+            if (p.events?.length) {
               const clock = `live: ${cfg.live.timing} timing`;
               get().setSide(side, sideFromEvents(p.events, [], `${backend} (live)`, backend, 'live', clock, ranks), !firstEvents);
               firstEvents = false;

@@ -57,7 +57,11 @@ export function packEvents(events: readonly TraceEvent[]): PackedEvents | null {
   const str = (s: string | undefined) => {
     if (s === undefined) return -1;
     let i = strIdx.get(s);
-    if (i === undefined) (i = strings.length), strings.push(s), strIdx.set(s, i);
+    if (i === undefined) {
+      i = strings.length;
+      strings.push(s);
+      strIdx.set(s, i);
+    }
     return i;
   };
   const p = {
@@ -94,7 +98,11 @@ export function packEvents(events: readonly TraceEvent[]): PackedEvents | null {
     if (e.params === undefined) p.paramsIdx[i] = -1;
     else {
       let k = parIdx.get(e.params);
-      if (k === undefined) (k = params.length), params.push(e.params), parIdx.set(e.params, k);
+      if (k === undefined) {
+        k = params.length;
+        params.push(e.params);
+        parIdx.set(e.params, k);
+      }
       p.paramsIdx[i] = k;
     }
   }

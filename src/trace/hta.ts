@@ -52,7 +52,6 @@ export function commKindOf(name: string, collectiveArg?: unknown): CommKind {
 
 /** One 'X' event as HTA holds it: whole µs, stream and correlation (−1 when absent). */
 export interface RawEvent {
-  readonly index: number; // position in traceEvents (for error messages and stable order)
   readonly name: string;
   readonly cat: string;
   readonly ts: number;
@@ -71,8 +70,8 @@ export const profilerStep = (name: string): number | undefined => {
 };
 
 export interface Window {
-  /** GPU events HTA analyses. */
-  readonly gpu: readonly RawEvent[];
+  /** Positions (in the events given) of the GPU events HTA analyses. */
+  readonly kept: readonly number[];
   /** iteration (ProfilerStep number) of each kept GPU event, −1 when no step encloses its launch. */
   readonly iteration: readonly number[];
   readonly warnings: readonly string[];
@@ -91,7 +90,10 @@ function stepAt(steps: readonly Step[], ts: number): number {
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (steps[mid].ts <= ts) (found = mid), (lo = mid + 1);
+    if (steps[mid].ts <= ts) {
+      found = mid;
+      lo = mid + 1;
+    }
     else hi = mid - 1;
   }
   return found >= 0 && ts <= steps[found].end ? steps[found].n : -1;
@@ -108,10 +110,7 @@ export function htaWindow(events: readonly RawEvent[], mtia: boolean): Window {
     if (n !== undefined) steps.push({ n, ts: e.ts, end: e.ts + e.dur });
   }
   steps.sort((a, b) => a.ts - b.ts);
-  if (cpu.length === 0) {
-    const all = events.filter((e) => e.stream >= 0 || isGpuEvent(e));
-    return { gpu: all, iteration: all.map(() => -1), warnings };
-  }
+  if (cpu.length === 0) return wholeWindow(events, warnings);
   let keep: (e: RawEvent) => boolean;
   if (mtia && steps.length > 0) {
     const t0 = steps[0].ts;
@@ -132,20 +131,28 @@ export function htaWindow(events: readonly RawEvent[], mtia: boolean): Window {
   }
   const launchTs = new Map<number, number>(); // correlation → CPU launch time
   for (const e of cpu) if (keep(e) && !launchTs.has(e.correlation)) launchTs.set(e.correlation, e.ts);
-  const kept: RawEvent[] = [];
+  const kept: number[] = [];
   const iteration: number[] = [];
   let total = 0;
-  for (const e of events) {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
     // HTA's breakdown takes every kept row with a stream: GPU events matched to a launch, and
     // stream events without a correlation (memcpy) that fell on the CPU side of its filter
     if (e.stream < 0) continue;
     total++;
     const t = isGpuEvent(e) ? launchTs.get(e.correlation) : keep(e) ? e.ts : undefined;
     if (t === undefined) continue;
-    kept.push(e);
+    kept.push(i);
     iteration.push(stepAt(steps, t));
   }
   const dropped = total - kept.length;
   if (dropped > 0) warnings.push(`${dropped} GPU event(s) outside HTA's window (the last ProfilerStep, or no CPU launch) left out`);
-  return { gpu: kept, iteration, warnings };
+  return { kept, iteration, warnings };
+}
+
+/** Every event with a stream, no iterations: a trace without CPU events, or a merged file. */
+export function wholeWindow(events: readonly RawEvent[], warnings: string[] = []): Window {
+  const kept: number[] = [];
+  for (let i = 0; i < events.length; i++) if (events[i].stream >= 0 || isGpuEvent(events[i])) kept.push(i);
+  return { kept, iteration: kept.map(() => -1), warnings };
 }

@@ -79,8 +79,10 @@ export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?
     if (e.rank !== rank) continue;
     const iv: Interval = [e.start, e.start + e.dur];
     if (e.kind === 'compute') comp.push(iv);
-    else if (isCommKind(e.kind)) (comm.push(iv), counts[e.kind]++);
-    else if (e.kind === 'memory') mem.push(iv);
+    else if (isCommKind(e.kind)) {
+      comm.push(iv);
+      counts[e.kind]++;
+    } else if (e.kind === 'memory') mem.push(iv);
     else if (e.kind === 'sync') sync.push(iv);
   }
   const uComp = union(comp);

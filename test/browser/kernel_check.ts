@@ -5,7 +5,6 @@ import type { ComputeOp } from '../../src/graph/ops';
 import { expectedLengths } from '../../src/runtime/cpu';
 import type { HostArray, KernelBackend, OpAttrs } from '../../src/runtime/kernels';
 export { rng } from '../helpers/rng';
-import { rng } from '../helpers/rng';
 
 
 export const randF32 = (n: number, r: () => number, scale = 1) =>

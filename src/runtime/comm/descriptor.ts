@@ -30,7 +30,7 @@ export function tensorListText(names: readonly string[]): string {
   const enc = new TextEncoder();
   if (enc.encode(full).length <= TENSORS_TEXT_BYTES) return full;
   let cut = full.slice(0, TENSORS_TEXT_BYTES - 8);
-  while (enc.encode(cut + '…]').length > TENSORS_TEXT_BYTES) cut = cut.slice(0, -16);
+  while (enc.encode(`${cut}…]`).length > TENSORS_TEXT_BYTES) cut = cut.slice(0, -16);
   return `${cut}…]`;
 }
 

@@ -7,7 +7,7 @@ import type { FArr } from './types';
 
 /** Bias corrections 1−β1ᵗ and 1−β2ᵗ, in fp64 (the GPU kernel gets these as uniforms). */
 export function adamwBiasCorrections(h: Pick<AdamwHyper, 'beta1' | 'beta2'>, step: number) {
-  return { bc1: 1 - Math.pow(h.beta1, step), bc2: 1 - Math.pow(h.beta2, step) };
+  return { bc1: 1 - h.beta1 ** step, bc2: 1 - h.beta2 ** step };
 }
 
 export function adamw(

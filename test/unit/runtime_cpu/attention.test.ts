@@ -62,7 +62,10 @@ describe('attentionBwd', () => {
     const q = randn64(T * d.heads * d.headDim, r), k = randn64(T * d.kvHeads * d.headDim, r);
     const v = randn64(k.length, r), R = randn64(q.length, r);
     const o = new Float64Array(q.length), lse = new Float64Array(d.batch * d.heads * d.seq);
-    const loss = () => (attention(q, k, v, o, lse, d), weightedSum(o, R));
+    const loss = () => {
+      attention(q, k, v, o, lse, d);
+      return weightedSum(o, R);
+    };
     loss();
     const dq = new Float64Array(q.length), dk = new Float64Array(k.length), dv = new Float64Array(v.length);
     attentionBwd(R, q, k, v, o, lse, dq, dk, dv, d);

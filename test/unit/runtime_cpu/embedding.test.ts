@@ -30,7 +30,10 @@ describe('embeddingBwd', () => {
     const dW = new Float64Array(d.V * d.D).fill(7); // must be overwritten, not accumulated
     embeddingBwd(R, tokens, dW, d);
     const out = new Float64Array(d.T * d.D);
-    expectGradMatches('dWeight', w, dW, () => (embedding(w, tokens, out, d), weightedSum(out, R)));
+    expectGradMatches('dWeight', w, dW, () => {
+      embedding(w, tokens, out, d);
+      return weightedSum(out, R);
+    });
     for (let j = 0; j < d.D; j++) { expect(dW[1 * d.D + j]).toBe(0); expect(dW[3 * d.D + j]).toBe(0); }
   });
 });

@@ -1,7 +1,6 @@
 // Test helpers for the CPU kernels: a seeded RNG and a central finite-difference gradient check.
 import { expect } from 'vitest';
 export { rng } from '../../helpers/rng';
-import { rng } from '../../helpers/rng';
 
 export function randn64(n: number, r: () => number, scale = 1): Float64Array {
   const x = new Float64Array(n);

@@ -21,7 +21,10 @@ describe('rmsNormBwd', () => {
     const d = { rows: 3, cols: 7, eps: 1e-5 };
     const x = randn64(d.rows * d.cols, r), w = randn64(d.cols, r), R = randn64(d.rows * d.cols, r);
     const y = new Float64Array(x.length), rstd = new Float64Array(d.rows);
-    const loss = () => (rmsNorm(x, w, y, rstd, d), weightedSum(y, R));
+    const loss = () => {
+      rmsNorm(x, w, y, rstd, d);
+      return weightedSum(y, R);
+    };
     loss();
     const dx = new Float64Array(x.length), dw = new Float64Array(d.cols);
     rmsNormBwd(R, x, w, rstd, dx, dw, d);

@@ -32,7 +32,7 @@ export function syntheticStep(seed: number, worldSize = 2): { events: TraceEvent
       tc += dur;
     }
     const t = [0, 10, 20.5, 31];
-    const bytes = t.map((x, i) => (i + 1) * 1e9 + rank * 7);
+    const bytes = t.map((_, i) => (i + 1) * 1e9 + rank * 7);
     memory.push({ rank, t, bytes, peakBytes: Math.max(...bytes) });
   }
   return { events, memory, worldSize };

@@ -60,7 +60,10 @@ describe('rankMetrics', () => {
       }
       // reference: cell [t, t+1) is covered by a set if any interval of the set contains it
       let comp = 0, comm = 0, both = 0, any = 0, lo = Infinity, hi = -Infinity;
-      for (const e of events) if (e.kind !== 'wait' && e.dur > 0) (lo = Math.min(lo, e.start), hi = Math.max(hi, e.start + e.dur));
+      for (const e of events) if (e.kind !== 'wait' && e.dur > 0) {
+        lo = Math.min(lo, e.start);
+        hi = Math.max(hi, e.start + e.dur);
+      }
       for (let t = 0; t < 80; t++) {
         const inSet = (k: (e: TraceEvent) => boolean) => events.some((e) => k(e) && e.start <= t && t + 1 <= e.start + e.dur);
         const c = inSet((e) => e.kind === 'compute');
