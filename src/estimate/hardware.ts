@@ -19,7 +19,7 @@
 //  - launch: ~4 µs per eager aten kernel (PyTorch's dispatcher + cudaLaunchKernel; the GPU runs
 //    ahead of the CPU only when kernels are longer than that).
 //  - capacity: what torch.cuda reports as total memory (and torchtitan logs beside its peak as a
-//    percentage): 79.11 GiB on an 80 GB H100, 95.00 GiB on the 96 GB H100 of torchtitan's runs
+//    percentage): 79.11 GiB on an 80 GB H100, 95.04 GiB on the 96 GB H100 of torchtitan's runs
 //    (PR #1881: 40.96 GiB = 43.12 %), 139.81 GiB on an H200, 79.15 GiB on an 80 GB A100.
 
 import { ConfigError, oneOfMessage } from '../errors';
@@ -97,14 +97,14 @@ export const HARDWARE_PRESETS: Readonly<Record<HardwareName, HardwarePreset>> = 
   // benchmarks/llama3_h100_202412_torchtitan.md): 96 GB HBM2e at 2.4 TB/s, a 500 W power limit, and
   // "the actual peak TFLOPs number is between SXM and NVL": interpolated linearly in the power
   // limit between H100 NVL (400 W, 835 TFLOPS bf16 dense, 60 fp32) and H100 SXM (700 W, 989, 67):
-  // 886 and 62.3 at 500 W. torch reports 95.00 GiB (PR #1881: 40.96 GiB = 43.12 %).
+  // 886 and 62.3 at 500 W. torch reports 95.04 GiB (PR #1881: 40.96 GiB = 43.12 %).
   'h100-96gb': {
     ...H100_SXM,
     name: 'h100-96gb',
     bf16Flops: atPowerLimit(500, 835, 989) * TFLOPS,
     fp32Flops: atPowerLimit(500, 60, 67) * TFLOPS,
     hbmBytesPerS: 2400 * GB,
-    hbmBytes: 95.0 * GIB,
+    hbmBytes: 95.0396 * GIB, // torchtitan PR #165: "95.0396 GiB GPU memory"
     hbmDatasheetGB: 96,
   },
   // H200 SXM: same GH100 compute as H100; 4.8 TB/s HBM3e, 141 GB

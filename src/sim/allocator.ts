@@ -105,13 +105,14 @@ export function cachingAllocatorPeaks(allocs: readonly Allocation[], baseBytes =
     return s;
   };
   // persistent state is allocated at init, once, in one run of the large pool (no holes)
-  const base = Math.ceil(roundSize(baseBytes) / PAGE) * PAGE;
+  const baseBlock = baseBytes > 0 ? roundSize(baseBytes) : 0;
+  const base = Math.ceil(baseBlock / PAGE) * PAGE;
   // events: at each position allocations first, then frees (a node's outputs exist while it runs)
   const order = allocs.map((_, k) => k);
   const byAlloc = [...order].sort((a, b) => allocs[a].alloc - allocs[b].alloc || a - b);
   const byFree = [...order].sort((a, b) => allocs[a].free - allocs[b].free || a - b);
   const blocks = new Array<Block | undefined>(allocs.length);
-  let allocated = roundSize(baseBytes);
+  let allocated = baseBlock;
   let peakAllocated = allocated;
   let peakReserved = base;
   let ia = 0;
