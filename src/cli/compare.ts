@@ -20,13 +20,14 @@ export const COMPARE_OPTIONS = {
   backends: { type: 'string' },
   trace: { type: 'string' },
   'per-rank': { type: 'boolean' },
+  gzip: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export const COMPARE_USAGE = [
   `usage: fsdp-sim compare [--model NAME] [--ranks N] [--hardware ${HARDWARE_NAMES.join('|')}] [--backends A,B]`,
-  '                        [--ac none|selective|full] [--trace DIR [--per-rank]] [--json]',
+  '                        [--ac none|selective|full] [--trace DIR [--per-rank] [--gzip]] [--json]',
   '',
   'Simulate one SimpleFSDP training step under each backend and compare them.',
   `  --backends A,B       backends to run, comma-separated, each one of [${BACKEND_NAMES.join(', ')}]`,
@@ -35,6 +36,7 @@ export const COMPARE_USAGE = [
   `                       ${EMIT_ALL_BELOW} ranks; from ${EMIT_ALL_BELOW} ranks up rank 0 only (the simulator emits rank 0; the file says so)`,
   '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.trace.json (as torch.profiler writes);',
   '                       rank files an earlier run left there are removed',
+  '  --gzip               with --trace: write .trace.json.gz (gzip; Perfetto, HTA and the importer read it)',
   '  --json               print {"results":[{backend, stepTimeMs, exposedCommMs, overlapPct, peakMemoryBytes, collectives,',
   '                       peakAllocatedBytes, peakReservedBytes, tokensPerSecPerGpu}]} (peakMemoryBytes: live graph tensors',
   '                       on the simulated clock; allocated / reserved: the CUDA caching allocator, as torch reports them);',
@@ -65,7 +67,9 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     io.out(COMPARE_USAGE);
     return 0;
   }
-  if (values['per-rank'] && values.trace === undefined) throw new UsageError('fsdp-sim compare: --per-rank applies to --trace; give --trace DIR too');
+  for (const f of ['per-rank', 'gzip'] as const) {
+    if (values[f] && values.trace === undefined) throw new UsageError(`fsdp-sim compare: --${f} applies to --trace; give --trace DIR too`);
+  }
   if (values.trace === '') throw new UsageError("fsdp-sim compare: --trace needs a directory, got ''");
   const cfg = configFromFlags('compare', values);
   const backends = parseBackends('compare', values.backends, [cfg.backendA, cfg.backendB]);
@@ -73,7 +77,7 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   const graph = buildStepGraph(stepConfigOf(cfg));
   const runs = backends.map((b) => runPipelineOnGraph(graph, cfg, b));
   const ok = runs.filter((r) => !r.sim.mismatch);
-  if (values.trace !== undefined) writeRunTraces(values.trace, !!values['per-rank'], ok, cfg);
+  if (values.trace !== undefined) await writeRunTraces(values.trace, !!values['per-rank'], ok, cfg, !!values.gzip);
   const failed = runs.filter((r) => r.sim.mismatch).map((r) => `fsdp-sim compare: ${r.backend}: ${describeMismatch(r.sim.mismatch!)}`);
   if (values.json) {
     io.out(JSON.stringify({ results: runs.map(resultOf) }));
@@ -88,7 +92,8 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac !== 'full' ? ' (try --ac full)' : ''}`);
   }
   if (values.trace !== undefined && ok.length) {
-    const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/rank*.trace.json` : `${b}.trace.json`);
+    const ext = values.gzip ? '.trace.json.gz' : '.trace.json';
+    const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/rank*${ext}` : `${b}${ext}`);
     io.out(`traces: ${ok.map((r) => where(r.backend)).join(', ')}`);
   }
   for (const f of failed) io.err(f);

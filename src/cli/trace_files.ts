@@ -1,10 +1,14 @@
 // Writing `compare --trace` files all-or-nothing: every file goes to a temporary name first and is
 // renamed into place only when all were written, and rank files an earlier, larger run left in a
 // backend's per-rank folder are removed, so a folder never mixes two runs (the importer would merge
-// them). A failure is one TraceWriteError naming the path and the reason, never a stack trace.
+// them). Files are streamed (optionally through gzip), one trace in memory at a time, never one
+// string of the whole file. A failure is one TraceWriteError naming the path and the reason.
 
-import { lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createWriteStream, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { FsdpSimError } from '../errors';
 
 /** A trace could not be written: names the path and the OS reason (ENOTDIR, EACCES, ...). */
@@ -18,12 +22,14 @@ export class TraceWriteError extends FsdpSimError {
 }
 
 export interface TraceFile {
+  /** Where it goes; ends in `.gz` when it is to be gzipped. */
   readonly path: string;
-  readonly text: string;
+  /** The file's text in chunks, made when the file is written (so one trace is in memory at a time). */
+  readonly chunks: () => Iterable<string>;
 }
 
-/** Per-rank file names as torch.profiler's per-rank export: `rank<r>.trace.json`. */
-export const RANK_FILE = /^rank\d+\.trace\.json$/;
+/** Per-rank file names as torch.profiler's per-rank export: `rank<r>.trace.json`, or `.json.gz`. */
+export const RANK_FILE = /^rank\d+\.trace\.json(\.gz)?$/;
 
 const reason = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
@@ -61,12 +67,19 @@ function removeAll(paths: readonly string[]): void {
   }
 }
 
+/** Streams one file's chunks to `path`, through gzip when the name ends in `.gz`. */
+async function writeChunks(path: string, f: TraceFile): Promise<void> {
+  const source = Readable.from(f.chunks());
+  const out = createWriteStream(path);
+  await (f.path.endsWith('.gz') ? pipeline(source, createGzip(), out) : pipeline(source, out));
+}
+
 /**
  * Write every file, then remove `stale`, or change nothing: temporaries `<path>.<pid>.tmp` are
  * renamed over the targets only once all are written (rename replaces a read-only file too: it
  * needs only the folder to be writable).
  */
-export function writeTraceFiles(files: readonly TraceFile[], stale: readonly string[] = []): void {
+export async function writeTraceFiles(files: readonly TraceFile[], stale: readonly string[] = []): Promise<void> {
   for (const d of new Set(files.map((f) => dirname(f.path)))) ensureDir(d);
   // a target no file can be renamed over (a folder in its place) fails before anything is written
   for (const f of files) {
@@ -81,8 +94,8 @@ export function writeTraceFiles(files: readonly TraceFile[], stale: readonly str
   const written: string[] = [];
   for (const f of files) {
     try {
-      writeFileSync(tmp(f.path), f.text);
-      written.push(tmp(f.path));
+      written.push(tmp(f.path)); // before the write: a half-written temporary is removed too
+      await writeChunks(tmp(f.path), f);
     } catch (e) {
       removeAll(written);
       throw new TraceWriteError(f.path, `--trace cannot write '${f.path}': ${reason(e)}; no trace file was changed`);
@@ -95,7 +108,7 @@ export function writeTraceFiles(files: readonly TraceFile[], stale: readonly str
       removeAll(written);
       throw new TraceWriteError(
         p,
-        `--trace cannot remove '${p}' left by an earlier run: ${reason(e)}; no trace file was changed`,
+        `--trace cannot remove '${p}' left by an earlier run: ${reason(e)}; no new trace was written`,
       );
     }
   }

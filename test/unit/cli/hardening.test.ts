@@ -246,3 +246,34 @@ describe('deeply nested JSON in a trace', () => {
     if (!r.ok) expect(r.error.message).toBe('trace.traceEvents[0].name must be a string, got [[[[[…]]]]]');
   });
 });
+
+describe('compare --trace streams its files', () => {
+  it('writes the same bytes as JSON.stringify of the export, chunk by chunk', async () => {
+    const { exportChromeTrace } = await import('../../../src/trace/chrome_export');
+    const { chromeTraceJson } = await import('../../../src/trace/chrome_json');
+    const { runPipeline } = await import('../../../src/pipeline');
+    const { validateConfig } = await import('../../../src/config');
+    const cfg = validateConfig({ ranks: 4 });
+    if (!cfg.ok) throw cfg.error;
+    const r = runPipeline(cfg.value, 'aot_eager_autobucketing');
+    const trace = exportChromeTrace({ events: r.sim.events, memory: r.sim.memory, worldSize: 4 }, { label: 'x' });
+    expect(trace.traceEvents.length).toBeGreaterThan(250); // several chunks of 100 below
+    expect([...chromeTraceJson(trace, 100)].join('')).toBe(JSON.stringify(trace));
+  });
+
+  it('gzips with --gzip (one gzip stream the browser and the importer read), replacing the plain file', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const { traceText } = await import('../../../src/trace/gzip');
+    const d = tempDir();
+    expect((await cli(['compare', '--ranks', '2', '--backends', 'aot_eager', '--trace', d])).code).toBe(0);
+    const plain = readFileSync(join(d, 'aot_eager.trace.json'), 'utf8');
+    const r = await cli(['compare', '--ranks', '2', '--backends', 'aot_eager', '--trace', d, '--gzip']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(join(d, 'aot_eager.trace.json.gz'));
+    expect(readdirSync(d)).toEqual(['aot_eager.trace.json.gz']);
+    const bytes = readFileSync(join(d, 'aot_eager.trace.json.gz'));
+    expect(gunzipSync(bytes).toString('utf8')).toBe(plain);
+    expect(await traceText('aot_eager.trace.json.gz', new Uint8Array(bytes))).toBe(plain);
+    expect((await cli(['compare', '--gzip'])).err).toMatch(/--gzip applies to --trace/);
+  });
+});
