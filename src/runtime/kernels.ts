@@ -8,6 +8,12 @@ export type ElemType = 'f32' | 'i32';
 export type HostArray = Float32Array | Int32Array;
 export type OpAttrs = Readonly<Record<string, number | string | boolean>>;
 
+/** One tensor of a batched download and where its first `into.length` elements go. */
+export interface DownloadPart {
+  readonly t: DeviceTensor;
+  readonly into: HostArray;
+}
+
 /** A tensor living on the backend (a GPUBuffer or a host array). */
 export interface DeviceTensor {
   readonly id: string;
@@ -23,6 +29,8 @@ export interface KernelBackend {
   upload(t: DeviceTensor, data: HostArray, offset?: number): void;
   /** Copy the tensor's contents to host memory (may be a SharedArrayBuffer view). */
   download(t: DeviceTensor, into: HostArray): Promise<void>;
+  /** Several downloads as one readback (WebGPU: one staging buffer, one map): a bucket's members at once. */
+  downloadAll(parts: readonly DownloadPart[]): Promise<void>;
   /** Enqueue one op (semantics in src/graph/ops.ts). `step` is AdamW's 1-based step number. */
   run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void;
   /** Wait for queued work. Returns measured device time (µs) of the work since the last sync, when the backend can measure it. */

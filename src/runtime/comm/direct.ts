@@ -1,18 +1,22 @@
 // Direct collectives over the data SAB (DESIGN.md § Runtime). Each rank writes its part BEFORE the
-// collective's single barrier (RankComm.publish makes sure nobody still reads that area), then reads
-// after it. n = 1 never touches the SAB.
-//   all_gather:     two gather areas by seq parity, [p·n·M, (p+1)·n·M): rank q writes its shard at
-//                   q·c of area p; once arrived, a rank copies its own shard from its input and the
-//                   shards of ranks already arrived, then after the barrier the rest, each run of
-//                   consecutive ranks with one set (gathered sizes over AG_PARITY_MAX_BYTES use
-//                   area 0 only, after a done wait). Parity lets
-//                   a fast rank write seq s+1 while a slow one still reads s (barrier s+1 orders s+2).
-//   reduce_scatter: rank q owns [q·n·M, (q+1)·n·M) and writes every chunk of its input but chunk q
-//                   (which only it reads); rank r sums chunk r over q = 0..n−1 IN RANK ORDER in f32,
-//                   out[j] = (((x0 + x1) + x2) + …), taking its own chunk from its input. The order
-//                   never depends on bucketing, so a bucket is bit-identical to its members one by one.
+// collective's single barrier (RankComm makes sure nobody still reads that area), then reads after
+// it. n = 1 never touches the SAB. Where the data goes is a Placement:
+//   latency path:   a collective whose footprint fits LATENCY_AREA_BYTES (layout.ts) uses one of two
+//                   latency areas by seq parity, after the rank regions: the previous collective used
+//                   the other one (or the regions), so it never waits before writing.
+//   all_gather:     else two gather areas by seq parity, [p·n·M, (p+1)·n·M) (gathered sizes over
+//                   AG_PARITY_MAX_BYTES use area 0 only, after a done wait). Rank q writes its shard
+//                   at q·c; once arrived, a rank copies its own shard from its input and the shards
+//                   of ranks already arrived, then after the barrier the rest, each run of
+//                   consecutive ranks with one set.
+//   reduce_scatter: else rank q owns [q·n·M, (q+1)·n·M). Rank q writes every chunk of its input but
+//                   chunk q (which only it reads); rank r sums chunk r over q = 0..n−1 IN RANK ORDER
+//                   in f32, out[j] = (((x0 + x1) + x2) + …), taking its own chunk from its input. It
+//                   folds the ranks that have already arrived while the others still write, the rest
+//                   after the barrier: the same additions in the same order. The order never depends
+//                   on bucketing, so a bucket is bit-identical to its members one by one.
 
-import { sumInRankOrder } from './sum_f32';
+import { foldInRankOrder } from './sum_f32';
 import type { ReduceOp } from './types';
 
 /**
@@ -22,20 +26,41 @@ import type { ReduceOp } from './types';
  */
 export const AG_PARITY_MAX_BYTES = 32 * 2 ** 20;
 
-/** Gather area of an all-gather of `c` elems per shard over n ranks at `seq`. */
-export function gatherArea(n: number, c: number, seq: number): 0 | 1 {
-  return n * c * 4 <= AG_PARITY_MAX_BYTES ? ((seq & 1) as 0 | 1) : 0;
-}
-
 export interface DataView32 {
   readonly data: Float32Array; // whole data SAB
   readonly regionElems: number; // n·M
+  readonly latencyBase: number; // element offset of latency area 0 (area 1 follows it)
+  readonly latencyElems: number; // elements of one latency area
 }
 
-/** Before the barrier: publish this rank's shard into the gather area of `seq`'s parity. */
-export function directAllGatherWrite(v: DataView32, n: number, rank: number, area: 0 | 1, input: Float32Array): void {
+/**
+ * Where a collective's data lives: rank q's part starts at base + q·stride. `reads` names what
+ * readers of it may still touch when the next collective starts: a gather area, all regions, or
+ * only a latency area (which the next collective, of the other parity, never writes).
+ */
+export interface Placement {
+  readonly base: number;
+  readonly stride: number;
+  readonly reads: 0 | 1 | 'all' | 'latency';
+}
+
+/** Footprint in the SAB, elements: all-gather n·c, reduce-scatter n·n·c. */
+const footprint = (kind: 'all_gather' | 'reduce_scatter', n: number, c: number): number => (kind === 'all_gather' ? n * c : n * n * c);
+
+/** Where `kind` with c elements per rank chunk (all-gather: the shard; reduce-scatter: the output) goes at `seq`. */
+export function placement(v: DataView32, kind: 'all_gather' | 'reduce_scatter', n: number, c: number, seq: number): Placement {
+  if (footprint(kind, n, c) <= v.latencyElems) {
+    return { base: v.latencyBase + (seq & 1) * v.latencyElems, stride: kind === 'all_gather' ? c : n * c, reads: 'latency' };
+  }
+  if (kind === 'reduce_scatter') return { base: 0, stride: v.regionElems, reads: 'all' };
+  const area = n * c * 4 <= AG_PARITY_MAX_BYTES ? ((seq & 1) as 0 | 1) : 0;
+  return { base: area * v.regionElems, stride: c, reads: area };
+}
+
+/** Before the barrier: publish this rank's shard. */
+export function directAllGatherWrite(v: DataView32, n: number, rank: number, at: Placement, input: Float32Array): void {
   if (n === 1) return;
-  v.data.set(input, area * v.regionElems + rank * input.length);
+  v.data.set(input, at.base + rank * at.stride);
 }
 
 /**
@@ -44,56 +69,71 @@ export function directAllGatherWrite(v: DataView32, n: number, rank: number, are
  * garbage, and the collective throws after the barrier anyway). Marks what it copied in `copied`.
  */
 export function directAllGatherEarly(
-  v: DataView32, n: number, rank: number, area: 0 | 1, input: Float32Array, output: Float32Array,
+  v: DataView32, n: number, rank: number, at: Placement, input: Float32Array, output: Float32Array,
   copied: Uint8Array, arrived: (q: number) => boolean,
 ): void {
   const c = input.length;
-  const at = area * v.regionElems;
   output.set(input, rank * c);
   copied.fill(0, 0, n);
   copied[rank] = 1;
   for (let q = 0; q < n; q++) {
     if (q === rank || !arrived(q)) continue;
-    output.set(v.data.subarray(at + q * c, at + (q + 1) * c), q * c);
+    output.set(v.data.subarray(at.base + q * at.stride, at.base + q * at.stride + c), q * c);
     copied[q] = 1;
   }
 }
 
 /** After the barrier: the shards not copied yet, each run of consecutive ranks with one set. */
 export function directAllGatherRest(
-  v: DataView32, n: number, area: 0 | 1, c: number, output: Float32Array, copied: Uint8Array,
+  v: DataView32, n: number, at: Placement, c: number, output: Float32Array, copied: Uint8Array,
 ): void {
-  const at = area * v.regionElems;
   for (let q = 0; q < n;) {
     if (copied[q]) { q++; continue; }
     let end = q + 1;
     while (end < n && !copied[end]) end++;
-    output.set(v.data.subarray(at + q * c, at + end * c), q * c);
+    output.set(v.data.subarray(at.base + q * at.stride, at.base + (end - 1) * at.stride + c), q * c);
     q = end;
   }
 }
 
-/** Before the barrier: publish every chunk of the input but this rank's own into its region. */
-export function directReduceScatterWrite(v: DataView32, n: number, rank: number, input: Float32Array): void {
+/** Before the barrier: publish every chunk of the input but this rank's own. */
+export function directReduceScatterWrite(v: DataView32, n: number, rank: number, at: Placement, input: Float32Array): void {
   if (n === 1) return;
   const c = input.length / n;
-  const region = rank * v.regionElems;
+  const region = at.base + rank * at.stride;
   if (rank > 0) v.data.set(input.subarray(0, rank * c), region);
   if (rank < n - 1) v.data.set(input.subarray((rank + 1) * c), region + (rank + 1) * c);
 }
 
-/** After the barrier: output = chunk `rank` summed over ranks 0..n−1 in rank order (f32), ÷ n for avg. */
-export function directReduceScatterRead(
-  v: DataView32, n: number, rank: number, input: Float32Array, output: Float32Array, op: ReduceOp,
-): void {
-  const c = output.length;
+/** Chunk `rank` of every rank's input, in rank order: the own one from `input`, the others from the SAB. */
+export function reduceScatterSources(v: DataView32, n: number, rank: number, at: Placement, input: Float32Array, c: number): Float32Array[] {
   const sources: Float32Array[] = [];
   for (let q = 0; q < n; q++) {
-    if (q === rank) sources.push(input.subarray(rank * c, (rank + 1) * c));
-    else {
-      const at = q * v.regionElems + rank * c;
-      sources.push(v.data.subarray(at, at + c));
-    }
+    const from = q === rank ? input : v.data;
+    const start = q === rank ? rank * c : at.base + q * at.stride + rank * c;
+    sources.push(from.subarray(start, start + c));
   }
-  sumInRankOrder(sources, output, op === 'avg' ? n : 1);
+  return sources;
+}
+
+/**
+ * After arriving, before the barrier completes: folds the sources of the longest prefix of ranks
+ * that have arrived (this rank counts as arrived) into `output`. Returns how many it folded.
+ */
+export function directReduceScatterEarly(
+  sources: readonly Float32Array[], rank: number, output: Float32Array, arrived: (q: number) => boolean,
+): number {
+  let k = 0;
+  while (k < sources.length && (k === rank || arrived(k))) k++;
+  if (k < 2) return 0; // nothing worth folding yet: the whole sum runs after the barrier
+  foldInRankOrder(sources, output, 0, k, 1);
+  return k;
+}
+
+/** After the barrier: folds sources[folded..n) into `output` (rank order, f32), ÷ n for avg. */
+export function directReduceScatterRest(
+  sources: readonly Float32Array[], folded: number, output: Float32Array, op: ReduceOp,
+): void {
+  const n = sources.length;
+  foldInRankOrder(sources, output, folded, n, op === 'avg' ? n : 1);
 }

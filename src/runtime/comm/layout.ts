@@ -54,7 +54,21 @@ export function controlLayout(worldSize: number): ControlLayout {
   return { worldSize, arriveBase, doneBase, ringBase, descBase, abortReasonByte, descTextByte, bytes: Math.ceil(bytes / 8) * 8 };
 }
 
-/** Data buffer elements (f32): each rank owns a region of worldSize × maxElemsPerRank. */
+/**
+ * The latency path's area (bytes): a direct collective whose SAB footprint fits it — all-gather n·c
+ * elems, reduce-scatter n·n·c (every rank's full input) — runs in one of two such areas by seq parity,
+ * after the rank regions. Consecutive collectives then never share an area, so none waits for the
+ * previous one's readers before writing: one wake-up per small collective, not two.
+ */
+export const LATENCY_AREA_BYTES = 4 * 2 ** 20;
+
+/** Elements of one latency area: never more than the largest footprint a communicator can see. */
+export function latencyAreaElems(worldSize: number, maxElemsPerRank: number): number {
+  return Math.min(LATENCY_AREA_BYTES / 4, worldSize * worldSize * maxElemsPerRank);
+}
+
+/** Data buffer elements (f32): each rank owns a region of worldSize × maxElemsPerRank, then two latency areas. */
 export function dataElems(worldSize: number, maxElemsPerRank: number): number {
-  return worldSize * worldSize * maxElemsPerRank; // direct reduce-scatter writes a full n·C input per rank
+  // direct reduce-scatter writes a full n·C input per rank
+  return worldSize * worldSize * maxElemsPerRank + 2 * latencyAreaElems(worldSize, maxElemsPerRank);
 }

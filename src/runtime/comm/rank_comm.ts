@@ -8,9 +8,10 @@ import {
   encodeDescriptorText, firstMismatch, formatDescriptor, makeDescriptor, readDescriptor, slotsAgree, writeDescriptor,
 } from './descriptor';
 import {
-  directAllGatherEarly, directAllGatherRest, directAllGatherWrite, gatherArea, directReduceScatterRead, directReduceScatterWrite, type DataView32,
+  directAllGatherEarly, directAllGatherRest, directAllGatherWrite, directReduceScatterEarly, directReduceScatterRest,
+  directReduceScatterWrite, placement, reduceScatterSources, type DataView32, type Placement,
 } from './direct';
-import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems, type ControlLayout } from './layout';
+import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems, latencyAreaElems, type ControlLayout } from './layout';
 import { ringAllGather, ringReduceScatter } from './ring';
 import { ControlSync, assertCanBlock } from './sync';
 import type { CollectiveAlgorithm, CollectiveDescriptor, CollectiveKind, CollectiveRequest, CommInit, RankCommApi, ReduceOp } from './types';
@@ -41,7 +42,7 @@ export class RankComm implements RankCommApi {
   private readonly copied: Uint8Array; // all-gather: shards already in the output, by rank
   private readonly published = new Map<string, { d: CollectiveDescriptor; text: Uint8Array; where: string }>();
   private readonly arrived = (q: number): boolean => this.sync.hasArrived(q);
-  /** Where the previous collective left data others may still read (direct only): a gather area, or all regions. */
+  /** Where the previous collective left data others may still read (direct only): a gather area, or all regions (a latency area never blocks the next). */
   private lastRead: 'none' | 0 | 1 | 'all' = 'none';
 
   constructor(init: CommInit, rank: number) {
@@ -63,7 +64,7 @@ export class RankComm implements RankCommApi {
       throw new CollectiveError(
         'collective_config',
         `data buffer holds ${init.data.byteLength} bytes, a ${n}-rank communicator with maxElemsPerRank=` +
-          `${init.maxElemsPerRank} needs ${need} (4·n²·maxElemsPerRank)`,
+          `${init.maxElemsPerRank} needs ${need} (4·n²·maxElemsPerRank plus two latency areas)`,
       );
     }
     assertCanBlock(words);
@@ -72,7 +73,11 @@ export class RankComm implements RankCommApi {
     this.algorithm = init.algorithm;
     this.maxElemsPerRank = init.maxElemsPerRank;
     this.sync = new ControlSync(words, new Uint8Array(init.control), this.layout, rank, init.timeoutMs);
-    this.view = { data: new Float32Array(init.data), regionElems: n * init.maxElemsPerRank };
+    const regionElems = n * init.maxElemsPerRank;
+    this.view = {
+      data: new Float32Array(init.data), regionElems,
+      latencyBase: n * regionElems, latencyElems: latencyAreaElems(n, init.maxElemsPerRank),
+    };
     this.copied = new Uint8Array(n);
     prefaultRegion(init.data, rank * this.view.regionElems, (rank + 1) * this.view.regionElems);
   }
@@ -101,15 +106,14 @@ export class RankComm implements RankCommApi {
       this.agree(seq);
       ringAllGather(this.view, this.sync, input, output, where, seq);
     } else {
-      // Barrier seq − 1 ordered every read of seq − 2, so only seq − 1's reads can be in the way.
-      const area = gatherArea(n, input.length, seq);
-      if (this.lastRead === 'all' || this.lastRead === area) this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
-      directAllGatherWrite(this.view, n, this.rank, area, input);
+      const at = placement(this.view, 'all_gather', n, input.length, seq);
+      this.waitForReaders(at, where, seq);
+      directAllGatherWrite(this.view, n, this.rank, at, input);
       this.sync.arrive();
-      directAllGatherEarly(this.view, n, this.rank, area, input, output, this.copied, this.arrived);
+      directAllGatherEarly(this.view, n, this.rank, at, input, output, this.copied, this.arrived);
       this.agreeArrived(seq);
-      directAllGatherRest(this.view, n, area, input.length, output, this.copied);
-      this.lastRead = area;
+      directAllGatherRest(this.view, n, at, input.length, output, this.copied);
+      this.lastRead = at.reads === 'latency' ? 'none' : at.reads;
     }
     this.sync.finish();
   }
@@ -126,12 +130,15 @@ export class RankComm implements RankCommApi {
       this.agree(seq);
       ringReduceScatter(this.view, this.sync, input, output, op, where, seq);
     } else {
-      // Every region is overwritten: wait until all ranks have read the previous collective's data.
-      if (this.lastRead !== 'none') this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
-      directReduceScatterWrite(this.view, n, this.rank, input);
-      this.agree(seq);
-      directReduceScatterRead(this.view, n, this.rank, input, output, op);
-      this.lastRead = 'all';
+      const at = placement(this.view, 'reduce_scatter', n, output.length, seq);
+      this.waitForReaders(at, where, seq);
+      directReduceScatterWrite(this.view, n, this.rank, at, input);
+      this.sync.arrive();
+      const sources = reduceScatterSources(this.view, n, this.rank, at, input, output.length);
+      const folded = directReduceScatterEarly(sources, this.rank, output, this.arrived); // while others still write
+      this.agreeArrived(seq);
+      directReduceScatterRest(sources, folded, output, op);
+      this.lastRead = at.reads === 'latency' ? 'none' : at.reads;
     }
     this.sync.finish();
   }
@@ -144,6 +151,18 @@ export class RankComm implements RankCommApi {
 
   abort(reason: string): void {
     this.sync.abort(reason);
+  }
+
+  /**
+   * Before writing at `at`: wait until every rank has read seq − 1's data where it overlaps. Barrier
+   * seq − 1 ordered every read of seq − 2, so only seq − 1's reads can be in the way; a latency area
+   * never is (seq − 1 used the other one, or the regions).
+   */
+  private waitForReaders(at: Placement, where: string, seq: number): void {
+    const clash = at.reads === 'latency' ? false
+      : at.reads === 'all' ? this.lastRead !== 'none'
+        : this.lastRead === 'all' || this.lastRead === at.reads;
+    if (clash) this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
   }
 
   /** Write this rank's descriptor into its slot for the next seq; returns the seq. */

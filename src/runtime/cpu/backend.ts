@@ -94,6 +94,9 @@ export function createCpuKernels(): KernelBackend {
       const src = (t as CpuTensor).data;
       into.set(src.subarray(0, Math.min(into.length, src.length)));
     },
+    async downloadAll(parts): Promise<void> {
+      for (const { t, into } of parts) into.set((t as CpuTensor).data.subarray(0, Math.min(into.length, t.length)));
+    },
     run(op, attrs, inputs, outputs, step) {
       runCpuOp(op, attrs, inputs, outputs, step);
     },

@@ -6,6 +6,8 @@
 //  - reduce_scatter: input is rank-major, chunk r = [g1 rows of rank r | g2 rows of rank r | ...];
 //    the output [g1_shard | g2_shard | ...] is split back into the members' grad shards.
 // The data moves synchronously (Atomics); the time a collective takes comes from the virtual clock.
+// A bucket costs one readback (downloadAll) however many members it has, and its host staging
+// arrays are reused from call to call (each is consumed before the call returns).
 
 import type { GraphNode } from '../../graph/types';
 import type { RankCommApi } from '../comm/types';
@@ -14,6 +16,14 @@ import { FsdpSimError } from '../../errors';
 
 /** The part of the communicator the executor uses. */
 export type ExecComm = Pick<RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter' | 'onWait'>;
+
+/** Host staging reused across collectives: slot → the largest array asked for so far. */
+const scratch = new Map<'in' | 'out' | 'grads', Float32Array>();
+function host(slot: 'in' | 'out' | 'grads', elems: number): Float32Array {
+  let a = scratch.get(slot);
+  if (a === undefined || a.length < elems) scratch.set(slot, (a = new Float32Array(elems)));
+  return a.subarray(0, elems);
+}
 
 function request(node: GraphNode) {
   return { label: node.name, tensors: node.collective?.members ?? [node.name] };
@@ -41,14 +51,14 @@ export async function runAllGather(
     throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': all_gather has ${ins.length} inputs but ${outs.length} outputs`);
   }
   const total = ins.reduce((s, t) => s + t.length, 0); // elements per rank slot
-  const input = new Float32Array(total);
+  const input = host('in', total);
   const offsets: number[] = [];
   let at = 0;
   for (const t of ins) {
     offsets.push(at);
-    await kernels.download(t, input.subarray(at, at + t.length));
     at += t.length;
   }
+  await kernels.downloadAll(ins.map((t, i) => ({ t, into: input.subarray(offsets[i], offsets[i] + t.length) })));
   ins.forEach((t, i) => {
     if (outs[i].length !== n * t.length) {
       throw new FsdpSimError(
@@ -57,7 +67,7 @@ export async function runAllGather(
       );
     }
   });
-  const output = new Float32Array(n * total);
+  const output = host('out', n * total);
   comm.allGather(request(node), input, output);
   ins.forEach((t, i) => {
     for (let r = 0; r < n; r++) {
@@ -65,6 +75,17 @@ export async function runAllGather(
       kernels.upload(outs[i], output.subarray(from, from + t.length), r * t.length);
     }
   });
+}
+
+/** [0, x0, x0 + x1, …]: where each member starts when the members are laid end to end. */
+function prefixSums(xs: readonly number[]): number[] {
+  const out: number[] = [];
+  let s = 0;
+  for (const x of xs) {
+    out.push(s);
+    s += x;
+  }
+  return out;
 }
 
 /** Reduce-scatter (avg): `ins` are the full gradients, `outs` this rank's shards (created by the caller). */
@@ -92,22 +113,19 @@ export async function runReduceScatter(
     }
   });
   const perRank = chunkOf.reduce((s, c) => s + c, 0); // output elements
-  const input = new Float32Array(n * perRank);
-  const full = new Float32Array(Math.max(0, ...ins.map((t) => t.length)));
-  let off = 0;
+  // Member-major as read back ([g1 | g2 | …]), then rank-major for the communicator.
+  const starts = prefixSums(chunkOf); // member i's chunk starts at starts[i] within a rank's part
+  const grads = host('grads', n * perRank);
+  const gradOf = (i: number) => grads.subarray(n * starts[i], n * (starts[i] + chunkOf[i]));
+  await kernels.downloadAll(ins.map((t, i) => ({ t, into: gradOf(i) })));
+  const input = host('in', n * perRank);
   for (let i = 0; i < ins.length; i++) {
     const c = chunkOf[i];
-    const host = full.subarray(0, ins[i].length);
-    await kernels.download(ins[i], host);
-    for (let r = 0; r < n; r++) input.set(host.subarray(r * c, (r + 1) * c), r * perRank + off);
-    off += c;
+    const g = gradOf(i);
+    for (let r = 0; r < n; r++) input.set(g.subarray(r * c, (r + 1) * c), r * perRank + starts[i]);
   }
-  const output = new Float32Array(perRank);
+  const output = host('out', perRank);
   const op = node.collective?.reduceOp ?? 'avg';
   comm.reduceScatter(request(node), input, output, op);
-  off = 0;
-  for (let i = 0; i < outs.length; i++) {
-    kernels.upload(outs[i], output.subarray(off, off + chunkOf[i]));
-    off += chunkOf[i];
-  }
+  outs.forEach((t, i) => kernels.upload(t, output.subarray(starts[i], starts[i] + chunkOf[i])));
 }

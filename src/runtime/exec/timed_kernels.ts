@@ -3,11 +3,17 @@
 // run asynchronously: a download first waits for the queue to drain (`idle`), and that wait is
 // compute — otherwise every readback would carry the kernels queued before it.
 
-import type { DeviceTensor, HostArray, KernelBackend, OpAttrs } from '../kernels';
+import type { DeviceTensor, DownloadPart, HostArray, KernelBackend, OpAttrs } from '../kernels';
 import type { ComputeOp } from '../../graph/ops';
 import type { PhaseClock } from './phases';
 
 export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelBackend {
+  /** Queued kernels finish first (compute), then the copy itself is the readback. */
+  const drainThen = async (name: string, read: () => Promise<void>): Promise<void> => {
+    const c = clock();
+    if (k.idle) await c.spanAsync('compute', 'drain', () => (k.idle as () => Promise<void>)());
+    await c.spanAsync('readback', name, read);
+  };
   return {
     kind: k.kind,
     label: k.label,
@@ -17,9 +23,10 @@ export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelB
     create: (id, length, type) => k.create(id, length, type),
     upload: (t: DeviceTensor, data: HostArray, offset?: number) => clock().span('upload', t.id, () => k.upload(t, data, offset)),
     async download(t: DeviceTensor, into: HostArray): Promise<void> {
-      const c = clock();
-      if (k.idle) await c.spanAsync('compute', 'drain', () => (k.idle as () => Promise<void>)());
-      await c.spanAsync('readback', t.id, () => k.download(t, into));
+      await drainThen(t.id, () => k.download(t, into));
+    },
+    async downloadAll(parts: readonly DownloadPart[]): Promise<void> {
+      await drainThen(parts.length === 1 ? parts[0].t.id : `${parts.length} tensors`, () => k.downloadAll(parts));
     },
     run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void {
       const c = clock();

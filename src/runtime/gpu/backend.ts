@@ -4,7 +4,7 @@
 import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph/ops';
 import { checkTensors } from '../cpu';
-import type { DeviceTensor, ElemType, HostArray, KernelBackend, OpAttrs } from '../kernels';
+import type { DeviceTensor, DownloadPart, ElemType, HostArray, KernelBackend, OpAttrs } from '../kernels';
 import { acquireBuffer, bufferBytes, releaseBuffer } from './buffer_pool';
 import { GpuError, GpuLimitError } from './errors';
 import type { MatmulVariant } from './matmul';
@@ -12,6 +12,7 @@ import { defaultMatmulVariant, matmulVariantInfo } from './matmul';
 import { planOp } from './ops';
 import { compileMsOf } from './pipelines';
 import { GpuQueue } from './queue';
+import { StagingPool } from './staging_pool';
 import { MAP_READ_MODE, USAGE } from './usage';
 
 export interface GpuTensor extends DeviceTensor {
@@ -62,6 +63,38 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     return b;
   };
 
+  const staging = new StagingPool(device);
+  /** Every part copied into one pooled staging buffer, one submit, one map: a bucket costs one round trip. */
+  async function downloadAll(parts: readonly DownloadPart[]): Promise<void> {
+    const what = parts.length === 1 ? `download('${parts[0].t.id}')` : `downloadAll(${parts.length} tensors)`;
+    alive(what);
+    const offsets: number[] = [];
+    let total = 0;
+    for (const { t, into } of parts) {
+      offsets.push(total);
+      total += bufferBytes(Math.min(into.length, t.length));
+    }
+    const buf = staging.acquire(total);
+    const enc = queue.enc();
+    parts.forEach(({ t, into }, i) => enc.copyBufferToBuffer(bufferOf(t), 0, buf, offsets[i], bufferBytes(Math.min(into.length, t.length))));
+    queue.flush();
+    try {
+      await buf.mapAsync(MAP_READ_MODE, 0, total);
+    } catch (e) {
+      buf.destroy();
+      alive(what);
+      throw new GpuError(`${what} failed to map its staging buffer: ${(e as Error).message}`);
+    }
+    const mapped = buf.getMappedRange(0, total);
+    parts.forEach(({ t, into }, i) => {
+      const n = Math.min(into.length, t.length);
+      if (into instanceof Float32Array) into.set(new Float32Array(mapped, offsets[i], n));
+      else into.set(new Int32Array(mapped, offsets[i], n));
+    });
+    buf.unmap();
+    staging.release(buf);
+  }
+
   return {
     kind: 'webgpu',
     label,
@@ -99,26 +132,10 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       queue.flush(); // recorded ops that read t must see its old contents
       queue.scoped(() => device.queue.writeBuffer(bufferOf(t), offset * 4, data.buffer, data.byteOffset, data.byteLength));
     },
-    async download(t: DeviceTensor, into: HostArray): Promise<void> {
-      alive(`download('${t.id}')`);
-      const n = Math.min(into.length, t.length);
-      const bytes = bufferBytes(n);
-      const staging = device.createBuffer({ label: `download ${t.id}`, size: bytes, usage: USAGE.MAP_READ | USAGE.COPY_DST });
-      queue.enc().copyBufferToBuffer(bufferOf(t), 0, staging, 0, bytes);
-      queue.flush();
-      try {
-        await staging.mapAsync(MAP_READ_MODE);
-      } catch (e) {
-        staging.destroy();
-        alive(`download('${t.id}')`);
-        throw new GpuError(`download('${t.id}') failed to map its staging buffer: ${(e as Error).message}`);
-      }
-      const mapped = staging.getMappedRange(0, bytes);
-      if (into instanceof Float32Array) into.set(new Float32Array(mapped, 0, n));
-      else into.set(new Int32Array(mapped, 0, n));
-      staging.unmap();
-      staging.destroy();
+    download(t: DeviceTensor, into: HostArray): Promise<void> {
+      return downloadAll([{ t, into }]);
     },
+    downloadAll,
     run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void {
       alive(`run('${op}')`);
       checkTensors(op, attrs, inputs, outputs);
@@ -157,6 +174,7 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       if (destroyed) return;
       destroyed = true;
       queue.destroy();
+      staging.destroy();
       device.removeEventListener('uncapturederror', onError);
     },
   };

@@ -4,12 +4,22 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { AG_PARITY_MAX_BYTES } from '../../../src/runtime/comm/direct';
+import { LATENCY_AREA_BYTES } from '../../../src/runtime/comm/layout';
 import type { RankStep } from '../../../src/runtime/comm/node';
 import {
   bitsOf, closePool, outputs, rankOrder, reduceChunkRef, ringOrder, runScenario, seededF32,
 } from './harness';
 
 afterAll(closePool);
+
+/** Index of the first element whose bits differ; −1 when equal, −2 when the lengths differ (fast on big arrays). */
+const firstDiff = (a: Float32Array, b: Float32Array): number => {
+  if (a.length !== b.length) return -2;
+  const x = bitsOf(a);
+  const y = bitsOf(b);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
+  return -1;
+};
 
 const WORLD_SIZES = [2, 4, 8] as const;
 const ALGORITHMS = ['direct', 'ring'] as const;
@@ -149,13 +159,6 @@ describe('RankComm large all-gathers', () => {
     const n = 2;
     const big = AG_PARITY_MAX_BYTES / 4 / n + 3; // n·c·4 just over the limit
     const small = 5;
-    const firstDiff = (a: Float32Array, b: Float32Array): number => {
-      if (a.length !== b.length) return -2;
-      const x = bitsOf(a);
-      const y = bitsOf(b);
-      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
-      return -1;
-    };
     const shards = (len: number, k: number): Float32Array[] => Array.from({ length: n }, (_, r) => seededF32(len, 70 + 10 * k + r));
     const plan: { kind: 'ag' | 'rs'; len: number }[] = [
       { kind: 'ag', len: big }, { kind: 'ag', len: big }, { kind: 'ag', len: small }, { kind: 'ag', len: big },
@@ -174,6 +177,44 @@ describe('RankComm large all-gathers', () => {
         const out = o.results.filter((x) => x.op !== 'sleep')[k].output ?? new Float32Array(0);
         const want = kind === 'ag' ? concat(shards(len, k)) : reduceChunkRef(shards(len, k), o.rank, rankOrder(n), false);
         expect(firstDiff(out, want), `${kind}${k} rank ${o.rank}`).toBe(-1);
+      });
+    });
+  }, 60_000);
+});
+
+describe('RankComm latency path', () => {
+  it('gives exact results when small collectives (latency areas by parity, no done wait) interleave with region ones on 3 ranks', async () => {
+    const n = 3;
+    const lat = LATENCY_AREA_BYTES / 4;
+    const agBig = Math.floor(lat / n) + 7; // gathered n·c just over a latency area
+    const rsBig = Math.floor(lat / (n * n)) + 5; // n·n·c just over
+    const plan: { kind: 'ag' | 'rs'; c: number }[] = [
+      { kind: 'ag', c: 1000 }, { kind: 'rs', c: 999 }, { kind: 'rs', c: rsBig }, { kind: 'rs', c: 17 },
+      { kind: 'ag', c: agBig }, { kind: 'ag', c: 3 }, { kind: 'rs', c: rsBig }, { kind: 'rs', c: rsBig },
+      { kind: 'ag', c: 512 }, { kind: 'ag', c: agBig }, { kind: 'ag', c: agBig }, { kind: 'rs', c: 640 }, { kind: 'ag', c: 1 },
+    ];
+    const memo = new Map<string, Float32Array[]>();
+    const shards = (len: number, k: number): Float32Array[] => {
+      const key = `${len}/${k}`;
+      let v = memo.get(key);
+      if (v === undefined) memo.set(key, (v = Array.from({ length: n }, (_, r) => seededF32(len, 300 + 10 * k + r, 1 + k))));
+      return v;
+    };
+    // A different rank is late to each collective: the others run ahead into the next one while it still reads.
+    const steps = Array.from({ length: n }, (_, r): RankStep[] => plan.flatMap(({ kind, c }, k): RankStep[] => [
+      ...(r === k % n ? [{ op: 'sleep', ms: 5 } as const] : []),
+      kind === 'ag'
+        ? { op: 'all_gather', label: `ag${k}`, tensors: ['w'], input: shards(c, k)[r] }
+        : { op: 'reduce_scatter', label: `rs${k}`, tensors: ['g'], input: shards(n * c, k)[r], reduce: 'avg' },
+    ]));
+    const res = await runScenario({ worldSize: n, maxElemsPerRank: agBig, steps, timeoutMs: 20_000 });
+    for (const o of res) if (o.error) throw new Error(`rank ${o.rank}: ${o.error.message}`);
+    plan.forEach(({ kind, c }, k) => {
+      const ins = kind === 'ag' ? shards(c, k) : shards(n * c, k);
+      res.forEach((o) => {
+        const out = o.results.filter((x) => x.op !== 'sleep')[k].output ?? new Float32Array(0);
+        const want = kind === 'ag' ? concat(ins) : reduceChunkRef(ins, o.rank, rankOrder(n), true);
+        expect(firstDiff(out, want), `${kind}${k} (c=${c}) rank ${o.rank}`).toBe(-1);
       });
     });
   }, 60_000);
@@ -266,7 +307,7 @@ describe('RankComm safety', () => {
     ]);
     const res = await runScenario({ worldSize: 2, maxElemsPerRank: 8, steps, timeoutMs: 20_000 });
     expect(res[0].error?.code).toBe('collective_shape');
-    expect(res[0].error?.message).toContain("all_gather 'big' on rank 0: shard (input) of 9 elems (36 bytes) exceeds the data buffer's per-rank shard of 8 elems (32 bytes; data buffer 128 bytes for 2 ranks)");
+    expect(res[0].error?.message).toContain("all_gather 'big' on rank 0: shard (input) of 9 elems (36 bytes) exceeds the data buffer's per-rank shard of 8 elems (32 bytes; data buffer 384 bytes for 2 ranks)");
     expect(res[1].error?.code).toBe('collective_aborted');
     expect(res[1].error?.message).toContain('collective aborted by rank 0');
   });

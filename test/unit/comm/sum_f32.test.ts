@@ -2,7 +2,7 @@
 // every fold path (1, 2, 2+3k, 2+3k+1, 2+3k+2 sources), lengths that straddle the block size, avg.
 
 import { describe, expect, it } from 'vitest';
-import { SUM_BLOCK, sumInRankOrder } from '../../../src/runtime/comm/sum_f32';
+import { SUM_BLOCK, foldInRankOrder, sumInRankOrder } from '../../../src/runtime/comm/sum_f32';
 import { bitsOf, seededF32 } from './harness';
 
 /** ((s0 + s1) + s2) + …, one f32 rounding per addition through a Float32Array store; ÷ d once. */
@@ -35,4 +35,20 @@ describe('sumInRankOrder', () => {
     sumInRankOrder(sources, out, 1);
     expect(out[0]).toBe(0); // (1 + 1e8) − 1e8 in f32; 1 + (1e8 − 1e8) would be 1
   });
+});
+
+describe('foldInRankOrder', () => {
+  for (const n of [2, 3, 5, 8]) {
+    it(`gives the one-pass bits when ${n} sources are folded in two parts, split anywhere`, () => {
+      const len = SUM_BLOCK + 5;
+      const sources = Array.from({ length: n }, (_, q) => seededF32(len, 77 * n + q, q % 2 ? 1e4 : 1e-2));
+      const want = reference(sources, n);
+      for (let split = 1; split < n; split++) {
+        const out = new Float32Array(len).fill(Number.NaN);
+        foldInRankOrder(sources, out, 0, split, 1); // the ranks already arrived
+        foldInRankOrder(sources, out, split, n, n); // the rest, after the barrier; then ÷ n
+        expect(bitsOf(out), `split at ${split}`).toEqual(bitsOf(want));
+      }
+    });
+  }
 });

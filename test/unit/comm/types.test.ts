@@ -3,13 +3,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RankComm, createCommInit } from '../../../src/runtime/comm';
 import { CollectiveError, ConfigError } from '../../../src/errors';
+import { LATENCY_AREA_BYTES } from '../../../src/runtime/comm/layout';
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('createCommInit', () => {
-  it('sizes the data buffer as 4·n²·maxElemsPerRank bytes', () => {
+  it('sizes the data buffer as 4·n²·maxElemsPerRank bytes plus two latency areas of at most LATENCY_AREA_BYTES', () => {
     const init = createCommInit(4, 100);
-    expect(init.data.byteLength).toBe(4 * 16 * 100);
+    expect(init.data.byteLength).toBe(4 * 16 * 100 * 3); // small: each latency area holds the largest footprint
+    const big = createCommInit(2, 2 ** 20); // n²·M = 4 Mi elems: the areas stop at LATENCY_AREA_BYTES
+    expect(big.data.byteLength).toBe(4 * 4 * 2 ** 20 + 2 * LATENCY_AREA_BYTES);
     expect(init).toMatchObject({ worldSize: 4, maxElemsPerRank: 100, algorithm: 'direct' });
   });
 
