@@ -33,7 +33,7 @@ export function rowOf(backend: string, m: TraceMetrics): CompareRow {
 /**
  * A fixed-width table: backend, step ms, exposed comm ms, overlap %, peak GiB, (with the allocator
  * figures: alloc GiB, reserved GiB, tok/s/GPU), #AG, #RS, and with `hardware` a last column saying
- * whether the reserved peak (else the live peak) fits the preset's HBM (`fits 79.1 GiB HBM`).
+ * whether the reserved peak (else the live peak) fits the preset's HBM (`fits 79.2 GiB HBM`).
  */
 export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName): string {
   const figures = rows.length > 0 && rows.every((r) => r.peakReservedBytes !== undefined && r.tokensPerSecPerGpu !== undefined);

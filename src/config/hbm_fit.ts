@@ -10,7 +10,7 @@ const GIB = 1024 ** 3;
 export interface HbmFit {
   readonly hardware: HardwareName;
   readonly peakBytes: number;
-  /** The preset's HBM capacity as torch.cuda reports it, bytes (an 80 GB H100: 79.11 GiB). */
+  /** The preset's HBM capacity as torch.cuda reports it, bytes (an 80 GB H100: 79.18 GiB). */
   readonly hbmBytes: number;
   /** peakBytes ≤ hbmBytes; true when the peak is unknown (NaN): no claim either way. */
   readonly fits: boolean;
@@ -21,7 +21,7 @@ export function hbmFit(peakBytes: number, hardware: HardwareName): HbmFit {
   return { hardware, peakBytes, hbmBytes, fits: !(peakBytes > hbmBytes) };
 }
 
-/** `peak 84.57 GiB > h100 HBM 79.11 GiB (80 GB)`, or the ≤ form when it fits. */
+/** `peak 84.57 GiB > h100 HBM 79.18 GiB (80 GB)`, or the ≤ form when it fits. */
 export function describeHbmFit(f: HbmFit): string {
   const gb = HARDWARE_PRESETS[f.hardware].hbmDatasheetGB;
   return `peak ${(f.peakBytes / GIB).toFixed(2)} GiB ${f.fits ? '≤' : '>'} ${f.hardware} HBM ${(f.hbmBytes / GIB).toFixed(2)} GiB (${gb} GB)`;

@@ -18,9 +18,10 @@
 //    BabelStream on H100 ≈ 3.0 TB/s of 3.35).
 //  - launch: ~4 µs per eager aten kernel (PyTorch's dispatcher + cudaLaunchKernel; the GPU runs
 //    ahead of the CPU only when kernels are longer than that).
-//  - capacity: what torch.cuda reports as total memory (and torchtitan logs beside its peak as a
-//    percentage): 79.11 GiB on an 80 GB H100, 95.04 GiB on the 96 GB H100 of torchtitan's runs
-//    (PR #1881: 40.96 GiB = 43.12 %), 139.81 GiB on an H200, 79.15 GiB on an 80 GB A100.
+//  - capacity: what torch.cuda reports as total memory, as torchtitan logs it ("CUDA capacity:
+//    NVIDIA H100 80GB HBM3 with 79.18GiB memory", "NVIDIA H200 with 139.81GiB memory"; the 96 GB
+//    H100 of its published runs: 95.0396 GiB, PR #165, and 40.96 GiB = 43.12 % in PR #1881);
+//    79.25 GiB visible on an A100-SXM4-80GB.
 
 import { ConfigError, oneOfMessage } from '../errors';
 
@@ -92,7 +93,7 @@ const H100_SXM = {
 
 export const HARDWARE_PRESETS: Readonly<Record<HardwareName, HardwarePreset>> = {
   // H100 SXM5 80 GB HBM3
-  h100: { name: 'h100', ...H100_SXM, hbmBytes: 79.11 * GIB, hbmDatasheetGB: 80 },
+  h100: { name: 'h100', ...H100_SXM, hbmBytes: 79.18 * GIB, hbmDatasheetGB: 80 },
   // The H100 of torchtitan's published runs (Meta's Grand Teton hosts; torchtitan
   // benchmarks/llama3_h100_202412_torchtitan.md): 96 GB HBM2e at 2.4 TB/s, a 500 W power limit, and
   // "the actual peak TFLOPs number is between SXM and NVL": interpolated linearly in the power
@@ -126,7 +127,7 @@ export const HARDWARE_PRESETS: Readonly<Record<HardwareName, HardwarePreset>> = 
     fp32Flops: 19.5 * TFLOPS,
     hbmBytesPerS: 2039 * GB,
     launchUs: 4,
-    hbmBytes: 79.15 * GIB,
+    hbmBytes: 79.25 * GIB,
     hbmDatasheetGB: 80,
     achieved: AMPERE_A100,
     torchGpuType: 'ampere',
