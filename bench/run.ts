@@ -1,6 +1,6 @@
 // `npm run bench`: runs the benchmark sections, each figure beside a baseline measured in the same
 // run, prints one table (with the machine and adapters named) and writes bench/results/latest.json.
-//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training)
+//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training, trace)
 //   npm run bench -- --adapters compat       matmul adapters (swiftshader, compat)
 //   npm run bench -- --full                  bigger cases (2048³ on SwiftShader, 256 MB on 8 ranks…)
 
@@ -12,9 +12,10 @@ import { benchMatmul } from './matmul';
 import { benchScale } from './scale';
 import { machine, printTable, type Row } from './stats';
 import { benchTimeline } from './timeline';
+import { benchTraceImport } from './trace_import';
 import { benchTraining } from './training';
 
-const SECTIONS = ['matmul', 'comm', 'scale', 'timeline', 'training'] as const;
+const SECTIONS = ['matmul', 'comm', 'scale', 'timeline', 'training', 'trace'] as const;
 type Section = (typeof SECTIONS)[number];
 const ADAPTERS: readonly Adapter[] = ['swiftshader', 'compat'];
 
@@ -76,6 +77,9 @@ async function main(): Promise<void> {
         } else if (section === 'timeline') {
           const r = await benchTimeline(url);
           rows.push(...r.rows); details.timeline = r.records;
+        } else if (section === 'trace') {
+          const r = benchTraceImport();
+          rows.push(...r.rows); details.trace = r.records;
         } else {
           const r = await benchTraining(args.full, log);
           rows.push(...r.rows); details.training = r.records;

@@ -2,8 +2,9 @@
 // (see hta.ts): whole-µs times, HTA's analysis window, every GPU event HTA counts — kernels of
 // every collective, memcpy / memset and CUDA sync events — with HTA's category as the event kind.
 
-import { commKindOf, htaCategory, htaWindow, type RawEvent } from './hta';
-import type { TraceEvent } from './event';
+import { commKindOf, htaCategory, htaWindow, wholeWindow, type RawEvent } from './hta';
+import type { EventKind, StreamName, TraceEvent } from './event';
+import { isCommKind } from './kinds';
 import { fail, isObject, readInt, readNumber, readString, type Json } from './import_fields';
 
 export const MAX_RANK = 65535;
@@ -18,24 +19,26 @@ const intArg = (args: unknown, key: string): number => {
 export function rawEvents(evs: readonly unknown[], fw: string, rankOf?: (e: Json, w: string) => number): { raw: RawEvent[]; rank: number[] } {
   const raw: RawEvent[] = [];
   const rank: number[] = [];
+  const where = (i: number) => `${fw}.traceEvents[${i}]`; // built only for a message: 1M strings cost seconds
   for (let i = 0; i < evs.length; i++) {
     const e = evs[i];
-    const w = `${fw}.traceEvents[${i}]`;
-    if (!isObject(e)) fail(w, 'an object', e);
+    if (!isObject(e)) fail(where(i), 'an object', e);
     if (e.ph !== 'X') continue;
     const args = e.args;
+    const { name, ts, dur } = e;
+    const wellFormed = typeof name === 'string' && Number.isFinite(ts) && (dur === undefined || (Number.isFinite(dur) && (dur as number) >= 0));
     const ev: RawEvent = {
-      index: i,
-      name: readString(e, 'name', w),
+      name: wellFormed ? name : readString(e, 'name', where(i)),
       cat: typeof e.cat === 'string' ? e.cat : '',
-      ts: Math.floor(readNumber(e, 'ts', w)), // HTA reads ts and dur as int64 µs
-      dur: e.dur === undefined ? 0 : Math.floor(readNumber(e, 'dur', w, 0)),
+      // HTA reads ts and dur as int64 µs (the readers throw the located error for a malformed one)
+      ts: Math.floor(wellFormed ? (ts as number) : readNumber(e, 'ts', where(i))),
+      dur: dur === undefined ? 0 : Math.floor(wellFormed ? (dur as number) : readNumber(e, 'dur', where(i), 0)),
       stream: intArg(args, 'stream'),
       correlation: intArg(args, 'correlation'),
-      ...(isObject(args) && args['Collective name'] !== undefined ? { collective: args['Collective name'] } : {}),
+      collective: isObject(args) ? args['Collective name'] : undefined, // one object shape for all
     };
     raw.push(ev);
-    rank.push(rankOf && ev.stream >= 0 ? rankOf(e, w) : -1);
+    rank.push(rankOf && ev.stream >= 0 ? rankOf(e, where(i)) : -1);
   }
   return { raw, rank };
 }
@@ -46,26 +49,40 @@ export function kinetoEvents(
   rankOf: (i: number) => number,
   opts: { readonly mtia: boolean; readonly merged: boolean },
 ): { events: TraceEvent[]; warnings: readonly string[] } {
-  const index = new Map<RawEvent, number>();
-  raw.forEach((e, i) => index.set(e, i));
   // a merged file mixes processes whose correlation ids and ProfilerSteps collide: HTA reads one
   // file per rank, so a merged file is analysed whole (every stream event), and says so
-  const win = opts.merged ? wholeTrace(raw) : htaWindow(raw, opts.mtia);
-  const events: TraceEvent[] = [];
-  win.gpu.forEach((e, j) => {
-    const rank = rankOf(index.get(e)!);
-    const cat = htaCategory(e.name, e.cat);
+  const win = opts.merged
+    ? wholeWindow(raw, ["a merged file (several GPUs): analysed whole, without HTA's iteration window (HTA reads one file per rank)"])
+    : htaWindow(raw, opts.mtia);
+  const kinds = new Map<string, EventKind>(); // a trace repeats few names: classify each once
+  const kindOf = (e: RawEvent): EventKind => {
+    const key = `${e.cat}\u0000${typeof e.collective === 'string' ? e.collective : ''}\u0000${e.name}`;
+    let k = kinds.get(key);
+    if (k === undefined) {
+      const cat = htaCategory(e.name, e.cat);
+      k = cat === 'communication' ? commKindOf(e.name, e.collective) : cat;
+      kinds.set(key, k);
+    }
+    return k;
+  };
+  const streams = new Map<number, StreamName>();
+  const commStream = (n: number): StreamName => {
+    let s = streams.get(n);
+    if (s === undefined) streams.set(n, (s = `comm:stream${n}`));
+    return s;
+  };
+  const events: TraceEvent[] = new Array(win.kept.length);
+  for (let j = 0; j < win.kept.length; j++) {
+    const i = win.kept[j];
+    const e = raw[i];
+    const kind = kindOf(e);
+    const stream = isCommKind(kind) ? commStream(e.stream) : 'compute';
     const it = win.iteration[j];
-    const base = { rank, name: e.name, start: e.ts, dur: e.dur, ...(it >= 0 ? { iteration: it } : {}) };
-    if (cat === 'communication') events.push({ ...base, stream: `comm:stream${e.stream}`, kind: commKindOf(e.name, e.collective) });
-    else events.push({ ...base, stream: 'compute', kind: cat === 'compute' ? 'compute' : cat });
-  });
+    events[j] = it >= 0
+      ? { rank: rankOf(i), stream, name: e.name, kind, start: e.ts, dur: e.dur, iteration: it }
+      : { rank: rankOf(i), stream, name: e.name, kind, start: e.ts, dur: e.dur };
+  }
   return { events, warnings: win.warnings };
-}
-
-function wholeTrace(raw: readonly RawEvent[]) {
-  const gpu = raw.filter((e) => e.stream >= 0);
-  return { gpu, iteration: gpu.map(() => -1), warnings: ['a merged file (several GPUs): analysed whole, without HTA\'s iteration window (HTA reads one file per rank)'] };
 }
 
 /** A file's rank: distributedInfo.rank; else file i of several is rank i; else 0 — each said in a warning. */
