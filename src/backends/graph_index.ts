@@ -5,6 +5,7 @@
 // Malformed graphs are a GraphError naming the first bad node (index, kind, inputs).
 
 import { GraphError } from '../graph/errors';
+import { kahnOrder } from '../graph/toposort';
 import type { GraphNode, StepGraph } from '../graph/types';
 
 export interface GraphIndex {
@@ -107,9 +108,11 @@ function buildIndex(graph: StepGraph): GraphIndex {
       if (waitOf0[i] === -1) throw badNode(i, src[i], 'is a collective that no wait completes');
     }
   }
-  const order = stableTopoOrder(n0, preds);
-  if (order.length !== n0) {
-    const stuck = src.findIndex((_, i) => !order.includes(i));
+  let order: number[];
+  try {
+    order = stableTopoOrder(n0, preds);
+  } catch (e) {
+    const stuck = e instanceof GraphError && e.index !== undefined ? e.index : 0;
     throw badNode(stuck, src[stuck], 'is on a dependency cycle');
   }
   const newOf = new Int32Array(n0);
@@ -152,52 +155,9 @@ function buildIndex(graph: StepGraph): GraphIndex {
 
 /** Kahn's algorithm; among ready nodes the smallest original index goes first (stable). */
 function stableTopoOrder(n: number, preds: readonly number[][]): number[] {
-  const indeg = new Int32Array(n);
-  const succs: number[][] = Array.from({ length: n }, () => []);
-  for (let i = 0; i < n; i++) {
-    indeg[i] = preds[i].length;
-    for (const p of preds[i]) succs[p].push(i);
-  }
   // fast path: program order is already topological
   let sorted = true;
   for (let i = 0; i < n && sorted; i++) for (const p of preds[i]) if (p > i) sorted = false;
   if (sorted) return Array.from({ length: n }, (_, i) => i);
-  const heap: number[] = [];
-  const push = (x: number) => {
-    heap.push(x);
-    let c = heap.length - 1;
-    while (c > 0) {
-      const p = (c - 1) >> 1;
-      if (heap[p] <= heap[c]) break;
-      [heap[p], heap[c]] = [heap[c], heap[p]];
-      c = p;
-    }
-  };
-  const pop = (): number => {
-    const top = heap[0];
-    const last = heap.pop()!;
-    if (heap.length > 0) {
-      heap[0] = last;
-      let p = 0;
-      for (;;) {
-        const l = 2 * p + 1;
-        const r = l + 1;
-        let m = p;
-        if (l < heap.length && heap[l] < heap[m]) m = l;
-        if (r < heap.length && heap[r] < heap[m]) m = r;
-        if (m === p) break;
-        [heap[p], heap[m]] = [heap[m], heap[p]];
-        p = m;
-      }
-    }
-    return top;
-  };
-  for (let i = 0; i < n; i++) if (indeg[i] === 0) push(i);
-  const out: number[] = [];
-  while (heap.length > 0) {
-    const x = pop();
-    out.push(x);
-    for (const s of succs[x]) if (--indeg[s] === 0) push(s);
-  }
-  return out;
+  return kahnOrder(n, preds.flatMap((ps, to) => ps.map((from) => ({ from, to }))));
 }

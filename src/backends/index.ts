@@ -14,8 +14,7 @@ import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './
 export * from './types';
 export { aotEager, runAotEager, type AotEagerOptions } from './aot_eager';
 export {
-  AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, autobucketing, computeDomination, OFF_PATH, runAutobucketing,
-  type AutobucketingOptions, type Domination,
+  AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, autobucketing, OFF_PATH, runAutobucketing, type AutobucketingOptions,
 } from './autobucketing';
 export { fsdp2Eager, fsdp2StreamOf, runFsdp2Eager, type Fsdp2EagerOptions } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock, transformerBlock, type TransformerBlockOptions } from './transformer_block';

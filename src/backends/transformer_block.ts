@@ -13,7 +13,8 @@
 import type { CostModel } from '../estimate/types';
 import type { GraphNode, StepGraph } from '../graph/types';
 import { indexGraph, type GraphIndex } from './graph_index';
-import { TupleHeap } from './heap';
+import { GraphError } from '../graph/errors';
+import { kahnOrder } from '../graph/toposort';
 import { resolveOptions } from './options';
 import { bucketKey, rewriteGraph, type BucketPlan, type OrderItem } from './rewrite';
 import type { Backend, Reason, Schedule } from './types';
@@ -199,16 +200,13 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
 
 /** Kahn's algorithm popping the ready unit with the smallest (k0, k1, k2); shorter than U on a cycle. */
 function kahn(indeg0: Int32Array, succs: readonly number[][], k0: Float64Array, k1: Float64Array, k2: Float64Array): number[] {
-  const indeg = indeg0.slice();
-  const heap = new TupleHeap();
-  for (let u = 0; u < indeg.length; u++) if (indeg[u] === 0) heap.push(k0[u], k1[u], k2[u], u);
-  const out: number[] = [];
-  while (heap.size > 0) {
-    const u = heap.pop();
-    out.push(u);
-    for (const s of succs[u]) if (--indeg[s] === 0) heap.push(k0[s], k1[s], k2[s], s);
+  const edges = succs.flatMap((ss, from) => ss.map((to) => ({ from, to })));
+  try {
+    return kahnOrder(indeg0.length, edges, (u) => [k0[u], k1[u], k2[u], u]);
+  } catch (e) {
+    if (e instanceof GraphError) return [];
+    throw e;
   }
-  return out;
 }
 
 export const transformerBlock: Backend<TransformerBlockOptions> = { name: 'transformer_block', run: runTransformerBlock };

@@ -49,6 +49,27 @@ export interface Schedule {
   readonly buckets: readonly Bucket[];
   readonly reasons: readonly Reason[];
   readonly options: Readonly<Record<string, number | boolean | string>>;
+  /** What torch's pass would log, per graph it ran on (autobucketing only). */
+  readonly passStats?: readonly PassStats[];
+}
+
+/** torch's own accounting of one pass over one graph (its "Overlap scheduling results" line and decisions). */
+export interface PassStats {
+  readonly phase: string;
+  readonly collectivesBefore: number;
+  readonly collectivesAfter: number;
+  /** torch total_potential_exposed_ms: every collective's estimate, summed. */
+  readonly potentialExposedMs: number;
+  /** torch total_exposed_ms: what the scheduler itself left exposed, before bucketing. */
+  readonly scheduledExposedMs: number;
+  readonly originalPeakBytes: number;
+  readonly allowedPeakBytes: number;
+  /** torch rescheduled_peak_memory (its estimate; torch does not enforce the budget). */
+  readonly peakBytes: number;
+  /** Prefetched collective → the node whose time it was started behind ("Overlapping collective X with node Y"). */
+  readonly overlapping: Readonly<Record<string, readonly string[]>>;
+  /** Buckets as torch forms them: original collective names, the seed first. */
+  readonly buckets: readonly (readonly string[])[];
 }
 
 export type Backend<O = Record<string, number | boolean | string>> = {

@@ -2,6 +2,7 @@
 // and a queue, throw on a cycle, and every edge says why it exists). Backends use these to
 // check that a reordered schedule still respects the program.
 
+import { PyHeap } from './heap';
 import { GraphError } from './errors';
 import type { StepGraph } from './types';
 
@@ -61,23 +62,28 @@ export function isTopologicalOrder(g: StepGraph, order: readonly number[]): bool
 }
 
 /**
- * Kahn's algorithm over `nodeCount` nodes; among ready nodes the smallest id goes first, so
- * a graph already in program order comes back unchanged. Throws GraphError on a cycle.
+ * Kahn's algorithm over `nodeCount` nodes; among ready nodes the smallest `key` goes first (by
+ * default the id itself, so a graph already in program order comes back unchanged). Throws
+ * GraphError on a cycle.
  */
-export function kahnOrder(nodeCount: number, edges: readonly Pick<Edge, 'from' | 'to'>[]): number[] {
+export function kahnOrder(
+  nodeCount: number,
+  edges: readonly Pick<Edge, 'from' | 'to'>[],
+  key: (node: number) => readonly number[] = (i) => [i],
+): number[] {
   const indeg = new Array<number>(nodeCount).fill(0);
   const succ: number[][] = Array.from({ length: nodeCount }, () => []);
   for (const e of edges) {
     succ[e.from].push(e.to);
     indeg[e.to]++;
   }
-  const heap = new MinHeap();
-  for (let i = 0; i < nodeCount; i++) if (indeg[i] === 0) heap.push(i);
+  const heap = new PyHeap();
+  for (let i = 0; i < nodeCount; i++) if (indeg[i] === 0) heap.push(key(i), i);
   const out: number[] = [];
   while (heap.size > 0) {
-    const i = heap.pop();
+    const i = heap.pop().node;
     out.push(i);
-    for (const j of succ[i]) if (--indeg[j] === 0) heap.push(j);
+    for (const j of succ[i]) if (--indeg[j] === 0) heap.push(key(j), j);
   }
   if (out.length !== nodeCount) {
     const stuck = indeg.findIndex((d) => d > 0);
@@ -90,43 +96,4 @@ export function kahnOrder(nodeCount: number, edges: readonly Pick<Edge, 'from' |
 export function topoOrder(g: StepGraph): number[] {
   const order = kahnOrder(g.nodes.length, dependencies(g));
   return order;
-}
-
-/** Binary min-heap of node ids (the tie-break is the id itself). */
-class MinHeap {
-  private readonly a: number[] = [];
-  get size(): number {
-    return this.a.length;
-  }
-  push(x: number): void {
-    const a = this.a;
-    a.push(x);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (a[p] <= a[i]) break;
-      [a[p], a[i]] = [a[i], a[p]];
-      i = p;
-    }
-  }
-  pop(): number {
-    const a = this.a;
-    const top = a[0];
-    const last = a.pop() as number;
-    if (a.length > 0) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && a[l] < a[m]) m = l;
-        if (r < a.length && a[r] < a[m]) m = r;
-        if (m === i) break;
-        [a[m], a[i]] = [a[i], a[m]];
-        i = m;
-      }
-    }
-    return top;
-  }
 }

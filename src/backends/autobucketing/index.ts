@@ -1,175 +1,161 @@
-// aot_eager_autobucketing: torch 2.11's schedule_overlap_bucketing (overlap scheduler, then the
-// overlap-preserving bucketer) as one pure function (graph, cost, options) → Schedule.
-// Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
-// and overlap_preserving_bucketer.py (PR #163960 and follow-ups); SimpleFSDP's backend in
-// torchtitan (torchtitan/experiments/simple_fsdp/backend.py) runs it on the joint graph.
-// Torch's memory checks are estimates; we promise the budget (peak ≤ original peak + max(gb,
-// ratio·peak)) by checking the final order and retrying with headroom, then dropping the
-// bucketing, then (when nothing fit, e.g. activation checkpointing) the same with every off-path
-// node released in program order, then program order with hoisted collective starts (hoist.ts),
-// then program order.
+// aot_eager_autobucketing: torch's schedule_overlap_bucketing (the overlap scheduler, then the
+// overlap-preserving bucketer) as one pure function (graph, cost, options) → Schedule. It runs,
+// as torch does, once per FX graph: each imported graph, or the forward and the backward of a
+// built step (SimpleFSDP compiles them as two graphs). Torch's memory budget is an estimate it
+// checks before each prefetch, not a promise; the port keeps that (passStats says by how much a
+// graph overshoots).
+// Upstream: https://github.com/pytorch/pytorch/blob/v2.13.0/torch/_inductor/fx_passes/overlap_scheduling.py
+// and overlap_preserving_bucketer.py; torchtitan/experiments/simple_fsdp/backend.py calls it.
 
 import type { CostModel } from '../../estimate/types';
+import { GraphError } from '../../graph/errors';
+import { kahnOrder } from '../../graph/toposort';
 import type { StepGraph } from '../../graph/types';
-import { indexGraph, type GraphIndex } from '../graph_index';
-import { buildMemoryTables, IncrementalMemory, type MemoryTables } from '../memory_tracker';
+import { indexGraph } from '../graph_index';
 import { resolveOptions } from '../options';
-import { nodeItems, rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
-import type { Backend, Reason, Schedule } from '../types';
-import { bucketCollectives, type BucketOutcome } from './bucketer';
-import { hoistCollectives, type HoistResult } from './hoist';
+import { rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
+import type { Backend, PassStats, Reason, Schedule } from '../types';
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
-import { bucketReasons, fmtGb, scheduleReasons } from './reasons';
-import { scheduleOverlap, type ScheduleResult } from './scheduler';
+import { bucketReasons, fxName, scheduleReasons } from './reasons';
+import { bucketCollectives, type BucketResult } from './torch_bucketer';
+import { NodeClass, buildTorchGraph, passRegions, type TorchGraph } from './torch_graph';
+import { scheduleOverlap, type OverlapResult } from './torch_scheduler';
 
 export { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
-export { OFF_PATH, computeDomination, type Domination } from './domination';
+export { OFF_PATH } from './torch_scheduler';
 
-const MAX_ATTEMPTS = 4;
-
-interface Planned {
-  readonly items: OrderItem[];
-  readonly plans: BucketPlan[];
-  readonly idOf: number[];
-}
-
-function planBuckets(sched: ScheduleResult, outcome: BucketOutcome): Planned {
-  // public bucket ids follow the final order of the merged starts
-  const idOf: number[] = new Array(outcome.buckets.length).fill(-1);
-  const items: OrderItem[] = [];
-  let nextId = 0;
-  for (const rep of outcome.slots) {
-    if (rep < 0) continue;
-    const bs = outcome.startSetOf.get(rep);
-    const bw = outcome.waitSetOf.get(rep);
-    if (bs !== undefined) {
-      idOf[bs] = nextId++;
-      items.push({ type: 'bucket_start', bucket: idOf[bs] });
-    } else if (bw !== undefined) items.push({ type: 'bucket_wait', bucket: idOf[bw] });
-    else items.push({ type: 'node', index: rep });
-  }
-  const plans: BucketPlan[] = outcome.buckets.map((members, b) => ({ id: idOf[b], members: members.map((c) => sched.colls[c].start) }));
-  plans.sort((a, b) => a.id - b.id);
-  return { items, plans, idOf };
-}
-
-/** Static peak of an order of items (the same numbers scheduleMemoryProfile gives the rewritten graph). */
-function itemsPeak(ix: GraphIndex, tables: MemoryTables, items: readonly OrderItem[], plans: readonly BucketPlan[]): number {
-  const mem = new IncrementalMemory(tables);
-  for (const it of items) {
-    if (it.type === 'node') mem.schedule(it.index);
-    else {
-      const members = plans[it.bucket].members;
-      mem.scheduleMerged(it.type === 'bucket_start' ? members : members.map((m) => ix.waitOfColl[m]));
-    }
-  }
-  return mem.peak;
-}
-
-interface Attempt {
-  readonly schedule?: Schedule;
-  readonly unbucketed?: ScheduleResult; // last schedule that fit before bucketing
-  readonly allowed: number;
+/** One graph's pass: its schedule, its buckets (none when collective_bucketing is off). */
+interface RegionPass {
+  readonly sched: OverlapResult | null; // null: a graph without collectives, left as it is
+  readonly phase?: string;
+  readonly result: BucketResult;
+  readonly items: OrderItem[]; // bucket ids local to the region until numbered
 }
 
 export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Partial<AutobucketingOptions>): Schedule {
   const opts = resolveOptions('aot_eager_autobucketing', AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, options);
   const ix = indexGraph(graph);
-  const tables = buildMemoryTables(ix);
-  const done = (items: readonly OrderItem[], plans: readonly BucketPlan[], reasons: Reason[]): Schedule => {
-    const { graph: out, buckets } = rewriteGraph(ix, items, plans);
-    return { backend: 'aot_eager_autobucketing', graph: out, buckets, reasons, options: { ...opts } };
-  };
-  const attempt = (offPathInOrder: boolean): Attempt => {
-    let headroom = 0;
-    let unbucketed: ScheduleResult | undefined;
-    let allowed = Infinity;
-    for (let k = 0; k < MAX_ATTEMPTS; k++) {
-      const sched = scheduleOverlap(ix, cost, opts, tables, headroom, offPathInOrder);
-      allowed = sched.allowedPeakBytes;
-      if (sched.peakBytes > allowed) {
-        // the retry after the off-path change doubles its headroom: its small overshoots
-        // (the scheduler's checks miss a few MB) otherwise shrink the steps and never fit
-        headroom += sched.peakBytes - allowed + (offPathInOrder ? headroom : 0);
-        continue;
-      }
-      const reasons = scheduleReasons(ix, sched);
-      if (!opts.collective_bucketing) return { schedule: done(nodeItems(sched.order), [], reasons), allowed };
-      unbucketed = sched;
-      const outcome = bucketCollectives(ix, sched, opts);
-      const planned = planBuckets(sched, outcome);
-      const peak = itemsPeak(ix, tables, planned.items, planned.plans);
-      if (peak <= allowed) {
-        reasons.push(...bucketReasons(ix, sched, outcome, planned.idOf));
-        return { schedule: done(planned.items, planned.plans, reasons), allowed };
-      }
-      headroom += peak - allowed + (offPathInOrder ? headroom : 0);
+  const passes: RegionPass[] = [];
+  const items: OrderItem[] = [];
+  const plans: BucketPlan[] = [];
+  const localBase: number[] = [];
+  for (const region of passRegions(ix)) {
+    const tg = buildTorchGraph(ix, cost, region);
+    if (tg.collectives.length === 0) {
+      // torch returns a graph without collectives untouched
+      passes.push({ sched: null, result: NO_BUCKETS, items: region.nodes.map((index) => ({ type: 'node', index })) });
+      localBase.push(plans.length);
+      continue;
     }
-    return { unbucketed, allowed };
-  };
-  let result = attempt(false);
-  // nothing fit with torch's off-path rule (activation checkpointing): release every off-path
-  // node in program order (only here, so the orders that already fit stay as they were)
-  if (result.schedule === undefined && result.unbucketed === undefined) result = attempt(true);
-  if (result.schedule !== undefined) return result.schedule;
-  const { unbucketed, allowed } = result;
-  if (unbucketed !== undefined) {
-    const reasons = scheduleReasons(ix, unbucketed);
-    for (const info of unbucketed.colls) {
-      reasons.push({
-        node: ix.nodes[info.start].name,
-        code: 'not_bucketed_would_expose',
-        text: `not bucketed: every bucketing tried pushed peak memory past the allowed ${fmtGb(allowed)}.`,
-      });
+    const sched = scheduleOverlap(tg, opts);
+    const result = opts.collective_bucketing ? bucketCollectives(sched, opts) : NO_BUCKETS;
+    localBase.push(plans.length);
+    const pos = new Int32Array(tg.n);
+    sched.order.forEach((t, p) => (pos[t] = p));
+    for (const members of result.buckets) {
+      const issueOrder = [...members].sort((a, b) => pos[a] - pos[b]);
+      plans.push({ id: plans.length, members: issueOrder.map((t) => tg.irOf[t]) });
     }
-    return done(nodeItems(unbucketed.order), [], reasons);
+    passes.push({ sched, result, items: finalOrder(tg, sched, result), phase: region.phase });
   }
-  // nothing fit: program order with hoisted collective starts, within the budget (retrying with
-  // headroom for what the estimate missed), else the program order (the original peak by definition)
-  const hoisted = hoistWithinBudget(ix, cost, opts, tables, allowed);
-  if (hoisted !== undefined) return done(nodeItems(hoisted.order), [], hoistReasons(ix, hoisted, allowed));
+  // public bucket ids follow the final order of the merged starts
+  const idOf = new Int32Array(plans.length).fill(-1);
+  let next = 0;
+  passes.forEach((p, r) => {
+    for (const it of p.items) {
+      if (it.type === 'node') items.push(it);
+      else {
+        const g = localBase[r] + it.bucket;
+        if (it.type === 'bucket_start') idOf[g] = next++;
+        items.push({ type: it.type, bucket: idOf[g] });
+      }
+    }
+  });
+  const renumbered = plans.map((p) => ({ id: idOf[p.id], members: p.members })).sort((a, b) => a.id - b.id);
+  const { graph: out, buckets } = rewriteGraph(ix, items, renumbered);
   const reasons: Reason[] = [];
-  for (let i = 0; i < ix.n; i++) {
-    if (ix.waitOfColl[i] < 0) continue;
-    reasons.push({
-      node: ix.nodes[i].name,
-      code: 'not_prefetched_memory_budget',
-      text: `left in program order: no reordering kept peak memory within the allowed ${fmtGb(allowed)}.`,
-    });
-  }
-  return done(nodeItems(Int32Array.from({ length: ix.n }, (_, i) => i)), [], reasons);
+  const stats: PassStats[] = [];
+  passes.forEach((p, r) => {
+    if (p.sched === null) return;
+    reasons.push(...scheduleReasons(p.sched));
+    reasons.push(...bucketReasons(p.sched, p.result, p.result.buckets.map((_, b) => idOf[localBase[r] + b])));
+    stats.push(passStats(p.phase ?? '', p.sched, p.result));
+  });
+  return { backend: 'aot_eager_autobucketing', graph: out, buckets, reasons, options: { ...opts }, passStats: stats };
 }
 
-function hoistWithinBudget(
-  ix: GraphIndex, cost: CostModel, opts: AutobucketingOptions, tables: MemoryTables, allowed: number,
-): HoistResult | undefined {
-  if (!Number.isFinite(allowed)) return undefined;
-  let budget = allowed;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const h = hoistCollectives(ix, cost, opts, tables, budget);
-    if (h.peakBytes <= allowed) return h;
-    budget -= h.peakBytes - allowed;
-  }
-  return undefined;
+const NO_BUCKETS: BucketResult = { buckets: [], slots: [], extraDeps: new Map(), why: new Map() };
+
+function passStats(phase: string, sched: OverlapResult, result: BucketResult): PassStats {
+  const tg = sched.tg;
+  const overlapping: Record<string, string[]> = {};
+  for (const c of sched.colls) if (c.prefetchedBy >= 0) overlapping[fxName(tg, c.start)] = [fxName(tg, c.prefetchedBy)];
+  const merged = result.buckets.reduce((s, b) => s + b.length - 1, 0);
+  return {
+    phase,
+    collectivesBefore: sched.colls.length,
+    collectivesAfter: sched.colls.length - merged,
+    potentialExposedMs: sched.potentialExposedMs,
+    scheduledExposedMs: sched.totalExposedMs,
+    originalPeakBytes: sched.originalPeakBytes,
+    allowedPeakBytes: sched.allowedPeakBytes,
+    peakBytes: sched.peakBytes,
+    overlapping,
+    buckets: result.buckets.map((b) => b.map((t) => fxName(tg, t))),
+  };
 }
 
-function hoistReasons(ix: GraphIndex, h: HoistResult, allowed: number): Reason[] {
-  const reasons: Reason[] = [];
-  const why = 'program order kept for every other node: no full reordering fit the allowed';
-  for (let c = 0; c < h.starts.length; c++) {
-    const node = ix.nodes[h.starts[c]].name;
-    const before = h.hoistedBefore[c];
-    const exposedMs = (h.exposedUs[c] / 1000).toFixed(2);
-    if (before >= 0) {
-      reasons.push({ node, code: 'prefetched', text: `prefetched before ${ix.nodes[before].name} (${why} ${fmtGb(allowed)}).` });
-    } else if (h.exposedUs[c] === 0) {
-      reasons.push({ node, code: 'program_order', text: `issued at its program position: the compute after it hides it (${why} ${fmtGb(allowed)}).` });
-    } else {
-      const code = h.notHoisted[c] ?? 'exposed';
-      reasons.push({ node, code, text: `issued at its program position (${code.replace(/_/g, ' ')}), ~${exposedMs} ms exposed (${why} ${fmtGb(allowed)}).` });
+/**
+ * The region's final order: the scheduled order with each bucket's starts and waits merged into
+ * the timeline slots the bucketer chose, kept topological over data and the bucketer's extra
+ * dependencies (torch re-sorts its graph the same way after bucketing).
+ */
+function finalOrder(tg: TorchGraph, sched: OverlapResult, result: BucketResult): OrderItem[] {
+  const pos = new Int32Array(tg.n).fill(-1);
+  sched.order.forEach((t, p) => (pos[t] = p));
+  // units: one per node, one per bucket's starts and one per bucket's waits
+  const unit = new Int32Array(tg.n).fill(-1);
+  const unitItem: OrderItem[] = [];
+  const unitPos: number[] = [];
+  const newUnit = (item: OrderItem, p: number) => (unitItem.push(item), unitPos.push(p), unitItem.length - 1);
+  result.buckets.forEach((members, b) => {
+    const s = newUnit({ type: 'bucket_start', bucket: b }, pos[result.slots[b].start]);
+    const w = newUnit({ type: 'bucket_wait', bucket: b }, pos[result.slots[b].wait]);
+    for (const m of members) {
+      unit[m] = s;
+      unit[tg.waitOf[m]] = w;
+    }
+  });
+  for (const t of sched.order) {
+    const cls = tg.cls[t];
+    if (cls === NodeClass.Placeholder || cls === NodeClass.Output || unit[t] >= 0) continue;
+    unit[t] = newUnit({ type: 'node', index: tg.irOf[t] }, pos[t]);
+  }
+  const edges: [number, number][] = [];
+  for (let t = 0; t < tg.n; t++) {
+    if (unit[t] < 0) continue;
+    for (let k = tg.parOff[t]; k < tg.parOff[t + 1]; k++) {
+      const p = tg.parIdx[k];
+      if (unit[p] >= 0 && unit[p] !== unit[t]) edges.push([unit[p], unit[t]]);
     }
   }
-  return reasons;
+  const withExtra = [...edges];
+  for (const [n, deps] of result.extraDeps) {
+    for (const d of deps) if (unit[n] >= 0 && unit[d] >= 0 && unit[n] !== unit[d]) withExtra.push([unit[d], unit[n]]);
+  }
+  const order = kahn(unitPos, withExtra) ?? kahn(unitPos, edges);
+  if (order === null) throw new Error('aot_eager_autobucketing: the bucketed graph has a dependency cycle');
+  return order.map((u) => unitItem[u]);
+}
+
+/** A topological order of the units, ready units by priority; null on a cycle. */
+function kahn(priority: readonly number[], edges: readonly [number, number][]): number[] | null {
+  try {
+    return kahnOrder(priority.length, edges.map(([from, to]) => ({ from, to })), (u) => [priority[u], u]);
+  } catch (e) {
+    if (e instanceof GraphError) return null;
+    throw e;
+  }
 }
 
 export const autobucketing: Backend<AutobucketingOptions> = { name: 'aot_eager_autobucketing', run: runAutobucketing };

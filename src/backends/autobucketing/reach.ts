@@ -6,10 +6,26 @@
 
 export interface Dag {
   readonly n: number;
-  /** Parents of node x (any order, duplicates allowed). */
-  parents(x: number, visit: (p: number) => void): void;
+  /** CSR parents of node x: parIdx[parOff[x] .. parOff[x+1]) (any order, duplicates allowed). */
+  readonly parOff: Int32Array;
+  readonly parIdx: Int32Array;
   /** A topological order of all n nodes. */
   readonly order: ArrayLike<number>;
+}
+
+/** CSR parents of `n` nodes: the graph's plus extra ones per node. */
+export function withExtraParents(
+  n: number, parOff: Int32Array, parIdx: Int32Array, extra: ReadonlyMap<number, readonly number[]>,
+): { parOff: Int32Array; parIdx: Int32Array } {
+  const off = new Int32Array(n + 1);
+  for (let x = 0; x < n; x++) off[x + 1] = off[x] + parOff[x + 1] - parOff[x] + (extra.get(x)?.length ?? 0);
+  const idx = new Int32Array(off[n]);
+  for (let x = 0; x < n; x++) {
+    idx.set(parIdx.subarray(parOff[x], parOff[x + 1]), off[x]);
+    const e = extra.get(x);
+    if (e) idx.set(e, off[x] + parOff[x + 1] - parOff[x]);
+  }
+  return { parOff: off, parIdx: idx };
 }
 
 export class TargetReach {
@@ -43,18 +59,20 @@ export class TargetReach {
   }
 
   private sweepDown(): Int32Array[] {
-    const { n, order } = this.dag;
+    const { n, order, parOff, parIdx } = this.dag;
+    const bit = this.bit;
     const rows = Array.from({ length: this.chunks }, () => new Int32Array(n));
     for (let k = 0; k < this.chunks; k++) {
       const row = rows[k];
       for (let p = 0; p < order.length; p++) {
         const y = order[p];
         let v = 0;
-        this.dag.parents(y, (x) => {
+        for (let e = parOff[y]; e < parOff[y + 1]; e++) {
+          const x = parIdx[e];
           v |= row[x];
-          const b = this.bit[x];
+          const b = bit[x];
           if (b >= 0 && b >>> 5 === k) v |= 1 << (b & 31);
-        });
+        }
         row[y] = v;
       }
     }
@@ -62,19 +80,18 @@ export class TargetReach {
   }
 
   private sweepUp(): Int32Array[] {
-    const { n, order } = this.dag;
+    const { n, order, parOff, parIdx } = this.dag;
+    const bit = this.bit;
     const rows = Array.from({ length: this.chunks }, () => new Int32Array(n));
     for (let k = 0; k < this.chunks; k++) {
       const row = rows[k];
       // reverse order: every user of y is final before y's parents read it
       for (let p = order.length - 1; p >= 0; p--) {
         const y = order[p];
-        const b = this.bit[y];
+        const b = bit[y];
         const v = row[y] | (b >= 0 && b >>> 5 === k ? 1 << (b & 31) : 0);
         if (v === 0) continue;
-        this.dag.parents(y, (x) => {
-          row[x] |= v;
-        });
+        for (let e = parOff[y]; e < parOff[y + 1]; e++) row[parIdx[e]] |= v;
       }
     }
     return rows;

@@ -1,10 +1,11 @@
 // Explain-panel sentences for the autobucketing decisions: one scheduling reason per original
-// collective (prefetched / why not) and one bucketing reason (bucketed / why not).
+// collective (prefetched / why not) and one bucketing reason (bucketed / why not), in plain
+// words with torch's knob names.
 
-import type { GraphIndex } from '../graph_index';
 import type { Reason } from '../types';
-import type { BucketOutcome, BucketWhy } from './bucketer';
-import type { CollState, ScheduleResult } from './scheduler';
+import type { BucketResult, BucketWhy } from './torch_bucketer';
+import { NodeClass, type TorchGraph } from './torch_graph';
+import { OFF_PATH, type CollInfo, type OverlapResult } from './torch_scheduler';
 
 /** Bytes as GB (torch's GB are GiB: gb_to_bytes multiplies by 1024³). */
 export function fmtGb(bytes: number): string {
@@ -12,13 +13,16 @@ export function fmtGb(bytes: number): string {
   return gb >= 10 ? `${gb.toFixed(1)} GB` : gb >= 0.1 ? `${gb.toFixed(2)} GB` : `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 }
 
-const fmtUs = (u: number) => (u >= 1000 ? `${(u / 1000).toFixed(2)} ms` : `${u.toFixed(1)} µs`);
+const fmtMs = (ms: number) => (ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`);
 
-function rejectionText(ix: GraphIndex, sched: ScheduleResult, r: NonNullable<CollState['reason']>): string {
-  const by = `not prefetched behind ${ix.nodes[r.overlap].name}`;
+/** An FX name as the user wrote it (the joined import renames backward nodes `<name>.bw`). */
+export const fxName = (tg: TorchGraph, t: number): string => tg.name[t].replace(/\.bw$/, '');
+
+function rejectionText(tg: TorchGraph, sched: OverlapResult, r: NonNullable<CollInfo['reason']>): string {
+  const by = `not prefetched behind ${fxName(tg, r.overlap)}`;
   switch (r.code) {
     case 'not_prefetched_coll_distance':
-      return `${by}: more than max_coll_distance unscheduled collectives were ahead of it.`;
+      return `${by}: more than max_coll_distance collectives were considered before it.`;
     case 'not_prefetched_compute_distance':
       return `${by}: needed ${r.a} compute nodes later, beyond max_compute_pre_fetch.`;
     case 'not_prefetched_in_flight_budget':
@@ -26,68 +30,55 @@ function rejectionText(ix: GraphIndex, sched: ScheduleResult, r: NonNullable<Col
     case 'not_prefetched_memory_budget':
       return `${by}: memory would reach ${fmtGb(r.a)} > allowed ${fmtGb(r.b)} (original peak ${fmtGb(sched.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`;
     default: {
-      const p = ix.nodes[r.a];
-      const what = p.kind === 'wait' ? `wait ${p.name}, whose collective is not yet hidden` : `${p.kind === 'compute' ? 'compute node' : p.kind} ${p.name}`;
-      return `${by}: it needs ${what}, which had not run yet.`;
+      const p = r.a;
+      if (p === r.overlap) return `${by}: it depends on that node.`;
+      const what = tg.cls[p] === NodeClass.Wait ? `wait ${fxName(tg, p)}, whose collective is not yet hidden` : `${fxName(tg, p)}, which had not run yet`;
+      return `${by}: it needs ${what}.`;
     }
   }
 }
 
-export function scheduleReasons(ix: GraphIndex, sched: ScheduleResult): Reason[] {
-  const out: Reason[] = [];
-  for (const info of sched.colls) {
-    const node = ix.nodes[info.start];
-    const kind = node.collective!.kind;
-    const hiddenPct = info.estUs > 0 ? Math.round((100 * (info.estUs - info.exposedUs)) / info.estUs) : 100;
+export function scheduleReasons(sched: OverlapResult): Reason[] {
+  const tg = sched.tg;
+  return sched.colls.map((info): Reason => {
+    const node = tg.name[info.start];
+    const kind = tg.ix.nodes[tg.irOf[info.start]].collective!.kind;
+    const hiddenPct = info.estMs > 0 ? Math.round((100 * (info.estMs - info.exposedMs)) / info.estMs) : 100;
     if (info.prefetchedBy >= 0) {
-      const by = ix.nodes[info.prefetchedBy].name;
-      const d = sched.dom.computeDom[info.start];
-      const ahead = d === 0x7fffffff ? 'off the compute path' : `${d - info.computeAtPrefetch} compute node(s) before its first use`;
-      out.push({
-        node: node.name,
-        code: 'prefetched',
-        text: `${kind} prefetched behind ${by} (${ahead}); ${hiddenPct}% of its ${fmtUs(info.estUs)} hidden.`,
-      });
-    } else if (info.reason !== undefined) {
-      out.push({ node: node.name, code: info.reason.code, text: `${rejectionText(ix, sched, info.reason)} ${hiddenPct}% of it hidden in the end.` });
-    } else if (info.exposedUs === 0) {
-      out.push({
-        node: node.name,
-        code: 'program_order',
-        text: `${kind} issued from the ready queue and fully hidden by the compute that ran before its wait.`,
-      });
-    } else if (info.hiding.length === 0) {
-      out.push({
-        node: node.name,
-        code: 'not_prefetched_no_compute',
-        text: `${kind} not prefetched: no compute node ran between its start and its wait; ${fmtUs(info.exposedUs)} exposed.`,
-      });
-    } else {
-      out.push({
-        node: node.name,
-        code: 'exposed',
-        text: `${kind} issued from the ready queue; its wait came after only ${fmtUs(info.estUs - info.exposedUs)} of compute, ${fmtUs(info.exposedUs)} of ${fmtUs(info.estUs)} exposed.`,
-      });
+      const d = sched.computeDom[info.start];
+      const ahead = d === OFF_PATH ? 'off the compute path' : `${d - info.computeAtPrefetch} compute node(s) before its first use`;
+      return { node, code: 'prefetched', text: `${kind} prefetched behind ${fxName(tg, info.prefetchedBy)} (${ahead}); ${hiddenPct}% of its ${fmtMs(info.estMs)} hidden.` };
     }
-  }
-  return out;
+    if (info.reason !== undefined) {
+      return { node, code: info.reason.code, text: `${rejectionText(tg, sched, info.reason)} ${hiddenPct}% of it hidden in the end.` };
+    }
+    if (info.exposedMs === 0) {
+      return { node, code: 'program_order', text: `${kind} issued from the ready queue and fully hidden by the work that ran before its wait.` };
+    }
+    if (info.hiding.length === 0) {
+      return { node, code: 'not_prefetched_no_compute', text: `${kind} not prefetched: nothing ran between its start and its wait; ${fmtMs(info.exposedMs)} exposed.` };
+    }
+    return {
+      node,
+      code: 'exposed',
+      text: `${kind} issued from the ready queue; its wait came after only ${fmtMs(info.estMs - info.exposedMs)} of work, ${fmtMs(info.exposedMs)} of ${fmtMs(info.estMs)} exposed.`,
+    };
+  });
 }
 
-/** `idOf[b]` is the public id of outcome bucket b (ids follow the final order). */
-function whyText(ix: GraphIndex, sched: ScheduleResult, w: BucketWhy): string {
-  const name = (c: number) => ix.nodes[sched.colls[c].start].name;
-  const head = `not bucketed with ${name(w.seed)}`;
+function whyText(tg: TorchGraph, w: BucketWhy): string {
+  const head = `not bucketed with ${fxName(tg, w.seed)}`;
   switch (w.detail) {
-    case 'nyi_hiding':
-      return 'not bucketed: its start or wait hides another collective (not yet supported in torch either).';
+    case 'hides_other':
+      return 'not bucketed: its start or wait hides another collective (torch does not bucket those yet).';
     case 'byte_cap':
       return `${head}: the bucket would exceed max_bucket_memory_gb.`;
     case 'ancestor':
-      return `${head}: a dependency path links it to bucket member ${name(w.other)}.`;
-    case 'hiding':
-      return `${head}: its hiding compute ${ix.nodes[w.other].name} would not lie between the merged start and wait.`;
+      return `${head}: a dependency links it to a bucket member (one would have to wait for the other).`;
+    case 'hiding_not_between':
+      return `${head}: the work that hides it would not lie between the merged start and wait.`;
     case 'enclosed':
-      return `${head}: the merged collective would force another collective to finish before the compute that hides it.`;
+      return `${head}: the merged collective would force another collective to finish before the work that hides it.`;
     case 'path_starts':
       return `${head}: a dependency path exists between the two starts.`;
     case 'path_waits':
@@ -95,25 +86,28 @@ function whyText(ix: GraphIndex, sched: ScheduleResult, w: BucketWhy): string {
   }
 }
 
-export function bucketReasons(ix: GraphIndex, sched: ScheduleResult, outcome: BucketOutcome, idOf: readonly number[]): Reason[] {
+/** `idOf[b]` is the public id of bucket b of `result` (ids follow the final order). */
+export function bucketReasons(sched: OverlapResult, result: BucketResult, idOf: readonly number[]): Reason[] {
+  const tg = sched.tg;
   const out: Reason[] = [];
   const bucketOf = new Map<number, number>();
-  outcome.buckets.forEach((b, bi) => b.forEach((c) => bucketOf.set(c, bi)));
-  sched.colls.forEach((info, c) => {
-    const node = ix.nodes[info.start];
-    const bi = bucketOf.get(c);
+  result.buckets.forEach((b, bi) => b.forEach((c) => bucketOf.set(c, bi)));
+  for (const info of sched.colls) {
+    const node = tg.name[info.start];
+    const bi = bucketOf.get(info.start);
     if (bi !== undefined) {
-      const members = outcome.buckets[bi];
-      const bytes = members.reduce((s, m) => s + sched.colls[m].sizeBytes, 0);
+      const members = result.buckets[bi];
+      const bytes = members.reduce((s, m) => s + tg.sizeBytes[m], 0);
+      const kind = tg.ix.nodes[tg.irOf[info.start]].collective!.kind;
       out.push({
-        node: node.name,
+        node,
         code: 'bucketed',
-        text: `bucketed with ${members.length - 1} other ${node.collective!.kind}(s) into bucket ${idOf[bi]} (${fmtGb(bytes)} in + out); one launch instead of ${members.length}.`,
+        text: `bucketed with ${members.length - 1} other ${kind}(s) into bucket ${idOf[bi]} (${fmtGb(bytes)} in + out); one launch instead of ${members.length}.`,
       });
-      return;
+      continue;
     }
-    const why = outcome.why.get(c);
-    if (why !== undefined) out.push({ node: node.name, code: why.code, text: whyText(ix, sched, why) });
-  });
+    const why = result.why.get(info.start);
+    if (why !== undefined) out.push({ node, code: why.code, text: whyText(tg, why) });
+  }
   return out;
 }

@@ -14,7 +14,7 @@
 import type { ReasonCode } from '../types';
 import type { AutobucketingOptions } from './options';
 import { gbToBytes } from './options';
-import { TargetReach } from './reach';
+import { TargetReach, withExtraParents } from './reach';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import type { CollInfo, OverlapResult } from './torch_scheduler';
 
@@ -28,6 +28,8 @@ export interface BucketWhy {
 export interface BucketResult {
   /** Buckets as torch forms them: the seed first, then members in the order they joined. */
   readonly buckets: readonly (readonly number[])[];
+  /** Per bucket: the timeline slots its merged start and merged wait took (original start / wait nodes). */
+  readonly slots: readonly { readonly start: number; readonly wait: number }[];
   /** Extra dependencies left in the augmented graph (node → nodes it must follow), for the final order. */
   readonly extraDeps: ReadonlyMap<number, ReadonlySet<number>>;
   readonly why: ReadonlyMap<number, BucketWhy>;
@@ -59,18 +61,28 @@ function insertBetween(e: PgEvent, prev: PgEvent | null, next: PgEvent | null): 
   e.next = next;
 }
 
-/** torch AugmentedGraphHelper: graph edges + extra edges (sets), nodes merged into sets. */
+/**
+ * torch AugmentedGraphHelper: graph edges + extra edges (sets), nodes merged into sets. Every
+ * edge, graph or extra, points forward in the scheduled order; only a merged set links positions
+ * backwards. has_path therefore searches backward from the target only down to the lowest
+ * position the source can reach: its own lowest member, lowered through every merged set that
+ * spans that bound (exact, and a window of a few nodes where torch walks the whole graph).
+ */
 class AugmentedGraph {
   private readonly mergeSet: (number[] | undefined)[];
   readonly extraDeps = new Map<number, Set<number>>();
   private readonly extraUses = new Map<number, Set<number>>();
+  /** Sets with more than one member (the only links to earlier positions). */
+  private readonly merged = new Set<number[]>();
+  private readonly seen: Int32Array;
+  private stamp = 0;
 
   constructor(
     private readonly tg: TorchGraph,
-    private readonly reach: TargetReach,
-    private readonly isTarget: Uint8Array,
+    private readonly pos: Int32Array,
   ) {
     this.mergeSet = new Array(tg.n);
+    this.seen = new Int32Array(tg.n);
   }
 
   private setOf(x: number): number[] {
@@ -100,37 +112,58 @@ class AugmentedGraph {
       if (!set.includes(x)) set.push(x);
       this.mergeSet[x] = set;
     }
+    if (set.length > 1) this.merged.add(set);
   }
 
   unmergeNode(x: number): void {
     const set = this.setOf(x);
     if (set.length === 1) return;
     set.splice(set.indexOf(x), 1);
+    if (set.length === 1) this.merged.delete(set);
     this.mergeSet[x] = [x];
   }
 
-  members(x: number): readonly number[] {
-    return this.setOf(x);
+  /** Lowest position reachable from `set`: its lowest member, lowered through merged sets spanning the bound. */
+  private lowerBound(set: readonly number[]): number {
+    let lo = Infinity;
+    for (const m of set) lo = Math.min(lo, this.pos[m]);
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const s of this.merged) {
+        let min = Infinity;
+        let max = -Infinity;
+        for (const m of s) {
+          min = Math.min(min, this.pos[m]);
+          max = Math.max(max, this.pos[m]);
+        }
+        if (max > lo && min < lo) {
+          lo = min;
+          changed = true;
+        }
+      }
+    }
+    return lo;
   }
 
-  /** Is there a path source → … → target? A backward search from target, pruned at source's static ancestors. */
+  /** Is there a path source → … → target (through graph edges, extra edges and merged sets)? */
   hasPath(source: number, target: number): boolean {
     const tg = this.tg;
     const sourceSet = this.setOf(source);
-    const visited = new Set<number>([target]);
+    const lo = this.lowerBound(sourceSet);
+    const stamp = ++this.stamp;
+    const seen = this.seen;
+    seen[target] = stamp;
     const queue = [target];
+    const visit = (dep: number): boolean => {
+      if (sourceSet.includes(dep)) return true;
+      if (seen[dep] === stamp || this.pos[dep] < lo) return false;
+      seen[dep] = stamp;
+      queue.push(dep);
+      return false;
+    };
     while (queue.length > 0) {
       const cur = queue.pop()!;
       for (const m of this.setOf(cur)) {
-        const visit = (dep: number): boolean => {
-          if (sourceSet.includes(dep)) return true;
-          if (visited.has(dep)) return false;
-          visited.add(dep);
-          // a path through an ancestor of source back to source would be a cycle
-          for (const s of sourceSet) if (this.isTarget[s] && this.reach.isAncestorOfTarget(dep, s)) return false;
-          queue.push(dep);
-          return false;
-        };
         for (let k = tg.parOff[m]; k < tg.parOff[m + 1]; k++) if (visit(tg.parIdx[k])) return true;
         const extra = this.extraDeps.get(m);
         if (extra) for (const dep of extra) if (visit(dep)) return true;
@@ -154,6 +187,9 @@ class OverlapPreservingBucketer {
   private readonly nodeToEvent = new Map<number, PgEvent>();
   private readonly why = new Map<number, BucketWhy>();
   private readonly internodePgs = new Set<string>();
+  private readonly checked = new Set<string>();
+  private readonly slots: { start: number; wait: number }[] = [];
+  private placement = { start: -1, wait: -1 };
 
   constructor(
     private readonly sched: OverlapResult,
@@ -176,24 +212,10 @@ class OverlapPreservingBucketer {
         addInput(info.wait, hn);
       }
     }
-    const isTarget = new Uint8Array(tg.n);
     const targets: number[] = [];
-    for (const info of sched.colls) {
-      targets.push(info.start, info.wait);
-      isTarget[info.start] = isTarget[info.wait] = 1;
-    }
-    this.reach = new TargetReach(
-      {
-        n: tg.n,
-        order: Int32Array.from(sched.order),
-        parents: (x, visit) => {
-          for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) visit(tg.parIdx[k]);
-          for (const p of extraInputs.get(x) ?? []) visit(p);
-        },
-      },
-      targets,
-    );
-    this.aug = new AugmentedGraph(tg, this.reach, isTarget);
+    for (const info of sched.colls) targets.push(info.start, info.wait);
+    this.reach = new TargetReach({ n: tg.n, order: Int32Array.from(sched.order), ...withExtraParents(tg.n, tg.parOff, tg.parIdx, extraInputs) }, targets);
+    this.aug = new AugmentedGraph(tg, this.pos);
     for (const pg of this.pgs()) this.heads.set(pg, this.buildTimeline(pg));
     for (const info of sched.colls) {
       if (info.exposedMs !== 0) continue;
@@ -210,8 +232,6 @@ class OverlapPreservingBucketer {
       }
     }
   }
-
-  private readonly checked = new Set<string>();
 
   private pgs(): string[] {
     const out: string[] = [];
@@ -273,7 +293,7 @@ class OverlapPreservingBucketer {
       }
       for (const group of byKey.values()) buckets.push(...this.findBuckets(group, pg));
     }
-    return { buckets, extraDeps: this.aug.extraDeps, why: this.why };
+    return { buckets, slots: this.slots, extraDeps: this.aug.extraDeps, why: this.why };
   }
 
   private note(c: number, code: ReasonCode, detail: BucketWhy['detail'], seed: number): void {
@@ -306,6 +326,7 @@ class OverlapPreservingBucketer {
         continue;
       }
       const bucket = [seed];
+      this.placement = { start: seed, wait: this.info(seed).wait };
       let total = this.info(seed).sizeBytes;
       processed.add(seed);
       let failures = 0;
@@ -324,7 +345,10 @@ class OverlapPreservingBucketer {
           failures = 0;
         } else if (++failures >= MAX_CONSECUTIVE_FAILURES) break;
       }
-      if (bucket.length > 1) buckets.push(bucket);
+      if (bucket.length > 1) {
+        buckets.push(bucket);
+        this.slots.push(this.placement);
+      }
     }
     return buckets;
   }
@@ -401,6 +425,7 @@ class OverlapPreservingBucketer {
     this.nodeToEvent.set(candWait, waitEvent);
     this.nodeToEvent.set(seed, startEvent);
     this.nodeToEvent.set(seedWait, waitEvent);
+    this.placement = { start: startEvent.node, wait: waitEvent.node };
     return true;
   }
 

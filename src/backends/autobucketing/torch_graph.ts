@@ -85,12 +85,32 @@ export function passRegions(ix: GraphIndex): PassRegion[] {
     else byPhase.set(node.phase, [i]);
   });
   const fx = ix.graph.fxGraphs;
+  const phases = fx !== undefined ? fx.map((b) => b.phase) : [...byPhase.keys()];
+  const regionOf = new Int32Array(ix.n).fill(-1);
+  phases.forEach((ph, r) => byPhase.get(ph)?.forEach((i) => (regionOf[i] = r)));
+  if (!regionsInOrder(ix, regionOf)) {
+    // phases that feed each other both ways (or nodes of no listed graph) are one graph
+    return splitRegions(ix, new Int32Array(ix.n), ['step']);
+  }
   if (fx !== undefined) {
     return fx.map((b) => ({ phase: b.phase, nodes: byPhase.get(b.phase) ?? [], placeholders: b.placeholders, outputs: b.outputs }));
   }
-  const regionOf = new Int32Array(ix.n);
-  const phases = [...byPhase.keys()];
-  phases.forEach((ph, r) => byPhase.get(ph)!.forEach((i) => (regionOf[i] = r)));
+  return splitRegions(ix, regionOf, phases);
+}
+
+/** Is every edge inside a region or from an earlier region to a later one? */
+function regionsInOrder(ix: GraphIndex, regionOf: Int32Array): boolean {
+  for (let i = 0; i < ix.n; i++) {
+    if (regionOf[i] < 0) return false;
+    for (let k = ix.predOff[i]; k < ix.predOff[i + 1]; k++) if (regionOf[ix.predIdx[k]] > regionOf[i]) return false;
+  }
+  return true;
+}
+
+/** Regions of a built graph: their inputs are what they read from outside, their outputs what leaves them. */
+function splitRegions(ix: GraphIndex, regionOf: Int32Array, phases: readonly string[]): PassRegion[] {
+  const byPhase = new Map<string, number[]>(phases.map((ph) => [ph, []]));
+  for (let i = 0; i < ix.n; i++) byPhase.get(phases[regionOf[i]])!.push(i);
   const producer = new Map<string, number>();
   ix.nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
   const readOutside = phases.map(() => new Set<string>());

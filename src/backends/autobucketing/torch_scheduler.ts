@@ -12,7 +12,7 @@
 import type { ReasonCode } from '../types';
 import { PrefetchBudget } from './budget';
 import { gbToBytes, type AutobucketingOptions } from './options';
-import { PyHeap } from './py_heap';
+import { PyHeap } from '../../graph/heap';
 import { TargetReach } from './reach';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { TorchMemoryTracker, torchBaseline } from './torch_memory';
@@ -64,6 +64,7 @@ class OverlapScheduler {
   private readonly infoOf = new Map<number, CollInfo>();
   private readonly colls: CollInfo[] = [];
   private readonly pgs: string[] = []; // torch all_pgs, first registration first
+  private readonly pgOf: Int32Array; // collective start → its group's number in pgs
   /** Unscheduled collectives: a linked list in registration order (torch's OrderedSet). */
   private readonly next: Int32Array;
   private readonly prev: Int32Array;
@@ -86,6 +87,8 @@ class OverlapScheduler {
   private currentCompute = 0;
   private lastOnPath = -1;
   private readonly reach: TargetReach;
+  private readonly seen: Int32Array;
+  private stamp = 0;
 
   constructor(
     private readonly tg: TorchGraph,
@@ -97,6 +100,7 @@ class OverlapScheduler {
     let computes = 0;
     for (let t = 0; t < n; t++) if (tg.cls[t] === NodeClass.Compute) computes++;
     this.computeCount = computes;
+    this.pgOf = new Int32Array(n).fill(-1);
     for (const start of tg.collectives) this.register(start);
     this.next = new Int32Array(n).fill(-1);
     this.prev = new Int32Array(n).fill(-1);
@@ -120,10 +124,9 @@ class OverlapScheduler {
     this.inDegree = new Int32Array(n);
     for (let t = 0; t < n; t++) this.inDegree[t] = tg.parOff[t + 1] - tg.parOff[t];
     this.scheduled = new Uint8Array(n);
-    this.reach = new TargetReach(
-      { n, order: Int32Array.from({ length: n }, (_, i) => i), parents: (x, visit) => { for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) visit(tg.parIdx[k]); } },
-      this.colls.map((c) => c.start),
-    );
+    this.seen = new Int32Array(n);
+    const order = Int32Array.from({ length: n }, (_, i) => i);
+    this.reach = new TargetReach({ n, order, parOff: tg.parOff, parIdx: tg.parIdx }, this.colls.map((c) => c.start));
     for (let t = 0; t < n; t++) if (this.inDegree[t] === 0) this.addToReadyQueue(t);
   }
 
@@ -138,6 +141,7 @@ class OverlapScheduler {
     this.infoOf.set(start, info);
     this.colls.push(info);
     if (!this.pgs.includes(tg.group[start])) this.pgs.push(tg.group[start]);
+    this.pgOf[start] = this.pgs.indexOf(tg.group[start]);
   }
 
   run(): OverlapResult {
@@ -317,8 +321,9 @@ class OverlapScheduler {
     const info = this.infoOf.get(start)!;
     if (info.exposedMs > 0) {
       // the compute stream idles on this collective: use the time to overlap other groups
-      const remaining = this.reduceExposedTimeOfInFlight(wait, info.exposedMs, group);
-      this.scheduleCollectivesForOverlap(wait, remaining, group);
+      const pg = this.pgOf[start];
+      const remaining = this.reduceExposedTimeOfInFlight(wait, info.exposedMs, pg);
+      this.scheduleCollectivesForOverlap(wait, remaining, pg);
     }
     this.inFlightBytes -= this.inFlight.get(start)!.sizeBytes;
     this.inFlight.delete(start);
@@ -334,25 +339,29 @@ class OverlapScheduler {
       return;
     }
     const available = (est / 1000) * this.opts.compute_overlap_multipler;
-    const remaining = this.reduceExposedTimeOfInFlight(t, available, null);
-    this.scheduleCollectivesForOverlap(t, remaining, null);
+    const remaining = this.reduceExposedTimeOfInFlight(t, available, -1);
+    this.scheduleCollectivesForOverlap(t, remaining, -1);
     this.schedule(t);
     if (isCompute) this.currentCompute++;
   }
 
-  /** Hides in-flight collectives (oldest first) behind `available` ms, per group; returns what each group has left. */
-  private reduceExposedTimeOfInFlight(node: number, available: number, excludePg: string | null): Map<string, number> {
-    const remaining = new Map<string, number>();
-    for (const pg of this.pgs) if (pg !== excludePg) remaining.set(pg, available);
+  /**
+   * Hides in-flight collectives (oldest first) behind `available` ms, per group; returns what
+   * each group has left, by group number (torch's dict over all groups but `excludePg`, whose
+   * slot here stays 0: sums and tests come out the same).
+   */
+  private reduceExposedTimeOfInFlight(node: number, available: number, excludePg: number): Float64Array {
+    const remaining = new Float64Array(this.pgs.length).fill(available);
+    if (excludePg >= 0) remaining[excludePg] = 0;
     for (const [start, info] of this.inFlight) {
       if (info.exposedMs === 0) continue;
-      const pg = this.tg.group[start];
+      const pg = this.pgOf[start];
       if (pg === excludePg) continue;
-      const left = remaining.get(pg)!;
+      const left = remaining[pg];
       if (left <= 0) continue;
       const amount = Math.min(info.exposedMs, left);
       info.exposedMs -= amount;
-      remaining.set(pg, left - amount);
+      remaining[pg] = left - amount;
       addOnce(info.hiding, node);
     }
     return remaining;
@@ -362,16 +371,25 @@ class OverlapScheduler {
 
   private note(c: number, code: ReasonCode, overlap: number, a = 0, b = 0): void {
     const info = this.infoOf.get(c)!;
-    info.reason = { code, overlap, a, b };
+    const r = info.reason;
+    if (r === undefined) info.reason = { code, overlap, a, b };
+    else {
+      r.code = code;
+      r.overlap = overlap;
+      r.a = a;
+      r.b = b;
+    }
   }
 
-  private scheduleCollectivesForOverlap(overlap: number, remaining: Map<string, number>, excludePg: string | null): void {
-    if (remaining.size === 0 || [...remaining.values()].every((v) => v <= 0)) return;
+  private scheduleCollectivesForOverlap(overlap: number, remaining: Float64Array, excludePg: number): void {
+    let any = false;
+    for (let g = 0; g < remaining.length; g++) if (g !== excludePg && remaining[g] > 0) any = true;
+    if (!any) return;
     const candidates = this.prefetchCandidates(overlap, remaining, excludePg);
     const tg = this.tg;
     for (const c of candidates) {
-      const pg = tg.group[c];
-      const avail = remaining.get(pg)!;
+      const pg = this.pgOf[c];
+      const avail = remaining[pg];
       if (avail <= 0) continue;
       const info = this.infoOf.get(c)!;
       if (this.reach.isAncestorOfTarget(overlap, c)) {
@@ -399,21 +417,20 @@ class OverlapScheduler {
         info.prefetchedBy = overlap;
         info.computeAtPrefetch = this.currentCompute;
       }
-      remaining.set(pg, remaining.get(pg)! - amount);
+      remaining[pg] -= amount;
       let sum = 0;
-      for (const v of remaining.values()) sum += v;
+      for (let g = 0; g < remaining.length; g++) sum += remaining[g];
       if (sum === 0) break;
     }
   }
 
   /** Candidates in torch's order: filtered, capped at max_coll_distance, sorted, grouped by bucket key. */
-  private prefetchCandidates(overlap: number, remaining: Map<string, number>, excludePg: string | null): number[] {
+  private prefetchCandidates(overlap: number, remaining: Float64Array, excludePg: number): number[] {
     const tg = this.tg;
     const candidates: number[] = [];
     for (let c = this.head; c >= 0; c = this.next[c]) {
-      const pg = tg.group[c];
-      if (pg === excludePg) continue;
-      if ((remaining.get(pg) ?? 0) <= 0) continue;
+      const pg = this.pgOf[c];
+      if (pg === excludePg || remaining[pg] <= 0) continue;
       const d = this.computeDom[c];
       if (d !== OFF_PATH && d - this.currentCompute > this.opts.max_compute_pre_fetch) {
         this.note(c, 'not_prefetched_compute_distance', overlap, d - this.currentCompute);
@@ -428,7 +445,7 @@ class OverlapScheduler {
     const priority = (c: number): number[] => {
       const d = this.computeDom[c];
       const cls = d === this.currentCompute + 1 ? 0 : d === OFF_PATH && this.rsDom[c] !== OFF_PATH ? 1 : d !== OFF_PATH ? 2 : 3;
-      return [cls, d, -Math.min(remaining.get(tg.group[c]) ?? 0, this.infoOf.get(c)!.exposedMs), c];
+      return [cls, d, -Math.min(remaining[this.pgOf[c]], this.infoOf.get(c)!.exposedMs), c];
     };
     const keyed = candidates.map((c) => ({ c, p: priority(c) }));
     keyed.sort((x, y) => cmpTuple(x.p, y.p));
@@ -478,34 +495,38 @@ class OverlapScheduler {
     return info.exposedMs === 0 && !info.hiding.includes(overlap);
   }
 
-  /** Unscheduled ancestors of the collective, or null when one is compute, a collective, or a wait that must stay. */
+  /**
+   * Unscheduled ancestors of the collective, or null when one is compute, a collective, or a wait
+   * that must stay (torch collects them all, then checks; the answer does not depend on the
+   * order, so the walk stops at the first blocker).
+   */
   private findSchedulablePath(target: number, overlap: number): number[] | null {
     const tg = this.tg;
-    const seen = new Set<number>();
+    const stamp = ++this.stamp;
     const stack: number[] = [];
     for (let k = tg.parOff[target]; k < tg.parOff[target + 1]; k++) stack.push(tg.parIdx[k]);
     const path: number[] = [];
     while (stack.length > 0) {
       const x = stack.pop()!;
-      if (seen.has(x) || this.scheduled[x]) continue;
-      seen.add(x);
+      if (this.seen[x] === stamp || this.scheduled[x]) continue;
+      this.seen[x] = stamp;
+      if (this.blocks(x, overlap)) {
+        this.note(target, 'not_prefetched_depends_on_compute', overlap, x);
+        return null;
+      }
       path.push(x);
       for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) stack.push(tg.parIdx[k]);
     }
-    for (const x of path) {
-      const cls = tg.cls[x];
-      if (cls === NodeClass.Compute || this.unscheduled[x]) {
-        this.note(target, 'not_prefetched_depends_on_compute', overlap, x);
-        return null;
-      }
-      if (cls === NodeClass.Wait) {
-        const info = this.infoOf.get(tg.startOf[x])!;
-        if (info.exposedMs === 0 && !info.hiding.includes(overlap)) continue;
-        this.note(target, 'not_prefetched_depends_on_compute', overlap, x);
-        return null;
-      }
-    }
     return path;
+  }
+
+  /** An unscheduled node a prefetch may not pull forward: compute, a collective, a wait not yet hidden or hidden by `overlap`. */
+  private blocks(x: number, overlap: number): boolean {
+    const cls = this.tg.cls[x];
+    if (cls === NodeClass.Compute || this.unscheduled[x]) return true;
+    if (cls !== NodeClass.Wait) return false;
+    const info = this.infoOf.get(this.tg.startOf[x])!;
+    return !(info.exposedMs === 0 && !info.hiding.includes(overlap));
   }
 
   private schedulePathToCollective(path: number[]): void {

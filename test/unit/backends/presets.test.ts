@@ -8,7 +8,7 @@ import { buildStepGraph } from '../../../src/graph';
 import { MODEL_PRESETS } from '../../../src/model';
 import { simulate } from '../../../src/sim';
 import { computeMetrics } from '../../../src/trace';
-import { allowedPeak, DEFAULT_CAP_BYTES, expectValidSchedule } from './helpers';
+import { DEFAULT_CAP_BYTES, expectValidSchedule } from './helpers';
 
 const cost = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
 const graphs = {
@@ -23,7 +23,8 @@ describe.each(Object.entries(graphs))('every backend on %s', (_name, g) => {
   it.each(BACKEND_NAMES)('%s returns a valid, deterministic schedule', (backend) => {
     const s = runBackend(backend, g, cost);
     const auto = backend === 'aot_eager_autobucketing';
-    expectValidSchedule(g, s, auto ? { byteCapBytes: DEFAULT_CAP_BYTES, allowedPeakBytes: allowedPeak(g) } : {});
+    // torch's memory budget is a check before each prefetch, not a bound on the result: not asserted
+    expectValidSchedule(g, s, auto ? { byteCapBytes: DEFAULT_CAP_BYTES } : {});
     expect(runBackend(backend, g, cost)).toEqual(s);
   });
 });

@@ -1,24 +1,84 @@
 // Data structures under the autobucketing port, each against a brute-force reference.
 import { describe, expect, it } from 'vitest';
-import { AugmentedGraph } from '../../../src/backends/autobucketing/aug_graph';
 import { PrefetchBudget } from '../../../src/backends/autobucketing/budget';
-import { anyEnclosed } from '../../../src/backends/autobucketing/timeline';
-import { TupleHeap } from '../../../src/backends/heap';
+import { TargetReach, withExtraParents } from '../../../src/backends/autobucketing/reach';
+import { PyHeap } from '../../../src/graph/heap';
 import { rng } from './helpers';
 
-describe('TupleHeap', () => {
-  it('pops entries in lexicographic (k0, k1, k2, value) order', () => {
-    const r = rng(1);
-    const h = new TupleHeap();
-    const ref: number[][] = [];
-    for (let i = 0; i < 500; i++) {
-      const e = [Math.floor(r() * 5), Math.floor(r() * 3) - 1, Math.floor(r() * 50), i];
-      ref.push(e);
-      h.push(e[0], e[1], e[2], e[3]);
+/** cpython's heapq, transcribed line by line (Lib/heapq.py), as the layout reference. */
+function pyHeapq() {
+  const h: number[][] = [];
+  const lt = (a: number[], b: number[]) => {
+    for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k];
+    return false;
+  };
+  const siftdown = (start: number, pos: number) => {
+    const item = h[pos];
+    while (pos > start) {
+      const pp = (pos - 1) >> 1;
+      const parent = h[pp];
+      if (lt(item, parent)) {
+        h[pos] = parent;
+        pos = pp;
+        continue;
+      }
+      break;
     }
-    ref.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3]);
-    expect(Array.from({ length: 500 }, () => h.pop())).toEqual(ref.map((e) => e[3]));
-    expect(h.size).toBe(0);
+    h[pos] = item;
+  };
+  const siftup = (pos: number) => {
+    const end = h.length;
+    const start = pos;
+    const item = h[pos];
+    let child = 2 * pos + 1;
+    while (child < end) {
+      const right = child + 1;
+      if (right < end && !lt(h[child], h[right])) child = right;
+      h[pos] = h[child];
+      pos = child;
+      child = 2 * pos + 1;
+    }
+    h[pos] = item;
+    siftdown(start, pos);
+  };
+  return {
+    h,
+    push: (x: number[]) => (h.push(x), siftdown(0, h.length - 1)),
+    pop: () => {
+      const last = h.pop()!;
+      if (h.length === 0) return last;
+      const top = h[0];
+      h[0] = last;
+      siftup(0);
+      return top;
+    },
+    heapify: () => {
+      for (let i = (h.length >> 1) - 1; i >= 0; i--) siftup(i);
+    },
+  };
+}
+
+describe('PyHeap', () => {
+  it('keeps the same list layout as Python heapq through pushes, pops and removals', () => {
+    const r = rng(1);
+    const ours = new PyHeap();
+    const ref = pyHeapq();
+    for (let step = 0; step < 2000; step++) {
+      const x = r();
+      if (x < 0.55 || ours.size === 0) {
+        const key = [Math.floor(r() * 4), Math.floor(r() * 3) - 1, step];
+        ours.push(key, step);
+        ref.push(key);
+      } else if (x < 0.9) {
+        expect(ours.pop().key).toEqual(ref.pop());
+      } else {
+        const picks = [...new Set([Math.floor(r() * ours.size), Math.floor(r() * ours.size)])];
+        ours.removeAt(picks);
+        for (const p of [...picks].sort((a, b) => b - a)) ref.h.splice(p, 1);
+        ref.heapify();
+      }
+      expect(ours.items.map((e) => e.key)).toEqual(ref.h);
+    }
   });
 });
 
@@ -44,80 +104,37 @@ describe('PrefetchBudget', () => {
   });
 });
 
-describe('anyEnclosed', () => {
-  it('matches the pairwise check', () => {
+describe('TargetReach', () => {
+  it('answers ancestor questions to and from targets like a DFS on random DAGs', () => {
     const r = rng(3);
-    for (let t = 0; t < 200; t++) {
-      const pairs = (k: number) => Array.from({ length: k }, () => {
-        const a = Math.floor(r() * 30);
-        return [a, a + 1 + Math.floor(r() * 10)];
-      }).flat();
-      const hid = pairs(Math.floor(r() * 6));
-      const exec = pairs(Math.floor(r() * 6));
-      let brute = false;
-      for (let h = 0; h < hid.length; h += 2) for (let x = 0; x < exec.length; x += 2) if (exec[x] < hid[h] && hid[h + 1] < exec[x + 1]) brute = true;
-      expect(anyEnclosed(hid, exec)).toBe(brute);
-    }
-  });
-});
-
-describe('AugmentedGraph', () => {
-  // random DAG over 40 nodes in order 0..39, edges i → j for i < j
-  function randomDag(seed: number) {
-    const r = rng(seed);
-    const n = 40;
-    const preds: number[][] = Array.from({ length: n }, () => []);
-    for (let j = 1; j < n; j++) for (let i = 0; i < j; i++) if (r() < 0.06) preds[j].push(i);
-    const csr = (lists: number[][]) => {
-      const off = new Int32Array(n + 1);
-      lists.forEach((l, i) => (off[i + 1] = off[i] + l.length));
-      return { off, idx: Int32Array.from(lists.flat()) };
-    };
-    const succs: number[][] = Array.from({ length: n }, () => []);
-    preds.forEach((ps, j) => ps.forEach((i) => succs[i].push(j)));
-    const p = csr(preds);
-    const s = csr(succs);
-    return { n, preds, r, g: new AugmentedGraph(p.off, p.idx, s.off, s.idx, Array.from({ length: n }, (_, i) => i)) };
-  }
-
-  it('merges only path-free pairs, keeps a topological order and answers hasPath like a BFS', () => {
-    for (let seed = 1; seed <= 20; seed++) {
-      const { n, preds, r, g } = randomDag(seed);
-      const members = Array.from({ length: n }, (_, i) => [i]);
-      const setOf = Array.from({ length: n }, (_, i) => i);
-      const reach = (a: number, b: number): boolean => {
-        // brute force on the quotient graph
-        const seen = new Set<number>([setOf[b]]);
-        const stack = [setOf[b]];
-        while (stack.length) {
+    for (let trial = 0; trial < 20; trial++) {
+      const n = 5 + Math.floor(r() * 120);
+      const parents: number[][] = Array.from({ length: n }, (_, y) => {
+        const ps: number[] = [];
+        for (let k = 0; k < 3; k++) if (y > 0 && r() < 0.6) ps.push(Math.floor(r() * y));
+        return ps;
+      });
+      const order = Array.from({ length: n }, (_, i) => i);
+      const targets = order.filter(() => r() < 0.4);
+      const csr = withExtraParents(n, new Int32Array(n + 1), new Int32Array(0), new Map(parents.map((ps, x) => [x, ps])));
+      const reach = new TargetReach({ n, order, ...csr }, targets);
+      const ancestors = (y: number): Set<number> => {
+        const seen = new Set<number>();
+        const stack = [...parents[y]];
+        while (stack.length > 0) {
           const x = stack.pop()!;
-          for (const m of members[x]) for (const p of preds[m]) {
-            const sp = setOf[p];
-            if (sp === setOf[a]) return true;
-            if (!seen.has(sp)) { seen.add(sp); stack.push(sp); }
-          }
+          if (seen.has(x)) continue;
+          seen.add(x);
+          stack.push(...parents[x]);
         }
-        return false;
+        return seen;
       };
-      for (let step = 0; step < 30; step++) {
-        const a = Math.floor(r() * n);
-        const b = Math.floor(r() * n);
-        if (setOf[a] === setOf[b]) continue;
-        expect(g.hasPath(a, b)).toBe(reach(a, b));
-        if (!reach(a, b) && !reach(b, a)) {
-          g.merge(a, b);
-          const keep = setOf[a];
-          const gone = setOf[b];
-          members[keep].push(...members[gone]);
-          for (const m of members[gone]) setOf[m] = keep;
-          members[gone] = [];
+      const all = order.map(ancestors);
+      for (const t of targets) {
+        for (let x = 0; x < n; x++) {
+          expect(reach.isAncestorOfTarget(x, t)).toBe(all[t].has(x));
+          expect(reach.targetIsAncestorOf(t, x)).toBe(all[x].has(t));
         }
-      }
-      // the kept order is topological for the merged graph
-      const slotOf = new Map<number, number>();
-      Array.from(g.slots).forEach((rep, i) => rep >= 0 && slotOf.set(g.find(rep), i));
-      for (let j = 0; j < n; j++) for (const i of preds[j]) {
-        if (g.find(i) !== g.find(j)) expect(slotOf.get(g.find(i))!).toBeLessThan(slotOf.get(g.find(j))!);
       }
     }
   });

@@ -1,6 +1,7 @@
-// A min-heap laid out exactly as Python's heapq lays out its list (heappush, heappop, heapify),
-// so that code which scans the heap's list in place (torch's off-path batching does) sees the
-// entries in the same order. Keys are number tuples compared lexicographically.
+// The project's one min-heap (ready queues, topological sorts). Laid out exactly as Python's
+// heapq lays out its list (heappush, heappop, heapify), so code that scans the heap's list in
+// place (torch's off-path batching does) sees entries in the same order. Keys are number tuples
+// compared lexicographically.
 // Upstream: cpython Lib/heapq.py (_siftdown, _siftup).
 
 export interface HeapEntry {
