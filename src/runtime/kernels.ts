@@ -37,6 +37,8 @@ export interface KernelBackend {
   sync(): Promise<number | undefined>;
   /** Resolves when queued device work is done, without reading timings; absent where `run` is synchronous (CPU). */
   idle?(): Promise<void>;
+  /** Compile everything `run` will need ahead of the first step (WebGPU pipelines, concurrently); absent where nothing compiles. */
+  warm?(): Promise<void>;
   /** Cumulative ms spent compiling pipelines on first use (WebGPU); absent where nothing compiles. */
   readonly compileMs?: number;
   release(t: DeviceTensor): void;

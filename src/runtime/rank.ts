@@ -191,6 +191,7 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
     rank = msg.run.rank;
     comm = new RankComm(msg.comm, rank);
     kernels = await host.kernels(msg.kernels);
+    await kernels.warm?.(); // before 'ready': pipelines compile while the other workers start
     host.post({ type: 'ready', rank, device: kernels.label });
   };
   const start = async () => {

@@ -43,6 +43,46 @@ describe('createGpuKernels', () => {
     k.release(t);
   });
 
+  it('reads a bucket back in one downloadAll: every part where a download would put it, twice over a reused staging buffer', async () => {
+    const sizes = [5, 1, 130, 64];
+    const ts = sizes.map((n, i) => {
+      const t = k.create(`part${i}`, n, 'f32');
+      k.upload(t, Float32Array.from({ length: n }, (_, j) => 1000 * i + j));
+      return t;
+    });
+    for (const round of [0, 1]) {
+      const host = new Float32Array(new SharedArrayBuffer(4 * 201)).fill(-1); // the parts take 200
+      let at = 0;
+      const parts = ts.map((t) => ({ t, into: host.subarray(at, (at += t.length)) }));
+      await k.downloadAll(parts);
+      for (const [i, { t, into }] of parts.entries()) {
+        const one = new Float32Array(t.length);
+        await k.download(t, one);
+        expect(Array.from(into), `round ${round} part ${i}`).toEqual(Array.from(one));
+        expect(into[into.length - 1]).toBe(1000 * i + t.length - 1);
+      }
+      expect(host[at]).toBe(-1); // nothing written past the last part
+    }
+    for (const t of ts) k.release(t);
+  });
+
+  it('warm() compiles every pipeline run() needs, so the first run compiles nothing', async () => {
+    const other = await requestKernelDevice({ featureLevel: level });
+    const w = createGpuKernels(other.device);
+    try {
+      await w.warm?.();
+      const before = w.compileMs ?? 0;
+      const a = w.create('a', 4, 'f32'), b = w.create('b', 4, 'f32'), c = w.create('c', 4, 'f32');
+      w.run('matmul', { M: 2, N: 2, K: 2, transA: false, transB: false }, [a, b], [c]);
+      w.run('add', { n: 4 }, [a, b], [c]);
+      await w.sync();
+      expect(w.compileMs).toBe(before);
+    } finally {
+      w.destroy();
+      other.device.destroy();
+    }
+  }, 180_000); // ~20 pipelines at ~1 s each on SwiftShader
+
   it('hands out zeroed tensors even when the pool reuses a buffer', async () => {
     const a = k.create('dirty', 5, 'f32');
     k.upload(a, Float32Array.from([1, 2, 3, 4, 5]));

@@ -11,6 +11,7 @@ import type { MatmulVariant } from './matmul';
 import { defaultMatmulVariant, matmulVariantInfo } from './matmul';
 import { planOp } from './ops';
 import { compileMsOf } from './pipelines';
+import { precompileKernels } from './precompile';
 import { GpuQueue } from './queue';
 import { StagingPool } from './staging_pool';
 import { MAP_READ_MODE, USAGE } from './usage';
@@ -161,6 +162,12 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       const us = await queue.sync();
       alive('sync()');
       return us;
+    },
+    async warm(): Promise<void> {
+      alive('warm()');
+      // Pipelines live per GPUDevice and a device cannot leave its worker: each rank compiles its own,
+      // all ranks at once while the workers start, instead of one by one inside step 1.
+      await precompileKernels(device, { matmulVariants: [matmulVariant] });
     },
     async idle(): Promise<void> {
       alive('idle()');

@@ -17,6 +17,18 @@ describe('createCpuKernels', () => {
     expect(Array.from(out)).toEqual([1, 3, 2, 4]);
   });
 
+  it('downloadAll copies every part, each into its own (possibly shorter) host view', async () => {
+    const k = createCpuKernels();
+    const a = k.create('a', 3, 'f32'), b = k.create('b', 2, 'i32');
+    k.upload(a, Float32Array.from([1, 2, 3]));
+    k.upload(b, Int32Array.from([7, 8]));
+    const host = new Float32Array(5).fill(-1);
+    const ids = new Int32Array(2);
+    await k.downloadAll([{ t: a, into: host.subarray(0, 2) }, { t: b, into: ids }]);
+    expect(Array.from(host)).toEqual([1, 2, -1, -1, -1]); // only the view's 2 elements
+    expect(Array.from(ids)).toEqual([7, 8]);
+  });
+
   it('throws a ConfigError naming the slot and lengths when an input is too short', () => {
     const k = createCpuKernels();
     const a = k.create('x', 3, 'f32'), b = k.create('y', 4, 'f32'), c = k.create('z', 4, 'f32');
