@@ -44,7 +44,7 @@ export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName
     r.backend,
     r.stepTimeMs.toFixed(2),
     r.exposedCommMs.toFixed(2),
-    r.overlapPct.toFixed(1),
+    Number.isFinite(r.overlapPct) ? r.overlapPct.toFixed(1) : '—', // NaN: no communication time (HTA's 0/0)
     (r.peakMemoryBytes / GIB).toFixed(2),
     ...(figures ? [(r.peakAllocatedBytes! / GIB).toFixed(2), (r.peakReservedBytes! / GIB).toFixed(2), Math.round(r.tokensPerSecPerGpu!).toLocaleString('en-US')] : []),
     String(r.collectives.all_gather),
