@@ -58,7 +58,7 @@ function ThemeToggle() {
   const theme = useApp((s) => s.theme);
   const next: Record<ThemeChoice, ThemeChoice> = { auto: 'dark', dark: 'light', light: 'auto' };
   return (
-    <button className="theme-toggle" onClick={() => appStore.getState().setTheme(next[theme])} data-testid="theme-toggle" title="theme: auto → dark → light" aria-label={`theme: ${theme} (switch to ${next[theme]})`}>
+    <button type="button" className="theme-toggle" onClick={() => appStore.getState().setTheme(next[theme])} data-testid="theme-toggle" title="theme: auto → dark → light" aria-label={`theme: ${theme} (switch to ${next[theme]})`}>
       theme: {theme}
     </button>
   );
@@ -80,11 +80,13 @@ function Legend() {
   return (
     <div className="legend" data-testid="legend">
       {LEGEND.map((l) => (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a term shows its definition (title) on keyboard focus too
         <span key={l.kind} className="term" tabIndex={0} data-term={LEGEND_TERM[l.kind]}
           title={l.kind === 'compute' ? 'compute: a kernel (matmul, attention, norm …) on the GPU\'s compute stream.' : defn(LEGEND_TERM[l.kind], l.label)}>
           <i style={{ background: palette[l.kind as keyof typeof palette] }} />{l.label}
         </span>
       ))}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a term shows its definition (title) on keyboard focus too */}
       <span className="term" tabIndex={0} data-term="bucket" title={defn('bucket', 'bucket')}><i className="outline" style={{ borderColor: palette.bucket }} />bucket members (click)</span>
       <span className="muted nav-hint">wheel/W/S zoom · drag/A/D pan · 0 fit · touch: drag, pinch, tap · focused timeline: arrows, +/−, Enter</span>
     </div>
@@ -94,9 +96,9 @@ function Legend() {
 function HelpMenu({ onTour, onGlossary, onWalk }: { onTour: () => void; onGlossary: () => void; onWalk: () => void }) {
   return (
     <span className="help-menu">
-      <button onClick={onTour} data-testid="help-tour" title="reopen the tour">Tour</button>
-      <button onClick={onWalk} data-testid="help-walk" title="walk one transformer block op by op under both backends">Learn one layer</button>
-      <button onClick={onGlossary} data-testid="help-glossary" title="what FSDP, shards, all-gathers … are">Glossary</button>
+      <button type="button" onClick={onTour} data-testid="help-tour" title="reopen the tour">Tour</button>
+      <button type="button" onClick={onWalk} data-testid="help-walk" title="walk one transformer block op by op under both backends">Learn one layer</button>
+      <button type="button" onClick={onGlossary} data-testid="help-glossary" title="what FSDP, shards, all-gathers … are">Glossary</button>
     </span>
   );
 }
@@ -129,7 +131,7 @@ export function App() {
   return (
     <div className={`app${drawer ? ' drawer-open' : ''}`}>
       <header className="app-header">
-        <button className="drawer-toggle" onClick={() => setDrawer(!drawer)} aria-expanded={drawer} aria-controls="config-drawer" data-testid="drawer-toggle">
+        <button type="button" className="drawer-toggle" onClick={() => setDrawer(!drawer)} aria-expanded={drawer} aria-controls="config-drawer" data-testid="drawer-toggle">
           {drawer ? 'Close config' : 'Config'}
         </button>
         <h1>fsdp-sim</h1>
@@ -138,13 +140,13 @@ export function App() {
         <LiveBar />
         <StoryMenu />
         <HelpMenu onTour={tour.open} onGlossary={openGlossary} onWalk={() => setWalk(true)} />
-        <button onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
+        <button type="button" onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
         <ThemeToggle />
       </header>
       <Banners />
       <div className="layout">
         <aside className="sidebar" id="config-drawer" aria-label="configuration">
-          <button className="drawer-close" onClick={() => setDrawer(false)} data-testid="drawer-close">Close config</button>
+          <button type="button" className="drawer-close" onClick={() => setDrawer(false)} data-testid="drawer-close">Close config</button>
           <ErrorBoundary name="Config"><ConfigPanel /></ErrorBoundary>
         </aside>
         {drawer && <div className="drawer-scrim" onClick={() => setDrawer(false)} aria-hidden="true" />}

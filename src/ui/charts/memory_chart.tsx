@@ -8,7 +8,7 @@ import { useResolvedTheme } from '../theme';
 import { LineChart, type Series } from './line_chart';
 
 function curveOf(r: SideResult | null) {
-  if (!r || !r.memory.length) return null;
+  if (!r?.memory.length) return null;
   return [...r.memory].sort((x, y) => x.rank - y.rank)[0];
 }
 

@@ -62,7 +62,7 @@ export function Banners() {
       {notice && (
         <div className={`banner toast ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'} data-testid={`notice-${notice.kind}`}>
           {notice.text}
-          <button className="link" onClick={() => appStore.getState().setNotice(null)} aria-label="dismiss">×</button>
+          <button type="button" className="link" onClick={() => appStore.getState().setNotice(null)} aria-label="dismiss">×</button>
         </div>
       )}
     </div>

@@ -3,7 +3,7 @@
 // commit on Enter / blur / a short pause; a value validateConfig refuses stays in the field
 // with its message and the last good config keeps running.
 
-import { useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { CONFIG_FIELDS, FIELD_GROUPS, describeAllowed, type FieldGroup, type FieldSpec } from '../../config';
 import { appStore, getPath, useApp } from '../../store';
 import { knobTooltip } from '../glossary';
@@ -69,7 +69,7 @@ const PRESET_DEFAULT_LABEL = 'preset default';
 function Field({ f }: { f: FieldSpec }) {
   const value = useApp((s) => getPath(s.config, f.path));
   const error = useApp((s) => s.fieldErrors[f.path]);
-  let control;
+  let control: ReactNode;
   if (f.kind === 'enum') {
     // A nullable enum's null means "the preset decides" (e.g. the preset's torchtitan AC mode).
     control = (
@@ -108,7 +108,7 @@ export function ConfigPanel() {
     <section className="panel config" data-testid="config">
       <div className="config-head">
         <h2>Config</h2>
-        <button className="link" onClick={() => appStore.getState().resetConfig()} data-testid="cfg-reset">reset</button>
+        <button type="button" className="link" onClick={() => appStore.getState().resetConfig()} data-testid="cfg-reset">reset</button>
       </div>
       {groups.map((g) => g.fields.length > 0 && (
         <fieldset key={g.title}>

@@ -48,7 +48,7 @@ export function ExplainPanel() {
           </div>
           {reasons.length === 0 ? <p className="muted">No decision recorded for this collective.</p> : (
             <ul className="reasons" data-testid="explain-reasons">
-              {reasons.map((r, i) => <li key={i} data-code={r.code}><span className="plain">{plainReason(r.code)}</span> <span className="muted">{r.text}</span> <code>{r.code}</code></li>)}
+              {reasons.map((r) => <li key={`${r.code}:${r.text}`} data-code={r.code}><span className="plain">{plainReason(r.code)}</span> <span className="muted">{r.text}</span> <code>{r.code}</code></li>)}
             </ul>
           )}
           {bucket && (

@@ -1,19 +1,7 @@
 // Glossary: every term the app uses in plain words, with a small diagram of one parameter's
 // life under FSDP (shard → all-gather → compute → free → reduce-scatter of its gradient).
-// `Term` wraps a word anywhere in the UI so it defines itself on hover and keyboard focus.
 
-import type { ReactNode } from 'react';
-import { TERMS, termById } from '../glossary';
-
-/** A word that defines itself: hover (title) or focus it; aria-describedby-free so it stays short. */
-export function Term({ id, children }: { id: string; children?: ReactNode }) {
-  const t = termById(id);
-  return (
-    <span className="term" title={`${t.term}: ${t.text}`} data-term={id} tabIndex={0}>
-      {children ?? t.term}
-    </span>
-  );
-}
+import { TERMS } from '../glossary';
 
 const LIFE: readonly { readonly label: string; readonly note: string; readonly kind: string }[] = [
   { label: 'shard', note: '1/N kept', kind: 'shard' },
@@ -50,7 +38,7 @@ export function GlossaryPanel({ onClose }: { onClose: () => void }) {
     <section className="panel glossary" data-testid="glossary" aria-labelledby="glossary-title">
       <div className="panel-head">
         <h2 id="glossary-title">Glossary</h2>
-        <button className="link" onClick={onClose} data-testid="glossary-close" aria-label="close the glossary">close</button>
+        <button type="button" className="link" onClick={onClose} data-testid="glossary-close" aria-label="close the glossary">close</button>
       </div>
       <p className="small">One parameter's life in a step: each rank keeps a shard; before a layer runs, an all-gather
         rebuilds the full weight; the layer computes; the full copy is freed; in the backward, its gradient is

@@ -110,9 +110,9 @@ export function IoPanel() {
     <section className="panel io" data-testid="io">
       <h2>Export / import</h2>
       <div className="row buttons">
-        <button onClick={() => exportTrace('a')} disabled={!sides.a} data-testid="export-a">Trace A (.json)</button>
-        <button onClick={() => exportTrace('b')} disabled={!sides.b} data-testid="export-b">Trace B (.json)</button>
-        <button onClick={exportPng} data-testid="export-png">Timelines (.png)</button>
+        <button type="button" onClick={() => exportTrace('a')} disabled={!sides.a} data-testid="export-a">Trace A (.json)</button>
+        <button type="button" onClick={() => exportTrace('b')} disabled={!sides.b} data-testid="export-b">Trace B (.json)</button>
+        <button type="button" onClick={exportPng} data-testid="export-png">Timelines (.png)</button>
       </div>
       <div className="row">
         <label>trace into <select value={importSide} onChange={(e) => setImportSide(e.target.value as Side)} data-testid="import-side">
@@ -127,7 +127,7 @@ export function IoPanel() {
         <label className="file">FX graph dump(s), forward [+ backward]…
           <input ref={fxInput} type="file" accept=".json" multiple data-testid="import-fx" onChange={(e) => void onFxFile(e.target.files)} />
         </label>
-        <button onClick={() => void appStore.getState().resimulate(appStore.getState().config)} data-testid="resimulate">Back to simulation</button>
+        <button type="button" onClick={() => void appStore.getState().resimulate(appStore.getState().config)} data-testid="resimulate">Back to simulation</button>
       </div>
     </section>
   );

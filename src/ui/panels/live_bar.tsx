@@ -67,14 +67,14 @@ export function LiveBar() {
   return (
     <div className="live-bar" data-testid="live-bar">
       {live.running ? (
-        <button className="stop" onClick={() => appStore.getState().stopLive()} data-testid="live-stop">Stop</button>
+        <button type="button" className="stop" onClick={() => appStore.getState().stopLive()} data-testid="live-stop">Stop</button>
       ) : (
         <>
-          <button className="primary" onClick={() => void appStore.getState().startLive()} disabled={!canRun}
+          <button type="button" className="primary" onClick={() => void appStore.getState().startLive()} disabled={!canRun}
             title={why || 'Train the tiny model for real on rank workers (timeline B)'} data-testid="live-run">
             Run live
           </button>
-          <button onClick={() => void runBoth()} disabled={!canRun} data-testid="live-run-both"
+          <button type="button" onClick={() => void runBoth()} disabled={!canRun} data-testid="live-run-both"
             title={why || 'Run A, then B, live on the same workers: both timelines on one clock'}>
             Run live A+B
           </button>

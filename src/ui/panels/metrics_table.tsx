@@ -44,7 +44,7 @@ function shortTitle(t: string | undefined): string {
 /** Sides whose peak memory exceeds the hardware's HBM (unknown peaks make no claim). */
 function overHbm(sides: readonly [string, SideResult | null | undefined][], hardware: HardwareName): { side: string; fit: HbmFit }[] {
   return sides.flatMap(([side, r]) => {
-    if (!r || !r.memory.length) return [];
+    if (!r?.memory.length) return [];
     const fit = hbmFit(r.metrics.peakMemoryBytes, hardware);
     return fit.fits ? [] : [{ side, fit }];
   });
@@ -96,7 +96,9 @@ export function MetricsTable() {
             const worse = both && !better;
             return (
               <tr key={r.key} data-metric={r.key} className={r.key === 'peak' && over.length > 0 ? 'warn-text' : undefined}>
-                <th><span className="term" tabIndex={0} title={headTitle(r)} data-term={r.term}>{r.label}</span></th>
+                <th>
+                  {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a term shows its definition (title) on keyboard focus too */}
+                  <span className="term" tabIndex={0} title={headTitle(r)} data-term={r.term}>{r.label}</span></th>
                 <td data-side="a" data-value={String(va)}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
                 <td data-side="b" data-value={String(vb)}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
                 <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>

@@ -25,7 +25,7 @@ function Strip({ steps, at, side }: { steps: readonly WalkStep[]; at: number; si
     <svg className="walk-strip" viewBox={`0 0 ${STRIP_W} 64`} role="img" data-testid={`walk-strip-${side}`}
       aria-label={`${steps.length} ops of the block, op ${at + 1} current; memory line below`}>
       {steps.map((s, i) => (
-        <rect key={i} x={i * w} y={4} width={Math.max(1, w - 0.5)} height={20}
+        <rect key={s.eventIndex} x={i * w} y={4} width={Math.max(1, w - 0.5)} height={20}
           fill={palette[s.kind as keyof typeof palette] ?? palette.compute} opacity={s.phase === 'forward' ? 1 : s.phase === 'backward' ? 0.7 : 0.4} />
       ))}
       <rect x={at * w - 1} y={2} width={Math.max(3, w + 2)} height={24} fill="none" stroke={palette.selected} strokeWidth={2} />
@@ -46,7 +46,7 @@ function SideWalk({ side, r, steps, i }: { side: Side; r: SideResult; steps: rea
       <div><span className={`side-badge side-${side}`}>{side.toUpperCase()}</span> <b>{r.title}</b> <span className="muted">op {at + 1}/{steps.length} · {s.phase}</span></div>
       <Strip steps={steps} at={at} side={side} />
       <p className="walk-now">At {fmtUs(s.startUs)} rank 0 {verb} <code>{s.name}</code> ({fmtUs(s.durUs)}).</p>
-      <p className="small">In flight: {s.inFlight.length ? s.inFlight.map((c) => <code key={c.name}>{c.name}</code>).reduce((a, b) => <>{a}, {b}</>) : <span className="muted">no collective</span>}</p>
+      <p className="small">In flight: {s.inFlight.length ? s.inFlight.map((c, k) => <span key={c.name}>{k > 0 && ', '}<code>{c.name}</code></span>) : <span className="muted">no collective</span>}</p>
       <p className="small">Memory held: <b>{fmtBytes(s.memoryBytes)}</b></p>
     </div>
   );
@@ -74,8 +74,11 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
     st.select({ side: 'b', eventIndex: s.eventIndex });
   }, [walkB, at]);
   useEffect(() => {
+    if (playing && at >= n - 1) setPlaying(false); // played to the end of the block
+  }, [playing, at, n]);
+  useEffect(() => {
     if (!playing) return;
-    const id = setInterval(() => setI((x) => (x + 1 < n ? x + 1 : (setPlaying(false), x))), PLAY_MS);
+    const id = setInterval(() => setI((x) => Math.min(x + 1, n - 1)), PLAY_MS);
     return () => clearInterval(id);
   }, [playing, n]);
 
@@ -83,15 +86,15 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
     <section className="panel step-through" data-testid="step-through" aria-labelledby="walk-title">
       <div className="panel-head">
         <h2 id="walk-title">Learn one layer: block {k}, forward, backward, optimizer</h2>
-        <button className="link" onClick={onClose} data-testid="walk-close" aria-label="close the step-through">close</button>
+        <button type="button" className="link" onClick={onClose} data-testid="walk-close" aria-label="close the step-through">close</button>
       </div>
       <div className="row walk-controls">
         <label>block <select value={k} onChange={(e) => { setBlock(Number(e.target.value)); setI(0); }} data-testid="walk-block">
           {blocks.map((x) => <option key={x} value={x}>layers.{x}</option>)}
         </select></label>
-        <button onClick={() => setI(Math.max(0, at - 1))} disabled={at === 0} data-testid="walk-prev" aria-label="previous op">◀ Prev</button>
-        <button onClick={() => setPlaying(!playing)} data-testid="walk-play" aria-pressed={playing}>{playing ? 'Pause' : 'Play'}</button>
-        <button onClick={() => setI(Math.min(n - 1, at + 1))} disabled={at >= n - 1} data-testid="walk-next" aria-label="next op">Next ▶</button>
+        <button type="button" onClick={() => setI(Math.max(0, at - 1))} disabled={at === 0} data-testid="walk-prev" aria-label="previous op">◀ Prev</button>
+        <button type="button" onClick={() => setPlaying(!playing)} data-testid="walk-play" aria-pressed={playing}>{playing ? 'Pause' : 'Play'}</button>
+        <button type="button" onClick={() => setI(Math.min(n - 1, at + 1))} disabled={at >= n - 1} data-testid="walk-next" aria-label="next op">Next ▶</button>
         <input type="range" min={0} max={Math.max(0, n - 1)} value={at} onChange={(e) => setI(Number(e.target.value))}
           aria-label="op in the block" data-testid="walk-slider" />
       </div>

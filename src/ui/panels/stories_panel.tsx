@@ -31,7 +31,7 @@ export function StoryCaption() {
   return (
     <div className="story-caption banner info" data-testid="story-caption" data-story={story.id} role="note">
       <b>{story.title}.</b> <span>{story.caption}</span>
-      <button className="link" onClick={() => appStore.getState().setStory(null)} aria-label="close the story caption" data-testid="story-close">×</button>
+      <button type="button" className="link" onClick={() => appStore.getState().setStory(null)} aria-label="close the story caption" data-testid="story-close">×</button>
     </div>
   );
 }

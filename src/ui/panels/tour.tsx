@@ -61,9 +61,9 @@ export function Tour({ step, onStep, onClose }: { step: number; onStep: (k: numb
       </div>
       <p id="tour-text">{s.text}</p>
       <div className="tour-buttons">
-        <button className="link" onClick={close} data-testid="tour-skip">Skip tour</button>
-        {step > 0 && <button onClick={() => onStep(step - 1)} data-testid="tour-back">Back</button>}
-        <button className="primary" ref={nextRef} onClick={() => (last ? close() : onStep(step + 1))} data-testid="tour-next">
+        <button type="button" className="link" onClick={close} data-testid="tour-skip">Skip tour</button>
+        {step > 0 && <button type="button" onClick={() => onStep(step - 1)} data-testid="tour-back">Back</button>}
+        <button type="button" className="primary" ref={nextRef} onClick={() => (last ? close() : onStep(step + 1))} data-testid="tour-next">
           {last ? 'Done' : 'Next'}
         </button>
       </div>

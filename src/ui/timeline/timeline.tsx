@@ -179,7 +179,7 @@ export function Timeline({ side, label }: Props) {
         {symmetricNote && <span className="note">{symmetricNote}</span>}
       </div>
       <div className="timeline-body" ref={bodyRef}>
-        <svg className="axis" ref={axisRef} height={AXIS_PX}><g /></svg>
+        <svg className="axis" ref={axisRef} height={AXIS_PX} aria-hidden="true"><g /></svg>
         <canvas ref={canvasRef} data-lanes={cols.lanes.length} data-events={result.events.length} tabIndex={0} role="img"
           aria-label={`timeline ${label}, ${result.title}: ${cols.lanes.length} lanes. Arrow left/right pan, plus/minus zoom, up/down pick a lane, Enter selects the event at the centre line.`} />
         <div className="tooltip" ref={tipRef} hidden />
