@@ -68,6 +68,18 @@ class Segment {
     return b;
   }
 
+  /** Position of a block in the address-ordered list (binary search on start). */
+  private indexOf(block: Block): number {
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.blocks[mid].start < block.start) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** Extends the free tail (or appends a block) so that `size` fits at the end; returns its index. */
   private grow(size: number): number {
     const last = this.blocks[this.blocks.length - 1];
@@ -80,7 +92,7 @@ class Segment {
   }
 
   release(block: Block): void {
-    const i = this.blocks.indexOf(block);
+    const i = this.indexOf(block);
     block.free = true;
     const next = this.blocks[i + 1];
     if (next?.free) {

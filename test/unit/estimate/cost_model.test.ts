@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
-import { HARDWARE_PRESETS, makeCostModel, rooflineUs } from '../../../src/estimate';
+import { HARDWARE_PRESETS, describeAchieved, makeCostModel, rooflineUs } from '../../../src/estimate';
 import type { GraphNode } from '../../../src/graph/types';
 
 function node(extra: Partial<GraphNode>): GraphNode {
@@ -51,6 +51,17 @@ describe('makeCostModel', () => {
     const V = 128256;
     const ce = node({ op: 'cross_entropy', flops: 5 * T * V, bytesMoved: 2 * T * V, attrs: { T, V } });
     expect(cost.computeUs(ce)).toBeCloseTo(((18 * T * V) / (0.8 * 3350e9)) * 1e6 + h100.launchUs, 6);
+  });
+
+  it('describes what each preset assumes, in TFLOPS and TB/s (the README table and the explain panel)', () => {
+    expect(describeAchieved(HARDWARE_PRESETS.h100)).toBe(
+      'h100: GEMM 791 TFLOPS (80 %) large, half that at min dim 128; flash attention fwd 346 TFLOPS (35 %), bwd 297 TFLOPS (30 %); memory-bound 2.68 TB/s (80 %); launch 4 µs',
+    );
+    // torchtitan's H100: 500 W between NVL (400 W, 835) and SXM (700 W, 989), 2.4 TB/s HBM2e
+    expect(HARDWARE_PRESETS['h100-96gb'].bf16Flops).toBeCloseTo(835e12 + (154e12 * 100) / 300, 0);
+    expect(describeAchieved(HARDWARE_PRESETS['h100-96gb'])).toMatch(/GEMM 709 TFLOPS .* memory-bound 1\.92 TB\/s/);
+    const { achieved: _, ...plain } = HARDWARE_PRESETS.a100;
+    expect(describeAchieved(plain)).toMatch(/plain roofline/);
   });
 
   it('is the plain roofline on a custom preset without achieved efficiencies', () => {
