@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
 import { oneOfMessage } from '../errors';
-import { activationCheckpointingOf, describeHbmFit, hbmFit, stepConfigOf } from '../config';
+import { activationCheckpointingOf, describeHbmFit, hbmFit, stepConfigOf, type SimConfig } from '../config';
 import { buildStepGraph } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
@@ -13,6 +13,7 @@ import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport }
 import { CONFIG_OPTIONS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { formatTable, rowOf, type CompareRow } from './format';
 import { writeRunTraces } from './run_traces';
+import { TraceWriteError } from './trace_files';
 import type { Io } from './io';
 
 export const COMPARE_OPTIONS = {
@@ -56,6 +57,17 @@ export function parseBackends(command: string, text: string | undefined, fallbac
   return names as BackendName[];
 }
 
+/** The table of the runs that finished, and a warning for each peak over the GPU's HBM. */
+function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly PipelineResult[]): void {
+  const rows = runs.filter((r) => !r.sim.mismatch).map((r) => ({ ...rowOf(r.backend, r.metrics), ...stepFigures(r) }));
+  io.out(`${cfg.model} on ${cfg.ranks} × ${cfg.hardware}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`);
+  if (rows.length) io.out(formatTable(rows, cfg.hardware));
+  for (const r of rows) {
+    const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
+    if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac !== 'full' ? ' (try --ac full)' : ''}`);
+  }
+}
+
 /** The compare row of a run, or its mismatch as an error (a hang has no step time). */
 function resultOf(r: PipelineResult): CompareRow | { backend: string; error: MismatchReport } {
   return r.sim.mismatch ? { backend: r.backend, error: mismatchReport(r.sim.mismatch) } : { ...rowOf(r.backend, r.metrics), ...stepFigures(r) };
@@ -77,24 +89,20 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   const graph = buildStepGraph(stepConfigOf(cfg));
   const runs = backends.map((b) => runPipelineOnGraph(graph, cfg, b));
   const ok = runs.filter((r) => !r.sim.mismatch);
-  if (values.trace !== undefined) await writeRunTraces(values.trace, !!values['per-rank'], ok, cfg, !!values.gzip);
   const failed = runs.filter((r) => r.sim.mismatch).map((r) => `fsdp-sim compare: ${r.backend}: ${describeMismatch(r.sim.mismatch!)}`);
-  if (values.json) {
-    io.out(JSON.stringify({ results: runs.map(resultOf) }));
-    for (const f of failed) io.err(f);
-    return failed.length ? 1 : 0;
-  }
-  const rows = ok.map((r) => ({ ...rowOf(r.backend, r.metrics), ...stepFigures(r) }));
-  io.out(`${cfg.model} on ${cfg.ranks} × ${cfg.hardware}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`);
-  if (rows.length) io.out(formatTable(rows, cfg.hardware));
-  for (const r of rows) {
-    const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
-    if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac !== 'full' ? ' (try --ac full)' : ''}`);
-  }
+  if (values.json) io.out(JSON.stringify({ results: runs.map(resultOf) }));
+  else printComparison(io, cfg, ac, runs);
+  // traces last: the comparison is printed even when a trace cannot be written
   if (values.trace !== undefined && ok.length) {
-    const ext = values.gzip ? '.trace.json.gz' : '.trace.json';
-    const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/rank*${ext}` : `${b}${ext}`);
-    io.out(`traces: ${ok.map((r) => where(r.backend)).join(', ')}`);
+    try {
+      await writeRunTraces(values.trace, !!values['per-rank'], ok, cfg, !!values.gzip);
+      const ext = values.gzip ? '.trace.json.gz' : '.trace.json';
+      const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/rank*${ext}` : `${b}${ext}`);
+      if (!values.json) io.out(`traces: ${ok.map((r) => where(r.backend)).join(', ')}`);
+    } catch (e) {
+      if (!(e instanceof TraceWriteError)) throw e;
+      failed.push(`fsdp-sim compare: ${e.message}`);
+    }
   }
   for (const f of failed) io.err(f);
   return failed.length ? 1 : 0;
