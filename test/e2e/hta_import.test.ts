@@ -1,0 +1,62 @@
+// Importing real profiler traces in the app (headless Chromium): HTA's .json.gz test traces are
+// gunzipped in the browser, every collective they hold is counted in the metrics table, the
+// figures are the importer's (HTA's), and a corrupt .gz ends in a message naming the file.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importTrace } from '../../src/trace/import';
+import { computeMetrics } from '../../src/trace/metrics';
+import { gunzipSync } from 'node:zlib';
+import { ROOT, launchBrowser, startPreview } from './harness';
+import { metric, rankStreams, waitForApp } from './page';
+
+const HTA = join(ROOT, 'test/fixtures/hta');
+const FILES = ['sampled_rank-0.json.gz', 'sampled_rank-1.json.gz'].map((f) => join(HTA, f));
+
+let browser: Browser;
+let page: Page;
+let srv: { url: string; close: () => Promise<void> };
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  srv = await startPreview();
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(srv.url);
+  await waitForApp(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+describe('HTA test traces in the app', () => {
+  it('imports .json.gz rank files and counts their send/recv collectives with HTA overlap', async () => {
+    await page.selectOption('[data-testid="import-side"]', 'a');
+    await page.setInputFiles('[data-testid="import-trace"]', FILES);
+    await page.waitForSelector('[data-testid="notice-info"]');
+    expect((await rankStreams(page, 'a')).ranks).toBe(2);
+    const r = importTrace(FILES.map((f) => gunzipSync(readFileSync(f)).toString()));
+    if (!r.ok) throw r.error;
+    const want = computeMetrics(r.value.events);
+    expect(await metric(page, 'send_recv', 'a')).toBe(want.collectives.send_recv);
+    expect(want.collectives.send_recv).toBeGreaterThan(0);
+    expect(await metric(page, 'overlap', 'a')).toBeCloseTo(want.overlapPct, 6);
+    // a simulated side has no such collectives: the rows stay hidden when both sides are 0
+    expect(await page.locator('[data-testid="metrics"] tr[data-metric="all_to_all"]').count()).toBe(0);
+  });
+
+  it('says which file is corrupt, and keeps the page as it was', async () => {
+    const before = await rankStreams(page, 'a');
+    await page.setInputFiles('[data-testid="import-trace"]', { name: 'broken.json.gz', mimeType: 'application/gzip', buffer: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]) });
+    await expect.poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '').toMatch(/broken\.json\.gz/);
+    expect(await rankStreams(page, 'a')).toEqual(before);
+    expect(pageErrors).toEqual([]);
+  });
+});
