@@ -20,7 +20,7 @@
 import type { CostModel } from '../estimate/types';
 import type { GraphNode, StepGraph } from '../graph/types';
 import { resolveOptions } from './options';
-import { runTransformerBlock } from './transformer_block';
+import { moduleOf, runTransformerBlock } from './transformer_block';
 import type { Backend, Reason, Schedule } from './types';
 
 export type Fsdp2EagerOptions = Record<string, never>;
@@ -33,23 +33,26 @@ export function fsdp2StreamOf(node: GraphNode, role: 'input' | 'output'): string
   return 'compute';
 }
 
-function fsdp2Reason(r: Reason): Reason {
+/** The reason FSDP2 gives for a collective transformer_block placed the same way. */
+function fsdp2Reason(r: Reason, node: GraphNode | undefined): Reason {
+  if (node?.collective === undefined || (r.code !== 'block_bucket' && r.code !== 'block_prefetch')) return r;
+  const module = moduleOf(node);
+  const ag = node.collective.kind === 'all_gather';
   if (r.code === 'block_bucket') {
-    return { ...r, text: r.text.replace("torchtitan's one bucket per transformer block", 'FSDP2 gathers and reduces one fully_shard module (here a transformer block) as one flat buffer') };
+    const what = ag ? `all-gathered (${node.phase})` : 'reduce-scattered';
+    return { ...r, text: `${what} with the rest of ${module}: FSDP2 communicates one fully_shard module as one flat buffer.` };
   }
-  if (r.code === 'block_prefetch') {
-    const text = r.text.startsWith('issued one block ahead')
-      ? r.text.replace('issued one block ahead', "FSDP2's implicit prefetch: issued on the all-gather stream one module ahead")
-      : r.text.replace('waited one block later', "waited one module later (FSDP2's post-backward of the next module)");
-    return { ...r, text };
-  }
-  return r;
+  const text = ag
+    ? `FSDP2's ${node.phase === 'forward' ? 'implicit' : 'backward'} prefetch: issued on the all-gather stream one module ahead of ${module}'s compute.`
+    : `issued after ${module}'s last gradient and waited one module later, in the next module's post-backward (FSDP2's reduce-scatter state).`;
+  return { ...r, text };
 }
 
 export function runFsdp2Eager(graph: StepGraph, cost: CostModel, options?: Partial<Fsdp2EagerOptions>): Schedule {
   const opts = resolveOptions('fsdp2_eager', {}, {}, options as Record<string, unknown> | undefined);
   const tb = runTransformerBlock(graph, cost);
-  return { ...tb, backend: 'fsdp2_eager', reasons: tb.reasons.map(fsdp2Reason), options: opts };
+  const byName = new Map(graph.nodes.map((n) => [n.name, n]));
+  return { ...tb, backend: 'fsdp2_eager', reasons: tb.reasons.map((r) => fsdp2Reason(r, byName.get(r.node))), options: opts };
 }
 
 export const fsdp2Eager: Backend<Fsdp2EagerOptions> = { name: 'fsdp2_eager', run: runFsdp2Eager };

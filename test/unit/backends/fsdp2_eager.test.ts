@@ -29,8 +29,11 @@ describe('runFsdp2Eager', () => {
     expect(names(s)).toEqual(names(tb));
     const prefetch = s.reasons.filter((r) => r.code === 'block_prefetch');
     expect(prefetch.length).toBeGreaterThan(0);
-    expect(prefetch.some((r) => r.text.includes("FSDP2's implicit prefetch"))).toBe(true);
-    expect(s.reasons.filter((r) => r.code === 'block_bucket').every((r) => r.text.includes('fully_shard module'))).toBe(true);
+    expect(prefetch.some((r) => r.text.startsWith("FSDP2's implicit prefetch: issued on the all-gather stream one module ahead of layers."))).toBe(true);
+    expect(prefetch.some((r) => r.text.includes("next module's post-backward"))).toBe(true);
+    const buckets = s.reasons.filter((r) => r.code === 'block_bucket');
+    expect(buckets).toHaveLength(tb.reasons.filter((r) => r.code === 'block_bucket').length);
+    expect(buckets.every((r) => r.text.endsWith('FSDP2 communicates one fully_shard module as one flat buffer.'))).toBe(true);
   });
 
   it('allocates all-gather outputs and reduce-scatter buffers on their own streams', () => {
