@@ -34,25 +34,33 @@ export const COMPARE_USAGE = [
   `  --backends A,B       backends to run, comma-separated, each one of [${BACKEND_NAMES.join(', ')}]`,
   '                       (default: aot_eager,aot_eager_autobucketing)',
   '  --trace DIR          write DIR/<backend>.trace.json (Chrome trace; open in Perfetto or HTA): every rank below',
-  `                       ${EMIT_ALL_BELOW} ranks; from ${EMIT_ALL_BELOW} ranks up rank 0 only (the simulator emits rank 0; the file says so)`,
-  '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.trace.json (as torch.profiler writes);',
+  `                       ${EMIT_ALL_BELOW} ranks; from ${EMIT_ALL_BELOW} ranks up rank 0 only (the simulator emits rank 0;`,
+  '                       the file says so)',
+  '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.trace.json (as torch.profiler',
+  '                       writes);',
   '                       rank files an earlier run left there are removed',
   '  --gzip               with --trace: write .trace.json.gz (gzip; Perfetto, HTA and the importer read it)',
-  '  --json               print {"results":[{backend, stepTimeMs, exposedCommMs, overlapPct, peakMemoryBytes, collectives,',
-  '                       peakAllocatedBytes, peakReservedBytes, tokensPerSecPerGpu}]} (peakMemoryBytes: live graph tensors',
-  '                       on the simulated clock; allocated / reserved: the CUDA caching allocator, as torch reports them);',
+  '  --json               print {"results":[{backend, stepTimeMs, exposedCommMs, overlapPct, peakMemoryBytes,',
+  '                       collectives, peakAllocatedBytes, peakReservedBytes, tokensPerSecPerGpu}]} (peakMemoryBytes:',
+  '                       live graph tensors on the simulated clock; allocated / reserved: the CUDA caching allocator,',
+  '                       as torch reports them);',
   '                       a backend whose ranks disagree on a collective (a hang) gets {backend, error} and exit 1',
   '  --set PATH=VALUE     any other config field, e.g. --set autobucketing.max_in_flight_gb=2 (repeatable)',
-  '  --ac MODE            activation checkpointing (torchtitan activation_checkpoint.mode); default: the preset\'s',
+  "  --ac MODE            activation checkpointing (torchtitan activation_checkpoint.mode); default: the preset's",
   '                       train config: full for llama3-70b/405b, selective (op) for llama3-8b, else none',
   ...configFlagHelp(['ac']),
 ].join('\n');
 
-export function parseBackends(command: string, text: string | undefined, fallback: readonly BackendName[]): BackendName[] {
+export function parseBackends(
+  command: string,
+  text: string | undefined,
+  fallback: readonly BackendName[],
+): BackendName[] {
   if (text === undefined) return [...fallback];
   const names = text.split(',').map((s) => s.trim());
   for (const n of names) {
-    if (!(BACKEND_NAMES as readonly string[]).includes(n)) throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--backends entries', BACKEND_NAMES, n)}`);
+    if (!(BACKEND_NAMES as readonly string[]).includes(n))
+      throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--backends entries', BACKEND_NAMES, n)}`);
   }
   return names as BackendName[];
 }
@@ -60,17 +68,24 @@ export function parseBackends(command: string, text: string | undefined, fallbac
 /** The table of the runs that finished, and a warning for each peak over the GPU's HBM. */
 function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly PipelineResult[]): void {
   const rows = runs.filter((r) => !r.sim.mismatch).map((r) => ({ ...rowOf(r.backend, r.metrics), ...stepFigures(r) }));
-  io.out(`${cfg.model} on ${cfg.ranks} × ${cfg.hardware}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`);
+  io.out(
+    `${cfg.model} on ${cfg.ranks} × ${cfg.hardware}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`,
+  );
   if (rows.length) io.out(formatTable(rows, cfg.hardware));
   for (const r of rows) {
     const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
-    if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac !== 'full' ? ' (try --ac full)' : ''}`);
+    if (!fit.fits)
+      io.out(
+        `warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac === 'full' ? '' : ' (try --ac full)'}`,
+      );
   }
 }
 
 /** The compare row of a run, or its mismatch as an error (a hang has no step time). */
 function resultOf(r: PipelineResult): CompareRow | { backend: string; error: MismatchReport } {
-  return r.sim.mismatch ? { backend: r.backend, error: mismatchReport(r.sim.mismatch) } : { ...rowOf(r.backend, r.metrics), ...stepFigures(r) };
+  return r.sim.mismatch
+    ? { backend: r.backend, error: mismatchReport(r.sim.mismatch) }
+    : { ...rowOf(r.backend, r.metrics), ...stepFigures(r) };
 }
 
 export async function compareCommand(argv: readonly string[], io: Io): Promise<number> {
@@ -80,7 +95,8 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     return 0;
   }
   for (const f of ['per-rank', 'gzip'] as const) {
-    if (values[f] && values.trace === undefined) throw new UsageError(`fsdp-sim compare: --${f} applies to --trace; give --trace DIR too`);
+    if (values[f] && values.trace === undefined)
+      throw new UsageError(`fsdp-sim compare: --${f} applies to --trace; give --trace DIR too`);
   }
   if (values.trace === '') throw new UsageError("fsdp-sim compare: --trace needs a directory, got ''");
   const cfg = configFromFlags('compare', values);
@@ -89,7 +105,9 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   const graph = buildStepGraph(stepConfigOf(cfg));
   const runs = backends.map((b) => runPipelineOnGraph(graph, cfg, b));
   const ok = runs.filter((r) => !r.sim.mismatch);
-  const failed = runs.filter((r) => r.sim.mismatch).map((r) => `fsdp-sim compare: ${r.backend}: ${describeMismatch(r.sim.mismatch!)}`);
+  const failed = runs
+    .filter((r) => r.sim.mismatch)
+    .map((r) => `fsdp-sim compare: ${r.backend}: ${describeMismatch(r.sim.mismatch!)}`);
   if (values.json) io.out(JSON.stringify({ results: runs.map(resultOf) }));
   else printComparison(io, cfg, ac, runs);
   // traces last: the comparison is printed even when a trace cannot be written

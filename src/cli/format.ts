@@ -36,8 +36,18 @@ export function rowOf(backend: string, m: TraceMetrics): CompareRow {
  * whether the reserved peak (else the live peak) fits the preset's HBM (`fits 79.2 GiB HBM`).
  */
 export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName): string {
-  const figures = rows.length > 0 && rows.every((r) => r.peakReservedBytes !== undefined && r.tokensPerSecPerGpu !== undefined);
-  const head = ['backend', 'step ms', 'exposed comm ms', 'overlap %', 'peak GiB', ...(figures ? ['alloc GiB', 'reserved GiB', 'tok/s/GPU'] : []), '#AG', '#RS'];
+  const figures =
+    rows.length > 0 && rows.every((r) => r.peakReservedBytes !== undefined && r.tokensPerSecPerGpu !== undefined);
+  const head = [
+    'backend',
+    'step ms',
+    'exposed comm ms',
+    'overlap %',
+    'peak GiB',
+    ...(figures ? ['alloc GiB', 'reserved GiB', 'tok/s/GPU'] : []),
+    '#AG',
+    '#RS',
+  ];
   const hbm = hardware === undefined ? undefined : hbmFit(0, hardware).hbmBytes;
   if (hbm !== undefined) head.push(`fits ${(hbm / GIB).toFixed(1)} GiB HBM`);
   const body = rows.map((r) => [
@@ -46,12 +56,19 @@ export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName
     r.exposedCommMs.toFixed(2),
     Number.isFinite(r.overlapPct) ? r.overlapPct.toFixed(1) : '—', // NaN: no communication time (HTA's 0/0)
     (r.peakMemoryBytes / GIB).toFixed(2),
-    ...(figures ? [(r.peakAllocatedBytes! / GIB).toFixed(2), (r.peakReservedBytes! / GIB).toFixed(2), Math.round(r.tokensPerSecPerGpu!).toLocaleString('en-US')] : []),
+    ...(figures
+      ? [
+          (r.peakAllocatedBytes! / GIB).toFixed(2),
+          (r.peakReservedBytes! / GIB).toFixed(2),
+          Math.round(r.tokensPerSecPerGpu!).toLocaleString('en-US'),
+        ]
+      : []),
     String(r.collectives.all_gather),
     String(r.collectives.reduce_scatter),
     ...(hardware === undefined ? [] : [hbmFit(r.peakReservedBytes ?? r.peakMemoryBytes, hardware).fits ? 'yes' : 'NO']),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }

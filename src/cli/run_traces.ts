@@ -44,7 +44,13 @@ function ranksOf(r: PipelineResult): number[] {
  * an earlier run left that would mix with these: rank files not written now, and the other form
  * (`.json` / `.json.gz`) of a merged file written now.
  */
-export function traceFilesOf(dir: string, perRank: boolean, runs: readonly PipelineResult[], cfg: SimConfig, gzip = false) {
+export function traceFilesOf(
+  dir: string,
+  perRank: boolean,
+  runs: readonly PipelineResult[],
+  cfg: SimConfig,
+  gzip = false,
+) {
   const ext = gzip ? '.trace.json.gz' : '.trace.json';
   const files: TraceFile[] = [];
   const stale: string[] = [];

@@ -24,5 +24,6 @@ export function hbmFit(peakBytes: number, hardware: HardwareName): HbmFit {
 /** `peak 84.57 GiB > h100 HBM 79.18 GiB (80 GB)`, or the ≤ form when it fits. */
 export function describeHbmFit(f: HbmFit): string {
   const gb = HARDWARE_PRESETS[f.hardware].hbmDatasheetGB;
-  return `peak ${(f.peakBytes / GIB).toFixed(2)} GiB ${f.fits ? '≤' : '>'} ${f.hardware} HBM ${(f.hbmBytes / GIB).toFixed(2)} GiB (${gb} GB)`;
+  const gib = (bytes: number) => `${(bytes / GIB).toFixed(2)} GiB`;
+  return `peak ${gib(f.peakBytes)} ${f.fits ? '≤' : '>'} ${f.hardware} HBM ${gib(f.hbmBytes)} (${gb} GB)`;
 }

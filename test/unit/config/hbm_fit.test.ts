@@ -9,7 +9,7 @@ const GB = 1e9;
 const GIB = 2 ** 30;
 
 describe('hbmFit', () => {
-  it('compares the peak with the HBM torch reports (H100 80 GB: 79.18 GiB, 96 GB: 95.04, H200: 139.81, A100: 79.25)', () => {
+  it('compares the peak with the HBM torch reports (H100: 79.18 GiB, 96 GB: 95.04, H200: 139.81, A100: 79.25)', () => {
     expect(hbmFit(79 * GIB, 'h100')).toMatchObject({ fits: true, hbmBytes: 79.18 * GIB });
     expect(hbmFit(80 * GIB, 'h100').fits).toBe(false);
     expect(hbmFit(80 * GIB, 'h100-96gb')).toMatchObject({ fits: true, hbmBytes: 95.0396 * GIB });
@@ -27,7 +27,12 @@ describe('hbmFit', () => {
 
 describe('formatTable with hardware', () => {
   const row = (backend: string, peakGiB: number): CompareRow => ({
-    backend, stepTimeMs: 1, exposedCommMs: 0, overlapPct: 0, peakMemoryBytes: peakGiB * 2 ** 30, collectives: { all_gather: 1, reduce_scatter: 1 },
+    backend,
+    stepTimeMs: 1,
+    exposedCommMs: 0,
+    overlapPct: 0,
+    peakMemoryBytes: peakGiB * 2 ** 30,
+    collectives: { all_gather: 1, reduce_scatter: 1 },
   });
   it('adds a fits column after #RS, and none without hardware', () => {
     const t = formatTable([row('a', 10), row('b', 100)], 'h100').split('\n');
@@ -45,7 +50,7 @@ describe('fsdp-sim compare --ac', () => {
     const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
-  it('runs with AC full (more step time on tiny: the recompute) and rejects an unknown mode naming the field', async () => {
+  it('runs with AC full (more step time on tiny: the recompute), rejects an unknown mode naming the field', async () => {
     const none = await run(['compare', '--backends', 'aot_eager', '--ac', 'none']);
     const full = await run(['compare', '--backends', 'aot_eager', '--ac', 'full']);
     expect(none.code).toBe(0);
@@ -59,8 +64,22 @@ describe('fsdp-sim compare --ac', () => {
   });
   it('warns when the peak exceeds the HBM of the hardware, naming both numbers', async () => {
     // llama3-8b on 2 ranks without AC: ~100 GiB peak > the A100's 80 GB
-    const r = await run(['compare', '--model', 'llama3-8b', '--ranks', '2', '--hardware', 'a100', '--backends', 'aot_eager', '--ac', 'none']);
+    const r = await run([
+      'compare',
+      '--model',
+      'llama3-8b',
+      '--ranks',
+      '2',
+      '--hardware',
+      'a100',
+      '--backends',
+      'aot_eager',
+      '--ac',
+      'none',
+    ]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/warning: aot_eager: peak [\d.]+ GiB > a100 HBM 79\.25 GiB \(80 GB\): the step does not fit \(try --ac full\)/);
+    expect(r.out).toMatch(
+      /warning: aot_eager: peak [\d.]+ GiB > a100 HBM 79\.25 GiB \(80 GB\): the step does not fit \(try --ac full\)/,
+    );
   }, 60_000);
 });

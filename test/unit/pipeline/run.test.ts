@@ -16,7 +16,10 @@ function cfg(partial: Record<string, unknown> = {}): SimConfig {
 }
 
 const collectiveOrder = (s: { graph: { nodes: readonly { kind: string; name: string }[] } }) =>
-  s.graph.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter').map((n) => n.name).join(',');
+  s.graph.nodes
+    .filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter')
+    .map((n) => n.name)
+    .join(',');
 
 describe('runPipeline', () => {
   it('runs the default config: graph, schedule, events on every rank, metrics of those events', () => {
@@ -88,11 +91,19 @@ describe('compareBackends', () => {
 
   it('round-trips a simulated step through Chrome export and import with the same metrics', () => {
     const { b } = compareBackends(cfg({ ranks: 2, jitterPct: 5 }));
-    const json = JSON.parse(JSON.stringify(exportChromeTrace({ events: b.sim.events, memory: b.sim.memory, worldSize: 2 }, { buckets: b.schedule.buckets })));
+    const json = JSON.parse(
+      JSON.stringify(
+        exportChromeTrace(
+          { events: b.sim.events, memory: b.sim.memory, worldSize: 2 },
+          { buckets: b.schedule.buckets },
+        ),
+      ),
+    );
     const back = importTrace(json);
     if (!back.ok) throw back.error;
     const m = computeMetrics(back.value.events, back.value.memory);
-    for (const k of ['stepTimeUs', 'computeUs', 'commUs', 'exposedCommUs', 'idleUs', 'overlapPct'] as const) expect(m[k]).toBeCloseTo(b.metrics[k], 1);
+    for (const k of ['stepTimeUs', 'computeUs', 'commUs', 'exposedCommUs', 'idleUs', 'overlapPct'] as const)
+      expect(m[k]).toBeCloseTo(b.metrics[k], 1);
     expect(m.peakMemoryBytes).toBe(b.metrics.peakMemoryBytes);
     expect(m.collectives).toEqual(b.metrics.collectives);
     // the sim's streams never overlap themselves, and the export keeps that at ns precision
@@ -109,8 +120,9 @@ describe('compareBackends', () => {
 });
 
 describe('runPipelineOnGraph', () => {
-  it('runs backends on the imported torch FX graph at the graph\'s own world size', () => {
-    const load = (f: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`../../fixtures/fx/${f}`, import.meta.url)), 'utf8'));
+  it("runs backends on the imported torch FX graph at the graph's own world size", () => {
+    const load = (f: string) =>
+      JSON.parse(readFileSync(fileURLToPath(new URL(`../../fixtures/fx/${f}`, import.meta.url)), 'utf8'));
     const g = importFxGraph([load('tiny_4layer_fw.json'), load('tiny_4layer_bw.json')]);
     if (!g.ok) throw g.error;
     const before = runPipelineOnGraph(g.value, cfg({ ranks: 2 }), 'aot_eager');
