@@ -67,6 +67,13 @@ describe('live clocks', () => {
     expect(await page.textContent('[data-testid="metrics-clock-note"]')).toMatch(/different clocks/i);
     expect(await page.textContent('[data-testid="headline"]')).toMatch(/different clocks/);
     expect(await page.textContent('[data-testid="live-status"]')).toMatch(/step 2\/2 · \d+ ms\/step/);
+    // Explain and the memory chart stay available: the plan the workers ran
+    await page.selectOption('[data-testid="explain-side"]', 'b');
+    await page.waitForSelector('[data-testid="explain-live-plan"]');
+    expect(await page.locator('[data-testid="explain-reasons"] li').count()).toBeGreaterThan(0);
+    const legend = await page.locator('[data-testid="memory-chart"] + .chart-legend').textContent();
+    expect(legend).toMatch(/B aot_eager_autobucketing \(live\).*simulated for the live plan/);
+    expect(await page.locator('[data-testid="memory-chart"] path').count()).toBeGreaterThan(1);
   });
 
   it('Run live A+B puts both sides on the measured clock and compares them', async () => {

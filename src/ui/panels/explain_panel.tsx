@@ -5,14 +5,17 @@ import { useEffect, useMemo, useState } from 'react';
 import { useApp, type Side } from '../../store';
 import { fmtBytes } from '../format';
 import { plainReason } from '../glossary';
+import { livePlanOf } from '../live_plan';
 import { baseName, explainableCollectives } from '../reasons';
 
 export function ExplainPanel() {
   const sides = useApp((s) => s.sides);
   const selection = useApp((s) => s.selection);
+  const cfg = useApp((s) => s.config);
   const [side, setSide] = useState<Side>('b');
   const [node, setNode] = useState<string>('');
-  const schedule = sides[side]?.schedule;
+  const livePlan = sides[side]?.schedule ? null : livePlanOf(sides[side], cfg);
+  const schedule = sides[side]?.schedule ?? livePlan?.schedule;
   const names = useMemo(() => explainableCollectives(schedule), [schedule]);
 
   // follow timeline clicks
@@ -22,10 +25,10 @@ export function ExplainPanel() {
     const e = r?.events[selection.eventIndex];
     if (!r || !e || e.kind === 'compute') return;
     setSide(selection.side);
-    const sched = r.schedule;
+    const sched = r.schedule ?? livePlanOf(r, cfg)?.schedule;
     const b = sched?.buckets.find((x) => x.id === e.bucketId || x.node === baseName(e.name));
     setNode(b ? b.members[0] : baseName(e.name));
-  }, [selection, sides]);
+  }, [selection, sides, cfg]);
 
   const current = names.includes(node) ? node : names[0] ?? '';
   const reasons = schedule?.reasons.filter((r) => r.node === current) ?? [];
@@ -55,6 +58,7 @@ export function ExplainPanel() {
             <p className="bucket-info">In bucket #{bucket.id} ({bucket.kind}, key {bucket.key}, {fmtBytes(bucket.bytes)}) with {bucket.members.length - 1} other collective{bucket.members.length === 2 ? '' : 's'}: {bucket.members.filter((m) => m !== current).slice(0, 6).join(', ')}{bucket.members.length > 7 ? ', …' : ''}</p>
           )}
           <p className="muted small">{schedule.backend}: {schedule.buckets.length} buckets, {names.length} collectives explained.</p>
+          {livePlan && <p className="muted small" data-testid="explain-live-plan">Live run: the plan its workers executed (tiny on {sides[side]?.worldSize} ranks).</p>}
         </>
       )}
     </section>
