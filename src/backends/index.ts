@@ -14,7 +14,8 @@ import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './
 export * from './types';
 export { aotEager, runAotEager, type AotEagerOptions } from './aot_eager';
 export {
-  AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, autobucketing, OFF_PATH, runAutobucketing, type AutobucketingOptions,
+  AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, autobucketing, compareWithTorch, matchLogGraphs, OFF_PATH, parseTorchPassLog,
+  runAutobucketing, type Agreement, type AutobucketingOptions, type Disagreement, type TorchLogGraph,
 } from './autobucketing';
 export { fsdp2Eager, fsdp2StreamOf, runFsdp2Eager, type Fsdp2EagerOptions } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock, transformerBlock, type TransformerBlockOptions } from './transformer_block';

@@ -69,6 +69,7 @@ export function rewriteGraph(
       phase: first.phase,
       layer: commonLayer(members),
       params: members.flatMap((m) => m.params ?? []),
+      ...mergedEstimate(members),
       collective: {
         kind: c0.kind,
         group: c0.group,
@@ -112,6 +113,17 @@ export function rewriteGraph(
     return base.id === pos ? base : { ...base, id: pos };
   });
   return { graph: { ...index.graph, nodes: out }, buckets };
+}
+
+/**
+ * Imported collectives carry torch's estimates; a bucket of them is one launch: the members'
+ * times less the latency every member but one no longer pays (torch's size-0 estimate).
+ */
+function mergedEstimate(members: readonly GraphNode[]): { estMs?: number } {
+  if (members.some((m) => m.estMs === undefined)) return {};
+  const latency = members.every((m) => m.estMsSize0 !== undefined) ? members.reduce((a, m) => Math.min(a, m.estMsSize0!), Infinity) : 0;
+  const total = members.reduce((s, m) => s + m.estMs!, 0) - (members.length - 1) * latency;
+  return { estMs: Math.max(total, members.reduce((a, m) => Math.max(a, m.estMs!), 0)) };
 }
 
 /** Order items for a plain permutation of graph-index nodes. */

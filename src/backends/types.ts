@@ -56,6 +56,8 @@ export interface Schedule {
 /** torch's own accounting of one pass over one graph (its "Overlap scheduling results" line and decisions). */
 export interface PassStats {
   readonly phase: string;
+  /** The graph's collectives (FX names), in torch's registration order. */
+  readonly collectives: readonly string[];
   readonly collectivesBefore: number;
   readonly collectivesAfter: number;
   /** torch total_potential_exposed_ms: every collective's estimate, summed. */

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { BACKEND_NAMES } from '../backends/types';
 import type { Schedule } from '../backends/types';
-import { BACKEND_PASSES } from '../backends';
+import { BACKEND_PASSES, compareWithTorch, matchLogGraphs, parseTorchPassLog, type Agreement, type TorchLogGraph } from '../backends';
 import { HARDWARE_NAMES } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph } from '../pipeline';
@@ -19,6 +19,7 @@ export const PASS_OPTIONS = {
   backend: { type: 'string' },
   json: { type: 'boolean' },
   'print-graph': { type: 'boolean' },
+  'torch-log': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -30,7 +31,12 @@ export const PASS_USAGE = [
   `  --backend NAME       one of [${BACKEND_NAMES.join(', ')}] (default aot_eager_autobucketing)`,
   '  --json               print {collectivesBefore, collectivesAfter, buckets, exposedMsBefore, exposedMsAfter,',
   '                       peakBytesBefore, peakBytesAfter}',
+  '                       + torch\'s own accounting: potentialExposedMs, scheduledExposedMs, graphs (per FX graph:',
+  '                       overlapping, buckets by original name, peaks), reasons; with --torch-log, agreement',
+  '  --torch-log LOG      torch\'s DEBUG log of the pass on the same graph(s): print how far the decisions agree',
+  '                       (bucket pairs, prefetches, collectives after) and the first disagreements, both sides\' reasons',
   '  --print-graph        print the graph in the order the backend scheduled it, one line per node (as FX prints)',
+  '                       collective times: the dump\'s est_ms where it has them, else --network (default nccl-analytical)',
   '  --set PATH=VALUE     any other config field (repeatable)',
   '                       (the dump fixes the graph: model, ranks, batch, sequence, AC and dtypes do not apply)',
   ...configFlagHelp(GRAPH_SHAPE_FLAGS),
@@ -62,7 +68,9 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     throw new UsageError(
       `fsdp-sim pass: --${shape[0]} does not apply: the FX dump fixes the graph (its ranks, shapes and dtypes)`,
     );
-  const cfg = configFromFlags('pass', values);
+  // torch's own estimator is the analytical NCCL model: the default for collectives a dump leaves untimed
+  const cfg = configFromFlags('pass', values, { network: 'nccl-analytical' });
+  const torchLog = values['torch-log'] === undefined ? undefined : readTorchLog(values['torch-log']);
   const dumps = files.map((f) => {
     let text: string;
     try {
@@ -100,6 +108,8 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     exposedMsAfter: after.metrics.exposedCommUs / 1000,
     peakBytesBefore: before.metrics.peakMemoryBytes,
     peakBytesAfter: after.metrics.peakMemoryBytes,
+    ...torchAccounting(after.schedule),
+    ...(torchLog ? { agreement: agreementWith(after.schedule, torchLog) } : {}),
   };
   if (values.json) {
     io.out(JSON.stringify(out));
@@ -112,6 +122,50 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   io.out(`peak memory:   ${mib(out.peakBytesBefore)} → ${mib(out.peakBytesAfter)}`);
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
+  for (const g of out.graphs ?? []) {
+    io.out(`torch accounting (${g.phase}): scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms; peak ${mib(g.peakBytes)} (original ${mib(g.originalPeakBytes)}, allowed ${mib(g.allowedPeakBytes)})`);
+  }
+  for (const a of out.agreement ?? []) printAgreement(io, a);
   if (values['print-graph']) io.out(graphToString(after.schedule.graph));
   return 0;
+}
+
+function readTorchLog(path: string): TorchLogGraph[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`fsdp-sim pass: --torch-log cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const graphs = parseTorchPassLog(text);
+  if (graphs.length === 0) {
+    throw new UsageError(`fsdp-sim pass: --torch-log '${path}' holds no overlap_scheduling / overlap_preserving_bucketer DEBUG lines naming a collective`);
+  }
+  return graphs;
+}
+
+/** torch's own figures of the pass (autobucketing only): what its log would print. */
+function torchAccounting(s: Schedule) {
+  const graphs = s.passStats;
+  if (graphs === undefined) return {};
+  const reasons = s.reasons.map((r) => ({ collective: r.node.replace(/\.bw$/, ''), code: r.code, text: r.text }));
+  return {
+    potentialExposedMs: graphs.reduce((a, g) => a + g.potentialExposedMs, 0),
+    scheduledExposedMs: graphs.reduce((a, g) => a + g.scheduledExposedMs, 0),
+    graphs,
+    reasons,
+  };
+}
+
+function agreementWith(s: Schedule, log: readonly TorchLogGraph[]): Agreement[] {
+  const stats = s.passStats ?? [];
+  const logs = matchLogGraphs(stats, log);
+  return stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], s.reasons)] : []));
+}
+
+function printAgreement(io: Io, a: Agreement): void {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  io.out(`agreement with torch's log (${a.phase}): buckets ${pct(a.bucketAgreement)} of pairs, prefetches ${pct(a.prefetchAgreement)}, ` +
+    `collectives after ${a.collectivesAfter.torch} (torch) vs ${a.collectivesAfter.fsdpSim} (fsdp-sim)`);
+  for (const d of a.disagreements) io.out(`  ${d.what} ${d.collective}: torch: ${d.torch}; fsdp-sim: ${d.fsdpSim}`);
 }

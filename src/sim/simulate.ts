@@ -149,7 +149,9 @@ class Engine {
     for (const is of issues) {
       startUs = Math.max(startUs, is.timeUs);
       const c = is.node.collective!;
-      durUs = Math.max(durUs, this.ranks[this.rankIndex(is.rank)].cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype));
+      // an imported collective keeps the estimate torch used for it
+      const est = is.node.estMs !== undefined ? is.node.estMs * 1000 : this.ranks[this.rankIndex(is.rank)].cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype);
+      durUs = Math.max(durUs, est);
     }
     const endUs = startUs + durUs;
     inst.endUs = endUs;

@@ -23,6 +23,7 @@ import { scheduleOverlap, type OverlapResult } from './torch_scheduler';
 
 export { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
 export { OFF_PATH } from './torch_scheduler';
+export { compareWithTorch, matchLogGraphs, parseTorchPassLog, type Agreement, type Disagreement, type TorchLogGraph } from './torch_log';
 
 /** One graph's pass: its schedule, its buckets (none when collective_bucketing is off). */
 interface RegionPass {
@@ -93,6 +94,7 @@ function passStats(phase: string, sched: OverlapResult, result: BucketResult): P
   const merged = result.buckets.reduce((s, b) => s + b.length - 1, 0);
   return {
     phase,
+    collectives: sched.colls.map((c) => fxName(tg, c.start)),
     collectivesBefore: sched.colls.length,
     collectivesAfter: sched.colls.length - merged,
     potentialExposedMs: sched.potentialExposedMs,
