@@ -28,14 +28,38 @@ function kinetoTrace(n: number): object {
   const traceEvents: object[] = [];
   const perStep = Math.ceil(n / STEPS);
   for (let s = 0; s < STEPS; s++) {
-    traceEvents.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${s}`, pid: 1, tid: 1, ts: s * perStep * 10, dur: perStep * 10, args: {} });
+    traceEvents.push({
+      ph: 'X',
+      cat: 'user_annotation',
+      name: `ProfilerStep#${s}`,
+      pid: 1,
+      tid: 1,
+      ts: s * perStep * 10,
+      dur: perStep * 10,
+      args: {},
+    });
   }
   for (let i = 0; i < n; i++) {
     const comm = i % 5 === 0;
-    traceEvents.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: i * 10, dur: 2, args: { correlation: i } });
     traceEvents.push({
-      ph: 'X', cat: 'kernel', name: comm ? 'ncclDevKernel_AllReduce_Sum_f32_RING_LL' : 'gemm', pid: 0, tid: comm ? 20 : 7,
-      ts: i * 10 + 3, dur: comm ? 12 : 8, args: { device: 0, stream: comm ? 20 : 7, correlation: i },
+      ph: 'X',
+      cat: 'cuda_runtime',
+      name: 'cudaLaunchKernel',
+      pid: 1,
+      tid: 1,
+      ts: i * 10,
+      dur: 2,
+      args: { correlation: i },
+    });
+    traceEvents.push({
+      ph: 'X',
+      cat: 'kernel',
+      name: comm ? 'ncclDevKernel_AllReduce_Sum_f32_RING_LL' : 'gemm',
+      pid: 0,
+      tid: comm ? 20 : 7,
+      ts: i * 10 + 3,
+      dur: comm ? 12 : 8,
+      args: { device: 0, stream: comm ? 20 : 7, correlation: i },
     });
   }
   return { distributedInfo: { rank: 0, world_size: 1 }, traceEvents };
@@ -44,9 +68,11 @@ function kinetoTrace(n: number): object {
 function ownTrace(n: number): object {
   const events: TraceEvent[] = [];
   for (let i = 0; i < n; i++) {
-    events.push(i % 5 === 0
-      ? { rank: 0, stream: 'comm:dp', name: `ag_${i}`, kind: 'all_gather', start: i * 10, dur: 12 }
-      : { rank: 0, stream: 'compute', name: `mm_${i}`, kind: 'compute', start: i * 10, dur: 8 });
+    events.push(
+      i % 5 === 0
+        ? { rank: 0, stream: 'comm:dp', name: `ag_${i}`, kind: 'all_gather', start: i * 10, dur: 12 }
+        : { rank: 0, stream: 'compute', name: `mm_${i}`, kind: 'compute', start: i * 10, dur: 8 },
+    );
   }
   return exportChromeTrace({ events, worldSize: 1 });
 }
@@ -78,19 +104,33 @@ function measure(trace: string, build: () => object): TraceImportRecord {
   gc(); // what the import keeps (its events) while the file is still held, as the app holds both
   const heap = heapMiB() - h0;
   if (m.perRank.length !== 1) throw new Error('expected one rank');
-  return { trace, events: r.value.events.length, importS: (t1 - t0) / 1000, metricsS: (t2 - t1) / 1000, heapMiB: heap, oldImporter: oldSpread(KERNELS) };
+  return {
+    trace,
+    events: r.value.events.length,
+    importS: (t1 - t0) / 1000,
+    metricsS: (t2 - t1) / 1000,
+    heapMiB: heap,
+    oldImporter: oldSpread(KERNELS),
+  };
 }
 
 export function benchTraceImport(): { rows: Row[]; records: TraceImportRecord[] } {
-  const records = [measure('Kineto rank file (+1M launches, 8 ProfilerSteps)', () => kinetoTrace(KERNELS)), measure("fsdp-sim's own export", () => ownTrace(KERNELS))];
-  const rows = records.map((r): Row => ({
-    section: 'trace',
-    case: `import ${KERNELS / 1e6}M kernels: ${r.trace}`,
-    value: `import ${fmt(r.importS, 2)} s + metrics ${fmt(r.metricsS, 2)} s; ${r.events} events kept, heap +${fmt(r.heapMiB, 0)} MiB`,
-    baseline: `old importer: Math.min(...1M starts) → ${r.oldImporter}`,
-    ratio: '',
-    target: `imports, < ${TARGET_S} s`,
-    met: r.importS + r.metricsS < TARGET_S,
-  }));
+  const records = [
+    measure('Kineto rank file (+1M launches, 8 ProfilerSteps)', () => kinetoTrace(KERNELS)),
+    measure("fsdp-sim's own export", () => ownTrace(KERNELS)),
+  ];
+  const rows = records.map(
+    (r): Row => ({
+      section: 'trace',
+      case: `import ${KERNELS / 1e6}M kernels: ${r.trace}`,
+      value:
+        `import ${fmt(r.importS, 2)} s + metrics ${fmt(r.metricsS, 2)} s; ` +
+        `${r.events} events kept, heap +${fmt(r.heapMiB, 0)} MiB`,
+      baseline: `old importer: Math.min(...1M starts) → ${r.oldImporter}`,
+      ratio: '',
+      target: `imports, < ${TARGET_S} s`,
+      met: r.importS + r.metricsS < TARGET_S,
+    }),
+  );
   return { rows, records };
 }

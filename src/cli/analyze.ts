@@ -40,7 +40,17 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
 function formatAnalysis(a: TraceAnalysis): string {
   const kinds = COMM_KINDS.filter((k) => a.ranks.some((r) => r.collectives[k] > 0));
   const ranks = table(
-    ['rank', 'span ms', 'overlap %', 'idle %', 'compute %', 'non-compute %', 'exposed ms', 'peak GiB', ...kinds.map((k) => `#${COMM_LABELS[k]}`)],
+    [
+      'rank',
+      'span ms',
+      'overlap %',
+      'idle %',
+      'compute %',
+      'non-compute %',
+      'exposed ms',
+      'peak GiB',
+      ...kinds.map((k) => `#${COMM_LABELS[k]}`),
+    ],
     a.ranks.map((r) => [
       String(r.rank),
       fixed(r.spanUs / 1000, 3),
@@ -56,14 +66,27 @@ function formatAnalysis(a: TraceAnalysis): string {
   const iters = a.iterations.length
     ? table(
         ['iteration', 'rank', 'span ms', 'overlap %', 'idle %', 'compute %', 'non-compute %'],
-        a.iterations.map((r) => [String(r.iteration), String(r.rank), fixed(r.spanUs / 1000, 3), fixed(r.overlapPct, 2), fixed(r.idlePct, 2), fixed(r.computePct, 2), fixed(r.nonComputePct, 2)]),
+        a.iterations.map((r) => [
+          String(r.iteration),
+          String(r.rank),
+          fixed(r.spanUs / 1000, 3),
+          fixed(r.overlapPct, 2),
+          fixed(r.idlePct, 2),
+          fixed(r.computePct, 2),
+          fixed(r.nonComputePct, 2),
+        ]),
       )
     : '(no ProfilerStep iterations in the analysed window)';
   const o = a.overall;
-  const counts = COMM_KINDS.filter((k) => o.collectives[k] > 0).map((k) => `${COMM_LABELS[k]} ${o.collectives[k]}`).join(', ') || 'none';
+  const counts =
+    COMM_KINDS.filter((k) => o.collectives[k] > 0)
+      .map((k) => `${COMM_LABELS[k]} ${o.collectives[k]}`)
+      .join(', ') || 'none';
+  const ms = (us: number) => `${fixed(us / 1000, 3)} ms`;
+  const peak = o.peakMemoryBytes ? `${fixed(o.peakMemoryBytes / 1024 ** 3, 2)} GiB` : '—';
   const overall = [
-    `overall: step ${fixed(o.stepTimeUs / 1000, 3)} ms, exposed comm ${fixed(o.exposedCommUs / 1000, 3)} ms (mean over ranks),`,
-    `  overlap ${fixed(o.overlapPct, 2)} %, idle ${fixed(o.idleUs / 1000, 3)} ms, peak ${o.peakMemoryBytes ? `${fixed(o.peakMemoryBytes / 1024 ** 3, 2)} GiB` : '—'}, collectives per rank (max): ${counts}`,
+    `overall: step ${ms(o.stepTimeUs)}, exposed comm ${ms(o.exposedCommUs)} (mean over ranks),`,
+    `  overlap ${fixed(o.overlapPct, 2)} %, idle ${ms(o.idleUs)}, peak ${peak}, collectives per rank (max): ${counts}`,
   ].join('\n');
   return [ranks, '', iters, '', overall].join('\n');
 }
@@ -84,7 +107,8 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     io.out(ANALYZE_USAGE);
     return 0;
   }
-  if (positionals.length === 0) throw new UsageError('fsdp-sim analyze: give at least one trace FILE (.json or .json.gz, one per rank)');
+  if (positionals.length === 0)
+    throw new UsageError('fsdp-sim analyze: give at least one trace FILE (.json or .json.gz, one per rank)');
   const texts: string[] = [];
   for (const f of positionals) texts.push(await readTrace(f));
   const r = importTrace(texts.length === 1 ? texts[0] : texts);
@@ -95,10 +119,17 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     throw new ImportError(r.error.where, `${file}: ${r.error.message}`);
   }
   const a = analyzeTrace(r.value.events, r.value.memory ?? []);
-  const named = (w: string) => w.replace(/^file\[(\d+)\]|^trace\b/, (m, i?: string) => positionals[i === undefined ? 0 : Number(i)] ?? m);
+  const named = (w: string) =>
+    w.replace(/^file\[(\d+)\]|^trace\b/, (m, i?: string) => positionals[i === undefined ? 0 : Number(i)] ?? m);
   const warnings = r.value.warnings.map(named);
   if (values.json) {
-    io.out(JSON.stringify({ files: positionals, worldSize: r.value.worldSize, source: r.value.source, warnings, ...a }, null, 1));
+    io.out(
+      JSON.stringify(
+        { files: positionals, worldSize: r.value.worldSize, source: r.value.source, warnings, ...a },
+        null,
+        1,
+      ),
+    );
   } else {
     for (const w of warnings) io.err(`warning: ${w}`);
     io.out(formatAnalysis(a));

@@ -74,7 +74,7 @@ export function ncclKernelName(kind: CommKind, reduceDtype: keyof typeof NCCL_DT
   return `ncclDevKernel_${op}${NCCL_ARGS}`;
 }
 
-/** torch.distributed's name of each collective (Kineto's 'Collective name' arg): keeps all-to-all apart from send/recv. */
+/** torch.distributed's name of each collective (Kineto's 'Collective name' arg): tells all-to-all from send/recv. */
 const COLLECTIVE_NAME: Readonly<Record<CommKind, string>> = {
   all_gather: 'all_gather_into_tensor',
   reduce_scatter: 'reduce_scatter_tensor',
@@ -99,7 +99,13 @@ export function streamTids(events: readonly TraceEvent[]): Map<StreamName, numbe
   return tids;
 }
 
-function kernelEvent(e: TraceEvent, tid: number, opts: ExportOptions, members: Map<number, readonly string[]>, correlation: number): ChromeEvent {
+function kernelEvent(
+  e: TraceEvent,
+  tid: number,
+  opts: ExportOptions,
+  members: Map<number, readonly string[]>,
+  correlation: number,
+): ChromeEvent {
   const span = roundSpan(e.start, e.dur);
   const own: Record<string, unknown> = { name: e.name, kind: e.kind, stream: e.stream };
   if (e.bucketId !== undefined) own.bucketId = e.bucketId;
@@ -123,7 +129,8 @@ function kernelEvent(e: TraceEvent, tid: number, opts: ExportOptions, members: M
     return { ...x, cat: 'cuda_sync', name: 'Stream Wait Event', args: { device: e.rank, stream: -1, fsdp_sim: own } };
   }
   if (e.kind === 'memory') {
-    return { ...x, cat: /^Memset/.test(e.name) ? 'gpu_memset' : 'gpu_memcpy', name: e.name, args: { ...args, fsdp_sim: own } };
+    const cat = /^Memset/.test(e.name) ? 'gpu_memset' : 'gpu_memcpy';
+    return { ...x, cat, name: e.name, args: { ...args, fsdp_sim: own } };
   }
   if (e.kind === 'sync') return { ...x, cat: 'cuda_sync', name: e.name, args: { ...args, fsdp_sim: own } };
   return { ...x, cat: 'kernel', name: e.name, args: { ...args, fsdp_sim: own } };

@@ -93,8 +93,7 @@ function stepAt(steps: readonly Step[], ts: number): number {
     if (steps[mid].ts <= ts) {
       found = mid;
       lo = mid + 1;
-    }
-    else hi = mid - 1;
+    } else hi = mid - 1;
   }
   return found >= 0 && ts <= steps[found].end ? steps[found].n : -1;
 }
@@ -146,7 +145,8 @@ export function htaWindow(events: readonly RawEvent[], mtia: boolean): Window {
     iteration.push(stepAt(steps, t));
   }
   const dropped = total - kept.length;
-  if (dropped > 0) warnings.push(`${dropped} GPU event(s) outside HTA's window (the last ProfilerStep, or no CPU launch) left out`);
+  if (dropped > 0)
+    warnings.push(`${dropped} GPU event(s) outside HTA's window (the last ProfilerStep, or no CPU launch) left out`);
   return { kept, iteration, warnings };
 }
 

@@ -118,7 +118,14 @@ function parseFile(raw: unknown, fileIndex: number, fileCount: number): FilePars
 }
 
 /** Memory curves: our counter events, or Kineto's allocator records (profile_memory=True). */
-function readMemory(evs: readonly unknown[], fw: string, rankOf: (e: Json, w: string) => number, own: number, merged: boolean, out: FileParse): void {
+function readMemory(
+  evs: readonly unknown[],
+  fw: string,
+  rankOf: (e: Json, w: string) => number,
+  own: number,
+  merged: boolean,
+  out: FileParse,
+): void {
   const add = (rank: number, ts: number, bytes: number) => {
     const list = out.memory.get(rank) ?? [];
     list.push([ts, bytes]);
@@ -205,7 +212,11 @@ export function importTrace(input: unknown): Result<ImportedTrace, ImportError> 
     const events: TraceEvent[] = [];
     for (const p of parsed) for (const e of p.events) events.push(e);
     if (events.length === 0) {
-      throw new ImportError('traceEvents', 'traceEvents holds no GPU kernels (ph "X" events with args.stream: kernels, memcpy, memset, sync) in HTA\'s window; was the trace recorded with ProfilerActivity.CUDA?');
+      throw new ImportError(
+        'traceEvents',
+        'traceEvents holds no GPU kernels (ph "X" events with args.stream: kernels, memcpy, memset, sync) ' +
+          "in HTA's window; was the trace recorded with ProfilerActivity.CUDA?",
+      );
     }
     const ours = parsed.every((p) => p.ours);
     let origin = 0;

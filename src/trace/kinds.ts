@@ -1,7 +1,14 @@
 // Communication kinds a trace event can carry, in display order. One list: the importer, the
 // metrics, the export and the timeline all read it, so a new kind is added in one place.
 
-export const COMM_KINDS = ['all_gather', 'reduce_scatter', 'all_reduce', 'send_recv', 'broadcast', 'all_to_all'] as const;
+export const COMM_KINDS = [
+  'all_gather',
+  'reduce_scatter',
+  'all_reduce',
+  'send_recv',
+  'broadcast',
+  'all_to_all',
+] as const;
 
 export type CommKind = (typeof COMM_KINDS)[number];
 

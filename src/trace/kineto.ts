@@ -16,7 +16,11 @@ const intArg = (args: unknown, key: string): number => {
 };
 
 /** Every 'X' event of a file as HTA holds it; malformed times name the event and field. */
-export function rawEvents(evs: readonly unknown[], fw: string, rankOf?: (e: Json, w: string) => number): { raw: RawEvent[]; rank: number[] } {
+export function rawEvents(
+  evs: readonly unknown[],
+  fw: string,
+  rankOf?: (e: Json, w: string) => number,
+): { raw: RawEvent[]; rank: number[] } {
   const raw: RawEvent[] = [];
   const rank: number[] = [];
   const where = (i: number) => `${fw}.traceEvents[${i}]`; // built only for a message: 1M strings cost seconds
@@ -26,7 +30,10 @@ export function rawEvents(evs: readonly unknown[], fw: string, rankOf?: (e: Json
     if (e.ph !== 'X') continue;
     const args = e.args;
     const { name, ts, dur } = e;
-    const wellFormed = typeof name === 'string' && Number.isFinite(ts) && (dur === undefined || (Number.isFinite(dur) && (dur as number) >= 0));
+    const wellFormed =
+      typeof name === 'string' &&
+      Number.isFinite(ts) &&
+      (dur === undefined || (Number.isFinite(dur) && (dur as number) >= 0));
     const ev: RawEvent = {
       name: wellFormed ? name : readString(e, 'name', where(i)),
       cat: typeof e.cat === 'string' ? e.cat : '',
@@ -52,7 +59,9 @@ export function kinetoEvents(
   // a merged file mixes processes whose correlation ids and ProfilerSteps collide: HTA reads one
   // file per rank, so a merged file is analysed whole (every stream event), and says so
   const win = opts.merged
-    ? wholeWindow(raw, ["a merged file (several GPUs): analysed whole, without HTA's iteration window (HTA reads one file per rank)"])
+    ? wholeWindow(raw, [
+        "a merged file (several GPUs): analysed whole, without HTA's iteration window (HTA reads one file per rank)",
+      ])
     : htaWindow(raw, opts.mtia);
   const kinds = new Map<string, EventKind>(); // a trace repeats few names: classify each once
   const kindOf = (e: RawEvent): EventKind => {
@@ -78,9 +87,10 @@ export function kinetoEvents(
     const kind = kindOf(e);
     const stream = isCommKind(kind) ? commStream(e.stream) : 'compute';
     const it = win.iteration[j];
-    events[j] = it >= 0
-      ? { rank: rankOf(i), stream, name: e.name, kind, start: e.ts, dur: e.dur, iteration: it }
-      : { rank: rankOf(i), stream, name: e.name, kind, start: e.ts, dur: e.dur };
+    events[j] =
+      it >= 0
+        ? { rank: rankOf(i), stream, name: e.name, kind, start: e.ts, dur: e.dur, iteration: it }
+        : { rank: rankOf(i), stream, name: e.name, kind, start: e.ts, dur: e.dur };
   }
   return { events, warnings: win.warnings };
 }

@@ -64,7 +64,8 @@ export interface TraceMetrics {
   readonly collectives: CollectiveCounts;
 }
 
-const zeroCounts = (): Record<CommKind, number> => Object.fromEntries(COMM_KINDS.map((k) => [k, 0])) as Record<CommKind, number>;
+const zeroCounts = (): Record<CommKind, number> =>
+  Object.fromEntries(COMM_KINDS.map((k) => [k, 0])) as Record<CommKind, number>;
 
 const pct = (x: number, of: number): number => (of > 0 ? (x / of) * 100 : NaN);
 
@@ -112,7 +113,12 @@ export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?
     idlePct: pct(idleUs, stepUs),
     computePct: pct(computeUs, stepUs),
     nonComputePct: pct(nonComputeUs, stepUs),
-    categoryUs: { compute: computeUs, communication: commUs, memory: totalLength(union(mem)), sync: totalLength(union(sync)) },
+    categoryUs: {
+      compute: computeUs,
+      communication: commUs,
+      memory: totalLength(union(mem)),
+      sync: totalLength(union(sync)),
+    },
     peakMemoryBytes: memory?.peakBytes ?? 0,
     collectives: counts,
   };
@@ -155,6 +161,8 @@ export function aggregateMetrics(perRank: readonly RankMetrics[]): TraceMetrics 
     nonComputeUs: mean((m) => m.nonComputeUs),
     overlapPct: pct(sumOverlap, sumComm),
     peakMemoryBytes: perRank.reduce((s, m) => Math.max(s, m.peakMemoryBytes), 0),
-    collectives: Object.fromEntries(COMM_KINDS.map((k) => [k, perRank.reduce((s, m) => Math.max(s, m.collectives[k]), 0)])) as CollectiveCounts,
+    collectives: Object.fromEntries(
+      COMM_KINDS.map((k) => [k, perRank.reduce((s, m) => Math.max(s, m.collectives[k]), 0)]),
+    ) as CollectiveCounts,
   };
 }

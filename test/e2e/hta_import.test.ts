@@ -54,8 +54,14 @@ describe('HTA test traces in the app', () => {
 
   it('says which file is corrupt, and keeps the page as it was', async () => {
     const before = await rankStreams(page, 'a');
-    await page.setInputFiles('[data-testid="import-trace"]', { name: 'broken.json.gz', mimeType: 'application/gzip', buffer: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]) });
-    await expect.poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '').toMatch(/broken\.json\.gz/);
+    await page.setInputFiles('[data-testid="import-trace"]', {
+      name: 'broken.json.gz',
+      mimeType: 'application/gzip',
+      buffer: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]),
+    });
+    await expect
+      .poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '')
+      .toMatch(/broken\.json\.gz/);
     expect(await rankStreams(page, 'a')).toEqual(before);
     expect(pageErrors).toEqual([]);
   });

@@ -29,10 +29,14 @@ describe('fsdp-sim analyze', () => {
     expect(j.files).toEqual(files);
     for (const row of j.ranks) {
       const want = expected.ranks[String(row.rank)];
-      for (const k of ['overlapPct', 'idlePct', 'computePct', 'nonComputePct']) expect(Math.abs(row[k] - want[k])).toBeLessThanOrEqual(0.1);
+      for (const k of ['overlapPct', 'idlePct', 'computePct', 'nonComputePct'])
+        expect(Math.abs(row[k] - want[k])).toBeLessThanOrEqual(0.1);
       expect(Math.abs(row.spanUs - want.spanUs)).toBeLessThanOrEqual(1);
     }
-    expect(j.iterations.map((x: { iteration: number; rank: number }) => [x.iteration, x.rank])).toEqual([[551, 0], [551, 1]]);
+    expect(j.iterations.map((x: { iteration: number; rank: number }) => [x.iteration, x.rank])).toEqual([
+      [551, 0],
+      [551, 1],
+    ]);
     expect(j.overall.collectives.send_recv).toBe(5);
     // warnings name the file, not its position
     expect(j.warnings.every((w: string) => files.some((f) => w.startsWith(f)))).toBe(true);
@@ -63,11 +67,31 @@ describe('fsdp-sim analyze', () => {
     const bad = join(tmp, 'bad.json');
     writeFileSync(bad, '{"traceEvents": [');
     const field = join(tmp, 'field.json');
-    writeFileSync(field, JSON.stringify({ traceEvents: [{ ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 'soon', dur: 1, args: { stream: 7, correlation: 1 } }] }));
+    writeFileSync(
+      field,
+      JSON.stringify({
+        traceEvents: [
+          {
+            ph: 'X',
+            cat: 'kernel',
+            name: 'k',
+            pid: 0,
+            tid: 7,
+            ts: 'soon',
+            dur: 1,
+            args: { stream: 7, correlation: 1 },
+          },
+        ],
+      }),
+    );
     const cases: [string[], number, RegExp][] = [
       [['analyze', join(tmp, 'nope.json')], 1, /^fsdp-sim analyze: cannot read '.*nope\.json': ENOENT$/],
       [['analyze', bad], 1, /bad\.json: trace is not valid JSON/],
-      [['analyze', files[0], field], 1, /field\.json: file\[1\]\.traceEvents\[0\]\.ts must be a finite number, got "soon"/],
+      [
+        ['analyze', files[0], field],
+        1,
+        /field\.json: file\[1\]\.traceEvents\[0\]\.ts must be a finite number, got "soon"/,
+      ],
       [['analyze'], 2, /give at least one trace FILE/],
       [['analyze', files[0], '--jsn'], 2, /valid flags: \[--json, --help\]/],
     ];
