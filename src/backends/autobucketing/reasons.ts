@@ -7,10 +7,12 @@ import type { BucketResult, BucketWhy } from './torch_bucketer';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { OFF_PATH, type CollInfo, type OverlapResult } from './torch_scheduler';
 
-/** Bytes as GB (torch's GB are GiB: gb_to_bytes multiplies by 1024³). */
+/** Bytes in the app's binary units (torch's GB are GiB: gb_to_bytes multiplies by 1024³); a 40 KiB bucket is not '0.0 MB'. */
 export function fmtGb(bytes: number): string {
   const gb = bytes / 1024 ** 3;
-  return gb >= 10 ? `${gb.toFixed(1)} GB` : gb >= 0.1 ? `${gb.toFixed(2)} GB` : `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  if (gb >= 0.1) return `${gb.toFixed(gb >= 10 ? 1 : 2)} GiB`;
+  const mb = bytes / 1024 ** 2;
+  return mb >= 0.1 ? `${mb.toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
 const fmtMs = (ms: number) => (ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`);
