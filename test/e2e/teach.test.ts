@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { parseConfigQuery } from '../../src/config';
 import { REASON_PLAIN, TERMS } from '../../src/ui/glossary';
 import { STORIES } from '../../src/ui/stories';
-import { artifactsDir, launchBrowser, startPreview } from './harness';
+import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
 import { metric, nextFrames, setField, storeConfig, waitForApp, windowOf } from './page';
 
 let browser: Browser;
@@ -427,6 +427,35 @@ describe('minor fixes', () => {
     await waitForApp(page);
     const note = (await page.textContent('[data-testid="lane-note-a"]'))!;
     expect(note).toMatch(/showing 8 of 16 ranks \(r0–r7\); 8 more hidden/);
+    await context.close();
+  });
+});
+
+describe('minor fixes: feedback', () => {
+  it('a long simulation dims the old timelines and says so until the new ones land', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    await page.selectOption('[data-testid="cfg-model"]', 'llama3-405b'); // long enough to see (~0.2–1 s)
+    await page.waitForSelector('[data-testid="stale-a"]', { timeout: 5_000 });
+    expect(await page.getAttribute('[data-testid="timeline-a"]', 'aria-busy')).toBe('true');
+    await page.waitForSelector('[data-testid="stale-a"]', { state: 'detached', timeout: 60_000 });
+    expect(await page.getAttribute('[data-testid="timeline-a"]', 'aria-busy')).toBe('false');
+    await context.close();
+  });
+
+  it('the import notice does not cover "Back to simulation"', async () => {
+    const { context, page } = await freshPage(true);
+    await page.goto(previewSrv.url);
+    await waitForApp(page);
+    await page.setInputFiles('[data-testid="import-trace"]', [findFixture('test/fixtures/kineto/rank0.pt.trace.json')]);
+    const notice = await page.waitForSelector('[data-testid="notice-info"]');
+    await page.locator('[data-testid="resimulate"]').scrollIntoViewIfNeeded();
+    const n = (await notice.boundingBox())!;
+    const b = (await page.locator('[data-testid="resimulate"]').boundingBox())!;
+    const overlap = !(n.x + n.width <= b.x || b.x + b.width <= n.x || n.y + n.height <= b.y || b.y + b.height <= n.y);
+    expect(overlap).toBe(false);
+    await page.click('[data-testid="resimulate"]', { trial: true }); // clickable: nothing on top of it
     await context.close();
   });
 });
