@@ -153,6 +153,27 @@ describe('phone 390×844', () => {
   });
 });
 
+describe('phone tour', () => {
+  it('fits the screen and points at the drawer button when the config is tucked away', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const p = await ctx.newPage();
+    await p.goto(previewSrv.url);
+    await waitForApp(p);
+    const tour = p.locator('[data-testid="tour"]');
+    await tour.waitFor();
+    const box = (await tour.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    for (let k = 0; k < 3; k++) await p.tap('[data-testid="tour-next"]');
+    expect(await tour.getAttribute('data-step')).toBe('3');
+    expect(await p.getAttribute('.tour-target', 'data-testid')).toBe('drawer-toggle');
+    expect((await overflow(p)).scrollWidth).toBeLessThanOrEqual(390);
+    await p.tap('[data-testid="tour-skip"]');
+    await tour.waitFor({ state: 'detached' });
+    await ctx.close();
+  });
+});
+
 describe('tablet 820×1180', () => {
   it('uses the drawer layout without overflow and keeps wide timelines', async () => {
     const ctx = await browser.newContext({ viewport: { width: 820, height: 1180 }, isMobile: true, hasTouch: true });

@@ -7,17 +7,18 @@ import { useEffect, useRef } from 'react';
 export const TOUR_DONE_KEY = 'fsdp-sim:tour-done';
 
 interface Step {
-  readonly target: string; // CSS selector of the element to outline
+  /** CSS selectors of the element to outline, first visible wins (the config hides in a drawer on phones). */
+  readonly target: readonly string[];
   readonly title: string;
   readonly text: string;
 }
 
 export const TOUR_STEPS: readonly Step[] = [
-  { target: '[data-testid="timeline-a"]', title: 'Two timelines, one training step', text: 'A runs aot_eager, B runs aot_eager_autobucketing, on the same model and cluster. Each row is one rank\'s compute or communication stream; time runs left to right.' },
-  { target: '[data-testid="timeline-b"]', title: 'A collective', text: 'Green all-gathers fetch a layer\'s weights from the other ranks; orange reduce-scatters share gradients. Red waits are the GPU idling for the network. Click (or tap) one: arrows show its wait and the layer that uses it, and Explain says why it was scheduled so.' },
-  { target: '[data-testid="metrics"]', title: 'The numbers', text: 'Step time, exposed communication, overlap and peak memory for A and B, and B\'s change against A. Hover a row name for its definition.' },
-  { target: '[data-testid="config"]', title: 'The knobs', text: 'Model, ranks, network and every autobucketing knob with torch\'s defaults. Hover one to read what it does and what raising it costs. Stories (top) load ready-made scenarios.' },
-  { target: '[data-testid="live-run"]', title: 'Run it for real', text: 'Run live trains the tiny model on Web Workers, one per rank, with WebGPU kernels and real all-gathers through shared memory. Help reopens this tour and the glossary.' },
+  { target: ['[data-testid="timeline-a"]'], title: 'Two timelines, one training step', text: 'A runs aot_eager, B runs aot_eager_autobucketing, on the same model and cluster. Each row is one rank\'s compute or communication stream; time runs left to right.' },
+  { target: ['[data-testid="timeline-b"]'], title: 'A collective', text: 'Green all-gathers fetch a layer\'s weights from the other ranks; orange reduce-scatters share gradients. Red waits are the GPU idling for the network. Click (or tap) one: arrows show its wait and the layer that uses it, and Explain says why it was scheduled so.' },
+  { target: ['[data-testid="metrics"]'], title: 'The numbers', text: 'Step time, exposed communication, overlap and peak memory for A and B, and B\'s change against A. Hover a row name for its definition.' },
+  { target: ['[data-testid="config"]', '[data-testid="drawer-toggle"]'], title: 'The knobs', text: 'Model, ranks, network and every autobucketing knob with torch\'s defaults. Hover one to read what it does and what raising it costs. Stories (top) load ready-made scenarios.' },
+  { target: ['[data-testid="live-run"]'], title: 'Run it for real', text: 'Run live trains the tiny model on Web Workers, one per rank, with WebGPU kernels and real all-gathers through shared memory. Help reopens this tour and the glossary.' },
 ];
 
 export function tourDone(): boolean {
@@ -41,12 +42,12 @@ export function Tour({ step, onStep, onClose }: { step: number; onStep: (k: numb
   const nextRef = useRef<HTMLButtonElement>(null);
   const close = () => { markDone(); onClose(); };
   useEffect(() => {
-    const el = document.querySelector<HTMLElement>(s.target);
+    const el = s.target.map((q) => document.querySelector<HTMLElement>(q)).find((e) => e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden');
     el?.classList.add('tour-target');
     el?.scrollIntoView({ block: 'nearest' });
     nextRef.current?.focus();
     return () => el?.classList.remove('tour-target');
-  }, [s.target]);
+  }, [s]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { markDone(); onClose(); } };
     window.addEventListener('keydown', onKey);
