@@ -62,9 +62,13 @@ export function importTraceFiles(files: readonly { name: string; text: string }[
   }
   const r = importTrace(jsons.length === 1 ? jsons[0] : jsons);
   if (!r.ok) return err(new ImportError(files.map((f) => f.name).join(', '), `${files.map((f) => f.name).join(', ')}: ${r.error.message}`));
-  const { events, memory, worldSize } = r.value;
+  const { events, memory, worldSize, warnings } = r.value;
   const title = files.length === 1 ? `import: ${files[0].name}` : `import: ${files.length} files`;
-  return ok(sideFromEvents(events, memory ?? [], title, 'imported trace', 'import', 'imported trace', worldSize));
+  const side = sideFromEvents(events, memory ?? [], title, 'imported trace', 'import', 'imported trace', worldSize);
+  // the importer names files by position: say their names
+  const fileName = (m: string, i?: string) => files[Number(i ?? 0)]?.name ?? m;
+  const named = warnings.map((w) => w.replace(/^file\[(\d+)\]|^trace\b/, fileName));
+  return ok(named.length ? { ...side, warnings: named } : side);
 }
 
 /** Parse FX graph dump(s) — one, or forward + backward — and run both configured backends on the step. */

@@ -25,6 +25,8 @@ export interface SideResult {
   readonly symmetric: boolean;
   readonly schedule?: Schedule;
   readonly mismatch?: CollectiveMismatch;
+  /** What an import read but did not analyse, or guessed (a rank): shown with the import's notice. */
+  readonly warnings?: readonly string[];
 }
 
 export interface Selection {

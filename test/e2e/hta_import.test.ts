@@ -40,7 +40,9 @@ describe('HTA test traces in the app', () => {
   it('imports .json.gz rank files and counts their send/recv collectives with HTA overlap', async () => {
     await page.selectOption('[data-testid="import-side"]', 'a');
     await page.setInputFiles('[data-testid="import-trace"]', FILES);
-    await page.waitForSelector('[data-testid="notice-info"]');
+    const notice = await page.waitForSelector('[data-testid="notice-info"]');
+    // what the importer left out is said, naming the file
+    expect(await notice.textContent()).toMatch(/sampled_rank-0\.json\.gz: \d+ GPU event\(s\) outside HTA's window/);
     expect((await rankStreams(page, 'a')).ranks).toBe(2);
     const r = importTrace(FILES.map((f) => gunzipSync(readFileSync(f)).toString()));
     if (!r.ok) throw r.error;

@@ -78,7 +78,8 @@ export function IoPanel() {
       if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
       else {
         appStore.getState().setSide(importSide, r.value);
-        notify('info', `Imported ${files.map((f) => f.name).join(', ')} into ${importSide.toUpperCase()}: ${r.value.events.length} events on ${r.value.worldSize} rank(s).`);
+        const notes = r.value.warnings?.length ? ` Note: ${r.value.warnings.join('; ')}.` : '';
+        notify('info', `Imported ${files.map((f) => f.name).join(', ')} into ${importSide.toUpperCase()}: ${r.value.events.length} events on ${r.value.worldSize} rank(s).${notes}`);
       }
     } catch (e) {
       notify('error', `Import failed: ${(e as Error).message}`);
