@@ -38,7 +38,11 @@ export function achievedFlopsFraction(a: AchievedEfficiency, node: GraphNode): n
 
 /**
  * HBM bytes a node moves as torchtitan runs it in eager aten kernels. The graph's bytesMoved is the
- * op's own inputs and outputs; the loss is wider: `cross_entropy(pred.float())` upcasts the bf16
+ * op's own inputs and outputs. SwiGLU is two kernels, as torch's own aot_autograd graphs show
+ * (test/fixtures/fx/tiny_4layer_*.json, torch 2.11): forward `silu(a)` then `mul(s, b)`, 5
+ * tensor passes instead of the fused 3; backward `mul(dg, s)`, `mul(dg, b)`, `silu_backward(ds, a)`,
+ * 9 passes instead of 5. (Norms are aten._fused_rms_norm there: no extra traffic.) The loss is
+ * wider still: `cross_entropy(pred.float())` upcasts the bf16
  * logits (read 2, write 4 bytes per logit), log_softmax reads them twice (max, sum) and writes its
  * fp32 output (8 + 4), 18 B per logit in all; the backward writes the fp32 gradient of the
  * log-probabilities (4), log_softmax_backward reads it and the saved output and writes the fp32
@@ -49,6 +53,8 @@ export function eagerBytes(node: GraphNode): number {
   const logits = Number(node.attrs?.T ?? 0) * Number(node.attrs?.V ?? 0);
   if (node.op === 'cross_entropy') return Math.max(node.bytesMoved, 18 * logits);
   if (node.op === 'cross_entropy_bwd') return Math.max(node.bytesMoved, 22 * logits);
+  if (node.op === 'swiglu') return (node.bytesMoved * 5) / 3;
+  if (node.op === 'swiglu_bwd') return (node.bytesMoved * 9) / 5;
   return node.bytesMoved;
 }
 

@@ -64,6 +64,13 @@ describe('makeCostModel', () => {
     expect(describeAchieved(plain)).toMatch(/plain roofline/);
   });
 
+  it('charges SwiGLU the passes of its two eager kernels (silu, mul; backward mul, mul, silu_backward)', () => {
+    const fwd = node({ op: 'swiglu', flops: 1, bytesMoved: 3e9 });
+    const bwd = node({ op: 'swiglu_bwd', flops: 1, bytesMoved: 5e9 });
+    expect(cost.computeUs(fwd)).toBeCloseTo((5e9 / (0.8 * 3350e9)) * 1e6 + h100.launchUs, 6);
+    expect(cost.computeUs(bwd)).toBeCloseTo((9e9 / (0.8 * 3350e9)) * 1e6 + h100.launchUs, 6);
+  });
+
   it('is the plain roofline on a custom preset without achieved efficiencies', () => {
     const { achieved: _, ...plain } = h100;
     const m = makeCostModel({ hardware: plain, network: 'nvlink-ib' });
