@@ -8,6 +8,14 @@ export type ElemType = 'f32' | 'i32';
 export type HostArray = Float32Array | Int32Array;
 export type OpAttrs = Readonly<Record<string, number | string | boolean>>;
 
+/** One slice of a scatter upload: src[from, from + length) → t[at, at + length). */
+export interface UploadPart {
+  readonly t: DeviceTensor;
+  readonly from: number; // element offset in the source array
+  readonly length: number; // elements
+  readonly at: number; // element offset in the tensor
+}
+
 /** One tensor of a batched download and where its first `into.length` elements go. */
 export interface DownloadPart {
   readonly t: DeviceTensor;
@@ -29,6 +37,8 @@ export interface KernelBackend {
   upload(t: DeviceTensor, data: HostArray, offset?: number): void;
   /** Copy the tensor's contents to host memory (may be a SharedArrayBuffer view). */
   download(t: DeviceTensor, into: HostArray): Promise<void>;
+  /** Slices of one host array into several tensors as one upload (WebGPU: one write, device-side copies). */
+  uploadScatter(src: Float32Array, parts: readonly UploadPart[]): void;
   /** Several downloads as one readback (WebGPU: one staging buffer, one map): a bucket's members at once. */
   downloadAll(parts: readonly DownloadPart[]): Promise<void>;
   /** Enqueue one op (semantics in src/graph/ops.ts). `step` is AdamW's 1-based step number. */

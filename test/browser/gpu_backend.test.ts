@@ -66,6 +66,19 @@ describe('createGpuKernels', () => {
     for (const t of ts) k.release(t);
   });
 
+  it('uploadScatter writes each slice of one host array where upload() would, and rejects a slice that does not fit', async () => {
+    const a = k.create('scatter a', 6, 'f32'), b = k.create('scatter b', 3, 'f32');
+    k.upload(a, Float32Array.from([9, 9, 9, 9, 9, 9]));
+    const src = new Float32Array(new SharedArrayBuffer(4 * 8)).map((_, i) => i + 1);
+    k.uploadScatter(src, [{ t: a, from: 0, length: 2, at: 4 }, { t: b, from: 5, length: 3, at: 0 }, { t: a, from: 2, length: 1, at: 0 }]);
+    const out = new Float32Array(9);
+    await k.downloadAll([{ t: a, into: out.subarray(0, 6) }, { t: b, into: out.subarray(6) }]);
+    expect(Array.from(out)).toEqual([3, 9, 9, 9, 1, 2, 6, 7, 8]);
+    expect(() => k.uploadScatter(src, [{ t: b, from: 6, length: 3, at: 0 }])).toThrow(/does not fit/);
+    k.release(a);
+    k.release(b);
+  });
+
   it('warm() compiles every pipeline run() needs, so the first run compiles nothing', async () => {
     const other = await requestKernelDevice({ featureLevel: level });
     const w = createGpuKernels(other.device);

@@ -67,6 +67,17 @@ export function runCpuOp(
   }
 }
 
+function upload(t: DeviceTensor, data: HostArray, offset = 0): void {
+  const dst = (t as CpuTensor).data;
+  if (offset < 0 || offset + data.length > t.length) {
+    throw new ConfigError('upload', `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`);
+  }
+  if ((dst instanceof Float32Array) !== (data instanceof Float32Array)) {
+    throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);
+  }
+  dst.set(data, offset);
+}
+
 export function createCpuKernels(): KernelBackend {
   return {
     kind: 'cpu',
@@ -80,19 +91,13 @@ export function createCpuKernels(): KernelBackend {
       }
       return { id, length, type, data: type === 'f32' ? new Float32Array(length) : new Int32Array(length) };
     },
-    upload(t: DeviceTensor, data: HostArray, offset = 0): void {
-      const dst = (t as CpuTensor).data;
-      if (offset < 0 || offset + data.length > t.length) {
-        throw new ConfigError('upload', `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`);
-      }
-      if ((dst instanceof Float32Array) !== (data instanceof Float32Array)) {
-        throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);
-      }
-      dst.set(data, offset);
-    },
+    upload,
     async download(t: DeviceTensor, into: HostArray): Promise<void> {
       const src = (t as CpuTensor).data;
       into.set(src.subarray(0, Math.min(into.length, src.length)));
+    },
+    uploadScatter(src, parts): void {
+      for (const p of parts) upload(p.t, src.subarray(p.from, p.from + p.length), p.at);
     },
     async downloadAll(parts): Promise<void> {
       for (const { t, into } of parts) into.set((t as CpuTensor).data.subarray(0, Math.min(into.length, t.length)));

@@ -11,7 +11,7 @@
 
 import type { GraphNode } from '../../graph/types';
 import type { RankCommApi } from '../comm/types';
-import type { DeviceTensor, KernelBackend } from '../kernels';
+import type { DeviceTensor, KernelBackend, UploadPart } from '../kernels';
 import { FsdpSimError } from '../../errors';
 
 /** The part of the communicator the executor uses. */
@@ -69,12 +69,12 @@ export async function runAllGather(
   });
   const output = host('out', n * total);
   comm.allGather(request(node), input, output);
+  // One upload for the bucket: member i's full tensor is slot 0..n−1's segment i, in rank order.
+  const parts: UploadPart[] = [];
   ins.forEach((t, i) => {
-    for (let r = 0; r < n; r++) {
-      const from = r * total + offsets[i];
-      kernels.upload(outs[i], output.subarray(from, from + t.length), r * t.length);
-    }
+    for (let r = 0; r < n; r++) parts.push({ t: outs[i], from: r * total + offsets[i], length: t.length, at: r * t.length });
   });
+  kernels.uploadScatter(output, parts);
 }
 
 /** [0, x0, x0 + x1, …]: where each member starts when the members are laid end to end. */
@@ -127,5 +127,5 @@ export async function runReduceScatter(
   const output = host('out', perRank);
   const op = node.collective?.reduceOp ?? 'avg';
   comm.reduceScatter(request(node), input, output, op);
-  outs.forEach((t, i) => kernels.upload(t, output.subarray(starts[i], starts[i] + chunkOf[i])));
+  kernels.uploadScatter(output, outs.map((t, i) => ({ t, from: starts[i], length: chunkOf[i], at: 0 })));
 }

@@ -3,7 +3,7 @@
 // run asynchronously: a download first waits for the queue to drain (`idle`), and that wait is
 // compute — otherwise every readback would carry the kernels queued before it.
 
-import type { DeviceTensor, DownloadPart, HostArray, KernelBackend, OpAttrs } from '../kernels';
+import type { DeviceTensor, DownloadPart, HostArray, KernelBackend, OpAttrs, UploadPart } from '../kernels';
 import type { ComputeOp } from '../../graph/ops';
 import type { PhaseClock } from './phases';
 
@@ -22,6 +22,8 @@ export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelB
     },
     create: (id, length, type) => k.create(id, length, type),
     upload: (t: DeviceTensor, data: HostArray, offset?: number) => clock().span('upload', t.id, () => k.upload(t, data, offset)),
+    uploadScatter: (src: Float32Array, parts: readonly UploadPart[]) =>
+      clock().span('upload', parts.length === 1 ? parts[0].t.id : `${parts.length} slices`, () => k.uploadScatter(src, parts)),
     async download(t: DeviceTensor, into: HostArray): Promise<void> {
       await drainThen(t.id, () => k.download(t, into));
     },

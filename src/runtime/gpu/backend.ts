@@ -4,7 +4,7 @@
 import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph/ops';
 import { checkTensors } from '../cpu';
-import type { DeviceTensor, DownloadPart, ElemType, HostArray, KernelBackend, OpAttrs } from '../kernels';
+import type { DeviceTensor, DownloadPart, ElemType, HostArray, KernelBackend, OpAttrs, UploadPart } from '../kernels';
 import { acquireBuffer, bufferBytes, releaseBuffer } from './buffer_pool';
 import { GpuError, GpuLimitError } from './errors';
 import type { MatmulVariant } from './matmul';
@@ -132,6 +132,25 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       }
       queue.flush(); // recorded ops that read t must see its old contents
       queue.scoped(() => device.queue.writeBuffer(bufferOf(t), offset * 4, data.buffer, data.byteOffset, data.byteLength));
+    },
+    uploadScatter(src: Float32Array, parts: readonly UploadPart[]): void {
+      alive(`uploadScatter(${parts.length} slices)`);
+      for (const p of parts) {
+        if (p.t.type !== 'f32' || p.from < 0 || p.from + p.length > src.length || p.at < 0 || p.at + p.length > p.t.length) {
+          throw new ConfigError('upload', `uploadScatter slice [${p.from}, +${p.length}) of ${src.length} into '${p.t.id}' (${p.t.type}, ${p.t.length} elements) at ${p.at} does not fit`);
+        }
+      }
+      // One write into a pooled staging buffer, then device-side copies, submitted at once: the
+      // staging buffer can go back to the pool, since a later write to it is ordered after this submit.
+      queue.flush(); // recorded ops that read the destinations must see their old contents
+      const { buffer: stage } = acquireBuffer(device, bufferBytes(src.length), 'upload staging');
+      queue.scoped(() => {
+        device.queue.writeBuffer(stage, 0, src.buffer, src.byteOffset, src.byteLength);
+        const enc = queue.enc();
+        for (const p of parts) if (p.length > 0) enc.copyBufferToBuffer(stage, p.from * 4, bufferOf(p.t), p.at * 4, p.length * 4);
+      });
+      queue.flush();
+      releaseBuffer(device, stage);
     },
     download(t: DeviceTensor, into: HostArray): Promise<void> {
       return downloadAll([{ t, into }]);

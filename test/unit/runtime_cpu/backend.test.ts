@@ -29,6 +29,16 @@ describe('createCpuKernels', () => {
     expect(Array.from(ids)).toEqual([7, 8]);
   });
 
+  it('uploadScatter puts each slice of one host array at its offset in its tensor', async () => {
+    const k = createCpuKernels();
+    const a = k.create('a', 4, 'f32'), b = k.create('b', 2, 'f32');
+    k.uploadScatter(Float32Array.from([1, 2, 3, 4, 5]), [{ t: a, from: 1, length: 2, at: 2 }, { t: b, from: 4, length: 1, at: 1 }, { t: a, from: 0, length: 1, at: 0 }]);
+    const out = new Float32Array(6);
+    await k.downloadAll([{ t: a, into: out.subarray(0, 4) }, { t: b, into: out.subarray(4) }]);
+    expect(Array.from(out)).toEqual([1, 0, 2, 3, 0, 5]);
+    expect(() => k.uploadScatter(new Float32Array(3), [{ t: b, from: 0, length: 3, at: 0 }])).toThrow(/overflows its 2 elements/);
+  });
+
   it('throws a ConfigError naming the slot and lengths when an input is too short', () => {
     const k = createCpuKernels();
     const a = k.create('x', 3, 'f32'), b = k.create('y', 4, 'f32'), c = k.create('z', 4, 'f32');
