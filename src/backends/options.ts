@@ -5,12 +5,14 @@ import { ConfigError } from '../errors';
 
 export type KnobSpec =
   | { readonly type: 'number'; readonly min: number; readonly max: number; readonly integer?: boolean }
-  | { readonly type: 'boolean' };
+  | { readonly type: 'boolean' }
+  | { readonly type: 'enum'; readonly values: readonly string[] };
 
 export type KnobSpecs<O> = { readonly [K in keyof O]: KnobSpec };
 
 function rangeText(spec: KnobSpec): string {
   if (spec.type === 'boolean') return 'true or false';
+  if (spec.type === 'enum') return `one of [${spec.values.join(', ')}]`;
   const kind = spec.integer ? 'an integer' : 'a number';
   const hi = spec.max === Infinity ? '∞)' : `${spec.max}]`;
   return `${kind} in [${spec.min}, ${hi}`;
@@ -20,13 +22,13 @@ function rangeText(spec: KnobSpec): string {
  * Merges `options` over `defaults` after checking each key against `specs`.
  * `backend` prefixes the field name in errors (`aot_eager_autobucketing.max_in_flight_gb`).
  */
-export function resolveOptions<O extends Record<string, number | boolean>>(
+export function resolveOptions<O extends Record<string, number | boolean | string>>(
   backend: string,
   defaults: O,
   specs: KnobSpecs<O>,
   options: Readonly<Record<string, unknown>> | undefined,
 ): O {
-  const out: Record<string, number | boolean> = { ...defaults };
+  const out: Record<string, number | boolean | string> = { ...defaults };
   if (options === undefined || options === null) return out as O;
   if (typeof options !== 'object') {
     throw new ConfigError(backend, `${backend} options must be an object, got ${JSON.stringify(options)}`);
@@ -39,6 +41,13 @@ export function resolveOptions<O extends Record<string, number | boolean>>(
     if (spec === undefined || !Object.hasOwn(specs, key)) {
       const valid = known.length > 0 ? known.join(', ') : 'none';
       throw new ConfigError(field, `unknown option ${field}; valid options of ${backend}: [${valid}]`);
+    }
+    if (spec.type === 'enum') {
+      if (typeof value !== 'string' || !spec.values.includes(value)) {
+        throw new ConfigError(field, `${field} must be ${rangeText(spec)}, got ${JSON.stringify(value)}`);
+      }
+      out[key] = value;
+      continue;
     }
     if (spec.type === 'boolean') {
       if (typeof value !== 'boolean') {

@@ -2,7 +2,7 @@
 // validateConfig and the URL codec both walk it, so a knob added here is validated and
 // URL-encoded with no other change.
 
-import { AUTOBUCKETING_DEFAULTS } from '../backends';
+import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type KnobSpec } from '../backends';
 import { BACKEND_NAMES } from '../backends/types';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
 import { AC_MODES, MODEL_NAMES } from '../model';
@@ -61,6 +61,8 @@ function autobucketingFields(): FieldSpec[] {
     // torch's knob name is the label
     const base = { path: `autobucketing.${k}`, label: k, group: 'autobucketing' } as const;
     if (typeof v === 'boolean') return { ...base, kind: 'bool' };
+    const spec = (AUTOBUCKETING_KNOBS as Record<string, KnobSpec>)[k];
+    if (spec?.type === 'enum') return { ...base, kind: 'enum', values: spec.values };
     if (typeof v === 'string') return { ...base, kind: 'enum', values: [v] };
     const r = AUTOBUCKETING_RANGES[k] ?? { min: 0, max: 1e6 };
     // counts are integers; sizes, ratios and multipliers are real numbers (also an unknown knob)

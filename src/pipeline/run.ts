@@ -41,7 +41,7 @@ export interface PipelineResult {
 const isCostList = (c: CostModel | readonly CostModel[]): c is readonly CostModel[] => Array.isArray(c);
 
 /** Backend options from the config: only autobucketing has knobs. */
-export function backendOptions(cfg: SimConfig, backend: BackendName): Record<string, number | boolean> {
+export function backendOptions(cfg: SimConfig, backend: BackendName): Record<string, number | boolean | string> {
   return backend === 'aot_eager_autobucketing' ? { ...cfg.autobucketing } : {};
 }
 

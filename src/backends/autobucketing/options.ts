@@ -18,8 +18,8 @@ export interface AutobucketingOptions {
   max_memory_increase_gb: number;
   /** ... and this fraction of the original peak. */
   max_memory_increase_ratio: number;
-  /** Bucket the least-hidden collectives first (they gain most from fewer launches). */
-  bucket_exposed_first: boolean;
+  /** Bucket the least-hidden collectives first (they gain most from fewer launches); 'auto' (torch 2.13's None): only on groups carrying FSDP all-gathers. */
+  bucket_exposed_first: 'true' | 'false' | 'auto';
   /** Run the overlap-preserving bucketer after scheduling. */
   collective_bucketing: boolean;
   /** torch test_configs.assume_bucketing_reduces_latency: a collective started while a same-kind one is in flight counts without its latency. */
@@ -41,7 +41,7 @@ export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = {
   compute_overlap_multipler: 1.0,
   max_memory_increase_gb: 1.0,
   max_memory_increase_ratio: 0.05,
-  bucket_exposed_first: true,
+  bucket_exposed_first: 'true',
   collective_bucketing: true,
   assume_bucketing_reduces_latency: true,
   max_bucket_memory_gb: 2.0,
@@ -57,7 +57,7 @@ export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
   compute_overlap_multipler: { type: 'number', min: 0, max: Infinity },
   max_memory_increase_gb: { type: 'number', min: 0, max: Infinity },
   max_memory_increase_ratio: { type: 'number', min: 0, max: Infinity },
-  bucket_exposed_first: { type: 'boolean' },
+  bucket_exposed_first: { type: 'enum', values: ['true', 'false', 'auto'] },
   collective_bucketing: { type: 'boolean' },
   assume_bucketing_reduces_latency: { type: 'boolean' },
   max_bucket_memory_gb: { type: 'number', min: 0, max: Infinity },

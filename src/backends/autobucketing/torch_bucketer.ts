@@ -306,7 +306,8 @@ class OverlapPreservingBucketer {
   }
 
   private exposedFirst(pg: string): boolean {
-    return this.opts.bucket_exposed_first ?? this.internodePgs.has(pg);
+    const mode = this.opts.bucket_exposed_first;
+    return mode === 'auto' ? this.internodePgs.has(pg) : mode === 'true';
   }
 
   private findBuckets(group: readonly number[], pg: string): number[][] {

@@ -54,7 +54,7 @@ describe('runBackend', () => {
       'aot_eager_autobucketing.max_in_flight_gb must be a number in [0, ∞), got -1',
     );
     expect(() => runBackend('aot_eager_autobucketing', g, rooflineCost(), { max_compute_pre_fetch: 1.5 })).toThrow(/an integer/);
-    expect(() => runBackend('aot_eager_autobucketing', g, rooflineCost(), { bucket_exposed_first: 'yes' })).toThrow(/true or false/);
+    expect(() => runBackend('aot_eager_autobucketing', g, rooflineCost(), { bucket_exposed_first: 'yes' })).toThrow(/one of \[true, false, auto\]/);
     expect(() => runBackend('transformer_block', g, rooflineCost(), { x: 1 })).toThrow(ConfigError);
   });
 });

