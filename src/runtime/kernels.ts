@@ -45,8 +45,8 @@ export interface KernelBackend {
   run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void;
   /** Wait for queued work. Returns measured device time (µs) of the work since the last sync, when the backend can measure it. */
   sync(): Promise<number | undefined>;
-  /** Resolves when queued device work is done, without reading timings; absent where `run` is synchronous (CPU). */
-  idle?(): Promise<void>;
+  /** Cumulative ms downloads spent waiting for the kernels submitted with them (WebGPU); absent where `run` is synchronous (CPU). */
+  readonly drainMs?: number;
   /** Compile everything `run` will need ahead of the first step (WebGPU pipelines, concurrently); absent where nothing compiles. */
   warm?(): Promise<void>;
   /** Cumulative ms spent compiling pipelines on first use (WebGPU); absent where nothing compiles. */

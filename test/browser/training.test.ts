@@ -18,6 +18,15 @@ describe('runTraining (browser)', () => {
     expect(steps).toEqual([1, 2, 3]);
     expect(gpu.losses.every(Number.isFinite)).toBe(true);
     expect(gpu.events.length).toBeGreaterThan(0);
+    // Where the GPU steps went: kernels warmed before step 1 (nothing compiles in a step), the
+    // queue drain before each readback counted as compute, and the phases cover the step within 5 %.
+    const rows = gpu.phases.flat();
+    expect(rows).toHaveLength(3 * 4);
+    for (const p of rows) expect(p.compile, JSON.stringify(p)).toBe(0);
+    const total = (k: keyof (typeof rows)[number]) => rows.reduce((a, p) => a + p[k], 0);
+    expect(total('other') / total('stepMs')).toBeLessThanOrEqual(0.05);
+    expect(total('readback')).toBeGreaterThan(0);
+    expect(total('compute')).toBeGreaterThan(total('readback'));
     const cpu = await runTraining({ ...OPTS, kernels: 'cpu' });
     expect(cpu.device).toBe('cpu reference');
     gpu.losses.forEach((l, i) => {

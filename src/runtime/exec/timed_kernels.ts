@@ -1,24 +1,33 @@
 // A KernelBackend that times itself into the step's PhaseClock: run → compute (less any pipeline
 // compilation it triggered → compile), upload → upload, download → readback. On WebGPU, kernels
-// run asynchronously: a download first waits for the queue to drain (`idle`), and that wait is
-// compute — otherwise every readback would carry the kernels queued before it.
+// run asynchronously and a readback rides in the same submission as the kernels before it: the
+// backend reports how long it waited for that submission (`drainMs`), and that wait is compute —
+// otherwise every readback would carry the kernels queued before it.
 
 import type { DeviceTensor, DownloadPart, HostArray, KernelBackend, OpAttrs, UploadPart } from '../kernels';
 import type { ComputeOp } from '../../graph/ops';
 import type { PhaseClock } from './phases';
 
 export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelBackend {
-  /** Queued kernels finish first (compute), then the copy itself is the readback. */
+  /** Queued kernels finish first (compute, the backend's drainMs), then the copy itself is the readback. */
   const drainThen = async (name: string, read: () => Promise<void>): Promise<void> => {
     const c = clock();
-    if (k.idle) await c.spanAsync('compute', 'drain', () => (k.idle as () => Promise<void>)());
-    await c.spanAsync('readback', name, read);
+    const t0 = globalThis.performance.now();
+    const d0 = k.drainMs ?? 0;
+    await read();
+    const end = globalThis.performance.now();
+    const drain = (k.drainMs ?? 0) - d0;
+    c.add('compute', drain, 'drain', t0 + drain);
+    c.add('readback', end - t0 - drain, name, end);
   };
   return {
     kind: k.kind,
     label: k.label,
     get compileMs() {
       return k.compileMs;
+    },
+    get drainMs() {
+      return k.drainMs;
     },
     create: (id, length, type) => k.create(id, length, type),
     upload: (t: DeviceTensor, data: HostArray, offset?: number) => clock().span('upload', t.id, () => k.upload(t, data, offset)),

@@ -65,6 +65,7 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
   };
 
   const staging = new StagingPool(device);
+  let drainMs = 0;
   /** Every part copied into one pooled staging buffer, one submit, one map: a bucket costs one round trip. */
   async function downloadAll(parts: readonly DownloadPart[]): Promise<void> {
     const what = parts.length === 1 ? `download('${parts[0].t.id}')` : `downloadAll(${parts.length} tensors)`;
@@ -76,9 +77,12 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       total += bufferBytes(Math.min(into.length, t.length));
     }
     const buf = staging.acquire(total);
-    const enc = queue.enc();
+    const enc = queue.enc(); // the kernels recorded since the last collective: one submission with the copies
     parts.forEach(({ t, into }, i) => enc.copyBufferToBuffer(bufferOf(t), 0, buf, offsets[i], bufferBytes(Math.min(into.length, t.length))));
     queue.flush();
+    const t0 = globalThis.performance.now();
+    await device.queue.onSubmittedWorkDone(); // the kernels run: the step breakdown counts this wait as compute
+    drainMs += globalThis.performance.now() - t0;
     try {
       await buf.mapAsync(MAP_READ_MODE, 0, total);
     } catch (e) {
@@ -103,6 +107,9 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     bufferOf,
     get compileMs() {
       return compileMsOf(device);
+    },
+    get drainMs() {
+      return drainMs;
     },
     create(id: string, length: number, type: ElemType): GpuTensor {
       alive(`create('${id}')`);
@@ -187,11 +194,6 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       // Pipelines live per GPUDevice and a device cannot leave its worker: each rank compiles its own,
       // all ranks at once while the workers start, instead of one by one inside step 1.
       await precompileKernels(device, { matmulVariants: [matmulVariant] });
-    },
-    async idle(): Promise<void> {
-      alive('idle()');
-      queue.flush();
-      await device.queue.onSubmittedWorkDone();
     },
     release(t: DeviceTensor): void {
       releaseBuffer(device, bufferOf(t));
