@@ -8,14 +8,18 @@ import { UsageError } from './args';
 import { COMPARE_USAGE, compareCommand } from './compare';
 import { processIo, type Io } from './io';
 import { PASS_USAGE, passCommand } from './pass';
+import { SWEEP_USAGE, sweepCommand } from './sweep';
+import { DIFF_USAGE, diffCommand } from './diff';
 
-const COMMANDS = ['compare', 'pass', 'train', 'analyze', 'help'] as const;
+const COMMANDS = ['compare', 'sweep', 'diff', 'pass', 'train', 'analyze', 'help'] as const;
 
 export const USAGE = [
   'usage: fsdp-sim <command> [flags]',
   '',
   'commands:',
   '  compare   simulate a step under several backends and compare (table, --json, --trace DIR)',
+  '  sweep     simulate the cross product of config values (--vary PATH=V1,V2 or A:B:STEP) under each backend',
+  '  diff      match every collective of one rank under backend A to backend B: exposed time, what hides it, why',
   '  pass      run a backend on an imported torch FX graph dump and report what it changed',
   '  train     train for real on N ranks (worker threads, CPU or WebGPU kernels)',
   '  analyze   read PyTorch-profiler traces (.json / .json.gz) and print Holistic Trace Analysis\' figures',
@@ -36,10 +40,14 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'help':
       case '--help':
       case '-h':
-        io.out([USAGE, '', COMPARE_USAGE, '', PASS_USAGE, '', ANALYZE_USAGE].join('\n'));
+        io.out([USAGE, '', COMPARE_USAGE, '', SWEEP_USAGE, '', DIFF_USAGE, '', PASS_USAGE, '', ANALYZE_USAGE].join('\n'));
         return command === undefined ? 2 : 0;
       case 'compare':
         return await compareCommand(rest, io);
+      case 'sweep':
+        return await sweepCommand(rest, io);
+      case 'diff':
+        return await diffCommand(rest, io);
       case 'pass':
         return await passCommand(rest, io);
       case 'analyze':

@@ -1,0 +1,95 @@
+// `fsdp-sim diff`: every collective of one rank under backend A matched to backend B (by kind,
+// phase and the parameters it moves): where it ran, what it exposed, what hid it in B and why.
+
+import { BACKEND_NAMES } from '../backends/types';
+import { buildGraph, runPipelineOnGraph } from '../pipeline';
+import { DIFF_COLUMNS, diffBackends, diffCsv, hidesInB, type BackendDiff } from '../pipeline/diff';
+import { describeMismatch } from '../sim';
+import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
+import { parseBackends } from './compare';
+import type { Io } from './io';
+
+export const DIFF_OPTIONS = {
+  ...CONFIG_OPTIONS,
+  backends: { type: 'string' },
+  rank: { type: 'string' },
+  top: { type: 'string' },
+  json: { type: 'boolean' },
+  csv: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const DIFF_USAGE = [
+  'usage: fsdp-sim diff [--model NAME] [--ranks N] [--backends A,B] [--rank R] [--top K] [config flags] [--json|--csv]',
+  '',
+  "Match every collective of rank R under backend A to backend B by what it moves (kind, phase, parameters;",
+  'bucket members each get a row) and show start, wait and exposed µs in A and B, what hides it in B and why.',
+  `  --backends A,B       exactly two, each one of [${BACKEND_NAMES.join(', ')}] (default: aot_eager,aot_eager_autobucketing)`,
+  '  --rank R             the rank whose trace is diffed (default 0)',
+  '  --top K              the table: only the K rows most exposed in B (default: every row)',
+  `  --json               {"rank", "backendA", "backendB", "rows":[...], "unmatchedA", "unmatchedB", "exposedUsA", "exposedUsB"}`,
+  `  --csv                the rows as CSV: ${DIFF_COLUMNS.join(', ')}`,
+].join('\n');
+
+function intFlag(name: string, text: string | undefined, min: number, max: number, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max)
+    throw new UsageError(`fsdp-sim diff: --${name} must be an integer in [${min}, ${max}], got '${text}'`);
+  return n;
+}
+
+const us = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
+
+function formatDiff(d: BackendDiff, top: number | undefined): string {
+  const rows = top === undefined ? d.rows : [...d.rows].sort((x, y) => (y.b?.exposedUs ?? 0) - (x.b?.exposedUs ?? 0)).slice(0, top);
+  const head = ['collective', 'kind', 'KiB', 'bucket B', 'start A', 'exp A µs', 'start B', 'exp B µs', 'hides it in B', 'reason'];
+  const body = rows.map((r) => [
+    r.name,
+    r.kind,
+    (r.bytes / 1024).toFixed(0),
+    r.b?.bucketId === null || r.b === null ? '' : `#${r.b.bucketId} (${r.b.bucketSize})`,
+    us(r.a?.startUs),
+    us(r.a?.exposedUs),
+    us(r.b?.startUs),
+    us(r.b?.exposedUs),
+    hidesInB(r),
+    r.reasons.map((x) => x.code).join(', '),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const right = new Set([2, 4, 5, 6, 7]);
+  const line = (cells: string[]) => cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const summary =
+    `rank ${d.rank}: ${d.rows.length} collectives; exposed ${us(d.exposedUsA)} µs under ${d.backendA}, ` +
+    `${us(d.exposedUsB)} µs under ${d.backendB}` +
+    (d.unmatchedA + d.unmatchedB ? `; unmatched: ${d.unmatchedA} in A, ${d.unmatchedB} in B` : '');
+  return [summary, '', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+export async function diffCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values } = parseFlags('diff', argv, DIFF_OPTIONS);
+  if (values.help) {
+    io.out(DIFF_USAGE);
+    return 0;
+  }
+  if (values.json && values.csv) throw new UsageError('fsdp-sim diff: give --json or --csv, not both');
+  const cfg = configFromFlags('diff', values);
+  const backends = parseBackends('diff', values.backends, [cfg.backendA, cfg.backendB]);
+  if (backends.length !== 2)
+    throw new UsageError(`fsdp-sim diff: --backends needs exactly two backends A,B, got ${backends.length} ('${values.backends}')`);
+  const rank = intFlag('rank', values.rank, 0, cfg.ranks - 1, 0);
+  const top = values.top === undefined ? undefined : intFlag('top', values.top, 1, 1e9, 1);
+  const graph = buildGraph(cfg);
+  const [a, b] = backends.map((be) => runPipelineOnGraph(graph, cfg, be, { emitRanks: [rank] }));
+  for (const r of [a, b]) {
+    if (r.sim.mismatch) {
+      io.err(`fsdp-sim diff: ${r.backend}: ${describeMismatch(r.sim.mismatch)}`);
+      return 1;
+    }
+  }
+  const d = diffBackends(a, b, rank);
+  if (values.json) io.out(JSON.stringify(d));
+  else if (values.csv) io.out(diffCsv(d.rows));
+  else io.out(formatDiff(d, top));
+  return 0;
+}

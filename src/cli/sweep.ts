@@ -1,0 +1,80 @@
+// `fsdp-sim sweep`: the cross product of values of any config fields, each point simulated under
+// each backend; a table, --json or --csv with one row per point and backend.
+
+import { BACKEND_NAMES } from '../backends/types';
+import { CONFIG_FIELDS } from '../config';
+import { MAX_SWEEP_POINTS, parseVary, runSweep, sweepCsv, type SweepAxis, type SweepRow } from '../pipeline/sweep';
+import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
+import { parseBackends } from './compare';
+import type { Io } from './io';
+
+export const SWEEP_OPTIONS = {
+  ...CONFIG_OPTIONS,
+  vary: { type: 'string', multiple: true },
+  backends: { type: 'string' },
+  json: { type: 'boolean' },
+  csv: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const SWEEP_USAGE = [
+  'usage: fsdp-sim sweep --vary PATH=V1,V2,... [--vary PATH=A:B:STEP] [--backends A,B] [config flags] [--json|--csv]',
+  '',
+  'Simulate the cross product of the --vary values (first --vary slowest) under each backend.',
+  '  --vary PATH=VALUES   a config field by its path (as --set and the URL name it) and its values: a list',
+  '                       (8,16,64) or, for a numeric field, a range A:B:STEP with B included (0.5:10:0.5);',
+  `                       at most ${MAX_SWEEP_POINTS} points in all; repeatable. Fields: ${CONFIG_FIELDS.map((f) => f.path).join(', ')}`,
+  `  --backends A,B       backends to run, each one of [${BACKEND_NAMES.join(', ')}]`,
+  '                       (default: aot_eager,aot_eager_autobucketing)',
+  '  --json               print {"axes":[{path, values}], "rows":[{point, values, backend, stepTimeMs, exposedCommMs,',
+  '                       overlapPct, peakMemoryBytes, peakReservedBytes, allGathers, reduceScatters, fitsHbm}]}',
+  '  --csv                the same rows as CSV, one column per varied field first',
+  '  config flags         as for compare (--model, --ranks, --set PATH=VALUE, ...): the point every --vary starts from',
+  '',
+  'example: fsdp-sim sweep --model llama3-8b --ranks 8 --vary autobucketing.max_in_flight_gb=0.5,1,2,5,10',
+].join('\n');
+
+const GIB = 1024 ** 3;
+
+/** A fixed-width table: the varied fields, then the figures of each backend's run. */
+export function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[]): string {
+  const head = [...axes.map((a) => a.path), 'backend', 'step ms', 'exposed ms', 'overlap %', 'peak GiB', 'reserved GiB', '#AG', '#RS', 'fits HBM'];
+  const num = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : '—');
+  const body = rows.map((r) => [
+    ...axes.map((a) => String(r.values[a.path])),
+    r.backend,
+    num(r.stepTimeMs, 2),
+    num(r.exposedCommMs, 2),
+    num(r.overlapPct, 1),
+    num(r.peakMemoryBytes / GIB, 2),
+    num(r.peakReservedBytes / GIB, 2),
+    String(r.allGathers),
+    String(r.reduceScatters),
+    r.error ? 'hang' : r.fitsHbm ? 'yes' : 'NO',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i <= axes.length ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+export async function sweepCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values } = parseFlags('sweep', argv, SWEEP_OPTIONS);
+  if (values.help) {
+    io.out(SWEEP_USAGE);
+    return 0;
+  }
+  if (values.json && values.csv) throw new UsageError('fsdp-sim sweep: give --json or --csv, not both');
+  const varies = values.vary ?? [];
+  if (varies.length === 0)
+    throw new UsageError('fsdp-sim sweep: give at least one --vary PATH=VALUES (e.g. --vary ranks=8,16,64)');
+  const cfg = configFromFlags('sweep', values);
+  const backends = parseBackends('sweep', values.backends, [cfg.backendA, cfg.backendB]);
+  const axes = varies.map(parseVary);
+  const rows = runSweep(cfg, axes, backends);
+  if (values.json) io.out(JSON.stringify({ axes, rows }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
+  else if (values.csv) io.out(sweepCsv(axes, rows));
+  else io.out(formatSweepTable(axes, rows));
+  const hangs = rows.filter((r) => r.error);
+  for (const r of hangs) io.err(`fsdp-sim sweep: point ${r.point} ${r.backend}: ${r.error}`);
+  return hangs.length ? 1 : 0;
+}

@@ -1,0 +1,230 @@
+// Parameter sweeps: the cross product of values of any config fields (by dotted path, as the URL and
+// `--set` name them), each point simulated under each backend. Pure: the CLI runs it in Node, the
+// app in a worker. Follows the sweep tables of Calculon / vTrain: one row per point and backend.
+
+import {
+  CONFIG_FIELDS,
+  configToQuery,
+  describeAllowed,
+  getPath,
+  hbmFit,
+  parseConfigQuery,
+  type FieldSpec,
+  stepConfigOf,
+  type SimConfig,
+} from '../config';
+import type { BackendName } from '../backends/types';
+import { ConfigError, oneOfMessage } from '../errors';
+import { describeMismatch } from '../sim';
+import { csvOf } from './csv';
+import { stepFigures } from './figures';
+import { backendOptions, buildGraph, runPipelineOnGraph } from './run';
+
+/** One varied field and its values, as text (what a URL or a flag holds), in sweep order. */
+export interface SweepAxis {
+  readonly path: string;
+  readonly values: readonly string[];
+}
+
+/** A point of the sweep: the value of each axis, and the full config it gives. */
+export interface SweepPoint {
+  readonly index: number;
+  readonly values: Readonly<Record<string, string | number | boolean | null>>;
+  readonly config: SimConfig;
+}
+
+/** One row: a point under one backend (what the CLI prints and the app plots). */
+export interface SweepRow {
+  readonly point: number;
+  readonly values: Readonly<Record<string, string | number | boolean | null>>;
+  readonly backend: BackendName;
+  readonly stepTimeMs: number;
+  readonly exposedCommMs: number;
+  readonly overlapPct: number;
+  /** Live graph tensors at their peak (simulated clock), bytes. */
+  readonly peakMemoryBytes: number;
+  /** torch.cuda.max_memory_reserved of rank 0's schedule, bytes (what the HBM check uses). */
+  readonly peakReservedBytes: number;
+  readonly allGathers: number;
+  readonly reduceScatters: number;
+  readonly fitsHbm: boolean;
+  /** Set when the ranks disagreed on a collective (a hang): the times are then NaN. */
+  readonly error?: string;
+}
+
+/** More points than this is a typo (`0:1e6:1`), not a sweep: refuse before simulating anything. */
+export const MAX_SWEEP_POINTS = 10_000;
+
+/** Values of a range `a:b:step`, b included (within 1e-9 of a step, so 0:1:0.1 ends at 1). */
+function rangeValues(f: FieldSpec, text: string): string[] {
+  const parts = text.split(':');
+  const nums = parts.map(Number);
+  if (parts.length !== 3 || parts.some((p) => p.trim() === '') || nums.some((n) => !Number.isFinite(n)))
+    throw new ConfigError(f.path, `${f.path}: a range must be a:b:step with three numbers, got '${text}'`);
+  const [a, b, step] = nums;
+  if (!(step > 0)) throw new ConfigError(f.path, `${f.path}: a range's step must be > 0, got ${step} in '${text}'`);
+  if (b < a) throw new ConfigError(f.path, `${f.path}: a range a:b:step needs a ≤ b, got '${text}'`);
+  const n = Math.floor((b - a) / step + 1e-9) + 1;
+  if (n > MAX_SWEEP_POINTS)
+    throw new ConfigError(f.path, `${f.path}: '${text}' has ${n} values, more than ${MAX_SWEEP_POINTS}`);
+  // a + i·step, rounded to 12 significant digits so 0.1 steps print as 0.3, not 0.30000000000000004
+  return Array.from({ length: n }, (_, i) => String(Number((a + i * step).toPrecision(12))));
+}
+
+/** The field of a path, or a ConfigError listing the valid paths. */
+export function sweepField(path: string): FieldSpec {
+  const f = CONFIG_FIELDS.find((x) => x.path === path);
+  if (!f)
+    throw new ConfigError(
+      path,
+      oneOfMessage(
+        '--vary field',
+        CONFIG_FIELDS.map((x) => x.path),
+        path,
+      ),
+    );
+  return f;
+}
+
+/** `path=v1,v2,...` or `path=a:b:step` (numeric fields) → an axis (values checked later, per point). */
+export function parseVary(spec: string): SweepAxis {
+  const eq = spec.indexOf('=');
+  if (eq <= 0 || eq === spec.length - 1)
+    throw new ConfigError(
+      'vary',
+      `--vary must be PATH=V1,V2,... or PATH=A:B:STEP (e.g. autobucketing.max_in_flight_gb=0.5,1,2), got '${spec}'`,
+    );
+  const f = sweepField(spec.slice(0, eq));
+  const text = spec.slice(eq + 1);
+  if (text.includes(':')) {
+    if (f.kind !== 'int' && f.kind !== 'number')
+      throw new ConfigError(f.path, `${f.path}: ranges a:b:step apply to numeric fields; ${f.path} is ${describeAllowed(f)}`);
+    return { path: f.path, values: rangeValues(f, text) };
+  }
+  const values = text.split(',').map((s) => s.trim());
+  if (values.some((v) => v === ''))
+    throw new ConfigError(f.path, `${f.path}: an empty value in the list '${text}'`);
+  return { path: f.path, values };
+}
+
+/** The cross product of the axes over `base`, first axis slowest; every value is validated first. */
+export function sweepPoints(base: SimConfig, axes: readonly SweepAxis[]): SweepPoint[] {
+  const seen = new Set<string>();
+  for (const a of axes) {
+    if (seen.has(a.path)) throw new ConfigError(a.path, `${a.path} is varied twice; give one --vary per field`);
+    seen.add(a.path);
+  }
+  const total = axes.reduce((n, a) => n * a.values.length, 1);
+  if (total > MAX_SWEEP_POINTS)
+    throw new ConfigError(axes[0]?.path ?? 'vary', `the sweep has ${total} points, more than ${MAX_SWEEP_POINTS}`);
+  const baseQuery = configToQuery(base);
+  return Array.from({ length: total }, (_, index) => {
+    const q = new URLSearchParams(baseQuery);
+    let rest = index;
+    // the last axis varies fastest: index = ((i0·n1 + i1)·n2 + i2)...
+    for (let k = axes.length - 1; k >= 0; k--) {
+      const a = axes[k];
+      q.set(a.path, a.values[rest % a.values.length]);
+      rest = Math.floor(rest / a.values.length);
+    }
+    const { config, errors } = parseConfigQuery(q.toString());
+    if (errors.length) throw errors[0]; // names the field, the value and what is allowed
+    const values = Object.fromEntries(axes.map((a) => [a.path, getPath(config, a.path)])) as SweepRow['values'];
+    return { index, values, config };
+  });
+}
+
+/** What a run yields, without the point it belongs to. */
+type RunFigures = Omit<SweepRow, 'point' | 'values' | 'backend'>;
+
+/**
+ * Memo of a sweep: graphs by step config, runs by everything a run depends on. A backend without
+ * knobs (aot_eager) gives the same run at every value of an autobucketing knob, so a knob sweep
+ * simulates it once; points that share a step config share its graph.
+ */
+export interface SweepCache {
+  readonly graphs: Map<string, ReturnType<typeof buildGraph>>;
+  readonly runs: Map<string, RunFigures>;
+}
+
+export const newSweepCache = (): SweepCache => ({ graphs: new Map(), runs: new Map() });
+
+/** The config as one backend's run sees it: its own knobs only; which backends A/B are is not an input. */
+function runKey(cfg: SimConfig, backend: BackendName): string {
+  const { backendA: _a, backendB: _b, live: _l, ...rest } = cfg;
+  return JSON.stringify({ ...rest, autobucketing: backendOptions(cfg, backend), backend });
+}
+
+function runFigures(p: SweepPoint, backend: BackendName, cache: SweepCache): RunFigures {
+  const gkey = JSON.stringify(stepConfigOf(p.config));
+  let graph = cache.graphs.get(gkey);
+  if (!graph) cache.graphs.set(gkey, (graph = buildGraph(p.config)));
+  // metrics need every rank (stragglers), the rows never the events: draw one
+  const r = runPipelineOnGraph(graph, p.config, backend, { shownRanks: 1 });
+  if (r.sim.mismatch) return { ...NAN_ROW, error: describeMismatch(r.sim.mismatch) };
+  const fig = stepFigures(r);
+  const m = r.metrics;
+  return {
+    stepTimeMs: m.stepTimeUs / 1000,
+    exposedCommMs: m.exposedCommUs / 1000,
+    overlapPct: m.overlapPct,
+    peakMemoryBytes: m.peakMemoryBytes,
+    peakReservedBytes: fig.peakReservedBytes,
+    allGathers: m.collectives.all_gather,
+    reduceScatters: m.collectives.reduce_scatter,
+    fitsHbm: hbmFit(fig.peakReservedBytes, p.config.hardware).fits,
+  };
+}
+
+/** One point under each backend. */
+export function runSweepPoint(
+  p: SweepPoint,
+  backends: readonly BackendName[],
+  cache: SweepCache = newSweepCache(),
+): SweepRow[] {
+  return backends.map((backend) => {
+    const key = runKey(p.config, backend);
+    let figures = cache.runs.get(key);
+    if (!figures) cache.runs.set(key, (figures = runFigures(p, backend, cache)));
+    return { point: p.index, values: p.values, backend, ...figures };
+  });
+}
+
+const NAN_ROW = {
+  stepTimeMs: Number.NaN,
+  exposedCommMs: Number.NaN,
+  overlapPct: Number.NaN,
+  peakMemoryBytes: Number.NaN,
+  peakReservedBytes: Number.NaN,
+  allGathers: 0,
+  reduceScatters: 0,
+  fitsHbm: false,
+} as const;
+
+/** Every point under every backend, in point order. */
+export function runSweep(base: SimConfig, axes: readonly SweepAxis[], backends: readonly BackendName[]): SweepRow[] {
+  const cache = newSweepCache();
+  return sweepPoints(base, axes).flatMap((p) => runSweepPoint(p, backends, cache));
+}
+
+/** The CSV columns after the axes' own. */
+export const SWEEP_COLUMNS = [
+  'backend',
+  'stepTimeMs',
+  'exposedCommMs',
+  'overlapPct',
+  'peakMemoryBytes',
+  'peakReservedBytes',
+  'allGathers',
+  'reduceScatters',
+  'fitsHbm',
+  'error',
+] as const;
+
+/** The rows as CSV: one column per axis, then SWEEP_COLUMNS; a header line first. */
+export function sweepCsv(axes: readonly Pick<SweepAxis, 'path'>[], rows: readonly SweepRow[]): string {
+  return csvOf(
+    [...axes.map((a) => a.path), ...SWEEP_COLUMNS],
+    rows.map((r) => [...axes.map((a) => r.values[a.path]), ...SWEEP_COLUMNS.map((c) => r[c])]),
+  );
+}
