@@ -13,7 +13,7 @@ import { planOp } from './ops';
 import { compileMsOf } from './pipelines';
 import { precompileKernels } from './precompile';
 import { GpuQueue } from './queue';
-import { StagingPool } from './staging_pool';
+import { READBACK_USAGE, StagingPool, UPLOAD_USAGE } from './staging_pool';
 import { MAP_READ_MODE, USAGE } from './usage';
 
 export interface GpuTensor extends DeviceTensor {
@@ -64,7 +64,8 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     return b;
   };
 
-  const staging = new StagingPool(device);
+  const staging = new StagingPool(device, READBACK_USAGE, 'readback');
+  const uploads = new StagingPool(device, UPLOAD_USAGE, 'upload');
   let drainMs = 0;
   /** Every part copied into one pooled staging buffer, one submit, one map: a bucket costs one round trip. */
   async function downloadAll(parts: readonly DownloadPart[]): Promise<void> {
@@ -147,17 +148,16 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
           throw new ConfigError('upload', `uploadScatter slice [${p.from}, +${p.length}) of ${src.length} into '${p.t.id}' (${p.t.type}, ${p.t.length} elements) at ${p.at} does not fit`);
         }
       }
-      // One write into a pooled staging buffer, then device-side copies, submitted at once: the
-      // staging buffer can go back to the pool, since a later write to it is ordered after this submit.
-      queue.flush(); // recorded ops that read the destinations must see their old contents
-      const { buffer: stage } = acquireBuffer(device, bufferBytes(src.length), 'upload staging');
+      // One write into a pooled staging buffer, then device-side copies recorded in order with the
+      // kernels around them (no flush: they ride in the next stretch's submission). The staging
+      // buffer goes back to the pool only once submitted, so no later write can overtake its copies.
+      const stage = uploads.acquire(bufferBytes(src.length));
       queue.scoped(() => {
         device.queue.writeBuffer(stage, 0, src.buffer, src.byteOffset, src.byteLength);
         const enc = queue.enc();
         for (const p of parts) if (p.length > 0) enc.copyBufferToBuffer(stage, p.from * 4, bufferOf(p.t), p.at * 4, p.length * 4);
       });
-      queue.flush();
-      releaseBuffer(device, stage);
+      queue.afterSubmit(() => uploads.release(stage));
     },
     download(t: DeviceTensor, into: HostArray): Promise<void> {
       return downloadAll([{ t, into }]);
@@ -203,6 +203,7 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       destroyed = true;
       queue.destroy();
       staging.destroy();
+      uploads.destroy();
       device.removeEventListener('uncapturederror', onError);
     },
   };

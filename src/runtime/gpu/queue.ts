@@ -24,6 +24,7 @@ export class GpuQueue {
   private readbacks: { buffer: GPUBuffer; passes: number }[] = [];
   private errorScopes: Promise<GPUError | null>[] = [];
   private submitted = 0;
+  private afterSubmitFns: (() => void)[] = [];
 
   constructor(readonly device: GPUDevice, readonly label: string, timestamps: boolean) {
     this.querySet = timestamps
@@ -98,6 +99,11 @@ export class GpuQueue {
     }
   }
 
+  /** Runs `fn` once the pending encoder is submitted (e.g. return a staging buffer its copies read). */
+  afterSubmit(fn: () => void): void {
+    this.afterSubmitFns.push(fn);
+  }
+
   /** Submits the pending encoder (with the timestamp resolve) if it holds anything. */
   flush(): void {
     if (!this.encoder) return;
@@ -115,6 +121,9 @@ export class GpuQueue {
     this.passes = 0;
     this.uniformsUsed = 0; // writeBuffer after a submit is ordered after it: safe to reuse
     this.submitted++;
+    const fns = this.afterSubmitFns;
+    this.afterSubmitFns = [];
+    for (const fn of fns) fn();
   }
 
   /** Flushes, waits for the queue, reports the first validation error, returns device µs. */

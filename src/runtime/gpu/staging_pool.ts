@@ -1,7 +1,11 @@
-// Readback staging buffers (MAP_READ | COPY_DST), pooled per backend by power-of-two size: a live
-// step reads back once per collective, and creating a mappable buffer each time costs an allocation
-// (and, in browsers, a shared-memory mapping). Buffers go back unmapped; destroy() frees them all.
+// Staging buffers, pooled per backend by power-of-two size: readback (MAP_READ | COPY_DST) and
+// upload (COPY_SRC | COPY_DST). A live step stages once per collective each way, and a new buffer
+// each time costs an allocation (and its zero fill; in browsers a shared-memory mapping). Buffers
+// go back unmapped; destroy() frees them all.
 import { USAGE } from './usage';
+
+export const READBACK_USAGE = USAGE.MAP_READ | USAGE.COPY_DST;
+export const UPLOAD_USAGE = USAGE.COPY_SRC | USAGE.COPY_DST;
 
 const MIN_BYTES = 256;
 
@@ -9,7 +13,7 @@ export class StagingPool {
   private readonly free = new Map<number, GPUBuffer[]>();
   private readonly all = new Set<GPUBuffer>();
 
-  constructor(private readonly device: GPUDevice) {}
+  constructor(private readonly device: GPUDevice, private readonly usage: number, private readonly label: string) {}
 
   /** A staging buffer of at least `bytes` (a power of two ≥ MIN_BYTES). */
   acquire(bytes: number): GPUBuffer {
@@ -17,7 +21,7 @@ export class StagingPool {
     while (size < bytes) size *= 2;
     const b = this.free.get(size)?.pop();
     if (b !== undefined) return b;
-    const created = this.device.createBuffer({ label: `fsdp-sim readback staging ${size} B`, size, usage: USAGE.MAP_READ | USAGE.COPY_DST });
+    const created = this.device.createBuffer({ label: `fsdp-sim ${this.label} staging ${size} B`, size, usage: this.usage });
     this.all.add(created);
     return created;
   }
