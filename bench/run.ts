@@ -1,6 +1,6 @@
 // `npm run bench`: runs the benchmark sections, each figure beside a baseline measured in the same
 // run, prints one table (with the machine and adapters named) and writes bench/results/latest.json.
-//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training, trace)
+//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training, trace, sweep)
 //   npm run bench -- --adapters compat       matmul adapters (swiftshader, compat)
 //   npm run bench -- --full                  bigger cases (2048³ on SwiftShader, 256 MB on 8 ranks…)
 
@@ -11,11 +11,12 @@ import { benchComm } from './comm';
 import { benchMatmul } from './matmul';
 import { benchScale } from './scale';
 import { machine, printTable, type Row } from './stats';
+import { benchSweep } from './sweep';
 import { benchTimeline } from './timeline';
 import { benchTraceImport } from './trace_import';
 import { benchTraining } from './training';
 
-const SECTIONS = ['matmul', 'comm', 'scale', 'timeline', 'training', 'trace'] as const;
+const SECTIONS = ['matmul', 'comm', 'scale', 'timeline', 'training', 'trace', 'sweep'] as const;
 type Section = (typeof SECTIONS)[number];
 const ADAPTERS: readonly Adapter[] = ['swiftshader', 'compat'];
 
@@ -77,6 +78,9 @@ async function main(): Promise<void> {
         } else if (section === 'timeline') {
           const r = await benchTimeline(url);
           rows.push(...r.rows); details.timeline = r.records;
+        } else if (section === 'sweep') {
+          const r = benchSweep();
+          rows.push(...r.rows); details.sweep = r.records;
         } else if (section === 'trace') {
           const r = benchTraceImport();
           rows.push(...r.rows); details.trace = r.records;
