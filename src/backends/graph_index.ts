@@ -29,7 +29,7 @@ export interface GraphIndex {
   readonly indexOfName: ReadonlyMap<string, number>;
 }
 
-const isCollectiveKind = (k: string) => k === 'all_gather' || k === 'reduce_scatter';
+const isCollectiveKind = (k: string) => k === 'all_gather' || k === 'reduce_scatter' || k === 'all_reduce';
 
 function badNode(i: number, node: GraphNode, why: string): GraphError {
   const message = `graph node ${i} (${node.kind} '${node.name}', inputs [${node.inputs.join(', ')}]) ${why}`;

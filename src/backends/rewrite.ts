@@ -23,6 +23,7 @@ export type OrderItem =
   | { readonly type: 'bucket_start'; readonly bucket: number }
   | { readonly type: 'bucket_wait'; readonly bucket: number };
 
+/** torch's _ag_group_key / _rs_group_key / _ar_group_key: (group, dtype) or (group, reduce op, dtype). */
 export function bucketKey(node: GraphNode): string {
   const c = node.collective!;
   return c.kind === 'all_gather' ? `${c.group}|${c.dtype}` : `${c.group}|${c.reduceOp ?? 'sum'}|${c.dtype}`;

@@ -9,9 +9,12 @@
 // The order is built by list scheduling: each unit (node, merged start, merged wait) gets a
 // target position, ancestors inherit their descendants' earlier targets, and Kahn's algorithm
 // pops the ready unit with the smallest (target, original index).
+// On a mesh, buckets and the one-block-ahead chain are per process group (a block has one
+// dp_shard all-gather bucket, one tp all-reduce bucket, ...); activation collectives (sequence
+// parallel, no parameter) stay where the program has them: they are on the critical path.
 
 import type { CostModel } from '../estimate/types';
-import type { GraphNode, StepGraph } from '../graph/types';
+import type { CollectiveKind, GraphNode, StepGraph } from '../graph/types';
 import { indexGraph, type GraphIndex } from './graph_index';
 import { GraphError } from '../graph/errors';
 import { kahnOrder } from '../graph/toposort';
@@ -33,8 +36,9 @@ export function moduleOf(node: GraphNode): string {
 interface Group {
   readonly members: number[]; // collective node numbers, original order
   readonly module: string;
-  readonly kind: 'all_gather' | 'reduce_scatter';
+  readonly kind: CollectiveKind;
   readonly phase: string;
+  readonly commGroup: string; // the process group
 }
 
 export function runTransformerBlock(graph: StepGraph, _cost: CostModel, options?: Partial<TransformerBlockOptions>): Schedule {
@@ -56,11 +60,12 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
   for (let i = 0; i < n; i++) {
     if (ix.waitOfColl[i] < 0) continue;
     const node = nodes[i];
+    if (node.params === undefined) continue; // an activation collective: a plain unit, in place
     const kind = node.collective!.kind;
     const id = `${kind}|${node.phase}|${moduleOf(node)}|${bucketKey(node)}${split ? `|${i}` : ''}`;
     let g = groupIds.get(id);
     if (g === undefined) {
-      g = groups.push({ members: [], module: moduleOf(node), kind, phase: node.phase }) - 1;
+      g = groups.push({ members: [], module: moduleOf(node), kind, phase: node.phase, commGroup: node.collective!.group }) - 1;
       groupIds.set(id, g);
     }
     groups[g].members.push(i);
@@ -118,7 +123,7 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
   const reasons: Reason[] = [];
   const byPhaseKind = new Map<string, number[]>();
   groups.forEach((g, gi) => {
-    const k = `${g.kind}|${g.phase}`;
+    const k = `${g.kind}|${g.phase}|${g.commGroup}`;
     const list = byPhaseKind.get(k);
     if (list) list.push(gi);
     else byPhaseKind.set(k, [gi]);

@@ -31,6 +31,10 @@ export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
   'straggler-rank': 'straggler.rank',
   'straggler-factor': 'straggler.factor',
   ac: 'activationCheckpointing',
+  tp: 'parallelism.tensor_parallel_degree',
+  'dp-replicate': 'parallelism.data_parallel_replicate_degree',
+  'dp-shard': 'parallelism.data_parallel_shard_degree',
+  'gpus-per-node': 'parallelism.gpus_per_node',
 };
 
 /** Config flags that shape the step graph: `pass` reads the graph from an FX dump, so they cannot apply there. */
@@ -42,6 +46,9 @@ export const GRAPH_SHAPE_FLAGS: readonly string[] = [
   'ac',
   'param-dtype',
   'reduce-dtype',
+  'tp',
+  'dp-replicate',
+  'dp-shard',
 ];
 
 /** Flags whose value is not the config's own text: --alignment on|off is the boolean `alignment`. */

@@ -24,3 +24,4 @@ export { validateConfig, changedFields, fieldSpec, fieldError, crossCheck } from
 export { configToQuery, configFromQuery, parseConfigQuery, type QueryParse } from './url';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
+export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './mesh';

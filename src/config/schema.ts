@@ -6,6 +6,7 @@ import { AUTOBUCKETING_DEFAULTS } from '../backends';
 import type { BackendName } from '../backends/types';
 import type { HardwareName, NetworkName } from '../estimate';
 import type { ActivationCheckpointing, ModelName } from '../model';
+import { PARALLELISM_DEFAULTS, type ParallelismConfig } from './mesh';
 
 /** Float dtypes parameters / gradients may be communicated in. */
 export type CommDtype = 'bf16' | 'fp32' | 'fp16';
@@ -85,6 +86,8 @@ export interface SimConfig {
   straggler: StragglerConfig;
   /** Live mode (real kernels on rank workers). */
   live: LiveConfig;
+  /** The device mesh (torchtitan `parallelism.*`): FSDP × TP, HSDP; the degrees' product is ranks. */
+  parallelism: ParallelismConfig;
 }
 
 export const MAX_RANKS = 1024;
@@ -110,6 +113,7 @@ export const DEFAULT_CONFIG: Readonly<SimConfig> = deepFreeze({
   alignment: true, // torch aligns estimates across ranks by default in the autobucketing pass
   straggler: { rank: null, factor: 1.5 },
   live: { kernels: 'auto', collectiveAlgorithm: 'direct', steps: 10, timing: 'preset' },
+  parallelism: { ...PARALLELISM_DEFAULTS }, // FSDP on every rank, as before meshes
 } satisfies SimConfig);
 
 function deepFreeze<T extends object>(o: T): T {

@@ -3,6 +3,7 @@
 
 import type { ActivationCheckpointing, StepConfig } from '../graph/config';
 import { TRAIN_AC_MODE } from '../model';
+import { resolveMesh } from './mesh';
 import type { SimConfig } from './schema';
 
 /** The AC mode a config runs with: its own, or (null) the preset's torchtitan train config. */
@@ -22,5 +23,6 @@ export function stepConfigOf(cfg: SimConfig): StepConfig {
     paramDtype: cfg.paramDtype,
     reduceDtype: cfg.reduceDtype,
     activationCheckpointing: activationCheckpointingOf(cfg),
+    mesh: resolveMesh(cfg.ranks, cfg.parallelism),
   };
 }

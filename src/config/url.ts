@@ -58,7 +58,9 @@ export function parseConfigQuery(search: string): QueryParse {
   const cross = crossCheck(config);
   if (cross) {
     errors.push(cross);
-    setPath(config as unknown as Record<string, unknown>, cross.field, getPath(DEFAULT_CONFIG, cross.field));
+    // the mesh degrees are checked together: fall back to the default mesh as a whole
+    const path = cross.field.startsWith('parallelism.') ? 'parallelism' : cross.field;
+    setPath(config as unknown as Record<string, unknown>, path, structuredClone(getPath(DEFAULT_CONFIG, path)));
   }
   return { config, errors };
 }

@@ -3,6 +3,7 @@
 
 import { ConfigError, err, ok, oneOfMessage, preview, type Result } from '../errors';
 import { CONFIG_FIELDS, CONFIG_GROUPS, describeAllowed, getPath, isAllowed, setPath, type FieldSpec } from './fields';
+import { resolveMesh } from './mesh';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>
@@ -32,6 +33,12 @@ export function crossCheck(cfg: SimConfig): ConfigError | undefined {
       'straggler.rank',
       `straggler.rank must be an integer in [0, ${cfg.ranks - 1}] (ranks is ${cfg.ranks}) or null, got ${s}`,
     );
+  }
+  try {
+    resolveMesh(cfg.ranks, cfg.parallelism);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
   }
   return undefined;
 }

@@ -37,11 +37,11 @@ export function alignCostModels(models: readonly CostModel[], graph: StepGraph):
       }
       return t;
     },
-    collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType): number {
-      const key = `${kind}|${bytes}|${groupSize}|${dtype}`;
+    collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType, groupStride = 1): number {
+      const key = `${kind}|${bytes}|${groupSize}|${dtype}|${groupStride}`;
       let t = collCache.get(key);
       if (t === undefined) {
-        t = medianOver(models, (m) => m.collectiveUs(kind, bytes, groupSize, dtype), scratch);
+        t = medianOver(models, (m) => m.collectiveUs(kind, bytes, groupSize, dtype, groupStride), scratch);
         collCache.set(key, t);
       }
       return t;

@@ -17,18 +17,29 @@ export function ringCollectiveUs(bytes: number, n: number, alphaUs: number, beta
 }
 
 /**
- * The α-β ring with a network preset's intra- or inter-node parameters picked by group size; β is
- * the achieved bus bandwidth at this message size, β·S/(S + S½), when the preset gives S½.
+ * Nodes a process group spans: n members `stride` ranks apart (mesh.ts: tp 1, dp_shard tp, ...),
+ * node-aligned rank blocks of gpusPerNode. A group inside one node runs on the intra-node link
+ * (NVLink), one spanning nodes on the inter-node one (IB).
  */
-export function ringNetworkUs(net: RingNetwork, bytes: number, n: number): number {
-  const intra = n <= net.gpusPerNode;
-  const beta = intra ? net.betaIntraBytesPerS : net.betaInterBytesPerS;
-  const half = (intra ? net.halfBwIntraBytes : net.halfBwInterBytes) ?? 0;
-  return ringCollectiveUs(bytes, n, intra ? net.alphaIntraUs : net.alphaInterUs, bytes > 0 ? (beta * bytes) / (bytes + half) : beta);
+export function nodesSpanned(n: number, stride: number, gpusPerNode: number): number {
+  return Math.min(n, Math.ceil(((n - 1) * stride + 1) / gpusPerNode));
 }
 
-/** torch's NCCL_COLL subset we use; all_reduce kept for completeness of the port. */
-export type NcclColl = CollectiveKind | 'all_reduce';
+/**
+ * The α-β ring with a network preset's intra- or inter-node parameters picked by the nodes the
+ * group spans; β is the achieved bus bandwidth at this message size, β·S/(S + S½), when the preset
+ * gives S½. An all-reduce is a reduce-scatter then an all-gather of the same bytes: twice the ring.
+ */
+export function ringNetworkUs(net: RingNetwork, bytes: number, n: number, kind: CollectiveKind = 'all_gather', stride = 1): number {
+  const intra = nodesSpanned(n, stride, net.gpusPerNode) <= 1;
+  const beta = intra ? net.betaIntraBytesPerS : net.betaInterBytesPerS;
+  const half = (intra ? net.halfBwIntraBytes : net.halfBwInterBytes) ?? 0;
+  const us = ringCollectiveUs(bytes, n, intra ? net.alphaIntraUs : net.alphaInterUs, bytes > 0 ? (beta * bytes) / (bytes + half) : beta);
+  return kind === 'all_reduce' ? 2 * us : us;
+}
+
+/** torch's NCCL_COLL subset we use. */
+export type NcclColl = CollectiveKind;
 
 const GPU_INDEX: Readonly<Record<TorchGpuType, number>> = { volta: 0, ampere: 1, hopper: 2, blackwell: 3 };
 
@@ -53,9 +64,11 @@ export function ncclCollectiveRuntimeUs(
   coll: NcclColl,
   gpuType: TorchGpuType,
   net: Pick<NcclAnalyticalNetwork, 'gpusPerNode' | 'intraNodeBwGBs' | 'interNodeBwGBs'>,
+  nodes?: number,
 ): number {
   const sizeGB = torchSizeBytes / 1024 / 1024 / 1024; // torch's "GB" is GiB here
-  const nNodes = Math.ceil(groupSize / net.gpusPerNode);
+  // torch assumes consecutive ranks (ceil(n / 8)); a strided mesh group passes the nodes it spans
+  const nNodes = nodes ?? Math.ceil(groupSize / net.gpusPerNode);
   const nRanks = groupSize;
   if (nRanks <= 1) return 0;
 
@@ -82,7 +95,8 @@ export function ncclCollectiveRuntimeUs(
 /**
  * torch's estimate for one of our collectives, µs. `bytes` follows the CostModel contract (gathered
  * output of an all-gather, full input of a reduce-scatter); torch counts input + output, i.e.
- * bytes·(1 + 1/n) for both kinds.
+ * bytes·(1 + 1/n) for both kinds, 2·bytes for an all-reduce. `stride`: rank distance of the group's
+ * members (mesh.ts), for the nodes it spans.
  */
 export function ncclAnalyticalUs(
   kind: CollectiveKind,
@@ -94,7 +108,9 @@ export function ncclAnalyticalUs(
     intraNodeBwGBs: 300,
     interNodeBwGBs: 25,
   },
+  stride = 1,
 ): number {
   if (n <= 1) return 0;
-  return ncclCollectiveRuntimeUs(bytes + bytes / n, n, kind, gpuType, net);
+  const size = kind === 'all_reduce' ? 2 * bytes : bytes + bytes / n;
+  return ncclCollectiveRuntimeUs(size, n, kind, gpuType, net, nodesSpanned(n, stride, net.gpusPerNode));
 }

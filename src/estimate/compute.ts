@@ -76,6 +76,7 @@ export function computeNodeUs(hw: HardwarePreset, node: GraphNode, dtype: DType)
     case 'wait':
     case 'all_gather':
     case 'reduce_scatter':
+    case 'all_reduce':
       return 0;
   }
 }

@@ -59,8 +59,8 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
 
   const collectiveRaw =
     net.kind === 'ring'
-      ? (_kind: CollectiveKind, bytes: number, n: number) => ringNetworkUs(net, bytes, n)
-      : (kind: CollectiveKind, bytes: number, n: number) => ncclAnalyticalUs(kind, bytes, n, hw.torchGpuType, net);
+      ? (kind: CollectiveKind, bytes: number, n: number, stride: number) => ringNetworkUs(net, bytes, n, kind, stride)
+      : (kind: CollectiveKind, bytes: number, n: number, stride: number) => ncclAnalyticalUs(kind, bytes, n, hw.torchGpuType, net, stride);
 
   const scaleNote = [computeScale !== 1 ? `compute×${computeScale}` : '', commScale !== 1 ? `comm×${commScale}` : '']
     .filter(Boolean)
@@ -76,8 +76,8 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
       const m = Object.hasOwn(measured, node.name) ? measured[node.name] : undefined;
       return (m ?? computeNodeUs(hw, node, dtype)) * computeScale;
     },
-    collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, _dtype: DType): number {
-      return collectiveRaw(kind, bytes, groupSize) * commScale;
+    collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, _dtype: DType, groupStride = 1): number {
+      return collectiveRaw(kind, bytes, groupSize, groupStride) * commScale;
     },
   };
 }

@@ -78,9 +78,10 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
         const b = baseOfNode(node);
         return b.us === 0 ? 0 : b.us * (1 + p * noiseFromHash(opts.seed, rank, b.hash)) * slow;
       },
-      collectiveUs: (kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType) =>
+      collectiveUs: (kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType, groupStride = 1) =>
         // the straggler is a slow GPU (throttled clocks), not a slow link: its collectives only get the noise
-        base.collectiveUs(kind, bytes, groupSize, dtype) * (1 + p * noiseUnit(opts.seed, rank, `${kind}|${bytes}|${groupSize}|${dtype}`)),
+        base.collectiveUs(kind, bytes, groupSize, dtype, groupStride) *
+        (1 + p * noiseUnit(opts.seed, rank, `${kind}|${bytes}|${groupSize}|${dtype}${groupStride === 1 ? '' : `|${groupStride}`}`)),
     });
   }
   return models;

@@ -6,8 +6,12 @@ import type { CollectiveKind, DType, GraphNode } from '../graph/types';
 export interface CostModel {
   /** Estimated run time of a compute / cast / view node on one rank, µs. Waits and collective starts cost 0 here. */
   computeUs(node: GraphNode): number;
-  /** Estimated duration of a collective: bytes = gathered output (AG) or full input (RS), per rank. */
-  collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType): number;
+  /**
+   * Estimated duration of a collective: bytes = gathered output (AG) or full input (RS, AR), per
+   * rank; groupStride = rank distance between the group's members (default 1), which sets the
+   * nodes it spans and so its network tier.
+   */
+  collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType, groupStride?: number): number;
   /** Short label for UI and traces, e.g. 'h100 roofline + ib-400 ring'. */
   readonly label: string;
 }

@@ -3,20 +3,24 @@
 // forward); each weight gradient is reduce-scattered right after it is made; residual
 // gradients accumulate with `add`. Matmul conventions (ops.ts): dX = dY·W is plain, dW = dYᵀ·X
 // is {transA} with dY stored [T, out] = [K, M].
+// With tensor parallel (tp.ts) each sequence-parallel collective of the forward is mirrored: a
+// forward all-gather's gradient is reduce-scattered on tp, a forward reduce-scatter's all-gathered.
 
 import { headDim } from '../model/args';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttentionBwd, emitMatmul, emitRmsNormBwd, emitSwigluBwd } from './emit_ops';
 import { emitBlockRecompute, emitBlockRegather } from './checkpoint';
 import { emitGather, emitReduceScatter, gradId } from './fsdp';
-import { param, tokensPerRank, type ForwardSaved, type LayerSaved, type ModelCtx } from './forward';
+import { localDims, param, seqShardRows, tokensPerRank, type ForwardSaved, type LayerSaved, type ModelCtx } from './forward';
 import { TARGETS, TOKENS } from './ops';
+import { emitGradAllReduce, emitSeqGather, emitSeqReduceScatter, partialGradId } from './tp';
 
 export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
+  const Ts = seqShardRows(c);
   const D = args.dim;
-  const V = args.vocabSize;
+  const { V } = localDims(c);
   e.phase = 'backward';
   e.layer = undefined;
 
@@ -27,11 +31,13 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   });
   // output: logits = hf · Wᵀ
   const ow = emitGather(c, param(c, 'output.weight'), 'bwd.');
-  const dHf = emitMatmul(e, { name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'] });
-  weightGrad(c, 'output.weight', dLogits, s.hf, V, D);
+  const dHf = emitSeqReduceScatter(c, 'output.bwd', emitMatmul(e, { name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'] }));
+  weightGrad(c, 'output.weight', dLogits, s.hfFull, V, D);
   // final norm
   const nw = emitGather(c, param(c, 'norm.weight'), 'bwd.');
-  let dx = emitRmsNormBwd(e, { name: 'norm.bwd', dy: dHf, x: s.hL, w: nw, rstd: s.rstdF, rows: T, cols: D, dw: gradId('norm.weight'), dtype: dt, params: ['norm.weight'] })[0];
+  const dwNorm = partialGradId(c, gradId('norm.weight'));
+  let dx = emitRmsNormBwd(e, { name: 'norm.bwd', dy: dHf, x: s.hL, w: nw, rstd: s.rstdF, rows: Ts, cols: D, dw: dwNorm, dtype: dt, params: ['norm.weight'] })[0];
+  emitGradAllReduce(c, 'norm.weight', gradId('norm.weight'));
   emitReduceScatter(c, param(c, 'norm.weight'));
 
   for (let i = args.nLayers - 1; i >= 0; i--) {
@@ -48,6 +54,7 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   }
   e.layer = undefined;
   // tok_embeddings: its backward reads only the ids, so no re-gather
+  dx = emitSeqGather(c, 'tok_embeddings.bwd', dx);
   const embGrad = e.tensor(gradId('tok_embeddings.weight'), [V, D], dt);
   e.node({
     name: 'tok_embeddings.bwd', kind: 'compute', op: 'embedding_bwd', inputs: [dx, TOKENS], outputs: [embGrad], params: ['tok_embeddings.weight'],
@@ -66,11 +73,10 @@ function weightGrad(c: ModelCtx, fqn: string, dY: string, x: string, outDim: num
 function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, weights?: ReadonlyMap<string, string>): string {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
+  const Ts = seqShardRows(c);
   const D = args.dim;
   const hd = headDim(args);
-  const H = args.nHeads;
-  const KVH = args.nKvHeads;
-  const F = args.ffnDim;
+  const { H, KVH, F } = localDims(c);
   const p = `layers.${i}`;
   const fqn = (m: string) => `${p}.${m}.weight`;
   const gathered = (m: string): string => weights?.get(fqn(m)) ?? emitGather(c, param(c, fqn(m)), 'bwd.');
@@ -83,30 +89,31 @@ function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, 
   };
   const normBwd = (m: string, dy: string, x: string, rstd: string): string => {
     const w = gathered(m);
-    const [dx] = emitRmsNormBwd(e, { name: `${p}.${m}.bwd`, dy, x, w, rstd, rows: T, cols: D, dw: gradId(fqn(m)), dtype: dt, params: [fqn(m)] });
+    const [dx] = emitRmsNormBwd(e, { name: `${p}.${m}.bwd`, dy, x, w, rstd, rows: Ts, cols: D, dw: partialGradId(c, gradId(fqn(m))), dtype: dt, params: [fqn(m)] });
+    emitGradAllReduce(c, fqn(m), gradId(fqn(m)));
     emitReduceScatter(c, param(c, fqn(m)));
     return dx;
   };
 
   // feed-forward: out = h + w2(swiglu(w1(hn), w3(hn)))
-  const dg = linearBwd('feed_forward.w2', dOut, s.g, D, F);
+  const dg = linearBwd('feed_forward.w2', emitSeqGather(c, `${p}.feed_forward.w2.bwd`, dOut), s.g, D, F);
   const [da, db] = emitSwigluBwd(e, { name: `${p}.feed_forward.swiglu.bwd`, dg, a: s.a, b: s.b });
-  const dhn1 = linearBwd('feed_forward.w1', da, s.hn, F, D);
-  const dhn3 = linearBwd('feed_forward.w3', db, s.hn, F, D);
-  const dhn = emitAdd(e, { name: `${p}.feed_forward.bwd_sum`, a: dhn1, b: dhn3 });
+  const dhn1 = linearBwd('feed_forward.w1', da, s.hnFull, F, D);
+  const dhn3 = linearBwd('feed_forward.w3', db, s.hnFull, F, D);
+  const dhn = emitSeqReduceScatter(c, `${p}.ffn_norm.bwd_in`, emitAdd(e, { name: `${p}.feed_forward.bwd_sum`, a: dhn1, b: dhn3 }));
   const dhNorm = normBwd('ffn_norm', dhn, s.h, s.rstd2);
   const dh = emitAdd(e, { name: `${p}.feed_forward.residual.bwd`, a: dOut, b: dhNorm });
   // attention: h = x + wo(sdpa(wq(xn), wk(xn), wv(xn)))
-  const dO = linearBwd('attention.wo', dh, s.o, D, H * hd);
+  const dO = linearBwd('attention.wo', emitSeqGather(c, `${p}.attention.wo.bwd`, dh), s.o, D, H * hd);
   const [dq, dk, dv] = emitAttentionBwd(e, {
     name: `${p}.attention.sdpa.bwd`, dO, q: s.q, k: s.k, v: s.v, o: s.o, lse: s.lse,
     batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt,
   });
-  const dxq = linearBwd('attention.wq', dq, s.xn, H * hd, D);
-  const dxk = linearBwd('attention.wk', dk, s.xn, KVH * hd, D);
-  const dxv = linearBwd('attention.wv', dv, s.xn, KVH * hd, D);
+  const dxq = linearBwd('attention.wq', dq, s.xnFull, H * hd, D);
+  const dxk = linearBwd('attention.wk', dk, s.xnFull, KVH * hd, D);
+  const dxv = linearBwd('attention.wv', dv, s.xnFull, KVH * hd, D);
   const dqk = emitAdd(e, { name: `${p}.attention.bwd_sum.qk`, a: dxq, b: dxk });
-  const dxn = emitAdd(e, { name: `${p}.attention.bwd_sum.qkv`, a: dqk, b: dxv });
+  const dxn = emitSeqReduceScatter(c, `${p}.attention_norm.bwd_in`, emitAdd(e, { name: `${p}.attention.bwd_sum.qkv`, a: dqk, b: dxv }));
   const dxNorm = normBwd('attention_norm', dxn, s.x, s.rstd1);
   return emitAdd(e, { name: `${p}.attention.residual.bwd`, a: dh, b: dxNorm });
 }

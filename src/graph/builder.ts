@@ -9,6 +9,7 @@ import { resolveStepConfig, type StepConfig } from './config';
 import { Emitter } from './emitter';
 import { emitForward, type ModelCtx } from './forward';
 import { emitAdamw, emitParamState, shardParam, type ShardedParam } from './fsdp';
+import { isOneDim } from './mesh';
 import { TARGETS, TOKENS } from './ops';
 import type { StepGraph } from './types';
 
@@ -17,10 +18,11 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
   const r = resolveStepConfig(cfg);
   const e = new Emitter();
   const table = paramTable(r.args);
-  const sharded: ShardedParam[] = table.map((s) => shardParam(s, r.worldSize));
+  const sharded: ShardedParam[] = table.map((s) => shardParam(s, r.mesh.dpShard, r.mesh.tp));
   const ctx: ModelCtx = {
     e,
-    n: r.worldSize,
+    n: r.mesh.dpShard,
+    mesh: r.mesh,
     paramDtype: r.paramDtype,
     reduceDtype: r.reduceDtype,
     args: r.args,
@@ -50,6 +52,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
     meta: {
       model: r.modelName,
       worldSize: r.worldSize,
+      ...(isOneDim(r.mesh) ? {} : { mesh: r.mesh }), // 1-D graphs keep their JSON as it was
       paramDtype: r.paramDtype,
       reduceDtype: r.reduceDtype,
       batch: r.batch,

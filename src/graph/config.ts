@@ -5,6 +5,7 @@
 import { ConfigError, oneOfMessage } from '../errors';
 import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/args';
 import { AC_MODES, MAX_DIM, MODEL_PRESETS, isModelName, validateModelArgs, type ActivationCheckpointing } from '../model/presets';
+import { fsdpMesh, meshSize, type Mesh } from './mesh';
 import type { DType } from './types';
 
 export interface StepConfig {
@@ -37,6 +38,11 @@ export interface StepConfig {
    * except every second matmul; norms, adds and SwiGLU recomputed). Default 'none'.
    */
   readonly activationCheckpointing?: ActivationCheckpointing;
+  /**
+   * The device mesh (mesh.ts): dp_replicate × dp_shard × tp, product = worldSize. Default: FSDP on
+   * every rank (dp_shard = worldSize), SimpleFSDP's one 'dp' group.
+   */
+  readonly mesh?: Mesh;
 }
 
 export { AC_MODES, type ActivationCheckpointing };
@@ -55,6 +61,7 @@ export interface ResolvedStepConfig {
   readonly eps: number;
   readonly weightDecay: number;
   readonly activationCheckpointing: ActivationCheckpointing;
+  readonly mesh: Mesh;
 }
 
 export const STEP_CONFIG_DEFAULTS = {
@@ -70,7 +77,7 @@ export const STEP_CONFIG_DEFAULTS = {
 
 /** Float dtypes a parameter or a gradient may be communicated in. */
 export const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
-const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'activationCheckpointing'];
+const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'activationCheckpointing', 'mesh'];
 export const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
 export const MAX_TOKENS = 2 ** 32;
@@ -108,6 +115,34 @@ function acModeOf(v: unknown, dflt: ActivationCheckpointing): ActivationCheckpoi
   return v as ActivationCheckpointing;
 }
 
+/** The mesh (default: FSDP on every rank); each degree an integer ≥ 1, their product worldSize. */
+function meshOf(v: unknown, worldSize: number): Mesh {
+  if (v === undefined) return fsdpMesh(worldSize);
+  if (typeof v !== 'object' || v === null) throw new ConfigError('mesh', `mesh must be {dpReplicate, dpShard, tp}, got ${JSON.stringify(v)}`);
+  const o = v as Record<string, unknown>;
+  const m: Mesh = {
+    dpReplicate: intIn('mesh.dpReplicate', o.dpReplicate, 1, MAX_WORLD_SIZE),
+    dpShard: intIn('mesh.dpShard', o.dpShard, 1, MAX_WORLD_SIZE),
+    tp: intIn('mesh.tp', o.tp, 1, MAX_WORLD_SIZE),
+  };
+  if (meshSize(m) !== worldSize) {
+    throw new ConfigError('mesh', `mesh.dpReplicate · mesh.dpShard · mesh.tp must equal worldSize (${worldSize}), got ${m.dpReplicate} · ${m.dpShard} · ${m.tp} = ${meshSize(m)}`);
+  }
+  return m;
+}
+
+/**
+ * torchtitan's Llama TP plan splits heads, kv heads, the feed-forward and the vocabulary across tp
+ * and (sequence parallel) the tokens: each must divide evenly.
+ */
+function checkTpSplits(args: ModelArgs, tokens: number, tp: number): void {
+  if (tp === 1) return;
+  const dims: [string, number][] = [['nHeads', args.nHeads], ['nKvHeads', args.nKvHeads], ['ffnDim', args.ffnDim], ['vocabSize', args.vocabSize], ['batch · seqLen', tokens]];
+  for (const [name, v] of dims) {
+    if (v % tp !== 0) throw new ConfigError('mesh.tp', `mesh.tp (tensor_parallel_degree ${tp}) must divide the model's ${name} (${v}): the TP plan splits it across the tp group`);
+  }
+}
+
 /** Validates every field (ConfigError naming the field, value and valid set) and fills defaults. */
 export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
   if (typeof cfg !== 'object' || cfg === null || Array.isArray(cfg)) {
@@ -133,6 +168,8 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
   if (batch * seqLen > MAX_TOKENS) {
     throw new ConfigError('seqLen', `batch · seqLen (tokens per rank) must be ≤ ${MAX_TOKENS}, got ${batch} · ${seqLen} = ${batch * seqLen}`);
   }
+  const mesh = meshOf(c.mesh, worldSize);
+  checkTpSplits(args, batch * seqLen, mesh.tp);
   const d = STEP_CONFIG_DEFAULTS;
   const opt = (k: string, dflt: number, lo: number, hi: number, loOpen: boolean, hiOpen: boolean) =>
     c[k] === undefined ? dflt : numIn(k, c[k], lo, hi, loOpen, hiOpen);
@@ -150,5 +187,6 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
     eps: opt('eps', d.eps, 0, 1, true, false),
     weightDecay: opt('weightDecay', d.weightDecay, 0, 10, false, false),
     activationCheckpointing: acModeOf(c.activationCheckpointing, d.activationCheckpointing),
+    mesh,
   };
 }

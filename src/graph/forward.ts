@@ -9,6 +9,7 @@ import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttention, emitMatmul, emitRmsNorm, emitSwiglu } from './emit_ops';
 import { emitGather, type FsdpCtx, type ShardedParam } from './fsdp';
 import { LOSS, TARGETS, TOKENS } from './ops';
+import { emitSeqGather, emitSeqReduceScatter, tpDegree } from './tp';
 
 /** Activations one block saves for its backward. */
 export interface LayerSaved {
@@ -26,12 +27,16 @@ export interface LayerSaved {
   readonly a: string; // w1 output
   readonly b: string; // w3 output
   readonly g: string; // swiglu output
+  /** The all-gathered (tp) norm outputs the projections read; xn / hn themselves when tp = 1. */
+  readonly xnFull: string;
+  readonly hnFull: string;
 }
 
 export interface ForwardSaved {
   readonly layers: readonly LayerSaved[];
   readonly hL: string; // last block output (final norm input)
   readonly hf: string; // final norm output
+  readonly hfFull: string; // hf all-gathered on tp (hf when tp = 1)
   readonly rstdF: string;
   readonly logits: string;
 }
@@ -47,6 +52,15 @@ export interface ModelCtx extends FsdpCtx {
 
 export const tokensPerRank = (c: ModelCtx): number => c.batch * c.seqLen;
 
+/** Rows of a sequence-parallel activation: the rank's tokens split across tp. */
+export const seqShardRows = (c: ModelCtx): number => tokensPerRank(c) / tpDegree(c);
+
+/** The per-rank model dims under the TP plan: heads, kv heads, ffn and vocabulary split across tp. */
+export function localDims(c: ModelCtx): { H: number; KVH: number; F: number; V: number } {
+  const tp = tpDegree(c);
+  return { H: c.args.nHeads / tp, KVH: c.args.nKvHeads / tp, F: c.args.ffnDim / tp, V: c.args.vocabSize / tp };
+}
+
 export function param(c: ModelCtx, fqn: string): ShardedParam {
   const p = c.params.get(fqn);
   if (!p) throw new Error(`internal: no parameter '${fqn}'`);
@@ -56,18 +70,21 @@ export function param(c: ModelCtx, fqn: string): ShardedParam {
 export function emitForward(c: ModelCtx): ForwardSaved {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
+  const Ts = seqShardRows(c);
   const D = args.dim;
-  const V = args.vocabSize;
+  const { V } = localDims(c);
   e.phase = 'forward';
   e.layer = undefined;
 
   const emb = emitGather(c, param(c, 'tok_embeddings.weight'), '');
-  let x = e.tensor('tok_embeddings', [T, D], dt);
+  const embOut = e.tensor('tok_embeddings', [T, D], dt);
   e.node({
-    name: 'tok_embeddings', kind: 'compute', op: 'embedding', inputs: [emb, TOKENS], outputs: [x], params: ['tok_embeddings.weight'],
-    bytesMoved: 2 * e.tensors[x].bytes + e.tensors[TOKENS].bytes, // T rows read, T rows written, the ids
+    name: 'tok_embeddings', kind: 'compute', op: 'embedding', inputs: [emb, TOKENS], outputs: [embOut], params: ['tok_embeddings.weight'],
+    bytesMoved: 2 * e.tensors[embOut].bytes + e.tensors[TOKENS].bytes, // T rows read, T rows written, the ids
     attrs: { V, D, T },
   });
+  // row-wise (vocabulary-sharded) embedding: partial rows, reduce-scattered to sequence shards
+  let x = emitSeqReduceScatter(c, 'tok_embeddings', embOut);
 
   const layers: LayerSaved[] = [];
   for (let i = 0; i < args.nLayers; i++) {
@@ -79,15 +96,18 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   e.layer = undefined;
   const hL = x;
   const nw = emitGather(c, param(c, 'norm.weight'), '');
-  const [hf, rstdF] = emitRmsNorm(e, { name: 'norm', x: hL, w: nw, rows: T, cols: D, eps: args.normEps, dtype: dt, params: ['norm.weight'] });
+  const [hf, rstdF] = emitRmsNorm(e, { name: 'norm', x: hL, w: nw, rows: Ts, cols: D, eps: args.normEps, dtype: dt, params: ['norm.weight'] });
+  const hfFull = emitSeqGather(c, 'norm', hf);
   const ow = emitGather(c, param(c, 'output.weight'), '');
-  const logits = emitMatmul(e, { name: 'output', a: hf, b: ow, M: T, N: V, K: D, transB: true, dtype: dt, params: ['output.weight'] });
+  // column-wise output: vocabulary-sharded logits (torchtitan's loss parallel; its two [T]-sized
+  // all-reduces inside the cross-entropy are not modelled)
+  const logits = emitMatmul(e, { name: 'output', a: hfFull, b: ow, M: T, N: V, K: D, transB: true, dtype: dt, params: ['output.weight'] });
   e.tensor(LOSS, [1], 'fp32');
   e.node({
     name: 'loss', kind: 'compute', op: 'cross_entropy', inputs: [logits, TARGETS], outputs: [LOSS],
     flops: EW.cross_entropy * T * V, bytesMoved: ioBytes(e.tensors, [logits, TARGETS, LOSS]), attrs: { T, V },
   });
-  return { layers, hL, hf, rstdF, logits };
+  return { layers, hL, hf, hfFull, rstdF, logits };
 }
 
 /**
@@ -107,12 +127,11 @@ export interface BlockForwardMode {
 export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: BlockForwardMode): LayerSaved & { out?: string } {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
+  const Ts = seqShardRows(c);
   const D = args.dim;
   const hd = headDim(args);
   const p = `layers.${i}`;
-  const H = args.nHeads;
-  const KVH = args.nKvHeads;
-  const F = args.ffnDim;
+  const { H, KVH, F } = localDims(c);
   const fqn = (s: string) => `${p}.${s}.weight`;
   const sfx = mode?.suffix ?? '';
   const gather = (s: string) => (mode ? mode.weight(fqn(s)) : emitGather(c, param(c, fqn(s)), ''));
@@ -120,25 +139,28 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
     emitMatmul(e, { name: `${p}.${s}${sfx}`, a: inp, b: gather(s), M: T, N, K, transB: true, dtype: dt, params: [fqn(s)] });
 
   const w1n = gather('attention_norm');
-  const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm${sfx}`, x, w: w1n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [fqn('attention_norm')] });
+  const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm${sfx}`, x, w: w1n, rows: Ts, cols: D, eps: args.normEps, dtype: dt, params: [fqn('attention_norm')] });
   const sv = mode?.saved;
   const kept = (key: 'q' | 'k' | 'v' | 'o' | 'a' | 'b'): string | undefined => (sv?.keep.has(key) ? sv.from[key] : undefined);
-  const q = kept('q') ?? linear('attention.wq', xn, H * hd, D);
-  const k = kept('k') ?? linear('attention.wk', xn, KVH * hd, D);
-  const v = kept('v') ?? linear('attention.wv', xn, KVH * hd, D);
+  // selective AC saves q and v but recomputes k, so the gather is always re-run
+  const xnFull = emitSeqGather(c, `${p}.attention_norm${sfx}`, xn);
+  const q = kept('q') ?? linear('attention.wq', xnFull, H * hd, D);
+  const k = kept('k') ?? linear('attention.wk', xnFull, KVH * hd, D);
+  const v = kept('v') ?? linear('attention.wv', xnFull, KVH * hd, D);
   const [o, lse] = sv?.keep.has('o')
     ? [sv.from.o, sv.from.lse]
     : emitAttention(e, { name: `${p}.attention.sdpa${sfx}`, q, k, v, batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt });
-  const ao = linear('attention.wo', o, D, H * hd);
+  const ao = emitSeqReduceScatter(c, `${p}.attention.wo${sfx}`, linear('attention.wo', o, D, H * hd));
   const h = emitAdd(e, { name: `${p}.attention.residual${sfx}`, a: x, b: ao });
   const w2n = gather('ffn_norm');
-  const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm${sfx}`, x: h, w: w2n, rows: T, cols: D, eps: args.normEps, dtype: dt, params: [fqn('ffn_norm')] });
-  const a = kept('a') ?? linear('feed_forward.w1', hn, F, D);
-  const b = kept('b') ?? linear('feed_forward.w3', hn, F, D);
+  const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm${sfx}`, x: h, w: w2n, rows: Ts, cols: D, eps: args.normEps, dtype: dt, params: [fqn('ffn_norm')] });
+  const hnFull = emitSeqGather(c, `${p}.ffn_norm${sfx}`, hn);
+  const a = kept('a') ?? linear('feed_forward.w1', hnFull, F, D);
+  const b = kept('b') ?? linear('feed_forward.w3', hnFull, F, D);
   const g = emitSwiglu(e, { name: `${p}.feed_forward.swiglu${sfx}`, a, b });
-  const saved = { x, xn, rstd1, q, k, v, o, lse, h, hn, rstd2, a, b, g };
+  const saved = { x, xn, rstd1, q, k, v, o, lse, h, hn, rstd2, a, b, g, xnFull, hnFull };
   if (mode?.partial) return saved;
-  const fo = linear('feed_forward.w2', g, D, F);
+  const fo = emitSeqReduceScatter(c, `${p}.feed_forward.w2${sfx}`, linear('feed_forward.w2', g, D, F));
   const out = emitAdd(e, { name: `${p}.feed_forward.residual${sfx}`, a: h, b: fo });
   return { ...saved, out };
 }

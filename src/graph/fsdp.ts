@@ -9,44 +9,106 @@
 //     first `rows` rows, a row-major prefix, so padding needs no extra op in forward;
 //   - the gradient cast before the reduce-scatter appends zero rows: attrs.padRows =
 //     paddedRows − rows (the attr is present only when it is > 0; tiny/small never pad on 1..8 ranks).
+// On a mesh (mesh.ts) the parameter is first split by its TP placement (tpPlacement: torchtitan's
+// Llama plan), and FSDP shards that local TP shard on dim 0 across dp_shard; with HSDP the
+// reduce-scattered gradient shard is then all-reduced (avg) across dp_replicate.
 
 import type { ParamSpec } from '../model/param_table';
 import type { Emitter } from './emitter';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes, numel } from './flops';
 import { paramTensorIds } from './ops';
-import type { DType, ParamInfo } from './types';
+import { DP_GROUP, fsdpMesh, meshGroup, type Mesh, type MeshDim } from './mesh';
+import type { CollectiveInfo, DType, ParamInfo, TpPlacement } from './types';
 
-export const DP_GROUP = 'dp';
+export { DP_GROUP };
 /** Master weights and optimizer state stay fp32 (mixed precision keeps an fp32 copy). */
 export const MASTER_DTYPE: DType = 'fp32';
 
 export interface ShardedParam {
   readonly spec: ParamSpec;
   readonly info: ParamInfo;
-  readonly rows: number; // shape[0]
-  readonly rest: readonly number[]; // shape[1..]
+  readonly rows: number; // local (TP) shape[0]
+  readonly rest: readonly number[]; // local (TP) shape[1..]
   readonly shardRows: number;
   readonly paddedRows: number; // shardRows · n
+  readonly numel: number; // local (TP) numel
 }
 
-export function shardParam(spec: ParamSpec, n: number): ShardedParam {
-  const rows = spec.shape[0];
+/**
+ * torchtitan's Llama TP plan (parallelize_llama / apply_tp): wq, wk, wv, w1, w3 and `output`
+ * ColwiseParallel (weight Shard(0)), wo and w2 RowwiseParallel (weight Shard(1)), tok_embeddings
+ * RowwiseParallel on an embedding (weight Shard(0): the vocabulary), norms Replicate.
+ */
+export function tpPlacement(fqn: string): TpPlacement {
+  if (/\.(wo|w2)\.weight$/.test(fqn)) return 'rowwise';
+  if (/\.(wq|wk|wv|w1|w3)\.weight$/.test(fqn) || fqn === 'output.weight' || fqn === 'tok_embeddings.weight') return 'colwise';
+  return 'replicate';
+}
+
+/** The TP-local shape of a parameter: dim 0 (colwise) or dim 1 (rowwise) divided by tp. */
+function tpLocalShape(shape: readonly number[], placement: TpPlacement, tp: number): number[] {
+  if (tp === 1 || placement === 'replicate') return [...shape];
+  const d = placement === 'colwise' ? 0 : 1;
+  return shape.map((x, i) => (i === d ? x / tp : x));
+}
+
+/** n: the dp_shard degree; tp: the TP degree (the builder has checked it divides the split dims). */
+export function shardParam(spec: ParamSpec, n: number, tp = 1): ShardedParam {
+  const placement = tpPlacement(spec.name);
+  const local = tpLocalShape(spec.shape, placement, tp);
+  const rows = local[0];
   const shardRows = Math.ceil(rows / n);
+  const numel = local.reduce((a, b) => a * b, 1);
+  // placement and local shape only on TP graphs, so a 1-D graph's JSON is what it always was
+  const tpInfo = tp > 1 && placement !== 'replicate' ? { tp: placement, localShape: local } : {};
   return {
     spec,
     rows,
-    rest: spec.shape.slice(1),
+    rest: local.slice(1),
     shardRows,
     paddedRows: shardRows * n,
-    info: { name: spec.name, shape: [...spec.shape], numel: spec.numel, shardRows, ...(spec.layer === undefined ? {} : { layer: spec.layer }) },
+    numel,
+    info: { name: spec.name, shape: [...spec.shape], numel: spec.numel, shardRows, ...(spec.layer === undefined ? {} : { layer: spec.layer }), ...tpInfo },
   };
 }
 
 export interface FsdpCtx {
   readonly e: Emitter;
+  /** The dp_shard degree (the FSDP group size). */
   readonly n: number;
   readonly paramDtype: DType;
   readonly reduceDtype: DType;
+  /** The device mesh; absent = FSDP on n ranks. */
+  readonly mesh?: Mesh;
+}
+
+/** The collective fields that place it on a mesh dimension's group (stride only when ≠ 1). */
+export function groupFields(c: FsdpCtx, dim: MeshDim): Pick<CollectiveInfo, 'group' | 'groupSize' | 'groupStride'> {
+  const g = meshGroup(c.mesh ?? fsdpMesh(c.n), dim);
+  return g.stride === 1 ? { group: g.group, groupSize: g.size } : { group: g.group, groupSize: g.size, groupStride: g.stride };
+}
+
+/**
+ * collective → wait of one tensor on a mesh group; returns the wait's output (aliasing the
+ * collective's). `out` is the id the wait writes (the tensor consumers read).
+ */
+export function emitCollective(
+  c: FsdpCtx,
+  s: { name: string; kind: 'all_gather' | 'reduce_scatter' | 'all_reduce'; dim: MeshDim; input: string; outShape: readonly number[]; dtype: DType; out: string; reduceOp?: 'sum' | 'avg'; params?: readonly string[]; layerOp?: string },
+): string {
+  const { e } = c;
+  const op = s.kind === 'all_gather' ? 'all_gather_into_tensor' : s.kind === 'reduce_scatter' ? 'reduce_scatter_tensor' : 'all_reduce';
+  const cOut = e.tensor(s.name, s.outShape, s.dtype);
+  e.node({
+    name: s.name, kind: s.kind, op, inputs: [s.input], outputs: [cOut], ...(s.params ? { params: s.params } : {}),
+    collective: {
+      kind: s.kind, ...groupFields(c, s.dim), dtype: s.dtype, ...(s.reduceOp ? { reduceOp: s.reduceOp } : {}),
+      inputBytes: e.tensors[s.input].bytes, outputBytes: e.tensors[cOut].bytes,
+    },
+  });
+  const w = e.tensor(s.out, s.outShape, s.dtype, { aliasOf: cOut });
+  e.node({ name: `${s.name}.wait`, kind: 'wait', op: 'wait_tensor', inputs: [cOut], outputs: [w], ...(s.params ? { params: s.params } : {}), waitOf: s.name });
+  return w;
 }
 
 /** Registers the persistent state of a parameter: its shard and AdamW's exp_avg / exp_avg_sq. */
@@ -80,7 +142,7 @@ export function emitGather(c: FsdpCtx, p: ShardedParam, tag: '' | 'bwd.'): strin
   e.node({
     name: agName, kind: 'all_gather', op: 'all_gather_into_tensor', inputs: [castOut], outputs: [agOut], params: [fqn],
     collective: {
-      kind: 'all_gather', group: DP_GROUP, groupSize: n, dtype: paramDtype,
+      kind: 'all_gather', ...groupFields(c, 'dp_shard'), dtype: paramDtype,
       inputBytes: e.tensors[castOut].bytes, outputBytes: e.tensors[agOut].bytes,
     },
     attrs: { rows: p.rows, shardRows: p.shardRows, paddedRows: p.paddedRows },
@@ -94,9 +156,12 @@ export function emitGather(c: FsdpCtx, p: ShardedParam, tag: '' | 'bwd.'): strin
 /** The id a parameter's full gradient must be written to (in param dtype, unpadded shape). */
 export const gradId = (fqn: string): string => `${fqn}.grad`;
 
-/** grad → cast(reduce dtype, pad) → reduce_scatter(avg) → wait, writing paramTensorIds().gradShard. */
+/**
+ * grad → cast(reduce dtype, pad) → reduce_scatter(avg) → wait, writing paramTensorIds().gradShard;
+ * with HSDP the wait's shard is then all-reduced (avg) across dp_replicate into gradShard.
+ */
 export function emitReduceScatter(c: FsdpCtx, p: ShardedParam): string {
-  const { e, n, reduceDtype } = c;
+  const { e, reduceDtype } = c;
   const fqn = p.spec.name;
   const grad = gradId(fqn);
   const castName = `${fqn}.grad.cast`;
@@ -104,22 +169,29 @@ export function emitReduceScatter(c: FsdpCtx, p: ShardedParam): string {
   const castOut = e.tensor(castName, [p.paddedRows, ...p.rest], reduceDtype);
   e.node({
     name: castName, kind: 'cast', op: 'cast', inputs: [grad], outputs: [castOut], params: [fqn],
-    flops: EW.cast * p.spec.numel, bytesMoved: ioBytes(e.tensors, [grad, castOut]),
-    attrs: { from: e.tensors[grad].dtype, to: reduceDtype, n: p.spec.numel, ...(padRows > 0 ? { padRows } : {}) },
+    flops: EW.cast * p.numel, bytesMoved: ioBytes(e.tensors, [grad, castOut]),
+    attrs: { from: e.tensors[grad].dtype, to: reduceDtype, n: p.numel, ...(padRows > 0 ? { padRows } : {}) },
   });
   const rsName = `${fqn}.reduce_scatter`;
   const rsOut = e.tensor(rsName, [p.shardRows, ...p.rest], reduceDtype);
   e.node({
     name: rsName, kind: 'reduce_scatter', op: 'reduce_scatter_tensor', inputs: [castOut], outputs: [rsOut], params: [fqn],
     collective: {
-      kind: 'reduce_scatter', group: DP_GROUP, groupSize: n, dtype: reduceDtype, reduceOp: 'avg',
+      kind: 'reduce_scatter', ...groupFields(c, 'dp_shard'), dtype: reduceDtype, reduceOp: 'avg',
       inputBytes: e.tensors[castOut].bytes, outputBytes: e.tensors[rsOut].bytes,
     },
     attrs: { rows: p.rows, shardRows: p.shardRows, paddedRows: p.paddedRows },
   });
-  const gradShard = e.tensor(paramTensorIds(fqn).gradShard, [p.shardRows, ...p.rest], reduceDtype, { aliasOf: rsOut });
+  const replicas = c.mesh?.dpReplicate ?? 1;
+  const shardId = paramTensorIds(fqn).gradShard;
+  const rsId = replicas > 1 ? `${fqn}.grad_shard.partial` : shardId;
+  const gradShard = e.tensor(rsId, [p.shardRows, ...p.rest], reduceDtype, { aliasOf: rsOut });
   e.node({ name: `${fqn}.reduce_scatter.wait`, kind: 'wait', op: 'wait_tensor', inputs: [rsOut], outputs: [gradShard], params: [fqn], waitOf: rsName });
-  return gradShard;
+  if (replicas === 1) return gradShard;
+  return emitCollective(c, {
+    name: `${fqn}.all_reduce`, kind: 'all_reduce', dim: 'dp_replicate', input: gradShard, outShape: [p.shardRows, ...p.rest],
+    dtype: reduceDtype, out: shardId, reduceOp: 'avg', params: [fqn],
+  });
 }
 
 export interface AdamwHyper {

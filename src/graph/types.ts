@@ -22,7 +22,10 @@ export interface TensorInfo {
   readonly aliasOf?: string;
 }
 
-export type CollectiveKind = 'all_gather' | 'reduce_scatter';
+export type CollectiveKind = 'all_gather' | 'reduce_scatter' | 'all_reduce';
+
+/** A parameter's tensor-parallel placement (torchtitan's Llama plan): Shard(0), Shard(1) or Replicate. */
+export type TpPlacement = 'colwise' | 'rowwise' | 'replicate';
 
 export type NodeKind =
   // work on the compute stream
@@ -32,6 +35,7 @@ export type NodeKind =
   // communication
   | 'all_gather' // start of an all-gather (issued on the group's comm stream)
   | 'reduce_scatter' // start of a reduce-scatter
+  | 'all_reduce' // start of an all-reduce (HSDP gradients on dp_replicate, partial TP gradients on tp)
   | 'wait'; // blocks the compute stream until its collective ends
 
 export type Phase = 'forward' | 'backward' | 'optimizer';
@@ -40,6 +44,8 @@ export interface CollectiveInfo {
   readonly kind: CollectiveKind;
   readonly group: string; // process group name, 'dp' for SimpleFSDP
   readonly groupSize: number;
+  /** Ranks between consecutive members of the group (mesh.ts: tp 1, dp_shard tp, ...); absent = 1. */
+  readonly groupStride?: number;
   readonly dtype: DType;
   readonly inputBytes: number; // per rank: a shard (AG) or the full tensor (RS)
   readonly outputBytes: number; // per rank: the full tensor (AG) or a shard (RS)
@@ -77,13 +83,18 @@ export interface ParamInfo {
   readonly name: string; // torchtitan FQN: 'layers.0.attention.wq.weight'
   readonly shape: readonly number[]; // full (unsharded) shape
   readonly numel: number;
-  readonly shardRows: number; // rows per rank on dim 0 (padded: ceil(shape[0] / n))
+  readonly shardRows: number; // rows per rank on dim 0 of the local (TP) shard (padded: ceil(rows / n))
   readonly layer?: number;
+  /** TP graphs only: the placement across the tp group and the TP-local shape FSDP shards. */
+  readonly tp?: TpPlacement;
+  readonly localShape?: readonly number[];
 }
 
 export interface GraphMeta {
   readonly model: string; // preset name or 'fx-import'
   readonly worldSize: number;
+  /** The device mesh (graph/mesh.ts); absent = FSDP on worldSize ranks. */
+  readonly mesh?: { readonly dpReplicate: number; readonly dpShard: number; readonly tp: number };
   readonly paramDtype: DType;
   readonly reduceDtype: DType;
   readonly batch: number;

@@ -4,8 +4,8 @@
 import { GraphError } from './errors';
 import { DTYPE_BYTES, type GraphNode, type StepGraph } from './types';
 
-const COLLECTIVE_KINDS = new Set(['all_gather', 'reduce_scatter']);
-const KINDS = new Set(['compute', 'cast', 'view', 'all_gather', 'reduce_scatter', 'wait']);
+const COLLECTIVE_KINDS = new Set(['all_gather', 'reduce_scatter', 'all_reduce']);
+const KINDS = new Set(['compute', 'cast', 'view', 'all_gather', 'reduce_scatter', 'all_reduce', 'wait']);
 
 function fail(n: GraphNode, i: number, why: string): never {
   const ins = Array.isArray(n?.inputs) ? n.inputs : [];

@@ -37,7 +37,8 @@ export interface RunCosts {
  * bandwidthGBps sets the bus bandwidth inside and across nodes, latencyUs the per-step α of both.
  */
 export function networkFor(cfg: SimConfig): NetworkPreset {
-  const preset = NETWORK_PRESETS[cfg.network];
+  // gpus_per_node (parallelism) sets where a group leaves its node, for every preset
+  const preset = { ...NETWORK_PRESETS[cfg.network], gpusPerNode: cfg.parallelism.gpus_per_node };
   if (cfg.bandwidthGBps === null && cfg.latencyUs === null) return preset;
   const base: RingNetwork = preset.kind === 'ring' ? preset : (NETWORK_PRESETS['nvlink-ib'] as RingNetwork);
   const bw = cfg.bandwidthGBps === null ? undefined : cfg.bandwidthGBps * 1e9; // bytes/s

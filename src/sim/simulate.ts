@@ -40,7 +40,8 @@ interface Inst {
   readonly streamKey: string;
   readonly seq: number;
   readonly first: number; // first rank of the group instance
-  readonly issues: (Issue | undefined)[]; // by rank − first
+  readonly stride: number; // rank distance of its members
+  readonly issues: (Issue | undefined)[]; // by (rank − first) / stride
   firstIssue?: Issue; // what later ranks are compared against
   count: number;
   endUs?: number;
@@ -87,7 +88,7 @@ class Engine {
     const start = s.pos;
     while (!s.halted && s.pos < s.nodes.length) {
       const node = s.nodes[s.pos];
-      if (node.kind === 'all_gather' || node.kind === 'reduce_scatter') {
+      if (node.kind === 'all_gather' || node.kind === 'reduce_scatter' || node.kind === 'all_reduce') {
         if (!this.issue(s, node)) break;
       } else if (node.kind === 'wait') {
         if (!this.wait(s, node)) break;
@@ -107,13 +108,13 @@ class Engine {
   private issue(s: RankState, node: GraphNode): boolean {
     const c = node.collective;
     if (c === undefined) throw new FsdpSimError('schedule', `node '${node.name}' (position ${s.pos}, rank ${s.rank}) is a ${node.kind} without collective info`);
-    const g = groupInstance(s.rank, c.groupSize, this.worldSize);
+    const g = groupInstance(s.rank, c.groupSize, this.worldSize, c.groupStride);
     const seq = s.seqByGroup.get(c.group) ?? 0;
     const streamKey = `${c.group}#${g.key}`;
     const key = `${streamKey}#${seq}`;
     let inst = this.insts.get(key);
     if (inst === undefined) {
-      inst = { streamKey, seq, first: g.first, issues: new Array(g.size).fill(undefined), count: 0 };
+      inst = { streamKey, seq, first: g.first, stride: g.stride, issues: new Array(g.size).fill(undefined), count: 0 };
       this.insts.set(key, inst);
     }
     const issueT = s.tUs + s.cost.computeUs(node); // ~0: the issue itself
@@ -130,7 +131,7 @@ class Engine {
       return false;
     }
     s.seqByGroup.set(c.group, seq + 1);
-    inst.issues[s.rank - inst.first] = mine;
+    inst.issues[(s.rank - inst.first) / inst.stride] = mine;
     inst.firstIssue ??= mine;
     inst.count++;
     s.issued.set(node.name, inst);
@@ -150,7 +151,7 @@ class Engine {
       startUs = Math.max(startUs, is.timeUs);
       const c = is.node.collective!;
       // an imported collective keeps the estimate torch used for it
-      const est = is.node.estMs !== undefined ? is.node.estMs * 1000 : this.ranks[this.rankIndex(is.rank)].cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype);
+      const est = is.node.estMs !== undefined ? is.node.estMs * 1000 : this.ranks[this.rankIndex(is.rank)].cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype, c.groupStride);
       durUs = Math.max(durUs, est);
     }
     const endUs = startUs + durUs;
@@ -197,7 +198,7 @@ class Engine {
       const inst = node.waitOf !== undefined ? s.issued.get(node.waitOf) : undefined;
       if (inst === undefined || inst.endUs !== undefined) continue;
       const issuer = inst.firstIssue!;
-      const missing = inst.issues.indexOf(undefined) + inst.first;
+      const missing = inst.first + inst.issues.indexOf(undefined) * inst.stride;
       const m = this.ranks[this.rankIndex(missing)];
       const where = m.pos >= m.nodes.length ? 'finished its schedule' : `blocked at '${m.nodes[m.pos].name}'`;
       return { seq: inst.seq, ranks: [issuer.rank, missing], ops: [issuer.desc, `nothing (rank ${missing} ${where})`], timeUs: issuer.timeUs };

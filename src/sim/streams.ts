@@ -29,15 +29,18 @@ export function collectiveDescriptor(node: GraphNode): string {
 const descriptors = new WeakMap<GraphNode, string>();
 
 /**
- * The ranks in `rank`'s instance of a group of `groupSize`: consecutive blocks of ranks (the
- * innermost mesh dim, as torch's DeviceMesh lays out dp_shard); the whole world when the group is
- * at least as large.
+ * The ranks in `rank`'s instance of a group of `groupSize` whose members are `stride` ranks apart
+ * (graph/mesh.ts: a row-major DeviceMesh, tp innermost with stride 1, dp_shard strided by tp,
+ * dp_replicate by dp_shard · tp): members first, first + stride, ...; the whole world when the
+ * group spans it. `key` names the instance (one comm stream each); a rank's index in it is
+ * (rank − first) / stride.
  */
-export function groupInstance(rank: number, groupSize: number, worldSize: number): { key: number; first: number; size: number } {
-  if (groupSize >= worldSize || groupSize <= 0) return { key: 0, first: 0, size: worldSize };
-  const key = Math.floor(rank / groupSize);
-  const first = key * groupSize;
-  return { key, first, size: Math.min(groupSize, worldSize - first) };
+export function groupInstance(rank: number, groupSize: number, worldSize: number, stride = 1): { key: number; first: number; size: number; stride: number } {
+  if (groupSize * stride >= worldSize && stride === 1) return { key: 0, first: 0, size: worldSize, stride: 1 };
+  if (groupSize <= 0 || worldSize === 1) return { key: 0, first: 0, size: worldSize, stride: 1 };
+  const block = groupSize * stride;
+  const first = Math.floor(rank / block) * block + (rank % stride);
+  return { key: first, first, size: Math.min(groupSize, Math.ceil((worldSize - first) / stride)), stride };
 }
 
 /** bucketId by the merged collective's node name. */

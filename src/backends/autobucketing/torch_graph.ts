@@ -230,8 +230,8 @@ export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassReg
     if (cls[t] === NodeClass.Collective) {
       const c = node.collective!;
       const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
-      estUs[t] = finiteOr0(node.estMs !== undefined ? node.estMs * 1000 : cost.collectiveUs(c.kind, bytes, c.groupSize, c.dtype));
-      latencyUs[t] = finiteOr0(node.estMsSize0 !== undefined ? node.estMsSize0 * 1000 : cost.collectiveUs(c.kind, 0, c.groupSize, c.dtype));
+      estUs[t] = finiteOr0(node.estMs !== undefined ? node.estMs * 1000 : cost.collectiveUs(c.kind, bytes, c.groupSize, c.dtype, c.groupStride));
+      latencyUs[t] = finiteOr0(node.estMsSize0 !== undefined ? node.estMsSize0 * 1000 : cost.collectiveUs(c.kind, 0, c.groupSize, c.dtype, c.groupStride));
       sizeBytes[t] = node.sizeBytes ?? c.inputBytes + c.outputBytes;
       group[t] = c.group;
       bKey[t] = bucketKey(node);

@@ -46,6 +46,9 @@ function actionOf(graph: StepGraph, node: GraphNode): NodeAction {
       return node.kind;
     case 'wait':
       return 'alias';
+    case 'all_reduce':
+      // meshes (HSDP, TP) are simulated; live training runs 1-D FSDP graphs
+      throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': live mode runs 1-D FSDP meshes only; all_reduce on '${node.collective?.group}' is simulated, not executed`);
     case 'cast': {
       const from = graph.tensors[node.inputs[0]]?.dtype;
       const to = graph.tensors[node.outputs[0]]?.dtype;

@@ -149,7 +149,7 @@ export function handGraph(o: HandGraphOptions): StepGraph {
   return { nodes, tensors, params: [], meta: { model: 'hand', worldSize: n, paramDtype: 'bf16', reduceDtype: 'fp32', batch: 1, seqLen: T } };
 }
 
-const isColl = (n: GraphNode) => n.kind === 'all_gather' || n.kind === 'reduce_scatter';
+const isColl = (n: GraphNode) => n.kind === 'all_gather' || n.kind === 'reduce_scatter' || n.kind === 'all_reduce';
 
 /** The invariants every backend's schedule must satisfy; returns the positions by name. */
 export function expectValidSchedule(original: StepGraph, s: Schedule, o: { byteCapBytes?: number } = {}): Map<string, number> {

@@ -28,6 +28,17 @@ export function randomConfig(r: () => number): SimConfig {
   const p = partial as { ranks?: number; straggler?: { rank?: number | null } };
   const ranks = p.ranks ?? DEFAULT_CONFIG.ranks;
   if (p.straggler?.rank != null) p.straggler.rank = p.straggler.rank % ranks;
+  const par = (partial as { parallelism?: Record<string, unknown> }).parallelism;
+  if (par !== undefined) {
+    // the mesh degrees must multiply to ranks: tp and dp_replicate divisors, dp_shard the rest
+    const divisorsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0);
+    const pick = (xs: number[]) => xs[Math.floor(r() * xs.length)];
+    const tp = pick(divisorsOf(ranks));
+    const rep = pick(divisorsOf(ranks / tp));
+    par.tensor_parallel_degree = tp;
+    par.data_parallel_replicate_degree = rep;
+    par.data_parallel_shard_degree = r() < 0.5 ? -1 : ranks / (tp * rep);
+  }
   const v = validateConfig(partial);
   if (!v.ok) throw v.error;
   return v.value;

@@ -1,0 +1,45 @@
+// A device mesh as torchtitan builds it (torchtitan/distributed/parallel_dims.py): dimensions
+// ["dp_replicate", "dp_shard", "tp"], row-major, so tp is innermost (consecutive ranks), dp_shard
+// strides by tp and dp_replicate by dp_shard · tp. Each dimension of size > 1 is a process group
+// named after it; a 1-D FSDP mesh keeps SimpleFSDP's one group, 'dp'.
+
+export interface Mesh {
+  readonly dpReplicate: number;
+  readonly dpShard: number;
+  readonly tp: number;
+}
+
+export type MeshDim = 'dp_replicate' | 'dp_shard' | 'tp';
+
+/** SimpleFSDP's data-parallel group on a 1-D mesh (the name torchtitan's simple_fsdp gives it). */
+export const DP_GROUP = 'dp';
+
+export const fsdpMesh = (n: number): Mesh => ({ dpReplicate: 1, dpShard: n, tp: 1 });
+
+export const isOneDim = (m: Mesh): boolean => m.dpReplicate === 1 && m.tp === 1;
+
+export const meshSize = (m: Mesh): number => m.dpReplicate * m.dpShard * m.tp;
+
+/** One process group of the mesh: its name, size and the rank distance between its members. */
+export interface MeshGroup {
+  readonly group: string;
+  readonly size: number;
+  readonly stride: number;
+}
+
+export function meshGroup(m: Mesh, dim: MeshDim): MeshGroup {
+  switch (dim) {
+    case 'tp':
+      return { group: 'tp', size: m.tp, stride: 1 };
+    case 'dp_shard':
+      return { group: isOneDim(m) ? DP_GROUP : 'dp_shard', size: m.dpShard, stride: m.tp };
+    case 'dp_replicate':
+      return { group: 'dp_replicate', size: m.dpReplicate, stride: m.dpShard * m.tp };
+  }
+}
+
+/** "FSDP 8 × TP 8", "HSDP 2 × 32", "FSDP 64": how tables name a mesh. */
+export function describeMesh(m: Mesh): string {
+  const dp = m.dpReplicate > 1 ? `HSDP ${m.dpReplicate} × ${m.dpShard}` : `FSDP ${m.dpShard}`;
+  return m.tp > 1 ? `${dp} × TP ${m.tp}` : dp;
+}
