@@ -3,7 +3,7 @@
 
 import { BACKEND_NAMES } from '../backends/types';
 import { buildGraph, runPipelineOnGraph } from '../pipeline';
-import { DIFF_COLUMNS, diffBackends, diffCsv, hidesInB, type BackendDiff } from '../pipeline/diff';
+import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, hidesInB, type BackendDiff } from '../pipeline/diff';
 import { describeMismatch } from '../sim';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
@@ -87,7 +87,7 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
       return 1;
     }
   }
-  const d = diffBackends(a, b, rank);
+  const d = diffBackends(diffInputOf(a), diffInputOf(b), rank);
   if (values.json) io.out(JSON.stringify(d));
   else if (values.csv) io.out(diffCsv(d.rows));
   else io.out(formatDiff(d, top));

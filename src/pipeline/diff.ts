@@ -5,7 +5,7 @@
 // two. Pure: the CLI and the app's diff table both read it.
 
 import type { Reason, Schedule } from '../backends/types';
-import type { GraphNode } from '../graph/types';
+import type { GraphNode, StepGraph } from '../graph/types';
 import type { TraceEvent } from '../trace/event';
 import { csvOf } from './csv';
 import type { PipelineResult } from './run';
@@ -60,6 +60,25 @@ export interface BackendDiff {
   readonly exposedUsB: number;
 }
 
+/**
+ * One side of a diff: the step graph the backend ran on (program order, the original collectives),
+ * its schedule and the events of a run (a pipeline run's sim.events, or what the app holds).
+ */
+export interface DiffInput {
+  readonly backend: string;
+  readonly graph: StepGraph;
+  readonly schedule: Schedule;
+  readonly events: readonly TraceEvent[];
+}
+
+/** A pipeline run as a diff side. */
+export const diffInputOf = (r: PipelineResult): DiffInput => ({
+  backend: r.backend,
+  graph: r.graph,
+  schedule: r.schedule,
+  events: r.sim.events,
+});
+
 /** How two graphs' collectives are matched: what they move, not what they are called. */
 export const matchKey = (n: Pick<GraphNode, 'params' | 'phase'> & { collective?: { kind: string } }): string =>
   `${n.collective?.kind}|${n.phase}|${[...(n.params ?? [])].sort().join('+')}`;
@@ -82,7 +101,7 @@ interface SideIndex {
   readonly exposedUs: number;
 }
 
-function indexSide(run: PipelineResult, rank: number): SideIndex {
+function indexSide(run: DiffInput, rank: number): SideIndex {
   const schedule = run.schedule;
   const container = new Map<string, { node: string; bucketId: number | null; size: number }>();
   for (const b of schedule.buckets)
@@ -92,7 +111,7 @@ function indexSide(run: PipelineResult, rank: number): SideIndex {
   const events = new Map<string, TraceEvent>();
   const compute: TraceEvent[] = [];
   let exposedUs = 0;
-  for (const e of run.sim.events) {
+  for (const e of run.events) {
     if (e.rank !== rank) continue;
     if (e.kind === 'compute') compute.push(e);
     else if (!events.has(e.name)) events.set(e.name, e);
@@ -146,16 +165,16 @@ function sideOf(ix: SideIndex, name: string): DiffSide | null {
   };
 }
 
-const collectivesOf = (run: PipelineResult): GraphNode[] => run.graph.nodes.filter((n) => n.collective);
+const collectivesOf = (run: DiffInput): GraphNode[] => run.graph.nodes.filter((n) => n.collective);
 
 const bytesOf = (n: GraphNode): number =>
   n.collective!.kind === 'all_gather' ? n.collective!.outputBytes : n.collective!.inputBytes;
 
 /**
- * The diff of run A against run B on `rank` (which both must have emitted). Rows follow A's
+ * The diff of run A against run B on `rank` (whose events both must hold). Rows follow A's
  * program order; B's collectives no A collective matches come last.
  */
-export function diffBackends(a: PipelineResult, b: PipelineResult, rank = 0): BackendDiff {
+export function diffBackends(a: DiffInput, b: DiffInput, rank = 0): BackendDiff {
   const ia = indexSide(a, rank);
   const ib = indexSide(b, rank);
   const bByKey = new Map<string, GraphNode>();

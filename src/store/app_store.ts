@@ -7,9 +7,10 @@ import type { SimConfig } from '../config';
 import { createConfigSlice, type ConfigSlice } from './config_slice';
 import { createLiveSlice, type LiveSlice } from './live_slice';
 import { createResultsSlice, type ResultsSlice } from './results_slice';
+import { createSweepSlice, type SweepSlice } from './sweep_slice';
 import { createViewSlice, type ViewSlice } from './view_slice';
 
-export type AppState = ConfigSlice & ResultsSlice & ViewSlice & LiveSlice;
+export type AppState = ConfigSlice & ResultsSlice & ViewSlice & LiveSlice & SweepSlice;
 
 /** Whether two configs differ only in `live.*` (which the simulation never reads). */
 function sameButLive(a: SimConfig, b: SimConfig): boolean {
@@ -35,6 +36,7 @@ export function createAppStore(): StoreApi<AppState> {
     ...createResultsSlice<AppState>(set, get),
     ...createConfigSlice<AppState>(set, get, resimulateUnlessLiveOnly(get)),
     ...createLiveSlice<AppState>(set, get),
+    ...createSweepSlice<AppState>(set, get),
   }));
 }
 

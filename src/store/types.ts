@@ -32,6 +32,8 @@ export interface SideResult {
 export interface Selection {
   readonly side: Side;
   readonly eventIndex: number;
+  /** The same collective on the other timeline, highlighted there too (a diff-table row click). */
+  readonly peer?: { readonly side: Side; readonly eventIndex: number };
 }
 
 export interface LivePoint {

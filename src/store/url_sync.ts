@@ -11,11 +11,13 @@ import type { AppState } from './app_store';
 import { DEFAULT_CONFIG } from '../config';
 import type { ThemeChoice } from './view_slice';
 import type { Selection } from './types';
+import { sweepFromUrl, sweepToUrl } from './sweep_slice';
 
 const VIEW_KEY = 'view';
 const THEME_KEY = 'theme';
 const SELECT_KEY = 'sel'; // 'a123': side and event index (events are deterministic per config)
 const STORY_KEY = 'story';
+const SWEEP_KEY = 'sweep'; // the sweep panel's axes: 'path=v1,v2|path=v1,v2' (sweep_slice.ts)
 const STORY_RE = /^[a-z0-9-]{1,40}$/;
 
 export interface UrlState {
@@ -25,6 +27,7 @@ export interface UrlState {
   readonly theme: ThemeChoice | null;
   readonly selection: Selection | null;
   readonly story: string | null; // a story id as written; the UI checks it names a story
+  readonly sweep: string | null; // the sweep's axes as written; applyUrlState checks them
 }
 
 export function readUrlState(search: string): UrlState {
@@ -41,9 +44,10 @@ export function readUrlState(search: string): UrlState {
   const selection: Selection | null = m ? { side: m[1] as 'a' | 'b', eventIndex: Number(m[2]) } : null;
   const st = params.get(STORY_KEY);
   const story = st && STORY_RE.test(st) ? st : null;
-  for (const k of [VIEW_KEY, THEME_KEY, SELECT_KEY, STORY_KEY]) params.delete(k);
+  const sweep = params.get(SWEEP_KEY) || null;
+  for (const k of [VIEW_KEY, THEME_KEY, SELECT_KEY, STORY_KEY, SWEEP_KEY]) params.delete(k);
   const rest = params.toString();
-  const view = { window, theme, selection, story };
+  const view = { window, theme, selection, story, sweep };
   if (!rest) return { config: null, error: null, ...view };
   try {
     // a bad field falls back to its default; the rest of the link still applies
@@ -65,6 +69,7 @@ export function writeUrl(s: AppState): string {
   const simulated = s.sides.a?.source === 'sim' && s.sides.b?.source === 'sim';
   if (s.selection && simulated) params.set(SELECT_KEY, `${s.selection.side}${s.selection.eventIndex}`);
   if (s.story) params.set(STORY_KEY, s.story);
+  if (s.sweepAxes.length) params.set(SWEEP_KEY, sweepToUrl(s.sweepAxes));
   const str = params.toString();
   return str ? `?${str}` : '';
 }
@@ -80,6 +85,21 @@ export function applyUrlState(store: StoreApi<AppState>, url: UrlState): void {
   st.restoreViewAfterSim({ window: url.window ?? undefined, selection: url.selection ?? undefined });
   st.setConfig(url.config ?? DEFAULT_CONFIG);
   if (url.error) st.setNotice({ kind: 'error', text: url.error });
+  applySweep(st, url.sweep);
+}
+
+/** A link's sweep: run it unless it is the one already shown (Back after a point click keeps it). */
+function applySweep(st: AppState, text: string | null): void {
+  if (!text) {
+    if (st.sweepAxes.length) st.clearSweep();
+    return;
+  }
+  if (sweepToUrl(st.sweepAxes) === text && (st.sweepRunning || st.sweepRows.length)) return;
+  try {
+    st.startSweep(sweepFromUrl(text));
+  } catch (e) {
+    st.setNotice({ kind: 'error', text: `Link: sweep ignored: ${(e as Error).message}` });
+  }
 }
 
 /**
@@ -116,7 +136,7 @@ export function startUrlSync(store: StoreApi<AppState>): () => void {
       if (!timer) timer = setTimeout(flush, 150);
       return;
     }
-    if (s.config !== prev.config || s.story !== prev.story) push = true;
+    if (s.config !== prev.config || s.story !== prev.story || s.sweepAxes !== prev.sweepAxes) push = true;
     else if (s.window === prev.window && s.theme === prev.theme && s.selection === prev.selection) return;
     if (!timer) timer = setTimeout(flush, 150);
   });

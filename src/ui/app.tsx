@@ -23,6 +23,8 @@ import { LiveBar } from './panels/live_bar';
 import { MetricsTable } from './panels/metrics_table';
 import { LossChart } from './charts/loss_chart';
 import { MemoryChart } from './charts/memory_chart';
+import { DiffTable } from './panels/diff_table';
+import { SweepPanel } from './panels/sweep_panel';
 
 /** Keyboard zoom/pan, Perfetto style: W/S zoom in/out, A/D pan. */
 const KEY_ZOOM = 0.8;
@@ -156,6 +158,7 @@ export function App() {
           <Legend />
           <ErrorBoundary name="Timeline A"><Timeline side="a" label="A" /></ErrorBoundary>
           <ErrorBoundary name="Timeline B"><Timeline side="b" label="B" /></ErrorBoundary>
+          <ErrorBoundary name="Diff"><DiffTable /></ErrorBoundary>
           {walk && <ErrorBoundary name="Step-through"><StepThrough onClose={() => setWalk(false)} /></ErrorBoundary>}
           <div className="grid-3">
             <ErrorBoundary name="Metrics"><MetricsTable /></ErrorBoundary>
@@ -167,6 +170,7 @@ export function App() {
             <ErrorBoundary name="Memory chart"><MemoryChart /></ErrorBoundary>
             <ErrorBoundary name="Loss chart"><LossChart /></ErrorBoundary>
           </div>
+          <ErrorBoundary name="Sweep"><SweepPanel /></ErrorBoundary>
           <ErrorBoundary name="Export/import"><IoPanel /></ErrorBoundary>
           <footer className="muted small">simulated both backends in {simMs.toFixed(0)} ms · each timeline's header names its clock (cost model, measured or imported)</footer>
         </main>

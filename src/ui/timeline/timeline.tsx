@@ -89,7 +89,7 @@ export function Timeline({ side, label }: Props) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       const scale = new TimeScale(s.window, GUTTER_PX, Math.max(10, width - GUTTER_PX - 8));
       scaleRef.current = scale;
-      const sel = s.selection?.side === side ? s.selection.eventIndex : -1;
+      const sel = s.selection?.side === side ? s.selection.eventIndex : s.selection?.peer?.side === side ? s.selection.peer.eventIndex : -1;
       const selEvent = sel >= 0 ? result.events[sel] : undefined;
       const mm = result.mismatch;
       const n = drawTimeline({
@@ -103,6 +103,7 @@ export function Timeline({ side, label }: Props) {
       const flow = selEvent ? flowOf(result.events, result.schedule, sel) : [];
       const arrows = drawOverlay({ ctx, cols, layout, scale, palette, events: result.events, flow, keyLane: keyLaneRef.current, heightPx: height });
       canvas.dataset.drawn = String(n);
+      canvas.dataset.selected = String(sel);
       canvas.dataset.flowArrows = String(arrows);
       canvas.dataset.keyLane = String(keyLaneRef.current);
       canvas.dataset.laneTops = Array.from(layout.top, (t) => t + layout.laneHeightPx / 2).join(',');

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, type SimConfig } from '../../../src/config';
 import { buildGraph, runPipelineOnGraph } from '../../../src/pipeline';
-import { DIFF_COLUMNS, diffBackends, diffCsv, matchKey } from '../../../src/pipeline/diff';
+import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, matchKey } from '../../../src/pipeline/diff';
 import { computeMetrics } from '../../../src/trace/metrics';
 
 function runs(cfg: SimConfig, a = cfg.backendA, b = cfg.backendB, rank = 0) {
@@ -14,7 +14,7 @@ function runs(cfg: SimConfig, a = cfg.backendA, b = cfg.backendB, rank = 0) {
 describe('diffBackends', () => {
   const cfg = defaultConfig();
   const [a, b] = runs(cfg);
-  const d = diffBackends(a, b);
+  const d = diffBackends(diffInputOf(a), diffInputOf(b));
 
   it('matches every collective of A to one of B, by what it moves', () => {
     const colls = a.graph.nodes.filter((n) => n.collective);
@@ -81,7 +81,7 @@ describe('diffBackends', () => {
   it('diffs two bucketing backends on another rank', () => {
     const c: SimConfig = { ...defaultConfig(), ranks: 8 };
     const [ta, tb] = runs(c, 'transformer_block', 'aot_eager_autobucketing', 3);
-    const dd = diffBackends(ta, tb, 3);
+    const dd = diffBackends(diffInputOf(ta), diffInputOf(tb), 3);
     expect(dd.rank).toBe(3);
     expect(dd.rows.every((r) => r.a && r.b)).toBe(true);
     const blockMembers = ta.schedule.buckets.reduce((n, x) => n + x.members.length, 0);
