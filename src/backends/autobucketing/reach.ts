@@ -1,7 +1,9 @@
 // Static reachability to and from a set of target nodes (collective starts and waits): the
 // questions torch answers with its BitsetAncestors, for the targets the pass asks about. Targets
 // get one bit each, 32 per chunk; one sweep per chunk over a topological order fills a word per
-// node. O(targets/32 · edges) time and O(targets/32 · nodes) words, instead of nodes².
+// node. O(targets/32 · edges) time and O(targets/32 · nodes) words, instead of nodes². Past
+// MAX_WORDS (very long graphs) each question is a backward search instead, bounded below by the
+// ancestor's position in the order: the pass only asks about nodes near each other.
 // Upstream: torch/_inductor/fx_passes/utils.py (BitsetAncestors).
 
 export interface Dag {
@@ -28,8 +30,15 @@ export function withExtraParents(
   return { parOff: off, parIdx: idx };
 }
 
+/** Bitset words above which questions are answered by bounded searches (128 MiB). */
+const MAX_WORDS = 32 * 2 ** 20;
+
 export class TargetReach {
   private readonly bit: Int32Array;
+  private readonly bounded: boolean;
+  private pos: Int32Array | undefined;
+  private seen: Int32Array | undefined;
+  private stamp = 0;
   private readonly chunks: number;
   private up: Int32Array[] | undefined; // up[k][x]: targets of chunk k that x is an ancestor of
   private down: Int32Array[] | undefined; // down[k][y]: targets of chunk k that are ancestors of y
@@ -37,17 +46,20 @@ export class TargetReach {
   constructor(
     private readonly dag: Dag,
     targets: readonly number[],
+    maxWords = MAX_WORDS,
   ) {
     this.bit = new Int32Array(dag.n).fill(-1);
     let b = 0;
     for (const t of targets) if (this.bit[t] < 0) this.bit[t] = b++;
     this.chunks = Math.ceil(b / 32);
+    this.bounded = this.chunks * dag.n > maxWords;
   }
 
   /** Is x a (strict) ancestor of the target t? */
   isAncestorOfTarget(x: number, t: number): boolean {
     const b = this.bit[t];
     if (b < 0) throw new Error(`reach: node ${t} is not a target`);
+    if (this.bounded) return this.search(x, t);
     return ((this.up ??= this.sweepUp())[b >>> 5][x] & (1 << (b & 31))) !== 0;
   }
 
@@ -55,7 +67,35 @@ export class TargetReach {
   targetIsAncestorOf(t: number, y: number): boolean {
     const b = this.bit[t];
     if (b < 0) throw new Error(`reach: node ${t} is not a target`);
+    if (this.bounded) return this.search(t, y);
     return ((this.down ??= this.sweepDown())[b >>> 5][y] & (1 << (b & 31))) !== 0;
+  }
+
+  /** Is a a strict ancestor of b? A backward search from b that never goes above a's position. */
+  private search(a: number, b: number): boolean {
+    const { n, order, parOff, parIdx } = this.dag;
+    if (this.pos === undefined) {
+      this.pos = new Int32Array(n);
+      for (let p = 0; p < order.length; p++) this.pos[order[p]] = p;
+      this.seen = new Int32Array(n);
+    }
+    const pos = this.pos;
+    const seen = this.seen!;
+    const floor = pos[a];
+    if (pos[b] <= floor) return false;
+    const stamp = ++this.stamp;
+    const stack = [b];
+    while (stack.length > 0) {
+      const y = stack.pop()!;
+      for (let e = parOff[y]; e < parOff[y + 1]; e++) {
+        const x = parIdx[e];
+        if (x === a) return true;
+        if (pos[x] <= floor || seen[x] === stamp) continue;
+        seen[x] = stamp;
+        stack.push(x);
+      }
+    }
+    return false;
   }
 
   private sweepDown(): Int32Array[] {

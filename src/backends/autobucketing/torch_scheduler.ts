@@ -13,7 +13,7 @@ import type { ReasonCode } from '../types';
 import { PrefetchBudget } from './budget';
 import { gbToBytes, type AutobucketingOptions } from './options';
 import { PyHeap } from '../../graph/heap';
-import { TargetReach } from './reach';
+import { OrderedBits } from './ordered_bits';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { TorchMemoryTracker, torchBaseline } from './torch_memory';
 
@@ -24,6 +24,7 @@ export const OFF_PATH = Number.MAX_SAFE_INTEGER;
 export interface CollInfo {
   readonly start: number; // torch node
   readonly wait: number;
+  readonly reg: number; // registration number (torch's collective_info order)
   readonly sizeBytes: number;
   readonly estMs: number;
   exposedMs: number;
@@ -62,6 +63,7 @@ class OverlapScheduler {
   private readonly rsDom: Float64Array;
   private readonly computeCount: number;
   private readonly infoOf = new Map<number, CollInfo>();
+  private readonly infoAt: (CollInfo | undefined)[]; // the same, by torch node
   private readonly colls: CollInfo[] = [];
   private readonly pgs: string[] = []; // torch all_pgs, first registration first
   private readonly pgOf: Int32Array; // collective start → its group's number in pgs
@@ -86,7 +88,14 @@ class OverlapScheduler {
   private readonly offPathPotential = new Map<string, number>();
   private currentCompute = 0;
   private lastOnPath = -1;
-  private readonly reach: TargetReach;
+  /** Registration numbers of the unscheduled collectives a prefetch may consider now: off-path, or within max_compute_pre_fetch. */
+  private readonly eligible: OrderedBits;
+  /** On-path collectives by domination index, and how many of them have become eligible. */
+  private readonly byDom: CollInfo[];
+  private domCursor = 0;
+  /** The last prefetch scan: its overlap node and compute index (for the explain panel's distance reason). */
+  private lastScan = { overlap: -1, compute: 0 };
+  private scheduledCount = 0;
   private readonly seen: Int32Array;
   private stamp = 0;
 
@@ -101,6 +110,7 @@ class OverlapScheduler {
     for (let t = 0; t < n; t++) if (tg.cls[t] === NodeClass.Compute) computes++;
     this.computeCount = computes;
     this.pgOf = new Int32Array(n).fill(-1);
+    this.infoAt = new Array(n);
     for (const start of tg.collectives) this.register(start);
     this.next = new Int32Array(n).fill(-1);
     this.prev = new Int32Array(n).fill(-1);
@@ -125,8 +135,11 @@ class OverlapScheduler {
     for (let t = 0; t < n; t++) this.inDegree[t] = tg.parOff[t + 1] - tg.parOff[t];
     this.scheduled = new Uint8Array(n);
     this.seen = new Int32Array(n);
-    const order = Int32Array.from({ length: n }, (_, i) => i);
-    this.reach = new TargetReach({ n, order, parOff: tg.parOff, parIdx: tg.parIdx }, this.colls.map((c) => c.start));
+    this.eligible = new OrderedBits(this.colls.length);
+    this.byDom = this.colls.filter((c) => this.computeDom[c.start] !== OFF_PATH).sort((a, b) => this.computeDom[a.start] - this.computeDom[b.start]);
+    this.colls.forEach((c, k) => {
+      if (this.computeDom[c.start] === OFF_PATH) this.eligible.add(k);
+    });
     for (let t = 0; t < n; t++) if (this.inDegree[t] === 0) this.addToReadyQueue(t);
   }
 
@@ -135,10 +148,11 @@ class OverlapScheduler {
     const tg = this.tg;
     const est = tg.estUs[start] / 1000;
     const info: CollInfo = {
-      start, wait: tg.waitOf[start], sizeBytes: tg.sizeBytes[start], estMs: est, exposedMs: est, hiding: [],
+      start, wait: tg.waitOf[start], reg: this.colls.length, sizeBytes: tg.sizeBytes[start], estMs: est, exposedMs: est, hiding: [],
       prefetchedBy: -1, computeAtPrefetch: -1,
     };
     this.infoOf.set(start, info);
+    this.infoAt[start] = info;
     this.colls.push(info);
     if (!this.pgs.includes(tg.group[start])) this.pgs.push(tg.group[start]);
     this.pgOf[start] = this.pgs.indexOf(tg.group[start]);
@@ -192,7 +206,7 @@ class OverlapScheduler {
       return;
     }
     let local = 0;
-    if (this.tg.cls[t] === NodeClass.Wait) local = this.infoOf.get(this.tg.startOf[t])!.exposedMs !== 0 ? 1 : 0;
+    if (this.tg.cls[t] === NodeClass.Wait) local = this.infoAt[this.tg.startOf[t]]!.exposedMs !== 0 ? 1 : 0;
     else if (this.inOverlappableCollectiveUnaryChain(t)) local = -1;
     this.onPath.push([this.computeDom[t], local, t], t);
   }
@@ -218,7 +232,7 @@ class OverlapScheduler {
       let go = false;
       if (this.onPath.size === 0 || this.scheduled[node]) go = true;
       else if (tg.cls[node] === NodeClass.Wait) {
-        const info = this.infoOf.get(tg.startOf[node])!;
+        const info = this.infoAt[tg.startOf[node]]!;
         go = info.exposedMs === 0 || this.mem.current > this.allowedPeak;
       } else if (this.maxOffBucket !== null && this.infoOf.has(node)) {
         go = (this.offPathPotential.get(tg.fullKey[node]) ?? 0) >= this.maxOffBucket;
@@ -256,6 +270,7 @@ class OverlapScheduler {
   private schedule(t: number): void {
     const tg = this.tg;
     this.scheduled[t] = 1;
+    this.scheduledCount++;
     this.order.push(t);
     this.mem.schedule(t);
     for (let k = tg.useOff[t]; k < tg.useOff[t + 1]; k++) {
@@ -277,7 +292,13 @@ class OverlapScheduler {
   }
 
   private handleCollectiveStart(start: number): void {
-    const info = this.infoOf.get(start)!;
+    const info = this.infoAt[start]!;
+    // issued from its queue while the last prefetch scan found it too far ahead: that is its last reason
+    const d = this.computeDom[start];
+    const last = this.lastScan;
+    if (last.overlap >= 0 && d !== OFF_PATH && this.unscheduled[start] && !this.eligible.has(info.reg)) {
+      this.note(start, 'not_prefetched_compute_distance', last.overlap, d - last.compute);
+    }
     if (this.shouldAssumeBucketed(start)) info.exposedMs = Math.max(0, info.exposedMs - this.tg.latencyUs[start] / 1000);
     this.inFlight.set(start, info);
     this.inFlightBytes += info.sizeBytes;
@@ -288,6 +309,7 @@ class OverlapScheduler {
   private unlink(start: number): void {
     if (!this.unscheduled[start]) return;
     this.unscheduled[start] = 0;
+    this.eligible.delete(this.infoAt[start]!.reg);
     const p = this.prev[start];
     const q = this.next[start];
     if (p >= 0) this.next[p] = q;
@@ -317,8 +339,8 @@ class OverlapScheduler {
       if (c === start) break;
       if (tg.group[c] === group) earlier.push(c);
     }
-    for (const c of earlier) this.handleWait(this.infoOf.get(c)!.wait);
-    const info = this.infoOf.get(start)!;
+    for (const c of earlier) this.handleWait(this.infoAt[c]!.wait);
+    const info = this.infoAt[start]!;
     if (info.exposedMs > 0) {
       // the compute stream idles on this collective: use the time to overlap other groups
       const pg = this.pgOf[start];
@@ -370,7 +392,7 @@ class OverlapScheduler {
   // ---- prefetching -------------------------------------------------------------------------
 
   private note(c: number, code: ReasonCode, overlap: number, a = 0, b = 0): void {
-    const info = this.infoOf.get(c)!;
+    const info = this.infoAt[c]!;
     const r = info.reason;
     if (r === undefined) info.reason = { code, overlap, a, b };
     else {
@@ -386,27 +408,28 @@ class OverlapScheduler {
     for (let g = 0; g < remaining.length; g++) if (g !== excludePg && remaining[g] > 0) any = true;
     if (!any) return;
     const candidates = this.prefetchCandidates(overlap, remaining, excludePg);
-    const tg = this.tg;
-    for (const c of candidates) {
+    for (let c = candidates.next(); c >= 0; c = candidates.next()) {
       const pg = this.pgOf[c];
       const avail = remaining[pg];
       if (avail <= 0) continue;
-      const info = this.infoOf.get(c)!;
-      if (this.reach.isAncestorOfTarget(overlap, c)) {
+      const info = this.infoAt[c]!;
+      let path = this.probePath(c, overlap);
+      if (path === DEPENDS || (path === BLOCKED && !this.roomFor(info) && this.dependsOn(c, overlap))) {
         this.note(c, 'not_prefetched_depends_on_compute', overlap, overlap);
         continue;
       }
+      // with room in flight nothing below changes the graph: a blocked path stays blocked
+      if (path === BLOCKED && this.roomFor(info)) continue;
       if (this.prefetchWouldExceedMemoryBudget(c, overlap)) continue;
       // make room in the in-flight budget by retiring waits that are already hidden
-      while (this.inFlight.size > 0 && this.maxInFlight - this.inFlightBytes < info.sizeBytes && this.waitIsHidden(this.oldestWait(), overlap)) {
-        this.forceOldestWait();
-      }
-      if (this.maxInFlight - this.inFlightBytes < info.sizeBytes) {
+      const before = this.scheduledCount;
+      while (this.inFlight.size > 0 && !this.roomFor(info) && this.waitIsHidden(this.oldestWait(), overlap)) this.forceOldestWait();
+      if (!this.roomFor(info)) {
         this.note(c, 'not_prefetched_in_flight_budget', overlap, this.inFlightBytes + info.sizeBytes, this.maxInFlight);
         continue;
       }
-      const path = this.findSchedulablePath(c, overlap);
-      if (path === null) continue;
+      if (path === BLOCKED || this.scheduledCount !== before) path = this.probePath(c, overlap);
+      if (path === BLOCKED || path === DEPENDS) continue;
       this.schedulePathToCollective(path);
       this.handleCollectiveStart(c);
       this.updateCumulativePrefetchMemory(c, info);
@@ -424,47 +447,43 @@ class OverlapScheduler {
     }
   }
 
+  private roomFor(info: CollInfo): boolean {
+    return this.maxInFlight - this.inFlightBytes >= info.sizeBytes;
+  }
+
   /** Candidates in torch's order: filtered, capped at max_coll_distance, sorted, grouped by bucket key. */
-  private prefetchCandidates(overlap: number, remaining: Float64Array, excludePg: number): number[] {
+  private prefetchCandidates(overlap: number, remaining: Float64Array, excludePg: number): CandidateOrder {
     const tg = this.tg;
+    // collectives within max_compute_pre_fetch of the current compute node join the eligible set
+    const horizon = this.currentCompute + this.opts.max_compute_pre_fetch;
+    while (this.domCursor < this.byDom.length && this.computeDom[this.byDom[this.domCursor].start] <= horizon) {
+      const info = this.byDom[this.domCursor++];
+      if (this.unscheduled[info.start]) this.eligible.add(info.reg);
+    }
+    this.lastScan = { overlap, compute: this.currentCompute };
+    // torch walks every unscheduled collective in registration order, skipping those too far
+    // ahead, until max_coll_distance candidates: the same list, read from the eligible set
     const candidates: number[] = [];
-    for (let c = this.head; c >= 0; c = this.next[c]) {
+    for (let k = this.eligible.next(0); k >= 0; k = this.eligible.next(k + 1)) {
+      const c = this.colls[k].start;
       const pg = this.pgOf[c];
       if (pg === excludePg || remaining[pg] <= 0) continue;
-      const d = this.computeDom[c];
-      if (d !== OFF_PATH && d - this.currentCompute > this.opts.max_compute_pre_fetch) {
-        this.note(c, 'not_prefetched_compute_distance', overlap, d - this.currentCompute);
-        continue;
-      }
       candidates.push(c);
-      if (candidates.length >= this.opts.max_coll_distance) {
-        for (let r = this.next[c]; r >= 0; r = this.next[r]) this.note(r, 'not_prefetched_coll_distance', overlap);
-        break;
-      }
+      if (candidates.length >= this.opts.max_coll_distance) break;
     }
-    const priority = (c: number): number[] => {
+    return new CandidateOrder(candidates, (c, k, key) => {
+      // torch's overlap_priority: (class, domination, -min(time left, exposed), index)
       const d = this.computeDom[c];
-      const cls = d === this.currentCompute + 1 ? 0 : d === OFF_PATH && this.rsDom[c] !== OFF_PATH ? 1 : d !== OFF_PATH ? 2 : 3;
-      return [cls, d, -Math.min(remaining[this.pgOf[c]], this.infoOf.get(c)!.exposedMs), c];
-    };
-    const keyed = candidates.map((c) => ({ c, p: priority(c) }));
-    keyed.sort((x, y) => cmpTuple(x.p, y.p));
-    if (!this.opts.prioritize_bucketing_during_scheduling) return keyed.map((k) => k.c);
-    // same-bucket collectives together: groups by their best member, larger groups first on ties
-    const groups = new Map<string, typeof keyed>();
-    for (const k of keyed) {
-      const key = tg.fullKey[k.c];
-      const g = groups.get(key);
-      if (g) g.push(k);
-      else groups.set(key, [k]);
-    }
-    const ordered = [...groups.values()].sort((a, b) => cmpTuple(a[0].p, b[0].p) || b.length - a.length);
-    return ordered.flatMap((g) => g.map((k) => k.c));
+      key[4 * k] = d === this.currentCompute + 1 ? 0 : d === OFF_PATH && this.rsDom[c] !== OFF_PATH ? 1 : d !== OFF_PATH ? 2 : 3;
+      key[4 * k + 1] = d;
+      key[4 * k + 2] = -Math.min(remaining[this.pgOf[c]], this.infoAt[c]!.exposedMs);
+      key[4 * k + 3] = c;
+    }, this.opts.prioritize_bucketing_during_scheduling ? (c) => tg.fullKey[c] : null);
   }
 
   /** torch _prefetch_would_exceed_memory_budget, with the reason recorded. */
   private prefetchWouldExceedMemoryBudget(c: number, overlap: number): boolean {
-    const info = this.infoOf.get(c)!;
+    const info = this.infoAt[c]!;
     const d = this.computeDom[c];
     if (d === OFF_PATH) return false;
     const size = info.sizeBytes;
@@ -491,16 +510,17 @@ class OverlapScheduler {
   }
 
   private waitIsHidden(wait: number, overlap: number): boolean {
-    const info = this.infoOf.get(this.tg.startOf[wait])!;
+    const info = this.infoAt[this.tg.startOf[wait]]!;
     return info.exposedMs === 0 && !info.hiding.includes(overlap);
   }
 
   /**
-   * Unscheduled ancestors of the collective, or null when one is compute, a collective, or a wait
-   * that must stay (torch collects them all, then checks; the answer does not depend on the
-   * order, so the walk stops at the first blocker).
+   * Unscheduled ancestors of the collective (torch's path to it), DEPENDS when `overlap` is one
+   * of them (torch's dependency conflict), or BLOCKED at the first compute node, unscheduled
+   * collective or wait that must stay (torch collects them all, then checks; the answer does not
+   * depend on the order, so the walk stops there).
    */
-  private findSchedulablePath(target: number, overlap: number): number[] | null {
+  private probePath(target: number, overlap: number): number[] | typeof DEPENDS | typeof BLOCKED {
     const tg = this.tg;
     const stamp = ++this.stamp;
     const stack: number[] = [];
@@ -510,9 +530,10 @@ class OverlapScheduler {
       const x = stack.pop()!;
       if (this.seen[x] === stamp || this.scheduled[x]) continue;
       this.seen[x] = stamp;
+      if (x === overlap) return DEPENDS;
       if (this.blocks(x, overlap)) {
         this.note(target, 'not_prefetched_depends_on_compute', overlap, x);
-        return null;
+        return BLOCKED;
       }
       path.push(x);
       for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) stack.push(tg.parIdx[k]);
@@ -520,12 +541,30 @@ class OverlapScheduler {
     return path;
   }
 
+  /** Is `overlap` an ancestor of `target`? Every node between them is unscheduled and numbered between them. */
+  private dependsOn(target: number, overlap: number): boolean {
+    const tg = this.tg;
+    const stamp = ++this.stamp;
+    const stack = [target];
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) {
+        const p = tg.parIdx[k];
+        if (p === overlap) return true;
+        if (p < overlap || this.seen[p] === stamp || this.scheduled[p]) continue;
+        this.seen[p] = stamp;
+        stack.push(p);
+      }
+    }
+    return false;
+  }
+
   /** An unscheduled node a prefetch may not pull forward: compute, a collective, a wait not yet hidden or hidden by `overlap`. */
   private blocks(x: number, overlap: number): boolean {
     const cls = this.tg.cls[x];
     if (cls === NodeClass.Compute || this.unscheduled[x]) return true;
     if (cls !== NodeClass.Wait) return false;
-    const info = this.infoOf.get(this.tg.startOf[x])!;
+    const info = this.infoAt[this.tg.startOf[x]]!;
     return !(info.exposedMs === 0 && !info.hiding.includes(overlap));
   }
 
@@ -541,13 +580,74 @@ class OverlapScheduler {
   }
 }
 
-function addOnce(list: number[], x: number): void {
-  if (!list.includes(x)) list.push(x);
+/**
+ * Candidates in torch's order, produced lazily (the scan usually stops after a few): sorted by
+ * key, and with bucket grouping on, same-key groups ordered by their best member (larger groups
+ * first on ties), members by key within a group. A heap per group instead of torch's full sort.
+ */
+class CandidateOrder {
+  private readonly key: Float64Array;
+  private readonly groups: number[][]; // candidate numbers, each group a binary min-heap by key
+  private g = 0;
+
+  constructor(
+    private readonly candidates: readonly number[],
+    fill: (c: number, k: number, key: Float64Array) => void,
+    groupKey: ((c: number) => string) | null,
+  ) {
+    const m = candidates.length;
+    this.key = new Float64Array(4 * m);
+    candidates.forEach((c, k) => fill(c, k, this.key));
+    const byKey = new Map<string, number[]>();
+    for (let k = 0; k < m; k++) {
+      const gk = groupKey === null ? '' : groupKey(candidates[k]);
+      const list = byKey.get(gk);
+      if (list) list.push(k);
+      else byKey.set(gk, [k]);
+    }
+    this.groups = [...byKey.values()];
+    for (const h of this.groups) for (let i = (h.length >> 1) - 1; i >= 0; i--) this.down(h, i);
+    this.groups.sort((a, b) => this.cmp(a[0], b[0]) || b.length - a.length);
+  }
+
+  private cmp(a: number, b: number): number {
+    const key = this.key;
+    for (let f = 0; f < 4; f++) if (key[4 * a + f] !== key[4 * b + f]) return key[4 * a + f] < key[4 * b + f] ? -1 : 1;
+    return 0;
+  }
+
+  private down(h: number[], i: number): void {
+    for (;;) {
+      const l = 2 * i + 1;
+      let m = i;
+      if (l < h.length && this.cmp(h[l], h[m]) < 0) m = l;
+      if (l + 1 < h.length && this.cmp(h[l + 1], h[m]) < 0) m = l + 1;
+      if (m === i) return;
+      [h[i], h[m]] = [h[m], h[i]];
+      i = m;
+    }
+  }
+
+  /** The next candidate (a torch node), or -1. */
+  next(): number {
+    while (this.g < this.groups.length && this.groups[this.g].length === 0) this.g++;
+    if (this.g >= this.groups.length) return -1;
+    const h = this.groups[this.g];
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      this.down(h, 0);
+    }
+    return this.candidates[top];
+  }
 }
 
-function cmpTuple(a: readonly number[], b: readonly number[]): number {
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k] ? -1 : 1;
-  return 0;
+const DEPENDS = 'depends' as const;
+const BLOCKED = 'blocked' as const;
+
+function addOnce(list: number[], x: number): void {
+  if (!list.includes(x)) list.push(x);
 }
 
 /** torch _calculate_domination_index: the smallest target index each node (transitively) feeds. */

@@ -118,6 +118,7 @@ describe('TargetReach', () => {
       const targets = order.filter(() => r() < 0.4);
       const csr = withExtraParents(n, new Int32Array(n + 1), new Int32Array(0), new Map(parents.map((ps, x) => [x, ps])));
       const reach = new TargetReach({ n, order, ...csr }, targets);
+      const searched = new TargetReach({ n, order, ...csr }, targets, 0); // bounded searches, no bitsets
       const ancestors = (y: number): Set<number> => {
         const seen = new Set<number>();
         const stack = [...parents[y]];
@@ -134,6 +135,8 @@ describe('TargetReach', () => {
         for (let x = 0; x < n; x++) {
           expect(reach.isAncestorOfTarget(x, t)).toBe(all[t].has(x));
           expect(reach.targetIsAncestorOf(t, x)).toBe(all[x].has(t));
+          expect(searched.isAncestorOfTarget(x, t)).toBe(all[t].has(x));
+          expect(searched.targetIsAncestorOf(t, x)).toBe(all[x].has(t));
         }
       }
     }
