@@ -2,7 +2,9 @@
 //   GEMM       flops / (bf16 peak · gemm · d/(d + gemmHalfDim)), d = the smallest of M, N, K
 //   attention  flops / (bf16 peak · attentionFwd | attentionBwd)      (flash attention)
 //   the rest   max(flops / fp32 peak, bytes / (HBM · hbm))             (memory-bound kernels)
-// each + launch overhead. A preset without `achieved` is the plain roofline at the peaks.
+// each + launch overhead, with `bytes` what the op moves as torchtitan's eager aten kernels run it
+// (eagerBytes: SwiGLU's two kernels, the fp32 loss). A preset without `achieved` is the plain
+// roofline at the peaks.
 // Views, waits and collective issues cost nothing on the compute stream; an imported node that
 // carries torch's own estimate (estMs) keeps it (collectives are timed by collectiveUs instead).
 
