@@ -100,3 +100,45 @@ describe('torch 2.13 reference graphs, one FX graph at a time', () => {
     expect(p.overlapping).toEqual(EXPECTED.main.llama8b_2layer_seq2048_saved_fw.overlapping);
   });
 });
+
+interface Generated {
+  readonly knobs: Record<string, number | boolean | null | string>;
+  readonly buckets: string[][];
+  readonly overlapping: Record<string, string[]>;
+  readonly collectivesAfter: number;
+  readonly totalExposedMs: number;
+  readonly peakBytes: number;
+}
+
+/** torch's pass arguments as the port's options (None → 0 for max_off_bucket_gb, the tri-state as a string). */
+function optionsOf(knobs: Generated['knobs']): Record<string, number | boolean | string> {
+  const names = [
+    'max_in_flight_gb', 'max_compute_pre_fetch', 'max_coll_distance', 'compute_overlap_multipler', 'max_memory_increase_gb',
+    'max_memory_increase_ratio', 'collective_bucketing', 'prioritize_bucketing_during_scheduling', 'bucket_only_internode_comms',
+  ];
+  const out: Record<string, number | boolean | string> = {};
+  for (const k of names) if (typeof knobs[k] === 'number' || typeof knobs[k] === 'boolean') out[k] = knobs[k] as number | boolean;
+  out.max_off_bucket_gb = typeof knobs.max_off_bucket_gb === 'number' ? knobs.max_off_bucket_gb : 0;
+  out.bucket_exposed_first = knobs.bucket_exposed_first === null ? 'auto' : String(knobs.bucket_exposed_first);
+  return out;
+}
+
+describe('graphs torch passed beyond the reference: other shapes, worlds 16 and 128, other knob values', () => {
+  const generated = readGz('generated/expected.json.gz') as Record<string, Generated>;
+  const pairs = [...new Set(Object.keys(generated).map((k) => k.replace(/_(fw|bw)$/, '')))];
+  it.each(pairs)('%s', (pair) => {
+    const [set, graph] = pair.split('/');
+    const fx = ['fw', 'bw'].map((p) => readGz(`generated/fx/${set}__${graph}_${p}.json.gz`));
+    const imported = importFxGraph(fx);
+    if (!imported.ok) throw imported.error;
+    const want = ['fw', 'bw'].map((p) => generated[`${pair}_${p}`]);
+    const s = runAutobucketing(imported.value, cost, optionsOf(want[0].knobs));
+    (s.passStats ?? []).forEach((p, k) => {
+      expect(p.buckets).toEqual(want[k].buckets);
+      expect(p.overlapping).toEqual(want[k].overlapping);
+      expect(p.collectivesAfter).toBe(want[k].collectivesAfter);
+      expect(p.scheduledExposedMs).toBeCloseTo(want[k].totalExposedMs, 9);
+      expect(p.peakBytes).toBe(want[k].peakBytes);
+    });
+  });
+});
