@@ -28,9 +28,9 @@ export async function runPoints(req: SweepRequest, send: (m: SweepMessage) => vo
     const points = sweepPoints(req.base, req.axes);
     const cache = newSweepCache();
     for (const [k, p] of points.entries()) {
+      await yieldEach(); // first too: the caller has its handle before any message arrives
       if (stopped()) return;
       send({ type: 'rows', rows: runSweepPoint(p, req.backends, cache), done: k + 1, total: points.length });
-      await yieldEach();
     }
     send({ type: 'done' });
   } catch (e) {

@@ -40,7 +40,9 @@ export const sweepFromUrl = (text: string): SweepAxis[] => text.split(URL_AXIS_S
 export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['setState'], get: () => S): SweepSlice {
   const setPartial = (p: Partial<SweepSlice>) => set(p as Partial<S>);
   let run: SweepRun | null = null;
+  let generation = 0; // messages of a stopped or replaced run are dropped (a runner may answer synchronously)
   const stop = () => {
+    generation++;
     run?.stop();
     run = null;
   };
@@ -63,15 +65,15 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
         return;
       }
       setPartial({ sweepAxes: axes, sweepBase: base, sweepRows: [], sweepError: null, sweepRunning: true, sweepProgress: { done: 0, total } });
-      const mine = startSweepRun({ base, axes, backends }, (m) => {
-        if (run !== mine) return;
+      const mine = ++generation;
+      run = startSweepRun({ base, axes, backends }, (m) => {
+        if (generation !== mine) return;
         if (m.type === 'rows') setPartial({ sweepRows: [...get().sweepRows, ...m.rows], sweepProgress: { done: m.done, total: m.total } });
         else {
           run = null;
           setPartial({ sweepRunning: false, ...(m.type === 'error' ? { sweepError: m.error } : {}) });
         }
       });
-      run = mine;
     },
     stopSweep: () => {
       stop();
