@@ -253,6 +253,80 @@ def fx_dump_backend(
     return backend
 
 
+def dump_pass_input(scheduler: Any, path: str, *, latency_ms: Optional[Estimator] = None, source: str = "") -> dict:
+    """Writes the graph torch's overlap pass is about to schedule, with the pass's own estimates.
+
+    `scheduler` is torch's OverlapScheduler after its estimates are aligned (duck-typed: `.gm`,
+    `.node_estimations` {node: ms}, `.compute_nodes`, `.collective_info` {start: info with
+    `.wait_node`, `.size_bytes`}). Every call_function node gets `est_ms` (0 where torch has
+    none: such a node hides nothing either way) and `kind`; collectives also get `size_bytes`
+    and `est_ms_size0` (the latency torch credits when it assumes bucketing, from `latency_ms`).
+    fsdp-sim then decides with exactly the numbers torch used.
+    """
+    gm = scheduler.gm
+    est = scheduler.node_estimations
+    compute = set(scheduler.compute_nodes)
+    infos = scheduler.collective_info
+    waits = {info.wait_node for info in infos.values()}
+    nodes = []
+    for i, n in enumerate(gm.graph.nodes):
+        rec = node_record(n, i, None)
+        if rec["op"] == "call_function":
+            ms = est.get(n)
+            rec["est_ms"] = float(ms) if ms is not None and math.isfinite(ms) and ms >= 0 else 0.0
+            if n in infos:
+                rec["kind"] = "collective"
+                rec["size_bytes"] = int(infos[n].size_bytes)
+                lat = latency_ms(n) if latency_ms is not None else None
+                if lat is not None and math.isfinite(lat) and lat >= 0:
+                    rec["est_ms_size0"] = float(lat)
+            elif n in waits:
+                rec["kind"] = "wait"
+            elif n in compute:
+                rec["kind"] = "compute"
+            else:
+                rec["kind"] = "memory" if rec["est_ms"] > 0 else "view"
+        nodes.append(rec)
+    names = {x.name for x in gm.graph.nodes if x.op == "placeholder"}
+    kind = "backward" if any(nm.startswith("tangents") for nm in names) else "forward"
+    ws = infer_world_size(gm) or 1
+    dump = {"format": FORMAT, "graph": kind, "source": source or f"torch overlap pass input, {kind}", "world_size": ws, "nodes": nodes}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(_to_json(dump))
+    os.replace(tmp, path)
+    return dump
+
+
+def record_overlap_pass(out_dir: str) -> None:
+    """Makes torch's schedule_overlap_bucketing write each graph it passes, with its own estimates.
+
+    Call before training starts (e.g. in a launcher) and run with the aot_eager_autobucketing
+    backend as usual: every graph the pass schedules lands in `out_dir/pass_<k>_{fw,bw}.json`,
+    and `fsdp-sim pass --fx-graph pass_0_fw.json pass_0_bw.json --torch-log LOG` then compares
+    fsdp-sim's decisions with the ones your run made (set TORCH_LOGS or the overlap_scheduling /
+    overlap_preserving_bucketer loggers to DEBUG to get LOG).
+    """
+    from torch._inductor.fx_passes import overlap_scheduling as ovs
+
+    counter = itertools.count()
+    align = ovs.OverlapScheduler._align_compute_nodes_runtime_estimations_across_all_distributed_ranks
+
+    def aligned_then_dump(self: Any) -> Any:
+        out = align(self)
+        rank, _ = _dist_rank_and_size()
+        if rank == 0:
+            k = next(counter)
+            latency = lambda n: ovs.estimate_collective_time(n, 0, custom_runtime_estimation=self.custom_runtime_estimation)  # noqa: E731
+            probe = {x.name for x in self.gm.graph.nodes if x.op == "placeholder"}
+            tag = "bw" if any(nm.startswith("tangents") for nm in probe) else "fw"
+            dump_pass_input(self, os.path.join(out_dir, f"pass_{k // 2}_{tag}.json"), latency_ms=latency)
+        return out
+
+    ovs.OverlapScheduler._align_compute_nodes_runtime_estimations_across_all_distributed_ranks = aligned_then_dump
+
+
 def register_fx_dump_backend(out_dir: Optional[str] = None, name: str = BACKEND_NAME, **kwargs: Any) -> str:
     """Registers the dump backend with dynamo under `name` (usable as backend="fsdp_sim_fx_dump")."""
     import torch._dynamo

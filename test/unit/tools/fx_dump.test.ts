@@ -134,3 +134,21 @@ describe('fx_dump_backend', () => {
     expect(g.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter').map((n) => n.name)).toEqual(['all_gather_into_tensor', 'reduce_scatter_tensor']);
   });
 });
+
+describe('dump_pass_input', () => {
+  it("writes the graph torch's pass schedules with the pass's own estimates and classes, which fsdp-sim then uses", () => {
+    const res = drive<{ files: [string, string] }>('pass_input', out);
+    const [fw, bw] = res.files.map((f) => readJson<Raw & { nodes: (RawNode & { kind?: string; est_ms_size0?: number; size_bytes?: number })[] }>(f));
+    expect([fw.graph, bw.graph]).toEqual(['forward', 'backward']); // backward: it has tangents
+    const node = (d: typeof fw, name: string) => d.nodes.find((n) => n.name === name)!;
+    expect(node(fw, 'all_gather_into_tensor')).toMatchObject({ kind: 'collective', est_ms: 1.5, est_ms_size0: 0.01, size_bytes: 1280 });
+    expect(node(fw, 'wait_tensor')).toMatchObject({ kind: 'wait' });
+    expect(node(fw, 'mm')).toMatchObject({ kind: 'compute', est_ms: 0.25 });
+    expect(node(fw, 't')).toMatchObject({ kind: 'view', est_ms: 0 });
+    expect(node(fw, '_to_copy')).toMatchObject({ kind: 'view', est_ms: 0 }); // no estimate: hides nothing, as in torch
+    for (const n of fw.nodes) if (n.op === 'call_function') expect(n.est_ms).toBeTypeOf('number');
+    const g = imported([fw, bw]);
+    expect(byName(g, 'mm').matmulLike).toBe(true);
+    expect(byName(g, 'all_gather_into_tensor')).toMatchObject({ estMs: 1.5, estMsSize0: 0.01, sizeBytes: 1280 });
+  });
+});

@@ -239,6 +239,34 @@ def backend(out):
             "dir": os.path.join(out, "be"), "dir_all": os.path.join(out, "be_all")}
 
 
+def pass_input(out):
+    """A fake OverlapScheduler after alignment: dump_pass_input writes its graph with its estimates."""
+    import types
+
+    fw_gm, bw_gm = _simple_graphs()
+    files = []
+    for gm in (fw_gm, bw_gm):
+        nodes = list(gm.graph.nodes)
+        by = {n.name: n for n in nodes}
+        est = {n: 0.25 for n in nodes if n.op == "call_function"}
+        for n in nodes:
+            if n.name.startswith("t") and n.op == "call_function":
+                est[n] = 0.0  # views cost nothing
+        del est[next(n for n in nodes if n.name.startswith("_to_copy"))]  # a node torch left unestimated
+        coll = by.get("all_gather_into_tensor") or by["reduce_scatter_tensor"]
+        wait = by.get("wait_tensor") or by["wait_tensor_1"]
+        est[coll] = 1.5
+        mm = by.get("mm") or by["mm_1"]
+        sched = types.SimpleNamespace(
+            gm=gm, node_estimations=est, compute_nodes=[mm],
+            collective_info={coll: types.SimpleNamespace(wait_node=wait, size_bytes=1280)},
+        )
+        path = os.path.join(out, f"pass_{len(files)}.json")
+        fx.dump_pass_input(sched, path, latency_ms=lambda n: 0.01)
+        files.append(path)
+    return {"files": files}
+
+
 if __name__ == "__main__":
     mode, out_dir = sys.argv[1], sys.argv[2]
-    print(json.dumps({"simple": simple, "fixture": fixture, "errors": errors, "backend": backend}[mode](out_dir)))
+    print(json.dumps({"simple": simple, "fixture": fixture, "errors": errors, "backend": backend, "pass_input": pass_input}[mode](out_dir)))
