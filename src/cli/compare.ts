@@ -4,8 +4,8 @@
 import { join } from 'node:path';
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
 import { oneOfMessage } from '../errors';
-import { activationCheckpointingOf, describeHbmFit, hbmFit, stepConfigOf, type SimConfig } from '../config';
-import { buildStepGraph } from '../graph';
+import { activationCheckpointingOf, describeHbmFit, hbmFit, resolveMesh, stepConfigOf, type SimConfig } from '../config';
+import { buildStepGraph, collectivesByGroup, describeMesh, type Mesh } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline/figures';
@@ -40,14 +40,18 @@ export const COMPARE_USAGE = [
   '                       writes);',
   '                       rank files an earlier run left there are removed',
   '  --gzip               with --trace: write .trace.json.gz (gzip; Perfetto, HTA and the importer read it)',
-  '  --json               print {"results":[{backend, stepTimeMs, exposedCommMs, overlapPct, peakMemoryBytes,',
-  '                       collectives, peakAllocatedBytes, peakReservedBytes, tokensPerSecPerGpu}]} (peakMemoryBytes:',
+  '  --json               print {"mesh":{dp_replicate, dp_shard, tp}, "results":[{backend, stepTimeMs, exposedCommMs,',
+  '                       overlapPct, peakMemoryBytes, collectives, collectivesByGroup, peakAllocatedBytes,',
+  '                       peakReservedBytes, tokensPerSecPerGpu}]} (collectivesByGroup: launches per process group',
+  '                       and kind, e.g. {"dp_shard":{"all_gather":..},"tp":{..}}, a bucket counting once; peakMemoryBytes:',
   '                       live graph tensors on the simulated clock; allocated / reserved: the CUDA caching allocator,',
   '                       as torch reports them);',
   '                       a backend whose ranks disagree on a collective (a hang) gets {backend, error} and exit 1',
   '  --set PATH=VALUE     any other config field, e.g. --set autobucketing.max_in_flight_gb=2 (repeatable)',
   "  --ac MODE            activation checkpointing (torchtitan activation_checkpoint.mode); default: the preset's",
   '                       train config: full for llama3-70b/405b, selective (op) for llama3-8b, else none',
+  '  --tp N, --dp-replicate N, --dp-shard N (-1 = the rest), --gpus-per-node N: the device mesh',
+  '                       (torchtitan parallelism.*): FSDP × TP with sequence parallel, HSDP; product = --ranks',
   ...configFlagHelp(['ac']),
 ].join('\n');
 
@@ -68,10 +72,12 @@ export function parseBackends(
 /** The table of the runs that finished, and a warning for each peak over the GPU's HBM. */
 function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly PipelineResult[]): void {
   const rows = runs.filter((r) => !r.sim.mismatch).map((r) => ({ ...rowOf(r.backend, r.metrics), ...stepFigures(r) }));
+  const mesh = resolveMesh(cfg.ranks, cfg.parallelism);
   io.out(
-    `${cfg.model} on ${cfg.ranks} × ${cfg.hardware}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`,
+    `${cfg.model} on ${cfg.ranks} × ${cfg.hardware} (${describeMesh(mesh)}), activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`,
   );
   if (rows.length) io.out(formatTable(rows, cfg.hardware));
+  if (mesh.tp > 1 || mesh.dpReplicate > 1) for (const r of runs) if (!r.sim.mismatch) io.out(`${r.backend}: ${describeGroupCounts(r)}`);
   for (const r of rows) {
     const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
     if (!fit.fits)
@@ -81,12 +87,22 @@ function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly Pipe
   }
 }
 
+/** `dp_shard: 81 AG, 80 RS; tp: 322 AG, ...`: a run's launches per process group. */
+function describeGroupCounts(r: PipelineResult): string {
+  const short = { all_gather: 'AG', reduce_scatter: 'RS', all_reduce: 'AR' } as const;
+  return Object.entries(collectivesByGroup(r.schedule.graph.nodes))
+    .map(([g, c]) => `${g}: ${(Object.keys(short) as (keyof typeof short)[]).filter((k) => c[k] > 0).map((k) => `${c[k]} ${short[k]}`).join(', ')}`)
+    .join('; ');
+}
+
 /** The compare row of a run, or its mismatch as an error (a hang has no step time). */
-function resultOf(r: PipelineResult): CompareRow | { backend: string; error: MismatchReport } {
+function resultOf(r: PipelineResult): (CompareRow & { collectivesByGroup: object }) | { backend: string; error: MismatchReport } {
   return r.sim.mismatch
     ? { backend: r.backend, error: mismatchReport(r.sim.mismatch) }
-    : { ...rowOf(r.backend, r.metrics), ...stepFigures(r) };
+    : { ...rowOf(r.backend, r.metrics), collectivesByGroup: collectivesByGroup(r.schedule.graph.nodes), ...stepFigures(r) };
 }
+
+const meshJson = (m: Mesh) => ({ dp_replicate: m.dpReplicate, dp_shard: m.dpShard, tp: m.tp });
 
 export async function compareCommand(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseFlags('compare', argv, COMPARE_OPTIONS);
@@ -108,7 +124,7 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   const failed = runs
     .filter((r) => r.sim.mismatch)
     .map((r) => `fsdp-sim compare: ${r.backend}: ${describeMismatch(r.sim.mismatch!)}`);
-  if (values.json) io.out(JSON.stringify({ results: runs.map(resultOf) }));
+  if (values.json) io.out(JSON.stringify({ mesh: meshJson(resolveMesh(cfg.ranks, cfg.parallelism)), results: runs.map(resultOf) }));
   else printComparison(io, cfg, ac, runs);
   // traces last: the comparison is printed even when a trace cannot be written
   if (values.trace !== undefined && ok.length) {

@@ -43,3 +43,19 @@ export function describeMesh(m: Mesh): string {
   const dp = m.dpReplicate > 1 ? `HSDP ${m.dpReplicate} × ${m.dpShard}` : `FSDP ${m.dpShard}`;
   return m.tp > 1 ? `${dp} × TP ${m.tp}` : dp;
 }
+
+export type GroupCounts = { all_gather: number; reduce_scatter: number; all_reduce: number };
+
+/**
+ * Collectives a schedule launches per process group and kind (a bucket counts once), groups in
+ * first-launch order: what compare reports for a mesh.
+ */
+export function collectivesByGroup(nodes: readonly { readonly kind: string; readonly collective?: { readonly kind: keyof GroupCounts; readonly group: string } }[]): Record<string, GroupCounts> {
+  const out: Record<string, GroupCounts> = {};
+  for (const n of nodes) {
+    const c = n.collective;
+    if (c === undefined || n.kind === 'wait') continue;
+    (out[c.group] ??= { all_gather: 0, reduce_scatter: 0, all_reduce: 0 })[c.kind]++;
+  }
+  return out;
+}

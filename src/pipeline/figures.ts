@@ -17,8 +17,10 @@ export interface StepFigures {
 }
 
 export function stepFigures(r: Pick<PipelineResult, 'backend' | 'schedule' | 'metrics'>): StepFigures {
-  const { batch, seqLen } = r.schedule.graph.meta;
+  // a TP group shares its batch (torchtitan's tps divides by the tp degree too)
+  const { batch, seqLen, mesh } = r.schedule.graph.meta;
+  const tp = mesh?.tp ?? 1;
   const stepS = r.metrics.stepTimeUs / 1e6;
   const peaks = allocatorPeaks(r.schedule.graph, allocationStreamOf(r.backend));
-  return { tokensPerSecPerGpu: stepS > 0 ? (batch * seqLen) / stepS : 0, ...peaks };
+  return { tokensPerSecPerGpu: stepS > 0 ? (batch * seqLen) / tp / stepS : 0, ...peaks };
 }
