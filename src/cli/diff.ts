@@ -39,6 +39,10 @@ function intFlag(name: string, text: string | undefined, min: number, max: numbe
   return n;
 }
 
+/** The table's "hides it in B" column is clipped (--json / --csv carry the whole text). */
+const HIDES_WIDTH = 56;
+const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+
 const us = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
 
 function formatDiff(d: BackendDiff, top: number | undefined): string {
@@ -53,7 +57,7 @@ function formatDiff(d: BackendDiff, top: number | undefined): string {
     us(r.a?.exposedUs),
     us(r.b?.startUs),
     us(r.b?.exposedUs),
-    hidesInB(r),
+    clip(hidesInB(r), HIDES_WIDTH),
     r.reasons.map((x) => x.code).join(', '),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));

@@ -232,9 +232,9 @@ export function diffBackends(a: DiffInput, b: DiffInput, rank = 0): BackendDiff 
 /** Plain words for B's side: what hid it, or why it stayed exposed (the table's last columns). */
 export function hidesInB(r: DiffRow): string {
   if (!r.b) return 'not run in B';
-  if (r.prefetchedBehind.length) return `prefetched behind ${r.prefetchedBehind.join(', ')}`;
-  if (r.b.hiddenBy.length) return r.b.hiddenBy.join(', ');
-  return 'nothing';
+  const hidden = r.b.hiddenBy.length ? `${r.b.hiddenBy.join(', ')} (${r.b.hiddenUs.toFixed(1)} µs)` : 'nothing';
+  // the pass's own claim beside what the simulation shows (a prefetch can still end exposed)
+  return r.prefetchedBehind.length ? `${hidden}; started behind ${r.prefetchedBehind.join(', ')}` : hidden;
 }
 
 /** The columns of a diff as CSV, and their values for a row (one place, for the CLI and the app). */
