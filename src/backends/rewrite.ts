@@ -75,6 +75,7 @@ export function rewriteGraph(
         kind: c0.kind,
         group: c0.group,
         groupSize: c0.groupSize,
+        ...(c0.groupStride !== undefined ? { groupStride: c0.groupStride } : {}), // the mesh group's layout
         dtype: c0.dtype,
         inputBytes: members.reduce((s, m) => s + m.collective!.inputBytes, 0),
         outputBytes: members.reduce((s, m) => s + m.collective!.outputBytes, 0),

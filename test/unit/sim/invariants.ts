@@ -35,7 +35,7 @@ export function expectCollectivesAligned(res: SimResult, worldSize: number): voi
 /** A wait never ends before its collective, and nothing after a wait starts before the collective ends. */
 export function expectWaitsAfterCollectives(res: SimResult, graph: StepGraph): void {
   const collEnd = new Map<string, number>();
-  for (const e of res.events) if (e.kind === 'all_gather' || e.kind === 'reduce_scatter') collEnd.set(`${e.rank}|${e.name}`, e.start + e.dur);
+  for (const e of res.events) if (e.kind === 'all_gather' || e.kind === 'reduce_scatter' || e.kind === 'all_reduce') collEnd.set(`${e.rank}|${e.name}`, e.start + e.dur);
   for (const rank of new Set(res.events.map((e) => e.rank))) {
     const computeByName = new Map(res.events.filter((e) => e.rank === rank && e.stream === 'compute').map((e) => [e.name, e]));
     let mustStartAfter = 0; // the latest collective end among waits passed in program order
