@@ -10,8 +10,9 @@ import { processIo, type Io } from './io';
 import { PASS_USAGE, passCommand } from './pass';
 import { SWEEP_USAGE, sweepCommand } from './sweep';
 import { DIFF_USAGE, diffCommand } from './diff';
+import { CALIBRATE_USAGE, calibrateCommand } from './calibrate';
 
-const COMMANDS = ['compare', 'sweep', 'diff', 'pass', 'train', 'analyze', 'help'] as const;
+const COMMANDS = ['compare', 'sweep', 'diff', 'calibrate', 'pass', 'train', 'analyze', 'help'] as const;
 
 export const USAGE = [
   'usage: fsdp-sim <command> [flags]',
@@ -20,6 +21,7 @@ export const USAGE = [
   '  compare   simulate a step under several backends and compare (table, --json, --trace DIR)',
   '  sweep     simulate the cross product of config values (--vary PATH=V1,V2 or A:B:STEP) under each backend',
   '  diff      match every collective of one rank under backend A to backend B: exposed time, what hides it, why',
+  '  calibrate fit the ring model (α, β per process group) and op-class time scales to a real run\'s Kineto traces',
   '  pass      run a backend on an imported torch FX graph dump and report what it changed',
   '  train     train for real on N ranks (worker threads, CPU or WebGPU kernels)',
   '  analyze   read PyTorch-profiler traces (.json / .json.gz) and print Holistic Trace Analysis\' figures',
@@ -40,7 +42,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'help':
       case '--help':
       case '-h':
-        io.out([USAGE, '', COMPARE_USAGE, '', SWEEP_USAGE, '', DIFF_USAGE, '', PASS_USAGE, '', ANALYZE_USAGE].join('\n'));
+        io.out([USAGE, '', COMPARE_USAGE, '', SWEEP_USAGE, '', DIFF_USAGE, '', CALIBRATE_USAGE, '', PASS_USAGE, '', ANALYZE_USAGE].join('\n'));
         return command === undefined ? 2 : 0;
       case 'compare':
         return await compareCommand(rest, io);
@@ -48,6 +50,8 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return await sweepCommand(rest, io);
       case 'diff':
         return await diffCommand(rest, io);
+      case 'calibrate':
+        return await calibrateCommand(rest, io);
       case 'pass':
         return await passCommand(rest, io);
       case 'analyze':

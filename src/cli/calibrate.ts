@@ -1,0 +1,80 @@
+// `fsdp-sim calibrate FILE...`: fit the simulator's ring model (α, β per process group) and a time
+// scale per op class to a real run's Kineto traces (one file per rank), against the config of that
+// run (--model, --ranks, ... as for compare).
+
+import { readFileSync } from 'node:fs';
+import { ImportError } from '../errors';
+import { calibrate, type Calibration } from '../pipeline/calibrate';
+import { traceSamples } from '../pipeline/calibrate_kineto';
+import { traceText } from '../trace/gzip';
+import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
+import type { Io } from './io';
+
+export const CALIBRATE_OPTIONS = {
+  ...CONFIG_OPTIONS,
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const CALIBRATE_USAGE = [
+  'usage: fsdp-sim calibrate FILE... [--model NAME] [--ranks N] [config flags] [--json]',
+  '',
+  "Fit the ring model T = (n−1)·α + ((n−1)/n)·S/β (all-reduce: twice) to each process group's NCCL",
+  "collectives in PyTorch-profiler traces (.json / .json.gz, one per rank; sizes from the kernel's",
+  'args or its record_param_comms), and a time scale per op class (matmul, attention, elementwise):',
+  "the trace's kernel time per step and rank over the simulator's compute for the config flags' run.",
+  '  --json   {"groups":[{group, groupSize, samples, alphaUs, betaBytesPerS, rmsRelErr, maxRelErr, points:[{name,',
+  '           kind, bytes, measuredUs, estimatedUs}]}], "scales":[{cls, measuredUs, simulatedUs, scale}], "skipped"}',
+].join('\n');
+
+function readJson(path: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ImportError(path, `${path} is not JSON: ${(e as Error).message}`);
+  }
+}
+
+function formatCalibration(c: Calibration, skipped: number): string {
+  const lines = ['process group  n    collectives  α µs/step  β GB/s (bus)  fit error rms / max'];
+  for (const g of c.groups)
+    lines.push(
+      `${g.group.padEnd(13)}  ${String(g.groupSize).padEnd(3)}  ${String(g.samples).padStart(11)}  ${g.alphaUs.toFixed(3).padStart(9)}  ` +
+        `${(g.betaBytesPerS / 1e9).toFixed(2).padStart(12)}  ${(g.rmsRelErr * 100).toFixed(2)} % / ${(g.maxRelErr * 100).toFixed(2)} %`,
+    );
+  lines.push('', 'op class     measured µs/step  simulated µs/step  scale');
+  for (const s of c.scales)
+    lines.push(`${s.cls.padEnd(11)}  ${s.measuredUs.toFixed(1).padStart(16)}  ${s.simulatedUs.toFixed(1).padStart(17)}  ${Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—'}`);
+  if (skipped) lines.push('', `${skipped} communication kernel(s) left out (no ring model for the collective, or no size found)`);
+  const g = c.groups[0];
+  if (c.groups.length === 1 && g)
+    lines.push('', `to simulate with the fitted ring: --latency-us ${+g.alphaUs.toFixed(3)} --bandwidth-gbps ${+(g.betaBytesPerS / 1e9).toFixed(3)} --network pcie-ethernet (a preset without a half-bandwidth size, so the ring is pure α-β)`);
+  return lines.join('\n');
+}
+
+export async function calibrateCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parseFlags('calibrate', argv, CALIBRATE_OPTIONS, true);
+  if (values.help) {
+    io.out(CALIBRATE_USAGE);
+    return 0;
+  }
+  if (positionals.length === 0)
+    throw new UsageError('fsdp-sim calibrate: give at least one trace FILE (.json or .json.gz, one per rank)');
+  const cfg = configFromFlags('calibrate', values);
+  const files: { name: string; json: unknown }[] = [];
+  for (const path of positionals) {
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(path);
+    } catch (e) {
+      throw new ImportError(path, `cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    files.push({ name: path, json: readJson(path, await traceText(path, bytes)) });
+  }
+  const t = traceSamples(files);
+  if (!t.ok) throw t.error;
+  const c = calibrate(t.value, cfg);
+  if (values.json) io.out(JSON.stringify({ ...c, skipped: t.value.skipped }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
+  else io.out(formatCalibration(c, t.value.skipped));
+  return 0;
+}

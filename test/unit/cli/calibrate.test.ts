@@ -1,0 +1,57 @@
+// `fsdp-sim calibrate` on synthetic rank files written to disk (gzip for one): the fitted α, β and
+// scales printed, as JSON and as a table, and errors naming the file.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main';
+import { ALPHA_US, BETA, SCALES, kinetoFiles } from '../../helpers/kineto_synth';
+
+const dir = mkdtempSync(join(tmpdir(), 'fsdp-calib-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('fsdp-sim calibrate', () => {
+  const [r0, r1] = kinetoFiles(false);
+  const p0 = join(dir, 'rank0.pt.trace.json');
+  const p1 = join(dir, 'rank1.pt.trace.json.gz');
+  writeFileSync(p0, JSON.stringify(r0.json));
+  writeFileSync(p1, gzipSync(JSON.stringify(r1.json)));
+
+  it('prints the fit as JSON, recovering the run within 2 %', async () => {
+    const r = await cli(['calibrate', p0, p1, '--model', 'small', '--ranks', '4', '--json']);
+    expect([r.code, r.err]).toEqual([0, '']);
+    const j = JSON.parse(r.out) as { groups: { alphaUs: number; betaBytesPerS: number; points: unknown[] }[]; scales: { cls: keyof typeof SCALES; scale: number }[]; skipped: number };
+    expect(j.groups).toHaveLength(1);
+    expect(Math.abs(j.groups[0].alphaUs / ALPHA_US - 1)).toBeLessThan(0.02);
+    expect(Math.abs(j.groups[0].betaBytesPerS / BETA - 1)).toBeLessThan(0.02);
+    for (const s of j.scales) expect(Math.abs(s.scale / SCALES[s.cls] - 1)).toBeLessThan(0.02);
+    expect(j.skipped).toBe(2);
+  });
+
+  it('prints a table with the flags that simulate the fitted ring', async () => {
+    const r = await cli(['calibrate', p0, p1, '--model', 'small', '--ranks', '4']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^process group\s+n\s+collectives/);
+    expect(r.out).toMatch(/\n0\s+4\s+\d+\s+3\.9\d\d|\n0\s+4\s+\d+\s+4\.0\d\d/);
+    expect(r.out).toMatch(/to simulate with the fitted ring: --latency-us [\d.]+ --bandwidth-gbps (49\.\d+|50(\.\d+)?)/);
+  });
+
+  it('names a file that cannot be read or is not a trace', async () => {
+    const missing = await cli(['calibrate', join(dir, 'nope.json')]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/cannot read '.*nope\.json': ENOENT/);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"x": 1}');
+    const r = await cli(['calibrate', bad]);
+    expect([r.code, r.err]).toEqual([1, `fsdp-sim calibrate: ${bad}: not a Kineto trace (no traceEvents array)`]);
+    expect((await cli(['calibrate'])).err).toMatch(/give at least one trace FILE/);
+  });
+});
