@@ -3,8 +3,8 @@
 // within 2 %, whether a kernel carries its sizes or its record_param_comms launch does.
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../../src/errors';
-import { buildGraph } from '../../../src/pipeline';
-import { calibrate, fitCollectives, opClassOfOp } from '../../../src/pipeline/calibrate';
+import { buildGraph, runPipeline } from '../../../src/pipeline';
+import { calibrate, fitCollectives, modelUs, opClassOfOp } from '../../../src/pipeline/calibrate';
 import { opClassOfKernel, traceSamples } from '../../../src/pipeline/calibrate_kineto';
 import { ALPHA_US, BETA, CFG, KERNEL, SCALES, STEPS, kinetoFiles as files } from '../../helpers/kineto_synth';
 
@@ -26,6 +26,20 @@ describe('calibrate', () => {
       for (const s of c.scales) expect(Math.abs(s.scale / SCALES[s.cls] - 1)).toBeLessThan(0.02);
     });
   }
+
+  it('gives flags under which the simulator times every collective as the fitted ring', () => {
+    const t = traceSamples(files(true));
+    if (!t.ok) throw t.error;
+    const g = calibrate(t.value, CFG).groups[0];
+    const cfg = { ...CFG, network: 'pcie-ethernet' as const, latencyUs: g.alphaUs, bandwidthGBps: g.betaBytesPerS / 1e9 };
+    const run = runPipeline(cfg, 'aot_eager', { emitRanks: [0] });
+    const comm = run.sim.events.filter((e) => e.kind === 'all_gather' || e.kind === 'reduce_scatter');
+    expect(comm.length).toBeGreaterThan(0);
+    for (const e of comm) {
+      const want = modelUs({ kind: e.kind as 'all_gather', groupSize: CFG.ranks, bytes: e.bytes! }, g.alphaUs, g.betaBytesPerS);
+      expect(e.dur).toBeCloseTo(want, 6);
+    }
+  });
 
   it('classifies kernels and step-graph ops alike', () => {
     expect(Object.entries(KERNEL).map(([, k]) => opClassOfKernel(k))).toEqual(['matmul', 'attention', 'elementwise']);
