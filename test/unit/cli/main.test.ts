@@ -38,12 +38,14 @@ describe('fsdp-sim compare', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as { results: Record<string, unknown>[] };
-    expect(Object.keys(json)).toEqual(['results']);
+    expect(Object.keys(json)).toEqual(['mesh', 'results']);
+    expect((json as unknown as { mesh: object }).mesh).toEqual({ dp_replicate: 1, dp_shard: 8, tp: 1 });
     expect(json.results.map((x) => x.backend)).toEqual(['aot_eager', 'aot_eager_autobucketing']);
     for (const x of json.results) {
       expect(Object.keys(x).sort()).toEqual([
         'backend',
         'collectives',
+        'collectivesByGroup',
         'exposedCommMs',
         'overlapPct',
         'peakAllocatedBytes',
@@ -56,6 +58,9 @@ describe('fsdp-sim compare', () => {
       expect(x.peakReservedBytes as number).toBeGreaterThanOrEqual(x.peakAllocatedBytes as number);
       expect(x.tokensPerSecPerGpu as number).toBeCloseTo(8192 / ((x.stepTimeMs as number) / 1000), 6);
       expect(Object.keys(x.collectives as object).sort()).toEqual(['all_gather', 'reduce_scatter']);
+      // one process group on a 1-D mesh: SimpleFSDP's 'dp', the same launches
+      const c = x.collectives as { all_gather: number; reduce_scatter: number };
+      expect(x.collectivesByGroup).toEqual({ dp: { all_gather: c.all_gather, reduce_scatter: c.reduce_scatter, all_reduce: 0 } });
     }
     const [a, b] = json.results as {
       exposedCommMs: number;
