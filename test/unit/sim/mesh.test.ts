@@ -10,6 +10,8 @@ import { buildStepGraph, meshGroup, type Mesh, type MeshDim } from '../../../src
 import { networkFor, runPipeline } from '../../../src/pipeline';
 import { stepFigures } from '../../../src/pipeline/figures';
 import { groupInstance, simulate } from '../../../src/sim';
+import { exportChromeTrace } from '../../../src/trace/chrome_export';
+import { importTrace } from '../../../src/trace/import';
 import { expectNoOverlapPerStream, expectWaitsAfterCollectives } from './invariants';
 
 const DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
@@ -66,6 +68,22 @@ describe('simulate on a 2 × 2 × 2 mesh', () => {
     const r0 = res.events.filter((e) => e.rank === 0);
     const overlaps = r0.some((a) => a.stream === 'comm:tp' && r0.some((b) => b.stream !== 'comm:tp' && b.stream !== 'compute' && b.start < a.start + a.dur && a.start < b.start + b.dur));
     if (backend === 'aot_eager_autobucketing') expect(overlaps).toBe(true);
+  });
+});
+
+describe('Chrome trace of a mesh run', () => {
+  it('names each comm stream by its process group and round-trips through the importer', () => {
+    const g = buildStepGraph({ model: 'tiny', worldSize: 8, mesh: m222 });
+    const cost = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
+    const res = simulate({ worldSize: 8, schedules: runBackend('aot_eager', g, cost), cost });
+    const trace = exportChromeTrace(res);
+    const groups = new Set(trace.traceEvents.filter((e) => e.ph === 'X' && e.args?.['Process Group Name'] !== undefined).map((e) => e.args!['Process Group Name']));
+    expect([...groups].sort()).toEqual(['dp_replicate', 'dp_shard', 'tp']);
+    const back = importTrace(JSON.parse(JSON.stringify(trace)));
+    expect(back.ok).toBe(true);
+    if (!back.ok) return;
+    const key = (e: { rank: number; stream: string; kind: string; name: string }) => `${e.rank}|${e.stream}|${e.kind}|${e.name}`;
+    expect(back.value.events.filter((e) => e.kind === 'all_reduce').map(key).sort()).toEqual(res.events.filter((e) => e.kind === 'all_reduce').map(key).sort());
   });
 });
 
