@@ -25,6 +25,7 @@ import { LossChart } from './charts/loss_chart';
 import { MemoryChart } from './charts/memory_chart';
 import { DiffTable } from './panels/diff_table';
 import { SweepPanel } from './panels/sweep_panel';
+import { CalibrationPanel } from './panels/calibration_panel';
 
 /** Keyboard zoom/pan, Perfetto style: W/S zoom in/out, A/D pan. */
 const KEY_ZOOM = 0.8;
@@ -171,6 +172,7 @@ export function App() {
             <ErrorBoundary name="Loss chart"><LossChart /></ErrorBoundary>
           </div>
           <ErrorBoundary name="Sweep"><SweepPanel /></ErrorBoundary>
+          <ErrorBoundary name="Calibration"><CalibrationPanel /></ErrorBoundary>
           <ErrorBoundary name="Export/import"><IoPanel /></ErrorBoundary>
           <footer className="muted small">simulated both backends in {simMs.toFixed(0)} ms · each timeline's header names its clock (cost model, measured or imported)</footer>
         </main>

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALPHA_US, BETA, SCALES, kinetoFiles } from '../helpers/kineto_synth';
 import { launchBrowser, startPreview } from './harness';
 import { waitForApp } from './page';
 
@@ -152,6 +153,33 @@ describe('diff table', () => {
       return sel('a') === String(w.a) && sel('b') === String(w.b);
     }, want);
     expect(await page.getAttribute(`[data-testid="diff-table"] tbody tr[data-name="${name}"]`, 'aria-selected')).toBe('true');
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe('calibration panel', () => {
+  it('fits a synthetic run, draws estimated vs measured, and applies the ring to the config', async () => {
+    await page.goto(`${srv.url}?model=small&ranks=4`);
+    await waitForApp(page);
+    const files = kinetoFiles(false).map((f) => ({ name: f.name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(f.json)) }));
+    await page.setInputFiles('[data-testid="calib-files"]', files);
+    await page.waitForSelector('[data-testid="calib-scatter"] circle');
+    const samples = files.length * (kinetoFiles(false)[0].json as { traceEvents: { name: string }[] }).traceEvents.filter((e) => /ncclDevKernel_(AllGather|ReduceScatter)/.test(e.name)).length;
+    expect(await page.locator('[data-testid="calib-scatter"] circle').count()).toBe(samples);
+    expect(await page.locator('[data-testid="calib-diagonal"]').count()).toBe(1);
+    const alpha = Number(await page.textContent('[data-testid="calib-groups"] td[data-col="alpha"]'));
+    const beta = Number(await page.textContent('[data-testid="calib-groups"] td[data-col="beta"]'));
+    expect(Math.abs(alpha / ALPHA_US - 1)).toBeLessThan(0.02);
+    expect(Math.abs((beta * 1e9) / BETA - 1)).toBeLessThan(0.02);
+    for (const cls of ['matmul', 'attention', 'elementwise'] as const) {
+      const scale = Number(await page.textContent(`[data-testid="calib-scales"] tr[data-cls="${cls}"] td[data-col="scale"]`));
+      expect(Math.abs(scale / SCALES[cls] - 1)).toBeLessThan(0.02);
+    }
+    await page.click('[data-testid="calib-apply"]');
+    await page.waitForFunction(() => location.search.includes('latencyUs=') && location.search.includes('bandwidthGBps='));
+    const cfg = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().config);
+    expect(cfg.network).toBe('pcie-ethernet');
+    expect(cfg.latencyUs).toBeCloseTo(alpha, 3);
     expect(pageErrors).toEqual([]);
   });
 });
