@@ -22,7 +22,10 @@ function exportOptions(r: PipelineResult, cfg: SimConfig): ExportOptions {
     ranks < r.sim.worldSize
       ? `${ranks} of ${r.sim.worldSize} ranks: the simulator emits rank 0 only from ${EMIT_ALL_BELOW} ranks up`
       : undefined;
+  // every wait that blocked gets a flow arrow from its collective (Perfetto draws them)
+  const waitOf = Object.fromEntries(r.schedule.graph.nodes.filter((n) => n.waitOf).map((n) => [n.name, n.waitOf!]));
   return {
+    waitOf,
     buckets: r.schedule.buckets,
     reduceDtype: cfg.reduceDtype,
     label,

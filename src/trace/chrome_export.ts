@@ -13,7 +13,7 @@ export const FIRST_COMM_TID = 20; // comm streams, one per process group, sorted
 export const MEMORY_COUNTER = 'GPU Memory Allocated';
 
 export interface ChromeEvent {
-  readonly ph: 'X' | 'M' | 'C';
+  readonly ph: 'X' | 'M' | 'C' | 's' | 'f';
   readonly name: string;
   readonly pid: number;
   readonly tid: number;
@@ -21,6 +21,9 @@ export interface ChromeEvent {
   readonly dur?: number; // µs, 3 decimals
   readonly cat?: string;
   readonly args?: Readonly<Record<string, unknown>>;
+  /** Flow events ('s' start, 'f' finish): the id pairing them, and 'e' = bind to the enclosing slice. */
+  readonly id?: number;
+  readonly bp?: 'e';
 }
 
 export interface ChromeTrace {
@@ -55,6 +58,34 @@ export interface ExportOptions {
   readonly label?: string;
   readonly run?: string;
   readonly note?: string;
+  /**
+   * Wait node → the collective node it completes (the schedule's `waitOf`): each wait that blocked
+   * gets a flow arrow from its collective's start to the wait, as Perfetto draws flows.
+   */
+  readonly waitOf?: Readonly<Record<string, string>>;
+}
+
+/** Category and name of the collective → wait flows. */
+export const WAIT_FLOW = { cat: 'fsdp_sim_wait', name: 'collective → wait' } as const;
+
+/**
+ * A flow from each collective to the wait that blocked on it, per rank: 's' on the collective's
+ * stream at its start, 'f' on the compute stream at the wait's start, both bound to the slice there.
+ */
+function waitFlows(events: readonly TraceEvent[], tids: ReadonlyMap<StreamName, number>, waitOf: Readonly<Record<string, string>>): ChromeEvent[] {
+  const comm = new Map<string, TraceEvent>(); // rank|name → collective event
+  for (const e of events) if (isCommKind(e.kind) && !comm.has(`${e.rank}|${e.name}`)) comm.set(`${e.rank}|${e.name}`, e);
+  const out: ChromeEvent[] = [];
+  let id = 1;
+  for (const w of events) {
+    const coll = w.kind === 'wait' && waitOf[w.name] !== undefined ? comm.get(`${w.rank}|${waitOf[w.name]}`) : undefined;
+    if (!coll) continue;
+    const at = (t: number) => Math.round(t * 1000) / 1000;
+    out.push({ ph: 's', ...WAIT_FLOW, id, pid: w.rank, tid: tids.get(coll.stream) ?? FIRST_COMM_TID, ts: at(coll.start) });
+    out.push({ ph: 'f', bp: 'e', ...WAIT_FLOW, id, pid: w.rank, tid: tids.get(w.stream) ?? COMPUTE_TID, ts: at(w.start) });
+    id++;
+  }
+  return out;
 }
 
 const NCCL_DTYPE = { fp32: 'f32', bf16: 'bf16', fp16: 'f16' } as const;
@@ -172,8 +203,9 @@ export function exportChromeTrace(input: TraceInput, opts: ExportOptions = {}): 
   const order = events.map((e, i) => [e, i] as const).sort((a, b) => a[0].rank - b[0].rank || a[0].start - b[0].start || a[1] - b[1]);
   const kernels = order.map(([e], i) => kernelEvent(e, tids.get(e.stream) ?? COMPUTE_TID, opts, members, i + 1));
   const counters = memory.flatMap(memoryEvents);
+  const flows = opts.waitOf ? waitFlows(order.map(([e]) => e), tids, opts.waitOf) : [];
   return {
-    traceEvents: [...meta, ...kernels, ...counters],
+    traceEvents: [...meta, ...kernels, ...counters, ...flows],
     displayTimeUnit: 'ms',
     distributedInfo: { rank: opts.rank ?? ranks[0] ?? 0, world_size: input.worldSize },
     fsdpSim: {
