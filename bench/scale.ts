@@ -7,6 +7,7 @@ import { buildStepGraph, topoOrder, type StepGraph } from '../src/graph';
 import { BACKEND_NAMES, runBackend } from '../src/backends';
 import { makeCostModel } from '../src/estimate';
 import { simulate } from '../src/sim';
+import { benchPassChains } from './pass_chain';
 import { fmt, median, type Row } from './stats';
 
 const MODELS = ['llama3-8b', 'llama3-70b', 'llama3-405b'] as const;
@@ -67,5 +68,6 @@ export function benchScale(): { rows: Row[]; records: ScaleRecord[] } {
   const flat = per('llama3-405b', 1024).totalMs / per('llama3-405b', 8).totalMs;
   rows.push({ section: 'scale', case: 'growth in nodes (405b vs 8b, ms/node)', value: fmt(lin, 2), baseline: '1.00 = linear', ratio: `${fmt(lin, 2)}×`, target: '≈ 1 (≤ 2)', met: lin <= 2 });
   rows.push({ section: 'scale', case: 'growth in ranks (405b: 1024 vs 8)', value: fmt(flat, 2), baseline: '1.00 = flat', ratio: `${fmt(flat, 2)}×`, target: '≈ 1 (≤ 2)', met: flat <= 2 });
+  rows.push(...benchPassChains());
   return { rows, records };
 }

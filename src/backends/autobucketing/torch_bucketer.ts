@@ -331,7 +331,9 @@ class OverlapPreservingBucketer {
       let total = this.info(seed).sizeBytes;
       processed.add(seed);
       let failures = 0;
-      for (const cand of sorted.slice(i + 1, i + 1 + this.opts.max_coll_distance)) {
+      const end = Math.min(sorted.length, i + 1 + this.opts.max_coll_distance);
+      for (let j = i + 1; j < end; j++) {
+        const cand = sorted[j];
         const bytes = this.info(cand).sizeBytes;
         if (total + bytes > maxBytes) {
           if (!processed.has(cand)) this.note(cand, 'not_bucketed_byte_cap', 'byte_cap', seed);

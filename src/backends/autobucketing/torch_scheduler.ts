@@ -597,15 +597,16 @@ class CandidateOrder {
   ) {
     const m = candidates.length;
     this.key = new Float64Array(4 * m);
-    candidates.forEach((c, k) => fill(c, k, this.key));
-    const byKey = new Map<string, number[]>();
+    for (let k = 0; k < m; k++) fill(candidates[k], k, this.key);
+    // groups by key, first seen first (a handful of keys: a linear search beats a map)
+    const keys: string[] = [];
+    this.groups = [];
     for (let k = 0; k < m; k++) {
       const gk = groupKey === null ? '' : groupKey(candidates[k]);
-      const list = byKey.get(gk);
-      if (list) list.push(k);
-      else byKey.set(gk, [k]);
+      let g = keys.indexOf(gk);
+      if (g < 0) g = keys.push(gk) - 1, this.groups.push([]);
+      this.groups[g].push(k);
     }
-    this.groups = [...byKey.values()];
     for (const h of this.groups) for (let i = (h.length >> 1) - 1; i >= 0; i--) this.down(h, i);
     this.groups.sort((a, b) => this.cmp(a[0], b[0]) || b.length - a.length);
   }
