@@ -1,6 +1,7 @@
 // The live-mode coordinator: plans the run once (graph → schedule, comm size, virtual clock),
-// spawns one rank worker per rank, streams progress (mean loss, steps/s, the step's events) and
-// gathers the final parameters. `runTrainingWith` is environment-free and takes a spawner;
+// spawns one rank worker per rank, streams progress (mean loss, steps/s, the step's events, where
+// each rank's step went: phases, and in measured mode the wall-clock timeline) and gathers the
+// final parameters. `runTrainingWith` is environment-free and takes a spawner;
 // `runTraining` is the browser flavour (Web Workers); coordinator_node.ts is the Node flavour.
 // A rank that fails aborts the communicator; the run rejects with its error, naming the rank,
 // and every other worker is terminated.

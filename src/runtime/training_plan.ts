@@ -23,12 +23,13 @@ export type TimingMode = 'preset' | 'measured';
 export const TIMING_MODES: readonly TimingMode[] = ['preset', 'measured'];
 /** Live runs take any world size up to 16: uneven dim-0 shards are zero-padded, as FSDP pads them. */
 export const MAX_LIVE_RANKS = 16;
+/** Every world size live mode runs, 1..MAX_LIVE_RANKS (for pickers). */
 export const RANK_COUNTS: readonly number[] = Array.from({ length: MAX_LIVE_RANKS }, (_, i) => i + 1);
 export type RankCount = number;
 
 /** Learning rate for live runs of `tiny`: higher than torchtitan's 8e-4 so the loss halves in ~40 steps. */
 export const LIVE_DEFAULT_LR = 3e-3;
-/** Rows per step across all ranks: fixed, so 1, 2, 4 and 8 ranks train on the same global batch. */
+/** Rows per step across all ranks: fixed, so every rank count dividing it (1, 2, 4, 8) trains on the same global batch. */
 export const DEFAULT_GLOBAL_BATCH = 8;
 
 /** Default global batch for `ranks`: DEFAULT_GLOBAL_BATCH rounded up to a multiple of the ranks (one row each at least). */
