@@ -7,6 +7,7 @@ import { computeMetrics, importTrace } from '../trace';
 import { importFxGraph } from '../graph';
 import { ImportError, err, ok, type Result } from '../errors';
 import type { BackendName } from '../backends/types';
+import { compareWithTorch, matchLogGraphs, parseTorchPassLog, type TorchLogGraph } from '../backends/autobucketing/torch_log';
 import type { PipelineResult } from '../pipeline';
 import type { MemoryCurve, TraceEvent } from '../trace/event';
 import type { SideResult } from './types';
@@ -71,16 +72,29 @@ export function importTraceFiles(files: readonly { name: string; text: string }[
   return ok(named.length ? { ...side, warnings: named } : side);
 }
 
-/** Parse FX graph dump(s) — one, or forward + backward — and run both configured backends on the step. */
+/**
+ * Parse FX graph dump(s) — one, or forward + backward — and run both configured backends on the
+ * step. A text file among them that holds torch's DEBUG log of the pass is read as that log: each
+ * side then carries how far its decisions agree with torch's.
+ */
 export function importFxFiles(files: readonly { name: string; text: string }[], cfg: SimConfig): Result<{ a: SideResult; b: SideResult }> {
-  const names = files.map((f) => f.name).join(' + ');
   const dumps: unknown[] = [];
+  const logs: TorchLogGraph[] = [];
+  const dumpNames: string[] = [];
   for (const f of files) {
     try {
       dumps.push(JSON.parse(f.text));
+      dumpNames.push(f.name);
     } catch (e) {
-      return err(new ImportError(f.name, `${f.name} is not an FX graph dump (JSON): ${(e as Error).message}`));
+      const log = parseTorchPassLog(f.text);
+      if (log.length === 0) return err(new ImportError(f.name, `${f.name} is neither an FX graph dump (JSON: ${(e as Error).message}) nor a torch log of the overlap pass (no overlap_scheduling / overlap_preserving_bucketer lines naming a collective)`));
+      logs.push(...log);
     }
+  }
+  const names = dumpNames.join(' + ');
+  if (dumps.length === 0) {
+    const picked = files.map((f) => f.name).join(', ');
+    return err(new ImportError(picked, `${picked}: a torch log needs its FX graph dump(s) alongside: pick the dump(s) and the log together`));
   }
   // forward before backward, whatever order the files were picked in
   const rank = (d: unknown) => ((d as { graph?: unknown })?.graph === 'backward' ? 1 : 0);
@@ -90,7 +104,11 @@ export function importFxFiles(files: readonly { name: string; text: string }[], 
   try {
     const run = (backend: BackendName): SideResult => {
       const out = runPipelineOnGraph(g.value, cfg, backend);
-      return { ...sideFromRun(out, 'fx graph, cost model'), title: `${backend} on ${names}` };
+      const side = { ...sideFromRun(out, 'fx graph, cost model'), title: `${backend} on ${names}` };
+      const stats = out.schedule.passStats;
+      if (logs.length === 0 || stats === undefined) return side;
+      const matched = matchLogGraphs(stats, logs);
+      return { ...side, torchAgreement: stats.flatMap((p, k) => (matched[k] ? [compareWithTorch(p, matched[k], out.schedule.reasons)] : [])) };
     };
     return ok({ a: run(cfg.backendA), b: run(cfg.backendB) });
   } catch (e) {

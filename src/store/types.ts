@@ -1,6 +1,7 @@
 // Store value types shared by the slices and the UI: one side of the comparison (A or B), the
 // live-run state and user-visible notices.
 
+import type { Agreement } from '../backends/autobucketing/torch_log';
 import type { Schedule } from '../backends/types';
 import type { CollectiveMismatch } from '../sim/types';
 import type { MemoryCurve, TraceEvent } from '../trace/event';
@@ -27,6 +28,8 @@ export interface SideResult {
   readonly mismatch?: CollectiveMismatch;
   /** What an import read but did not analyse, or guessed (a rank): shown with the import's notice. */
   readonly warnings?: readonly string[];
+  /** An FX import with torch's log of the pass: how far this side's decisions agree, per FX graph. */
+  readonly torchAgreement?: readonly Agreement[];
 }
 
 export interface Selection {

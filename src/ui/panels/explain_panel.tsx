@@ -8,6 +8,8 @@ import { plainReason } from '../glossary';
 import { livePlanOf } from '../live_plan';
 import { baseName, explainableCollectives } from '../reasons';
 
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
 export function ExplainPanel() {
   const sides = useApp((s) => s.sides);
   const selection = useApp((s) => s.selection);
@@ -33,6 +35,8 @@ export function ExplainPanel() {
   const current = names.includes(node) ? node : names[0] ?? '';
   const reasons = schedule?.reasons.filter((r) => r.node === current) ?? [];
   const bucket = schedule?.buckets.find((b) => b.members.includes(current));
+  const agreement = sides[side]?.torchAgreement;
+  const torchSays = agreement?.flatMap((a) => a.disagreements).filter((d) => d.collective === current.replace(/\.bw$/, '')) ?? [];
   return (
     <section className="panel explain" data-testid="explain">
       <h2>Explain</h2>
@@ -56,6 +60,18 @@ export function ExplainPanel() {
           )}
           {bucket && (
             <p className="bucket-info">In bucket #{bucket.id} ({bucket.kind}, key {bucket.key}, {fmtBytes(bucket.bytes)}) with {bucket.members.length - 1} other collective{bucket.members.length === 2 ? '' : 's'}: {bucket.members.filter((m) => m !== current).slice(0, 6).join(', ')}{bucket.members.length > 7 ? ', …' : ''}</p>
+          )}
+          {agreement && (
+            <div className="torch-agreement" data-testid="explain-torch">
+              <p className="small">
+                Against torch's log: {agreement.map((a) => `${a.phase} — buckets ${pct(a.bucketAgreement)}, prefetches ${pct(a.prefetchAgreement)}, collectives after ${a.collectivesAfter.torch} (torch) / ${a.collectivesAfter.fsdpSim}`).join('; ')}.
+              </p>
+              {torchSays.length === 0 ? <p className="muted small">For this collective torch logged the same decisions.</p> : (
+                <ul className="reasons" data-testid="explain-torch-disagreements">
+                  {torchSays.map((d) => <li key={d.what}><b>{d.what}</b> — torch: {d.torch}; fsdp-sim: {d.fsdpSim}</li>)}
+                </ul>
+              )}
+            </div>
           )}
           <p className="muted small">{schedule.backend}: {schedule.buckets.length} buckets, {names.length} collectives explained.</p>
           {livePlan && <p className="muted small" data-testid="explain-live-plan">Live run: the plan its workers executed (tiny on {sides[side]?.worldSize} ranks).</p>}

@@ -125,8 +125,8 @@ export function IoPanel() {
         </label>
       </div>
       <div className="row">
-        <label className="file">FX graph dump(s), forward [+ backward]…
-          <input ref={fxInput} type="file" accept=".json" multiple data-testid="import-fx" onChange={(e) => void onFxFile(e.target.files)} />
+        <label className="file" title="Pick torch's DEBUG log of the pass (overlap_scheduling, overlap_preserving_bucketer) with the dump(s) to compare B's decisions with torch's">FX graph dump(s), forward [+ backward] [+ torch's pass log]…
+          <input ref={fxInput} type="file" accept=".json,.log,.txt" multiple data-testid="import-fx" onChange={(e) => void onFxFile(e.target.files)} />
         </label>
         <button type="button" onClick={() => void appStore.getState().resimulate(appStore.getState().config)} data-testid="resimulate">Back to simulation</button>
       </div>

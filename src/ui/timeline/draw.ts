@@ -76,6 +76,8 @@ export interface DrawInput {
   readonly names: (eventIndex: number) => string;
   readonly highlight: Highlight;
   readonly mismatch?: MismatchMarker;
+  /** Events whose collective torch's log decided otherwise (an FX import with its log): outlined. */
+  readonly flagged?: ReadonlySet<number>;
   readonly cssWidthPx: number;
   readonly cssHeightPx: number;
 }
@@ -166,6 +168,23 @@ export function drawTimeline(d: DrawInput): number {
         ctx.strokeRect(scale.timeToPx(s) - 0.5, y - 1.5, w + 1, laneH + 3);
       }
     }
+  }
+  // pass 4: disagreements with torch's log, dashed
+  if (d.flagged && d.flagged.size > 0) {
+    ctx.strokeStyle = p.mismatch;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([3, 2]);
+    for (let li = 0; li < c.lanes.length; li++) {
+      const y = layout.top[li];
+      const end = c.laneOffset[li + 1];
+      for (let q = firstVisible(c, li, t0); q < end; q++) {
+        const s = c.startUs[q];
+        if (s > t1) break;
+        if (!d.flagged.has(c.eventIndex[q])) continue;
+        ctx.strokeRect(scale.timeToPx(s) - 1.5, y - 3, Math.max(3, scale.durToPx(c.durUs[q])) + 3, laneH + 6);
+      }
+    }
+    ctx.setLineDash([]);
   }
   ctx.restore();
 

@@ -9,7 +9,7 @@ import { appStore, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtTick, fmtUs } from '../format';
 import { paletteFor } from '../palette';
 import { plainReason } from '../glossary';
-import { reasonsForEvent, bucketOf } from '../reasons';
+import { baseName, reasonsForEvent, bucketOf } from '../reasons';
 import { useResolvedTheme } from '../theme';
 import { clockWords } from '../clocks';
 import { buildColumns, type TimelineColumns } from './columns';
@@ -30,6 +30,20 @@ interface Props {
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+
+/** Events of collectives (or buckets holding one) that torch's log decided otherwise. */
+function disagreeingEvents(r: SideResult): ReadonlySet<number> | undefined {
+  const names = new Set(r.torchAgreement?.flatMap((a) => a.disagreements.map((d) => d.collective)) ?? []);
+  if (names.size === 0) return undefined;
+  const out = new Set<number>();
+  const fx = (n: string) => baseName(n).replace(/\.bw$/, '');
+  r.events.forEach((e, i) => {
+    if (e.kind === 'compute') return;
+    const members = bucketOf(r.schedule, e)?.members ?? [e.name];
+    if (members.some((m) => names.has(fx(m)))) out.add(i);
+  });
+  return out;
 }
 
 function hoverHtml(r: SideResult, i: number): string {
@@ -60,6 +74,7 @@ export function Timeline({ side, label }: Props) {
   const tipRef = useRef<HTMLDivElement>(null);
   const cols: TimelineColumns | null = useMemo(() => (result ? buildColumns(result.events) : null), [result]);
   const layout: LaneLayout | null = useMemo(() => (cols ? layoutLanes(cols) : null), [cols]);
+  const flagged = useMemo(() => (result ? disagreeingEvents(result) : undefined), [result]);
   const widthRef = useRef(800);
   const scaleRef = useRef<TimeScale | null>(null);
   const keyLaneRef = useRef(-1); // the keyboard cursor's lane while the canvas has focus
@@ -96,6 +111,7 @@ export function Timeline({ side, label }: Props) {
         ctx, cols, layout, scale, palette,
         names: (i) => result.events[i].name,
         highlight: { eventIndex: sel, bucketId: selEvent?.bucketId ?? -1 },
+        flagged,
         mismatch: mm ? { rank: mm.ranks[1], timeUs: mm.timeUs, label: `collective mismatch #${mm.seq}: r${mm.ranks[0]} ≠ r${mm.ranks[1]} (${mm.ops[1].split(' ')[0]})` } : undefined,
         cssWidthPx: width,
         cssHeightPx: height,
@@ -104,6 +120,7 @@ export function Timeline({ side, label }: Props) {
       const arrows = drawOverlay({ ctx, cols, layout, scale, palette, events: result.events, flow, keyLane: keyLaneRef.current, heightPx: height });
       canvas.dataset.drawn = String(n);
       canvas.dataset.selected = String(sel);
+      canvas.dataset.flagged = String(flagged?.size ?? 0);
       canvas.dataset.flowArrows = String(arrows);
       canvas.dataset.keyLane = String(keyLaneRef.current);
       canvas.dataset.laneTops = Array.from(layout.top, (t) => t + layout.laneHeightPx / 2).join(',');

@@ -1,0 +1,75 @@
+// An FX dump imported with torch's own log of the pass (headless Chromium): the explain panel
+// says how far B agrees with torch, names torch's and fsdp-sim's decision where they differ,
+// and timeline B outlines the collectives torch decided otherwise.
+
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, launchBrowser, startPreview } from './harness';
+import { waitForApp } from './page';
+
+const FIX = join(ROOT, 'test/fixtures/torch_pass');
+const GRAPH = 'llama8b_2layer_seq2048_saved';
+const gz = (p: string) => gunzipSync(readFileSync(join(FIX, p))).toString('utf8');
+const dir = mkdtempSync(join(tmpdir(), 'fsdp-sim-torch-log-'));
+const write = (name: string, text: string) => {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+};
+
+let browser: Browser;
+let page: Page;
+let srv: { url: string; close: () => Promise<void> };
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  srv = await startPreview();
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(srv.url);
+  await waitForApp(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+describe("an FX dump with torch's log of the pass", () => {
+  it('agrees fully with the log torch wrote for it', async () => {
+    const files = [write('fw.json', gz(`fx/${GRAPH}_fw.json.gz`)), write('bw.json', gz(`fx/${GRAPH}_bw.json.gz`)),
+      write('torch_pass.log', gz(`logs/${GRAPH}_fw.log.gz`) + gz(`logs/${GRAPH}_bw.log.gz`))];
+    await page.setInputFiles('[data-testid="import-fx"]', files);
+    const torch = await page.waitForSelector('[data-testid="explain-torch"]');
+    expect(await torch.textContent()).toMatch(/forward — buckets 100\.0%, prefetches 100\.0%.*backward — buckets 100\.0%, prefetches 100\.0%/);
+    expect(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flagged')).toBe('0');
+    expect(await page.locator('[data-testid="notice-error"]').count()).toBe(0);
+  });
+
+  it('names both decisions where the log differs, and outlines those collectives on B', async () => {
+    const lines = (gz(`logs/${GRAPH}_fw.log.gz`) + gz(`logs/${GRAPH}_bw.log.gz`)).split('\n');
+    const k = lines.findIndex((l) => /bucketed \S+ with \S+ using timeline position/.test(l));
+    const moved = /bucketed (\S+) with/.exec(lines[k])![1];
+    lines.splice(k, 1); // torch "did not bucket" this one
+    const files = [write('fw.json', gz(`fx/${GRAPH}_fw.json.gz`)), write('bw.json', gz(`fx/${GRAPH}_bw.json.gz`)), write('edited.log', lines.join('\n'))];
+    await page.setInputFiles('[data-testid="import-fx"]', files);
+    await expect.poll(async () => (await page.textContent('[data-testid="explain-torch"]')) ?? '').toMatch(/forward — buckets (?!100\.0%)\d+\.\d%/);
+    await page.selectOption('[data-testid="explain-side"]', 'b');
+    await page.selectOption('[data-testid="explain-node"]', moved);
+    const says = await page.textContent('[data-testid="explain-torch-disagreements"]');
+    expect(says).toContain(`torch: not bucketed; fsdp-sim: bucketed with`);
+    expect(Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flagged'))).toBeGreaterThan(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('refuses a log without its dump, naming the file', async () => {
+    await page.setInputFiles('[data-testid="import-fx"]', [write('alone.log', gz(`logs/${GRAPH}_fw.log.gz`))]);
+    await expect.poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '').toMatch(/alone\.log.*needs its FX graph dump/);
+  });
+});
