@@ -1,0 +1,56 @@
+// A mesh in the app, in headless Chromium: the parallelism fields in the config panel, one comm
+// lane per process group on every rank, and a mesh whose degrees do not multiply to ranks
+// refused at the field with the message naming it.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, startPreview } from './harness';
+import { laneCount, rankStreams, setField, storeConfig, waitForApp } from './page';
+
+let browser: Browser;
+let page: Page;
+let previewSrv: { url: string; close: () => Promise<void> };
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  previewSrv = await startPreview();
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(previewSrv.url);
+  await waitForApp(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await previewSrv?.close();
+});
+
+const streamsOf = (p: Page) =>
+  p.evaluate(() => [...new Set((window.__FSDP_SIM__!.store.getState().sides.a?.events ?? []).map((e) => e.stream))].sort());
+
+describe('mesh in the app', () => {
+  it('FSDP 2 × TP 2 on 4 ranks: a comm lane per group on every rank', async () => {
+    await setField(page, 'parallelism.tensor_parallel_degree', '2');
+    await expect.poll(() => streamsOf(page)).toEqual(['comm:dp_shard', 'comm:tp', 'compute']);
+    const rs = await rankStreams(page, 'a');
+    expect(rs.ranks).toBe(4);
+    expect(rs.pairs).toBe(4 * 3);
+    await expect.poll(() => laneCount(page, 'a')).toBe(rs.pairs);
+    // HSDP 2 × 2 × TP 2 on 8 ranks: the dp_replicate group gets its own lane too
+    await setField(page, 'ranks', '8');
+    await setField(page, 'parallelism.data_parallel_replicate_degree', '2');
+    await expect.poll(() => streamsOf(page)).toEqual(['comm:dp_replicate', 'comm:dp_shard', 'comm:tp', 'compute']);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('refuses degrees that do not divide the ranks, at the field, and keeps the last good mesh', async () => {
+    await setField(page, 'parallelism.tensor_parallel_degree', '3');
+    const err = await page.waitForSelector('[data-testid="cfg-parallelism-tensor_parallel_degree-error"]');
+    expect(await err.textContent()).toMatch(/parallelism\.tensor_parallel_degree .*must divide ranks \(8\)/);
+    expect(((await storeConfig(page)) as { parallelism: { tensor_parallel_degree: number } }).parallelism.tensor_parallel_degree).toBe(2);
+    expect(pageErrors).toEqual([]);
+  });
+});
