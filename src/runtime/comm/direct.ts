@@ -1,10 +1,12 @@
 // Direct collectives over the data SAB (DESIGN.md § Runtime). Each rank writes its part BEFORE the
 // collective's single barrier (RankComm makes sure nobody still reads that area), then reads after
 // it. n = 1 never touches the SAB. Where the data goes is a Placement:
-//   latency path:   a collective whose footprint fits LATENCY_AREA_BYTES (layout.ts) uses one of two
-//                   latency areas by seq parity, after the rank regions: the previous collective used
-//                   the other one (or the regions), so it never waits before writing.
-//   all_gather:     else two gather areas by seq parity, [p·n·M, (p+1)·n·M) (gathered sizes over
+//   latency path:   a reduce-scatter whose footprint (n·n·c) fits LATENCY_AREA_BYTES (layout.ts) uses
+//                   one of two latency areas by seq parity, after the rank regions: the previous
+//                   collective used the other one (or the regions), so it never waits before writing.
+//                   (All-gathers already alternate between two gather areas; a same-run A/B on 2
+//                   cores showed no gain from moving them, so they stay.)
+//   all_gather:     two gather areas by seq parity, [p·n·M, (p+1)·n·M) (gathered sizes over
 //                   AG_PARITY_MAX_BYTES use area 0 only, after a done wait). Rank q writes its shard
 //                   at q·c; once arrived, a rank copies its own shard from its input and the shards
 //                   of ranks already arrived, then after the barrier the rest, each run of
@@ -44,15 +46,12 @@ export interface Placement {
   readonly reads: 0 | 1 | 'all' | 'latency';
 }
 
-/** Footprint in the SAB, elements: all-gather n·c, reduce-scatter n·n·c. */
-const footprint = (kind: 'all_gather' | 'reduce_scatter', n: number, c: number): number => (kind === 'all_gather' ? n * c : n * n * c);
-
 /** Where `kind` with c elements per rank chunk (all-gather: the shard; reduce-scatter: the output) goes at `seq`. */
 export function placement(v: DataView32, kind: 'all_gather' | 'reduce_scatter', n: number, c: number, seq: number): Placement {
-  if (footprint(kind, n, c) <= v.latencyElems) {
-    return { base: v.latencyBase + (seq & 1) * v.latencyElems, stride: kind === 'all_gather' ? c : n * c, reads: 'latency' };
+  if (kind === 'reduce_scatter') {
+    if (n * n * c <= v.latencyElems) return { base: v.latencyBase + (seq & 1) * v.latencyElems, stride: n * c, reads: 'latency' };
+    return { base: 0, stride: v.regionElems, reads: 'all' };
   }
-  if (kind === 'reduce_scatter') return { base: 0, stride: v.regionElems, reads: 'all' };
   const area = n * c * 4 <= AG_PARITY_MAX_BYTES ? ((seq & 1) as 0 | 1) : 0;
   return { base: area * v.regionElems, stride: c, reads: area };
 }

@@ -55,10 +55,10 @@ export function controlLayout(worldSize: number): ControlLayout {
 }
 
 /**
- * The latency path's area (bytes): a direct collective whose SAB footprint fits it — all-gather n·c
- * elems, reduce-scatter n·n·c (every rank's full input) — runs in one of two such areas by seq parity,
- * after the rank regions. Consecutive collectives then never share an area, so none waits for the
- * previous one's readers before writing: one wake-up per small collective, not two.
+ * The latency path's area (bytes): a direct reduce-scatter whose SAB footprint fits it (n·n·c, every
+ * rank's full input) runs in one of two such areas by seq parity, after the rank regions. It then
+ * never shares an area with the collective before it, so it does not wait for that one's readers
+ * before writing: one wake-up per small reduce-scatter, not two.
  */
 export const LATENCY_AREA_BYTES = 4 * 2 ** 20;
 

@@ -183,7 +183,7 @@ describe('RankComm large all-gathers', () => {
 });
 
 describe('RankComm latency path', () => {
-  it('gives exact results when small collectives (latency areas by parity, no done wait) interleave with region ones on 3 ranks', async () => {
+  it('gives exact results when small reduce-scatters (latency areas by parity, no done wait) interleave with region collectives on 3 ranks', async () => {
     const n = 3;
     const lat = LATENCY_AREA_BYTES / 4;
     const agBig = Math.floor(lat / n) + 7; // gathered n·c just over a latency area
