@@ -14,7 +14,7 @@ import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './
 export * from './types';
 export { aotEager, runAotEager, type AotEagerOptions } from './aot_eager';
 export {
-  AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, autobucketing, compareWithTorch, matchLogGraphs, OFF_PATH, parseTorchPassLog,
+  AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, AUTOBUCKETING_PROFILES, autobucketing, compareWithTorch, matchLogGraphs, OFF_PATH, parseTorchPassLog,
   runAutobucketing, type Agreement, type AutobucketingOptions, type Disagreement, type TorchLogGraph,
 } from './autobucketing';
 export { fsdp2Eager, fsdp2StreamOf, runFsdp2Eager, type Fsdp2EagerOptions } from './fsdp2_eager';

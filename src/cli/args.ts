@@ -4,6 +4,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONFIG_FIELDS, DEFAULT_CONFIG, describeAllowed, getPath, parseConfigQuery, type SimConfig } from '../config';
 import { type ConfigError, oneOfMessage } from '../errors';
+import { AUTOBUCKETING_PROFILES } from '../backends';
 
 /** A bad flag or value: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -59,7 +60,17 @@ const FLAG_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = 
 export const CONFIG_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   ...Object.fromEntries(Object.keys(CONFIG_FLAGS).map((f) => [f, { type: 'string' as const }])),
   set: { type: 'string', multiple: true },
+  'torch-profile': { type: 'string' },
 };
+
+/** --torch-profile 2.11|2.13: the autobucketing knobs as that torch sets them (--set still wins). */
+function profileParams(command: string, value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  const names = Object.keys(AUTOBUCKETING_PROFILES).map((k) => k.replace(/^torch-/, ''));
+  const profile = AUTOBUCKETING_PROFILES[`torch-${String(value)}` as keyof typeof AUTOBUCKETING_PROFILES];
+  if (profile === undefined) throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--torch-profile', names, value)}`);
+  return Object.fromEntries(Object.entries(profile).map(([k, v]) => [`autobucketing.${k}`, String(v)]));
+}
 
 /** The flag the user typed for a config path: its own flag, or `--set PATH` when set that way. */
 const flagOfPath = (path: string, typed: ReadonlySet<string>): string => {
@@ -116,7 +127,7 @@ export function configFromFlags(
   values: Record<string, unknown>,
   base: Record<string, string> = {},
 ): SimConfig {
-  const q = new URLSearchParams(base);
+  const q = new URLSearchParams({ ...base, ...profileParams(command, values['torch-profile']) });
   const typed = new Set<string>();
   for (const pair of (values.set as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
@@ -155,11 +166,12 @@ export function configFromFlags(
 
 /** Help lines for the config flags, with each one's allowed values. */
 export function configFlagHelp(except: readonly string[] = []): string[] {
-  return Object.entries(CONFIG_FLAGS)
+  const profile = `  --${'torch-profile'.padEnd(18)} one of [2.11, 2.13]: autobucketing knobs as that torch sets them (default 2.11)`;
+  return [profile, ...Object.entries(CONFIG_FLAGS)
     .filter(([flag]) => !except.includes(flag))
     .map(([flag, path]) => {
       const f = CONFIG_FIELDS.find((x) => x.path === path)!;
       const dflt = getPath(DEFAULT_CONFIG, path);
       return `  --${flag.padEnd(18)} ${describeAllowed(f)}${dflt === null ? '' : ` (default ${String(dflt)})`}`;
-    });
+    })];
 }

@@ -21,7 +21,7 @@ import { bucketCollectives, type BucketResult } from './torch_bucketer';
 import { NodeClass, buildTorchGraph, passRegions, type TorchGraph } from './torch_graph';
 import { scheduleOverlap, type OverlapResult } from './torch_scheduler';
 
-export { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
+export { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, AUTOBUCKETING_PROFILES, type AutobucketingOptions } from './options';
 export { OFF_PATH } from './torch_scheduler';
 export { compareWithTorch, matchLogGraphs, parseTorchPassLog, type Agreement, type Disagreement, type TorchLogGraph } from './torch_log';
 

@@ -50,6 +50,17 @@ export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = {
   bucket_only_internode_comms: false,
 };
 
+/**
+ * Knob profiles: 'torch-2.11' (the defaults above: the arguments the seed's torch 2.11 used, and
+ * the reference graphs were passed with) and 'torch-2.13' (2.13's own defaults where it has a knob
+ * for them: bucket_exposed_first None → auto, max_off_bucket_gb 0.5). 2.13's FSDP pre-bucketing
+ * and fusion regions are code, not ported: the 2.13 profile runs without them.
+ */
+export const AUTOBUCKETING_PROFILES: Readonly<Record<'torch-2.11' | 'torch-2.13', Readonly<AutobucketingOptions>>> = {
+  'torch-2.11': AUTOBUCKETING_DEFAULTS,
+  'torch-2.13': { ...AUTOBUCKETING_DEFAULTS, bucket_exposed_first: 'auto', max_off_bucket_gb: 0.5 },
+};
+
 export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
   max_in_flight_gb: { type: 'number', min: 0, max: Infinity },
   max_compute_pre_fetch: { type: 'number', min: 0, max: Infinity, integer: true },

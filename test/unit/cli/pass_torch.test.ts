@@ -77,3 +77,16 @@ describe('fsdp-sim pass on a torch dump', () => {
     expect(r.err).toMatch(/--torch-log .* holds no overlap_scheduling/);
   });
 });
+
+describe('--torch-profile', () => {
+  it("sets the autobucketing knobs as torch 2.13 does; --set still wins; a bad name is refused", async () => {
+    const { configFromFlags } = await import('../../../src/cli/args');
+    expect(configFromFlags('pass', {}).autobucketing).toMatchObject({ bucket_exposed_first: 'true', max_off_bucket_gb: 0 });
+    expect(configFromFlags('pass', { 'torch-profile': '2.13' }).autobucketing).toMatchObject({ bucket_exposed_first: 'auto', max_off_bucket_gb: 0.5 });
+    const both = configFromFlags('pass', { 'torch-profile': '2.13', set: ['autobucketing.max_off_bucket_gb=2'] });
+    expect(both.autobucketing.max_off_bucket_gb).toBe(2);
+    const r = await pass(['--fx-graph', fw, '--torch-profile', '3.0']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--torch-profile must be one of \[2\.11, 2\.13\], got "3\.0"/);
+  });
+});
