@@ -29,6 +29,7 @@ interface Host {
 }
 
 const URL_AXIS_SEP = '|';
+const FLUSH_MS = 150;
 
 /** `sweep=` text: `path=v1,v2|path=v1,v2` (lists: a range is stored expanded). */
 export const sweepToUrl = (axes: readonly SweepAxis[]): string =>
@@ -41,10 +42,22 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
   const setPartial = (p: Partial<SweepSlice>) => set(p as Partial<S>);
   let run: SweepRun | null = null;
   let generation = 0; // messages of a stopped or replaced run are dropped (a runner may answer synchronously)
+  // rows reach the store at most every FLUSH_MS: fast points (tiny model: ms each) must not
+  // re-render the plots per point, or the page has no time left for the Stop click
+  let pending: { rows: SweepRow[]; progress: SweepSlice['sweepProgress'] } | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!pending) return;
+    setPartial({ sweepRows: [...get().sweepRows, ...pending.rows], sweepProgress: pending.progress });
+    pending = null;
+  };
   const stop = () => {
     generation++;
     run?.stop();
     run = null;
+    flush(); // the points done so far stay
   };
   return {
     sweepAxes: [],
@@ -68,8 +81,11 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
       const mine = ++generation;
       run = startSweepRun({ base, axes, backends }, (m) => {
         if (generation !== mine) return;
-        if (m.type === 'rows') setPartial({ sweepRows: [...get().sweepRows, ...m.rows], sweepProgress: { done: m.done, total: m.total } });
-        else {
+        if (m.type === 'rows') {
+          pending = { rows: [...(pending?.rows ?? []), ...m.rows], progress: { done: m.done, total: m.total } };
+          timer ??= setTimeout(flush, FLUSH_MS);
+        } else {
+          flush();
           run = null;
           setPartial({ sweepRunning: false, ...(m.type === 'error' ? { sweepError: m.error } : {}) });
         }
