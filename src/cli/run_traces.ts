@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { configToQuery, type SimConfig } from '../config';
 import type { PipelineResult } from '../pipeline';
 import { EMIT_ALL_BELOW } from '../sim';
-import { exportChromeTrace, type ExportOptions } from '../trace/chrome_export';
+import { exportChromeTrace, waitOfGraph, type ExportOptions } from '../trace/chrome_export';
 import { chromeTraceJson } from '../trace/chrome_json';
 import { staleRankFiles, writeTraceFiles, type TraceFile } from './trace_files';
 
@@ -23,9 +23,8 @@ function exportOptions(r: PipelineResult, cfg: SimConfig): ExportOptions {
       ? `${ranks} of ${r.sim.worldSize} ranks: the simulator emits rank 0 only from ${EMIT_ALL_BELOW} ranks up`
       : undefined;
   // every wait that blocked gets a flow arrow from its collective (Perfetto draws them)
-  const waitOf = Object.fromEntries(r.schedule.graph.nodes.filter((n) => n.waitOf).map((n) => [n.name, n.waitOf!]));
   return {
-    waitOf,
+    waitOf: waitOfGraph(r.schedule.graph),
     buckets: r.schedule.buckets,
     reduceDtype: cfg.reduceDtype,
     label,

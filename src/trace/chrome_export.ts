@@ -65,6 +65,11 @@ export interface ExportOptions {
   readonly waitOf?: Readonly<Record<string, string>>;
 }
 
+/** `ExportOptions.waitOf` of a (scheduled) graph: each wait node's collective. */
+export function waitOfGraph(graph: { readonly nodes: readonly { readonly name: string; readonly waitOf?: string }[] }): Record<string, string> {
+  return Object.fromEntries(graph.nodes.filter((n) => n.waitOf !== undefined).map((n) => [n.name, n.waitOf!]));
+}
+
 /** Category and name of the collective → wait flows. */
 export const WAIT_FLOW = { cat: 'fsdp_sim_wait', name: 'collective → wait' } as const;
 

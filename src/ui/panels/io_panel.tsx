@@ -6,6 +6,7 @@ import { useRef, useState } from 'react';
 import { appStore, useApp, type Side } from '../../store';
 import { importFxFiles, importTraceFiles } from '../../store/engine';
 import { exportChromeTrace } from '../../trace';
+import { waitOfGraph } from '../../trace/chrome_export';
 import { traceText } from '../../trace/gzip';
 import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
@@ -40,7 +41,7 @@ export function IoPanel() {
     const r = sides[side];
     if (!r) return;
     try {
-      const trace = exportChromeTrace({ events: r.events, memory: r.memory, worldSize: r.worldSize }, { buckets: r.schedule?.buckets, label: r.title });
+      const trace = exportChromeTrace({ events: r.events, memory: r.memory, worldSize: r.worldSize }, { buckets: r.schedule?.buckets, label: r.title, ...(r.schedule ? { waitOf: waitOfGraph(r.schedule.graph) } : {}) });
       downloadJson(trace, `fsdp-sim_${side}_${safeName(r.title)}.trace.json`);
     } catch (e) {
       notify('error', `Export failed: ${(e as Error).message}`);

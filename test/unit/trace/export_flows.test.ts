@@ -4,13 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config';
 import { runPipeline } from '../../../src/pipeline';
-import { exportChromeTraces, WAIT_FLOW, type ChromeEvent } from '../../../src/trace/chrome_export';
+import { exportChromeTraces, WAIT_FLOW, waitOfGraph, type ChromeEvent } from '../../../src/trace/chrome_export';
 import { importTrace } from '../../../src/trace/import';
 import { computeMetrics } from '../../../src/trace/metrics';
 
 describe('exportChromeTraces with waitOf', () => {
   const run = runPipeline({ ...defaultConfig(), ranks: 4 }, 'aot_eager_autobucketing');
-  const waitOf = Object.fromEntries(run.schedule.graph.nodes.filter((n) => n.waitOf).map((n) => [n.name, n.waitOf!]));
+  const waitOf = waitOfGraph(run.schedule.graph);
   const input = { events: run.sim.events, memory: run.sim.memory, worldSize: run.sim.worldSize };
   const files = exportChromeTraces(input, { buckets: run.schedule.buckets, waitOf });
 
