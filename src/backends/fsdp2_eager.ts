@@ -39,7 +39,7 @@ function fsdp2Reason(r: Reason, node: GraphNode | undefined): Reason {
   const module = moduleOf(node);
   const ag = node.collective.kind === 'all_gather';
   if (r.code === 'block_bucket') {
-    const what = ag ? `all-gathered (${node.phase})` : 'reduce-scattered';
+    const what = ag ? `all-gathered (${node.phase})` : node.collective.kind === 'all_reduce' ? `all-reduced on ${node.collective.group}` : 'reduce-scattered';
     return { ...r, text: `${what} with the rest of ${module}: FSDP2 communicates one fully_shard module as one flat buffer.` };
   }
   const text = ag

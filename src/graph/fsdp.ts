@@ -18,7 +18,7 @@ import type { Emitter } from './emitter';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes, numel } from './flops';
 import { paramTensorIds } from './ops';
 import { DP_GROUP, fsdpMesh, meshGroup, type Mesh, type MeshDim } from './mesh';
-import type { CollectiveInfo, DType, ParamInfo, TpPlacement } from './types';
+import type { CollectiveInfo, CollectiveKind, DType, ParamInfo, TpPlacement } from './types';
 
 export { DP_GROUP };
 /** Master weights and optimizer state stay fp32 (mixed precision keeps an fp32 copy). */
@@ -94,7 +94,7 @@ export function groupFields(c: FsdpCtx, dim: MeshDim): Pick<CollectiveInfo, 'gro
  */
 export function emitCollective(
   c: FsdpCtx,
-  s: { name: string; kind: 'all_gather' | 'reduce_scatter' | 'all_reduce'; dim: MeshDim; input: string; outShape: readonly number[]; dtype: DType; out: string; reduceOp?: 'sum' | 'avg'; params?: readonly string[]; layerOp?: string },
+  s: { name: string; kind: CollectiveKind; dim: MeshDim; input: string; outShape: readonly number[]; dtype: DType; out: string; reduceOp?: 'sum' | 'avg'; params?: readonly string[] },
 ): string {
   const { e } = c;
   const op = s.kind === 'all_gather' ? 'all_gather_into_tensor' : s.kind === 'reduce_scatter' ? 'reduce_scatter_tensor' : 'all_reduce';
