@@ -20,7 +20,7 @@ const cache = new Map<string, LivePlanView | null>();
 
 /** The live side's plan (null for other sides, or when the plan cannot be rebuilt). */
 export function livePlanOf(r: SideResult | null | undefined, cfg: SimConfig): LivePlanView | null {
-  if (!r || r.source !== 'live') return null;
+  if (r?.source !== 'live') return null;
   const key = [r.backend, r.worldSize, cfg.seed, cfg.hardware, cfg.network, cfg.live.collectiveAlgorithm].join('|');
   if (cache.has(key)) return cache.get(key) ?? null;
   let view: LivePlanView | null = null;

@@ -14,7 +14,7 @@ import { compileMsOf } from './pipelines';
 import { precompileKernels } from './precompile';
 import { GpuQueue } from './queue';
 import { READBACK_USAGE, StagingPool, UPLOAD_USAGE } from './staging_pool';
-import { MAP_READ_MODE, USAGE } from './usage';
+import { MAP_READ_MODE } from './usage';
 
 export interface GpuTensor extends DeviceTensor {
   readonly buffer: GPUBuffer;

@@ -89,6 +89,7 @@ function Field({ f }: { f: FieldSpec }) {
   }
   return (
     <div className={`field ${f.kind === 'bool' ? 'field-bool' : ''}`} data-field={f.path}>
+      {/* biome-ignore lint/a11y/noLabelWithoutControl: the control is {control}, inside the label */}
       <label title={knobTooltip(f.path, describeAllowed(f))}>
         <span className="field-label">{f.label}</span>
         {control}

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { AUTOBUCKETING_DEFAULTS, runAotEager, runAutobucketing, type Schedule } from '../../../src/backends';
 import { alignCostModels } from '../../../src/estimate';
-import { scheduleMemoryProfile } from '../../../src/sim/memory';
 import { simulate } from '../../../src/sim';
 import { computeMetrics } from '../../../src/trace';
 import { DEFAULT_CAP_BYTES, expectValidSchedule, handGraph, rooflineCost } from './helpers';

@@ -7,7 +7,6 @@ import { AUTOBUCKETING_DEFAULTS, type Schedule } from '../../../src/backends';
 import type { CostModel } from '../../../src/estimate/types';
 import { isTopologicalOrder, verifyGraph } from '../../../src/graph';
 import type { DType, GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';
-import { scheduleMemoryProfile } from '../../../src/sim/memory';
 export { rng } from '../../helpers/rng';
 import { rng } from '../../helpers/rng';
 

@@ -43,7 +43,10 @@ function pyHeapq() {
   };
   return {
     h,
-    push: (x: number[]) => (h.push(x), siftdown(0, h.length - 1)),
+    push: (x: number[]) => {
+      h.push(x);
+      siftdown(0, h.length - 1);
+    },
     pop: () => {
       const last = h.pop()!;
       if (h.length === 0) return last;

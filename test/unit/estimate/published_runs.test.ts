@@ -29,7 +29,7 @@ interface PublishedRun {
 
 const PR_1881 = 'torchtitan PR #1881, Llama 3-8B table';
 
-export const PUBLISHED_RUNS: readonly PublishedRun[] = [
+const PUBLISHED_RUNS: readonly PublishedRun[] = [
   { name: 'SimpleFSDP, FSDP 8 (1 node)', source: PR_1881, ranks: 8, backend: 'transformer_block', tokensPerSecPerGpu: 7227, memoryGiB: 40.96 },
   { name: 'FSDP2 eager, FSDP 8 (1 node)', source: PR_1881, ranks: 8, backend: 'fsdp2_eager', tokensPerSecPerGpu: 7380, memoryGiB: 47.82 },
   { name: 'SimpleFSDP, FSDP 64 (8 nodes)', source: PR_1881, ranks: 64, backend: 'transformer_block', tokensPerSecPerGpu: 4984, memoryGiB: 29.37 },
@@ -37,7 +37,7 @@ export const PUBLISHED_RUNS: readonly PublishedRun[] = [
 ];
 
 /** Rows that need a device mesh (FSDP × TP), which fsdp-sim does not model yet. */
-export const PENDING_MESH_ROWS: readonly string[] = [
+const PENDING_MESH_ROWS: readonly string[] = [
   'SimpleFSDP and FSDP2 eager, FSDP 4 × TP 2 (1 node) — torchtitan PR #1881',
   'aot_eager_autobucketing, FSDP 4 × TP 2: 6,938 → 7,214 tokens/s, 1,820 → 1,382 collectives — torchtitan PR #2961',
 ];

@@ -91,7 +91,7 @@ describe('step graph on a mesh', () => {
     // a block's input is a sequence shard; the attention input is all-gathered back to T rows
     expect(tp2.tensors['layers.0.attention.residual'].shape).toEqual([T / 2, dim]);
     expect(tp2.tensors['layers.0.attention_norm.tp_full'].shape).toEqual([T, dim]);
-    expect(tp2.tensors['output'].shape).toEqual([T, MODEL_PRESETS.small.vocabSize / 2]);
+    expect(tp2.tensors.output.shape).toEqual([T, MODEL_PRESETS.small.vocabSize / 2]);
   });
 
   it('emits the sequence-parallel collectives of each block, mirrored in backward', () => {
