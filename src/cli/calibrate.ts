@@ -35,20 +35,41 @@ function readJson(path: string, text: string): unknown {
   }
 }
 
+const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
+
 function formatCalibration(c: Calibration, skipped: number): string {
   const lines = ['process group  n    collectives  α µs/step  β GB/s (bus)  fit error rms / max'];
   for (const g of c.groups)
     lines.push(
-      `${g.group.padEnd(13)}  ${String(g.groupSize).padEnd(3)}  ${String(g.samples).padStart(11)}  ${g.alphaUs.toFixed(3).padStart(9)}  ` +
-        `${(g.betaBytesPerS / 1e9).toFixed(2).padStart(12)}  ${(g.rmsRelErr * 100).toFixed(2)} % / ${(g.maxRelErr * 100).toFixed(2)} %`,
+      [
+        g.group.padEnd(13),
+        String(g.groupSize).padEnd(3),
+        String(g.samples).padStart(11),
+        g.alphaUs.toFixed(3).padStart(9),
+        (g.betaBytesPerS / 1e9).toFixed(2).padStart(12),
+        `${pct(g.rmsRelErr)} / ${pct(g.maxRelErr)}`,
+      ].join('  '),
     );
   lines.push('', 'op class     measured µs/step  simulated µs/step  scale');
   for (const s of c.scales)
-    lines.push(`${s.cls.padEnd(11)}  ${s.measuredUs.toFixed(1).padStart(16)}  ${s.simulatedUs.toFixed(1).padStart(17)}  ${Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—'}`);
-  if (skipped) lines.push('', `${skipped} communication kernel(s) left out (no ring model for the collective, or no size found)`);
+    lines.push(
+      [
+        s.cls.padEnd(11),
+        s.measuredUs.toFixed(1).padStart(16),
+        s.simulatedUs.toFixed(1).padStart(17),
+        Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—',
+      ].join('  '),
+    );
+  if (skipped)
+    lines.push('', `${skipped} communication kernel(s) left out (no ring model for the collective, or no size found)`);
   const g = c.groups[0];
   if (c.groups.length === 1 && g)
-    lines.push('', `to simulate with the fitted ring: --latency-us ${+g.alphaUs.toFixed(3)} --bandwidth-gbps ${+(g.betaBytesPerS / 1e9).toFixed(3)} --network pcie-ethernet (a preset without a half-bandwidth size, so the ring is pure α-β)`);
+    lines.push(
+      '',
+      `to simulate with the fitted ring: --latency-us ${+g.alphaUs.toFixed(3)} ` +
+        `--bandwidth-gbps ${+(g.betaBytesPerS / 1e9).toFixed(3)} --network pcie-ethernet ` +
+        '(a preset without a half-bandwidth size, so the ring is pure α-β)',
+    );
   return lines.join('\n');
 }
 
@@ -67,14 +88,25 @@ export async function calibrateCommand(argv: readonly string[], io: Io): Promise
     try {
       bytes = readFileSync(path);
     } catch (e) {
-      throw new ImportError(path, `cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new ImportError(
+        path,
+        `cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
-    files.push({ name: path, json: readJson(path, await traceText(path, bytes)) });
+    files.push({
+      name: path,
+      json: readJson(path, await traceText(path, bytes)),
+    });
   }
   const t = traceSamples(files);
   if (!t.ok) throw t.error;
   const c = calibrate(t.value, cfg);
-  if (values.json) io.out(JSON.stringify({ ...c, skipped: t.value.skipped }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
+  if (values.json)
+    io.out(
+      JSON.stringify({ ...c, skipped: t.value.skipped }, (_k, v) =>
+        typeof v === 'number' && Number.isNaN(v) ? null : v,
+      ),
+    );
   else io.out(formatCalibration(c, t.value.skipped));
   return 0;
 }

@@ -22,12 +22,14 @@ export const DIFF_OPTIONS = {
 export const DIFF_USAGE = [
   'usage: fsdp-sim diff [--model NAME] [--ranks N] [--backends A,B] [--rank R] [--top K] [config flags] [--json|--csv]',
   '',
-  "Match every collective of rank R under backend A to backend B by what it moves (kind, phase, parameters;",
+  'Match every collective of rank R under backend A to backend B by what it moves (kind, phase, parameters;',
   'bucket members each get a row) and show start, wait and exposed µs in A and B, what hides it in B and why.',
-  `  --backends A,B       exactly two, each one of [${BACKEND_NAMES.join(', ')}] (default: aot_eager,aot_eager_autobucketing)`,
+  `  --backends A,B       exactly two, each one of [${BACKEND_NAMES.join(', ')}]`,
+  '                       (default: aot_eager,aot_eager_autobucketing)',
   '  --rank R             the rank whose trace is diffed (default 0)',
   '  --top K              the table: only the K rows most exposed in B (default: every row)',
-  `  --json               {"rank", "backendA", "backendB", "rows":[...], "unmatchedA", "unmatchedB", "exposedUsA", "exposedUsB"}`,
+  '  --json               {"rank", "backendA", "backendB", "rows":[...], "unmatchedA", "unmatchedB",',
+  '                       "exposedUsA", "exposedUsB"}',
   `  --csv                the rows as CSV: ${DIFF_COLUMNS.join(', ')}`,
 ].join('\n');
 
@@ -46,8 +48,22 @@ const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…`
 const us = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
 
 function formatDiff(d: BackendDiff, top: number | undefined): string {
-  const rows = top === undefined ? d.rows : [...d.rows].sort((x, y) => (y.b?.exposedUs ?? 0) - (x.b?.exposedUs ?? 0)).slice(0, top);
-  const head = ['collective', 'kind', 'KiB', 'bucket B', 'start A', 'exp A µs', 'start B', 'exp B µs', 'hides it in B', 'reason'];
+  const rows =
+    top === undefined
+      ? d.rows
+      : [...d.rows].sort((x, y) => (y.b?.exposedUs ?? 0) - (x.b?.exposedUs ?? 0)).slice(0, top);
+  const head = [
+    'collective',
+    'kind',
+    'KiB',
+    'bucket B',
+    'start A',
+    'exp A µs',
+    'start B',
+    'exp B µs',
+    'hides it in B',
+    'reason',
+  ];
   const body = rows.map((r) => [
     r.name,
     r.kind,
@@ -62,7 +78,11 @@ function formatDiff(d: BackendDiff, top: number | undefined): string {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const right = new Set([2, 4, 5, 6, 7]);
-  const line = (cells: string[]) => cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   const summary =
     `rank ${d.rank}: ${d.rows.length} collectives; exposed ${us(d.exposedUsA)} µs under ${d.backendA}, ` +
     `${us(d.exposedUsB)} µs under ${d.backendB}` +
@@ -80,7 +100,9 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const cfg = configFromFlags('diff', values);
   const backends = parseBackends('diff', values.backends, [cfg.backendA, cfg.backendB]);
   if (backends.length !== 2)
-    throw new UsageError(`fsdp-sim diff: --backends needs exactly two backends A,B, got ${backends.length} ('${values.backends}')`);
+    throw new UsageError(
+      `fsdp-sim diff: --backends needs exactly two backends A,B, got ${backends.length} ('${values.backends}')`,
+    );
   const rank = intFlag('rank', values.rank, 0, cfg.ranks - 1, 0);
   const top = values.top === undefined ? undefined : intFlag('top', values.top, 1, 1e9, 1);
   const graph = buildGraph(cfg);

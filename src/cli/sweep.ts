@@ -23,7 +23,8 @@ export const SWEEP_USAGE = [
   'Simulate the cross product of the --vary values (first --vary slowest) under each backend.',
   '  --vary PATH=VALUES   a config field by its path (as --set and the URL name it) and its values: a list',
   '                       (8,16,64) or, for a numeric field, a range A:B:STEP with B included (0.5:10:0.5);',
-  `                       at most ${MAX_SWEEP_POINTS} points in all; repeatable. Fields: ${CONFIG_FIELDS.map((f) => f.path).join(', ')}`,
+  `                       at most ${MAX_SWEEP_POINTS} points in all; repeatable. Fields:`,
+  `                       ${CONFIG_FIELDS.map((f) => f.path).join(', ')}`,
   `  --backends A,B       backends to run, each one of [${BACKEND_NAMES.join(', ')}]`,
   '                       (default: aot_eager,aot_eager_autobucketing)',
   '  --json               print {"axes":[{path, values}], "rows":[{point, values, backend, stepTimeMs, exposedCommMs,',
@@ -38,7 +39,18 @@ const GIB = 1024 ** 3;
 
 /** A fixed-width table: the varied fields, then the figures of each backend's run. */
 export function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[]): string {
-  const head = [...axes.map((a) => a.path), 'backend', 'step ms', 'exposed ms', 'overlap %', 'peak GiB', 'reserved GiB', '#AG', '#RS', 'fits HBM'];
+  const head = [
+    ...axes.map((a) => a.path),
+    'backend',
+    'step ms',
+    'exposed ms',
+    'overlap %',
+    'peak GiB',
+    'reserved GiB',
+    '#AG',
+    '#RS',
+    'fits HBM',
+  ];
   const num = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : '—');
   const body = rows.map((r) => [
     ...axes.map((a) => String(r.values[a.path])),
@@ -53,7 +65,8 @@ export function formatSweepTable(axes: readonly SweepAxis[], rows: readonly Swee
     r.error ? 'hang' : r.fitsHbm ? 'yes' : 'NO',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i <= axes.length ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i <= axes.length ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -71,7 +84,8 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<num
   const backends = parseBackends('sweep', values.backends, [cfg.backendA, cfg.backendB]);
   const axes = varies.map(parseVary);
   const rows = runSweep(cfg, axes, backends);
-  if (values.json) io.out(JSON.stringify({ axes, rows }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
+  if (values.json)
+    io.out(JSON.stringify({ axes, rows }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
   else if (values.csv) io.out(sweepCsv(axes, rows));
   else io.out(formatSweepTable(axes, rows));
   const hangs = rows.filter((r) => r.error);

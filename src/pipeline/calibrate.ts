@@ -48,11 +48,15 @@ export interface Calibration {
 function regressors(s: Pick<CollectiveSample, 'kind' | 'groupSize' | 'bytes'>): [number, number] {
   const k = s.kind === 'all_reduce' ? 2 : 1;
   const n = s.groupSize;
-  return [k * (n - 1), (k * ((n - 1) / n) * s.bytes * 1e6)]; // second × (1/β in s/byte) gives µs
+  return [k * (n - 1), k * ((n - 1) / n) * s.bytes * 1e6]; // second × (1/β in s/byte) gives µs
 }
 
 /** The model's time of a collective under (α, β), µs. */
-export function modelUs(s: Pick<CollectiveSample, 'kind' | 'groupSize' | 'bytes'>, alphaUs: number, betaBytesPerS: number): number {
+export function modelUs(
+  s: Pick<CollectiveSample, 'kind' | 'groupSize' | 'bytes'>,
+  alphaUs: number,
+  betaBytesPerS: number,
+): number {
   const [a, b] = regressors(s);
   return alphaUs * a + b / betaBytesPerS;
 }
@@ -78,13 +82,26 @@ function fitGroup(group: string, samples: readonly CollectiveSample[]): GroupFit
   }
   const det = saa * sbb - sab * sab;
   if (!(Math.abs(det) > 1e-12 * saa * sbb))
-    throw new ImportError(`group ${group}`, `group '${group}': its ${samples.length} collectives have one size (or none on n > 1 ranks): α and β cannot be told apart; profile steps with collectives of different sizes`);
+    throw new ImportError(
+      `group ${group}`,
+      `group '${group}': its ${samples.length} collectives have one size (or none on n > 1 ranks): ` +
+        'α and β cannot be told apart; profile steps with collectives of different sizes',
+    );
   const alphaUs = (sa * sbb - sb * sab) / det;
   const invBeta = (saa * sb - sab * sa) / det;
   if (!(invBeta > 0))
-    throw new ImportError(`group ${group}`, `group '${group}': the fit gives no positive bandwidth (1/β = ${invBeta}); the durations do not grow with size`);
+    throw new ImportError(
+      `group ${group}`,
+      `group '${group}': the fit gives no positive bandwidth (1/β = ${invBeta}); the durations do not grow with size`,
+    );
   const betaBytesPerS = 1 / invBeta;
-  const points = samples.map((s) => ({ name: s.name, kind: s.kind, bytes: s.bytes, measuredUs: s.durUs, estimatedUs: modelUs(s, alphaUs, betaBytesPerS) }));
+  const points = samples.map((s) => ({
+    name: s.name,
+    kind: s.kind,
+    bytes: s.bytes,
+    measuredUs: s.durUs,
+    estimatedUs: modelUs(s, alphaUs, betaBytesPerS),
+  }));
   const rel = points.map((p) => Math.abs(p.estimatedUs - p.measuredUs) / p.measuredUs);
   return {
     group,
@@ -106,7 +123,9 @@ export function fitCollectives(samples: readonly CollectiveSample[]): GroupFit[]
     const key = `${s.group}|${s.groupSize}`;
     groups.set(key, [...(groups.get(key) ?? []), s]);
   }
-  return [...groups.values()].map((list) => fitGroup(list[0].group, list)).sort((x, y) => x.group.localeCompare(y.group));
+  return [...groups.values()]
+    .map((list) => fitGroup(list[0].group, list))
+    .sort((x, y) => x.group.localeCompare(y.group));
 }
 
 /** The op class of a step-graph compute op: matmuls, attention (fwd and bwd), and the rest. */
@@ -119,22 +138,37 @@ export function opClassOfOp(op: string): OpClass {
 /** The simulator's compute time per op class on rank 0 for one step of `cfg`, µs. */
 export function simulatedClassUs(cfg: SimConfig): Record<OpClass, number> {
   const run = runPipeline(cfg, 'aot_eager', { emitRanks: [0] });
-  const out: Record<OpClass, number> = { matmul: 0, attention: 0, elementwise: 0 };
+  const out: Record<OpClass, number> = {
+    matmul: 0,
+    attention: 0,
+    elementwise: 0,
+  };
   for (const e of run.sim.events) if (e.kind === 'compute') out[opClassOfOp(e.op ?? '')] += e.dur;
   return out;
 }
 
 /** Scales per op class: the trace's kernel time per step and rank over the simulator's. */
-export function fitScales(t: Pick<TraceSamples, 'kernels' | 'steps' | 'ranks'>, simulated: Record<OpClass, number>): ClassScale[] {
+export function fitScales(
+  t: Pick<TraceSamples, 'kernels' | 'steps' | 'ranks'>,
+  simulated: Record<OpClass, number>,
+): ClassScale[] {
   return OP_CLASSES.map((cls) => {
     const total = t.kernels.reduce((s, k) => s + (k.cls === cls ? k.durUs : 0), 0);
     const measuredUs = total / (t.steps * Math.max(1, t.ranks));
     const simulatedUs = simulated[cls];
-    return { cls, measuredUs, simulatedUs, scale: simulatedUs > 0 ? measuredUs / simulatedUs : Number.NaN };
+    return {
+      cls,
+      measuredUs,
+      simulatedUs,
+      scale: simulatedUs > 0 ? measuredUs / simulatedUs : Number.NaN,
+    };
   });
 }
 
 /** The whole calibration of a trace against the config of the run it came from. */
 export function calibrate(t: TraceSamples, cfg: SimConfig): Calibration {
-  return { groups: fitCollectives(t.collectives), scales: fitScales(t, simulatedClassUs(cfg)) };
+  return {
+    groups: fitCollectives(t.collectives),
+    scales: fitScales(t, simulatedClassUs(cfg)),
+  };
 }

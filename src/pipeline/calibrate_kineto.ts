@@ -41,8 +41,18 @@ export interface TraceSamples {
 
 /** Bytes per element of the dtypes record_param_comms names. */
 const DTYPE_BYTES: Readonly<Record<string, number>> = {
-  BFloat16: 2, Half: 2, Float: 4, Double: 8, Int: 4, Long: 8, Short: 2, Byte: 1, Char: 1, Bool: 1,
-  Float8_e4m3fn: 1, Float8_e5m2: 1,
+  BFloat16: 2,
+  Half: 2,
+  Float: 4,
+  Double: 8,
+  Int: 4,
+  Long: 8,
+  Short: 2,
+  Byte: 1,
+  Char: 1,
+  Bool: 1,
+  Float8_e4m3fn: 1,
+  Float8_e5m2: 1,
 };
 
 /** A kernel name's op class: cuBLAS / CUTLASS GEMMs are matmul, flash / mem-efficient attention is attention. */
@@ -104,22 +114,49 @@ function commArgsByCorrelation(events: readonly RawEvent[]): Map<number, CommArg
 
 const hasSize = (a: CommArgs | undefined): a is CommArgs => !!a && typeof a['In msg nelems'] === 'number';
 
-function sampleOf(e: RawEvent, args: CommArgs, kind: CalibKind, rank: number, file: string): Result<CollectiveSample, ImportError> {
+function sampleOf(
+  e: RawEvent,
+  args: CommArgs,
+  kind: CalibKind,
+  rank: number,
+  file: string,
+): Result<CollectiveSample, ImportError> {
   const dtype = String(args.dtype ?? '');
   const size = DTYPE_BYTES[dtype];
   if (size === undefined)
-    return err(new ImportError(`${file}: ${e.name}`, `${file}: collective '${e.name}' has dtype '${dtype}'; known: [${Object.keys(DTYPE_BYTES).join(', ')}]`));
+    return err(
+      new ImportError(
+        `${file}: ${e.name}`,
+        `${file}: collective '${e.name}' has dtype '${dtype}'; known: [${Object.keys(DTYPE_BYTES).join(', ')}]`,
+      ),
+    );
   const n = Number(args['Group size'] ?? 0);
   const nel = Number(kind === 'all_gather' ? args['Out msg nelems'] : args['In msg nelems']);
   if (!(n >= 1) || !(nel >= 0))
-    return err(new ImportError(`${file}: ${e.name}`, `${file}: collective '${e.name}' needs 'Group size' and msg nelems, got ${JSON.stringify(args)}`));
+    return err(
+      new ImportError(
+        `${file}: ${e.name}`,
+        `${file}: collective '${e.name}' needs 'Group size' and msg nelems, got ${JSON.stringify(args)}`,
+      ),
+    );
   const group = String(args['Process Group Name'] ?? args['Process Group Description'] ?? 'default');
-  return ok({ rank, name: e.name ?? '', kind, group, groupSize: n, bytes: nel * size, durUs: e.dur ?? 0 });
+  return ok({
+    rank,
+    name: e.name ?? '',
+    kind,
+    group,
+    groupSize: n,
+    bytes: nel * size,
+    durUs: e.dur ?? 0,
+  });
 }
 
 /** Samples of one rank file. */
 function samplesOfFile(json: unknown, index: number, file: string) {
-  const doc = json as { traceEvents?: unknown; distributedInfo?: { rank?: unknown } };
+  const doc = json as {
+    traceEvents?: unknown;
+    distributedInfo?: { rank?: unknown };
+  };
   if (!doc || !Array.isArray(doc.traceEvents))
     return err(new ImportError(file, `${file}: not a Kineto trace (no traceEvents array)`));
   const events = doc.traceEvents as RawEvent[];
@@ -153,7 +190,9 @@ function samplesOfFile(json: unknown, index: number, file: string) {
 }
 
 /** Samples of a run's rank files (parsed JSON, in rank order unless each names its rank). */
-export function traceSamples(files: readonly { readonly name: string; readonly json: unknown }[]): Result<TraceSamples, ImportError> {
+export function traceSamples(
+  files: readonly { readonly name: string; readonly json: unknown }[],
+): Result<TraceSamples, ImportError> {
   const collectives: CollectiveSample[] = [];
   const kernels: KernelSample[] = [];
   let skipped = 0;
@@ -166,5 +205,11 @@ export function traceSamples(files: readonly { readonly name: string; readonly j
     skipped += r.value.skipped;
     steps = Math.max(steps, r.value.steps);
   }
-  return ok({ collectives, kernels, steps: Math.max(1, steps), ranks: files.length, skipped });
+  return ok({
+    collectives,
+    kernels,
+    steps: Math.max(1, steps),
+    ranks: files.length,
+    skipped,
+  });
 }

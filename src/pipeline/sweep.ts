@@ -98,12 +98,14 @@ export function parseVary(spec: string): SweepAxis {
   const text = spec.slice(eq + 1);
   if (text.includes(':')) {
     if (f.kind !== 'int' && f.kind !== 'number')
-      throw new ConfigError(f.path, `${f.path}: ranges a:b:step apply to numeric fields; ${f.path} is ${describeAllowed(f)}`);
+      throw new ConfigError(
+        f.path,
+        `${f.path}: ranges a:b:step apply to numeric fields; ${f.path} is ${describeAllowed(f)}`,
+      );
     return { path: f.path, values: rangeValues(f, text) };
   }
   const values = text.split(',').map((s) => s.trim());
-  if (values.some((v) => v === ''))
-    throw new ConfigError(f.path, `${f.path}: an empty value in the list '${text}'`);
+  if (values.some((v) => v === '')) throw new ConfigError(f.path, `${f.path}: an empty value in the list '${text}'`);
   return { path: f.path, values };
 }
 
@@ -147,12 +149,19 @@ export interface SweepCache {
   readonly runs: Map<string, RunFigures>;
 }
 
-export const newSweepCache = (): SweepCache => ({ graphs: new Map(), runs: new Map() });
+export const newSweepCache = (): SweepCache => ({
+  graphs: new Map(),
+  runs: new Map(),
+});
 
 /** The config as one backend's run sees it: its own knobs only; which backends A/B are is not an input. */
 function runKey(cfg: SimConfig, backend: BackendName): string {
   const { backendA: _a, backendB: _b, live: _l, ...rest } = cfg;
-  return JSON.stringify({ ...rest, autobucketing: backendOptions(cfg, backend), backend });
+  return JSON.stringify({
+    ...rest,
+    autobucketing: backendOptions(cfg, backend),
+    backend,
+  });
 }
 
 function runFigures(p: SweepPoint, backend: BackendName, cache: SweepCache): RunFigures {

@@ -14,7 +14,12 @@ export interface SweepRequest {
 
 /** What the worker sends: the rows of each finished point, then done (or an error). */
 export type SweepMessage =
-  | { readonly type: 'rows'; readonly rows: readonly SweepRow[]; readonly done: number; readonly total: number }
+  | {
+      readonly type: 'rows';
+      readonly rows: readonly SweepRow[];
+      readonly done: number;
+      readonly total: number;
+    }
   | { readonly type: 'done' }
   | { readonly type: 'error'; readonly error: string };
 
@@ -23,14 +28,24 @@ export interface SweepRun {
 }
 
 /** Runs every point of the request, calling `send` after each; `stopped` is polled between points. */
-export async function runPoints(req: SweepRequest, send: (m: SweepMessage) => void, stopped: () => boolean, yieldEach: () => Promise<void>): Promise<void> {
+export async function runPoints(
+  req: SweepRequest,
+  send: (m: SweepMessage) => void,
+  stopped: () => boolean,
+  yieldEach: () => Promise<void>,
+): Promise<void> {
   try {
     const points = sweepPoints(req.base, req.axes);
     const cache = newSweepCache();
     for (const [k, p] of points.entries()) {
       await yieldEach(); // first too: the caller has its handle before any message arrives
       if (stopped()) return;
-      send({ type: 'rows', rows: runSweepPoint(p, req.backends, cache), done: k + 1, total: points.length });
+      send({
+        type: 'rows',
+        rows: runSweepPoint(p, req.backends, cache),
+        done: k + 1,
+        total: points.length,
+      });
     }
     send({ type: 'done' });
   } catch (e) {
@@ -40,12 +55,20 @@ export async function runPoints(req: SweepRequest, send: (m: SweepMessage) => vo
 
 function inlineRun(req: SweepRequest, on: (m: SweepMessage) => void): SweepRun {
   let stopped = false;
-  void runPoints(req, (m) => !stopped && on(m), () => stopped, () => new Promise((r) => setTimeout(r, 0)));
+  void runPoints(
+    req,
+    (m) => !stopped && on(m),
+    () => stopped,
+    () => new Promise((r) => setTimeout(r, 0)),
+  );
   return { stop: () => void (stopped = true) };
 }
 
 function workerRun(req: SweepRequest, on: (m: SweepMessage) => void): SweepRun {
-  const w = new Worker(new URL('./sweep.worker.ts', import.meta.url), { type: 'module', name: 'sweep' });
+  const w = new Worker(new URL('./sweep.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'sweep',
+  });
   let live = true;
   w.onmessage = (ev: MessageEvent<SweepMessage>) => {
     if (!live) return;

@@ -12,7 +12,10 @@ export interface SweepSlice {
   /** The config the running / last sweep started from (a point is this with its values set). */
   readonly sweepBase: SimConfig | null;
   readonly sweepRows: readonly SweepRow[];
-  readonly sweepProgress: { readonly done: number; readonly total: number } | null;
+  readonly sweepProgress: {
+    readonly done: number;
+    readonly total: number;
+  } | null;
   readonly sweepRunning: boolean;
   readonly sweepError: string | null;
   /** Check the axes against the config and run the sweep (replacing a running one). */
@@ -44,13 +47,19 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
   let generation = 0; // messages of a stopped or replaced run are dropped (a runner may answer synchronously)
   // rows reach the store at most every FLUSH_MS: fast points (tiny model: ms each) must not
   // re-render the plots per point, or the page has no time left for the Stop click
-  let pending: { rows: SweepRow[]; progress: SweepSlice['sweepProgress'] } | null = null;
+  let pending: {
+    rows: SweepRow[];
+    progress: SweepSlice['sweepProgress'];
+  } | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = null;
     if (!pending) return;
-    setPartial({ sweepRows: [...get().sweepRows, ...pending.rows], sweepProgress: pending.progress });
+    setPartial({
+      sweepRows: [...get().sweepRows, ...pending.rows],
+      sweepProgress: pending.progress,
+    });
     pending = null;
   };
   const stop = () => {
@@ -74,20 +83,39 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
       try {
         total = sweepPoints(base, axes).length; // every value checked before any simulation
       } catch (e) {
-        setPartial({ sweepAxes: axes, sweepError: (e as Error).message, sweepRunning: false, sweepRows: [], sweepProgress: null });
+        setPartial({
+          sweepAxes: axes,
+          sweepError: (e as Error).message,
+          sweepRunning: false,
+          sweepRows: [],
+          sweepProgress: null,
+        });
         return;
       }
-      setPartial({ sweepAxes: axes, sweepBase: base, sweepRows: [], sweepError: null, sweepRunning: true, sweepProgress: { done: 0, total } });
+      setPartial({
+        sweepAxes: axes,
+        sweepBase: base,
+        sweepRows: [],
+        sweepError: null,
+        sweepRunning: true,
+        sweepProgress: { done: 0, total },
+      });
       const mine = ++generation;
       run = startSweepRun({ base, axes, backends }, (m) => {
         if (generation !== mine) return;
         if (m.type === 'rows') {
-          pending = { rows: [...(pending?.rows ?? []), ...m.rows], progress: { done: m.done, total: m.total } };
+          pending = {
+            rows: [...(pending?.rows ?? []), ...m.rows],
+            progress: { done: m.done, total: m.total },
+          };
           timer ??= setTimeout(flush, FLUSH_MS);
         } else {
           flush();
           run = null;
-          setPartial({ sweepRunning: false, ...(m.type === 'error' ? { sweepError: m.error } : {}) });
+          setPartial({
+            sweepRunning: false,
+            ...(m.type === 'error' ? { sweepError: m.error } : {}),
+          });
         }
       });
     },
@@ -103,7 +131,14 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
     },
     clearSweep: () => {
       stop();
-      setPartial({ sweepAxes: [], sweepBase: null, sweepRows: [], sweepProgress: null, sweepRunning: false, sweepError: null });
+      setPartial({
+        sweepAxes: [],
+        sweepBase: null,
+        sweepRows: [],
+        sweepProgress: null,
+        sweepRunning: false,
+        sweepError: null,
+      });
     },
   };
 }

@@ -11,14 +11,23 @@ async function main(): Promise<void> {
   const srv = await startPreview();
   const browser = await launchBrowser();
   try {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+    const ctx = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      colorScheme: 'light',
+    });
     await ctx.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
     const page = await ctx.newPage();
     const sweep = encodeURIComponent('bandwidthGBps=10,20,40,80,160,320');
     await page.goto(`${srv.url}?model=small&ranks=8&sweep=${sweep}`);
     await waitForApp(page);
-    await page.waitForFunction('!window.__FSDP_SIM__.store.getState().sweepRunning && window.__FSDP_SIM__.store.getState().sweepRows.length === 12', null, { timeout: 120_000 });
-    await page.hover('[data-testid="sweep-chart-step"] g[data-points="aot_eager_autobucketing"] circle[data-point="2"]');
+    await page.waitForFunction(
+      '((s) => !s.sweepRunning && s.sweepRows.length === 12)(window.__FSDP_SIM__.store.getState())',
+      null,
+      { timeout: 120_000 },
+    );
+    await page.hover(
+      '[data-testid="sweep-chart-step"] g[data-points="aot_eager_autobucketing"] circle[data-point="2"]',
+    );
     await page.waitForTimeout(300);
     await page.locator('[data-testid="sweep-panel"]').screenshot({ path: join(ROOT, 'docs', 'sweep.png') });
     await page.click('[data-testid="diff-toggle"]');

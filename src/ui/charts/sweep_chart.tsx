@@ -10,7 +10,11 @@ export interface SweepSeries {
   readonly label: string;
   readonly color: string;
   /** x (a number, or a category's text), y and the sweep point of each plotted point. */
-  readonly points: readonly { readonly x: number | string; readonly y: number; readonly point: number }[];
+  readonly points: readonly {
+    readonly x: number | string;
+    readonly y: number;
+    readonly point: number;
+  }[];
 }
 
 interface Props {
@@ -33,10 +37,15 @@ function xScaleOf(xs: readonly (number | string)[], left: number, right: number)
     const nums = xs as number[];
     const lo = Math.min(...nums);
     const hi = Math.max(...nums);
-    const s = scaleLinear().domain([lo, hi > lo ? hi : lo + 1]).range([left, right]);
+    const s = scaleLinear()
+      .domain([lo, hi > lo ? hi : lo + 1])
+      .range([left, right]);
     return (v) => s(v as number);
   }
-  const s = scalePoint<string>().domain([...new Set(xs.map(String))]).range([left, right]).padding(0.3);
+  const s = scalePoint<string>()
+    .domain([...new Set(xs.map(String))])
+    .range([left, right])
+    .padding(0.3);
   return (v) => s(String(v)) ?? left;
 }
 
@@ -55,24 +64,77 @@ export function SweepChart({ title, series, xLabel, yFormat, testId, hovered, on
       if (!pts.length) return;
       const xs = series.flatMap((s) => s.points.map((p) => p.x));
       const x = xScaleOf(xs, MARGIN.left, width - MARGIN.right);
-      const y = scaleLinear().domain([0, max(pts, (p) => p.y) || 1]).nice().range([HEIGHT - MARGIN.bottom, MARGIN.top]);
+      const y = scaleLinear()
+        .domain([0, max(pts, (p) => p.y) || 1])
+        .nice()
+        .range([HEIGHT - MARGIN.bottom, MARGIN.top]);
       const numeric = xs.every((v) => typeof v === 'number');
       const xAxis = numeric
-        ? axisBottom(scaleLinear().domain([Math.min(...(xs as number[])), Math.max(...(xs as number[]))]).range([MARGIN.left, width - MARGIN.right])).ticks(Math.max(2, Math.floor(width / 80)))
-        : axisBottom(scalePoint<string>().domain([...new Set(xs.map(String))]).range([MARGIN.left, width - MARGIN.right]).padding(0.3));
-      root.append('g').attr('class', 'chart-axis').attr('transform', `translate(0,${HEIGHT - MARGIN.bottom})`).call(xAxis as never);
-      root.append('text').attr('class', 'chart-axis-label').attr('x', width - MARGIN.right).attr('y', HEIGHT - 2).attr('text-anchor', 'end').text(xLabel);
-      root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(4).tickFormat((d) => yFormat(Number(d))));
+        ? axisBottom(
+            scaleLinear()
+              .domain([Math.min(...(xs as number[])), Math.max(...(xs as number[]))])
+              .range([MARGIN.left, width - MARGIN.right]),
+          ).ticks(Math.max(2, Math.floor(width / 80)))
+        : axisBottom(
+            scalePoint<string>()
+              .domain([...new Set(xs.map(String))])
+              .range([MARGIN.left, width - MARGIN.right])
+              .padding(0.3),
+          );
+      root
+        .append('g')
+        .attr('class', 'chart-axis')
+        .attr('transform', `translate(0,${HEIGHT - MARGIN.bottom})`)
+        .call(xAxis as never);
+      root
+        .append('text')
+        .attr('class', 'chart-axis-label')
+        .attr('x', width - MARGIN.right)
+        .attr('y', HEIGHT - 2)
+        .attr('text-anchor', 'end')
+        .text(xLabel);
+      root
+        .append('g')
+        .attr('class', 'chart-axis')
+        .attr('transform', `translate(${MARGIN.left},0)`)
+        .call(
+          axisLeft(y)
+            .ticks(4)
+            .tickFormat((d) => yFormat(Number(d))),
+        );
       for (const s of series) {
         const ok = s.points.filter((p) => Number.isFinite(p.y));
-        root.append('path').attr('class', 'series').attr('data-series', s.key).attr('fill', 'none').attr('stroke', s.color).attr('stroke-width', 1.8)
-          .attr('d', line<(typeof ok)[number]>().x((p) => x(p.x)).y((p) => y(p.y))(ok) ?? '');
-        root.append('g').attr('data-points', s.key).selectAll('circle').data(ok).join('circle')
-          .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('fill', s.color)
-          .attr('r', (p) => (p.point === hovered ? 6 : 4)).attr('data-point', (p) => p.point).attr('class', 'sweep-point')
+        root
+          .append('path')
+          .attr('class', 'series')
+          .attr('data-series', s.key)
+          .attr('fill', 'none')
+          .attr('stroke', s.color)
+          .attr('stroke-width', 1.8)
+          .attr(
+            'd',
+            line<(typeof ok)[number]>()
+              .x((p) => x(p.x))
+              .y((p) => y(p.y))(ok) ?? '',
+          );
+        root
+          .append('g')
+          .attr('data-points', s.key)
+          .selectAll('circle')
+          .data(ok)
+          .join('circle')
+          .attr('cx', (p) => x(p.x))
+          .attr('cy', (p) => y(p.y))
+          .attr('fill', s.color)
+          .attr('r', (p) => (p.point === hovered ? 6 : 4))
+          .attr('data-point', (p) => p.point)
+          .attr('class', 'sweep-point')
           .style('cursor', 'pointer')
-          .on('mouseenter', (_e, p) => onHover(p.point)).on('mouseleave', () => onHover(null)).on('click', (_e, p) => onPick(p.point))
-          .append('title').text((p) => `${s.label}: ${xLabel} = ${p.x} → ${yFormat(p.y)} (click to load)`);
+          .on('mouseenter', (_e, p) => onHover(p.point))
+          .on('mouseleave', () => onHover(null))
+          .on('click', (_e, p) => onPick(p.point))
+          .append('title')
+          .text((p) => `${s.label}: ${xLabel} = ${p.x} → ${yFormat(p.y)} (click to load)`);
       }
     };
     draw();
@@ -85,7 +147,12 @@ export function SweepChart({ title, series, xLabel, yFormat, testId, hovered, on
       <h3 className="small">{title}</h3>
       <svg ref={ref} data-testid={testId} role="img" aria-label={`${title} against ${xLabel}`} />
       <div className="chart-legend">
-        {series.map((s) => <span key={s.key}><i style={{ background: s.color }} />{s.label}</span>)}
+        {series.map((s) => (
+          <span key={s.key}>
+            <i style={{ background: s.color }} />
+            {s.label}
+          </span>
+        ))}
       </div>
     </div>
   );

@@ -61,7 +61,10 @@ function selectRow(a: SideResult, b: SideResult, rank: number, r: DiffRow): void
   const ib = eventIndexOf(b, rank, r.b?.node);
   const st = appStore.getState();
   if (ia < 0 && ib < 0) return;
-  const [side, idx, peer] = ia >= 0 ? (['a', ia, ib >= 0 ? { side: 'b' as const, eventIndex: ib } : undefined] as const) : (['b', ib, undefined] as const);
+  const [side, idx, peer] =
+    ia >= 0
+      ? (['a', ia, ib >= 0 ? { side: 'b' as const, eventIndex: ib } : undefined] as const)
+      : (['b', ib, undefined] as const);
   st.select({ side, eventIndex: idx, ...(peer ? { peer } : {}) });
   const lo = Math.min(r.a?.startUs ?? Infinity, r.b?.startUs ?? Infinity);
   const hi = Math.max(r.a?.endUs ?? -Infinity, r.b?.endUs ?? -Infinity);
@@ -74,22 +77,43 @@ const us = (x: number | null | undefined) => (x === null || x === undefined ? '�
 function useDiff(a: SideResult | null, b: SideResult | null, rank: number, open: boolean): BackendDiff | string {
   const config = useApp((s) => s.config);
   // the original step graph: both sides simulated it from the config (graphs are cached per step config)
-  const graph = useMemo<StepGraph | null>(() => (open && a?.source === 'sim' ? buildGraph(config) : null), [open, a, config]);
+  const graph = useMemo<StepGraph | null>(
+    () => (open && a?.source === 'sim' ? buildGraph(config) : null),
+    [open, a, config],
+  );
   return useMemo(() => {
     if (!open) return '';
     if (!a || !b || a.source !== 'sim' || b.source !== 'sim' || !a.schedule || !b.schedule || !graph)
       return 'The diff needs both timelines simulated from the config (not an imported trace or a live run).';
-    const input = (s: SideResult) => ({ backend: s.backend, graph, schedule: s.schedule!, events: s.events });
+    const input = (s: SideResult) => ({
+      backend: s.backend,
+      graph,
+      schedule: s.schedule!,
+      events: s.events,
+    });
     return diffBackends(input(a), input(b), rank);
   }, [open, a, b, graph, rank]);
 }
 
-function Header({ k, label, sort, desc, onSort }: { k: SortKey; label: string; sort: SortKey; desc: boolean; onSort: (k: SortKey) => void }) {
+function Header({
+  k,
+  label,
+  sort,
+  desc,
+  onSort,
+}: {
+  k: SortKey;
+  label: string;
+  sort: SortKey;
+  desc: boolean;
+  onSort: (k: SortKey) => void;
+}) {
   const aria = sort === k ? (desc ? 'descending' : 'ascending') : 'none';
   return (
     <th aria-sort={aria}>
       <button type="button" className="linklike" onClick={() => onSort(k)} data-testid={`diff-sort-${k}`}>
-        {label}{sort === k ? (desc ? ' ▼' : ' ▲') : ''}
+        {label}
+        {sort === k ? (desc ? ' ▼' : ' ▲') : ''}
       </button>
     </th>
   );
@@ -100,12 +124,17 @@ export function DiffTable() {
   const selection = useApp((s) => s.selection);
   const [open, setOpen] = useState(false);
   const [rank, setRank] = useState(0);
-  const [f, setF] = useState<Filters>({ kind: '', layer: '', exposedInB: false, search: '' });
+  const [f, setF] = useState<Filters>({
+    kind: '',
+    layer: '',
+    exposedInB: false,
+    search: '',
+  });
   const [sort, setSort] = useState<SortKey>('order');
   const [desc, setDesc] = useState(false);
   const [top, setTop] = useState(false);
   const worldRanks = sides.a ? [...new Set(sides.a.events.map((e) => e.rank))].sort((x, y) => x - y) : [0];
-  const r = worldRanks.includes(rank) ? rank : worldRanks[0] ?? 0;
+  const r = worldRanks.includes(rank) ? rank : (worldRanks[0] ?? 0);
   const d = useDiff(sides.a, sides.b, r, open);
   const onSort = (k: SortKey) => {
     setTop(false);
@@ -118,34 +147,92 @@ export function DiffTable() {
   const shown = typeof d === 'string' ? [] : visibleRows(d, f, sort, desc, top);
   const selA = selection?.side === 'a' ? selection.eventIndex : -1;
   return (
-    <details className="panel diff-panel" data-testid="diff-panel" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
-      <summary data-testid="diff-toggle"><h2>Diff A → B, collective by collective</h2></summary>
+    <details
+      className="panel diff-panel"
+      data-testid="diff-panel"
+      open={open}
+      onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}
+    >
+      <summary data-testid="diff-toggle">
+        <h2>Diff A → B, collective by collective</h2>
+      </summary>
       {typeof d === 'string' ? (
         <p className="muted small">{d}</p>
       ) : (
         <>
           <p className="small" data-testid="diff-summary">
-            rank {d.rank}: {d.rows.length} collectives · exposed {us(d.exposedUsA)} µs under {d.backendA}, {us(d.exposedUsB)} µs under {d.backendB}
+            rank {d.rank}: {d.rows.length} collectives · exposed {us(d.exposedUsA)} µs under {d.backendA},{' '}
+            {us(d.exposedUsB)} µs under {d.backendB}
             {d.unmatchedA + d.unmatchedB ? ` · unmatched: ${d.unmatchedA} in A, ${d.unmatchedB} in B` : ''}
           </p>
           <div className="diff-filters small">
-            <label>rank <select value={r} onChange={(e) => setRank(Number(e.target.value))} data-testid="diff-rank">{worldRanks.map((k) => <option key={k} value={k}>{k}</option>)}</select></label>
-            <label>kind <select value={f.kind} onChange={(e) => setF({ ...f, kind: e.target.value })} data-testid="diff-kind">
-              <option value="">all</option><option value="all_gather">all_gather</option><option value="reduce_scatter">reduce_scatter</option>
-            </select></label>
-            <label>layer <input type="number" min={0} value={f.layer} onChange={(e) => setF({ ...f, layer: e.target.value })} data-testid="diff-layer" style={{ width: '4em' }} /></label>
-            <label><input type="checkbox" checked={f.exposedInB} onChange={(e) => setF({ ...f, exposedInB: e.target.checked })} data-testid="diff-exposed-b" /> exposed in B</label>
-            <input type="search" placeholder="name" value={f.search} onChange={(e) => setF({ ...f, search: e.target.value })} data-testid="diff-search" aria-label="filter by name" />
-            <button type="button" aria-pressed={top} onClick={() => setTop(!top)} data-testid="diff-top">Top {TOP_N} exposed in B</button>
-            <button type="button" onClick={() => downloadBlob(new Blob([diffCsv(shown)], { type: 'text/csv' }), 'fsdp-sim-diff.csv')} data-testid="diff-csv">Export CSV</button>
-            <span className="muted" data-testid="diff-count">{shown.length} of {d.rows.length} rows</span>
+            <label>
+              rank{' '}
+              <select value={r} onChange={(e) => setRank(Number(e.target.value))} data-testid="diff-rank">
+                {worldRanks.map((k) => (
+                  <option key={k} value={k}>
+                    {k}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              kind{' '}
+              <select value={f.kind} onChange={(e) => setF({ ...f, kind: e.target.value })} data-testid="diff-kind">
+                <option value="">all</option>
+                <option value="all_gather">all_gather</option>
+                <option value="reduce_scatter">reduce_scatter</option>
+              </select>
+            </label>
+            <label>
+              layer{' '}
+              <input
+                type="number"
+                min={0}
+                value={f.layer}
+                onChange={(e) => setF({ ...f, layer: e.target.value })}
+                data-testid="diff-layer"
+                style={{ width: '4em' }}
+              />
+            </label>
+            <label>
+              <input
+                type="checkbox"
+                checked={f.exposedInB}
+                onChange={(e) => setF({ ...f, exposedInB: e.target.checked })}
+                data-testid="diff-exposed-b"
+              />{' '}
+              exposed in B
+            </label>
+            <input
+              type="search"
+              placeholder="name"
+              value={f.search}
+              onChange={(e) => setF({ ...f, search: e.target.value })}
+              data-testid="diff-search"
+              aria-label="filter by name"
+            />
+            <button type="button" aria-pressed={top} onClick={() => setTop(!top)} data-testid="diff-top">
+              Top {TOP_N} exposed in B
+            </button>
+            <button
+              type="button"
+              onClick={() => downloadBlob(new Blob([diffCsv(shown)], { type: 'text/csv' }), 'fsdp-sim-diff.csv')}
+              data-testid="diff-csv"
+            >
+              Export CSV
+            </button>
+            <span className="muted" data-testid="diff-count">
+              {shown.length} of {d.rows.length} rows
+            </span>
           </div>
           <div className="diff-scroll">
             <table className="diff-table small" data-testid="diff-table">
               <thead>
                 <tr>
                   <Header k="name" label="collective" sort={sort} desc={desc} onSort={onSort} />
-                  <th>kind</th><th>layer</th>
+                  <th>kind</th>
+                  <th>layer</th>
                   <Header k="bytes" label="bytes" sort={sort} desc={desc} onSort={onSort} />
                   <th>bucket B</th>
                   <Header k="startA" label="start A µs" sort={sort} desc={desc} onSort={onSort} />
@@ -153,21 +240,40 @@ export function DiffTable() {
                   <Header k="startB" label="start B µs" sort={sort} desc={desc} onSort={onSort} />
                   <Header k="exposedB" label="exposed B µs" sort={sort} desc={desc} onSort={onSort} />
                   <Header k="delta" label="Δ µs" sort={sort} desc={desc} onSort={onSort} />
-                  <th>what hides it in B</th><th>reason</th>
+                  <th>what hides it in B</th>
+                  <th>reason</th>
                 </tr>
               </thead>
               <tbody>
                 {shown.map((row) => {
-                  const picked = !!sides.a && selA >= 0 && sides.a.events[selA]?.name === row.a?.node && sides.a.events[selA]?.rank === r;
+                  const picked =
+                    !!sides.a &&
+                    selA >= 0 &&
+                    sides.a.events[selA]?.name === row.a?.node &&
+                    sides.a.events[selA]?.rank === r;
                   return (
-                    <tr key={row.name} data-name={row.name} aria-selected={picked} className={picked ? 'selected' : undefined}
-                      onClick={() => sides.a && sides.b && selectRow(sides.a, sides.b, r, row)} style={{ cursor: 'pointer' }}>
-                      <td>{row.name}</td><td>{row.kind}</td><td>{row.layer ?? ''}</td><td>{fmtBytes(row.bytes)}</td>
+                    <tr
+                      key={row.name}
+                      data-name={row.name}
+                      aria-selected={picked}
+                      className={picked ? 'selected' : undefined}
+                      onClick={() => sides.a && sides.b && selectRow(sides.a, sides.b, r, row)}
+                      style={{ cursor: 'pointer' }}
+                    >
+                      <td>{row.name}</td>
+                      <td>{row.kind}</td>
+                      <td>{row.layer ?? ''}</td>
+                      <td>{fmtBytes(row.bytes)}</td>
                       <td>{row.b?.bucketId === null || !row.b ? '' : `#${row.b.bucketId} (${row.b.bucketSize})`}</td>
-                      <td>{us(row.a?.startUs)}</td><td data-col="exposedA">{us(row.a?.exposedUs)}</td>
-                      <td>{us(row.b?.startUs)}</td><td data-col="exposedB">{us(row.b?.exposedUs)}</td>
-                      <td>{row.deltaExposedUs.toFixed(1)}</td><td>{hidesInB(row)}</td>
-                      <td title={row.reasons.map((x) => x.text).join(' ')}>{row.reasons.map((x) => x.code).join(', ')}</td>
+                      <td>{us(row.a?.startUs)}</td>
+                      <td data-col="exposedA">{us(row.a?.exposedUs)}</td>
+                      <td>{us(row.b?.startUs)}</td>
+                      <td data-col="exposedB">{us(row.b?.exposedUs)}</td>
+                      <td>{row.deltaExposedUs.toFixed(1)}</td>
+                      <td>{hidesInB(row)}</td>
+                      <td title={row.reasons.map((x) => x.text).join(' ')}>
+                        {row.reasons.map((x) => x.code).join(', ')}
+                      </td>
                     </tr>
                   );
                 })}

@@ -23,10 +23,30 @@ interface Figure {
 }
 
 const FIGURES: readonly Figure[] = [
-  { id: 'step', title: 'step time (ms)', y: (r) => r.stepTimeMs, fmt: (v) => v.toFixed(v < 10 ? 2 : 0) },
-  { id: 'exposed', title: 'exposed communication (ms)', y: (r) => r.exposedCommMs, fmt: (v) => v.toFixed(v < 10 ? 2 : 0) },
-  { id: 'peak', title: 'peak memory (live tensors)', y: (r) => r.peakMemoryBytes, fmt: fmtBytes },
-  { id: 'colls', title: 'collectives (#AG + #RS)', y: (r) => r.allGathers + r.reduceScatters, fmt: (v) => String(Math.round(v)) },
+  {
+    id: 'step',
+    title: 'step time (ms)',
+    y: (r) => r.stepTimeMs,
+    fmt: (v) => v.toFixed(v < 10 ? 2 : 0),
+  },
+  {
+    id: 'exposed',
+    title: 'exposed communication (ms)',
+    y: (r) => r.exposedCommMs,
+    fmt: (v) => v.toFixed(v < 10 ? 2 : 0),
+  },
+  {
+    id: 'peak',
+    title: 'peak memory (live tensors)',
+    y: (r) => r.peakMemoryBytes,
+    fmt: fmtBytes,
+  },
+  {
+    id: 'colls',
+    title: 'collectives (#AG + #RS)',
+    y: (r) => r.allGathers + r.reduceScatters,
+    fmt: (v) => String(Math.round(v)),
+  },
 ];
 
 type Cell = number | string | boolean | null;
@@ -38,7 +58,10 @@ function seriesOf(rows: readonly SweepRow[], axes: readonly SweepAxis[], fig: Fi
   for (const r of rows) {
     const zv = z ? r.values[z.path] : undefined;
     const key = z ? `${r.backend}|${String(zv)}` : r.backend;
-    const g = groups.get(key) ?? { label: z ? `${r.backend} · ${z.path}=${String(zv)}` : r.backend, rows: [] };
+    const g = groups.get(key) ?? {
+      label: z ? `${r.backend} · ${z.path}=${String(zv)}` : r.backend,
+      rows: [],
+    };
     g.rows.push(r);
     groups.set(key, g);
   }
@@ -48,23 +71,53 @@ function seriesOf(rows: readonly SweepRow[], axes: readonly SweepAxis[], fig: Fi
     color: schemeTableau10[i % schemeTableau10.length],
     points: g.rows.map((r) => {
       const v = r.values[x.path] as Cell;
-      return { x: typeof v === 'number' ? v : String(v), y: fig.y(r), point: r.point };
+      return {
+        x: typeof v === 'number' ? v : String(v),
+        y: fig.y(r),
+        point: r.point,
+      };
     }),
   }));
 }
 
-function AxisInput({ k, field, values, onField, onValues, optional }: {
-  k: number; field: string; values: string; optional: boolean;
-  onField: (f: string) => void; onValues: (v: string) => void;
+function AxisInput({
+  k,
+  field,
+  values,
+  onField,
+  onValues,
+  optional,
+}: {
+  k: number;
+  field: string;
+  values: string;
+  optional: boolean;
+  onField: (f: string) => void;
+  onValues: (v: string) => void;
 }) {
   return (
     <div className="sweep-axis">
-      <select value={field} onChange={(e) => onField(e.target.value)} data-testid={`sweep-field-${k}`} aria-label={`sweep field ${k + 1}`}>
+      <select
+        value={field}
+        onChange={(e) => onField(e.target.value)}
+        data-testid={`sweep-field-${k}`}
+        aria-label={`sweep field ${k + 1}`}
+      >
         {optional && <option value="">(no second field)</option>}
-        {FIELDS.map((p) => <option key={p} value={p}>{p}</option>)}
+        {FIELDS.map((p) => (
+          <option key={p} value={p}>
+            {p}
+          </option>
+        ))}
       </select>
-      <input value={values} onChange={(e) => onValues(e.target.value)} disabled={!field} data-testid={`sweep-values-${k}`}
-        placeholder="values: 1,2,4 or 0.5:10:0.5" aria-label={`values of sweep field ${k + 1}`} />
+      <input
+        value={values}
+        onChange={(e) => onValues(e.target.value)}
+        disabled={!field}
+        data-testid={`sweep-values-${k}`}
+        placeholder="values: 1,2,4 or 0.5:10:0.5"
+        aria-label={`values of sweep field ${k + 1}`}
+      />
     </div>
   );
 }
@@ -79,8 +132,10 @@ function Hover({ point, rows, axes }: { point: number; rows: readonly SweepRow[]
       {at.map((r) => (
         <div key={r.backend}>
           {r.backend}: step {r.stepTimeMs.toFixed(2)} ms · exposed {r.exposedCommMs.toFixed(2)} ms · overlap{' '}
-          {Number.isFinite(r.overlapPct) ? r.overlapPct.toFixed(1) : '—'} % · peak {fmtBytes(r.peakMemoryBytes)} · {r.allGathers} AG / {r.reduceScatters} RS
-          {r.fitsHbm ? '' : ' · does not fit HBM'}{r.error ? ` · ${r.error}` : ''}
+          {Number.isFinite(r.overlapPct) ? r.overlapPct.toFixed(1) : '—'} % · peak {fmtBytes(r.peakMemoryBytes)} ·{' '}
+          {r.allGathers} AG / {r.reduceScatters} RS
+          {r.fitsHbm ? '' : ' · does not fit HBM'}
+          {r.error ? ` · ${r.error}` : ''}
         </div>
       ))}
     </div>
@@ -109,30 +164,60 @@ export function SweepPanel() {
     }
   };
   const onPick = useCallback((p: number) => appStore.getState().loadSweepPoint(p), []);
-  const series = useMemo(() => (axes.length ? FIGURES.map((f) => ({ f, s: seriesOf(rows, axes, f) })) : []), [rows, axes]);
+  const series = useMemo(
+    () => (axes.length ? FIGURES.map((f) => ({ f, s: seriesOf(rows, axes, f) })) : []),
+    [rows, axes],
+  );
   const csv = () => downloadBlob(new Blob([sweepCsv(axes, rows)], { type: 'text/csv' }), 'fsdp-sim-sweep.csv');
   return (
     <section className="panel sweep-panel" data-testid="sweep-panel" aria-label="parameter sweep">
-      <h2>Sweep <span className="muted small">simulate a grid of configs; click a point to load it</span></h2>
+      <h2>
+        Sweep <span className="muted small">simulate a grid of configs; click a point to load it</span>
+      </h2>
       <AxisInput k={0} field={f0} values={v0} optional={false} onField={setF0} onValues={setV0} />
       <AxisInput k={1} field={f1} values={v1} optional onField={setF1} onValues={setV1} />
       <div className="sweep-controls">
-        <button type="button" onClick={start} disabled={running} data-testid="sweep-run">Run sweep</button>
-        <button type="button" onClick={() => appStore.getState().stopSweep()} disabled={!running} data-testid="sweep-stop">Stop</button>
+        <button type="button" onClick={start} disabled={running} data-testid="sweep-run">
+          Run sweep
+        </button>
+        <button
+          type="button"
+          onClick={() => appStore.getState().stopSweep()}
+          disabled={!running}
+          data-testid="sweep-stop"
+        >
+          Stop
+        </button>
         {progress && (
           <span className="small">
-            <progress value={progress.done} max={progress.total} data-testid="sweep-progress" /> {progress.done}/{progress.total} points{running ? '' : ' (done)'}
+            <progress value={progress.done} max={progress.total} data-testid="sweep-progress" /> {progress.done}/
+            {progress.total} points{running ? '' : ' (done)'}
           </span>
         )}
-        <button type="button" onClick={csv} disabled={!rows.length} data-testid="sweep-csv">Export CSV</button>
+        <button type="button" onClick={csv} disabled={!rows.length} data-testid="sweep-csv">
+          Export CSV
+        </button>
       </div>
-      {(inputError ?? error) && <p className="error small" role="alert" data-testid="sweep-error">{inputError ?? error}</p>}
+      {(inputError ?? error) && (
+        <p className="error small" role="alert" data-testid="sweep-error">
+          {inputError ?? error}
+        </p>
+      )}
       {hovered !== null && <Hover point={hovered} rows={rows} axes={axes} />}
       {rows.length > 0 && (
         <div className="grid-2 sweep-charts">
           {series.map(({ f, s }) => (
-            <SweepChart key={f.id} title={f.title} series={s} xLabel={axes[0].path} yFormat={f.fmt} testId={`sweep-chart-${f.id}`}
-              hovered={hovered} onHover={setHovered} onPick={onPick} />
+            <SweepChart
+              key={f.id}
+              title={f.title}
+              series={s}
+              xLabel={axes[0].path}
+              yFormat={f.fmt}
+              testId={`sweep-chart-${f.id}`}
+              hovered={hovered}
+              onHover={setHovered}
+              onPick={onPick}
+            />
           ))}
         </div>
       )}

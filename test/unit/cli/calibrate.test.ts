@@ -14,7 +14,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function cli(args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  const code = await main(args, {
+    out: (t) => void out.push(t),
+    err: (t) => void err.push(t),
+  });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -28,7 +31,11 @@ describe('fsdp-sim calibrate', () => {
   it('prints the fit as JSON, recovering the run within 2 %', async () => {
     const r = await cli(['calibrate', p0, p1, '--model', 'small', '--ranks', '4', '--json']);
     expect([r.code, r.err]).toEqual([0, '']);
-    const j = JSON.parse(r.out) as { groups: { alphaUs: number; betaBytesPerS: number; points: unknown[] }[]; scales: { cls: keyof typeof SCALES; scale: number }[]; skipped: number };
+    const j = JSON.parse(r.out) as {
+      groups: { alphaUs: number; betaBytesPerS: number; points: unknown[] }[];
+      scales: { cls: keyof typeof SCALES; scale: number }[];
+      skipped: number;
+    };
     expect(j.groups).toHaveLength(1);
     expect(Math.abs(j.groups[0].alphaUs / ALPHA_US - 1)).toBeLessThan(0.02);
     expect(Math.abs(j.groups[0].betaBytesPerS / BETA - 1)).toBeLessThan(0.02);
@@ -41,7 +48,9 @@ describe('fsdp-sim calibrate', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^process group\s+n\s+collectives/);
     expect(r.out).toMatch(/\n0\s+4\s+\d+\s+3\.9\d\d|\n0\s+4\s+\d+\s+4\.0\d\d/);
-    expect(r.out).toMatch(/to simulate with the fitted ring: --latency-us [\d.]+ --bandwidth-gbps (49\.\d+|50(\.\d+)?)/);
+    expect(r.out).toMatch(
+      /to simulate with the fitted ring: --latency-us [\d.]+ --bandwidth-gbps (49\.\d+|50(\.\d+)?)/,
+    );
   });
 
   it('names a file that cannot be read or is not a trace', async () => {

@@ -8,7 +8,10 @@ import { DIFF_COLUMNS } from '../../../src/pipeline/diff';
 async function cli(args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  const code = await main(args, {
+    out: (t) => void out.push(t),
+    err: (t) => void err.push(t),
+  });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -16,7 +19,11 @@ describe('fsdp-sim diff', () => {
   it('prints a JSON row for every collective of the chosen rank', async () => {
     const r = await cli(['diff', '--ranks', '8', '--rank', '5', '--json']);
     expect([r.code, r.err]).toEqual([0, '']);
-    const j = JSON.parse(r.out) as { rank: number; rows: { name: string; b: { exposedUs: number } }[]; unmatchedA: number };
+    const j = JSON.parse(r.out) as {
+      rank: number;
+      rows: { name: string; b: { exposedUs: number } }[];
+      unmatchedA: number;
+    };
     const colls = buildGraph({ ...defaultConfig(), ranks: 8 }).nodes.filter((n) => n.collective);
     expect(j.rank).toBe(5);
     expect(j.unmatchedA).toBe(0);
@@ -26,11 +33,15 @@ describe('fsdp-sim diff', () => {
   it('prints CSV, and a table of the K most exposed in B', async () => {
     const csv = await cli(['diff', '--csv']);
     expect(csv.out.split('\n')[0]).toBe(DIFF_COLUMNS.join(','));
-    const j = JSON.parse((await cli(['diff', '--json'])).out) as { rows: { name: string; b: { exposedUs: number } }[] };
+    const j = JSON.parse((await cli(['diff', '--json'])).out) as {
+      rows: { name: string; b: { exposedUs: number } }[];
+    };
     const worst = [...j.rows].sort((x, y) => y.b.exposedUs - x.b.exposedUs)[0];
     const t = await cli(['diff', '--top', '3']);
     const lines = t.out.split('\n');
-    expect(lines[0]).toMatch(/^rank 0: \d+ collectives; exposed [\d.]+ µs under aot_eager, [\d.]+ µs under aot_eager_autobucketing$/);
+    expect(lines[0]).toMatch(
+      /^rank 0: \d+ collectives; exposed [\d.]+ µs under aot_eager, [\d.]+ µs under aot_eager_autobucketing$/,
+    );
     expect(lines).toHaveLength(4 + 3);
     expect(lines[4].startsWith(worst.name)).toBe(true);
   });

@@ -10,7 +10,8 @@ import { ALPHA_US, BETA, CFG, KERNEL, SCALES, STEPS, kinetoFiles as files } from
 
 describe('calibrate', () => {
   for (const onKernel of [true, false]) {
-    it(`recovers α, β and the op-class scales within 2 % (sizes on the ${onKernel ? 'kernel' : 'launching record_param_comms'})`, () => {
+    const where = onKernel ? 'kernel' : 'launching record_param_comms';
+    it(`recovers α, β and the op-class scales within 2 % (sizes on the ${where})`, () => {
       const t = traceSamples(files(onKernel));
       if (!t.ok) throw t.error;
       const colls = buildGraph(CFG).nodes.filter((n) => n.collective).length;
@@ -31,23 +32,45 @@ describe('calibrate', () => {
     const t = traceSamples(files(true));
     if (!t.ok) throw t.error;
     const g = calibrate(t.value, CFG).groups[0];
-    const cfg = { ...CFG, network: 'pcie-ethernet' as const, latencyUs: g.alphaUs, bandwidthGBps: g.betaBytesPerS / 1e9 };
+    const cfg = {
+      ...CFG,
+      network: 'pcie-ethernet' as const,
+      latencyUs: g.alphaUs,
+      bandwidthGBps: g.betaBytesPerS / 1e9,
+    };
     const run = runPipeline(cfg, 'aot_eager', { emitRanks: [0] });
     const comm = run.sim.events.filter((e) => e.kind === 'all_gather' || e.kind === 'reduce_scatter');
     expect(comm.length).toBeGreaterThan(0);
     for (const e of comm) {
-      const want = modelUs({ kind: e.kind as 'all_gather', groupSize: CFG.ranks, bytes: e.bytes! }, g.alphaUs, g.betaBytesPerS);
+      const want = modelUs(
+        { kind: e.kind as 'all_gather', groupSize: CFG.ranks, bytes: e.bytes! },
+        g.alphaUs,
+        g.betaBytesPerS,
+      );
       expect(e.dur).toBeCloseTo(want, 6);
     }
   });
 
   it('classifies kernels and step-graph ops alike', () => {
     expect(Object.entries(KERNEL).map(([, k]) => opClassOfKernel(k))).toEqual(['matmul', 'attention', 'elementwise']);
-    expect(['matmul', 'attention_bwd', 'rms_norm', 'cast'].map(opClassOfOp)).toEqual(['matmul', 'attention', 'elementwise', 'elementwise']);
+    expect(['matmul', 'attention_bwd', 'rms_norm', 'cast'].map(opClassOfOp)).toEqual([
+      'matmul',
+      'attention',
+      'elementwise',
+      'elementwise',
+    ]);
   });
 
   it('refuses a group whose collectives have one size, and a file that is no trace', () => {
-    const one = [1, 2, 3].map((k) => ({ rank: 0, name: 'ag', kind: 'all_gather' as const, group: 'dp', groupSize: 8, bytes: 1 << 20, durUs: 30 + k }));
+    const one = [1, 2, 3].map((k) => ({
+      rank: 0,
+      name: 'ag',
+      kind: 'all_gather' as const,
+      group: 'dp',
+      groupSize: 8,
+      bytes: 1 << 20,
+      durUs: 30 + k,
+    }));
     expect(() => fitCollectives(one)).toThrow(ImportError);
     expect(() => fitCollectives(one)).toThrow(/group 'dp': its 3 collectives have one size/);
     const bad = traceSamples([{ name: 'x.json', json: { foo: 1 } }]);

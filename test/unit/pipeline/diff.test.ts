@@ -8,7 +8,10 @@ import { computeMetrics } from '../../../src/trace/metrics';
 
 function runs(cfg: SimConfig, a = cfg.backendA, b = cfg.backendB, rank = 0) {
   const graph = buildGraph(cfg);
-  return [runPipelineOnGraph(graph, cfg, a, { emitRanks: [rank] }), runPipelineOnGraph(graph, cfg, b, { emitRanks: [rank] })] as const;
+  return [
+    runPipelineOnGraph(graph, cfg, a, { emitRanks: [rank] }),
+    runPipelineOnGraph(graph, cfg, b, { emitRanks: [rank] }),
+  ] as const;
 }
 
 describe('diffBackends', () => {
@@ -36,7 +39,11 @@ describe('diffBackends', () => {
     for (const bucket of b.schedule.buckets) {
       for (const m of bucket.members) {
         const r = d.rows.find((x) => x.name === m)!;
-        expect(r.b).toMatchObject({ node: bucket.node, bucketId: bucket.id, bucketSize: bucket.members.length });
+        expect(r.b).toMatchObject({
+          node: bucket.node,
+          bucketId: bucket.id,
+          bucketSize: bucket.members.length,
+        });
         const ev = b.sim.events.find((e) => e.rank === 0 && e.name === bucket.node && e.kind === bucket.kind)!;
         expect(r.b!.startUs).toBe(ev.start);
       }
@@ -44,7 +51,10 @@ describe('diffBackends', () => {
   });
 
   it("sums exposed time to the rank's exposed communication (HTA's definition), a bucket counted once", () => {
-    for (const [run, side, total] of [[a, 'a', d.exposedUsA], [b, 'b', d.exposedUsB]] as const) {
+    for (const [run, side, total] of [
+      [a, 'a', d.exposedUsA],
+      [b, 'b', d.exposedUsB],
+    ] as const) {
       const hta = computeMetrics(run.sim.events.filter((e) => e.rank === 0)).perRank[0].exposedCommUs;
       const byNode = new Map(d.rows.map((r) => [r[side]!.node, r[side]!.exposedUs]));
       const sum = [...byNode.values()].reduce((s, x) => s + x, 0);

@@ -19,7 +19,10 @@ const err = (f: () => unknown): ConfigError => {
 
 describe('parseVary', () => {
   it('reads a list and a range with its end included', () => {
-    expect(parseVary('ranks=8,16, 64')).toEqual({ path: 'ranks', values: ['8', '16', '64'] });
+    expect(parseVary('ranks=8,16, 64')).toEqual({
+      path: 'ranks',
+      values: ['8', '16', '64'],
+    });
     expect(parseVary('autobucketing.max_in_flight_gb=0.5:2:0.5').values).toEqual(['0.5', '1', '1.5', '2']);
     const tenths = parseVary('jitterPct=0:1:0.1').values;
     expect(tenths).toHaveLength(11);
@@ -30,7 +33,8 @@ describe('parseVary', () => {
 
   it('names the valid fields for an unknown one', () => {
     const e = err(() => parseVary('autobucketing.max_in_flight=1'));
-    expect(e.message).toMatch(/^--vary field must be one of \[model, ranks, .*autobucketing\.max_in_flight_gb.*\], got "autobucketing\.max_in_flight"$/);
+    expect(e.message).toMatch(/^--vary field must be one of \[model, ranks, .*autobucketing\.max_in_flight_gb.*\]/);
+    expect(e.message.endsWith('], got "autobucketing.max_in_flight"')).toBe(true);
   });
 
   it('rejects malformed specs and ranges with the reason', () => {
@@ -40,22 +44,38 @@ describe('parseVary', () => {
     expect(err(() => parseVary('ranks=1:4')).message).toMatch(/a:b:step with three numbers, got '1:4'/);
     expect(err(() => parseVary('ranks=1:4:0')).message).toMatch(/step must be > 0/);
     expect(err(() => parseVary('ranks=4:1:1')).message).toMatch(/needs a ≤ b/);
-    expect(err(() => parseVary('hardware=1:2:1')).message).toMatch(/ranges a:b:step apply to numeric fields; hardware is one of \[h100/);
+    expect(err(() => parseVary('hardware=1:2:1')).message).toMatch(
+      /ranges a:b:step apply to numeric fields; hardware is one of \[h100/,
+    );
     expect(err(() => parseVary(`seed=0:${MAX_SWEEP_POINTS}:1`)).message).toMatch(/more than 10000/);
   });
 });
 
 describe('sweepPoints', () => {
   it('is the cross product, first axis slowest, each config carrying its values', () => {
-    const pts = sweepPoints(defaultConfig(), [parseVary('ranks=2,4'), parseVary('autobucketing.max_in_flight_gb=1,2,3')]);
+    const pts = sweepPoints(defaultConfig(), [
+      parseVary('ranks=2,4'),
+      parseVary('autobucketing.max_in_flight_gb=1,2,3'),
+    ]);
     expect(pts.map((p) => [p.config.ranks, p.config.autobucketing.max_in_flight_gb])).toEqual([
-      [2, 1], [2, 2], [2, 3], [4, 1], [4, 2], [4, 3],
+      [2, 1],
+      [2, 2],
+      [2, 3],
+      [4, 1],
+      [4, 2],
+      [4, 3],
     ]);
     expect(pts.map((p) => p.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(pts[4].values).toEqual({ ranks: 4, 'autobucketing.max_in_flight_gb': 2 });
+    expect(pts[4].values).toEqual({
+      ranks: 4,
+      'autobucketing.max_in_flight_gb': 2,
+    });
     // fields not varied keep the base's values
     const base: SimConfig = { ...defaultConfig(), model: 'small', seed: 7 };
-    expect(sweepPoints(base, [parseVary('ranks=8')])[0].config).toEqual({ ...base, ranks: 8 });
+    expect(sweepPoints(base, [parseVary('ranks=8')])[0].config).toEqual({
+      ...base,
+      ranks: 8,
+    });
   });
 
   it('reports a bad value by field, value and allowed set before running anything', () => {
@@ -65,7 +85,9 @@ describe('sweepPoints', () => {
     expect(err(() => sweepPoints(defaultConfig(), [parseVary('alignment=true,maybe')])).field).toBe('alignment');
     // a value that breaks a cross-field rule (straggler rank must be below ranks)
     expect(err(() => sweepPoints(defaultConfig(), [parseVary('straggler.rank=1,9')])).field).toBe('straggler.rank');
-    expect(err(() => sweepPoints(defaultConfig(), [parseVary('ranks=2'), parseVary('ranks=4')])).message).toMatch(/varied twice/);
+    expect(err(() => sweepPoints(defaultConfig(), [parseVary('ranks=2'), parseVary('ranks=4')])).message).toMatch(
+      /varied twice/,
+    );
   });
 });
 
@@ -82,7 +104,10 @@ describe('runSweep', () => {
         expect(row.stepTimeMs).toBeCloseTo(ref.stepTimeUs / 1000, 9);
         expect(row.exposedCommMs).toBeCloseTo(ref.exposedCommUs / 1000, 9);
         expect(row.peakMemoryBytes).toBe(ref.peakMemoryBytes);
-        expect([row.allGathers, row.reduceScatters]).toEqual([ref.collectives.all_gather, ref.collectives.reduce_scatter]);
+        expect([row.allGathers, row.reduceScatters]).toEqual([
+          ref.collectives.all_gather,
+          ref.collectives.reduce_scatter,
+        ]);
         expect(row.fitsHbm).toBe(true);
       }
     }
@@ -96,11 +121,18 @@ describe('runSweep', () => {
     const axes = [parseVary('ranks=2,4')];
     const csv = sweepCsv(axes, runSweep(defaultConfig(), axes, ['aot_eager']));
     const lines = csv.split('\n');
-    expect(lines[0]).toBe('ranks,backend,stepTimeMs,exposedCommMs,overlapPct,peakMemoryBytes,peakReservedBytes,allGathers,reduceScatters,fitsHbm,error');
+    expect(lines[0]).toBe(
+      'ranks,backend,stepTimeMs,exposedCommMs,overlapPct,peakMemoryBytes,peakReservedBytes,' +
+        'allGathers,reduceScatters,fitsHbm,error',
+    );
     expect(lines).toHaveLength(3);
     expect(lines[2].split(',').slice(0, 2)).toEqual(['4', 'aot_eager']);
     expect([csvCell('a,b'), csvCell('say "hi"'), csvCell(Number.NaN), csvCell(null), csvCell(1.5)]).toEqual([
-      '"a,b"', '"say ""hi"""', '', '', '1.5',
+      '"a,b"',
+      '"say ""hi"""',
+      '',
+      '',
+      '1.5',
     ]);
   });
 });

@@ -11,8 +11,15 @@ import { computeMetrics } from '../../../src/trace/metrics';
 describe('exportChromeTraces with waitOf', () => {
   const run = runPipeline({ ...defaultConfig(), ranks: 4 }, 'aot_eager_autobucketing');
   const waitOf = waitOfGraph(run.schedule.graph);
-  const input = { events: run.sim.events, memory: run.sim.memory, worldSize: run.sim.worldSize };
-  const files = exportChromeTraces(input, { buckets: run.schedule.buckets, waitOf });
+  const input = {
+    events: run.sim.events,
+    memory: run.sim.memory,
+    worldSize: run.sim.worldSize,
+  };
+  const files = exportChromeTraces(input, {
+    buckets: run.schedule.buckets,
+    waitOf,
+  });
 
   it('links each blocked wait to its collective, on that rank', () => {
     expect(files).toHaveLength(4);
@@ -29,8 +36,12 @@ describe('exportChromeTraces with waitOf', () => {
         const f = ends.find((e) => e.id === s.id)!;
         expect(f.bp).toBe('e');
         // 's' on a collective kernel's start, 'f' on a wait's start; a blocked wait ends with its collective
-        const kernel = ev.find((k: ChromeEvent) => k.ph === 'X' && k.tid === s.tid && k.ts === s.ts && /^ncclDevKernel_/.test(k.name));
-        const wait = ev.find((k: ChromeEvent) => k.ph === 'X' && k.tid === f.tid && k.ts === f.ts && k.name === 'Stream Wait Event');
+        const kernel = ev.find(
+          (k: ChromeEvent) => k.ph === 'X' && k.tid === s.tid && k.ts === s.ts && /^ncclDevKernel_/.test(k.name),
+        );
+        const wait = ev.find(
+          (k: ChromeEvent) => k.ph === 'X' && k.tid === f.tid && k.ts === f.ts && k.name === 'Stream Wait Event',
+        );
         expect(kernel).toBeDefined();
         expect(wait).toBeDefined();
         expect(wait!.ts! + wait!.dur!).toBeCloseTo(kernel!.ts! + kernel!.dur!, 2);
@@ -38,7 +49,7 @@ describe('exportChromeTraces with waitOf', () => {
     }
   });
 
-  it('reads back through the importer with the simulation\'s metrics', () => {
+  it("reads back through the importer with the simulation's metrics", () => {
     const r = importTrace(files.map((f) => JSON.parse(JSON.stringify(f))));
     if (!r.ok) throw r.error;
     const back = computeMetrics(r.value.events, r.value.memory);
