@@ -78,12 +78,11 @@ function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly Pipe
   );
   if (rows.length) io.out(formatTable(rows, cfg.hardware));
   if (mesh.tp > 1 || mesh.dpReplicate > 1) for (const r of runs) if (!r.sim.mismatch) io.out(`${r.backend}: ${describeGroupCounts(r)}`);
+  // what would cut the peak: recompute first, then tensor parallel (it splits activations and logits)
+  const hint = ac !== 'full' ? ' (try --ac full)' : mesh.tp === 1 && cfg.ranks % 8 === 0 ? ' (try --tp 8)' : '';
   for (const r of rows) {
     const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
-    if (!fit.fits)
-      io.out(
-        `warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${ac === 'full' ? '' : ' (try --ac full)'}`,
-      );
+    if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${hint}`);
   }
 }
 
