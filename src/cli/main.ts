@@ -42,7 +42,9 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'help':
       case '--help':
       case '-h':
-        io.out([USAGE, '', COMPARE_USAGE, '', SWEEP_USAGE, '', DIFF_USAGE, '', CALIBRATE_USAGE, '', PASS_USAGE, '', ANALYZE_USAGE].join('\n'));
+        io.out(
+          [USAGE, COMPARE_USAGE, SWEEP_USAGE, DIFF_USAGE, CALIBRATE_USAGE, PASS_USAGE, ANALYZE_USAGE].join('\n\n'),
+        );
         return command === undefined ? 2 : 0;
       case 'compare':
         return await compareCommand(rest, io);

@@ -66,7 +66,9 @@ export interface ExportOptions {
 }
 
 /** `ExportOptions.waitOf` of a (scheduled) graph: each wait node's collective. */
-export function waitOfGraph(graph: { readonly nodes: readonly { readonly name: string; readonly waitOf?: string }[] }): Record<string, string> {
+export function waitOfGraph(graph: {
+  readonly nodes: readonly { readonly name: string; readonly waitOf?: string }[];
+}): Record<string, string> {
   return Object.fromEntries(graph.nodes.filter((n) => n.waitOf !== undefined).map((n) => [n.name, n.waitOf!]));
 }
 
@@ -77,17 +79,27 @@ export const WAIT_FLOW = { cat: 'fsdp_sim_wait', name: 'collective → wait' } a
  * A flow from each collective to the wait that blocked on it, per rank: 's' on the collective's
  * stream at its start, 'f' on the compute stream at the wait's start, both bound to the slice there.
  */
-function waitFlows(events: readonly TraceEvent[], tids: ReadonlyMap<StreamName, number>, waitOf: Readonly<Record<string, string>>): ChromeEvent[] {
+function waitFlows(
+  events: readonly TraceEvent[],
+  tids: ReadonlyMap<StreamName, number>,
+  waitOf: Readonly<Record<string, string>>,
+): ChromeEvent[] {
   const comm = new Map<string, TraceEvent>(); // rank|name → collective event
-  for (const e of events) if (isCommKind(e.kind) && !comm.has(`${e.rank}|${e.name}`)) comm.set(`${e.rank}|${e.name}`, e);
+  for (const e of events) {
+    const key = `${e.rank}|${e.name}`;
+    if (isCommKind(e.kind) && !comm.has(key)) comm.set(key, e);
+  }
   const out: ChromeEvent[] = [];
   let id = 1;
   for (const w of events) {
-    const coll = w.kind === 'wait' && waitOf[w.name] !== undefined ? comm.get(`${w.rank}|${waitOf[w.name]}`) : undefined;
+    const target = w.kind === 'wait' ? waitOf[w.name] : undefined;
+    const coll = target === undefined ? undefined : comm.get(`${w.rank}|${target}`);
     if (!coll) continue;
     const at = (t: number) => Math.round(t * 1000) / 1000;
-    out.push({ ph: 's', ...WAIT_FLOW, id, pid: w.rank, tid: tids.get(coll.stream) ?? FIRST_COMM_TID, ts: at(coll.start) });
-    out.push({ ph: 'f', bp: 'e', ...WAIT_FLOW, id, pid: w.rank, tid: tids.get(w.stream) ?? COMPUTE_TID, ts: at(w.start) });
+    const from = tids.get(coll.stream) ?? FIRST_COMM_TID;
+    const to = tids.get(w.stream) ?? COMPUTE_TID;
+    out.push({ ph: 's', ...WAIT_FLOW, id, pid: w.rank, tid: from, ts: at(coll.start) });
+    out.push({ ph: 'f', bp: 'e', ...WAIT_FLOW, id, pid: w.rank, tid: to, ts: at(w.start) });
     id++;
   }
   return out;

@@ -41,7 +41,11 @@ export function IoPanel() {
     const r = sides[side];
     if (!r) return;
     try {
-      const trace = exportChromeTrace({ events: r.events, memory: r.memory, worldSize: r.worldSize }, { buckets: r.schedule?.buckets, label: r.title, ...(r.schedule ? { waitOf: waitOfGraph(r.schedule.graph) } : {}) });
+      const trace = exportChromeTrace({ events: r.events, memory: r.memory, worldSize: r.worldSize }, {
+        buckets: r.schedule?.buckets,
+        label: r.title,
+        ...(r.schedule ? { waitOf: waitOfGraph(r.schedule.graph) } : {}), // collective → wait flows
+      });
       downloadJson(trace, `fsdp-sim_${side}_${safeName(r.title)}.trace.json`);
     } catch (e) {
       notify('error', `Export failed: ${(e as Error).message}`);

@@ -104,7 +104,8 @@ export function Timeline({ side, label }: Props) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       const scale = new TimeScale(s.window, GUTTER_PX, Math.max(10, width - GUTTER_PX - 8));
       scaleRef.current = scale;
-      const sel = s.selection?.side === side ? s.selection.eventIndex : s.selection?.peer?.side === side ? s.selection.peer.eventIndex : -1;
+      const peer = s.selection?.peer?.side === side ? s.selection.peer.eventIndex : -1; // a diff-table row
+      const sel = s.selection?.side === side ? s.selection.eventIndex : peer;
       const selEvent = sel >= 0 ? result.events[sel] : undefined;
       const mm = result.mismatch;
       const n = drawTimeline({
