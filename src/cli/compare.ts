@@ -10,6 +10,7 @@ import { HARDWARE_NAMES } from '../estimate';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline/figures';
 import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport } from '../sim';
+import { exposedCommByGroup } from '../sim/group_exposure';
 import { CONFIG_OPTIONS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { formatTable, rowOf, type CompareRow } from './format';
 import { writeRunTraces } from './run_traces';
@@ -41,9 +42,11 @@ export const COMPARE_USAGE = [
   '                       rank files an earlier run left there are removed',
   '  --gzip               with --trace: write .trace.json.gz (gzip; Perfetto, HTA and the importer read it)',
   '  --json               print {"mesh":{dp_replicate, dp_shard, tp}, "results":[{backend, stepTimeMs, exposedCommMs,',
-  '                       overlapPct, peakMemoryBytes, collectives, collectivesByGroup, peakAllocatedBytes,',
-  '                       peakReservedBytes, tokensPerSecPerGpu}]} (collectivesByGroup: launches per process group',
-  '                       and kind, e.g. {"dp_shard":{"all_gather":..},"tp":{..}}, a bucket counting once; peakMemoryBytes:',
+  '                       overlapPct, peakMemoryBytes, collectives, collectivesByGroup, exposedCommMsByGroup,',
+  '                       peakAllocatedBytes, peakReservedBytes, tokensPerSecPerGpu}]} (collectivesByGroup: launches per',
+  '                       process group and kind, e.g. {"dp_shard":{"all_gather":..},"tp":{..}}, a bucket counting once;',
+  '                       exposedCommMsByGroup: rank 0\'s time each group\'s stream runs with no compute under it;',
+  '                       peakMemoryBytes:',
   '                       live graph tensors on the simulated clock; allocated / reserved: the CUDA caching allocator,',
   '                       as torch reports them);',
   '                       a backend whose ranks disagree on a collective (a hang) gets {backend, error} and exit 1',
@@ -86,19 +89,29 @@ function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly Pipe
   }
 }
 
-/** `dp_shard: 81 AG, 80 RS; tp: 322 AG, ...`: a run's launches per process group. */
+/** `dp_shard: 81 AG, 80 RS (exposed 12.3 ms); tp: ...`: a run's launches and exposure per process group. */
 function describeGroupCounts(r: PipelineResult): string {
   const short = { all_gather: 'AG', reduce_scatter: 'RS', all_reduce: 'AR' } as const;
+  const exposed = exposedMsByGroup(r);
   return Object.entries(collectivesByGroup(r.schedule.graph.nodes))
-    .map(([g, c]) => `${g}: ${(Object.keys(short) as (keyof typeof short)[]).filter((k) => c[k] > 0).map((k) => `${c[k]} ${short[k]}`).join(', ')}`)
+    .map(([g, c]) => {
+      const n = (Object.keys(short) as (keyof typeof short)[]).filter((k) => c[k] > 0).map((k) => `${c[k]} ${short[k]}`);
+      return `${g}: ${n.join(', ')} (exposed ${(exposed[g] ?? 0).toFixed(2)} ms)`;
+    })
     .join('; ');
 }
 
+/** Rank 0's exposed communication per process group, ms (sim/group_exposure.ts). */
+function exposedMsByGroup(r: PipelineResult): Record<string, number> {
+  const rank = r.sim.events.length > 0 ? r.sim.events[0].rank : 0;
+  return Object.fromEntries(Object.entries(exposedCommByGroup(rank, r.sim.events)).map(([g, us]) => [g, us / 1000]));
+}
+
 /** The compare row of a run, or its mismatch as an error (a hang has no step time). */
-function resultOf(r: PipelineResult): (CompareRow & { collectivesByGroup: object }) | { backend: string; error: MismatchReport } {
+function resultOf(r: PipelineResult): (CompareRow & { collectivesByGroup: object; exposedCommMsByGroup: object }) | { backend: string; error: MismatchReport } {
   return r.sim.mismatch
     ? { backend: r.backend, error: mismatchReport(r.sim.mismatch) }
-    : { ...rowOf(r.backend, r.metrics), collectivesByGroup: collectivesByGroup(r.schedule.graph.nodes), ...stepFigures(r) };
+    : { ...rowOf(r.backend, r.metrics), collectivesByGroup: collectivesByGroup(r.schedule.graph.nodes), exposedCommMsByGroup: exposedMsByGroup(r), ...stepFigures(r) };
 }
 
 const meshJson = (m: Mesh) => ({ dp_replicate: m.dpReplicate, dp_shard: m.dpShard, tp: m.tp });

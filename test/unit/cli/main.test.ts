@@ -47,6 +47,7 @@ describe('fsdp-sim compare', () => {
         'collectives',
         'collectivesByGroup',
         'exposedCommMs',
+        'exposedCommMsByGroup',
         'overlapPct',
         'peakAllocatedBytes',
         'peakMemoryBytes',

@@ -11,7 +11,7 @@ async function inProcess(args: string[]) {
 }
 
 type Counts = { all_gather: number; reduce_scatter: number; all_reduce: number };
-type Result = { backend: string; collectives: { all_gather: number; reduce_scatter: number }; collectivesByGroup: Record<string, Counts>; tokensPerSecPerGpu: number; stepTimeMs: number };
+type Result = { backend: string; collectives: { all_gather: number; reduce_scatter: number }; collectivesByGroup: Record<string, Counts>; exposedCommMs: number; exposedCommMsByGroup: Record<string, number>; tokensPerSecPerGpu: number; stepTimeMs: number };
 
 describe('fsdp-sim compare on a mesh', () => {
   it('HSDP 2 × 2 × TP 2: the mesh, and collectives counted per group that add up to the totals', async () => {
@@ -27,6 +27,11 @@ describe('fsdp-sim compare on a mesh', () => {
       expect(sum('reduce_scatter')).toBe(x.collectives.reduce_scatter);
       expect(x.collectivesByGroup.dp_replicate).toMatchObject({ all_gather: 0, reduce_scatter: 0 });
       expect(x.collectivesByGroup.dp_replicate.all_reduce).toBeGreaterThan(0);
+      // each group's exposure is part of the rank's; together they cover it (groups may overlap)
+      const ex = Object.values(x.exposedCommMsByGroup);
+      expect(Object.keys(x.exposedCommMsByGroup).sort()).toEqual(['dp_replicate', 'dp_shard', 'tp']);
+      for (const v of ex) expect(v).toBeLessThanOrEqual(x.exposedCommMs + 1e-9);
+      expect(ex.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(x.exposedCommMs - 1e-9);
       // a TP group shares its batch: small's 4 × 128 tokens over tp 2
       expect(x.tokensPerSecPerGpu).toBeCloseTo((4 * 128) / 2 / (x.stepTimeMs / 1000), 6);
     }
@@ -38,7 +43,7 @@ describe('fsdp-sim compare on a mesh', () => {
     const r = await inProcess(['compare', '--model', 'small', '--ranks', '4', '--tp', '2']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/small on 4 × h100 \(FSDP 2 × TP 2\)/);
-    expect(r.out).toMatch(/^aot_eager: dp_shard: \d+ AG, \d+ RS; tp: \d+ AG, \d+ RS, \d+ AR$/m);
+    expect(r.out).toMatch(/^aot_eager: dp_shard: \d+ AG, \d+ RS \(exposed [\d.]+ ms\); tp: \d+ AG, \d+ RS, \d+ AR \(exposed [\d.]+ ms\)$/m);
   });
 
   it('exits 2 naming the flag when the degrees do not multiply to --ranks', async () => {

@@ -10,6 +10,8 @@ import { buildStepGraph, meshGroup, type Mesh, type MeshDim } from '../../../src
 import { networkFor, runPipeline } from '../../../src/pipeline';
 import { stepFigures } from '../../../src/pipeline/figures';
 import { groupInstance, simulate } from '../../../src/sim';
+import { exposedCommByGroup } from '../../../src/sim/group_exposure';
+import type { TraceEvent } from '../../../src/trace/event';
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
 import { importTrace } from '../../../src/trace/import';
 import { expectNoOverlapPerStream, expectWaitsAfterCollectives } from './invariants';
@@ -68,6 +70,22 @@ describe('simulate on a 2 × 2 × 2 mesh', () => {
     const r0 = res.events.filter((e) => e.rank === 0);
     const overlaps = r0.some((a) => a.stream === 'comm:tp' && r0.some((b) => b.stream !== 'comm:tp' && b.stream !== 'compute' && b.start < a.start + a.dur && a.start < b.start + b.dur));
     if (backend === 'aot_eager_autobucketing') expect(overlaps).toBe(true);
+  });
+});
+
+describe('exposedCommByGroup', () => {
+  it('counts each group stream\'s time with no compute under it, a moment once per group', () => {
+    const ev = (stream: string, kind: TraceEvent['kind'], start: number, dur: number, rank = 0) => ({ rank, stream, name: `${stream}@${start}`, kind, start, dur, op: 'x' }) as TraceEvent;
+    const events = [
+      ev('compute', 'compute', 0, 10),
+      ev('comm:tp', 'all_gather', 5, 10), // 5 exposed (10..15)
+      ev('comm:tp', 'reduce_scatter', 12, 6), // overlaps the previous: 15..18 more
+      ev('comm:dp_shard', 'all_gather', 14, 4), // 14..18 exposed, at the same time as tp
+      ev('compute', 'compute', 20, 5),
+      ev('comm:dp_shard', 'reduce_scatter', 22, 2), // hidden
+      ev('comm:tp', 'all_gather', 0, 100, 1), // another rank: ignored
+    ];
+    expect(exposedCommByGroup(0, events)).toEqual({ tp: 8, dp_shard: 4 });
   });
 });
 

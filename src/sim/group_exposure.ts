@@ -1,0 +1,35 @@
+// Exposed communication per process group on one rank: the time a group's comm stream is busy
+// with no compute running under it (HTA's exposed communication, restricted to one stream). On a
+// mesh, groups may run at once, so the groups' figures can add up to more than the rank's
+// exposed total (which counts a moment once however many groups are busy).
+
+import { intersect, totalLength, union, type Interval } from '../trace/intervals';
+import type { TraceEvent } from '../trace/event';
+import { COMPUTE_STREAM } from './streams';
+
+const COMM_PREFIX = 'comm:';
+
+/** Group name → exposed µs on `rank`, groups in first-event order. */
+export function exposedCommByGroup(rank: number, events: readonly TraceEvent[]): Record<string, number> {
+  const comp: Interval[] = [];
+  const byGroup = new Map<string, Interval[]>();
+  for (const e of events) {
+    if (e.rank !== rank || e.dur <= 0) continue;
+    const iv: Interval = [e.start, e.start + e.dur];
+    if (e.stream === COMPUTE_STREAM) {
+      if (e.kind === 'compute') comp.push(iv);
+    } else if (e.stream.startsWith(COMM_PREFIX)) {
+      const g = e.stream.slice(COMM_PREFIX.length);
+      const list = byGroup.get(g);
+      if (list) list.push(iv);
+      else byGroup.set(g, [iv]);
+    }
+  }
+  const uComp = union(comp);
+  const out: Record<string, number> = {};
+  for (const [g, ivs] of byGroup) {
+    const u = union(ivs);
+    out[g] = totalLength(u) - totalLength(intersect(u, uComp));
+  }
+  return out;
+}
