@@ -74,25 +74,32 @@ function selectRow(a: SideResult, b: SideResult, rank: number, r: DiffRow): void
 
 const us = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
 
+/** A side the config's step graph describes: simulated from the config (not a trace, a live run or an FX dump). */
+const fromConfig = (s: SideResult | null): s is SideResult & { schedule: NonNullable<SideResult['schedule']> } =>
+  !!s && s.source === 'sim' && !!s.schedule && s.clock.startsWith('cost model');
+
 function useDiff(a: SideResult | null, b: SideResult | null, rank: number, open: boolean): BackendDiff | string {
   const config = useApp((s) => s.config);
+  // while a new config simulates, the sides still show the old one: wait for them to match
+  const simulating = useApp((s) => s.simulating);
   // the original step graph: both sides simulated it from the config (graphs are cached per step config)
   const graph = useMemo<StepGraph | null>(
-    () => (open && a?.source === 'sim' ? buildGraph(config) : null),
-    [open, a, config],
+    () => (open && !simulating && fromConfig(a) ? buildGraph(config) : null),
+    [open, simulating, a, config],
   );
   return useMemo(() => {
     if (!open) return '';
-    if (!a || !b || a.source !== 'sim' || b.source !== 'sim' || !a.schedule || !b.schedule || !graph)
-      return 'The diff needs both timelines simulated from the config (not an imported trace or a live run).';
-    const input = (s: SideResult) => ({
+    if (simulating) return 'simulating…';
+    if (!fromConfig(a) || !fromConfig(b) || !graph)
+      return 'The diff needs both timelines simulated from the config (not an imported trace, FX dump or live run).';
+    const input = (s: typeof a) => ({
       backend: s.backend,
       graph,
-      schedule: s.schedule!,
+      schedule: s.schedule,
       events: s.events,
     });
     return diffBackends(input(a), input(b), rank);
-  }, [open, a, b, graph, rank]);
+  }, [open, simulating, a, b, graph, rank]);
 }
 
 function Header({
