@@ -137,6 +137,11 @@ describe('fsdp-sim pass', () => {
       'exposedMsAfter',
       'peakBytesBefore',
       'peakBytesAfter',
+      // torch's own accounting of the pass (autobucketing)
+      'potentialExposedMs',
+      'scheduledExposedMs',
+      'graphs',
+      'reasons',
     ]);
     // before = every collective in the two dumps, counted from the files themselves
     const count = (f: string) =>
