@@ -17,7 +17,8 @@
 // torch/_functorch/partitioners.py (`must_recompute`).
 
 import type { Emitter } from './emitter';
-import { emitLayerForward, param, type LayerSaved, type ModelCtx } from './forward';
+import { emitLayerForward, param, type LayerSaved, type ModelCtx, type SavedActivation } from './forward';
+import { tpDegree } from './tp';
 import { emitGather } from './fsdp';
 import type { GraphNode } from './types';
 
@@ -45,7 +46,14 @@ export function emitBlockRegather(c: ModelCtx, i: number): Map<string, string> {
  * counted in forward order: wq (1, saved), wk (2), wv (3, saved), wo (4), w1 (5, saved), w3 (6),
  * w2 (7, saved but read by no gradient op). Everything else — norms, adds, SwiGLU — is recomputed.
  */
-export const SELECTIVE_OP_SAVED: ReadonlySet<'q' | 'k' | 'v' | 'o' | 'a' | 'b'> = new Set(['q', 'v', 'o', 'a'] as const);
+export const SELECTIVE_OP_SAVED: ReadonlySet<SavedActivation> = new Set(['q', 'v', 'o', 'a'] as const);
+
+/**
+ * Under TP the save list's reduce_scatter_tensor also keeps wo's sequence-parallel reduce-scatter
+ * output, so neither it nor the wo matmul that only feeds it is recomputed (w2's is past the
+ * partial recompute anyway).
+ */
+const SELECTIVE_OP_SAVED_TP: ReadonlySet<SavedActivation> = new Set([...SELECTIVE_OP_SAVED, 'ao'] as const);
 
 /**
  * Recomputes block i's forward from its saved input (`fwd.x`) with the re-gathered weights —
@@ -63,7 +71,7 @@ export function emitBlockRecompute(
   };
   const saved = emitLayerForward(c, i, fwd.x, {
     weight, suffix: RECOMPUTE_SUFFIX, partial: true,
-    ...(mode === 'selective' ? { saved: { from: fwd, keep: SELECTIVE_OP_SAVED } } : {}),
+    ...(mode === 'selective' ? { saved: { from: fwd, keep: tpDegree(c) > 1 ? SELECTIVE_OP_SAVED_TP : SELECTIVE_OP_SAVED } } : {}),
   });
   markRecompute(c.e, from);
   return saved;

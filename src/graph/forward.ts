@@ -20,6 +20,7 @@ export interface LayerSaved {
   readonly k: string;
   readonly v: string;
   readonly o: string; // attention output [T, H·hd]
+  readonly ao: string; // wo's output: [T, D], or its sequence shard [T/tp, D] (reduce-scattered) under TP
   readonly lse: string;
   readonly h: string; // after the attention residual
   readonly hn: string; // ffn_norm output
@@ -110,6 +111,9 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   return { layers, hL, hf, hfFull, rstdF, logits };
 }
 
+/** Activations selective AC may keep from the forward instead of recomputing them. */
+export type SavedActivation = 'q' | 'k' | 'v' | 'o' | 'a' | 'b' | 'ao';
+
 /**
  * How a block's forward gets its weights and names its nodes: the forward gathers each weight
  * just before its use (suffix ''); the activation-checkpointing recompute (checkpoint.ts) reads
@@ -121,7 +125,7 @@ export interface BlockForwardMode {
   readonly suffix: string;
   readonly partial: boolean;
   /** Selective AC: activations taken from the forward (saved) instead of recomputed. */
-  readonly saved?: { readonly from: LayerSaved; readonly keep: ReadonlySet<'q' | 'k' | 'v' | 'o' | 'a' | 'b'> };
+  readonly saved?: { readonly from: LayerSaved; readonly keep: ReadonlySet<SavedActivation> };
 }
 
 export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: BlockForwardMode): LayerSaved & { out?: string } {
@@ -141,7 +145,7 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
   const w1n = gather('attention_norm');
   const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm${sfx}`, x, w: w1n, rows: Ts, cols: D, eps: args.normEps, dtype: dt, params: [fqn('attention_norm')] });
   const sv = mode?.saved;
-  const kept = (key: 'q' | 'k' | 'v' | 'o' | 'a' | 'b'): string | undefined => (sv?.keep.has(key) ? sv.from[key] : undefined);
+  const kept = (key: SavedActivation): string | undefined => (sv?.keep.has(key) ? sv.from[key] : undefined);
   // selective AC saves q and v but recomputes k, so the gather is always re-run
   const xnFull = emitSeqGather(c, `${p}.attention_norm${sfx}`, xn);
   const q = kept('q') ?? linear('attention.wq', xnFull, H * hd, D);
@@ -150,7 +154,7 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
   const [o, lse] = sv?.keep.has('o')
     ? [sv.from.o, sv.from.lse]
     : emitAttention(e, { name: `${p}.attention.sdpa${sfx}`, q, k, v, batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt });
-  const ao = emitSeqReduceScatter(c, `${p}.attention.wo${sfx}`, linear('attention.wo', o, D, H * hd));
+  const ao = kept('ao') ?? emitSeqReduceScatter(c, `${p}.attention.wo${sfx}`, linear('attention.wo', o, D, H * hd));
   const h = emitAdd(e, { name: `${p}.attention.residual${sfx}`, a: x, b: ao });
   const w2n = gather('ffn_norm');
   const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm${sfx}`, x: h, w: w2n, rows: Ts, cols: D, eps: args.normEps, dtype: dt, params: [fqn('ffn_norm')] });
@@ -158,7 +162,7 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
   const a = kept('a') ?? linear('feed_forward.w1', hnFull, F, D);
   const b = kept('b') ?? linear('feed_forward.w3', hnFull, F, D);
   const g = emitSwiglu(e, { name: `${p}.feed_forward.swiglu${sfx}`, a, b });
-  const saved = { x, xn, rstd1, q, k, v, o, lse, h, hn, rstd2, a, b, g, xnFull, hnFull };
+  const saved = { x, xn, rstd1, q, k, v, o, lse, ao, h, hn, rstd2, a, b, g, xnFull, hnFull };
   if (mode?.partial) return saved;
   const fo = emitSeqReduceScatter(c, `${p}.feed_forward.w2${sfx}`, linear('feed_forward.w2', g, D, F));
   const out = emitAdd(e, { name: `${p}.feed_forward.residual${sfx}`, a: h, b: fo });

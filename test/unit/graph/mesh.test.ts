@@ -111,6 +111,19 @@ describe('step graph on a mesh', () => {
     expect(counts.dp_shard.all_reduce).toBe(0);
   });
 
+  it("selective AC under TP keeps wo's reduce-scatter output (torchtitan's save list), so neither wo nor its RS is recomputed", () => {
+    const names = (g: StepGraph) => new Set(g.nodes.map((n) => n.name));
+    const tp = names(build(mesh(1, 2, 2), { activationCheckpointing: 'selective' }));
+    const one = names(buildStepGraph({ model: 'small', worldSize: 4, activationCheckpointing: 'selective' }));
+    expect(one.has('layers.0.attention.wo.recompute')).toBe(true); // every second mm is recomputed
+    expect(tp.has('layers.0.attention.wo.recompute')).toBe(false);
+    expect(tp.has('layers.0.attention.wo.recompute.tp_reduce_scatter')).toBe(false);
+    // k is recomputed, so its input is gathered again; full AC recomputes wo and its reduce-scatter
+    expect(tp.has('layers.0.attention_norm.recompute.tp_all_gather')).toBe(true);
+    const full = names(build(mesh(1, 2, 2), { activationCheckpointing: 'full' }));
+    expect(full.has('layers.0.attention.wo.recompute.tp_reduce_scatter')).toBe(true);
+  });
+
   it('HSDP: each gradient shard is reduce-scattered on dp_shard, then all-reduced (avg) on dp_replicate into what AdamW reads', () => {
     const g = build(mesh(2, 2, 1));
     const byName = new Map(g.nodes.map((n) => [n.name, n]));
