@@ -72,6 +72,8 @@ export interface PassStats {
   readonly overlapping: Readonly<Record<string, readonly string[]>>;
   /** Buckets as torch forms them: original collective names, the seed first. */
   readonly buckets: readonly (readonly string[])[];
+  /** Where the runtimes came from: nodes timed by their own torch estimate (an imported est_ms), of all timed nodes. */
+  readonly estimates: { readonly fromGraph: number; readonly total: number };
 }
 
 export type Backend<O = Record<string, number | boolean | string>> = {

@@ -123,6 +123,9 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   io.out(`peak memory:   ${mib(out.peakBytesBefore)} → ${mib(out.peakBytesAfter)}`);
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
   for (const g of out.graphs ?? []) {
+    const e = g.estimates;
+    const source = e.fromGraph === e.total ? "torch's, from the dump" : e.fromGraph === 0 ? 'the cost model' : `torch's for ${e.fromGraph} of ${e.total} nodes, the cost model for the rest`;
+    io.out(`estimates (${g.phase}): ${source}`);
     io.out(`torch accounting (${g.phase}): scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms; peak ${mib(g.peakBytes)} (original ${mib(g.originalPeakBytes)}, allowed ${mib(g.allowedPeakBytes)})`);
   }
   for (const a of out.agreement ?? []) printAgreement(io, a);

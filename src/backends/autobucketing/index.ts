@@ -85,6 +85,18 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
   return { backend: 'aot_eager_autobucketing', graph: out, buckets, reasons, options: { ...opts }, passStats: stats };
 }
 
+/** How many of the graph's nodes carry their own (torch's) estimate, of all call nodes. */
+function estimateSources(tg: TorchGraph): PassStats['estimates'] {
+  let fromGraph = 0;
+  let total = 0;
+  for (let t = 0; t < tg.n; t++) {
+    if (tg.irOf[t] < 0) continue;
+    total++;
+    if (tg.ix.nodes[tg.irOf[t]].estMs !== undefined) fromGraph++;
+  }
+  return { fromGraph, total };
+}
+
 const NO_BUCKETS: BucketResult = { buckets: [], slots: [], extraDeps: new Map(), why: new Map() };
 
 function passStats(phase: string, sched: OverlapResult, result: BucketResult): PassStats {
@@ -104,6 +116,7 @@ function passStats(phase: string, sched: OverlapResult, result: BucketResult): P
     peakBytes: sched.peakBytes,
     overlapping,
     buckets: result.buckets.map((b) => b.map((t) => fxName(tg, t))),
+    estimates: estimateSources(tg),
   };
 }
 

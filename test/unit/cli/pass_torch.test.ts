@@ -50,6 +50,8 @@ describe('fsdp-sim pass on a torch dump', () => {
     expect(out.scheduledExposedMs).toBeCloseTo(expected[`${GRAPH}_fw`].totalExposedMs + expected[`${GRAPH}_bw`].totalExposedMs, 9);
     expect(out.potentialExposedMs).toBeGreaterThan(out.scheduledExposedMs);
     expect(out.reasons.length).toBeGreaterThanOrEqual(out.collectivesBefore);
+    // every node carries torch's estimate in these dumps: the pass says so
+    for (const g of out.graphs) expect(g.estimates.fromGraph).toBe(g.estimates.total);
     for (const a of out.agreement) {
       expect(a.bucketAgreement).toBe(1);
       expect(a.prefetchAgreement).toBe(1);
