@@ -46,6 +46,20 @@ describe('mesh in the app', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('the explain panel names the process group of the picked collective', async () => {
+    const sel = '[data-testid="explain-node"]';
+    await page.selectOption('[data-testid="explain-side"]', 'b');
+    const options = await page.$$eval(`${sel} option`, (os) => os.map((o) => (o as HTMLOptionElement).value));
+    const ar = options.find((o) => o.endsWith('.all_reduce') && !o.includes('tp_'));
+    expect(ar).toBeDefined();
+    await page.selectOption(sel, ar!);
+    await expect.poll(() => page.textContent('[data-testid="explain-group"]')).toMatch(/all-reduce on process group dp_replicate: 2 ranks, 4 ranks apart/);
+    const ag = options.find((o) => o.endsWith('.all_gather') && !o.includes('tp_'))!;
+    await page.selectOption(sel, ag);
+    await expect.poll(() => page.textContent('[data-testid="explain-group"]')).toMatch(/all-gather on process group dp_shard: 2 ranks, 2 ranks apart/);
+    expect(pageErrors).toEqual([]);
+  });
+
   it('refuses degrees that do not divide the ranks, at the field, and keeps the last good mesh', async () => {
     await setField(page, 'parallelism.tensor_parallel_degree', '3');
     const err = await page.waitForSelector('[data-testid="cfg-parallelism-tensor_parallel_degree-error"]');

@@ -35,6 +35,8 @@ export function ExplainPanel() {
   const current = names.includes(node) ? node : names[0] ?? '';
   const reasons = schedule?.reasons.filter((r) => r.node === current) ?? [];
   const bucket = schedule?.buckets.find((b) => b.members.includes(current));
+  // the process group it runs on (a mesh has several; a bucket keeps its members' group)
+  const coll = schedule?.graph.nodes.find((n) => n.kind !== 'wait' && (n.name === current || n.collective?.members?.includes(current)))?.collective;
   const agreement = sides[side]?.torchAgreement;
   const torchSays = agreement?.flatMap((a) => a.disagreements).filter((d) => d.collective === current.replace(/\.bw$/, '')) ?? [];
   return (
@@ -53,6 +55,12 @@ export function ExplainPanel() {
               {names.map((n) => <option key={n} value={n}>{n}</option>)}
             </select></label>
           </div>
+          {coll && (
+            <p className="small" data-testid="explain-group">
+              {coll.kind.replace('_', '-')} on process group <code>{coll.group}</code>: {coll.groupSize} ranks
+              {(coll.groupStride ?? 1) > 1 ? `, ${coll.groupStride} ranks apart` : ', consecutive'}
+            </p>
+          )}
           {reasons.length === 0 ? <p className="muted">No decision recorded for this collective.</p> : (
             <ul className="reasons" data-testid="explain-reasons">
               {reasons.map((r) => <li key={`${r.code}:${r.text}`} data-code={r.code}><span className="plain">{plainReason(r.code)}</span> <span className="muted">{r.text}</span> <code>{r.code}</code></li>)}
