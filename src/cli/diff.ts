@@ -4,7 +4,9 @@
 import { BACKEND_NAMES } from '../backends/types';
 import { buildGraph, runPipelineOnGraph } from '../pipeline';
 import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, hidesInB, type BackendDiff } from '../pipeline/diff';
-import { describeMismatch } from '../sim';
+import { EMIT_ALL_BELOW, describeMismatch } from '../sim';
+import { findCulprit, type Culprit } from '../pipeline/culprit';
+import { waitOfGraph } from '../trace/chrome_export';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import type { Io } from './io';
@@ -29,7 +31,8 @@ export const DIFF_USAGE = [
   '  --rank R             the rank whose trace is diffed (default 0)',
   '  --top K              the table: only the K rows most exposed in B (default: every row)',
   '  --json               {"rank", "backendA", "backendB", "rows":[...], "unmatchedA", "unmatchedB",',
-  '                       "exposedUsA", "exposedUsB"}',
+  '                       "exposedUsA", "exposedUsB", "culpritA", "culpritB"}; culprit: the rank the others wait',
+  '                       for, per backend (ranks:[{rank, heldUpUs, collectives}], worst) — a straggler or jitter',
   `  --csv                the rows as CSV: ${DIFF_COLUMNS.join(', ')}`,
 ].join('\n');
 
@@ -47,7 +50,22 @@ const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…`
 
 const us = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
 
-function formatDiff(d: BackendDiff, top: number | undefined): string {
+/** One line per backend naming the rank the others waited for, when one did (straggler, jitter). */
+function culpritLines(culprits: readonly { backend: string; c: Culprit }[]): string[] {
+  return culprits
+    .filter(({ c }) => c.ranks.length > 0)
+    .map(({ backend, c }) => {
+      const [top] = c.ranks;
+      const w = c.worst!;
+      return (
+        `${backend}: rank ${top.rank} holds the others up: they wait ${us(top.heldUpUs)} µs for it over ` +
+        `${top.collectives} collectives; longest at ${w.collective} (${us(w.spreadUs)} µs), ` +
+        `while it ran ${w.op ?? '?'}`
+      );
+    });
+}
+
+function formatDiff(d: BackendDiff, top: number | undefined, culprits: readonly string[]): string {
   const rows =
     top === undefined
       ? d.rows
@@ -87,7 +105,9 @@ function formatDiff(d: BackendDiff, top: number | undefined): string {
     `rank ${d.rank}: ${d.rows.length} collectives; exposed ${us(d.exposedUsA)} µs under ${d.backendA}, ` +
     `${us(d.exposedUsB)} µs under ${d.backendB}` +
     (d.unmatchedA + d.unmatchedB ? `; unmatched: ${d.unmatchedA} in A, ${d.unmatchedB} in B` : '');
-  return [summary, '', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+  return [summary, ...culprits, '', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join(
+    '\n',
+  );
 }
 
 export async function diffCommand(argv: readonly string[], io: Io): Promise<number> {
@@ -106,7 +126,9 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const rank = intFlag('rank', values.rank, 0, cfg.ranks - 1, 0);
   const top = values.top === undefined ? undefined : intFlag('top', values.top, 1, 1e9, 1);
   const graph = buildGraph(cfg);
-  const [a, b] = backends.map((be) => runPipelineOnGraph(graph, cfg, be, { emitRanks: [rank] }));
+  // every rank below EMIT_ALL_BELOW (the culprit compares ranks' waits), else the diffed rank only
+  const emit = cfg.ranks < EMIT_ALL_BELOW ? {} : { emitRanks: [rank] };
+  const [a, b] = backends.map((be) => runPipelineOnGraph(graph, cfg, be, emit));
   for (const r of [a, b]) {
     if (r.sim.mismatch) {
       io.err(`fsdp-sim diff: ${r.backend}: ${describeMismatch(r.sim.mismatch)}`);
@@ -114,8 +136,12 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
     }
   }
   const d = diffBackends(diffInputOf(a), diffInputOf(b), rank);
-  if (values.json) io.out(JSON.stringify(d));
+  const culprits = [a, b].map((r) => ({
+    backend: r.backend,
+    c: findCulprit(r.sim.events, waitOfGraph(r.schedule.graph)),
+  }));
+  if (values.json) io.out(JSON.stringify({ ...d, culpritA: culprits[0].c, culpritB: culprits[1].c }));
   else if (values.csv) io.out(diffCsv(d.rows));
-  else io.out(formatDiff(d, top));
+  else io.out(formatDiff(d, top, culpritLines(culprits)));
   return 0;
 }

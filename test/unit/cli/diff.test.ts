@@ -46,6 +46,17 @@ describe('fsdp-sim diff', () => {
     expect(lines[4].startsWith(worst.name)).toBe(true);
   });
 
+  it('names the rank the others wait for in a straggler run, and no one in a symmetric run', async () => {
+    const args = ['diff', '--straggler-rank', '2', '--straggler-factor', '2'];
+    const t = await cli(args);
+    const line = t.out.split('\n')[1];
+    expect(line).toMatch(/^aot_eager: rank 2 holds the others up: they wait [\d.]+ µs for it over \d+ /);
+    const j = JSON.parse((await cli([...args, '--json'])).out) as { culpritB: { ranks: { rank: number }[] } };
+    expect(j.culpritB.ranks[0].rank).toBe(2);
+    const sym = JSON.parse((await cli(['diff', '--json'])).out) as { culpritA: { ranks: unknown[]; worst: unknown } };
+    expect(sym.culpritA).toEqual({ ranks: [], worst: null });
+  });
+
   it('rejects a wrong number of backends and a rank outside the world (exit 2)', async () => {
     const three = await cli(['diff', '--backends', 'aot_eager,transformer_block,aot_eager_autobucketing']);
     expect(three.code).toBe(2);

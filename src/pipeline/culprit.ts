@@ -1,0 +1,88 @@
+// Which rank holds the others up: a collective starts only when every rank has issued it, so the
+// rank that issued it last waits least on it and every other rank waits longer by the difference.
+// Per collective, the rank with the shortest wait is its latecomer; the others' extra wait is time
+// spent waiting for it. Summed per rank, this names the straggler of a jitter or straggler run,
+// and the compute op the latecomer was running when the collective should have started.
+
+import type { TraceEvent } from '../trace/event';
+
+export interface RankBlame {
+  readonly rank: number;
+  /** Σ over collectives it came last to: the other ranks' mean extra wait, µs. */
+  readonly heldUpUs: number;
+  /** Collectives it came last to (with a spread above the tolerance). */
+  readonly collectives: number;
+}
+
+export interface Culprit {
+  /** Ranks by blame, largest first (ranks that held no one up are left out). */
+  readonly ranks: readonly RankBlame[];
+  /** The collective the others waited longest on, who came last to it, and what that rank ran just before. */
+  readonly worst: {
+    readonly collective: string;
+    readonly rank: number;
+    readonly spreadUs: number;
+    readonly op: string | null;
+  } | null;
+}
+
+/** Spreads below this are rounding, not waiting (µs). */
+const TOLERANCE_US = 1e-6;
+
+/** Wait µs per collective node per rank (0 where a rank's wait found it done: no wait event). */
+function waitsByCollective(
+  events: readonly TraceEvent[],
+  waitOf: Readonly<Record<string, string>>,
+  ranks: readonly number[],
+): Map<string, Map<number, number>> {
+  const out = new Map<string, Map<number, number>>();
+  for (const e of events) {
+    if (!(e.stream !== 'compute' && e.kind !== 'wait' && e.kind !== 'compute')) continue;
+    if (!out.has(e.name)) out.set(e.name, new Map(ranks.map((r) => [r, 0])));
+  }
+  for (const e of events) {
+    const coll = e.kind === 'wait' ? waitOf[e.name] : undefined;
+    const m = coll === undefined ? undefined : out.get(coll);
+    if (m) m.set(e.rank, (m.get(e.rank) ?? 0) + e.dur);
+  }
+  return out;
+}
+
+/** The last compute op on `rank` that started before `t` (what the latecomer was busy with). */
+function opBefore(events: readonly TraceEvent[], rank: number, t: number): string | null {
+  let best: TraceEvent | null = null;
+  for (const e of events)
+    if (e.rank === rank && e.kind === 'compute' && e.start < t && (!best || e.start > best.start)) best = e;
+  return best?.name ?? null;
+}
+
+/**
+ * Blame per rank from a multi-rank simulation's events (every rank emitted) and the schedule's
+ * waitOf (wait node → collective node). A symmetric run blames no one.
+ */
+export function findCulprit(events: readonly TraceEvent[], waitOf: Readonly<Record<string, string>>): Culprit {
+  const ranks = [...new Set(events.map((e) => e.rank))].sort((a, b) => a - b);
+  const blame = new Map<number, { heldUpUs: number; collectives: number }>();
+  let worst: { collective: string; rank: number; spreadUs: number } | null = null;
+  if (ranks.length < 2) return { ranks: [], worst: null };
+  for (const [coll, waits] of waitsByCollective(events, waitOf, ranks)) {
+    let late = ranks[0];
+    for (const r of ranks) if ((waits.get(r) ?? 0) < (waits.get(late) ?? 0)) late = r; // ties: the lowest rank
+    const least = waits.get(late) ?? 0;
+    const extra = ranks.filter((r) => r !== late).map((r) => (waits.get(r) ?? 0) - least);
+    const spread = Math.max(...extra);
+    if (!(spread > TOLERANCE_US)) continue;
+    const b = blame.get(late) ?? { heldUpUs: 0, collectives: 0 };
+    b.heldUpUs += extra.reduce((s, x) => s + x, 0) / extra.length;
+    b.collectives++;
+    blame.set(late, b);
+    if (!worst || spread > worst.spreadUs) worst = { collective: coll, rank: late, spreadUs: spread };
+  }
+  const start = worst ? events.find((e) => e.name === worst.collective && e.rank === worst.rank)?.start : undefined;
+  return {
+    ranks: [...blame.entries()]
+      .map(([rank, b]) => ({ rank, ...b }))
+      .sort((x, y) => y.heldUpUs - x.heldUpUs || x.rank - y.rank),
+    worst: worst ? { ...worst, op: start === undefined ? null : opBefore(events, worst.rank, start) } : null,
+  };
+}
