@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, startPreview } from './harness';
-import { laneCount, rankStreams, setField, storeConfig, waitForApp } from './page';
+import { laneCount, metric, rankStreams, setField, storeConfig, waitForApp } from './page';
 
 let browser: Browser;
 let page: Page;
@@ -43,6 +43,14 @@ describe('mesh in the app', () => {
     await setField(page, 'ranks', '8');
     await setField(page, 'parallelism.data_parallel_replicate_degree', '2');
     await expect.poll(() => streamsOf(page)).toEqual(['comm:dp_replicate', 'comm:dp_shard', 'comm:tp', 'compute']);
+    // the metrics split exposed communication per group: each part of the whole, together covering it
+    await page.waitForSelector('[data-testid="metrics"] tr[data-metric="exposed:dp_replicate"]');
+    for (const side of ['a', 'b'] as const) {
+      const total = await metric(page, 'exposed', side);
+      const parts = await Promise.all(['dp_shard', 'tp', 'dp_replicate'].map((g) => metric(page, `exposed:${g}`, side)));
+      for (const p of parts) expect(p).toBeLessThanOrEqual(total + 1e-6);
+      expect(parts.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(total - 1e-6);
+    }
     expect(pageErrors).toEqual([]);
   });
 

@@ -4,6 +4,8 @@
 import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, hbmFit, type HbmFit, type SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
 import { MODEL_PRESETS, paramCount } from '../../model';
+import { useMemo } from 'react';
+import { exposedCommByGroup } from '../../sim/group_exposure';
 import { useApp, type SideResult } from '../../store';
 import { COMM_KINDS, COMM_LABELS } from '../../trace/kinds';
 import type { TraceMetrics } from '../../trace/metrics';
@@ -36,6 +38,28 @@ const ROWS: readonly Row[] = [
   })),
 ];
 
+/**
+ * On a mesh (more than one comm group): one 'exposed on <group>' row per group, placed after
+ * 'exposed comm' — the first rank's time that group's stream runs with no compute under it.
+ */
+function groupRows(sides: readonly (SideResult | null | undefined)[]): Row[] {
+  const exposure = new Map<SideResult, Record<string, number>>();
+  for (const r of sides) if (r && r.events.length > 0) exposure.set(r, exposedCommByGroup(r.events[0].rank, r.events));
+  const groups = [...new Set([...exposure.values()].flatMap((e) => Object.keys(e)))];
+  if (groups.length < 2) return [];
+  return groups.map((g): Row => ({
+    key: `exposed:${g}`, term: 'exposed', label: `exposed on ${g}`, fmt: fmtUs, lowerIsBetter: true,
+    get: (_m, r) => exposure.get(r)?.[g] ?? 0,
+  }));
+}
+
+/** ROWS with the per-group rows after 'exposed comm'. */
+function withGroupRows(extra: readonly Row[]): readonly Row[] {
+  if (extra.length === 0) return ROWS;
+  const at = ROWS.findIndex((r) => r.key === 'exposed') + 1;
+  return [...ROWS.slice(0, at), ...extra, ...ROWS.slice(at)];
+}
+
 /** Column heads stay short: 'aot_eager_autobucketing' → 'autobucketing' (full name in the tooltip). */
 function shortTitle(t: string | undefined): string {
   return t ? t.replace(/^aot_eager_(?=\w)/, '') : '–';
@@ -62,9 +86,11 @@ function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
   const shardBytes = (paramCount(MODEL_PRESETS[cfg.model]) * SHARDED_BYTES_PER_PARAM) / cfg.ranks;
   if (cfg.ranks < MAX_RANKS && shardBytes > SHARD_SHARE_WORTH_IT * peakBytes) levers.push('more ranks (smaller shards)');
   if (cfg.localBatch === null || cfg.localBatch > 1) levers.push('a smaller local batch');
+  // TP splits the weights, the activations and the logits (needs the heads to divide: 8 suits every llama3 preset)
+  if (cfg.parallelism.tensor_parallel_degree === 1 && cfg.ranks % 8 === 0 && MODEL_PRESETS[cfg.model].nHeads % 8 === 0) levers.push('tensor parallel (parallelism.tensor_parallel_degree=8)');
   return levers.length
     ? `${levers.join(', ').replace(/, ([^,]*)$/, ' or $1')} would lower the peak.`
-    : 'This config already uses every lever fsdp-sim models; torchtitan adds tensor or pipeline parallelism here, which fsdp-sim does not model.';
+    : 'This config already uses every lever fsdp-sim models; torchtitan adds pipeline parallelism here, which fsdp-sim does not model.';
 }
 
 function headTitle(r: Row): string {
@@ -78,6 +104,7 @@ export function MetricsTable() {
   const cfg = useApp((s) => s.config);
   const over = overHbm([['A', a], ['B', b]], cfg.hardware);
   const comparable = !a || !b || sameClock(a, b);
+  const rows = useMemo(() => withGroupRows(groupRows([a, b])), [a, b]);
   return (
     <section className="panel metrics" data-testid="metrics">
       <h2>Metrics <span className="muted">(mean over ranks; HTA definitions)</span></h2>
@@ -87,7 +114,7 @@ export function MetricsTable() {
           <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th><th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th><th title="B's change against A (green: better)">B vs A</th></tr>
         </thead>
         <tbody>
-          {ROWS.map((r) => {
+          {rows.map((r) => {
             const va = a ? r.get(a.metrics, a) : NaN;
             const vb = b ? r.get(b.metrics, b) : NaN;
             if (r.whenNonZero && !(va > 0) && !(vb > 0)) return null;
