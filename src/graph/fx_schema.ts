@@ -116,21 +116,20 @@ function readNode(raw: unknown, pos: number): FxNode {
       node.torchDtype = o.dtype as string;
     }
   }
-  if (o.est_ms !== undefined) {
-    if (typeof o.est_ms !== 'number' || !Number.isFinite(o.est_ms) || o.est_ms < 0)
-      bad('est_ms', 'must be a finite number ≥ 0');
-    node.estMs = o.est_ms as number;
-  }
-  if (o.est_ms_size0 !== undefined) {
-    if (typeof o.est_ms_size0 !== 'number' || !Number.isFinite(o.est_ms_size0) || o.est_ms_size0 < 0)
-      bad('est_ms_size0', 'must be a finite number ≥ 0');
-    node.estMsSize0 = o.est_ms_size0 as number;
-  }
-  if (o.size_bytes !== undefined) {
-    if (typeof o.size_bytes !== 'number' || !Number.isSafeInteger(o.size_bytes) || o.size_bytes < 0)
-      bad('size_bytes', 'must be an integer ≥ 0');
-    node.sizeBytes = o.size_bytes as number;
-  }
+  // the estimates torch's pass used (ms) and a collective's memory footprint (bytes)
+  const nonNegative = (field: string, integer: boolean): number | undefined => {
+    const v = o[field];
+    if (v === undefined) return undefined;
+    const okNumber = typeof v === 'number' && (integer ? Number.isSafeInteger(v) : Number.isFinite(v)) && v >= 0;
+    if (!okNumber) bad(field, integer ? 'must be an integer ≥ 0' : 'must be a finite number ≥ 0');
+    return v as number;
+  };
+  const estMs = nonNegative('est_ms', false);
+  if (estMs !== undefined) node.estMs = estMs;
+  const estMsSize0 = nonNegative('est_ms_size0', false);
+  if (estMsSize0 !== undefined) node.estMsSize0 = estMsSize0;
+  const sizeBytes = nonNegative('size_bytes', true);
+  if (sizeBytes !== undefined) node.sizeBytes = sizeBytes;
   if (o.kind !== undefined) {
     if (typeof o.kind !== 'string' || !(FX_KINDS as readonly string[]).includes(o.kind))
       bad('kind', `must be one of [${FX_KINDS.join(', ')}]`);

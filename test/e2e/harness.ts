@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { preview, type PreviewServer } from 'vite';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const DIST = join(ROOT, 'dist');
@@ -80,4 +80,33 @@ export function findFixture(...candidates: string[]): string {
     if (existsSync(p)) return p;
   }
   throw new Error(`fixture not found; looked in: ${candidates.join(', ')}`);
+}
+
+/** A session on the built app: preview server, browser, one page past the tour, page errors collected. */
+export interface AppSession {
+  readonly page: Page;
+  readonly pageErrors: string[];
+  close(): Promise<void>;
+}
+
+export async function openApp(viewport = { width: 1280, height: 800 }): Promise<AppSession> {
+  const srv = await startPreview();
+  const browser = await launchBrowser();
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(srv.url);
+  // both timelines drawn: the first simulation is in
+  await page.waitForSelector('[data-testid="timeline-a"] canvas[data-drawn]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid="timeline-b"] canvas[data-drawn]', { timeout: 30_000 });
+  return {
+    page,
+    pageErrors,
+    close: async () => {
+      await browser.close();
+      await srv.close();
+    },
+  };
 }

@@ -4,37 +4,26 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importTrace } from '../../src/trace/import';
 import { computeMetrics } from '../../src/trace/metrics';
 import { gunzipSync } from 'node:zlib';
-import { ROOT, launchBrowser, startPreview } from './harness';
-import { metric, rankStreams, waitForApp } from './page';
+import { ROOT, openApp, type AppSession } from './harness';
+import { metric, rankStreams } from './page';
 
 const HTA = join(ROOT, 'test/fixtures/hta');
 const FILES = ['sampled_rank-0.json.gz', 'sampled_rank-1.json.gz'].map((f) => join(HTA, f));
 
-let browser: Browser;
+let app: AppSession;
 let page: Page;
-let srv: { url: string; close: () => Promise<void> };
-const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  srv = await startPreview();
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
-  page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(srv.url);
-  await waitForApp(page);
+  app = await openApp();
+  page = app.page;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+afterAll(async () => app?.close());
 
 describe('HTA test traces in the app', () => {
   it('imports .json.gz rank files and counts their send/recv collectives with HTA overlap', async () => {
@@ -65,6 +54,6 @@ describe('HTA test traces in the app', () => {
       .poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '')
       .toMatch(/broken\.json\.gz/);
     expect(await rankStreams(page, 'a')).toEqual(before);
-    expect(pageErrors).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
   });
 });

@@ -6,10 +6,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, launchBrowser, startPreview } from './harness';
-import { waitForApp } from './page';
+import { ROOT, openApp, type AppSession } from './harness';
 
 const FIX = join(ROOT, 'test/fixtures/torch_pass');
 const GRAPH = 'llama8b_2layer_seq2048_saved';
@@ -20,26 +19,15 @@ const write = (name: string, text: string) => {
   return join(dir, name);
 };
 
-let browser: Browser;
+let app: AppSession;
 let page: Page;
-let srv: { url: string; close: () => Promise<void> };
-const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  srv = await startPreview();
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
-  page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(srv.url);
-  await waitForApp(page);
+  app = await openApp();
+  page = app.page;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+afterAll(async () => app?.close());
 
 describe("an FX dump with torch's log of the pass", () => {
   it('agrees fully with the log torch wrote for it', async () => {
@@ -65,7 +53,7 @@ describe("an FX dump with torch's log of the pass", () => {
     const says = await page.textContent('[data-testid="explain-torch-disagreements"]');
     expect(says).toContain(`torch: not bucketed; fsdp-sim: bucketed with`);
     expect(Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flagged'))).toBeGreaterThan(0);
-    expect(pageErrors).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
   });
 
   it('refuses a log without its dump, naming the file', async () => {

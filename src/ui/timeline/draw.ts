@@ -85,6 +85,26 @@ export interface DrawInput {
 const rects = new RectBatch(KIND_CODES.length); // reused every frame
 const columns = new ColumnImage();
 
+/** Strokes a box around every visible event `colorOf` gives a colour, `padPx` outside it. */
+function outlineEvents(d: DrawInput, colorOf: (q: number) => string | null, padPx: number): void {
+  const { ctx, cols: c, layout, scale } = d;
+  const t0 = scale.window.startUs;
+  const t1 = scale.window.endUs;
+  for (let li = 0; li < c.lanes.length; li++) {
+    const y = layout.top[li];
+    const end = c.laneOffset[li + 1];
+    for (let q = firstVisible(c, li, t0); q < end; q++) {
+      const s = c.startUs[q];
+      if (s > t1) break;
+      const color = colorOf(q);
+      if (color === null) continue;
+      ctx.strokeStyle = color;
+      const w = Math.max(3, scale.durToPx(c.durUs[q]));
+      ctx.strokeRect(scale.timeToPx(s) - padPx + 1, y - padPx, w + 2 * padPx - 2, layout.laneHeightPx + 2 * padPx);
+    }
+  }
+}
+
 /** Draw everything; returns the number of rectangles filled (for tests and the perf note). */
 export function drawTimeline(d: DrawInput): number {
   const { ctx, cols: c, layout, scale, palette: p } = d;
@@ -150,40 +170,20 @@ export function drawTimeline(d: DrawInput): number {
     }
   }
 
-  // pass 3: bucket members and the selected event
+  // pass 3: bucket members and the selected event; pass 4: disagreements with torch's log, dashed
   const hl = d.highlight;
   if (hl.bucketId >= 0 || hl.eventIndex >= 0) {
-    for (let li = 0; li < c.lanes.length; li++) {
-      const y = layout.top[li];
-      const end = c.laneOffset[li + 1];
-      for (let q = firstVisible(c, li, t0); q < end; q++) {
-        const s = c.startUs[q];
-        if (s > t1) break;
-        const isSel = c.eventIndex[q] === hl.eventIndex;
-        const inBucket = hl.bucketId >= 0 && c.bucket[q] === hl.bucketId;
-        if (!isSel && !inBucket) continue;
-        ctx.strokeStyle = isSel ? p.selected : p.bucket;
-        ctx.lineWidth = isSel ? 2 : 2;
-        const w = Math.max(3, scale.durToPx(c.durUs[q]));
-        ctx.strokeRect(scale.timeToPx(s) - 0.5, y - 1.5, w + 1, laneH + 3);
-      }
-    }
+    ctx.lineWidth = 2;
+    outlineEvents(d, (q) => {
+      if (c.eventIndex[q] === hl.eventIndex) return p.selected;
+      return hl.bucketId >= 0 && c.bucket[q] === hl.bucketId ? p.bucket : null;
+    }, 1.5);
   }
-  // pass 4: disagreements with torch's log, dashed
-  if (d.flagged && d.flagged.size > 0) {
-    ctx.strokeStyle = p.mismatch;
+  const flagged = d.flagged;
+  if (flagged && flagged.size > 0) {
     ctx.lineWidth = 1.5;
     ctx.setLineDash([3, 2]);
-    for (let li = 0; li < c.lanes.length; li++) {
-      const y = layout.top[li];
-      const end = c.laneOffset[li + 1];
-      for (let q = firstVisible(c, li, t0); q < end; q++) {
-        const s = c.startUs[q];
-        if (s > t1) break;
-        if (!d.flagged.has(c.eventIndex[q])) continue;
-        ctx.strokeRect(scale.timeToPx(s) - 1.5, y - 3, Math.max(3, scale.durToPx(c.durUs[q])) + 3, laneH + 6);
-      }
-    }
+    outlineEvents(d, (q) => (flagged.has(c.eventIndex[q]) ? p.mismatch : null), 3);
     ctx.setLineDash([]);
   }
   ctx.restore();
