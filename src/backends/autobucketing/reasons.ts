@@ -5,7 +5,7 @@
 import type { Reason } from '../types';
 import type { BucketResult, BucketWhy } from './torch_bucketer';
 import { NodeClass, type TorchGraph } from './torch_graph';
-import { OFF_PATH, type CollInfo, type OverlapResult } from './torch_scheduler';
+import { OFF_PATH, type OverlapResult, type PrefetchRefusal } from './torch_scheduler';
 
 /** Bytes in the app's binary units (torch's GB are GiB: gb_to_bytes multiplies by 1024³); a 40 KiB bucket is not '0.0 MB'. */
 export function fmtGb(bytes: number): string {
@@ -20,19 +20,17 @@ const fmtMs = (ms: number) => (ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).
 /** An FX name as the user wrote it (the joined import renames backward nodes `<name>.bw`). */
 export const fxName = (tg: TorchGraph, t: number): string => tg.name[t].replace(/\.bw$/, '');
 
-function rejectionText(tg: TorchGraph, sched: OverlapResult, r: NonNullable<CollInfo['reason']>): string {
+function rejectionText(tg: TorchGraph, sched: OverlapResult, r: PrefetchRefusal): string {
   const by = `not prefetched behind ${fxName(tg, r.overlap)}`;
   switch (r.code) {
-    case 'not_prefetched_coll_distance':
-      return `${by}: more than max_coll_distance collectives were considered before it.`;
     case 'not_prefetched_compute_distance':
-      return `${by}: needed ${r.a} compute nodes later, beyond max_compute_pre_fetch.`;
+      return `${by}: needed ${r.computeNodesAhead} compute nodes later, beyond max_compute_pre_fetch.`;
     case 'not_prefetched_in_flight_budget':
-      return `${by}: in-flight budget full (${fmtGb(r.a)} > max_in_flight_gb ${fmtGb(r.b)}).`;
+      return `${by}: in-flight budget full (${fmtGb(r.bytes)} > max_in_flight_gb ${fmtGb(r.limitBytes)}).`;
     case 'not_prefetched_memory_budget':
-      return `${by}: memory would reach ${fmtGb(r.a)} > allowed ${fmtGb(r.b)} (original peak ${fmtGb(sched.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`;
-    default: {
-      const p = r.a;
+      return `${by}: memory would reach ${fmtGb(r.bytes)} > allowed ${fmtGb(r.limitBytes)} (original peak ${fmtGb(sched.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`;
+    case 'not_prefetched_depends_on_compute': {
+      const p = r.blocker;
       if (p === r.overlap) return `${by}: it depends on that node.`;
       const what = tg.cls[p] === NodeClass.Wait ? `wait ${fxName(tg, p)}, whose collective is not yet hidden` : `${fxName(tg, p)}, which had not run yet`;
       return `${by}: it needs ${what}.`;

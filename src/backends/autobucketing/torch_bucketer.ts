@@ -35,6 +35,7 @@ export interface BucketResult {
   readonly why: ReadonlyMap<number, BucketWhy>;
 }
 
+/** torch's greedy cut-off (max_consecutive_failures), which it also uses as the position window of exposed-first candidates. */
 const MAX_CONSECUTIVE_FAILURES = 20;
 
 interface PgEvent {

@@ -20,6 +20,12 @@ import { TorchMemoryTracker, torchBaseline } from './torch_memory';
 /** torch's sys.maxsize: the node blocks no compute (or no reduce-scatter). */
 export const OFF_PATH = Number.MAX_SAFE_INTEGER;
 
+/** Why a prefetch behind `overlap` was refused, with what the explain panel's sentence needs. */
+export type PrefetchRefusal =
+  | { readonly code: 'not_prefetched_compute_distance'; readonly overlap: number; readonly computeNodesAhead: number }
+  | { readonly code: 'not_prefetched_in_flight_budget' | 'not_prefetched_memory_budget'; readonly overlap: number; readonly bytes: number; readonly limitBytes: number }
+  | { readonly code: 'not_prefetched_depends_on_compute'; readonly overlap: number; readonly blocker: number };
+
 /** torch CollectiveInfo, plus what the explain panel needs. */
 export interface CollInfo {
   readonly start: number; // torch node
@@ -32,8 +38,8 @@ export interface CollInfo {
   /** The node whose time first pulled it forward (a prefetch), -1 when issued from its queue. */
   prefetchedBy: number;
   computeAtPrefetch: number;
-  /** Last reason it was not prefetched: code, the overlap node, two numbers the text needs. */
-  reason?: { code: ReasonCode; overlap: number; a: number; b: number };
+  /** The last reason it was not prefetched (torch's "cannot overlap" log line). */
+  reason?: PrefetchRefusal;
 }
 
 export interface OverlapResult {
@@ -297,7 +303,7 @@ class OverlapScheduler {
     const d = this.computeDom[start];
     const last = this.lastScan;
     if (last.overlap >= 0 && d !== OFF_PATH && this.unscheduled[start] && !this.eligible.has(info.reg)) {
-      this.note(start, 'not_prefetched_compute_distance', last.overlap, d - last.compute);
+      this.note(start, { code: 'not_prefetched_compute_distance', overlap: last.overlap, computeNodesAhead: d - last.compute });
     }
     if (this.shouldAssumeBucketed(start)) info.exposedMs = Math.max(0, info.exposedMs - this.tg.latencyUs[start] / 1000);
     this.inFlight.set(start, info);
@@ -391,17 +397,10 @@ class OverlapScheduler {
 
   // ---- prefetching -------------------------------------------------------------------------
 
-  private note(c: number, code: ReasonCode, overlap: number, a = 0, b = 0): void {
-    const info = this.infoAt[c]!;
-    const r = info.reason;
-    if (r === undefined) info.reason = { code, overlap, a, b };
-    else {
-      r.code = code;
-      r.overlap = overlap;
-      r.a = a;
-      r.b = b;
-    }
+  private note(c: number, refusal: PrefetchRefusal): void {
+    this.infoAt[c]!.reason = refusal;
   }
+
 
   private scheduleCollectivesForOverlap(overlap: number, remaining: Float64Array, excludePg: number): void {
     let any = false;
@@ -415,7 +414,7 @@ class OverlapScheduler {
       const info = this.infoAt[c]!;
       let path = this.probePath(c, overlap);
       if (path === DEPENDS || (path === BLOCKED && !this.roomFor(info) && this.dependsOn(c, overlap))) {
-        this.note(c, 'not_prefetched_depends_on_compute', overlap, overlap);
+        this.note(c, { code: 'not_prefetched_depends_on_compute', overlap, blocker: overlap });
         continue;
       }
       // with room in flight nothing below changes the graph: a blocked path stays blocked
@@ -425,7 +424,7 @@ class OverlapScheduler {
       const before = this.scheduledCount;
       while (this.inFlight.size > 0 && !this.roomFor(info) && this.waitIsHidden(this.oldestWait(), overlap)) this.forceOldestWait();
       if (!this.roomFor(info)) {
-        this.note(c, 'not_prefetched_in_flight_budget', overlap, this.inFlightBytes + info.sizeBytes, this.maxInFlight);
+        this.note(c, { code: 'not_prefetched_in_flight_budget', overlap, bytes: this.inFlightBytes + info.sizeBytes, limitBytes: this.maxInFlight });
         continue;
       }
       if (path === BLOCKED || this.scheduledCount !== before) path = this.probePath(c, overlap);
@@ -488,16 +487,16 @@ class OverlapScheduler {
     if (d === OFF_PATH) return false;
     const size = info.sizeBytes;
     if (this.mem.current + size > this.allowedPeak) {
-      this.note(c, 'not_prefetched_memory_budget', overlap, this.mem.current + size, this.allowedPeak);
+      this.note(c, { code: 'not_prefetched_memory_budget', overlap, bytes: this.mem.current + size, limitBytes: this.allowedPeak });
       return true;
     }
     const [maxCum, maxTotal] = this.budget.query(this.currentCompute, Math.min(d, this.computeCount));
     if (maxCum + size > this.maxInFlight) {
-      this.note(c, 'not_prefetched_in_flight_budget', overlap, maxCum + size, this.maxInFlight);
+      this.note(c, { code: 'not_prefetched_in_flight_budget', overlap, bytes: maxCum + size, limitBytes: this.maxInFlight });
       return true;
     }
     if (maxTotal + size > this.allowedPeak) {
-      this.note(c, 'not_prefetched_memory_budget', overlap, maxTotal + size, this.allowedPeak);
+      this.note(c, { code: 'not_prefetched_memory_budget', overlap, bytes: maxTotal + size, limitBytes: this.allowedPeak });
       return true;
     }
     return false;
@@ -532,7 +531,7 @@ class OverlapScheduler {
       this.seen[x] = stamp;
       if (x === overlap) return DEPENDS;
       if (this.blocks(x, overlap)) {
-        this.note(target, 'not_prefetched_depends_on_compute', overlap, x);
+        this.note(target, { code: 'not_prefetched_depends_on_compute', overlap, blocker: x });
         return BLOCKED;
       }
       path.push(x);
