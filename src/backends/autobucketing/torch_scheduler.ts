@@ -104,6 +104,8 @@ class OverlapScheduler {
   private scheduledCount = 0;
   private readonly seen: Int32Array;
   private stamp = 0;
+  /** Per collective start: an unscheduled compute node or collective its path last ran into (-1 none). */
+  private readonly blockedBy: Int32Array;
 
   constructor(
     private readonly tg: TorchGraph,
@@ -141,6 +143,7 @@ class OverlapScheduler {
     for (let t = 0; t < n; t++) this.inDegree[t] = tg.parOff[t + 1] - tg.parOff[t];
     this.scheduled = new Uint8Array(n);
     this.seen = new Int32Array(n);
+    this.blockedBy = new Int32Array(n).fill(-1);
     this.eligible = new OrderedBits(this.colls.length);
     this.byDom = this.colls.filter((c) => this.computeDom[c.start] !== OFF_PATH).sort((a, b) => this.computeDom[a.start] - this.computeDom[b.start]);
     this.colls.forEach((c, k) => {
@@ -521,6 +524,12 @@ class OverlapScheduler {
    */
   private probePath(target: number, overlap: number): number[] | typeof DEPENDS | typeof BLOCKED {
     const tg = this.tg;
+    // an unscheduled compute node or collective among its ancestors stays one until it runs
+    const known = this.blockedBy[target];
+    if (known >= 0 && !this.scheduled[known] && known !== overlap) {
+      this.note(target, { code: 'not_prefetched_depends_on_compute', overlap, blocker: known });
+      return BLOCKED;
+    }
     const stamp = ++this.stamp;
     const stack: number[] = [];
     for (let k = tg.parOff[target]; k < tg.parOff[target + 1]; k++) stack.push(tg.parIdx[k]);
@@ -532,6 +541,7 @@ class OverlapScheduler {
       if (x === overlap) return DEPENDS;
       if (this.blocks(x, overlap)) {
         this.note(target, { code: 'not_prefetched_depends_on_compute', overlap, blocker: x });
+        if (this.tg.cls[x] === NodeClass.Compute || this.unscheduled[x]) this.blockedBy[target] = x;
         return BLOCKED;
       }
       path.push(x);
