@@ -35,18 +35,29 @@ export function resolveMesh(ranks: number, p: Readonly<ParallelismConfig>): Mesh
   const t = p.tensor_parallel_degree;
   const s = p.data_parallel_shard_degree;
   if (s === 0 || s < -1) {
-    throw new ConfigError(`${F}.data_parallel_shard_degree`, `${F}.data_parallel_shard_degree must be -1 (the rest) or an integer ≥ 1, got ${s}`);
+    throw new ConfigError(
+      `${F}.data_parallel_shard_degree`,
+      `${F}.data_parallel_shard_degree must be -1 (the rest) or an integer ≥ 1, got ${s}`,
+    );
   }
   if (s === -1) {
     if (ranks % (r * t) !== 0) {
       const f = `${F}.tensor_parallel_degree`;
-      throw new ConfigError(f, `${f} · ${F}.data_parallel_replicate_degree must divide ranks (${ranks}) for ${F}.data_parallel_shard_degree -1 (the rest), got ${t} · ${r} = ${r * t}`);
+      throw new ConfigError(
+        f,
+        `${f} · ${F}.data_parallel_replicate_degree must divide ranks (${ranks}) ` +
+          `for ${F}.data_parallel_shard_degree -1 (the rest), got ${t} · ${r} = ${r * t}`,
+      );
     }
     return { dpReplicate: r, dpShard: ranks / (r * t), tp: t };
   }
   if (r * s * t !== ranks) {
     const f = `${F}.data_parallel_shard_degree`;
-    throw new ConfigError(f, `${f} · ${F}.data_parallel_replicate_degree · ${F}.tensor_parallel_degree must equal ranks (${ranks}), got ${s} · ${r} · ${t} = ${r * s * t} (or set ${f} -1: the rest)`);
+    throw new ConfigError(
+      f,
+      `${f} · ${F}.data_parallel_replicate_degree · ${F}.tensor_parallel_degree must equal ranks (${ranks}), ` +
+        `got ${s} · ${r} · ${t} = ${r * s * t} (or set ${f} -1: the rest)`,
+    );
   }
   return { dpReplicate: r, dpShard: s, tp: t };
 }

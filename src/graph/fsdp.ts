@@ -125,7 +125,7 @@ export function emitParamState(c: FsdpCtx, p: ShardedParam): void {
  * [paddedRows, ...rest] in param dtype. `tag` is '' in forward and 'bwd.' for the re-gather.
  */
 export function emitGather(c: FsdpCtx, p: ShardedParam, tag: '' | 'bwd.'): string {
-  const { e, n, paramDtype } = c;
+  const { e, paramDtype } = c;
   const fqn = p.spec.name;
   const shard = paramTensorIds(fqn).shard;
   const shardShape = [p.shardRows, ...p.rest];

@@ -50,7 +50,12 @@ export type GroupCounts = { all_gather: number; reduce_scatter: number; all_redu
  * Collectives a schedule launches per process group and kind (a bucket counts once), groups in
  * first-launch order: what compare reports for a mesh.
  */
-export function collectivesByGroup(nodes: readonly { readonly kind: string; readonly collective?: { readonly kind: keyof GroupCounts; readonly group: string } }[]): Record<string, GroupCounts> {
+export function collectivesByGroup(
+  nodes: readonly {
+    readonly kind: string;
+    readonly collective?: { readonly kind: keyof GroupCounts; readonly group: string };
+  }[],
+): Record<string, GroupCounts> {
   const out: Record<string, GroupCounts> = {};
   for (const n of nodes) {
     const c = n.collective;

@@ -16,8 +16,13 @@ export function emitSeqGather(c: FsdpCtx, name: string, x: string): string {
   if (tp === 1) return x;
   const t = c.e.tensors[x];
   return emitCollective(c, {
-    name: `${name}.tp_all_gather`, kind: 'all_gather', dim: 'tp', input: x, outShape: [t.shape[0] * tp, ...t.shape.slice(1)],
-    dtype: t.dtype, out: `${name}.tp_full`,
+    name: `${name}.tp_all_gather`,
+    kind: 'all_gather',
+    dim: 'tp',
+    input: x,
+    outShape: [t.shape[0] * tp, ...t.shape.slice(1)],
+    dtype: t.dtype,
+    out: `${name}.tp_full`,
   });
 }
 
@@ -27,8 +32,14 @@ export function emitSeqReduceScatter(c: FsdpCtx, name: string, x: string): strin
   if (tp === 1) return x;
   const t = c.e.tensors[x];
   return emitCollective(c, {
-    name: `${name}.tp_reduce_scatter`, kind: 'reduce_scatter', dim: 'tp', input: x, outShape: [t.shape[0] / tp, ...t.shape.slice(1)],
-    dtype: t.dtype, out: `${name}.tp_shard`, reduceOp: 'sum',
+    name: `${name}.tp_reduce_scatter`,
+    kind: 'reduce_scatter',
+    dim: 'tp',
+    input: x,
+    outShape: [t.shape[0] / tp, ...t.shape.slice(1)],
+    dtype: t.dtype,
+    out: `${name}.tp_shard`,
+    reduceOp: 'sum',
   });
 }
 
@@ -41,7 +52,14 @@ export function emitGradAllReduce(c: FsdpCtx, fqn: string, grad: string): void {
   const partial = partialGradId(c, grad);
   const t = c.e.tensors[partial];
   emitCollective(c, {
-    name: `${fqn}.tp_all_reduce`, kind: 'all_reduce', dim: 'tp', input: partial, outShape: t.shape,
-    dtype: t.dtype, out: grad, reduceOp: 'sum', params: [fqn],
+    name: `${fqn}.tp_all_reduce`,
+    kind: 'all_reduce',
+    dim: 'tp',
+    input: partial,
+    outShape: t.shape,
+    dtype: t.dtype,
+    out: grad,
+    reduceOp: 'sum',
+    params: [fqn],
   });
 }

@@ -29,7 +29,9 @@ afterAll(async () => {
 });
 
 const streamsOf = (p: Page) =>
-  p.evaluate(() => [...new Set((window.__FSDP_SIM__!.store.getState().sides.a?.events ?? []).map((e) => e.stream))].sort());
+  p.evaluate(() =>
+    [...new Set((window.__FSDP_SIM__!.store.getState().sides.a?.events ?? []).map((e) => e.stream))].sort(),
+  );
 
 describe('mesh in the app', () => {
   it('FSDP 2 × TP 2 on 4 ranks: a comm lane per group on every rank', async () => {
@@ -47,7 +49,9 @@ describe('mesh in the app', () => {
     await page.waitForSelector('[data-testid="metrics"] tr[data-metric="exposed:dp_replicate"]');
     for (const side of ['a', 'b'] as const) {
       const total = await metric(page, 'exposed', side);
-      const parts = await Promise.all(['dp_shard', 'tp', 'dp_replicate'].map((g) => metric(page, `exposed:${g}`, side)));
+      const parts = await Promise.all(
+        ['dp_shard', 'tp', 'dp_replicate'].map((g) => metric(page, `exposed:${g}`, side)),
+      );
       for (const p of parts) expect(p).toBeLessThanOrEqual(total + 1e-6);
       expect(parts.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(total - 1e-6);
     }
@@ -61,10 +65,14 @@ describe('mesh in the app', () => {
     const ar = options.find((o) => o.endsWith('.all_reduce') && !o.includes('tp_'));
     expect(ar).toBeDefined();
     await page.selectOption(sel, ar!);
-    await expect.poll(() => page.textContent('[data-testid="explain-group"]')).toMatch(/all-reduce on process group dp_replicate: 2 ranks, 4 ranks apart/);
+    await expect
+      .poll(() => page.textContent('[data-testid="explain-group"]'))
+      .toMatch(/all-reduce on process group dp_replicate: 2 ranks, 4 ranks apart/);
     const ag = options.find((o) => o.endsWith('.all_gather') && !o.includes('tp_'))!;
     await page.selectOption(sel, ag);
-    await expect.poll(() => page.textContent('[data-testid="explain-group"]')).toMatch(/all-gather on process group dp_shard: 2 ranks, 2 ranks apart/);
+    await expect
+      .poll(() => page.textContent('[data-testid="explain-group"]'))
+      .toMatch(/all-gather on process group dp_shard: 2 ranks, 2 ranks apart/);
     expect(pageErrors).toEqual([]);
   });
 
@@ -72,7 +80,10 @@ describe('mesh in the app', () => {
     await setField(page, 'parallelism.tensor_parallel_degree', '3');
     const err = await page.waitForSelector('[data-testid="cfg-parallelism-tensor_parallel_degree-error"]');
     expect(await err.textContent()).toMatch(/parallelism\.tensor_parallel_degree .*must divide ranks \(8\)/);
-    expect(((await storeConfig(page)) as { parallelism: { tensor_parallel_degree: number } }).parallelism.tensor_parallel_degree).toBe(2);
+    expect(
+      ((await storeConfig(page)) as { parallelism: { tensor_parallel_degree: number } }).parallelism
+        .tensor_parallel_degree,
+    ).toBe(2);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -18,10 +18,13 @@ const meshes: Record<string, Mesh> = {
   'HSDP 2 × 2 × TP 2': { dpReplicate: 2, dpShard: 2, tp: 2 },
 };
 const graphs = Object.entries(meshes).flatMap(([name, mesh]) =>
-  (['none', 'full'] as const).map((ac) => [
-    `small, ${name}, AC ${ac}`,
-    buildStepGraph({ model: 'small', worldSize: 8, mesh, activationCheckpointing: ac }),
-  ] as const),
+  (['none', 'full'] as const).map(
+    (ac) =>
+      [
+        `small, ${name}, AC ${ac}`,
+        buildStepGraph({ model: 'small', worldSize: 8, mesh, activationCheckpointing: ac }),
+      ] as const,
+  ),
 );
 
 describe.each(graphs)('every backend on %s', (_name, g) => {
@@ -48,7 +51,7 @@ describe('per-group bucketing', () => {
     expect(collectivesByGroup(s.graph.nodes)).toEqual(collectivesByGroup(g.nodes));
   });
 
-  it('transformer_block: per block one bucket per (group, kind) of parameter collectives; activation collectives unbucketed', () => {
+  it('transformer_block: per block one bucket per (group, kind) of parameter collectives', () => {
     const s = runBackend('transformer_block', g, cost);
     const byName = new Map(g.nodes.map((n) => [n.name, n]));
     const seen = new Set<string>();
@@ -62,12 +65,20 @@ describe('per-group bucketing', () => {
     }
     // each block: forward AG, backward AG and RS on dp_shard, AR on dp_replicate and on tp (the two norms)
     for (let l = 0; l < L; l++) {
-      for (const k of ['dp_shard|all_gather|forward', 'dp_shard|all_gather|backward', 'dp_shard|reduce_scatter|backward', 'dp_replicate|all_reduce|backward', 'tp|all_reduce|backward']) {
+      for (const k of [
+        'dp_shard|all_gather|forward',
+        'dp_shard|all_gather|backward',
+        'dp_shard|reduce_scatter|backward',
+        'dp_replicate|all_reduce|backward',
+        'tp|all_reduce|backward',
+      ]) {
         const [grp, kind, phase] = k.split('|');
         expect(seen.has(`${grp}|${kind}|${phase}|${l}`), `${k} layer ${l}`).toBe(true);
       }
     }
-    const tpActivation = g.nodes.filter((n) => n.collective?.group === 'tp' && n.kind !== 'wait' && n.params === undefined);
+    const tpActivation = g.nodes.filter(
+      (n) => n.collective?.group === 'tp' && n.kind !== 'wait' && n.params === undefined,
+    );
     const outNames = new Set(s.graph.nodes.map((n) => n.name));
     for (const n of tpActivation) expect(outNames.has(n.name), n.name).toBe(true);
   });

@@ -11,11 +11,30 @@ async function inProcess(args: string[]) {
 }
 
 type Counts = { all_gather: number; reduce_scatter: number; all_reduce: number };
-type Result = { backend: string; collectives: { all_gather: number; reduce_scatter: number }; collectivesByGroup: Record<string, Counts>; exposedCommMs: number; exposedCommMsByGroup: Record<string, number>; tokensPerSecPerGpu: number; stepTimeMs: number };
+type Result = {
+  backend: string;
+  collectives: { all_gather: number; reduce_scatter: number };
+  collectivesByGroup: Record<string, Counts>;
+  exposedCommMs: number;
+  exposedCommMsByGroup: Record<string, number>;
+  tokensPerSecPerGpu: number;
+  stepTimeMs: number;
+};
 
 describe('fsdp-sim compare on a mesh', () => {
   it('HSDP 2 × 2 × TP 2: the mesh, and collectives counted per group that add up to the totals', async () => {
-    const r = await inProcess(['compare', '--model', 'small', '--ranks', '8', '--tp', '2', '--dp-replicate', '2', '--json']);
+    const r = await inProcess([
+      'compare',
+      '--model',
+      'small',
+      '--ranks',
+      '8',
+      '--tp',
+      '2',
+      '--dp-replicate',
+      '2',
+      '--json',
+    ]);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(r.out) as { mesh: object; results: Result[] };
@@ -43,13 +62,20 @@ describe('fsdp-sim compare on a mesh', () => {
     const r = await inProcess(['compare', '--model', 'small', '--ranks', '4', '--tp', '2']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/small on 4 × h100 \(FSDP 2 × TP 2\)/);
-    expect(r.out).toMatch(/^aot_eager: dp_shard: \d+ AG, \d+ RS \(exposed [\d.]+ ms\); tp: \d+ AG, \d+ RS, \d+ AR \(exposed [\d.]+ ms\)$/m);
+    expect(r.out).toMatch(
+      /^aot_eager: dp_shard: \d+ AG, \d+ RS \(exposed [\d.]+ ms\); tp: \d+ AG, \d+ RS, \d+ AR \(exposed [\d.]+ ms\)$/m,
+    );
   });
 
   it('exits 2 naming the flag when the degrees do not multiply to --ranks', async () => {
     const r = await inProcess(['compare', '--model', 'small', '--ranks', '8', '--tp', '2', '--dp-shard', '2']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--dp-shard · parallelism\.data_parallel_replicate_degree · parallelism\.tensor_parallel_degree must equal ranks \(8\), got 2 · 1 · 2 = 4/);
+    expect(r.err).toMatch(
+      new RegExp(
+        '--dp-shard · parallelism\\.data_parallel_replicate_degree · parallelism\\.tensor_parallel_degree ' +
+          'must equal ranks \\(8\\), got 2 · 1 · 2 = 4',
+      ),
+    );
     const t = await inProcess(['compare', '--model', 'small', '--ranks', '8', '--tp', '3']);
     expect(t.code).toBe(2);
     expect(t.err).toMatch(/--tp .*must divide ranks \(8\)/);

@@ -3,7 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, resolveMesh, stepConfigOf, validateConfig } from '../../../src/config';
 import { ConfigError } from '../../../src/errors';
-import { buildStepGraph, collectivesByGroup, paramTensorIds, tpPlacement, verifyGraph, type GraphNode, type Mesh, type StepGraph } from '../../../src/graph';
+import {
+  buildStepGraph,
+  collectivesByGroup,
+  paramTensorIds,
+  tpPlacement,
+  verifyGraph,
+  type GraphNode,
+  type Mesh,
+  type StepGraph,
+} from '../../../src/graph';
 import { MODEL_PRESETS, paramTable } from '../../../src/model';
 
 const mesh = (dpReplicate: number, dpShard: number, tp: number): Mesh => ({ dpReplicate, dpShard, tp });
@@ -17,7 +26,14 @@ describe('mesh config (torchtitan parallelism.*)', () => {
     const p = { ...DEFAULT_CONFIG.parallelism };
     expect(resolveMesh(64, { ...p, tensor_parallel_degree: 8 })).toEqual(mesh(1, 8, 8));
     expect(resolveMesh(64, { ...p, data_parallel_replicate_degree: 2 })).toEqual(mesh(2, 32, 1));
-    expect(resolveMesh(8, { ...p, data_parallel_shard_degree: 2, data_parallel_replicate_degree: 2, tensor_parallel_degree: 2 })).toEqual(mesh(2, 2, 2));
+    expect(
+      resolveMesh(8, {
+        ...p,
+        data_parallel_shard_degree: 2,
+        data_parallel_replicate_degree: 2,
+        tensor_parallel_degree: 2,
+      }),
+    ).toEqual(mesh(2, 2, 2));
     const bad = validateConfig({ ranks: 8, parallelism: { data_parallel_shard_degree: 2, tensor_parallel_degree: 2 } });
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
@@ -31,14 +47,22 @@ describe('mesh config (torchtitan parallelism.*)', () => {
   });
 
   it('passes the mesh to the step graph', () => {
-    const v = validateConfig({ model: 'small', ranks: 8, parallelism: { tensor_parallel_degree: 2, data_parallel_replicate_degree: 2 } });
+    const v = validateConfig({
+      model: 'small',
+      ranks: 8,
+      parallelism: { tensor_parallel_degree: 2, data_parallel_replicate_degree: 2 },
+    });
     expect(v.ok && stepConfigOf(v.value).mesh).toEqual(mesh(2, 2, 2));
   });
 
   it('rejects a TP degree that does not divide the heads, naming mesh.tp and the dim', () => {
     expect(() => buildStepGraph({ model: 'tiny', worldSize: 8, mesh: mesh(1, 1, 8) })).toThrow(ConfigError);
-    expect(() => buildStepGraph({ model: 'tiny', worldSize: 8, mesh: mesh(1, 1, 8) })).toThrow(/mesh\.tp .* nHeads \(4\)/);
-    expect(() => buildStepGraph({ model: 'tiny', worldSize: 4, mesh: mesh(1, 1, 2) })).toThrow(/worldSize \(4\), got 1 · 1 · 2 = 2/);
+    expect(() => buildStepGraph({ model: 'tiny', worldSize: 8, mesh: mesh(1, 1, 8) })).toThrow(
+      /mesh\.tp .* nHeads \(4\)/,
+    );
+    expect(() => buildStepGraph({ model: 'tiny', worldSize: 4, mesh: mesh(1, 1, 2) })).toThrow(
+      /worldSize \(4\), got 1 · 1 · 2 = 2/,
+    );
   });
 });
 
@@ -54,7 +78,11 @@ describe('step graph on a mesh', () => {
   ])('%s: verifies, every collective on a named group with its size and stride', (_n, m) => {
     for (const ac of ['none', 'selective', 'full'] as const) {
       const g = verifyGraph(build(m, { activationCheckpointing: ac }));
-      const expected: Record<string, [number, number]> = { dp_shard: [m.dpShard, m.tp], tp: [m.tp, 1], dp_replicate: [m.dpReplicate, m.dpShard * m.tp] };
+      const expected: Record<string, [number, number]> = {
+        dp_shard: [m.dpShard, m.tp],
+        tp: [m.tp, 1],
+        dp_replicate: [m.dpReplicate, m.dpShard * m.tp],
+      };
       for (const n of colls(g)) {
         const c = n.collective!;
         expect(Object.keys(expected)).toContain(c.group);
@@ -71,13 +99,23 @@ describe('step graph on a mesh', () => {
     for (const p of paramTable(args)) {
       const info = g.params.find((x) => x.name === p.name)!;
       const place = tpPlacement(p.name);
-      const local = place === 'colwise' ? [p.shape[0] / 2, ...p.shape.slice(1)] : place === 'rowwise' ? [p.shape[0], p.shape[1] / 2] : [...p.shape];
+      const local =
+        place === 'colwise'
+          ? [p.shape[0] / 2, ...p.shape.slice(1)]
+          : place === 'rowwise'
+            ? [p.shape[0], p.shape[1] / 2]
+            : [...p.shape];
       expect(info.localShape ?? p.shape, p.name).toEqual(local);
       const shard = g.tensors[paramTensorIds(p.name).shard];
       expect(shard.shape, p.name).toEqual([Math.ceil(local[0] / 4), ...local.slice(1)]);
     }
     // every weight of the TP plan is split: only the norms are replicated
-    expect(g.params.filter((p) => p.tp === undefined).map((p) => p.name).every((n) => n.endsWith('norm.weight'))).toBe(true);
+    expect(
+      g.params
+        .filter((p) => p.tp === undefined)
+        .map((p) => p.name)
+        .every((n) => n.endsWith('norm.weight')),
+    ).toBe(true);
     expect(tpPlacement('layers.0.attention.wo.weight')).toBe('rowwise');
     expect(tpPlacement('layers.0.feed_forward.w3.weight')).toBe('colwise');
   });
@@ -97,7 +135,8 @@ describe('step graph on a mesh', () => {
   it('emits the sequence-parallel collectives of each block, mirrored in backward', () => {
     const g = build(mesh(1, 2, 2));
     const L = MODEL_PRESETS.small.nLayers;
-    const tpOf = (phase: GraphNode['phase'], kind: GraphNode['kind']) => colls(g).filter((n) => n.collective!.group === 'tp' && n.phase === phase && n.kind === kind).length;
+    const tpOf = (phase: GraphNode['phase'], kind: GraphNode['kind']) =>
+      colls(g).filter((n) => n.collective!.group === 'tp' && n.phase === phase && n.kind === kind).length;
     // forward: per block AG before attention and feed-forward, RS after wo and w2; embedding RS, final norm AG
     expect(tpOf('forward', 'all_gather')).toBe(2 * L + 1);
     expect(tpOf('forward', 'reduce_scatter')).toBe(2 * L + 1);
@@ -111,7 +150,7 @@ describe('step graph on a mesh', () => {
     expect(counts.dp_shard.all_reduce).toBe(0);
   });
 
-  it("selective AC under TP keeps wo's reduce-scatter output (torchtitan's save list), so neither wo nor its RS is recomputed", () => {
+  it("selective AC under TP keeps wo's reduce-scatter output: wo and its RS are not recomputed", () => {
     const names = (g: StepGraph) => new Set(g.nodes.map((n) => n.name));
     const tp = names(build(mesh(1, 2, 2), { activationCheckpointing: 'selective' }));
     const one = names(buildStepGraph({ model: 'small', worldSize: 4, activationCheckpointing: 'selective' }));
@@ -124,7 +163,7 @@ describe('step graph on a mesh', () => {
     expect(full.has('layers.0.attention.wo.recompute.tp_reduce_scatter')).toBe(true);
   });
 
-  it('HSDP: each gradient shard is reduce-scattered on dp_shard, then all-reduced (avg) on dp_replicate into what AdamW reads', () => {
+  it('HSDP: gradient shards reduce-scattered on dp_shard, then all-reduced (avg) on dp_replicate', () => {
     const g = build(mesh(2, 2, 1));
     const byName = new Map(g.nodes.map((n) => [n.name, n]));
     for (const p of g.params) {
@@ -139,13 +178,19 @@ describe('step graph on a mesh', () => {
   });
 
   it('keeps per-rank parameter memory about the same across meshes of one world, and cuts activations with TP', () => {
-    const persistent = (g: StepGraph) => Object.values(g.tensors).filter((t) => t.persistent).reduce((a, t) => a + t.bytes, 0);
+    const persistent = (g: StepGraph) =>
+      Object.values(g.tensors)
+        .filter((t) => t.persistent)
+        .reduce((a, t) => a + t.bytes, 0);
     const fsdp = buildStepGraph({ model: 'small', worldSize: 8 });
     const tp = build(mesh(1, 4, 2));
     // the norms are replicated across tp: a little more, never less
     expect(persistent(tp)).toBeGreaterThanOrEqual(persistent(fsdp) * 0.99);
     expect(persistent(tp)).toBeLessThan(persistent(fsdp) * 1.05);
-    const acts = (g: StepGraph) => Object.values(g.tensors).filter((t) => !t.persistent && t.aliasOf === undefined).reduce((a, t) => a + t.bytes, 0);
+    const acts = (g: StepGraph) =>
+      Object.values(g.tensors)
+        .filter((t) => !t.persistent && t.aliasOf === undefined)
+        .reduce((a, t) => a + t.bytes, 0);
     expect(acts(tp)).toBeLessThan(acts(fsdp) * 0.75);
   });
 });

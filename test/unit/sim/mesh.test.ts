@@ -20,62 +20,85 @@ const DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
 const m222: Mesh = { dpReplicate: 2, dpShard: 2, tp: 2 };
 
 /** Mesh coordinates of a rank, row-major over [dp_replicate, dp_shard, tp] (torch's DeviceMesh). */
-const coords = (m: Mesh, r: number) => ({ dp_replicate: Math.floor(r / (m.dpShard * m.tp)), dp_shard: Math.floor(r / m.tp) % m.dpShard, tp: r % m.tp });
+const coords = (m: Mesh, r: number) => ({
+  dp_replicate: Math.floor(r / (m.dpShard * m.tp)),
+  dp_shard: Math.floor(r / m.tp) % m.dpShard,
+  tp: r % m.tp,
+});
 
 describe('groupInstance on a mesh', () => {
-  it.each([[m222], [{ dpReplicate: 2, dpShard: 4, tp: 8 }], [{ dpReplicate: 1, dpShard: 8, tp: 8 }]])('groups ranks that differ only in one mesh coordinate (%o)', (m) => {
-    const world = m.dpReplicate * m.dpShard * m.tp;
-    for (const dim of DIMS) {
-      const g = meshGroup(m, dim);
-      if (g.size === 1) continue;
-      for (let r = 0; r < world; r++) {
-        const inst = groupInstance(r, g.size, world, g.stride);
-        const members = Array.from({ length: inst.size }, (_, i) => inst.first + i * inst.stride);
-        const mine = coords(m, r);
-        const expected = Array.from({ length: world }, (_, q) => q).filter((q) => DIMS.every((d) => d === dim || coords(m, q)[d] === mine[d]));
-        expect(members, `${dim} rank ${r}`).toEqual(expected);
-        expect(members[(r - inst.first) / inst.stride]).toBe(r);
+  it.each([[m222], [{ dpReplicate: 2, dpShard: 4, tp: 8 }], [{ dpReplicate: 1, dpShard: 8, tp: 8 }]])(
+    'groups ranks that differ only in one mesh coordinate (%o)',
+    (m) => {
+      const world = m.dpReplicate * m.dpShard * m.tp;
+      for (const dim of DIMS) {
+        const g = meshGroup(m, dim);
+        if (g.size === 1) continue;
+        for (let r = 0; r < world; r++) {
+          const inst = groupInstance(r, g.size, world, g.stride);
+          const members = Array.from({ length: inst.size }, (_, i) => inst.first + i * inst.stride);
+          const mine = coords(m, r);
+          const expected = Array.from({ length: world }, (_, q) => q).filter((q) =>
+            DIMS.every((d) => d === dim || coords(m, q)[d] === mine[d]),
+          );
+          expect(members, `${dim} rank ${r}`).toEqual(expected);
+          expect(members[(r - inst.first) / inst.stride]).toBe(r);
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe('simulate on a 2 × 2 × 2 mesh', () => {
   const g = buildStepGraph({ model: 'tiny', worldSize: 8, mesh: m222 });
   const base = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
 
-  it.each(['aot_eager', 'aot_eager_autobucketing', 'transformer_block'] as const)('%s: every rank simulated, one comm stream per group, no hang', (backend) => {
-    // jitter makes ranks differ, so all 8 are simulated and each group instance must wait for its members
-    const cost = jitteredCostModels(base, 8, { jitterPct: 10, seed: 4 });
-    const s = runBackend(backend, g, base);
-    const res = simulate({ worldSize: 8, schedules: s, cost });
-    expect(res.symmetric).toBe(false);
-    expect(res.mismatch).toBeUndefined();
-    expectNoOverlapPerStream(res);
-    expectWaitsAfterCollectives(res, s.graph);
-    for (let r = 0; r < 8; r++) {
-      const streams = new Set(res.events.filter((e) => e.rank === r).map((e) => e.stream));
-      expect([...streams].sort()).toEqual(['comm:dp_replicate', 'comm:dp_shard', 'comm:tp', 'compute']);
-    }
-    // a collective starts at one time on all members of its group instance, and TP and FSDP traffic overlap in time
-    const starts = new Map<string, number>();
-    for (const e of res.events) {
-      if (e.stream === 'compute') continue;
-      const c = s.graph.nodes.find((n) => n.name === e.name)!.collective!;
-      const inst = groupInstance(e.rank, c.groupSize, 8, c.groupStride);
-      const key = `${e.name}#${inst.first}`;
-      if (starts.has(key)) expect(e.start, key).toBe(starts.get(key));
-      else starts.set(key, e.start);
-    }
-    const r0 = res.events.filter((e) => e.rank === 0);
-    const overlaps = r0.some((a) => a.stream === 'comm:tp' && r0.some((b) => b.stream !== 'comm:tp' && b.stream !== 'compute' && b.start < a.start + a.dur && a.start < b.start + b.dur));
-    if (backend === 'aot_eager_autobucketing') expect(overlaps).toBe(true);
-  });
+  it.each(['aot_eager', 'aot_eager_autobucketing', 'transformer_block'] as const)(
+    '%s: every rank simulated, one comm stream per group, no hang',
+    (backend) => {
+      // jitter makes ranks differ, so all 8 are simulated and each group instance must wait for its members
+      const cost = jitteredCostModels(base, 8, { jitterPct: 10, seed: 4 });
+      const s = runBackend(backend, g, base);
+      const res = simulate({ worldSize: 8, schedules: s, cost });
+      expect(res.symmetric).toBe(false);
+      expect(res.mismatch).toBeUndefined();
+      expectNoOverlapPerStream(res);
+      expectWaitsAfterCollectives(res, s.graph);
+      for (let r = 0; r < 8; r++) {
+        const streams = new Set(res.events.filter((e) => e.rank === r).map((e) => e.stream));
+        expect([...streams].sort()).toEqual(['comm:dp_replicate', 'comm:dp_shard', 'comm:tp', 'compute']);
+      }
+      // a collective starts at one time on all members of its group instance, and TP and FSDP traffic overlap in time
+      const starts = new Map<string, number>();
+      for (const e of res.events) {
+        if (e.stream === 'compute') continue;
+        const c = s.graph.nodes.find((n) => n.name === e.name)!.collective!;
+        const inst = groupInstance(e.rank, c.groupSize, 8, c.groupStride);
+        const key = `${e.name}#${inst.first}`;
+        if (starts.has(key)) expect(e.start, key).toBe(starts.get(key));
+        else starts.set(key, e.start);
+      }
+      const r0 = res.events.filter((e) => e.rank === 0);
+      const overlaps = r0.some(
+        (a) =>
+          a.stream === 'comm:tp' &&
+          r0.some(
+            (b) =>
+              b.stream !== 'comm:tp' &&
+              b.stream !== 'compute' &&
+              b.start < a.start + a.dur &&
+              a.start < b.start + b.dur,
+          ),
+      );
+      if (backend === 'aot_eager_autobucketing') expect(overlaps).toBe(true);
+    },
+  );
 });
 
 describe('exposedCommByGroup', () => {
-  it('counts each group stream\'s time with no compute under it, a moment once per group', () => {
-    const ev = (stream: string, kind: TraceEvent['kind'], start: number, dur: number, rank = 0) => ({ rank, stream, name: `${stream}@${start}`, kind, start, dur, op: 'x' }) as TraceEvent;
+  it("counts each group stream's time with no compute under it, a moment once per group", () => {
+    const ev = (stream: string, kind: TraceEvent['kind'], start: number, dur: number, rank = 0) =>
+      ({ rank, stream, name: `${stream}@${start}`, kind, start, dur, op: 'x' }) as TraceEvent;
     const events = [
       ev('compute', 'compute', 0, 10),
       ev('comm:tp', 'all_gather', 5, 10), // 5 exposed (10..15)
@@ -95,13 +118,28 @@ describe('Chrome trace of a mesh run', () => {
     const cost = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
     const res = simulate({ worldSize: 8, schedules: runBackend('aot_eager', g, cost), cost });
     const trace = exportChromeTrace(res);
-    const groups = new Set(trace.traceEvents.filter((e) => e.ph === 'X' && e.args?.['Process Group Name'] !== undefined).map((e) => e.args!['Process Group Name']));
+    const groups = new Set(
+      trace.traceEvents
+        .filter((e) => e.ph === 'X' && e.args?.['Process Group Name'] !== undefined)
+        .map((e) => e.args!['Process Group Name']),
+    );
     expect([...groups].sort()).toEqual(['dp_replicate', 'dp_shard', 'tp']);
     const back = importTrace(JSON.parse(JSON.stringify(trace)));
     expect(back.ok).toBe(true);
     if (!back.ok) return;
-    const key = (e: { rank: number; stream: string; kind: string; name: string }) => `${e.rank}|${e.stream}|${e.kind}|${e.name}`;
-    expect(back.value.events.filter((e) => e.kind === 'all_reduce').map(key).sort()).toEqual(res.events.filter((e) => e.kind === 'all_reduce').map(key).sort());
+    const key = (e: { rank: number; stream: string; kind: string; name: string }) =>
+      `${e.rank}|${e.stream}|${e.kind}|${e.name}`;
+    expect(
+      back.value.events
+        .filter((e) => e.kind === 'all_reduce')
+        .map(key)
+        .sort(),
+    ).toEqual(
+      res.events
+        .filter((e) => e.kind === 'all_reduce')
+        .map(key)
+        .sort(),
+    );
   });
 });
 
@@ -122,7 +160,9 @@ describe('hierarchical network', () => {
     expect(ringNetworkUs(net, S, 8, 'all_gather', 8)).toBeCloseTo(ib, 6);
     expect(ringNetworkUs(net, S, 8, 'all_reduce', 8)).toBeCloseTo(2 * ib, 6);
     const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
-    expect(cost.collectiveUs('all_gather', S, 8, 'bf16', 8)).toBeGreaterThan(2 * cost.collectiveUs('all_gather', S, 8, 'bf16', 1));
+    expect(cost.collectiveUs('all_gather', S, 8, 'bf16', 8)).toBeGreaterThan(
+      2 * cost.collectiveUs('all_gather', S, 8, 'bf16', 1),
+    );
   });
 
   it('takes gpus_per_node from the config for every preset', () => {
