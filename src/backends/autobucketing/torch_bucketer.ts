@@ -73,8 +73,8 @@ class AugmentedGraph {
   private readonly mergeSet: (number[] | undefined)[];
   readonly extraDeps = new Map<number, Set<number>>();
   private readonly extraUses = new Map<number, Set<number>>();
-  /** Sets with more than one member (the only links to earlier positions). */
-  private readonly merged = new Set<number[]>();
+  /** Sets with more than one member (the only links to earlier positions), with their position span. */
+  private readonly merged = new Map<number[], { min: number; max: number }>();
   private readonly seen: Int32Array;
   private stamp = 0;
 
@@ -113,7 +113,17 @@ class AugmentedGraph {
       if (!set.includes(x)) set.push(x);
       this.mergeSet[x] = set;
     }
-    if (set.length > 1) this.merged.add(set);
+    if (set.length > 1) this.merged.set(set, this.span(set));
+  }
+
+  private span(set: readonly number[]): { min: number; max: number } {
+    let min = Infinity;
+    let max = -Infinity;
+    for (const m of set) {
+      min = Math.min(min, this.pos[m]);
+      max = Math.max(max, this.pos[m]);
+    }
+    return { min, max };
   }
 
   unmergeNode(x: number): void {
@@ -121,6 +131,7 @@ class AugmentedGraph {
     if (set.length === 1) return;
     set.splice(set.indexOf(x), 1);
     if (set.length === 1) this.merged.delete(set);
+    else this.merged.set(set, this.span(set));
     this.mergeSet[x] = [x];
   }
 
@@ -130,13 +141,7 @@ class AugmentedGraph {
     for (const m of set) lo = Math.min(lo, this.pos[m]);
     for (let changed = true; changed; ) {
       changed = false;
-      for (const s of this.merged) {
-        let min = Infinity;
-        let max = -Infinity;
-        for (const m of s) {
-          min = Math.min(min, this.pos[m]);
-          max = Math.max(max, this.pos[m]);
-        }
+      for (const { min, max } of this.merged.values()) {
         if (max > lo && min < lo) {
           lo = min;
           changed = true;

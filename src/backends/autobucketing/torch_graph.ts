@@ -77,7 +77,16 @@ export interface PassRegion {
  * The graphs torch would pass separately: each imported FX graph, or each phase of a built step
  * (SimpleFSDP compiles the forward and the backward as two graphs).
  */
-export function passRegions(ix: GraphIndex): PassRegion[] {
+export function passRegions(ix: GraphIndex): readonly PassRegion[] {
+  let regions = REGIONS.get(ix);
+  if (regions === undefined) REGIONS.set(ix, (regions = computeRegions(ix)));
+  return regions;
+}
+
+const REGIONS = new WeakMap<GraphIndex, readonly PassRegion[]>();
+const STRUCTURES = new WeakMap<PassRegion, Omit<TorchGraph, 'estUs' | 'latencyUs'>>();
+
+function computeRegions(ix: GraphIndex): PassRegion[] {
   const byPhase = new Map<string, number[]>();
   ix.nodes.forEach((node, i) => {
     const list = byPhase.get(node.phase);
@@ -137,8 +146,31 @@ function splitRegions(ix: GraphIndex, regionOf: Int32Array, phases: readonly str
   });
 }
 
-/** Builds the FX-shaped view of one region of an indexed step graph. */
+/**
+ * The FX-shaped view of one region of an indexed step graph: its structure is built once per
+ * region (graphs are immutable), the runtimes per cost model.
+ */
 export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassRegion): TorchGraph {
+  let structure = STRUCTURES.get(region);
+  if (structure === undefined) STRUCTURES.set(region, (structure = buildStructure(ix, region)));
+  const { n, cls, irOf } = structure;
+  const estUs = new Float64Array(n).fill(NaN);
+  const latencyUs = new Float64Array(n);
+  for (let t = 0; t < n; t++) {
+    if (irOf[t] < 0) continue;
+    const node = ix.nodes[irOf[t]];
+    if (cls[t] === NodeClass.Wait) estUs[t] = 0;
+    else if (cls[t] === NodeClass.Collective) {
+      const c = node.collective!;
+      const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+      estUs[t] = finiteOr0(node.estMs !== undefined ? node.estMs * 1000 : cost.collectiveUs(c.kind, bytes, c.groupSize, c.dtype, c.groupStride));
+      latencyUs[t] = finiteOr0(node.estMsSize0 !== undefined ? node.estMsSize0 * 1000 : cost.collectiveUs(c.kind, 0, c.groupSize, c.dtype, c.groupStride));
+    } else estUs[t] = node.kind === 'view' ? 0 : finiteOr0(cost.computeUs(node));
+  }
+  return { ...structure, estUs, latencyUs };
+}
+
+function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'estUs' | 'latencyUs'> {
   const { nodes } = ix;
   const producer = new Map<string, number>();
   nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
@@ -205,11 +237,9 @@ export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassReg
   const useIdx = new Int32Array(useOff[n]);
   for (let t = 0; t < n; t++) for (const p of parents[t]) useIdx[fill[p]++] = t;
 
-  const estUs = new Float64Array(n).fill(NaN);
   const waitOf = new Int32Array(n).fill(-1);
   const startOf = new Int32Array(n).fill(-1);
   const sizeBytes = new Float64Array(n);
-  const latencyUs = new Float64Array(n);
   const group: string[] = new Array(n).fill('');
   const bKey: string[] = new Array(n).fill('');
   const fullKey: string[] = new Array(n).fill('');
@@ -224,26 +254,21 @@ export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassReg
       waitOf[start] = t;
       startOf[t] = start;
       collectives.push(start);
-      estUs[t] = 0;
       continue;
     }
     if (cls[t] === NodeClass.Collective) {
       const c = node.collective!;
-      const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
-      estUs[t] = finiteOr0(node.estMs !== undefined ? node.estMs * 1000 : cost.collectiveUs(c.kind, bytes, c.groupSize, c.dtype, c.groupStride));
-      latencyUs[t] = finiteOr0(node.estMsSize0 !== undefined ? node.estMsSize0 * 1000 : cost.collectiveUs(c.kind, 0, c.groupSize, c.dtype, c.groupStride));
       sizeBytes[t] = node.sizeBytes ?? c.inputBytes + c.outputBytes;
       group[t] = c.group;
       bKey[t] = bucketKey(node);
       fullKey[t] = `${c.kind}|${bKey[t]}`;
       continue;
     }
-    estUs[t] = node.kind === 'view' ? 0 : finiteOr0(cost.computeUs(node));
     cheap[t] = node.kind === 'view' || POINTWISE.has(opName(String(node.op))) ? 1 : 0;
   }
   return {
-    ix, n, name, cls, irOf, torchOf, placeholderTensor, parOff, parIdx, useOff, useIdx, estUs, waitOf, startOf,
-    collectives: Int32Array.from(collectives), sizeBytes, latencyUs, group, bucketKey: bKey, fullKey, cheap,
+    ix, n, name, cls, irOf, torchOf, placeholderTensor, parOff, parIdx, useOff, useIdx, waitOf, startOf,
+    collectives: Int32Array.from(collectives), sizeBytes, group, bucketKey: bKey, fullKey, cheap,
   };
 }
 

@@ -19,11 +19,13 @@ export interface StorageTables {
   readonly useCount: Int32Array; // per storage: nodes that use it
 }
 
-const CACHE = new WeakMap<TorchGraph, StorageTables>();
+// keyed by the region's edge table, which every view of one region shares (runtimes aside, a
+// region's views are the same graph)
+const CACHE = new WeakMap<Int32Array, StorageTables>();
 
 export function storageTables(tg: TorchGraph): StorageTables {
-  let t = CACHE.get(tg);
-  if (t === undefined) CACHE.set(tg, (t = buildStorageTables(tg)));
+  let t = CACHE.get(tg.parOff);
+  if (t === undefined) CACHE.set(tg.parOff, (t = buildStorageTables(tg)));
   return t;
 }
 
@@ -143,8 +145,16 @@ export interface TorchBaseline {
   readonly beforeCompute: Float64Array;
 }
 
-/** torch _compute_baseline_memory over the program order. */
+const BASELINES = new WeakMap<Int32Array, TorchBaseline>();
+
+/** torch _compute_baseline_memory over the program order (per region: it needs no runtimes). */
 export function torchBaseline(tg: TorchGraph): TorchBaseline {
+  let b = BASELINES.get(tg.parOff);
+  if (b === undefined) BASELINES.set(tg.parOff, (b = computeBaseline(tg)));
+  return b;
+}
+
+function computeBaseline(tg: TorchGraph): TorchBaseline {
   const tracker = new TorchMemoryTracker(tg);
   const before: number[] = [];
   let sinceLast = 0;

@@ -14,6 +14,7 @@ import { PrefetchBudget } from './budget';
 import { gbToBytes, type AutobucketingOptions } from './options';
 import { PyHeap } from '../../graph/heap';
 import { OrderedBits } from './ordered_bits';
+import { TargetReach } from './reach';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { TorchMemoryTracker, torchBaseline } from './torch_memory';
 
@@ -550,22 +551,15 @@ class OverlapScheduler {
     return path;
   }
 
-  /** Is `overlap` an ancestor of `target`? Every node between them is unscheduled and numbered between them. */
+  /** Is `overlap` an ancestor of the collective `target`? (static reachability, built on first use) */
   private dependsOn(target: number, overlap: number): boolean {
     const tg = this.tg;
-    const stamp = ++this.stamp;
-    const stack = [target];
-    while (stack.length > 0) {
-      const x = stack.pop()!;
-      for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) {
-        const p = tg.parIdx[k];
-        if (p === overlap) return true;
-        if (p < overlap || this.seen[p] === stamp || this.scheduled[p]) continue;
-        this.seen[p] = stamp;
-        stack.push(p);
-      }
+    let reach = REACH.get(tg.parOff);
+    if (reach === undefined) {
+      const order = Int32Array.from({ length: tg.n }, (_, i) => i);
+      REACH.set(tg.parOff, (reach = new TargetReach({ n: tg.n, order, parOff: tg.parOff, parIdx: tg.parIdx }, Array.from(tg.collectives))));
     }
-    return false;
+    return reach.isAncestorOfTarget(overlap, target);
   }
 
   /** An unscheduled node a prefetch may not pull forward: compute, a collective, a wait not yet hidden or hidden by `overlap`. */
@@ -652,6 +646,9 @@ class CandidateOrder {
     return this.candidates[top];
   }
 }
+
+/** Static reachability to the collectives, per region (keyed by its edge table). */
+const REACH = new WeakMap<Int32Array, TargetReach>();
 
 const DEPENDS = 'depends' as const;
 const BLOCKED = 'blocked' as const;

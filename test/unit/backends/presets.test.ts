@@ -1,6 +1,6 @@
 // Every backend on every model preset (8 ranks), against the schedule invariants, plus the
 // structural claims on llama3-8b. llama3-405b keeps its shapes but runs 16 of its 126 layers here
-// (the full model is timed in performance.test.ts).
+// (the full model is timed in the bench: npm run bench -- --only scale).
 import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES, runBackend, type Schedule } from '../../../src/backends';
 import { alignCostModels, jitteredCostModels, makeCostModel } from '../../../src/estimate';
