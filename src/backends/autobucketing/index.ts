@@ -132,7 +132,11 @@ function finalOrder(tg: TorchGraph, sched: OverlapResult, result: BucketResult):
   const unit = new Int32Array(tg.n).fill(-1);
   const unitItem: OrderItem[] = [];
   const unitPos: number[] = [];
-  const newUnit = (item: OrderItem, p: number) => (unitItem.push(item), unitPos.push(p), unitItem.length - 1);
+  const newUnit = (item: OrderItem, p: number) => {
+    unitItem.push(item);
+    unitPos.push(p);
+    return unitItem.length - 1;
+  };
   result.buckets.forEach((members, b) => {
     const s = newUnit({ type: 'bucket_start', bucket: b }, pos[result.slots[b].start]);
     const w = newUnit({ type: 'bucket_wait', bucket: b }, pos[result.slots[b].wait]);

@@ -8,7 +8,7 @@ import type { CostModel } from '../../estimate/types';
 import type { GraphIndex } from '../graph_index';
 import { bucketKey } from '../rewrite';
 
-export const enum NodeClass {
+export enum NodeClass {
   Placeholder = 0,
   Compute = 1, // torch is_compute_node: a flop-registered op (mm, addmm, bmm, attention fwd / bwd)
   Other = 2, // every other call_function (memory-bound ops, views, getitem)

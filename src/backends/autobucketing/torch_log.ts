@@ -104,7 +104,10 @@ export function matchLogGraphs(stats: readonly PassStats[], logs: readonly Torch
     let bestScore = 0;
     for (const [j, g] of logs.entries()) {
       const score = p.collectives.filter((n) => g.collectives.has(n)).length + (j === k ? 0.5 : 0);
-      if (score > bestScore) (best = g), (bestScore = score);
+      if (score > bestScore) {
+        best = g;
+        bestScore = score;
+      }
     }
     return best;
   });

@@ -9,7 +9,6 @@
 // within max_compute_pre_fetch, max_coll_distance, the in-flight budget and the memory budget.
 // Times are kept in ms, as torch keeps them, so float comparisons (exposed == 0) agree bit for bit.
 
-import type { ReasonCode } from '../types';
 import { PrefetchBudget } from './budget';
 import { gbToBytes, type AutobucketingOptions } from './options';
 import { PyHeap } from '../../graph/heap';
@@ -77,7 +76,6 @@ class OverlapScheduler {
   /** Unscheduled collectives: a linked list in registration order (torch's OrderedSet). */
   private readonly next: Int32Array;
   private readonly prev: Int32Array;
-  private head = -1;
   private readonly unscheduled: Uint8Array;
   private readonly inDegree: Int32Array;
   private readonly scheduled: Uint8Array;
@@ -128,8 +126,7 @@ class OverlapScheduler {
     for (const info of this.colls) {
       const s = info.start;
       this.unscheduled[s] = 1;
-      if (last < 0) this.head = s;
-      else this.next[last] = s;
+      if (last >= 0) this.next[last] = s;
       this.prev[s] = last;
       last = s;
     }
@@ -323,7 +320,6 @@ class OverlapScheduler {
     const p = this.prev[start];
     const q = this.next[start];
     if (p >= 0) this.next[p] = q;
-    else this.head = q;
     if (q >= 0) this.prev[q] = p;
   }
 
@@ -607,7 +603,10 @@ class CandidateOrder {
     for (let k = 0; k < m; k++) {
       const gk = groupKey === null ? '' : groupKey(candidates[k]);
       let g = keys.indexOf(gk);
-      if (g < 0) g = keys.push(gk) - 1, this.groups.push([]);
+      if (g < 0) {
+        g = keys.push(gk) - 1;
+        this.groups.push([]);
+      }
       this.groups[g].push(k);
     }
     for (const h of this.groups) for (let i = (h.length >> 1) - 1; i >= 0; i--) this.down(h, i);

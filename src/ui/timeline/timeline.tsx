@@ -151,7 +151,7 @@ export function Timeline({ side, label }: Props) {
       ro.disconnect();
       cancelRedraw(redraw);
     };
-  }, [cols, layout, result, theme, side]);
+  }, [cols, layout, result, theme, side, flagged]);
 
   // mouse, touch and keyboard input
   useEffect(() => {
