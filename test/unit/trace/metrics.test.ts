@@ -101,3 +101,16 @@ describe('computeMetrics', () => {
     expect(m.perRank).toEqual([]);
   });
 });
+
+describe('live host time (measured live runs)', () => {
+  it('counts readbacks and uploads as memory copies and barrier waits as sync: non-compute GPU time, not idle', () => {
+    const base = [ev(0, 'compute', 0, 10), ev(0, 'all_gather', 2, 4)];
+    const host = [ev(0, 'readback', 10, 3), ev(0, 'upload', 13, 2), ev(0, 'barrier', 15, 5)];
+    const without = rankMetrics(0, base);
+    const withHost = rankMetrics(0, [...base, ...host]);
+    expect(withHost.computeUs).toBe(without.computeUs);
+    expect(withHost.nonComputeUs - without.nonComputeUs).toBe(10);
+    expect(withHost.stepUs).toBe(20);
+    expect(withHost.idleUs).toBe(0);
+  });
+});
