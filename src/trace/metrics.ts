@@ -83,8 +83,9 @@ export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?
     else if (isCommKind(e.kind)) {
       comm.push(iv);
       counts[e.kind]++;
-    } else if (e.kind === 'memory' || e.kind === 'readback' || e.kind === 'upload') mem.push(iv); // host copies: HTA's memory
-    else if (e.kind === 'sync' || e.kind === 'barrier') sync.push(iv);
+    } else if (e.kind === 'memory' || e.kind === 'readback' || e.kind === 'upload') {
+      mem.push(iv); // host copies count as HTA's memory time
+    } else if (e.kind === 'sync' || e.kind === 'barrier') sync.push(iv);
   }
   const uComp = union(comp);
   const uComm = union(comm);
