@@ -193,6 +193,7 @@ class OverlapPreservingBucketer {
   private readonly nodeToEvent = new Map<number, PgEvent>();
   private readonly why = new Map<number, BucketWhy>();
   private readonly internodePgs = new Set<string>();
+  private readonly infoAt: (CollInfo | undefined)[]; // collective start → its info
   private readonly checked = new Set<string>();
   private readonly slots: { start: number; wait: number }[] = [];
   private placement = { start: -1, wait: -1 };
@@ -202,6 +203,8 @@ class OverlapPreservingBucketer {
     private readonly opts: AutobucketingOptions,
   ) {
     const tg = (this.tg = sched.tg);
+    this.infoAt = new Array(tg.n);
+    for (const info of sched.colls) this.infoAt[info.start] = info;
     this.pos = new Int32Array(tg.n).fill(-1);
     sched.order.forEach((t, p) => (this.pos[t] = p));
     // static ancestors: graph edges plus start → hiding node → wait for every hidden collective
@@ -246,7 +249,7 @@ class OverlapPreservingBucketer {
   }
 
   private info(start: number): CollInfo {
-    return this.sched.infoOf.get(start)!;
+    return this.infoAt[start]!;
   }
 
   /** The group's ordered starts, waits and hiding compute, chained in the augmented graph (one NCCL stream per group). */
@@ -320,14 +323,15 @@ class OverlapPreservingBucketer {
     const maxBytes = gbToBytes(this.opts.max_bucket_memory_gb);
     const exposedFirst = this.exposedFirst(pg);
     const pos = this.pos;
+    const ratio = new Map(group.map((c) => [c, this.overlapRatio(c)]));
     const sorted = exposedFirst
-      ? [...group].sort((a, b) => this.overlapRatio(a) - this.overlapRatio(b) || pos[a] - pos[b])
+      ? [...group].sort((a, b) => ratio.get(a)! - ratio.get(b)! || pos[a] - pos[b])
       : [...group].sort((a, b) => pos[a] - pos[b]);
-    const processed = new Set<number>();
+    const processed = new Uint8Array(this.tg.n);
     const buckets: number[][] = [];
     for (let i = 0; i < sorted.length; i++) {
       const seed = sorted[i];
-      if (processed.has(seed)) continue;
+      if (processed[seed]) continue;
       if (this.allHiding.has(seed) || this.allHiding.has(this.info(seed).wait)) {
         this.note(seed, 'not_bucketed_would_expose', 'hides_other', seed);
         continue;
@@ -335,22 +339,22 @@ class OverlapPreservingBucketer {
       const bucket = [seed];
       this.placement = { start: seed, wait: this.info(seed).wait };
       let total = this.info(seed).sizeBytes;
-      processed.add(seed);
+      processed[seed] = 1;
       let failures = 0;
       const end = Math.min(sorted.length, i + 1 + this.opts.max_coll_distance);
       for (let j = i + 1; j < end; j++) {
         const cand = sorted[j];
         const bytes = this.info(cand).sizeBytes;
         if (total + bytes > maxBytes) {
-          if (!processed.has(cand)) this.note(cand, 'not_bucketed_byte_cap', 'byte_cap', seed);
+          if (!processed[cand]) this.note(cand, 'not_bucketed_byte_cap', 'byte_cap', seed);
           break;
         }
-        if (processed.has(cand)) continue;
+        if (processed[cand]) continue;
         if (exposedFirst && Math.abs(pos[cand] - pos[seed]) > MAX_CONSECUTIVE_FAILURES) continue;
         if (this.canAddToBucket(bucket, cand)) {
           bucket.push(cand);
           total += bytes;
-          processed.add(cand);
+          processed[cand] = 1;
           failures = 0;
         } else if (++failures >= MAX_CONSECUTIVE_FAILURES) break;
       }
