@@ -4,7 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { BACKEND_NAMES } from '../backends/types';
 import type { Schedule } from '../backends/types';
-import { BACKEND_PASSES, compareWithTorch, matchLogGraphs, parseTorchPassLog, type Agreement, type TorchLogGraph } from '../backends';
+import {
+  BACKEND_PASSES,
+  compareWithTorch,
+  matchLogGraphs,
+  parseTorchPassLog,
+  type Agreement,
+  type TorchLogGraph,
+} from '../backends';
 import { HARDWARE_NAMES } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph } from '../pipeline';
@@ -31,12 +38,12 @@ export const PASS_USAGE = [
   `  --backend NAME       one of [${BACKEND_NAMES.join(', ')}] (default aot_eager_autobucketing)`,
   '  --json               print {collectivesBefore, collectivesAfter, buckets, exposedMsBefore, exposedMsAfter,',
   '                       peakBytesBefore, peakBytesAfter}',
-  '                       + torch\'s own accounting: potentialExposedMs, scheduledExposedMs, graphs (per FX graph:',
+  "                       + torch's own accounting: potentialExposedMs, scheduledExposedMs, graphs (per FX graph:",
   '                       overlapping, buckets by original name, peaks), reasons; with --torch-log, agreement',
-  '  --torch-log LOG      torch\'s DEBUG log of the pass on the same graph(s): print how far the decisions agree',
-  '                       (bucket pairs, prefetches, collectives after) and the first disagreements, both sides\' reasons',
+  "  --torch-log LOG      torch's DEBUG log of the pass on the same graph(s): print how far the decisions agree",
+  "                       (bucket pairs, prefetches, collectives after) and the first disagreements, both sides' reasons",
   '  --print-graph        print the graph in the order the backend scheduled it, one line per node (as FX prints)',
-  '                       collective times: the dump\'s est_ms where it has them, else --network (default nccl-analytical)',
+  "                       collective times: the dump's est_ms where it has them, else --network (default nccl-analytical)",
   '  --set PATH=VALUE     any other config field (repeatable)',
   '                       (the dump fixes the graph: model, ranks, batch, sequence, AC and dtypes do not apply)',
   ...configFlagHelp(GRAPH_SHAPE_FLAGS),
@@ -124,9 +131,16 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
   for (const g of out.graphs ?? []) {
     const e = g.estimates;
-    const source = e.fromGraph === e.total ? "torch's, from the dump" : e.fromGraph === 0 ? 'the cost model' : `torch's for ${e.fromGraph} of ${e.total} nodes, the cost model for the rest`;
+    const source =
+      e.fromGraph === e.total
+        ? "torch's, from the dump"
+        : e.fromGraph === 0
+          ? 'the cost model'
+          : `torch's for ${e.fromGraph} of ${e.total} nodes, the cost model for the rest`;
     io.out(`estimates (${g.phase}): ${source}`);
-    io.out(`torch accounting (${g.phase}): scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms; peak ${mib(g.peakBytes)} (original ${mib(g.originalPeakBytes)}, allowed ${mib(g.allowedPeakBytes)})`);
+    io.out(
+      `torch accounting (${g.phase}): scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms; peak ${mib(g.peakBytes)} (original ${mib(g.originalPeakBytes)}, allowed ${mib(g.allowedPeakBytes)})`,
+    );
   }
   for (const a of out.agreement ?? []) printAgreement(io, a);
   if (values['print-graph']) io.out(graphToString(after.schedule.graph));
@@ -138,11 +152,15 @@ function readTorchLog(path: string): TorchLogGraph[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new UsageError(`fsdp-sim pass: --torch-log cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new UsageError(
+      `fsdp-sim pass: --torch-log cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   const graphs = parseTorchPassLog(text);
   if (graphs.length === 0) {
-    throw new UsageError(`fsdp-sim pass: --torch-log '${path}' holds no overlap_scheduling / overlap_preserving_bucketer DEBUG lines naming a collective`);
+    throw new UsageError(
+      `fsdp-sim pass: --torch-log '${path}' holds no overlap_scheduling / overlap_preserving_bucketer DEBUG lines naming a collective`,
+    );
   }
   return graphs;
 }
@@ -168,7 +186,9 @@ function agreementWith(s: Schedule, log: readonly TorchLogGraph[]): Agreement[] 
 
 function printAgreement(io: Io, a: Agreement): void {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  io.out(`agreement with torch's log (${a.phase}): buckets ${pct(a.bucketAgreement)} of pairs, prefetches ${pct(a.prefetchAgreement)}, ` +
-    `collectives after ${a.collectivesAfter.torch} (torch) vs ${a.collectivesAfter.fsdpSim} (fsdp-sim)`);
+  io.out(
+    `agreement with torch's log (${a.phase}): buckets ${pct(a.bucketAgreement)} of pairs, prefetches ${pct(a.prefetchAgreement)}, ` +
+      `collectives after ${a.collectivesAfter.torch} (torch) vs ${a.collectivesAfter.fsdpSim} (fsdp-sim)`,
+  );
   for (const d of a.disagreements) io.out(`  ${d.what} ${d.collective}: torch: ${d.torch}; fsdp-sim: ${d.fsdpSim}`);
 }

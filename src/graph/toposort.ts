@@ -87,7 +87,10 @@ export function kahnOrder(
   }
   if (out.length !== nodeCount) {
     const stuck = indeg.findIndex((d) => d > 0);
-    throw new GraphError(`dependency cycle: ${nodeCount - out.length} nodes never become ready (first: node ${stuck})`, stuck);
+    throw new GraphError(
+      `dependency cycle: ${nodeCount - out.length} nodes never become ready (first: node ${stuck})`,
+      stuck,
+    );
   }
   return out;
 }

@@ -21,9 +21,21 @@ import { bucketCollectives, type BucketResult } from './torch_bucketer';
 import { NodeClass, buildTorchGraph, passRegions, type TorchGraph } from './torch_graph';
 import { scheduleOverlap, type OverlapResult } from './torch_scheduler';
 
-export { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, AUTOBUCKETING_PROFILES, type AutobucketingOptions } from './options';
+export {
+  AUTOBUCKETING_DEFAULTS,
+  AUTOBUCKETING_KNOBS,
+  AUTOBUCKETING_PROFILES,
+  type AutobucketingOptions,
+} from './options';
 export { OFF_PATH } from './torch_scheduler';
-export { compareWithTorch, matchLogGraphs, parseTorchPassLog, type Agreement, type Disagreement, type TorchLogGraph } from './torch_log';
+export {
+  compareWithTorch,
+  matchLogGraphs,
+  parseTorchPassLog,
+  type Agreement,
+  type Disagreement,
+  type TorchLogGraph,
+} from './torch_log';
 
 /** One graph's pass: its schedule, its buckets (none when collective_bucketing is off). */
 interface RegionPass {
@@ -79,7 +91,13 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
   passes.forEach((p, r) => {
     if (p.sched === null) return;
     reasons.push(...scheduleReasons(p.sched));
-    reasons.push(...bucketReasons(p.sched, p.result, p.result.buckets.map((_, b) => idOf[localBase[r] + b])));
+    reasons.push(
+      ...bucketReasons(
+        p.sched,
+        p.result,
+        p.result.buckets.map((_, b) => idOf[localBase[r] + b]),
+      ),
+    );
     stats.push(passStats(p.phase ?? '', p.sched, p.result));
   });
   return { backend: 'aot_eager_autobucketing', graph: out, buckets, reasons, options: { ...opts }, passStats: stats };
@@ -170,7 +188,11 @@ function finalOrder(tg: TorchGraph, sched: OverlapResult, result: BucketResult):
 /** A topological order of the units, ready units by priority; null on a cycle. */
 function kahn(priority: readonly number[], edges: readonly [number, number][]): number[] | null {
   try {
-    return kahnOrder(priority.length, edges.map(([from, to]) => ({ from, to })), (u) => [priority[u], u]);
+    return kahnOrder(
+      priority.length,
+      edges.map(([from, to]) => ({ from, to })),
+      (u) => [priority[u], u],
+    );
   } catch (e) {
     if (e instanceof GraphError) return null;
     throw e;

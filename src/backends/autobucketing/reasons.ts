@@ -32,7 +32,10 @@ function rejectionText(tg: TorchGraph, sched: OverlapResult, r: PrefetchRefusal)
     case 'not_prefetched_depends_on_compute': {
       const p = r.blocker;
       if (p === r.overlap) return `${by}: it depends on that node.`;
-      const what = tg.cls[p] === NodeClass.Wait ? `wait ${fxName(tg, p)}, whose collective is not yet hidden` : `${fxName(tg, p)}, which had not run yet`;
+      const what =
+        tg.cls[p] === NodeClass.Wait
+          ? `wait ${fxName(tg, p)}, whose collective is not yet hidden`
+          : `${fxName(tg, p)}, which had not run yet`;
       return `${by}: it needs ${what}.`;
     }
   }
@@ -46,17 +49,34 @@ export function scheduleReasons(sched: OverlapResult): Reason[] {
     const hiddenPct = info.estMs > 0 ? Math.round((100 * (info.estMs - info.exposedMs)) / info.estMs) : 100;
     if (info.prefetchedBy >= 0) {
       const d = sched.computeDom[info.start];
-      const ahead = d === OFF_PATH ? 'off the compute path' : `${d - info.computeAtPrefetch} compute node(s) before its first use`;
-      return { node, code: 'prefetched', text: `${kind} prefetched behind ${fxName(tg, info.prefetchedBy)} (${ahead}); ${hiddenPct}% of its ${fmtMs(info.estMs)} hidden.` };
+      const ahead =
+        d === OFF_PATH ? 'off the compute path' : `${d - info.computeAtPrefetch} compute node(s) before its first use`;
+      return {
+        node,
+        code: 'prefetched',
+        text: `${kind} prefetched behind ${fxName(tg, info.prefetchedBy)} (${ahead}); ${hiddenPct}% of its ${fmtMs(info.estMs)} hidden.`,
+      };
     }
     if (info.reason !== undefined) {
-      return { node, code: info.reason.code, text: `${rejectionText(tg, sched, info.reason)} ${hiddenPct}% of it hidden in the end.` };
+      return {
+        node,
+        code: info.reason.code,
+        text: `${rejectionText(tg, sched, info.reason)} ${hiddenPct}% of it hidden in the end.`,
+      };
     }
     if (info.exposedMs === 0) {
-      return { node, code: 'program_order', text: `${kind} issued from the ready queue and fully hidden by the work that ran before its wait.` };
+      return {
+        node,
+        code: 'program_order',
+        text: `${kind} issued from the ready queue and fully hidden by the work that ran before its wait.`,
+      };
     }
     if (info.hiding.length === 0) {
-      return { node, code: 'not_prefetched_no_compute', text: `${kind} not prefetched: nothing ran between its start and its wait; ${fmtMs(info.exposedMs)} exposed.` };
+      return {
+        node,
+        code: 'not_prefetched_no_compute',
+        text: `${kind} not prefetched: nothing ran between its start and its wait; ${fmtMs(info.exposedMs)} exposed.`,
+      };
     }
     return {
       node,

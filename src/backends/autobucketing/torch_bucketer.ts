@@ -223,7 +223,10 @@ class OverlapPreservingBucketer {
     }
     const targets: number[] = [];
     for (const info of sched.colls) targets.push(info.start, info.wait);
-    this.reach = new TargetReach({ n: tg.n, order: Int32Array.from(sched.order), ...withExtraParents(tg.n, tg.parOff, tg.parIdx, extraInputs) }, targets);
+    this.reach = new TargetReach(
+      { n: tg.n, order: Int32Array.from(sched.order), ...withExtraParents(tg.n, tg.parOff, tg.parIdx, extraInputs) },
+      targets,
+    );
     this.aug = new AugmentedGraph(tg, this.pos);
     for (const pg of this.pgs()) this.heads.set(pg, this.buildTimeline(pg));
     for (const info of sched.colls) {
@@ -244,7 +247,8 @@ class OverlapPreservingBucketer {
 
   private pgs(): string[] {
     const out: string[] = [];
-    for (const info of this.sched.colls) if (!out.includes(this.tg.group[info.start])) out.push(this.tg.group[info.start]);
+    for (const info of this.sched.colls)
+      if (!out.includes(this.tg.group[info.start])) out.push(this.tg.group[info.start]);
     return out;
   }
 
@@ -399,7 +403,8 @@ class OverlapPreservingBucketer {
       [cand, ci.wait],
       [cand, seedWait],
     ];
-    for (const [startPos, waitPos] of placements) if (this.tryTimelinePosition(bucket, cand, startPos, waitPos)) return true;
+    for (const [startPos, waitPos] of placements)
+      if (this.tryTimelinePosition(bucket, cand, startPos, waitPos)) return true;
     return false;
   }
 
@@ -471,7 +476,12 @@ class OverlapPreservingBucketer {
     return [exec, info.hiding.map((hn): [number, number] => [s, this.event(hn).position])];
   }
 
-  private preservesHidingIntervals(bucket: readonly number[], cand: number, startPos: number, waitPos: number): boolean {
+  private preservesHidingIntervals(
+    bucket: readonly number[],
+    cand: number,
+    startPos: number,
+    waitPos: number,
+  ): boolean {
     const colls = [cand, ...bucket];
     const waits = colls.map((c) => this.info(c).wait);
     const hidingPositions: number[] = [];

@@ -54,10 +54,50 @@ export interface TorchGraph {
 
 /** aten ops torch tags pointwise among those the step graphs hold (is_cheap_fn) — views are cheap too. */
 const POINTWISE = new Set([
-  'add', 'sub', 'mul', 'div', 'neg', 'silu', 'gelu', 'relu', 'sigmoid', 'tanh', 'exp', 'log', 'pow', 'rsqrt', 'sqrt',
-  'reciprocal', 'where', 'clamp', 'abs', 'silu_backward', 'gelu_backward', 'threshold_backward', 'sigmoid_backward',
-  'tanh_backward', 'fill', 'copy', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'gt', 'le', 'ge', 'logical_not', 'bitwise_and',
-  'convert_element_type', 'lerp', 'addcmul', 'addcdiv', 'sign', 'sin', 'cos', 'erf',
+  'add',
+  'sub',
+  'mul',
+  'div',
+  'neg',
+  'silu',
+  'gelu',
+  'relu',
+  'sigmoid',
+  'tanh',
+  'exp',
+  'log',
+  'pow',
+  'rsqrt',
+  'sqrt',
+  'reciprocal',
+  'where',
+  'clamp',
+  'abs',
+  'silu_backward',
+  'gelu_backward',
+  'threshold_backward',
+  'sigmoid_backward',
+  'tanh_backward',
+  'fill',
+  'copy',
+  'maximum',
+  'minimum',
+  'eq',
+  'ne',
+  'lt',
+  'gt',
+  'le',
+  'ge',
+  'logical_not',
+  'bitwise_and',
+  'convert_element_type',
+  'lerp',
+  'addcmul',
+  'addcdiv',
+  'sign',
+  'sin',
+  'cos',
+  'erf',
 ]);
 
 function opName(target: string): string {
@@ -102,7 +142,12 @@ function computeRegions(ix: GraphIndex): PassRegion[] {
     return splitRegions(ix, new Int32Array(ix.n), ['step']);
   }
   if (fx !== undefined) {
-    return fx.map((b) => ({ phase: b.phase, nodes: byPhase.get(b.phase) ?? [], placeholders: b.placeholders, outputs: b.outputs }));
+    return fx.map((b) => ({
+      phase: b.phase,
+      nodes: byPhase.get(b.phase) ?? [],
+      placeholders: b.placeholders,
+      outputs: b.outputs,
+    }));
   }
   return splitRegions(ix, regionOf, phases);
 }
@@ -163,8 +208,16 @@ export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassReg
     else if (cls[t] === NodeClass.Collective) {
       const c = node.collective!;
       const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
-      estUs[t] = finiteOr0(node.estMs !== undefined ? node.estMs * 1000 : cost.collectiveUs(c.kind, bytes, c.groupSize, c.dtype, c.groupStride));
-      latencyUs[t] = finiteOr0(node.estMsSize0 !== undefined ? node.estMsSize0 * 1000 : cost.collectiveUs(c.kind, 0, c.groupSize, c.dtype, c.groupStride));
+      estUs[t] = finiteOr0(
+        node.estMs !== undefined
+          ? node.estMs * 1000
+          : cost.collectiveUs(c.kind, bytes, c.groupSize, c.dtype, c.groupStride),
+      );
+      latencyUs[t] = finiteOr0(
+        node.estMsSize0 !== undefined
+          ? node.estMsSize0 * 1000
+          : cost.collectiveUs(c.kind, 0, c.groupSize, c.dtype, c.groupStride),
+      );
     } else estUs[t] = node.kind === 'view' ? 0 : finiteOr0(cost.computeUs(node));
   }
   return { ...structure, estUs, latencyUs };
@@ -195,7 +248,14 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
     irOf[t] = i;
     torchOf[i] = t;
     name[t] = nodes[i].name;
-    cls[t] = ix.waitOfColl[i] >= 0 ? NodeClass.Collective : ix.collOfWait[i] >= 0 ? NodeClass.Wait : ix.isCompute[i] ? NodeClass.Compute : NodeClass.Other;
+    cls[t] =
+      ix.waitOfColl[i] >= 0
+        ? NodeClass.Collective
+        : ix.collOfWait[i] >= 0
+          ? NodeClass.Wait
+          : ix.isCompute[i]
+            ? NodeClass.Compute
+            : NodeClass.Other;
   });
   name[out] = 'output';
   cls[out] = NodeClass.Output;
@@ -267,8 +327,25 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
     cheap[t] = node.kind === 'view' || POINTWISE.has(opName(String(node.op))) ? 1 : 0;
   }
   return {
-    ix, n, name, cls, irOf, torchOf, placeholderTensor, parOff, parIdx, useOff, useIdx, waitOf, startOf,
-    collectives: Int32Array.from(collectives), sizeBytes, group, bucketKey: bKey, fullKey, cheap,
+    ix,
+    n,
+    name,
+    cls,
+    irOf,
+    torchOf,
+    placeholderTensor,
+    parOff,
+    parIdx,
+    useOff,
+    useIdx,
+    waitOf,
+    startOf,
+    collectives: Int32Array.from(collectives),
+    sizeBytes,
+    group,
+    bucketKey: bKey,
+    fullKey,
+    cheap,
   };
 }
 

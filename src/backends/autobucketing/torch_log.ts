@@ -98,7 +98,10 @@ function pairs(buckets: readonly (readonly string[])[]): Set<string> {
 const ratio = (both: number, either: number) => (either === 0 ? 1 : both / either);
 
 /** Pairs each pass with the log graph naming most of its collectives (the n-th graph breaks ties). */
-export function matchLogGraphs(stats: readonly PassStats[], logs: readonly TorchLogGraph[]): (TorchLogGraph | undefined)[] {
+export function matchLogGraphs(
+  stats: readonly PassStats[],
+  logs: readonly TorchLogGraph[],
+): (TorchLogGraph | undefined)[] {
   return stats.map((p, k) => {
     let best: TorchLogGraph | undefined;
     let bestScore = 0;
@@ -123,7 +126,10 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
   let same = 0;
   const disagreements: Disagreement[] = [];
   const reasonOf = (c: string, codes: (code: string) => boolean) =>
-    reasons.filter((r) => r.node.replace(/\.bw$/, '') === c && codes(r.code)).map((r) => r.text).pop() ?? 'no decision recorded';
+    reasons
+      .filter((r) => r.node.replace(/\.bw$/, '') === c && codes(r.code))
+      .map((r) => r.text)
+      .pop() ?? 'no decision recorded';
   for (const c of prefetched) {
     const a = (p.overlapping[c] ?? []).join(',');
     const b = (log.overlapping[c] ?? []).join(',');
@@ -134,8 +140,12 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
     disagreements.push({
       collective: c,
       what: 'prefetch',
-      torch: b ? `prefetched behind ${b}` : `not prefetched${log.cannotOverlap[c] ? ` (cannot overlap with ${log.cannotOverlap[c].node}: ${log.cannotOverlap[c].why})` : ''}`,
-      fsdpSim: a ? `prefetched behind ${a}` : reasonOf(c, (code) => code.startsWith('not_prefetched') || code === 'exposed' || code === 'program_order'),
+      torch: b
+        ? `prefetched behind ${b}`
+        : `not prefetched${log.cannotOverlap[c] ? ` (cannot overlap with ${log.cannotOverlap[c].node}: ${log.cannotOverlap[c].why})` : ''}`,
+      fsdpSim: a
+        ? `prefetched behind ${a}`
+        : reasonOf(c, (code) => code.startsWith('not_prefetched') || code === 'exposed' || code === 'program_order'),
     });
   }
   const bucketOf = (bs: readonly (readonly string[])[]) => new Map(bs.flatMap((b) => b.map((x) => [x, b] as const)));
@@ -149,8 +159,18 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
     disagreements.push({
       collective: c,
       what: 'bucket',
-      torch: tb.has(c) ? `bucketed with ${tb.get(c)!.filter((x) => x !== c).join(', ')}` : `not bucketed${cb ? ` (with ${cb.seed}: ${cb.why})` : ''}`,
-      fsdpSim: ob.has(c) ? `bucketed with ${ob.get(c)!.filter((x) => x !== c).join(', ')}` : reasonOf(c, (code) => code.startsWith('not_bucketed')),
+      torch: tb.has(c)
+        ? `bucketed with ${tb
+            .get(c)!
+            .filter((x) => x !== c)
+            .join(', ')}`
+        : `not bucketed${cb ? ` (with ${cb.seed}: ${cb.why})` : ''}`,
+      fsdpSim: ob.has(c)
+        ? `bucketed with ${ob
+            .get(c)!
+            .filter((x) => x !== c)
+            .join(', ')}`
+        : reasonOf(c, (code) => code.startsWith('not_bucketed')),
     });
   }
   const merged = log.buckets.reduce((s, b) => s + b.length - 1, 0);
@@ -159,7 +179,10 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
     bucketAgreement: ratio(both, new Set([...ours, ...theirs]).size),
     prefetchAgreement: ratio(same, prefetched.size),
     collectivesAfter: { torch: p.collectivesBefore - merged, fsdpSim: p.collectivesAfter },
-    scheduledExposedMs: { ...(log.summary.total_exposed_ms !== undefined ? { torch: log.summary.total_exposed_ms } : {}), fsdpSim: p.scheduledExposedMs },
+    scheduledExposedMs: {
+      ...(log.summary.total_exposed_ms !== undefined ? { torch: log.summary.total_exposed_ms } : {}),
+      fsdpSim: p.scheduledExposedMs,
+    },
     disagreements: disagreements.slice(0, 10),
   };
 }

@@ -37,7 +37,8 @@ function buildStorageTables(tg: TorchGraph): StorageTables {
   const releasable: number[] = [];
   const storage = (id: string): number => {
     let root = id;
-    for (let hops = 0; hops < 64 && tensors[root]?.aliasOf !== undefined && !isWaitOutput(root); hops++) root = tensors[root].aliasOf!;
+    for (let hops = 0; hops < 64 && tensors[root]?.aliasOf !== undefined && !isWaitOutput(root); hops++)
+      root = tensors[root].aliasOf!;
     let s = storageOf.get(root);
     if (s === undefined) {
       storageOf.set(root, (s = bytes.length));
@@ -84,8 +85,13 @@ function buildStorageTables(tg: TorchGraph): StorageTables {
     useOff[t + 1] = useIdx.length;
   }
   return {
-    bytes: Float64Array.from(bytes), releasable: Uint8Array.from(releasable), allocOff, allocIdx: Int32Array.from(allocIdx),
-    useOff, useIdx: Int32Array.from(useIdx), useCount,
+    bytes: Float64Array.from(bytes),
+    releasable: Uint8Array.from(releasable),
+    allocOff,
+    allocIdx: Int32Array.from(allocIdx),
+    useOff,
+    useIdx: Int32Array.from(useIdx),
+    useCount,
   };
 }
 

@@ -23,7 +23,12 @@ export const OFF_PATH = Number.MAX_SAFE_INTEGER;
 /** Why a prefetch behind `overlap` was refused, with what the explain panel's sentence needs. */
 export type PrefetchRefusal =
   | { readonly code: 'not_prefetched_compute_distance'; readonly overlap: number; readonly computeNodesAhead: number }
-  | { readonly code: 'not_prefetched_in_flight_budget' | 'not_prefetched_memory_budget'; readonly overlap: number; readonly bytes: number; readonly limitBytes: number }
+  | {
+      readonly code: 'not_prefetched_in_flight_budget' | 'not_prefetched_memory_budget';
+      readonly overlap: number;
+      readonly bytes: number;
+      readonly limitBytes: number;
+    }
   | { readonly code: 'not_prefetched_depends_on_compute'; readonly overlap: number; readonly blocker: number };
 
 /** torch CollectiveInfo, plus what the explain panel needs. */
@@ -112,7 +117,10 @@ class OverlapScheduler {
   ) {
     const n = (this.n = tg.n);
     this.computeDom = domination(tg, (t) => tg.cls[t] === NodeClass.Compute);
-    this.rsDom = domination(tg, (t) => tg.cls[t] === NodeClass.Collective && tg.ix.nodes[tg.irOf[t]].kind === 'reduce_scatter');
+    this.rsDom = domination(
+      tg,
+      (t) => tg.cls[t] === NodeClass.Collective && tg.ix.nodes[tg.irOf[t]].kind === 'reduce_scatter',
+    );
     let computes = 0;
     for (let t = 0; t < n; t++) if (tg.cls[t] === NodeClass.Compute) computes++;
     this.computeCount = computes;
@@ -132,7 +140,9 @@ class OverlapScheduler {
     }
     const base = torchBaseline(tg);
     this.originalPeak = base.peakBytes;
-    this.allowedPeak = base.peakBytes + Math.max(gbToBytes(opts.max_memory_increase_gb), Math.floor(base.peakBytes * opts.max_memory_increase_ratio));
+    this.allowedPeak =
+      base.peakBytes +
+      Math.max(gbToBytes(opts.max_memory_increase_gb), Math.floor(base.peakBytes * opts.max_memory_increase_ratio));
     this.budget = new PrefetchBudget(base.beforeCompute);
     this.mem = new TorchMemoryTracker(tg);
     this.maxInFlight = gbToBytes(opts.max_in_flight_gb);
@@ -143,7 +153,9 @@ class OverlapScheduler {
     this.seen = new Int32Array(n);
     this.blockedBy = new Int32Array(n).fill(-1);
     this.eligible = new OrderedBits(this.colls.length);
-    this.byDom = this.colls.filter((c) => this.computeDom[c.start] !== OFF_PATH).sort((a, b) => this.computeDom[a.start] - this.computeDom[b.start]);
+    this.byDom = this.colls
+      .filter((c) => this.computeDom[c.start] !== OFF_PATH)
+      .sort((a, b) => this.computeDom[a.start] - this.computeDom[b.start]);
     this.colls.forEach((c, k) => {
       if (this.computeDom[c.start] === OFF_PATH) this.eligible.add(k);
     });
@@ -155,8 +167,15 @@ class OverlapScheduler {
     const tg = this.tg;
     const est = tg.estUs[start] / 1000;
     const info: CollInfo = {
-      start, wait: tg.waitOf[start], reg: this.colls.length, sizeBytes: tg.sizeBytes[start], estMs: est, exposedMs: est, hiding: [],
-      prefetchedBy: -1, computeAtPrefetch: -1,
+      start,
+      wait: tg.waitOf[start],
+      reg: this.colls.length,
+      sizeBytes: tg.sizeBytes[start],
+      estMs: est,
+      exposedMs: est,
+      hiding: [],
+      prefetchedBy: -1,
+      computeAtPrefetch: -1,
     };
     this.infoOf.set(start, info);
     this.infoAt[start] = info;
@@ -189,9 +208,16 @@ class OverlapScheduler {
       potential += c.estMs;
     }
     return {
-      tg: this.tg, order: this.order, colls: this.colls, infoOf: this.infoOf, computeDom: this.computeDom,
-      originalPeakBytes: this.originalPeak, allowedPeakBytes: this.allowedPeak, peakBytes: this.mem.peak,
-      totalExposedMs: total, potentialExposedMs: potential,
+      tg: this.tg,
+      order: this.order,
+      colls: this.colls,
+      infoOf: this.infoOf,
+      computeDom: this.computeDom,
+      originalPeakBytes: this.originalPeak,
+      allowedPeakBytes: this.allowedPeak,
+      peakBytes: this.mem.peak,
+      totalExposedMs: total,
+      potentialExposedMs: potential,
     };
   }
 
@@ -304,9 +330,14 @@ class OverlapScheduler {
     const d = this.computeDom[start];
     const last = this.lastScan;
     if (last.overlap >= 0 && d !== OFF_PATH && this.unscheduled[start] && !this.eligible.has(info.reg)) {
-      this.note(start, { code: 'not_prefetched_compute_distance', overlap: last.overlap, computeNodesAhead: d - last.compute });
+      this.note(start, {
+        code: 'not_prefetched_compute_distance',
+        overlap: last.overlap,
+        computeNodesAhead: d - last.compute,
+      });
     }
-    if (this.shouldAssumeBucketed(start)) info.exposedMs = Math.max(0, info.exposedMs - this.tg.latencyUs[start] / 1000);
+    if (this.shouldAssumeBucketed(start))
+      info.exposedMs = Math.max(0, info.exposedMs - this.tg.latencyUs[start] / 1000);
     this.inFlight.set(start, info);
     this.inFlightBytes += info.sizeBytes;
     this.unlink(start);
@@ -401,7 +432,6 @@ class OverlapScheduler {
     this.infoAt[c]!.reason = refusal;
   }
 
-
   private scheduleCollectivesForOverlap(overlap: number, remaining: Float64Array, excludePg: number): void {
     let any = false;
     for (let g = 0; g < remaining.length; g++) if (g !== excludePg && remaining[g] > 0) any = true;
@@ -422,9 +452,15 @@ class OverlapScheduler {
       if (this.prefetchWouldExceedMemoryBudget(c, overlap)) continue;
       // make room in the in-flight budget by retiring waits that are already hidden
       const before = this.scheduledCount;
-      while (this.inFlight.size > 0 && !this.roomFor(info) && this.waitIsHidden(this.oldestWait(), overlap)) this.forceOldestWait();
+      while (this.inFlight.size > 0 && !this.roomFor(info) && this.waitIsHidden(this.oldestWait(), overlap))
+        this.forceOldestWait();
       if (!this.roomFor(info)) {
-        this.note(c, { code: 'not_prefetched_in_flight_budget', overlap, bytes: this.inFlightBytes + info.sizeBytes, limitBytes: this.maxInFlight });
+        this.note(c, {
+          code: 'not_prefetched_in_flight_budget',
+          overlap,
+          bytes: this.inFlightBytes + info.sizeBytes,
+          limitBytes: this.maxInFlight,
+        });
         continue;
       }
       if (path === BLOCKED || this.scheduledCount !== before) path = this.probePath(c, overlap);
@@ -470,14 +506,19 @@ class OverlapScheduler {
       candidates.push(c);
       if (candidates.length >= this.opts.max_coll_distance) break;
     }
-    return new CandidateOrder(candidates, (c, k, key) => {
-      // torch's overlap_priority: (class, domination, -min(time left, exposed), index)
-      const d = this.computeDom[c];
-      key[4 * k] = d === this.currentCompute + 1 ? 0 : d === OFF_PATH && this.rsDom[c] !== OFF_PATH ? 1 : d !== OFF_PATH ? 2 : 3;
-      key[4 * k + 1] = d;
-      key[4 * k + 2] = -Math.min(remaining[this.pgOf[c]], this.infoAt[c]!.exposedMs);
-      key[4 * k + 3] = c;
-    }, this.opts.prioritize_bucketing_during_scheduling ? (c) => tg.fullKey[c] : null);
+    return new CandidateOrder(
+      candidates,
+      (c, k, key) => {
+        // torch's overlap_priority: (class, domination, -min(time left, exposed), index)
+        const d = this.computeDom[c];
+        key[4 * k] =
+          d === this.currentCompute + 1 ? 0 : d === OFF_PATH && this.rsDom[c] !== OFF_PATH ? 1 : d !== OFF_PATH ? 2 : 3;
+        key[4 * k + 1] = d;
+        key[4 * k + 2] = -Math.min(remaining[this.pgOf[c]], this.infoAt[c]!.exposedMs);
+        key[4 * k + 3] = c;
+      },
+      this.opts.prioritize_bucketing_during_scheduling ? (c) => tg.fullKey[c] : null,
+    );
   }
 
   /** torch _prefetch_would_exceed_memory_budget, with the reason recorded. */
@@ -487,16 +528,31 @@ class OverlapScheduler {
     if (d === OFF_PATH) return false;
     const size = info.sizeBytes;
     if (this.mem.current + size > this.allowedPeak) {
-      this.note(c, { code: 'not_prefetched_memory_budget', overlap, bytes: this.mem.current + size, limitBytes: this.allowedPeak });
+      this.note(c, {
+        code: 'not_prefetched_memory_budget',
+        overlap,
+        bytes: this.mem.current + size,
+        limitBytes: this.allowedPeak,
+      });
       return true;
     }
     const [maxCum, maxTotal] = this.budget.query(this.currentCompute, Math.min(d, this.computeCount));
     if (maxCum + size > this.maxInFlight) {
-      this.note(c, { code: 'not_prefetched_in_flight_budget', overlap, bytes: maxCum + size, limitBytes: this.maxInFlight });
+      this.note(c, {
+        code: 'not_prefetched_in_flight_budget',
+        overlap,
+        bytes: maxCum + size,
+        limitBytes: this.maxInFlight,
+      });
       return true;
     }
     if (maxTotal + size > this.allowedPeak) {
-      this.note(c, { code: 'not_prefetched_memory_budget', overlap, bytes: maxTotal + size, limitBytes: this.allowedPeak });
+      this.note(c, {
+        code: 'not_prefetched_memory_budget',
+        overlap,
+        bytes: maxTotal + size,
+        limitBytes: this.allowedPeak,
+      });
       return true;
     }
     return false;
@@ -553,7 +609,10 @@ class OverlapScheduler {
     let reach = REACH.get(tg.parOff);
     if (reach === undefined) {
       const order = Int32Array.from({ length: tg.n }, (_, i) => i);
-      REACH.set(tg.parOff, (reach = new TargetReach({ n: tg.n, order, parOff: tg.parOff, parIdx: tg.parIdx }, Array.from(tg.collectives))));
+      REACH.set(
+        tg.parOff,
+        (reach = new TargetReach({ n: tg.n, order, parOff: tg.parOff, parIdx: tg.parIdx }, Array.from(tg.collectives))),
+      );
     }
     return reach.isAncestorOfTarget(overlap, target);
   }
