@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
 import { oneOfMessage } from '../errors';
 import { activationCheckpointingOf, describeHbmFit, hbmFit, resolveMesh, stepConfigOf, type SimConfig } from '../config';
-import { buildStepGraph, collectivesByGroup, describeMesh, type Mesh } from '../graph';
+import {
+  buildStepGraph,
+  collectivesByGroup,
+  describeMesh,
+  sumGroupCounts,
+  type GroupCounts,
+  type Mesh,
+} from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline/figures';
@@ -42,9 +49,11 @@ export const COMPARE_USAGE = [
   '                       rank files an earlier run left there are removed',
   '  --gzip               with --trace: write .trace.json.gz (gzip; Perfetto, HTA and the importer read it)',
   '  --json               print {"mesh":{dp_replicate, dp_shard, tp}, "results":[{backend, stepTimeMs, exposedCommMs,',
-  '                       overlapPct, peakMemoryBytes, collectives, collectivesByGroup, exposedCommMsByGroup,',
-  '                       peakAllocatedBytes, peakReservedBytes, tokensPerSecPerGpu}]} (collectivesByGroup: launches per',
-  '                       process group and kind, e.g. {"dp_shard":{"all_gather":..},"tp":{..}}, a bucket counting once;',
+  '                       overlapPct, peakMemoryBytes, collectives, collectivesTotal, exposedCommMsByGroup,',
+  '                       peakAllocatedBytes, peakReservedBytes, tokensPerSecPerGpu}]} (collectives: launches per',
+  '                       process group and kind, a bucket counting once, e.g. {"dp_shard":{"all_gather":..,',
+  '                       "reduce_scatter":..,"all_reduce":..},"tp":{..}}; a 1-D mesh has one group, "dp";',
+  '                       collectivesTotal: the same summed over the groups, {all_gather, reduce_scatter, all_reduce};',
   '                       exposedCommMsByGroup: rank 0\'s time each group\'s stream runs with no compute under it;',
   '                       peakMemoryBytes:',
   '                       live graph tensors on the simulated clock; allocated / reserved: the CUDA caching allocator,',
@@ -107,11 +116,30 @@ function exposedMsByGroup(r: PipelineResult): Record<string, number> {
   return Object.fromEntries(Object.entries(exposedCommByGroup(rank, r.sim.events)).map(([g, us]) => [g, us / 1000]));
 }
 
-/** The compare row of a run, or its mismatch as an error (a hang has no step time). */
-function resultOf(r: PipelineResult): (CompareRow & { collectivesByGroup: object; exposedCommMsByGroup: object }) | { backend: string; error: MismatchReport } {
-  return r.sim.mismatch
-    ? { backend: r.backend, error: mismatchReport(r.sim.mismatch) }
-    : { ...rowOf(r.backend, r.metrics), collectivesByGroup: collectivesByGroup(r.schedule.graph.nodes), exposedCommMsByGroup: exposedMsByGroup(r), ...stepFigures(r) };
+/**
+ * A run in `--json`: the table's row with `collectives` per process group (what a mesh is compared
+ * by) and `collectivesTotal` summed over the groups; one shape for every mesh, so a reader never
+ * branches on it. A mismatch is an error instead (a hang has no step time).
+ */
+export type CompareResult =
+  | (Omit<CompareRow, 'collectives'> & {
+      readonly collectives: Record<string, GroupCounts>;
+      readonly collectivesTotal: GroupCounts;
+      readonly exposedCommMsByGroup: Record<string, number>;
+    })
+  | { readonly backend: string; readonly error: MismatchReport };
+
+function resultOf(r: PipelineResult): CompareResult {
+  if (r.sim.mismatch) return { backend: r.backend, error: mismatchReport(r.sim.mismatch) };
+  const { collectives: _total, ...row } = rowOf(r.backend, r.metrics);
+  const byGroup = collectivesByGroup(r.schedule.graph.nodes);
+  return {
+    ...row,
+    collectives: byGroup,
+    collectivesTotal: sumGroupCounts(Object.values(byGroup)),
+    exposedCommMsByGroup: exposedMsByGroup(r),
+    ...stepFigures(r),
+  };
 }
 
 const meshJson = (m: Mesh) => ({ dp_replicate: m.dpReplicate, dp_shard: m.dpShard, tp: m.tp });

@@ -7,7 +7,7 @@ export { AC_MODES, FLOAT_DTYPES, MAX_TOKENS, MAX_WORLD_SIZE, STEP_CONFIG_DEFAULT
 export { RECOMPUTE_SUFFIX, SELECTIVE_OP_SAVED, blockWeights, isRecomputeNode } from './checkpoint';
 export { buildStepGraph } from './builder';
 export { DP_GROUP, MASTER_DTYPE, shardParam, tpPlacement, type ShardedParam } from './fsdp';
-export { collectivesByGroup, describeMesh, fsdpMesh, isOneDim, meshGroup, meshSize, type GroupCounts, type Mesh, type MeshDim, type MeshGroup } from './mesh';
+export { collectivesByGroup, describeMesh, fsdpMesh, isOneDim, meshGroup, meshSize, sumGroupCounts, type GroupCounts, type Mesh, type MeshDim, type MeshGroup } from './mesh';
 export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops, numel, tensorBytes } from './flops';
 export { verifyGraph } from './verify';
 export { dependencies, isTopologicalOrder, kahnOrder, topoOrder, type Edge, type EdgeWhy } from './toposort';

@@ -64,3 +64,14 @@ export function collectivesByGroup(
   }
   return out;
 }
+
+/** Per-kind launches summed over groups (compare's `collectivesTotal`). */
+export function sumGroupCounts(counts: readonly GroupCounts[]): GroupCounts {
+  const total: GroupCounts = { all_gather: 0, reduce_scatter: 0, all_reduce: 0 };
+  for (const c of counts) {
+    total.all_gather += c.all_gather;
+    total.reduce_scatter += c.reduce_scatter;
+    total.all_reduce += c.all_reduce;
+  }
+  return total;
+}

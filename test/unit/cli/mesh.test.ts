@@ -13,39 +13,40 @@ async function inProcess(args: string[]) {
 type Counts = { all_gather: number; reduce_scatter: number; all_reduce: number };
 type Result = {
   backend: string;
-  collectives: { all_gather: number; reduce_scatter: number };
-  collectivesByGroup: Record<string, Counts>;
+  collectives: Record<string, Counts>;
+  collectivesTotal: Counts;
   exposedCommMs: number;
   exposedCommMsByGroup: Record<string, number>;
   tokensPerSecPerGpu: number;
   stepTimeMs: number;
 };
+const KINDS = ['all_gather', 'reduce_scatter', 'all_reduce'] as const;
+
+async function compareJson(args: string[]) {
+  const r = await inProcess(['compare', ...args, '--json']);
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.out) as { mesh: object; results: Result[] };
+}
+
+/** `collectives` is per group, every group has the three kinds, and the groups add up to `collectivesTotal`. */
+function expectPerGroup(x: Result, groups: string[]): void {
+  expect(Object.keys(x.collectives)).toEqual(groups);
+  for (const c of Object.values(x.collectives)) expect(Object.keys(c)).toEqual([...KINDS]);
+  for (const k of KINDS) {
+    const sum = Object.values(x.collectives).reduce((a, c) => a + c[k], 0);
+    expect(sum, k).toBe(x.collectivesTotal[k]);
+  }
+}
 
 describe('fsdp-sim compare on a mesh', () => {
-  it('HSDP 2 × 2 × TP 2: the mesh, and collectives counted per group that add up to the totals', async () => {
-    const r = await inProcess([
-      'compare',
-      '--model',
-      'small',
-      '--ranks',
-      '8',
-      '--tp',
-      '2',
-      '--dp-replicate',
-      '2',
-      '--json',
-    ]);
-    expect(r.err).toBe('');
-    expect(r.code).toBe(0);
-    const json = JSON.parse(r.out) as { mesh: object; results: Result[] };
+  it('HSDP 2 × 2 × TP 2: the mesh, and collectives counted per group that add up to the total', async () => {
+    const json = await compareJson(['--model', 'small', '--ranks', '8', '--tp', '2', '--dp-replicate', '2']);
     expect(json.mesh).toEqual({ dp_replicate: 2, dp_shard: 2, tp: 2 });
     for (const x of json.results) {
-      expect(Object.keys(x.collectivesByGroup)).toEqual(['dp_shard', 'tp', 'dp_replicate']);
-      const sum = (k: keyof Counts) => Object.values(x.collectivesByGroup).reduce((a, c) => a + c[k], 0);
-      expect(sum('all_gather')).toBe(x.collectives.all_gather);
-      expect(sum('reduce_scatter')).toBe(x.collectives.reduce_scatter);
-      expect(x.collectivesByGroup.dp_replicate).toMatchObject({ all_gather: 0, reduce_scatter: 0 });
-      expect(x.collectivesByGroup.dp_replicate.all_reduce).toBeGreaterThan(0);
+      expectPerGroup(x, ['dp_shard', 'tp', 'dp_replicate']);
+      expect(x.collectives.dp_replicate).toMatchObject({ all_gather: 0, reduce_scatter: 0 });
+      expect(x.collectives.dp_replicate.all_reduce).toBeGreaterThan(0);
       // each group's exposure is part of the rank's; together they cover it (groups may overlap)
       const ex = Object.values(x.exposedCommMsByGroup);
       expect(Object.keys(x.exposedCommMsByGroup).sort()).toEqual(['dp_replicate', 'dp_shard', 'tp']);
@@ -55,7 +56,35 @@ describe('fsdp-sim compare on a mesh', () => {
       expect(x.tokensPerSecPerGpu).toBeCloseTo((4 * 128) / 2 / (x.stepTimeMs / 1000), 6);
     }
     const [eager, auto] = json.results;
-    expect(auto.collectivesByGroup.dp_shard.all_gather).toBeLessThan(eager.collectivesByGroup.dp_shard.all_gather);
+    expect(auto.collectives.dp_shard.all_gather).toBeLessThan(eager.collectives.dp_shard.all_gather);
+  });
+
+  it('the total is what the table counts (the trace metrics), per backend', async () => {
+    const args = ['--model', 'small', '--ranks', '4', '--tp', '2'];
+    const json = await compareJson(args);
+    const table = await inProcess(['compare', ...args]);
+    for (const x of json.results) {
+      const row = table.out.split('\n').find((l) => l.startsWith(`${x.backend} `))!.trim().split(/\s+/);
+      // #AG and #RS are the two columns before the HBM verdict
+      expect(row.slice(-3, -1).map(Number)).toEqual([x.collectivesTotal.all_gather, x.collectivesTotal.reduce_scatter]);
+    }
+  });
+
+  // the issue's acceptance commands: llama3-70b on 64 ranks as FSDP 8 × TP 8, and with HSDP 2 on top
+  it.each([
+    [[], { dp_replicate: 1, dp_shard: 8, tp: 8 }, ['dp_shard', 'tp']],
+    [['--dp-replicate', '2'], { dp_replicate: 2, dp_shard: 4, tp: 8 }, ['dp_shard', 'tp', 'dp_replicate']],
+  ])('llama3-70b --ranks 64 --tp 8 %j: collectives per group', async (extra, mesh, groups) => {
+    const json = await compareJson(['--model', 'llama3-70b', '--ranks', '64', '--tp', '8', ...extra]);
+    expect(json.mesh).toEqual(mesh);
+    const [eager, auto] = json.results;
+    for (const x of json.results) expectPerGroup(x, groups);
+    // the pass buckets FSDP's all-gathers; TP's activation collectives sit on the critical path
+    expect(auto.collectives.dp_shard.all_gather).toBeLessThan(eager.collectives.dp_shard.all_gather);
+    expect(auto.collectives.tp).toEqual(eager.collectives.tp);
+    // sequence parallel: all-gather before attention and the feed-forward, reduce-scatter after wo and w2
+    expect(eager.collectives.tp.all_gather).toBeGreaterThanOrEqual(2 * 80);
+    expect(eager.collectives.tp.reduce_scatter).toBeGreaterThanOrEqual(2 * 80);
   });
 
   it('prints the mesh and the per-group launches in the table', async () => {
