@@ -7,15 +7,24 @@
 //    i's kernels run; backward: the same one-module-ahead re-gather (explicit backward prefetch);
 //  - backward: one reduce-scatter of the module's gradients after its last gradient, waited in the
 //    next module's post-backward (one module later), the last before the optimizer;
-//  - copy-in (the flat all-gather input, cast to param_dtype) runs on the all-gather copy-in
-//    stream, the all-gather output and the reduce-scatter input are allocated on their own
-//    streams: the caching allocator keeps a pool per stream (FSDP2_STREAMS, used by
-//    src/sim/allocator.ts), which is why FSDP2 reserves more memory than SimpleFSDP.
+//  - streams, as torch 2.13's _fully_shard does them (_fsdp_param_group.py, _fsdp_collectives.py):
+//    all-gather copy-in (all_gather_copy_in: the shards cast to param_dtype into the flat input)
+//    runs on the all-gather copy-in stream, in forward and pre-backward alike
+//    (get_all_gather_streams); the all-gather on the all-gather stream, which waits for it; the
+//    copy-out (split_with_sizes_copy) on the compute stream in wait_for_unshard; the reduce-scatter
+//    copy-in (chunk_cat) on the compute stream, the reduce-scatter and its post-reduce on the
+//    reduce-scatter stream. Here the copy-in casts run on 'side:all_gather_copy_in'
+//    (schedule.sideStreams), so they leave the compute stream: the gap PR #1881 names ("FSDP2
+//    handles copy-in/out in two different streams, whereas SimpleFSDP handles copy-in/out in the
+//    same stream"). The graph has no copy-out node (the wait's output is the parameter) and the
+//    reduce-scatter's copy-out is a view, so neither costs time here.
+//  - the all-gather output and the reduce-scatter input are allocated on their own streams: the
+//    caching allocator keeps a pool per stream (fsdp2StreamOf, used by src/sim/allocator.ts), which
+//    is why FSDP2 reserves more memory than SimpleFSDP.
 // The order is transformer_block's (the same buckets and the same one-block-ahead overlap, built
 // by runTransformerBlock); the reasons say what FSDP2 does instead.
-// Departures: the copy-in casts stay on the compute stream (the simulator runs compute kernels on
-// one stream; on llama3-8b they are ~3 % of the step); torchtitan's reshard_after_forward=False
-// for the last block (it skips one re-gather) is not modelled.
+// Departure: torchtitan's reshard_after_forward=False for the last block (it skips one re-gather)
+// is not modelled.
 
 import type { CostModel } from '../estimate/types';
 import type { GraphNode, StepGraph } from '../graph/types';
@@ -48,11 +57,22 @@ function fsdp2Reason(r: Reason, node: GraphNode | undefined): Reason {
   return { ...r, text };
 }
 
+/** FSDP2's all-gather copy-in stream (torch: comm_ctx.all_gather_copy_in_stream). */
+export const FSDP2_COPY_IN_STREAM = 'all_gather_copy_in';
+
+/** The casts whose output an all-gather reads (FSDP2's copy-in), each on the copy-in stream. */
+export function copyInStreams(g: StepGraph): Record<string, string> {
+  const gathered = new Set(g.nodes.filter((n) => n.kind === 'all_gather').flatMap((n) => n.inputs));
+  const copyIns = g.nodes.filter((n) => n.kind === 'cast' && n.outputs.some((t) => gathered.has(t)));
+  return Object.fromEntries(copyIns.map((n) => [n.name, FSDP2_COPY_IN_STREAM]));
+}
+
 export function runFsdp2Eager(graph: StepGraph, cost: CostModel, options?: Partial<Fsdp2EagerOptions>): Schedule {
   const opts = resolveOptions('fsdp2_eager', {}, {}, options as Record<string, unknown> | undefined);
   const tb = runTransformerBlock(graph, cost);
   const byName = new Map(graph.nodes.map((n) => [n.name, n]));
-  return { ...tb, backend: 'fsdp2_eager', reasons: tb.reasons.map((r) => fsdp2Reason(r, byName.get(r.node))), options: opts };
+  const reasons = tb.reasons.map((r) => fsdp2Reason(r, byName.get(r.node)));
+  return { ...tb, backend: 'fsdp2_eager', reasons, options: opts, sideStreams: copyInStreams(tb.graph) };
 }
 
 export const fsdp2Eager: Backend<Fsdp2EagerOptions> = { name: 'fsdp2_eager', run: runFsdp2Eager };

@@ -49,6 +49,12 @@ export interface Schedule {
   readonly buckets: readonly Bucket[];
   readonly reasons: readonly Reason[];
   readonly options: Readonly<Record<string, number | boolean | string>>;
+  /**
+   * Non-collective nodes this backend runs on a stream of their own (node name → stream name), in
+   * schedule order there; absent: every such node runs on the compute stream (fsdp2_eager: the
+   * all-gather copy-in stream).
+   */
+  readonly sideStreams?: Readonly<Record<string, string>>;
   /** What torch's pass would log, per graph it ran on (autobucketing only). */
   readonly passStats?: readonly PassStats[];
 }

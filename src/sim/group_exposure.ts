@@ -5,7 +5,6 @@
 
 import { intersect, totalLength, union, type Interval } from '../trace/intervals';
 import type { TraceEvent } from '../trace/event';
-import { COMPUTE_STREAM } from './streams';
 
 const COMM_PREFIX = 'comm:';
 
@@ -16,8 +15,8 @@ export function exposedCommByGroup(rank: number, events: readonly TraceEvent[]):
   for (const e of events) {
     if (e.rank !== rank || e.dur <= 0) continue;
     const iv: Interval = [e.start, e.start + e.dur];
-    if (e.stream === COMPUTE_STREAM) {
-      if (e.kind === 'compute') comp.push(iv);
+    if (!e.stream.startsWith(COMM_PREFIX)) {
+      if (e.kind === 'compute') comp.push(iv); // on the compute stream or a side stream: HTA counts every kernel
     } else if (e.stream.startsWith(COMM_PREFIX)) {
       const g = e.stream.slice(COMM_PREFIX.length);
       const list = byGroup.get(g);

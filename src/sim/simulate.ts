@@ -4,6 +4,10 @@
 // every rank of its group has issued it and the group's stream is free (collectives on a group run
 // in issue order, one NCCL stream per group), and lasts the cost model's estimate (the slowest
 // rank's when ranks differ). A wait blocks the compute stream until its collective ends.
+// A backend may put non-collective nodes on side streams (schedule.sideStreams: FSDP2's copy-in):
+// such a node is enqueued when the compute stream reaches it (the CPU issues in program order),
+// runs when its stream is free, and whatever reads its outputs starts after it ends (a CUDA event
+// wait); the compute stream goes on meanwhile.
 // Ranks that issue different collectives at the same sequence number are reported (the hang
 // torch's cross-rank alignment prevents) and stop there; the simulation always terminates.
 
@@ -11,7 +15,7 @@ import type { Schedule } from '../backends/types';
 import type { CostModel } from '../estimate/types';
 import { ConfigError, FsdpSimError } from '../errors';
 import type { GraphNode } from '../graph/types';
-import type { MemoryCurve, TraceEvent } from '../trace/event';
+import type { MemoryCurve, StreamName, TraceEvent } from '../trace/event';
 import { fastMemoryCurve } from './memory_curve';
 import {
   bucketIds,
@@ -22,6 +26,7 @@ import {
   computeEvent,
   groupInstance,
   rerankEvent,
+  sideStream,
   waitEvent,
 } from './streams';
 import { copyEventsToRanks, copyMemoryToRanks, EMIT_ALL_BELOW, isSymmetric } from './symmetric';
@@ -59,6 +64,11 @@ interface RankState {
   readonly endUs: Float64Array;
   readonly seqByGroup: Map<string, number>;
   readonly issued: Map<string, Inst>; // collective node name → instance
+  /** Side-stream nodes by name (absent: the schedule has none), each stream's free time, µs. */
+  readonly sides?: ReadonlyMap<string, StreamName>;
+  readonly sideFreeUs: Map<StreamName, number>;
+  /** Tensor id → when the side-stream node that wrote it ends, µs. */
+  readonly sideReadyUs: Map<string, number>;
   readonly events: TraceEvent[];
   pos: number;
   tUs: number; // compute stream free at
@@ -93,16 +103,36 @@ class Engine {
       } else if (node.kind === 'wait') {
         if (!this.wait(s, node)) break;
       } else {
-        const dur = s.cost.computeUs(node);
-        s.startUs[s.pos] = s.tUs;
-        s.endUs[s.pos] = s.tUs + dur;
-        if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, s.tUs, dur));
-        s.tUs += dur;
-        s.lastEndUs = Math.max(s.lastEndUs, s.tUs);
+        const side = s.sides?.get(node.name);
+        if (side === undefined) this.compute(s, node);
+        else this.side(s, node, side);
       }
       s.pos++;
     }
     return s.pos !== start;
+  }
+
+  private compute(s: RankState, node: GraphNode): void {
+    const dur = s.cost.computeUs(node);
+    s.tUs = Math.max(s.tUs, sideReady(s, node));
+    s.startUs[s.pos] = s.tUs;
+    s.endUs[s.pos] = s.tUs + dur;
+    if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, s.tUs, dur));
+    s.tUs += dur;
+    s.lastEndUs = Math.max(s.lastEndUs, s.tUs);
+  }
+
+  /** A side-stream node: after the compute stream reaches it, its stream frees and its inputs are written. */
+  private side(s: RankState, node: GraphNode, stream: StreamName): void {
+    const dur = s.cost.computeUs(node);
+    const startUs = Math.max(s.tUs, s.sideFreeUs.get(stream) ?? 0, sideReady(s, node));
+    const endUs = startUs + dur;
+    s.sideFreeUs.set(stream, endUs);
+    for (const t of node.outputs) s.sideReadyUs.set(t, endUs);
+    s.startUs[s.pos] = startUs;
+    s.endUs[s.pos] = endUs;
+    if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, startUs, dur, stream));
+    s.lastEndUs = Math.max(s.lastEndUs, endUs);
   }
 
   private issue(s: RankState, node: GraphNode): boolean {
@@ -118,7 +148,9 @@ class Engine {
       this.insts.set(key, inst);
     }
     const issueT = s.tUs + s.cost.computeUs(node); // ~0: the issue itself
-    const mine: Issue = { rank: s.rank, node, pos: s.pos, timeUs: issueT, desc: collectiveDescriptor(node) };
+    // the collective starts once its inputs are written (a copy-in on a side stream may end later)
+    const readyT = Math.max(issueT, sideReady(s, node));
+    const mine: Issue = { rank: s.rank, node, pos: s.pos, timeUs: readyT, desc: collectiveDescriptor(node) };
     const other = inst.firstIssue;
     if (other !== undefined && other.desc !== mine.desc) {
       this.mismatch ??= {
@@ -207,6 +239,20 @@ class Engine {
   }
 }
 
+/** When the last side-stream writer of `node`'s inputs ends, µs (0: none). */
+function sideReady(s: RankState, node: GraphNode): number {
+  if (s.sideReadyUs.size === 0) return 0;
+  let t = 0;
+  for (const id of node.inputs) t = Math.max(t, s.sideReadyUs.get(id) ?? 0);
+  return t;
+}
+
+function sidesOf(schedule: Schedule): ReadonlyMap<string, StreamName> | undefined {
+  const sides = schedule.sideStreams;
+  if (sides === undefined) return undefined;
+  return new Map(Object.entries(sides).map(([node, stream]) => [node, sideStream(stream)]));
+}
+
 function memoryCurve(s: RankState): MemoryCurve {
   return fastMemoryCurve(s.rank, s.schedule.graph.tensors, s.nodes, s.pos, s.startUs, s.endUs, s.lastEndUs);
 }
@@ -241,6 +287,7 @@ export function simulate(opts: SimOptions): SimResult {
       // 1024 ranks × 16k nodes of timestamps is 256 MB: keep them only where a curve is emitted
       startUs: new Float64Array(emit ? nodes.length : 0), endUs: new Float64Array(emit ? nodes.length : 0),
       seqByGroup: new Map(), issued: new Map(), events: [], pos: 0, tUs: 0, lastEndUs: 0, halted: false,
+      sides: sidesOf(schedule), sideFreeUs: new Map(), sideReadyUs: new Map(),
     };
   });
   // symmetric: a world of one, where every collective starts when issued (all ranks issue together)

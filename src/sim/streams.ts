@@ -7,6 +7,7 @@ import type { StreamName, TraceEvent } from '../trace/event';
 
 export const COMPUTE_STREAM: StreamName = 'compute';
 export const commStream = (group: string): StreamName => `comm:${group}`;
+export const sideStream = (name: string): StreamName => `side:${name}`;
 
 /** Bytes a collective is timed with: the gathered output (all-gather) or the full input (reduce-scatter). */
 export function collectiveBytes(node: GraphNode): number {
@@ -48,10 +49,16 @@ export function bucketIds(schedule: Schedule): Map<string, number> {
   return new Map(schedule.buckets.map((b) => [b.node, b.id]));
 }
 
-export function computeEvent(rank: number, node: GraphNode, start: number, dur: number): TraceEvent {
+export function computeEvent(
+  rank: number,
+  node: GraphNode,
+  start: number,
+  dur: number,
+  stream: StreamName = COMPUTE_STREAM,
+): TraceEvent {
   return {
     rank,
-    stream: COMPUTE_STREAM,
+    stream,
     name: node.name,
     kind: 'compute',
     start,

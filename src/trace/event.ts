@@ -15,8 +15,12 @@ export type EventKind =
 /** Live mode's host-side phases drawn as their own kinds on the measured (wall-clock) timeline. */
 export type LiveHostKind = 'readback' | 'upload' | 'barrier';
 
-/** Stream names: 'compute', or 'comm:<group>' (one NCCL stream per process group). */
-export type StreamName = 'compute' | `comm:${string}`;
+/**
+ * Stream names: 'compute', 'comm:<group>' (one NCCL stream per process group), or 'side:<name>': a
+ * stream of its own for non-collective kernels a backend takes off the compute stream (FSDP2's
+ * all-gather copy-in stream).
+ */
+export type StreamName = 'compute' | `side:${string}` | `comm:${string}`;
 
 export interface TraceEvent {
   readonly rank: number;

@@ -60,7 +60,8 @@ function ownEvent(e: Json, own: Json, w: string, rank: number): TraceEvent {
   const kind = readString(own, 'kind', ow);
   if (!EVENT_KINDS.has(kind)) fail(`${ow}.kind`, `one of [${[...EVENT_KINDS].join(', ')}]`, kind);
   const stream = readString(own, 'stream', ow);
-  if (stream !== 'compute' && !stream.startsWith('comm:')) fail(`${ow}.stream`, "'compute' or 'comm:<group>'", stream);
+  const known = stream === 'compute' || stream.startsWith('comm:') || stream.startsWith('side:');
+  if (!known) fail(`${ow}.stream`, "'compute', 'side:<name>' or 'comm:<group>'", stream);
   const ev: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
     rank, stream: stream as StreamName, name: readString(own, 'name', ow), kind: kind as EventKind,
     start: readNumber(e, 'ts', w), dur: readNumber(e, 'dur', w, 0),

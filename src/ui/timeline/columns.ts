@@ -47,7 +47,7 @@ export interface TimelineColumns {
 }
 
 function streamOrder(s: StreamName): string {
-  return s === 'compute' ? '0' : `1${s}`;
+  return s === 'compute' ? '0' : s.startsWith('side:') ? `1${s}` : `2${s}`; // side streams beside compute
 }
 
 /** Union of intervals given flat as [s0, e0, s1, e1, …] (sorted by start first when they are not), flat and disjoint. */
@@ -175,13 +175,13 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
   let exN = 0;
   lanes.forEach((l, li) => {
     exposedOffset[li] = exN;
-    if (l.stream !== 'compute') exN += (exposedByRank.get(l.rank)?.length ?? 0) >> 1;
+    if (l.stream.startsWith('comm:')) exN += (exposedByRank.get(l.rank)?.length ?? 0) >> 1;
   });
   exposedOffset[lanes.length] = exN;
   const exposedStartUs = new Float64Array(exN);
   const exposedEndUs = new Float64Array(exN);
   lanes.forEach((l, li) => {
-    if (l.stream === 'compute') return;
+    if (!l.stream.startsWith('comm:')) return;
     const flat = exposedByRank.get(l.rank) ?? [];
     for (let i = 0, k = exposedOffset[li]; i < flat.length; i += 2, k++) {
       exposedStartUs[k] = flat[i];

@@ -197,7 +197,7 @@ export function drawTimeline(d: DrawInput): number {
   // collective mismatch: a marker at the rank and time where ranks diverged
   if (d.mismatch) {
     const m = d.mismatch;
-    const li = c.lanes.findIndex((l) => l.rank === m.rank && l.stream !== 'compute');
+    const li = c.lanes.findIndex((l) => l.rank === m.rank && l.stream.startsWith('comm:'));
     const lane = li >= 0 ? li : c.lanes.findIndex((l) => l.rank === m.rank);
     const x = Math.min(x1 - 2, Math.max(x0 + 2, scale.timeToPx(m.timeUs)));
     const y = lane >= 0 ? layout.top[lane] : 4;
