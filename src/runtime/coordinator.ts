@@ -8,10 +8,11 @@
 
 import { FsdpSimError } from '../errors';
 import type { TraceEvent } from '../trace/event';
-import { createCommInit, type CommInit } from './comm/types';
 import { fnv1aHex, unshard } from './init';
+import { createMeshComms } from './mesh_comms';
+import { localParam, meshIndex, meshOfGraph, tpAssemble } from './mesh_ranks';
 import type { PhaseInterval, StepPhases } from './exec';
-import type { RankInitMessage, RankMessage, RankStartMessage } from './rank';
+import type { GroupCommInit, RankInitMessage, RankMessage, RankStartMessage } from './rank';
 import {
   DEFAULT_COMM_TIMEOUT_MS, measuredEvents, planTraining, presetEvents,
   type TrainingOptions, type TrainingPlan, type TrainingResult,
@@ -47,21 +48,31 @@ function abortError(signal: AbortSignal): Error {
   return e;
 }
 
+/** FNV-1a over every full parameter: each TP slice unsharded from its dp_shard group (replica 0), slices joined. */
 function hashParams(plan: TrainingPlan, shardsByRank: readonly (readonly Float32Array[])[]): string {
-  const fulls = plan.schedule.graph.params.map((p, i) => unshard(shardsByRank.map((s) => s[i]), p));
+  const graph = plan.schedule.graph;
+  const mesh = meshOfGraph(graph.meta);
+  const replica0 = shardsByRank.map((_, r) => r).filter((r) => meshIndex(mesh, 'dp_replicate', r) === 0);
+  const fulls = graph.params.map((p, i) => {
+    const slices = Array.from({ length: mesh.tp }, (_, t) => {
+      const members = replica0.filter((r) => meshIndex(mesh, 'tp', r) === t); // dp_shard order: rank order
+      return unshard(members.map((r) => shardsByRank[r][i]), localParam(p));
+    });
+    return tpAssemble(slices, p);
+  });
   return fnv1aHex(fulls);
 }
 
 /** Run live training with ranks from `spawn`. */
 export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promise<TrainingResult> {
   let plan: TrainingPlan;
-  let comm: CommInit;
+  let comms: GroupCommInit[][];
   let events: TraceEvent[];
   const n = opts.ranks;
   const measure = opts.timing === 'measured';
   try {
     plan = planTraining(opts);
-    comm = createCommInit(n, plan.maxElemsPerRank, {
+    comms = createMeshComms(plan.schedule.graph, {
       timeoutMs: opts.commTimeoutMs ?? DEFAULT_COMM_TIMEOUT_MS, algorithm: opts.collective,
     });
     events = measure ? [] : presetEvents(plan, n);
@@ -173,7 +184,7 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
         port.listen((m) => onMessage(rank, m), (e) => rankFailed(rank, e.name, undefined, e.message));
         port.post({
           type: 'init',
-          comm,
+          comms: comms[rank],
           schedule: plan.schedule,
           kernels: opts.kernels,
           run: {

@@ -1,7 +1,8 @@
 // One rank's training loop, free of any environment (no Worker, no DOM, no GPU creation): the
 // browser Worker shell (rank.worker.ts) and the Node worker_threads shell (rank_node_worker.ts)
 // both call `runRank` with their kernel backend and communicator. Also the message protocol
-// between the coordinator and the rank workers.
+// between the coordinator and the rank workers. On a mesh a rank joins one communicator per process
+// group (mesh_ranks.ts), trains on its data-parallel rows and holds its TP slice's FSDP shard.
 
 import type { Schedule } from '../backends/types';
 import { TARGETS, TOKENS, paramTensorIds } from '../graph/ops';
@@ -10,8 +11,9 @@ import type { CommInit } from './comm/types';
 import type { DeviceTensor, KernelBackend } from './kernels';
 import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';
-import { PhaseClock, executeStep, timedKernels, type ExecComm, type PhaseInterval, type StepPhases } from './exec';
+import { PhaseClock, executeStep, timedKernels, type GroupComms, type PhaseInterval, type StepPhases } from './exec';
 import { initFullParam, shardOf } from './init';
+import { dataParallelRank, localParam, meshIndex, meshOfGraph, tpSlice } from './mesh_ranks';
 
 export type KernelChoice = 'gpu' | 'cpu' | 'auto';
 export const KERNEL_CHOICES: readonly KernelChoice[] = ['gpu', 'cpu', 'auto'];
@@ -44,9 +46,17 @@ export interface RankStepReport {
 export interface RankInitMessage {
   readonly type: 'init';
   readonly run: RankRunConfig;
-  readonly comm: CommInit;
+  /** One communicator per process group this rank belongs to. */
+  readonly comms: readonly GroupCommInit[];
   readonly schedule: Schedule;
   readonly kernels: KernelChoice;
+}
+
+/** A process group's communicator as one member gets it: the group's name and this rank's place in it. */
+export interface GroupCommInit {
+  readonly group: string;
+  readonly init: CommInit;
+  readonly localRank: number;
 }
 
 /** Coordinator → worker, once every rank is ready (kernels up): begin step 1. */
@@ -71,9 +81,13 @@ export function errorMessage(rank: number, e: unknown): RankMessage {
 /** Upload this rank's initial parameter shards and zeroed AdamW state into `state`. */
 export function initRankState(schedule: Schedule, run: RankRunConfig, kernels: KernelBackend): Map<string, DeviceTensor> {
   const state = new Map<string, DeviceTensor>();
+  const mesh = meshOfGraph(schedule.graph.meta);
+  const tpIndex = meshIndex(mesh, 'tp', run.rank);
+  const dpShardIndex = meshIndex(mesh, 'dp_shard', run.rank);
   for (const p of schedule.graph.params) {
     const ids = paramTensorIds(p.name);
-    const shard = shardOf(initFullParam(p, run.seed), p, run.rank);
+    const local = tpSlice(initFullParam(p, run.seed), p, tpIndex, mesh.tp);
+    const shard = shardOf(local, localParam(p), dpShardIndex);
     const t = kernels.create(ids.shard, shard.length, 'f32');
     kernels.upload(t, shard);
     state.set(ids.shard, t);
@@ -91,17 +105,21 @@ function checkShapes(schedule: Schedule, run: RankRunConfig): void {
   if (meta.worldSize !== run.worldSize) {
     throw new FsdpSimError('runtime', `schedule was built for ${meta.worldSize} ranks, the run has ${run.worldSize}`);
   }
-  if (meta.batch * run.worldSize !== run.data.globalBatch || meta.seqLen !== run.data.seqLen) {
+  const dp = dataParallelRank(meshOfGraph(meta), run.rank).size;
+  if (meta.batch * dp !== run.data.globalBatch || meta.seqLen !== run.data.seqLen) {
     throw new FsdpSimError(
       'runtime',
-      `schedule batch ${meta.batch}×${meta.seqLen} per rank does not match the data: global batch ${run.data.globalBatch} over ${run.worldSize} ranks, seqLen ${run.data.seqLen}`,
+      `schedule batch ${meta.batch}×${meta.seqLen} per data-parallel rank does not match the data: ` +
+        `global batch ${run.data.globalBatch} over ${dp} data-parallel ranks, seqLen ${run.data.seqLen}`,
     );
   }
 }
 
 /** Feed this step's micro-batch into the TOKENS / TARGETS tensors (created on first use). */
-function feedBatch(state: Map<string, DeviceTensor>, kernels: KernelBackend, run: RankRunConfig, step: number): void {
-  const b = rankBatch(run.data, step, run.rank, run.worldSize);
+function feedBatch(
+  state: Map<string, DeviceTensor>, kernels: KernelBackend, run: RankRunConfig, step: number, dp: { index: number; size: number },
+): void {
+  const b = rankBatch(run.data, step, dp.index, dp.size);
   for (const [id, data] of [[TOKENS, b.tokens], [TARGETS, b.targets]] as const) {
     let t = state.get(id);
     if (t === undefined) {
@@ -133,11 +151,17 @@ export async function runRank(
   schedule: Schedule,
   run: RankRunConfig,
   kernels: KernelBackend,
-  comm: ExecComm,
+  comms: GroupComms,
   onStep: (r: RankStepReport) => void,
 ): Promise<Float32Array[]> {
   checkShapes(schedule, run);
   const state = initRankState(schedule, run, kernels);
+  const mesh = meshOfGraph(schedule.graph.meta);
+  const dp = dataParallelRank(mesh, run.rank);
+  const tpIndex = meshIndex(mesh, 'tp', run.rank);
+  const setOnWait = (fn: ((startMs: number, endMs: number) => void) | undefined) => {
+    for (const c of comms.values()) c.onWait = fn;
+  };
   let clock = new PhaseClock();
   const timed = timedKernels(kernels, () => clock);
   for (let step = 1; step <= run.steps; step++) {
@@ -146,9 +170,11 @@ export async function runRank(
     }
     clock = new PhaseClock(run.measure);
     const stepClock = clock;
-    comm.onWait = (startMs, endMs) => stepClock.add('barrier', endMs - startMs, 'barrier', endMs);
-    feedBatch(state, timed, run, step);
-    const res = await executeStep(schedule, { kernels: timed, comm, state, step, lr: run.lr, measure: run.measure, clock });
+    setOnWait((startMs, endMs) => stepClock.add('barrier', endMs - startMs, 'barrier', endMs));
+    feedBatch(state, timed, run, step, dp);
+    const res = await executeStep(schedule, {
+      kernels: timed, comms, tpIndex, state, step, lr: run.lr, measure: run.measure, clock,
+    });
     if (!Number.isFinite(res.loss)) {
       throw new FsdpSimError('runtime', `rank ${run.rank}: loss is ${res.loss} at step ${step} (diverged; lower lr)`);
     }
@@ -159,7 +185,7 @@ export async function runRank(
       ...(clock.intervals ? { intervals: clock.intervals } : {}),
     });
   }
-  comm.onWait = undefined;
+  setOnWait(undefined);
   const shards = await downloadShards(schedule, state, kernels);
   for (const t of state.values()) kernels.release(t);
   return shards;
@@ -178,27 +204,28 @@ export interface RankHost {
  */
 export function createRankServer(host: RankHost): (msg: RankInitMessage | RankStartMessage) => void {
   let init: RankInitMessage | undefined;
-  let comm: RankComm | undefined;
+  let comms: Map<string, RankComm> | undefined;
   let kernels: KernelBackend | undefined;
   let rank = -1;
   const fail = (e: unknown) => {
     const m = errorMessage(rank, e);
     host.post(m);
-    comm?.abort(`rank ${rank}: ${m.type === 'error' ? m.message : String(e)}`);
+    // every group this rank is in: each member aborts its own groups in turn, so the whole mesh stops
+    for (const c of comms?.values() ?? []) c.abort(`rank ${rank}: ${m.type === 'error' ? m.message : String(e)}`);
   };
   const setup = async (msg: RankInitMessage) => {
     init = msg;
     rank = msg.run.rank;
-    comm = new RankComm(msg.comm, rank);
+    comms = new Map(msg.comms.map((g) => [g.group, new RankComm(g.init, g.localRank)]));
     kernels = await host.kernels(msg.kernels);
     await kernels.warm?.(); // before 'ready': pipelines compile while the other workers start
     host.post({ type: 'ready', rank, device: kernels.label });
   };
   const start = async () => {
-    if (init === undefined || comm === undefined || kernels === undefined) {
+    if (init === undefined || comms === undefined || kernels === undefined) {
       throw new FsdpSimError('runtime', `rank ${rank}: 'start' arrived before 'init' finished`);
     }
-    const shards = await runRank(init.schedule, init.run, kernels, comm, (r) => host.post({ type: 'step', rank, ...r }));
+    const shards = await runRank(init.schedule, init.run, kernels, comms, (r) => host.post({ type: 'step', rank, ...r }));
     // Destroy before 'done': the coordinator terminates workers on 'done', and terminating one
     // inside a native GPU call (Dawn in Node) aborts the whole process.
     kernels.destroy();

@@ -1,6 +1,6 @@
 // Pure planning for a live training run, shared by the browser and Node coordinators: options
-// validation, graph → schedule (once; every rank executes the same schedule), the communicator
-// size from the largest bucket, and the virtual clock — `simulate` on the schedule with the
+// validation, graph → schedule (once; every rank executes the same schedule, on a mesh too), and
+// the virtual clock — `simulate` on the schedule with the
 // preset cost model, or, in 'measured' mode, with per-node measured device times (median across
 // ranks) and the network scaled so the preset's compute:comm ratio is kept (DESIGN.md Runtime).
 
@@ -11,12 +11,13 @@ import { makeCostModel, type HardwareName, type NetworkName } from '../estimate'
 import type { CostModel } from '../estimate/types';
 import { buildStepGraph, type ActivationCheckpointing } from '../graph';
 import type { StepGraph } from '../graph/types';
+import { isOneDim, type Mesh } from '../graph/mesh';
 import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
 import type { TraceEvent } from '../trace/event';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/types';
 import type { DataConfig } from './data';
-import { elemsOf, type StepPhases } from './exec';
+import type { StepPhases } from './exec';
 import { KERNEL_CHOICES, type KernelChoice } from './rank';
 
 export type TimingMode = 'preset' | 'measured';
@@ -55,6 +56,10 @@ export interface TrainingProgress {
 export interface TrainingOptions {
   readonly model: 'tiny';
   readonly ranks: RankCount;
+  /** torchtitan parallelism.tensor_parallel_degree (sequence parallel as its Llama plan); default 1. */
+  readonly tp?: number;
+  /** torchtitan parallelism.data_parallel_replicate_degree (HSDP); default 1. dp_shard is the rest of the ranks. */
+  readonly dpReplicate?: number;
   readonly steps: number;
   readonly backend: BackendName;
   readonly seed: number;
@@ -66,7 +71,7 @@ export interface TrainingOptions {
   readonly network?: NetworkName;
   /** AdamW lr; default LIVE_DEFAULT_LR. */
   readonly lr?: number;
-  /** Rows per step over all ranks (divisible by `ranks`); default defaultGlobalBatch(ranks). */
+  /** Rows per step over all ranks (divisible by the data-parallel ranks, ranks / tp); default defaultGlobalBatch(those). */
   readonly globalBatch?: number;
   /** Collective wait timeout per rank, ms; default DEFAULT_COMM_TIMEOUT_MS. */
   readonly commTimeoutMs?: number;
@@ -98,7 +103,6 @@ export interface TrainingPlan {
   readonly schedule: Schedule;
   readonly cost: CostModel; // preset cost model (plans the schedule; times 'preset' mode)
   readonly data: DataConfig;
-  readonly maxElemsPerRank: number; // largest per-rank shard any collective moves
   readonly lr: number;
 }
 
@@ -126,26 +130,37 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   oneOf('timing', TIMING_MODES, opts.timing);
   const lr = opts.lr ?? LIVE_DEFAULT_LR;
   if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
-  const globalBatch = intField('globalBatch', opts.globalBatch ?? defaultGlobalBatch(ranks), 1, 4096);
-  if (globalBatch % ranks !== 0) {
-    throw new ConfigError('globalBatch', `globalBatch must be divisible by ranks (${ranks}), got ${globalBatch}`);
+  const mesh = liveMesh(ranks, opts);
+  const dp = mesh.dpReplicate * mesh.dpShard;
+  const globalBatch = intField('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, 4096);
+  if (globalBatch % dp !== 0) {
+    const why = `globalBatch must be divisible by the ${dp} data-parallel ranks (ranks / tp), got ${globalBatch}`;
+    throw new ConfigError('globalBatch', why);
   }
   const args: ModelArgs = { ...MODEL_PRESETS[opts.model], ...opts.modelArgs };
   const graph = buildStepGraph({
-    model: opts.modelArgs === undefined ? opts.model : args, worldSize: ranks, batch: globalBatch / ranks, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
+    model: opts.modelArgs === undefined ? opts.model : args,
+    worldSize: ranks, batch: globalBatch / dp, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
+    ...(isOneDim(mesh) ? {} : { mesh }),
     ...(opts.activationCheckpointing !== undefined ? { activationCheckpointing: opts.activationCheckpointing } : {}),
   });
   const cost = makeCostModel({ hardware: opts.hardware, network: opts.network ?? 'nvlink-ib', computeDtype: 'fp32' });
   const schedule = runBackend(backend, graph, cost);
-  let maxElemsPerRank = 1;
-  for (const node of schedule.graph.nodes) {
-    // all_gather: per-rank input (the shards); reduce_scatter: per-rank output (the grad shards).
-    const ids = node.kind === 'all_gather' ? node.inputs : node.kind === 'reduce_scatter' ? node.outputs : [];
-    const elems = ids.reduce((s: number, id: string) => s + elemsOf(schedule.graph.tensors, id), 0);
-    maxElemsPerRank = Math.max(maxElemsPerRank, elems);
-  }
   const data: DataConfig = { vocab: args.vocabSize, seqLen: graph.meta.seqLen, globalBatch, seed: (opts.seed ^ 0x5eed) >>> 0 };
-  return { graph, schedule, cost, data, maxElemsPerRank, lr };
+  return { graph, schedule, cost, data, lr };
+}
+
+/** The mesh of a live run: tp × dp_replicate from the options, dp_shard the rest of the ranks (torchtitan's -1). */
+function liveMesh(ranks: number, opts: Pick<TrainingOptions, 'tp' | 'dpReplicate'>): Mesh {
+  const tp = intField('tp', opts.tp ?? 1, 1, MAX_LIVE_RANKS);
+  const dpReplicate = intField('dpReplicate', opts.dpReplicate ?? 1, 1, MAX_LIVE_RANKS);
+  if (ranks % (tp * dpReplicate) !== 0) {
+    throw new ConfigError(
+      'tp',
+      `tp · dpReplicate (${tp} · ${dpReplicate}) must divide ranks (${ranks}): dp_shard takes the rest of the ranks`,
+    );
+  }
+  return { dpReplicate, dpShard: ranks / (tp * dpReplicate), tp };
 }
 
 /** Events of one step on the preset's clock. */

@@ -44,6 +44,11 @@ export class RankComm implements RankCommApi {
   private readonly arrived = (q: number): boolean => this.sync.hasArrived(q);
   /** Where the previous collective left data others may still read (direct only): a gather area, or all regions (a latency area never blocks the next). */
   private lastRead: 'none' | 0 | 1 | 'all' = 'none';
+  /** ` on group 'tp' (ranks 2, 3)` for a mesh sub-group, '' for the world: what messages add to where a rank was. */
+  private readonly groupText: string;
+  private readonly allReduceScratch = {
+    padded: new Float32Array(0), part: new Float32Array(0), full: new Float32Array(0),
+  };
 
   constructor(init: CommInit, rank: number) {
     const n = init.worldSize;
@@ -72,7 +77,9 @@ export class RankComm implements RankCommApi {
     this.worldSize = n;
     this.algorithm = init.algorithm;
     this.maxElemsPerRank = init.maxElemsPerRank;
-    this.sync = new ControlSync(words, new Uint8Array(init.control), this.layout, rank, init.timeoutMs);
+    const bytes = new Uint8Array(init.control);
+    this.sync = new ControlSync(words, bytes, this.layout, rank, init.timeoutMs, init.group?.ranks);
+    this.groupText = init.group ? ` on group '${init.group.name}' (ranks ${init.group.ranks.join(', ')})` : '';
     const regionElems = n * init.maxElemsPerRank;
     this.view = {
       data: new Float32Array(init.data), regionElems,
@@ -97,7 +104,7 @@ export class RankComm implements RankCommApi {
 
   allGather(desc: CollectiveRequest, input: Float32Array, output: Float32Array): void {
     const n = this.worldSize;
-    const where = `all_gather '${desc.label}'`;
+    const where = `all_gather '${desc.label}'${this.groupText}`;
     this.checkShape(where, output.length === n * input.length,
       `output has ${output.length} elems, expected worldSize × input = ${n} × ${input.length}`);
     this.checkFits(where, input.length, 'shard (input)');
@@ -120,7 +127,7 @@ export class RankComm implements RankCommApi {
 
   reduceScatter(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void {
     const n = this.worldSize;
-    const where = `reduce_scatter '${desc.label}'`;
+    const where = `reduce_scatter '${desc.label}'${this.groupText}`;
     this.checkShape(where, op === 'sum' || op === 'avg', `op must be one of [sum, avg], got ${JSON.stringify(op)}`);
     this.checkShape(where, input.length === n * output.length,
       `input has ${input.length} elems, expected worldSize × output = ${n} × ${output.length}`);
@@ -141,6 +148,28 @@ export class RankComm implements RankCommApi {
       this.lastRead = at.reads === 'latency' ? 'none' : at.reads;
     }
     this.sync.finish();
+  }
+
+  allReduce(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void {
+    const n = this.worldSize;
+    this.checkShape(`all_reduce '${desc.label}'${this.groupText}`, output.length === input.length,
+      `output has ${output.length} elems, expected the input's ${input.length}`);
+    const chunk = Math.ceil(input.length / n);
+    const padded = this.scratch('padded', n * chunk);
+    padded.set(input);
+    padded.fill(0, input.length);
+    const part = this.scratch('part', chunk);
+    const step = (kind: string) => ({ label: `${desc.label} (all_reduce: ${kind})`, tensors: desc.tensors });
+    this.reduceScatter(step('reduce_scatter'), padded, part, op);
+    const full = this.scratch('full', n * chunk);
+    this.allGather(step('all_gather'), part, full);
+    output.set(full.subarray(0, input.length));
+  }
+
+  /** A reusable all-reduce staging array of exactly `elems` elements (grown, never shrunk). */
+  private scratch(slot: 'padded' | 'part' | 'full', elems: number): Float32Array {
+    if (this.allReduceScratch[slot].length < elems) this.allReduceScratch[slot] = new Float32Array(elems);
+    return this.allReduceScratch[slot].subarray(0, elems);
   }
 
   barrier(label: string): void {
@@ -174,7 +203,7 @@ export class RankComm implements RankCommApi {
     let hit = this.published.get(key);
     if (!hit) {
       const d = makeDescriptor(0, kind, elems, names, req.label);
-      hit = { d, text: encodeDescriptorText(d), where: `${formatDescriptor(d)} '${req.label}'` };
+      hit = { d, text: encodeDescriptorText(d), where: `${formatDescriptor(d)} '${req.label}'${this.groupText}` };
       if (this.published.size >= PUBLISHED_CACHE) this.published.clear();
       this.published.set(key, hit);
     }
@@ -197,11 +226,13 @@ export class RankComm implements RankCommApi {
     const all: CollectiveDescriptor[] = [];
     for (let r = 0; r < this.worldSize; r++) all.push(readDescriptor(this.sync.words, this.sync.bytes, this.layout, r, seq));
     const bad = firstMismatch(all);
+    const name = (r: number) => this.sync.rankName(r);
     if (bad >= 0) {
       throw new CollectiveError(
         'collective_mismatch',
-        `collective mismatch at seq ${seq}: rank 0 ${formatDescriptor(all[0])} vs rank ${bad} ${formatDescriptor(all[bad])}` +
-          ` (seen by rank ${this.rank}; every rank must issue the same collectives in the same order)`,
+        `collective mismatch at seq ${seq}${this.groupText}: ` +
+          `rank ${name(0)} ${formatDescriptor(all[0])} vs rank ${name(bad)} ${formatDescriptor(all[bad])} ` +
+          `(seen by rank ${name(this.rank)}; every rank must issue the same collectives in the same order)`,
       );
     }
   }
@@ -209,7 +240,7 @@ export class RankComm implements RankCommApi {
   /** A local shape error would leave the other ranks waiting: abort them, then throw. */
   private checkShape(where: string, ok: boolean, problem: string): void {
     if (ok) return;
-    const msg = `${where} on rank ${this.rank}: ${problem}`;
+    const msg = `${where} on rank ${this.sync.rankName(this.rank)}: ${problem}`;
     this.sync.abort(msg);
     throw new CollectiveError('collective_shape', msg);
   }

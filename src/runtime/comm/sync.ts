@@ -65,9 +65,16 @@ export class ControlSync {
     readonly layout: ControlLayout,
     readonly rank: number,
     readonly timeoutMs: number,
+    /** Global rank of each group position (a mesh sub-group); messages name ranks by it. Default: the identity. */
+    private readonly globalRanks?: readonly number[],
   ) {
     this.epoch = Atomics.load(words, layout.arriveBase + rank);
     this.spinMaxUs = spinCeilingUs(layout.worldSize);
+  }
+
+  /** How messages name group position `r`: its global rank. */
+  rankName(r: number): number {
+    return this.globalRanks?.[r] ?? r;
   }
 
   /** Tell every waiter something changed. */
@@ -93,7 +100,8 @@ export class ControlSync {
     if (by < 0) return;
     throw new CollectiveError(
       'collective_aborted',
-      `collective aborted by rank ${by} (rank ${this.rank} was in ${where}): ${this.abortReason()}`,
+      `collective aborted by rank ${this.rankName(by)} (rank ${this.rankName(this.rank)} was in ${where}): ` +
+        this.abortReason(),
     );
   }
 
@@ -136,10 +144,11 @@ export class ControlSync {
       this.checkAbort(where);
       const leftMs = deadline - now();
       if (leftMs <= 0) {
-        const ranks = missing();
+        const ranks = missing().map((r) => this.rankName(r));
         const who = ranks.length === 1 ? `rank ${ranks[0]}` : `ranks ${ranks.join(', ')}`;
         const msg =
-          `collective timeout at seq ${seq}: rank ${this.rank} waited ${this.timeoutMs} ms in ${where} ` +
+          `collective timeout at seq ${seq}: rank ${this.rankName(this.rank)} waited ${this.timeoutMs} ms ` +
+          `in ${where} ` +
           `for ${who}, which never arrived`;
         this.abort(msg);
         throw new CollectiveError('collective_timeout', msg);

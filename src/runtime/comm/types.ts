@@ -36,6 +36,13 @@ export interface CommInit {
   readonly maxElemsPerRank: number; // largest shard (reduce_scatter output / all_gather input), f32 elements
   readonly timeoutMs: number; // every wait gives up after this, naming the missing rank(s)
   readonly algorithm: CollectiveAlgorithm;
+  /** A mesh sub-group: its name and members' global ranks (position i = global rank ranks[i]); messages name both. */
+  readonly group?: CommGroup;
+}
+
+export interface CommGroup {
+  readonly name: string;
+  readonly ranks: readonly number[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -48,6 +55,8 @@ export interface RankCommApi {
   allGather(desc: CollectiveRequest, input: Float32Array, output: Float32Array): void;
   /** input: worldSize chunks, rank-major (chunk r goes to rank r); output: input.length / worldSize. 'avg' divides by worldSize after the sum. */
   reduceScatter(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void;
+  /** input and output: the same length, any (a reduce-scatter of the zero-padded input, then an all-gather). */
+  allReduce(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void;
   barrier(label: string): void;
   /** Optional hook told of every wait at a barrier (performance.now ms at start and end): the step breakdown. */
   onWait?: ((startMs: number, endMs: number) => void) | undefined;
@@ -62,7 +71,7 @@ export interface RankCommApi {
 export function createCommInit(
   worldSize: number,
   maxElemsPerRank: number,
-  opts: { timeoutMs?: number; algorithm?: CollectiveAlgorithm } = {},
+  opts: { timeoutMs?: number; algorithm?: CollectiveAlgorithm; group?: CommGroup } = {},
 ): CommInit {
   if (typeof SharedArrayBuffer === 'undefined') {
     throw new ConfigError(
@@ -88,5 +97,9 @@ export function createCommInit(
   words[W_MAGIC] = CONTROL_MAGIC;
   words[W_WORLD] = worldSize;
   const data = new SharedArrayBuffer(dataElems(worldSize, maxElemsPerRank) * 4);
-  return { worldSize, control, data, maxElemsPerRank, timeoutMs, algorithm };
+  if (opts.group !== undefined && opts.group.ranks.length !== worldSize) {
+    throw new ConfigError('group.ranks', `group.ranks must list ${worldSize} ranks, got ${opts.group.ranks.length}`);
+  }
+  const group = opts.group ? { group: opts.group } : {};
+  return { worldSize, control, data, maxElemsPerRank, timeoutMs, algorithm, ...group };
 }

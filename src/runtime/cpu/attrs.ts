@@ -8,7 +8,8 @@ import type { ComputeOp } from '../../graph/ops';
 import type { OpAttrs } from '../kernels';
 
 export interface MatmulDims { M: number; N: number; K: number; transA: boolean; transB: boolean }
-export interface EmbeddingDims { V: number; D: number; T: number }
+/** `vocabStart`: a vocabulary-sharded (TP) table holds ids [vocabStart, vocabStart + V); others read as zero rows. */
+export interface EmbeddingDims { V: number; D: number; T: number; vocabStart?: number }
 export interface RmsNormDims { rows: number; cols: number; eps: number }
 export interface AttentionDims { batch: number; seq: number; heads: number; kvHeads: number; headDim: number }
 export interface CrossEntropyDims { T: number; V: number }
@@ -47,6 +48,7 @@ export const matmulDims = (a: OpAttrs): MatmulDims => ({
 
 export const embeddingDims = (op: ComputeOp, a: OpAttrs): EmbeddingDims => ({
   V: intAttr(op, a, 'V'), D: intAttr(op, a, 'D'), T: intAttr(op, a, 'T'),
+  ...(a.vocabStart === undefined ? {} : { vocabStart: intAttr(op, a, 'vocabStart', 0) }),
 });
 
 export const rmsNormDims = (op: ComputeOp, a: OpAttrs): RmsNormDims => ({

@@ -5,6 +5,8 @@
 //    slot r = [s1_r | s2_r | ...], so member i's full tensor is slot 0..n-1's segment i in order.
 //  - reduce_scatter: input is rank-major, chunk r = [g1 rows of rank r | g2 rows of rank r | ...];
 //    the output [g1_shard | g2_shard | ...] is split back into the members' grad shards.
+//  - all_reduce: inputs and outputs pair up member by member, each the same length.
+// Each collective runs on the communicator of its process group (a 1-D run has one, 'dp').
 // The data moves synchronously (Atomics); the time a collective takes comes from the virtual clock.
 // A bucket costs one readback (downloadAll) however many members it has, and its host staging
 // arrays are reused from call to call (each is consumed before the call returns).
@@ -15,7 +17,24 @@ import type { DeviceTensor, KernelBackend, UploadPart } from '../kernels';
 import { FsdpSimError } from '../../errors';
 
 /** The part of the communicator the executor uses. */
-export type ExecComm = Pick<RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter' | 'onWait'>;
+export type ExecComm = Pick<RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter' | 'allReduce' | 'onWait'>;
+
+/** A rank's communicators by process-group name: one per group the rank belongs to. */
+export type GroupComms = ReadonlyMap<string, ExecComm>;
+
+/** The communicator of process group `group`; `who` names the node asking, for the error. */
+export function groupComm(comms: GroupComms, group: string, who: string): ExecComm {
+  const comm = comms.get(group);
+  if (comm === undefined) {
+    const has = [...comms.keys()].join(', ');
+    throw new FsdpSimError('runtime', `${who}: no communicator for process group '${group}' (this rank has: ${has})`);
+  }
+  return comm;
+}
+
+/** The communicator of `node`'s process group. */
+export const commFor = (node: GraphNode, comms: GroupComms): ExecComm =>
+  groupComm(comms, node.collective?.group ?? 'dp', `node ${node.id} '${node.name}'`);
 
 /** Host staging reused across collectives: slot → the largest array asked for so far. */
 const scratch = new Map<'in' | 'out' | 'grads', Float32Array>();
@@ -128,4 +147,25 @@ export async function runReduceScatter(
   const op = node.collective?.reduceOp ?? 'avg';
   comm.reduceScatter(request(node), input, output, op);
   kernels.uploadScatter(output, outs.map((t, i) => ({ t, from: starts[i], length: chunkOf[i], at: 0 })));
+}
+
+/** All-reduce: `ins[i]` reduced across the group into `outs[i]` (created by the caller); one readback a bucket. */
+export async function runAllReduce(
+  node: GraphNode,
+  kernels: KernelBackend,
+  comm: ExecComm,
+  ins: readonly DeviceTensor[],
+  outs: readonly DeviceTensor[],
+): Promise<void> {
+  if (ins.length !== outs.length || ins.some((t, i) => outs[i].length !== t.length)) {
+    const what = `node ${node.id} '${node.name}'`;
+    throw new FsdpSimError('runtime', `${what}: all_reduce needs one output of the same length per input`);
+  }
+  const starts = prefixSums(ins.map((t) => t.length));
+  const total = ins.reduce((s, t) => s + t.length, 0);
+  const input = host('in', total);
+  await kernels.downloadAll(ins.map((t, i) => ({ t, into: input.subarray(starts[i], starts[i] + t.length) })));
+  const output = host('out', total);
+  comm.allReduce(request(node), input, output, node.collective?.reduceOp ?? 'sum');
+  kernels.uploadScatter(output, outs.map((t, i) => ({ t, from: starts[i], length: t.length, at: 0 })));
 }

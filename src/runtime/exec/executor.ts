@@ -1,6 +1,7 @@
 // The schedule executor: runs one training step of a schedule on one rank, node by node, in the
 // schedule's order — compute nodes through the kernel backend, fp32 casts / views / waits as
-// aliases, collectives through the SharedArrayBuffer communicator. Storage is released after its
+// aliases, collectives through the SharedArrayBuffer communicator of their process group (on a TP
+// mesh the embedding reads its vocabulary slice and the loss is loss-parallel). Storage is released after its
 // last reader; persistent state (parameter shards, exp_avg, exp_avg_sq) lives in `ctx.state` and is
 // replaced by the optimizer's `*.next` values at the end of the step (paramTensorIds).
 
@@ -9,13 +10,17 @@ import type { GraphNode, StepGraph } from '../../graph/types';
 import { LOSS, paramTensorIds, type ComputeOp } from '../../graph/ops';
 import type { DeviceTensor, KernelBackend, OpAttrs } from '../kernels';
 import { FsdpSimError } from '../../errors';
-import { runAllGather, runReduceScatter, type ExecComm } from './collectives';
+import { commFor, groupComm, runAllGather, runAllReduce, runReduceScatter, type GroupComms } from './collectives';
+import { shardedCrossEntropy, shardedCrossEntropyBwd, type ShardedLogits } from './loss_parallel';
 import { PhaseClock } from './phases';
 import { elemTypeOf, elemsOf, planGraph } from './plan';
 
 export interface StepContext {
   readonly kernels: KernelBackend;
-  readonly comm: ExecComm;
+  /** The rank's communicators by process group ('dp' on a 1-D mesh). */
+  readonly comms: GroupComms;
+  /** This rank's index in its tp group (TP meshes): which vocabulary slice its embedding and logits hold. */
+  readonly tpIndex?: number;
   /** Persistent tensors by id (param shards, optimizer state, tokens, targets); updated in place. */
   readonly state: Map<string, DeviceTensor>;
   /** 1-based step number (AdamW bias correction). */
@@ -67,6 +72,50 @@ async function copyView(kernels: KernelBackend, src: DeviceTensor, out: DeviceTe
   kernels.upload(out, data);
 }
 
+const RUN_COLLECTIVE = { all_gather: runAllGather, reduce_scatter: runReduceScatter, all_reduce: runAllReduce };
+
+/** Whether the graph is tensor-parallel: its embedding and loss see one vocabulary slice per tp rank. */
+const isTp = (graph: StepGraph): boolean => (graph.meta.mesh?.tp ?? 1) > 1;
+
+/** The node's attrs as the kernel takes them: the step's lr for AdamW, the vocabulary slice's start on TP. */
+function kernelAttrs(graph: StepGraph, node: GraphNode, ctx: StepContext): OpAttrs {
+  const attrs = node.attrs ?? {};
+  if (node.op === 'adamw' && ctx.lr !== undefined) return { ...attrs, lr: ctx.lr };
+  if ((node.op === 'embedding' || node.op === 'embedding_bwd') && isTp(graph)) {
+    return { ...attrs, vocabStart: (ctx.tpIndex ?? 0) * Number(attrs.V) };
+  }
+  return attrs;
+}
+
+const isLossParallel = (graph: StepGraph, node: GraphNode): boolean =>
+  isTp(graph) && (node.op === 'cross_entropy' || node.op === 'cross_entropy_bwd');
+
+/** The loss (or its gradient) on this rank's logits slice with the tp group; the forward keeps `lse` for the backward. */
+async function runLossParallel(
+  node: GraphNode,
+  ctx: StepContext,
+  ins: readonly DeviceTensor[],
+  outs: readonly DeviceTensor[],
+  kept: { lse?: Float64Array },
+): Promise<void> {
+  const T = Number(node.attrs?.T);
+  const V = Number(node.attrs?.V);
+  const x: ShardedLogits = {
+    logits: new Float32Array(T * V), targets: new Int32Array(T), T, V, vocabStart: (ctx.tpIndex ?? 0) * V,
+  };
+  await ctx.kernels.downloadAll([{ t: ins[0], into: x.logits }, { t: ins[1], into: x.targets }]);
+  if (node.op === 'cross_entropy') {
+    const r = shardedCrossEntropy(x, groupComm(ctx.comms, 'tp', `node ${node.id} '${node.name}'`), node.name);
+    kept.lse = r.lse;
+    ctx.kernels.upload(outs[0], Float32Array.of(r.loss));
+    return;
+  }
+  if (kept.lse === undefined) {
+    throw new FsdpSimError('runtime', `node ${node.id} '${node.name}' ran before the loss it differentiates`);
+  }
+  ctx.kernels.upload(outs[0], shardedCrossEntropyBwd(x, kept.lse));
+}
+
 /** Run one step of `schedule` on this rank. Tokens and targets must already be in `ctx.state`. */
 export async function executeStep(schedule: Schedule, ctx: StepContext): Promise<StepResult> {
   const graph = schedule.graph;
@@ -76,6 +125,7 @@ export async function executeStep(schedule: Schedule, ctx: StepContext): Promise
   const owned = new Map<string, DeviceTensor>(); // root id → storage this step allocated
   const nodeUs = ctx.measure ? new Map<string, number>() : undefined;
   const clock = ctx.clock ?? new PhaseClock();
+  const lossKept: { lse?: Float64Array } = {};
   const create = (id: string): DeviceTensor => {
     const t = kernels.create(id, elemsOf(graph.tensors, id), elemTypeOf(graph.tensors, id));
     owned.set(id, t);
@@ -91,7 +141,11 @@ export async function executeStep(schedule: Schedule, ctx: StepContext): Promise
     switch (action) {
       case 'compute': {
         const outs = node.outputs.map(create);
-        const attrs: OpAttrs = node.op === 'adamw' && ctx.lr !== undefined ? { ...node.attrs, lr: ctx.lr } : (node.attrs ?? {});
+        if (isLossParallel(graph, node)) {
+          await clock.spanAsync('collective', node.name, () => runLossParallel(node, ctx, ins, outs, lossKept));
+          break;
+        }
+        const attrs = kernelAttrs(graph, node, ctx);
         const t0 = nodeUs !== undefined ? globalThis.performance.now() : 0;
         kernels.run(node.op as ComputeOp, attrs, ins, outs, ctx.step);
         if (nodeUs !== undefined) {
@@ -108,11 +162,13 @@ export async function executeStep(schedule: Schedule, ctx: StepContext): Promise
         await clock.spanAsync('compute', node.name, () => copyView(kernels, ins[0], create(node.outputs[0])));
         break;
       case 'all_gather':
-        await clock.spanAsync('collective', node.name, () => runAllGather(node, kernels, ctx.comm, ins, node.outputs.map(create)));
-        break;
       case 'reduce_scatter':
-        await clock.spanAsync('collective', node.name, () => runReduceScatter(node, kernels, ctx.comm, ins, node.outputs.map(create)));
+      case 'all_reduce': {
+        const run = RUN_COLLECTIVE[action];
+        const comm = commFor(node, ctx.comms);
+        await clock.spanAsync('collective', node.name, () => run(node, kernels, comm, ins, node.outputs.map(create)));
         break;
+      }
     }
     // Release storage whose last reader was this node.
     for (const id of [...node.inputs, ...node.outputs]) {

@@ -13,7 +13,8 @@ export type NodeAction =
   | 'alias' // fp32 cast, same-size view, wait: the output is the input's storage
   | 'copy_view' // a view / fp32 cast that drops (prefix) or adds (zero padding) trailing elements
   | 'all_gather'
-  | 'reduce_scatter';
+  | 'reduce_scatter'
+  | 'all_reduce';
 
 export interface ExecPlan {
   readonly actions: readonly NodeAction[];
@@ -43,12 +44,10 @@ function actionOf(graph: StepGraph, node: GraphNode): NodeAction {
       return 'compute';
     case 'all_gather':
     case 'reduce_scatter':
+    case 'all_reduce':
       return node.kind;
     case 'wait':
       return 'alias';
-    case 'all_reduce':
-      // meshes (HSDP, TP) are simulated; live training runs 1-D FSDP graphs
-      throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': live mode runs 1-D FSDP meshes only; all_reduce on '${node.collective?.group}' is simulated, not executed`);
     case 'cast': {
       const from = graph.tensors[node.inputs[0]]?.dtype;
       const to = graph.tensors[node.outputs[0]]?.dtype;

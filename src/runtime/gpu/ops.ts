@@ -53,7 +53,7 @@ export function planOp(
   switch (op) {
     case 'embedding': case 'embedding_bwd': {
       const d = embeddingDims(op, attrs);
-      const p = params([u32(d.V), u32(d.D), u32(d.T)]);
+      const p = params([u32(d.V), u32(d.D), u32(d.T), u32(d.vocabStart ?? 0)]);
       return op === 'embedding'
         ? [kernel(ctx, 'embedding', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], groupsOf(d.T * d.D), op)]
         : [kernel(ctx, 'embedding', 'bwd', [[4, ins[0]], [1, ins[1]], [5, outs[0]], [3, p]], groupsOf(d.V * d.D), op)];

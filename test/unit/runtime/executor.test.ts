@@ -103,6 +103,9 @@ describe('executeStep', () => {
         seen.tensors.push([...req.tensors]);
         output.set(input.subarray(0, output.length));
       },
+      allReduce() {
+        throw new Error('a 1-D graph has no all_reduce');
+      },
     };
     const state = new Map<string, DeviceTensor>();
     const put = (id: string, data: number[], type: 'f32' | 'i32' = 'f32') => {
@@ -115,7 +118,7 @@ describe('executeStep', () => {
     put(A.shard, aShard); put(A.m, [0, 0, 0, 0]); put(A.v, [0, 0, 0, 0]);
     put(B.shard, bShard); put(B.m, [0, 0, 0]); put(B.v, [0, 0, 0]);
     put(TARGETS, [0, 2], 'i32');
-    const res = await executeStep(schedule, { kernels: k, comm, state, step: 1 });
+    const res = await executeStep(schedule, { kernels: k, comms: new Map([['dp', comm]]), state, step: 1 });
 
     expect([...(seen.ag as Float32Array)]).toEqual([...aShard, ...bShard]);
     expect(seen.tensors).toEqual([['a.all_gather', 'b.all_gather'], ['a.reduce_scatter', 'b.reduce_scatter']]);
@@ -143,7 +146,7 @@ describe('executeStep', () => {
     const graph = buildStepGraph({ model: 'tiny', worldSize: 1, batch: 2, paramDtype: 'fp32', reduceDtype: 'fp32', lr: 3e-3 });
     const schedule: Schedule = { backend: 'aot_eager', graph, buckets: [], reasons: [], options: {} };
     const { k, live } = spyKernels();
-    const comm = new RankComm(createCommInit(1, 1 << 15), 0);
+    const comms = new Map([['dp', new RankComm(createCommInit(1, 1 << 15), 0)]]);
     const state = initRankState(schedule, { rank: 0, worldSize: 1, steps: 2, seed: 1, data: { vocab: 256, seqLen: 32, globalBatch: 2, seed: 1 }, measure: false }, k);
     const batch = batchRows({ vocab: 256, seqLen: 32, globalBatch: 2, seed: 9 }, 1, 0, 2);
     for (const [id, data] of [[TOKENS, batch.tokens], [TARGETS, batch.targets]] as const) {
@@ -151,9 +154,9 @@ describe('executeStep', () => {
       k.upload(x, data);
       state.set(id, x);
     }
-    const first = await executeStep(schedule, { kernels: k, comm, state, step: 1 });
+    const first = await executeStep(schedule, { kernels: k, comms, state, step: 1 });
     expect(Math.abs(first.loss - Math.log(256))).toBeLessThan(0.05);
-    const second = await executeStep(schedule, { kernels: k, comm, state, step: 2 });
+    const second = await executeStep(schedule, { kernels: k, comms, state, step: 2 });
     expect(second.loss).toBeLessThan(first.loss - 0.01);
     // Only persistent state survives a step.
     expect(live.size).toBe(state.size);
@@ -162,7 +165,7 @@ describe('executeStep', () => {
   it('rejects a dtype-changing cast with a message naming the node', async () => {
     const graph = buildStepGraph({ model: 'tiny', worldSize: 1, paramDtype: 'bf16', reduceDtype: 'fp32' });
     const schedule: Schedule = { backend: 'aot_eager', graph, buckets: [], reasons: [], options: {} };
-    await expect(executeStep(schedule, { kernels: createCpuKernels(), comm: new RankComm(createCommInit(1, 1), 0), state: new Map(), step: 1 }))
+    await expect(executeStep(schedule, { kernels: createCpuKernels(), comms: new Map([['dp', new RankComm(createCommInit(1, 1), 0)]]), state: new Map(), step: 1 }))
       .rejects.toThrow(/cast fp32 → bf16 is not supported/);
   });
 });

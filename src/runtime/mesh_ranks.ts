@@ -1,0 +1,99 @@
+// Where a live rank sits in the device mesh, and what that means for its data: which process-group
+// instance it joins per mesh dimension (torchtitan's row-major ["dp_replicate", "dp_shard", "tp"]
+// layout, graph/mesh.ts), which rows of the global batch it trains on (ranks of one tp group share
+// them), and which slice of each full parameter it holds (the TP plan's split, then FSDP's dim-0
+// shard of that local slice). The 1-D mesh is the special case tp = dp_replicate = 1.
+
+import { FsdpSimError } from '../errors';
+import { fsdpMesh, meshGroup, type Mesh, type MeshDim } from '../graph/mesh';
+import type { GraphMeta, ParamInfo } from '../graph/types';
+
+const DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
+
+/** The graph's mesh (a graph without one is FSDP on every rank). */
+export const meshOfGraph = (meta: GraphMeta): Mesh => meta.mesh ?? fsdpMesh(meta.worldSize);
+
+/** A rank's index along `dim`. */
+export function meshIndex(mesh: Mesh, dim: MeshDim, rank: number): number {
+  const g = meshGroup(mesh, dim);
+  return Math.floor(rank / g.stride) % g.size;
+}
+
+/** A process-group instance as a rank sees it: the group's name, its members (global ranks), its place among them. */
+export interface GroupInstance {
+  readonly group: string;
+  readonly members: readonly number[];
+  readonly localRank: number;
+}
+
+/** The mesh dimension a process group's name stands for ('dp' on a 1-D mesh); undefined when none does. */
+export function dimOfGroup(mesh: Mesh, group: string): MeshDim | undefined {
+  return DIMS.find((d) => meshGroup(mesh, d).group === group);
+}
+
+/** The instance of `group` that `rank` belongs to. */
+export function groupInstance(mesh: Mesh, group: string, rank: number): GroupInstance {
+  const dim = dimOfGroup(mesh, group);
+  if (dim === undefined) {
+    const known = DIMS.map((d) => meshGroup(mesh, d).group);
+    const groups = known.join(', ');
+    throw new FsdpSimError('runtime', `process group '${group}' is not a dimension of the mesh (groups: ${groups})`);
+  }
+  const { size, stride } = meshGroup(mesh, dim);
+  const localRank = meshIndex(mesh, dim, rank);
+  const base = rank - localRank * stride;
+  return { group, members: Array.from({ length: size }, (_, i) => base + i * stride), localRank };
+}
+
+/** Data parallelism over the mesh: ranks of one tp group train on the same rows. */
+export function dataParallelRank(mesh: Mesh, rank: number): { readonly index: number; readonly size: number } {
+  const index = meshIndex(mesh, 'dp_replicate', rank) * mesh.dpShard + meshIndex(mesh, 'dp_shard', rank);
+  return { index, size: mesh.dpReplicate * mesh.dpShard };
+}
+
+/** The dimension the TP plan splits a parameter on (graph's localShape vs shape); -1 when it is replicated. */
+export function tpSplitDim(p: ParamInfo): number {
+  if (p.localShape === undefined) return -1;
+  return p.shape.findIndex((s, d) => s !== p.localShape?.[d]);
+}
+
+/** [outer, size of the split dim, inner] of a row-major tensor split on `dim`. */
+function splitGeometry(shape: readonly number[], dim: number): { outer: number; extent: number; inner: number } {
+  const prod = (xs: readonly number[]) => xs.reduce((a, b) => a * b, 1);
+  return { outer: prod(shape.slice(0, dim)), extent: shape[dim], inner: prod(shape.slice(dim + 1)) };
+}
+
+/** The parameter as FSDP shards it: the TP-local shape (the full shape without TP). */
+export function localParam(p: ParamInfo): ParamInfo {
+  const shape = p.localShape ?? p.shape;
+  return { ...p, shape, numel: shape.reduce((a, b) => a * b, 1) };
+}
+
+/** Rank `tpIndex`'s TP slice of a full parameter (`full` itself when the parameter is replicated). */
+export function tpSlice(full: Float32Array, p: ParamInfo, tpIndex: number, tp: number): Float32Array {
+  const dim = tpSplitDim(p);
+  if (dim < 0 || tp === 1) return full;
+  const { outer, extent, inner } = splitGeometry(p.shape, dim);
+  const part = extent / tp;
+  const out = new Float32Array(outer * part * inner);
+  for (let o = 0; o < outer; o++) {
+    const from = (o * extent + tpIndex * part) * inner;
+    out.set(full.subarray(from, from + part * inner), o * part * inner);
+  }
+  return out;
+}
+
+/** The full parameter from its TP slices in tp order (inverse of tpSlice). */
+export function tpAssemble(slices: readonly Float32Array[], p: ParamInfo): Float32Array {
+  const dim = tpSplitDim(p);
+  if (dim < 0 || slices.length === 1) return slices[0];
+  const { outer, extent, inner } = splitGeometry(p.shape, dim);
+  const part = extent / slices.length;
+  const full = new Float32Array(p.numel);
+  slices.forEach((s, t) => {
+    for (let o = 0; o < outer; o++) {
+      full.set(s.subarray(o * part * inner, (o + 1) * part * inner), (o * extent + t * part) * inner);
+    }
+  });
+  return full;
+}
