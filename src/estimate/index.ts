@@ -13,3 +13,5 @@ export type { CostModelOptions } from './cost_model';
 export { hashString, jitteredCostModels, noiseFromHash, noiseUnit } from './jitter';
 export type { JitterOptions } from './jitter';
 export { alignCostModels, lowerMedian } from './align';
+export { hardwareAssumptions, networkAssumptions } from './preset_info';
+export type { Assumption } from './preset_info';

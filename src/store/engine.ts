@@ -9,11 +9,13 @@ import { ImportError, err, ok, type Result } from '../errors';
 import type { BackendName } from '../backends/types';
 import { compareWithTorch, matchLogGraphs, parseTorchPassLog, type TorchLogGraph } from '../backends/autobucketing/torch_log';
 import type { PipelineResult } from '../pipeline';
+import { stepFigures } from '../pipeline/figures';
 import type { MemoryCurve, TraceEvent } from '../trace/event';
 import type { SideResult } from './types';
 
 /** A pipeline run as a side; `clockPrefix` says what timed it ('cost model', 'fx graph, cost model'). */
 export function sideFromRun(run: PipelineResult, clockPrefix = 'cost model'): SideResult {
+  const { peakAllocatedBytes, peakReservedBytes } = stepFigures(run);
   return {
     title: run.backend,
     backend: run.backend,
@@ -25,6 +27,7 @@ export function sideFromRun(run: PipelineResult, clockPrefix = 'cost model'): Si
     worldSize: run.sim.worldSize,
     symmetric: run.sim.symmetric,
     schedule: run.schedule,
+    allocator: { peakAllocatedBytes, peakReservedBytes }, // what HBM-fit checks and torchtitan's "memory:" use
     mismatch: run.sim.mismatch,
   };
 }

@@ -25,6 +25,8 @@ export interface SideResult {
   readonly worldSize: number;
   readonly symmetric: boolean;
   readonly schedule?: Schedule;
+  /** The CUDA caching allocator's peaks, as torch reports them (simulated sides; src/sim/allocator.ts). */
+  readonly allocator?: { readonly peakAllocatedBytes: number; readonly peakReservedBytes: number };
   readonly mismatch?: CollectiveMismatch;
   /** What an import read but did not analyse, or guessed (a rank): shown with the import's notice. */
   readonly warnings?: readonly string[];

@@ -25,6 +25,18 @@ export const TERMS: readonly Term[] = [
   { id: 'bucket', term: 'bucket', text: 'Several small collectives merged into one launch. Each launch pays a fixed latency (α), so one bucket of ten is cheaper than ten launches, if the merge does not delay anyone.' },
   { id: 'step', term: 'step time', text: 'Wall time of one training step (forward, backward, optimizer) on the slowest rank.' },
   { id: 'peak', term: 'peak memory', text: 'The most device memory any rank holds at once during the step: shards, gathered parameters, activations, gradients.' },
+  {
+    id: 'peak_allocated', term: 'peak allocated',
+    text: 'torch.cuda.max_memory_allocated: the most bytes live tensors hold at once, in the CUDA caching ' +
+      "allocator's 512-byte blocks, including what the step allocates beyond the graph (the fp32 logits and " +
+      'their gradient).',
+  },
+  {
+    id: 'peak_reserved', term: 'peak reserved',
+    text: 'torch.cuda.max_memory_reserved: the memory the caching allocator holds from the GPU at most: ' +
+      'allocated blocks plus the free space in its segments (rounding, a pool per stream, fragmentation). ' +
+      'What torchtitan logs as "memory:", and what must fit in HBM.',
+  },
   { id: 'idle', term: 'idle', text: 'Time the compute stream does nothing at all, exposed waits included.' },
   { id: 'rank', term: 'rank', text: 'One GPU (here: one simulated device, or one Web Worker in a live run). Rank 0 … N−1.' },
   { id: 'backend', term: 'backend', text: 'The torch.compile backend that orders the step: aot_eager keeps the program order; aot_eager_autobucketing reorders collectives (prefetch) and merges them (buckets); transformer_block is the hand-written one-bucket-per-block plan.' },

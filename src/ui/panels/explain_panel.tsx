@@ -7,6 +7,7 @@ import { fmtBytes } from '../format';
 import { plainReason } from '../glossary';
 import { livePlanOf } from '../live_plan';
 import { baseName, explainableCollectives } from '../reasons';
+import { PresetAssumptions } from './preset_info';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
@@ -85,6 +86,7 @@ export function ExplainPanel() {
           {livePlan && <p className="muted small" data-testid="explain-live-plan">Live run: the plan its workers executed (tiny on {sides[side]?.worldSize} ranks).</p>}
         </>
       )}
+      <PresetAssumptions />
     </section>
   );
 }

@@ -31,6 +31,11 @@ const ROWS: readonly Row[] = [
   { key: 'idle', term: 'idle', label: 'idle', get: (m) => m.idleUs, fmt: fmtUs, lowerIsBetter: true },
   // live runs and Kineto imports may carry no memory curve: unknown, not zero
   { key: 'peak', term: 'peak', label: 'peak memory', get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN), fmt: fmtBytes, lowerIsBetter: true },
+  // the caching allocator's peaks, as torch reports them (simulated sides only)
+  { key: 'peak_allocated', term: 'peak_allocated', label: 'peak allocated', fmt: fmtBytes, lowerIsBetter: true,
+    whenNonZero: true, get: (_m, r) => r.allocator?.peakAllocatedBytes ?? NaN },
+  { key: 'peak_reserved', term: 'peak_reserved', label: 'peak reserved', fmt: fmtBytes, lowerIsBetter: true,
+    whenNonZero: true, get: (_m, r) => r.allocator?.peakReservedBytes ?? NaN },
   { key: 'ag', term: 'all_gather', label: '# all-gather', get: (m) => m.collectives.all_gather, fmt: String, lowerIsBetter: true },
   { key: 'rs', term: 'reduce_scatter', label: '# reduce-scatter', get: (m) => m.collectives.reduce_scatter, fmt: String, lowerIsBetter: true },
   ...COMM_KINDS.filter((k) => k !== 'all_gather' && k !== 'reduce_scatter').map((k): Row => ({
@@ -65,13 +70,35 @@ function shortTitle(t: string | undefined): string {
   return t ? t.replace(/^aot_eager_(?=\w)/, '') : '–';
 }
 
-/** Sides whose peak memory exceeds the hardware's HBM (unknown peaks make no claim). */
-function overHbm(sides: readonly [string, SideResult | null | undefined][], hardware: HardwareName): { side: string; fit: HbmFit }[] {
+/**
+ * The peak an HBM-fit check uses: the caching allocator's reserved peak where the side has one
+ * (what torch runs out of), else the live tensors' peak; NaN when unknown (no claim).
+ */
+function hbmPeakOf(r: SideResult): number {
+  return r.allocator?.peakReservedBytes ?? (r.memory.length ? r.metrics.peakMemoryBytes : NaN);
+}
+
+/** Sides whose peak exceeds the hardware's HBM (unknown peaks make no claim). */
+interface OverHbm {
+  readonly side: string;
+  readonly fit: HbmFit;
+  readonly r: SideResult;
+}
+
+function overHbm(sides: readonly [string, SideResult | null | undefined][], hardware: HardwareName): OverHbm[] {
   return sides.flatMap(([side, r]) => {
-    if (!r?.memory.length) return [];
-    const fit = hbmFit(r.metrics.peakMemoryBytes, hardware);
-    return fit.fits ? [] : [{ side, fit }];
+    if (!r) return [];
+    const fit = hbmFit(hbmPeakOf(r), hardware);
+    return fit.fits ? [] : [{ side, fit, r }];
   });
+}
+
+/** `A reserved peak 84.57 GiB (allocated 80.10 GiB) > h100 HBM 79.18 GiB (80 GB)`. */
+function describeOver(o: OverHbm): string {
+  const a = o.r.allocator;
+  if (a === undefined) return `${o.side} ${describeHbmFit(o.fit)}`;
+  const allocated = `(allocated ${fmtBytes(a.peakAllocatedBytes)})`;
+  return `${o.side} reserved ${describeHbmFit(o.fit).replace(/^peak (\S+ GiB)/, `peak $1 ${allocated}`)}`;
 }
 
 /** fp32 master weights + fp32 gradients + two fp32 AdamW moments: the sharded state per parameter. */
@@ -122,7 +149,8 @@ export function MetricsTable() {
             const better = both && (vb < va) === r.lowerIsBetter;
             const worse = both && !better;
             return (
-              <tr key={r.key} data-metric={r.key} className={r.key === 'peak' && over.length > 0 ? 'warn-text' : undefined}>
+              <tr key={r.key} data-metric={r.key}
+                className={r.key.startsWith('peak') && over.length > 0 ? 'warn-text' : undefined}>
                 <th>
                   {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a term shows its definition (title) on keyboard focus too */}
                   <span className="term" tabIndex={0} title={headTitle(r)} data-term={r.term}>{r.label}</span></th>
@@ -144,7 +172,8 @@ export function MetricsTable() {
       )}
       {over.length > 0 && (
         <p className="small warn-text" data-testid="metrics-hbm-warning" role="alert">
-          Does not fit in HBM: {over.map((o) => `${o.side} ${describeHbmFit(o.fit)}`).join('; ')}. {hbmAdvice(cfg, Math.max(...over.map((o) => (o.side === 'A' ? a : b)?.metrics.peakMemoryBytes ?? 0)))}
+          Does not fit in HBM: {over.map(describeOver).join('; ')}.{' '}
+          {hbmAdvice(cfg, Math.max(...over.map((o) => o.fit.peakBytes)))}
         </p>
       )}
       {(a?.mismatch || b?.mismatch) && (

@@ -1,0 +1,62 @@
+// What each preset assumes (the explain panel's table): every constant the cost model uses appears
+// once, with the value the preset holds and a named source; overrides and custom presets say so.
+import { describe, expect, it } from 'vitest';
+import {
+  HARDWARE_NAMES, HARDWARE_PRESETS, NETWORK_PRESETS, hardwareAssumptions, networkAssumptions,
+  type HardwarePreset, type RingNetwork,
+} from '../../../src/estimate';
+
+const number = (s: string) => Number(/[\d.]+/.exec(s)![0]);
+const byKey = (rows: readonly { key: string }[]) => new Map(rows.map((r) => [r.key, r]));
+
+describe('hardwareAssumptions', () => {
+  it('gives each shipped preset its peaks, capacity and achieved rates, each with a cited source', () => {
+    for (const name of HARDWARE_NAMES) {
+      const hw = HARDWARE_PRESETS[name];
+      const rows = byKey(hardwareAssumptions(hw));
+      const a = hw.achieved!;
+      expect(number(rows.get('bf16-peak')!.value)).toBeCloseTo(hw.bf16Flops / 1e12, -0.5);
+      expect(number(rows.get('gemm')!.value)).toBeCloseTo((a.gemm * hw.bf16Flops) / 1e12, -0.5);
+      expect(number(rows.get('attn-fwd')!.value)).toBeCloseTo((a.attentionFwd * hw.bf16Flops) / 1e12, -0.5);
+      expect(number(rows.get('attn-bwd')!.value)).toBeCloseTo((a.attentionBwd * hw.bf16Flops) / 1e12, -0.5);
+      expect(number(rows.get('memory-bound')!.value)).toBeCloseTo((a.hbm * hw.hbmBytesPerS) / 1e12, 2);
+      expect(number(rows.get('hbm')!.value)).toBeCloseTo(hw.hbmBytes / 2 ** 30, 2);
+      expect(rows.get('gemm-small')!.value).toContain(String(a.gemmHalfDim));
+      expect(rows.get('launch')!.value).toBe(`${hw.launchUs} µs`);
+      for (const r of rows.values()) expect(r.source, `${name} ${r.key}`).not.toMatch(/^(custom preset|)$/);
+    }
+    expect(byKey(hardwareAssumptions(HARDWARE_PRESETS['h100-96gb'])).get('bf16-peak')!.source).toMatch(/500 W/);
+  });
+
+  it('says a custom preset is custom and a preset without achieved rates is the plain roofline', () => {
+    const custom: HardwarePreset = { ...HARDWARE_PRESETS.h100, name: 'h100', achieved: undefined };
+    const rows = hardwareAssumptions(custom);
+    expect(rows.find((r) => r.key === 'bf16-peak')!.source).toBe('custom preset');
+    expect(rows.find((r) => r.key === 'achieved')!.value).toMatch(/roofline/);
+    expect(rows.some((r) => r.key === 'gemm')).toBe(false);
+  });
+});
+
+describe('networkAssumptions', () => {
+  const ring = NETWORK_PRESETS['nvlink-ib'] as RingNetwork;
+
+  it('gives the deployed network its bus bandwidths and latencies with nccl-tests as the source', () => {
+    const rows = byKey(networkAssumptions(ring));
+    expect(number(rows.get('intra-bw')!.value)).toBe(ring.betaIntraBytesPerS / 1e9);
+    expect(number(rows.get('inter-bw')!.value)).toBe(ring.betaInterBytesPerS / 1e9);
+    expect(rows.get('intra-bw')!.value).toContain(`${ring.halfBwIntraBytes! / 1e6} MB`);
+    expect(number(rows.get('intra-alpha')!.value)).toBe(ring.alphaIntraUs);
+    expect(rows.get('intra-bw')!.source).toMatch(/nccl-tests/);
+    expect(rows.get('inter-bw')!.source).toMatch(/400 Gb\/s/);
+  });
+
+  it("names the config's override, an uncited preset and torch's estimator as what they are", () => {
+    expect(networkAssumptions({ ...ring, betaIntraBytesPerS: 1e11 }, true).find((r) => r.key === 'intra-bw')!.source)
+      .toMatch(/override/);
+    expect(networkAssumptions(NETWORK_PRESETS['pcie-ethernet']).find((r) => r.key === 'intra-bw')!.source)
+      .toBe('illustrative');
+    const torch = networkAssumptions(NETWORK_PRESETS['nccl-analytical']);
+    expect(torch.map((r) => r.key)).toEqual(['gpus-per-node', 'intra-bw', 'inter-bw']);
+    expect(torch[1].source).toMatch(/comm_analysis/);
+  });
+});
