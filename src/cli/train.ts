@@ -2,6 +2,8 @@
 // (CPU reference kernels, or Dawn WebGPU when asked and available). Prints progress and the
 // device used and where a step's time went; `--json` prints exactly
 // {"device","losses","finalParamsHash","stepsPerSec","phases"} (phases: exec/phases.ts phaseReport).
+// `--tp` and `--dp-replicate` train on a device mesh (torchtitan's tensor_parallel_degree and
+// data_parallel_replicate_degree; dp_shard takes the rest of the ranks).
 // Bad flags: one line naming the flag and the allowed values, exit code 2.
 
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
@@ -11,24 +13,29 @@ import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm
 import { runTrainingNode } from '../runtime/coordinator_node';
 import { formatPhases, phaseReport } from '../runtime/exec';
 import { processIo, type Io } from './io';
+import { describeMesh } from '../graph/mesh';
 import { KERNEL_CHOICES, type KernelChoice } from '../runtime/rank';
 import {
   LIVE_DEFAULT_LR,
   MAX_LIVE_RANKS,
   TIMING_MODES,
   defaultGlobalBatch,
+  liveMesh,
+  planTraining,
   type TimingMode,
   type TrainingOptions,
 } from '../runtime/training_plan';
 
 export const TRAIN_USAGE =
-  'usage: fsdp-sim train --model tiny --ranks 1..16 --steps N --backend NAME [--seed S] ' +
+  'usage: fsdp-sim train --model tiny --ranks 1..16 [--tp T] [--dp-replicate R] --steps N --backend NAME [--seed S] ' +
   '[--kernels gpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
   '[--network NAME] [--lr X] [--global-batch B] [--every K] [--json]';
 
 const VALUE_FLAGS = [
   '--model',
   '--ranks',
+  '--tp',
+  '--dp-replicate',
   '--steps',
   '--backend',
   '--seed',
@@ -97,11 +104,20 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   if (!Number.isFinite(lr) || lr <= 0 || lr > 1)
     throw new ConfigError('--lr', `--lr must be a number in (0, 1], got ${JSON.stringify(lrRaw)}`);
   const ranks = int('--ranks', get('--ranks', '1'), 1, MAX_LIVE_RANKS);
-  const globalBatch = int('--global-batch', get('--global-batch', String(defaultGlobalBatch(ranks))), 1, 4096);
-  if (globalBatch % ranks !== 0) {
+  const tp = int('--tp', get('--tp', '1'), 1, MAX_LIVE_RANKS);
+  const dpReplicate = int('--dp-replicate', get('--dp-replicate', '1'), 1, MAX_LIVE_RANKS);
+  if (ranks % (tp * dpReplicate) !== 0) {
+    throw new ConfigError(
+      '--tp',
+      `--tp × --dp-replicate (${tp} × ${dpReplicate}) must divide --ranks (${ranks}): dp_shard takes the rest`,
+    );
+  }
+  const dp = ranks / tp; // data-parallel ranks: ranks of one tp group train on the same rows
+  const globalBatch = int('--global-batch', get('--global-batch', String(defaultGlobalBatch(dp))), 1, 4096);
+  if (globalBatch % dp !== 0) {
     throw new ConfigError(
       '--global-batch',
-      `--global-batch must be divisible by --ranks (${ranks}), got ${globalBatch}`,
+      `--global-batch must be divisible by the data-parallel ranks, --ranks / --tp (${dp}), got ${globalBatch}`,
     );
   }
   return {
@@ -111,6 +127,8 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
     opts: {
       model: pick<'tiny'>('--model', ['tiny'], get('--model', 'tiny')),
       ranks,
+      ...(tp > 1 ? { tp } : {}),
+      ...(dpReplicate > 1 ? { dpReplicate } : {}),
       steps: int('--steps', get('--steps', '50'), 1, 1_000_000),
       backend: pick<BackendName>('--backend', BACKEND_NAMES, get('--backend', 'aot_eager')),
       seed: int('--seed', get('--seed', '0'), 0, 0xffffffff),
@@ -130,6 +148,7 @@ export async function trainCommand(argv: string[], io: Io = processIo): Promise<
   let args: TrainArgs;
   try {
     args = parseTrainArgs(argv);
+    planTraining(args.opts); // what the flags cannot say alone (a mesh the model cannot split) fails here, as bad flags
   } catch (e) {
     io.err(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
@@ -143,7 +162,8 @@ export async function trainCommand(argv: string[], io: Io = processIo): Promise<
     if (!json) io.out(s);
   };
   out(
-    `training ${opts.model} on ${opts.ranks} rank(s), ${opts.steps} steps, backend ${opts.backend}, ` +
+    `training ${opts.model} on ${opts.ranks} rank(s) (${describeMesh(liveMesh(opts))}), ${opts.steps} steps, ` +
+      `backend ${opts.backend}, ` +
       `${opts.collective} collectives, seed ${opts.seed}`,
   );
   try {

@@ -130,7 +130,7 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   oneOf('timing', TIMING_MODES, opts.timing);
   const lr = opts.lr ?? LIVE_DEFAULT_LR;
   if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
-  const mesh = liveMesh(ranks, opts);
+  const mesh = liveMesh({ ...opts, ranks });
   const dp = mesh.dpReplicate * mesh.dpShard;
   const globalBatch = intField('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, 4096);
   if (globalBatch % dp !== 0) {
@@ -151,7 +151,8 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
 }
 
 /** The mesh of a live run: tp × dp_replicate from the options, dp_shard the rest of the ranks (torchtitan's -1). */
-function liveMesh(ranks: number, opts: Pick<TrainingOptions, 'tp' | 'dpReplicate'>): Mesh {
+export function liveMesh(opts: Pick<TrainingOptions, 'ranks' | 'tp' | 'dpReplicate'>): Mesh {
+  const ranks = opts.ranks;
   const tp = intField('tp', opts.tp ?? 1, 1, MAX_LIVE_RANKS);
   const dpReplicate = intField('dpReplicate', opts.dpReplicate ?? 1, 1, MAX_LIVE_RANKS);
   if (ranks % (tp * dpReplicate) !== 0) {

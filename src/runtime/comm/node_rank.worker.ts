@@ -24,6 +24,11 @@ function runStep(comm: RankComm, step: RankJob['steps'][number]): StepResult {
       comm.reduceScatter(step, step.input, output, step.reduce);
       return { op: step.op, output };
     }
+    case 'all_reduce': {
+      const output = new Float32Array(step.input.length);
+      comm.allReduce(step, step.input, output, step.reduce);
+      return { op: step.op, output };
+    }
     case 'barrier':
       comm.barrier(step.label);
       return { op: step.op };

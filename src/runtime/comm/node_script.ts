@@ -12,6 +12,13 @@ export type RankStep =
       readonly input: Float32Array;
       readonly reduce: ReduceOp;
     }
+  | {
+      readonly op: 'all_reduce';
+      readonly label: string;
+      readonly tensors: readonly string[];
+      readonly input: Float32Array;
+      readonly reduce: ReduceOp;
+    }
   | { readonly op: 'barrier'; readonly label: string }
   | { readonly op: 'abort'; readonly reason: string }
   | { readonly op: 'sleep'; readonly ms: number } // busy elsewhere (a straggler), not in a collective
@@ -26,7 +33,7 @@ export type RankStep =
 
 export interface StepResult {
   readonly op: RankStep['op'];
-  readonly output?: Float32Array; // all_gather / reduce_scatter
+  readonly output?: Float32Array; // all_gather / reduce_scatter / all_reduce
   readonly timesMs?: readonly number[]; // bench: wall time of each timed collective on this rank
 }
 

@@ -3,6 +3,7 @@
 // independently of src (rank-order and ring-order sums, done with Float32Array stores only).
 
 import { createCommInit, type CollectiveAlgorithm } from '../../../src/runtime/comm';
+import type { CommGroup } from '../../../src/runtime/comm/types';
 import { NodeRankPool, type RankOutcome, type RankStep } from '../../../src/runtime/comm/node';
 
 export const MAX_RANKS = 8;
@@ -24,6 +25,8 @@ export interface Scenario {
   readonly maxElemsPerRank: number;
   readonly algorithm?: CollectiveAlgorithm;
   readonly timeoutMs?: number;
+  /** A mesh sub-group: messages name its global ranks. */
+  readonly group?: CommGroup;
   /** steps[r] for rank r; a missing entry means rank r never calls anything. */
   readonly steps: readonly (readonly RankStep[])[];
 }
@@ -32,6 +35,7 @@ export async function runScenario(s: Scenario): Promise<RankOutcome[]> {
   const init = createCommInit(s.worldSize, s.maxElemsPerRank, {
     algorithm: s.algorithm ?? 'direct',
     timeoutMs: s.timeoutMs ?? 5_000,
+    ...(s.group ? { group: s.group } : {}),
   });
   return (await pool()).run(init, s.steps);
 }

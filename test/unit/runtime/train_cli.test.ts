@@ -26,7 +26,12 @@ describe('trainCommand', () => {
   it.each([
     [['--ranks', '17'], /--ranks must be an integer in \[1, 16\], got "17"/],
     [['--ranks', '0'], /--ranks must be an integer in \[1, 16\], got "0"/],
-    [['--ranks', '3', '--global-batch', '8'], /--global-batch must be divisible by --ranks \(3\), got 8/],
+    [['--ranks', '3', '--global-batch', '8'], /--global-batch must be divisible by .*--ranks \/ --tp \(3\), got 8/],
+    [['--ranks', '4', '--tp', '3'], /--tp × --dp-replicate \(3 × 1\) must divide --ranks \(4\)/],
+    [['--ranks', '8', '--tp', '2', '--dp-replicate', '3'], /--tp × --dp-replicate \(2 × 3\) must divide --ranks \(8\)/],
+    [['--tp', '0'], /--tp must be an integer in \[1, 16\], got "0"/],
+    // the plan rejects what the model cannot split: tiny has 4 heads
+    [['--ranks', '8', '--tp', '8'], /mesh.tp \(tensor_parallel_degree 8\) must divide the model's nHeads \(4\)/],
     [['--backend', 'inductor'], literal(`--backend must be one of [${BACKEND_NAMES.join(', ')}], got "inductor"`)],
     [['--kernels', 'tpu'], /--kernels must be one of \[gpu, cpu, auto\]/],
     [['--collective', 'tree'], /--collective must be one of \[direct, ring\]/],
@@ -75,5 +80,29 @@ describe('trainCommand', () => {
     expect(a.opts).toMatchObject({ ranks: 3, globalBatch: 9 });
     expect(parseTrainArgs(['--ranks', '4']).opts.globalBatch).toBe(8);
     expect(parseTrainArgs(['--ranks', '16']).opts.globalBatch).toBe(16);
+  });
+
+  it('trains on 2 × 2 meshes (--tp 2, and HSDP: --dp-replicate 2) with the 1-rank losses within 1e-4', async () => {
+    const run = async (...flags: string[]) => {
+      const { io, out, err } = bufferIo();
+      const argv = ['--steps', '10', '--backend', 'aot_eager', '--kernels', 'cpu', '--json', ...flags];
+      const code = await trainCommand(argv, io);
+      expect(err).toEqual([]);
+      expect(code).toBe(0);
+      return JSON.parse(out[0]) as { losses: number[]; phases: { perStep: unknown[][] } };
+    };
+    const one = await run('--ranks', '1');
+    for (const mesh of [['--tp', '2'], ['--dp-replicate', '2']]) {
+      const res = await run('--ranks', '4', ...mesh);
+      expect(res.losses).toHaveLength(10);
+      const at = (i: number) => `${mesh.join(' ')}, step ${i + 1}`;
+      res.losses.forEach((l, i) => expect(Math.abs(l - one.losses[i]), at(i)).toBeLessThan(1e-4));
+      expect(res.phases.perStep[0]).toHaveLength(4);
+    }
+  }, 240_000);
+
+  it('defaults the global batch per data-parallel rank: --tp ranks share their rows', () => {
+    expect(parseTrainArgs(['--ranks', '4', '--tp', '2']).opts).toMatchObject({ ranks: 4, tp: 2, globalBatch: 8 });
+    expect(parseTrainArgs(['--ranks', '16', '--tp', '4']).opts.globalBatch).toBe(8);
   });
 });

@@ -37,3 +37,28 @@ describe('embeddingBwd', () => {
     for (let j = 0; j < d.D; j++) { expect(dW[1 * d.D + j]).toBe(0); expect(dW[3 * d.D + j]).toBe(0); }
   });
 });
+
+describe('vocabulary-sharded embedding (TP: the table holds ids [vocabStart, vocabStart + V))', () => {
+  it('sums to the full table\'s output and gradient over the shards', () => {
+    const r = rng(4);
+    const full = { V: 6, D: 3, T: 6 };
+    const ids = Int32Array.from([5, 0, 3, 2, 2, 4]);
+    const w = randn64(full.V * full.D, r);
+    const dOut = randn64(full.T * full.D, r);
+    const want = new Float64Array(full.T * full.D);
+    embedding(w, ids, want, full);
+    const wantGrad = new Float64Array(full.V * full.D);
+    embeddingBwd(dOut, ids, wantGrad, full);
+    const sum = new Float64Array(full.T * full.D);
+    for (const start of [0, 3]) {
+      const shard = { V: 3, D: 3, T: 6, vocabStart: start };
+      const out = new Float64Array(full.T * full.D);
+      embedding(w.subarray(start * 3, (start + 3) * 3), ids, out, shard);
+      out.forEach((x, i) => (sum[i] += x)); // one shard holds each id: the others add zeros
+      const grad = new Float64Array(shard.V * shard.D);
+      embeddingBwd(dOut, ids, grad, shard);
+      expect([...grad]).toEqual([...wantGrad.subarray(start * 3, (start + 3) * 3)]);
+    }
+    expect([...sum]).toEqual([...want]);
+  });
+});
