@@ -10,6 +10,7 @@
 // Times are kept in ms, as torch keeps them, so float comparisons (exposed == 0) agree bit for bit.
 
 import { PrefetchBudget } from './budget';
+import { CandidateOrder } from './candidate_order';
 import { gbToBytes, type AutobucketingOptions } from './options';
 import { PyHeap } from '../../graph/heap';
 import { OrderedBits } from './ordered_bits';
@@ -110,6 +111,13 @@ class OverlapScheduler {
   private stamp = 0;
   /** Per collective start: an unscheduled compute node or collective its path last ran into (-1 none). */
   private readonly blockedBy: Int32Array;
+  /** Per collective start: the unscheduled nodes its last walk popped, the blocker last (replayWalk). */
+  private readonly lastWalk: (Int32Array | undefined)[];
+  private readonly batchBlockers: number[] = []; // scratch for visitBlocked
+  /** Per collective start: its bucket key (tg.fullKey) as a small integer, for grouping candidates. */
+  private readonly keyId: Int32Array;
+  /** Per node: the overlap node and blocker of its last refusal when that was noteBlocked()'s (else -1). */
+  private readonly blockedNote: Int32Array;
 
   constructor(
     private readonly tg: TorchGraph,
@@ -152,6 +160,15 @@ class OverlapScheduler {
     this.scheduled = new Uint8Array(n);
     this.seen = new Int32Array(n);
     this.blockedBy = new Int32Array(n).fill(-1);
+    this.blockedNote = new Int32Array(2 * n).fill(-1);
+    this.lastWalk = new Array(n);
+    const ids = new Map<string, number>();
+    this.keyId = new Int32Array(n);
+    for (const start of tg.collectives) {
+      const key = tg.fullKey[start];
+      if (!ids.has(key)) ids.set(key, ids.size);
+      this.keyId[start] = ids.get(key)!;
+    }
     this.eligible = new OrderedBits(this.colls.length);
     this.byDom = this.colls
       .filter((c) => this.computeDom[c.start] !== OFF_PATH)
@@ -201,6 +218,7 @@ class OverlapScheduler {
         else if (cls === NodeClass.Collective) this.addPotential(node, -this.tg.sizeBytes[node]);
       }
     }
+    this.settleBlockedNotes();
     let total = 0;
     let potential = 0;
     for (const c of this.colls) {
@@ -430,56 +448,145 @@ class OverlapScheduler {
 
   private note(c: number, refusal: PrefetchRefusal): void {
     this.infoAt[c]!.reason = refusal;
+    this.blockedNote[2 * c] = -1;
   }
 
+  /**
+   * note() for the commonest refusal (blocked by an unscheduled node), kept in a table and made a
+   * reason when the run ends: scans repeat it for the same collective at nearly every node.
+   */
+  private noteBlocked(c: number, overlap: number, blocker: number): void {
+    this.blockedNote[2 * c] = overlap;
+    this.blockedNote[2 * c + 1] = blocker;
+  }
+
+  /** The reasons noteBlocked() kept, each where no later note() replaced it. */
+  private settleBlockedNotes(): void {
+    for (const info of this.colls) {
+      const overlap = this.blockedNote[2 * info.start];
+      if (overlap < 0) continue;
+      const blocker = this.blockedNote[2 * info.start + 1];
+      info.reason = { code: 'not_prefetched_depends_on_compute', overlap, blocker };
+    }
+  }
+
+  /**
+   * torch _schedule_collectives_for_overlap: visits the candidates in torch's order until `remaining`
+   * is spent. Most visits only note that the candidate is still blocked (a note no other visit
+   * reads), and until a visit schedules something the graph stays as it was when the scan began.
+   * So the candidates found blocked (with room in flight) are noted without sorting when no other
+   * candidate exists; otherwise only the others are sorted and the blocked ones are noted in
+   * batches between them (visitBlocked), in torch's order only where one of a batch would do more.
+   */
   private scheduleCollectivesForOverlap(overlap: number, remaining: Float64Array, excludePg: number): void {
     let any = false;
     for (let g = 0; g < remaining.length; g++) if (g !== excludePg && remaining[g] > 0) any = true;
     if (!any) return;
-    const candidates = this.prefetchCandidates(overlap, remaining, excludePg);
-    for (let c = candidates.next(); c >= 0; c = candidates.next()) {
-      const pg = this.pgOf[c];
-      const avail = remaining[pg];
-      if (avail <= 0) continue;
-      const info = this.infoAt[c]!;
-      let path = this.probePath(c, overlap);
-      if (path === DEPENDS || (path === BLOCKED && !this.roomFor(info) && this.dependsOn(c, overlap))) {
-        this.note(c, { code: 'not_prefetched_depends_on_compute', overlap, blocker: overlap });
-        continue;
-      }
-      // with room in flight nothing below changes the graph: a blocked path stays blocked
-      if (path === BLOCKED && this.roomFor(info)) continue;
-      if (this.prefetchWouldExceedMemoryBudget(c, overlap)) continue;
-      // make room in the in-flight budget by retiring waits that are already hidden
-      const before = this.scheduledCount;
-      while (this.inFlight.size > 0 && !this.roomFor(info) && this.waitIsHidden(this.oldestWait(), overlap))
-        this.forceOldestWait();
-      if (!this.roomFor(info)) {
-        this.note(c, {
-          code: 'not_prefetched_in_flight_budget',
-          overlap,
-          bytes: this.inFlightBytes + info.sizeBytes,
-          limitBytes: this.maxInFlight,
-        });
-        continue;
-      }
-      if (path === BLOCKED || this.scheduledCount !== before) path = this.probePath(c, overlap);
-      if (path === BLOCKED || path === DEPENDS) continue;
-      this.schedulePathToCollective(path);
-      this.handleCollectiveStart(c);
-      this.updateCumulativePrefetchMemory(c, info);
-      const amount = Math.min(avail, info.exposedMs);
-      info.exposedMs -= amount;
-      addOnce(info.hiding, overlap);
-      if (info.prefetchedBy < 0) {
-        info.prefetchedBy = overlap;
-        info.computeAtPrefetch = this.currentCompute;
-      }
-      remaining[pg] -= amount;
-      let sum = 0;
-      for (let g = 0; g < remaining.length; g++) sum += remaining[g];
-      if (sum === 0) break;
+    const cands = this.prefetchCandidates(overlap, remaining, excludePg);
+    const found = new Int32Array(cands.length); // the blocker a visit would note now, -1: the visit may do more
+    let others = 0;
+    for (let k = 0; k < cands.length; k++) {
+      const b = this.knownBlocker(cands[k], overlap);
+      found[k] = b >= 0 && this.roomFor(this.infoAt[cands[k]]!) ? b : -1;
+      if (found[k] < 0) others++;
     }
+    if (others === 0) {
+      for (let k = 0; k < cands.length; k++) this.blockedAt(cands[k], overlap, found[k]);
+      return;
+    }
+    const order = this.candidateOrder(cands, remaining);
+    const rest: number[] = [];
+    for (let k = 0; k < cands.length; k++) if (found[k] < 0) rest.push(k);
+    order.sort(rest);
+    // batch i: the blocked candidates torch visits between rest[i - 1] and rest[i]
+    const batches: number[][] = Array.from({ length: rest.length + 1 }, () => []);
+    for (let k = 0; k < cands.length; k++) if (found[k] >= 0) batches[order.slot(k, rest)].push(k);
+    const unchanged = this.scheduledCount; // while it holds, `found` is what a visit would find
+    for (let i = 0; i <= rest.length; i++) {
+      if (this.scheduledCount === unchanged) for (const k of batches[i]) this.blockedAt(cands[k], overlap, found[k]);
+      else if (this.visitBlocked(batches[i], order, overlap, remaining) === STOP) return;
+      if (i < rest.length && this.visitCandidate(cands[rest[i]], overlap, remaining) === STOP) return;
+    }
+  }
+
+  /** An unscheduled compute node or collective it ran into earlier, still unscheduled: probePath's first answer. */
+  private stillBlocked(c: number, overlap: number): boolean {
+    const known = this.blockedBy[c];
+    return known >= 0 && !this.scheduled[known] && known !== overlap;
+  }
+
+  /**
+   * A batch of candidates that were blocked when the scan began: when each is still blocked (or its
+   * group has no time left) and fits in flight, its visit is only a note, in any order; otherwise
+   * they are visited one by one in torch's order.
+   */
+  private visitBlocked(batch: number[], order: CandidateOrder, overlap: number, remaining: Float64Array): number {
+    const cands = order.candidates;
+    const blocker = this.batchBlockers;
+    blocker.length = 0;
+    for (const k of batch) {
+      const c = cands[k];
+      if (remaining[this.pgOf[c]] <= 0) {
+        blocker.push(-1); // skipped: its group has no time left
+        continue;
+      }
+      const b = this.knownBlocker(c, overlap);
+      if (b < 0 || !this.roomFor(this.infoAt[c]!)) break;
+      blocker.push(b);
+    }
+    if (blocker.length === batch.length) {
+      batch.forEach((k, i) => {
+        if (blocker[i] >= 0) this.blockedAt(cands[k], overlap, blocker[i]);
+      });
+      return GO_ON;
+    }
+    for (const k of order.sort(batch)) if (this.visitCandidate(cands[k], overlap, remaining) === STOP) return STOP;
+    return GO_ON;
+  }
+
+  /** One candidate of torch's loop; STOP when no group has time left. */
+  private visitCandidate(c: number, overlap: number, remaining: Float64Array): number {
+    const pg = this.pgOf[c];
+    const avail = remaining[pg];
+    if (avail <= 0) return GO_ON;
+    const info = this.infoAt[c]!;
+    let path = this.probePath(c, overlap);
+    if (path === DEPENDS || (path === BLOCKED && !this.roomFor(info) && this.dependsOn(c, overlap))) {
+      this.noteBlocked(c, overlap, overlap);
+      return GO_ON;
+    }
+    // with room in flight nothing below changes the graph: a blocked path stays blocked
+    if (path === BLOCKED && this.roomFor(info)) return GO_ON;
+    if (this.prefetchWouldExceedMemoryBudget(c, overlap)) return GO_ON;
+    // make room in the in-flight budget by retiring waits that are already hidden
+    const before = this.scheduledCount;
+    while (this.inFlight.size > 0 && !this.roomFor(info) && this.waitIsHidden(this.oldestWait(), overlap))
+      this.forceOldestWait();
+    if (!this.roomFor(info)) {
+      this.note(c, {
+        code: 'not_prefetched_in_flight_budget',
+        overlap,
+        bytes: this.inFlightBytes + info.sizeBytes,
+        limitBytes: this.maxInFlight,
+      });
+      return GO_ON;
+    }
+    if (path === BLOCKED || this.scheduledCount !== before) path = this.probePath(c, overlap);
+    if (path === BLOCKED || path === DEPENDS) return GO_ON;
+    this.schedulePathToCollective(path);
+    this.handleCollectiveStart(c);
+    this.updateCumulativePrefetchMemory(c, info);
+    const amount = Math.min(avail, info.exposedMs);
+    info.exposedMs -= amount;
+    addOnce(info.hiding, overlap);
+    if (info.prefetchedBy < 0) {
+      info.prefetchedBy = overlap;
+      info.computeAtPrefetch = this.currentCompute;
+    }
+    remaining[pg] -= amount;
+    let sum = 0;
+    for (let g = 0; g < remaining.length; g++) sum += remaining[g];
+    return sum === 0 ? STOP : GO_ON;
   }
 
   private roomFor(info: CollInfo): boolean {
@@ -487,8 +594,7 @@ class OverlapScheduler {
   }
 
   /** Candidates in torch's order: filtered, capped at max_coll_distance, sorted, grouped by bucket key. */
-  private prefetchCandidates(overlap: number, remaining: Float64Array, excludePg: number): CandidateOrder {
-    const tg = this.tg;
+  private prefetchCandidates(overlap: number, remaining: Float64Array, excludePg: number): number[] {
     // collectives within max_compute_pre_fetch of the current compute node join the eligible set
     const horizon = this.currentCompute + this.opts.max_compute_pre_fetch;
     while (this.domCursor < this.byDom.length && this.computeDom[this.byDom[this.domCursor].start] <= horizon) {
@@ -506,6 +612,11 @@ class OverlapScheduler {
       candidates.push(c);
       if (candidates.length >= this.opts.max_coll_distance) break;
     }
+    return candidates;
+  }
+
+  /** The candidates' order, keyed by what `remaining` and their exposure are now (torch sorts once, up front). */
+  private candidateOrder(candidates: readonly number[], remaining: Float64Array): CandidateOrder {
     return new CandidateOrder(
       candidates,
       (c, k, key) => {
@@ -517,7 +628,7 @@ class OverlapScheduler {
         key[4 * k + 2] = -Math.min(remaining[this.pgOf[c]], this.infoAt[c]!.exposedMs);
         key[4 * k + 3] = c;
       },
-      this.opts.prioritize_bucketing_during_scheduling ? (c) => tg.fullKey[c] : null,
+      this.opts.prioritize_bucketing_during_scheduling ? (c) => this.keyId[c] : null,
     );
   }
 
@@ -577,30 +688,63 @@ class OverlapScheduler {
    */
   private probePath(target: number, overlap: number): number[] | typeof DEPENDS | typeof BLOCKED {
     const tg = this.tg;
-    // an unscheduled compute node or collective among its ancestors stays one until it runs
-    const known = this.blockedBy[target];
-    if (known >= 0 && !this.scheduled[known] && known !== overlap) {
-      this.note(target, { code: 'not_prefetched_depends_on_compute', overlap, blocker: known });
+    const known = this.knownBlocker(target, overlap);
+    if (known >= 0) {
+      this.blockedAt(target, overlap, known);
       return BLOCKED;
     }
     const stamp = ++this.stamp;
     const stack: number[] = [];
     for (let k = tg.parOff[target]; k < tg.parOff[target + 1]; k++) stack.push(tg.parIdx[k]);
     const path: number[] = [];
+    this.lastWalk[target] = undefined;
     while (stack.length > 0) {
       const x = stack.pop()!;
       if (this.seen[x] === stamp || this.scheduled[x]) continue;
       this.seen[x] = stamp;
       if (x === overlap) return DEPENDS;
       if (this.blocks(x, overlap)) {
-        this.note(target, { code: 'not_prefetched_depends_on_compute', overlap, blocker: x });
-        if (this.tg.cls[x] === NodeClass.Compute || this.unscheduled[x]) this.blockedBy[target] = x;
+        this.blockedAt(target, overlap, x);
+        path.push(x);
+        this.lastWalk[target] = Int32Array.from(path);
         return BLOCKED;
       }
       path.push(x);
       for (let k = tg.parOff[x]; k < tg.parOff[x + 1]; k++) stack.push(tg.parIdx[k]);
     }
     return path;
+  }
+
+  /** probePath's refusal at `blocker`: the note, and a compute node or collective remembered (stillBlocked). */
+  private blockedAt(target: number, overlap: number, blocker: number): void {
+    this.noteBlocked(target, overlap, blocker);
+    if (this.tg.cls[blocker] === NodeClass.Compute || this.unscheduled[blocker]) this.blockedBy[target] = blocker;
+  }
+
+  /**
+   * The blocker probePath would report without walking, or -1: a remembered unscheduled compute node
+   * or collective (stillBlocked), else the end of the last walk when replaying it gives the same walk.
+   */
+  private knownBlocker(target: number, overlap: number): number {
+    return this.stillBlocked(target, overlap) ? this.blockedBy[target] : this.replayWalk(target, overlap);
+  }
+
+  /**
+   * Where the last blocked walk to `target` stopped, if walking again now would stop there too, else
+   * -1. The walk is a function of which nodes it pops: scheduled ones it skips (and a scheduled node
+   * stays scheduled), unscheduled ones it passes or stops at. So when every node it passed is still
+   * unscheduled, not `overlap` and still passable, and the last one still blocks, the stacks evolve
+   * as before and the walk ends at the same node, without torch's walk over the same ancestors.
+   */
+  private replayWalk(target: number, overlap: number): number {
+    const walk = this.lastWalk[target];
+    if (walk === undefined) return -1;
+    const last = walk.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const x = walk[i];
+      if (this.scheduled[x] || x === overlap || this.blocks(x, overlap) !== (i === last)) return -1;
+    }
+    return walk[last];
   }
 
   /** Is `overlap` an ancestor of the collective `target`? (static reachability, built on first use) */
@@ -638,77 +782,12 @@ class OverlapScheduler {
   }
 }
 
-/**
- * Candidates in torch's order, produced lazily (the scan usually stops after a few): sorted by
- * key, and with bucket grouping on, same-key groups ordered by their best member (larger groups
- * first on ties), members by key within a group. A heap per group instead of torch's full sort.
- */
-class CandidateOrder {
-  private readonly key: Float64Array;
-  private readonly groups: number[][]; // candidate numbers, each group a binary min-heap by key
-  private g = 0;
-
-  constructor(
-    private readonly candidates: readonly number[],
-    fill: (c: number, k: number, key: Float64Array) => void,
-    groupKey: ((c: number) => string) | null,
-  ) {
-    const m = candidates.length;
-    this.key = new Float64Array(4 * m);
-    for (let k = 0; k < m; k++) fill(candidates[k], k, this.key);
-    // groups by key, first seen first (a handful of keys: a linear search beats a map)
-    const keys: string[] = [];
-    this.groups = [];
-    for (let k = 0; k < m; k++) {
-      const gk = groupKey === null ? '' : groupKey(candidates[k]);
-      let g = keys.indexOf(gk);
-      if (g < 0) {
-        g = keys.push(gk) - 1;
-        this.groups.push([]);
-      }
-      this.groups[g].push(k);
-    }
-    for (const h of this.groups) for (let i = (h.length >> 1) - 1; i >= 0; i--) this.down(h, i);
-    this.groups.sort((a, b) => this.cmp(a[0], b[0]) || b.length - a.length);
-  }
-
-  private cmp(a: number, b: number): number {
-    const key = this.key;
-    for (let f = 0; f < 4; f++) if (key[4 * a + f] !== key[4 * b + f]) return key[4 * a + f] < key[4 * b + f] ? -1 : 1;
-    return 0;
-  }
-
-  private down(h: number[], i: number): void {
-    for (;;) {
-      const l = 2 * i + 1;
-      let m = i;
-      if (l < h.length && this.cmp(h[l], h[m]) < 0) m = l;
-      if (l + 1 < h.length && this.cmp(h[l + 1], h[m]) < 0) m = l + 1;
-      if (m === i) return;
-      [h[i], h[m]] = [h[m], h[i]];
-      i = m;
-    }
-  }
-
-  /** The next candidate (a torch node), or -1. */
-  next(): number {
-    while (this.g < this.groups.length && this.groups[this.g].length === 0) this.g++;
-    if (this.g >= this.groups.length) return -1;
-    const h = this.groups[this.g];
-    const top = h[0];
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      this.down(h, 0);
-    }
-    return this.candidates[top];
-  }
-}
-
 /** Static reachability to the collectives, per region (keyed by its edge table). */
 const REACH = new WeakMap<Int32Array, TargetReach>();
 
 const DEPENDS = 'depends' as const;
+const GO_ON = 0;
+const STOP = 1;
 const BLOCKED = 'blocked' as const;
 
 function addOnce(list: number[], x: number): void {

@@ -1,0 +1,71 @@
+// torch's order of prefetch candidates, as positions rather than a sorted list. torch sorts the
+// candidates by overlap_priority and, with prioritize_bucketing_during_scheduling, groups them by
+// bucket key: groups ordered by their best member (larger groups first on ties), members by key
+// within a group. The scheduler visits most candidates only to note that they are still blocked,
+// which does not depend on the order, so it sorts only the few whose visit can change something
+// and places the rest between them (torch_scheduler.ts, scheduleCollectivesForOverlap).
+// Upstream: torch/_inductor/fx_passes/overlap_scheduling.py, _get_prefetch_candidates (v2.13.0).
+
+/** Candidates numbered 0..m-1 in registration order; `before(a, b)`: a comes first in torch's order. */
+export class CandidateOrder {
+  private readonly key: Float64Array; // 4 per candidate: (class, domination, -min(left, exposed), node)
+  private readonly rank: Int32Array; // the candidate's group's place among the groups
+
+  constructor(
+    readonly candidates: readonly number[],
+    fill: (c: number, k: number, key: Float64Array) => void,
+    groupKey: ((c: number) => number) | null, // a small integer per bucket key
+  ) {
+    const m = candidates.length;
+    this.key = new Float64Array(4 * m);
+    for (let k = 0; k < m; k++) fill(candidates[k], k, this.key);
+    // groups by key, first seen first (a handful of keys: a linear search beats a map)
+    const keys: number[] = [];
+    const best: number[] = [];
+    const size: number[] = [];
+    const group = new Int32Array(m);
+    for (let k = 0; k < m; k++) {
+      const gk = groupKey === null ? 0 : groupKey(candidates[k]);
+      let g = keys.indexOf(gk);
+      if (g < 0) {
+        g = keys.push(gk) - 1;
+        best.push(k);
+        size.push(0);
+      } else if (this.cmp(k, best[g]) < 0) best[g] = k;
+      size[g]++;
+      group[k] = g;
+    }
+    const byRank = keys.map((_, g) => g).sort((a, b) => this.cmp(best[a], best[b]) || size[b] - size[a]);
+    const rankOf = new Int32Array(keys.length);
+    byRank.forEach((g, r) => (rankOf[g] = r));
+    this.rank = group.map((g) => rankOf[g]);
+  }
+
+  /** Candidate numbers a before b in torch's order (keys end in the node, so the order is total). */
+  before(a: number, b: number): boolean {
+    return this.rank[a] !== this.rank[b] ? this.rank[a] < this.rank[b] : this.cmp(a, b) < 0;
+  }
+
+  /** Candidate numbers sorted into torch's order (in place). */
+  sort(ks: number[]): number[] {
+    return ks.sort((a, b) => (a === b ? 0 : this.before(a, b) ? -1 : 1));
+  }
+
+  /** How many of `sorted` (in torch's order) come before candidate k: where k goes among them. */
+  slot(k: number, sorted: readonly number[]): number {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.before(sorted[mid], k)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private cmp(a: number, b: number): number {
+    const key = this.key;
+    for (let f = 0; f < 4; f++) if (key[4 * a + f] !== key[4 * b + f]) return key[4 * a + f] < key[4 * b + f] ? -1 : 1;
+    return 0;
+  }
+}

@@ -1,0 +1,77 @@
+// CandidateOrder: torch's prefetch-candidate order (overlap_priority, grouped by bucket key) as
+// positions; checked against a direct transcription of torch's sort on random candidate sets.
+import { describe, expect, it } from 'vitest';
+import { CandidateOrder } from '../../../src/backends/autobucketing/candidate_order';
+
+/** A small deterministic generator (mulberry32), so a failure replays. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Cand = { node: number; key: [number, number, number, number]; group: number };
+
+/** torch: sort by key; group by bucket key (first seen first); groups by best member, larger first on ties. */
+function torchOrder(cands: Cand[], grouped: boolean): number[] {
+  const lt = (a: Cand, b: Cand) => {
+    for (let f = 0; f < 4; f++) if (a.key[f] !== b.key[f]) return a.key[f] - b.key[f];
+    return 0;
+  };
+  const sorted = [...cands].sort(lt);
+  if (!grouped) return sorted.map((c) => c.node);
+  const groups = new Map<number, Cand[]>();
+  for (const c of sorted) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
+  const byBest = [...groups.values()].sort((a, b) => lt(a[0], b[0]) || b.length - a.length);
+  return byBest.flatMap((g) => g.map((c) => c.node));
+}
+
+function randomCands(r: () => number, m: number): Cand[] {
+  const nodes = new Set<number>();
+  while (nodes.size < m) nodes.add(Math.floor(r() * 10 * m));
+  return [...nodes].map((node) => ({
+    node,
+    // few distinct values per field, so ties fall through to the next field and to the node
+    key: [Math.floor(r() * 4), Math.floor(r() * 5), -Math.floor(r() * 3) * 0.25, node],
+    group: Math.floor(r() * 4),
+  }));
+}
+
+describe('CandidateOrder', () => {
+  it.each([true, false])('sort() gives torch order (grouped by bucket key: %s) on 200 random sets', (grouped) => {
+    const r = rng(grouped ? 11 : 12);
+    for (let trial = 0; trial < 200; trial++) {
+      const cands = randomCands(r, 1 + Math.floor(r() * 60));
+      const order = new CandidateOrder(
+        cands.map((c) => c.node),
+        (_c, k, key) => key.set(cands[k].key, 4 * k),
+        grouped ? (c) => cands.find((x) => x.node === c)!.group : null,
+      );
+      const all = order.sort(cands.map((_, k) => k)).map((k) => cands[k].node);
+      expect(all).toEqual(torchOrder(cands, grouped));
+    }
+  });
+
+  it('slot(k, sorted) is how many of a sorted subset come before k in that order', () => {
+    const r = rng(7);
+    for (let trial = 0; trial < 100; trial++) {
+      const cands = randomCands(r, 2 + Math.floor(r() * 40));
+      const order = new CandidateOrder(
+        cands.map((c) => c.node),
+        (_c, k, key) => key.set(cands[k].key, 4 * k),
+        (c) => cands.find((x) => x.node === c)!.group,
+      );
+      const full = order.sort(cands.map((_, k) => k));
+      const subset = order.sort(full.filter(() => r() < 0.3));
+      for (const k of full) {
+        if (subset.includes(k)) continue;
+        expect(order.slot(k, subset)).toBe(subset.filter((s) => full.indexOf(s) < full.indexOf(k)).length);
+      }
+    }
+  });
+});
