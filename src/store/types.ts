@@ -56,6 +56,7 @@ export interface LiveState {
   readonly error: string | null;
   readonly side: Side; // which timeline the live events replace
   readonly ranks: number; // workers used (1, 2, 4 or 8: the config's ranks rounded down)
+  readonly mesh: string; // the mesh they train on ('FSDP 2 × TP 2'): the config's, scaled to the workers
 }
 
 export interface Notice {

@@ -1,6 +1,7 @@
 // Live training in headless Chromium: 4 rank Web Workers, each with its own WebGPU device running
 // the WGSL kernels, sharing SharedArrayBuffers (the page is cross-origin isolated). A few steps;
-// the losses must be finite and match the same run on the CPU reference kernels.
+// the losses must be finite and match the same run on the CPU reference kernels. The 2 × 2 mesh
+// (FSDP 2 × TP 2) runs the vocabulary-sharded embedding in WGSL and the loss across the tp group.
 import { describe, expect, inject, it } from 'vitest';
 import { runTraining, type TrainingOptions } from '../../src/runtime/coordinator';
 
@@ -31,6 +32,17 @@ describe('runTraining (browser)', () => {
     expect(cpu.device).toBe('cpu reference');
     gpu.losses.forEach((l, i) => {
       expect(Math.abs(l - cpu.losses[i]) / cpu.losses[i], `step ${i + 1}: gpu ${l} vs cpu ${cpu.losses[i]}`).toBeLessThan(1e-3);
+    });
+  }, 300_000);
+
+  it('trains tiny on a 2 × 2 mesh (FSDP 2 × TP 2) of WebGPU workers, matching 1 CPU rank within 1e-3', async () => {
+    const mesh = await runTraining({ ...OPTS, tp: 2, steps: 2 });
+    expect(mesh.device).toMatch(/^webgpu: /);
+    expect(new Set(mesh.events.map((e) => e.stream))).toEqual(new Set(['compute', 'comm:dp_shard', 'comm:tp']));
+    const one = await runTraining({ ...OPTS, ranks: 1, steps: 2, kernels: 'cpu', backend: 'aot_eager' });
+    mesh.losses.forEach((l, i) => {
+      expect(Math.abs(l - one.losses[i]) / one.losses[i], `step ${i + 1}: mesh ${l} vs 1 rank ${one.losses[i]}`)
+        .toBeLessThan(1e-3);
     });
   }, 300_000);
 });

@@ -1,6 +1,6 @@
 // A mesh in the app, in headless Chromium: the parallelism fields in the config panel, one comm
-// lane per process group on every rank, and a mesh whose degrees do not multiply to ranks
-// refused at the field with the message naming it.
+// lane per process group on every rank, a mesh whose degrees do not multiply to ranks refused at
+// the field with the message naming it, and "Run live" training tiny on the configured mesh.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -86,4 +86,29 @@ describe('mesh in the app', () => {
     ).toBe(2);
     expect(pageErrors).toEqual([]);
   });
+
+  it('Run live trains tiny on the configured mesh: FSDP 2 × TP 2 on 4 workers, a comm lane per group', async () => {
+    await setField(page, 'ranks', '4');
+    await setField(page, 'parallelism.data_parallel_replicate_degree', '1');
+    await setField(page, 'parallelism.tensor_parallel_degree', '2');
+    await page.selectOption('[data-testid="cfg-live-kernels"]', 'cpu');
+    await setField(page, 'live.steps', '2');
+    await page.waitForFunction(() => !window.__FSDP_SIM__!.store.getState().simulating);
+    await page.click('[data-testid="live-run"]');
+    await expect
+      .poll(() => page.textContent('[data-testid="live-status"]'), { timeout: 120_000 })
+      .toMatch(/tiny on 4 workers \(FSDP 2 × TP 2\) · step 2\/2/);
+    const idle = () => !window.__FSDP_SIM__!.store.getState().live.running;
+    await page.waitForFunction(idle, undefined, { timeout: 60_000 });
+    const live = await page.evaluate(() => {
+      const st = window.__FSDP_SIM__!.store.getState();
+      const streams = [...new Set(st.sides.b?.events.map((e) => e.stream))].sort();
+      return { error: st.live.error, losses: st.live.losses.map((p) => p.loss), streams };
+    });
+    expect(live.error).toBeNull();
+    expect(live.losses).toHaveLength(2);
+    expect(live.losses.every(Number.isFinite)).toBe(true);
+    expect(live.streams).toEqual(['comm:dp_shard', 'comm:tp', 'compute']);
+    expect(pageErrors).toEqual([]);
+  }, 240_000);
 });

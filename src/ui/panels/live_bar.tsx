@@ -62,7 +62,8 @@ export function LiveBar() {
   if (live.running && live.step === 0) status = `${live.side.toUpperCase()}: starting ${live.ranks} workers, compiling kernels… ${elapsed.toFixed(0)} s`;
   else if (live.running || live.step > 0) {
     const ms = live.stepsPerSec > 0 ? ` · ${(1000 / live.stepsPerSec).toFixed(0)} ms/step` : '';
-    status = `${live.side.toUpperCase()}: tiny on ${live.ranks} workers · step ${live.step}/${live.steps}${ms}`;
+    const on = `${live.ranks} workers${live.mesh ? ` (${live.mesh})` : ''}`;
+    status = `${live.side.toUpperCase()}: tiny on ${on} · step ${live.step}/${live.steps}${ms}`;
   } else status = 'simulated · Run live trains tiny on worker ranks';
   return (
     <div className="live-bar" data-testid="live-bar">
