@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { PARALLELISM_DEFAULTS } from '../../../src/config';
 import { liveMeshOf } from '../../../src/store/live_slice';
 
-const p = (tp: number, rep: number) => ({ ...PARALLELISM_DEFAULTS, tensor_parallel_degree: tp, data_parallel_replicate_degree: rep });
+const p = (tp: number, rep: number) => ({
+  ...PARALLELISM_DEFAULTS, tensor_parallel_degree: tp, data_parallel_replicate_degree: rep,
+});
 
 describe('liveMeshOf', () => {
   it('keeps a mesh the workers can run', () => {
