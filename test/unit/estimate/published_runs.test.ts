@@ -44,13 +44,17 @@ interface PublishedRun {
 
 const PR_1881 = 'torchtitan PR #1881, Llama 3-8B table';
 const PR_2961 = 'torchtitan PR #2961, Llama3 8B FSDP(4)+TP(2)';
-// Measured: fsdp-sim 7,254 tokens/s (1.23×) on both; the SimpleFSDP and FSDP2 FSDP-only rows of the
-// same table are 1.08–1.10×, and PR #2961's traced graph on the same mesh runs at 6,938 without any
-// bucketing. fsdp-sim times a TP-2 sequence-parallel collective (64 MiB) at ~0.1 ms on NVLink and
-// leaves it exposed; matching 5,881 would need TP's exposed time ~2.2× longer on both backends,
-// which would also put PR #2961's rows at 0.86-1.00×. What the Oct 2025 runs paid per TP block
-// beyond that (layout copies around gather_dim = 1 collectives, DTensor dispatch) is not in the
-// stored material, so the model keeps the cost it can cite.
+// Measured: fsdp-sim 7,254 (SimpleFSDP, 1.23×) and 7,356 tokens/s (FSDP2, 1.25×), against 1.07–1.10×
+// on the FSDP-only rows of the same table, while PR #2961's traced graph on the same mesh runs at
+// 6,938 without any bucketing (fsdp-sim 0.92×). fsdp-sim times a TP-2 sequence-parallel collective
+// (64 MiB) at ~0.1 ms on NVLink and leaves it exposed; matching 5,881 would need TP's exposed time
+// ~2.2× longer on both backends. Part of the difference is a layout copy the graph has no node for:
+// torch's functional all_gather_single with gather_dim = 1 ran torch.cat(torch.chunk(...)) after
+// the all-gather until pytorch/pytorch PR #169404 (Dec 2025) made the batch-size-1 case a view, and
+// reduce_scatter_single with scatter_dim = 1 still copies its input (_chunk_or_narrow_cat, torch
+// 2.13). At ~74 µs per 64 MiB copy on this GPU that is ~24 ms per step in Oct 2025 (194 TP
+// all-gathers + 130 reduce-scatters) and ~10 ms in Apr 2026: 1.18× on the SimpleFSDP row, still
+// outside 15 %. The rest (~100 ms) is not explained by the stored material.
 const TP_2025_GAP = 'the Oct 2025 FSDP+TP runs pay ~130 ms per step for TP that fsdp-sim does not model';
 
 const PUBLISHED_RUNS: readonly PublishedRun[] = [
