@@ -1,7 +1,9 @@
 // Invariant checks on a SimResult, shared by the simulator tests.
 
 import { expect } from 'vitest';
+import type { Mesh } from '../../../src/graph';
 import type { StepGraph } from '../../../src/graph/types';
+import { groupInstanceOf } from '../../helpers/meshes';
 import type { SimResult } from '../../../src/sim';
 
 export function expectNoOverlapPerStream(res: SimResult): void {
@@ -30,6 +32,28 @@ export function expectCollectivesAligned(res: SimResult, worldSize: number): voi
   expect(byRank.size).toBe(worldSize);
   const ref = byRank.get(0)!;
   for (const starts of byRank.values()) expect(starts).toEqual(ref);
+}
+
+/**
+ * On a mesh: each collective (the n-th on its group's stream) starts at the same time on every
+ * rank of its group instance (on a 1-D mesh: every rank), for every group, all-reduces included.
+ */
+export function expectCollectivesAlignedInGroups(res: SimResult, worldSize: number, mesh: Mesh): void {
+  const starts = new Map<string, Map<number, number[]>>(); // stream|instance → rank → starts
+  for (const e of res.events) {
+    if (e.kind !== 'all_gather' && e.kind !== 'reduce_scatter' && e.kind !== 'all_reduce') continue;
+    const key = `${e.stream}|${groupInstanceOf(mesh, e.stream.slice('comm:'.length), e.rank, worldSize)}`;
+    const byRank = starts.get(key) ?? new Map<number, number[]>();
+    starts.set(key, byRank);
+    const list = byRank.get(e.rank);
+    if (list) list.push(e.start);
+    else byRank.set(e.rank, [e.start]);
+  }
+  expect(new Set([...starts.values()].flatMap((m) => [...m.keys()])).size).toBe(worldSize);
+  for (const [key, byRank] of starts) {
+    const [ref, ...rest] = [...byRank.values()];
+    for (const s of rest) expect(s, key).toEqual(ref);
+  }
 }
 
 /** A wait never ends before its collective, and nothing after a wait starts before the collective ends. */
