@@ -7,7 +7,7 @@ import {
 } from '../../../src/estimate';
 
 const number = (s: string) => Number(/[\d.]+/.exec(s)![0]);
-const byKey = (rows: readonly { key: string }[]) => new Map(rows.map((r) => [r.key, r]));
+const byKey = <T extends { key: string }>(rows: readonly T[]) => new Map(rows.map((r) => [r.key, r]));
 
 describe('hardwareAssumptions', () => {
   it('gives each shipped preset its peaks, capacity and achieved rates, each with a cited source', () => {
