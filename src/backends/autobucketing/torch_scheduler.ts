@@ -114,6 +114,8 @@ class OverlapScheduler {
   /** Per collective start: the unscheduled nodes its last walk popped, the blocker last (replayWalk). */
   private readonly lastWalk: (Int32Array | undefined)[];
   private readonly batchBlockers: number[] = []; // scratch for visitBlocked
+  /** Per group number: handleWait calls prefetching behind one of its waits right now (behindWaitInProgress). */
+  private readonly waiting: Int32Array;
   /** Per collective start: its bucket key (tg.fullKey) as a small integer, for grouping candidates. */
   private readonly keyId: Int32Array;
   /** Per node: the overlap node and blocker of its last refusal when that was noteBlocked()'s (else -1). */
@@ -162,6 +164,7 @@ class OverlapScheduler {
     this.blockedBy = new Int32Array(n).fill(-1);
     this.blockedNote = new Int32Array(2 * n).fill(-1);
     this.lastWalk = new Array(n);
+    this.waiting = new Int32Array(this.pgs.length);
     const ids = new Map<string, number>();
     this.keyId = new Int32Array(n);
     for (const start of tg.collectives) {
@@ -400,7 +403,9 @@ class OverlapScheduler {
       // the compute stream idles on this collective: use the time to overlap other groups
       const pg = this.pgOf[start];
       const remaining = this.reduceExposedTimeOfInFlight(wait, info.exposedMs, pg);
+      this.waiting[pg]++;
       this.scheduleCollectivesForOverlap(wait, remaining, pg);
+      this.waiting[pg]--;
     }
     this.inFlightBytes -= this.inFlight.get(start)!.sizeBytes;
     this.inFlight.delete(start);
@@ -677,7 +682,17 @@ class OverlapScheduler {
 
   private waitIsHidden(wait: number, overlap: number): boolean {
     const info = this.infoAt[this.tg.startOf[wait]]!;
-    return info.exposedMs === 0 && !info.hiding.includes(overlap);
+    return info.exposedMs === 0 && !info.hiding.includes(overlap) && !this.behindWaitInProgress(wait);
+  }
+
+  /**
+   * A wait of a group whose earlier wait is being handled (handleWait is prefetching behind it): it
+   * cannot be scheduled now, since completing it would complete that earlier one first and enter
+   * its handleWait again. torch has no such guard; there a prefetch path through such a wait
+   * recurses without end (found by the mesh fuzz test), so this changes no run that finishes.
+   */
+  private behindWaitInProgress(wait: number): boolean {
+    return this.waiting[this.pgOf[this.tg.startOf[wait]]] > 0;
   }
 
   /**
@@ -767,7 +782,7 @@ class OverlapScheduler {
     if (cls === NodeClass.Compute || this.unscheduled[x]) return true;
     if (cls !== NodeClass.Wait) return false;
     const info = this.infoAt[this.tg.startOf[x]]!;
-    return !(info.exposedMs === 0 && !info.hiding.includes(overlap));
+    return !(info.exposedMs === 0 && !info.hiding.includes(overlap)) || this.behindWaitInProgress(x);
   }
 
   private schedulePathToCollective(path: number[]): void {
