@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
   const sectionMs: Record<string, number> = {};
-  const needsBrowser = args.only.some((s) => s === 'matmul' || s === 'comm' || s === 'timeline');
+  const needsBrowser = args.only.some((s) => s === 'matmul' || s === 'comm' || s === 'timeline' || s === 'training');
   let server: ViteDevServer | undefined;
   let url = '';
   const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
           const r = benchTraceImport();
           rows.push(...r.rows); details.trace = r.records;
         } else {
-          const r = await benchTraining(args.full, log);
+          const r = await benchTraining(url, args.full, log);
           rows.push(...r.rows); details.training = r.records;
         }
       } catch (e) {
