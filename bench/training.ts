@@ -50,7 +50,10 @@ async function one(backend: BackendName, kernels: 'cpu' | 'gpu', ranks: RankCoun
 
 /** `compute 12 · coll 3 · barrier 4 · rb 0.2 · up 0.1 · compile 0 ms` (mean per rank-step). */
 function phaseLine(p: StepPhases): string {
-  const short = [['compute', p.compute], ['coll', p.collective], ['barrier', p.barrier], ['rb', p.readback], ['up', p.upload], ['compile', p.compile]] as const;
+  const short = [
+    ['compute', p.compute], ['coll', p.collective], ['barrier', p.barrier], ['rb', p.readback], ['up', p.upload],
+    ['compile', p.compile],
+  ] as const;
   return `${short.map(([k, v]) => `${k} ${fmt(v, v < 10 ? 1 : 0)}`).join(' · ')} ms`;
 }
 
