@@ -73,21 +73,32 @@ export function benchScale(): { rows: Row[]; records: ScaleRecord[] } {
   return { rows, records };
 }
 
-/** llama3-405b on 1024 ranks as FSDP 128 × TP 8 (the mesh torchtitan runs): build + every backend + simulate. */
-function meshRow(): Row {
+/**
+ * llama3-405b on 1024 ranks as FSDP 128 × TP 8 (the mesh torchtitan runs): build + pass + simulate,
+ * as the other rows count it (build + the slowest backend + its simulation; issue 11's target),
+ * with each backend's pass + simulation listed.
+ */
+export function meshRow(): Row {
   const mesh = { dpReplicate: 1, dpShard: 128, tp: 8 };
   const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
   let g: StepGraph | undefined;
   const buildMs = timeMs(() => { g = buildStepGraph({ model: 'llama3-405b', worldSize: 1024, mesh }); }, 3);
   const kahnMs = timeMs(() => topoOrder(g!));
-  const rest = timeMs(() => {
-    for (const b of BACKEND_NAMES) simulate({ worldSize: 1024, schedules: runBackend(b, g!, cost), cost });
-  }, 3);
-  const totalMs = buildMs + rest;
+  const stageMs: Record<string, number> = {};
+  for (const backend of BACKEND_NAMES) {
+    let schedule = runBackend(backend, g!, cost);
+    const passMs = timeMs(() => { schedule = runBackend(backend, g!, cost); }, 3);
+    stageMs[backend] = passMs + timeMs(() => simulate({ worldSize: 1024, schedules: schedule, cost }), 3);
+  }
+  const slowest = BACKEND_NAMES.reduce((a, b) => (stageMs[b] > stageMs[a] ? b : a));
+  const totalMs = buildMs + stageMs[slowest];
+  const each = BACKEND_NAMES.map((b) => `${b} ${fmt(stageMs[b], 0)}`).join(', ');
   return {
     section: 'scale',
-    case: `llama3-405b × 1024 ranks as FSDP 128 × TP 8 (${g!.nodes.length} nodes): build + every backend + sim`,
-    value: `${fmt(totalMs, 0)} ms`,
+    case: `llama3-405b × 1024 ranks as FSDP 128 × TP 8 (${g!.nodes.length} nodes): build + pass + sim`,
+    value:
+      `build ${fmt(buildMs, 0)} + ${slowest} pass + sim ${fmt(stageMs[slowest], 0)} = ${fmt(totalMs, 0)} ms ` +
+      `(pass + sim: ${each})`,
     baseline: `kahn walk ${fmt(kahnMs, 2)} ms`,
     ratio: `${fmt(totalMs / kahnMs, 0)}× walk`,
     target: 'total < 1000 ms',

@@ -1,7 +1,8 @@
 // Static reachability to and from a set of target nodes (collective starts and waits): the
 // questions torch answers with its BitsetAncestors, for the targets the pass asks about. Targets
 // get one bit each, 32 per chunk; one sweep per chunk over a topological order fills a word per
-// node. O(targets/32 · edges) time and O(targets/32 · nodes) words, instead of nodes². Past
+// node, made when a question first needs that chunk and only over the part of the order its
+// targets can reach. O(targets/32 · edges) time and O(targets/32 · nodes) words, instead of nodes². Past
 // MAX_WORDS (very long graphs) each question is a backward search instead, bounded below by the
 // ancestor's position in the order: the pass only asks about nodes near each other.
 // Upstream: torch/_inductor/fx_passes/utils.py (BitsetAncestors).
@@ -40,8 +41,11 @@ export class TargetReach {
   private seen: Int32Array | undefined;
   private stamp = 0;
   private readonly chunks: number;
-  private up: Int32Array[] | undefined; // up[k][x]: targets of chunk k that x is an ancestor of
-  private down: Int32Array[] | undefined; // down[k][y]: targets of chunk k that are ancestors of y
+  private readonly up: (Int32Array | undefined)[]; // up[k][x]: targets of chunk k that x is an ancestor of
+  private readonly down: (Int32Array | undefined)[]; // down[k][y]: targets of chunk k that are ancestors of y
+  /** Per chunk: the first and last position in the order of its targets (a sweep covers only what they reach). */
+  private readonly first: Int32Array;
+  private readonly last: Int32Array;
 
   constructor(
     private readonly dag: Dag,
@@ -53,6 +57,17 @@ export class TargetReach {
     for (const t of targets) if (this.bit[t] < 0) this.bit[t] = b++;
     this.chunks = Math.ceil(b / 32);
     this.bounded = this.chunks * dag.n > maxWords;
+    this.up = new Array(this.chunks);
+    this.down = new Array(this.chunks);
+    this.first = new Int32Array(this.chunks).fill(dag.n);
+    this.last = new Int32Array(this.chunks).fill(-1);
+    for (let p = 0; p < dag.order.length; p++) {
+      const bt = this.bit[dag.order[p]];
+      if (bt < 0) continue;
+      const k = bt >>> 5;
+      if (this.first[k] > p) this.first[k] = p;
+      this.last[k] = p;
+    }
   }
 
   /** Is x a (strict) ancestor of the target t? */
@@ -60,7 +75,7 @@ export class TargetReach {
     const b = this.bit[t];
     if (b < 0) throw new Error(`reach: node ${t} is not a target`);
     if (this.bounded) return this.search(x, t);
-    return ((this.up ??= this.sweepUp())[b >>> 5][x] & (1 << (b & 31))) !== 0;
+    return ((this.up[b >>> 5] ??= this.sweepUp(b >>> 5))[x] & (1 << (b & 31))) !== 0;
   }
 
   /** Is the target t a (strict) ancestor of y? */
@@ -68,7 +83,7 @@ export class TargetReach {
     const b = this.bit[t];
     if (b < 0) throw new Error(`reach: node ${t} is not a target`);
     if (this.bounded) return this.search(t, y);
-    return ((this.down ??= this.sweepDown())[b >>> 5][y] & (1 << (b & 31))) !== 0;
+    return ((this.down[b >>> 5] ??= this.sweepDown(b >>> 5))[y] & (1 << (b & 31))) !== 0;
   }
 
   /** Is a a strict ancestor of b? A backward search from b that never goes above a's position. */
@@ -98,42 +113,38 @@ export class TargetReach {
     return false;
   }
 
-  private sweepDown(): Int32Array[] {
+  /** Chunk k's descendants: one pass down the order from its first target (nothing above it is reached). */
+  private sweepDown(k: number): Int32Array {
     const { n, order, parOff, parIdx } = this.dag;
     const bit = this.bit;
-    const rows = Array.from({ length: this.chunks }, () => new Int32Array(n));
-    for (let k = 0; k < this.chunks; k++) {
-      const row = rows[k];
-      for (let p = 0; p < order.length; p++) {
-        const y = order[p];
-        let v = 0;
-        for (let e = parOff[y]; e < parOff[y + 1]; e++) {
-          const x = parIdx[e];
-          v |= row[x];
-          const b = bit[x];
-          if (b >= 0 && b >>> 5 === k) v |= 1 << (b & 31);
-        }
-        row[y] = v;
+    const row = new Int32Array(n);
+    for (let p = this.first[k]; p < order.length; p++) {
+      const y = order[p];
+      let v = 0;
+      for (let e = parOff[y]; e < parOff[y + 1]; e++) {
+        const x = parIdx[e];
+        v |= row[x];
+        const b = bit[x];
+        if (b >= 0 && b >>> 5 === k) v |= 1 << (b & 31);
       }
+      row[y] = v;
     }
-    return rows;
+    return row;
   }
 
-  private sweepUp(): Int32Array[] {
+  /** Chunk k's ancestors: one pass up the order from its last target (nothing below it is an ancestor). */
+  private sweepUp(k: number): Int32Array {
     const { n, order, parOff, parIdx } = this.dag;
     const bit = this.bit;
-    const rows = Array.from({ length: this.chunks }, () => new Int32Array(n));
-    for (let k = 0; k < this.chunks; k++) {
-      const row = rows[k];
-      // reverse order: every user of y is final before y's parents read it
-      for (let p = order.length - 1; p >= 0; p--) {
-        const y = order[p];
-        const b = bit[y];
-        const v = row[y] | (b >= 0 && b >>> 5 === k ? 1 << (b & 31) : 0);
-        if (v === 0) continue;
-        for (let e = parOff[y]; e < parOff[y + 1]; e++) row[parIdx[e]] |= v;
-      }
+    const row = new Int32Array(n);
+    // reverse order: every user of y is final before y's parents read it
+    for (let p = this.last[k]; p >= 0; p--) {
+      const y = order[p];
+      const b = bit[y];
+      const v = row[y] | (b >= 0 && b >>> 5 === k ? 1 << (b & 31) : 0);
+      if (v === 0) continue;
+      for (let e = parOff[y]; e < parOff[y + 1]; e++) row[parIdx[e]] |= v;
     }
-    return rows;
+    return row;
   }
 }
