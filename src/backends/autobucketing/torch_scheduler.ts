@@ -105,7 +105,7 @@ class OverlapScheduler {
   private readonly byDom: CollInfo[];
   private domCursor = 0;
   /** The last prefetch scan: its overlap node and compute index (for the explain panel's distance reason). */
-  private lastScan = { overlap: -1, compute: 0 };
+  private readonly lastScan = { overlap: -1, compute: 0 };
   private scheduledCount = 0;
   private readonly seen: Int32Array;
   private stamp = 0;
@@ -114,6 +114,7 @@ class OverlapScheduler {
   /** Per collective start: the unscheduled nodes its last walk popped, the blocker last (replayWalk). */
   private readonly lastWalk: (Int32Array | undefined)[];
   private readonly batchBlockers: number[] = []; // scratch for visitBlocked
+  private readonly startOfReg: Int32Array; // registration number → collective start
   /** Per group number: handleWait calls prefetching behind one of its waits right now (behindWaitInProgress). */
   private readonly waiting: Int32Array;
   /** Per collective start: its bucket key (tg.fullKey) as a small integer, for grouping candidates. */
@@ -164,6 +165,7 @@ class OverlapScheduler {
     this.blockedBy = new Int32Array(n).fill(-1);
     this.blockedNote = new Int32Array(2 * n).fill(-1);
     this.lastWalk = new Array(n);
+    this.startOfReg = Int32Array.from(this.colls, (c) => c.start);
     this.waiting = new Int32Array(this.pgs.length);
     const ids = new Map<string, number>();
     this.keyId = new Int32Array(n);
@@ -503,13 +505,20 @@ class OverlapScheduler {
     const rest: number[] = [];
     for (let k = 0; k < cands.length; k++) if (found[k] < 0) rest.push(k);
     order.sort(rest);
-    // batch i: the blocked candidates torch visits between rest[i - 1] and rest[i]
-    const batches: number[][] = Array.from({ length: rest.length + 1 }, () => []);
-    for (let k = 0; k < cands.length; k++) if (found[k] >= 0) batches[order.slot(k, rest)].push(k);
+    // batch i: the blocked candidates torch visits between rest[i - 1] and rest[i], in
+    // blocked[from[i] .. from[i + 1]) (a counting sort by slot)
+    const slot = new Int32Array(cands.length);
+    const from = new Int32Array(rest.length + 2);
+    for (let k = 0; k < cands.length; k++) if (found[k] >= 0) from[(slot[k] = order.slot(k, rest)) + 1]++;
+    for (let i = 0; i <= rest.length; i++) from[i + 1] += from[i];
+    const blocked = new Array<number>(from[rest.length + 1]);
+    const fill = from.slice(0, rest.length + 1);
+    for (let k = 0; k < cands.length; k++) if (found[k] >= 0) blocked[fill[slot[k]]++] = k;
     const unchanged = this.scheduledCount; // while it holds, `found` is what a visit would find
     for (let i = 0; i <= rest.length; i++) {
-      if (this.scheduledCount === unchanged) for (const k of batches[i]) this.blockedAt(cands[k], overlap, found[k]);
-      else if (this.visitBlocked(batches[i], order, overlap, remaining) === STOP) return;
+      if (this.scheduledCount === unchanged) {
+        for (let j = from[i]; j < from[i + 1]; j++) this.blockedAt(cands[blocked[j]], overlap, found[blocked[j]]);
+      } else if (this.visitBlocked(blocked.slice(from[i], from[i + 1]), order, overlap, remaining) === STOP) return;
       if (i < rest.length && this.visitCandidate(cands[rest[i]], overlap, remaining) === STOP) return;
     }
   }
@@ -606,12 +615,13 @@ class OverlapScheduler {
       const info = this.byDom[this.domCursor++];
       if (this.unscheduled[info.start]) this.eligible.add(info.reg);
     }
-    this.lastScan = { overlap, compute: this.currentCompute };
+    this.lastScan.overlap = overlap;
+    this.lastScan.compute = this.currentCompute;
     // torch walks every unscheduled collective in registration order, skipping those too far
     // ahead, until max_coll_distance candidates: the same list, read from the eligible set
     const candidates: number[] = [];
     for (let k = this.eligible.next(0); k >= 0; k = this.eligible.next(k + 1)) {
-      const c = this.colls[k].start;
+      const c = this.startOfReg[k];
       const pg = this.pgOf[c];
       if (pg === excludePg || remaining[pg] <= 0) continue;
       candidates.push(c);
