@@ -37,9 +37,13 @@ export async function startServer(): Promise<{ url: string; server: ViteDevServe
 }
 
 export async function openPage(adapter: Adapter, url: string): Promise<{ browser: Browser; page: Page }> {
+  // Without the Vulkan ICD the Node Dawn runs point this process at (coordinator_node.ts): ANGLE
+  // must find lavapipe for the compatibility adapter, and Chromium brings its own SwiftShader.
+  const { VK_ICD_FILENAMES: _icd, VK_DRIVER_FILES: _drivers, ...env } = process.env;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [...BASE_FLAGS, ...ADAPTER_FLAGS[adapter]],
+    env: env as Record<string, string>,
   });
   const page = await browser.newPage();
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
