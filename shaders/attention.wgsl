@@ -8,8 +8,15 @@
 // bwd_dkv: one workgroup per (b, kv head g, key j): loops heads h→g and queries i ≥ j in order,
 //          accumulating dk_j, dv_j in workgroup memory (deterministic, no atomics).
 // Limits: seq ≤ MAX_SEQ, headDim ≤ MAX_HD (checked on the host). WG must be a power of two.
+// Small shapes (p.small = 1: seq and headDim ≤ SMALL, the host decides): fwd, bwd_dq and bwd_dkv run
+// one THREAD per row instead of one workgroup, sequentially in registers, with no barrier and no
+// workgroup memory. A workgroup per row of 32 keys idles most of its threads, and on CPU-backed
+// adapters (lavapipe, SwiftShader) every barrier and the zero-fill of the workgroup arrays cost
+// more than the math. Same formulas, same summation order per output as the CPU reference.
 
-struct Params { batch: u32, seq: u32, heads: u32, kvHeads: u32, hd: u32, scale: f32, _p0: u32, _p1: u32 }
+const SMALL: u32 = 64u;
+
+struct Params { batch: u32, seq: u32, heads: u32, kvHeads: u32, hd: u32, scale: f32, small: u32, _p1: u32 }
 
 @group(0) @binding(0) var<storage, read> q: array<f32>;
 @group(0) @binding(1) var<storage, read> k: array<f32>;
@@ -73,9 +80,42 @@ fn dot_dov(qo: u32, ko: u32) -> f32 {
   return acc;
 }
 
+/** Thread-per-row index for the small path: (wid, lid) → r, as bwd_d counts rows. */
+fn row_of(lid: vec3u, wid: vec3u, nwg: vec3u) -> u32 { return (wid.y * nwg.x + wid.x) * WG + lid.x; }
+
+/** Small fwd: row r's scores in registers; lse = max + log Σexp; o = Σ_j P_ij v_j in key order. */
+fn fwd_row(r: u32) {
+  let i = r % p.seq;
+  let h = (r / p.seq) % p.heads;
+  let b = r / (p.seq * p.heads);
+  let g = kv_head(h);
+  let qo = q_off(b, i, h);
+  var sc: array<f32, SMALL>;
+  var mx = -3.0e38;
+  for (var j = 0u; j <= i; j++) {
+    sc[j] = p.scale * dot_qk(qo, kv_off(b, j, g));
+    mx = max(mx, sc[j]);
+  }
+  var se = 0.0;
+  for (var j = 0u; j <= i; j++) { se += exp(sc[j] - mx); }
+  let l = mx + log(se);
+  lse[r] = l;
+  for (var j = 0u; j <= i; j++) { sc[j] = exp(sc[j] - l); }
+  for (var t = 0u; t < p.hd; t++) {
+    var acc = 0.0;
+    for (var j = 0u; j <= i; j++) { acc += sc[j] * v[kv_off(b, j, g) + t]; }
+    o[qo + t] = acc;
+  }
+}
+
 @compute @workgroup_size(WG)
 fn fwd(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: vec3u,
        @builtin(num_workgroups) nwg: vec3u) {
+  if (p.small == 1u) { // uniform: the whole dispatch takes one path
+    let rs = row_of(lid, wid, nwg);
+    if (rs < p.batch * p.heads * p.seq) { fwd_row(rs); }
+    return;
+  }
   let r = wid.y * nwg.x + wid.x; // (b·H + h)·S + i
   let live = r < p.batch * p.heads * p.seq;
   let i = r % p.seq;
@@ -120,9 +160,33 @@ fn bwd_d(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: v
   Dd[r] = acc;
 }
 
+/** Small bwd_dq: dS_ij in registers, dq_i = scale Σ_j dS_ij k_j in key order. */
+fn dq_row(r: u32) {
+  let i = r % p.seq;
+  let h = (r / p.seq) % p.heads;
+  let b = r / (p.seq * p.heads);
+  let g = kv_head(h);
+  let qo = q_off(b, i, h);
+  var ds: array<f32, SMALL>;
+  for (var j = 0u; j <= i; j++) {
+    let ko = kv_off(b, j, g);
+    ds[j] = exp(p.scale * dot_qk(qo, ko) - lse[r]) * (dot_dov(qo, ko) - Dd[r]);
+  }
+  for (var t = 0u; t < p.hd; t++) {
+    var acc = 0.0;
+    for (var j = 0u; j <= i; j++) { acc += ds[j] * k[kv_off(b, j, g) + t]; }
+    dq[qo + t] = p.scale * acc;
+  }
+}
+
 @compute @workgroup_size(WG)
 fn bwd_dq(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: vec3u,
           @builtin(num_workgroups) nwg: vec3u) {
+  if (p.small == 1u) {
+    let rs = row_of(lid, wid, nwg);
+    if (rs < p.batch * p.heads * p.seq) { dq_row(rs); }
+    return;
+  }
   let r = wid.y * nwg.x + wid.x;
   if (r >= p.batch * p.heads * p.seq) { return; } // uniform per workgroup
   let i = r % p.seq;
@@ -145,9 +209,41 @@ fn bwd_dq(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: 
   }
 }
 
+/** Small bwd_dkv: key j's dk, dv accumulated in registers over heads h→g, then queries i ≥ j, in order. */
+fn dkv_row(r: u32) {
+  let j = r % p.seq;
+  let g = (r / p.seq) % p.kvHeads;
+  let b = r / (p.seq * p.kvHeads);
+  let ko = kv_off(b, j, g);
+  var ak: array<f32, SMALL>;
+  var av: array<f32, SMALL>;
+  for (var h = 0u; h < p.heads; h++) {
+    if (kv_head(h) != g) { continue; }
+    for (var i = j; i < p.seq; i++) {
+      let qo = q_off(b, i, h);
+      let row = (b * p.heads + h) * p.seq + i;
+      let pr = exp(p.scale * dot_qk(qo, ko) - lse[row]);
+      let dS = pr * (dot_dov(qo, ko) - Dd[row]);
+      for (var t = 0u; t < p.hd; t++) {
+        ak[t] += dS * q[qo + t];
+        av[t] += pr * dO[qo + t];
+      }
+    }
+  }
+  for (var t = 0u; t < p.hd; t++) {
+    dk[ko + t] = p.scale * ak[t];
+    dv[ko + t] = av[t];
+  }
+}
+
 @compute @workgroup_size(WG)
 fn bwd_dkv(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: vec3u,
            @builtin(num_workgroups) nwg: vec3u) {
+  if (p.small == 1u) {
+    let rs = row_of(lid, wid, nwg);
+    if (rs < p.batch * p.kvHeads * p.seq) { dkv_row(rs); }
+    return;
+  }
   let r = wid.y * nwg.x + wid.x; // (b·KVH + g)·S + j
   if (r >= p.batch * p.kvHeads * p.seq) { return; } // uniform per workgroup
   let j = r % p.seq;

@@ -11,7 +11,7 @@ import type { OpAttrs } from '../kernels';
 import { GpuLimitError } from './errors';
 import { type MatmulVariant, matmulParams, matmulPipeline, matmulWorkgroups } from './matmul';
 import { type Field, f32, packParams, u32 } from './params';
-import { ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, dispatchConstants, WG } from './kernel_constants';
+import { ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, ATTENTION_SMALL, dispatchConstants, WG } from './kernel_constants';
 import { getPipeline } from './pipelines';
 import type { Dispatch } from './queue';
 import type { ShaderName } from './shader_registry';
@@ -93,21 +93,27 @@ export function planOp(
       const d = attentionDims(op, attrs);
       if (d.seq > ATTENTION_MAX_SEQ) throw new ConfigError(`${op}.seq`, `${op}.seq must be ≤ ${ATTENTION_MAX_SEQ} for the WGSL kernel, got ${d.seq}`);
       if (d.headDim > ATTENTION_MAX_HD) throw new ConfigError(`${op}.headDim`, `${op}.headDim must be ≤ ${ATTENTION_MAX_HD} for the WGSL kernel, got ${d.headDim}`);
-      const p = params([u32(d.batch), u32(d.seq), u32(d.heads), u32(d.kvHeads), u32(d.headDim), f32(1 / Math.sqrt(d.headDim))]);
+      // small shapes: a thread per row (attention.wgsl's SMALL path), else a workgroup per row
+      const small = d.seq <= ATTENTION_SMALL && d.headDim <= ATTENTION_SMALL;
+      const p = params([
+        u32(d.batch), u32(d.seq), u32(d.heads), u32(d.kvHeads), u32(d.headDim), f32(1 / Math.sqrt(d.headDim)),
+        u32(small ? 1 : 0),
+      ]);
       const rows = d.batch * d.heads * d.seq;
+      const groups = (n: number) => (small ? groupsOf(n) : n);
       if (op === 'attention') {
         const [q, k, v] = ins;
-        return [kernel(ctx, 'attention', 'fwd', [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]], rows, op)];
+        return [kernel(ctx, 'attention', 'fwd', [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]], groups(rows), op)];
       }
       const [dO, q, k, v, o, lse] = ins;
       const D = ctx.scratch(rows, 'attention_bwd D');
       return [
         kernel(ctx, 'attention', 'bwd_d', [[6, dO], [3, o], [7, D], [5, p]], groupsOf(rows), `${op} D`),
         kernel(ctx, 'attention', 'bwd_dq',
-          [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], rows, `${op} dq`),
+          [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], groups(rows), `${op} dq`),
         kernel(ctx, 'attention', 'bwd_dkv',
           [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [9, outs[1]], [10, outs[2]], [5, p]],
-          d.batch * d.kvHeads * d.seq, `${op} dk dv`),
+          groups(d.batch * d.kvHeads * d.seq), `${op} dk dv`),
       ];
     }
     case 'add': {
