@@ -9,6 +9,7 @@ import { extname, join, normalize, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { preview, type PreviewServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const DIST = join(ROOT, 'dist');
@@ -87,6 +88,26 @@ export interface AppSession {
   readonly page: Page;
   readonly pageErrors: string[];
   close(): Promise<void>;
+}
+
+/**
+ * The app for one test file: opened before its tests (vitest beforeAll) and closed after them.
+ * Read `page` and `pageErrors` inside the tests, once it is open.
+ */
+export function appForFile(viewport?: { width: number; height: number }): Pick<AppSession, 'page' | 'pageErrors'> {
+  let app: AppSession | undefined;
+  const open = (): AppSession => {
+    if (app === undefined) throw new Error('the app is not open yet: use app.page inside a test or hook');
+    return app;
+  };
+  beforeAll(async () => {
+    app = await openApp(viewport);
+  });
+  afterAll(async () => app?.close());
+  return {
+    get page() { return open().page; },
+    get pageErrors() { return open().pageErrors; },
+  };
 }
 
 export async function openApp(viewport = { width: 1280, height: 800 }): Promise<AppSession> {

@@ -4,56 +4,47 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importTrace } from '../../src/trace/import';
 import { computeMetrics } from '../../src/trace/metrics';
 import { gunzipSync } from 'node:zlib';
-import { ROOT, openApp, type AppSession } from './harness';
+import { ROOT, appForFile } from './harness';
 import { metric, rankStreams } from './page';
 
 const HTA = join(ROOT, 'test/fixtures/hta');
 const FILES = ['sampled_rank-0.json.gz', 'sampled_rank-1.json.gz'].map((f) => join(HTA, f));
 
-let app: AppSession;
-let page: Page;
-
-beforeAll(async () => {
-  app = await openApp();
-  page = app.page;
-});
-
-afterAll(async () => app?.close());
+const app = appForFile();
 
 describe('HTA test traces in the app', () => {
   it('imports .json.gz rank files and counts their send/recv collectives with HTA overlap', async () => {
-    await page.selectOption('[data-testid="import-side"]', 'a');
-    await page.setInputFiles('[data-testid="import-trace"]', FILES);
-    const notice = await page.waitForSelector('[data-testid="notice-info"]');
+    await app.page.selectOption('[data-testid="import-side"]', 'a');
+    await app.page.setInputFiles('[data-testid="import-trace"]', FILES);
+    const notice = await app.page.waitForSelector('[data-testid="notice-info"]');
     // what the importer left out is said, naming the file
     expect(await notice.textContent()).toMatch(/sampled_rank-0\.json\.gz: \d+ GPU event\(s\) outside HTA's window/);
-    expect((await rankStreams(page, 'a')).ranks).toBe(2);
+    expect((await rankStreams(app.page, 'a')).ranks).toBe(2);
     const r = importTrace(FILES.map((f) => gunzipSync(readFileSync(f)).toString()));
     if (!r.ok) throw r.error;
     const want = computeMetrics(r.value.events);
-    expect(await metric(page, 'send_recv', 'a')).toBe(want.collectives.send_recv);
+    expect(await metric(app.page, 'send_recv', 'a')).toBe(want.collectives.send_recv);
     expect(want.collectives.send_recv).toBeGreaterThan(0);
-    expect(await metric(page, 'overlap', 'a')).toBeCloseTo(want.overlapPct, 6);
+    expect(await metric(app.page, 'overlap', 'a')).toBeCloseTo(want.overlapPct, 6);
     // a simulated side has no such collectives: the rows stay hidden when both sides are 0
-    expect(await page.locator('[data-testid="metrics"] tr[data-metric="all_to_all"]').count()).toBe(0);
+    expect(await app.page.locator('[data-testid="metrics"] tr[data-metric="all_to_all"]').count()).toBe(0);
   });
 
   it('says which file is corrupt, and keeps the page as it was', async () => {
-    const before = await rankStreams(page, 'a');
-    await page.setInputFiles('[data-testid="import-trace"]', {
+    const before = await rankStreams(app.page, 'a');
+    await app.page.setInputFiles('[data-testid="import-trace"]', {
       name: 'broken.json.gz',
       mimeType: 'application/gzip',
       buffer: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]),
     });
     await expect
-      .poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '')
+      .poll(async () => (await app.page.textContent('[data-testid="notice-error"]')) ?? '')
       .toMatch(/broken\.json\.gz/);
-    expect(await rankStreams(page, 'a')).toEqual(before);
+    expect(await rankStreams(app.page, 'a')).toEqual(before);
     expect(app.pageErrors).toEqual([]);
   });
 });

@@ -5,24 +5,16 @@
 // reserved one.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateConfig, type SimConfig } from '../../src/config';
 import { HARDWARE_PRESETS, hardwareAssumptions, networkAssumptions, type HardwareName } from '../../src/estimate';
 import { compareBackends } from '../../src/pipeline';
 import { networkFor } from '../../src/pipeline/cost';
 import { stepFigures } from '../../src/pipeline/figures';
-import { openApp, type AppSession } from './harness';
+import { appForFile } from './harness';
 import { metric, setField, storeConfig, waitForApp } from './page';
 
-let app: AppSession;
-let page: Page;
-
-beforeAll(async () => {
-  app = await openApp();
-  page = app.page;
-});
-
-afterAll(async () => app?.close());
+const app = appForFile();
 
 const ROWS = '[data-testid="preset-info"] tr[data-assumption]';
 
@@ -54,22 +46,22 @@ function expectedRows(cfg: SimConfig): string[][] {
 
 describe('what the preset assumes (explain panel)', () => {
   it('lists every hardware and network constant with its source, and follows the hardware and overrides', async () => {
-    await page.locator('[data-testid="preset-info"] summary').click();
-    expect(await page.locator(ROWS).first().isVisible()).toBe(true);
-    expect(await shownRows(page)).toEqual(expectedRows(await currentConfig(page)));
-    const source = (key: string) => page.textContent(`tr[data-assumption="${key}"] .source`);
+    await app.page.locator('[data-testid="preset-info"] summary').click();
+    expect(await app.page.locator(ROWS).first().isVisible()).toBe(true);
+    expect(await shownRows(app.page)).toEqual(expectedRows(await currentConfig(app.page)));
+    const source = (key: string) => app.page.textContent(`tr[data-assumption="${key}"] .source`);
     expect(await source('hardware:gemm')).toMatch(/MAMF/);
     expect(await source('hardware:attn-bwd')).toMatch(/FlashAttention-2/);
     expect(await source('network:intra-bw')).toMatch(/nccl-tests/);
 
-    await page.selectOption('[data-testid="cfg-hardware"]', 'h100-96gb');
-    await expect.poll(async () => (await currentConfig(page)).hardware).toBe('h100-96gb');
-    await expect.poll(() => shownRows(page)).toEqual(expectedRows(await currentConfig(page)));
+    await app.page.selectOption('[data-testid="cfg-hardware"]', 'h100-96gb');
+    await expect.poll(async () => (await currentConfig(app.page)).hardware).toBe('h100-96gb');
+    await expect.poll(() => shownRows(app.page)).toEqual(expectedRows(await currentConfig(app.page)));
     expect(await source('hardware:bf16-peak')).toMatch(/power/);
 
-    await setField(page, 'bandwidthGBps', '100');
-    await expect.poll(async () => (await currentConfig(page)).bandwidthGBps).toBe(100);
-    await expect.poll(() => shownRows(page)).toEqual(expectedRows(await currentConfig(page)));
+    await setField(app.page, 'bandwidthGBps', '100');
+    await expect.poll(async () => (await currentConfig(app.page)).bandwidthGBps).toBe(100);
+    await expect.poll(() => shownRows(app.page)).toEqual(expectedRows(await currentConfig(app.page)));
     expect(await source('network:intra-bw')).toMatch(/your override/);
     expect(app.pageErrors).toEqual([]);
   });
@@ -80,31 +72,32 @@ describe('memory as torch reports it (metrics table)', () => {
     // llama3-8b × 8 at seq 10752 without AC on an 80 GB H100: B's (autobucketing) live tensors and
     // allocated peak fit, its reserved peak does not; A's reserved peak fits
     const query = 'model=llama3-8b&ranks=8&activationCheckpointing=none&seqLen=10752';
-    await page.goto(`${new URL(page.url()).origin}/?${query}`);
-    await waitForApp(page);
-    const cfg = await currentConfig(page);
+    await app.page.goto(`${new URL(app.page.url()).origin}/?${query}`);
+    await waitForApp(app.page);
+    const cfg = await currentConfig(app.page);
     expect(cfg.hardware).toBe('h100');
     const runs = compareBackends(cfg);
     const hbm = HARDWARE_PRESETS.h100.hbmBytes;
     for (const [side, run] of [['a', runs.a], ['b', runs.b]] as const) {
       const f = stepFigures(run);
-      expect(await metric(page, 'peak_allocated', side)).toBe(f.peakAllocatedBytes);
-      expect(await metric(page, 'peak_reserved', side)).toBe(f.peakReservedBytes);
+      expect(await metric(app.page, 'peak_allocated', side)).toBe(f.peakAllocatedBytes);
+      expect(await metric(app.page, 'peak_reserved', side)).toBe(f.peakReservedBytes);
       expect(f.peakReservedBytes).toBeGreaterThanOrEqual(f.peakAllocatedBytes);
     }
-    expect(await metric(page, 'peak_reserved', 'a')).toBeLessThanOrEqual(hbm);
-    expect(await metric(page, 'peak_reserved', 'b')).toBeGreaterThan(hbm);
-    expect(await metric(page, 'peak_allocated', 'b')).toBeLessThanOrEqual(hbm); // an allocated-peak check would pass
-    expect(await metric(page, 'peak', 'b')).toBeLessThanOrEqual(hbm); // and so would the live-tensor one
+    expect(await metric(app.page, 'peak_reserved', 'a')).toBeLessThanOrEqual(hbm);
+    expect(await metric(app.page, 'peak_reserved', 'b')).toBeGreaterThan(hbm);
+    // an allocated-peak check would pass
+    expect(await metric(app.page, 'peak_allocated', 'b')).toBeLessThanOrEqual(hbm);
+    expect(await metric(app.page, 'peak', 'b')).toBeLessThanOrEqual(hbm); // and so would the live-tensor one
 
-    const warning = (await page.textContent('[data-testid="metrics-hbm-warning"]'))!;
+    const warning = (await app.page.textContent('[data-testid="metrics-hbm-warning"]'))!;
     // fmtBytes puts a no-break space before the unit
     const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(2).replace('.', '\\.');
     const b = stepFigures(runs.b);
     const said = `B reserved peak ${gib(b.peakReservedBytes)}\\sGiB \\(allocated ${gib(b.peakAllocatedBytes)}\\sGiB\\)`;
     expect(warning).toMatch(new RegExp(`Does not fit in HBM: ${said} > h100 HBM ${gib(hbm)} GiB`));
     expect(warning).not.toMatch(/\bA reserved/);
-    const warned = await page.getAttribute('[data-testid="metrics"] tr[data-metric="peak_reserved"]', 'class');
+    const warned = await app.page.getAttribute('[data-testid="metrics"] tr[data-metric="peak_reserved"]', 'class');
     expect(warned).toMatch(/warn-text/);
     expect(app.pageErrors).toEqual([]);
   }, 120_000);

@@ -6,9 +6,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, openApp, type AppSession } from './harness';
+import { describe, expect, it } from 'vitest';
+import { ROOT, appForFile } from './harness';
 
 const FIX = join(ROOT, 'test/fixtures/torch_pass');
 const GRAPH = 'llama8b_2layer_seq2048_saved';
@@ -19,25 +18,17 @@ const write = (name: string, text: string) => {
   return join(dir, name);
 };
 
-let app: AppSession;
-let page: Page;
-
-beforeAll(async () => {
-  app = await openApp();
-  page = app.page;
-});
-
-afterAll(async () => app?.close());
+const app = appForFile();
 
 describe("an FX dump with torch's log of the pass", () => {
   it('agrees fully with the log torch wrote for it', async () => {
     const files = [write('fw.json', gz(`fx/${GRAPH}_fw.json.gz`)), write('bw.json', gz(`fx/${GRAPH}_bw.json.gz`)),
       write('torch_pass.log', gz(`logs/${GRAPH}_fw.log.gz`) + gz(`logs/${GRAPH}_bw.log.gz`))];
-    await page.setInputFiles('[data-testid="import-fx"]', files);
-    const torch = await page.waitForSelector('[data-testid="explain-torch"]');
+    await app.page.setInputFiles('[data-testid="import-fx"]', files);
+    const torch = await app.page.waitForSelector('[data-testid="explain-torch"]');
     expect(await torch.textContent()).toMatch(/forward — buckets 100\.0%, prefetches 100\.0%.*backward — buckets 100\.0%, prefetches 100\.0%/);
-    expect(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flagged')).toBe('0');
-    expect(await page.locator('[data-testid="notice-error"]').count()).toBe(0);
+    expect(await app.page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flagged')).toBe('0');
+    expect(await app.page.locator('[data-testid="notice-error"]').count()).toBe(0);
   });
 
   it('names both decisions where the log differs, and outlines those collectives on B', async () => {
@@ -46,18 +37,18 @@ describe("an FX dump with torch's log of the pass", () => {
     const moved = /bucketed (\S+) with/.exec(lines[k])![1];
     lines.splice(k, 1); // torch "did not bucket" this one
     const files = [write('fw.json', gz(`fx/${GRAPH}_fw.json.gz`)), write('bw.json', gz(`fx/${GRAPH}_bw.json.gz`)), write('edited.log', lines.join('\n'))];
-    await page.setInputFiles('[data-testid="import-fx"]', files);
-    await expect.poll(async () => (await page.textContent('[data-testid="explain-torch"]')) ?? '').toMatch(/forward — buckets (?!100\.0%)\d+\.\d%/);
-    await page.selectOption('[data-testid="explain-side"]', 'b');
-    await page.selectOption('[data-testid="explain-node"]', moved);
-    const says = await page.textContent('[data-testid="explain-torch-disagreements"]');
+    await app.page.setInputFiles('[data-testid="import-fx"]', files);
+    await expect.poll(async () => (await app.page.textContent('[data-testid="explain-torch"]')) ?? '').toMatch(/forward — buckets (?!100\.0%)\d+\.\d%/);
+    await app.page.selectOption('[data-testid="explain-side"]', 'b');
+    await app.page.selectOption('[data-testid="explain-node"]', moved);
+    const says = await app.page.textContent('[data-testid="explain-torch-disagreements"]');
     expect(says).toContain(`torch: not bucketed; fsdp-sim: bucketed with`);
-    expect(Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flagged'))).toBeGreaterThan(0);
+    expect(Number(await app.page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flagged'))).toBeGreaterThan(0);
     expect(app.pageErrors).toEqual([]);
   });
 
   it('refuses a log without its dump, naming the file', async () => {
-    await page.setInputFiles('[data-testid="import-fx"]', [write('alone.log', gz(`logs/${GRAPH}_fw.log.gz`))]);
-    await expect.poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '').toMatch(/alone\.log.*needs its FX graph dump/);
+    await app.page.setInputFiles('[data-testid="import-fx"]', [write('alone.log', gz(`logs/${GRAPH}_fw.log.gz`))]);
+    await expect.poll(async () => (await app.page.textContent('[data-testid="notice-error"]')) ?? '').toMatch(/alone\.log.*needs its FX graph dump/);
   });
 });
