@@ -2,8 +2,9 @@
 // candidates by overlap_priority and, with prioritize_bucketing_during_scheduling, groups them by
 // bucket key: groups ordered by their best member (larger groups first on ties), members by key
 // within a group. The scheduler visits most candidates only to note that they are still blocked,
-// which does not depend on the order, so it sorts only the few whose visit can change something
-// and places the rest between them (torch_scheduler.ts, scheduleCollectivesForOverlap).
+// which does not depend on the order, so it orders only the few whose visit can change something
+// (lazily, from a heap: the scan often stops at the first) and places the rest between them
+// when it must (torch_scheduler.ts, scheduleCollectivesForOverlap).
 // Upstream: torch/_inductor/fx_passes/overlap_scheduling.py, _get_prefetch_candidates (v2.13.0).
 
 /** Candidates numbered 0..m-1 in registration order; `before(a, b)`: a comes first in torch's order. */
@@ -49,6 +50,34 @@ export class CandidateOrder {
   /** Candidate numbers sorted into torch's order (in place). */
   sort(ks: number[]): number[] {
     return ks.sort((a, b) => (a === b ? 0 : this.before(a, b) ? -1 : 1));
+  }
+
+  /** Makes `h` a binary min-heap of candidate numbers in torch's order (in place). */
+  heapify(h: number[]): void {
+    for (let i = (h.length >> 1) - 1; i >= 0; i--) this.down(h, i);
+  }
+
+  /** Removes and returns the first candidate of the heap `h` in torch's order. */
+  pop(h: number[]): number {
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      this.down(h, 0);
+    }
+    return top;
+  }
+
+  private down(h: number[], i: number): void {
+    for (;;) {
+      const l = 2 * i + 1;
+      let m = i;
+      if (l < h.length && this.before(h[l], h[m])) m = l;
+      if (l + 1 < h.length && this.before(h[l + 1], h[m])) m = l + 1;
+      if (m === i) return;
+      [h[i], h[m]] = [h[m], h[i]];
+      i = m;
+    }
   }
 
   /** How many of `sorted` (in torch's order) come before candidate k: where k goes among them. */

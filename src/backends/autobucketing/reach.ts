@@ -1,10 +1,11 @@
 // Static reachability to and from a set of target nodes (collective starts and waits): the
 // questions torch answers with its BitsetAncestors, for the targets the pass asks about. Targets
 // get one bit each, 32 per chunk; one sweep per chunk over a topological order fills a word per
-// node, made when a question first needs that chunk and only over the part of the order its
-// targets can reach. O(targets/32 · edges) time and O(targets/32 · nodes) words, instead of nodes². Past
-// MAX_WORDS (very long graphs) each question is a backward search instead, bounded below by the
-// ancestor's position in the order: the pass only asks about nodes near each other.
+// node, only over the part of the order its targets can reach: O(targets/32 · edges) time and
+// O(targets/32 · nodes) words, instead of nodes². The pass asks mostly about nodes near each
+// other, so a chunk's first questions are answered by a backward search bounded below by the
+// ancestor's position in the order, and its sweep is made only once it is asked often; past
+// MAX_WORDS (very long graphs) every question is such a search.
 // Upstream: torch/_inductor/fx_passes/utils.py (BitsetAncestors).
 
 export interface Dag {
@@ -34,6 +35,15 @@ export function withExtraParents(
 /** Bitset words above which questions are answered by bounded searches (128 MiB). */
 const MAX_WORDS = 32 * 2 ** 20;
 
+/**
+ * Questions about a chunk answered by bounded searches before its sweep is made: the pass asks
+ * mostly about nearby nodes, where a search costs a few steps and a sweep a walk of the order, so
+ * a chunk asked about rarely never needs one (on llama3-405b × 1024 most chunks are asked only a
+ * few times); a chunk asked about often gets its sweep, so no chunk costs more than this many
+ * searches plus one sweep.
+ */
+const SEARCHES_PER_CHUNK = 32;
+
 export class TargetReach {
   private readonly bit: Int32Array;
   private readonly bounded: boolean;
@@ -46,6 +56,7 @@ export class TargetReach {
   /** Per chunk: the first and last position in the order of its targets (a sweep covers only what they reach). */
   private readonly first: Int32Array;
   private readonly last: Int32Array;
+  private readonly asked: Int32Array; // per chunk: questions up (2k) and down (2k + 1) so far
 
   constructor(
     private readonly dag: Dag,
@@ -61,6 +72,7 @@ export class TargetReach {
     this.down = new Array(this.chunks);
     this.first = new Int32Array(this.chunks).fill(dag.n);
     this.last = new Int32Array(this.chunks).fill(-1);
+    this.asked = new Int32Array(2 * this.chunks);
     for (let p = 0; p < dag.order.length; p++) {
       const bt = this.bit[dag.order[p]];
       if (bt < 0) continue;
@@ -74,16 +86,24 @@ export class TargetReach {
   isAncestorOfTarget(x: number, t: number): boolean {
     const b = this.bit[t];
     if (b < 0) throw new Error(`reach: node ${t} is not a target`);
-    if (this.bounded) return this.search(x, t);
-    return ((this.up[b >>> 5] ??= this.sweepUp(b >>> 5))[x] & (1 << (b & 31))) !== 0;
+    const k = b >>> 5;
+    const searching = this.bounded || ++this.asked[2 * k] <= SEARCHES_PER_CHUNK;
+    const row = this.up[k] ?? (searching ? null : this.sweepUp(k));
+    if (row === null) return this.search(x, t);
+    this.up[k] = row;
+    return (row[x] & (1 << (b & 31))) !== 0;
   }
 
   /** Is the target t a (strict) ancestor of y? */
   targetIsAncestorOf(t: number, y: number): boolean {
     const b = this.bit[t];
     if (b < 0) throw new Error(`reach: node ${t} is not a target`);
-    if (this.bounded) return this.search(t, y);
-    return ((this.down[b >>> 5] ??= this.sweepDown(b >>> 5))[y] & (1 << (b & 31))) !== 0;
+    const k = b >>> 5;
+    const searching = this.bounded || ++this.asked[2 * k + 1] <= SEARCHES_PER_CHUNK;
+    const row = this.down[k] ?? (searching ? null : this.sweepDown(k));
+    if (row === null) return this.search(t, y);
+    this.down[k] = row;
+    return (row[y] & (1 << (b & 31))) !== 0;
   }
 
   /** Is a a strict ancestor of b? A backward search from b that never goes above a's position. */

@@ -121,6 +121,9 @@ class OverlapScheduler {
   private readonly keyId: Int32Array;
   /** Per node: the overlap node and blocker of its last refusal when that was noteBlocked()'s (else -1). */
   private readonly blockedNote: Int32Array;
+  /** Per node: when its last note was made, on a clock that counts notes (blockedAsOf). */
+  private readonly noteSeq: Int32Array;
+  private noteClock = 0;
 
   constructor(
     private readonly tg: TorchGraph,
@@ -164,6 +167,7 @@ class OverlapScheduler {
     this.seen = new Int32Array(n);
     this.blockedBy = new Int32Array(n).fill(-1);
     this.blockedNote = new Int32Array(2 * n).fill(-1);
+    this.noteSeq = new Int32Array(n);
     this.lastWalk = new Array(n);
     this.startOfReg = Int32Array.from(this.colls, (c) => c.start);
     this.waiting = new Int32Array(this.pgs.length);
@@ -456,6 +460,7 @@ class OverlapScheduler {
   private note(c: number, refusal: PrefetchRefusal): void {
     this.infoAt[c]!.reason = refusal;
     this.blockedNote[2 * c] = -1;
+    this.noteSeq[c] = ++this.noteClock;
   }
 
   /**
@@ -465,6 +470,7 @@ class OverlapScheduler {
   private noteBlocked(c: number, overlap: number, blocker: number): void {
     this.blockedNote[2 * c] = overlap;
     this.blockedNote[2 * c + 1] = blocker;
+    this.noteSeq[c] = ++this.noteClock;
   }
 
   /** The reasons noteBlocked() kept, each where no later note() replaced it. */
@@ -481,9 +487,10 @@ class OverlapScheduler {
    * torch _schedule_collectives_for_overlap: visits the candidates in torch's order until `remaining`
    * is spent. Most visits only note that the candidate is still blocked (a note no other visit
    * reads), and until a visit schedules something the graph stays as it was when the scan began.
-   * So the candidates found blocked (with room in flight) are noted without sorting when no other
-   * candidate exists; otherwise only the others are sorted and the blocked ones are noted in
-   * batches between them (visitBlocked), in torch's order only where one of a batch would do more.
+   * So the candidates found blocked (with room in flight) are noted without ordering them; only the
+   * others are visited in torch's order, from a heap. When one of those changes the graph or stops
+   * the scan, the blocked ones before it are noted as of then (blockedAsOf) and the rest of the
+   * scan runs in torch's order (visitInOrder).
    */
   private scheduleCollectivesForOverlap(overlap: number, remaining: Float64Array, excludePg: number): void {
     let any = false;
@@ -502,25 +509,55 @@ class OverlapScheduler {
       return;
     }
     const order = this.candidateOrder(cands, remaining);
-    const rest: number[] = [];
-    for (let k = 0; k < cands.length; k++) if (found[k] < 0) rest.push(k);
-    order.sort(rest);
-    // batch i: the blocked candidates torch visits between rest[i - 1] and rest[i], in
-    // blocked[from[i] .. from[i + 1]) (a counting sort by slot)
-    const slot = new Int32Array(cands.length);
-    const from = new Int32Array(rest.length + 2);
-    for (let k = 0; k < cands.length; k++) if (found[k] >= 0) from[(slot[k] = order.slot(k, rest)) + 1]++;
-    for (let i = 0; i <= rest.length; i++) from[i + 1] += from[i];
-    const blocked = new Array<number>(from[rest.length + 1]);
-    const fill = from.slice(0, rest.length + 1);
-    for (let k = 0; k < cands.length; k++) if (found[k] >= 0) blocked[fill[slot[k]]++] = k;
-    const unchanged = this.scheduledCount; // while it holds, `found` is what a visit would find
-    for (let i = 0; i <= rest.length; i++) {
-      if (this.scheduledCount === unchanged) {
-        for (let j = from[i]; j < from[i + 1]; j++) this.blockedAt(cands[blocked[j]], overlap, found[blocked[j]]);
-      } else if (this.visitBlocked(blocked.slice(from[i], from[i + 1]), order, overlap, remaining) === STOP) return;
-      if (i < rest.length && this.visitCandidate(cands[rest[i]], overlap, remaining) === STOP) return;
+    const heap: number[] = [];
+    for (let k = 0; k < cands.length; k++) if (found[k] < 0) heap.push(k);
+    order.heapify(heap);
+    // the others in torch's order, lazily (the scan often stops at the first); until one of them
+    // changes the graph or stops the scan, the blocked ones are visited as the scan began
+    const unchanged = this.scheduledCount;
+    while (heap.length > 0) {
+      const r = order.pop(heap);
+      const asOf = this.noteClock; // the notes made before torch visits r
+      const res = this.visitCandidate(cands[r], overlap, remaining);
+      if (res !== STOP && this.scheduledCount === unchanged) continue;
+      const after: number[] = [];
+      for (let k = 0; k < cands.length; k++) {
+        if (found[k] < 0) continue;
+        if (order.before(k, r)) this.blockedAsOf(cands[k], overlap, found[k], asOf);
+        else after.push(k);
+      }
+      if (res !== STOP) this.visitInOrder(order, heap, after, overlap, remaining);
+      return;
     }
+    for (let k = 0; k < cands.length; k++) if (found[k] >= 0) this.blockedAt(cands[k], overlap, found[k]);
+  }
+
+  /**
+   * The rest of a scan after the graph changed: the other candidates `rest` and the blocked ones
+   * `blocked`, in torch's order, each blocked one checked again (visitBlocked).
+   */
+  private visitInOrder(
+    order: CandidateOrder,
+    rest: number[],
+    blocked: number[],
+    overlap: number,
+    remaining: Float64Array,
+  ): void {
+    order.sort(rest);
+    // batch i: the blocked candidates torch visits between rest[i - 1] and rest[i]
+    const batches: number[][] = Array.from({ length: rest.length + 1 }, () => []);
+    for (const k of blocked) batches[order.slot(k, rest)].push(k);
+    for (let i = 0; i <= rest.length; i++) {
+      if (this.visitBlocked(batches[i], order, overlap, remaining) === STOP) return;
+      if (i < rest.length && this.visitCandidate(order.candidates[rest[i]], overlap, remaining) === STOP) return;
+    }
+  }
+
+  /** blockedAt() as torch would have done it before the note clock read `asOf`: a later note stands. */
+  private blockedAsOf(c: number, overlap: number, blocker: number, asOf: number): void {
+    if (this.noteSeq[c] > asOf) return;
+    this.blockedAt(c, overlap, blocker);
+    this.noteSeq[c] = asOf;
   }
 
   /** An unscheduled compute node or collective it ran into earlier, still unscheduled: probePath's first answer. */

@@ -57,6 +57,24 @@ describe('CandidateOrder', () => {
     }
   });
 
+  it('heapify + pop hand out a subset in the order sort() gives', () => {
+    const r = rng(5);
+    for (let trial = 0; trial < 100; trial++) {
+      const cands = randomCands(r, 1 + Math.floor(r() * 50));
+      const order = new CandidateOrder(
+        cands.map((c) => c.node),
+        (_c, k, key) => key.set(cands[k].key, 4 * k),
+        (c) => cands.find((x) => x.node === c)!.group,
+      );
+      const subset = cands.map((_, k) => k).filter(() => r() < 0.6);
+      const heap = [...subset];
+      order.heapify(heap);
+      const popped: number[] = [];
+      while (heap.length > 0) popped.push(order.pop(heap));
+      expect(popped).toEqual(order.sort([...subset]));
+    }
+  });
+
   it('slot(k, sorted) is how many of a sorted subset come before k in that order', () => {
     const r = rng(7);
     for (let trial = 0; trial < 100; trial++) {
