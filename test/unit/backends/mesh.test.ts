@@ -5,7 +5,7 @@
 // scale bench on FSDP 128 × TP 8.
 import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES, runBackend } from '../../../src/backends';
-import { makeCostModel } from '../../../src/estimate';
+import { jitteredCostModels, makeCostModel } from '../../../src/estimate';
 import { buildStepGraph, collectivesByGroup, type Mesh } from '../../../src/graph';
 import { MODEL_PRESETS } from '../../../src/model';
 import { simulate } from '../../../src/sim';
@@ -38,6 +38,18 @@ describe.each(graphs)('every backend on %s', (_name, g) => {
     const res = simulate({ worldSize: 8, schedules: s, cost });
     expect(res.mismatch).toBeUndefined();
     expect(res.stepUs).toBeGreaterThan(0);
+  });
+});
+
+describe('a wait of a group whose earlier wait is being handled', () => {
+  it('keeps out of prefetch paths: llama3-8b HSDP 2 × 4 on one rank\'s jittered estimates schedules', () => {
+    // this plan once re-entered handleWait without end (RangeError), as torch's pass would
+    const g = buildStepGraph({ model: 'llama3-8b', worldSize: 8, mesh: meshes['HSDP 2 × 4'] });
+    const base = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
+    const rank3 = jitteredCostModels(base, 8, { jitterPct: 30, seed: 5 })[3];
+    const s = runBackend('aot_eager_autobucketing', g, rank3);
+    expectValidSchedule(g, s, { byteCapBytes: DEFAULT_CAP_BYTES });
+    expect(s.reasons.length).toBeGreaterThan(0);
   });
 });
 
