@@ -57,6 +57,17 @@ export class CandidateOrder {
     for (let i = (h.length >> 1) - 1; i >= 0; i--) this.down(h, i);
   }
 
+  /** Adds candidate k to the heap `h`. */
+  push(h: number[], k: number): void {
+    let i = h.push(k) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(h[i], h[parent])) return;
+      [h[i], h[parent]] = [h[parent], h[i]];
+      i = parent;
+    }
+  }
+
   /** Removes and returns the first candidate of the heap `h` in torch's order. */
   pop(h: number[]): number {
     const top = h[0];

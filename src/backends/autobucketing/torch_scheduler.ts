@@ -113,7 +113,6 @@ class OverlapScheduler {
   private readonly blockedBy: Int32Array;
   /** Per collective start: the unscheduled nodes its last walk popped, the blocker last (replayWalk). */
   private readonly lastWalk: (Int32Array | undefined)[];
-  private readonly batchBlockers: number[] = []; // scratch for visitBlocked
   private readonly startOfReg: Int32Array; // registration number → collective start
   /** Per group number: handleWait calls prefetching behind one of its waits right now (behindWaitInProgress). */
   private readonly waiting: Int32Array;
@@ -489,8 +488,8 @@ class OverlapScheduler {
    * reads), and until a visit schedules something the graph stays as it was when the scan began.
    * So the candidates found blocked (with room in flight) are noted without ordering them; only the
    * others are visited in torch's order, from a heap. When one of those changes the graph or stops
-   * the scan, the blocked ones before it are noted as of then (blockedAsOf) and the rest of the
-   * scan runs in torch's order (visitInOrder).
+   * the scan, the blocked ones before it are noted as of then (blockedAsOf), and those after it are
+   * looked at again: still blocked, they wait for the next change; otherwise they join the heap.
    */
   private scheduleCollectivesForOverlap(overlap: number, remaining: Float64Array, excludePg: number): void {
     let any = false;
@@ -498,59 +497,49 @@ class OverlapScheduler {
     if (!any) return;
     const cands = this.prefetchCandidates(overlap, remaining, excludePg);
     const found = new Int32Array(cands.length); // the blocker a visit would note now, -1: the visit may do more
-    let others = 0;
+    let blocked: number[] = [];
+    const heap: number[] = [];
     for (let k = 0; k < cands.length; k++) {
-      const b = this.knownBlocker(cands[k], overlap);
-      found[k] = b >= 0 && this.roomFor(this.infoAt[cands[k]]!) ? b : -1;
-      if (found[k] < 0) others++;
+      found[k] = this.noteOnly(cands[k], overlap);
+      (found[k] >= 0 ? blocked : heap).push(k);
     }
-    if (others === 0) {
-      for (let k = 0; k < cands.length; k++) this.blockedAt(cands[k], overlap, found[k]);
+    if (heap.length === 0) {
+      for (const k of blocked) this.blockedAt(cands[k], overlap, found[k]);
       return;
     }
+    // the others in torch's order, lazily from a heap (the scan often stops at the first); the
+    // blocked ones are noted as of their place in that order, as the graph was when torch got there
     const order = this.candidateOrder(cands, remaining);
-    const heap: number[] = [];
-    for (let k = 0; k < cands.length; k++) if (found[k] < 0) heap.push(k);
     order.heapify(heap);
-    // the others in torch's order, lazily (the scan often stops at the first); until one of them
-    // changes the graph or stops the scan, the blocked ones are visited as the scan began
-    const unchanged = this.scheduledCount;
+    let unchanged = this.scheduledCount;
     while (heap.length > 0) {
       const r = order.pop(heap);
       const asOf = this.noteClock; // the notes made before torch visits r
       const res = this.visitCandidate(cands[r], overlap, remaining);
       if (res !== STOP && this.scheduledCount === unchanged) continue;
       const after: number[] = [];
-      for (let k = 0; k < cands.length; k++) {
-        if (found[k] < 0) continue;
+      for (const k of blocked) {
         if (order.before(k, r)) this.blockedAsOf(cands[k], overlap, found[k], asOf);
         else after.push(k);
       }
-      if (res !== STOP) this.visitInOrder(order, heap, after, overlap, remaining);
-      return;
+      if (res === STOP) return;
+      // r changed the graph: the blocked ones after it are looked at again
+      blocked = [];
+      for (const k of after) {
+        if (remaining[this.pgOf[cands[k]]] <= 0) continue; // torch skips it: its group has no time left
+        found[k] = this.noteOnly(cands[k], overlap);
+        if (found[k] >= 0) blocked.push(k);
+        else order.push(heap, k);
+      }
+      unchanged = this.scheduledCount;
     }
-    for (let k = 0; k < cands.length; k++) if (found[k] >= 0) this.blockedAt(cands[k], overlap, found[k]);
+    for (const k of blocked) this.blockedAt(cands[k], overlap, found[k]);
   }
 
-  /**
-   * The rest of a scan after the graph changed: the other candidates `rest` and the blocked ones
-   * `blocked`, in torch's order, each blocked one checked again (visitBlocked).
-   */
-  private visitInOrder(
-    order: CandidateOrder,
-    rest: number[],
-    blocked: number[],
-    overlap: number,
-    remaining: Float64Array,
-  ): void {
-    order.sort(rest);
-    // batch i: the blocked candidates torch visits between rest[i - 1] and rest[i]
-    const batches: number[][] = Array.from({ length: rest.length + 1 }, () => []);
-    for (const k of blocked) batches[order.slot(k, rest)].push(k);
-    for (let i = 0; i <= rest.length; i++) {
-      if (this.visitBlocked(batches[i], order, overlap, remaining) === STOP) return;
-      if (i < rest.length && this.visitCandidate(order.candidates[rest[i]], overlap, remaining) === STOP) return;
-    }
+  /** The blocker a visit of candidate c would only note now (it is blocked and fits in flight), or -1. */
+  private noteOnly(c: number, overlap: number): number {
+    const b = this.knownBlocker(c, overlap);
+    return b >= 0 && this.roomFor(this.infoAt[c]!) ? b : -1;
   }
 
   /** blockedAt() as torch would have done it before the note clock read `asOf`: a later note stands. */
@@ -564,35 +553,6 @@ class OverlapScheduler {
   private stillBlocked(c: number, overlap: number): boolean {
     const known = this.blockedBy[c];
     return known >= 0 && !this.scheduled[known] && known !== overlap;
-  }
-
-  /**
-   * A batch of candidates that were blocked when the scan began: when each is still blocked (or its
-   * group has no time left) and fits in flight, its visit is only a note, in any order; otherwise
-   * they are visited one by one in torch's order.
-   */
-  private visitBlocked(batch: number[], order: CandidateOrder, overlap: number, remaining: Float64Array): number {
-    const cands = order.candidates;
-    const blocker = this.batchBlockers;
-    blocker.length = 0;
-    for (const k of batch) {
-      const c = cands[k];
-      if (remaining[this.pgOf[c]] <= 0) {
-        blocker.push(-1); // skipped: its group has no time left
-        continue;
-      }
-      const b = this.knownBlocker(c, overlap);
-      if (b < 0 || !this.roomFor(this.infoAt[c]!)) break;
-      blocker.push(b);
-    }
-    if (blocker.length === batch.length) {
-      batch.forEach((k, i) => {
-        if (blocker[i] >= 0) this.blockedAt(cands[k], overlap, blocker[i]);
-      });
-      return GO_ON;
-    }
-    for (const k of order.sort(batch)) if (this.visitCandidate(cands[k], overlap, remaining) === STOP) return STOP;
-    return GO_ON;
   }
 
   /** One candidate of torch's loop; STOP when no group has time left. */
