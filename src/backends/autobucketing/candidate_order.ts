@@ -2,9 +2,9 @@
 // candidates by overlap_priority and, with prioritize_bucketing_during_scheduling, groups them by
 // bucket key: groups ordered by their best member (larger groups first on ties), members by key
 // within a group. The scheduler visits most candidates only to note that they are still blocked,
-// which does not depend on the order, so it orders only the few whose visit can change something
-// (lazily, from a heap: the scan often stops at the first) and places the rest between them
-// when it must (torch_scheduler.ts, scheduleCollectivesForOverlap).
+// which does not depend on the order, so it orders only the few whose visit can change something,
+// lazily from a heap (the scan often stops at the first), and compares a blocked one with them
+// only when one changes the graph (torch_scheduler.ts, scheduleCollectivesForOverlap).
 // Upstream: torch/_inductor/fx_passes/overlap_scheduling.py, _get_prefetch_candidates (v2.13.0).
 
 /** Candidates numbered 0..m-1 in registration order; `before(a, b)`: a comes first in torch's order. */
@@ -47,11 +47,6 @@ export class CandidateOrder {
     return this.rank[a] !== this.rank[b] ? this.rank[a] < this.rank[b] : this.cmp(a, b) < 0;
   }
 
-  /** Candidate numbers sorted into torch's order (in place). */
-  sort(ks: number[]): number[] {
-    return ks.sort((a, b) => (a === b ? 0 : this.before(a, b) ? -1 : 1));
-  }
-
   /** Makes `h` a binary min-heap of candidate numbers in torch's order (in place). */
   heapify(h: number[]): void {
     for (let i = (h.length >> 1) - 1; i >= 0; i--) this.down(h, i);
@@ -89,18 +84,6 @@ export class CandidateOrder {
       [h[i], h[m]] = [h[m], h[i]];
       i = m;
     }
-  }
-
-  /** How many of `sorted` (in torch's order) come before candidate k: where k goes among them. */
-  slot(k: number, sorted: readonly number[]): number {
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.before(sorted[mid], k)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   private cmp(a: number, b: number): number {

@@ -42,8 +42,17 @@ function randomCands(r: () => number, m: number): Cand[] {
   }));
 }
 
+/** Every candidate number of `order` in the order its heap hands them out. */
+function drain(order: CandidateOrder, ks: number[]): number[] {
+  const heap = [...ks];
+  order.heapify(heap);
+  const out: number[] = [];
+  while (heap.length > 0) out.push(order.pop(heap));
+  return out;
+}
+
 describe('CandidateOrder', () => {
-  it.each([true, false])('sort() gives torch order (grouped by bucket key: %s) on 200 random sets', (grouped) => {
+  it.each([true, false])('heapify + pop hand out torch order (grouped by bucket key: %s) on 200 random sets', (grouped) => {
     const r = rng(grouped ? 11 : 12);
     for (let trial = 0; trial < 200; trial++) {
       const cands = randomCands(r, 1 + Math.floor(r() * 60));
@@ -52,44 +61,34 @@ describe('CandidateOrder', () => {
         (_c, k, key) => key.set(cands[k].key, 4 * k),
         grouped ? (c) => cands.find((x) => x.node === c)!.group : null,
       );
-      const all = order.sort(cands.map((_, k) => k)).map((k) => cands[k].node);
+      const all = drain(order, cands.map((_, k) => k)).map((k) => cands[k].node);
       expect(all).toEqual(torchOrder(cands, grouped));
+      // before() is that order, pairwise
+      const pos = new Map(all.map((node, i) => [node, i]));
+      for (let a = 0; a < Math.min(cands.length, 8); a++)
+        for (let b = 0; b < cands.length; b++)
+          expect(order.before(a, b)).toBe(pos.get(cands[a].node)! < pos.get(cands[b].node)!);
     }
   });
 
-  it('heapify + pop hand out a subset in the order sort() gives', () => {
+  it('push keeps the heap: candidates pushed while popping come out in order among the rest', () => {
     const r = rng(5);
     for (let trial = 0; trial < 100; trial++) {
-      const cands = randomCands(r, 1 + Math.floor(r() * 50));
+      const cands = randomCands(r, 2 + Math.floor(r() * 50));
       const order = new CandidateOrder(
         cands.map((c) => c.node),
         (_c, k, key) => key.set(cands[k].key, 4 * k),
         (c) => cands.find((x) => x.node === c)!.group,
       );
-      const subset = cands.map((_, k) => k).filter(() => r() < 0.6);
-      const heap = [...subset];
+      const full = drain(order, cands.map((_, k) => k));
+      const late = new Set(full.filter(() => r() < 0.4));
+      const heap = full.filter((k) => !late.has(k)).reverse();
       order.heapify(heap);
-      const popped: number[] = [];
-      while (heap.length > 0) popped.push(order.pop(heap));
-      expect(popped).toEqual(order.sort([...subset]));
-    }
-  });
-
-  it('slot(k, sorted) is how many of a sorted subset come before k in that order', () => {
-    const r = rng(7);
-    for (let trial = 0; trial < 100; trial++) {
-      const cands = randomCands(r, 2 + Math.floor(r() * 40));
-      const order = new CandidateOrder(
-        cands.map((c) => c.node),
-        (_c, k, key) => key.set(cands[k].key, 4 * k),
-        (c) => cands.find((x) => x.node === c)!.group,
-      );
-      const full = order.sort(cands.map((_, k) => k));
-      const subset = order.sort(full.filter(() => r() < 0.3));
-      for (const k of full) {
-        if (subset.includes(k)) continue;
-        expect(order.slot(k, subset)).toBe(subset.filter((s) => full.indexOf(s) < full.indexOf(k)).length);
-      }
+      // the late ones join after the first pop (as the scan adds re-examined candidates)
+      const out = [order.pop(heap)];
+      for (const k of late) if (order.before(out[0], k)) order.push(heap, k);
+      while (heap.length > 0) out.push(order.pop(heap));
+      expect(out).toEqual(full.filter((k) => !late.has(k) || order.before(out[0], k)));
     }
   });
 });
