@@ -52,7 +52,7 @@ function drain(order: CandidateOrder, ks: number[]): number[] {
 }
 
 describe('CandidateOrder', () => {
-  it.each([true, false])('heapify + pop hand out torch order (grouped by bucket key: %s) on 200 random sets', (grouped) => {
+  it.each([true, false])('heapify + pop hand out torch order (grouped by bucket key: %s), 200 sets', (grouped) => {
     const r = rng(grouped ? 11 : 12);
     for (let trial = 0; trial < 200; trial++) {
       const cands = randomCands(r, 1 + Math.floor(r() * 60));
