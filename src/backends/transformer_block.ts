@@ -41,7 +41,9 @@ interface Group {
   readonly commGroup: string; // the process group
 }
 
-export function runTransformerBlock(graph: StepGraph, _cost: CostModel, options?: Partial<TransformerBlockOptions>): Schedule {
+export function runTransformerBlock(
+  graph: StepGraph, _cost: CostModel, options?: Partial<TransformerBlockOptions>,
+): Schedule {
   const opts = resolveOptions('transformer_block', {}, {}, options as Record<string, unknown> | undefined);
   const ix = indexGraph(graph);
   // merging a module's collectives can only create a cycle on hand-made graphs where one member
@@ -51,54 +53,89 @@ export function runTransformerBlock(graph: StepGraph, _cost: CostModel, options?
   return { backend: 'transformer_block', graph: out, buckets, reasons: planned.reasons, options: opts };
 }
 
-function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: BucketPlan[]; reasons: Reason[] } | null {
-  const { n, nodes } = ix;
-  // ---- groups: (kind, phase, module, bucket key) ----
+type Plan = { items: OrderItem[]; plans: BucketPlan[]; reasons: Reason[] };
+
+function plan(ix: GraphIndex, split: boolean): Plan | null {
+  const grouping = groupCollectives(ix, split);
+  const units = buildUnits(ix, grouping);
+  const edges = unitEdges(ix, units);
+  const { own, reasons } = targets(ix, grouping.groups, units, edges.firstIdx);
+  const order = listSchedule(edges, own);
+  if (order === null) return null; // merged units form a cycle
+  return { ...materialise(ix, grouping.groups, units, order), reasons };
+}
+
+/** Parameter collectives grouped by (kind, phase, module, bucket key); `groupOf`: each start and wait → its group. */
+function groupCollectives(ix: GraphIndex, split: boolean): { groups: Group[]; groupOf: Int32Array } {
   const groups: Group[] = [];
   const groupIds = new Map<string, number>();
-  const groupOf = new Int32Array(n).fill(-1); // collective start and wait → group
-  for (let i = 0; i < n; i++) {
+  const groupOf = new Int32Array(ix.n).fill(-1);
+  for (let i = 0; i < ix.n; i++) {
     if (ix.waitOfColl[i] < 0) continue;
-    const node = nodes[i];
+    const node = ix.nodes[i];
     if (node.params === undefined) continue; // an activation collective: a plain unit, in place
     const kind = node.collective!.kind;
     const id = `${kind}|${node.phase}|${moduleOf(node)}|${bucketKey(node)}${split ? `|${i}` : ''}`;
     let g = groupIds.get(id);
     if (g === undefined) {
-      g = groups.push({ members: [], module: moduleOf(node), kind, phase: node.phase, commGroup: node.collective!.group }) - 1;
+      const group = { members: [], module: moduleOf(node), kind, phase: node.phase, commGroup: node.collective!.group };
+      g = groups.push(group) - 1;
       groupIds.set(id, g);
     }
     groups[g].members.push(i);
     groupOf[i] = g;
     groupOf[ix.waitOfColl[i]] = g;
   }
-  // ---- units: every non-collective node is one; a group's starts are one, its waits another ----
-  const unitOf = new Int32Array(n);
-  const unitNode: number[] = []; // node number for plain units, -1 for group units
-  const unitGroup: number[] = []; // group of a group unit
+  return { groups, groupOf };
+}
+
+/** Scheduling units: every other node is one; a group's starts are one unit, its waits another. */
+interface Units {
+  readonly unitOf: Int32Array; // node → unit
+  readonly unitNode: readonly number[]; // node number of a plain unit, -1 for a group unit
+  readonly unitGroup: readonly number[]; // group of a group unit, -1 for a plain one
+  readonly startUnit: readonly number[]; // group → its start unit
+  readonly waitUnit: readonly number[]; // group → its wait unit
+}
+
+function buildUnits(ix: GraphIndex, { groups, groupOf }: { groups: Group[]; groupOf: Int32Array }): Units {
+  const unitOf = new Int32Array(ix.n);
+  const unitNode: number[] = [];
+  const unitGroup: number[] = [];
   const startUnit = groups.map(() => -1);
   const waitUnit = groups.map(() => -1);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < ix.n; i++) {
     const g = groupOf[i];
     if (g < 0) {
       unitOf[i] = unitNode.push(i) - 1;
       unitGroup.push(-1);
-    } else {
-      const table = ix.waitOfColl[i] >= 0 ? startUnit : waitUnit;
-      if (table[g] < 0) {
-        table[g] = unitNode.push(-1) - 1;
-        unitGroup.push(g);
-      }
-      unitOf[i] = table[g];
+      continue;
     }
+    const table = ix.waitOfColl[i] >= 0 ? startUnit : waitUnit;
+    if (table[g] < 0) {
+      table[g] = unitNode.push(-1) - 1;
+      unitGroup.push(g);
+    }
+    unitOf[i] = table[g];
   }
+  return { unitOf, unitNode, unitGroup, startUnit, waitUnit };
+}
+
+/** The unit graph: deduplicated edges, in-degrees, and each unit's first node number. */
+interface UnitEdges {
+  readonly succs: number[][];
+  readonly indeg0: Int32Array;
+  readonly firstIdx: Float64Array;
+}
+
+function unitEdges(ix: GraphIndex, { unitOf, unitNode }: Units): UnitEdges {
   const U = unitNode.length;
-  const unitSuccs: number[][] = Array.from({ length: U }, () => []);
+  const succs: number[][] = Array.from({ length: U }, () => []);
   const indeg0 = new Int32Array(U);
   const firstIdx = new Float64Array(U).fill(Infinity);
   const lastPredOf = new Int32Array(U).fill(-1); // dedupe: last unit that added an edge into p
   const seenPair = new Map<number, Set<number>>(); // group units only: many members share preds
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < ix.n; i++) {
     const u = unitOf[i];
     if (i < firstIdx[u]) firstIdx[u] = i;
     const grouped = unitNode[u] < 0;
@@ -112,15 +149,41 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
         set.add(p);
       } else if (lastPredOf[p] === u) continue;
       lastPredOf[p] = u;
-      unitSuccs[p].push(u);
+      succs[p].push(u);
       indeg0[u]++;
     }
   }
-  // ---- targets ----
+  return { succs, indeg0, firstIdx };
+}
+
+const minOf = (xs: number[]) => xs.reduce((a, b) => Math.min(a, b), Infinity);
+const maxOf = (xs: number[]) => xs.reduce((a, b) => Math.max(a, b), -Infinity);
+
+/**
+ * Target positions: a unit's first node, except that each all-gather bucket starts right after the
+ * previous bucket's wait (one block ahead) and waits at its first member's wait, and each
+ * reduce-scatter bucket starts after its last gradient and waits after the next bucket starts.
+ */
+function targets(
+  ix: GraphIndex, groups: Group[], units: Units, firstIdx: Float64Array,
+): { own: Float64Array; reasons: Reason[] } {
   const own = Float64Array.from(firstIdx);
-  const minOf = (xs: number[]) => xs.reduce((a, b) => Math.min(a, b), Infinity);
-  const maxOf = (xs: number[]) => xs.reduce((a, b) => Math.max(a, b), -Infinity);
   const reasons: Reason[] = [];
+  for (const list of chainsOf(groups)) {
+    for (const [k, gi] of list.entries()) {
+      if (groups[gi].kind === 'all_gather') allGatherTarget(ix, groups, units, own, list, k);
+      else own[units.startUnit[gi]] = maxOf(groups[gi].members);
+    }
+    for (const [k, gi] of list.entries()) {
+      if (groups[gi].kind === 'reduce_scatter') reduceScatterWaitTarget(ix, groups[gi], units, own, list, k);
+    }
+    reasons.push(...chainReasons(ix, groups, list));
+  }
+  return { own, reasons };
+}
+
+/** Groups chained per (kind, phase, process group), each chain in program order. */
+function chainsOf(groups: Group[]): number[][] {
   const byPhaseKind = new Map<string, number[]>();
   groups.forEach((g, gi) => {
     const k = `${g.kind}|${g.phase}|${g.commGroup}`;
@@ -128,68 +191,102 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
     if (list) list.push(gi);
     else byPhaseKind.set(k, [gi]);
   });
-  for (const list of byPhaseKind.values()) {
-    list.sort((a, b) => groups[a].members[0] - groups[b].members[0]);
-    list.forEach((gi, k) => {
-      const g = groups[gi];
-      const waits = g.members.map((m) => ix.waitOfColl[m]);
-      if (g.kind === 'all_gather') {
-        own[waitUnit[gi]] = minOf(waits);
-        const natural = minOf(g.members);
-        const prev = k > 0 ? list[k - 1] : -1;
-        own[startUnit[gi]] = prev >= 0 ? Math.min(natural, own[waitUnit[prev]] + 0.25) : natural;
-      } else {
-        own[startUnit[gi]] = maxOf(g.members);
-      }
-    });
-    list.forEach((gi, k) => {
-      const g = groups[gi];
-      if (g.kind !== 'reduce_scatter') return;
-      const next = k + 1 < list.length ? list[k + 1] : -1;
-      if (next >= 0) own[waitUnit[gi]] = own[startUnit[next]] + 0.25;
-      else {
-        const consumers = g.members.flatMap((m) => {
-          const w = ix.waitOfColl[m];
-          return Array.from(ix.succIdx.subarray(ix.succOff[w], ix.succOff[w + 1]));
-        });
-        own[waitUnit[gi]] = consumers.length > 0 ? minOf(consumers) - 0.5 : own[startUnit[gi]] + 0.5;
-      }
-    });
-    list.forEach((gi, k) => {
-      const g = groups[gi];
-      const what = g.members.length > 1 ? `one of ${g.members.length} ${g.kind}s merged into ${g.module}'s ${g.phase} bucket` : `the only ${g.kind} of ${g.module} in ${g.phase}, so it stays alone`;
-      for (const m of g.members) {
-        reasons.push({ node: nodes[m].name, code: 'block_bucket', text: `${what}: torchtitan's one bucket per transformer block.` });
-        if (g.kind === 'all_gather' && k > 0) {
-          reasons.push({ node: nodes[m].name, code: 'block_prefetch', text: `issued one block ahead, right after ${groups[list[k - 1]].module}'s all-gather wait, so it overlaps that block's compute.` });
-        } else if (g.kind === 'reduce_scatter') {
-          const next = k + 1 < list.length ? groups[list[k + 1]].module : undefined;
-          reasons.push({ node: nodes[m].name, code: 'block_prefetch', text: next ? `issued after ${g.module}'s last gradient and waited one block later, after ${next}'s reduce-scatter is issued.` : `issued after ${g.module}'s last gradient and waited just before the optimizer.` });
-        }
-      }
-    });
+  const chains = [...byPhaseKind.values()];
+  for (const list of chains) list.sort((a, b) => groups[a].members[0] - groups[b].members[0]);
+  return chains;
+}
+
+function allGatherTarget(
+  ix: GraphIndex, groups: Group[], units: Units, own: Float64Array, list: number[], k: number,
+): void {
+  const gi = list[k];
+  const g = groups[gi];
+  own[units.waitUnit[gi]] = minOf(g.members.map((m) => ix.waitOfColl[m]));
+  const natural = minOf(g.members);
+  const prev = k > 0 ? list[k - 1] : -1;
+  own[units.startUnit[gi]] = prev >= 0 ? Math.min(natural, own[units.waitUnit[prev]] + 0.25) : natural;
+}
+
+function reduceScatterWaitTarget(
+  ix: GraphIndex, g: Group, units: Units, own: Float64Array, list: number[], k: number,
+): void {
+  const gi = list[k];
+  const next = k + 1 < list.length ? list[k + 1] : -1;
+  if (next >= 0) {
+    own[units.waitUnit[gi]] = own[units.startUnit[next]] + 0.25;
+    return;
   }
-  // ---- ancestors inherit earlier targets; then list-schedule ----
-  const topo = kahn(indeg0, unitSuccs, firstIdx, firstIdx, firstIdx);
+  const consumers = g.members.flatMap((m) => {
+    const w = ix.waitOfColl[m];
+    return Array.from(ix.succIdx.subarray(ix.succOff[w], ix.succOff[w + 1]));
+  });
+  own[units.waitUnit[gi]] = consumers.length > 0 ? minOf(consumers) - 0.5 : own[units.startUnit[gi]] + 0.5;
+}
+
+/** Why each member of a chain's groups was bucketed and moved, in torchtitan's words. */
+function chainReasons(ix: GraphIndex, groups: Group[], list: number[]): Reason[] {
+  const out: Reason[] = [];
+  list.forEach((gi, k) => {
+    const g = groups[gi];
+    const bucket = bucketText(g);
+    const prefetch = prefetchText(groups, list, k);
+    for (const m of g.members) {
+      out.push({ node: ix.nodes[m].name, code: 'block_bucket', text: bucket });
+      if (prefetch !== undefined) out.push({ node: ix.nodes[m].name, code: 'block_prefetch', text: prefetch });
+    }
+  });
+  return out;
+}
+
+function bucketText(g: Group): string {
+  const what = g.members.length > 1
+    ? `one of ${g.members.length} ${g.kind}s merged into ${g.module}'s ${g.phase} bucket`
+    : `the only ${g.kind} of ${g.module} in ${g.phase}, so it stays alone`;
+  return `${what}: torchtitan's one bucket per transformer block.`;
+}
+
+/** Where the k-th group of a chain was moved to; undefined for the first all-gather (it stays). */
+function prefetchText(groups: Group[], list: number[], k: number): string | undefined {
+  const g = groups[list[k]];
+  if (g.kind === 'all_gather') {
+    if (k === 0) return undefined;
+    return `issued one block ahead, right after ${groups[list[k - 1]].module}'s all-gather wait, ` +
+      "so it overlaps that block's compute.";
+  }
+  if (g.kind !== 'reduce_scatter') return undefined;
+  const next = k + 1 < list.length ? groups[list[k + 1]].module : undefined;
+  return next
+    ? `issued after ${g.module}'s last gradient and waited one block later, after ${next}'s reduce-scatter is issued.`
+    : `issued after ${g.module}'s last gradient and waited just before the optimizer.`;
+}
+
+/** Ancestors inherit their descendants' earlier targets; then Kahn by (target, own, first node); null on a cycle. */
+function listSchedule({ succs, indeg0, firstIdx }: UnitEdges, own: Float64Array): number[] | null {
+  const topo = kahn(indeg0, succs, firstIdx, firstIdx, firstIdx);
+  if (topo.length < indeg0.length) return null;
   const eff = Float64Array.from(own);
   for (let t = topo.length - 1; t >= 0; t--) {
     const u = topo[t];
-    for (const s of unitSuccs[u]) if (eff[s] < eff[u]) eff[u] = eff[s];
+    for (const s of succs[u]) if (eff[s] < eff[u]) eff[u] = eff[s];
   }
-  if (topo.length < U) return null; // merged units form a cycle
-  const order = kahn(indeg0, unitSuccs, eff, own, firstIdx);
-  // ---- materialise ----
+  return kahn(indeg0, succs, eff, own, firstIdx);
+}
+
+/** The order as rewrite items: plain nodes, single-member groups as their own nodes, buckets merged. */
+function materialise(
+  ix: GraphIndex, groups: Group[], units: Units, order: number[],
+): { items: OrderItem[]; plans: BucketPlan[] } {
   const bucketIdOf = groups.map(() => -1);
   const plans: BucketPlan[] = [];
   const items: OrderItem[] = [];
   for (const u of order) {
-    if (unitNode[u] >= 0) {
-      items.push({ type: 'node', index: unitNode[u] });
+    if (units.unitNode[u] >= 0) {
+      items.push({ type: 'node', index: units.unitNode[u] });
       continue;
     }
-    const gi = unitGroup[u];
+    const gi = units.unitGroup[u];
     const g = groups[gi];
-    const isStart = startUnit[gi] === u;
+    const isStart = units.startUnit[gi] === u;
     if (g.members.length === 1) {
       items.push({ type: 'node', index: isStart ? g.members[0] : ix.waitOfColl[g.members[0]] });
       continue;
@@ -200,11 +297,13 @@ function plan(ix: GraphIndex, split: boolean): { items: OrderItem[]; plans: Buck
       items.push({ type: 'bucket_start', bucket: bucketIdOf[gi] });
     } else items.push({ type: 'bucket_wait', bucket: bucketIdOf[gi] });
   }
-  return { items, plans, reasons };
+  return { items, plans };
 }
 
 /** Kahn's algorithm popping the ready unit with the smallest (k0, k1, k2); shorter than U on a cycle. */
-function kahn(indeg0: Int32Array, succs: readonly number[][], k0: Float64Array, k1: Float64Array, k2: Float64Array): number[] {
+function kahn(
+  indeg0: Int32Array, succs: readonly number[][], k0: Float64Array, k1: Float64Array, k2: Float64Array,
+): number[] {
   const edges = succs.flatMap((ss, from) => ss.map((to) => ({ from, to })));
   try {
     return kahnOrder(indeg0.length, edges, (u) => [k0[u], k1[u], k2[u], u]);
