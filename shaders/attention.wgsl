@@ -83,11 +83,13 @@ fn dot_dov(qo: u32, ko: u32) -> f32 {
 /** Thread-per-row index for the small path: (wid, lid) → r, as bwd_d counts rows. */
 fn row_of(lid: vec3u, wid: vec3u, nwg: vec3u) -> u32 { return (wid.y * nwg.x + wid.x) * WG + lid.x; }
 
+/** (b, h, i) of query row r = (b·H + h)·S + i. */
+fn query_row(r: u32) -> vec3u { return vec3u(r / (p.seq * p.heads), (r / p.seq) % p.heads, r % p.seq); }
+
 /** Small fwd: row r's scores in registers; lse = max + log Σexp; o = Σ_j P_ij v_j in key order. */
 fn fwd_row(r: u32) {
-  let i = r % p.seq;
-  let h = (r / p.seq) % p.heads;
-  let b = r / (p.seq * p.heads);
+  let bhi = query_row(r);
+  let b = bhi.x; let h = bhi.y; let i = bhi.z;
   let g = kv_head(h);
   let qo = q_off(b, i, h);
   var sc: array<f32, SMALL>;
@@ -162,9 +164,8 @@ fn bwd_d(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: v
 
 /** Small bwd_dq: dS_ij in registers, dq_i = scale Σ_j dS_ij k_j in key order. */
 fn dq_row(r: u32) {
-  let i = r % p.seq;
-  let h = (r / p.seq) % p.heads;
-  let b = r / (p.seq * p.heads);
+  let bhi = query_row(r);
+  let b = bhi.x; let h = bhi.y; let i = bhi.z;
   let g = kv_head(h);
   let qo = q_off(b, i, h);
   var ds: array<f32, SMALL>;

@@ -2,18 +2,7 @@
 // positions; checked against a direct transcription of torch's sort on random candidate sets.
 import { describe, expect, it } from 'vitest';
 import { CandidateOrder } from '../../../src/backends/autobucketing/candidate_order';
-
-/** A small deterministic generator (mulberry32), so a failure replays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../../helpers/rng';
 
 type Cand = { node: number; key: [number, number, number, number]; group: number };
 
