@@ -30,6 +30,17 @@ describe('live training on a mesh', () => {
     expect(bucketed.finalParamsHash).toBe(plain.finalParamsHash);
   }, 240_000);
 
+  it('draws a measured mesh step with a comm lane per group (selective AC), and fsdp2_eager trains the same', async () => {
+    const measured = await runTrainingNode({
+      ...BASE, ranks: 4, tp: 2, steps: 2, timing: 'measured', activationCheckpointing: 'selective',
+      backend: 'aot_eager_autobucketing',
+    });
+    const streams = new Set((measured.wallEvents ?? []).map((e) => e.stream));
+    expect([...streams].sort()).toEqual(['comm:dp_shard', 'comm:tp', 'compute']);
+    const fsdp2 = await runTrainingNode({ ...BASE, ranks: 4, tp: 2, steps: 2, backend: 'fsdp2_eager' });
+    expect(fsdp2.losses).toEqual(measured.losses); // same math whatever the order and the clock
+  }, 120_000);
+
   it('stops every rank of the mesh when one fails, naming it', async () => {
     const run = runTrainingNode({ ...BASE, ranks: 4, tp: 2, steps: 3, injectFault: { rank: 3, step: 2 } });
     await expect(run).rejects.toBeInstanceOf(RankError);
