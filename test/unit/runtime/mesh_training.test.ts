@@ -30,7 +30,7 @@ describe('live training on a mesh', () => {
     expect(bucketed.finalParamsHash).toBe(plain.finalParamsHash);
   }, 240_000);
 
-  it('draws a measured mesh step with a comm lane per group (selective AC), and fsdp2_eager trains the same', async () => {
+  it('draws a measured mesh step with a comm lane per group (selective AC); fsdp2_eager trains the same', async () => {
     const measured = await runTrainingNode({
       ...BASE, ranks: 4, tp: 2, steps: 2, timing: 'measured', activationCheckpointing: 'selective',
       backend: 'aot_eager_autobucketing',
