@@ -16,6 +16,7 @@
 
 import { benchCollective, memcpyBaseline, NodeRankPool } from '../src/runtime/comm/node';
 import { openPage } from './browser';
+import { warmupOf } from './pages/bench_page';
 import type { CommPageCase, CommPageOptions, CommPageRecord } from './pages/comm';
 import { fmt, type Row } from './stats';
 
@@ -59,7 +60,9 @@ async function nodeRecords(cases: readonly CommPageCase[], o: CommPageOptions, l
     try {
       for (const c of mine) {
         const iters = c.totalBytes >= 64 * MB ? o.itersBig : o.itersSmall;
-        const r = await benchCollective({ kind: c.kind, worldSize: n, shardBytes: c.totalBytes / n, iters, warmup: 1, pool, timeoutMs: 120_000 });
+        const r = await benchCollective({
+          kind: c.kind, worldSize: n, shardBytes: c.totalBytes / n, iters, warmup: warmupOf(c.totalBytes), pool, timeoutMs: 120_000,
+        });
         // Measured right after the case (not once per size): this box is shared, its load drifts.
         const memcpyMs = memcpyBaseline(c.totalBytes, Math.max(5, iters)).medianMs;
         const rec: CommRecord = { env: 'node', ...c, shardBytes: r.shardBytes, medianMs: r.medianMs, timesMs: r.timesMs, ok: true, memcpyMs };

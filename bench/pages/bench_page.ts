@@ -35,3 +35,6 @@ export function percentile(xs: readonly number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
+
+/** Untimed collectives before the timed ones (3 below 64 MB, 1 above): the steady state, not the JIT's first calls. */
+export const warmupOf = (totalBytes: number): number => (totalBytes >= 64 * 2 ** 20 ? 1 : 3);

@@ -2,8 +2,10 @@
 // SharedArrayBuffers (the page is cross-origin isolated), against a single-thread
 // Float32Array.set copy on this page, in the same run. Per iteration the slowest rank counts.
 import { createCommInit } from '../../src/runtime/comm';
+import { fixedSpinUs } from '../../src/runtime/comm/sync';
+import { rankCoresInBrowser } from '../../src/runtime/coordinator';
 import type { CommWorkerJob } from './comm_worker';
-import { median, ready } from './bench_page';
+import { median, ready, warmupOf } from './bench_page';
 
 export interface CommPageCase {
   readonly kind: 'all_gather' | 'reduce_scatter';
@@ -46,11 +48,12 @@ function spawn(n: number): Worker[] {
 async function runCase(workers: Worker[], c: CommPageCase, iters: number): Promise<{ times: number[]; ok: boolean }> {
   const n = c.worldSize;
   const elemsPerRank = c.totalBytes / 4 / n;
-  const init = createCommInit(n, elemsPerRank, { timeoutMs: 120_000 });
+  const spinUs = fixedSpinUs(n, rankCoresInBrowser());
+  const init = createCommInit(n, elemsPerRank, { timeoutMs: 120_000, ...(spinUs !== undefined ? { spinUs } : {}) });
   const answers = await Promise.all(workers.slice(0, n).map((w, rank) => new Promise<{ timesMs?: number[]; ok?: boolean; error?: string }>((resolve) => {
     w.onmessage = (ev) => resolve(ev.data);
     w.onerror = (ev) => resolve({ error: ev.message });
-    const job: CommWorkerJob = { init, rank, kind: c.kind, elemsPerRank, iters, warmup: 1 };
+    const job: CommWorkerJob = { init, rank, kind: c.kind, elemsPerRank, iters, warmup: warmupOf(c.totalBytes) };
     w.postMessage(job);
   })));
   const err = answers.find((a) => a.error);

@@ -9,6 +9,7 @@
 import { FsdpSimError } from '../errors';
 import type { TraceEvent } from '../trace/event';
 import { fnv1aHex, unshard } from './init';
+import { fixedSpinUs } from './comm/sync';
 import { createMeshComms } from './mesh_comms';
 import { localParam, meshIndex, meshOfGraph, tpAssemble } from './mesh_ranks';
 import type { PhaseInterval, StepPhases } from './exec';
@@ -63,8 +64,13 @@ function hashParams(plan: TrainingPlan, shardsByRank: readonly (readonly Float32
   return fnv1aHex(fulls);
 }
 
-/** Run live training with ranks from `spawn`. */
-export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promise<TrainingResult> {
+/**
+ * Run live training with ranks from `spawn`. `cores`: the cores the rank threads have to themselves
+ * (it sets how long a waiting rank spins: comm/sync.ts fixedSpinUs); undefined: adaptive spins.
+ */
+export function runTrainingWith(
+  spawn: SpawnRank, opts: TrainingOptions, cores?: number,
+): Promise<TrainingResult> {
   let plan: TrainingPlan;
   let comms: GroupCommInit[][];
   let events: TraceEvent[];
@@ -72,8 +78,10 @@ export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions): Promis
   const measure = opts.timing === 'measured';
   try {
     plan = planTraining(opts);
+    const spinUs = fixedSpinUs(n, cores);
     comms = createMeshComms(plan.schedule.graph, {
       timeoutMs: opts.commTimeoutMs ?? DEFAULT_COMM_TIMEOUT_MS, algorithm: opts.collective,
+      ...(spinUs !== undefined ? { spinUs } : {}),
     });
     events = measure ? [] : presetEvents(plan, n);
   } catch (e) {
@@ -218,7 +226,16 @@ function performanceNow(): number {
 
 /** Browser flavour: one module Web Worker per rank (the page must be cross-origin isolated). */
 export function runTraining(opts: TrainingOptions): Promise<TrainingResult> {
-  return runTrainingWith(spawnBrowserRank, opts);
+  return runTrainingWith(spawnBrowserRank, opts, rankCoresInBrowser());
+}
+
+/**
+ * The cores a browser leaves the rank workers: one fewer than it reports, for the page, the GPU
+ * process and the browser's own threads (on 2 cores two spinning workers made a 1 MB all-gather
+ * 1–2 ms instead of 0.2).
+ */
+export function rankCoresInBrowser(): number {
+  return Math.max(1, (globalThis.navigator?.hardwareConcurrency ?? 1) - 1);
 }
 
 function spawnBrowserRank(rank: number): RankPort {

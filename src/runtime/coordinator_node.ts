@@ -4,6 +4,7 @@
 // (the same trick as comm/node_pool.ts). Node-only: not re-exported from src/runtime/index.ts.
 
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -56,5 +57,5 @@ function prepareDawnEnv(): void {
 /** Node flavour of runTraining: worker_threads ranks, CPU kernels or Dawn WebGPU. */
 export function runTrainingNode(opts: TrainingOptions): Promise<TrainingResult> {
   if (opts.kernels !== 'cpu') prepareDawnEnv();
-  return runTrainingWith(spawnNodeRank, opts);
+  return runTrainingWith(spawnNodeRank, opts, availableParallelism());
 }

@@ -42,7 +42,8 @@ export function maxElemsByGroup(graph: StepGraph): Map<string, number> {
 
 /** Per rank (index = global rank), the communicators of the groups it belongs to. */
 export function createMeshComms(
-  graph: StepGraph, opts: { readonly timeoutMs: number; readonly algorithm: CollectiveAlgorithm },
+  graph: StepGraph,
+  opts: { readonly timeoutMs: number; readonly algorithm: CollectiveAlgorithm; readonly spinUs?: number },
 ): GroupCommInit[][] {
   const mesh = meshOfGraph(graph.meta);
   const world = graph.meta.worldSize;

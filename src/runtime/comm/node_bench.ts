@@ -2,7 +2,9 @@
 // bytes per shard across N workers. Napkin math: all_gather moves (n−1)·B into each rank, so its
 // "bus bandwidth" is (n−1)·B / t, the NCCL-tests convention; reduce_scatter the same, plus adds.
 
+import { availableParallelism } from 'node:os';
 import { NodeRankPool } from './node_pool';
+import { fixedSpinUs } from './sync';
 import { createCommInit, type CollectiveAlgorithm } from './types';
 
 export interface TimingStats {
@@ -64,7 +66,10 @@ export async function benchCollective(o: CollectiveBenchOptions): Promise<Collec
   const iters = o.iters ?? 10;
   const pool = o.pool ?? (await NodeRankPool.create(o.worldSize));
   try {
-    const init = createCommInit(o.worldSize, elemsPerRank, { algorithm, timeoutMs: o.timeoutMs ?? 30_000 });
+    const spinUs = fixedSpinUs(o.worldSize, availableParallelism());
+    const init = createCommInit(o.worldSize, elemsPerRank, {
+      algorithm, timeoutMs: o.timeoutMs ?? 30_000, ...(spinUs !== undefined ? { spinUs } : {}),
+    });
     const step = { op: 'bench', kind: o.kind, elemsPerRank, iters, warmup: o.warmup ?? 2 } as const;
     const outcomes = await pool.run(init, Array.from({ length: o.worldSize }, () => [step]));
     const failed = outcomes.find((x) => x.error);

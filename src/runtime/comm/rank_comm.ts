@@ -78,7 +78,10 @@ export class RankComm implements RankCommApi {
     this.algorithm = init.algorithm;
     this.maxElemsPerRank = init.maxElemsPerRank;
     const bytes = new Uint8Array(init.control);
-    this.sync = new ControlSync(words, bytes, this.layout, rank, init.timeoutMs, init.group?.ranks);
+    this.sync = new ControlSync(words, bytes, this.layout, rank, init.timeoutMs, {
+      ...(init.group ? { globalRanks: init.group.ranks } : {}),
+      ...(init.spinUs !== undefined ? { spinUs: init.spinUs } : {}),
+    });
     this.groupText = init.group ? ` on group '${init.group.name}' (ranks ${init.group.ranks.join(', ')})` : '';
     const regionElems = n * init.maxElemsPerRank;
     this.view = {

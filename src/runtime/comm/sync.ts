@@ -31,6 +31,25 @@ const now = (): number => performance.now(); // ms, monotonic
  */
 export const SPIN_MIN_US = 1;
 export const SPIN_MAX_US = 100;
+/**
+ * A rank with a core of its own spins this long, fixed: spinning costs only its own core, while a
+ * sleep costs a wake-up (100–300 µs on a shared VM), and an adaptive budget that a few slow wake-ups
+ * shrank kept two ranks waking each other collective after collective (a 1 MB all-gather on 2 ranks
+ * at 0.17 or 0.33 ms from run to run; with a fixed spin, 0.12–0.2 ms). Not longer: V8's compiler and
+ * GC threads want a core now and then, and a rank spinning 1 ms for one that cannot run made a
+ * few collectives take 2–3 ms.
+ */
+export const SPIN_DEDICATED_US = 400;
+
+/**
+ * The fixed spin for `threads` rank threads sharing `cores` (the whole run's ranks, not one group's:
+ * a 2 × 2 mesh is 4 threads): SPIN_DEDICATED_US when each has a core, SPIN_MIN_US when they
+ * time-share; undefined (adaptive) when the cores are not known.
+ */
+export function fixedSpinUs(threads: number, cores: number | undefined): number | undefined {
+  if (cores === undefined || !(cores > 0)) return undefined;
+  return threads <= cores ? SPIN_DEDICATED_US : SPIN_MIN_US;
+}
 const SPIN_CHECKS_PER_CLOCK = 64; // condition checks between two reads of the clock
 
 /** Spin ceiling for `worldSize` ranks: SPIN_MIN_US when they outnumber the cores the runtime reports. */
@@ -54,8 +73,10 @@ export function assertCanBlock(words: Int32Array): void {
 
 export class ControlSync {
   private epoch: number; // barrier epochs this rank has entered (mirrors ARRIVE[rank])
-  private spinUs = SPIN_MIN_US; // current spin budget (adaptive, see SPIN_MAX_US)
+  private spinUs: number; // current spin budget (adaptive, see SPIN_MAX_US, unless fixed)
+  private readonly fixedSpin: boolean;
   private readonly spinMaxUs: number;
+  private readonly globalRanks: readonly number[] | undefined;
   /** Told of every wait that did not find its condition already true (spin included): the step breakdown's barrier phase. */
   onWait: ((startMs: number, endMs: number) => void) | undefined;
 
@@ -65,10 +86,17 @@ export class ControlSync {
     readonly layout: ControlLayout,
     readonly rank: number,
     readonly timeoutMs: number,
-    /** Global rank of each group position (a mesh sub-group); messages name ranks by it. Default: the identity. */
-    private readonly globalRanks?: readonly number[],
+    opts: {
+      /** Global rank of each group position (a mesh sub-group); messages name ranks by it. Default: the identity. */
+      readonly globalRanks?: readonly number[];
+      /** A fixed spin budget (fixedSpinUs); absent: adaptive. */
+      readonly spinUs?: number;
+    } = {},
   ) {
     this.epoch = Atomics.load(words, layout.arriveBase + rank);
+    this.globalRanks = opts.globalRanks;
+    this.fixedSpin = opts.spinUs !== undefined;
+    this.spinUs = opts.spinUs ?? SPIN_MIN_US;
     this.spinMaxUs = spinCeilingUs(layout.worldSize);
   }
 
@@ -168,6 +196,7 @@ export class ControlSync {
 
   /** After a spin that had to sleep: a wait a longer spin would have covered grows the budget, a long one halves it. */
   private adaptSpin(waitedMs: number): void {
+    if (this.fixedSpin) return;
     this.spinUs = waitedMs * 1000 <= this.spinMaxUs
       ? Math.min(this.spinMaxUs, this.spinUs * 2)
       : Math.max(SPIN_MIN_US, this.spinUs / 2);

@@ -38,6 +38,8 @@ export interface CommInit {
   readonly algorithm: CollectiveAlgorithm;
   /** A mesh sub-group: its name and members' global ranks (position i = global rank ranks[i]); messages name both. */
   readonly group?: CommGroup;
+  /** Fixed spin before sleeping, µs (sync.ts fixedSpinUs: the run's rank threads vs cores); absent: adaptive. */
+  readonly spinUs?: number;
 }
 
 export interface CommGroup {
@@ -71,7 +73,7 @@ export interface RankCommApi {
 export function createCommInit(
   worldSize: number,
   maxElemsPerRank: number,
-  opts: { timeoutMs?: number; algorithm?: CollectiveAlgorithm; group?: CommGroup } = {},
+  opts: { timeoutMs?: number; algorithm?: CollectiveAlgorithm; group?: CommGroup; spinUs?: number } = {},
 ): CommInit {
   if (typeof SharedArrayBuffer === 'undefined') {
     throw new ConfigError(
@@ -100,6 +102,11 @@ export function createCommInit(
   if (opts.group !== undefined && opts.group.ranks.length !== worldSize) {
     throw new ConfigError('group.ranks', `group.ranks must list ${worldSize} ranks, got ${opts.group.ranks.length}`);
   }
-  const group = opts.group ? { group: opts.group } : {};
-  return { worldSize, control, data, maxElemsPerRank, timeoutMs, algorithm, ...group };
+  if (opts.spinUs !== undefined && !(Number.isFinite(opts.spinUs) && opts.spinUs >= 0)) {
+    throw new ConfigError('spinUs', `spinUs must be a number ≥ 0 (µs), got ${JSON.stringify(opts.spinUs)}`);
+  }
+  const extra = {
+    ...(opts.group ? { group: opts.group } : {}), ...(opts.spinUs !== undefined ? { spinUs: opts.spinUs } : {}),
+  };
+  return { worldSize, control, data, maxElemsPerRank, timeoutMs, algorithm, ...extra };
 }
