@@ -29,6 +29,17 @@ export function embeddingCases(seed: number): OpCase[] {
     { name: 'embedding', op: 'embedding', attrs: d, inputs: [randF32(d.V * d.D, r), tokens], tol: [[0, 0]] },
     // bit-equal: both sum the same rows in ascending token order in fp32
     { name: 'embedding_bwd', op: 'embedding_bwd', attrs: d, inputs: [randF32(d.T * d.D, r), tokens], tol: [[0, 0]] },
+    // a TP vocabulary slice: ids [5, 12) of 20, D over two column blocks
+    ...[{ V: 7, D: 37, T: 29, vocabStart: 5 }].flatMap((s) => {
+      const ids = randI32(s.T, r, 20);
+      const exact: [number, number][] = [[0, 0]];
+      const fwd = [randF32(s.V * s.D, r), ids];
+      const bwd = [randF32(s.T * s.D, r), ids];
+      return [
+        { name: 'embedding (vocab slice)', op: 'embedding', attrs: s, inputs: fwd, tol: exact },
+        { name: 'embedding_bwd (vocab slice)', op: 'embedding_bwd', attrs: s, inputs: bwd, tol: exact },
+      ] as OpCase[];
+    }),
   ];
 }
 

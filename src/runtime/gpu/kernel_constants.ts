@@ -7,6 +7,8 @@ import type { ShaderName } from './shader_registry';
 export const WG = 64; // threads of the 1-D and row kernels (override WG; a power of two for the tree reductions)
 export const ATTENTION_MAX_SEQ = 1024; // override MAX_SEQ of attention.wgsl (scores in workgroup memory)
 export const ATTENTION_MAX_HD = 256; // override MAX_HD of attention.wgsl (dk/dv accumulators)
+/** embedding.wgsl's BWD_COLS: columns one bwd thread sums (the shader's const; keep the two equal). */
+export const EMBEDDING_BWD_COLS = 16;
 /** attention.wgsl's SMALL: seq and headDim up to this run a thread per row (register arrays of SMALL). */
 export const ATTENTION_SMALL = 64;
 

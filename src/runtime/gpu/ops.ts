@@ -11,7 +11,9 @@ import type { OpAttrs } from '../kernels';
 import { GpuLimitError } from './errors';
 import { type MatmulVariant, matmulParams, matmulPipeline, matmulWorkgroups } from './matmul';
 import { type Field, f32, packParams, u32 } from './params';
-import { ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, ATTENTION_SMALL, dispatchConstants, WG } from './kernel_constants';
+import {
+  ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, ATTENTION_SMALL, dispatchConstants, EMBEDDING_BWD_COLS, WG,
+} from './kernel_constants';
 import { getPipeline } from './pipelines';
 import type { Dispatch } from './queue';
 import type { ShaderName } from './shader_registry';
@@ -56,7 +58,8 @@ export function planOp(
       const p = params([u32(d.V), u32(d.D), u32(d.T), u32(d.vocabStart ?? 0)]);
       return op === 'embedding'
         ? [kernel(ctx, 'embedding', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], groupsOf(d.T * d.D), op)]
-        : [kernel(ctx, 'embedding', 'bwd', [[4, ins[0]], [1, ins[1]], [5, outs[0]], [3, p]], groupsOf(d.V * d.D), op)];
+        : [kernel(ctx, 'embedding', 'bwd', [[4, ins[0]], [1, ins[1]], [5, outs[0]], [3, p]],
+          groupsOf(d.V * Math.ceil(d.D / EMBEDDING_BWD_COLS)), op)];
     }
     case 'matmul': {
       const d = matmulDims(attrs);
