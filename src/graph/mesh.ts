@@ -11,6 +11,9 @@ export interface Mesh {
 
 export type MeshDim = 'dp_replicate' | 'dp_shard' | 'tp';
 
+/** The mesh's dimensions in torchtitan's order, outermost first. */
+export const MESH_DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
+
 /** SimpleFSDP's data-parallel group on a 1-D mesh (the name torchtitan's simple_fsdp gives it). */
 export const DP_GROUP = 'dp';
 

@@ -3,19 +3,17 @@
 // largest per-rank chunk its group's collectives move. A rank gets the instances it is a member of.
 
 import type { StepGraph } from '../graph/types';
-import { isOneDim, meshGroup, type MeshDim } from '../graph/mesh';
+import { MESH_DIMS, isOneDim, meshGroup } from '../graph/mesh';
 import { createCommInit, type CollectiveAlgorithm } from './comm/types';
 import { elemsOf } from './exec';
 import { groupInstance, meshOfGraph } from './mesh_ranks';
 import type { GroupCommInit } from './rank';
 
-const DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
-
 /** The process groups live ranks need: every mesh dimension of size > 1 ('dp' on a 1-D mesh, whatever its size). */
 export function liveGroups(graph: StepGraph): string[] {
   const mesh = meshOfGraph(graph.meta);
   if (isOneDim(mesh)) return [meshGroup(mesh, 'dp_shard').group];
-  return DIMS.map((d) => meshGroup(mesh, d)).filter((g) => g.size > 1).map((g) => g.group);
+  return MESH_DIMS.map((d) => meshGroup(mesh, d)).filter((g) => g.size > 1).map((g) => g.group);
 }
 
 /**

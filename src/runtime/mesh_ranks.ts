@@ -5,10 +5,8 @@
 // shard of that local slice). The 1-D mesh is the special case tp = dp_replicate = 1.
 
 import { FsdpSimError } from '../errors';
-import { fsdpMesh, meshGroup, type Mesh, type MeshDim } from '../graph/mesh';
+import { MESH_DIMS, fsdpMesh, meshGroup, type Mesh, type MeshDim } from '../graph/mesh';
 import type { GraphMeta, ParamInfo } from '../graph/types';
-
-const DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
 
 /** The graph's mesh (a graph without one is FSDP on every rank). */
 export const meshOfGraph = (meta: GraphMeta): Mesh => meta.mesh ?? fsdpMesh(meta.worldSize);
@@ -28,14 +26,14 @@ export interface GroupInstance {
 
 /** The mesh dimension a process group's name stands for ('dp' on a 1-D mesh); undefined when none does. */
 export function dimOfGroup(mesh: Mesh, group: string): MeshDim | undefined {
-  return DIMS.find((d) => meshGroup(mesh, d).group === group);
+  return MESH_DIMS.find((d) => meshGroup(mesh, d).group === group);
 }
 
 /** The instance of `group` that `rank` belongs to. */
 export function groupInstance(mesh: Mesh, group: string, rank: number): GroupInstance {
   const dim = dimOfGroup(mesh, group);
   if (dim === undefined) {
-    const known = DIMS.map((d) => meshGroup(mesh, d).group);
+    const known = MESH_DIMS.map((d) => meshGroup(mesh, d).group);
     const groups = known.join(', ');
     throw new FsdpSimError('runtime', `process group '${group}' is not a dimension of the mesh (groups: ${groups})`);
   }

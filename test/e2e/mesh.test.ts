@@ -2,31 +2,12 @@
 // lane per process group on every rank, a mesh whose degrees do not multiply to ranks refused at
 // the field with the message naming it, and "Run live" training tiny on the configured mesh.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, startPreview } from './harness';
-import { laneCount, metric, rankStreams, setField, storeConfig, waitForApp } from './page';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { appForFile } from './harness';
+import { laneCount, metric, rankStreams, setField, storeConfig } from './page';
 
-let browser: Browser;
-let page: Page;
-let previewSrv: { url: string; close: () => Promise<void> };
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  previewSrv = await startPreview();
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
-  page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(previewSrv.url);
-  await waitForApp(page);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await previewSrv?.close();
-});
+const app = appForFile();
 
 const streamsOf = (p: Page) =>
   p.evaluate(() =>
@@ -35,72 +16,72 @@ const streamsOf = (p: Page) =>
 
 describe('mesh in the app', () => {
   it('FSDP 2 × TP 2 on 4 ranks: a comm lane per group on every rank', async () => {
-    await setField(page, 'parallelism.tensor_parallel_degree', '2');
-    await expect.poll(() => streamsOf(page)).toEqual(['comm:dp_shard', 'comm:tp', 'compute']);
-    const rs = await rankStreams(page, 'a');
+    await setField(app.page, 'parallelism.tensor_parallel_degree', '2');
+    await expect.poll(() => streamsOf(app.page)).toEqual(['comm:dp_shard', 'comm:tp', 'compute']);
+    const rs = await rankStreams(app.page, 'a');
     expect(rs.ranks).toBe(4);
     expect(rs.pairs).toBe(4 * 3);
-    await expect.poll(() => laneCount(page, 'a')).toBe(rs.pairs);
+    await expect.poll(() => laneCount(app.page, 'a')).toBe(rs.pairs);
     // HSDP 2 × 2 × TP 2 on 8 ranks: the dp_replicate group gets its own lane too
-    await setField(page, 'ranks', '8');
-    await setField(page, 'parallelism.data_parallel_replicate_degree', '2');
-    await expect.poll(() => streamsOf(page)).toEqual(['comm:dp_replicate', 'comm:dp_shard', 'comm:tp', 'compute']);
+    await setField(app.page, 'ranks', '8');
+    await setField(app.page, 'parallelism.data_parallel_replicate_degree', '2');
+    await expect.poll(() => streamsOf(app.page)).toEqual(['comm:dp_replicate', 'comm:dp_shard', 'comm:tp', 'compute']);
     // the metrics split exposed communication per group: each part of the whole, together covering it
-    await page.waitForSelector('[data-testid="metrics"] tr[data-metric="exposed:dp_replicate"]');
+    await app.page.waitForSelector('[data-testid="metrics"] tr[data-metric="exposed:dp_replicate"]');
     for (const side of ['a', 'b'] as const) {
-      const total = await metric(page, 'exposed', side);
+      const total = await metric(app.page, 'exposed', side);
       const parts = await Promise.all(
-        ['dp_shard', 'tp', 'dp_replicate'].map((g) => metric(page, `exposed:${g}`, side)),
+        ['dp_shard', 'tp', 'dp_replicate'].map((g) => metric(app.page, `exposed:${g}`, side)),
       );
       for (const p of parts) expect(p).toBeLessThanOrEqual(total + 1e-6);
       expect(parts.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(total - 1e-6);
     }
-    expect(pageErrors).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
   });
 
   it('the explain panel names the process group of the picked collective', async () => {
     const sel = '[data-testid="explain-node"]';
-    await page.selectOption('[data-testid="explain-side"]', 'b');
-    const options = await page.$$eval(`${sel} option`, (os) => os.map((o) => (o as HTMLOptionElement).value));
+    await app.page.selectOption('[data-testid="explain-side"]', 'b');
+    const options = await app.page.$$eval(`${sel} option`, (os) => os.map((o) => (o as HTMLOptionElement).value));
     const ar = options.find((o) => o.endsWith('.all_reduce') && !o.includes('tp_'));
     expect(ar).toBeDefined();
-    await page.selectOption(sel, ar!);
+    await app.page.selectOption(sel, ar!);
     await expect
-      .poll(() => page.textContent('[data-testid="explain-group"]'))
+      .poll(() => app.page.textContent('[data-testid="explain-group"]'))
       .toMatch(/all-reduce on process group dp_replicate: 2 ranks, 4 ranks apart/);
     const ag = options.find((o) => o.endsWith('.all_gather') && !o.includes('tp_'))!;
-    await page.selectOption(sel, ag);
+    await app.page.selectOption(sel, ag);
     await expect
-      .poll(() => page.textContent('[data-testid="explain-group"]'))
+      .poll(() => app.page.textContent('[data-testid="explain-group"]'))
       .toMatch(/all-gather on process group dp_shard: 2 ranks, 2 ranks apart/);
-    expect(pageErrors).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
   });
 
   it('refuses degrees that do not divide the ranks, at the field, and keeps the last good mesh', async () => {
-    await setField(page, 'parallelism.tensor_parallel_degree', '3');
-    const err = await page.waitForSelector('[data-testid="cfg-parallelism-tensor_parallel_degree-error"]');
+    await setField(app.page, 'parallelism.tensor_parallel_degree', '3');
+    const err = await app.page.waitForSelector('[data-testid="cfg-parallelism-tensor_parallel_degree-error"]');
     expect(await err.textContent()).toMatch(/parallelism\.tensor_parallel_degree .*must divide ranks \(8\)/);
     expect(
-      ((await storeConfig(page)) as { parallelism: { tensor_parallel_degree: number } }).parallelism
+      ((await storeConfig(app.page)) as { parallelism: { tensor_parallel_degree: number } }).parallelism
         .tensor_parallel_degree,
     ).toBe(2);
-    expect(pageErrors).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
   });
 
   it('Run live trains tiny on the configured mesh: FSDP 2 × TP 2 on 4 workers, a comm lane per group', async () => {
-    await setField(page, 'ranks', '4');
-    await setField(page, 'parallelism.data_parallel_replicate_degree', '1');
-    await setField(page, 'parallelism.tensor_parallel_degree', '2');
-    await page.selectOption('[data-testid="cfg-live-kernels"]', 'cpu');
-    await setField(page, 'live.steps', '2');
-    await page.waitForFunction(() => !window.__FSDP_SIM__!.store.getState().simulating);
-    await page.click('[data-testid="live-run"]');
+    await setField(app.page, 'ranks', '4');
+    await setField(app.page, 'parallelism.data_parallel_replicate_degree', '1');
+    await setField(app.page, 'parallelism.tensor_parallel_degree', '2');
+    await app.page.selectOption('[data-testid="cfg-live-kernels"]', 'cpu');
+    await setField(app.page, 'live.steps', '2');
+    await app.page.waitForFunction(() => !window.__FSDP_SIM__!.store.getState().simulating);
+    await app.page.click('[data-testid="live-run"]');
     await expect
-      .poll(() => page.textContent('[data-testid="live-status"]'), { timeout: 120_000 })
+      .poll(() => app.page.textContent('[data-testid="live-status"]'), { timeout: 120_000 })
       .toMatch(/tiny on 4 workers \(FSDP 2 × TP 2\) · step 2\/2/);
     const idle = () => !window.__FSDP_SIM__!.store.getState().live.running;
-    await page.waitForFunction(idle, undefined, { timeout: 60_000 });
-    const live = await page.evaluate(() => {
+    await app.page.waitForFunction(idle, undefined, { timeout: 60_000 });
+    const live = await app.page.evaluate(() => {
       const st = window.__FSDP_SIM__!.store.getState();
       const streams = [...new Set(st.sides.b?.events.map((e) => e.stream))].sort();
       return { error: st.live.error, losses: st.live.losses.map((p) => p.loss), streams };
@@ -109,6 +90,6 @@ describe('mesh in the app', () => {
     expect(live.losses).toHaveLength(2);
     expect(live.losses.every(Number.isFinite)).toBe(true);
     expect(live.streams).toEqual(['comm:dp_shard', 'comm:tp', 'compute']);
-    expect(pageErrors).toEqual([]);
+    expect(app.pageErrors).toEqual([]);
   }, 240_000);
 });
