@@ -10,6 +10,7 @@ import type { GraphNode, StepGraph } from '../../graph/types';
 import { LOSS, paramTensorIds, type ComputeOp } from '../../graph/ops';
 import type { DeviceTensor, KernelBackend, OpAttrs } from '../kernels';
 import { FsdpSimError } from '../../errors';
+import { crossEntropyDims, embeddingDims } from '../cpu/attrs';
 import { commFor, groupComm, runAllGather, runAllReduce, runReduceScatter, type GroupComms } from './collectives';
 import { shardedCrossEntropy, shardedCrossEntropyBwd, type ShardedLogits } from './loss_parallel';
 import { PhaseClock } from './phases';
@@ -82,7 +83,7 @@ function kernelAttrs(graph: StepGraph, node: GraphNode, ctx: StepContext): OpAtt
   const attrs = node.attrs ?? {};
   if (node.op === 'adamw' && ctx.lr !== undefined) return { ...attrs, lr: ctx.lr };
   if ((node.op === 'embedding' || node.op === 'embedding_bwd') && isTp(graph)) {
-    return { ...attrs, vocabStart: (ctx.tpIndex ?? 0) * Number(attrs.V) };
+    return { ...attrs, vocabStart: (ctx.tpIndex ?? 0) * embeddingDims(node.op, attrs).V };
   }
   return attrs;
 }
@@ -98,8 +99,7 @@ async function runLossParallel(
   outs: readonly DeviceTensor[],
   kept: { lse?: Float64Array },
 ): Promise<void> {
-  const T = Number(node.attrs?.T);
-  const V = Number(node.attrs?.V);
+  const { T, V } = crossEntropyDims(node.op as ComputeOp, node.attrs ?? {});
   const x: ShardedLogits = {
     logits: new Float32Array(T * V), targets: new Int32Array(T), T, V, vocabStart: (ctx.tpIndex ?? 0) * V,
   };
