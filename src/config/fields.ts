@@ -123,6 +123,7 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'parallelism.data_parallel_replicate_degree', label: 'dp_replicate (HSDP)', group: 'cluster', kind: 'int', min: 1, max: MAX_RANKS },
   { path: 'parallelism.tensor_parallel_degree', label: 'tp (tensor parallel)', group: 'cluster', kind: 'int', min: 1, max: MAX_RANKS },
   { path: 'parallelism.gpus_per_node', label: 'GPUs per node', group: 'network', kind: 'int', min: 1, max: MAX_RANKS },
+  { path: 'seqParallelGatherCopy', label: 'SP all-gather copy (torch < #169404)', group: 'cluster', kind: 'bool' },
 ];
 
 /** Groups: the nested objects of SimConfig. */

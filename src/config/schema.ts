@@ -88,6 +88,11 @@ export interface SimConfig {
   live: LiveConfig;
   /** The device mesh (torchtitan `parallelism.*`): FSDP × TP, HSDP; the degrees' product is ranks. */
   parallelism: ParallelismConfig;
+  /**
+   * Model torch before pytorch PR #169404 (Dec 2025): a copy after every sequence-parallel
+   * all-gather on tp (src/graph/tp.ts). Off: torch 2.13.
+   */
+  seqParallelGatherCopy: boolean;
 }
 
 export const MAX_RANKS = 1024;
@@ -114,6 +119,7 @@ export const DEFAULT_CONFIG: Readonly<SimConfig> = deepFreeze({
   straggler: { rank: null, factor: 1.5 },
   live: { kernels: 'auto', collectiveAlgorithm: 'direct', steps: 10, timing: 'preset' },
   parallelism: { ...PARALLELISM_DEFAULTS }, // FSDP on every rank, as before meshes
+  seqParallelGatherCopy: false, // torch 2.13: the batch-1 all-gather needs no copy
 } satisfies SimConfig);
 
 function deepFreeze<T extends object>(o: T): T {

@@ -24,5 +24,6 @@ export function stepConfigOf(cfg: SimConfig): StepConfig {
     reduceDtype: cfg.reduceDtype,
     activationCheckpointing: activationCheckpointingOf(cfg),
     mesh: resolveMesh(cfg.ranks, cfg.parallelism),
+    ...(cfg.seqParallelGatherCopy ? { seqParallelGatherCopy: true } : {}),
   };
 }

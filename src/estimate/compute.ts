@@ -3,12 +3,13 @@
 //   attention  flops / (bf16 peak · attentionFwd | attentionBwd)      (flash attention)
 //   the rest   max(flops / fp32 peak, bytes / (HBM · hbm))             (memory-bound kernels)
 // each + launch overhead, with `bytes` what the op moves as torchtitan's eager aten kernels run it
-// (eagerBytes: SwiGLU's two kernels, the fp32 loss). A preset without `achieved` is the plain
+// (eagerBytes: SwiGLU's two kernels, the fp32 loss), and attention pays the eager kernels
+// torchtitan runs around SDPA (attentionCompanions). A preset without `achieved` is the plain
 // roofline at the peaks.
 // Views, waits and collective issues cost nothing on the compute stream; an imported node that
 // carries torch's own estimate (estMs) keeps it (collectives are timed by collectiveUs instead).
 
-import type { DType, GraphNode } from '../graph/types';
+import { DTYPE_BYTES, type DType, type GraphNode } from '../graph/types';
 import type { AchievedEfficiency, HardwarePreset } from './hardware';
 
 /** Peak FLOP/s for a node: tensor cores at `dtype` for matmul-like ops, fp32 CUDA cores otherwise. */
@@ -60,12 +61,55 @@ export function eagerBytes(node: GraphNode): number {
   return node.bytesMoved;
 }
 
+export interface EagerKernels {
+  readonly bytes: number;
+  readonly launches: number;
+}
+
+const NO_KERNELS: EagerKernels = { bytes: 0, launches: 0 };
+
+/**
+ * The memory-bound aten kernels torchtitan's Llama attention runs around SDPA in eager mode
+ * (torchtitan/models/llama3/model/model.py, Attention.forward), which the step graph folds into
+ * its attention nodes:
+ *  - apply_rotary_emb on q and on k: `x.float()`, the complex multiply by freqs_cis (complex64,
+ *    [seq, headDim/2]) and `type_as(x)` back: read e + write 4, read 4 + write 4, read 4 + write e
+ *    bytes per element, three kernels (only the multiply when activations are fp32: e = 4);
+ *  - repeat_kv of k and of v when heads > kvHeads: expand + reshape copies kv to `heads` heads;
+ *  - `output.transpose(1, 2).contiguous()`: one copy of the output.
+ * The backward runs their mirrors (cast, multiply by the conjugate, cast; the sum over repeats; the
+ * gradient's transpose copy), the same bytes. Under torchtitan's selective op AC the mm outputs are
+ * saved but these kernels' outputs are not, so the backward recomputes the forward set first
+ * (attention_bwd attrs.recomputesPrologue). Per batch element and local head, as attrs say.
+ */
+export function attentionCompanions(node: GraphNode, dtype: DType): EagerKernels {
+  if (node.op !== 'attention' && node.op !== 'attention_bwd') return NO_KERNELS;
+  const a = node.attrs ?? {};
+  const [batch, seq, heads, kvHeads, hd] = [a.batch, a.seq, a.heads, a.kvHeads, a.headDim].map(Number);
+  if (![batch, seq, heads, kvHeads, hd].every((x) => x > 0)) return NO_KERNELS;
+  const e = DTYPE_BYTES[dtype];
+  const q = batch * seq * heads * hd;
+  const kv = batch * seq * kvHeads * hd;
+  const freqs = seq * hd * 4; // complex64 [seq, hd/2]
+  const casts = e < 4;
+  const rope = (x: number) => x * (8 + (casts ? 2 * (e + 4) : 0)) + freqs;
+  const repeat = heads > kvHeads ? 2 * (kv + q) * e : 0;
+  const once: EagerKernels = {
+    bytes: rope(q) + rope(kv) + repeat + 2 * q * e,
+    launches: 2 * (casts ? 3 : 1) + (heads > kvHeads ? 2 : 0) + 1,
+  };
+  const times = node.op === 'attention_bwd' && a.recomputesPrologue === true ? 2 : 1;
+  return { bytes: times * once.bytes, launches: times * once.launches };
+}
+
 /** Time of a compute / cast node at the preset's achieved rates, µs (no measured or imported time). */
 export function achievedUs(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
   const a = hw.achieved;
   const flopsEff = a === undefined ? 1 : achievedFlopsFraction(a, node);
-  const hbmEff = a === undefined ? 1 : a.hbm;
-  return rooflineUs(node.flops, eagerBytes(node), peakFlops(hw, node, dtype) * flopsEff, hw.hbmBytesPerS * hbmEff, hw.launchUs);
+  const hbm = hw.hbmBytesPerS * (a === undefined ? 1 : a.hbm);
+  const own = rooflineUs(node.flops, eagerBytes(node), peakFlops(hw, node, dtype) * flopsEff, hbm, hw.launchUs);
+  const extra = attentionCompanions(node, dtype);
+  return own + (extra.bytes / hbm) * 1e6 + extra.launches * hw.launchUs;
 }
 
 export function computeNodeUs(hw: HardwarePreset, node: GraphNode, dtype: DType): number {

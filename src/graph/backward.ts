@@ -108,6 +108,7 @@ function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, 
   const [dq, dk, dv] = emitAttentionBwd(e, {
     name: `${p}.attention.sdpa.bwd`, dO, q: s.q, k: s.k, v: s.v, o: s.o, lse: s.lse,
     batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt,
+    recomputesPrologue: c.activationCheckpointing === 'selective',
   });
   const dxq = linearBwd('attention.wq', dq, s.xnFull, H * hd, D);
   const dxk = linearBwd('attention.wk', dk, s.xnFull, KVH * hd, D);

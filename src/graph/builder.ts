@@ -23,6 +23,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
     e,
     n: r.mesh.dpShard,
     mesh: r.mesh,
+    seqParallelGatherCopy: r.seqParallelGatherCopy,
     paramDtype: r.paramDtype,
     reduceDtype: r.reduceDtype,
     args: r.args,

@@ -43,6 +43,12 @@ export interface StepConfig {
    * every rank (dp_shard = worldSize), SimpleFSDP's one 'dp' group.
    */
   readonly mesh?: Mesh;
+  /**
+   * Copy every sequence-parallel all-gather's output (torch.cat of its chunks), as torch's
+   * functional all_gather with gather_dim ≠ 0 did before pytorch PR #169404 (Dec 2025; tp.ts).
+   * Default false: torch 2.13, where the batch-1 case is a view.
+   */
+  readonly seqParallelGatherCopy?: boolean;
 }
 
 export { AC_MODES, type ActivationCheckpointing };
@@ -62,6 +68,7 @@ export interface ResolvedStepConfig {
   readonly weightDecay: number;
   readonly activationCheckpointing: ActivationCheckpointing;
   readonly mesh: Mesh;
+  readonly seqParallelGatherCopy: boolean;
 }
 
 export const STEP_CONFIG_DEFAULTS = {
@@ -77,7 +84,7 @@ export const STEP_CONFIG_DEFAULTS = {
 
 /** Float dtypes a parameter or a gradient may be communicated in. */
 export const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
-const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'activationCheckpointing', 'mesh'];
+const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'activationCheckpointing', 'mesh', 'seqParallelGatherCopy'];
 export const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
 export const MAX_TOKENS = 2 ** 32;
@@ -105,6 +112,12 @@ function dtypeOf(field: string, v: unknown, dflt: DType): DType {
     throw new ConfigError(field, oneOfMessage(field, FLOAT_DTYPES, v));
   }
   return v as DType;
+}
+
+function boolOf(field: string, v: unknown, dflt: boolean): boolean {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'boolean') throw new ConfigError(field, `${field} must be true or false, got ${JSON.stringify(v)}`);
+  return v;
 }
 
 function acModeOf(v: unknown, dflt: ActivationCheckpointing): ActivationCheckpointing {
@@ -188,5 +201,6 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
     weightDecay: opt('weightDecay', d.weightDecay, 0, 10, false, false),
     activationCheckpointing: acModeOf(c.activationCheckpointing, d.activationCheckpointing),
     mesh,
+    seqParallelGatherCopy: boolOf('seqParallelGatherCopy', c.seqParallelGatherCopy, false),
   };
 }

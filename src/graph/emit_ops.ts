@@ -90,7 +90,11 @@ export function emitAttention(e: Emitter, o: Base & AttnShape & { q: string; k: 
 /** Attention backward → [dq, dk, dv]. */
 export function emitAttentionBwd(
   e: Emitter,
-  o: Base & AttnShape & { dO: string; q: string; k: string; v: string; o: string; lse: string; dtype: DType },
+  o: Base & AttnShape & {
+    dO: string; q: string; k: string; v: string; o: string; lse: string; dtype: DType;
+    /** The backward first recomputes the eager kernels before SDPA (selective AC; estimate/compute.ts). */
+    recomputesPrologue?: boolean;
+  },
 ): [string, string, string] {
   const T = o.batch * o.seq;
   const dq = e.tensor(`${o.name}.dq`, [T, o.heads * o.headDim], o.dtype);
@@ -100,7 +104,7 @@ export function emitAttentionBwd(
   e.node({
     name: o.name, kind: 'compute', op: 'attention_bwd', inputs, outputs: [dq, dk, dv],
     flops: attentionBwdFlops(o.batch, o.heads, o.seq, o.headDim), bytesMoved: ioBytes(e.tensors, [...inputs, dq, dk, dv]),
-    attrs: attnAttrs(o),
+    attrs: o.recomputesPrologue ? { ...attnAttrs(o), recomputesPrologue: true } : attnAttrs(o),
   });
   return [dq, dk, dv];
 }
@@ -112,6 +116,16 @@ export function emitAdd(e: Emitter, o: Base & { a: string; b: string; out?: stri
   const n = numel(t.shape);
   e.node({ name: o.name, kind: 'compute', op: 'add', inputs: [o.a, o.b], outputs: [c], flops: EW.add * n, bytesMoved: ioBytes(e.tensors, [o.a, o.b, c]), attrs: { n } });
   return c;
+}
+
+/** y = x in a new buffer: a layout copy (no flops; reads and writes x once). */
+export function emitCopy(e: Emitter, o: Base & { x: string; out?: string }): string {
+  const t = e.tensors[o.x];
+  const y = e.tensor(o.out ?? o.name, t.shape, t.dtype);
+  const bytesMoved = ioBytes(e.tensors, [o.x, y]);
+  const attrs = { n: numel(t.shape) };
+  e.node({ name: o.name, kind: 'compute', op: 'copy', inputs: [o.x], outputs: [y], flops: 0, bytesMoved, attrs });
+  return y;
 }
 
 /** g = silu(a)·b. */

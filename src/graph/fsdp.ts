@@ -80,6 +80,8 @@ export interface FsdpCtx {
   readonly reduceDtype: DType;
   /** The device mesh; absent = FSDP on n ranks. */
   readonly mesh?: Mesh;
+  /** Copy each sequence-parallel all-gather's output (torch before PR #169404; tp.ts). */
+  readonly seqParallelGatherCopy?: boolean;
 }
 
 /** The collective fields that place it on a mesh dimension's group (stride only when ≠ 1). */

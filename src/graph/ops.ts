@@ -21,6 +21,8 @@ export type ComputeOp =
   | 'attention_bwd' // in [dO, q, k, v, o, lse] → [dq, dk, dv]; attrs as attention
   // elementwise
   | 'add' // in [a, b] → [c]; attrs {n}
+  // a layout copy (torch's cat of chunks around a sequence-parallel collective): same values
+  | 'copy' // in [x] → [y]; attrs {n}
   // loss: mean over the T local tokens of −log softmax(logits)[target]
   | 'cross_entropy' // in [logits [T,V], targets i32 [T]] → [loss [1]]; attrs {T, V}
   | 'cross_entropy_bwd' // in [logits, targets] → [dLogits [T,V]] = (softmax − onehot)/T; attrs {T, V}
@@ -29,7 +31,7 @@ export type ComputeOp =
 
 export const COMPUTE_OPS: readonly ComputeOp[] = [
   'embedding', 'embedding_bwd', 'matmul', 'rms_norm', 'rms_norm_bwd', 'swiglu', 'swiglu_bwd',
-  'attention', 'attention_bwd', 'add', 'cross_entropy', 'cross_entropy_bwd', 'adamw',
+  'attention', 'attention_bwd', 'add', 'copy', 'cross_entropy', 'cross_entropy_bwd', 'adamw',
 ];
 
 /** Ops the overlap scheduler treats as compute nodes (torch: mm, bmm, attention fwd/bwd). */

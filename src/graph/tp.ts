@@ -5,7 +5,16 @@
 // reduce-scattered back to sequence shards. The backward mirrors each (all-gather ↔ reduce-scatter),
 // and a replicated (norm) weight's gradient, partial across tp, is all-reduced on 'tp'.
 // On tp = 1 every helper is the identity, so a 1-D graph is unchanged.
+//
+// Layout copies. torchtitan's activations are [B, S, D] and these collectives work on dim 1 (S);
+// NCCL only gathers and scatters dim 0, so torch's functional collectives reshape around them
+// (torch/distributed/_functional_collectives.py): reduce_scatter_single with scatter_dim ≠ 0 first
+// runs torch.cat(torch.chunk(x, tp, dim=1)) (_chunk_or_narrow_cat, still in torch 2.13), a real
+// copy of the whole input, which the step graph holds as a `copy` node; all_gather_single with
+// gather_dim ≠ 0 ran the same cat on its output until pytorch PR #169404 (Dec 2025) made it a view
+// when the batch is 1 — StepConfig.seqParallelGatherCopy models the older torch.
 
+import { emitCopy } from './emit_ops';
 import { emitCollective, type FsdpCtx } from './fsdp';
 
 export const tpDegree = (c: FsdpCtx): number => c.mesh?.tp ?? 1;
@@ -15,7 +24,7 @@ export function emitSeqGather(c: FsdpCtx, name: string, x: string): string {
   const tp = tpDegree(c);
   if (tp === 1) return x;
   const t = c.e.tensors[x];
-  return emitCollective(c, {
+  const full = emitCollective(c, {
     name: `${name}.tp_all_gather`,
     kind: 'all_gather',
     dim: 'tp',
@@ -24,6 +33,7 @@ export function emitSeqGather(c: FsdpCtx, name: string, x: string): string {
     dtype: t.dtype,
     out: `${name}.tp_full`,
   });
+  return c.seqParallelGatherCopy ? emitCopy(c.e, { name: `${name}.tp_all_gather.cat`, x: full }) : full;
 }
 
 /** [T, D] partial sum → [T/tp, D] sequence shard of the sum (reduce_scatter on tp + wait); `x` when tp = 1. */
@@ -35,7 +45,7 @@ export function emitSeqReduceScatter(c: FsdpCtx, name: string, x: string): strin
     name: `${name}.tp_reduce_scatter`,
     kind: 'reduce_scatter',
     dim: 'tp',
-    input: x,
+    input: emitCopy(c.e, { name: `${name}.tp_reduce_scatter.cat`, x }),
     outShape: [t.shape[0] / tp, ...t.shape.slice(1)],
     dtype: t.dtype,
     out: `${name}.tp_shard`,

@@ -84,6 +84,11 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
   'parallelism.data_parallel_replicate_degree': { does: 'HSDP: copies of the FSDP group; their gradient shards are all-reduced.', cost: 'more: an all-reduce per gradient, shards over fewer ranks (more memory)', torch: 'parallelism.data_parallel_replicate_degree' },
   'parallelism.tensor_parallel_degree': { does: 'Tensor parallel (with sequence parallel): ranks that split every linear and share one batch.', cost: 'more: less memory per rank, activation collectives on the critical path', torch: 'parallelism.tensor_parallel_degree' },
   'parallelism.gpus_per_node': { does: 'GPUs per node: a process group inside a node runs on NVLink, one spanning nodes on IB.' },
+  'seqParallelGatherCopy': {
+    does: 'Older torch (before pytorch PR #169404, Dec 2025): copy every sequence-parallel all-gather\'s output '
+      + '(torch.cat of its chunks). Off: torch 2.13, where it is a view.',
+    cost: 'on: one activation copy per TP all-gather on the critical path',
+  },
   'live.timing': { does: 'Live timeline clock: preset replays the cost model\'s times for the live schedule; measured shows the browser\'s real time.' },
   'autobucketing.max_in_flight_gb': { does: 'Most collective bytes (GiB) in flight at once.', cost: 'raising it: more prefetch overlapping, more memory and allocator fragmentation', torch: `${AB}(max_in_flight_gb=…)` },
   'autobucketing.max_compute_pre_fetch': { does: 'How many compute nodes ahead of its use an all-gather may start.', cost: 'raising it: earlier prefetch, gathered weights live longer (memory)', torch: `${AB}(max_compute_pre_fetch=…)` },

@@ -102,6 +102,7 @@ export function elementwiseCases(seed: number): OpCase[] {
   const adamw = { n: 333, lr: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1 };
   return [
     { name: 'add', op: 'add', attrs: { n }, inputs: [randF32(n, r), randF32(n, r)], tol: [[0, 0]] },
+    { name: 'copy', op: 'copy', attrs: { n }, inputs: [randF32(n, r)], tol: [[0, 0]] },
     { name: 'cross_entropy', op: 'cross_entropy', attrs: ce, inputs: [logits, targets], tol: [[1e-5, 1e-5]] },
     { name: 'cross_entropy_bwd', op: 'cross_entropy_bwd', attrs: ce, inputs: [logits, targets], tol: [[1e-7, 1e-4]] },
     {

@@ -105,6 +105,7 @@ export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number
         : { inputs: [q, q, kv, kv, q, lse], outputs: [q, kv, kv] };
     }
     case 'add': { const n = intAttr(op, attrs, 'n'); return { inputs: [n, n], outputs: [n] }; }
+    case 'copy': { const n = intAttr(op, attrs, 'n'); return { inputs: [n], outputs: [n] }; }
     case 'cross_entropy': { const d = crossEntropyDims(op, attrs); return { inputs: [d.T * d.V, d.T], outputs: [1] }; }
     case 'cross_entropy_bwd': { const d = crossEntropyDims(op, attrs); return { inputs: [d.T * d.V, d.T], outputs: [d.T * d.V] }; }
     case 'adamw': { const n = adamwHyper(attrs).n; return { inputs: [n, n, n, n], outputs: [n, n, n] }; }

@@ -56,6 +56,7 @@ export function runCpuOp(
     case 'attention_bwd':
       return attentionBwd(fi(0), fi(1), fi(2), fi(3), fi(4), fi(5), fo(0), fo(1), fo(2), attentionDims(op, attrs));
     case 'add': return add(fi(0), fi(1), fo(0), intAttr(op, attrs, 'n'));
+    case 'copy': return fo(0).set(fi(0).subarray(0, intAttr(op, attrs, 'n')));
     case 'cross_entropy': return crossEntropy(fi(0), ii(1), fo(0), crossEntropyDims(op, attrs));
     case 'cross_entropy_bwd': return crossEntropyBwd(fi(0), ii(1), fo(0), crossEntropyDims(op, attrs));
     case 'adamw':

@@ -119,9 +119,12 @@ export function planOp(
           groups(d.batch * d.kvHeads * d.seq), `${op} dk dv`),
       ];
     }
-    case 'add': {
+    case 'add': case 'copy': {
+      // copy is add.wgsl with its copy flag (c = a): no pipeline of its own to compile
       const n = intAttr(op, attrs, 'n');
-      return [kernel(ctx, 'add', 'main', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, params([u32(n)])]], groupsOf(n), op)];
+      const b = op === 'copy' ? ins[0] : ins[1];
+      const p = params([u32(n), u32(op === 'copy' ? 1 : 0)]);
+      return [kernel(ctx, 'add', 'main', [[0, ins[0]], [1, b], [2, outs[0]], [3, p]], groupsOf(n), op)];
     }
     case 'cross_entropy': case 'cross_entropy_bwd': {
       const d = crossEntropyDims(op, attrs);

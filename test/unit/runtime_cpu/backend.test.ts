@@ -17,6 +17,17 @@ describe('createCpuKernels', () => {
     expect(Array.from(out)).toEqual([1, 3, 2, 4]);
   });
 
+  it('copies n elements for the copy op (a layout copy: same values, its own buffer)', async () => {
+    const k = createCpuKernels();
+    const x = k.create('x', 5, 'f32'), y = k.create('y', 5, 'f32');
+    k.upload(x, Float32Array.from([1, -2, 3.5, 4, 5]));
+    k.upload(y, new Float32Array(5).fill(9));
+    k.run('copy', { n: 4 }, [x], [y]);
+    const out = new Float32Array(5);
+    await k.download(y, out);
+    expect(Array.from(out)).toEqual([1, -2, 3.5, 4, 9]);
+  });
+
   it('downloadAll copies every part, each into its own (possibly shorter) host view', async () => {
     const k = createCpuKernels();
     const a = k.create('a', 3, 'f32'), b = k.create('b', 2, 'i32');
