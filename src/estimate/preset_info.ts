@@ -27,6 +27,7 @@ const SRC = {
   ncclIntra: 'nccl-tests all_gather_perf / reduce_scatter_perf on 8×H100 NVLink 4 (doc/PERFORMANCE.md busbw)',
   ncclInter: 'torchtitan benchmarks/llama3_h100_202412_torchtitan.md: 400 Gb/s RDMA per GPU; nccl-tests ≈ 90 % of it',
   torchNccl: 'torch._inductor comm_analysis.estimate_nccl_collective_runtime (NCCL tuning.cc, ring LL, 2 channels)',
+  eagerAttention: 'torchtitan models/llama3/model/model.py, Attention.forward (apply_rotary_emb, repeat_kv, transpose)',
 } as const;
 
 /** Where each preset's peaks come from (datasheets; the 96 GB H100 interpolated at its power limit). */
@@ -51,6 +52,10 @@ const row = (key: string, label: string, value: string, source: string): Assumpt
   key, label, value, source,
 });
 
+/** The eager kernels attention nodes pay for (compute.ts attentionCompanions), on every preset. */
+const EAGER_ATTENTION = row('attn-eager', 'kernels around attention', 'RoPE on q and k, repeat_kv, the output copy: '
+  + 'memory-bound, a launch each; again in the backward, twice under selective AC', SRC.eagerAttention);
+
 /** One row per hardware constant the cost model uses, with its source. */
 export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
   const peaks = peakSource(hw);
@@ -62,7 +67,9 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
     row('hbm', 'HBM capacity', hbmGiB, peaks === 'custom preset' ? peaks : SRC.capacity),
   ];
   const a = hw.achieved;
-  if (a === undefined) return [...rows, row('achieved', 'achieved rates', 'none: the roofline at the peaks', peaks)];
+  if (a === undefined) {
+    return [...rows, row('achieved', 'achieved rates', 'none: the roofline at the peaks', peaks), EAGER_ATTENTION];
+  }
   const memoryBound = `${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${Math.round(a.hbm * 100)} % of HBM)`;
   return [
     ...rows,
@@ -72,6 +79,7 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
     row('attn-bwd', 'flash attention backward', ofPeak(a.attentionBwd, hw.bf16Flops), SRC.flash),
     row('memory-bound', 'memory-bound kernels', memoryBound, SRC.hbm),
     row('launch', 'kernel launch', `${hw.launchUs} µs`, SRC.launch),
+    EAGER_ATTENTION,
   ];
 }
 

@@ -23,6 +23,7 @@ describe('hardwareAssumptions', () => {
       expect(number(rows.get('hbm')!.value)).toBeCloseTo(hw.hbmBytes / 2 ** 30, 2);
       expect(rows.get('gemm-small')!.value).toContain(String(a.gemmHalfDim));
       expect(rows.get('launch')!.value).toBe(`${hw.launchUs} µs`);
+      expect(rows.get('attn-eager')!.source).toMatch(/torchtitan .*Attention\.forward/);
       for (const r of rows.values()) expect(r.source, `${name} ${r.key}`).not.toMatch(/^(custom preset|)$/);
     }
     expect(byKey(hardwareAssumptions(HARDWARE_PRESETS['h100-96gb'])).get('bf16-peak')!.source).toMatch(/500 W/);
@@ -34,6 +35,7 @@ describe('hardwareAssumptions', () => {
     expect(rows.find((r) => r.key === 'bf16-peak')!.source).toBe('custom preset');
     expect(rows.find((r) => r.key === 'achieved')!.value).toMatch(/roofline/);
     expect(rows.some((r) => r.key === 'gemm')).toBe(false);
+    expect(rows.some((r) => r.key === 'attn-eager')).toBe(true); // the roofline pays them too
   });
 });
 
