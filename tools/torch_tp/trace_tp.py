@@ -390,43 +390,33 @@ def node_desc(n):
             "is_copy": str(n.target) in COPY_OPS}
 
 
-def neighbours_before(coll, max_hops=6):
-    """Non-view producers of the collective's tensor input, walking back through views."""
-    out, frontier, hops, seen = [], [coll.args[0]], 0, set()
+def walk_views(start, step, max_hops):
+    """Nodes reached from `start` through views (`step`: a view's inputs or users), up to max_hops."""
+    out, frontier, hops, seen = [], list(start), 0, set()
     while frontier and hops < max_hops:
         nxt = []
         for n in frontier:
             if not isinstance(n, torch.fx.Node) or n in seen:
                 continue
             seen.add(n)
-            t = str(n.target)
-            if n.op == "call_function" and t in VIEW_OPS:
+            if n.op == "call_function" and str(n.target) in VIEW_OPS:
                 out.append({**node_desc(n), "view": True})
-                nxt.extend(n.all_input_nodes)
+                nxt.extend(step(n))
             else:
                 out.append(node_desc(n) if n.op == "call_function" else {"name": n.name, "op": n.op})
         frontier, hops = nxt, hops + 1
     return out
+
+
+def neighbours_before(coll, max_hops=6):
+    """Non-view producers of the collective's tensor input, walking back through views."""
+    return walk_views([coll.args[0]], lambda n: n.all_input_nodes, max_hops)
 
 
 def neighbours_after(coll, max_hops=6):
     """Users of the collective's wait_tensor, walking forward through views."""
     waits = [u for u in coll.users if "wait_tensor" in str(u.target)]
-    out, frontier, hops, seen = [], [u for w in waits for u in w.users], 0, set()
-    while frontier and hops < max_hops:
-        nxt = []
-        for n in frontier:
-            if n in seen:
-                continue
-            seen.add(n)
-            t = str(n.target)
-            if n.op == "call_function" and t in VIEW_OPS:
-                out.append({**node_desc(n), "view": True})
-                nxt.extend(n.users)
-            else:
-                out.append(node_desc(n) if n.op == "call_function" else {"name": n.name, "op": n.op})
-        frontier, hops = nxt, hops + 1
-    return out
+    return walk_views([u for w in waits for u in w.users], lambda n: n.users, max_hops)
 
 
 def module_hint(n):
