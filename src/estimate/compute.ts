@@ -93,10 +93,10 @@ export function attentionCompanions(node: GraphNode, dtype: DType): EagerKernels
   const freqs = seq * hd * 4; // complex64 [seq, hd/2]
   const casts = e < 4;
   const rope = (x: number) => x * (8 + (casts ? 2 * (e + 4) : 0)) + freqs;
-  const repeat = heads > kvHeads ? 2 * (kv + q) * e : 0;
+  const gqa = heads > kvHeads;
   const once: EagerKernels = {
-    bytes: rope(q) + rope(kv) + repeat + 2 * q * e,
-    launches: 2 * (casts ? 3 : 1) + (heads > kvHeads ? 2 : 0) + 1,
+    bytes: rope(q) + rope(kv) + (gqa ? 2 * (kv + q) * e : 0) + 2 * q * e,
+    launches: 2 * (casts ? 3 : 1) + (gqa ? 2 : 0) + 1,
   };
   const times = node.op === 'attention_bwd' && a.recomputesPrologue === true ? 2 : 1;
   return { bytes: times * once.bytes, launches: times * once.launches };

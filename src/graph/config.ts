@@ -84,7 +84,10 @@ export const STEP_CONFIG_DEFAULTS = {
 
 /** Float dtypes a parameter or a gradient may be communicated in. */
 export const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
-const KEYS = ['model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'activationCheckpointing', 'mesh', 'seqParallelGatherCopy'];
+const KEYS = [
+  'model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay',
+  'activationCheckpointing', 'mesh', 'seqParallelGatherCopy',
+];
 export const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
 export const MAX_TOKENS = 2 ** 32;

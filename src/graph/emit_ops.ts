@@ -103,7 +103,8 @@ export function emitAttentionBwd(
   const inputs = [o.dO, o.q, o.k, o.v, o.o, o.lse];
   e.node({
     name: o.name, kind: 'compute', op: 'attention_bwd', inputs, outputs: [dq, dk, dv],
-    flops: attentionBwdFlops(o.batch, o.heads, o.seq, o.headDim), bytesMoved: ioBytes(e.tensors, [...inputs, dq, dk, dv]),
+    flops: attentionBwdFlops(o.batch, o.heads, o.seq, o.headDim),
+    bytesMoved: ioBytes(e.tensors, [...inputs, dq, dk, dv]),
     attrs: o.recomputesPrologue ? { ...attnAttrs(o), recomputesPrologue: true } : attnAttrs(o),
   });
   return [dq, dk, dv];
@@ -119,9 +120,9 @@ export function emitAdd(e: Emitter, o: Base & { a: string; b: string; out?: stri
 }
 
 /** y = x in a new buffer: a layout copy (no flops; reads and writes x once). */
-export function emitCopy(e: Emitter, o: Base & { x: string; out?: string }): string {
+export function emitCopy(e: Emitter, o: Base & { x: string }): string {
   const t = e.tensors[o.x];
-  const y = e.tensor(o.out ?? o.name, t.shape, t.dtype);
+  const y = e.tensor(o.name, t.shape, t.dtype);
   const bytesMoved = ioBytes(e.tensors, [o.x, y]);
   const attrs = { n: numel(t.shape) };
   e.node({ name: o.name, kind: 'compute', op: 'copy', inputs: [o.x], outputs: [y], flops: 0, bytesMoved, attrs });
