@@ -3,5 +3,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+// main.ts's own process entry: the same EPIPE handler and internal-error wrapper as `npm run sim`
+const { runProcess } = await import('../src/cli/main.ts');
+await runProcess(process.argv.slice(2));

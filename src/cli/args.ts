@@ -152,14 +152,16 @@ export function configFromFlags(
     const v = values[flag];
     if (typeof v !== 'string') continue;
     typed.add(flag);
-    q.set(path, FLAG_VALUES[flag]?.[v] ?? v);
+    // own keys only: `--alignment constructor` is a bad value, not Object's constructor
+    const mapped = FLAG_VALUES[flag];
+    q.set(path, mapped && Object.hasOwn(mapped, v) ? mapped[v] : v);
   }
   const { config, errors } = parseConfigQuery(q.toString());
   if (errors.length) throw flagError(command, errors[0], typed);
-  if (typed.has('straggler-factor') && config.straggler.rank === null) {
-    throw new UsageError(
-      `fsdp-sim ${command}: --straggler-factor applies to the straggler; give --straggler-rank R too`,
-    );
+  // the factor alone changes nothing: refused whether given as --straggler-factor or --set
+  if (q.has('straggler.factor') && config.straggler.rank === null) {
+    const flag = flagOfPath('straggler.factor', typed);
+    throw new UsageError(`fsdp-sim ${command}: ${flag} applies to the straggler; give --straggler-rank R too`);
   }
   return config;
 }

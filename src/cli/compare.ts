@@ -3,12 +3,13 @@
 
 import { join } from 'node:path';
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
-import { oneOfMessage } from '../errors';
+import { ConfigError, oneOfMessage } from '../errors';
 import { activationCheckpointingOf, describeHbmFit, hbmFit, resolveMesh, stepConfigOf, type SimConfig } from '../config';
 import {
   buildStepGraph,
   collectivesByGroup,
   describeMesh,
+  resolveStepConfig,
   sumGroupCounts,
   type GroupCounts,
   type Mesh,
@@ -44,8 +45,9 @@ export const COMPARE_USAGE = [
   '  --trace DIR          write DIR/<backend>.trace.json (Chrome trace; open in Perfetto or HTA): every rank below',
   `                       ${EMIT_ALL_BELOW} ranks; from ${EMIT_ALL_BELOW} ranks up rank 0 only (the simulator emits rank 0;`,
   '                       the file says so)',
-  '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.trace.json (as torch.profiler',
-  '                       writes);',
+  '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.pt.trace.json, named and',
+  "                       opened as torch.profiler writes them (HTA's TraceAnalysis(trace_dir=DIR/<backend>) reads",
+  '                       each rank);',
   '                       rank files an earlier run left there are removed',
   '  --gzip               with --trace: write .trace.json.gz (gzip; Perfetto, HTA and the importer read it)',
   '  --json               print {"mesh":{dp_replicate, dp_shard, tp}, "results":[{backend, stepTimeMs, exposedCommMs,',
@@ -74,9 +76,12 @@ export function parseBackends(
 ): BackendName[] {
   if (text === undefined) return [...fallback];
   const names = text.split(',').map((s) => s.trim());
-  for (const n of names) {
+  for (const [i, n] of names.entries()) {
     if (!(BACKEND_NAMES as readonly string[]).includes(n))
       throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--backends entries', BACKEND_NAMES, n)}`);
+    // two runs of one backend would share one trace file (and one row): a typo, not a comparison
+    if (names.indexOf(n) !== i)
+      throw new UsageError(`fsdp-sim ${command}: --backends names ${n} twice; give each backend once`);
   }
   return names as BackendName[];
 }
@@ -91,11 +96,26 @@ function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly Pipe
   if (rows.length) io.out(formatTable(rows, cfg.hardware));
   if (mesh.tp > 1 || mesh.dpReplicate > 1) for (const r of runs) if (!r.sim.mismatch) io.out(`${r.backend}: ${describeGroupCounts(r)}`);
   // what would cut the peak: recompute first, then tensor parallel (it splits activations and logits)
-  const hint = ac !== 'full' ? ' (try --ac full)' : mesh.tp === 1 && cfg.ranks % 8 === 0 ? ' (try --tp 8)' : '';
+  const tp = ac === 'full' && mesh.tp === 1 ? tpToTry(cfg) : undefined;
+  const hint = ac !== 'full' ? ' (try --ac full)' : tp ? ` (try --tp ${tp})` : '';
   for (const r of rows) {
     const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
     if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${hint}`);
   }
+}
+
+/** The largest TP degree of 8, 4, 2 that the model and --ranks accept (heads, kv heads, ffn, vocab, tokens). */
+function tpToTry(cfg: SimConfig): number | undefined {
+  return [8, 4, 2].find((tp) => {
+    const parallelism = { ...cfg.parallelism, tensor_parallel_degree: tp, data_parallel_shard_degree: -1 };
+    try {
+      resolveStepConfig(stepConfigOf({ ...cfg, parallelism }));
+      return true;
+    } catch (e) {
+      if (e instanceof ConfigError) return false;
+      throw e;
+    }
+  });
 }
 
 /** `dp_shard: 81 AG, 80 RS (exposed 12.3 ms); tp: ...`: a run's launches and exposure per process group. */
@@ -171,7 +191,8 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     try {
       await writeRunTraces(values.trace, !!values['per-rank'], ok, cfg, !!values.gzip);
       const ext = values.gzip ? '.trace.json.gz' : '.trace.json';
-      const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/rank*${ext}` : `${b}${ext}`);
+      const perRank = `rank*${ext.replace('.trace', '.pt.trace')}`;
+      const where = (b: string) => join(values.trace!, values['per-rank'] ? `${b}/${perRank}` : `${b}${ext}`);
       if (!values.json) io.out(`traces: ${ok.map((r) => where(r.backend)).join(', ')}`);
     } catch (e) {
       if (!(e instanceof TraceWriteError)) throw e;

@@ -1,5 +1,5 @@
-// fsdp-sim command line: `compare`, `pass`, `train`. Run with `npm run -s sim -- <command> ...`
-// or `bin/fsdp-sim.mjs`. Usage errors print one line and exit 2; failures exit 1.
+// fsdp-sim command line: the COMMANDS below (compare, sweep, diff, calibrate, pass, train, analyze).
+// Run with `npm run -s sim -- <command> ...` or `bin/fsdp-sim.mjs`. Usage errors print one line and exit 2; failures exit 1.
 
 import { pathToFileURL } from 'node:url';
 import { ConfigError, FsdpSimError } from '../errors';
@@ -83,14 +83,17 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
   }
 }
 
-// run when executed directly (`node --import tsx src/cli/main.ts ...`)
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  // `fsdp-sim pass ... | head -1`: the reader left; stop quietly as Unix tools do (no EPIPE stack)
+/**
+ * The process entry (src/cli/main.ts run directly, and the package bin): stdout's EPIPE ends the
+ * process quietly (`fsdp-sim diff ... | head -1`: the reader left, as Unix tools stop), and an error
+ * no command caught is one `internal error` line on stderr with exit 1, never Node's crash dump.
+ */
+export function runProcess(argv: readonly string[]): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code !== 'EPIPE') throw e;
     process.exit(process.exitCode ?? 0);
   });
-  main(process.argv.slice(2)).then(
+  return main(argv).then(
     (code) => {
       process.exitCode = code;
     },
@@ -100,3 +103,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     },
   );
 }
+
+// run when executed directly (`node --import tsx src/cli/main.ts ...`)
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void runProcess(process.argv.slice(2));

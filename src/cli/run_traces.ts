@@ -9,7 +9,7 @@ import type { PipelineResult } from '../pipeline';
 import { EMIT_ALL_BELOW } from '../sim';
 import { exportChromeTrace, waitOfGraph, type ExportOptions } from '../trace/chrome_export';
 import { chromeTraceJson } from '../trace/chrome_json';
-import { staleRankFiles, writeTraceFiles, type TraceFile } from './trace_files';
+import { rankFileName, staleRankFiles, writeTraceFiles, type TraceFile } from './trace_files';
 
 /** The run's identity in its trace files: `aot_eager?model=llama3-8b&ranks=8`. */
 export const runId = (backend: string, cfg: SimConfig): string => `${backend}?${configToQuery(cfg)}`;
@@ -68,7 +68,7 @@ export function traceFilesOf(
     }
     const sub = join(dir, r.backend);
     const mine = ranksOf(r).map((rank) => ({
-      path: join(sub, `rank${rank}${ext}`),
+      path: join(sub, rankFileName(rank, gzip)),
       chunks: () => chromeTraceJson(exportChromeTrace(input, { ...opts, rank })),
     }));
     for (const f of mine) files.push(f);

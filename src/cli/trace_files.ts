@@ -28,8 +28,14 @@ export interface TraceFile {
   readonly chunks: () => Iterable<string>;
 }
 
-/** Per-rank file names as torch.profiler's per-rank export: `rank<r>.trace.json`, or `.json.gz`. */
-export const RANK_FILE = /^rank\d+\.trace\.json(\.gz)?$/;
+/**
+ * A per-rank file's name as torch.profiler's tensorboard_trace_handler writes it (worker name
+ * `rank<r>`, suffix `.pt.trace.json[.gz]`) without its time stamp, so a rerun replaces the file.
+ */
+export const rankFileName = (rank: number, gzip: boolean): string => `rank${rank}.pt.trace.json${gzip ? '.gz' : ''}`;
+
+/** Rank files of this or an earlier fsdp-sim (`rank<r>.trace.json`): what staleRankFiles removes. */
+export const RANK_FILE = /^rank\d+(\.pt)?\.trace\.json(\.gz)?$/;
 
 const reason = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 

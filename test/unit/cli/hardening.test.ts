@@ -94,12 +94,12 @@ describe('compare --trace writes all files or none', () => {
     const before = readdirSync(sub)
       .sort()
       .map((f) => readFileSync(join(sub, f), 'utf8'));
-    rmSync(join(sub, 'rank2.trace.json'));
-    mkdirSync(join(sub, 'rank2.trace.json')); // a target nothing can be renamed over
+    rmSync(join(sub, 'rank2.pt.trace.json'));
+    mkdirSync(join(sub, 'rank2.pt.trace.json')); // a target nothing can be renamed over
     const r = await traceRun(d, '--per-rank', '--seed', '2', '--jitter-pct', '5');
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/rank2\.trace\.json/);
-    for (const k of [0, 1, 3]) expect(readFileSync(join(sub, `rank${k}.trace.json`), 'utf8')).toBe(before[k]);
+    expect(r.err).toMatch(/rank2\.pt\.trace\.json/);
+    for (const k of [0, 1, 3]) expect(readFileSync(join(sub, `rank${k}.pt.trace.json`), 'utf8')).toBe(before[k]);
     expect(readdirSync(sub).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
@@ -111,7 +111,7 @@ describe('compare --trace writes all files or none', () => {
     expect(readdirSync(join(d, 'aot_eager'))).toHaveLength(8);
     expect((await traceRun(d, '--per-rank')).code).toBe(0);
     const files = readdirSync(join(d, 'aot_eager')).sort();
-    expect(files).toEqual(['rank0.trace.json', 'rank1.trace.json', 'rank2.trace.json', 'rank3.trace.json']);
+    expect(files).toEqual(['rank0.pt.trace.json', 'rank1.pt.trace.json', 'rank2.pt.trace.json', 'rank3.pt.trace.json']);
     const runs = files.map((f) => JSON.parse(readFileSync(join(d, 'aot_eager', f), 'utf8')).fsdpSim.run);
     expect(new Set(runs).size).toBe(1);
     expect(runs[0]).toMatch(/^aot_eager\?/);
@@ -250,7 +250,7 @@ describe('deeply nested JSON in a trace', () => {
 });
 
 describe('compare --trace streams its files', () => {
-  it('writes the same bytes as JSON.stringify of the export, chunk by chunk', async () => {
+  it('writes text that parses to the export, chunk by chunk, its rank on the first line', async () => {
     const { exportChromeTrace } = await import('../../../src/trace/chrome_export');
     const { chromeTraceJson } = await import('../../../src/trace/chrome_json');
     const { runPipeline } = await import('../../../src/pipeline');
@@ -260,7 +260,9 @@ describe('compare --trace streams its files', () => {
     const r = runPipeline(cfg.value, 'aot_eager_autobucketing');
     const trace = exportChromeTrace({ events: r.sim.events, memory: r.sim.memory, worldSize: 4 }, { label: 'x' });
     expect(trace.traceEvents.length).toBeGreaterThan(250); // several chunks of 100 below
-    expect([...chromeTraceJson(trace, 100)].join('')).toBe(JSON.stringify(trace));
+    const text = [...chromeTraceJson(trace, 100)].join('');
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(trace)));
+    expect(text.split('\n')[0]).toBe('{"distributedInfo": {"rank": 0, "world_size": 4},');
   });
 
   it('gzips with --gzip (one gzip stream the browser and the importer read), replacing the plain file', async () => {

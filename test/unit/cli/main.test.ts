@@ -92,7 +92,7 @@ describe('fsdp-sim compare', () => {
       const per = await inProcess(['compare', '--ranks', '2', '--backends', 'aot_eager', '--trace', dir, '--per-rank']);
       expect(per.code).toBe(0);
       const files = readdirSync(join(dir, 'aot_eager')).sort();
-      expect(files).toEqual(['rank0.trace.json', 'rank1.trace.json']);
+      expect(files).toEqual(['rank0.pt.trace.json', 'rank1.pt.trace.json']);
       const both = importTrace(files.map((f) => readFileSync(join(dir, 'aot_eager', f), 'utf8')));
       expect(both.ok && [...new Set(both.value.events.map((e) => e.rank))]).toEqual([0, 1]);
     } finally {
