@@ -1,5 +1,5 @@
 // Headless Chromium for the benchmarks: a Vite dev server over the repo (cross-origin isolated,
-// so SharedArrayBuffer works) and a Chromium per adapter flavour (TESTING.md's measured flags).
+// so SharedArrayBuffer works) and a Chromium per adapter flavour (CHROMIUM_ARGS of test/e2e/harness.ts).
 
 import { createServer, type ViteDevServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';

@@ -1,5 +1,6 @@
 // fsdp-sim command line: the COMMANDS below (compare, sweep, diff, calibrate, pass, train, analyze).
-// Run with `npm run -s sim -- <command> ...` or `bin/fsdp-sim.mjs`. Usage errors print one line and exit 2; failures exit 1.
+// Run with `npm run -s sim -- <command> ...` or `bin/fsdp-sim.mjs`. Usage errors print one line
+// and exit 2; failures exit 1.
 
 import { pathToFileURL } from 'node:url';
 import { ConfigError, FsdpSimError } from '../errors';

@@ -33,7 +33,7 @@ export const PASS_OPTIONS = {
 export const PASS_USAGE = [
   `usage: fsdp-sim pass --fx-graph FILE [FILE2] [--backend NAME] [--hardware ${HARDWARE_NAMES.join('|')}] [--json]`,
   '',
-  'Import a torch FX graph dump (format: reference/fx_graph_dump.md; FILE2 = the backward graph),',
+  'Import a torch FX graph dump (format: docs/ARCHITECTURE.md §8; FILE2 = the backward graph),',
   'run a backend on it and compare with aot_eager on the same graph.',
   `  --backend NAME       one of [${BACKEND_NAMES.join(', ')}] (default aot_eager_autobucketing)`,
   '  --json               print {collectivesBefore, collectivesAfter, buckets, exposedMsBefore, exposedMsAfter,',

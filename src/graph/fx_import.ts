@@ -1,4 +1,4 @@
-// Import of torch FX graph dumps (reference/fx_graph_dump.md) as a StepGraph, so the backends
+// Import of torch FX graph dumps (docs/ARCHITECTURE.md §8) as a StepGraph, so the backends
 // can run on a graph PyTorch itself produced. A forward and a backward dump can be joined
 // into one step: backward placeholders that name a forward node read that node's tensor;
 // backward nodes whose name the forward already used are renamed `<name>.bw`.

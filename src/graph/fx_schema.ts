@@ -1,4 +1,4 @@
-// Reader of the FX graph dump format v1 (reference/fx_graph_dump.md): checks every field and
+// Reader of the FX graph dump format v1 (docs/ARCHITECTURE.md §8): checks every field and
 // returns a typed dump, or throws ImportError naming the node (index and name) and the field.
 
 import { ImportError, preview } from '../errors';

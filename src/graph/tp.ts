@@ -1,5 +1,5 @@
 // Sequence-parallel activation collectives of torchtitan's Llama TP plan (parallelize_llama /
-// apply_tp, DESIGN.md "Meshes"): outside attention and the feed-forward activations are sharded on
+// apply_tp, docs/ARCHITECTURE.md §7): outside attention and the feed-forward activations are sharded on
 // the sequence (rows of [T, D]); before wq/wk/wv and w1/w3 the shard is all-gathered on 'tp'
 // (Shard(1) → Replicate); the partial sums out of wo, w2 and the row-wise embedding are
 // reduce-scattered back to sequence shards. The backward mirrors each (all-gather ↔ reduce-scatter),

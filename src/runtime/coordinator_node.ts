@@ -12,7 +12,7 @@ import type { RankMessage } from './rank';
 import { runTrainingWith, type RankPort, type TrainingOptions, type TrainingResult } from './coordinator';
 
 const WORKER_URL = new URL('./rank_node_worker.ts', import.meta.url).href;
-/** SwiftShader's Vulkan ICD shipped with Debian's chromium (TESTING.md: core WebGPU in Dawn). */
+/** SwiftShader's Vulkan ICD shipped with Debian's chromium: Dawn's core WebGPU runs on it. */
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 let bootstrapUrl: URL | undefined;

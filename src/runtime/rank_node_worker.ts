@@ -1,5 +1,5 @@
 // Node shell of a rank: a worker_threads worker (spawned by coordinator_node.ts). Uses Dawn's
-// `webgpu` package when it finds an adapter (env per TESTING.md: the coordinator sets
+// `webgpu` package when it finds an adapter (the coordinator sets
 // VK_ICD_FILENAMES in the parent process, where the Vulkan loader reads it), else the CPU
 // reference kernels, and says which in the device label. Everything else is rank.ts.
 

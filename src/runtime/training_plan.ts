@@ -2,7 +2,7 @@
 // validation, graph → schedule (once; every rank executes the same schedule, on a mesh too), and
 // the virtual clock — `simulate` on the schedule with the
 // preset cost model, or, in 'measured' mode, with per-node measured device times (median across
-// ranks) and the network scaled so the preset's compute:comm ratio is kept (DESIGN.md Runtime).
+// ranks) and the network scaled so the preset's compute:comm ratio is kept (docs/ARCHITECTURE.md §6).
 
 import { runBackend } from '../backends';
 import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends/types';
@@ -30,7 +30,7 @@ export type RankCount = number;
 
 /** Learning rate for live runs of `tiny`: higher than torchtitan's 8e-4 so the loss halves in ~40 steps. */
 export const LIVE_DEFAULT_LR = 3e-3;
-/** Rows per step across all ranks: fixed, so every rank count dividing it (1, 2, 4, 8) trains on the same global batch. */
+/** Rows per step across all ranks: fixed, so every rank count dividing it trains on the same global batch. */
 export const DEFAULT_GLOBAL_BATCH = 8;
 
 /** Default global batch for `ranks`: DEFAULT_GLOBAL_BATCH rounded up to a multiple of the ranks (one row each at least). */

@@ -2,7 +2,7 @@
 //  - scheduleMemoryProfile: static, time-free, in schedule order (what the autobucketing memory
 //    budget reads, like torch's overlap scheduler estimating peak memory over the node order);
 //  - MemoryTracker: the simulator's timed version (alloc / free at event times) → MemoryCurve.
-// Rules (DESIGN.md "Simulator"): persistent tensors are always live; a tensor is allocated when
+// Rules (docs/ARCHITECTURE.md §5): persistent tensors are always live; a tensor is allocated when
 // its producer starts (an all-gather's output when the collective is issued); it is freed after
 // its last reader ends, where a collective "ends" at its wait (reduce-scatter input freed when the
 // RS ends); aliases count once, against their base, and extend the base's life.

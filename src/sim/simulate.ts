@@ -1,4 +1,4 @@
-// Discrete-event simulator of one training step on N ranks (DESIGN.md "Simulator").
+// Discrete-event simulator of one training step on N ranks (docs/ARCHITECTURE.md §5).
 // Per rank: one compute stream that runs the schedule in order, and one comm stream per process
 // group. A collective node is an *issue* (free on the compute stream); the collective starts when
 // every rank of its group has issued it and the group's stream is free (collectives on a group run

@@ -55,7 +55,7 @@ export interface LiveState {
   readonly device: string;
   readonly error: string | null;
   readonly side: Side; // which timeline the live events replace
-  readonly ranks: number; // workers used (1, 2, 4 or 8: the config's ranks rounded down)
+  readonly ranks: number; // workers used: the config's ranks, at most MAX_LIVE_RANKS
   readonly mesh: string; // the mesh they train on ('FSDP 2 × TP 2'): the config's, scaled to the workers
 }
 

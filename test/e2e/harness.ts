@@ -16,7 +16,7 @@ export const DIST = join(ROOT, 'dist');
 export const ARTIFACTS = join(ROOT, 'artifacts');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** TESTING.md's base flags plus core WebGPU (SwiftShader). */
+/** Headless Chromium's flags here: WebGPU on, plus core WebGPU (SwiftShader). */
 export const CHROMIUM_ARGS = [
   '--headless=new', '--no-sandbox', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-quic', '--enable-unsafe-webgpu',

@@ -1,6 +1,6 @@
 # fsdp-sim FX graph exporter: a torch.compile backend (aot_autograd with an eager compiler) that
 # writes each forward / backward aot graph it sees in the FX dump format v1
-# (shared/reference/fx_graph_dump.md; read by src/graph/fx_import.ts), then runs the graph
+# (docs/ARCHITECTURE.md §8; read by src/graph/fx_import.ts), then runs the graph
 # unchanged so training goes on. `dump_graph_module` does the walking on duck-typed objects
 # (`.graph.nodes`, node `.op/.name/.target/.args/.kwargs/.meta['val']`), so it needs no torch.
 # Collective estimates: torch._inductor.comm_analysis.estimate_nccl_collective_runtime_from_fx_node.

@@ -1,4 +1,4 @@
-// Direct collectives over the data SAB (DESIGN.md § Runtime). Each rank writes its part BEFORE the
+// Direct collectives over the data SAB (docs/ARCHITECTURE.md §6). Each rank writes its part BEFORE the
 // collective's single barrier (RankComm makes sure nobody still reads that area), then reads after
 // it. n = 1 never touches the SAB. Where the data goes is a Placement:
 //   latency path:   a reduce-scatter whose footprint (n·n·c) fits LATENCY_AREA_BYTES (layout.ts) uses

@@ -1,7 +1,7 @@
 // Contract of the SharedArrayBuffer collectives the rank workers use in live mode: the init data the
 // coordinator posts to each worker, the descriptor every collective publishes, and the RankComm API.
 // Synchronous and Atomics.wait-based: runs in dedicated Workers and Node worker_threads only.
-// Algorithms follow DESIGN.md § Runtime; the ring variant sums in ring order (torchtitan #2042).
+// Algorithms: docs/ARCHITECTURE.md §6; the ring variant sums in ring order (torchtitan #2042).
 
 import { ConfigError, oneOfMessage } from '../../errors';
 import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems } from './layout';

@@ -21,7 +21,7 @@ describe('DEFAULT_CONFIG', () => {
     });
   });
   it('carries torch 2.11 autobucketing defaults', () => {
-    // DESIGN.md: max_in_flight_gb 5, max_compute_pre_fetch 200, max_coll_distance 200,
+    // torch 2.11's arguments: max_in_flight_gb 5, max_compute_pre_fetch 200, max_coll_distance 200,
     // compute_overlap_multipler 1.0, max_memory_increase_gb 1.0, ratio 0.05, bucket_exposed_first true
     const want: Record<string, number | boolean | string> = {
       max_in_flight_gb: 5,

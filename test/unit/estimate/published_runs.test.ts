@@ -13,7 +13,7 @@
 //    "SimpleFSDP" there is SimpleFSDP on `aot_eager` with manual per-block bucketing = fsdp-sim's
 //    transformer_block; "FSDP2" is FSDP2 in eager mode = fsdp2_eager. Its FSDP 4 × TP 2 rows:
 //    SimpleFSDP 28.28 GiB (29.77 %), 5,881 TPS; FSDP2 35.33 GiB (37.20 %), 5,898 TPS (the FSDP 8 ×
-//    TP 8 rows on 64 GPUs are empty there). Read from the PR page (search corpus "pages").
+//    TP 8 rows on 64 GPUs are empty there). Read from the PR page.
 //  - pytorch/torchtitan PR #2961 "[autoresearch] Autobucketing reordering for aot_fx_trace" (Apr
 //    2026): graph_trainer_llama3_8b (llama3_8b at seq 8192, same training settings), FSDP(4)+TP(2)
 //    on 8×H100, `aot_fx_trace` without → with schedule_overlap_bucketing(collective_bucketing=True):
