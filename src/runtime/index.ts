@@ -3,7 +3,7 @@
 // flavour, runTrainingNode, is in ./coordinator_node (not re-exported: it imports node: modules).
 // Every run reports where each step went (phases, per rank and step; exec/phases.ts).
 export {
-  DEFAULT_COMM_TIMEOUT_MS, DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, RANK_COUNTS, TIMING_MODES, RankError,
+  DEFAULT_COMM_TIMEOUT_MS, DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, TIMING_MODES, RankError,
   defaultGlobalBatch,
   measuredEvents, planTraining, presetEvents, runTraining, runTrainingWith,
 } from './coordinator';

@@ -69,11 +69,6 @@ export function rowElems(param: ParamInfo): number {
   return param.shape[0] > 0 ? param.numel / param.shape[0] : 0;
 }
 
-/** Elements of one rank's shard: shardRows · rowElems (rows past the end are padding). */
-export function shardElems(param: ParamInfo): number {
-  return param.shardRows * rowElems(param);
-}
-
 /** Rank r's rows [r·shardRows, (r+1)·shardRows) of a full parameter, zero-padded past shape[0]. */
 export function shardOf(full: Float32Array, param: ParamInfo, rank: number): Float32Array {
   const row = rowElems(param);

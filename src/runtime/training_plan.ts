@@ -24,8 +24,6 @@ export type TimingMode = 'preset' | 'measured';
 export const TIMING_MODES: readonly TimingMode[] = ['preset', 'measured'];
 /** Live runs take any world size up to 16: uneven dim-0 shards are zero-padded, as FSDP pads them. */
 export const MAX_LIVE_RANKS = 16;
-/** Every world size live mode runs, 1..MAX_LIVE_RANKS (for pickers). */
-export const RANK_COUNTS: readonly number[] = Array.from({ length: MAX_LIVE_RANKS }, (_, i) => i + 1);
 export type RankCount = number;
 
 /** Learning rate for live runs of `tiny`: higher than torchtitan's 8e-4 so the loss halves in ~40 steps. */

@@ -37,14 +37,3 @@ export function readInt(o: Json, key: string, where: string, min: number, max: n
     ? (v as number)
     : fail(`${where}.${key}`, `an integer in [${min}, ${max}]`, v);
 }
-
-/** A Kineto tid: an integer, or a string holding one ('stream 7', as older Kineto writes). */
-export function readTid(o: Json, where: string): number {
-  const v = o.tid;
-  if (Number.isInteger(v)) return v as number;
-  if (typeof v === 'string') {
-    const m = /(\d+)/.exec(v);
-    if (m) return Number(m[1]);
-  }
-  return fail(`${where}.tid`, 'an integer or a string like "stream 7"', v);
-}

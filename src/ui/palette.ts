@@ -86,10 +86,6 @@ export function paletteFor(theme: Theme): Palette {
   return theme === 'dark' ? DARK : LIGHT;
 }
 
-export function kindColor(p: Palette, kind: EventKind): string {
-  return p[kind];
-}
-
 /** Kinds in legend order, with their labels. */
 export const LEGEND: readonly { readonly kind: EventKind | 'exposed'; readonly label: string }[] = [
   { kind: 'compute', label: 'compute' },
