@@ -1,34 +1,28 @@
 // Calibration from a real run: fit, per process group, the α (latency per ring step) and β
-// (bus bandwidth) of the simulator's ring model to the measured collectives of a Kineto trace, and
-// a time scale per op class (matmul, attention, elementwise) from its compute kernels against the
-// simulator's compute for the run's config. PyTorch does the like for its own estimates
-// (torch._inductor comm_analysis calibrates from profiles); the model fitted is ours:
-// T = k·((n−1)·α + ((n−1)/n)·S/β), k = 2 for all-reduce (reduce-scatter + all-gather), else 1.
+// (bus bandwidth) of the simulator's ring model to the measured collectives of Kineto traces
+// (calibrate_fit.ts), and a time scale per op class (matmul, attention, elementwise) from their
+// compute kernels against the simulator's compute for the run's config. PyTorch does the like for
+// its own estimates (torch._inductor comm_analysis calibrates from profiles); the model is ours.
+// Every collective or group left out is said, with the field it lacks, in one sentence.
 
 import type { SimConfig } from '../config';
 import { ImportError } from '../errors';
-import { OP_CLASSES, type CollectiveSample, type OpClass, type TraceSamples } from './calibrate_kineto';
-import { runPipeline } from './run';
+import { OP_CLASSES, type OpClass, opClassOfOp } from './calibrate_classes';
+import { fitCollectives, type GroupFit, type Unfitted } from './calibrate_fit';
+import { LeftOutTally, type TraceSamples } from './calibrate_kineto';
+import { resolveCollectives } from './calibrate_resolve';
+import { buildGraph, runPipeline } from './run';
 
-export interface FitPoint {
-  readonly name: string;
-  readonly kind: string;
-  readonly bytes: number;
-  readonly measuredUs: number;
-  readonly estimatedUs: number;
-}
-
-export interface GroupFit {
-  readonly group: string;
-  readonly groupSize: number;
-  readonly samples: number;
-  readonly alphaUs: number;
-  readonly betaBytesPerS: number;
-  /** Root-mean-square and largest |estimated − measured| / measured over the group's collectives. */
-  readonly rmsRelErr: number;
-  readonly maxRelErr: number;
-  readonly points: readonly FitPoint[];
-}
+export {
+  type CollectiveSample,
+  type FitPoint,
+  fitCollectives,
+  fitGroup,
+  type GroupFit,
+  modelUs,
+  type Unfitted,
+} from './calibrate_fit';
+export { opClassOfOp };
 
 export interface ClassScale {
   readonly cls: OpClass;
@@ -41,134 +35,82 @@ export interface ClassScale {
 
 export interface Calibration {
   readonly groups: readonly GroupFit[];
+  /** Groups that could not be fitted and kernels left out, each with the reason in one sentence. */
+  readonly unfitted: readonly Unfitted[];
+  /** Assumptions the fit made where the trace was silent (a group size taken from the world). */
+  readonly notes: readonly string[];
   readonly scales: readonly ClassScale[];
-}
-
-/** The ring model's two regressors for one collective: T = α·a + (1/β)·b (b in bytes·µs/s units folded in). */
-function regressors(s: Pick<CollectiveSample, 'kind' | 'groupSize' | 'bytes'>): [number, number] {
-  const k = s.kind === 'all_reduce' ? 2 : 1;
-  const n = s.groupSize;
-  return [k * (n - 1), k * ((n - 1) / n) * s.bytes * 1e6]; // second × (1/β in s/byte) gives µs
-}
-
-/** The model's time of a collective under (α, β), µs. */
-export function modelUs(
-  s: Pick<CollectiveSample, 'kind' | 'groupSize' | 'bytes'>,
-  alphaUs: number,
-  betaBytesPerS: number,
-): number {
-  const [a, b] = regressors(s);
-  return alphaUs * a + b / betaBytesPerS;
-}
-
-/**
- * Least squares on relative error (each equation divided by its measured time, so a 10 µs
- * all-gather weighs as much as a 10 ms one and α is not lost under the big transfers).
- */
-function fitGroup(group: string, samples: readonly CollectiveSample[]): GroupFit {
-  const n = samples[0].groupSize;
-  let saa = 0;
-  let sab = 0;
-  let sbb = 0;
-  let sa = 0;
-  let sb = 0;
-  for (const s of samples) {
-    const [a, b] = regressors(s).map((x) => x / s.durUs);
-    saa += a * a;
-    sab += a * b;
-    sbb += b * b;
-    sa += a;
-    sb += b;
-  }
-  const det = saa * sbb - sab * sab;
-  if (!(Math.abs(det) > 1e-12 * saa * sbb))
-    throw new ImportError(
-      `group ${group}`,
-      `group '${group}': its ${samples.length} collectives have one size (or none on n > 1 ranks): ` +
-        'α and β cannot be told apart; profile steps with collectives of different sizes',
-    );
-  const alphaUs = (sa * sbb - sb * sab) / det;
-  const invBeta = (saa * sb - sab * sa) / det;
-  if (!(invBeta > 0))
-    throw new ImportError(
-      `group ${group}`,
-      `group '${group}': the fit gives no positive bandwidth (1/β = ${invBeta}); the durations do not grow with size`,
-    );
-  const betaBytesPerS = 1 / invBeta;
-  const points = samples.map((s) => ({
-    name: s.name,
-    kind: s.kind,
-    bytes: s.bytes,
-    measuredUs: s.durUs,
-    estimatedUs: modelUs(s, alphaUs, betaBytesPerS),
-  }));
-  const rel = points.map((p) => Math.abs(p.estimatedUs - p.measuredUs) / p.measuredUs);
-  return {
-    group,
-    groupSize: n,
-    samples: samples.length,
-    alphaUs,
-    betaBytesPerS,
-    rmsRelErr: Math.sqrt(rel.reduce((t, x) => t + x * x, 0) / rel.length),
-    maxRelErr: Math.max(...rel),
-    points,
-  };
-}
-
-/** α and β per process group (and group size: a name reused at another size is another ring). */
-export function fitCollectives(samples: readonly CollectiveSample[]): GroupFit[] {
-  const groups = new Map<string, CollectiveSample[]>();
-  for (const s of samples) {
-    if (s.groupSize <= 1 || !(s.durUs > 0)) continue; // a one-rank collective moves nothing
-    const key = `${s.group}|${s.groupSize}`;
-    groups.set(key, [...(groups.get(key) ?? []), s]);
-  }
-  return [...groups.values()]
-    .map((list) => fitGroup(list[0].group, list))
-    .sort((x, y) => x.group.localeCompare(y.group));
-}
-
-/** The op class of a step-graph compute op: matmuls, attention (fwd and bwd), and the rest. */
-export function opClassOfOp(op: string): OpClass {
-  if (op === 'matmul') return 'matmul';
-  if (op.startsWith('attention')) return 'attention';
-  return 'elementwise';
+  /** Communication kernels left out of every fit. */
+  readonly skipped: number;
+  readonly warnings: readonly string[];
 }
 
 /** The simulator's compute time per op class on rank 0 for one step of `cfg`, µs. */
 export function simulatedClassUs(cfg: SimConfig): Record<OpClass, number> {
   const run = runPipeline(cfg, 'aot_eager', { emitRanks: [0] });
-  const out: Record<OpClass, number> = {
-    matmul: 0,
-    attention: 0,
-    elementwise: 0,
-  };
+  const out: Record<OpClass, number> = { matmul: 0, attention: 0, elementwise: 0 };
   for (const e of run.sim.events) if (e.kind === 'compute') out[opClassOfOp(e.op ?? '')] += e.dur;
   return out;
 }
 
 /** Scales per op class: the trace's kernel time per step and rank over the simulator's. */
 export function fitScales(
-  t: Pick<TraceSamples, 'kernels' | 'steps' | 'ranks'>,
+  t: Pick<TraceSamples, 'classUs' | 'steps' | 'ranks'>,
   simulated: Record<OpClass, number>,
 ): ClassScale[] {
   return OP_CLASSES.map((cls) => {
-    const total = t.kernels.reduce((s, k) => s + (k.cls === cls ? k.durUs : 0), 0);
-    const measuredUs = total / (t.steps * Math.max(1, t.ranks));
+    const measuredUs = t.classUs[cls] / (t.steps * Math.max(1, t.ranks));
     const simulatedUs = simulated[cls];
-    return {
-      cls,
-      measuredUs,
-      simulatedUs,
-      scale: simulatedUs > 0 ? measuredUs / simulatedUs : Number.NaN,
-    };
+    return { cls, measuredUs, simulatedUs, scale: simulatedUs > 0 ? measuredUs / simulatedUs : Number.NaN };
   });
+}
+
+/** The trace must come from a run of the config's size: its world_size, or else its highest rank. */
+function checkWorld(t: TraceSamples, cfg: SimConfig): void {
+  if (t.worldSize !== undefined && t.worldSize !== cfg.ranks)
+    throw new ImportError(
+      'distributedInfo.world_size',
+      `the trace's distributedInfo.world_size is ${t.worldSize} but the config has ranks = ${cfg.ranks}: ` +
+        `calibrate against the run's config (--ranks ${t.worldSize})`,
+    );
+  if (t.maxRank >= cfg.ranks)
+    throw new ImportError(
+      'distributedInfo.rank',
+      `the trace holds rank ${t.maxRank} but the config has ranks = ${cfg.ranks} (ranks 0..${cfg.ranks - 1})`,
+    );
+}
+
+/** Process group name → size in the config's step graph. */
+function configGroups(cfg: SimConfig): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const n of buildGraph(cfg).nodes) if (n.collective) m.set(n.collective.group, n.collective.groupSize);
+  return m;
 }
 
 /** The whole calibration of a trace against the config of the run it came from. */
 export function calibrate(t: TraceSamples, cfg: SimConfig): Calibration {
+  checkWorld(t, cfg);
+  const left = new LeftOutTally();
+  for (const l of t.left) left.add(l.kind, l.group, l.reason, l.count);
+  const r = resolveCollectives(t.collectives, configGroups(cfg), t.worldSize, left);
+  const fit = fitCollectives(r.samples);
+  const leftOut = left.list();
+  const unfitted: Unfitted[] = [
+    ...fit.unfitted,
+    ...leftOut.map((l) => ({ group: l.group, kinds: `${l.kind} ×${l.count}`, samples: l.count, reason: l.reason })),
+  ];
   return {
-    groups: fitCollectives(t.collectives),
+    groups: fit.groups,
+    unfitted,
+    notes: r.notes,
     scales: fitScales(t, simulatedClassUs(cfg)),
+    skipped: leftOut.reduce((s, l) => s + l.count, 0),
+    warnings: t.warnings,
   };
+}
+
+/** One sentence per group or kernels left out: `group 'x' (all_reduce ×8, n = 128): reason`. */
+export function unfittedSentence(u: Unfitted): string {
+  const n = u.groupSize === undefined ? '' : `, n = ${u.groupSize}`;
+  return `group '${u.group}' (${u.kinds}${n}): ${u.reason}`;
 }

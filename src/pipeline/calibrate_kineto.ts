@@ -1,215 +1,261 @@
-// What calibration reads from a Kineto trace (the JSON torch.profiler writes, one file per rank):
-// each NCCL collective kernel with its size, group and duration, each compute kernel with its op
-// class and duration, and the number of ProfilerStep#N annotations. Sizes come from the kernel's
-// own args (PyTorch ≥ 2.3 copies them there) or else from the record_param_comms CPU op that
-// launched it (its cudaLaunchKernel carries the kernel's correlation id), as HTA's comm analysis
-// joins them.
+// What calibration reads from Kineto traces (the JSON torch.profiler writes, one file per rank, or
+// one merged file with pid = rank as fsdp-sim exports): each collective kernel with what the trace
+// says of its size and group (calibrate_comms.ts: kernel args, record_param_comms, nccl:* ops),
+// the time of compute kernels per op class, and the ProfilerStep#N count. Times are read with the
+// trace importer's field readers, so a malformed ts / dur is refused naming the event and field.
+// Linear in the events: no spread of an unbounded list, each list grown in place.
 
 import { ImportError, err, ok, type Result } from '../errors';
+import { htaCategory } from '../trace/hta';
+import { fail, isObject, readInt, readNumber, readString, type Json } from '../trace/import_fields';
+import { checkOneRun, runIdentity, type RunIdentity } from '../trace/import_runs';
+import { MAX_RANK, fileRank } from '../trace/kineto';
+import { OP_CLASSES, type OpClass, opClassOfKernel, opClassOfOp } from './calibrate_classes';
+import {
+  type CalibKind,
+  type CommInfo,
+  type CpuOp,
+  calibKindOf,
+  commInfoOf,
+  infoAtLaunches,
+  kindLabel,
+  type Launch,
+  mergeInfo,
+} from './calibrate_comms';
 
-export type CalibKind = 'all_gather' | 'reduce_scatter' | 'all_reduce';
-export type OpClass = 'matmul' | 'attention' | 'elementwise';
-export const OP_CLASSES: readonly OpClass[] = ['matmul', 'attention', 'elementwise'];
+export { OP_CLASSES, opClassOfKernel, type CalibKind, type OpClass };
 
-export interface CollectiveSample {
+/** One collective kernel with what its trace says of it (fields may be missing: calibrate.ts resolves them). */
+export interface RawCollective {
   readonly rank: number;
   readonly name: string;
   readonly kind: CalibKind;
-  /** Process group name as the profiler records it ('0', 'dp', ...). */
-  readonly group: string;
-  readonly groupSize: number;
-  /** S of the ring model: gathered output (all-gather) or full input (reduce-scatter, all-reduce), bytes. */
-  readonly bytes: number;
+  readonly info: CommInfo;
   readonly durUs: number;
 }
 
-export interface KernelSample {
-  readonly rank: number;
-  readonly cls: OpClass;
-  readonly durUs: number;
+/** Communication kernels the fit leaves out, counted by kind, group and reason (one sentence). */
+export interface LeftOut {
+  readonly kind: string;
+  readonly group: string;
+  readonly count: number;
+  readonly reason: string;
 }
 
 export interface TraceSamples {
-  readonly collectives: readonly CollectiveSample[];
-  readonly kernels: readonly KernelSample[];
+  readonly collectives: readonly RawCollective[];
+  /** Compute kernel time over every rank and step, µs, per op class. */
+  readonly classUs: Readonly<Record<OpClass, number>>;
+  readonly kernels: number;
   /** ProfilerStep#N annotations per rank (1 when there are none): kernel totals are per step over these. */
   readonly steps: number;
   readonly ranks: number;
-  /** Communication kernels left out: another collective (send/recv, broadcast) or no size found. */
-  readonly skipped: number;
+  /** The highest rank in the files (checked against the config's ranks). */
+  readonly maxRank: number;
+  /** distributedInfo.world_size, when the files state it (one value: checked). */
+  readonly worldSize?: number;
+  readonly left: readonly LeftOut[];
+  readonly warnings: readonly string[];
 }
 
-/** Bytes per element of the dtypes record_param_comms names. */
-const DTYPE_BYTES: Readonly<Record<string, number>> = {
-  BFloat16: 2,
-  Half: 2,
-  Float: 4,
-  Double: 8,
-  Int: 4,
-  Long: 8,
-  Short: 2,
-  Byte: 1,
-  Char: 1,
-  Bool: 1,
-  Float8_e4m3fn: 1,
-  Float8_e5m2: 1,
-};
-
-/** A kernel name's op class: cuBLAS / CUTLASS GEMMs are matmul, flash / mem-efficient attention is attention. */
-export function opClassOfKernel(name: string): OpClass {
-  if (/flash|fmha|attention|sdpa|efficient_attention/i.test(name)) return 'attention';
-  if (/gemm|xmma|cublas|cutlass|matmul|wgmma/i.test(name)) return 'matmul';
-  return 'elementwise';
-}
-
-function collectiveKindOf(kernel: string): CalibKind | null {
-  if (/all_?gather/i.test(kernel)) return 'all_gather';
-  if (/reduce_?scatter/i.test(kernel)) return 'reduce_scatter';
-  if (/all_?reduce/i.test(kernel)) return 'all_reduce';
-  return null;
-}
-
-interface RawEvent {
-  readonly ph?: string;
-  readonly cat?: string;
-  readonly name?: string;
-  readonly pid?: number | string;
-  readonly tid?: number | string;
-  readonly ts?: number;
-  readonly dur?: number;
-  readonly args?: Record<string, unknown>;
-}
-
-type CommArgs = Record<string, unknown>;
-
-/** correlation id → the record_param_comms args of the CPU op around the launch with that id. */
-function commArgsByCorrelation(events: readonly RawEvent[]): Map<number, CommArgs> {
-  const byThread = new Map<string, RawEvent[]>();
-  for (const e of events) {
-    if (e.ph !== 'X' || e.name !== 'record_param_comms') continue;
-    const k = `${e.pid}|${e.tid}`;
-    byThread.set(k, [...(byThread.get(k) ?? []), e]);
+/** LeftOut entries grown by key (a Map: kinds and groups are user strings). */
+export class LeftOutTally {
+  private readonly m = new Map<string, { kind: string; group: string; count: number; reason: string }>();
+  add(kind: string, group: string, reason: string, n = 1): void {
+    const k = `${kind}\u0000${group}\u0000${reason}`;
+    const e = this.m.get(k);
+    if (e) e.count += n;
+    else this.m.set(k, { kind, group, count: n, reason });
   }
-  const out = new Map<number, CommArgs>();
-  if (byThread.size === 0) return out;
-  for (const list of byThread.values()) list.sort((x, y) => (x.ts ?? 0) - (y.ts ?? 0));
-  for (const e of events) {
-    const corr = e.args?.correlation;
-    if (e.ph !== 'X' || typeof corr !== 'number' || !/^cuda_(runtime|driver)$/.test(e.cat ?? '')) continue;
-    const list = byThread.get(`${e.pid}|${e.tid}`);
-    const t = e.ts ?? 0;
-    // the last record_param_comms that started at or before the launch, if the launch is inside it
-    let lo = 0;
-    let hi = list?.length ?? 0;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((list![mid].ts ?? 0) <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    const op = lo > 0 ? list![lo - 1] : undefined;
-    if (op && t <= (op.ts ?? 0) + (op.dur ?? 0) && op.args) out.set(corr, op.args);
+  list(): LeftOut[] {
+    return [...this.m.values()];
   }
-  return out;
 }
 
-const hasSize = (a: CommArgs | undefined): a is CommArgs => !!a && typeof a['In msg nelems'] === 'number';
+const NO_RING =
+  'no ring model for it here (the fit covers all-gather, reduce-scatter and all-reduce; NCCL runs ' +
+  'all-to-all, send / recv and broadcast as point-to-point kernels)';
 
-function sampleOf(
-  e: RawEvent,
-  args: CommArgs,
-  kind: CalibKind,
-  rank: number,
-  file: string,
-): Result<CollectiveSample, ImportError> {
-  const dtype = String(args.dtype ?? '');
-  const size = DTYPE_BYTES[dtype];
-  if (size === undefined)
-    return err(
-      new ImportError(
-        `${file}: ${e.name}`,
-        `${file}: collective '${e.name}' has dtype '${dtype}'; known: [${Object.keys(DTYPE_BYTES).join(', ')}]`,
-      ),
-    );
-  const n = Number(args['Group size'] ?? 0);
-  const nel = Number(kind === 'all_gather' ? args['Out msg nelems'] : args['In msg nelems']);
-  if (!(n >= 1) || !(nel >= 0))
-    return err(
-      new ImportError(
-        `${file}: ${e.name}`,
-        `${file}: collective '${e.name}' needs 'Group size' and msg nelems, got ${JSON.stringify(args)}`,
-      ),
-    );
-  const group = String(args['Process Group Name'] ?? args['Process Group Description'] ?? 'default');
-  return ok({
-    rank,
-    name: e.name ?? '',
-    kind,
-    group,
-    groupSize: n,
-    bytes: nel * size,
-    durUs: e.dur ?? 0,
-  });
+interface FileRead {
+  readonly collectives: RawCollective[];
+  readonly ranks: Set<number>;
+  readonly steps: number;
+  readonly kernels: number;
+  readonly identity: RunIdentity;
 }
 
-/** Samples of one rank file. */
-function samplesOfFile(json: unknown, index: number, file: string) {
-  const doc = json as {
-    traceEvents?: unknown;
-    distributedInfo?: { rank?: unknown };
+const threadKey = (e: Json): string => `${e.pid}|${e.tid}`;
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+/** ts and dur of an 'X' event, by the importer's readers when malformed (the error names the field). */
+function span(e: Json, where: () => string): { ts: number; dur: number } {
+  const { ts, dur } = e;
+  if (Number.isFinite(ts) && (dur === undefined || (Number.isFinite(dur) && (dur as number) >= 0)))
+    return { ts: ts as number, dur: (dur as number | undefined) ?? 0 };
+  return { ts: readNumber(e, 'ts', where()), dur: dur === undefined ? 0 : readNumber(e, 'dur', where(), 0) };
+}
+
+interface Scan {
+  readonly ops: Map<string, CpuOp[]>;
+  readonly launches: Map<string, Launch[]>;
+  readonly comm: { e: Json; i: number; dur: number }[];
+  readonly flowEnds: Map<string, number>; // `pid|tid|ts` of a kernel → ac2g flow id
+  readonly gpuPids: Map<unknown, number>; // pid of GPU events → the first one's index
+  steps: number;
+  stepPids: Set<unknown>;
+  kernels: number;
+}
+
+/** HTA's category of a kernel name, and a compute kernel's op class (null: memory or sync). */
+function kernelClass(name: string): OpClass | 'communication' | null {
+  const cat = htaCategory(name, 'kernel');
+  return cat === 'communication' ? cat : cat === 'compute' ? opClassOfKernel(name) : null;
+}
+
+const isLaunchCat = (cat: unknown): boolean => cat === 'cuda_runtime' || cat === 'cuda_driver';
+const isKernelCat = (cat: unknown): boolean => typeof cat === 'string' && cat.toLowerCase() === 'kernel';
+
+/** One pass over a file's events: comm CPU ops and launches per thread, comm kernels, compute time. */
+function scan(evs: readonly unknown[], fw: string, classUs: Record<OpClass, number>): Scan {
+  const s: Scan = {
+    ops: new Map(), launches: new Map(), comm: [], flowEnds: new Map(),
+    gpuPids: new Map(), steps: 0, stepPids: new Set(), kernels: 0,
   };
-  if (!doc || !Array.isArray(doc.traceEvents))
-    return err(new ImportError(file, `${file}: not a Kineto trace (no traceEvents array)`));
-  const events = doc.traceEvents as RawEvent[];
-  const rank = typeof doc.distributedInfo?.rank === 'number' ? doc.distributedInfo.rank : index;
-  const viaLaunch = commArgsByCorrelation(events);
-  const collectives: CollectiveSample[] = [];
-  const kernels: KernelSample[] = [];
-  let skipped = 0;
-  let steps = 0;
-  for (const e of events) {
+  const classes = new Map<string, OpClass | 'communication' | null>(); // few names repeat: classify each once
+  const flowStarts = new Map<number, { key: string; ts: number }>();
+  for (let i = 0; i < evs.length; i++) {
+    const e = evs[i];
+    const where = () => `${fw}.traceEvents[${i}]`;
+    if (!isObject(e)) fail(where(), 'an object', e);
+    if ((e.ph === 's' || e.ph === 'f') && e.cat === 'ac2g' && Number.isInteger(e.id)) {
+      const ts = readNumber(e, 'ts', where());
+      if (e.ph === 's') flowStarts.set(e.id as number, { key: threadKey(e), ts });
+      else s.flowEnds.set(`${threadKey(e)}|${ts}`, e.id as number);
+      continue;
+    }
     if (e.ph !== 'X') continue;
-    if (/^ProfilerStep#\d+$/.test(e.name ?? '')) steps++;
-    if (!/^kernel$/i.test(e.cat ?? '')) continue;
-    const name = e.name ?? '';
-    if (!/nccl/i.test(name)) {
-      kernels.push({ rank, cls: opClassOfKernel(name), durUs: e.dur ?? 0 });
-      continue;
+    const name = typeof e.name === 'string' ? e.name : readString(e, 'name', where());
+    const { ts, dur } = span(e, where);
+    const args = isObject(e.args) ? e.args : undefined;
+    if (isKernelCat(e.cat)) {
+      if (!s.gpuPids.has(e.pid)) s.gpuPids.set(e.pid, i);
+      let cls = classes.get(name);
+      if (cls === undefined) classes.set(name, (cls = kernelClass(name)));
+      if (cls === 'communication') s.comm.push({ e, i, dur });
+      else if (cls !== null) {
+        const own = args && isObject(args.fsdp_sim) ? args.fsdp_sim.op : undefined;
+        classUs[typeof own === 'string' ? opClassOfOp(own) : cls] += dur;
+        s.kernels++;
+      }
+    } else if (isLaunchCat(e.cat) && Number.isInteger(args?.correlation)) {
+      push(s.launches, threadKey(e), { ts, correlation: args!.correlation as number });
+    } else if (name === 'record_param_comms' || name.startsWith('nccl:')) {
+      push(s.ops, threadKey(e), { ts, end: ts + dur, info: commInfoOf(args, name) });
+    } else if (/^ProfilerStep#\d+$/.test(name)) {
+      s.steps++;
+      s.stepPids.add(e.pid);
     }
-    const kind = collectiveKindOf(name);
-    const corr = e.args?.correlation;
-    const args = hasSize(e.args) ? e.args : typeof corr === 'number' ? viaLaunch.get(corr) : undefined;
-    if (!kind || !hasSize(args)) {
-      skipped++;
-      continue;
-    }
-    const s = sampleOf(e, args, kind, rank, file);
-    if (!s.ok) return s;
-    collectives.push(s.value);
   }
-  return ok({ collectives, kernels, steps: Math.max(1, steps), skipped });
+  // a launch known by its ac2g flow only (no correlation on the kernel): keyed −1 − flow id
+  for (const [id, st] of flowStarts) push(s.launches, st.key, { ts: st.ts, correlation: -1 - id });
+  return s;
+}
+
+/** The collectives of one rank file (or merged file), and its compute time into `classUs`. */
+function readFile(
+  json: unknown,
+  index: number,
+  count: number,
+  file: string,
+  classUs: Record<OpClass, number>,
+  left: LeftOutTally,
+  warnings: string[],
+): FileRead {
+  if (!isObject(json) || !Array.isArray(json.traceEvents))
+    throw new ImportError(file, `${file}: not a Kineto trace (no traceEvents array)`);
+  const s = scan(json.traceEvents, file, classUs);
+  const merged = s.gpuPids.size > 1; // one file, several GPUs: pid = rank
+  const own = merged ? 0 : fileRank(json, file, index, count, warnings);
+  const viaLaunch = new Map<number, CommInfo>();
+  for (const [k, ops] of s.ops) infoAtLaunches(ops, s.launches.get(k) ?? [], viaLaunch);
+  const ranks = new Set<number>(merged ? [] : [own]);
+  const evs = json.traceEvents as Json[];
+  if (merged)
+    for (const i of s.gpuPids.values()) ranks.add(readInt(evs[i], 'pid', `${file}.traceEvents[${i}]`, 0, MAX_RANK));
+  const collectives: RawCollective[] = [];
+  for (const { e, i, dur } of s.comm) {
+    const rank = merged ? readInt(e, 'pid', `${file}.traceEvents[${i}]`, 0, MAX_RANK) : own;
+    ranks.add(rank);
+    const args = isObject(e.args) ? e.args : undefined;
+    const name = e.name as string;
+    const flow = s.flowEnds.get(`${threadKey(e)}|${e.ts}`);
+    const corr = Number.isInteger(args?.correlation)
+      ? (args!.correlation as number)
+      : flow === undefined
+        ? Number.NaN
+        : -1 - flow;
+    const info = mergeInfo(commInfoOf(args), viaLaunch.get(corr));
+    const kind = calibKindOf(info.op ?? '') ?? calibKindOf(name);
+    if (kind) collectives.push({ rank, name, kind, info, durUs: dur });
+    else left.add(kindLabel(info.op, name), info.group ?? 'default', NO_RING);
+  }
+  const steps = Math.max(1, Math.round(s.steps / Math.max(1, s.stepPids.size)));
+  return { collectives, ranks, steps, kernels: s.kernels, identity: runIdentity(json, file) };
+}
+
+/** Two files of one rank are refused, naming both (as the trace importer refuses them). */
+function checkDistinct(reads: readonly FileRead[]): void {
+  const seen = new Map<number, number>();
+  reads.forEach((r, i) => {
+    for (const rank of r.ranks) {
+      const j = seen.get(rank);
+      if (j !== undefined && j !== i) {
+        const [a, b] = [reads[j].identity.where, r.identity.where];
+        const what =
+          a === b
+            ? `${b} is given twice (file ${j + 1} and ${i + 1})`
+            : `${b} holds rank ${rank}, which ${a} also holds`;
+        throw new ImportError(b, `${what}; give one file per rank (distributedInfo.rank)`);
+      }
+      seen.set(rank, i);
+    }
+  });
 }
 
 /** Samples of a run's rank files (parsed JSON, in rank order unless each names its rank). */
 export function traceSamples(
   files: readonly { readonly name: string; readonly json: unknown }[],
 ): Result<TraceSamples, ImportError> {
-  const collectives: CollectiveSample[] = [];
-  const kernels: KernelSample[] = [];
-  let skipped = 0;
-  let steps = 0;
-  for (const [i, f] of files.entries()) {
-    const r = samplesOfFile(f.json, i, f.name);
-    if (!r.ok) return r;
-    collectives.push(...r.value.collectives);
-    kernels.push(...r.value.kernels);
-    skipped += r.value.skipped;
-    steps = Math.max(steps, r.value.steps);
+  try {
+    const classUs: Record<OpClass, number> = { matmul: 0, attention: 0, elementwise: 0 };
+    const left = new LeftOutTally();
+    const warnings: string[] = [];
+    const reads = files.map((f, i) => readFile(f.json, i, files.length, f.name, classUs, left, warnings));
+    checkDistinct(reads);
+    const ranks: { where: string; rank: number }[] = [];
+    for (const r of reads) for (const rank of r.ranks) ranks.push({ where: r.identity.where, rank });
+    checkOneRun(reads.map((r) => r.identity), ranks);
+    const collectives: RawCollective[] = [];
+    for (const r of reads) for (const c of r.collectives) collectives.push(c);
+    const worldSize = reads.find((r) => r.identity.worldSize !== undefined)?.identity.worldSize;
+    return ok({
+      collectives,
+      classUs,
+      kernels: reads.reduce((t, r) => t + r.kernels, 0),
+      steps: reads.reduce((m, r) => Math.max(m, r.steps), 1),
+      ranks: Math.max(1, ranks.length),
+      maxRank: ranks.reduce((m, r) => Math.max(m, r.rank), 0),
+      ...(worldSize !== undefined ? { worldSize } : {}),
+      left: left.list(),
+      warnings,
+    });
+  } catch (e) {
+    if (e instanceof ImportError) return err(e);
+    throw e;
   }
-  return ok({
-    collectives,
-    kernels,
-    steps: Math.max(1, steps),
-    ranks: files.length,
-    skipped,
-  });
 }

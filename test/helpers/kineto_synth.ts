@@ -129,7 +129,7 @@ export function kinetoRank(rank: number, onKernel: boolean): object {
     dur: 50,
     args: { stream: 21, correlation: corr++ },
   });
-  return { traceEvents: ev, distributedInfo: { rank, world_size: 2 } };
+  return { traceEvents: ev, distributedInfo: { rank, world_size: CFG.ranks } }; // ranks 0 and 1 of CFG's run
 }
 
 export const kinetoFiles = (onKernel: boolean) =>
@@ -137,3 +137,37 @@ export const kinetoFiles = (onKernel: boolean) =>
     name: `rank${r}.pt.trace.json`,
     json: kinetoRank(r, onKernel),
   }));
+
+/**
+ * One rank of a large trace, built directly (no simulation): `kernels` GEMM kernels and
+ * `collectives` all-gathers on a group of 8, sized 1..4 MiB in turn and timed by the ring model
+ * (ALPHA_US, BETA), their sizes on a record_param_comms around each launch (one CPU thread).
+ */
+export function bigKinetoRank(kernels: number, collectives: number): object {
+  const ev: object[] = [];
+  for (let i = 0; i < kernels; i++)
+    ev.push({
+      ph: 'X', cat: 'kernel', name: KERNEL.matmul, pid: 0, tid: 7, ts: i * 10, dur: 5,
+      args: { stream: 7, correlation: i + 1 },
+    });
+  for (let i = 0; i < collectives; i++) {
+    const bytes = (1 + (i % 4)) << 20;
+    const corr = kernels + i + 1;
+    const t = i * 20;
+    const args = {
+      'Collective name': 'allgather_into_tensor', 'In msg nelems': bytes / 16, 'Out msg nelems': bytes / 2,
+      'Group size': 8, dtype: 'BFloat16', 'Process Group Name': '0',
+    };
+    ev.push({ ph: 'X', cat: 'cpu_op', name: 'record_param_comms', pid: 1, tid: 1, ts: t, dur: 5, args });
+    ev.push({
+      ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: t + 1, dur: 2,
+      args: { correlation: corr },
+    });
+    const dur = modelUs({ kind: 'all_gather', groupSize: 8, bytes }, ALPHA_US, BETA);
+    ev.push({
+      ph: 'X', cat: 'kernel', name: NCCL.all_gather, pid: 0, tid: 20, ts: t + 3, dur,
+      args: { stream: 20, correlation: corr },
+    });
+  }
+  return { traceEvents: ev, distributedInfo: { rank: 0, world_size: 8 } };
+}

@@ -1,23 +1,48 @@
 // Calibration from synthetic Kineto traces made with known α, β and op-class scales (from the
 // simulator's own step of the config, with ±0.5 % deterministic noise): the fit recovers them
-// within 2 %, whether a kernel carries its sizes or its record_param_comms launch does.
+// within 2 %, whether a kernel carries its sizes or its record_param_comms launch does. On HTA's
+// real two-rank sample (sizes only on older profilers' nccl:* ops) the fit uses what those ops
+// say, and every kernel it leaves out is given with the reason.
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ImportError } from '../../../src/errors';
+import { defaultConfig } from '../../../src/config';
 import { buildGraph, runPipeline } from '../../../src/pipeline';
-import { calibrate, fitCollectives, modelUs, opClassOfOp } from '../../../src/pipeline/calibrate';
+import {
+  calibrate,
+  type CollectiveSample,
+  fitCollectives,
+  modelUs,
+  opClassOfOp,
+  unfittedSentence,
+} from '../../../src/pipeline/calibrate';
 import { opClassOfKernel, traceSamples } from '../../../src/pipeline/calibrate_kineto';
-import { ALPHA_US, BETA, CFG, KERNEL, SCALES, STEPS, kinetoFiles as files } from '../../helpers/kineto_synth';
+import {
+  ALPHA_US,
+  BETA,
+  CFG,
+  KERNEL,
+  SCALES,
+  STEPS,
+  bigKinetoRank,
+  kinetoFiles as files,
+} from '../../helpers/kineto_synth';
+
+const samplesOf = (f: { name: string; json: unknown }[]) => {
+  const t = traceSamples(f);
+  if (!t.ok) throw t.error;
+  return t.value;
+};
 
 describe('calibrate', () => {
   for (const onKernel of [true, false]) {
     const where = onKernel ? 'kernel' : 'launching record_param_comms';
     it(`recovers α, β and the op-class scales within 2 % (sizes on the ${where})`, () => {
-      const t = traceSamples(files(onKernel));
-      if (!t.ok) throw t.error;
+      const t = samplesOf(files(onKernel));
       const colls = buildGraph(CFG).nodes.filter((n) => n.collective).length;
-      expect(t.value.collectives).toHaveLength(2 * STEPS * colls);
-      expect([t.value.steps, t.value.ranks, t.value.skipped]).toEqual([STEPS, 2, 2]);
-      const c = calibrate(t.value, CFG);
+      expect(t.collectives).toHaveLength(2 * STEPS * colls);
+      expect([t.steps, t.ranks, t.worldSize]).toEqual([STEPS, 2, 4]);
+      const c = calibrate(t, CFG);
       expect(c.groups).toHaveLength(1);
       const g = c.groups[0];
       expect([g.group, g.groupSize]).toEqual(['0', 4]);
@@ -25,13 +50,16 @@ describe('calibrate', () => {
       expect(Math.abs(g.betaBytesPerS / BETA - 1)).toBeLessThan(0.02);
       expect(g.maxRelErr).toBeLessThan(0.02); // the model fits every collective within the noise
       for (const s of c.scales) expect(Math.abs(s.scale / SCALES[s.cls] - 1)).toBeLessThan(0.02);
+      // the two send/recv kernels are left out, and said so
+      expect(c.skipped).toBe(2);
+      expect(c.unfitted.map(unfittedSentence)).toEqual([
+        expect.stringMatching(/^group 'default' \(send_recv ×2\): no ring model for it here/),
+      ]);
     });
   }
 
   it('gives flags under which the simulator times every collective as the fitted ring', () => {
-    const t = traceSamples(files(true));
-    if (!t.ok) throw t.error;
-    const g = calibrate(t.value, CFG).groups[0];
+    const g = calibrate(samplesOf(files(true)), CFG).groups[0];
     const cfg = {
       ...CFG,
       network: 'pcie-ethernet' as const,
@@ -51,8 +79,37 @@ describe('calibrate', () => {
     }
   });
 
-  it('classifies kernels and step-graph ops alike', () => {
+  it('classifies real kernel names and step-graph ops alike', () => {
     expect(Object.entries(KERNEL).map(([, k]) => opClassOfKernel(k))).toEqual(['matmul', 'attention', 'elementwise']);
+    const matmul = [
+      'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x5_tn_align4>(Params)',
+      'ampere_sgemm_32x128_tn',
+      'sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_kernel__5x_cublas',
+      'void gemmk1_kernel<float, 256, 5, false, false, false, false, cublasGemvTensorStridedBatched<float const>>',
+      'std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float, float, float, float>',
+      'void epilogue::impl::globalKernel<float, float, float, true, true>(int, int, long, float*, cublasLtEpilogue_t)',
+      'nvjet_hsh_128x256_64x4_2x1_v_bz_coopB_NTN',
+      'triton_tem_fused_mm_0',
+      'triton_mm_42',
+      'void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align8>(Params)',
+    ];
+    const attention = [
+      'void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128>>',
+      'fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t>::Params)',
+      'cudnn_generated_fort_native_sdpa_sm90_knob_7_64x128x128_4x1x1_kernel0_0',
+      'void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<CollectiveMainloopFwdSm90>>>',
+      'triton_tem_fused_flex_attention_0',
+    ];
+    const elementwise = [
+      'void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, at::detail::Array<char*, 1> >',
+      'void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*)',
+      'triton_poi_fused__to_copy_mm_0',
+      'triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_1',
+      'void cub::DeviceScanKernel<cub::AgentScanPolicy<128, 15, int>>',
+    ];
+    expect(matmul.filter((k) => opClassOfKernel(k) !== 'matmul')).toEqual([]);
+    expect(attention.filter((k) => opClassOfKernel(k) !== 'attention')).toEqual([]);
+    expect(elementwise.filter((k) => opClassOfKernel(k) !== 'elementwise')).toEqual([]);
     expect(['matmul', 'attention_bwd', 'rms_norm', 'cast'].map(opClassOfOp)).toEqual([
       'matmul',
       'attention',
@@ -61,20 +118,123 @@ describe('calibrate', () => {
     ]);
   });
 
-  it('refuses a group whose collectives have one size, and a file that is no trace', () => {
-    const one = [1, 2, 3].map((k) => ({
+  it('says why a group of one size cannot be fitted, and refuses a file that is no trace', () => {
+    const one: CollectiveSample[] = [1, 2, 3].map((k) => ({
       rank: 0,
       name: 'ag',
-      kind: 'all_gather' as const,
+      kind: 'all_gather',
       group: 'dp',
       groupSize: 8,
       bytes: 1 << 20,
       durUs: 30 + k,
     }));
-    expect(() => fitCollectives(one)).toThrow(ImportError);
-    expect(() => fitCollectives(one)).toThrow(/group 'dp': its 3 collectives have one size/);
+    const f = fitCollectives(one);
+    expect(f.groups).toEqual([]);
+    expect(f.unfitted.map(unfittedSentence)).toEqual([
+      "group 'dp' (all_gather ×3, n = 8): its 3 collective(s) all move 1.05MB: with one size α and β cannot be " +
+        'told apart; profile steps with collectives of different sizes',
+    ]);
     const bad = traceSamples([{ name: 'x.json', json: { foo: 1 } }]);
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error.message).toBe('x.json: not a Kineto trace (no traceEvents array)');
+  });
+});
+
+describe('calibrate on real and hostile traces', () => {
+  const hta = [0, 1].map((r) => ({
+    name: `sampled_rank-${r}.json.gz`,
+    json: JSON.parse(gunzipSync(readFileSync(`test/fixtures/hta/sampled_rank-${r}.json.gz`)).toString()) as unknown,
+  }));
+
+  it("fits HTA's sample from its nccl:* ops' Input Dims, as the least-squares optimum", () => {
+    const cfg = { ...defaultConfig(), model: 'small' as const, ranks: 128 };
+    const c = calibrate(samplesOf(hta), cfg);
+    expect(c.groups).toHaveLength(1);
+    const g = c.groups[0];
+    // no group in the trace: the world (distributedInfo.world_size), said in a note
+    expect([g.group, g.groupSize, g.samples]).toEqual(['default', 128, 12]);
+    expect(c.notes).toEqual([expect.stringContaining('distributedInfo.world_size = 128')]);
+    // all_reduce: 'Input Dims' [[n]] of 'Input type' float; _all_gather_base: its input (a shard) × 128
+    const sizes = (kind: string) => [...new Set(g.points.filter((p) => p.kind === kind).map((p) => p.bytes))].sort();
+    expect(sizes('all_reduce')).toEqual([19618307, 26955536, 26258430, 5716654].map((n) => n * 4).sort());
+    expect(sizes('all_gather')).toEqual([16777216 * 128]);
+    // the fit is the minimum of Σ ((estimated − measured) / measured)²: moving α or β raises it
+    const pts = g.points.map((p) => ({ ...p, kind: p.kind as 'all_reduce', groupSize: 128 }));
+    const cost = (a: number, b: number) => pts.reduce((s, p) => s + (modelUs(p, a, b) / p.measuredUs - 1) ** 2, 0);
+    const best = cost(g.alphaUs, g.betaBytesPerS);
+    for (const [da, db] of [[1.01, 1], [0.99, 1], [1, 1.01], [1, 0.99]])
+      expect(cost(g.alphaUs * da, g.betaBytesPerS * db)).toBeGreaterThan(best);
+    expect(g.alphaUs).toBeGreaterThan(0);
+    expect(c.unfitted.map(unfittedSentence)).toEqual([
+      expect.stringMatching(/^group 'default' \(all_to_all ×8\): no ring model for it here/),
+    ]);
+  });
+
+  it("refuses a config whose ranks differ from the trace's world_size, and two files of one rank", () => {
+    expect(() => calibrate(samplesOf(hta), { ...CFG, ranks: 2 })).toThrow(
+      "the trace's distributedInfo.world_size is 128 but the config has ranks = 2: calibrate against the run's " +
+        'config (--ranks 128)',
+    );
+    const twice = traceSamples([hta[0], { ...hta[0], name: 'copy.json' }]);
+    expect(twice.ok).toBe(false);
+    if (!twice.ok) expect(twice.error.message).toMatch(/^copy\.json holds rank 0, which sampled_rank-0\.json\.gz also/);
+  });
+
+  it('refuses a string dur naming the field, as analyze does', () => {
+    const [f] = files(true);
+    const evs = (f.json as { traceEvents: Record<string, unknown>[] }).traceEvents;
+    const i = evs.findIndex((e) => e.cat === 'kernel');
+    evs[i].dur = '50';
+    const r = traceSamples([f]);
+    expect(r.ok).toBe(false);
+    const want = `rank0.pt.trace.json.traceEvents[${i}].dur must be a finite number ≥ 0, got "50"`;
+    if (!r.ok) expect(r.error.message).toBe(want);
+  });
+
+  it("names a dtype it does not know (a prototype name too), and a collective's missing size", () => {
+    const [f] = files(true);
+    const evs = (f.json as { traceEvents: { name: string; args?: Record<string, unknown> }[] }).traceEvents;
+    const ncc = evs.filter((e) => /AllGather/.test(e.name));
+    ncc[0].args!.dtype = 'constructor';
+    delete ncc[1].args!['In msg nelems'];
+    delete ncc[1].args!['Out msg nelems'];
+    const c = calibrate(samplesOf([f]), CFG);
+    const why = c.unfitted.map(unfittedSentence);
+    const dtype = /^group '0' \(all_gather ×1\): its 'dtype' is "constructor", not one of \[Double, Long, .*BFloat16/;
+    expect(why).toContainEqual(expect.stringMatching(dtype));
+    expect(why).toContainEqual(
+      "group '0' (all_gather ×1): it carries no size: no 'In msg nelems' / 'Out msg nelems' in the kernel's args or " +
+        "its record_param_comms, and no nccl:<collective> op with 'Input Dims' around its launch",
+    );
+    expect(c.groups[0].samples).toBe(ncc.length + evs.filter((e) => /ReduceScatter/.test(e.name)).length - 2);
+  });
+
+  it('joins a kernel to its record_param_comms by the ac2g flow when it has no correlation', () => {
+    const [f] = files(false);
+    const evs = (f.json as { traceEvents: Record<string, unknown>[] }).traceEvents;
+    const corrOf = (e: Record<string, unknown>) => (e.args as { correlation: number }).correlation;
+    const launches = new Map(evs.filter((e) => e.cat === 'cuda_runtime').map((e) => [corrOf(e), e]));
+    for (const k of evs.filter((e) => /nccl.*(AllGather|ReduceScatter)/.test(String(e.name)))) {
+      const args = k.args as Record<string, unknown>;
+      const l = launches.get(args.correlation as number)!;
+      const id = args.correlation as number;
+      evs.push({ ph: 's', cat: 'ac2g', id, pid: l.pid, tid: l.tid, ts: l.ts, name: 'launch' });
+      evs.push({ ph: 'f', bp: 'e', cat: 'ac2g', id, pid: k.pid, tid: k.tid, ts: k.ts, name: 'launch' });
+      delete args.correlation;
+      delete (l.args as Record<string, unknown>).correlation;
+    }
+    const g = calibrate(samplesOf([f]), CFG).groups[0];
+    expect(Math.abs(g.alphaUs / ALPHA_US - 1)).toBeLessThan(0.02);
+    expect(Math.abs(g.betaBytesPerS / BETA - 1)).toBeLessThan(0.02);
+  });
+
+  it('reads 200k kernels and 160k collectives (record_param_comms each) without overflowing the stack', () => {
+    const cfg = { ...defaultConfig(), model: 'small' as const, ranks: 8 };
+    const t = samplesOf([{ name: 'big.json', json: bigKinetoRank(200_000, 160_000) }]);
+    expect([t.kernels, t.collectives.length]).toEqual([200_000, 160_000]);
+    const c = calibrate(t, cfg);
+    expect(c.groups[0].samples).toBe(160_000);
+    expect(c.groups[0].alphaUs).toBeCloseTo(ALPHA_US, 6);
+    expect(c.groups[0].betaBytesPerS / BETA).toBeCloseTo(1, 9);
   });
 });

@@ -1,0 +1,103 @@
+// From what a trace says of each collective to the ring model's inputs: the group size (the
+// trace's 'Group size'; else the config's step graph for a group it names; else, for a trace that
+// names no group, the world: c10d's default process group, as distributedInfo.world_size states
+// it), S in bytes (elements × dtype size; an all-gather's gathered output), each assumption said
+// once as a note, and each collective that cannot be resolved counted with the field it lacks.
+
+import { DTYPE_BYTES, type CommInfo } from './calibrate_comms';
+import type { CollectiveSample } from './calibrate_fit';
+import type { LeftOutTally, RawCollective } from './calibrate_kineto';
+
+export interface Resolved {
+  readonly samples: CollectiveSample[];
+  readonly notes: string[];
+}
+
+const NO_SIZE =
+  "it carries no size: no 'In msg nelems' / 'Out msg nelems' in the kernel's args or its " +
+  "record_param_comms, and no nccl:<collective> op with 'Input Dims' around its launch";
+const NO_DTYPE =
+  "it has element counts but no 'dtype' (kernel args, record_param_comms) or 'Input type' (nccl:* op)";
+const badDtype = (d: string) =>
+  `its 'dtype' is ${JSON.stringify(d)}, not one of [${[...DTYPE_BYTES.keys()].join(', ')}]`;
+
+/** The S of the ring model, or the reason it cannot be had. */
+function ringBytes(c: RawCollective, n: number): number | string {
+  const i: CommInfo = c.info;
+  if (i.ringBytes !== undefined) return i.ringBytes;
+  if (i.inNel === undefined && i.outNel === undefined) return NO_SIZE;
+  if (i.dtype === undefined) return NO_DTYPE;
+  const size = DTYPE_BYTES.get(i.dtype);
+  if (size === undefined) return badDtype(i.dtype);
+  // all-gather: S is the gathered output; reduce-scatter and all-reduce: the full input
+  if (c.kind === 'all_gather') return (i.outNel ?? i.inNel! * n) * size;
+  if (c.kind === 'reduce_scatter') return (i.inNel ?? i.outNel! * n) * size;
+  return (i.inNel ?? i.outNel!) * size;
+}
+
+/** Group name → its size in the config's step graph (its collectives'), for traces that record no size. */
+export type ConfigGroups = ReadonlyMap<string, number>;
+
+interface SizeSource {
+  readonly n?: number;
+  readonly note?: string;
+}
+
+function groupSizeOf(i: CommInfo, group: string, cfg: ConfigGroups, world?: number): SizeSource {
+  if (i.groupSize !== undefined) return { n: i.groupSize };
+  const fromCfg = cfg.get(group);
+  if (i.group !== undefined && fromCfg !== undefined)
+    return { n: fromCfg, note: `group '${group}': no 'Group size' in the trace, n = ${fromCfg} from the config` };
+  if (i.group === undefined && world !== undefined)
+    return {
+      n: world,
+      note:
+        `group 'default': the trace records no process group or 'Group size'; taken as the world ` +
+        `(distributedInfo.world_size = ${world}), c10d's default process group`,
+    };
+  return {};
+}
+
+function noGroupSize(group: string, named: boolean, world?: number): string {
+  if (named)
+    return `no 'Group size' in its kernel's or record_param_comms' args, and the config has no group '${group}'`;
+  const noWorld = world === undefined ? ', and no distributedInfo.world_size' : '';
+  return `no 'Group size' or 'Process Group Name' in the trace${noWorld}`;
+}
+
+/** The ring model's inputs of every collective that has them; the rest into `left`, with the reason. */
+export function resolveCollectives(
+  raw: readonly RawCollective[],
+  cfg: ConfigGroups,
+  worldSize: number | undefined,
+  left: LeftOutTally,
+): Resolved {
+  const samples: CollectiveSample[] = [];
+  const notes = new Set<string>();
+  for (const c of raw) {
+    const group = c.info.group ?? 'default';
+    const src = groupSizeOf(c.info, group, cfg, worldSize);
+    if (src.n === undefined) {
+      left.add(c.kind, group, noGroupSize(group, c.info.group !== undefined, worldSize));
+      continue;
+    }
+    if (!(Number.isInteger(src.n) && src.n >= 1)) {
+      left.add(c.kind, group, `its 'Group size' is ${src.n}, not a whole number ≥ 1`);
+      continue;
+    }
+    if (src.n === 1) {
+      left.add(c.kind, group, 'it runs on one rank and moves nothing');
+      continue;
+    }
+    const bytes = ringBytes(c, src.n);
+    if (typeof bytes === 'string') left.add(c.kind, group, bytes);
+    else if (!(bytes >= 0 && Number.isFinite(bytes)))
+      left.add(c.kind, group, `its size (${bytes} B) is not a finite number ≥ 0`);
+    else if (!(c.durUs > 0)) left.add(c.kind, group, 'its kernel has no duration');
+    else {
+      if (src.note) notes.add(src.note);
+      samples.push({ rank: c.rank, name: c.name, kind: c.kind, group, groupSize: src.n, bytes, durUs: c.durUs });
+    }
+  }
+  return { samples, notes: [...notes] };
+}
