@@ -3,14 +3,12 @@
 // ProfilerStep iteration the same, and the app's overall metrics (step, exposed, idle, peak,
 // collective counts). Files are Kineto traces (.json or .json.gz, one per rank) or fsdp-sim exports.
 
-import { readFileSync } from 'node:fs';
 import { ImportError } from '../errors';
 import { analyzeTrace, type TraceAnalysis } from '../trace/analysis';
-import { traceText } from '../trace/gzip';
 import { importTrace } from '../trace/import';
 import { COMM_KINDS, COMM_LABELS } from '../trace/kinds';
 import { UsageError, parseFlags } from './args';
-import type { Io } from './io';
+import { readInputText, type Io } from './io';
 
 export const ANALYZE_OPTIONS = {
   json: { type: 'boolean' },
@@ -91,16 +89,6 @@ function formatAnalysis(a: TraceAnalysis): string {
   return [ranks, '', iters, '', overall].join('\n');
 }
 
-async function readTrace(path: string): Promise<string> {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new ImportError(path, `cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  return traceText(path, bytes);
-}
-
 export async function analyzeCommand(argv: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags('analyze', argv, ANALYZE_OPTIONS, true);
   if (values.help) {
@@ -110,7 +98,7 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   if (positionals.length === 0)
     throw new UsageError('fsdp-sim analyze: give at least one trace FILE (.json or .json.gz, one per rank)');
   const texts: string[] = [];
-  for (const f of positionals) texts.push(await readTrace(f));
+  for (const f of positionals) texts.push(await readInputText(f));
   const r = importTrace(texts.length === 1 ? texts[0] : texts);
   if (!r.ok) {
     // name the file: the importer says file[i]

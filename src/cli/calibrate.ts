@@ -2,13 +2,11 @@
 // scale per op class to a real run's Kineto traces (one file per rank), against the config of that
 // run (--model, --ranks, ... as for compare).
 
-import { readFileSync } from 'node:fs';
 import { ImportError } from '../errors';
-import { calibrate, type Calibration } from '../pipeline/calibrate';
+import { calibrate, type Calibration, unfittedSentence } from '../pipeline/calibrate';
 import { traceSamples } from '../pipeline/calibrate_kineto';
-import { traceText } from '../trace/gzip';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
-import type { Io } from './io';
+import { readInputText, type Io } from './io';
 
 export const CALIBRATE_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -23,8 +21,12 @@ export const CALIBRATE_USAGE = [
   "collectives in PyTorch-profiler traces (.json / .json.gz, one per rank; sizes from the kernel's",
   'args or its record_param_comms), and a time scale per op class (matmul, attention, elementwise):',
   "the trace's kernel time per step and rank over the simulator's compute for the config flags' run.",
+  "Sizes also come from older profilers' nccl:* ops ('Input Dims', 'Input type'); a group the trace does",
+  'not size is taken from the config, or, when it names no group, as the world (said in a note). Each',
+  'group that cannot be fitted, and each kind of kernel left out, is given with the reason.',
   '  --json   {"groups":[{group, groupSize, samples, alphaUs, betaBytesPerS, rmsRelErr, maxRelErr, points:[{name,',
-  '           kind, bytes, measuredUs, estimatedUs}]}], "scales":[{cls, measuredUs, simulatedUs, scale}], "skipped"}',
+  '           kind, bytes, measuredUs, estimatedUs}]}], "unfitted":[{group, groupSize?, kinds, samples, reason}],',
+  '           "notes":[...], "scales":[{cls, measuredUs, simulatedUs, scale}], "skipped", "warnings":[...]}',
 ].join('\n');
 
 function readJson(path: string, text: string): unknown {
@@ -37,7 +39,7 @@ function readJson(path: string, text: string): unknown {
 
 const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
 
-function formatCalibration(c: Calibration, skipped: number): string {
+function formatCalibration(c: Calibration): string {
   const lines = ['process group  n    collectives  α µs/step  β GB/s (bus)  fit error rms / max'];
   for (const g of c.groups)
     lines.push(
@@ -60,8 +62,8 @@ function formatCalibration(c: Calibration, skipped: number): string {
         Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—',
       ].join('  '),
     );
-  if (skipped)
-    lines.push('', `${skipped} communication kernel(s) left out (no ring model for the collective, or no size found)`);
+  if (c.unfitted.length) lines.push('', 'not fitted:', ...c.unfitted.map((u) => `  ${unfittedSentence(u)}`));
+  if (c.notes.length) lines.push('', 'notes:', ...c.notes.map((n) => `  ${n}`));
   const g = c.groups[0];
   if (c.groups.length === 1 && g)
     lines.push(
@@ -84,29 +86,16 @@ export async function calibrateCommand(argv: readonly string[], io: Io): Promise
   const cfg = configFromFlags('calibrate', values);
   const files: { name: string; json: unknown }[] = [];
   for (const path of positionals) {
-    let bytes: Uint8Array;
-    try {
-      bytes = readFileSync(path);
-    } catch (e) {
-      throw new ImportError(
-        path,
-        `cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
-    files.push({
-      name: path,
-      json: readJson(path, await traceText(path, bytes)),
-    });
+    // the CLI's one bounded reader (regular files, a size limit, gzip inflated with a cap)
+    files.push({ name: path, json: readJson(path, await readInputText(path)) });
   }
   const t = traceSamples(files);
   if (!t.ok) throw t.error;
   const c = calibrate(t.value, cfg);
-  if (values.json)
-    io.out(
-      JSON.stringify({ ...c, skipped: t.value.skipped }, (_k, v) =>
-        typeof v === 'number' && Number.isNaN(v) ? null : v,
-      ),
-    );
-  else io.out(formatCalibration(c, t.value.skipped));
+  if (values.json) io.out(JSON.stringify(c, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
+  else {
+    for (const w of c.warnings) io.err(`warning: ${w}`);
+    io.out(formatCalibration(c));
+  }
   return 0;
 }

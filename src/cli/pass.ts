@@ -1,7 +1,6 @@
 // `fsdp-sim pass`: run a backend's graph pass on a graph PyTorch produced (an FX dump, or a
 // forward + backward pair) and report what it changed against aot_eager on the same graph.
 
-import { readFileSync } from 'node:fs';
 import { BACKEND_NAMES } from '../backends/types';
 import type { Schedule } from '../backends/types';
 import {
@@ -12,13 +11,14 @@ import {
   type Agreement,
   type TorchLogGraph,
 } from '../backends';
+import { ImportError } from '../errors';
 import { HARDWARE_NAMES } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
 import { CONFIG_OPTIONS, GRAPH_SHAPE_FLAGS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
-import type { Io } from './io';
+import { readInputText, type Io } from './io';
 
 export const PASS_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -77,22 +77,16 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     );
   // torch's own estimator is the analytical NCCL model: the default for collectives a dump leaves untimed
   const cfg = configFromFlags('pass', values, { network: 'nccl-analytical' });
-  const torchLog = values['torch-log'] === undefined ? undefined : readTorchLog(values['torch-log']);
-  const dumps = files.map((f) => {
-    let text: string;
+  const torchLog = values['torch-log'] === undefined ? undefined : await readTorchLog(values['torch-log']);
+  const dumps: unknown[] = [];
+  for (const f of files) {
+    const text = await passInput(f, '--fx-graph');
     try {
-      text = readFileSync(f, 'utf8');
-    } catch (e) {
-      throw new UsageError(
-        `fsdp-sim pass: --fx-graph cannot read '${f}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
-    try {
-      return JSON.parse(text) as unknown;
+      dumps.push(JSON.parse(text));
     } catch (e) {
       throw new UsageError(`fsdp-sim pass: --fx-graph '${f}' is not JSON: ${(e as Error).message}`);
     }
-  });
+  }
   const imported = importFxGraph(dumps.length === 1 ? dumps[0] : dumps);
   if (!imported.ok) {
     io.err(`fsdp-sim pass: ${files.join(', ')}: ${imported.error.message}`);
@@ -147,15 +141,18 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   return 0;
 }
 
-function readTorchLog(path: string): TorchLogGraph[] {
-  let text: string;
+/** An input of pass read as analyze reads one (bounded, gzip, BOM); a file it cannot read is a usage error. */
+async function passInput(path: string, flag: string): Promise<string> {
   try {
-    text = readFileSync(path, 'utf8');
+    return await readInputText(path, `${flag} `);
   } catch (e) {
-    throw new UsageError(
-      `fsdp-sim pass: --torch-log cannot read '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
+    if (e instanceof ImportError) throw new UsageError(`fsdp-sim pass: ${e.message}`);
+    throw e;
   }
+}
+
+async function readTorchLog(path: string): Promise<TorchLogGraph[]> {
+  const text = await passInput(path, '--torch-log');
   const graphs = parseTorchPassLog(text);
   if (graphs.length === 0) {
     throw new UsageError(

@@ -9,7 +9,9 @@
 import { ImportError, err, ok, type Result } from '../errors';
 import { TRACE_FORMAT, MEMORY_COUNTER } from './chrome_export';
 import type { EventKind, MemoryCurve, StreamName, TraceEvent } from './event';
-import { fail, isObject, readInt, readNumber, readObject, readString, type Json } from './import_fields';
+import {
+  fail, isObject, readInt, readNumber, readObject, readSpan, readString, readTs, type Json,
+} from './import_fields';
 import { checkOneRun, runIdentity, type RunIdentity } from './import_runs';
 import { fileRank, kinetoEvents, MAX_RANK, rawEvents } from './kineto';
 import { COMM_KINDS } from './kinds';
@@ -62,9 +64,10 @@ function ownEvent(e: Json, own: Json, w: string, rank: number): TraceEvent {
   const stream = readString(own, 'stream', ow);
   const known = stream === 'compute' || stream.startsWith('comm:') || stream.startsWith('side:');
   if (!known) fail(`${ow}.stream`, "'compute', 'side:<name>' or 'comm:<group>'", stream);
+  const span = readSpan(e, w);
   const ev: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
     rank, stream: stream as StreamName, name: readString(own, 'name', ow), kind: kind as EventKind,
-    start: readNumber(e, 'ts', w), dur: readNumber(e, 'dur', w, 0),
+    start: span.ts, dur: span.dur,
   };
   if (own.bucketId !== undefined) ev.bucketId = readInt(own, 'bucketId', ow, 0, Number.MAX_SAFE_INTEGER);
   if (own.bytes !== undefined) ev.bytes = readNumber(own, 'bytes', ow, 0);
@@ -137,11 +140,11 @@ function readMemory(
     const w = `${fw}.traceEvents[${i}]`;
     if (e.ph === 'C' && e.name === MEMORY_COUNTER) {
       const args = readObject(e, 'args', w);
-      add(rankOf(e, w), readNumber(e, 'ts', w), readNumber(args, 'bytes', `${w}.args`, 0));
+      add(rankOf(e, w), readTs(e, w), readNumber(args, 'bytes', `${w}.args`, 0));
     } else if (e.ph === 'i' && e.name === '[memory]' && isObject(e.args) && e.args['Device Type'] === 1) {
       // one record per alloc/free on a CUDA device
       const rank = merged ? readInt(e.args, 'Device Id', `${w}.args`, 0, MAX_RANK) : own;
-      add(rank, readNumber(e, 'ts', w), readNumber(e.args, 'Total Allocated', `${w}.args`, 0));
+      add(rank, readTs(e, w), readNumber(e.args, 'Total Allocated', `${w}.args`, 0));
     }
   });
 }

@@ -31,6 +31,27 @@ export function readNumber(o: Json, key: string, where: string, min = -Infinity)
     : fail(`${where}.${key}`, min === -Infinity ? 'a finite number' : `a finite number ≥ ${min}`, v);
 }
 
+/**
+ * 2^53 µs: past it a double no longer holds whole µs (HTA reads int64 µs; our clock is a double),
+ * so kernels would merge, vanish or end before they start. Every event must end before it.
+ */
+export const MAX_TRACE_US = 2 ** 53;
+
+/** An event's ts, µs: a finite number in [0, 2^53). */
+export function readTs(o: Json, where: string): number {
+  const v = o.ts;
+  return typeof v === 'number' && v >= 0 && v < MAX_TRACE_US ? v : fail(`${where}.ts`, 'a number in [0, 2^53) µs', v);
+}
+
+/** A complete event's ts and dur, µs: dur ≥ 0 (absent: `absentDur`) and ts + dur before 2^53 µs. */
+export function readSpan(o: Json, where: string, absentDur?: number): { ts: number; dur: number } {
+  const ts = readTs(o, where);
+  const v = o.dur;
+  if (v === undefined && absentDur !== undefined) return { ts, dur: absentDur };
+  if (typeof v === 'number' && v >= 0 && ts + v < MAX_TRACE_US) return { ts, dur: v };
+  return fail(`${where}.dur`, `a number ≥ 0 that ends the event before 2^53 µs (ts ${ts})`, v);
+}
+
 export function readInt(o: Json, key: string, where: string, min: number, max: number): number {
   const v = o[key];
   return Number.isInteger(v) && (v as number) >= min && (v as number) <= max

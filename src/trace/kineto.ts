@@ -5,7 +5,7 @@
 import { commKindOf, htaCategory, htaWindow, wholeWindow, type RawEvent } from './hta';
 import type { EventKind, StreamName, TraceEvent } from './event';
 import { isCommKind } from './kinds';
-import { fail, isObject, readInt, readNumber, readString, type Json } from './import_fields';
+import { fail, isObject, MAX_TRACE_US, readInt, readSpan, readString, type Json } from './import_fields';
 
 export const MAX_RANK = 65535;
 
@@ -30,16 +30,20 @@ export function rawEvents(
     if (e.ph !== 'X') continue;
     const args = e.args;
     const { name, ts, dur } = e;
+    // the fast path checks what readSpan does (a name, 0 ≤ ts, dur ≥ 0, ts + dur < 2^53 µs)
     const wellFormed =
       typeof name === 'string' &&
-      Number.isFinite(ts) &&
-      (dur === undefined || (Number.isFinite(dur) && (dur as number) >= 0));
+      typeof ts === 'number' &&
+      ts >= 0 &&
+      (dur === undefined || (typeof dur === 'number' && dur >= 0 && ts + dur < MAX_TRACE_US)) &&
+      ts < MAX_TRACE_US;
+    const span = wellFormed ? { ts, dur: dur === undefined ? 0 : (dur as number) } : readSpan(e, where(i), 0);
     const ev: RawEvent = {
       name: wellFormed ? name : readString(e, 'name', where(i)),
       cat: typeof e.cat === 'string' ? e.cat : '',
-      // HTA reads ts and dur as int64 µs (the readers throw the located error for a malformed one)
-      ts: Math.floor(wellFormed ? (ts as number) : readNumber(e, 'ts', where(i))),
-      dur: dur === undefined ? 0 : Math.floor(wellFormed ? (dur as number) : readNumber(e, 'dur', where(i), 0)),
+      // HTA reads ts and dur as int64 µs (readSpan throws the located error for a malformed one)
+      ts: Math.floor(span.ts),
+      dur: Math.floor(span.dur),
       stream: intArg(args, 'stream'),
       correlation: intArg(args, 'correlation'),
       collective: isObject(args) ? args['Collective name'] : undefined, // one object shape for all

@@ -90,7 +90,7 @@ describe('fsdp-sim analyze', () => {
       [
         ['analyze', files[0], field],
         1,
-        /field\.json: file\[1\]\.traceEvents\[0\]\.ts must be a finite number, got "soon"/,
+        /field\.json: file\[1\]\.traceEvents\[0\]\.ts must be a number in \[0, 2\^53\) µs, got "soon"/,
       ],
       [['analyze'], 2, /give at least one trace FILE/],
       [['analyze', files[0], '--jsn'], 2, /valid flags: \[--json, --help\]/],

@@ -2,13 +2,23 @@
 // user strings, duplicate backends, the straggler factor given alone, the HBM hint, and per-rank
 // exports that Holistic Trace Analysis reads rank by rank.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { inputLimit, readInputText } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
 import { importTrace } from '../../../src/trace/import';
 
@@ -118,4 +128,71 @@ describe('HTA reads every rank of a per-rank export', () => {
       }
     });
   }
+});
+
+describe('input files are read bounded, by one reader (H4, H5, U2, U3)', () => {
+  const FW = join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json');
+
+  it('refuses a device, a directory and a file over the limit before reading any of it', async () => {
+    const d = tempDir();
+    const sparse = join(d, 'huge.json'); // 600 MiB of holes: no disk used, and never read
+    const fd = openSync(sparse, 'w');
+    ftruncateSync(fd, 600 * 2 ** 20);
+    closeSync(fd);
+    const cases: [string[], number, RegExp][] = [
+      [['analyze', '/dev/zero'], 1, /^fsdp-sim analyze: cannot read '\/dev\/zero': not a regular file/],
+      [['analyze', d], 1, /cannot read '.*': not a regular file \(a directory, device or pipe\)$/],
+      [['pass', '--fx-graph', '/dev/zero'], 2, /^fsdp-sim pass: --fx-graph cannot read '\/dev\/zero': not a regular/],
+      [['analyze', sparse], 1, /'.*huge\.json' is 600\.0 MiB, over the 500 MiB input limit \(FSDP_SIM_MAX_INPUT_MIB/],
+      [['pass', '--fx-graph', sparse], 2, /--fx-graph '.*huge\.json' is 600\.0 MiB, over the 500 MiB input limit/],
+    ];
+    for (const [args, code, re] of cases) {
+      const r = await cli(args);
+      expect(r.code, args.join(' ')).toBe(code);
+      expect(r.err, args.join(' ')).toMatch(re);
+      expect(r.err.split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('stops inflating a gzip bomb at the limit and says so (not a string-length or JSON error)', async () => {
+    const d = tempDir();
+    const bomb = join(d, 'bomb.json.gz');
+    writeFileSync(bomb, gzipSync(Buffer.alloc(8 * 2 ** 20, 0x20))); // 8 MiB of spaces in ~8 KiB
+    await expect(readInputText(bomb, '', 2 ** 20)).rejects.toThrow(
+      /bomb\.json\.gz inflates \(gzip\) to more than the 1 MiB limit on a trace's text; not read further/,
+    );
+    process.env.FSDP_SIM_MAX_INPUT_MIB = '1';
+    try {
+      const r = await cli(['analyze', bomb]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/inflates \(gzip\) to more than the 1 MiB limit/);
+    } finally {
+      delete process.env.FSDP_SIM_MAX_INPUT_MIB;
+    }
+    // under the limit the same bytes are read whole
+    expect(await readInputText(bomb, '', 16 * 2 ** 20)).toHaveLength(8 * 2 ** 20);
+  });
+
+  it('takes its limit from FSDP_SIM_MAX_INPUT_MIB, never past the longest string', () => {
+    expect(inputLimit({})).toBe(500 * 2 ** 20);
+    expect(inputLimit({ FSDP_SIM_MAX_INPUT_MIB: '2' })).toBe(2 * 2 ** 20);
+    for (const bad of ['0', '-1', 'lots', '501'])
+      expect(() => inputLimit({ FSDP_SIM_MAX_INPUT_MIB: bad }), bad).toThrow(/FSDP_SIM_MAX_INPUT_MIB must be a number/);
+  });
+
+  it('pass reads a gzipped dump and one with a UTF-8 BOM as it reads the plain file', async () => {
+    const d = tempDir();
+    const gz = join(d, 'fw.json.gz');
+    const bom = join(d, 'bom.json');
+    writeFileSync(gz, gzipSync(readFileSync(FW)));
+    writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(FW)]));
+    const plain = await cli(['pass', '--fx-graph', FW, '--json']);
+    expect(plain.code).toBe(0);
+    for (const f of [gz, bom]) {
+      const r = await cli(['pass', '--fx-graph', f, '--json']);
+      expect(r.err, f).toBe('');
+      expect(r.code, f).toBe(0);
+      expect(JSON.parse(r.out)).toEqual(JSON.parse(plain.out));
+    }
+  });
 });
