@@ -3,6 +3,8 @@
 // backend's per-rank folder are removed, so a folder never mixes two runs (the importer would merge
 // them). Files are streamed (optionally through gzip), one trace in memory at a time, never one
 // string of the whole file. A failure is one TraceWriteError naming the path and the reason.
+// Temporaries never outlive a run: SIGINT / SIGTERM remove them, and a run removes those that
+// a killed run (kill -9) left in its folders.
 
 import { createWriteStream, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -73,6 +75,50 @@ function removeAll(paths: readonly string[]): void {
   }
 }
 
+/** A temporary of writeTraceFiles: `<name>.trace.json[.gz].<pid>.tmp`. */
+const TEMPORARY = /^.+\.trace\.json(\.gz)?\.(\d+)\.tmp$/;
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // signal 0: only asks whether the process exists
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // it exists, under another user
+  }
+}
+
+/** Temporaries in `dir` of runs that no longer run (kill -9 leaves them): removed before a run writes. */
+export function removeDeadTemporaries(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const pid = Number(TEMPORARY.exec(n)?.[2] ?? Number.NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !running(pid)) removeAll([join(dir, n)]);
+  }
+}
+
+/** While `work` runs, SIGINT / SIGTERM remove the temporaries in `paths`, then end the process as signalled. */
+async function removedOnSignal<T>(paths: readonly string[], work: () => Promise<T>): Promise<T> {
+  const on = (signal: NodeJS.Signals) => {
+    removeAll(paths);
+    process.off('SIGINT', on);
+    process.off('SIGTERM', on);
+    process.kill(process.pid, signal); // no listener now: the default action ends the process
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  try {
+    return await work();
+  } finally {
+    process.off('SIGINT', on);
+    process.off('SIGTERM', on);
+  }
+}
+
 /** Streams one file's chunks to `path`, through gzip when the name ends in `.gz`. */
 async function writeChunks(path: string, f: TraceFile): Promise<void> {
   const source = Readable.from(f.chunks());
@@ -86,7 +132,10 @@ async function writeChunks(path: string, f: TraceFile): Promise<void> {
  * needs only the folder to be writable).
  */
 export async function writeTraceFiles(files: readonly TraceFile[], stale: readonly string[] = []): Promise<void> {
-  for (const d of new Set(files.map((f) => dirname(f.path)))) ensureDir(d);
+  for (const d of new Set(files.map((f) => dirname(f.path)))) {
+    ensureDir(d);
+    removeDeadTemporaries(d);
+  }
   // a target no file can be renamed over (a folder in its place) fails before anything is written
   for (const f of files) {
     const st = lstatSync(f.path, { throwIfNoEntry: false });
@@ -98,15 +147,17 @@ export async function writeTraceFiles(files: readonly TraceFile[], stale: readon
   }
   const tmp = (p: string) => `${p}.${process.pid}.tmp`;
   const written: string[] = [];
-  for (const f of files) {
-    try {
-      written.push(tmp(f.path)); // before the write: a half-written temporary is removed too
-      await writeChunks(tmp(f.path), f);
-    } catch (e) {
-      removeAll(written);
-      throw new TraceWriteError(f.path, `--trace cannot write '${f.path}': ${reason(e)}; no trace file was changed`);
+  await removedOnSignal(written, async () => {
+    for (const f of files) {
+      try {
+        written.push(tmp(f.path)); // before the write: a half-written temporary is removed too
+        await writeChunks(tmp(f.path), f);
+      } catch (e) {
+        removeAll(written);
+        throw new TraceWriteError(f.path, `--trace cannot write '${f.path}': ${reason(e)}; no trace file was changed`);
+      }
     }
-  }
+  });
   for (const p of stale) {
     try {
       unlinkSync(p);

@@ -1,7 +1,7 @@
 // Issue 22's CLI findings, each reproduced first: the package bin's process wrapper, flag lookups of
 // user strings, duplicate backends, the straggler factor given alone, the HBM hint, and per-rank
 // exports that Holistic Trace Analysis reads rank by rank.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   closeSync,
   ftruncateSync,
@@ -193,6 +193,57 @@ describe('input files are read bounded, by one reader (H4, H5, U2, U3)', () => {
       expect(r.err, f).toBe('');
       expect(r.code, f).toBe(0);
       expect(JSON.parse(r.out)).toEqual(JSON.parse(plain.out));
+    }
+  });
+});
+
+describe('--trace temporaries never outlive a run (A2)', () => {
+  const TRACE_FILES = join(REPO, 'src/cli/trace_files.ts');
+
+  /** Runs `script` (TypeScript) in a child node; resolves to how it ended. */
+  const child = (script: string, dir: string) =>
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null; pid: number }>((resolve) => {
+      const file = join(dir, 'child.mts');
+      writeFileSync(file, script);
+      const c = spawn(process.execPath, ['--import', 'tsx', file], { cwd: REPO, stdio: 'ignore' });
+      c.on('exit', (code, signal) => resolve({ code, signal, pid: c.pid! }));
+    });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`${signal} mid-write removes the temporaries and ends the process as signalled`, async () => {
+      const d = tempDir();
+      const out = join(d, 'out');
+      // an endless file: the signal (sent after its first chunk) always lands mid-write
+      const script = `import { writeTraceFiles } from ${JSON.stringify(TRACE_FILES)};
+        function* chunks() {
+          yield '{"traceEvents":[';
+          process.kill(process.pid, '${signal}');
+          for (;;) yield ' '.repeat(1 << 16);
+        }
+        await writeTraceFiles([{ path: ${JSON.stringify(join(out, 'a.trace.json'))}, chunks }]);`;
+      const r = await child(script, d);
+      expect(r.signal).toBe(signal);
+      expect(readdirSync(out)).toEqual([]);
+    });
+  }
+
+  it('removes the temporaries of a dead run when the next run writes there, and keeps a live one', async () => {
+    const d = tempDir();
+    const sub = join(d, 'aot_eager');
+    const dead = await child('process.exit(0);', d); // a pid that has exited
+    const live = spawn('sleep', ['60']);
+    try {
+      const args = ['compare', '--ranks', '2', '--backends', 'aot_eager', '--trace', d, '--per-rank'];
+      expect((await cli(args)).code).toBe(0);
+      const left = [`rank0.pt.trace.json.${dead.pid}.tmp`, `rank1.pt.trace.json.${live.pid}.tmp`];
+      for (const n of left) writeFileSync(join(sub, n), '{"traceEvents":[');
+      expect((await cli(args)).code).toBe(0);
+      expect(readdirSync(sub).sort()).toEqual(['rank0.pt.trace.json', 'rank1.pt.trace.json', left[1]]);
+      const kept = readdirSync(sub).filter((f) => f.endsWith('.json'));
+      const back = importTrace(kept.map((f) => readFileSync(join(sub, f), 'utf8')));
+      expect(back.ok).toBe(true);
+    } finally {
+      live.kill();
     }
   });
 });
