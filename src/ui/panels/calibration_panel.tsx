@@ -1,17 +1,26 @@
 // Calibration panel: load a real run's Kineto traces (one file per rank, .json or .json.gz), fit
 // the ring model per process group and a time scale per op class against the current config
-// (pipeline/calibrate.ts), draw estimated vs measured per collective (d3 scatter, log-log, the
-// y = x line), and apply the fitted ring to the config (so the URL and exported traces carry it).
+// (pipeline/calibrate.ts, in a worker: store/calibrate_job.ts), draw estimated vs measured per
+// collective (d3 scatter, log-log, the y = x line), say for each group it could not fit why, and
+// apply a fitted ring to the config (so the URL and exported traces carry it).
 
 import { useEffect, useRef, useState } from 'react';
 import { axisBottom, axisLeft, scaleLog, schemeTableau10, select } from 'd3';
-import { calibrate, type Calibration, type GroupFit } from '../../pipeline/calibrate';
-import { traceSamples } from '../../pipeline/calibrate_kineto';
+import { type Calibration, type FitPoint, type GroupFit, unfittedSentence } from '../../pipeline/calibrate';
 import { appStore } from '../../store';
-import { traceText } from '../../trace/gzip';
+import { type CalibrateRun, startCalibration } from '../../store/calibrate_job';
 
 const SIZE = { width: 420, height: 260 };
 const M = { top: 10, right: 12, bottom: 36, left: 56 };
+/** Points drawn per group at most (evenly spaced over its collectives): SVG stays responsive. */
+const MAX_POINTS = 2000;
+
+/** At most MAX_POINTS of a group's points, evenly spaced. */
+function drawn(points: readonly FitPoint[]): readonly FitPoint[] {
+  if (points.length <= MAX_POINTS) return points;
+  const step = points.length / MAX_POINTS;
+  return Array.from({ length: MAX_POINTS }, (_, i) => points[Math.floor(i * step)]);
+}
 
 function Scatter({ groups }: { groups: readonly GroupFit[] }) {
   const ref = useRef<SVGSVGElement>(null);
@@ -20,11 +29,16 @@ function Scatter({ groups }: { groups: readonly GroupFit[] }) {
     if (!svg) return;
     const root = select(svg);
     root.selectAll('*').remove();
-    const pts = groups.flatMap((g, gi) => g.points.map((p) => ({ ...p, gi })));
-    const all = pts.flatMap((p) => [p.measuredUs, p.estimatedUs]).filter((v) => v > 0);
-    if (!all.length) return;
-    const lo = Math.min(...all) / 1.2;
-    const hi = Math.max(...all) * 1.2;
+    const pts = groups.flatMap((g, gi) => drawn(g.points).map((p) => ({ ...p, gi })));
+    let lo = Infinity;
+    let hi = 0;
+    for (const p of pts)
+      for (const v of [p.measuredUs, p.estimatedUs])
+        if (v > 0) {
+          lo = Math.min(lo, v / 1.2);
+          hi = Math.max(hi, v * 1.2);
+        }
+    if (!(hi > 0)) return;
     const x = scaleLog()
       .domain([lo, hi])
       .range([M.left, SIZE.width - M.right]);
@@ -105,30 +119,54 @@ function applyRing(g: GroupFit): void {
   });
 }
 
+/** What the trace could not give, one sentence each, and the assumptions made. */
+function Reasons({ fit }: { fit: Calibration }) {
+  return (
+    <>
+      {fit.groups.length === 0 && (
+        <p className="small" data-testid="calib-none">
+          No process group could be fitted{fit.unfitted.length ? ':' : ' (the trace holds no collectives).'}
+        </p>
+      )}
+      {fit.unfitted.length > 0 && (
+        <ul className="small" data-testid="calib-unfitted" aria-label="groups not fitted, and why">
+          {fit.unfitted.map((u) => (
+            <li key={`${u.group}|${u.groupSize}|${u.kinds}|${u.reason}`}>{unfittedSentence(u)}</li>
+          ))}
+        </ul>
+      )}
+      {fit.notes.length > 0 && (
+        <ul className="small muted" data-testid="calib-notes" aria-label="assumptions">
+          {fit.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
 export function CalibrationPanel() {
   const [fit, setFit] = useState<Calibration | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const run = useRef<CalibrateRun | null>(null);
+  useEffect(() => () => run.current?.cancel(), []);
   const load = async (list: FileList | null) => {
     if (!list?.length) return;
+    run.current?.cancel(); // new files replace a fit still running
     setBusy(true);
-    try {
-      const files = await Promise.all(
-        [...list].map(async (f) => ({
-          name: f.name,
-          json: JSON.parse(await traceText(f.name, new Uint8Array(await f.arrayBuffer()))) as unknown,
-        })),
-      );
-      const t = traceSamples(files);
-      if (!t.ok) throw t.error;
-      setFit(calibrate(t.value, appStore.getState().config));
-      setError(null);
-    } catch (e) {
-      setFit(null);
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    const files = await Promise.all(
+      [...list].map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })),
+    );
+    const r = startCalibration({ files, config: appStore.getState().config });
+    run.current = r;
+    const m = await r.result;
+    if (run.current !== r) return; // replaced meanwhile
+    run.current = null;
+    setBusy(false);
+    setFit(m.type === 'done' ? m.calibration : null);
+    setError(m.type === 'error' ? m.error : null);
   };
   return (
     <section className="panel calib-panel" data-testid="calib-panel" aria-label="calibration from a real run">
@@ -152,11 +190,12 @@ export function CalibrationPanel() {
           {error}
         </p>
       )}
+      {fit && <Reasons fit={fit} />}
       {fit && (
         <div className="grid-2">
-          <Scatter groups={fit.groups} />
+          {fit.groups.length > 0 ? <Scatter groups={fit.groups} /> : <div />}
           <div className="small">
-            <table data-testid="calib-groups">
+            <table data-testid="calib-groups" hidden={fit.groups.length === 0}>
               <thead>
                 <tr>
                   <th>group</th>
