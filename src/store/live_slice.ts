@@ -5,9 +5,9 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { runTraining } from '../runtime/coordinator'; // the browser flavour (Web Workers)
 import type { BackendName } from '../backends/types';
-import { describeMesh, type Mesh, type ParallelismConfig, type SimConfig } from '../config';
-import { MODEL_PRESETS } from '../model';
+import { describeMesh, type SimConfig } from '../config';
 import { sideFromEvents } from './engine';
+import { liveMeshOf, liveRunOptions } from './live_run';
 import type { ConfigSlice } from './config_slice';
 import type { ResultsSlice } from './results_slice';
 import type { LiveState, Side } from './types';
@@ -23,25 +23,6 @@ export const IDLE_LIVE: LiveState = {
   running: false, step: 0, steps: 0, stepsPerSec: 0, losses: [], device: '', error: null, side: 'b', ranks: 0, mesh: '',
 };
 
-/** Live runs support the worker counts the coordinator does. */
-function liveRanks(n: number): 1 | 2 | 4 | 8 {
-  return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
-}
-
-/** The largest degree ≤ `want` that divides both `ranks` and `limit`. */
-function fitDegree(want: number, ranks: number, limit: number): number {
-  let d = Math.max(1, Math.min(want, ranks, limit));
-  while (ranks % d !== 0 || limit % d !== 0) d--;
-  return d;
-}
-
-/** The config's TP and HSDP degrees scaled down to what `ranks` live workers and tiny (4 heads) can take. */
-export function liveMeshOf(p: Readonly<ParallelismConfig>, ranks: number): Mesh {
-  const tp = fitDegree(p.tensor_parallel_degree, ranks, MODEL_PRESETS.tiny.nHeads);
-  const dpReplicate = fitDegree(p.data_parallel_replicate_degree, ranks / tp, ranks / tp);
-  return { dpReplicate, dpShard: ranks / (tp * dpReplicate), tp };
-}
-
 export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice & ConfigSlice>(
   set: StoreApi<S>['setState'], get: () => S,
 ): LiveSlice {
@@ -55,25 +36,15 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
       const side = opts.side ?? 'b';
       const backend = (side === 'a' ? cfg.backendA : cfg.backendB) as BackendName;
       const steps = opts.steps ?? cfg.live.steps;
-      const ranks = liveRanks(cfg.ranks);
+      const run = liveRunOptions(cfg, backend, steps);
+      const ranks = run.ranks;
       const mesh = liveMeshOf(cfg.parallelism, ranks);
       controller = new AbortController();
       set({ live: { ...IDLE_LIVE, running: true, steps, side, ranks, mesh: describeMesh(mesh) } } as Partial<S>);
       let firstEvents = true;
       try {
         const res = await runTraining({
-          model: 'tiny',
-          ranks,
-          tp: mesh.tp,
-          dpReplicate: mesh.dpReplicate,
-          steps,
-          backend,
-          seed: cfg.seed,
-          kernels: cfg.live.kernels === 'webgpu' ? 'gpu' : cfg.live.kernels,
-          collective: cfg.live.collectiveAlgorithm,
-          timing: cfg.live.timing,
-          hardware: cfg.hardware,
-          network: cfg.network,
+          ...run,
           signal: controller.signal,
           onProgress: (p) => {
             setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses: [...get().live.losses, { step: p.step, loss: p.loss }] });

@@ -3,11 +3,10 @@
 
 import { useMemo } from 'react';
 import type { SimConfig } from '../../config';
-import { useApp, type SideResult } from '../../store';
+import { livePlanOf, useApp, type SideResult } from '../../store';
 import { fmtBytes, fmtTick } from '../format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
-import { livePlanOf } from '../live_plan';
 import { LineChart, type Series } from './line_chart';
 
 function curveOf(memory: SideResult['memory'] | undefined) {

@@ -2,10 +2,9 @@
 // (prefetched or not, bucketed or not, and why). Clicking a collective on a timeline picks it.
 
 import { useEffect, useMemo, useState } from 'react';
-import { useApp, type Side } from '../../store';
+import { livePlanOf, useApp, type Side } from '../../store';
 import { fmtBytes } from '../format';
 import { plainReason } from '../glossary';
-import { livePlanOf } from '../live_plan';
 import { baseName, explainableCollectives } from '../reasons';
 import { PresetAssumptions } from './preset_info';
 

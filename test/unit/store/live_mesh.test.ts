@@ -2,7 +2,7 @@
 // to what the tiny model (4 heads) can split; dp_shard takes the rest.
 import { describe, expect, it } from 'vitest';
 import { PARALLELISM_DEFAULTS } from '../../../src/config';
-import { liveMeshOf } from '../../../src/store/live_slice';
+import { liveMeshOf } from '../../../src/store';
 
 const p = (tp: number, rep: number) => ({
   ...PARALLELISM_DEFAULTS, tensor_parallel_degree: tp, data_parallel_replicate_degree: rep,

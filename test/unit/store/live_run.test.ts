@@ -1,0 +1,64 @@
+// The plan a live run's Explain panel and memory chart describe is the plan its workers ran: on
+// an FSDP 2 × TP 2 run, the 2-D mesh (tp collectives, TP-sharded memory), never a 1-D FSDP-4
+// plan; a change of mesh is a new plan, not a cached one.
+import { describe, expect, it, vi } from 'vitest';
+import { defaultConfig, type SimConfig } from '../../../src/config';
+import type { TrainingOptions } from '../../../src/runtime';
+import { createAppStore, livePlanOf, liveRunOptions, type SideResult } from '../../../src/store';
+
+const started: TrainingOptions[] = [];
+vi.mock('../../../src/runtime/coordinator', async (load) => ({
+  ...(await load<object>()),
+  runTraining: async (o: TrainingOptions) => {
+    started.push(o);
+    return { device: 'cpu reference', losses: [], finalParamsHash: '', stepsPerSec: 0, events: [], phases: [] };
+  },
+}));
+
+const withMesh = (tp: number, ranks = 4): SimConfig => {
+  const cfg = defaultConfig();
+  return { ...cfg, ranks, parallelism: { ...cfg.parallelism, tensor_parallel_degree: tp } };
+};
+
+/** The side a live run leaves behind: its events are all the plan lookup needs besides the config. */
+const liveSide = (cfg: SimConfig): SideResult => ({
+  title: `${cfg.backendB} (live)`, backend: cfg.backendB, source: 'live', clock: 'live: preset timing',
+  events: [], memory: [], metrics: {} as SideResult['metrics'], worldSize: cfg.ranks, symmetric: false,
+});
+
+const groupsOf = (cfg: SimConfig): string[] => {
+  const plan = livePlanOf(liveSide(cfg), cfg);
+  if (!plan) throw new Error('no live plan');
+  return [...new Set(plan.schedule.graph.nodes.flatMap((n) => (n.collective ? [n.collective.group] : [])))].sort();
+};
+
+describe('liveRunOptions', () => {
+  it('is what the live slice starts the workers with', async () => {
+    const store = createAppStore();
+    store.getState().setConfig(withMesh(2));
+    await store.getState().startLive({ steps: 3 });
+    const cfg = store.getState().config;
+    const { signal, onProgress, ...opts } = started.at(-1) ?? ({} as TrainingOptions);
+    expect(opts).toEqual(liveRunOptions(cfg, cfg.backendB, 3));
+    expect(opts).toMatchObject({ ranks: 4, tp: 2, dpReplicate: 1 });
+  });
+});
+
+describe('livePlanOf', () => {
+  it('builds an FSDP 2 × TP 2 live run on its 2-D mesh', () => {
+    const cfg = withMesh(2);
+    const plan = livePlanOf(liveSide(cfg), cfg);
+    expect(plan?.schedule.graph.meta.mesh).toEqual({ dpReplicate: 1, dpShard: 2, tp: 2 });
+    expect(groupsOf(cfg)).toContain('tp');
+  });
+
+  it('keys its cache on the mesh: FSDP 4 and FSDP 2 × TP 2 are two plans', () => {
+    const flat = livePlanOf(liveSide(withMesh(1)), withMesh(1));
+    const mesh = livePlanOf(liveSide(withMesh(2)), withMesh(2));
+    expect(flat?.schedule.graph.meta.mesh ?? { dpReplicate: 1, dpShard: 4, tp: 1 }).toEqual({
+      dpReplicate: 1, dpShard: 4, tp: 1,
+    });
+    expect(groupsOf(withMesh(1))).not.toContain('tp');
+    expect(mesh?.memory[0]?.peakBytes).not.toBe(flat?.memory[0]?.peakBytes);
+  });
+});
