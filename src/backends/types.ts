@@ -57,6 +57,8 @@ export interface Schedule {
   readonly sideStreams?: Readonly<Record<string, string>>;
   /** What torch's pass would log, per graph it ran on (autobucketing only). */
   readonly passStats?: readonly PassStats[];
+  /** Autobucketing: the torch knob profile its options are ('custom' when they match neither). */
+  readonly torchProfile?: 'torch-2.11' | 'torch-2.13' | 'custom';
 }
 
 /** torch's own accounting of one pass over one graph (its "Overlap scheduling results" line and decisions). */
@@ -80,6 +82,15 @@ export interface PassStats {
   readonly buckets: readonly (readonly string[])[];
   /** Where the runtimes came from: nodes timed by their own torch estimate (an imported est_ms), of all timed nodes. */
   readonly estimates: { readonly fromGraph: number; readonly total: number };
+  /**
+   * torch 2.13's FSDP pre-bucketing of this graph, when it ran and found an FSDP group: its cap,
+   * its merges (original names), and what timed the merged collectives.
+   */
+  readonly preBucketing?: {
+    readonly capMb: number;
+    readonly buckets: readonly (readonly string[])[];
+    readonly estimator: 'torch-2.13-analytical-nccl' | 'cost-model';
+  };
 }
 
 export type Backend<O = Record<string, number | boolean | string>> = {

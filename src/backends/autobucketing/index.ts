@@ -16,6 +16,11 @@ import { resolveOptions } from '../options';
 import { rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
 import type { Backend, PassStats, Reason, Schedule } from '../types';
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
+import type { Nccl213Topology } from '../../estimate/nccl_2_13';
+import type { GraphIndex } from '../graph_index';
+import { fxNameOf } from './fx_names';
+import { type PreBucket, preBucketFsdp, type PreBucketResult } from './pre_bucket';
+import { profileOf } from './options';
 import { bucketReasons, fxName, scheduleReasons } from './reasons';
 import { bucketCollectives, type BucketResult } from './torch_bucketer';
 import { NodeClass, buildTorchGraph, passRegions, type TorchGraph } from './torch_graph';
@@ -47,7 +52,8 @@ interface RegionPass {
 
 export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Partial<AutobucketingOptions>): Schedule {
   const opts = resolveOptions('aot_eager_autobucketing', AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, options);
-  const ix = indexGraph(graph);
+  const pre = opts.pre_bucketing_fsdp_collectives ? preBucketFsdp(graph, opts, topologyOf(opts)) : null;
+  const ix = indexGraph(pre?.graph ?? graph);
   const passes: RegionPass[] = [];
   const items: OrderItem[] = [];
   const plans: BucketPlan[] = [];
@@ -85,7 +91,11 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
     }
   });
   const renumbered = plans.map((p) => ({ id: idOf[p.id], members: p.members })).sort((a, b) => a.id - b.id);
-  const { graph: out, buckets } = rewriteGraph(ix, items, renumbered);
+  const mapped = pre ? onOriginalGraph(indexGraph(graph), ix, pre, items, renumbered) : null;
+  const { graph: out, buckets } = mapped
+    ? rewriteGraph(mapped.ix, mapped.items, mapped.plans)
+    : rewriteGraph(ix, items, renumbered);
+  const publicId = (g: number) => (mapped ? mapped.idOf[idOf[g]] : idOf[g]);
   const reasons: Reason[] = [];
   const stats: PassStats[] = [];
   passes.forEach((p, r) => {
@@ -95,13 +105,28 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
       ...bucketReasons(
         p.sched,
         p.result,
-        p.result.buckets.map((_, b) => idOf[localBase[r] + b]),
+        p.result.buckets.map((_, b) => publicId(localBase[r] + b)),
       ),
     );
-    stats.push(passStats(p.phase ?? '', p.sched, p.result));
+    stats.push(passStats(p.phase ?? '', p.sched, p.result, pre));
   });
-  return { backend: 'aot_eager_autobucketing', graph: out, buckets, reasons, options: { ...opts }, passStats: stats };
+  return {
+    backend: 'aot_eager_autobucketing',
+    graph: out,
+    buckets,
+    reasons,
+    options: { ...opts },
+    passStats: stats,
+    torchProfile: profileOf(opts),
+  };
 }
+
+/** What torch detects about the machine, from the knobs that stand for it. */
+const topologyOf = (o: AutobucketingOptions): Nccl213Topology => ({
+  gpuType: o.nccl_gpu_type,
+  gpusPerNode: o.nccl_gpus_per_node,
+  nvlink: true,
+});
 
 /** How many of the graph's nodes carry their own (torch's) estimate, of all call nodes. */
 function estimateSources(tg: TorchGraph): PassStats['estimates'] {
@@ -117,15 +142,25 @@ function estimateSources(tg: TorchGraph): PassStats['estimates'] {
 
 const NO_BUCKETS: BucketResult = { buckets: [], slots: [], extraDeps: new Map(), why: new Map() };
 
-function passStats(phase: string, sched: OverlapResult, result: BucketResult): PassStats {
+function passStats(phase: string, sched: OverlapResult, result: BucketResult, pre: PreBucketResult | null): PassStats {
   const tg = sched.tg;
   const overlapping: Record<string, string[]> = {};
   for (const c of sched.colls) if (c.prefetchedBy >= 0) overlapping[fxName(tg, c.start)] = [fxName(tg, c.prefetchedBy)];
   const merged = result.buckets.reduce((s, b) => s + b.length - 1, 0);
+  const mine = pre?.buckets.filter((b) => tg.ix.nodes[tg.ix.indexOfName.get(b.start) ?? -1]?.phase === phase) ?? [];
+  const byStart = new Map(mine.map((b) => [b.start, b]));
+  const expand = (t: number): string[] => {
+    const b = byStart.get(tg.ix.nodes[tg.irOf[t]].name);
+    return b ? b.members.map(fxNameOf) : [fxName(tg, t)];
+  };
+  const inBucket = new Set(result.buckets.flat().map((t) => tg.ix.nodes[tg.irOf[t]].name));
+  const preMerged = mine.reduce((s, b) => s + b.members.length - 1, 0);
+  const cap = pre?.caps.find((c) => c.phase === phase);
+  const originals = (b: PreBucket) => b.members.map(fxNameOf);
   return {
     phase,
     collectives: sched.colls.map((c) => fxName(tg, c.start)),
-    collectivesBefore: sched.colls.length,
+    collectivesBefore: sched.colls.length + preMerged,
     collectivesAfter: sched.colls.length - merged,
     potentialExposedMs: sched.potentialExposedMs,
     scheduledExposedMs: sched.totalExposedMs,
@@ -133,9 +168,66 @@ function passStats(phase: string, sched: OverlapResult, result: BucketResult): P
     allowedPeakBytes: sched.allowedPeakBytes,
     peakBytes: sched.peakBytes,
     overlapping,
-    buckets: result.buckets.map((b) => b.map((t) => fxName(tg, t))),
+    buckets: [
+      ...result.buckets.map((b) => b.flatMap(expand)),
+      ...mine.filter((b) => !inBucket.has(b.start)).map(originals),
+    ],
     estimates: estimateSources(tg),
+    ...(cap && pre ?
+      { preBucketing: { capMb: cap.capMb, buckets: mine.map(originals), estimator: pre.estimator } }
+      : {}),
   };
+}
+
+/**
+ * Decisions made on the pre-bucketed graph, on the original one: a merged collective becomes a
+ * bucket of the collectives it carries (a bucketer bucket of merged ones, the union), the casts
+ * torch folded into its copy-in run just before it, and the copy-in / copy-out nodes go (the
+ * bucket convention of the output graph stands for them).
+ */
+function onOriginalGraph(
+  oix: GraphIndex,
+  pix: GraphIndex,
+  pre: PreBucketResult,
+  items: readonly OrderItem[],
+  plans: readonly BucketPlan[],
+): { ix: GraphIndex; items: OrderItem[]; plans: BucketPlan[]; idOf: number[] } {
+  const orig = new Map(oix.nodes.map((n, i) => [n.name, i]));
+  const byStart = new Map(pre.buckets.map((b) => [b.start, b]));
+  const byWait = new Map(pre.buckets.map((b) => [b.wait, b]));
+  const expand = (name: string): readonly string[] => byStart.get(name)?.members ?? [name];
+  const folded = (names: readonly string[]): OrderItem[] =>
+    names.flatMap((n) => byStart.get(n)?.folded ?? []).map((f) => ({ type: 'node', index: orig.get(f)! }));
+  const out: OrderItem[] = [];
+  const newPlans: BucketPlan[] = [];
+  const idOf: number[] = [];
+  const idOfPre = new Map<string, number>();
+  const open = (members: readonly string[]): number => {
+    newPlans.push({ id: newPlans.length, members: members.flatMap(expand).map((m) => orig.get(m)!) });
+    return newPlans.length - 1;
+  };
+  for (const it of items) {
+    if (it.type !== 'node') {
+      const names = plans[it.bucket].members.map((m) => pix.nodes[m].name);
+      if (it.type === 'bucket_start') {
+        out.push(...folded(names));
+        idOf[it.bucket] = open(names);
+      }
+      out.push({ type: it.type, bucket: idOf[it.bucket] });
+      continue;
+    }
+    const name = pix.nodes[it.index].name;
+    if (pre.helpers.has(name)) continue;
+    const b = byStart.get(name);
+    const w = byWait.get(name);
+    if (b) {
+      out.push(...folded([name]));
+      idOfPre.set(name, open([name]));
+      out.push({ type: 'bucket_start', bucket: idOfPre.get(name)! });
+    } else if (w) out.push({ type: 'bucket_wait', bucket: idOfPre.get(w.start)! });
+    else out.push({ type: 'node', index: orig.get(name)! });
+  }
+  return { ix: oix, items: out, plans: newPlans, idOf };
 }
 
 /**

@@ -32,6 +32,20 @@ export interface AutobucketingOptions {
   max_off_bucket_gb: number;
   /** Bucket only the groups that carry FSDP all-gathers (torch's proxy for inter-node groups). */
   bucket_only_internode_comms: boolean;
+  /** torch 2.13: before scheduling, merge adjacent FSDP all-gathers / reduce-scatters into link-saturating buckets. */
+  pre_bucketing_fsdp_collectives: boolean;
+  /** Pre-bucket cap, MB; 0 = None: from the interconnect's saturation size. */
+  pre_bucketing_fsdp_collectives_bucket_cap_mb: number;
+  /** Floor of the computed cap, MB. */
+  pre_bucketing_fsdp_collectives_min_bucket_cap_mb: number;
+  /** Ceiling of the computed cap, MB. */
+  pre_bucketing_fsdp_collectives_max_bucket_cap_mb: number;
+  /** Scale on the saturation size before clipping. */
+  pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: number;
+  /** GPU generation torch detects (picks its NCCL tables, NVLink and IB profiles). */
+  nccl_gpu_type: 'volta' | 'ampere' | 'hopper' | 'blackwell';
+  /** GPUs per node torch assumes (torch.cuda.device_count(); 8 without CUDA). */
+  nccl_gpus_per_node: number;
 }
 
 export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = {
@@ -48,18 +62,40 @@ export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = {
   prioritize_bucketing_during_scheduling: true,
   max_off_bucket_gb: 0,
   bucket_only_internode_comms: false,
+  pre_bucketing_fsdp_collectives: false,
+  pre_bucketing_fsdp_collectives_bucket_cap_mb: 0,
+  pre_bucketing_fsdp_collectives_min_bucket_cap_mb: 10,
+  pre_bucketing_fsdp_collectives_max_bucket_cap_mb: 500,
+  pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: 1.0,
+  nccl_gpu_type: 'hopper',
+  nccl_gpus_per_node: 8,
 };
+
+export type TorchProfile = 'torch-2.11' | 'torch-2.13';
 
 /**
  * Knob profiles: 'torch-2.11' (the defaults above: the arguments the seed's torch 2.11 used, and
- * the reference graphs were passed with) and 'torch-2.13' (2.13's own defaults where it has a knob
- * for them: bucket_exposed_first None → auto, max_off_bucket_gb 0.5). 2.13's FSDP pre-bucketing
- * and fusion regions are code, not ported: the 2.13 profile runs without them.
+ * the reference graphs were passed with) and 'torch-2.13' (what 2.13 does by default as
+ * torchtitan calls it: FSDP pre-bucketing on, bucket_exposed_first None → auto,
+ * max_off_bucket_gb 0.5). 2.13's fusion regions are off in both (torchtitan leaves them off).
  */
-export const AUTOBUCKETING_PROFILES: Readonly<Record<'torch-2.11' | 'torch-2.13', Readonly<AutobucketingOptions>>> = {
+export const AUTOBUCKETING_PROFILES: Readonly<Record<TorchProfile, Readonly<AutobucketingOptions>>> = {
   'torch-2.11': AUTOBUCKETING_DEFAULTS,
-  'torch-2.13': { ...AUTOBUCKETING_DEFAULTS, bucket_exposed_first: 'auto', max_off_bucket_gb: 0.5 },
+  'torch-2.13': {
+    ...AUTOBUCKETING_DEFAULTS,
+    bucket_exposed_first: 'auto',
+    max_off_bucket_gb: 0.5,
+    pre_bucketing_fsdp_collectives: true,
+  },
 };
+
+/** The profile whose knobs `opts` are, or 'custom'. */
+export function profileOf(opts: Readonly<AutobucketingOptions>): TorchProfile | 'custom' {
+  for (const [name, p] of Object.entries(AUTOBUCKETING_PROFILES) as [TorchProfile, AutobucketingOptions][]) {
+    if ((Object.keys(p) as (keyof AutobucketingOptions)[]).every((k) => p[k] === opts[k])) return name;
+  }
+  return 'custom';
+}
 
 export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
   max_in_flight_gb: { type: 'number', min: 0, max: Infinity },
@@ -75,6 +111,13 @@ export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
   prioritize_bucketing_during_scheduling: { type: 'boolean' },
   max_off_bucket_gb: { type: 'number', min: 0, max: Infinity },
   bucket_only_internode_comms: { type: 'boolean' },
+  pre_bucketing_fsdp_collectives: { type: 'boolean' },
+  pre_bucketing_fsdp_collectives_bucket_cap_mb: { type: 'number', min: 0, max: Infinity },
+  pre_bucketing_fsdp_collectives_min_bucket_cap_mb: { type: 'number', min: 0, max: Infinity },
+  pre_bucketing_fsdp_collectives_max_bucket_cap_mb: { type: 'number', min: 0, max: Infinity },
+  pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: { type: 'number', min: 0, max: Infinity },
+  nccl_gpu_type: { type: 'enum', values: ['volta', 'ampere', 'hopper', 'blackwell'] },
+  nccl_gpus_per_node: { type: 'number', min: 1, max: Infinity, integer: true },
 };
 
 /** torch's gb_to_bytes: GiB. */

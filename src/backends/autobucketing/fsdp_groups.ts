@@ -1,0 +1,180 @@
+// Which collectives torch 2.13's FSDP pre-bucketing takes, and into which buckets: FSDP groups
+// found through all-gathers only (an all-gather whose input reaches exactly one placeholder),
+// reduce-scatters whose wait flows to the outputs through unary ops, the cap from the
+// interconnect's saturation size, and the greedy by-size bucketing in graph (wait) order.
+// Upstream: torch/_inductor/fx_passes/fsdp.py and bucketing.py (greedy_bucket_collective_by_mb).
+
+import type { GraphNode } from '../../graph/types';
+import { minSaturationBytes, type Nccl213Topology } from '../../estimate/nccl_2_13';
+import { bucketKey } from '../rewrite';
+
+/** An FX graph as a list of IR nodes: a tensor read from outside the list is a placeholder. */
+export interface FxView {
+  readonly nodes: readonly GraphNode[];
+  readonly producer: ReadonlyMap<string, GraphNode>;
+  /** Tensors the output node reads. */
+  readonly outputs: ReadonlySet<string>;
+}
+
+/** FX all_input_nodes: the distinct producers (or placeholder tensors) of a node's inputs, in order. */
+export function inputRefs(v: FxView, node: GraphNode): (GraphNode | string)[] {
+  const out: (GraphNode | string)[] = [];
+  for (const t of node.inputs) {
+    const ref = v.producer.get(t) ?? t;
+    if (!out.includes(ref)) out.push(ref);
+  }
+  return out;
+}
+
+/** torch is_fsdp_all_gather: the all-gather's inputs reach exactly one placeholder (a parameter). */
+export function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
+  const seen = new Set<GraphNode | string>();
+  const queue = inputRefs(v, ag);
+  let placeholders = 0;
+  while (queue.length > 0) {
+    const r = queue.pop()!;
+    if (seen.has(r)) continue;
+    seen.add(r);
+    if (typeof r === 'string') {
+      if (++placeholders > 1) return false;
+    } else queue.push(...inputRefs(v, r));
+  }
+  return placeholders === 1;
+}
+
+/** Users of each node (and whether the output node reads it), for the reduce-scatter walk. */
+export function usersOf(v: FxView): Map<GraphNode, { users: GraphNode[]; output: boolean }> {
+  const m = new Map<GraphNode, { users: GraphNode[]; output: boolean }>();
+  for (const n of v.nodes) m.set(n, { users: [], output: n.outputs.some((t) => v.outputs.has(t)) });
+  for (const n of v.nodes) {
+    for (const r of inputRefs(v, n)) if (typeof r !== 'string') m.get(r)?.users.push(n);
+  }
+  return m;
+}
+
+/** torch is_fsdp_reduce_scatter_wait: every path from the wait reaches the output through unary nodes. */
+export function isFsdpReduceScatterWait(v: FxView, wait: GraphNode, users: ReturnType<typeof usersOf>): boolean {
+  const u0 = users.get(wait)!;
+  if (u0.users.length === 0 && !u0.output) return false;
+  const seen = new Set<GraphNode>();
+  const queue = [wait];
+  while (queue.length > 0) {
+    const n = queue.pop()!;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    for (const u of users.get(n)!.users) {
+      if (inputRefs(v, u).length !== 1) return false;
+      queue.push(u);
+    }
+  }
+  return true;
+}
+
+/** torch identify_fsdp_groups: the groups of FSDP all-gathers, and the first one's size. */
+export function identifyFsdpGroups(v: FxView): { groups: Set<string>; groupSize: number | null } {
+  const groups = new Set<string>();
+  let groupSize: number | null = null;
+  for (const n of v.nodes) {
+    if (n.kind !== 'all_gather' || !isFsdpAllGather(v, n)) continue;
+    groups.add(n.collective!.group);
+    groupSize ??= n.collective!.groupSize;
+  }
+  return { groups, groupSize };
+}
+
+export interface CapKnobs {
+  /** 0: auto (torch's None). */
+  readonly pre_bucketing_fsdp_collectives_bucket_cap_mb: number;
+  readonly pre_bucketing_fsdp_collectives_min_bucket_cap_mb: number;
+  readonly pre_bucketing_fsdp_collectives_max_bucket_cap_mb: number;
+  readonly pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: number;
+}
+
+/** torch compute_pre_bucket_cap_mb: multiplier × the all-gather saturation size, clipped to [min, max] MB. */
+export function preBucketCapMb(groupSize: number, k: CapKnobs, topo: Nccl213Topology): number {
+  if (k.pre_bucketing_fsdp_collectives_bucket_cap_mb > 0) return k.pre_bucketing_fsdp_collectives_bucket_cap_mb;
+  const saturation = minSaturationBytes(groupSize, 'all_gather', topo);
+  const mb = (k.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier * saturation) / (1024 * 1024);
+  return Math.max(
+    k.pre_bucketing_fsdp_collectives_min_bucket_cap_mb,
+    Math.min(k.pre_bucketing_fsdp_collectives_max_bucket_cap_mb, mb),
+  );
+}
+
+/**
+ * torch greedy_bucket_collective_by_mb: the collectives of one kind whose waits pass `keep`, in
+ * wait order, grouped into runs of one bucket key (other waits do not break a run), each run cut
+ * greedily at `capBytes` (a collective counts max(input, output) bytes); a collective that
+ * depends on the open bucket is left out. Buckets of one are dropped.
+ */
+export function greedyBuckets(
+  v: FxView,
+  kind: GraphNode['kind'],
+  keep: (wait: GraphNode, start: GraphNode) => boolean,
+  capBytes: number,
+): GraphNode[][] {
+  const byName = new Map(v.nodes.map((n) => [n.name, n]));
+  const runs: GraphNode[][] = [];
+  let run: GraphNode[] = [];
+  let runKey: string | null = null;
+  for (const w of v.nodes) {
+    const start = w.kind === 'wait' && w.waitOf !== undefined ? byName.get(w.waitOf) : undefined;
+    if (start === undefined || start.kind !== kind || !keep(w, start)) continue;
+    const key = bucketKey(start);
+    if (key === runKey) run.push(start);
+    else {
+      if (run.length > 1) runs.push(run);
+      run = [start];
+      runKey = key;
+    }
+  }
+  if (run.length > 1) runs.push(run);
+  const children = childrenOf(v);
+  const buckets: GraphNode[][] = [];
+  for (const r of runs) {
+    let cur: GraphNode[] = [];
+    let desc = new Set<GraphNode>();
+    let size = 0;
+    for (const n of r) {
+      if (desc.has(n)) continue;
+      const c = n.collective!;
+      const bytes = Math.max(c.inputBytes, c.outputBytes);
+      if (size + bytes > capBytes && cur.length > 0) {
+        if (cur.length > 1) buckets.push(cur);
+        cur = [];
+        size = 0;
+        desc = new Set();
+      }
+      size += bytes;
+      cur.push(n);
+      addDescendants(n, desc, children);
+    }
+    if (cur.length > 1) buckets.push(cur);
+  }
+  return buckets;
+}
+
+function childrenOf(v: FxView): Map<GraphNode, GraphNode[]> {
+  const m = new Map<GraphNode, GraphNode[]>();
+  for (const n of v.nodes) {
+    for (const r of inputRefs(v, n)) {
+      if (typeof r === 'string') continue;
+      const l = m.get(r);
+      if (l) l.push(n);
+      else m.set(r, [n]);
+    }
+  }
+  return m;
+}
+
+function addDescendants(n: GraphNode, desc: Set<GraphNode>, children: Map<GraphNode, GraphNode[]>): void {
+  const stack = [n];
+  while (stack.length > 0) {
+    for (const c of children.get(stack.pop()!) ?? []) {
+      if (!desc.has(c)) {
+        desc.add(c);
+        stack.push(c);
+      }
+    }
+  }
+}

@@ -1,0 +1,489 @@
+// torch 2.13's FSDP pre-bucketing (pre_bucket_fsdp_collectives), run before the overlap
+// scheduler: in each FX graph that has FSDP all-gathers, adjacent FSDP all-gathers and then
+// reduce-scatters are merged into buckets of about the size that saturates the link. Each merge
+// is spliced in as torch traces it (bucketing.py all_gather_merge_fn_to_trace /
+// reduce_scatter_merge_fn_to_trace: copy-in, one collective, its wait, copy-out), named as FX
+// names copied nodes, and the graph re-sorted as torch does, so the scheduler sees torch's graph.
+// The result is a planning graph; the backend maps its decisions back onto the original nodes.
+// Upstream: torch/_inductor/fx_passes/fsdp.py, bucketing.py, overlap_scheduling.py.
+
+import type { DType, GraphNode, StepGraph, TensorInfo } from '../../graph/types';
+import { DTYPE_BYTES } from '../../graph/types';
+import { nccl213CollectiveMs, type Nccl213Topology } from '../../estimate/nccl_2_13';
+import { indexGraph } from '../graph_index';
+import {
+  type CapKnobs,
+  type FxView,
+  greedyBuckets,
+  identifyFsdpGroups,
+  inputRefs,
+  isFsdpAllGather,
+  isFsdpReduceScatterWait,
+  preBucketCapMb,
+  usersOf,
+} from './fsdp_groups';
+import { FxNamespace, fxNameOf } from './fx_names';
+import { passRegions } from './torch_graph';
+
+/** One merged collective: the original collectives it carries and the cast nodes torch folded into it. */
+export interface PreBucket {
+  readonly start: string; // IR name of the merged collective
+  readonly wait: string;
+  readonly members: readonly string[]; // original collective names, bucket order
+  readonly folded: readonly string[]; // original cast nodes erased (their work moves into the copy-in)
+}
+
+export interface PreBucketResult {
+  readonly graph: StepGraph;
+  readonly buckets: readonly PreBucket[];
+  /** Nodes the merges created besides the collectives and waits (copy-in / copy-out, views). */
+  readonly helpers: ReadonlySet<string>;
+  /** Per FX graph: its phase and bucket cap (MB); absent where torch found no FSDP group. */
+  readonly caps: readonly { readonly phase: string; readonly capMb: number }[];
+  /** What timed the merged collectives: torch 2.13's analytical model, or the cost model. */
+  readonly estimator: 'torch-2.13-analytical-nccl' | 'cost-model';
+}
+
+/** Mutable FX graph of one region: IR nodes in order, a tensor table shared by all regions. */
+class Region implements FxView {
+  nodes: GraphNode[];
+  producer = new Map<string, GraphNode>();
+  constructor(
+    nodes: GraphNode[],
+    readonly outputs: ReadonlySet<string>,
+    readonly tensors: Record<string, TensorInfo>,
+    readonly ns: FxNamespace,
+    readonly irNames: Set<string>,
+    readonly msPerByte: number | undefined,
+  ) {
+    this.nodes = nodes;
+    for (const n of nodes) for (const t of n.outputs) this.producer.set(t, n);
+  }
+}
+
+/** torch's pre-bucketing over every FX graph of `graph`; null when no graph has an FSDP group. */
+export function preBucketFsdp(graph: StepGraph, knobs: CapKnobs, topo: Nccl213Topology): PreBucketResult | null {
+  const ix = indexGraph(graph);
+  const tensors: Record<string, TensorInfo> = { ...graph.tensors };
+  const irNames = new Set<string>(graph.nodes.map((n) => n.name));
+  for (const t of Object.keys(tensors)) irNames.add(t);
+  const buckets: PreBucket[] = [];
+  const helpers = new Set<string>();
+  const caps: { phase: string; capMb: number }[] = [];
+  const out: GraphNode[] = [];
+  const withEst = graph.nodes.some((n) => n.kind === 'all_gather' && n.estMs !== undefined);
+  const regions = passRegions(ix);
+  const fxNames = regions.map((g) => [...g.placeholders, ...g.nodes.map((i) => ix.nodes[i].name)].map(fxNameOf));
+  regions.forEach((region, k) => {
+    const nodes = region.nodes.map((i) => ix.nodes[i]);
+    const ns = new FxNamespace(fxNames[k]);
+    ns.reserveEarlier(fxNames.slice(k + 1).flat());
+    const r = new Region(nodes, new Set(region.outputs), tensors, ns, irNames, memoryRate(nodes));
+    const { groups, groupSize } = identifyFsdpGroups(r);
+    if (groups.size > 0) {
+      const capMb = groupSize !== null ? preBucketCapMb(groupSize, knobs, topo) : 500;
+      caps.push({ phase: region.phase, capMb });
+      const cap = Math.floor(capMb * 1024 * 1024);
+      const ctx: MergeCtx = { r, topo, withEst, helpers, buckets };
+      for (const b of greedyBuckets(r, 'all_gather', (_w, s) => isFsdpAllGather(r, s), cap)) mergeAllGather(ctx, b);
+      const users = usersOf(r);
+      for (const b of greedyBuckets(r, 'reduce_scatter', (w) => isFsdpReduceScatterWait(r, w, users), cap))
+        mergeReduceScatter(ctx, b);
+      r.nodes = stableSort(r.nodes, r.producer, null);
+    }
+    out.push(...r.nodes);
+  });
+  if (buckets.length === 0) return null;
+  const nodes = out.map((n, id) => (n.id === id ? n : { ...n, id }));
+  return {
+    graph: { ...graph, nodes, tensors },
+    buckets,
+    helpers,
+    caps,
+    estimator: withEst ? 'torch-2.13-analytical-nccl' : 'cost-model',
+  };
+}
+
+/**
+ * ms per byte of the graph's memory-bound nodes where they carry torch's estimates (the estimator
+ * torch asks for the nodes it creates is the one that timed them); undefined: the cost model times them.
+ */
+function memoryRate(nodes: readonly GraphNode[]): number | undefined {
+  const rates = nodes
+    .filter((n) => n.kind === 'compute' && !n.matmulLike && (n.estMs ?? 0) > 0 && n.bytesMoved > 0)
+    .map((n) => n.estMs! / n.bytesMoved)
+    .sort((a, b) => a - b);
+  return rates.length > 0 ? rates[rates.length >> 1] : undefined;
+}
+
+interface MergeCtx {
+  readonly r: Region;
+  readonly topo: Nccl213Topology;
+  readonly withEst: boolean;
+  readonly helpers: Set<string>;
+  readonly buckets: PreBucket[];
+}
+
+/** Builds the nodes of one traced merge function, named as FX copies them into the graph. */
+class Builder {
+  readonly made: GraphNode[] = [];
+  constructor(
+    private readonly ctx: MergeCtx,
+    private readonly proto: GraphNode,
+  ) {}
+
+  tensor(id: string, shape: readonly number[], dtype: DType, aliasOf?: string): string {
+    const bytes = shape.reduce((a, b) => a * b, 1) * DTYPE_BYTES[dtype];
+    this.ctx.r.tensors[id] = { id, shape, dtype, bytes, ...(aliasOf !== undefined ? { aliasOf } : {}) };
+    return id;
+  }
+
+  /** A node with the FX name its traced name gets; `out` names its outputs (default: one tensor named like it). */
+  node(fnName: string, target: string, spec: NodeSpec): GraphNode {
+    const r = this.ctx.r;
+    const fx = r.ns.create(fnName);
+    let name = fx;
+    while (r.irNames.has(name)) name = `${name}.bw`;
+    r.irNames.add(name);
+    const outputs = spec.outputs(name);
+    const bytes = spec.ioBytes ?? 0;
+    const node: GraphNode = {
+      id: -1,
+      name,
+      kind: spec.kind,
+      op: spec.kind === 'compute' ? 'compute' : target, // as the FX importer names a memory-bound op
+      inputs: spec.inputs,
+      outputs,
+      flops: 0,
+      bytesMoved: bytes,
+      matmulLike: false,
+      phase: this.proto.phase,
+      attrs: { target },
+      ...(spec.kind === 'compute' && r.msPerByte !== undefined ? { estMs: bytes * r.msPerByte } : {}),
+      ...(spec.extra ?? {}),
+    };
+    for (const t of outputs) r.producer.set(t, node);
+    this.made.push(node);
+    const comm = spec.kind === 'wait' || spec.kind === 'all_gather' || spec.kind === 'reduce_scatter';
+    if (!comm) this.ctx.helpers.add(name);
+    return node;
+  }
+}
+
+interface NodeSpec {
+  readonly kind: GraphNode['kind'];
+  readonly inputs: readonly string[];
+  readonly outputs: (name: string) => string[];
+  readonly ioBytes?: number;
+  readonly extra?: Partial<GraphNode>;
+}
+
+const numelOf = (t: TensorInfo): number => t.shape.reduce((a, b) => a * b, 1);
+
+/** torch has_mergeable_all_gather_convert_dtype: a cast feeding only this all-gather is folded into the copy-in. */
+function foldedCast(r: Region, ag: GraphNode, users: ReturnType<typeof usersOf>): GraphNode | undefined {
+  const p = r.producer.get(ag.inputs[0]);
+  if (p === undefined) return undefined;
+  const target = String(p.attrs?.target ?? p.op);
+  const isCast = p.kind === 'cast' || /(^|\.)(_to_copy|convert_element_type)(\.|$)/.test(target);
+  const u = users.get(p);
+  return isCast && u !== undefined && u.users.length === 1 && !u.output ? p : undefined;
+}
+
+/** all_gather_merge_fn_to_trace: empty, narrow, flat views, cat, copy_, the gather into `out`, wait, split, clones. */
+function mergeAllGather(ctx: MergeCtx, members: GraphNode[]): void {
+  const r = ctx.r;
+  const users = usersOf(r);
+  const folded = members.map((m) => foldedCast(r, m, users));
+  const ins = members.map((m, k) => folded[k]?.inputs[0] ?? m.inputs[0]);
+  const waits = waitsOf(r, members);
+  const G = members[0].collective!.groupSize;
+  const dtype = members.map((m) => m.collective!.dtype).sort((a, b) => DTYPE_BYTES[a] - DTYPE_BYTES[b])[0];
+  const numels = ins.map((t) => numelOf(r.tensors[t]));
+  const N = numels.reduce((a, b) => a + b, 0);
+  const inDtype = r.tensors[ins[0]].dtype;
+  const b = new Builder(ctx, members[0]);
+  const empty = b.node('empty', 'aten.empty.memory_format', {
+    kind: 'compute',
+    inputs: [],
+    outputs: (n) => [b.tensor(n, [N * G], dtype)],
+    ioBytes: N * G * DTYPE_BYTES[dtype],
+  });
+  const slice = b.node('slice_1', 'aten.slice.Tensor', {
+    kind: 'view',
+    inputs: empty.outputs,
+    outputs: (n) => [b.tensor(n, [N], dtype, empty.outputs[0])],
+  });
+  const flats = ins.map((t, k) =>
+    b.node(k === 0 ? 'view' : `view_${k}`, 'aten.view.default', {
+      kind: 'view',
+      inputs: [t],
+      outputs: (n) => [b.tensor(n, [numels[k]], r.tensors[t].dtype, t)],
+    }),
+  );
+  const inBytes = ins.reduce((s, t) => s + r.tensors[t].bytes, 0);
+  const cat = b.node('cat', 'aten.cat.default', {
+    kind: 'compute',
+    inputs: flats.map((f) => f.outputs[0]),
+    outputs: (n) => [b.tensor(n, [N], inDtype)],
+    ioBytes: 2 * inBytes,
+  });
+  const shardBytes = N * DTYPE_BYTES[dtype];
+  const copy = b.node('copy_', 'aten.copy_.default', {
+    kind: 'compute',
+    inputs: [slice.outputs[0], cat.outputs[0]],
+    outputs: (n) => [b.tensor(n, [N], dtype, slice.outputs[0])],
+    ioBytes: 2 * shardBytes + inBytes,
+  });
+  const outBytes = N * G * DTYPE_BYTES[dtype];
+  const start = b.node('all_gather_into_tensor_out', '_c10d_functional.all_gather_into_tensor_out.default', {
+    kind: 'all_gather',
+    inputs: [copy.outputs[0], empty.outputs[0]],
+    outputs: (n) => [b.tensor(n, [N * G], dtype, empty.outputs[0])],
+    extra: collectiveFields(ctx, members, shardBytes, outBytes),
+  });
+  const wait = b.node(`wait_tensor`, '_c10d_functional.wait_tensor.default', {
+    kind: 'wait',
+    inputs: start.outputs,
+    outputs: (n) => [b.tensor(n, [N * G], dtype, start.outputs[0])],
+    extra: { waitOf: start.name, ...(members[0].params ? { params: members.flatMap((m) => m.params ?? []) } : {}) },
+  });
+  const rows = b.node(`view_${ins.length}`, 'aten.view.default', {
+    kind: 'view',
+    inputs: wait.outputs,
+    outputs: (n) => [b.tensor(n, [G, N], dtype, wait.outputs[0])],
+  });
+  const pieces = splitAndGetitems(b, rows.outputs[0], numels.map((c) => [G, c]), dtype);
+  waits.forEach((w, k) => {
+    const o = r.tensors[w.outputs[0]];
+    const clone = b.node(k === 0 ? 'clone' : `clone_${k}`, 'aten.clone.default', {
+      kind: 'compute',
+      inputs: [pieces[k]],
+      outputs: (n) => [b.tensor(n, [G, numels[k]], dtype)],
+      ioBytes: 2 * numels[k] * G * DTYPE_BYTES[dtype],
+    });
+    b.node(k === 0 ? '_unsafe_view' : `_unsafe_view_${k}`, 'aten._unsafe_view.default', {
+      kind: 'view',
+      inputs: clone.outputs,
+      outputs: () => [b.tensor(w.outputs[0], o.shape, o.dtype, clone.outputs[0])],
+    });
+  });
+  staleUsers(r, waits);
+  splice(ctx, members, waits, folded.filter((f): f is GraphNode => f !== undefined), b.made, ins, start, wait);
+}
+
+/** reduce_scatter_merge_fn_to_trace: (G, -1) views, cat on dim 1, flatten, one reduce-scatter, wait, split, views. */
+function mergeReduceScatter(ctx: MergeCtx, members: GraphNode[]): void {
+  const r = ctx.r;
+  const ins = members.map((m) => m.inputs[0]);
+  const waits = waitsOf(r, members);
+  const G = members[0].collective!.groupSize;
+  const dtype = members[0].collective!.dtype;
+  const cols = ins.map((t) => numelOf(r.tensors[t]) / G);
+  const M = cols.reduce((a, b) => a + b, 0);
+  const b = new Builder(ctx, members[0]);
+  const k0 = ins.length;
+  const rows = ins.map((t, k) =>
+    b.node(k === 0 ? 'view' : `view_${k}`, 'aten.view.default', {
+      kind: 'view',
+      inputs: [t],
+      outputs: (n) => [b.tensor(n, [G, cols[k]], r.tensors[t].dtype, t)],
+    }),
+  );
+  const inBytes = ins.reduce((s, t) => s + r.tensors[t].bytes, 0);
+  const cat = b.node('cat', 'aten.cat.default', {
+    kind: 'compute',
+    inputs: rows.map((x) => x.outputs[0]),
+    outputs: (n) => [b.tensor(n, [G, M], dtype)],
+    ioBytes: 2 * inBytes,
+  });
+  const flat = b.node(`view_${k0}`, 'aten.view.default', {
+    kind: 'view',
+    inputs: cat.outputs,
+    outputs: (n) => [b.tensor(n, [G * M], dtype, cat.outputs[0])],
+  });
+  const full = G * M * DTYPE_BYTES[dtype];
+  const start = b.node('reduce_scatter_tensor', '_c10d_functional.reduce_scatter_tensor.default', {
+    kind: 'reduce_scatter',
+    inputs: flat.outputs,
+    outputs: (n) => [b.tensor(n, [M], dtype)],
+    extra: collectiveFields(ctx, members, full, full / G),
+  });
+  const wait = b.node('wait_tensor', '_c10d_functional.wait_tensor.default', {
+    kind: 'wait',
+    inputs: start.outputs,
+    outputs: (n) => [b.tensor(n, [M], dtype, start.outputs[0])],
+    extra: { waitOf: start.name },
+  });
+  const pieces = splitAndGetitems(b, wait.outputs[0], cols.map((c) => [c]), dtype);
+  waits.forEach((w, k) => {
+    const o = r.tensors[w.outputs[0]];
+    b.node(`view_${k0 + 1 + k}`, 'aten.view.default', {
+      kind: 'view',
+      inputs: [pieces[k]],
+      outputs: () => [b.tensor(w.outputs[0], o.shape, o.dtype, pieces[k])],
+    });
+  });
+  staleUsers(r, waits.slice(0, 1)); // the other pieces sit at an offset: torch re-derives their users
+  splice(ctx, members, waits, [], b.made, ins, start, wait);
+}
+
+/**
+ * torch re-derives a replaced value's users only where the new value's layout differs; a user
+ * whose layout did not change keeps its old fake value, so a view among them still aliases the
+ * erased wait's storage, which its memory tracker then sees that view allocate afresh.
+ */
+function staleUsers(r: Region, waits: readonly GraphNode[]): void {
+  const old = new Map(waits.map((w) => [w.outputs[0], w]));
+  for (const n of r.nodes) {
+    if (n.kind !== 'view') continue;
+    for (const t of n.outputs) {
+      const src = r.tensors[t]?.aliasOf;
+      if (src === undefined || !old.has(src)) continue;
+      const stale = `${src}#erased`;
+      r.tensors[stale] ??= { ...r.tensors[src], id: stale, aliasOf: undefined };
+      r.tensors[t] = { ...r.tensors[t], aliasOf: stale };
+    }
+  }
+}
+
+function waitsOf(r: Region, members: readonly GraphNode[]): GraphNode[] {
+  const byStart = new Map<string, GraphNode>();
+  for (const n of r.nodes) if (n.kind === 'wait' && n.waitOf !== undefined) byStart.set(n.waitOf, n);
+  return members.map((m) => byStart.get(m.name)!);
+}
+
+/** split_with_sizes and its getitems: the pieces' tensor ids. */
+function splitAndGetitems(b: Builder, src: string, shapes: number[][], dtype: DType): string[] {
+  const split = b.node('split_with_sizes', 'aten.split_with_sizes.default', {
+    kind: 'view',
+    inputs: [src],
+    outputs: (n) => shapes.map((s, k) => b.tensor(`${n}.${k}`, s, dtype, src)),
+  });
+  return shapes.map(
+    (s, k) =>
+      b.node(k === 0 ? 'getitem' : `getitem_${k}`, 'getitem', {
+        kind: 'view',
+        inputs: [split.outputs[k]],
+        outputs: (n) => [b.tensor(n, s, dtype, split.outputs[k])],
+      }).outputs[0],
+  );
+}
+
+/** The merged collective's fields: summed bytes, torch's size (inputs + output), its 2.13 estimates. */
+function collectiveFields(
+  ctx: MergeCtx,
+  members: GraphNode[],
+  inputBytes: number,
+  outputBytes: number,
+): Partial<GraphNode> {
+  const c0 = members[0].collective!;
+  const size = inputBytes + outputBytes;
+  const est = ctx.withEst
+    ? {
+        estMs: nccl213CollectiveMs(size, c0.groupSize, c0.kind, ctx.topo),
+        estMsSize0: nccl213CollectiveMs(0, c0.groupSize, c0.kind, ctx.topo),
+      }
+    : {};
+  return {
+    collective: { ...c0, inputBytes, outputBytes, members: members.map((m) => m.name) },
+    sizeBytes: size,
+    params: members.flatMap((m) => m.params ?? []),
+    ...est,
+  };
+}
+
+/**
+ * torch process_collective_bucket: the new nodes go after the bucket's last collective, the
+ * members, their waits and folded casts leave, and the span from the earliest input to the new
+ * nodes is re-sorted.
+ */
+function splice(
+  ctx: MergeCtx,
+  members: GraphNode[],
+  waits: GraphNode[],
+  folded: GraphNode[],
+  made: GraphNode[],
+  ins: string[],
+  start: GraphNode,
+  wait: GraphNode,
+): void {
+  const r = ctx.r;
+  const at = r.nodes.indexOf(members[members.length - 1]) + 1;
+  const gone = new Set<GraphNode>([...members, ...waits, ...folded]);
+  const list = [...r.nodes.slice(0, at), ...made, ...r.nodes.slice(at)].filter((n) => !gone.has(n));
+  for (const n of gone) for (const t of n.outputs) if (r.producer.get(t) === n) r.producer.delete(t);
+  for (const m of made) for (const t of m.outputs) r.producer.set(t, m);
+  r.nodes = sortBucketRegion(list, made, ins, r.producer);
+  ctx.buckets.push({
+    start: start.name,
+    wait: wait.name,
+    members: members.map((m) => m.name),
+    folded: folded.map((f) => f.name),
+  });
+}
+
+/** torch _sort_bucket_region: re-sort from the earliest in-graph input to the latest, new nodes included. */
+function sortBucketRegion(
+  list: GraphNode[],
+  made: GraphNode[],
+  ins: string[],
+  producer: ReadonlyMap<string, GraphNode>,
+): GraphNode[] {
+  const madeSet = new Set(made);
+  const ext = new Set(
+    ins.map((t) => producer.get(t)).filter((p): p is GraphNode => p !== undefined && !madeSet.has(p)),
+  );
+  if (ext.size === 0) return list;
+  const pos = new Map(list.map((n, i) => [n, i]));
+  let first = pos.get(made[0])!;
+  let last = pos.get(made[made.length - 1])!;
+  for (const e of ext) {
+    const p = pos.get(e)!;
+    if (p < first) first = p;
+    if (p > last) last = p;
+  }
+  if (first === last) return list;
+  const region = list.slice(first, last + 1);
+  return [...list.slice(0, first), ...stableSort(region, producer, new Set(region)), ...list.slice(last + 1)];
+}
+
+/**
+ * torch stable_topological_sort: nodes keep their order, except that one whose input comes
+ * later waits for its last unready input and follows it. `region`: only its nodes are sorted;
+ * inputs outside it count as ready.
+ */
+export function stableSort(
+  nodes: readonly GraphNode[],
+  producer: ReadonlyMap<string, GraphNode>,
+  region: ReadonlySet<GraphNode> | null,
+): GraphNode[] {
+  const v: FxView = { nodes, producer, outputs: new Set() };
+  const pending = [...nodes].reverse();
+  const ready = new Set<GraphNode>();
+  const waiting = new Map<GraphNode, GraphNode[]>();
+  const out: GraphNode[] = [];
+  while (pending.length > 0) {
+    const n = pending.pop()!;
+    let last: GraphNode | undefined;
+    for (const ref of inputRefs(v, n)) {
+      if (typeof ref === 'string' || ready.has(ref)) continue;
+      if (region === null || region.has(ref)) last = ref;
+    }
+    if (last !== undefined) {
+      const l = waiting.get(last);
+      if (l) l.push(n);
+      else waiting.set(last, [n]);
+      continue;
+    }
+    ready.add(n);
+    out.push(n);
+    const w = waiting.get(n);
+    if (w) {
+      waiting.delete(n);
+      for (let k = w.length - 1; k >= 0; k--) pending.push(w[k]);
+    }
+  }
+  if (out.length !== nodes.length) throw new Error('pre-bucketing: the merged graph has a dependency cycle');
+  return out;
+}
