@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
 import { ConfigError, oneOfMessage } from '../errors';
 import { activationCheckpointingOf, describeHbmFit, hbmFit, resolveMesh, stepConfigOf, type SimConfig } from '../config';
+import { torchtitanFlags } from '../config/torchtitan_flags';
 import {
   buildStepGraph,
   collectivesByGroup,
@@ -184,7 +185,11 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   const failed = runs
     .filter((r) => r.sim.mismatch)
     .map((r) => `fsdp-sim compare: ${r.backend}: ${describeMismatch(r.sim.mismatch!)}`);
-  if (values.json) io.out(JSON.stringify({ mesh: meshJson(resolveMesh(cfg.ranks, cfg.parallelism)), results: runs.map(resultOf) }));
+  if (values.json) {
+    const mesh = meshJson(resolveMesh(cfg.ranks, cfg.parallelism));
+    const flags = Object.fromEntries(backends.map((b) => [b, torchtitanFlags(b, cfg)]));
+    io.out(JSON.stringify({ mesh, results: runs.map(resultOf), torchtitanFlags: flags }));
+  }
   else printComparison(io, cfg, ac, runs);
   // traces last: the comparison is printed even when a trace cannot be written
   if (values.trace !== undefined && ok.length) {

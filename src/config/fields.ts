@@ -5,6 +5,7 @@
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type KnobSpec } from '../backends';
 import { BACKEND_NAMES } from '../backends/types';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
+import { COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES } from '../graph/recompute_plan';
 import { AC_MODES, MODEL_NAMES } from '../model';
 import { MAX_RANKS } from './schema';
 
@@ -124,6 +125,15 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'parallelism.tensor_parallel_degree', label: 'tp (tensor parallel)', group: 'cluster', kind: 'int', min: 1, max: MAX_RANKS },
   { path: 'parallelism.gpus_per_node', label: 'GPUs per node', group: 'network', kind: 'int', min: 1, max: MAX_RANKS },
   { path: 'seqParallelGatherCopy', label: 'SP all-gather copy (torch < #169404)', group: 'cluster', kind: 'bool' },
+  {
+    path: 'reshardAfterForward',
+    label: 'fsdp_reshard_after_forward',
+    group: 'cluster',
+    kind: 'enum',
+    values: RESHARD_POLICIES,
+  },
+  { path: 'compileMode', label: 'compile.mode', group: 'backends', kind: 'enum', values: COMPILE_MODES },
+  { path: 'memoryPolicy', label: 'compile.memory_policy', group: 'backends', kind: 'enum', values: MEMORY_POLICIES },
 ];
 
 /** Groups: the nested objects of SimConfig. */

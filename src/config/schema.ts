@@ -5,6 +5,7 @@
 import { AUTOBUCKETING_DEFAULTS } from '../backends';
 import type { BackendName } from '../backends/types';
 import type { HardwareName, NetworkName } from '../estimate';
+import type { CompileMode, MemoryPolicy, ReshardPolicy } from '../graph/recompute_plan';
 import type { ActivationCheckpointing, ModelName } from '../model';
 import { PARALLELISM_DEFAULTS, type ParallelismConfig } from './mesh';
 
@@ -93,6 +94,22 @@ export interface SimConfig {
    * all-gather on tp (src/graph/tp.ts). Off: torch 2.13.
    */
   seqParallelGatherCopy: boolean;
+  /**
+   * torchtitan `parallelism.fsdp_reshard_after_forward`: 'default' (reshard: no pipeline
+   * parallel here) and 'always' gather each parameter again for the backward; 'never' keeps the
+   * forward's gathered copy until its last backward use.
+   */
+  reshardAfterForward: ReshardPolicy;
+  /**
+   * graph_trainer `compile.mode`: 'jit' (torch.compile: a forward and a backward graph, each
+   * passed on its own) or 'aot_fx_trace' (one traced forward-loss-backward graph, passed once).
+   */
+  compileMode: CompileMode;
+  /**
+   * graph_trainer `compile.memory_policy`, what an aot_fx_trace graph recomputes ('jit' reads
+   * activationCheckpointing instead): default (graph SAC), full, eager (op SAC) or none.
+   */
+  memoryPolicy: MemoryPolicy;
 }
 
 export const MAX_RANKS = 1024;
@@ -120,6 +137,9 @@ export const DEFAULT_CONFIG: Readonly<SimConfig> = deepFreeze({
   live: { kernels: 'auto', collectiveAlgorithm: 'direct', steps: 10, timing: 'preset' },
   parallelism: { ...PARALLELISM_DEFAULTS }, // FSDP on every rank, as before meshes
   seqParallelGatherCopy: false, // torch 2.13: the batch-1 all-gather needs no copy
+  reshardAfterForward: 'default',
+  compileMode: 'jit', // fsdp-sim's numbers so far: SimpleFSDP's torch.compile path
+  memoryPolicy: 'default',
 } satisfies SimConfig);
 
 function deepFreeze<T extends object>(o: T): T {

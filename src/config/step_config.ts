@@ -25,5 +25,8 @@ export function stepConfigOf(cfg: SimConfig): StepConfig {
     activationCheckpointing: activationCheckpointingOf(cfg),
     mesh: resolveMesh(cfg.ranks, cfg.parallelism),
     ...(cfg.seqParallelGatherCopy ? { seqParallelGatherCopy: true } : {}),
+    reshardAfterForward: cfg.reshardAfterForward,
+    compileMode: cfg.compileMode,
+    memoryPolicy: cfg.memoryPolicy,
   };
 }

@@ -1,8 +1,8 @@
 // Backward pass in reverse program order, as aot_autograd would trace it: per op its gradient
-// ops; a parameter whose value the backward reads is re-gathered (SimpleFSDP reshards after
-// forward); each weight gradient is reduce-scattered right after it is made; residual
-// gradients accumulate with `add`. Matmul conventions (ops.ts): dX = dY·W is plain, dW = dYᵀ·X
-// is {transA} with dY stored [T, out] = [K, M].
+// ops; a parameter whose value the backward reads is re-gathered when SimpleFSDP reshards after
+// forward (else the forward's gathered copy is read: recompute_plan.ts); each weight gradient is
+// reduce-scattered right after it is made; residual gradients accumulate with `add`. Matmul
+// conventions (ops.ts): dX = dY·W is plain, dW = dYᵀ·X is {transA} with dY stored [T, out] = [K, M].
 // With tensor parallel (tp.ts) each sequence-parallel collective of the forward is mirrored: a
 // forward all-gather's gradient is reduce-scattered on tp, a forward reduce-scatter's all-gathered.
 
@@ -10,8 +10,8 @@ import { headDim } from '../model/args';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttentionBwd, emitMatmul, emitRmsNormBwd, emitSwigluBwd } from './emit_ops';
 import { emitBlockRecompute, emitBlockRegather } from './checkpoint';
-import { emitGather, emitReduceScatter, gradId } from './fsdp';
-import { localDims, param, seqShardRows, tokensPerRank, type ForwardSaved, type LayerSaved, type ModelCtx } from './forward';
+import { emitReduceScatter, gradId } from './fsdp';
+import { backwardWeight, localDims, param, seqShardRows, tokensPerRank, type ForwardSaved, type LayerSaved, type ModelCtx } from './forward';
 import { TARGETS, TOKENS } from './ops';
 import { emitGradAllReduce, emitSeqGather, emitSeqReduceScatter, partialGradId } from './tp';
 
@@ -30,11 +30,11 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
     flops: EW.cross_entropy_bwd * T * V, bytesMoved: ioBytes(e.tensors, [s.logits, TARGETS, dLogits]), attrs: { T, V },
   });
   // output: logits = hf · Wᵀ
-  const ow = emitGather(c, param(c, 'output.weight'), 'bwd.');
+  const ow = backwardWeight(c, 'output.weight');
   const dHf = emitSeqReduceScatter(c, 'output.bwd', emitMatmul(e, { name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'] }));
   weightGrad(c, 'output.weight', dLogits, s.hfFull, V, D);
   // final norm
-  const nw = emitGather(c, param(c, 'norm.weight'), 'bwd.');
+  const nw = backwardWeight(c, 'norm.weight');
   const dwNorm = partialGradId(c, gradId('norm.weight'));
   let dx = emitRmsNormBwd(e, { name: 'norm.bwd', dy: dHf, x: s.hL, w: nw, rstd: s.rstdF, rows: Ts, cols: D, dw: dwNorm, dtype: dt, params: ['norm.weight'] })[0];
   emitGradAllReduce(c, 'norm.weight', gradId('norm.weight'));
@@ -79,7 +79,7 @@ function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, 
   const { H, KVH, F } = localDims(c);
   const p = `layers.${i}`;
   const fqn = (m: string) => `${p}.${m}.weight`;
-  const gathered = (m: string): string => weights?.get(fqn(m)) ?? emitGather(c, param(c, fqn(m)), 'bwd.');
+  const gathered = (m: string): string => weights?.get(fqn(m)) ?? backwardWeight(c, fqn(m));
   /** Linear y = x·Wᵀ (W [out, in]) backward: re-gather W, dX = dY·W, then dW and its reduce-scatter. */
   const linearBwd = (m: string, dY: string, x: string, outDim: number, inDim: number): string => {
     const w = gathered(m);

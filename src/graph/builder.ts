@@ -1,6 +1,7 @@
 // SimpleFSDP step-graph builder: model config → the SPMD program one rank runs for one
-// training step (forward with per-parameter all-gathers, backward with re-gathers and
-// reduce-scatters, AdamW on the local shards). Follows torchtitan experiments/simple_fsdp
+// training step (forward with per-parameter all-gathers, backward with re-gathers — unless the
+// parameters are kept: recompute_plan.ts — and reduce-scatters, AdamW on the local shards).
+// Follows torchtitan experiments/simple_fsdp
 // (arXiv 2411.00284) and the aot_autograd joint graph it compiles.
 
 import { paramTable } from '../model/param_table';
@@ -11,6 +12,7 @@ import { emitForward, type ModelCtx } from './forward';
 import { emitAdamw, emitParamState, shardParam, type ShardedParam } from './fsdp';
 import { isOneDim } from './mesh';
 import { TARGETS, TOKENS } from './ops';
+import { recomputePlan } from './recompute_plan';
 import type { StepGraph } from './types';
 
 /** Builds and returns the step graph; throws ConfigError on a bad config. Deterministic. */
@@ -19,6 +21,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
   const e = new Emitter();
   const table = paramTable(r.args);
   const sharded: ShardedParam[] = table.map((s) => shardParam(s, r.mesh.dpShard, r.mesh.tp));
+  const plan = recomputePlan(r);
   const ctx: ModelCtx = {
     e,
     n: r.mesh.dpShard,
@@ -30,7 +33,10 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
     batch: r.batch,
     seqLen: r.seqLen,
     params: new Map(sharded.map((p) => [p.spec.name, p])),
-    activationCheckpointing: r.activationCheckpointing,
+    activationCheckpointing: plan.activationCheckpointing,
+    savePolicy: plan.savePolicy,
+    regatherBlocks: plan.regatherBlocks,
+    regatherOutside: plan.regatherOutside,
   };
   const T = r.batch * r.seqLen;
   // step inputs: this rank's micro-batch (token ids are int32)
@@ -58,6 +64,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
       reduceDtype: r.reduceDtype,
       batch: r.batch,
       seqLen: r.seqLen,
+      ...(plan.joint ? { jointGraph: true } : {}), // split graphs keep their JSON as it was
       source: 'fsdp-sim simple_fsdp builder',
     },
   };

@@ -6,7 +6,8 @@
 // in the graph reads a block's internal activations after their forward use, so their liveness
 // ends there. At the start of a block's backward:
 //   1. every weight of the block is re-gathered (cast → all_gather → wait), in forward order —
-//      the gathers come first so their waits feed the recompute and the gradient ops alike;
+//      the gathers come first so their waits feed the recompute and the gradient ops alike —
+//      unless the block keeps its gathered parameters (reshard_after_forward never);
 //   2. the block's forward is recomputed from the saved input: the same ops with new tensor ids
 //      (node and tensor names end in '.recompute', attrs.recompute = true, phase 'backward');
 //   3. the gradient ops read the recomputed activations and the re-gathered weights.
@@ -17,9 +18,8 @@
 // torch/_functorch/partitioners.py (`must_recompute`).
 
 import type { Emitter } from './emitter';
-import { emitLayerForward, param, type LayerSaved, type ModelCtx, type SavedActivation } from './forward';
+import { backwardWeight, emitLayerForward, type LayerSaved, type ModelCtx, type SavedActivation } from './forward';
 import { tpDegree } from './tp';
-import { emitGather } from './fsdp';
 import type { GraphNode } from './types';
 
 /** Suffix of recomputed nodes' and tensors' names. */
@@ -33,10 +33,13 @@ export function blockWeights(i: number): string[] {
   ].map((m) => `layers.${i}.${m}.weight`);
 }
 
-/** Re-gathers every weight of block i (backward tag 'bwd.'); returns FQN → gathered full tensor id. */
+/**
+ * The weights of block i for its recompute and gradient ops: each re-gathered (backward tag
+ * 'bwd.') or, when the block keeps its gathered parameters, the forward's; FQN → full tensor id.
+ */
 export function emitBlockRegather(c: ModelCtx, i: number): Map<string, string> {
   const full = new Map<string, string>();
-  for (const fqn of blockWeights(i)) full.set(fqn, emitGather(c, param(c, fqn), 'bwd.'));
+  for (const fqn of blockWeights(i)) full.set(fqn, backwardWeight(c, fqn));
   return full;
 }
 
@@ -56,6 +59,18 @@ export const SELECTIVE_OP_SAVED: ReadonlySet<SavedActivation> = new Set(['q', 'v
 const SELECTIVE_OP_SAVED_TP: ReadonlySet<SavedActivation> = new Set([...SELECTIVE_OP_SAVED, 'ao'] as const);
 
 /**
+ * graph_trainer's default memory policy (aot_fx_trace): every op of the save list is kept — all
+ * seven mm outputs, SDPA's and the tp reduce-scatter's (wo's output either way) — and the norms,
+ * adds, SwiGLU and the tp all-gathers of the norm outputs are recomputed.
+ */
+export const GRAPH_DEFAULT_SAVED: ReadonlySet<SavedActivation> = new Set(['q', 'k', 'v', 'o', 'a', 'b', 'ao'] as const);
+
+function selectiveKeep(c: ModelCtx): ReadonlySet<SavedActivation> {
+  if (c.savePolicy === 'graph_default') return GRAPH_DEFAULT_SAVED;
+  return tpDegree(c) > 1 ? SELECTIVE_OP_SAVED_TP : SELECTIVE_OP_SAVED;
+}
+
+/**
  * Recomputes block i's forward from its saved input (`fwd.x`) with the re-gathered weights —
  * all of it ('full') or what the selective policy did not save — and returns the activations the
  * backward reads (recomputed, or saved ones for 'selective'). Marks the emitted nodes attrs.recompute.
@@ -71,7 +86,7 @@ export function emitBlockRecompute(
   };
   const saved = emitLayerForward(c, i, fwd.x, {
     weight, suffix: RECOMPUTE_SUFFIX, partial: true,
-    ...(mode === 'selective' ? { saved: { from: fwd, keep: tpDegree(c) > 1 ? SELECTIVE_OP_SAVED_TP : SELECTIVE_OP_SAVED } } : {}),
+    ...(mode === 'selective' ? { saved: { from: fwd, keep: selectiveKeep(c) } } : {}),
   });
   markRecompute(c.e, from);
   return saved;

@@ -6,6 +6,9 @@ import { ConfigError, oneOfMessage } from '../errors';
 import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/args';
 import { AC_MODES, MAX_DIM, MODEL_PRESETS, isModelName, validateModelArgs, type ActivationCheckpointing } from '../model/presets';
 import { fsdpMesh, meshSize, type Mesh } from './mesh';
+import {
+  COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, type CompileMode, type MemoryPolicy, type ReshardPolicy,
+} from './recompute_plan';
 import type { DType } from './types';
 
 export interface StepConfig {
@@ -49,6 +52,19 @@ export interface StepConfig {
    * Default false: torch 2.13, where the batch-1 case is a view.
    */
   readonly seqParallelGatherCopy?: boolean;
+  /**
+   * torchtitan `parallelism.fsdp_reshard_after_forward` (recompute_plan.ts): 'never' keeps each
+   * gathered parameter from its forward use to its last backward use instead of gathering it
+   * again. Default 'default' (reshard: fsdp-sim has no pipeline parallel).
+   */
+  readonly reshardAfterForward?: ReshardPolicy;
+  /**
+   * graph_trainer `compile.mode`: 'jit' (default) partitions a forward and a backward graph;
+   * 'aot_fx_trace' is one joint graph whose recompute `memoryPolicy` decides.
+   */
+  readonly compileMode?: CompileMode;
+  /** graph_trainer `compile.memory_policy` (aot_fx_trace only); default 'default'. */
+  readonly memoryPolicy?: MemoryPolicy;
 }
 
 export { AC_MODES, type ActivationCheckpointing };
@@ -69,6 +85,9 @@ export interface ResolvedStepConfig {
   readonly activationCheckpointing: ActivationCheckpointing;
   readonly mesh: Mesh;
   readonly seqParallelGatherCopy: boolean;
+  readonly reshardAfterForward: ReshardPolicy;
+  readonly compileMode: CompileMode;
+  readonly memoryPolicy: MemoryPolicy;
 }
 
 export const STEP_CONFIG_DEFAULTS = {
@@ -86,7 +105,7 @@ export const STEP_CONFIG_DEFAULTS = {
 export const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
 const KEYS = [
   'model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay',
-  'activationCheckpointing', 'mesh', 'seqParallelGatherCopy',
+  'activationCheckpointing', 'mesh', 'seqParallelGatherCopy', 'reshardAfterForward', 'compileMode', 'memoryPolicy',
 ];
 export const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
@@ -123,12 +142,12 @@ function boolOf(field: string, v: unknown, dflt: boolean): boolean {
   return v;
 }
 
-function acModeOf(v: unknown, dflt: ActivationCheckpointing): ActivationCheckpointing {
+function enumOf<T extends string>(field: string, values: readonly T[], v: unknown, dflt: T): T {
   if (v === undefined) return dflt;
-  if (typeof v !== 'string' || !(AC_MODES as readonly string[]).includes(v)) {
-    throw new ConfigError('activationCheckpointing', oneOfMessage('activationCheckpointing', AC_MODES, v));
+  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
+    throw new ConfigError(field, oneOfMessage(field, values, v));
   }
-  return v as ActivationCheckpointing;
+  return v as T;
 }
 
 /** The mesh (default: FSDP on every rank); each degree an integer ≥ 1, their product worldSize. */
@@ -202,8 +221,13 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
     beta2: opt('beta2', d.beta2, 0, 1, false, true),
     eps: opt('eps', d.eps, 0, 1, true, false),
     weightDecay: opt('weightDecay', d.weightDecay, 0, 10, false, false),
-    activationCheckpointing: acModeOf(c.activationCheckpointing, d.activationCheckpointing),
+    activationCheckpointing: enumOf(
+      'activationCheckpointing', AC_MODES, c.activationCheckpointing, d.activationCheckpointing,
+    ),
     mesh,
     seqParallelGatherCopy: boolOf('seqParallelGatherCopy', c.seqParallelGatherCopy, false),
+    reshardAfterForward: enumOf('reshardAfterForward', RESHARD_POLICIES, c.reshardAfterForward, 'default'),
+    compileMode: enumOf('compileMode', COMPILE_MODES, c.compileMode, 'jit'),
+    memoryPolicy: enumOf('memoryPolicy', MEMORY_POLICIES, c.memoryPolicy, 'default'),
   };
 }

@@ -7,8 +7,9 @@ import { headDim } from '../model/args';
 import type { ActivationCheckpointing } from './config';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttention, emitMatmul, emitRmsNorm, emitSwiglu } from './emit_ops';
-import { emitGather, type FsdpCtx, type ShardedParam } from './fsdp';
+import { emitGather, gatheredId, type FsdpCtx, type ShardedParam } from './fsdp';
 import { LOSS, TARGETS, TOKENS } from './ops';
+import type { SavePolicy } from './recompute_plan';
 import { emitSeqGather, emitSeqReduceScatter, tpDegree } from './tp';
 
 /** Activations one block saves for its backward. */
@@ -47,8 +48,13 @@ export interface ModelCtx extends FsdpCtx {
   readonly batch: number;
   readonly seqLen: number;
   readonly params: ReadonlyMap<string, ShardedParam>;
-  /** torchtitan activation_checkpoint.mode; absent = 'none'. */
+  /** The recompute the graph has (recompute_plan.ts); absent = 'none'. */
   readonly activationCheckpointing?: ActivationCheckpointing;
+  /** What a selective recompute keeps (checkpoint.ts); absent = the eager op policy. */
+  readonly savePolicy?: SavePolicy;
+  /** A block's / the other parameters are gathered again for the backward; absent = true (reshard). */
+  readonly regatherBlocks?: boolean;
+  readonly regatherOutside?: boolean;
 }
 
 export const tokensPerRank = (c: ModelCtx): number => c.batch * c.seqLen;
@@ -66,6 +72,16 @@ export function param(c: ModelCtx, fqn: string): ShardedParam {
   const p = c.params.get(fqn);
   if (!p) throw new Error(`internal: no parameter '${fqn}'`);
   return p;
+}
+
+/**
+ * The gathered weight a backward op reads: gathered again (reshard after forward, or a memory
+ * policy that recomputes the gather), or the forward's, kept live until its last backward use.
+ */
+export function backwardWeight(c: ModelCtx, fqn: string): string {
+  const p = param(c, fqn);
+  const regather = p.spec.layer === undefined ? c.regatherOutside : c.regatherBlocks;
+  return regather === false ? gatheredId(fqn, '') : emitGather(c, p, 'bwd.');
 }
 
 export function emitForward(c: ModelCtx): ForwardSaved {

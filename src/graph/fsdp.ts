@@ -150,10 +150,13 @@ export function emitGather(c: FsdpCtx, p: ShardedParam, tag: '' | 'bwd.'): strin
     attrs: { rows: p.rows, shardRows: p.shardRows, paddedRows: p.paddedRows },
   });
   const waitName = `${fqn}.${tag}wait`;
-  const full = e.tensor(`${fqn}.${tag}full`, [p.paddedRows, ...p.rest], paramDtype, { aliasOf: agOut });
+  const full = e.tensor(gatheredId(fqn, tag), [p.paddedRows, ...p.rest], paramDtype, { aliasOf: agOut });
   e.node({ name: waitName, kind: 'wait', op: 'wait_tensor', inputs: [agOut], outputs: [full], params: [fqn], waitOf: agName });
   return full;
 }
+
+/** The id of a parameter's gathered full tensor (the all-gather wait's output). */
+export const gatheredId = (fqn: string, tag: '' | 'bwd.'): string => `${fqn}.${tag}full`;
 
 /** The id a parameter's full gradient must be written to (in param dtype, unpadded shape). */
 export const gradId = (fqn: string): string => `${fqn}.grad`;

@@ -99,6 +99,11 @@ export interface GraphMeta {
   readonly reduceDtype: DType;
   readonly batch: number;
   readonly seqLen: number;
+  /**
+   * One forward-backward graph (graph_trainer aot_fx_trace): graph passes run once over both
+   * phases instead of once per phase; absent = a forward and a backward graph.
+   */
+  readonly jointGraph?: boolean;
   readonly source?: string;
 }
 

@@ -9,7 +9,9 @@ import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends/type
 import { ConfigError, oneOfMessage } from '../errors';
 import { makeCostModel, type HardwareName, type NetworkName } from '../estimate';
 import type { CostModel } from '../estimate/types';
-import { buildStepGraph, type ActivationCheckpointing } from '../graph';
+import {
+  buildStepGraph, type ActivationCheckpointing, type CompileMode, type MemoryPolicy, type ReshardPolicy, type StepConfig,
+} from '../graph';
 import type { StepGraph } from '../graph/types';
 import { isOneDim, type Mesh } from '../graph/mesh';
 import { MODEL_PRESETS, type ModelArgs } from '../model';
@@ -77,6 +79,10 @@ export interface TrainingOptions {
   readonly modelArgs?: Partial<ModelArgs>;
   /** torchtitan activation_checkpoint.mode of the step graph; default 'none'. 'selective' / 'full' add recompute ops, same math. */
   readonly activationCheckpointing?: ActivationCheckpointing;
+  /** torchtitan fsdp_reshard_after_forward / graph_trainer compile.mode and memory_policy of the step graph. */
+  readonly reshardAfterForward?: ReshardPolicy;
+  readonly compileMode?: CompileMode;
+  readonly memoryPolicy?: MemoryPolicy;
   /** Testing: make one rank throw at the start of a step. */
   readonly injectFault?: { readonly rank: number; readonly step: number };
   readonly onProgress?: (p: TrainingProgress) => void;
@@ -141,11 +147,21 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
     worldSize: ranks, batch: globalBatch / dp, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
     ...(isOneDim(mesh) ? {} : { mesh }),
     ...(opts.activationCheckpointing !== undefined ? { activationCheckpointing: opts.activationCheckpointing } : {}),
+    ...recomputeKnobs(opts),
   });
   const cost = makeCostModel({ hardware: opts.hardware, network: opts.network ?? 'nvlink-ib', computeDtype: 'fp32' });
   const schedule = runBackend(backend, graph, cost);
   const data: DataConfig = { vocab: args.vocabSize, seqLen: graph.meta.seqLen, globalBatch, seed: (opts.seed ^ 0x5eed) >>> 0 };
   return { graph, schedule, cost, data, lr };
+}
+
+/** The step-graph knobs of the recompute plan a run sets (absent ones keep the builder's defaults). */
+function recomputeKnobs(o: TrainingOptions): Pick<StepConfig, 'reshardAfterForward' | 'compileMode' | 'memoryPolicy'> {
+  return {
+    ...(o.reshardAfterForward !== undefined ? { reshardAfterForward: o.reshardAfterForward } : {}),
+    ...(o.compileMode !== undefined ? { compileMode: o.compileMode } : {}),
+    ...(o.memoryPolicy !== undefined ? { memoryPolicy: o.memoryPolicy } : {}),
+  };
 }
 
 /** The mesh of a live run: tp × dp_replicate from the options, dp_shard the rest of the ranks (torchtitan's -1). */

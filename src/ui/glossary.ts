@@ -89,6 +89,23 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
       + '(torch.cat of its chunks). Off: torch 2.13, where it is a view.',
     cost: 'on: one activation copy per TP all-gather on the critical path',
   },
+  reshardAfterForward: {
+    does: 'Whether each parameter is all-gathered again for the backward (default and always: yes, no pipeline '
+      + 'parallel here) or the forward\'s gathered copy is kept until its last backward use (never).',
+    cost: 'never: no backward all-gathers, every gathered parameter stays in memory through the step',
+    torch: 'parallelism.fsdp_reshard_after_forward',
+  },
+  compileMode: {
+    does: 'jit: torch.compile splits a forward and a backward graph, each passed on its own. aot_fx_trace '
+      + '(graph_trainer): one forward-loss-backward graph, passed once.',
+    torch: 'compile.mode',
+  },
+  memoryPolicy: {
+    does: 'What an aot_fx_trace graph recomputes in the backward: default (mm, SDPA, reduce-scatter saved), full, '
+      + 'eager (every second mm recomputed) or none. jit reads activation ckpt instead.',
+    cost: 'none: no recompute, most activation memory',
+    torch: 'compile.memory_policy',
+  },
   'live.timing': { does: 'Live timeline clock: preset replays the cost model\'s times for the live schedule; measured shows the browser\'s real time.' },
   'autobucketing.max_in_flight_gb': { does: 'Most collective bytes (GiB) in flight at once.', cost: 'raising it: more prefetch overlapping, more memory and allocator fragmentation', torch: `${AB}(max_in_flight_gb=…)` },
   'autobucketing.max_compute_pre_fetch': { does: 'How many compute nodes ahead of its use an all-gather may start.', cost: 'raising it: earlier prefetch, gathered weights live longer (memory)', torch: `${AB}(max_compute_pre_fetch=…)` },

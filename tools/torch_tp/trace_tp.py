@@ -39,6 +39,8 @@ ap.add_argument("--dims", default="8b", choices=["8b", "tiny"])
 ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                               "test", "fixtures", "torch_tp", "llama3_8b_fsdp4_tp2.json"))
 ap.add_argument("--dump-graphs", default="", help="folder for readable fw/bw graph dumps (optional)")
+ap.add_argument("--joint-out", default="",
+                help="also write each variant's joint-graph collectives (before partitioning) here, gzipped JSON")
 ARGS = ap.parse_args()
 
 DP, TP = 4, 2
@@ -309,7 +311,7 @@ def _is_fsdp_wait(node):
 
 
 JOINT_STATS = {}
-CUR = {"reshard": True}
+CUR = {"reshard": True, "norm_dim": None}
 
 
 def annotate_fsdp_all_gather(gm, *args):
@@ -345,6 +347,7 @@ def annotate_fsdp_all_gather(gm, *args):
         1 for n in gm.graph.nodes if n.op == "call_function" and str(n.target).startswith(COLL_PREFIX))
     JOINT_STATS["joint_collectives"] = collections.Counter(
         str(n.target) for n in gm.graph.nodes if is_collective(n))
+    JOINT_STATS["joint_list"] = joint_list(gm)
     gm.recompile()
     return gm
 
@@ -510,6 +513,19 @@ def classify(kind, n, norm_dim, ag_fw_input_names):
             "module": module_hint(n)}
 
 
+def joint_list(gm):
+    """The joint graph's collectives in order, each in the phase autograd traced it in (the backward's
+    nodes carry meta['partitioner_tag'] == 'is_backward'); nothing is recomputed yet."""
+    out = []
+    for n in gm.graph.nodes:
+        if is_collective(n):
+            kind = "bw" if n.meta.get("partitioner_tag") == "is_backward" else "fw"
+            c = classify(kind, n, CUR["norm_dim"], None)
+            out.append({"phase": kind, **{k: c[k] for k in ("op", "group", "kind", "in_bytes", "out_bytes",
+                                                           "out_dtype", "module")}})
+    return out
+
+
 def mark_recomputed(bw_gm):
     """In the backward graph, a recomputed forward op is a copy of a joint-graph forward node:
     the partitioner keeps its meta, so meta['partitioner_tag'] == 'is_forward' (true backward
@@ -568,6 +584,7 @@ def trace(n_layers, sac):
                  seq=8192, batch=1)
     else:
         a = Args(dim=256, n_layers=n_layers, n_heads=8, n_kv_heads=4, ffn=768, vocab=512, seq=256, batch=1)
+    CUR["norm_dim"] = a.dim
     torch.manual_seed(0)
     model = Llama(a)
     apply_tp(model, TP_MESH)
@@ -698,10 +715,27 @@ def main():
     for v in ARGS.variants.split(","):
         sac, reshard = v.split(":")
         out["variants"][f"sac={sac},reshard_after_forward={reshard}"] = run_variant(sac, reshard == "true", layers)
+    if ARGS.joint_out:
+        write_joint(out, ARGS.joint_out)
+        return
     os.makedirs(os.path.dirname(os.path.abspath(ARGS.out)), exist_ok=True)
     with open(ARGS.out, "w") as f:
         json.dump(out, f, indent=1, default=str)
     print("wrote", os.path.abspath(ARGS.out), flush=True)
+
+
+def write_joint(out, path):
+    """Only the joint graphs' collective lists (a small gzipped fixture); the full trace is not written."""
+    import gzip
+    joint = {k: out[k] for k in ("generator", "torch", "mesh", "dims", "traced_n_layers", "group_names")}
+    joint["notes"] = [NOTES[-3], "Each collective's phase: meta['partitioner_tag'] of the joint graph node."]
+    joint["variants"] = {
+        name: {str(L): r["joint"]["joint_list"] for L, r in v["traces"].items() if "error" not in r}
+        for name, v in out["variants"].items()}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with gzip.open(path, "wt") as f:
+        json.dump(joint, f, separators=(",", ":"))
+    print("wrote", os.path.abspath(path), flush=True)
 
 
 if __name__ == "__main__":

@@ -134,6 +134,7 @@ function computeRegions(ix: GraphIndex): PassRegion[] {
     else byPhase.set(node.phase, [i]);
   });
   const fx = ix.graph.fxGraphs;
+  if (fx === undefined && ix.graph.meta.jointGraph) return jointRegions(ix);
   const phases = fx !== undefined ? fx.map((b) => b.phase) : [...byPhase.keys()];
   const regionOf = new Int32Array(ix.n).fill(-1);
   phases.forEach((ph, r) => byPhase.get(ph)?.forEach((i) => (regionOf[i] = r)));
@@ -150,6 +151,13 @@ function computeRegions(ix: GraphIndex): PassRegion[] {
     }));
   }
   return splitRegions(ix, regionOf, phases);
+}
+
+/** graph_trainer's aot_fx_trace: forward and backward are one graph; the optimizer runs outside it. */
+function jointRegions(ix: GraphIndex): PassRegion[] {
+  const regionOf = Int32Array.from(ix.nodes, (node) => (node.phase === 'optimizer' ? 1 : 0));
+  const optimizer = regionOf.includes(1);
+  return splitRegions(ix, regionOf, optimizer ? ['forward+backward', 'optimizer'] : ['forward+backward']);
 }
 
 /** Is every edge inside a region or from an earlier region to a later one? */

@@ -2,9 +2,12 @@
 // same settings, on the presets as shipped (h100-96gb + nvlink-ib: the GPUs and network of the
 // runs; no override, one set of constants per GPU). Every row must be within 15 % on tokens/s per
 // GPU and, where published, on memory (torchtitan logs the caching allocator's peak reserved
-// bytes). The only per-row setting is the torch of the run: PR #1881's (Oct 2025) still copied
-// every sequence-parallel all-gather's output (seqParallelGatherCopy; pytorch PR #169404 made it
-// a view in Dec 2025), PR #2961's (Apr 2026) did not.
+// bytes). The per-row settings are the torch and torchtitan of the run: PR #1881's torch (Oct 2025)
+// still copied every sequence-parallel all-gather's output (seqParallelGatherCopy; pytorch PR
+// #169404 made it a view in Dec 2025), PR #2961's (Apr 2026) did not; PR #2961 ran graph_trainer's
+// aot_fx_trace — one joint graph, passed once — with nothing recomputed (memory policy none): its
+// 1,820 collective ops are exactly that graph's (test/unit/graph/torch_tp_joint.test.ts), where a
+// recompute would add the backward's re-gathers.
 //
 // Sources (all: batch size 1 per rank, seq 8192, selective (op) activation checkpointing, bf16
 // params / fp32 reduce, one node of 8 H100 unless said):
@@ -20,7 +23,8 @@
 //    6,938 → 7,214 TPS (MFU 40.63 → 42.24 %), 1,820 → 1,382 collective ops (collectives and their
 //    wait_tensor nodes in the one joint forward-loss-backward graph: 910 → 691). No memory published;
 //    the H100 variant is not named (taken as the same 96 GB hosts as PR #1881). The baseline is the
-//    traced graph in program order = fsdp-sim's aot_eager; with the pass = aot_eager_autobucketing.
+//    traced joint graph in program order = fsdp-sim's aot_eager on compileMode aot_fx_trace; with
+//    the pass = aot_eager_autobucketing, run once over the joint graph.
 // The README shows this table ("Fidelity to published runs").
 import { describe, expect, it } from 'vitest';
 import type { BackendName } from '../../../src/backends';
@@ -46,6 +50,11 @@ const PR_1881 = 'torchtitan PR #1881, Llama 3-8B table';
 const PR_2961 = 'torchtitan PR #2961, Llama3 8B FSDP(4)+TP(2)';
 /** The run's torch copied each sequence-parallel all-gather's output (before pytorch PR #169404). */
 const SP_GATHER_COPY: Readonly<Record<string, boolean>> = { [PR_1881]: true, [PR_2961]: false };
+/** How the run's torchtitan compiled the step: SimpleFSDP's torch.compile (jit) or graph_trainer's joint graph. */
+const COMPILE: Readonly<Record<string, object>> = {
+  [PR_1881]: {},
+  [PR_2961]: { compileMode: 'aot_fx_trace', memoryPolicy: 'none' },
+};
 
 const PUBLISHED_RUNS: readonly PublishedRun[] = [
   { name: 'SimpleFSDP, FSDP 8 (1 node)', source: PR_1881, ranks: 8, tp: 1, backend: 'transformer_block',
@@ -71,6 +80,7 @@ function simulateRow(row: PublishedRun) {
     model: 'llama3-8b', ranks: row.ranks, localBatch: 1, seqLen: 8192, activationCheckpointing: 'selective',
     hardware: 'h100-96gb', network: 'nvlink-ib', paramDtype: 'bf16', reduceDtype: 'fp32',
     parallelism: { tensor_parallel_degree: row.tp }, seqParallelGatherCopy: SP_GATHER_COPY[row.source],
+    ...COMPILE[row.source],
   });
   if (!cfg.ok) throw cfg.error;
   return runPipeline(cfg.value, row.backend);
@@ -110,13 +120,18 @@ describe('published torchtitan runs (Llama3-8B, H100 96 GB)', () => {
     expect(s4x2.peakReservedBytes).toBeLessThan(s8.peakReservedBytes); // TP halves weights and activations
   }, 120_000);
 
-  // PR #2961's 1,820 → 1,382 counts collectives and their waits in the joint graph, which has no
-  // re-gathers (test/unit/graph/torch_tp_collectives.test.ts reconciles the 1,820 exactly); the
-  // split graph fsdp-sim plans on has them, so only the direction of the change compares.
-  it('speeds FSDP 4 × TP 2 up with autobucketing and fewer collectives, as PR #2961 measured (+3.9 %)', () => {
+  // PR #2961's 1,820 → 1,382 collective ops count collectives and their waits in the joint graph,
+  // the 3 loss-parallel all-reduces fsdp-sim's loss op runs inside itself included. Its gain, +4.0 %,
+  // fsdp-sim does not reproduce: it predicted +13.5 % when this was written (6,782 → 7,696), the
+  // port hiding ~70 ms of the ~91 ms exposed where the run gained ~22 ms. What it leaves out
+  // (concurrent NCCL kernels contending with compute and with each other for NVLink) is not
+  // torch's to model, so only the direction and the collective counts are held here.
+  it('speeds FSDP 4 × TP 2 up with autobucketing, with PR #2961\'s collective ops (1,820 → 1,382)', () => {
     const [base, bucketed] = PUBLISHED_RUNS.slice(6, 8).map(figuresOf);
     expect(bucketed.tokensPerSecPerGpu).toBeGreaterThan(base.tokensPerSecPerGpu);
-    const [before, after] = PUBLISHED_RUNS.slice(6, 8).map(collectivesOf);
-    expect(after).toBeLessThan(before);
+    const LOSS_PARALLEL = 3;
+    const [before, after] = PUBLISHED_RUNS.slice(6, 8).map((r) => 2 * (collectivesOf(r) + LOSS_PARALLEL));
+    expect(before).toBe(1820);
+    expect(Math.abs(after / 1382 - 1), `${after} collective ops after the pass`).toBeLessThanOrEqual(0.05);
   }, 60_000);
 });

@@ -1,0 +1,40 @@
+// Live training of step graphs that keep gathered parameters (fsdp_reshard_after_forward never)
+// or run as one joint graph (graph_trainer aot_fx_trace): the backward reads the forward's
+// gathered tensors instead of gathering again, and the math is the same bit for bit — losses and
+// final parameters equal the resharded run's, step for step (CPU reference kernels, worker_threads).
+import { describe, expect, it } from 'vitest';
+import { runTrainingNode } from '../../../src/runtime/coordinator_node';
+import type { TrainingOptions } from '../../../src/runtime/coordinator';
+import { planTraining } from '../../../src/runtime/training_plan';
+
+const BASE: TrainingOptions = {
+  model: 'tiny', ranks: 2, steps: 3, backend: 'aot_eager', seed: 7, kernels: 'cpu', collective: 'direct',
+  timing: 'preset', hardware: 'h100', globalBatch: 8,
+};
+
+const backwardGathers = (o: TrainingOptions) =>
+  planTraining(o).schedule.graph.nodes.filter((n) => n.phase === 'backward' && n.kind === 'all_gather').length;
+
+describe('runTrainingNode with kept gathered parameters and the joint graph', () => {
+  const base = { ...BASE, backend: 'aot_eager_autobucketing' } as const;
+  let ref: ReturnType<typeof runTrainingNode> | undefined;
+  const reference = () => (ref ??= runTrainingNode(base)); // the resharded split-graph run, once
+
+  it('plans no backward all-gather with reshard never, and with aot_fx_trace + memory policy none', () => {
+    expect(backwardGathers(BASE)).toBeGreaterThan(0);
+    expect(backwardGathers({ ...BASE, reshardAfterForward: 'never' })).toBe(0);
+    expect(backwardGathers({ ...BASE, compileMode: 'aot_fx_trace', memoryPolicy: 'none' })).toBe(0);
+  });
+
+  it.each([
+    ['reshard never', { reshardAfterForward: 'never' }],
+    ['reshard never + selective AC', { reshardAfterForward: 'never', activationCheckpointing: 'selective' }],
+    ['aot_fx_trace, memory policy none', { compileMode: 'aot_fx_trace', memoryPolicy: 'none' }],
+    ['aot_fx_trace, memory policy default', { compileMode: 'aot_fx_trace' }],
+  ] as const)('%s: the same losses and parameters as the resharded run (autobucketing)', async (_, extra) => {
+    const [want, run] = [await reference(), await runTrainingNode({ ...base, ...extra })];
+    expect(run.losses).toEqual(want.losses);
+    expect(run.finalParamsHash).toBe(want.finalParamsHash);
+    expect(want.losses[2]).toBeLessThan(want.losses[0]);
+  }, 240_000);
+});
