@@ -144,7 +144,8 @@ const NO_BUCKETS: BucketResult = { buckets: [], slots: [], extraDeps: new Map(),
 
 function passStats(phase: string, sched: OverlapResult, result: BucketResult, pre: PreBucketResult | null): PassStats {
   const tg = sched.tg;
-  const overlapping: Record<string, string[]> = {};
+  // FX names are user strings: a record without a prototype takes `__proto__` as a name
+  const overlapping = Object.create(null) as Record<string, string[]>;
   for (const c of sched.colls) if (c.prefetchedBy >= 0) overlapping[fxName(tg, c.start)] = [fxName(tg, c.prefetchedBy)];
   const merged = result.buckets.reduce((s, b) => s + b.length - 1, 0);
   const mine = pre?.buckets.filter((b) => tg.ix.nodes[tg.ix.indexOfName.get(b.start) ?? -1]?.phase === phase) ?? [];

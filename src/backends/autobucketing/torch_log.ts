@@ -30,8 +30,22 @@ const RE = {
   collective: /\b((?:all_gather_into_tensor|reduce_scatter_tensor|all_reduce)(?:_\d+)?)\b/g,
 };
 
+/** A record keyed by user strings: no prototype, so `constructor` or `__proto__` is a name like any other. */
+const dict = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
+
+/** rec[key] when rec has it as its own key. */
+const own = <V>(rec: Readonly<Record<string, V>>, key: string): V | undefined =>
+  Object.hasOwn(rec, key) ? rec[key] : undefined;
+
 function emptyGraph(): TorchLogGraph {
-  return { overlapping: {}, buckets: [], cannotBucket: {}, cannotOverlap: {}, summary: {}, collectives: new Set() };
+  return {
+    overlapping: dict(),
+    buckets: [],
+    cannotBucket: dict(),
+    cannotOverlap: dict(),
+    summary: dict(),
+    collectives: new Set(),
+  };
 }
 
 /** Splits a log into the graphs torch passed (a new graph starts at each "Aligning runtime estimations"). */
@@ -131,18 +145,19 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
       .map((r) => r.text)
       .pop() ?? 'no decision recorded';
   for (const c of prefetched) {
-    const a = (p.overlapping[c] ?? []).join(',');
-    const b = (log.overlapping[c] ?? []).join(',');
+    const a = (own(p.overlapping, c) ?? []).join(',');
+    const b = (own(log.overlapping, c) ?? []).join(',');
     if (a === b) {
       same++;
       continue;
     }
+    const co = own(log.cannotOverlap, c);
     disagreements.push({
       collective: c,
       what: 'prefetch',
       torch: b
         ? `prefetched behind ${b}`
-        : `not prefetched${log.cannotOverlap[c] ? ` (cannot overlap with ${log.cannotOverlap[c].node}: ${log.cannotOverlap[c].why})` : ''}`,
+        : `not prefetched${co ? ` (cannot overlap with ${co.node}: ${co.why})` : ''}`,
       fsdpSim: a
         ? `prefetched behind ${a}`
         : reasonOf(c, (code) => code.startsWith('not_prefetched') || code === 'exposed' || code === 'program_order'),
@@ -155,7 +170,7 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
     const a = [...(ob.get(c) ?? [c])].sort().join(',');
     const b = [...(tb.get(c) ?? [c])].sort().join(',');
     if (a === b) continue;
-    const cb = log.cannotBucket[c];
+    const cb = own(log.cannotBucket, c);
     disagreements.push({
       collective: c,
       what: 'bucket',
@@ -180,7 +195,7 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
     prefetchAgreement: ratio(same, prefetched.size),
     collectivesAfter: { torch: p.collectivesBefore - merged, fsdpSim: p.collectivesAfter },
     scheduledExposedMs: {
-      ...(log.summary.total_exposed_ms !== undefined ? { torch: log.summary.total_exposed_ms } : {}),
+      ...(own(log.summary, 'total_exposed_ms') !== undefined ? { torch: log.summary.total_exposed_ms } : {}),
       fsdpSim: p.scheduledExposedMs,
     },
     disagreements: disagreements.slice(0, 10),
