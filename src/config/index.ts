@@ -22,6 +22,7 @@ export {
 } from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError, crossCheck } from './validate';
 export { configToQuery, configFromQuery, parseConfigQuery, type QueryParse } from './url';
+export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
 export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './mesh';

@@ -2,7 +2,7 @@
 // validator refuses stays in the field with its message; the config keeps its last good value.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { DEFAULT_CONFIG, validateConfig, type SimConfig } from '../config';
+import { DEFAULT_CONFIG, FIRST_SCREEN_CONFIG, validateConfig, type SimConfig } from '../config';
 
 export interface ConfigSlice {
   readonly config: SimConfig;
@@ -11,6 +11,7 @@ export interface ConfigSlice {
   /** Set one field by dotted path; returns true when the new config validated. */
   setField(path: string, value: unknown): boolean;
   setConfig(cfg: SimConfig): void;
+  /** Back to the first screen's config (what a link without config keys opens). */
   resetConfig(): void;
 }
 
@@ -58,6 +59,6 @@ export function createConfigSlice<S extends ConfigSlice>(
       setPartial({ config: cfg, fieldErrors: {} });
       onChange(cfg);
     },
-    resetConfig: () => get().setConfig(DEFAULT_CONFIG),
+    resetConfig: () => get().setConfig(FIRST_SCREEN_CONFIG), // what the page opens on
   };
 }

@@ -1,7 +1,7 @@
 // Engine adapter: the only place the store calls the pure pipeline (config → graph → backends →
 // sim → metrics) and the trace/graph importers, turning their outputs into SideResults.
 
-import type { SimConfig } from '../config';
+import { describeMesh, resolveMesh, type SimConfig } from '../config';
 import { compareBackends, runPipelineOnGraph } from '../pipeline';
 import { computeMetrics, importTrace } from '../trace';
 import { importFxGraph } from '../graph';
@@ -11,7 +11,7 @@ import { compareWithTorch, matchLogGraphs, parseTorchPassLog, type TorchLogGraph
 import type { PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline/figures';
 import type { MemoryCurve, TraceEvent } from '../trace/event';
-import type { SideResult } from './types';
+import type { RunKey, SideResult } from './types';
 
 /** A pipeline run as a side; `clockPrefix` says what timed it ('cost model', 'fx graph, cost model'). */
 export function sideFromRun(run: PipelineResult, clockPrefix = 'cost model'): SideResult {
@@ -37,7 +37,13 @@ export function simulateConfig(cfg: SimConfig): { a: SideResult; b: SideResult }
   // every emitted rank's events (the timeline says "showing 8 of N ranks" from them); a symmetric
   // side's copies cost one block in the worker's reply (side_codec.ts)
   const { a, b } = compareBackends(cfg);
-  return { a: sideFromRun(a), b: sideFromRun(b) };
+  const run = simRunKey(cfg);
+  return { a: { ...sideFromRun(a), run }, b: { ...sideFromRun(b), run } };
+}
+
+/** What a simulated side ran: the config's model and mesh on the cost model. */
+export function simRunKey(cfg: SimConfig): RunKey {
+  return { model: cfg.model, mesh: describeMesh(resolveMesh(cfg.ranks, cfg.parallelism)), kernels: 'cost model' };
 }
 
 /** Live-run events (one step from the virtual clock) as a side. */

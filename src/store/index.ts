@@ -5,6 +5,6 @@ export { getPath, setPath } from './config_slice';
 export type { ResultsSlice } from './results_slice';
 export type { ViewSlice, ThemeChoice } from './view_slice';
 export type { LiveSlice } from './live_slice';
-export { liveMeshOf, livePlanOf, liveRunOptions } from './live_run';
+export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export * from './types';

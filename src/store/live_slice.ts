@@ -7,10 +7,10 @@ import { runTraining } from '../runtime/coordinator'; // the browser flavour (We
 import type { BackendName } from '../backends/types';
 import { describeMesh, type SimConfig } from '../config';
 import { sideFromEvents } from './engine';
-import { liveMeshOf, liveRunOptions } from './live_run';
+import { liveMeshOf, liveRanks, liveRunOptions } from './live_run';
 import type { ConfigSlice } from './config_slice';
 import type { ResultsSlice } from './results_slice';
-import type { LiveState, Side } from './types';
+import type { LiveState, RunKey, Side } from './types';
 import type { ViewSlice } from './view_slice';
 
 export interface LiveSlice {
@@ -21,17 +21,62 @@ export interface LiveSlice {
 
 export const IDLE_LIVE: LiveState = {
   running: false, step: 0, steps: 0, stepsPerSec: 0, losses: [], device: '', error: null, side: 'b', ranks: 0, mesh: '',
+  stoppedAfter: null,
 };
+
+/**
+ * The config as the live workers train it: tiny on liveRanks' workers, the mesh scaled to them,
+ * the preset's batch, sequence and checkpointing. Run live switches to it (both sides, and the
+ * config panel, then show what runs) rather than compare tiny with the model configured.
+ */
+export function liveTrainableConfig(cfg: SimConfig): SimConfig {
+  const ranks = liveRanks(cfg.ranks);
+  const mesh = liveMeshOf(cfg.parallelism, ranks);
+  const shard = cfg.parallelism.data_parallel_shard_degree === -1 ? -1 : mesh.dpShard;
+  const parallelism = {
+    ...cfg.parallelism, data_parallel_replicate_degree: mesh.dpReplicate, data_parallel_shard_degree: shard,
+    tensor_parallel_degree: mesh.tp,
+  };
+  return { ...cfg, model: 'tiny', ranks, localBatch: null, seqLen: null, activationCheckpointing: null, parallelism };
+}
+
+/** Switch the store to what live trains (a notice says from what), and wait for A's re-simulation. */
+async function switchToTrainable<S extends ConfigSlice & ResultsSlice>(get: () => S): Promise<void> {
+  const cfg = get().config;
+  const next = liveTrainableConfig(cfg);
+  if (JSON.stringify(next) === JSON.stringify(cfg)) return;
+  get().setConfig(next);
+  get().setNotice({
+    kind: 'info',
+    text:
+      `Run live trains tiny on ${next.ranks} workers: the config is now tiny × ${next.ranks} ` +
+      `(was ${cfg.model} × ${cfg.ranks}), both sides.`,
+  });
+  await get().whenSimulated();
+}
 
 export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice & ConfigSlice>(
   set: StoreApi<S>['setState'], get: () => S,
 ): LiveSlice {
   let controller: AbortController | null = null;
+  let starting = false; // between the click and the run: switching the config, re-simulating A
   const setLive = (p: Partial<LiveState>) => set({ live: { ...get().live, ...p } } as Partial<S>);
+  /** The live side, once the run ended: what ran (only like runs are compared) and where it stopped. */
+  const tagSide = (side: Side, run: RunKey, stoppedAfter?: number) => {
+    const r = get().sides[side];
+    if (r?.source !== 'live') return;
+    get().setSide(side, { ...r, run, ...(stoppedAfter === undefined ? {} : { stoppedAfter }) }, true);
+  };
   return {
     live: IDLE_LIVE,
     startLive: async (opts = {}) => {
-      if (get().live.running) return;
+      if (get().live.running || starting) return;
+      starting = true;
+      try {
+        await switchToTrainable(get);
+      } finally {
+        starting = false;
+      }
       const cfg: SimConfig = get().config;
       const side = opts.side ?? 'b';
       const backend = (side === 'a' ? cfg.backendA : cfg.backendB) as BackendName;
@@ -42,6 +87,7 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
       controller = new AbortController();
       set({ live: { ...IDLE_LIVE, running: true, steps, side, ranks, mesh: describeMesh(mesh) } } as Partial<S>);
       let firstEvents = true;
+      const runKey: RunKey = { model: 'tiny', mesh: describeMesh(mesh), kernels: cfg.live.kernels };
       try {
         const res = await runTraining({
           ...run,
@@ -58,9 +104,14 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
           },
         });
         setLive({ running: false, device: res.device, stepsPerSec: res.stepsPerSec });
+        if (!firstEvents) tagSide(side, runKey);
       } catch (e) {
         const aborted = controller?.signal.aborted;
-        setLive({ running: false, error: aborted ? null : `Live run failed: ${(e as Error).message}` });
+        const step = get().live.step;
+        const partial = step < steps ? step : undefined; // Stop after the last step: a finished run
+        const error = aborted ? null : `Live run failed: ${(e as Error).message}`;
+        setLive({ running: false, error, stoppedAfter: aborted ? partial ?? null : null });
+        if (!firstEvents) tagSide(side, runKey, partial);
       } finally {
         controller = null;
       }

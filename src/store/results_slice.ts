@@ -15,6 +15,8 @@ export interface ResultsSlice {
   readonly notice: Notice | null;
   /** Simulate both backends (in a worker in the browser); resolves when the sides are set. */
   resimulate(cfg: SimConfig): Promise<void>;
+  /** Resolves once no simulation is in flight (the latest one landed, failed or none was asked). */
+  whenSimulated(): Promise<void>;
   setSide(side: Side, r: SideResult, keepWindow?: boolean): void;
   /** A view (window, selection) to apply once the next simulation lands: a shared link's view. */
   restoreViewAfterSim(v: PendingView): void;
@@ -23,6 +25,8 @@ export interface ResultsSlice {
 
 export interface PendingView {
   readonly window?: ViewSlice['window'];
+  /** A window as fractions of the zoom-out limit (the first screen's zoom), when `window` is unset. */
+  readonly fraction?: readonly [number, number];
   readonly selection?: Selection;
 }
 
@@ -46,29 +50,45 @@ export function createResultsSlice<S extends ResultsSlice & ViewSlice>(set: Stor
   let runner: SimRunner | null = null; // created on first use (a Worker in the browser)
   let pendingView: PendingView | null = null;
   let noticeTimer: ReturnType<typeof setTimeout> | null = null;
+  let latest: Promise<void> = Promise.resolve();
+  const applyPending = (sides: Readonly<Record<Side, SideResult | null>>) => {
+    if (!pendingView) return;
+    const { window: w, fraction: f, selection: sel } = pendingView;
+    pendingView = null;
+    const lim = get().limitUs;
+    if (w) get().setWindow(w);
+    else if (f) get().setWindow({ startUs: f[0] * lim, endUs: f[1] * lim });
+    if (sel && sel.eventIndex < (sides[sel.side]?.events.length ?? 0)) get().select(sel);
+  };
+  const simulate = async (cfg: SimConfig): Promise<void> => {
+    runner ??= createSimRunner();
+    setPartial({ simulating: true });
+    try {
+      const { a, b, ms } = await runner.run(cfg);
+      const sides = { a, b };
+      setPartial({ sides, simError: null, simMs: ms, simulating: false, selection: null });
+      get().setLimit(limitOf(sides), false);
+      applyPending(sides);
+    } catch (e) {
+      if (e instanceof SimSuperseded) return; // a newer request owns the state now
+      setPartial({ simError: `Simulation failed: ${(e as Error).message}`, simulating: false });
+    }
+  };
   return {
     sides: { a: null, b: null },
     simError: null,
     simMs: 0,
     simulating: false,
     notice: null,
-    resimulate: async (cfg) => {
-      runner ??= createSimRunner();
-      setPartial({ simulating: true });
-      try {
-        const { a, b, ms } = await runner.run(cfg);
-        const sides = { a, b };
-        setPartial({ sides, simError: null, simMs: ms, simulating: false, selection: null });
-        get().setLimit(limitOf(sides), false);
-        if (pendingView) {
-          const { window: w, selection: sel } = pendingView;
-          pendingView = null;
-          if (w) get().setWindow(w);
-          if (sel && sel.eventIndex < (sides[sel.side]?.events.length ?? 0)) get().select(sel);
-        }
-      } catch (e) {
-        if (e instanceof SimSuperseded) return; // a newer request owns the state now
-        setPartial({ simError: `Simulation failed: ${(e as Error).message}`, simulating: false });
+    resimulate: (cfg) => {
+      latest = simulate(cfg);
+      return latest;
+    },
+    whenSimulated: async () => {
+      // a superseded run resolves early: wait for whichever one is latest when it does
+      for (let p = latest; ; p = latest) {
+        await p;
+        if (p === latest) return;
       }
     },
     restoreViewAfterSim: (v) => {

@@ -30,8 +30,21 @@ export interface SideResult {
   readonly mismatch?: CollectiveMismatch;
   /** What an import read but did not analyse, or guessed (a rank): shown with the import's notice. */
   readonly warnings?: readonly string[];
+  /** The FX graph dump(s) this side ran, by file name, when it came from an FX import (not the config's model). */
+  readonly fxGraph?: string;
   /** An FX import with torch's log of the pass: how far this side's decisions agree, per FX graph. */
   readonly torchAgreement?: readonly Agreement[];
+  /** What ran (model, mesh, kernels): only sides with equal keys and one clock are compared. */
+  readonly run?: RunKey;
+  /** A live run stopped before its last step: the step it got to (its timeline is not a finished run). */
+  readonly stoppedAfter?: number;
+}
+
+/** The identity of a run for comparison: 'llama3-8b', 'FSDP 8', 'cost model' or the live kernels. */
+export interface RunKey {
+  readonly model: string;
+  readonly mesh: string;
+  readonly kernels: string;
 }
 
 export interface Selection {
@@ -57,6 +70,7 @@ export interface LiveState {
   readonly side: Side; // which timeline the live events replace
   readonly ranks: number; // workers used: the config's ranks, at most MAX_LIVE_RANKS
   readonly mesh: string; // the mesh they train on ('FSDP 2 × TP 2'): the config's, scaled to the workers
+  readonly stoppedAfter: number | null; // Stop pressed: the last step finished (0: none), else null
 }
 
 export interface Notice {

@@ -8,7 +8,7 @@ import type { StoreApi } from 'zustand/vanilla';
 import { configToQuery, parseConfigQuery, type SimConfig } from '../config';
 import type { TimeWindow } from '../trace/time_scale';
 import type { AppState } from './app_store';
-import { DEFAULT_CONFIG } from '../config';
+import { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from '../config';
 import type { ThemeChoice } from './view_slice';
 import type { Selection } from './types';
 import { sweepFromUrl, sweepToUrl } from './sweep_slice';
@@ -76,14 +76,16 @@ export function writeUrl(s: AppState): string {
 
 /**
  * Apply a URL's state to the store (page load and Back/Forward). A URL without config keys
- * means the defaults, so Back to the first page really undoes the first change.
+ * means the first screen (its config and zoom), so Back to the first page really undoes the
+ * first change.
  */
 export function applyUrlState(store: StoreApi<AppState>, url: UrlState): void {
   const st = store.getState();
   st.setTheme(url.theme ?? 'auto');
   st.setStory(url.story);
-  st.restoreViewAfterSim({ window: url.window ?? undefined, selection: url.selection ?? undefined });
-  st.setConfig(url.config ?? DEFAULT_CONFIG);
+  const fraction = url.config || url.window ? undefined : FIRST_SCREEN_ZOOM;
+  st.restoreViewAfterSim({ window: url.window ?? undefined, fraction, selection: url.selection ?? undefined });
+  st.setConfig(url.config ?? FIRST_SCREEN_CONFIG);
   if (url.error) st.setNotice({ kind: 'error', text: url.error });
   applySweep(st, url.sweep);
 }

@@ -1,72 +1,108 @@
 // Story presets: a handful of scenarios that each set the config, a zoom (as fractions of the
 // step, so it survives any model size), a selection (a predicate on B's events, resolved once
-// the simulation lands) and a caption saying what to look at. `?story=<id>` alone loads one;
-// the URL then carries the config, view and selection as usual, so a link restores it exactly.
+// the simulation lands) and claims: checks on the run's data whose sentences make the caption,
+// so every number in it is the run's own. `?story=<id>` alone loads one; the URL then carries
+// the config, view and selection as usual, so a link restores it exactly.
 
-import { parseConfigQuery, type SimConfig } from '../config';
+import { describeMesh, parseConfigQuery, resolveMesh, type SimConfig } from '../config';
 import type { Side } from '../store';
 import type { TraceEvent } from '../trace/event';
+import {
+  bHangsANot, type ClaimCheck, fasterStep, fewerAllGathers, fewerLaunches, hidesExposed, othersWaitForStraggler,
+  peakRises, peakWithinTorchLimit, type RunData, staysExposed,
+} from './claims';
 
 export interface Story {
   readonly id: string;
   readonly title: string;
-  readonly caption: string;
-  /** Config as a query string (non-default fields only). */
+  /** Config as a query string over the codec's defaults (model and ranks always named). */
   readonly query: string;
   /** Visible window as fractions of the longer step. */
   readonly zoom: readonly [number, number];
   /** Which event to select once simulated, or none. */
   readonly select?: { readonly side: Side; readonly pick: (e: TraceEvent) => boolean };
+  /** What the config sets up, in words (read from the config, true of any run of it). */
+  readonly setup: (cfg: SimConfig) => string;
+  /** The story's claims: each must hold for its config (a test checks them under every torch profile). */
+  readonly claims: readonly ClaimCheck[];
+  /** What to try on screen (no numbers). */
+  readonly hint?: string;
 }
 
 const isAgOnRank0 = (e: TraceEvent) => e.rank === 0 && e.kind === 'all_gather';
+const meshOf = (cfg: SimConfig) => describeMesh(resolveMesh(cfg.ranks, cfg.parallelism));
+const nodesOf = (cfg: SimConfig) => Math.ceil(cfg.ranks / cfg.parallelism.gpus_per_node);
 
 export const STORIES: readonly Story[] = [
   {
     id: 'overview',
-    title: 'What autobucketing does (4 ranks)',
-    caption: 'A waits on every all-gather right before its layer (red waits); B starts them early and merges small ones into buckets, so the network works while the GPU computes. Click a green all-gather on B: arrows lead to its wait and the layer that uses it.',
-    query: '',
-    zoom: [0, 0.35],
+    title: 'What autobucketing does (llama3-8b, 8 ranks)',
+    query: 'model=llama3-8b&ranks=8',
+    zoom: [0, 0.02],
     select: { side: 'b', pick: isAgOnRank0 },
+    setup: (cfg) =>
+      `One training step of ${cfg.model} on ${cfg.ranks} GPUs (${meshOf(cfg)}). A issues each all-gather right ` +
+      "before the layer that needs it; B runs torch's overlap pass.",
+    claims: [fewerAllGathers(0.3), hidesExposed(0.5), fasterStep],
+    hint:
+      'Click a green all-gather on B: arrows lead to its wait and the layer that uses it; ' +
+      'outlined blocks are one bucket.',
   },
   {
     id: 'ranks-64',
-    title: 'Bucketing matters more at 64 ranks',
-    caption: 'With 64 ranks a ring collective takes 63 steps, each paying the link latency α, so small collectives cost latency, not bandwidth. There is too little compute to hide them; what still helps is fewer launches: compare the all-gather counts.',
-    query: 'ranks=64',
+    title: 'At 64 ranks communication outgrows compute',
+    query: 'model=llama3-8b&ranks=64',
     zoom: [0, 1],
+    setup: (cfg) =>
+      `The same ${cfg.model} step on ${cfg.ranks} GPUs (${nodesOf(cfg)} nodes): each rank holds ` +
+      `1/${cfg.ranks} of the weights, and every collective crosses nodes.`,
+    claims: [staysExposed(0.25), hidesExposed(0.3), fewerLaunches],
   },
   {
     id: 'prefetch-memory',
     title: 'Prefetch costs memory (llama3-8b, 8 ranks)',
-    caption: 'Every all-gather B starts early keeps a full weight alive longer. Look at peak memory in Metrics and the memory chart: B pays ~1.4 GiB to hide almost all communication, inside torch\'s limit (max_memory_increase_gb / _ratio).',
     query: 'model=llama3-8b&ranks=8',
     zoom: [0, 0.2],
     select: { side: 'b', pick: isAgOnRank0 },
+    setup: (cfg) => `${cfg.model} on ${cfg.ranks} ranks; look at peak memory in Metrics and the memory chart.`,
+    claims: [hidesExposed(0.9), peakRises, peakWithinTorchLimit],
   },
   {
     id: 'slow-network',
     title: 'A slow network (PCIe + 100 GbE)',
-    caption: 'On a commodity network collectives take longer than the compute that could hide them: even B leaves much of the communication exposed (red bands). Autobucketing cannot create compute to overlap with.',
-    query: 'ranks=8&network=pcie-ethernet',
-    zoom: [0, 0.5],
+    query: 'model=llama3-8b&ranks=8&network=pcie-ethernet',
+    zoom: [0, 0.1],
+    setup: (cfg) =>
+      `${cfg.model} on ${cfg.ranks} ranks over a commodity network (${cfg.network}): ` +
+      'collectives take longer than the compute that could hide them.',
+    claims: [staysExposed(0.25), hidesExposed(0.2)],
+    hint: 'Autobucketing cannot create compute to overlap with.',
   },
   {
     id: 'straggler',
     title: 'One straggler rank',
-    caption: 'Rank 2 computes 2× slower. Every collective needs all ranks, so the others sit in waits until rank 2 arrives: the slowest rank sets the step time for everyone.',
-    query: 'straggler.rank=2&straggler.factor=2',
+    query: 'model=tiny&ranks=4&straggler.rank=2&straggler.factor=2',
     zoom: [0, 0.5],
+    setup: (cfg) =>
+      `Rank ${cfg.straggler.rank} computes ${cfg.straggler.factor}× slower; every collective needs all ${cfg.ranks} ranks.`,
+    claims: [othersWaitForStraggler],
   },
   {
     id: 'hang',
     title: 'When ranks disagree, the step hangs',
-    caption: 'With ±20 % jitter and cross-rank alignment off, each rank plans buckets from its own timings, and rank 3 issues a different all-gather than rank 0. On real GPUs NCCL would hang; the marker shows where. Turn alignment on to fix it.',
-    query: 'jitterPct=20&alignment=false',
+    query: 'model=tiny&ranks=4&jitterPct=20&alignment=false&seed=1', // a seed where both torch profiles hang
     zoom: [0, 0.3],
+    setup: (cfg) =>
+      `With ±${cfg.jitterPct} % jitter and cross-rank alignment off, each rank plans buckets from its own timings.`,
+    claims: [bHangsANot],
+    hint: 'Turn alignment on to fix it.',
   },
 ];
+
+/** The caption: the setup, then each claim's sentence as the data decided it, then the hint. */
+export function storyCaption(s: Story, d: RunData): string {
+  return [s.setup(d.cfg), ...s.claims.map((c) => c(d).text), s.hint ?? ''].filter(Boolean).join(' ');
+}
 
 export function storyById(id: string | null | undefined): Story | undefined {
   return STORIES.find((s) => s.id === id);

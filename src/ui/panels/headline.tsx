@@ -1,10 +1,13 @@
 // One sentence above the timelines stating B's result against A in words, from the metrics
 // table's numbers: "autobucketing: step −21.9 %, exposed communication −98.0 %, peak memory
-// +23.1 %, 41 → 5 all-gathers". Sides on different clocks get no comparison, only a note.
+// +23.1 %, 581 → 243 all-gathers". Unlike runs (like_runs.ts) get no comparison but the reason:
+// a hung side is headlined as the hang, a stopped one as stopped.
 
+import { describeHbmFit, hbmFit, type SimConfig } from '../../config';
+import type { HardwareName } from '../../estimate';
 import { useApp, type SideResult } from '../../store';
-import { sameClock } from '../clocks';
 import { fmtDelta } from '../format';
+import { type UnlikeKind, unlikeness } from '../like_runs';
 
 /** 'aot_eager_autobucketing (live)' → 'autobucketing'; the clock is in each timeline's header. */
 function shortName(t: string): string {
@@ -25,16 +28,48 @@ export function headlineOf(a: SideResult, b: SideResult): string {
   return `${shortName(b.title)} vs ${shortName(a.title)}${live}: ${parts.join(', ')}`;
 }
 
+/** Sides that do not fit in HBM, in words ('B: peak 84.57 GiB > h100 HBM 79.18 GiB (80 GB)'). */
+function overHbm(a: SideResult, b: SideResult, hardware: HardwareName): string {
+  const over = ([['A', a], ['B', b]] as const).flatMap(([name, s]) => {
+    if (s.source !== 'sim') return [];
+    const fit = hbmFit(s.allocator?.peakReservedBytes ?? s.metrics.peakMemoryBytes, hardware);
+    return fit.fits ? [] : [`${name}: ${describeHbmFit(fit)}`];
+  });
+  return over.length ? ` Does not fit in HBM — ${over.join('; ')}.` : '';
+}
+
+export interface HeadlineView {
+  /** 'compare' (a delta), 'pending', or why there is none (like_runs.ts). */
+  readonly kind: 'compare' | 'pending' | UnlikeKind;
+  readonly text: string;
+}
+
+/** The headline for the sides on screen: a comparison only between like runs. */
+export function headlineView(
+  a: SideResult | null, b: SideResult | null, cfg: SimConfig, simulating: boolean,
+): HeadlineView {
+  if (!a || !b) {
+    const what = `${cfg.model} on ${cfg.ranks} ranks`;
+    return { kind: 'pending', text: simulating ? `Simulating ${what}, both backends…` : `Waiting for ${what}.` };
+  }
+  const unlike = unlikeness(a, b);
+  const fit = overHbm(a, b, cfg.hardware);
+  if (unlike) return { kind: unlike.kind, text: `${unlike.text}${fit}` };
+  return { kind: 'compare', text: `${headlineOf(a, b)}${fit}` };
+}
+
 export function Headline() {
   const a = useApp((s) => s.sides.a);
   const b = useApp((s) => s.sides.b);
-  if (!a || !b) return null;
-  if (!sameClock(a, b)) {
-    return (
-      <p className="headline muted" data-testid="headline">
-        A and B are on different clocks (one simulated, one measured or imported): no comparison is drawn. Run both sides live to compare measured with measured.
-      </p>
-    );
-  }
-  return <p className="headline" data-testid="headline" aria-live="polite">{headlineOf(a, b)}</p>;
+  const cfg = useApp((s) => s.config);
+  const simulating = useApp((s) => s.simulating);
+  const v = headlineView(a, b, cfg, simulating);
+  const muted = v.kind === 'clock' || v.kind === 'run' || v.kind === 'pending';
+  const warn = v.kind === 'hang' || v.kind === 'stopped';
+  return (
+    <p className={`headline${muted ? ' muted' : ''}${warn ? ' warn-text' : ''}`}
+      data-testid="headline" data-kind={v.kind} aria-live="polite">
+      {v.text}
+    </p>
+  );
 }

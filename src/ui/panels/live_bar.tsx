@@ -4,7 +4,7 @@
 // known from the start (WebGPU's adapter info) rather than only after the run.
 
 import { useEffect, useState } from 'react';
-import { appStore, useApp } from '../../store';
+import { appStore, type LiveState, useApp } from '../../store';
 
 /** The WebGPU adapter's name, or '' while unknown / 'CPU kernels' when there is none. */
 function useAdapterName(kernels: string): string {
@@ -50,6 +50,25 @@ async function runBoth(): Promise<void> {
   await appStore.getState().startLive({ side: 'b' });
 }
 
+/** The status line: the stage, the step reached, or where a stopped run stopped. */
+function statusText(live: LiveState, elapsed: number): string {
+  const who = live.side.toUpperCase();
+  const on = `${live.ranks} workers${live.mesh ? ` (${live.mesh})` : ''}`;
+  if (live.stoppedAfter !== null) {
+    const k = live.stoppedAfter;
+    const at = k > 0 ? `stopped after step ${k} of ${live.steps}` : 'stopped before its first step';
+    return `${who}: tiny on ${on} · ${at} (not compared)`;
+  }
+  if (live.running && live.step === 0) {
+    return `${who}: starting ${live.ranks} workers, compiling kernels… ${elapsed.toFixed(0)} s`;
+  }
+  if (live.running || live.step > 0) {
+    const ms = live.stepsPerSec > 0 ? ` · ${(1000 / live.stepsPerSec).toFixed(0)} ms/step` : '';
+    return `${who}: tiny on ${on} · step ${live.step}/${live.steps}${ms}`;
+  }
+  return 'simulated · live mode: Run live trains the tiny model on worker ranks';
+}
+
 export function LiveBar() {
   const live = useApp((s) => s.live);
   const kernels = useApp((s) => s.config.live.kernels);
@@ -58,13 +77,7 @@ export function LiveBar() {
   const canRun = typeof SharedArrayBuffer !== 'undefined';
   const why = canRun ? '' : 'needs cross-origin isolation (SharedArrayBuffer)';
   const device = live.device || adapter;
-  let status: string;
-  if (live.running && live.step === 0) status = `${live.side.toUpperCase()}: starting ${live.ranks} workers, compiling kernels… ${elapsed.toFixed(0)} s`;
-  else if (live.running || live.step > 0) {
-    const ms = live.stepsPerSec > 0 ? ` · ${(1000 / live.stepsPerSec).toFixed(0)} ms/step` : '';
-    const on = `${live.ranks} workers${live.mesh ? ` (${live.mesh})` : ''}`;
-    status = `${live.side.toUpperCase()}: tiny on ${on} · step ${live.step}/${live.steps}${ms}`;
-  } else status = 'simulated · Run live trains tiny on worker ranks';
+  const status = statusText(live, elapsed);
   return (
     <div className="live-bar" data-testid="live-bar">
       {live.running ? (
@@ -72,7 +85,8 @@ export function LiveBar() {
       ) : (
         <>
           <button type="button" className="primary" onClick={() => void appStore.getState().startLive()} disabled={!canRun}
-            title={why || 'Train the tiny model for real on rank workers (timeline B)'} data-testid="live-run">
+            title={why || 'Live mode: train the tiny model for real on rank workers (timeline B); a larger config switches to tiny first'}
+            data-testid="live-run">
             Run live
           </button>
           <button type="button" onClick={() => void runBoth()} disabled={!canRun} data-testid="live-run-both"
@@ -82,7 +96,8 @@ export function LiveBar() {
         </>
       )}
       <progress max={Math.max(1, live.steps)} value={live.step} data-testid="live-progress" aria-label="live run progress" />
-      <span className={`muted live-status${live.running || live.step > 0 ? '' : ' idle'}`} data-testid="live-status" role="status" title={`${status}${device ? ` · ${device}` : ''}`}>{status}</span>
+      <span className={`muted live-status${live.running || live.step > 0 || live.stoppedAfter !== null ? '' : ' idle'}`}
+        data-testid="live-status" role="status" title={`${status}${device ? ` · ${device}` : ''}`}>{status}</span>
       {device && <span className="muted small adapter" data-testid="live-adapter" title={device}>{device}</span>}
     </div>
   );

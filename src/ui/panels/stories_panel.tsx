@@ -1,8 +1,12 @@
-// Story presets in the header (a menu) and the current story's caption above the timelines.
+// Story presets in the header (a menu) and the current story's caption above the timelines,
+// written from the claims' checks on the sides shown.
 
-import { appStore, useApp } from '../../store';
+import { useMemo } from 'react';
+import type { SimConfig } from '../../config';
+import { appStore, type SideResult, useApp } from '../../store';
+import { unlikeness } from '../like_runs';
 import { applyStory } from '../story_apply';
-import { STORIES, storyById } from '../stories';
+import { STORIES, type Story, storyById, storyCaption } from '../stories';
 
 export function StoryMenu() {
   const story = useApp((s) => s.story);
@@ -25,12 +29,24 @@ export function StoryMenu() {
   );
 }
 
+/** The caption's text for the sides on screen: claims only over like simulated runs of one config. */
+export function captionText(story: Story, a: SideResult | null, b: SideResult | null, cfg: SimConfig): string {
+  if (!a || !b) return `${story.setup(cfg)} Simulating…`;
+  const unlike = unlikeness(a, b);
+  if (unlike && unlike.kind !== 'hang') return `${story.setup(cfg)} ${unlike.text}`;
+  return storyCaption(story, { a, b, cfg });
+}
+
 export function StoryCaption() {
   const story = storyById(useApp((s) => s.story));
+  const a = useApp((s) => s.sides.a);
+  const b = useApp((s) => s.sides.b);
+  const cfg = useApp((s) => s.config);
+  const text = useMemo(() => (story ? captionText(story, a, b, cfg) : ''), [story, a, b, cfg]);
   if (!story) return null;
   return (
     <div className="story-caption banner info" data-testid="story-caption" data-story={story.id} role="note">
-      <b>{story.title}.</b> <span>{story.caption}</span>
+      <b>{story.title}.</b> <span>{text}</span>
       <button type="button" className="link" onClick={() => appStore.getState().setStory(null)} aria-label="close the story caption" data-testid="story-close">×</button>
     </div>
   );
