@@ -1,12 +1,14 @@
 // `npm run bench`: runs the benchmark sections, each figure beside a baseline measured in the same
 // run, prints one table (with the machine and adapters named) and writes bench/results/latest.json.
-//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training, trace, sweep)
+//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training, trace, sweep,
+//                                            calibrate)
 //   npm run bench -- --adapters compat       matmul adapters (swiftshader, compat)
 //   npm run bench -- --full                  bigger cases (2048³ on SwiftShader, 256 MB on 8 ranks…)
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { ViteDevServer } from 'vite';
 import { startServer, type Adapter } from './browser';
+import { benchCalibrate } from './calibrate';
 import { benchComm } from './comm';
 import { benchMatmul } from './matmul';
 import { benchScale } from './scale';
@@ -16,7 +18,7 @@ import { benchTimeline } from './timeline';
 import { benchTraceImport } from './trace_import';
 import { benchTraining } from './training';
 
-const SECTIONS = ['matmul', 'comm', 'scale', 'timeline', 'training', 'trace', 'sweep'] as const;
+const SECTIONS = ['matmul', 'comm', 'scale', 'timeline', 'training', 'trace', 'sweep', 'calibrate'] as const;
 type Section = (typeof SECTIONS)[number];
 const ADAPTERS: readonly Adapter[] = ['swiftshader', 'compat'];
 
@@ -81,6 +83,9 @@ async function main(): Promise<void> {
         } else if (section === 'sweep') {
           const r = benchSweep();
           rows.push(...r.rows); details.sweep = r.records;
+        } else if (section === 'calibrate') {
+          const r = benchCalibrate();
+          rows.push(...r.rows); details.calibrate = r.records;
         } else if (section === 'trace') {
           const r = benchTraceImport();
           rows.push(...r.rows); details.trace = r.records;

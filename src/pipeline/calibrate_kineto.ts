@@ -7,7 +7,16 @@
 
 import { ImportError, err, ok, type Result } from '../errors';
 import { htaCategory } from '../trace/hta';
-import { fail, isObject, readInt, readNumber, readString, type Json } from '../trace/import_fields';
+import {
+  fail,
+  isObject,
+  type Json,
+  MAX_TRACE_US,
+  readInt,
+  readSpan,
+  readString,
+  readTs,
+} from '../trace/import_fields';
 import { checkOneRun, runIdentity, type RunIdentity } from '../trace/import_runs';
 import { MAX_RANK, fileRank } from '../trace/kineto';
 import { OP_CLASSES, type OpClass, opClassOfKernel, opClassOfOp } from './calibrate_classes';
@@ -92,12 +101,16 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   else m.set(k, [v]);
 }
 
-/** ts and dur of an 'X' event, by the importer's readers when malformed (the error names the field). */
+/** ts and dur of an 'X' event, checked as the importer checks them (its readSpan names the field). */
 function span(e: Json, where: () => string): { ts: number; dur: number } {
   const { ts, dur } = e;
-  if (Number.isFinite(ts) && (dur === undefined || (Number.isFinite(dur) && (dur as number) >= 0)))
-    return { ts: ts as number, dur: (dur as number | undefined) ?? 0 };
-  return { ts: readNumber(e, 'ts', where()), dur: dur === undefined ? 0 : readNumber(e, 'dur', where(), 0) };
+  // the fast path checks what readSpan does: 0 ≤ ts, dur ≥ 0, ts + dur < 2^53 µs
+  const good =
+    typeof ts === 'number' &&
+    ts >= 0 &&
+    ts < MAX_TRACE_US &&
+    (dur === undefined || (typeof dur === 'number' && dur >= 0 && ts + dur < MAX_TRACE_US));
+  return good ? { ts, dur: (dur as number | undefined) ?? 0 } : readSpan(e, where(), 0);
 }
 
 interface Scan {
@@ -133,7 +146,7 @@ function scan(evs: readonly unknown[], fw: string, classUs: Record<OpClass, numb
     const where = () => `${fw}.traceEvents[${i}]`;
     if (!isObject(e)) fail(where(), 'an object', e);
     if ((e.ph === 's' || e.ph === 'f') && e.cat === 'ac2g' && Number.isInteger(e.id)) {
-      const ts = readNumber(e, 'ts', where());
+      const ts = readTs(e, where());
       if (e.ph === 's') flowStarts.set(e.id as number, { key: threadKey(e), ts });
       else s.flowEnds.set(`${threadKey(e)}|${ts}`, e.id as number);
       continue;

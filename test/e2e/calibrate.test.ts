@@ -101,7 +101,8 @@ describe('calibration panel on real traces', () => {
     await page.setInputFiles('[data-testid="calib-files"]', [file(f.name, Buffer.from(JSON.stringify(f.json)))]);
     await page.waitForSelector('[data-testid="calib-error"]');
     expect(await page.textContent('[data-testid="calib-error"]')).toBe(
-      `${f.name}.traceEvents[${i}].dur must be a finite number ≥ 0, got "50"`,
+      `${f.name}.traceEvents[${i}].dur must be a number ≥ 0 that ends the event before 2^53 µs ` +
+        `(ts ${evs[i].ts}), got "50"`,
     );
     await open('model=small&ranks=8');
     await page.setInputFiles(

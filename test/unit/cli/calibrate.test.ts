@@ -1,6 +1,8 @@
 // `fsdp-sim calibrate` on synthetic rank files written to disk (gzip for one): the fitted α, β and
-// scales printed, as JSON and as a table, and errors naming the file.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// scales printed, as JSON and as a table, and errors naming the file; on fsdp-sim's own export of
+// a run with a pure α-β ring (the α, β it was given come back), and on HTA's real sample (the
+// group it fits, and the reason for the kernels it leaves out).
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -51,6 +53,44 @@ describe('fsdp-sim calibrate', () => {
     expect(r.out).toMatch(
       /to simulate with the fitted ring: --latency-us [\d.]+ --bandwidth-gbps (49\.\d+|50(\.\d+)?)/,
     );
+  });
+
+  it("recovers the α and β of fsdp-sim's own export (merged and per-rank files) and its compute scales", async () => {
+    const ring = ['--network', 'pcie-ethernet', '--latency-us', '3', '--bandwidth-gbps', '80'];
+    const run = ['--model', 'small', '--ranks', '2', ...ring];
+    const out = join(dir, 'own');
+    expect((await cli(['compare', ...run, '--backends', 'aot_eager', '--trace', out])).code).toBe(0);
+    expect((await cli(['compare', ...run, '--backends', 'aot_eager', '--per-rank', '--trace', out])).code).toBe(0);
+    const ranks = readdirSync(join(out, 'aot_eager')).map((f) => join(out, 'aot_eager', f));
+    for (const files of [[join(out, 'aot_eager.trace.json')], ranks]) {
+      const r = await cli(['calibrate', ...files, ...run, '--json']);
+      expect([r.code, r.err]).toEqual([0, '']);
+      const j = JSON.parse(r.out) as {
+        groups: { group: string; groupSize: number; alphaUs: number; betaBytesPerS: number }[];
+        scales: { scale: number }[];
+        unfitted: unknown[];
+      };
+      expect(j.groups.map((g) => [g.group, g.groupSize])).toEqual([['dp', 2]]);
+      expect(j.groups[0].alphaUs).toBeCloseTo(3, 3); // the export rounds times to the ns
+      expect(j.groups[0].betaBytesPerS / 80e9).toBeCloseTo(1, 4);
+      for (const s of j.scales) expect(s.scale).toBeCloseTo(1, 4);
+      expect(j.unfitted).toEqual([]);
+    }
+  });
+
+  it("fits HTA's real sample from its nccl:* ops and says why it leaves its all-to-alls out", async () => {
+    const hta = [0, 1].map((r) => `test/fixtures/hta/sampled_rank-${r}.json.gz`);
+    const r = await cli(['calibrate', ...hta, '--ranks', '128']);
+    expect([r.code, r.err]).toEqual([0, '']);
+    expect(r.out).toMatch(/\ndefault\s+128\s+12\s+[\d.]+\s+[\d.]+ /);
+    expect(r.out).toContain("\nnot fitted:\n  group 'default' (all_to_all ×8): no ring model for it here");
+    expect(r.out).toContain("notes:\n  group 'default': the trace records no process group or 'Group size'");
+    const two = await cli(['calibrate', ...hta, '--ranks', '2']);
+    expect([two.code, two.err]).toEqual([
+      1,
+      "fsdp-sim calibrate: the trace's distributedInfo.world_size is 128 but the config has ranks = 2: " +
+        "calibrate against the run's config (--ranks 128)",
+    ]);
   });
 
   it('names a file that cannot be read or is not a trace', async () => {

@@ -17,6 +17,7 @@ import {
   unfittedSentence,
 } from '../../../src/pipeline/calibrate';
 import { opClassOfKernel, traceSamples } from '../../../src/pipeline/calibrate_kineto';
+import { importTrace } from '../../../src/trace';
 import {
   ALPHA_US,
   BETA,
@@ -180,15 +181,19 @@ describe('calibrate on real and hostile traces', () => {
     if (!twice.ok) expect(twice.error.message).toMatch(/^copy\.json holds rank 0, which sampled_rank-0\.json\.gz also/);
   });
 
-  it('refuses a string dur naming the field, as analyze does', () => {
-    const [f] = files(true);
-    const evs = (f.json as { traceEvents: Record<string, unknown>[] }).traceEvents;
-    const i = evs.findIndex((e) => e.cat === 'kernel');
-    evs[i].dur = '50';
-    const r = traceSamples([f]);
-    expect(r.ok).toBe(false);
-    const want = `rank0.pt.trace.json.traceEvents[${i}].dur must be a finite number ≥ 0, got "50"`;
-    if (!r.ok) expect(r.error.message).toBe(want);
+  it('refuses a string dur or a ts past 2^53 µs naming the field, as the trace importer does', () => {
+    for (const [key, bad] of [['dur', '50'], ['ts', 2 ** 60]] as const) {
+      const [f] = files(true);
+      const evs = (f.json as { traceEvents: Record<string, unknown>[] }).traceEvents;
+      const i = evs.findIndex((e) => e.cat === 'kernel');
+      evs[i][key] = bad;
+      const r = traceSamples([f]);
+      const analyze = importTrace(f.json);
+      expect([r.ok, analyze.ok]).toEqual([false, false]);
+      if (r.ok || analyze.ok) continue;
+      expect(r.error.message.startsWith(`rank0.pt.trace.json.traceEvents[${i}].${key} must be`)).toBe(true);
+      expect(r.error.message).toBe(analyze.error.message.replace(/^trace\b/, f.name));
+    }
   });
 
   it("names a dtype it does not know (a prototype name too), and a collective's missing size", () => {
@@ -207,6 +212,41 @@ describe('calibrate on real and hostile traces', () => {
         "its record_param_comms, and no nccl:<collective> op with 'Input Dims' around its launch",
     );
     expect(c.groups[0].samples).toBe(ncc.length + evs.filter((e) => /ReduceScatter/.test(e.name)).length - 2);
+  });
+
+  it('takes a group size the trace lacks from the config, and says which field is missing otherwise', () => {
+    const strip = (drop: string[], noWorld = false) => {
+      const [f] = files(true);
+      const j = f.json as { traceEvents: { args?: Record<string, unknown> }[]; distributedInfo?: object };
+      for (const e of j.traceEvents) for (const k of drop) delete e.args?.[k];
+      if (noWorld) delete j.distributedInfo;
+      return calibrate(samplesOf([f]), CFG);
+    };
+    // named '0', no size, the config's groups are 'dp': no fit, the missing field named
+    const named = strip(['Group size']);
+    expect(named.groups).toEqual([]);
+    const missing = "no 'Group size' in its kernel's or record_param_comms' args, and the config has no group '0'";
+    const ring = named.unfitted.filter((u) => !u.kinds.startsWith('send_recv'));
+    expect(ring.map((u) => [u.group, u.kinds.split(' ')[0], u.reason])).toEqual([
+      ['0', 'all_gather', missing],
+      ['0', 'reduce_scatter', missing],
+    ]);
+    // renamed 'dp': the config's dp group (4 ranks) sizes it, and a note says so
+    const [f] = files(true);
+    for (const e of (f.json as { traceEvents: { args?: Record<string, unknown> }[] }).traceEvents)
+      if (e.args?.['Group size'] !== undefined) {
+        delete e.args['Group size'];
+        e.args['Process Group Name'] = 'dp';
+      }
+    const dp = calibrate(samplesOf([f]), CFG);
+    expect(dp.groups.map((g) => [g.group, g.groupSize])).toEqual([['dp', 4]]);
+    expect(Math.abs(dp.groups[0].alphaUs / ALPHA_US - 1)).toBeLessThan(0.02);
+    expect(dp.notes).toEqual(["group 'dp': no 'Group size' in the trace, n = 4 from the config"]);
+    // no group and no world size: nothing to take n from
+    const none = strip(['Group size', 'Process Group Name'], true);
+    expect(none.unfitted.map(unfittedSentence)).toContainEqual(
+      expect.stringMatching(/no 'Group size' or 'Process Group Name' in the trace, and no distributedInfo\.world_size/),
+    );
   });
 
   it('joins a kernel to its record_param_comms by the ac2g flow when it has no correlation', () => {

@@ -1,0 +1,111 @@
+// Bench: calibrating a large Kineto rank file (issue: the reader overflowed the stack from ~120k
+// kernels, and grouping copied each list on every addition, quadratic in collectives). A trace
+// built in memory at N and 2N: kernels GEMMs and collectives all-gathers (4 sizes, ring-model
+// times) whose sizes are on a record_param_comms around each launch, so the launch join runs in
+// full. Timed: reading (traceSamples) + resolving + fitting, median of repeats; the ratio of the
+// time at 2N to N is ~2 when linear, ~4 when quadratic. Baseline, in the same run: the old
+// copy-on-add grouping (`[...(map.get(k) ?? []), e]`) at n and 2n.
+
+import { fitCollectives, modelUs } from '../src/pipeline/calibrate';
+import { LeftOutTally, traceSamples } from '../src/pipeline/calibrate_kineto';
+import { resolveCollectives } from '../src/pipeline/calibrate_resolve';
+import { fmt, median, type Row } from './stats';
+
+const KERNELS = 200_000;
+const COLLECTIVES = 100_000;
+const REPS = 5;
+/** Linear: the 2N/N ratio of a linear pass is ~2 (GC and caches add some); quadratic gives ~4. */
+const MAX_RATIO = 2.6;
+const ALPHA_US = 4;
+const BETA = 50e9;
+
+export interface CalibrateRecord {
+  readonly kernels: number;
+  readonly collectives: number;
+  readonly medianMs: number;
+  readonly halfMedianMs: number;
+  readonly ratio: number;
+  readonly oldRatio: number;
+  readonly alphaUs: number;
+}
+
+function trace(kernels: number, collectives: number): object {
+  const ev: object[] = [];
+  for (let i = 0; i < kernels; i++) {
+    const args = { stream: 7, correlation: i + 1 };
+    ev.push({ ph: 'X', cat: 'kernel', name: 'sm90_xmma_gemm_bf16', pid: 0, tid: 7, ts: i * 10, dur: 5, args });
+  }
+  for (let i = 0; i < collectives; i++) {
+    const bytes = (1 + (i % 4)) << 20;
+    const corr = kernels + i + 1;
+    const t = i * 20;
+    const args = { 'Collective name': 'allgather_into_tensor', 'Out msg nelems': bytes / 2, 'Group size': 8 };
+    const comm = { ...args, dtype: 'BFloat16', 'Process Group Name': '0' };
+    ev.push({ ph: 'X', cat: 'cpu_op', name: 'record_param_comms', pid: 1, tid: 1, ts: t, dur: 5, args: comm });
+    const launch = { correlation: corr };
+    ev.push({
+      ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel',
+      pid: 1, tid: 1, ts: t + 1, dur: 2, args: launch,
+    });
+    const dur = modelUs({ kind: 'all_gather', groupSize: 8, bytes }, ALPHA_US, BETA);
+    const k = { stream: 20, correlation: corr };
+    const nccl = 'ncclDevKernel_AllGather_RING_LL';
+    ev.push({ ph: 'X', cat: 'kernel', name: nccl, pid: 0, tid: 20, ts: t + 3, dur, args: k });
+  }
+  return { traceEvents: ev, distributedInfo: { rank: 0, world_size: 8 } };
+}
+
+/** Read, resolve and fit one trace; the fitted α (a check that the fit ran). */
+function calibrateOnce(json: object): number {
+  const t = traceSamples([{ name: 'bench.json', json }]);
+  if (!t.ok) throw t.error;
+  const r = resolveCollectives(t.value.collectives, new Map(), t.value.worldSize, new LeftOutTally());
+  const f = fitCollectives(r.samples);
+  if (f.groups.length !== 1) throw new Error(`expected one fitted group, got ${f.groups.length}`);
+  return f.groups[0].alphaUs;
+}
+
+function medianMs(fn: () => unknown): number {
+  fn(); // warm-up
+  const xs: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const t0 = performance.now();
+    fn();
+    xs.push(performance.now() - t0);
+  }
+  return median(xs);
+}
+
+/** The old grouping: each addition copies the group's list. */
+function oldGrouping(n: number): number {
+  const m = new Map<string, number[]>();
+  for (let i = 0; i < n; i++) m.set('0|8', [...(m.get('0|8') ?? []), i]);
+  return m.get('0|8')!.length;
+}
+
+export function benchCalibrate(): { rows: Row[]; records: CalibrateRecord[] } {
+  const half = trace(KERNELS / 2, COLLECTIVES / 2);
+  const full = trace(KERNELS, COLLECTIVES);
+  const halfMs = medianMs(() => calibrateOnce(half));
+  const fullMs = medianMs(() => calibrateOnce(full));
+  const oldRatio = medianMs(() => oldGrouping(4000)) / medianMs(() => oldGrouping(2000));
+  const rec: CalibrateRecord = {
+    kernels: KERNELS,
+    collectives: COLLECTIVES,
+    medianMs: fullMs,
+    halfMedianMs: halfMs,
+    ratio: fullMs / halfMs,
+    oldRatio,
+    alphaUs: calibrateOnce(full),
+  };
+  const row: Row = {
+    section: 'calibrate',
+    case: `read + fit ${KERNELS / 1e3}k kernels, ${COLLECTIVES / 1e3}k collectives (record_param_comms each)`,
+    value: `${fmt(fullMs, 0)} ms (N/2: ${fmt(halfMs, 0)} ms; median of ${REPS}); α ${fmt(rec.alphaUs, 3)} µs`,
+    baseline: `old copy-on-add grouping, 4k vs 2k: ×${fmt(oldRatio, 2)}`,
+    ratio: `×${fmt(rec.ratio, 2)} time at 2N vs N`,
+    target: `linear: ratio < ${MAX_RATIO}`,
+    met: rec.ratio < MAX_RATIO,
+  };
+  return { rows: [row], records: [rec] };
+}
