@@ -3,10 +3,22 @@
 
 import { BACKEND_NAMES } from '../backends/types';
 import { CONFIG_FIELDS } from '../config';
-import { MAX_SWEEP_POINTS, parseVary, runSweep, sweepCsv, type SweepAxis, type SweepRow } from '../pipeline/sweep';
+import {
+  MAX_SWEEP_POINTS,
+  parseVary,
+  runSweepPoints,
+  sweepCsv,
+  sweepPoints,
+  sweepSeconds,
+  type SweepAxis,
+  type SweepPoint,
+  type SweepRow,
+} from '../pipeline/sweep';
+import type { BackendName } from '../backends/types';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import type { Io } from './io';
+import { GIB } from '../util';
 
 export const SWEEP_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -14,8 +26,17 @@ export const SWEEP_OPTIONS = {
   backends: { type: 'string' },
   json: { type: 'boolean' },
   csv: { type: 'boolean' },
+  'budget-min': { type: 'string' },
+  progress: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** Default --budget-min: a sweep estimated to run longer is refused before it starts. */
+const BUDGET_MIN = 15;
+/** A sweep estimated to run this long prints its progress on stderr (--progress: any sweep). */
+const PROGRESS_AFTER_S = 10;
+/** At most one progress line per this many ms (the first and last point always print). */
+const PROGRESS_EVERY_MS = 2000;
 
 export const SWEEP_USAGE = [
   'usage: fsdp-sim sweep --vary PATH=V1,V2,... [--vary PATH=A:B:STEP] [--backends A,B] [config flags] [--json|--csv]',
@@ -30,12 +51,14 @@ export const SWEEP_USAGE = [
   '  --json               print {"axes":[{path, values}], "rows":[{point, values, backend, stepTimeMs, exposedCommMs,',
   '                       overlapPct, peakMemoryBytes, peakReservedBytes, allGathers, reduceScatters, fitsHbm}]}',
   '  --csv                the same rows as CSV, one column per varied field first',
+  `  --budget-min M       refuse a sweep estimated to run longer than M minutes (default ${BUDGET_MIN}); the estimate:`,
+  '                       ~9 ms per model layer per backend and point, ×(1 + ranks/16) when ranks differ',
+  `  --progress           a progress line on stderr (default: for sweeps estimated over ${PROGRESS_AFTER_S} s)`,
   '  config flags         as for compare (--model, --ranks, --set PATH=VALUE, ...): the point every --vary starts from',
   '',
   'example: fsdp-sim sweep --model llama3-8b --ranks 8 --vary autobucketing.max_in_flight_gb=0.5,1,2,5,10',
 ].join('\n');
 
-const GIB = 1024 ** 3;
 
 /** A fixed-width table: the varied fields, then the figures of each backend's run. */
 export function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[]): string {
@@ -70,6 +93,31 @@ export function formatSweepTable(axes: readonly SweepAxis[], rows: readonly Swee
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
+/** A UsageError when the estimate passes --budget-min (default BUDGET_MIN), naming both and the way out. */
+function checkBudget(text: string | undefined, seconds: number, n: number, backends: readonly BackendName[]): void {
+  const budget = text === undefined ? BUDGET_MIN : Number(text);
+  if (!(budget > 0))
+    throw new UsageError(`fsdp-sim sweep: --budget-min must be a number of minutes > 0, got '${text}'`);
+  const minutes = seconds / 60;
+  if (minutes <= budget) return;
+  throw new UsageError(
+    `fsdp-sim sweep: ${n} points × ${backends.length} backend(s) would run about ${minutes.toFixed(0)} min ` +
+      `(~${((seconds / n / backends.length) * 1000).toFixed(0)} ms a run), over the ${budget} min budget; ` +
+      `narrow the --vary values or give --budget-min ${Math.ceil(minutes)}`,
+  );
+}
+
+/** `sweep: 40/400 points (10%)` on stderr: the first point, the last, and one line per PROGRESS_EVERY_MS. */
+function progressLine(io: Io): (done: number, total: number) => void {
+  let last = -Infinity;
+  return (done, total) => {
+    const now = performance.now();
+    if (done !== 1 && done !== total && now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    io.err(`sweep: ${done}/${total} points (${((100 * done) / total).toFixed(0)}%)`);
+  };
+}
+
 export async function sweepCommand(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseFlags('sweep', argv, SWEEP_OPTIONS);
   if (values.help) {
@@ -83,7 +131,11 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<num
   const cfg = configFromFlags('sweep', values);
   const backends = parseBackends('sweep', values.backends, [cfg.backendA, cfg.backendB]);
   const axes = varies.map(parseVary);
-  const rows = runSweep(cfg, axes, backends);
+  const points = sweepPoints(cfg, axes); // every value checked, before anything runs
+  const seconds = sweepSeconds(points, backends);
+  checkBudget(values['budget-min'], seconds, points.length, backends);
+  const progress = values.progress || seconds >= PROGRESS_AFTER_S ? progressLine(io) : undefined;
+  const rows = runSweepPoints(points, backends, progress);
   if (values.json)
     io.out(JSON.stringify({ axes, rows }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
   else if (values.csv) io.out(sweepCsv(axes, rows));

@@ -15,6 +15,8 @@ import {
 } from '../config';
 import type { BackendName } from '../backends/types';
 import { ConfigError, oneOfMessage } from '../errors';
+import { resolveStepConfig } from '../graph';
+import { MODEL_PRESETS } from '../model';
 import { describeMismatch } from '../sim';
 import { csvOf } from './csv';
 import { stepFigures } from './figures';
@@ -68,7 +70,15 @@ function rangeValues(f: FieldSpec, text: string): string[] {
   if (n > MAX_SWEEP_POINTS)
     throw new ConfigError(f.path, `${f.path}: '${text}' has ${n} values, more than ${MAX_SWEEP_POINTS}`);
   // a + i·step, rounded to 12 significant digits so 0.1 steps print as 0.3, not 0.30000000000000004
-  return Array.from({ length: n }, (_, i) => String(Number((a + i * step).toPrecision(12))));
+  const values = Array.from({ length: n }, (_, i) => String(Number((a + i * step).toPrecision(12))));
+  const distinct = new Set(values).size;
+  if (distinct < n)
+    throw new ConfigError(
+      f.path,
+      `${f.path}: the range '${text}' has ${n} points but ${distinct} distinct value(s) at 12 significant digits; ` +
+        'use a larger step',
+    );
+  return values;
 }
 
 /** The field of a path, or a ConfigError listing the valid paths. */
@@ -106,6 +116,8 @@ export function parseVary(spec: string): SweepAxis {
   }
   const values = text.split(',').map((s) => s.trim());
   if (values.some((v) => v === '')) throw new ConfigError(f.path, `${f.path}: an empty value in the list '${text}'`);
+  const twice = values.find((v, i) => values.indexOf(v) !== i);
+  if (twice !== undefined) throw new ConfigError(f.path, `${f.path}: '${twice}' is listed twice in '${text}'`);
   return { path: f.path, values };
 }
 
@@ -120,7 +132,7 @@ export function sweepPoints(base: SimConfig, axes: readonly SweepAxis[]): SweepP
   if (total > MAX_SWEEP_POINTS)
     throw new ConfigError(axes[0]?.path ?? 'vary', `the sweep has ${total} points, more than ${MAX_SWEEP_POINTS}`);
   const baseQuery = configToQuery(base);
-  return Array.from({ length: total }, (_, index) => {
+  const points = Array.from({ length: total }, (_, index): SweepPoint => {
     const q = new URLSearchParams(baseQuery);
     let rest = index;
     // the last axis varies fastest: index = ((i0·n1 + i1)·n2 + i2)...
@@ -134,6 +146,31 @@ export function sweepPoints(base: SimConfig, axes: readonly SweepAxis[]): SweepP
     const values = Object.fromEntries(axes.map((a) => [a.path, getPath(config, a.path)])) as SweepRow['values'];
     return { index, values, config };
   });
+  checkStepConfigs(points);
+  return points;
+}
+
+/**
+ * What only the step graph checks (tp against the model's heads, kv heads, ffn, vocabulary and
+ * tokens), for every point before any runs: a sweep never fails half-way on a value it was given.
+ */
+function checkStepConfigs(points: readonly SweepPoint[]): void {
+  const seen = new Set<string>();
+  for (const p of points) {
+    const step = stepConfigOf(p.config);
+    const key = JSON.stringify(step);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    try {
+      resolveStepConfig(step);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      const at = Object.entries(p.values)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(', ');
+      throw new ConfigError(e.field, `point ${p.index} (${at}): ${e.message}`);
+    }
+  }
 }
 
 /** What a run yields, without the point it belongs to. */
@@ -145,14 +182,34 @@ type RunFigures = Omit<SweepRow, 'point' | 'values' | 'backend'>;
  * simulates it once; points that share a step config share its graph.
  */
 export interface SweepCache {
+  /** Least recently used first; at most `maxGraphs` (a 405B graph is tens of MB). */
   readonly graphs: Map<string, ReturnType<typeof buildGraph>>;
   readonly runs: Map<string, RunFigures>;
+  readonly maxGraphs: number;
 }
 
-export const newSweepCache = (): SweepCache => ({
+/** Step graphs a sweep keeps: enough for the last axis's values to share theirs, bounded in memory. */
+export const MAX_SWEEP_GRAPHS = 8;
+
+export const newSweepCache = (maxGraphs = MAX_SWEEP_GRAPHS): SweepCache => ({
   graphs: new Map(),
   runs: new Map(),
+  maxGraphs: Math.max(1, maxGraphs),
 });
+
+/** The graph of a step config, from the cache (made most recent) or built, evicting the least recent. */
+function cachedGraph(cache: SweepCache, cfg: SimConfig): ReturnType<typeof buildGraph> {
+  const key = JSON.stringify(stepConfigOf(cfg));
+  let graph = cache.graphs.get(key);
+  if (graph) cache.graphs.delete(key); // re-inserted below: a Map keeps insertion order
+  else graph = buildGraph(cfg);
+  cache.graphs.set(key, graph);
+  for (const old of cache.graphs.keys()) {
+    if (cache.graphs.size <= cache.maxGraphs) break;
+    cache.graphs.delete(old);
+  }
+  return graph;
+}
 
 /** The config as one backend's run sees it: its own knobs only; which backends A/B are is not an input. */
 function runKey(cfg: SimConfig, backend: BackendName): string {
@@ -165,9 +222,7 @@ function runKey(cfg: SimConfig, backend: BackendName): string {
 }
 
 function runFigures(p: SweepPoint, backend: BackendName, cache: SweepCache): RunFigures {
-  const gkey = JSON.stringify(stepConfigOf(p.config));
-  let graph = cache.graphs.get(gkey);
-  if (!graph) cache.graphs.set(gkey, (graph = buildGraph(p.config)));
+  const graph = cachedGraph(cache, p.config);
   // metrics need every rank (stragglers), the rows never the events: draw one
   const r = runPipelineOnGraph(graph, p.config, backend, { shownRanks: 1 });
   if (r.sim.mismatch) return { ...NAN_ROW, error: describeMismatch(r.sim.mismatch) };
@@ -210,10 +265,41 @@ const NAN_ROW = {
   fitsHbm: false,
 } as const;
 
-/** Every point under every backend, in point order. */
-export function runSweep(base: SimConfig, axes: readonly SweepAxis[], backends: readonly BackendName[]): SweepRow[] {
+/**
+ * Estimated seconds per layer of one backend's run on one point: graph, schedule and simulation
+ * grow with the layers (llama3-405b, 126 layers: ~1.1 s under aot_eager); runs whose ranks differ
+ * (jitter, a straggler) simulate every rank, ×(1 + ranks/16).
+ */
+export const SECONDS_PER_LAYER_RUN = 0.009;
+
+/** Estimated seconds to run `points` under `backends` (what the CLI's budget is checked against). */
+export function sweepSeconds(points: readonly SweepPoint[], backends: readonly BackendName[]): number {
+  let s = 0;
+  for (const p of points) {
+    const c = p.config;
+    const asymmetric = c.jitterPct > 0 || c.straggler.rank !== null;
+    s += MODEL_PRESETS[c.model].nLayers * (asymmetric ? 1 + c.ranks / 16 : 1);
+  }
+  return s * backends.length * SECONDS_PER_LAYER_RUN;
+}
+
+/** Every point under every backend, in point order; `onPoint(done, total)` after each point. */
+export function runSweepPoints(
+  points: readonly SweepPoint[],
+  backends: readonly BackendName[],
+  onPoint?: (done: number, total: number) => void,
+): SweepRow[] {
   const cache = newSweepCache();
-  return sweepPoints(base, axes).flatMap((p) => runSweepPoint(p, backends, cache));
+  return points.flatMap((p, k) => {
+    const rows = runSweepPoint(p, backends, cache);
+    onPoint?.(k + 1, points.length);
+    return rows;
+  });
+}
+
+/** Every point of the axes' cross product under every backend, in point order. */
+export function runSweep(base: SimConfig, axes: readonly SweepAxis[], backends: readonly BackendName[]): SweepRow[] {
+  return runSweepPoints(sweepPoints(base, axes), backends);
 }
 
 /** The CSV columns after the axes' own. */

@@ -247,3 +247,41 @@ describe('--trace temporaries never outlive a run (A2)', () => {
     }
   });
 });
+
+describe('sweep: bounded cost, progress, every value checked first (H2, U4)', () => {
+  it("refuses the issue's 9,984-point llama3-405b sweep by its estimate, before running anything", async () => {
+    const vary = ['--vary', 'ranks=8:1024:8', '--vary', 'localBatch=1:78:1'];
+    const r = await cli(['sweep', '--model', 'llama3-405b', '--backends', 'aot_eager', ...vary]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/^fsdp-sim sweep: 9984 points × 1 backend\(s\) would run about \d+ min \(~1134 ms a run\), /);
+    expect(r.err).toMatch(/, over the 15 min budget; narrow the --vary values or give --budget-min \d+$/);
+  });
+
+  it('--budget-min sets the budget; --progress prints the first and the last point on stderr', async () => {
+    const base = ['sweep', '--model', 'tiny', '--vary', 'ranks=2,4,8', '--backends', 'aot_eager'];
+    const low = await cli([...base, '--budget-min', '0.0001']);
+    expect(low.code).toBe(2);
+    expect(low.err).toMatch(/over the 0\.0001 min budget; narrow the --vary values or give --budget-min 1$/);
+    expect((await cli([...base, '--budget-min', 'soon'])).err).toMatch(/--budget-min must be a number of minutes > 0/);
+    const quiet = await cli(base);
+    expect([quiet.code, quiet.err]).toEqual([0, '']); // an estimated 0.05 s: no progress unless asked
+    const r = await cli([...base, '--progress', '--csv']);
+    expect(r.code).toBe(0);
+    const lines = r.err.split('\n');
+    expect(lines[0]).toBe('sweep: 1/3 points (33%)');
+    expect(lines.at(-1)).toBe('sweep: 3/3 points (100%)');
+    expect(r.out.split('\n')).toHaveLength(4); // the header and three rows, stdout untouched
+  });
+
+  it('a tp the model refuses at one point fails the sweep before any point runs (exit 2, empty stdout)', async () => {
+    const args = ['sweep', '--model', 'tiny', '--ranks', '8', '--progress', '--backends', 'aot_eager'];
+    const r = await cli([...args, '--vary', 'seed=1:200:1', '--vary', 'parallelism.tensor_parallel_degree=1,8']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(
+      'fsdp-sim sweep: point 1 (seed=1, parallelism.tensor_parallel_degree=8): mesh.tp (tensor_parallel_degree 8) ' +
+        "must divide the model's nHeads (4): the TP plan splits it across the tp group",
+    );
+  });
+});
