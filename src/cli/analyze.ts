@@ -9,6 +9,7 @@ import { importTrace } from '../trace/import';
 import { COMM_KINDS, COMM_LABELS } from '../trace/kinds';
 import { UsageError, parseFlags } from './args';
 import { readInputText, type Io } from './io';
+import { GIB } from '../util';
 
 export const ANALYZE_OPTIONS = {
   json: { type: 'boolean' },
@@ -57,7 +58,7 @@ function formatAnalysis(a: TraceAnalysis): string {
       fixed(r.computePct, 2),
       fixed(r.nonComputePct, 2),
       fixed(r.exposedCommUs / 1000, 3),
-      r.peakMemoryBytes ? fixed(r.peakMemoryBytes / 1024 ** 3, 2) : '—',
+      r.peakMemoryBytes ? fixed(r.peakMemoryBytes / GIB, 2) : '—',
       ...kinds.map((k) => String(r.collectives[k])),
     ]),
   );
@@ -81,7 +82,7 @@ function formatAnalysis(a: TraceAnalysis): string {
       .map((k) => `${COMM_LABELS[k]} ${o.collectives[k]}`)
       .join(', ') || 'none';
   const ms = (us: number) => `${fixed(us / 1000, 3)} ms`;
-  const peak = o.peakMemoryBytes ? `${fixed(o.peakMemoryBytes / 1024 ** 3, 2)} GiB` : '—';
+  const peak = o.peakMemoryBytes ? `${fixed(o.peakMemoryBytes / GIB, 2)} GiB` : '—';
   const overall = [
     `overall: step ${ms(o.stepTimeUs)}, exposed comm ${ms(o.exposedCommUs)} (mean over ranks),`,
     `  overlap ${fixed(o.overlapPct, 2)} %, idle ${ms(o.idleUs)}, peak ${peak}, collectives per rank (max): ${counts}`,

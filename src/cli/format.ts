@@ -3,8 +3,7 @@
 import { hbmFit } from '../config/hbm_fit';
 import type { HardwareName } from '../estimate';
 import type { TraceMetrics } from '../trace/metrics';
-
-const GIB = 1024 ** 3;
+import { GIB, gibText } from '../util';
 
 export interface CompareRow {
   readonly backend: string;
@@ -49,7 +48,7 @@ export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName
     '#RS',
   ];
   const hbm = hardware === undefined ? undefined : hbmFit(0, hardware).hbmBytes;
-  if (hbm !== undefined) head.push(`fits ${(hbm / GIB).toFixed(1)} GiB HBM`);
+  if (hbm !== undefined) head.push(`fits ${gibText(hbm, 1)} HBM`);
   const body = rows.map((r) => [
     r.backend,
     r.stepTimeMs.toFixed(2),

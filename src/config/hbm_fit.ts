@@ -4,8 +4,7 @@
 // app's metrics table both show it, naming both numbers.
 
 import { HARDWARE_PRESETS, type HardwareName } from '../estimate';
-
-const GIB = 1024 ** 3;
+import { gibText } from '../util';
 
 export interface HbmFit {
   readonly hardware: HardwareName;
@@ -24,6 +23,5 @@ export function hbmFit(peakBytes: number, hardware: HardwareName): HbmFit {
 /** `peak 84.57 GiB > h100 HBM 79.18 GiB (80 GB)`, or the ≤ form when it fits. */
 export function describeHbmFit(f: HbmFit): string {
   const gb = HARDWARE_PRESETS[f.hardware].hbmDatasheetGB;
-  const gib = (bytes: number) => `${(bytes / GIB).toFixed(2)} GiB`;
-  return `peak ${gib(f.peakBytes)} ${f.fits ? '≤' : '>'} ${f.hardware} HBM ${gib(f.hbmBytes)} (${gb} GB)`;
+  return `peak ${gibText(f.peakBytes)} ${f.fits ? '≤' : '>'} ${f.hardware} HBM ${gibText(f.hbmBytes)} (${gb} GB)`;
 }

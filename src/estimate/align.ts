@@ -5,18 +5,13 @@
 
 import { ConfigError } from '../errors';
 import type { CollectiveKind, DType, GraphNode, StepGraph } from '../graph/types';
+import { lowerMedianInPlace } from '../util';
 import type { CostModel } from './types';
 
-/** torch.median semantics: the lower of the two middle values when the count is even. */
-export function lowerMedian(values: readonly number[] | Float64Array): number {
-  const s = Float64Array.from(values).sort(); // typed-array sort is numeric
-  return s[(s.length - 1) >> 1];
-}
-
+/** torch.median over the ranks' estimates (`scratch`: one slot per model, reused). */
 function medianOver(models: readonly CostModel[], f: (m: CostModel) => number, scratch: Float64Array): number {
   for (let i = 0; i < models.length; i++) scratch[i] = f(models[i]);
-  scratch.sort();
-  return scratch[(scratch.length - 1) >> 1];
+  return lowerMedianInPlace(scratch);
 }
 
 export function alignCostModels(models: readonly CostModel[], graph: StepGraph): CostModel {

@@ -24,6 +24,7 @@
 //    79.25 GiB visible on an A100-SXM4-80GB.
 
 import { ConfigError, oneOfMessage } from '../errors';
+import { GIB } from '../util';
 
 export type HardwareName = 'h100' | 'h100-96gb' | 'h200' | 'a100';
 
@@ -68,7 +69,6 @@ export interface HardwarePreset {
 }
 
 const GB = 1e9;
-const GIB = 2 ** 30;
 const TFLOPS = 1e12;
 
 // GH100 (H100 and H200 SXM): MAMF 792.1 / 989 (H100), 821.0 / 989 (GH200); FA2 ~350 / ~300 TFLOPS

@@ -10,8 +10,8 @@ export { ncclAnalyticalUs, ncclCollectiveRuntimeUs, ringCollectiveUs, ringNetwor
 export type { NcclColl } from './collective';
 export { makeCostModel } from './cost_model';
 export type { CostModelOptions } from './cost_model';
-export { hashString, jitteredCostModels, noiseFromHash, noiseUnit } from './jitter';
+export { jitteredCostModels, noiseFromHash, noiseUnit } from './jitter';
 export type { JitterOptions } from './jitter';
-export { alignCostModels, lowerMedian } from './align';
+export { alignCostModels } from './align';
 export { hardwareAssumptions, networkAssumptions } from './preset_info';
 export type { Assumption } from './preset_info';

@@ -4,6 +4,7 @@
 // differently.
 
 import { ConfigError } from '../errors';
+import { fnv1a } from '../util';
 import type { CollectiveKind, DType, GraphNode } from '../graph/types';
 import type { CostModel } from './types';
 
@@ -13,15 +14,6 @@ export interface JitterOptions {
   readonly seed: number;
   /** One slow rank: its compute times × factor (≥ 1 for a straggler); collectives keep the noise only. */
   readonly straggler?: { readonly rank: number; readonly factor: number };
-}
-
-/** FNV-1a 32-bit over a string: stable across engines. */
-export function hashString(s: string, h = 0x811c9dc5): number {
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
 
 /** murmur3's 32-bit finalizer: spreads every input bit over the output. */
@@ -42,7 +34,7 @@ export function noiseFromHash(seed: number, rank: number, keyHash: number): numb
 
 /** Deterministic uniform in [-1, 1) from (seed, rank, key). */
 export function noiseUnit(seed: number, rank: number, key: string): number {
-  return noiseFromHash(seed, rank, hashString(key));
+  return noiseFromHash(seed, rank, fnv1a(key));
 }
 
 export function jitteredCostModels(base: CostModel, worldSize: number, opts: JitterOptions): CostModel[] {
@@ -64,7 +56,7 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
   const baseOfNode = (node: GraphNode) => {
     let b = baseByNode.get(node);
     if (b === undefined) {
-      b = { us: base.computeUs(node), hash: hashString(node.name) };
+      b = { us: base.computeUs(node), hash: fnv1a(node.name) };
       baseByNode.set(node, b);
     }
     return b;

@@ -5,6 +5,7 @@
 
 import { HARDWARE_PRESETS, type HardwareName, type HardwarePreset } from './hardware';
 import type { NetworkPreset } from './network';
+import { gibText } from '../util';
 
 export interface Assumption {
   /** Stable id for tests and the DOM ('gemm', 'nvlink-bw', ...). */
@@ -15,7 +16,6 @@ export interface Assumption {
 }
 
 const TFLOPS = 1e12;
-const GIB = 2 ** 30;
 
 const SRC = {
   mamf: 'MAMF table (max achievable matmul FLOPS, torch.matmul bf16), stas00/ml-engineering compute/accelerator',
@@ -59,7 +59,7 @@ const EAGER_ATTENTION = row('attn-eager', 'kernels around attention', 'RoPE on q
 /** One row per hardware constant the cost model uses, with its source. */
 export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
   const peaks = peakSource(hw);
-  const hbmGiB = `${(hw.hbmBytes / GIB).toFixed(2)} GiB (${hw.hbmDatasheetGB} GB)`;
+  const hbmGiB = `${gibText(hw.hbmBytes)} (${hw.hbmDatasheetGB} GB)`;
   const rows = [
     row('bf16-peak', 'bf16 tensor-core peak', tflops(hw.bf16Flops), peaks),
     row('fp32-peak', 'fp32 peak (CUDA cores)', tflops(hw.fp32Flops), peaks),

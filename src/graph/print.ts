@@ -1,14 +1,8 @@
 // Text forms of the IR, one line per node like FX's `graph.print_tabular` / `print(gm.graph)`:
-//   %12 layers.0.attention.wq.all_gather = all_gather[dp×8 bf16 8.4 MB](layers.0.attention.wq.cast)
+//   %12 layers.0.attention.wq.all_gather = all_gather[dp×8 bf16 8.00 MiB](layers.0.attention.wq.cast)
 
+import { formatBytes } from '../util';
 import type { GraphNode, StepGraph } from './types';
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(2)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(2)} kB`;
-  return `${bytes} B`;
-}
 
 function nodeToString(n: GraphNode): string {
   let what: string;

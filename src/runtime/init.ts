@@ -5,6 +5,7 @@
 // Init follows torchtitan's llama: normal(0, 0.02) weights, RMSNorm weights = 1.
 
 import type { ParamInfo } from '../graph/types';
+import { FNV_OFFSET, fnv1a, fnv1aBytes } from '../util';
 
 /** splitmix32: a 32-bit seeded PRNG → uniform [0, 1). */
 export function splitmix32(seed: number): () => number {
@@ -21,12 +22,7 @@ export function splitmix32(seed: number): () => number {
 
 /** FNV-1a over a string, mixed with a seed: stable per-name sub-seeds. */
 export function hashSeed(seed: number, name: string): number {
-  let h = (0x811c9dc5 ^ (seed >>> 0)) >>> 0;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
+  return fnv1a(name, (FNV_OFFSET ^ (seed >>> 0)) >>> 0);
 }
 
 /** Standard normal sampler (Box–Muller) over a uniform source. */
@@ -94,13 +90,7 @@ export function unshard(shards: readonly Float32Array[], param: ParamInfo): Floa
 
 /** FNV-1a (32-bit) over the bytes of the arrays, in order → 8 hex digits. */
 export function fnv1aHex(arrays: readonly Float32Array[]): string {
-  let h = 0x811c9dc5;
-  for (const a of arrays) {
-    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    for (let i = 0; i < bytes.length; i++) {
-      h ^= bytes[i];
-      h = Math.imul(h, 0x01000193) >>> 0;
-    }
-  }
+  let h = FNV_OFFSET;
+  for (const a of arrays) h = fnv1aBytes(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), h);
   return h.toString(16).padStart(8, '0');
 }

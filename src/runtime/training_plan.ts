@@ -16,6 +16,7 @@ import type { StepGraph } from '../graph/types';
 import { isOneDim, type Mesh } from '../graph/mesh';
 import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
+import { midpointMedian } from '../util';
 import type { TraceEvent } from '../trace/event';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/types';
 import type { DataConfig } from './data';
@@ -183,12 +184,6 @@ export function presetEvents(plan: TrainingPlan, worldSize: number): TraceEvent[
   return [...simulate({ worldSize, schedules: plan.schedule, cost: plan.cost }).events];
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 /**
  * Events of one step timed by measured device times (median across ranks per node); collectives
  * keep the preset's compute:comm ratio: commScale = Σ measured compute / Σ preset compute.
@@ -203,7 +198,7 @@ export function measuredEvents(
   for (const r of perRank) for (const k of Object.keys(r)) names.add(k);
   if (names.size === 0) return presetEvents(plan, worldSize); // backend cannot time: stay on the preset clock
   const measuredUs: Record<string, number> = {};
-  for (const n of names) measuredUs[n] = median(perRank.map((r) => r[n]).filter((x) => x !== undefined));
+  for (const n of names) measuredUs[n] = midpointMedian(perRank.map((r) => r[n]).filter((x) => x !== undefined));
   let presetSum = 0;
   let measuredSum = 0;
   for (const node of plan.schedule.graph.nodes) {

@@ -2,6 +2,7 @@
 // collective (prefetched / why not) and one bucketing reason (bucketed / why not), in plain
 // words with torch's knob names.
 
+import { GIB, KIB, MIB } from '../../util';
 import type { Reason } from '../types';
 import type { BucketResult, BucketWhy } from './torch_bucketer';
 import { NodeClass, type TorchGraph } from './torch_graph';
@@ -9,10 +10,10 @@ import { OFF_PATH, type OverlapResult, type PrefetchRefusal } from './torch_sche
 
 /** Bytes in the app's binary units (torch's GB are GiB: gb_to_bytes multiplies by 1024³); a 40 KiB bucket is not '0.0 MB'. */
 export function fmtGb(bytes: number): string {
-  const gb = bytes / 1024 ** 3;
+  const gb = bytes / GIB;
   if (gb >= 0.1) return `${gb.toFixed(gb >= 10 ? 1 : 2)} GiB`;
-  const mb = bytes / 1024 ** 2;
-  return mb >= 0.1 ? `${mb.toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
+  const mb = bytes / MIB;
+  return mb >= 0.1 ? `${mb.toFixed(1)} MiB` : `${(bytes / KIB).toFixed(1)} KiB`;
 }
 
 const fmtMs = (ms: number) => (ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`);

@@ -2,6 +2,7 @@
 // (seq, kind, elems, tensor-list hash, tensor-list text) and how two of them are compared and
 // printed in a mismatch error, e.g. `rank 0 all_gather(4096 elems, [layers.0.attention.wq.weight])`.
 
+import { fnv1a } from '../../util';
 import { DESC_SLOTS, DESC_TEXT_BYTES, DESC_WORDS, type ControlLayout } from './layout';
 import type { CollectiveDescriptor, CollectiveKind } from './types';
 
@@ -9,13 +10,7 @@ const KIND_CODES: readonly CollectiveKind[] = ['all_gather', 'reduce_scatter', '
 
 /** FNV-1a 32-bit over the UTF-16 code units of the names joined by '\n' (order matters). */
 export function hashTensorNames(names: readonly string[]): number {
-  let h = 0x811c9dc5;
-  const s = names.join('\n');
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h | 0; // stored in an Int32 word
+  return fnv1a(names.join('\n')) | 0; // stored in an Int32 word
 }
 
 /** Characters of the caller's label kept in the slot. */

@@ -1,0 +1,51 @@
+// src/util against references: FNV-1a's published test vectors, torch.median and numpy.median on
+// odd and even counts, and the text of sizes as toFixed wrote it before d3-format.
+import { describe, expect, it } from 'vitest';
+import {
+  FNV_OFFSET, GIB, fixed, fnv1a, fnv1aBytes, formatBytes, gibText, lowerMedian, lowerMedianInPlace, midpointMedian,
+} from '../../../src/util';
+
+describe('fnv1a', () => {
+  it('matches the FNV-1a 32-bit test vectors', () => {
+    expect(fnv1a('')).toBe(0x811c9dc5);
+    expect(fnv1a('a')).toBe(0xe40c292c);
+    expect(fnv1a('foobar')).toBe(0xbf9cf968);
+    expect(fnv1aBytes(new TextEncoder().encode('foobar'))).toBe(0xbf9cf968);
+  });
+
+  it('continues from a given state: hashing a then b equals hashing ab', () => {
+    expect(fnv1a('bar', fnv1a('foo'))).toBe(fnv1a('foobar'));
+    expect(fnv1a('x', (FNV_OFFSET ^ 7) >>> 0)).not.toBe(fnv1a('x'));
+  });
+});
+
+describe('medians', () => {
+  it('lowerMedian takes the lower middle value (torch.median), midpointMedian their mean (numpy)', () => {
+    expect(lowerMedian([3, 1, 2])).toBe(2);
+    expect(lowerMedian([4, 1, 3, 2])).toBe(2);
+    expect(midpointMedian([4, 1, 3, 2])).toBe(2.5);
+    expect(midpointMedian([10, -1, 3])).toBe(3);
+  });
+
+  it('lowerMedianInPlace sorts numerically, not as text', () => {
+    const xs = Float64Array.from([10, 9, 100]);
+    expect(lowerMedianInPlace(xs)).toBe(10);
+    expect([...xs]).toEqual([9, 10, 100]);
+  });
+});
+
+describe('units', () => {
+  it('writes fixed-point numbers as toFixed did, with a hyphen minus', () => {
+    for (const x of [0, 1.005, 2.5, -3.25, 79.18, 1e6 + 0.125]) expect(fixed(x, 2)).toBe(x.toFixed(2));
+    expect(gibText(79.18 * GIB)).toBe('79.18 GiB');
+    expect(gibText(1.5 * GIB, 1)).toBe('1.5 GiB');
+  });
+
+  it('formats bytes in the largest binary unit, a no-break space before it', () => {
+    expect(formatBytes(512)).toBe('512\u00a0B');
+    expect(formatBytes(1536)).toBe('1.5\u00a0KiB');
+    expect(formatBytes(416.02 * 2 ** 20)).toBe('416.02\u00a0MiB');
+    expect(formatBytes(14 * 2 ** 50)).toBe('14.00\u00a0PiB');
+    expect(formatBytes(Number.NaN)).toBe('–');
+  });
+});
