@@ -27,7 +27,8 @@ export interface NodeSpec {
 
 export class Emitter {
   readonly nodes: GraphNode[] = [];
-  readonly tensors: Record<string, TensorInfo> = {};
+  // no prototype: tensor ids are user strings in an imported graph ('constructor', '__proto__')
+  readonly tensors: Record<string, TensorInfo> = Object.create(null);
   private readonly names = new Set<string>();
   private producerMap: Map<string, number> | null = null;
   phase: Phase = 'forward';

@@ -16,6 +16,8 @@ const PART_VIEWS: ReadonlySet<string> = new Set([
   'narrow',
   'split',
   'split_with_sizes',
+  'chunk',
+  'tensor_split',
   'unbind',
   'diagonal',
   'as_strided',
@@ -32,9 +34,11 @@ export function checkViewShape(
   fx: FxNode,
   input: readonly number[],
   bad: (field: string, why: string) => never,
+  out: readonly number[] = fx.shape as readonly number[],
 ): void {
-  const out = fx.shape as readonly number[];
   const op = fxOpName(fx.target);
+  if (fx.multi && !(cls === 'view' && PART_VIEWS.has(op)))
+    bad('multi', `a multi-output '${op}' must be a view that splits its input (${[...PART_VIEWS].join(', ')})`);
   const [nIn, nOut] = [numel(input), numel(out)];
   if (cls === 'cast' && j(out) !== j(input))
     bad('shape', `${j(out)} differs from its input's ${j(input)} (a cast keeps the shape)`);
@@ -90,7 +94,10 @@ export function computeFlops(
     const b = shapes[matmulFirstOperand(fx.target) + 1];
     const c = fx.shape;
     if (!a || !b || !c || a.length < 2 || b.length < 2 || c.length < 2)
-      bad('shape', `matmul '${fx.target}' needs two ≥2-D operands and a ≥2-D result, got ${j(a)} · ${j(b)} → ${j(c)}`);
+      bad(
+        'shape',
+        `matmul '${fx.target}' needs two ≥2-D operands and a ≥2-D result, got ${j(a)} · ${j(b)} → ${j(c)}`,
+      );
     const K = a[a.length - 1];
     if (b[b.length - 2] !== K || c[c.length - 2] !== a[a.length - 2] || c[c.length - 1] !== b[b.length - 1]) {
       bad('shape', `matmul shapes do not agree: ${j(a)} · ${j(b)} → ${j(c)}`);

@@ -5,6 +5,7 @@
 export type FxClass =
   | 'all_gather'
   | 'reduce_scatter'
+  | 'all_reduce'
   | 'wait'
   | 'other_collective'
   | 'getitem'
@@ -43,11 +44,15 @@ const VIEWS = new Set([
   'unflatten',
   'split',
   'split_with_sizes',
+  'chunk',
+  'tensor_split',
   'unbind',
   'narrow',
   'diagonal',
   'view_as_real',
   'view_as_complex',
+  '_conj', // a lazy conjugate (RoPE's backward): torch's pass counts it a view
+  'conj',
   'lift_fresh',
 ]);
 const MATMULS = new Set(['mm', 'addmm', 'bmm', 'baddbmm', 'matmul']);
@@ -58,6 +63,7 @@ export function classifyTarget(target: string): FxClass {
   if (/c10d/.test(target) || op === 'wait_tensor') {
     if (op === 'all_gather_into_tensor') return 'all_gather';
     if (op === 'reduce_scatter_tensor') return 'reduce_scatter';
+    if (op === 'all_reduce') return 'all_reduce';
     if (op === 'wait_tensor') return 'wait';
     return 'other_collective';
   }

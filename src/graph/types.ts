@@ -5,10 +5,24 @@
 
 import type { ComputeOp } from './ops';
 
-/** Element types. Integers are token ids (TOKENS/TARGETS) and imported integer tensors ('i64': torch's int64); never a param dtype. */
-export type DType = 'fp32' | 'bf16' | 'fp16' | 'i32' | 'i64';
+/**
+ * Element types. Integers are token ids (TOKENS/TARGETS) and imported integer tensors (torch's int64 'i64', its
+ * 1-byte bool/int8/uint8 'i8', int16 'i16'); never a param dtype. Complex ('c64', 'c128': RoPE's freqs_cis) only
+ * in imported graphs, carried, never computed on.
+ */
+export type DType = 'fp32' | 'bf16' | 'fp16' | 'i32' | 'i64' | 'i8' | 'i16' | 'c64' | 'c128';
 
-export const DTYPE_BYTES: Readonly<Record<DType, number>> = { fp32: 4, bf16: 2, fp16: 2, i32: 4, i64: 8 };
+export const DTYPE_BYTES: Readonly<Record<DType, number>> = {
+  fp32: 4,
+  bf16: 2,
+  fp16: 2,
+  i32: 4,
+  i64: 8,
+  i8: 1,
+  i16: 2,
+  c64: 8,
+  c128: 16,
+};
 
 /** A tensor value in the graph. Ids are unique; every tensor has exactly one producer (or none: inputs). */
 export interface TensorInfo {

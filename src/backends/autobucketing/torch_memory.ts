@@ -43,7 +43,8 @@ function buildStorageTables(tg: TorchGraph): StorageTables {
     if (s === undefined) {
       storageOf.set(root, (s = bytes.length));
       bytes.push(tensors[root]?.bytes ?? 0);
-      releasable.push(tensors[root]?.persistent ? 0 : 1);
+      // torch asks the storage's allocator in this graph: a backward input viewing a primal is freed
+      releasable.push(tensors[id]?.persistent ? 0 : 1);
     }
     return s;
   };

@@ -113,6 +113,8 @@ class OverlapScheduler {
   private readonly blockedBy: Int32Array;
   /** Per collective start: the unscheduled nodes its last walk popped, the blocker last (replayWalk). */
   private readonly lastWalk: (Int32Array | undefined)[];
+  /** c10d / DTensor ops torch does not schedule as collectives (a wait on a graph input): they block a prefetch. */
+  private readonly c10Op: Uint8Array;
   private readonly startOfReg: Int32Array; // registration number → collective start
   /** Per group number: handleWait calls prefetching behind one of its waits right now (behindWaitInProgress). */
   private readonly waiting: Int32Array;
@@ -168,6 +170,11 @@ class OverlapScheduler {
     this.blockedNote = new Int32Array(2 * n).fill(-1);
     this.noteSeq = new Int32Array(n);
     this.lastWalk = new Array(n);
+    this.c10Op = Uint8Array.from({ length: n }, (_, t) => {
+      const ir = tg.irOf[t];
+      const target = ir < 0 || tg.cls[t] === NodeClass.Wait ? '' : String(tg.ix.nodes[ir].attrs?.target ?? '');
+      return tg.cls[t] !== NodeClass.Collective && /c10|_dtensor/.test(target) ? 1 : 0;
+    });
     this.startOfReg = Int32Array.from(this.colls, (c) => c.start);
     this.waiting = new Int32Array(this.pgs.length);
     const ids = new Map<string, number>();
@@ -787,7 +794,7 @@ class OverlapScheduler {
   private blocks(x: number, overlap: number): boolean {
     const cls = this.tg.cls[x];
     if (cls === NodeClass.Compute || this.unscheduled[x]) return true;
-    if (cls !== NodeClass.Wait) return false;
+    if (cls !== NodeClass.Wait) return this.c10Op[x] === 1; // torch: 'Skipping c10/dtensor op … in path'
     const info = this.infoAt[this.tg.startOf[x]]!;
     return !(info.exposedMs === 0 && !info.hiding.includes(overlap)) || this.behindWaitInProgress(x);
   }
