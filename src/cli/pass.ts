@@ -51,7 +51,7 @@ export const PASS_USAGE = [
 
 const countCollectives = (s: Schedule) => {
   const k = countKinds(s.graph);
-  return (k.all_gather ?? 0) + (k.reduce_scatter ?? 0);
+  return (k.all_gather ?? 0) + (k.reduce_scatter ?? 0) + (k.all_reduce ?? 0); // tp all-reduces count, as in torch
 };
 
 export async function passCommand(argv: readonly string[], io: Io): Promise<number> {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runAutobucketing } from '../../../src/backends';
+import { main } from '../../../src/cli/main';
 import {
   AUTOBUCKETING_PROFILES,
   profileOf,
@@ -197,5 +198,30 @@ describe("torch's schedule order on 2-D graphs (C: 2.11-like knobs)", () => {
       const want = EXPECTED.C[`${graph}_${region.phase === 'forward' ? 'fw' : 'bw'}`];
       expect(sched.order.map((t) => tg.name[t].replace(/\.bw$/, ''))).toEqual(want.scheduleOrder);
     }
+  });
+});
+
+describe('fsdp-sim pass on a 2-D graph pair (the gzipped dumps as torch wrote them)', () => {
+  it.each([
+    ['C', '2.11'],
+    ['CA', '2.13'],
+  ] as const)("%s: torch's counts (tp all-reduces too), buckets and exposure in --json", async (profile, version) => {
+    const graph = 'dp4_tp2_1layer_dev_small_sacop';
+    const files = ['fw', 'bw'].map((p) => new URL(`fx/${graph}_${p}.json.gz`, DIR).pathname);
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t) };
+    const code = await main(['pass', '--fx-graph', ...files, '--torch-profile', version, '--json'], io);
+    expect(err.join('\n')).toBe('');
+    expect(code).toBe(0);
+    const r = JSON.parse(out.join('\n'));
+    const want = ['fw', 'bw'].map((p) => EXPECTED[profile][`${graph}_${p}`]);
+    expect(r.collectivesBefore).toBe(want[0].collectivesBefore + want[1].collectivesBefore);
+    expect(r.collectivesAfter).toBe(want[0].collectivesAfter + want[1].collectivesAfter);
+    expect(r.scheduledExposedMs).toBeCloseTo(want[0].totalExposedMs + want[1].totalExposedMs, 9);
+    r.graphs.forEach((g: { buckets: string[][]; overlapping: Record<string, string[]> }, k: number) => {
+      expect(sortedSets(g.buckets)).toEqual(sortedSets(want[k].buckets));
+      expect(g.overlapping).toEqual(want[k].overlapping);
+    });
   });
 });
