@@ -4,8 +4,9 @@
 import { BACKEND_NAMES } from '../backends/types';
 import { buildGraph, runPipelineOnGraph } from '../pipeline';
 import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, hidesInB, type BackendDiff } from '../pipeline/diff';
-import { EMIT_ALL_BELOW, describeMismatch } from '../sim';
-import { findCulprit, type Culprit } from '../pipeline/culprit';
+import { resolveMesh } from '../config';
+import { describeMismatch } from '../sim';
+import { culpritPlan, findCulprit, type Culprit } from '../pipeline/culprit';
 import { waitOfGraph } from '../trace/chrome_export';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
@@ -32,7 +33,8 @@ export const DIFF_USAGE = [
   '  --top K              the table: only the K rows most exposed in B (default: every row)',
   '  --json               {"rank", "backendA", "backendB", "rows":[...], "unmatchedA", "unmatchedB",',
   '                       "exposedUsA", "exposedUsB", "culpritA", "culpritB"}; culprit: the rank the others wait',
-  '                       for, per backend (ranks:[{rank, heldUpUs, collectives}], worst) — a straggler or jitter',
+  '                       for, per backend (ranks:[{rank, heldUpUs, collectives}], worst) — a straggler or jitter;',
+  '                       from 64 ranks up the ranks it needs are simulated, or "note" says why it was not computed',
   `  --csv                the rows as CSV: ${DIFF_COLUMNS.join(', ')}`,
 ].join('\n');
 
@@ -53,8 +55,9 @@ const us = (x: number | null | undefined) => (x === null || x === undefined ? '�
 /** One line per backend naming the rank the others waited for, when one did (straggler, jitter). */
 function culpritLines(culprits: readonly { backend: string; c: Culprit }[]): string[] {
   return culprits
-    .filter(({ c }) => c.ranks.length > 0)
+    .filter(({ c }) => c.ranks.length > 0 || c.note)
     .map(({ backend, c }) => {
+      if (c.note) return `${backend}: the rank the others wait for: ${c.note}`;
       const [top] = c.ranks;
       const w = c.worst!;
       return (
@@ -126,8 +129,17 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const rank = intFlag('rank', values.rank, 0, cfg.ranks - 1, 0);
   const top = values.top === undefined ? undefined : intFlag('top', values.top, 1, 1e9, 1);
   const graph = buildGraph(cfg);
-  // every rank below EMIT_ALL_BELOW (the culprit compares ranks' waits), else the diffed rank only
-  const emit = cfg.ranks < EMIT_ALL_BELOW ? {} : { emitRanks: [rank] };
+  // the ranks the culprit compares (all below EMIT_ALL_BELOW; from there as many as it needs)
+  const mesh = resolveMesh(cfg.ranks, cfg.parallelism);
+  const plan = culpritPlan({
+    worldSize: cfg.ranks,
+    rank,
+    nodes: graph.nodes.length,
+    jitterPct: cfg.jitterPct,
+    straggler: cfg.straggler.factor === 1 ? null : cfg.straggler.rank,
+    oneDim: mesh.tp === 1 && mesh.dpReplicate === 1,
+  });
+  const emit = plan.emitRanks ? { emitRanks: [...plan.emitRanks] } : {};
   const [a, b] = backends.map((be) => runPipelineOnGraph(graph, cfg, be, emit));
   for (const r of [a, b]) {
     if (r.sim.mismatch) {
@@ -138,7 +150,9 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const d = diffBackends(diffInputOf(a), diffInputOf(b), rank);
   const culprits = [a, b].map((r) => ({
     backend: r.backend,
-    c: findCulprit(r.sim.events, waitOfGraph(r.schedule.graph)),
+    c: plan.note
+      ? { ranks: [], worst: null, note: plan.note }
+      : findCulprit(r.sim.events, waitOfGraph(r.schedule.graph)),
   }));
   if (values.json) io.out(JSON.stringify({ ...d, culpritA: culprits[0].c, culpritB: culprits[1].c }));
   else if (values.csv) io.out(diffCsv(d.rows));

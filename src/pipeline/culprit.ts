@@ -4,6 +4,7 @@
 // spent waiting for it. Summed per rank, this names the straggler of a jitter or straggler run,
 // and the compute op the latecomer was running when the collective should have started.
 
+import { EMIT_ALL_BELOW } from '../sim';
 import type { TraceEvent } from '../trace/event';
 
 export interface RankBlame {
@@ -24,6 +25,56 @@ export interface Culprit {
     readonly spreadUs: number;
     readonly op: string | null;
   } | null;
+  /** Set when the culprit was not computed (the ranks it needs were not simulated): why, in one sentence. */
+  readonly note?: string;
+}
+
+/**
+ * Events the culprit may simulate to compare ranks (ranks × the step graph's nodes): past it, a
+ * run whose every rank differs (jitter) at EMIT_ALL_BELOW ranks and up is not emitted per rank.
+ */
+export const CULPRIT_EVENT_BUDGET = 4_000_000;
+
+/** Which ranks a run must emit for findCulprit, or why it cannot name the culprit. */
+export interface CulpritPlan {
+  /** Undefined: the simulator's default (every rank below EMIT_ALL_BELOW). */
+  readonly emitRanks?: readonly number[];
+  readonly note?: string;
+}
+
+export interface CulpritRun {
+  readonly worldSize: number;
+  /** The diffed rank: always emitted. */
+  readonly rank: number;
+  readonly nodes: number;
+  readonly jitterPct: number;
+  readonly straggler: number | null;
+  /** A 1-D mesh: every rank shares every process group, so all but the straggler run alike. */
+  readonly oneDim: boolean;
+}
+
+/**
+ * The ranks to emit so the culprit is the whole world's: every rank below EMIT_ALL_BELOW (the
+ * default) or within CULPRIT_EVENT_BUDGET; a straggler without jitter on a 1-D mesh needs only
+ * itself, the diffed rank and one other (the rest wait as that one does, so the mean wait is the
+ * same); a symmetric run only the diffed rank (no one holds anyone up). Otherwise a note says why not.
+ */
+export function culpritPlan(r: CulpritRun): CulpritPlan {
+  const all = Array.from({ length: r.worldSize }, (_, k) => k);
+  if (r.worldSize < EMIT_ALL_BELOW) return {};
+  if (r.jitterPct === 0 && r.straggler === null) return { emitRanks: [r.rank] };
+  if (r.worldSize * r.nodes <= CULPRIT_EVENT_BUDGET) return { emitRanks: all };
+  if (r.jitterPct === 0 && r.straggler !== null && r.oneDim) {
+    const other = all.find((k) => k !== r.rank && k !== r.straggler)!;
+    return { emitRanks: [...new Set([r.rank, r.straggler, other])].sort((a, b) => a - b) };
+  }
+  const why = r.jitterPct > 0 ? 'jitter makes every rank run differently' : 'the mesh makes the ranks wait differently';
+  return {
+    emitRanks: [r.rank],
+    note:
+      `not computed: ${why}, and comparing all ${r.worldSize} ranks means ${r.worldSize * r.nodes} events, ` +
+      `more than the ${CULPRIT_EVENT_BUDGET} diff simulates for it; try fewer ranks or a smaller model`,
+  };
 }
 
 /** Spreads below this are rounding, not waiting (µs). */
@@ -70,7 +121,8 @@ export function findCulprit(events: readonly TraceEvent[], waitOf: Readonly<Reco
     for (const r of ranks) if ((waits.get(r) ?? 0) < (waits.get(late) ?? 0)) late = r; // ties: the lowest rank
     const least = waits.get(late) ?? 0;
     const extra = ranks.filter((r) => r !== late).map((r) => (waits.get(r) ?? 0) - least);
-    const spread = Math.max(...extra);
+    let spread = 0;
+    for (const x of extra) spread = Math.max(spread, x);
     if (!(spread > TOLERANCE_US)) continue;
     const b = blame.get(late) ?? { heldUpUs: 0, collectives: 0 };
     b.heldUpUs += extra.reduce((s, x) => s + x, 0) / extra.length;
