@@ -40,7 +40,8 @@ function readJson(path: string, text: string): unknown {
 const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
 
 function formatCalibration(c: Calibration): string {
-  const lines = ['process group  n    collectives  α µs/step  β GB/s (bus)  fit error rms / max'];
+  const head = 'process group  n    collectives  α µs/step  β GB/s (bus)  fit error rms / max';
+  const lines = [c.groups.length ? head : 'no process group could be fitted (the reasons follow)'];
   for (const g of c.groups)
     lines.push(
       [

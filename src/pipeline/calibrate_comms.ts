@@ -7,6 +7,8 @@
 // A kernel is joined to the CPU ops around its launch by correlation id (or the ac2g flow bound
 // to it), as HTA's comm analysis joins them; fields the kernel lacks come from the innermost op.
 
+import { preview } from '../errors';
+
 export type CalibKind = 'all_gather' | 'reduce_scatter' | 'all_reduce';
 
 /** What the trace says about one collective; any field may be missing. */
@@ -20,6 +22,8 @@ export interface CommInfo {
   readonly group?: string;
   /** S of the ring model in bytes, as fsdp-sim's own export writes it (args.fsdp_sim.bytes). */
   readonly ringBytes?: number;
+  /** A count field present but malformed, e.g. `'In msg nelems' is "100"`: the reason it is left out. */
+  readonly bad?: string;
 }
 
 /** Bytes per element: record_param_comms' ScalarType names and the profiler's C++ 'Input type' names. */
@@ -54,6 +58,17 @@ export const DTYPE_BYTES: ReadonlyMap<string, number> = new Map([
 type Args = Record<string, unknown>;
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const COUNTS = ['In msg nelems', 'Out msg nelems', 'Group size'] as const;
+
+/** The first count field that is present but no whole number ≥ 0, said as `'<field>' is <value>`. */
+function badCount(args: Args): string | undefined {
+  for (const k of COUNTS) {
+    const v = args[k];
+    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0))
+      return `'${k}' is ${preview(v, 40)}, not a whole number in [0, 2^53)`;
+  }
+  return undefined;
+}
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Elements of the tensors an op's 'Input Dims' lists (scalars and empty lists are no tensors). */
@@ -80,6 +95,8 @@ export function commInfoOf(args: Args | undefined, opName?: string): CommInfo {
   const ringBytes =
     typeof own === 'object' && own !== null ? num((own as Record<string, unknown>).bytes) : undefined;
   const info: { -readonly [K in keyof CommInfo]: CommInfo[K] } = {};
+  const bad = badCount(args);
+  if (bad !== undefined) info.bad = bad;
   // only the fields found: a merge takes the others from the ops around the launch
   const op = str(args['Collective name']) ?? (opName?.startsWith('nccl:') ? opName.slice(5) : undefined);
   const inNel = num(args['In msg nelems']) ?? fromDims.nel;

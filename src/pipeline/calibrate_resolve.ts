@@ -6,6 +6,7 @@
 
 import { DTYPE_BYTES, type CommInfo } from './calibrate_comms';
 import type { CollectiveSample } from './calibrate_fit';
+import { MAX_RANK } from '../trace/kineto';
 import type { LeftOutTally, RawCollective } from './calibrate_kineto';
 
 export interface Resolved {
@@ -65,6 +66,16 @@ function noGroupSize(group: string, named: boolean, world?: number): string {
   return `no 'Group size' or 'Process Group Name' in the trace${noWorld}`;
 }
 
+/** Why a group size (a whole number ≥ 0) cannot be fitted, or undefined when it can. */
+function groupSizeProblem(n: number, worldSize: number | undefined): string | undefined {
+  const most = worldSize ?? MAX_RANK + 1;
+  if (n < 1) return "its 'Group size' is 0: a collective runs on one rank at least";
+  const limit = worldSize === undefined ? `the ${most} ranks a trace can name` : `the trace's world_size (${most})`;
+  if (n > most) return `its 'Group size' is ${n}, more than ${limit}`;
+  if (n === 1) return 'it runs on one rank and moves nothing';
+  return undefined;
+}
+
 /** The ring model's inputs of every collective that has them; the rest into `left`, with the reason. */
 export function resolveCollectives(
   raw: readonly RawCollective[],
@@ -76,17 +87,18 @@ export function resolveCollectives(
   const notes = new Set<string>();
   for (const c of raw) {
     const group = c.info.group ?? 'default';
+    if (c.info.bad !== undefined) {
+      left.add(c.kind, group, `its ${c.info.bad}`);
+      continue;
+    }
     const src = groupSizeOf(c.info, group, cfg, worldSize);
     if (src.n === undefined) {
       left.add(c.kind, group, noGroupSize(group, c.info.group !== undefined, worldSize));
       continue;
     }
-    if (!(Number.isInteger(src.n) && src.n >= 1)) {
-      left.add(c.kind, group, `its 'Group size' is ${src.n}, not a whole number ≥ 1`);
-      continue;
-    }
-    if (src.n === 1) {
-      left.add(c.kind, group, 'it runs on one rank and moves nothing');
+    const wrong = groupSizeProblem(src.n, worldSize);
+    if (wrong !== undefined) {
+      left.add(c.kind, group, wrong);
       continue;
     }
     const bytes = ringBytes(c, src.n);

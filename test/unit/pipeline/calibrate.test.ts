@@ -249,6 +249,29 @@ describe('calibrate on real and hostile traces', () => {
     );
   });
 
+  it('names a malformed count or a group size beyond the world, user strings as group names included', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ 'In msg nelems': '100' }, `its 'In msg nelems' is "100", not a whole number in [0, 2^53)`],
+      [{ 'Group size': -1, 'Process Group Name': '__proto__' }, "its 'Group size' is -1, not a whole number in [0, 2^53)"],
+      [{ 'Group size': 1e308 }, "its 'Group size' is 1e+308, not a whole number in [0, 2^53)"],
+      [{ 'Group size': 64 }, "its 'Group size' is 64, more than the trace's world_size (4)"],
+      [{ 'Group size': 0 }, "its 'Group size' is 0: a collective runs on one rank at least"],
+    ];
+    for (const [set, reason] of cases) {
+      const [f] = files(true);
+      for (const e of (f.json as { traceEvents: { args?: Record<string, unknown> }[] }).traceEvents)
+        if (e.args?.['Group size'] !== undefined) Object.assign(e.args, set);
+      const c = calibrate(samplesOf([f]), CFG);
+      expect(c.groups).toEqual([]);
+      const group = (set['Process Group Name'] as string | undefined) ?? '0';
+      const ring = c.unfitted.filter((u) => !u.kinds.startsWith('send_recv'));
+      expect(ring.map((u) => [u.group, u.reason])).toEqual([
+        [group, reason],
+        [group, reason],
+      ]);
+    }
+  });
+
   it('joins a kernel to its record_param_comms by the ac2g flow when it has no correlation', () => {
     const [f] = files(false);
     const evs = (f.json as { traceEvents: Record<string, unknown>[] }).traceEvents;
