@@ -252,7 +252,10 @@ describe('calibrate on real and hostile traces', () => {
   it('names a malformed count or a group size beyond the world, user strings as group names included', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ 'In msg nelems': '100' }, `its 'In msg nelems' is "100", not a whole number in [0, 2^53)`],
-      [{ 'Group size': -1, 'Process Group Name': '__proto__' }, "its 'Group size' is -1, not a whole number in [0, 2^53)"],
+      [
+        { 'Group size': -1, 'Process Group Name': '__proto__' },
+        "its 'Group size' is -1, not a whole number in [0, 2^53)",
+      ],
       [{ 'Group size': 1e308 }, "its 'Group size' is 1e+308, not a whole number in [0, 2^53)"],
       [{ 'Group size': 64 }, "its 'Group size' is 64, more than the trace's world_size (4)"],
       [{ 'Group size': 0 }, "its 'Group size' is 0: a collective runs on one rank at least"],
