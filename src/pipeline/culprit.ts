@@ -92,7 +92,7 @@ function waitsByCollective(
     if (!out.has(e.name)) out.set(e.name, new Map(ranks.map((r) => [r, 0])));
   }
   for (const e of events) {
-    const coll = e.kind === 'wait' ? waitOf[e.name] : undefined;
+    const coll = e.kind === 'wait' && Object.hasOwn(waitOf, e.name) ? waitOf[e.name] : undefined;
     const m = coll === undefined ? undefined : out.get(coll);
     if (m) m.set(e.rank, (m.get(e.rank) ?? 0) + e.dur);
   }

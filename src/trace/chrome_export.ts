@@ -92,7 +92,8 @@ function waitFlows(
   const out: ChromeEvent[] = [];
   let id = 1;
   for (const w of events) {
-    const target = w.kind === 'wait' ? waitOf[w.name] : undefined;
+    // own keys only: an imported graph may name a node `constructor`
+    const target = w.kind === 'wait' && Object.hasOwn(waitOf, w.name) ? waitOf[w.name] : undefined;
     const coll = target === undefined ? undefined : comm.get(`${w.rank}|${target}`);
     if (!coll) continue;
     const at = (t: number) => Math.round(t * 1000) / 1000;
