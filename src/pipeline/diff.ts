@@ -4,6 +4,7 @@
 // what it did. What Holistic Trace Analysis' per-collective breakdown gives for one trace, across
 // two. Pure: the CLI and the app's diff table both read it.
 
+import { bisector } from 'd3';
 import type { Reason, Schedule } from '../backends/types';
 import type { GraphNode, StepGraph } from '../graph/types';
 import type { TraceEvent } from '../trace/event';
@@ -121,16 +122,11 @@ function indexSide(run: DiffInput, rank: number): SideIndex {
   return { schedule, container, waitOf, events, compute, exposedUs };
 }
 
+const BY_END = bisector((e: TraceEvent) => e.start + e.dur);
+
 /** First index of a start-sorted, non-overlapping list whose end passes t. */
 function firstEndingAfter(xs: readonly TraceEvent[], t: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid].start + xs[mid].dur <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return BY_END.right(xs, t);
 }
 
 /** Compute on the rank during [start, end): total µs and the ops, most covering first (top 3). */

@@ -15,6 +15,7 @@
 // Departures: one segment per (pool, stream) instead of many; no record_stream delays (a block
 // freed on another stream is reusable once its last reader's position is passed).
 
+import { bisector } from 'd3';
 import type { GraphNode, StepGraph } from '../graph/types';
 import { baseOf, liveIntervals, persistentBytes } from './memory';
 import { hiddenTensors } from './hidden_tensors';
@@ -48,6 +49,7 @@ interface Block {
   size: number;
   free: boolean;
 }
+const BY_START = bisector((b: Block) => b.start);
 
 /** One expandable segment: blocks in address order and its mapped extent. */
 class Segment {
@@ -68,16 +70,9 @@ class Segment {
     return b;
   }
 
-  /** Position of a block in the address-ordered list (binary search on start). */
+  /** Position of a block in the address-ordered list. */
   private indexOf(block: Block): number {
-    let lo = 0;
-    let hi = this.blocks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.blocks[mid].start < block.start) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return BY_START.left(this.blocks, block.start);
   }
 
   /** Extends the free tail (or appends a block) so that `size` fits at the end; returns its index. */

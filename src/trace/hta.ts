@@ -12,6 +12,7 @@
 // - category by kernel name: communication, memory, else computation; CUDA sync events and other
 //   non-compute names ('…Sync') are neither, and count as non-compute GPU time.
 
+import { bisector } from 'd3';
 import type { CommKind } from './kinds';
 
 /** HTA's communication kernels: NCCL/RCCL (`nccl…`, `…ncclKernel…`), HIP and HCCL collectives. */
@@ -85,16 +86,7 @@ interface Step {
 
 /** The ProfilerStep#N iteration a CPU timestamp falls in (steps sorted by start), or −1. */
 function stepAt(steps: readonly Step[], ts: number): number {
-  let lo = 0;
-  let hi = steps.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (steps[mid].ts <= ts) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
+  const found = bisector((s: Step) => s.ts).right(steps, ts) - 1; // the last step starting at or before ts
   return found >= 0 && ts <= steps[found].end ? steps[found].n : -1;
 }
 

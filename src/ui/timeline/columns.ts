@@ -2,6 +2,7 @@
 // held in typed arrays so the canvas can draw 100k events per frame without touching objects.
 // Also the per-rank "exposed communication" intervals: comm time not covered by compute (HTA).
 
+import { bisectLeft, bisectRight } from 'd3';
 import type { EventKind, StreamName, TraceEvent } from '../../trace/event';
 import { isCommKind } from '../../trace/kinds';
 
@@ -199,14 +200,7 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
 
 /** First position in lane li whose event may be visible at time t (maxEnd > t). */
 export function firstVisible(c: TimelineColumns, li: number, tUs: number): number {
-  let lo = c.laneOffset[li];
-  let hi = c.laneOffset[li + 1];
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (c.maxEndUs[mid] <= tUs) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return bisectRight(c.maxEndUs, tUs, c.laneOffset[li], c.laneOffset[li + 1]);
 }
 
 /** First index in [from, end) of an ascending array whose value is ≥ t (end when none): galloping then binary search. */
@@ -219,13 +213,7 @@ export function gallopAtOrAfter(values: Float64Array, from: number, end: number,
     hi += step;
     step *= 2;
   }
-  if (hi > end) hi = end;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid] < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return bisectLeft(values, t, lo, Math.min(hi, end));
 }
 
 /** First position at or after `from` (below `end`) whose start is ≥ tUs. */
@@ -256,14 +244,7 @@ export function nextStartOrLong(c: TimelineColumns, from: number, end: number, t
 
 /** First exposed interval of lane li that ends after tUs (intervals are sorted and disjoint). */
 export function firstExposed(c: TimelineColumns, li: number, tUs: number): number {
-  let lo = c.exposedOffset[li];
-  let hi = c.exposedOffset[li + 1];
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (c.exposedEndUs[mid] < tUs) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return bisectLeft(c.exposedEndUs, tUs, c.exposedOffset[li], c.exposedOffset[li + 1]);
 }
 
 /** The event (source index) under time t in lane li, within a tolerance of tolUs; -1 when none. */
