@@ -170,11 +170,15 @@ class OverlapScheduler {
     this.blockedNote = new Int32Array(2 * n).fill(-1);
     this.noteSeq = new Int32Array(n);
     this.lastWalk = new Array(n);
-    this.c10Op = Uint8Array.from({ length: n }, (_, t) => {
-      const ir = tg.irOf[t];
-      const target = ir < 0 || tg.cls[t] === NodeClass.Wait ? '' : String(tg.ix.nodes[ir].attrs?.target ?? '');
-      return tg.cls[t] !== NodeClass.Collective && /c10|_dtensor/.test(target) ? 1 : 0;
-    });
+    this.c10Op = new Uint8Array(n);
+    // only an imported graph has targets to read
+    if (tg.ix.graph.meta.model === 'fx-import') {
+      for (let t = 0; t < n; t++) {
+        const ir = tg.irOf[t];
+        if (ir < 0 || tg.cls[t] === NodeClass.Wait || tg.cls[t] === NodeClass.Collective) continue;
+        if (/c10|_dtensor/.test(String(tg.ix.nodes[ir].attrs?.target ?? ''))) this.c10Op[t] = 1;
+      }
+    }
     this.startOfReg = Int32Array.from(this.colls, (c) => c.start);
     this.waiting = new Int32Array(this.pgs.length);
     const ids = new Map<string, number>();
