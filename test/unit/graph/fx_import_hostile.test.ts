@@ -4,7 +4,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runAutobucketing } from '../../../src/backends';
+import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
 import { main } from '../../../src/cli/main';
+import { makeCostModel } from '../../../src/estimate';
 import { ImportError } from '../../../src/errors';
 import { importFxGraph, readFxDump, type StepGraph } from '../../../src/graph';
 
@@ -83,6 +86,23 @@ describe('prototype names as user strings (issue 22 U1)', () => {
       );
     },
   );
+});
+
+describe('prototype names through the pass', () => {
+  it.each(['constructor', '__proto__'])("a collective named '%s' gets the decisions its own name got", (name) => {
+    const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
+    const opts = AUTOBUCKETING_PROFILES['torch-2.11'];
+    const coll = 'all_gather_into_tensor_3';
+    const pair = [FW(), BW()];
+    for (const d of pair) rename(d, coll, name);
+    const want = runAutobucketing(imported([FW(), BW()]), cost, opts).passStats ?? [];
+    const got = runAutobucketing(imported(pair), cost, opts).passStats ?? [];
+    expect(want[0].overlapping[coll]).toBeDefined();
+    expect(Object.hasOwn(got[0].overlapping, name)).toBe(true);
+    expect(got[0].overlapping[name]).toEqual(want[0].overlapping[coll]);
+    const back = (bs: readonly (readonly string[])[]) => bs.map((b) => b.map((c) => (c === name ? coll : c)));
+    expect(back(got[0].buckets)).toEqual(want[0].buckets);
+  });
 });
 
 describe('estimates past the simulated clock (issue 22 S4)', () => {
