@@ -2,15 +2,24 @@
 // preset defaults resolved (activation checkpointing: torchtitan's train config per flavor).
 
 import type { ActivationCheckpointing, StepConfig } from '../graph/config';
+import { recomputePlan } from '../graph/recompute_plan';
 import { TRAIN_AC_MODE } from '../model';
 import { resolveMesh } from './mesh';
 import type { SimConfig } from './schema';
 
-/** The AC mode a config runs with: its own, or (null) the preset's torchtitan train config. */
+/**
+ * The recompute a config runs with: its AC mode, or (null) the preset's torchtitan train config;
+ * under aot_fx_trace the memory policy's instead (recompute_plan.ts: graph_trainer reads no AC mode).
+ */
 export function activationCheckpointingOf(
-  cfg: Pick<SimConfig, 'model' | 'activationCheckpointing'>,
+  cfg: Pick<SimConfig, 'model' | 'activationCheckpointing'> & Partial<Pick<SimConfig, 'compileMode' | 'memoryPolicy'>>,
 ): ActivationCheckpointing {
-  return cfg.activationCheckpointing ?? TRAIN_AC_MODE[cfg.model];
+  const ac = cfg.activationCheckpointing ?? TRAIN_AC_MODE[cfg.model];
+  if (cfg.compileMode !== 'aot_fx_trace') return ac;
+  const memoryPolicy = cfg.memoryPolicy ?? 'default';
+  const knobs = { compileMode: cfg.compileMode, memoryPolicy, reshardAfterForward: 'default' } as const;
+  const plan = recomputePlan({ ...knobs, activationCheckpointing: ac });
+  return plan.activationCheckpointing;
 }
 
 /** The StepConfig of a SimConfig (SimpleFSDP on cfg.ranks ranks). */

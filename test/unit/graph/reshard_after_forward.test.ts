@@ -3,7 +3,7 @@
 // backward gathers again, what it recomputes, and how long a kept gathered parameter lives.
 import { describe, expect, it } from 'vitest';
 import { runBackend } from '../../../src/backends';
-import { validateConfig, configFromQuery, configToQuery } from '../../../src/config';
+import { activationCheckpointingOf, configFromQuery, configToQuery, validateConfig } from '../../../src/config';
 import { makeCostModel } from '../../../src/estimate';
 import {
   buildStepGraph, isRecomputeNode, recomputePlan, reshardsAfterForward, verifyGraph, type StepConfig,
@@ -158,5 +158,14 @@ describe('config fields', () => {
     expect(q).toBe('reshardAfterForward=never&compileMode=aot_fx_trace&memoryPolicy=none');
     const back = configFromQuery(q);
     expect(back.ok && back.value).toEqual(cfg.value);
+  });
+});
+
+describe('activationCheckpointingOf', () => {
+  it('is the memory policy\'s recompute under aot_fx_trace (graph_trainer reads no activation_checkpoint.mode)', () => {
+    const cfg = { model: 'llama3-8b', activationCheckpointing: 'selective', compileMode: 'aot_fx_trace' } as const;
+    expect(activationCheckpointingOf({ ...cfg, memoryPolicy: 'none' })).toBe('none');
+    expect(activationCheckpointingOf({ ...cfg, memoryPolicy: 'full' })).toBe('full');
+    expect(activationCheckpointingOf({ ...cfg, compileMode: 'jit', memoryPolicy: 'none' })).toBe('selective');
   });
 });
