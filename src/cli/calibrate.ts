@@ -3,8 +3,7 @@
 // run (--model, --ranks, ... as for compare).
 
 import { ImportError } from '../errors';
-import { calibrate, type Calibration, unfittedSentence } from '../pipeline/calibrate';
-import { traceSamples } from '../pipeline/calibrate_kineto';
+import { calibrate, type Calibration, traceSamples, unfittedSentence } from '../pipeline';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { readInputText, type Io } from './io';
 

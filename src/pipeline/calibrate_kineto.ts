@@ -32,7 +32,7 @@ import {
   mergeInfo,
 } from './calibrate_comms';
 
-export { OP_CLASSES, opClassOfKernel, type CalibKind, type OpClass };
+export { MAX_RANK, OP_CLASSES, opClassOfKernel, type CalibKind, type OpClass };
 
 /** One collective kernel with what its trace says of it (fields may be missing: calibrate.ts resolves them). */
 export interface RawCollective {

@@ -6,8 +6,7 @@
 
 import { DTYPE_BYTES, type CommInfo } from './calibrate_comms';
 import type { CollectiveSample } from './calibrate_fit';
-import { MAX_RANK } from '../trace/kineto';
-import type { LeftOutTally, RawCollective } from './calibrate_kineto';
+import { type LeftOutTally, MAX_RANK, type RawCollective } from './calibrate_kineto';
 
 export interface Resolved {
   readonly samples: CollectiveSample[];

@@ -11,3 +11,13 @@ export {
 } from './run';
 export { runCosts, baseCostModel, networkFor, type CostOptions, type RunCosts } from './cost';
 export { replicateMetrics, simMetrics } from './metrics';
+export {
+  calibrate,
+  unfittedSentence,
+  type Calibration,
+  type ClassScale,
+  type FitPoint,
+  type GroupFit,
+  type Unfitted,
+} from './calibrate';
+export { traceSamples, type TraceSamples } from './calibrate_kineto';

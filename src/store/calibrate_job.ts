@@ -4,9 +4,10 @@
 
 import type { SimConfig } from '../config';
 import { ImportError } from '../errors';
-import { type Calibration, calibrate } from '../pipeline/calibrate';
-import { traceSamples } from '../pipeline/calibrate_kineto';
-import { traceText } from '../trace/gzip';
+import { type Calibration, calibrate, traceSamples } from '../pipeline';
+import { traceText } from '../trace';
+
+export { unfittedSentence, type Calibration, type FitPoint, type GroupFit } from '../pipeline';
 
 export interface CalibrateRequest {
   readonly files: readonly { readonly name: string; readonly bytes: Uint8Array }[];

@@ -8,3 +8,11 @@ export type { LiveSlice } from './live_slice';
 export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export * from './types';
+export {
+  startCalibration,
+  unfittedSentence,
+  type CalibrateRun,
+  type Calibration,
+  type FitPoint,
+  type GroupFit,
+} from './calibrate_job';

@@ -18,3 +18,4 @@ export {
   type ExportOptions,
 } from './chrome_export';
 export { importTrace, type ImportedTrace } from './import';
+export { traceText } from './gzip';

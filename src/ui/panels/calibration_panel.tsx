@@ -6,9 +6,15 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { axisBottom, axisLeft, scaleLog, schemeTableau10, select } from 'd3';
-import { type Calibration, type FitPoint, type GroupFit, unfittedSentence } from '../../pipeline/calibrate';
-import { appStore } from '../../store';
-import { type CalibrateRun, startCalibration } from '../../store/calibrate_job';
+import {
+  appStore,
+  type CalibrateRun,
+  type Calibration,
+  type FitPoint,
+  type GroupFit,
+  startCalibration,
+  unfittedSentence,
+} from '../../store';
 
 const SIZE = { width: 420, height: 260 };
 const M = { top: 10, right: 12, bottom: 36, left: 56 };
