@@ -10,7 +10,7 @@ import type { BackendName } from '../backends/types';
 import { reshardsAfterForward, type CompileMode, type MemoryPolicy, type ReshardPolicy } from '../graph/recompute_plan';
 
 export const TORCHTITAN_VERSIONS = ['2025-10', '2025-11', '2026'] as const;
-export type TorchtitanVersion = (typeof TORCHTITAN_VERSIONS)[number];
+type TorchtitanVersion = (typeof TORCHTITAN_VERSIONS)[number];
 
 /** Where the run lives in torchtitan at that version. */
 const EXPERIMENT: Readonly<Record<TorchtitanVersion, string>> = {

@@ -63,7 +63,7 @@ const SELECTIVE_OP_SAVED_TP: ReadonlySet<SavedActivation> = new Set([...SELECTIV
  * seven mm outputs, SDPA's and the tp reduce-scatter's (wo's output either way) — and the norms,
  * adds, SwiGLU and the tp all-gathers of the norm outputs are recomputed.
  */
-export const GRAPH_DEFAULT_SAVED: ReadonlySet<SavedActivation> = new Set(['q', 'k', 'v', 'o', 'a', 'b', 'ao'] as const);
+const GRAPH_DEFAULT_SAVED: ReadonlySet<SavedActivation> = new Set(['q', 'k', 'v', 'o', 'a', 'b', 'ao'] as const);
 
 function selectiveKeep(c: ModelCtx): ReadonlySet<SavedActivation> {
   if (c.savePolicy === 'graph_default') return GRAPH_DEFAULT_SAVED;
