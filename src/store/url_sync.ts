@@ -5,7 +5,7 @@
 // theme replace the current one (Back should not replay every wheel tick).
 
 import type { StoreApi } from 'zustand/vanilla';
-import { configToQuery, parseConfigQuery, type SimConfig } from '../config';
+import { changedFields, configToQuery, parseConfigQuery, type SimConfig } from '../config';
 import type { TimeWindow } from '../trace/time_scale';
 import type { AppState } from './app_store';
 import { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from '../config';
@@ -59,9 +59,18 @@ export function readUrlState(search: string): UrlState {
   }
 }
 
+/**
+ * The config's keys: none for the first screen (a bare link opens it), the fields that differ
+ * from the codec's defaults otherwise — and at least the model, so the defaults themselves
+ * (tiny × 4) do not read back as the first screen.
+ */
+function configKeys(cfg: SimConfig): string {
+  if (changedFields(cfg, FIRST_SCREEN_CONFIG).length === 0) return '';
+  return configToQuery(cfg).replace(/^\?/, '') || `model=${cfg.model}`;
+}
+
 export function writeUrl(s: AppState): string {
-  const q = configToQuery(s.config).replace(/^\?/, '');
-  const params = new URLSearchParams(q);
+  const params = new URLSearchParams(configKeys(s.config));
   const w = s.window;
   if (w.startUs > 0 || w.endUs < s.limitUs) params.set(VIEW_KEY, `${+w.startUs.toFixed(3)},${+w.endUs.toFixed(3)}`); // ns precision
   if (s.theme !== 'auto') params.set(THEME_KEY, s.theme);

@@ -94,14 +94,16 @@ export interface AppSession {
  * The app for one test file: opened before its tests (vitest beforeAll) and closed after them.
  * Read `page` and `pageErrors` inside the tests, once it is open.
  */
-export function appForFile(viewport?: { width: number; height: number }): Pick<AppSession, 'page' | 'pageErrors'> {
+export function appForFile(
+  viewport?: { width: number; height: number }, query = '',
+): Pick<AppSession, 'page' | 'pageErrors'> {
   let app: AppSession | undefined;
   const open = (): AppSession => {
     if (app === undefined) throw new Error('the app is not open yet: use app.page inside a test or hook');
     return app;
   };
   beforeAll(async () => {
-    app = await openApp(viewport);
+    app = await openApp(viewport, query);
   });
   afterAll(async () => app?.close());
   return {
@@ -110,7 +112,8 @@ export function appForFile(viewport?: { width: number; height: number }): Pick<A
   };
 }
 
-export async function openApp(viewport = { width: 1280, height: 800 }): Promise<AppSession> {
+/** The app at `query` ('' opens the first screen; '?model=tiny&ranks=4' a small config). */
+export async function openApp(viewport = { width: 1280, height: 800 }, query = ''): Promise<AppSession> {
   const srv = await startPreview();
   const browser = await launchBrowser();
   const context = await browser.newContext({ viewport, acceptDownloads: true });
@@ -118,7 +121,7 @@ export async function openApp(viewport = { width: 1280, height: 800 }): Promise<
   const page = await context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(srv.url);
+  await page.goto(`${srv.url}${query}`);
   // both timelines drawn: the first simulation is in
   await page.waitForSelector('[data-testid="timeline-a"] canvas[data-drawn]', { timeout: 30_000 });
   await page.waitForSelector('[data-testid="timeline-b"] canvas[data-drawn]', { timeout: 30_000 });

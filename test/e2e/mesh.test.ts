@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { appForFile } from './harness';
 import { laneCount, metric, rankStreams, setField, storeConfig } from './page';
 
-const app = appForFile();
+const app = appForFile(undefined, '?model=tiny&ranks=4'); // the degrees below are tiny × 4's
 
 const streamsOf = (p: Page) =>
   p.evaluate(() =>

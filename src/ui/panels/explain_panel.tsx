@@ -9,6 +9,7 @@ import { baseName, explainableCollectives } from '../reasons';
 import { PresetAssumptions } from './preset_info';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function ExplainPanel() {
   const sides = useApp((s) => s.sides);
@@ -81,7 +82,7 @@ export function ExplainPanel() {
               )}
             </div>
           )}
-          <p className="muted small">{schedule.backend}: {schedule.buckets.length} buckets, {names.length} collectives explained.</p>
+          <p className="muted small">{schedule.backend}: {plural(schedule.buckets.length, 'bucket')}, {plural(names.length, 'collective')} explained.</p>
           {livePlan && <p className="muted small" data-testid="explain-live-plan">Live run: the plan its workers executed (tiny on {sides[side]?.worldSize} ranks).</p>}
         </>
       )}

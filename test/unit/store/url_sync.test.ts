@@ -2,7 +2,7 @@
 // theme; reading it back restores the same state, and a bad field falls back with a message.
 
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, type SimConfig } from '../../../src/config';
+import { DEFAULT_CONFIG, FIRST_SCREEN_CONFIG, type SimConfig } from '../../../src/config';
 import { createAppStore } from '../../../src/store/app_store';
 import { readUrlState, writeUrl } from '../../../src/store/url_sync';
 
@@ -12,8 +12,13 @@ function stateWith(cfg: SimConfig, window = { startUs: 0, endUs: 100 }, limitUs 
 }
 
 describe('writeUrl / readUrlState', () => {
-  it('writes nothing for the default view', () => {
-    expect(writeUrl(stateWith(structuredClone(DEFAULT_CONFIG) as SimConfig))).toBe('');
+  it('writes nothing for the first screen, and names the model of the codec\'s defaults', () => {
+    expect(writeUrl(stateWith(structuredClone(FIRST_SCREEN_CONFIG) as SimConfig))).toBe('');
+    expect(readUrlState('').config).toBeNull(); // a bare link: the first screen
+    // tiny × 4 writes no field of its own: without a key it would read back as the first screen
+    const q = writeUrl(stateWith(structuredClone(DEFAULT_CONFIG) as SimConfig));
+    expect(q).toBe('?model=tiny');
+    expect(readUrlState(q).config).toEqual(DEFAULT_CONFIG);
   });
 
   it('round-trips config, window and theme', () => {
