@@ -56,11 +56,13 @@ describe('fsdp2_eager copy-in stream', () => {
     expect(side.every((e) => e.stream === SIDE)).toBe(true);
     for (let i = 1; i < side.length; i++) expect(side[i].start).toBeGreaterThanOrEqual(end(side[i - 1]) - 1e-9);
     let computeAt = 0; // the compute stream's clock as the program reaches each node
+    const lateBy: number[] = []; // per copy-in: how far it starts before the compute stream reached it
     for (const n of nodes) {
       const e = byName.get(n.name);
-      if (sides[n.name] !== undefined) expect(e!.start).toBeGreaterThanOrEqual(computeAt - 1e-9);
+      if (sides[n.name] !== undefined) lateBy.push(Math.max(0, computeAt - e!.start));
       else if (e !== undefined && e.stream === 'compute') computeAt = end(e);
     }
+    expect(lateBy).toEqual(side.map(() => expect.closeTo(0, 9)));
   });
 
   it('starts each all-gather after every copy-in it reads has ended', () => {

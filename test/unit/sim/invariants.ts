@@ -63,14 +63,18 @@ export function expectWaitsAfterCollectives(res: SimResult, graph: StepGraph): v
   for (const rank of new Set(res.events.map((e) => e.rank))) {
     const computeByName = new Map(res.events.filter((e) => e.rank === rank && e.stream === 'compute').map((e) => [e.name, e]));
     let mustStartAfter = 0; // the latest collective end among waits passed in program order
+    let streamEnd = 0; // where the compute stream is: the end of its latest event so far
     for (const n of graph.nodes) {
       const ev = computeByName.get(n.name);
       if (n.kind === 'wait') {
         const end = collEnd.get(`${rank}|${n.waitOf}`);
         expect(end, `collective of ${n.name} on rank ${rank}`).toBeDefined();
-        if (ev) expect(ev.start + ev.dur).toBeCloseTo(end!, 6);
+        // a wait that blocked ends with its collective; one with no event found it over already
+        if (ev) expect(ev.start + ev.dur, `${n.name} on rank ${rank}`).toBeCloseTo(end!, 6);
+        else expect(end!, `${n.name} on rank ${rank}: ended before the wait`).toBeLessThanOrEqual(streamEnd + 1e-6);
         mustStartAfter = Math.max(mustStartAfter, end!);
       } else if (ev) expect(ev.start).toBeGreaterThanOrEqual(mustStartAfter - 1e-9);
+      if (ev) streamEnd = ev.start + ev.dur;
     }
   }
 }

@@ -5,6 +5,7 @@ import { defaultConfig } from '../../../src/config';
 import { parseVary, runSweep } from '../../../src/pipeline/sweep';
 import { createAppStore } from '../../../src/store';
 import { sweepFromUrl, sweepToUrl } from '../../../src/store/sweep_slice';
+import { runPoints, type SweepMessage } from '../../../src/store/sweep_runner';
 import { readUrlState, writeUrl } from '../../../src/store/url_sync';
 
 const until = async (f: () => boolean) => {
@@ -32,11 +33,20 @@ describe('sweep slice', () => {
     store.getState().startSweep([parseVary('seed=0:50:1')]);
     await until(() => (store.getState().sweepProgress?.done ?? 0) >= 1);
     store.getState().stopSweep();
-    const n = store.getState().sweepRows.length;
-    await new Promise((r) => setTimeout(r, 100));
     expect(store.getState().sweepRunning).toBe(false);
-    expect(store.getState().sweepRows.length).toBe(n);
-    expect(n).toBeLessThan(51 * 2);
+    expect(store.getState().sweepRows.length).toBeLessThan(51 * 2);
+  });
+
+  it('runs no point after Stop: the runner returns at its next check, without a done message', async () => {
+    const sent: SweepMessage[] = [];
+    let stopped = false;
+    const req = { base: defaultConfig(), axes: [parseVary('seed=0:50:1')], backends: ['aot_eager'] as const };
+    const stopAfterFirst = (m: SweepMessage) => {
+      sent.push(m);
+      stopped = true;
+    };
+    await runPoints(req, stopAfterFirst, () => stopped, () => Promise.resolve());
+    expect(sent.map((m) => (m.type === 'rows' ? `rows ${m.done}/${m.total}` : m.type))).toEqual(['rows 1/51']);
   });
 
   it('reports a value the config refuses instead of running', () => {
