@@ -1,7 +1,7 @@
 // Where the CLI writes (stdout/stderr by default, a buffer in tests) and how it reads input files:
 // bounded, regular files only, gzip inflated with a cap (trace/gzip.ts, shared with the app).
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ImportError } from '../errors';
 import { MAX_TRACE_BYTES, traceText } from '../trace/gzip';
 import { UsageError } from './args';
@@ -36,16 +36,20 @@ const code = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as 
 
 /** A regular file's bytes, refused before reading when it is not a regular file or holds more than `limit`. */
 function readBounded(path: string, what: string, limit: number): Uint8Array {
+  const notFile = () =>
+    new ImportError(path, `${what}cannot read '${path}': not a regular file (a directory, device or pipe)`);
   let fd: number;
   try {
+    // stat before open: opening a FIFO waits for a writer
+    if (!statSync(path).isFile()) throw notFile();
     fd = openSync(path, 'r');
   } catch (e) {
+    if (e instanceof ImportError) throw e;
     throw new ImportError(path, `${what}cannot read '${path}': ${code(e)}`);
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile())
-      throw new ImportError(path, `${what}cannot read '${path}': not a regular file (a directory, device or pipe)`);
+    if (!st.isFile()) throw notFile();
     if (st.size > limit) {
       const sizes = `${(st.size / 2 ** 20).toFixed(1)} MiB, over the ${(limit / 2 ** 20).toFixed(0)} MiB input limit`;
       throw new ImportError(path, `${what}'${path}' is ${sizes} (${MAX_INPUT_ENV} sets the limit); not read`);

@@ -1,7 +1,7 @@
 // Issue 22's CLI findings, each reproduced first: the package bin's process wrapper, flag lookups of
 // user strings, duplicate backends, the straggler factor given alone, the HBM hint, and per-rank
 // exports that Holistic Trace Analysis reads rank by rank.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import {
   closeSync,
   ftruncateSync,
@@ -139,8 +139,12 @@ describe('input files are read bounded, by one reader (H4, H5, U2, U3)', () => {
     const fd = openSync(sparse, 'w');
     ftruncateSync(fd, 600 * 2 ** 20);
     closeSync(fd);
+    const fifo = join(d, 'pipe.json'); // opening it would wait for a writer
+    execFileSync('mkfifo', [fifo]);
     const cases: [string[], number, RegExp][] = [
       [['analyze', '/dev/zero'], 1, /^fsdp-sim analyze: cannot read '\/dev\/zero': not a regular file/],
+      [['analyze', fifo], 1, /cannot read '.*pipe\.json': not a regular file/],
+      [['pass', '--torch-log', fifo, '--fx-graph', FW], 2, /--torch-log cannot read '.*pipe\.json': not a regular/],
       [['analyze', d], 1, /cannot read '.*': not a regular file \(a directory, device or pipe\)$/],
       [['pass', '--fx-graph', '/dev/zero'], 2, /^fsdp-sim pass: --fx-graph cannot read '\/dev\/zero': not a regular/],
       [['analyze', sparse], 1, /'.*huge\.json' is 600\.0 MiB, over the 500 MiB input limit \(FSDP_SIM_MAX_INPUT_MIB/],
