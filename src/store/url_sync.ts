@@ -60,13 +60,14 @@ export function readUrlState(search: string): UrlState {
 }
 
 /**
- * The config's keys: none for the first screen (a bare link opens it), the fields that differ
- * from the codec's defaults otherwise — and at least the model, so the defaults themselves
- * (tiny × 4) do not read back as the first screen.
+ * The config's keys: none for the first screen (a bare link opens it), else the model and the
+ * fields that differ from the codec's defaults: a link names its model, so the defaults
+ * themselves (tiny × 4) do not read back as the first screen.
  */
 function configKeys(cfg: SimConfig): string {
   if (changedFields(cfg, FIRST_SCREEN_CONFIG).length === 0) return '';
-  return configToQuery(cfg).replace(/^\?/, '') || `model=${cfg.model}`;
+  const rest = [...new URLSearchParams(configToQuery(cfg))].filter(([k]) => k !== 'model');
+  return new URLSearchParams([['model', cfg.model], ...rest]).toString();
 }
 
 export function writeUrl(s: AppState): string {

@@ -15,10 +15,12 @@ describe('writeUrl / readUrlState', () => {
   it('writes nothing for the first screen, and names the model of the codec\'s defaults', () => {
     expect(writeUrl(stateWith(structuredClone(FIRST_SCREEN_CONFIG) as SimConfig))).toBe('');
     expect(readUrlState('').config).toBeNull(); // a bare link: the first screen
-    // tiny × 4 writes no field of its own: without a key it would read back as the first screen
+    // tiny × 4 differs from the codec defaults in nothing: without its model it reads back as the first screen
     const q = writeUrl(stateWith(structuredClone(DEFAULT_CONFIG) as SimConfig));
     expect(q).toBe('?model=tiny');
     expect(readUrlState(q).config).toEqual(DEFAULT_CONFIG);
+    const two = { ...(structuredClone(DEFAULT_CONFIG) as SimConfig), ranks: 2 };
+    expect(writeUrl(stateWith(two))).toBe('?model=tiny&ranks=2'); // a link always names its model
   });
 
   it('round-trips config, window and theme', () => {
