@@ -2,7 +2,7 @@
 // (`?model=llama3-8b&ranks=8&autobucketing.max_in_flight_gb=2`). Reading is lenient field by
 // field: a bad value is reported as a ConfigError and that field falls back to its default.
 
-import { ConfigError, err, ok, oneOfMessage, type Result } from '../errors';
+import { ConfigError, err, ok, type Result } from '../errors';
 import { CONFIG_FIELDS, getPath, isAllowed, setPath, type FieldSpec } from './fields';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 import { changedFields, crossCheck, fieldError, fieldSpec } from './validate';
@@ -39,6 +39,23 @@ export interface QueryParse {
   readonly errors: readonly ConfigError[];
 }
 
+const NAMED_PARAMS = 3;
+
+/**
+ * `unknown URL parameter "rank": did you mean ranks, …? (and 46 more, one per config field)`: a few
+ * names, never all of them.
+ */
+export function unknownParamMessage(key: string, known: readonly string[]): string {
+  const leaf = (s: string) => (s.split('.').pop() ?? s).toLowerCase();
+  const k = leaf(key);
+  const near = k.length < 3 ? [] : known.filter((p) => leaf(p).includes(k) || k.includes(leaf(p)));
+  const shown = (near.length ? near : known).slice(0, NAMED_PARAMS);
+  const names = shown.join(', ');
+  const lead = near.length ? `did you mean ${names}?` : `parameters are config fields such as ${names}`;
+  const rest = known.length - shown.length;
+  return `unknown URL parameter ${JSON.stringify(key)}: ${lead} (and ${rest} more, one per config field)`;
+}
+
 /** Lenient read (what the page uses): every good field is applied, every bad one reported. */
 export function parseConfigQuery(search: string): QueryParse {
   const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
@@ -48,7 +65,7 @@ export function parseConfigQuery(search: string): QueryParse {
   for (const [key, raw] of q) {
     const f = fieldSpec(key);
     if (!f) {
-      errors.push(new ConfigError(key, oneOfMessage('URL parameter', known, key)));
+      errors.push(new ConfigError(key, unknownParamMessage(key, known)));
       continue;
     }
     const v = decodeValue(f, raw);

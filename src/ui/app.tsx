@@ -5,8 +5,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { appStore, useApp, type ThemeChoice } from '../store';
 import { ErrorBoundary } from './error_boundary';
-import { LEGEND, paletteFor } from './palette';
-import { termById } from './glossary';
 import { GlossaryPanel } from './panels/glossary_panel';
 import { Headline } from './panels/headline';
 import { StepThrough } from './panels/step_through';
@@ -15,6 +13,7 @@ import { Tour, tourDone } from './panels/tour';
 import { useResolvedTheme, useThemeAttribute } from './theme';
 import { Timeline } from './timeline/timeline';
 import { Banners } from './panels/banners';
+import { Legend } from './panels/legend';
 import { ConfigPanel } from './panels/config_panel';
 import { DetailsPanel } from './panels/details_panel';
 import { ExplainPanel } from './panels/explain_panel';
@@ -67,35 +66,6 @@ function ThemeToggle() {
   );
 }
 
-/** Legend entries name a glossary term: hovering or focusing one shows its definition. */
-const LEGEND_TERM: Readonly<Record<string, string>> = {
-  compute: 'step', all_gather: 'all_gather', reduce_scatter: 'reduce_scatter', wait: 'wait', exposed: 'exposed',
-};
-
-function defn(id: string | undefined, label: string): string {
-  if (!id) return label; // a kind with no glossary entry (other collectives in imported traces)
-  const t = termById(id);
-  return `${t.term}: ${t.text}`;
-}
-
-function Legend() {
-  const palette = paletteFor(useResolvedTheme());
-  return (
-    <div className="legend" data-testid="legend">
-      {LEGEND.map((l) => (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a term shows its definition (title) on keyboard focus too
-        <span key={l.kind} className="term" tabIndex={0} data-term={LEGEND_TERM[l.kind]}
-          title={l.kind === 'compute' ? 'compute: a kernel (matmul, attention, norm …) on the GPU\'s compute stream.' : defn(LEGEND_TERM[l.kind], l.label)}>
-          <i style={{ background: palette[l.kind as keyof typeof palette] }} />{l.label}
-        </span>
-      ))}
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a term shows its definition (title) on keyboard focus too */}
-      <span className="term" tabIndex={0} data-term="bucket" title={defn('bucket', 'bucket')}><i className="outline" style={{ borderColor: palette.bucket }} />bucket members (click)</span>
-      <span className="muted nav-hint">wheel/W/S zoom · drag/A/D pan · 0 fit · touch: drag, pinch, tap · focused timeline: arrows, +/−, Enter</span>
-    </div>
-  );
-}
-
 function HelpMenu({ onTour, onGlossary, onWalk }: { onTour: () => void; onGlossary: () => void; onWalk: () => void }) {
   return (
     <span className="help-menu">
@@ -143,7 +113,7 @@ export function App() {
         <LiveBar />
         <StoryMenu />
         <HelpMenu onTour={tour.open} onGlossary={openGlossary} onWalk={() => setWalk(true)} />
-        <button type="button" onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
+        <button type="button" className="fit" onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
         <ThemeToggle />
       </header>
       <Banners />

@@ -21,15 +21,8 @@ export function fmtTick(us: number, stepUs?: number): string {
   return `${(us / div).toFixed(decimals)}${unit}`;
 }
 
-export function fmtBytes(b: number): string {
-  if (!Number.isFinite(b)) return '–';
-  const a = Math.abs(b);
-  // a no-break space: '416.02 MiB' never wraps between number and unit
-  if (a >= 2 ** 30) return `${(b / 2 ** 30).toFixed(2)}\u00a0GiB`;
-  if (a >= 2 ** 20) return `${(b / 2 ** 20).toFixed(2)}\u00a0MiB`;
-  if (a >= 2 ** 10) return `${(b / 2 ** 10).toFixed(1)}\u00a0KiB`;
-  return `${b}\u00a0B`;
-}
+/** Sizes from bytes: the project's one byte formatter (src/util/units.ts). */
+export { formatBytes as fmtBytes } from '../util';
 
 export function fmtPct(p: number): string {
   return Number.isFinite(p) ? `${p.toFixed(1)} %` : '–';

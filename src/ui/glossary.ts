@@ -37,7 +37,36 @@ export const TERMS: readonly Term[] = [
       'allocated blocks plus the free space in its segments (rounding, a pool per stream, fragmentation). ' +
       'What torchtitan logs as "memory:", and what must fit in HBM.',
   },
-  { id: 'idle', term: 'idle', text: 'Time the compute stream does nothing at all, exposed waits included.' },
+  {
+    id: 'idle', term: 'idle',
+    text: "Time no kernel runs on the GPU at all: no compute, no collective, no copy (HTA's idle time). A compute " +
+      'stream waiting on a running collective is not idle: that time is exposed communication.',
+  },
+  {
+    id: 'compute', term: 'compute',
+    text: "A kernel on the GPU's compute stream: matmul, attention, norm, the optimizer (in a live run also " +
+      "'drain': queued kernels finishing before a readback).",
+  },
+  {
+    id: 'memcpy', term: 'memcpy / sync',
+    text: 'Copies, memsets and CUDA syncs of imported traces: GPU time that is neither compute nor a collective ' +
+      '(HTA counts it as non-compute, not idle).',
+  },
+  {
+    id: 'readback', term: 'readback',
+    text: "Live run, measured clock: a rank copying a tensor from the GPU to the host (a loss, a collective's " +
+      'input). Counted as memory-copy time.',
+  },
+  {
+    id: 'upload', term: 'upload',
+    text: "Live run, measured clock: a rank copying data from the host to the GPU (a batch, a collective's " +
+      'result). Counted as memory-copy time.',
+  },
+  {
+    id: 'barrier', term: 'barrier wait',
+    text: "Live run, measured clock: a rank waiting for the other ranks at a collective's barrier. Counted as " +
+      'sync time.',
+  },
   { id: 'rank', term: 'rank', text: 'One GPU (here: one simulated device, or one Web Worker in a live run). Rank 0 … N−1.' },
   { id: 'backend', term: 'backend', text: 'The torch.compile backend that orders the step: aot_eager keeps the program order; aot_eager_autobucketing reorders collectives (prefetch) and merges them (buckets); transformer_block is the hand-written one-bucket-per-block plan.' },
   { id: 'clock', term: 'clock', text: 'Where a timeline\'s times come from: the cost model (simulated µs for the chosen GPU and network), a live run (your browser\'s real time, or the cost model replayed), or an imported trace. Numbers from different clocks are not comparable.' },

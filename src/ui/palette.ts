@@ -86,13 +86,40 @@ export function paletteFor(theme: Theme): Palette {
   return theme === 'dark' ? DARK : LIGHT;
 }
 
-/** Kinds in legend order, with their labels. */
-export const LEGEND: readonly { readonly kind: EventKind | 'exposed'; readonly label: string }[] = [
-  { kind: 'compute', label: 'compute' },
-  { kind: 'all_gather', label: 'all-gather' },
-  { kind: 'reduce_scatter', label: 'reduce-scatter' },
-  { kind: 'all_reduce', label: 'other collectives (imports)' },
-  { kind: 'memory', label: 'memcpy / sync (imports)' },
-  { kind: 'wait', label: 'wait (exposed)' },
-  { kind: 'exposed', label: 'comm not hidden by compute (band + red edge)' },
+/** One legend entry: the event kinds it stands for, drawn in one colour. */
+export interface LegendEntry {
+  readonly key: string;
+  readonly kinds: readonly EventKind[];
+  readonly label: string;
+  readonly color: keyof Palette;
+  /** Glossary id of its definition. */
+  readonly term: string;
+  /** Shown even when no event of its kinds is drawn (the kinds every simulated step has). */
+  readonly always?: boolean;
+}
+
+/** Entries in legend order; every kind the timeline draws has one (a unit test holds it). */
+export const LEGEND: readonly LegendEntry[] = [
+  { key: 'compute', kinds: ['compute'], label: 'compute', color: 'compute', term: 'compute', always: true },
+  { key: 'all_gather', kinds: ['all_gather'], label: 'all-gather', color: 'all_gather', term: 'all_gather',
+    always: true },
+  { key: 'reduce_scatter', kinds: ['reduce_scatter'], label: 'reduce-scatter', color: 'reduce_scatter',
+    term: 'reduce_scatter', always: true },
+  { key: 'other_collectives', kinds: ['all_reduce', 'send_recv', 'broadcast', 'all_to_all'],
+    label: 'other collectives', color: 'all_reduce', term: 'other_collectives' },
+  { key: 'memory', kinds: ['memory', 'sync'], label: 'memcpy / sync', color: 'memory', term: 'memcpy' },
+  { key: 'readback', kinds: ['readback'], label: 'readback (GPU → host)', color: 'readback', term: 'readback' },
+  { key: 'upload', kinds: ['upload'], label: 'upload (host → GPU)', color: 'upload', term: 'upload' },
+  { key: 'barrier', kinds: ['barrier'], label: 'barrier wait', color: 'barrier', term: 'barrier' },
+  { key: 'wait', kinds: ['wait'], label: 'wait (exposed)', color: 'wait', term: 'wait', always: true },
 ];
+
+/** The band behind communication no compute hides: not an event kind, drawn under them. */
+export const EXPOSED_ENTRY = {
+  key: 'exposed', label: 'comm not hidden by compute (band + red edge)', color: 'exposed', term: 'exposed',
+} as const;
+
+/** Entries for the kinds present in the events (plus the always-shown ones), in legend order. */
+export function legendFor(kinds: ReadonlySet<EventKind>): LegendEntry[] {
+  return LEGEND.filter((l) => l.always || l.kinds.some((k) => kinds.has(k)));
+}

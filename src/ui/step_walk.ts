@@ -80,3 +80,20 @@ export function walkBlock(events: readonly TraceEvent[], memory: readonly Memory
   });
   return steps.sort((a, b) => a.startUs - b.startUs || a.eventIndex - b.eventIndex);
 }
+
+/** Margin around the ops a followed window holds: a few op lengths, at least 20 µs. */
+const FOLLOW_PAD_DURS = 4;
+const FOLLOW_MIN_PAD_US = 20;
+
+/**
+ * The timeline window that shows every given op whole (A's and B's current ones, which may lie far
+ * apart: B starts its collectives earlier), with a margin; null when there is none.
+ */
+export function followWindow(ops: readonly (WalkStep | undefined)[]): { startUs: number; endUs: number } | null {
+  const at = ops.filter((s): s is WalkStep => s !== undefined);
+  if (at.length === 0) return null;
+  const lo = Math.min(...at.map((s) => s.startUs));
+  const hi = Math.max(...at.map((s) => s.startUs + s.durUs));
+  const pad = Math.max(FOLLOW_MIN_PAD_US, FOLLOW_PAD_DURS * Math.max(...at.map((s) => s.durUs)), (hi - lo) * 0.1);
+  return { startUs: lo - pad, endUs: hi + pad };
+}

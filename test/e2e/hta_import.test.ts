@@ -22,8 +22,14 @@ describe('HTA test traces in the app', () => {
     await app.page.setInputFiles('[data-testid="import-trace"]', FILES);
     const notice = await app.page.waitForSelector('[data-testid="notice-info"]');
     // what the importer left out is said, naming the file
-    expect(await notice.textContent()).toMatch(/sampled_rank-0\.json\.gz: \d+ GPU event\(s\) outside HTA's window/);
+    const said = (await notice.textContent()) ?? '';
+    expect(said).toMatch(/sampled_rank-0\.json\.gz: \d+ GPU event\(s\) outside HTA's window/);
     expect((await rankStreams(app.page, 'a')).ranks).toBe(2);
+    // the notice counts the ranks the files hold (the trace's world size is said apart)
+    const world = await app.page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.a!.worldSize);
+    const ofWorld = new RegExp(`events on 2 ranks \\(of a world of ${world}, as the trace says\\)`);
+    expect(said).toMatch(world > 2 ? ofWorld : /events on 2 ranks\./);
+    expect(said).not.toMatch(/\d+ rank\(s\)/);
     const r = importTrace(FILES.map((f) => gunzipSync(readFileSync(f)).toString()));
     if (!r.ok) throw r.error;
     const want = computeMetrics(r.value.events);

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
 import { nextFrames, waitForApp, windowOf } from './page';
 
@@ -63,7 +64,7 @@ beforeAll(async () => {
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   cdp = await context.newCDPSession(page);
-  await page.goto(previewSrv.url);
+  await page.goto(`${previewSrv.url}?model=tiny&ranks=4`); // the ranks edit below changes 4 → 8
   await waitForApp(page);
 });
 
@@ -94,7 +95,8 @@ describe('phone 390×844', () => {
   it('opens the config drawer, edits a field, and closes it', async () => {
     await page.tap('[data-testid="drawer-toggle"]');
     await page.locator('[data-testid="config"]').waitFor({ state: 'visible' });
-    await page.waitForTimeout(300); // slide-in transition
+    // slid in: the transition has ended
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('.sidebar')!).transform === 'none');
     const box = (await page.locator('.sidebar').boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);
@@ -165,8 +167,9 @@ describe('phone tour', () => {
     const box = (await tour.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);
-    for (let k = 0; k < 3; k++) await p.tap('[data-testid="tour-next"]');
-    expect(await tour.getAttribute('data-step')).toBe('3');
+    const knobs = TOUR_STEPS.findIndex((s) => s.title === 'The knobs');
+    for (let k = 0; k < knobs; k++) await p.tap('[data-testid="tour-next"]');
+    expect(await tour.getAttribute('data-step')).toBe(String(knobs));
     expect(await p.getAttribute('.tour-target', 'data-testid')).toBe('drawer-toggle');
     expect((await overflow(p)).scrollWidth).toBeLessThanOrEqual(390);
     await p.tap('[data-testid="tour-skip"]');

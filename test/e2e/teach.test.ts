@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { parseConfigQuery } from '../../src/config';
 import { REASON_PLAIN, TERMS } from '../../src/ui/glossary';
 import { STORIES } from '../../src/ui/stories';
+import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
 import { metric, nextFrames, setField, storeConfig, waitForApp, windowOf } from './page';
 
@@ -27,9 +28,15 @@ async function freshPage(tourDone: boolean): Promise<{ context: BrowserContext; 
   return { context, page };
 }
 
+/** No simulation running (the last config's results are in). */
 async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => !window.__FSDP_SIM__!.store.getState().simulating);
-  await page.waitForTimeout(350); // URL writes are coalesced (150 ms)
+}
+
+/** Settled, and the coalesced URL write has landed: the URL holds every part. */
+async function urlHas(page: Page, ...parts: string[]): Promise<void> {
+  await settled(page);
+  await expect.poll(() => page.url()).toSatisfy((u: string) => parts.every((x) => u.includes(x)));
 }
 
 beforeAll(async () => {
@@ -46,24 +53,24 @@ afterAll(async () => {
 describe('first visit', () => {
   it('shows the tour on the first visit, not on the second, and reopens it from Help', async () => {
     const { context, page } = await freshPage(false);
-    await page.goto(previewSrv.url);
+    await page.goto(`${previewSrv.url}?model=tiny&ranks=4`); // small: six steps on a loaded machine
     await waitForApp(page);
     const tour = page.locator('[data-testid="tour"]');
     await tour.waitFor();
     const titles: string[] = [];
-    for (let k = 0; k < 5; k++) {
+    for (let k = 0; k < TOUR_STEPS.length; k++) {
       expect(await tour.getAttribute('data-step')).toBe(String(k));
       titles.push((await page.textContent('#tour-title')) ?? '');
       // the step outlines what it talks about
       expect(await page.locator('.tour-target').count()).toBe(1);
       await page.click('[data-testid="tour-next"]');
     }
-    expect(titles).toEqual([...new Set(titles)]); // five different steps
+    expect(titles).toEqual([...new Set(titles)]); // every step a different one
     await tour.waitFor({ state: 'detached' });
     expect(await page.locator('.tour-target').count()).toBe(0);
     await page.reload();
     await waitForApp(page);
-    await page.waitForTimeout(300);
+    await nextFrames(page, 3); // the tour would open in the effect after the first draw
     expect(await tour.count()).toBe(0); // second visit: no tour
     await page.click('[data-testid="help-tour"]');
     await tour.waitFor();
@@ -71,7 +78,7 @@ describe('first visit', () => {
     await page.keyboard.press('Escape'); // skippable
     await tour.waitFor({ state: 'detached' });
     await context.close();
-  });
+  }, 120_000);
 
   it('states the result in one headline sentence, from the metrics', async () => {
     const { context, page } = await freshPage(true);
@@ -113,18 +120,31 @@ describe('plain words', () => {
     await context.close();
   });
 
-  it('legend items, metric rows and knobs define themselves on hover', async () => {
+  it('legend items, metric rows and knobs define themselves on hover and on keyboard focus', async () => {
     const { context, page } = await freshPage(true);
     await page.goto(previewSrv.url);
     await waitForApp(page);
     const ag = TERMS.find((t) => t.id === 'all_gather')!;
     const legendAg = page.locator('[data-testid="legend"] [data-term="all_gather"]');
-    expect(await legendAg.getAttribute('title')).toBe(`${ag.term}: ${ag.text}`);
+    expect(await legendAg.getAttribute('data-def')).toBe(`${ag.term}: ${ag.text}`);
+    const card = page.locator('[data-testid="term-card"]');
+    await legendAg.hover();
+    expect(await card.textContent()).toBe(`${ag.term}: ${ag.text}`);
+    await page.mouse.move(0, 0);
+    await card.waitFor({ state: 'detached' });
     const exposed = TERMS.find((t) => t.id === 'exposed')!;
-    expect(await page.getAttribute('[data-testid="metrics"] tr[data-metric="exposed"] .term', 'title')).toContain(exposed.text);
+    const exposedName = page.locator('[data-testid="metrics"] tr[data-metric="exposed"] .term');
+    expect(await exposedName.getAttribute('data-def')).toContain(exposed.text);
+    await exposedName.focus(); // keyboard focus opens it too
+    expect(await card.textContent()).toContain(exposed.text);
+    await page.keyboard.press('Escape');
+    await card.waitFor({ state: 'detached' });
     for (const key of ['step', 'overlap', 'peak', 'ag', 'rs']) {
-      expect((await page.getAttribute(`[data-testid="metrics"] tr[data-metric="${key}"] .term`, 'title'))!.length).toBeGreaterThan(30);
+      expect((await page.getAttribute(`[data-testid="metrics"] tr[data-metric="${key}"] .term`, 'data-def'))!.length).toBeGreaterThan(30);
     }
+    // a focused knob shows its help under it
+    await page.focus('[data-testid="cfg-autobucketing-max_in_flight_gb"]');
+    expect(await page.textContent('[data-testid="cfg-autobucketing-max_in_flight_gb-help"]')).toMatch(/in flight/);
     // every knob's tooltip says what it does; the autobucketing ones name torch's argument and the cost
     const knob = await page.locator('[data-field="autobucketing.max_in_flight_gb"] label').getAttribute('title');
     expect(knob).toMatch(/in flight/);
@@ -223,7 +243,7 @@ describe('timelines', () => {
 describe('learn one layer', () => {
   it('steps through one block\'s forward and backward under both backends', async () => {
     const { context, page } = await freshPage(true);
-    await page.goto(previewSrv.url);
+    await page.goto(`${previewSrv.url}?model=tiny&ranks=4`); // a block of tiny: a few dozen ops to click through
     await waitForApp(page);
     await page.click('[data-testid="help-walk"]');
     const panel = page.locator('[data-testid="step-through"]');
@@ -282,7 +302,8 @@ describe('story presets', () => {
       await page.goto(`${previewSrv.url}?story=${story.id}`);
       await waitForApp(page);
       await page.waitForSelector(`[data-testid="story-caption"][data-story="${story.id}"]`);
-      await settled(page);
+      const zoomed = story.zoom[0] > 0 || story.zoom[1] < 1;
+      await urlHas(page, `story=${story.id}`, ...(zoomed ? ['view='] : []), ...(story.select ? ['sel='] : []));
       const expected = parseConfigQuery(story.query).config;
       expect(await storeConfig(page)).toEqual(JSON.parse(JSON.stringify(expected)));
       const { limitUs, window: w, selection } = await page.evaluate(() => {
@@ -303,8 +324,9 @@ describe('story presets', () => {
       await p2.waitForSelector(`[data-testid="story-caption"][data-story="${story.id}"]`);
       await settled(p2);
       expect(await storeConfig(p2)).toEqual(await storeConfig(page));
-      expect(await windowOf(p2, 'a')).toEqual(await windowOf(page, 'a'));
-      expect(await p2.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toEqual(selection);
+      const w1 = await windowOf(page, 'a');
+      await expect.poll(() => windowOf(p2, 'a')).toEqual(w1); // the view lands after the simulation
+      await expect.poll(() => p2.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toEqual(selection);
       if (story.id === 'hang') await p2.waitForSelector('[data-testid="banner-mismatch"]');
       await context.close();
     });
@@ -318,12 +340,12 @@ describe('story presets', () => {
     const before = await storeConfig(page);
     await page.selectOption('[data-testid="story-menu"]', 'straggler');
     await page.waitForSelector('[data-testid="story-caption"][data-story="straggler"]');
-    await settled(page);
+    await urlHas(page, 'story=straggler');
     expect((await storeConfig(page) as { straggler: { rank: number } }).straggler.rank).toBe(2);
     await page.goBack();
     await page.waitForSelector('[data-testid="story-caption"]', { state: 'detached' });
     await settled(page);
-    expect(await storeConfig(page)).toEqual(before);
+    await expect.poll(() => storeConfig(page)).toEqual(before);
     await context.close();
   });
 });
@@ -331,25 +353,23 @@ describe('story presets', () => {
 describe('history', () => {
   it('Back undoes a config change and Forward redoes it', async () => {
     const { context, page } = await freshPage(true);
-    await page.goto(previewSrv.url);
+    await page.goto(`${previewSrv.url}?model=tiny&ranks=2`); // explicit: whatever the first screen is
     await waitForApp(page);
-    await settled(page);
+    await urlHas(page, 'ranks=2');
     await setField(page, 'ranks', '8');
-    await settled(page);
-    expect(page.url()).toContain('ranks=8');
+    await urlHas(page, 'ranks=8');
     await page.selectOption('[data-testid="cfg-network"]', 'pcie-ethernet');
-    await settled(page);
-    expect(page.url()).toContain('network=pcie-ethernet');
+    await urlHas(page, 'network=pcie-ethernet');
     // zooming replaces the entry: Back skips it
     await page.evaluate(() => window.__FSDP_SIM__!.store.getState().zoomBy(0.5));
-    await settled(page);
+    await urlHas(page, 'view=');
     await page.goBack();
     await expect.poll(async () => (await storeConfig(page) as { network: string }).network).toBe('nvlink-ib');
     expect((await storeConfig(page) as { ranks: number }).ranks).toBe(8);
     await expect.poll(() => page.inputValue('[data-testid="cfg-network"]')).toBe('nvlink-ib');
     await page.goBack();
-    await expect.poll(async () => (await storeConfig(page) as { ranks: number }).ranks).toBe(4);
-    await expect.poll(() => page.inputValue('[data-testid="cfg-ranks"]')).toBe('4');
+    await expect.poll(async () => (await storeConfig(page) as { ranks: number }).ranks).toBe(2);
+    await expect.poll(() => page.inputValue('[data-testid="cfg-ranks"]')).toBe('2');
     await settled(page);
     await page.goForward();
     await expect.poll(async () => (await storeConfig(page) as { ranks: number }).ranks).toBe(8);

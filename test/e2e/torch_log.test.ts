@@ -18,7 +18,7 @@ const write = (name: string, text: string) => {
   return join(dir, name);
 };
 
-const app = appForFile();
+const app = appForFile(undefined, '?model=tiny&ranks=4'); // the config the fixture's torch log agrees under
 
 describe("an FX dump with torch's log of the pass", () => {
   it('agrees fully with the log torch wrote for it', async () => {
@@ -29,6 +29,22 @@ describe("an FX dump with torch's log of the pass", () => {
     expect(await torch.textContent()).toMatch(/forward — buckets 100\.0%, prefetches 100\.0%.*backward — buckets 100\.0%, prefetches 100\.0%/);
     expect(await app.page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flagged')).toBe('0');
     expect(await app.page.locator('[data-testid="notice-error"]').count()).toBe(0);
+  });
+
+  it('shows the imported graph as the current model, says a reload drops it, and goes back', async () => {
+    const model = app.page.locator('[data-testid="cfg-model"]');
+    const shown = await model.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text);
+    expect(shown).toBe('FX graph: fw.json + bw.json');
+    const note = app.page.locator('[data-testid="cfg-fx-import"]');
+    const says = await note.textContent();
+    expect(says).toMatch(/imported FX graph fw\.json \+ bw\.json/);
+    expect(says).toMatch(/a reload or any config change .*drops the import/);
+    const preset = await app.page.evaluate(() => window.__FSDP_SIM__!.store.getState().config.model);
+    await note.locator('button').click();
+    await note.waitFor({ state: 'detached' });
+    await expect.poll(() => model.inputValue()).toBe(preset);
+    const fx = () => app.page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b?.fxGraph);
+    await expect.poll(fx).toBeUndefined();
   });
 
   it('names both decisions where the log differs, and outlines those collectives on B', async () => {

@@ -14,8 +14,17 @@ export interface Series {
   readonly points?: boolean;
 }
 
+/** A horizontal reference line (the HBM capacity), inside the y domain, labelled at its right end. */
+export interface RefLine {
+  readonly key: string;
+  readonly y: number;
+  readonly label: string;
+  readonly color: string;
+}
+
 interface Props {
   readonly series: readonly Series[];
+  readonly refLines?: readonly RefLine[];
   readonly height?: number;
   readonly xFormat: (v: number) => string;
   readonly yFormat: (v: number) => string;
@@ -25,7 +34,18 @@ interface Props {
 
 const MARGIN = { top: 8, right: 12, bottom: 22, left: 64 };
 
-export function LineChart({ series, height = 150, xFormat, yFormat, yFromZero = true, testId }: Props) {
+function drawRefLines(root: ReturnType<typeof select<SVGSVGElement, unknown>>, lines: readonly RefLine[],
+  y: (v: number) => number, x0: number, x1: number): void {
+  for (const l of lines) {
+    const g = root.append('g').attr('class', 'ref-line').attr('data-ref', l.key);
+    g.append('line').attr('x1', x0).attr('x2', x1).attr('y1', y(l.y)).attr('y2', y(l.y))
+      .attr('stroke', l.color).attr('stroke-width', 1.5).attr('stroke-dasharray', '6 3');
+    g.append('text').attr('x', x1 - 2).attr('y', y(l.y) - 3).attr('text-anchor', 'end').attr('fill', l.color)
+      .attr('font-size', 10).text(l.label);
+  }
+}
+
+export function LineChart({ series, refLines = [], height = 150, xFormat, yFormat, yFromZero = true, testId }: Props) {
   const ref = useRef<SVGSVGElement>(null);
   useEffect(() => {
     const svg = ref.current;
@@ -37,7 +57,7 @@ export function LineChart({ series, height = 150, xFormat, yFormat, yFromZero = 
       const root = select(svg);
       root.selectAll('*').remove();
       const xs = series.flatMap((s) => s.x);
-      const ys = series.flatMap((s) => s.y);
+      const ys = [...series.flatMap((s) => s.y), ...refLines.map((l) => l.y)];
       if (!xs.length) {
         root.append('text').attr('x', width / 2).attr('y', height / 2).attr('text-anchor', 'middle').attr('class', 'chart-empty').text('no data yet');
         return;
@@ -48,6 +68,7 @@ export function LineChart({ series, height = 150, xFormat, yFormat, yFromZero = 
         .call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 90))).tickFormat((d) => xFormat(Number(d))));
       root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`)
         .call(axisLeft(y).ticks(4).tickFormat((d) => yFormat(Number(d))));
+      drawRefLines(root, refLines, y, MARGIN.left, width - MARGIN.right);
       for (const s of series) {
         const pts = s.x.map((xv, i) => [xv, s.y[i]] as [number, number]);
         const path: [number, number][] = [];
@@ -69,7 +90,7 @@ export function LineChart({ series, height = 150, xFormat, yFormat, yFromZero = 
     const ro = new ResizeObserver(draw);
     if (svg.parentElement) ro.observe(svg.parentElement);
     return () => ro.disconnect();
-  }, [series, height, xFormat, yFormat, yFromZero]);
+  }, [series, refLines, height, xFormat, yFormat, yFromZero]);
   return (
     <div className="chart">
       <svg ref={ref} data-testid={testId} />

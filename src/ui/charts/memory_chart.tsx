@@ -7,7 +7,12 @@ import { livePlanOf, useApp, type SideResult } from '../../store';
 import { fmtBytes, fmtTick } from '../format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
-import { LineChart, type Series } from './line_chart';
+import { HARDWARE_PRESETS } from '../../estimate';
+import { hbmPeakOf, sideHbmFit } from '../hbm';
+import { LineChart, type RefLine, type Series } from './line_chart';
+
+/** Below this share of HBM the line would flatten the curves to the floor: the legend names it instead. */
+const HBM_LINE_SHARE = 0.5;
 
 function curveOf(memory: SideResult['memory'] | undefined) {
   if (!memory?.length) return null;
@@ -20,6 +25,23 @@ function sideCurve(r: SideResult | null, cfg: SimConfig) {
   if (own) return { c: own, note: '' };
   const plan = curveOf(livePlanOf(r, cfg)?.memory);
   return plan ? { c: plan, note: ', simulated for the live plan: a browser measures no device memory' } : null;
+}
+
+/** One line under the chart: which side does not fit, or that both do, or that no peak is known. */
+function HbmNote({ a, b, cfg, drawn }: { a: SideResult | null; b: SideResult | null; cfg: SimConfig; drawn: boolean }) {
+  const bytes = fmtBytes(HARDWARE_PRESETS[cfg.hardware].hbmBytes);
+  const hbm = `${cfg.hardware} HBM ${bytes}${drawn ? ' (dashed line)' : ''}`;
+  const fits = ([['A', a], ['B', b]] as const).flatMap(([k, r]) => {
+    const f = r && Number.isFinite(hbmPeakOf(r)) ? sideHbmFit(r, cfg.hardware) : null;
+    return f ? [{ k, fits: f.fits }] : [];
+  });
+  const over = fits.filter((f) => !f.fits).map((f) => f.k);
+  let text = `${hbm}: no memory measured on these sides, so no fit claim.`;
+  if (over.length) {
+    text = `${over.join(' and ')} ${over.length > 1 ? 'do' : 'does'} not fit in ${hbm}: the caching allocator's ` +
+      'reserved peak passes it (the curves are live tensors, below that peak).';
+  } else if (fits.length) text = `${fits.map((f) => f.k).join(' and ')} ${fits.length > 1 ? 'fit' : 'fits'} in ${hbm}.`;
+  return <p className={`small ${over.length ? 'warn-text' : 'muted'}`} data-testid="memory-hbm-note">{text}</p>;
 }
 
 export function MemoryChart() {
@@ -35,10 +57,16 @@ export function MemoryChart() {
     if (sb) out.push({ key: 'b', label: `B ${b?.title} (rank ${sb.c.rank}, peak ${fmtBytes(sb.c.peakBytes)}${sb.note})`, color: palette.reduce_scatter, x: sb.c.t, y: sb.c.bytes, step: true });
     return out;
   }, [a, b, cfg, palette]);
+  const hbm = HARDWARE_PRESETS[cfg.hardware].hbmBytes;
+  const peak = Math.max(0, ...series.flatMap((s) => s.y));
+  const lines = useMemo((): RefLine[] => (peak >= HBM_LINE_SHARE * hbm
+    ? [{ key: 'hbm', y: hbm, label: `${cfg.hardware} HBM ${fmtBytes(hbm)}`, color: palette.mismatch }]
+    : []), [peak, hbm, cfg.hardware, palette]);
   return (
     <section className="panel">
       <h2>Memory over time</h2>
-      <LineChart series={series} xFormat={fmtTick} yFormat={fmtBytes} testId="memory-chart" />
+      <LineChart series={series} refLines={lines} xFormat={fmtTick} yFormat={fmtBytes} testId="memory-chart" />
+      <HbmNote a={a} b={b} cfg={cfg} drawn={lines.length > 0} />
     </section>
   );
 }

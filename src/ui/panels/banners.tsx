@@ -1,8 +1,8 @@
 // Banners: environment (no WebGPU → CPU kernels; not cross-origin isolated → how to fix),
 // the simulation's error, a collective mismatch, and import/export notices.
 
-import { useEffect, useState } from 'react';
-import { appStore, useApp } from '../../store';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { appStore, type Notice, useApp } from '../../store';
 import { fmtUs } from '../format';
 
 type GpuState = 'checking' | 'core' | 'compatibility' | 'none';
@@ -27,6 +27,50 @@ export function useWebGpuState(): GpuState {
     return () => { live = false; };
   }, []);
   return state;
+}
+
+/**
+ * Notices a panel shows inline, where the action that raised them was (an import's result in the
+ * import panel): the corner toast skips them. Keyed by the notice object the store holds.
+ */
+const INLINE_NOTICES = new WeakSet<Notice>();
+
+/** Raise a notice shown in the panel that calls `useInlineNotice`, not in the corner. */
+export function setInlineNotice(n: Notice): void {
+  INLINE_NOTICES.add(n);
+  appStore.getState().setNotice(n);
+}
+
+/** The current notice when it belongs inline. */
+export function useInlineNotice(): Notice | null {
+  const n = useApp((s) => s.notice);
+  return n && INLINE_NOTICES.has(n) ? n : null;
+}
+
+/** A notice: three lines at most until "more" shows the rest; in the bottom corner unless inline. */
+export function Toast({ kind, text, inline = false }: { kind: 'error' | 'info'; text: string; inline?: boolean }) {
+  const [expanded, setExpanded] = useState(false);
+  const [clamped, setClamped] = useState(false);
+  const ref = useRef<HTMLSpanElement>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el) setClamped(el.scrollHeight > el.clientHeight + 1);
+  }, []);
+  return (
+    <div className={`banner toast ${kind}${inline ? ' inline' : ''}${expanded ? ' expanded' : ''}`}
+      role={kind === 'error' ? 'alert' : 'status'}
+      data-testid={`notice-${kind}`}>
+      <span className="notice-text" ref={ref}>{text}</span>
+      {clamped && (
+        <button type="button" className="link" onClick={() => setExpanded(!expanded)} data-testid="notice-more">
+          {expanded ? 'less' : 'more'}
+        </button>
+      )}
+      <button type="button" className="link" onClick={() => appStore.getState().setNotice(null)} aria-label="dismiss">
+        ×
+      </button>
+    </div>
+  );
 }
 
 export function Banners() {
@@ -59,12 +103,7 @@ export function Banners() {
           </div>
         );
       })}
-      {notice && (
-        <div className={`banner toast ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'} data-testid={`notice-${notice.kind}`}>
-          {notice.text}
-          <button type="button" className="link" onClick={() => appStore.getState().setNotice(null)} aria-label="dismiss">×</button>
-        </div>
-      )}
+      {notice && !INLINE_NOTICES.has(notice) && <Toast key={notice.text} kind={notice.kind} text={notice.text} />}
     </div>
   );
 }

@@ -3,7 +3,7 @@
 // commit on Enter / blur / a short pause; a value validateConfig refuses stays in the field
 // with its message and the last good config keeps running.
 
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { Fragment, type ReactNode, useEffect, useRef, useState } from 'react';
 import { CONFIG_FIELDS, FIELD_GROUPS, describeAllowed, type FieldGroup, type FieldSpec } from '../../config';
 import { appStore, getPath, useApp } from '../../store';
 import { knobTooltip } from '../glossary';
@@ -66,11 +66,65 @@ function NumberField({ f, value, error }: { f: FieldSpec; value: unknown; error?
 
 const PRESET_DEFAULT_LABEL = 'preset default';
 
+/** 'max_memory_increase_gb' with a break chance after each '_': long knob names wrap, never cut. */
+function wrappable(label: string): ReactNode {
+  const parts = label.split('_');
+  return parts.map((p, i) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed label, in order
+    <Fragment key={i}>{p}{i < parts.length - 1 && <>_<wbr /></>}</Fragment>
+  ));
+}
+
+/** The FX graph both sides ran, when they came from an FX import rather than the config's model. */
+function useFxGraph(): string | undefined {
+  return useApp((s) => {
+    const fx = s.sides.a?.fxGraph;
+    return fx !== undefined && fx === s.sides.b?.fxGraph ? fx : undefined;
+  });
+}
+
+/** The model select: an FX import shows as the current model until a preset is picked (which runs it). */
+function ModelSelect({ f, value }: { f: FieldSpec & { kind: 'enum' }; value: unknown }) {
+  const fx = useFxGraph();
+  const pick = (v: string) => {
+    const st = appStore.getState();
+    if (fx !== undefined && v === st.config.model) void st.resimulate(st.config); // same preset: run it again
+    else st.setField(f.path, v);
+  };
+  return (
+    <select value={fx !== undefined ? '' : String(value)} data-testid={testId(f.path)}
+      onChange={(e) => pick(e.target.value)}>
+      {fx !== undefined && <option value="" disabled>FX graph: {fx}</option>}
+      {f.values.map((v) => <option key={v} value={v}>{v}</option>)}
+    </select>
+  );
+}
+
+/** Says plainly what an FX import replaced and that the URL cannot hold it. */
+function FxImportNote() {
+  const fx = useFxGraph();
+  if (fx === undefined) return null;
+  const st = appStore.getState();
+  return (
+    <p className="small banner info fx-note" data-testid="cfg-fx-import" role="note">
+      Current model: the imported FX graph <code>{fx}</code>, run with this config's hardware, network and backend
+      knobs (the model preset and its shape fields do not apply to it). The URL holds only the config: a reload or
+      any config change runs the config again and drops the import.{' '}
+      <button type="button" className="link" onClick={() => void st.resimulate(st.config)}>
+        back to {st.config.model}
+      </button>
+    </p>
+  );
+}
+
 function Field({ f }: { f: FieldSpec }) {
   const value = useApp((s) => getPath(s.config, f.path));
   const error = useApp((s) => s.fieldErrors[f.path]);
+  const [focused, setFocused] = useState(false);
+  const help = knobTooltip(f.path, describeAllowed(f));
   let control: ReactNode;
-  if (f.kind === 'enum') {
+  if (f.kind === 'enum' && f.path === 'model') control = <ModelSelect f={f} value={value} />;
+  else if (f.kind === 'enum') {
     // A nullable enum's null means "the preset decides" (e.g. the preset's torchtitan AC mode).
     control = (
       <select
@@ -88,12 +142,14 @@ function Field({ f }: { f: FieldSpec }) {
     control = <NumberField f={f} value={value} error={error} />;
   }
   return (
+    // focus (a tap on the label or the control, or Tab) shows the knob's help under it
     <div className={`field ${f.kind === 'bool' ? 'field-bool' : ''}`} data-field={f.path}>
       {/* biome-ignore lint/a11y/noLabelWithoutControl: the control is {control}, inside the label */}
-      <label title={knobTooltip(f.path, describeAllowed(f))}>
-        <span className="field-label">{f.label}</span>
+      <label title={help} onFocus={() => setFocused(true)} onBlur={() => setFocused(false)}>
+        <span className="field-label">{wrappable(f.label)}</span>
         {control}
       </label>
+      {focused && <div className="field-help" data-testid={`${testId(f.path)}-help`}>{help}</div>}
       {error && <div className="field-error" role="alert" data-testid={`${testId(f.path)}-error`}>{error}</div>}
     </div>
   );
@@ -111,6 +167,7 @@ export function ConfigPanel() {
         <h2>Config</h2>
         <button type="button" className="link" onClick={() => appStore.getState().resetConfig()} data-testid="cfg-reset">reset</button>
       </div>
+      <FxImportNote />
       {groups.map((g) => g.fields.length > 0 && (
         <fieldset key={g.title}>
           <legend>{g.title}</legend>

@@ -4,14 +4,25 @@
 import { useApp } from '../../store';
 import { fmtBytes, fmtUs } from '../format';
 import { plainReason } from '../glossary';
+import { useInputKind } from '../input_kind';
 import { bucketOf, reasonsForEvent } from '../reasons';
 
 export function DetailsPanel() {
   const selection = useApp((s) => s.selection);
+  const input = useInputKind();
   const sides = useApp((s) => s.sides);
   const r = selection ? sides[selection.side] : null;
   const e = selection && r ? r.events[selection.eventIndex] : undefined;
-  if (!r || !e) return <section className="panel details" data-testid="details"><h2>Selection</h2><p className="muted">Click an event on a timeline to see its details. Wheel or W/S zoom, drag or A/D pan.</p></section>;
+  if (!r || !e) {
+    const hint = input === 'touch'
+      ? 'Tap an event on a timeline to see its details. Pinch to zoom, drag to pan.'
+      : 'Click an event on a timeline to see its details. Wheel or W/S zoom, drag or A/D pan.';
+    return (
+      <section className="panel details" data-testid="details">
+        <h2>Selection</h2><p className="muted" data-testid="details-hint">{hint}</p>
+      </section>
+    );
+  }
   const b = bucketOf(r.schedule, e);
   const reasons = reasonsForEvent(r.schedule, e);
   return (

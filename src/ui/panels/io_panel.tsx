@@ -3,7 +3,7 @@
 // naming what is wrong; the page stays as it was.
 
 import { useRef, useState } from 'react';
-import { appStore, useApp, type Side } from '../../store';
+import { appStore, useApp, type Side, type SideResult } from '../../store';
 import { importFxFiles, importTraceFiles } from '../../store/engine';
 import { exportChromeTrace } from '../../trace';
 import { waitOfGraph } from '../../trace/chrome_export';
@@ -12,9 +12,10 @@ import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
 import { downloadBlob, downloadJson, timelinesPng } from '../download';
 import { fmtTick, fmtUs } from '../format';
-import { LEGEND, paletteFor } from '../palette';
+import { EXPOSED_ENTRY, legendFor, paletteFor } from '../palette';
 import { GUTTER_PX } from '../timeline/draw';
 import { useResolvedTheme } from '../theme';
+import { setInlineNotice, Toast, useInlineNotice } from './banners';
 
 async function readFiles(list: FileList | null): Promise<{ name: string; text: string }[]> {
   return Promise.all([...(list ?? [])].map(async (f) => ({ name: f.name, text: await f.text() })));
@@ -29,13 +30,21 @@ function safeName(s: string): string {
   return s.replace(/[^a-z0-9_.-]+/gi, '_').slice(0, 60);
 }
 
+/** 'on 2 ranks (of a world of 128)': the ranks the files hold, and the job's size when the trace says more. */
+function rankWords(r: SideResult): string {
+  const held = new Set(r.events.map((e) => e.rank)).size;
+  const n = (k: number) => `${k} rank${k === 1 ? '' : 's'}`;
+  return r.worldSize > held ? `on ${n(held)} (of a world of ${r.worldSize}, as the trace says)` : `on ${n(held)}`;
+}
+
 export function IoPanel() {
   const sides = useApp((s) => s.sides);
   const theme = useResolvedTheme();
   const [importSide, setImportSide] = useState<Side>('a');
   const traceInput = useRef<HTMLInputElement>(null);
   const fxInput = useRef<HTMLInputElement>(null);
-  const notify = (kind: 'error' | 'info', text: string) => appStore.getState().setNotice({ kind, text });
+  const notify = (kind: 'error' | 'info', text: string) => setInlineNotice({ kind, text }); // shown here, not on top
+  const notice = useInlineNotice();
 
   const exportTrace = (side: Side) => {
     const r = sides[side];
@@ -66,7 +75,8 @@ export function IoPanel() {
       const x = scaleLinear().domain([w.startUs, w.endUs]).range([GUTTER_PX, cssW - 8]);
       const tv = x.ticks(Math.max(2, Math.floor((cssW - GUTTER_PX) / 110)));
       const ticks = tv.map((t) => ({ xPx: x(t), label: fmtTick(t, tv.length > 1 ? tv[1] - tv[0] : undefined) }));
-      const legend = LEGEND.map((l) => ({ label: l.label, color: String(p[l.kind as keyof typeof p] ?? p.text) }));
+      const kinds = new Set([sides.a, sides.b].flatMap((r) => r?.events.map((e) => e.kind) ?? []));
+      const legend = [...legendFor(kinds), EXPOSED_ENTRY].map((l) => ({ label: l.label, color: p[l.color] }));
       const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || p.text;
       downloadBlob(await timelinesPng(canvases, { background: p.background, text: p.text, muted, ticks, legend }), 'fsdp-sim_timelines.png');
     } catch (e) {
@@ -84,7 +94,9 @@ export function IoPanel() {
       else {
         appStore.getState().setSide(importSide, r.value);
         const notes = r.value.warnings?.length ? ` Note: ${r.value.warnings.join('; ')}.` : '';
-        notify('info', `Imported ${files.map((f) => f.name).join(', ')} into ${importSide.toUpperCase()}: ${r.value.events.length} events on ${r.value.worldSize} rank(s).${notes}`);
+        const names = files.map((f) => f.name).join(', ');
+        const what = `${r.value.events.length} events ${rankWords(r.value)}`;
+        notify('info', `Imported ${names} into ${importSide.toUpperCase()}: ${what}.${notes}`);
       }
     } catch (e) {
       notify('error', `Import failed: ${(e as Error).message}`);
@@ -101,9 +113,11 @@ export function IoPanel() {
       if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
       else {
         const st = appStore.getState();
-        st.setSide('a', r.value.a);
-        st.setSide('b', r.value.b);
-        notify('info', `Ran both backends on the FX graph ${files.map((f) => f.name).join(' + ')}.`);
+        const fxGraph = r.value.a.title.replace(/^\S+ on /, ''); // the dumps' names (a pass log is not the model)
+        st.setSide('a', { ...r.value.a, fxGraph });
+        st.setSide('b', { ...r.value.b, fxGraph });
+        notify('info', `Ran both backends on the FX graph ${fxGraph}: the Config panel shows it as the model. ` +
+          'A reload drops it (the URL holds only the config).');
       }
     } catch (e) {
       notify('error', `Import failed: ${(e as Error).message}`);
@@ -115,6 +129,7 @@ export function IoPanel() {
   return (
     <section className="panel io" data-testid="io">
       <h2>Export / import</h2>
+      {notice && <Toast key={notice.text} kind={notice.kind} text={notice.text} inline />}
       <div className="row buttons">
         <button type="button" onClick={() => exportTrace('a')} disabled={!sides.a} data-testid="export-a">Trace A (.json)</button>
         <button type="button" onClick={() => exportTrace('b')} disabled={!sides.b} data-testid="export-b">Trace B (.json)</button>

@@ -1,7 +1,8 @@
 // Metrics table: HTA-style metrics of A and B side by side with B's change against A. Row and
-// column heads define themselves on hover; sides on different clocks get no delta column.
+// column heads open their definition on hover, focus and tap; sides on different clocks get no
+// delta column.
 
-import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, hbmFit, type HbmFit, type SimConfig } from '../../config';
+import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, type HbmFit, type SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
 import { MODEL_PRESETS, paramCount } from '../../model';
 import { useMemo } from 'react';
@@ -12,6 +13,8 @@ import type { TraceMetrics } from '../../trace/metrics';
 import { clockKind, sameClock } from '../clocks';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
 import { termById } from '../glossary';
+import { sideHbmFit } from '../hbm';
+import { Term } from '../term';
 
 interface Row {
   readonly key: string;
@@ -70,14 +73,6 @@ function shortTitle(t: string | undefined): string {
   return t ? t.replace(/^aot_eager_(?=\w)/, '') : '–';
 }
 
-/**
- * The peak an HBM-fit check uses: the caching allocator's reserved peak where the side has one
- * (what torch runs out of), else the live tensors' peak; NaN when unknown (no claim).
- */
-function hbmPeakOf(r: SideResult): number {
-  return r.allocator?.peakReservedBytes ?? (r.memory.length ? r.metrics.peakMemoryBytes : NaN);
-}
-
 /** Sides whose peak exceeds the hardware's HBM (unknown peaks make no claim). */
 interface OverHbm {
   readonly side: string;
@@ -87,9 +82,8 @@ interface OverHbm {
 
 function overHbm(sides: readonly [string, SideResult | null | undefined][], hardware: HardwareName): OverHbm[] {
   return sides.flatMap(([side, r]) => {
-    if (!r) return [];
-    const fit = hbmFit(hbmPeakOf(r), hardware);
-    return fit.fits ? [] : [{ side, fit, r }];
+    const fit = sideHbmFit(r, hardware);
+    return !r || !fit || fit.fits ? [] : [{ side, fit, r }];
   });
 }
 
@@ -120,6 +114,8 @@ function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
     : 'This config already uses every lever fsdp-sim models; torchtitan adds pipeline parallelism here, which fsdp-sim does not model.';
 }
 
+const DELTA_DEF = "B vs A: B's change against A, relative (%) or in points (pt); green: better, red: worse.";
+
 function headTitle(r: Row): string {
   const t = termById(r.term);
   return `${t.term}: ${t.text}`;
@@ -136,9 +132,8 @@ export function MetricsTable() {
     <section className="panel metrics" data-testid="metrics">
       <h2>Metrics <span className="muted">(mean over ranks; HTA definitions)</span></h2>
       <table>
-        <colgroup><col className="label" /><col /><col /><col className="delta" /></colgroup>
         <thead>
-          <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th><th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th><th title="B's change against A (green: better)">B vs A</th></tr>
+          <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th><th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th><th><Term def={DELTA_DEF}>B vs A</Term></th></tr>
         </thead>
         <tbody>
           {rows.map((r) => {
@@ -151,9 +146,7 @@ export function MetricsTable() {
             return (
               <tr key={r.key} data-metric={r.key}
                 className={r.key.startsWith('peak') && over.length > 0 ? 'warn-text' : undefined}>
-                <th>
-                  {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a term shows its definition (title) on keyboard focus too */}
-                  <span className="term" tabIndex={0} title={headTitle(r)} data-term={r.term}>{r.label}</span></th>
+                <th><Term def={headTitle(r)} term={r.term}>{r.label}</Term></th>
                 <td data-side="a" data-value={String(va)}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
                 <td data-side="b" data-value={String(vb)}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
                 <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>

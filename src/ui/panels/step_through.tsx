@@ -1,14 +1,14 @@
 // "Learn one layer": walk one transformer block's forward and backward under both backends, op
 // by op (slider, Prev/Next, Play/Pause). Each side shows the current op, the collectives in
 // flight, and the memory held, on a strip of the block's ops and a memory sparkline; the shared
-// timeline window follows B's current op, which is selected there.
+// timeline window holds both sides' current op (B's is selected there).
 
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { appStore, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtUs } from '../format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
-import { blocksOf, walkBlock, type WalkStep } from '../step_walk';
+import { blocksOf, followWindow, walkBlock, type WalkStep } from '../step_walk';
 
 const PLAY_MS = 700;
 const STRIP_W = 300;
@@ -42,7 +42,7 @@ function SideWalk({ side, r, steps, i }: { side: Side; r: SideResult; steps: rea
   const verb = s.kind === 'wait' ? 'waits for' : 'runs';
   return (
     <div className="walk-side" data-testid={`walk-${side}`} data-op={s.name} data-index={at} data-phase={s.phase}
-      data-in-flight={s.inFlight.length} data-memory={String(s.memoryBytes)}>
+      data-in-flight={s.inFlight.length} data-memory={String(s.memoryBytes)} data-start={s.startUs} data-dur={s.durUs}>
       <div><span className={`side-badge side-${side}`}>{side.toUpperCase()}</span> <b>{r.title}</b> <span className="muted">op {at + 1}/{steps.length} · {s.phase}</span></div>
       <Strip steps={steps} at={at} side={side} />
       <p className="walk-now">At {fmtUs(s.startUs)} rank 0 {verb} <code>{s.name}</code> ({fmtUs(s.durUs)}).</p>
@@ -50,6 +50,15 @@ function SideWalk({ side, r, steps, i }: { side: Side; r: SideResult; steps: rea
       <p className="small">Memory held: <b>{fmtBytes(s.memoryBytes)}</b></p>
     </div>
   );
+}
+
+/** 'In this block A waits 6 times (red), B 2 times; a collective is in flight under 3 of A's ops, 9 of B's.' */
+function walkSummary(a: readonly WalkStep[], b: readonly WalkStep[]): string {
+  const waits = (w: readonly WalkStep[]) => w.filter((s) => s.kind === 'wait').length;
+  const busy = (w: readonly WalkStep[]) => w.filter((s) => s.kind !== 'wait' && s.inFlight.length > 0).length;
+  const times = (k: number) => `${k} time${k === 1 ? '' : 's'}`;
+  return `In this block A waits ${times(waits(a))} (red), B ${times(waits(b))}; a collective is in flight under ` +
+    `${busy(a)} of A's ${a.length} ops, ${busy(b)} of B's ${b.length}.`;
 }
 
 export function StepThrough({ onClose }: { onClose: () => void }) {
@@ -65,14 +74,17 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
   const n = Math.max(walkA.length, walkB.length);
   const at = Math.min(i, Math.max(0, n - 1));
 
-  useEffect(() => { // follow on the timelines: centre B's current op and select it
-    const s = walkB[Math.min(at, walkB.length - 1)];
-    if (!s) return;
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => { ref.current?.scrollIntoView({ block: 'nearest' }); }, []); // opened below the fold: bring it up
+  useEffect(() => { // follow on the timelines: one window holding both sides' current op; B's is selected
+    const sa = walkA[Math.min(at, walkA.length - 1)];
+    const sb = walkB[Math.min(at, walkB.length - 1)];
+    const w = followWindow([sa, sb]);
+    if (!w) return;
     const st = appStore.getState();
-    const half = Math.max(s.durUs * 8, 20);
-    st.setWindow({ startUs: s.startUs - half, endUs: s.startUs + half });
-    st.select({ side: 'b', eventIndex: s.eventIndex });
-  }, [walkB, at]);
+    st.setWindow(w);
+    if (sb) st.select({ side: 'b', eventIndex: sb.eventIndex });
+  }, [walkA, walkB, at]);
   useEffect(() => {
     if (playing && at >= n - 1) setPlaying(false); // played to the end of the block
   }, [playing, at, n]);
@@ -83,7 +95,7 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
   }, [playing, n]);
 
   return (
-    <section className="panel step-through" data-testid="step-through" aria-labelledby="walk-title">
+    <section className="panel step-through" data-testid="step-through" aria-labelledby="walk-title" ref={ref}>
       <div className="panel-head">
         <h2 id="walk-title">Learn one layer: block {k}, forward, backward, optimizer</h2>
         <button type="button" className="link" onClick={onClose} data-testid="walk-close" aria-label="close the step-through">close</button>
@@ -102,7 +114,10 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
         {a && <SideWalk side="a" r={a} steps={walkA} i={at} />}
         {b && <SideWalk side="b" r={b} steps={walkB} i={at} />}
       </div>
-      <p className="muted small">Each strip is the block's ops on rank 0 in time order (coloured by kind; faded: backward, palest: optimizer); the line below it is the memory held. A waits (red) right before each use; B's all-gathers are already in flight.</p>
+      <p className="muted small" data-testid="walk-summary">
+        Each strip is the block's ops on rank 0 in time order (coloured by kind; faded: backward, palest: optimizer);
+        the line below it is the memory held. {walkSummary(walkA, walkB)}
+      </p>
     </section>
   );
 }

@@ -114,7 +114,8 @@ export function attachInteractions(t: InteractTarget): () => void {
     const p = local(ev);
     const hit = eventAt(t, p.x, p.y, ev.pointerType === 'mouse' ? HOVER_TOL_PX : TAP_TOL_PX);
     appStore.getState().select(hit >= 0 ? { side: t.side, eventIndex: hit } : null);
-    if (hit >= 0 && ev.pointerType !== 'mouse') t.hover(hit, p.x, p.y); // a tap shows the card
+    // a tap shows the selection under the timeline (timeline.tsx), not a card over the other ranks
+    if (ev.pointerType !== 'mouse') t.hover(-1, 0, 0);
   };
   const onCancel = (ev: PointerEvent) => {
     pointers.delete(ev.pointerId);

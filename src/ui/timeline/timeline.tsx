@@ -12,6 +12,8 @@ import { plainReason } from '../glossary';
 import { baseName, reasonsForEvent, bucketOf } from '../reasons';
 import { useResolvedTheme } from '../theme';
 import { clockWords } from '../clocks';
+import { useInputKind } from '../input_kind';
+import { overHbmWords, sideHbmFit } from '../hbm';
 import { buildColumns, type TimelineColumns } from './columns';
 import { GUTTER_PX, drawTimeline, layoutLanes, type LaneLayout } from './draw';
 import { attachInteractions } from './interact';
@@ -46,23 +48,57 @@ function disagreeingEvents(r: SideResult): ReadonlySet<number> | undefined {
   return out;
 }
 
-function hoverHtml(r: SideResult, i: number): string {
+/** What the hover card and the selection line say about an event: its name, then one fact a row. */
+function eventFacts(r: SideResult, i: number): { name: string; rows: string[]; reason?: string } {
   const e = r.events[i];
   const rows: string[] = [
-    `<b>${escapeHtml(e.name)}</b>`,
-    `${e.kind}${e.op ? ` · op ${escapeHtml(e.op)}` : ''} · rank ${e.rank} · ${escapeHtml(e.stream)}`,
+    `${e.kind}${e.op ? ` · op ${e.op}` : ''} · rank ${e.rank} · ${e.stream}`,
     `start ${fmtUs(e.start)} · duration ${fmtUs(e.dur)}`,
   ];
   if (e.bytes !== undefined) rows.push(`bytes ${fmtBytes(e.bytes)}`);
   const b = bucketOf(r.schedule, e);
   if (b) rows.push(`bucket #${b.id}: ${b.members.length} collectives, ${fmtBytes(b.bytes)}`);
-  if (e.params?.length) rows.push(`params ${escapeHtml(e.params.slice(0, 4).join(', '))}${e.params.length > 4 ? ` +${e.params.length - 4}` : ''}`);
+  const more = (e.params?.length ?? 0) > 4 ? ` +${(e.params?.length ?? 0) - 4}` : '';
+  if (e.params?.length) rows.push(`params ${e.params.slice(0, 4).join(', ')}${more}`);
   const reasons = reasonsForEvent(r.schedule, e);
-  if (reasons.length) {
-    const last = reasons[reasons.length - 1];
-    rows.push(`${escapeHtml(plainReason(last.code))} <i>(${escapeHtml(last.text)})</i>`);
-  }
-  return rows.join('<br>');
+  const last = reasons[reasons.length - 1];
+  return { name: e.name, rows, reason: last ? `${plainReason(last.code)} (${last.text})` : undefined };
+}
+
+function hoverHtml(r: SideResult, i: number): string {
+  const f = eventFacts(r, i);
+  const reason = f.reason ? [`<i>${escapeHtml(f.reason)}</i>`] : [];
+  return [`<b>${escapeHtml(f.name)}</b>`, ...f.rows.map(escapeHtml), ...reason].join('<br>');
+}
+
+/** 'does not fit in HBM: peak … = 2.96 × h100 HBM' in the head of a side whose step would not run. */
+function HbmWarning({ r }: { r: SideResult }) {
+  const hardware = useApp((s) => s.config.hardware);
+  const fit = sideHbmFit(r, hardware);
+  if (!fit || fit.fits) return null;
+  return (
+    <span className="warn-text hbm-warn" data-testid="hbm-warn" role="alert">
+      does not fit in HBM: {overHbmWords(fit)}
+    </span>
+  );
+}
+
+/**
+ * The selected event of this side, under its timeline: on a phone or a touch screen the details
+ * panel is far below, and a card over the lanes would hide the other ranks.
+ */
+function SelectionLine({ side, r }: { side: Side; r: SideResult }) {
+  const i = useApp((s) => (s.selection?.side === side ? s.selection.eventIndex : -1));
+  const touch = useInputKind() === 'touch';
+  if (i < 0 || !r.events[i]) return null;
+  const f = eventFacts(r, i);
+  return (
+    <div className={`sel-inline${touch ? ' touch' : ''}`} data-testid={`sel-inline-${side}`} role="status">
+      <button type="button" className="link" onClick={() => appStore.getState().select(null)}
+        aria-label="clear the selection">×</button>
+      <b>{f.name}</b> · {f.rows.join(' · ')}{f.reason && <> · <i>{f.reason}</i></>}
+    </div>
+  );
 }
 
 export function Timeline({ side, label }: Props) {
@@ -194,6 +230,7 @@ export function Timeline({ side, label }: Props) {
         <span className="timeline-title" title={result.title}>{result.title}</span>
         <span className="muted clock" data-testid={`clock-${side}`} title={result.clock}>{clockWords(result)}</span>
         <span className="muted">step {fmtUs(result.metrics.stepTimeUs)}</span>
+        <HbmWarning r={result} />
         {hidden > 0 && <span className="note" data-testid={`lane-note-${side}`}>{laneNote}</span>}
         {symmetricNote && <span className="note">{symmetricNote}</span>}
       </div>
@@ -204,6 +241,7 @@ export function Timeline({ side, label }: Props) {
         <div className="tooltip" ref={tipRef} hidden />
         {simulating && <div className="stale-note" data-testid={`stale-${side}`}>simulating the new config…</div>}
       </div>
+      <SelectionLine side={side} r={result} />
     </section>
   );
 }

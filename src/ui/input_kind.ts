@@ -1,0 +1,48 @@
+// Which input the user has: 'touch' where the primary pointer is coarse, switched by the last
+// pointer actually used (a touch laptop's tap, a tablet's mouse). Hints and the tour say "tap" or
+// "hover", "pinch" or "wheel" from it, so the words match the hand on the screen.
+
+import { useSyncExternalStore } from 'react';
+
+export type InputKind = 'touch' | 'mouse';
+
+let current: InputKind | null = null;
+const listeners = new Set<() => void>();
+
+function initial(): InputKind {
+  if (typeof window === 'undefined' || typeof matchMedia !== 'function') return 'mouse';
+  return matchMedia('(pointer: coarse)').matches ? 'touch' : 'mouse';
+}
+
+function onPointer(e: PointerEvent): void {
+  const k: InputKind = e.pointerType === 'touch' || e.pointerType === 'pen' ? 'touch' : 'mouse';
+  if (k === current) return;
+  current = k;
+  for (const l of listeners) l();
+}
+
+function subscribe(l: () => void): () => void {
+  if (listeners.size === 0) window.addEventListener('pointerdown', onPointer, { capture: true, passive: true });
+  listeners.add(l);
+  return () => {
+    listeners.delete(l);
+    if (listeners.size === 0) window.removeEventListener('pointerdown', onPointer, { capture: true });
+  };
+}
+
+export function inputKind(): InputKind {
+  current ??= initial();
+  return current;
+}
+
+export function useInputKind(): InputKind {
+  return useSyncExternalStore(subscribe, inputKind, () => 'mouse');
+}
+
+/** The navigation hint for the input at hand. */
+export function navHint(k: InputKind): string {
+  return k === 'touch'
+    ? 'drag to pan · pinch to zoom · tap an event to select it · tap a dotted word for its definition'
+    : 'wheel/W/S zoom · drag/A/D pan · 0 fit · click an event to select it · ' +
+      'focused timeline: arrows, +/−, Enter';
+}

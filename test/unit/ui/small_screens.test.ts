@@ -1,0 +1,120 @@
+// The small pure parts behind issue 21's screen fixes: byte sizes scaled past GiB, a legend entry
+// for every kind the timeline draws, an unknown-URL-parameter message that names a few fields and
+// counts the rest, the window Learn one layer follows (both sides' ops whole), and the tour's
+// "what B does" sentence checked against the simulated run it describes.
+
+import { describe, expect, it } from 'vitest';
+import { CONFIG_FIELDS, defaultConfig, parseConfigQuery, type SimConfig } from '../../../src/config';
+import { unknownParamMessage } from '../../../src/config/url';
+import { compareBackends } from '../../../src/pipeline';
+import { sideFromRun } from '../../../src/store/engine';
+import type { SideResult } from '../../../src/store';
+import { fmtBytes } from '../../../src/ui/format';
+import { navHint } from '../../../src/ui/input_kind';
+import { LEGEND, legendFor } from '../../../src/ui/palette';
+import { followWindow, type WalkStep } from '../../../src/ui/step_walk';
+import { KIND_CODES } from '../../../src/ui/timeline/columns';
+import { defineVerb, whatBDoes } from '../../../src/ui/tour_text';
+
+const GIB = 2 ** 30;
+
+describe('fmtBytes past GiB', () => {
+  it('scales to TiB, PiB and EiB instead of printing millions of GiB', () => {
+    expect(fmtBytes(14383148.32 * GIB)).toBe('13.72\u00a0PiB');
+    expect(fmtBytes(2048 * GIB)).toBe('2.00\u00a0TiB');
+    expect(fmtBytes(1023.5 * GIB)).toBe('1023.50\u00a0GiB');
+    expect(fmtBytes(3 * 2 ** 60)).toBe('3.00\u00a0EiB');
+    expect(fmtBytes(2 ** 80)).toBe('1.05e+6\u00a0EiB'); // past the last unit: an exponent, still short
+    expect(fmtBytes(-5 * 2 ** 40)).toBe('-5.00\u00a0TiB');
+    for (const b of [1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18, 1e21]) expect(fmtBytes(b).length).toBeLessThanOrEqual(13);
+  });
+});
+
+describe('legend', () => {
+  it('has an entry for every kind the timeline draws', () => {
+    const covered = new Set(LEGEND.flatMap((l) => l.kinds));
+    expect(KIND_CODES.filter((k) => !covered.has(k))).toEqual([]);
+  });
+
+  it('shows the kinds of a simulated step always, and live or import kinds only when drawn', () => {
+    const sim = legendFor(new Set(['compute', 'all_gather', 'reduce_scatter', 'wait'])).map((l) => l.key);
+    expect(sim).toEqual(['compute', 'all_gather', 'reduce_scatter', 'wait']);
+    const live = legendFor(new Set(['compute', 'readback', 'barrier'])).map((l) => l.key);
+    expect(live).toContain('readback');
+    expect(live).toContain('barrier');
+    expect(live).not.toContain('upload');
+  });
+
+  it('hints name the gestures of the input at hand', () => {
+    expect(navHint('touch')).toMatch(/pinch/);
+    expect(navHint('touch')).not.toMatch(/wheel|W\/S|click/i);
+    expect(navHint('mouse')).toMatch(/wheel/);
+    expect(defineVerb('touch')).not.toMatch(/hover/i);
+  });
+});
+
+describe('unknown URL parameters', () => {
+  it('suggest the near names, never list every field, and count the rest', () => {
+    const known = CONFIG_FIELDS.map((f) => f.path);
+    const m = unknownParamMessage('rank', known);
+    expect(m).toMatch(/^unknown URL parameter "rank": did you mean ranks/);
+    const named = (/did you mean ([^?]+)\?/.exec(m)?.[1] ?? '').split(', ');
+    expect(named).toEqual(['ranks', 'straggler.rank']);
+    expect(m).toContain(`and ${known.length - named.length} more`);
+    const far = unknownParamMessage('zz', known);
+    expect(far).toMatch(/config fields such as/);
+    expect(known.filter((k) => far.includes(` ${k}`)).length).toBeLessThanOrEqual(3);
+    // the page's parse reports it on the key, and keeps the rest of the link
+    const { errors, config } = parseConfigQuery('rank=3&ranks=2');
+    expect(errors.map((e) => e.field)).toEqual(['rank']);
+    expect(config.ranks).toBe(2);
+  });
+});
+
+describe('Learn one layer: the followed window', () => {
+  const op = (startUs: number, durUs: number): WalkStep => ({
+    eventIndex: 0, name: 'x', kind: 'compute', phase: 'forward', startUs, durUs, inFlight: [], memoryBytes: NaN,
+  });
+  it('holds both ops whole, however far apart', () => {
+    for (const [a, b] of [[op(100, 5), op(9000, 40)], [op(5000, 2), op(10, 1)], [op(7, 3), undefined]] as const) {
+      const w = followWindow([a, b])!;
+      for (const s of [a, b]) if (s) {
+        expect(w.startUs).toBeLessThan(s.startUs);
+        expect(w.endUs).toBeGreaterThan(s.startUs + s.durUs);
+      }
+    }
+    expect(followWindow([undefined, undefined])).toBeNull();
+  });
+});
+
+describe('the tour says what B does, from the run', () => {
+  const sides = (model: string, ranks: number): { a: SideResult; b: SideResult } => {
+    const cfg: SimConfig = { ...defaultConfig(), model: model as SimConfig['model'], ranks };
+    const { a, b } = compareBackends(cfg);
+    return { a: sideFromRun(a), b: sideFromRun(b) };
+  };
+
+  it('names the pass\'s three moves and fills in the counts of the run', () => {
+    const { a, b } = sides('tiny', 4);
+    const text = whatBDoes(a, b);
+    expect(text).toMatch(/starts each collective as early/);
+    expect(text).toMatch(/overlap/);
+    expect(text).toMatch(/merges small ones into buckets/);
+    const ca = a.metrics.collectives;
+    const cb = b.metrics.collectives;
+    const counts = `A launches ${ca.all_gather} all-gathers and ${ca.reduce_scatter} reduce-scatters`;
+    expect(text).toContain(`${counts}, B ${cb.all_gather} and ${cb.reduce_scatter}`);
+    const early = new Set(b.schedule!.reasons.filter((r) => r.code === 'prefetched').map((r) => r.node)).size;
+    expect(text).toContain(`starts ${early} collective`);
+    const merged = b.schedule!.buckets.filter((k) => k.members.length > 1).length;
+    expect(text).toContain(merged > 0 ? `${merged} bucket` : 'nothing merged');
+    expect(text).toContain(b.metrics.exposedCommUs < a.metrics.exposedCommUs ? '→' : 'hides no more than A');
+  });
+
+  it('makes no claim the numbers do not bear: same run on both sides', () => {
+    const { a } = sides('tiny', 4);
+    const text = whatBDoes(a, { ...a, backend: 'aot_eager_autobucketing', schedule: { ...a.schedule!, buckets: [] } });
+    expect(text).toContain('nothing merged');
+    expect(text).toContain('hides no more than A');
+  });
+});
