@@ -20,6 +20,7 @@ const CLOCK_WORDS = { model: 'simulated', measured: 'measured', imported: 'impor
 /** 'llama3-70b, FSDP 64, cost model' — what a side ran, in the fields where the two differ. */
 function runWords(r: SideResult, other: SideResult): string {
   const k = r.run;
+  if (!k && r.source === 'live') return 'a live run still running'; // tagged with its key when it ends
   if (!k) return r.source === 'import' ? 'an imported trace' : r.title;
   const o = other.run;
   const parts = [
