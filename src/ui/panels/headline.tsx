@@ -3,10 +3,11 @@
 // +23.1 %, 581 → 243 all-gathers". Unlike runs (like_runs.ts) get no comparison but the reason:
 // a hung side is headlined as the hang, a stopped one as stopped.
 
-import { describeHbmFit, hbmFit, type SimConfig } from '../../config';
+import type { SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
 import { useApp, type SideResult } from '../../store';
 import { fmtDelta } from '../format';
+import { overHbmWords, sideHbmFit } from '../hbm';
 import { type UnlikeKind, unlikeness } from '../like_runs';
 
 /** 'aot_eager_autobucketing (live)' → 'autobucketing'; the clock is in each timeline's header. */
@@ -28,12 +29,11 @@ export function headlineOf(a: SideResult, b: SideResult): string {
   return `${shortName(b.title)} vs ${shortName(a.title)}${live}: ${parts.join(', ')}`;
 }
 
-/** Sides that do not fit in HBM, in words ('B: peak 84.57 GiB > h100 HBM 79.18 GiB (80 GB)'). */
+/** Sides that do not fit in HBM, in words (' Does not fit in HBM — B: peak 84.57 GiB = 1.07 × h100 HBM …'). */
 function overHbm(a: SideResult, b: SideResult, hardware: HardwareName): string {
   const over = ([['A', a], ['B', b]] as const).flatMap(([name, s]) => {
-    if (s.source !== 'sim') return [];
-    const fit = hbmFit(s.allocator?.peakReservedBytes ?? s.metrics.peakMemoryBytes, hardware);
-    return fit.fits ? [] : [`${name}: ${describeHbmFit(fit)}`];
+    const fit = s.source === 'sim' ? sideHbmFit(s, hardware) : null; // a live or imported step ran elsewhere
+    return fit && !fit.fits ? [`${name}: ${overHbmWords(fit)}`] : [];
   });
   return over.length ? ` Does not fit in HBM — ${over.join('; ')}.` : '';
 }
@@ -55,7 +55,7 @@ export function headlineView(
   const unlike = unlikeness(a, b);
   const fit = overHbm(a, b, cfg.hardware);
   if (unlike) return { kind: unlike.kind, text: `${unlike.text}${fit}` };
-  return { kind: 'compare', text: `${headlineOf(a, b)}${fit}` };
+  return { kind: 'compare', text: `${headlineOf(a, b)}${fit ? `.${fit}` : ''}` };
 }
 
 export function Headline() {

@@ -7,12 +7,15 @@ import { FIRST_SCREEN_CONFIG, parseConfigQuery, type SimConfig } from '../../../
 import { liveRanks, type SideResult } from '../../../src/store';
 import { simulateConfig } from '../../../src/store/engine';
 import { liveTrainableConfig } from '../../../src/store/live_slice';
+import { overHbmWords, sideHbmFit } from '../../../src/ui/hbm';
 import { unlikeness } from '../../../src/ui/like_runs';
 import { headlineView } from '../../../src/ui/panels/headline';
 
 const cfgOf = (q: string): SimConfig => parseConfigQuery(q).config;
 const tiny = cfgOf('model=tiny&ranks=8');
 const sims = simulateConfig(tiny);
+let big70: ReturnType<typeof simulateConfig> | undefined;
+const big = () => (big70 ??= simulateConfig(cfgOf('model=llama3-70b&ranks=16'))); // seconds: once
 
 /** A live side as the live slice tags it once the run ends. */
 function live(kernels: string, extra: Partial<SideResult> = {}): SideResult {
@@ -29,13 +32,22 @@ describe('unlikeness', () => {
   });
 
   it('never compares a llama3-70b simulation with a tiny live run on the same clock', () => {
-    const big = simulateConfig(cfgOf('model=llama3-70b&ranks=16'));
     const b = live('webgpu', { clock: 'live: preset timing' }); // cost-model replay: the same clock kind
-    const u = unlikeness(big.a, b);
+    const u = unlikeness(big().a, b);
     expect(u?.kind).toBe('run');
     expect(u?.text).toMatch(/A: llama3-70b, FSDP 16, cost model; B: tiny, FSDP 8, webgpu kernels/);
-    const h = headlineView(big.a, b, cfgOf('model=llama3-70b&ranks=16'), false);
+    const h = headlineView(big().a, b, cfgOf('model=llama3-70b&ranks=16'), false);
     expect(h.text).not.toMatch(/%|→/);
+  });
+
+  it('says in the headline when a simulated step does not fit in HBM', () => {
+    const cfg = cfgOf('model=llama3-70b&ranks=16');
+    const { a, b } = big();
+    const fit = sideHbmFit(a, cfg.hardware)!;
+    expect(fit.fits).toBe(false);
+    const h = headlineView(a, b, cfg, false);
+    expect(h.kind).toBe('compare');
+    expect(h.text).toContain(`all-gathers. Does not fit in HBM — A: ${overHbmWords(fit)}`);
   });
 
   it('keeps WebGPU and CPU kernels apart, and compares two runs of the same kernels', () => {
