@@ -1,8 +1,9 @@
 // Identity pin: a readable summary of everything the pipeline returns (schedule order, buckets,
-// events, memory, metrics) for small presets. Each figure is kept at full precision, so an
-// optimisation that changes a single event time changes `eventStartSumUs` and the failure says
-// which figure moved; a deliberate change of results (a new graph from the builder, a new
-// scheduling rule) must re-record these pins (`vitest -u`) and say why.
+// events, memory, metrics) for small presets, and a golden file per run with one line per
+// collective (rank, name, start, duration, to the ns: test/fixtures/identity/), so a change that
+// moves one collective fails on that line, and a change of summation order in the last bits does
+// not. A deliberate change of results (a new graph from the builder, a new scheduling rule) must
+// re-record these pins (`vitest -u`) and say why.
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type SimConfig } from '../../../src/config';
 import { BACKEND_NAMES, runBackend } from '../../../src/backends';
@@ -41,12 +42,11 @@ function scheduleSummary(s: Schedule, program: StepGraph) {
   };
 }
 
-/** What a simulation produced: the step, the events (count and the sum of their start times), memory. */
+/** What a simulation produced: the step, the number of events, memory (the events: goldenLines). */
 function simSummary(sim: SimResult) {
   return {
     stepUs: sim.stepUs,
     events: sim.events.length,
-    eventStartSumUs: sim.events.reduce((t, e) => t + e.start, 0),
     memoryPeaks: tally(sim.memory.map((m) => m.peakBytes)),
     mismatch: sim.mismatch ? `#${sim.mismatch.seq} ranks ${sim.mismatch.ranks.join('≠')}` : 'none',
   };
@@ -64,19 +64,35 @@ const summarize = (r: PipelineResult) => ({
   peakMemoryBytes: r.metrics.peakMemoryBytes,
 });
 
-function allBackends(c: SimConfig) {
+const COLLECTIVE_KINDS = new Set(['all_gather', 'reduce_scatter', 'all_reduce']);
+
+/** One line per collective event: `r0 layers.0.attention.wq.all_gather 12.345 +6.789` (µs, to the ns). */
+function goldenLines(sim: SimResult): string {
+  const line = (e: SimResult['events'][number]) => `r${e.rank} ${e.name} ${e.start.toFixed(3)} +${e.dur.toFixed(3)}`;
+  return `${sim.events.filter((e) => COLLECTIVE_KINDS.has(e.kind)).map(line).join('\n')}\n`;
+}
+
+/** Each run's collectives against its golden file, test/fixtures/identity/<pin>/<run>.txt. */
+async function expectGolden(pin: string, sims: Readonly<Record<string, SimResult>>): Promise<void> {
+  for (const [run, sim] of Object.entries(sims)) {
+    await expect(goldenLines(sim)).toMatchFileSnapshot(`../../fixtures/identity/${pin}/${run}.txt`);
+  }
+}
+
+async function allBackends(c: SimConfig, pin: string) {
   const graph = buildGraph(c);
-  return Object.fromEntries(BACKEND_NAMES.map((b) => [b, summarize(runPipelineOnGraph(graph, c, b))]));
+  const runs = BACKEND_NAMES.map((b) => [b, runPipelineOnGraph(graph, c, b)] as const);
+  await expectGolden(pin, Object.fromEntries(runs.map(([b, r]) => [b, r.sim])));
+  return Object.fromEntries(runs.map(([b, r]) => [b, summarize(r)]));
 }
 
 describe('pipeline results (pinned)', () => {
-  it('are unchanged for tiny × 4 (defaults) on every backend', () => {
-    expect(allBackends(cfg({}))).toMatchInlineSnapshot(`
+  it('are unchanged for tiny × 4 (defaults) on every backend', async () => {
+    expect(await allBackends(cfg({}), 'tiny-x4')).toMatchInlineSnapshot(`
       {
         "aot_eager": {
           "bucketSizes": "",
           "costModel": "h100 achieved bf16 + nvlink-ib ring",
-          "eventStartSumUs": 1182845.0624636814,
           "events": 1152,
           "exposedCommUs": 1221.5914666666672,
           "memoryPeaks": "1147328×4",
@@ -91,7 +107,6 @@ describe('pipeline results (pinned)', () => {
         "aot_eager_autobucketing": {
           "bucketSizes": "2×1",
           "costModel": "h100 achieved bf16 + nvlink-ib ring",
-          "eventStartSumUs": 763225.6947582093,
           "events": 1068,
           "exposedCommUs": 644.40872039801,
           "memoryPeaks": "1182080×4",
@@ -106,7 +121,6 @@ describe('pipeline results (pinned)', () => {
         "fsdp2_eager": {
           "bucketSizes": "2×3 9×6",
           "costModel": "h100 achieved bf16 + nvlink-ib ring",
-          "eventStartSumUs": 273287.0758686567,
           "events": 724,
           "exposedCommUs": 107.08938109452728,
           "memoryPeaks": "1438496×4",
@@ -121,7 +135,6 @@ describe('pipeline results (pinned)', () => {
         "transformer_block": {
           "bucketSizes": "2×3 9×6",
           "costModel": "h100 achieved bf16 + nvlink-ib ring",
-          "eventStartSumUs": 313278.24924975174,
           "events": 720,
           "exposedCommUs": 83.18789651741284,
           "memoryPeaks": "1378880×4",
@@ -137,13 +150,12 @@ describe('pipeline results (pinned)', () => {
     `);
   });
 
-  it('are unchanged for tiny × 8 with jitter, aligned and unaligned, and with a straggler', () => {
-    expect(allBackends(cfg({ ranks: 8, jitterPct: 5, seed: 3 }))).toMatchInlineSnapshot(`
+  it('are unchanged for tiny × 8 with jitter, aligned and unaligned, and with a straggler', async () => {
+    expect(await allBackends(cfg({ ranks: 8, jitterPct: 5, seed: 3 }), 'tiny-x8-jitter')).toMatchInlineSnapshot(`
       {
         "aot_eager": {
           "bucketSizes": "",
           "costModel": "h100 achieved bf16 + nvlink-ib ring ±5%, aligned (median)",
-          "eventStartSumUs": 2981503.3440275206,
           "events": 2304,
           "exposedCommUs": 1704.461263108218,
           "memoryPeaks": "937952×8",
@@ -158,7 +170,6 @@ describe('pipeline results (pinned)', () => {
         "aot_eager_autobucketing": {
           "bucketSizes": "2×7",
           "costModel": "h100 achieved bf16 + nvlink-ib ring ±5%, aligned (median)",
-          "eventStartSumUs": 1874517.5674441338,
           "events": 2126,
           "exposedCommUs": 933.645441050942,
           "memoryPeaks": "955264×8",
@@ -173,7 +184,6 @@ describe('pipeline results (pinned)', () => {
         "fsdp2_eager": {
           "bucketSizes": "2×3 9×6",
           "costModel": "h100 achieved bf16 + nvlink-ib ring ±5%, aligned (median)",
-          "eventStartSumUs": 588533.7360183853,
           "events": 1448,
           "exposedCommUs": 157.1013180966754,
           "memoryPeaks": "1209616×3 1210640×5",
@@ -188,7 +198,6 @@ describe('pipeline results (pinned)', () => {
         "transformer_block": {
           "bucketSizes": "2×3 9×6",
           "costModel": "h100 achieved bf16 + nvlink-ib ring ±5%, aligned (median)",
-          "eventStartSumUs": 672010.4654760135,
           "events": 1448,
           "exposedCommUs": 133.90313467284528,
           "memoryPeaks": "1147936×8",
@@ -202,12 +211,12 @@ describe('pipeline results (pinned)', () => {
         },
       }
     `);
-    expect(allBackends(cfg({ ranks: 8, jitterPct: 5, seed: 3, alignment: false }))).toMatchInlineSnapshot(`
+    const unaligned = cfg({ ranks: 8, jitterPct: 5, seed: 3, alignment: false });
+    expect(await allBackends(unaligned, 'tiny-x8-jitter-unaligned')).toMatchInlineSnapshot(`
       {
         "aot_eager": {
           "bucketSizes": "",
           "costModel": "h100 achieved bf16 + nvlink-ib ring ±5%, unaligned",
-          "eventStartSumUs": 2981503.3440275206,
           "events": 2304,
           "exposedCommUs": 1704.461263108218,
           "memoryPeaks": "937952×8",
@@ -222,7 +231,6 @@ describe('pipeline results (pinned)', () => {
         "aot_eager_autobucketing": {
           "bucketSizes": "2×7",
           "costModel": "h100 achieved bf16 + nvlink-ib ring ±5%, unaligned",
-          "eventStartSumUs": 24489.751433253718,
           "events": 239,
           "exposedCommUs": 110.72860100113974,
           "memoryPeaks": "309728×1 314992×7",
@@ -237,7 +245,6 @@ describe('pipeline results (pinned)', () => {
         "fsdp2_eager": {
           "bucketSizes": "2×3 9×6",
           "costModel": "h100 achieved bf16 + nvlink-ib ring ±5%, unaligned",
-          "eventStartSumUs": 588533.7360183853,
           "events": 1448,
           "exposedCommUs": 157.1013180966754,
           "memoryPeaks": "1209616×3 1210640×5",
@@ -252,7 +259,6 @@ describe('pipeline results (pinned)', () => {
         "transformer_block": {
           "bucketSizes": "2×3 9×6",
           "costModel": "h100 achieved bf16 + nvlink-ib ring ±5%, unaligned",
-          "eventStartSumUs": 672010.4654760135,
           "events": 1448,
           "exposedCommUs": 133.90313467284528,
           "memoryPeaks": "1147936×8",
@@ -266,12 +272,12 @@ describe('pipeline results (pinned)', () => {
         },
       }
     `);
-    expect(allBackends(cfg({ ranks: 8, straggler: { rank: 5, factor: 2 } }))).toMatchInlineSnapshot(`
+    const straggler = cfg({ ranks: 8, straggler: { rank: 5, factor: 2 } });
+    expect(await allBackends(straggler, 'tiny-x8-straggler')).toMatchInlineSnapshot(`
       {
         "aot_eager": {
           "bucketSizes": "",
           "costModel": "h100 achieved bf16 + nvlink-ib ring straggler rank 5 ×2, aligned (median)",
-          "eventStartSumUs": 3738377.602560517,
           "events": 2304,
           "exposedCommUs": 1642.1900444444452,
           "memoryPeaks": "937952×8",
@@ -286,7 +292,6 @@ describe('pipeline results (pinned)', () => {
         "aot_eager_autobucketing": {
           "bucketSizes": "2×7",
           "costModel": "h100 achieved bf16 + nvlink-ib ring straggler rank 5 ×2, aligned (median)",
-          "eventStartSumUs": 2231509.5858527375,
           "events": 2129,
           "exposedCommUs": 980.1220480099519,
           "memoryPeaks": "955008×1 955264×7",
@@ -301,7 +306,6 @@ describe('pipeline results (pinned)', () => {
         "fsdp2_eager": {
           "bucketSizes": "2×3 9×6",
           "costModel": "h100 achieved bf16 + nvlink-ib ring straggler rank 5 ×2, aligned (median)",
-          "eventStartSumUs": 934247.094644776,
           "events": 1469,
           "exposedCommUs": 214.29884718076318,
           "memoryPeaks": "1209616×1 1210640×7",
@@ -316,7 +320,6 @@ describe('pipeline results (pinned)', () => {
         "transformer_block": {
           "bucketSizes": "2×3 9×6",
           "costModel": "h100 achieved bf16 + nvlink-ib ring straggler rank 5 ×2, aligned (median)",
-          "eventStartSumUs": 1074580.8169373139,
           "events": 1461,
           "exposedCommUs": 199.46574635157563,
           "memoryPeaks": "1147936×8",
@@ -332,14 +335,14 @@ describe('pipeline results (pinned)', () => {
     `);
   });
 
-  it('are unchanged for llama3-8b × 8 as the app compares it (without activation checkpointing, as pinned)', () => {
+  it('are unchanged for llama3-8b × 8 as the app compares it (no activation checkpointing, as pinned)', async () => {
     const { a, b } = compareBackends(cfg({ model: 'llama3-8b', ranks: 8, activationCheckpointing: 'none' }));
+    await expectGolden('llama3-8b-x8', { a: a.sim, b: b.sim });
     expect({ a: summarize(a), b: summarize(b) }).toMatchInlineSnapshot(`
       {
         "a": {
           "bucketSizes": "",
           "costModel": "h100 achieved bf16 + nvlink-ib ring",
-          "eventStartSumUs": 17161736422.046925,
           "events": 32544,
           "exposedCommUs": 176649.80479999233,
           "memoryPeaks": "52925274112×8",
@@ -354,7 +357,6 @@ describe('pipeline results (pinned)', () => {
         "b": {
           "bucketSizes": "2×24 3×11 4×21 5×5 6×8 7×25",
           "costModel": "h100 achieved bf16 + nvlink-ib ring",
-          "eventStartSumUs": 10047187700.312122,
           "events": 23040,
           "exposedCommUs": 7662.19851645772,
           "memoryPeaks": "56263365632×8",
@@ -370,20 +372,20 @@ describe('pipeline results (pinned)', () => {
     `);
   });
 
-  it('are unchanged for llama3-8b × 128 ranks through runBackend + simulate (rank 0 emitted)', () => {
+  it('are unchanged for llama3-8b × 128 ranks through runBackend + simulate (rank 0 emitted)', async () => {
     const graph = buildStepGraph({ model: 'llama3-8b', worldSize: 128 });
     const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
-    const got = Object.fromEntries(
-      BACKEND_NAMES.map((b) => {
-        const s = runBackend(b, graph, cost);
-        return [b, { ...scheduleSummary(s, graph), ...simSummary(simulate({ worldSize: 128, schedules: s, cost })) }];
-      }),
-    );
+    const runs = BACKEND_NAMES.map((b) => {
+      const s = runBackend(b, graph, cost);
+      return [b, s, simulate({ worldSize: 128, schedules: s, cost })] as const;
+    });
+    await expectGolden('llama3-8b-x128', Object.fromEntries(runs.map(([b, , sim]) => [b, sim])));
+    const summary = (s: Schedule, sim: SimResult) => ({ ...scheduleSummary(s, graph), ...simSummary(sim) });
+    const got = Object.fromEntries(runs.map(([b, s, sim]) => [b, summary(s, sim)]));
     expect(got).toMatchInlineSnapshot(`
       {
         "aot_eager": {
           "bucketSizes": "",
-          "eventStartSumUs": 11670009657.757458,
           "events": 4068,
           "memoryPeaks": "41632719232×1",
           "mismatch": "none",
@@ -393,7 +395,6 @@ describe('pipeline results (pinned)', () => {
         },
         "aot_eager_autobucketing": {
           "bucketSizes": "2×35",
-          "eventStartSumUs": 9311260698.093008,
           "events": 3867,
           "memoryPeaks": "42691609024×1",
           "mismatch": "none",
@@ -403,7 +404,6 @@ describe('pipeline results (pinned)', () => {
         },
         "fsdp2_eager": {
           "bucketSizes": "2×3 9×96",
-          "eventStartSumUs": 6121008605.659614,
           "events": 2526,
           "memoryPeaks": "41632719232×1",
           "mismatch": "none",
@@ -413,7 +413,6 @@ describe('pipeline results (pinned)', () => {
         },
         "transformer_block": {
           "bucketSizes": "2×3 9×96",
-          "eventStartSumUs": 6121065971.279517,
           "events": 2526,
           "memoryPeaks": "41632719232×1",
           "mismatch": "none",
