@@ -10,7 +10,7 @@ import { exposedCommByGroup } from '../../sim/group_exposure';
 import { useApp, type SideResult } from '../../store';
 import { COMM_KINDS, COMM_LABELS } from '../../trace/kinds';
 import type { TraceMetrics } from '../../trace/metrics';
-import { clockKind, sameClock } from '../clocks';
+import { unlikeness } from '../like_runs';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
 import { termById } from '../glossary';
 import { sideHbmFit } from '../hbm';
@@ -126,7 +126,8 @@ export function MetricsTable() {
   const b = useApp((s) => s.sides.b);
   const cfg = useApp((s) => s.config);
   const over = overHbm([['A', a], ['B', b]], cfg.hardware);
-  const comparable = !a || !b || sameClock(a, b);
+  const unlike = a && b ? unlikeness(a, b) : null; // only like runs are compared (like_runs.ts)
+  const comparable = unlike === null;
   const rows = useMemo(() => withGroupRows(groupRows([a, b])), [a, b]);
   return (
     <section className="panel metrics" data-testid="metrics">
@@ -157,11 +158,8 @@ export function MetricsTable() {
           })}
         </tbody>
       </table>
-      {!comparable && a && b && (
-        <p className="small note" data-testid="metrics-clock-note">
-          No B-vs-A change: A shows {clockKind(a) === 'model' ? 'simulated' : clockKind(a)} time, B shows {clockKind(b) === 'model' ? 'simulated' : clockKind(b)} time.
-          Different clocks cannot be compared; run both sides live (Run live A+B) to compare measured with measured.
-        </p>
+      {unlike && (
+        <p className="small note" data-testid="metrics-clock-note" data-kind={unlike.kind}>No B-vs-A change: {unlike.text}</p>
       )}
       {over.length > 0 && (
         <p className="small warn-text" data-testid="metrics-hbm-warning" role="alert">
