@@ -84,8 +84,8 @@ describe('fuzz: buildStepGraph', () => {
 });
 
 describe('fuzz: importFxGraph', () => {
-  const FW = JSON.parse(readFileSync('/work/shared/reference/fx/tiny_4layer_fw.json', 'utf8'));
-  const BW = JSON.parse(readFileSync('/work/shared/reference/fx/tiny_4layer_bw.json', 'utf8'));
+  const FW = JSON.parse(readFileSync(new URL('../../fixtures/fx/tiny_4layer_fw.json', import.meta.url), 'utf8'));
+  const BW = JSON.parse(readFileSync(new URL('../../fixtures/fx/tiny_4layer_bw.json', import.meta.url), 'utf8'));
   const FIELDS = ['i', 'name', 'op', 'target', 'args', 'shape', 'dtype', 'multi', 'est_ms'];
 
   it(`ends ${FX_CASES} mangled dumps in a value or an ImportError, never an exception`, () => {
