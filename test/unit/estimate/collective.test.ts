@@ -10,7 +10,7 @@ interface TorchRow {
   world_size: number;
   torch_estimate_ms: number;
 }
-const REF = '/work/shared/reference/torch_collective_estimates.json';
+const REF = new URL('../../fixtures/torch_collective_estimates.json', import.meta.url);
 const rows: TorchRow[] = JSON.parse(readFileSync(REF, 'utf8')).rows;
 const DTYPE_SIZE = { bfloat16: 2, float32: 4 } as const;
 
