@@ -5,6 +5,7 @@
 import { ConfigError, oneOfMessage } from '../errors';
 import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/args';
 import { AC_MODES, MAX_DIM, MODEL_PRESETS, isModelName, validateModelArgs, type ActivationCheckpointing } from '../model/presets';
+import { intIn } from '../util';
 import { fsdpMesh, meshSize, type Mesh } from './mesh';
 import {
   COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, type CompileMode, type MemoryPolicy, type ReshardPolicy,
@@ -110,13 +111,6 @@ const KEYS = [
 export const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
 export const MAX_TOKENS = 2 ** 32;
-
-function intIn(field: string, v: unknown, lo: number, hi: number): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < lo || v > hi) {
-    throw new ConfigError(field, `${field} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v)}`);
-  }
-  return v;
-}
 
 /** Number in a range; `hiOpen` excludes hi, `loOpen` excludes lo. */
 function numIn(field: string, v: unknown, lo: number, hi: number, loOpen: boolean, hiOpen: boolean): number {

@@ -16,7 +16,7 @@ import type { StepGraph } from '../graph/types';
 import { isOneDim, type Mesh } from '../graph/mesh';
 import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
-import { midpointMedian } from '../util';
+import { intIn, midpointMedian } from '../util';
 import type { TraceEvent } from '../trace/event';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/types';
 import type { DataConfig } from './data';
@@ -111,13 +111,6 @@ export interface TrainingPlan {
   readonly lr: number;
 }
 
-function intField(field: string, v: unknown, lo: number, hi: number): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < lo || v > hi) {
-    throw new ConfigError(field, `${field} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(v)}`);
-  }
-  return v;
-}
-
 function oneOf<T extends string | number>(field: string, allowed: readonly T[], v: unknown): T {
   if (!(allowed as readonly unknown[]).includes(v)) throw new ConfigError(field, oneOfMessage(field, allowed, v));
   return v as T;
@@ -126,10 +119,10 @@ function oneOf<T extends string | number>(field: string, allowed: readonly T[], 
 /** Validate the options (ConfigError naming the field), build graph and schedule. */
 export function planTraining(opts: TrainingOptions): TrainingPlan {
   oneOf('model', ['tiny'], opts.model);
-  const ranks = intField('ranks', opts.ranks, 1, MAX_LIVE_RANKS);
-  intField('steps', opts.steps, 1, 1_000_000);
+  const ranks = intIn('ranks', opts.ranks, 1, MAX_LIVE_RANKS);
+  intIn('steps', opts.steps, 1, 1_000_000);
   const backend = oneOf('backend', BACKEND_NAMES, opts.backend);
-  intField('seed', opts.seed, 0, 0xffffffff);
+  intIn('seed', opts.seed, 0, 0xffffffff);
   oneOf('kernels', KERNEL_CHOICES, opts.kernels);
   oneOf('collective', COLLECTIVE_ALGORITHMS, opts.collective);
   oneOf('timing', TIMING_MODES, opts.timing);
@@ -137,7 +130,7 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
   const mesh = liveMesh({ ...opts, ranks });
   const dp = mesh.dpReplicate * mesh.dpShard;
-  const globalBatch = intField('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, 4096);
+  const globalBatch = intIn('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, 4096);
   if (globalBatch % dp !== 0) {
     const why = `globalBatch must be divisible by the ${dp} data-parallel ranks (ranks / tp), got ${globalBatch}`;
     throw new ConfigError('globalBatch', why);
@@ -168,8 +161,8 @@ function recomputeKnobs(o: TrainingOptions): Pick<StepConfig, 'reshardAfterForwa
 /** The mesh of a live run: tp × dp_replicate from the options, dp_shard the rest of the ranks (torchtitan's -1). */
 export function liveMesh(opts: Pick<TrainingOptions, 'ranks' | 'tp' | 'dpReplicate'>): Mesh {
   const ranks = opts.ranks;
-  const tp = intField('tp', opts.tp ?? 1, 1, MAX_LIVE_RANKS);
-  const dpReplicate = intField('dpReplicate', opts.dpReplicate ?? 1, 1, MAX_LIVE_RANKS);
+  const tp = intIn('tp', opts.tp ?? 1, 1, MAX_LIVE_RANKS);
+  const dpReplicate = intIn('dpReplicate', opts.dpReplicate ?? 1, 1, MAX_LIVE_RANKS);
   if (ranks % (tp * dpReplicate) !== 0) {
     throw new ConfigError(
       'tp',

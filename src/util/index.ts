@@ -1,5 +1,6 @@
 // Public API of src/util: the small mechanisms every layer shares, each implemented once —
-// sizes and their text, FNV-1a hashing, medians (named by which median they are).
+// sizes and their text, FNV-1a hashing, medians (named by which median they are), integer checks.
 export { GIB, KIB, MIB, fixed, formatBytes, gibText } from './units';
 export { FNV_OFFSET, fnv1a, fnv1aBytes } from './hash';
 export { lowerMedian, lowerMedianInPlace, midpointMedian } from './median';
+export { intIn } from './checks';

@@ -2,8 +2,10 @@
 // odd and even counts, and the text of sizes as toFixed wrote it before d3-format.
 import { describe, expect, it } from 'vitest';
 import {
-  FNV_OFFSET, GIB, fixed, fnv1a, fnv1aBytes, formatBytes, gibText, lowerMedian, lowerMedianInPlace, midpointMedian,
+  FNV_OFFSET, GIB, fixed, fnv1a, fnv1aBytes, formatBytes, gibText, intIn, lowerMedian, lowerMedianInPlace,
+  midpointMedian,
 } from '../../../src/util';
+import { ConfigError } from '../../../src/errors';
 
 describe('fnv1a', () => {
   it('matches the FNV-1a 32-bit test vectors', () => {
@@ -47,5 +49,15 @@ describe('units', () => {
     expect(formatBytes(416.02 * 2 ** 20)).toBe('416.02\u00a0MiB');
     expect(formatBytes(14 * 2 ** 50)).toBe('14.00\u00a0PiB');
     expect(formatBytes(Number.NaN)).toBe('–');
+  });
+});
+
+describe('intIn', () => {
+  it('returns a safe integer in range, and names the field, range and value otherwise', () => {
+    expect(intIn('ranks', 4, 1, 16)).toBe(4);
+    for (const bad of [0, 17, 2.5, '4', Number.NaN, 2 ** 53]) {
+      expect(() => intIn('ranks', bad, 1, 16)).toThrow(ConfigError);
+    }
+    expect(() => intIn('ranks', 2.5, 1, 16)).toThrow('ranks must be an integer in [1, 16], got 2.5');
   });
 });
