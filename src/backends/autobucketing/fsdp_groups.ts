@@ -129,14 +129,16 @@ export function greedyBuckets(
     }
   }
   if (run.length > 1) runs.push(run);
-  const children = childrenOf(v);
   const buckets: GraphNode[][] = [];
+  // an all-gather has few ancestors, a reduce-scatter few descendants: walk the small side
+  const backward = kind === 'all_gather';
+  const children = backward ? new Map<GraphNode, GraphNode[]>() : childrenOf(v);
   for (const r of runs) {
     let cur: GraphNode[] = [];
     let desc = new Set<GraphNode>();
     let size = 0;
     for (const n of r) {
-      if (desc.has(n)) continue;
+      if (backward ? reaches(v, cur, n) : desc.has(n)) continue;
       const c = n.collective!;
       const bytes = Math.max(c.inputBytes, c.outputBytes);
       if (size + bytes > capBytes && cur.length > 0) {
@@ -147,11 +149,28 @@ export function greedyBuckets(
       }
       size += bytes;
       cur.push(n);
-      addDescendants(n, desc, children);
+      if (!backward) addDescendants(n, desc, children);
     }
     if (cur.length > 1) buckets.push(cur);
   }
   return buckets;
+}
+
+/** Is `n` a descendant of a node of `bucket`? (A walk up from `n`.) */
+function reaches(v: FxView, bucket: readonly GraphNode[], n: GraphNode): boolean {
+  if (bucket.length === 0) return false;
+  const members = new Set(bucket);
+  const seen = new Set<GraphNode>();
+  const stack = [n];
+  while (stack.length > 0) {
+    for (const p of inputRefs(v, stack.pop()!)) {
+      if (typeof p === 'string' || seen.has(p)) continue;
+      if (members.has(p)) return true;
+      seen.add(p);
+      stack.push(p);
+    }
+  }
+  return false;
 }
 
 function childrenOf(v: FxView): Map<GraphNode, GraphNode[]> {

@@ -22,6 +22,7 @@ import {
   preBucketCapMb,
   usersOf,
 } from './fsdp_groups';
+import { FxList } from './fx_list';
 import { FxNamespace, fxNameOf } from './fx_names';
 import { passRegions } from './torch_graph';
 
@@ -46,18 +47,62 @@ export interface PreBucketResult {
 
 /** Mutable FX graph of one region: IR nodes in order, a tensor table shared by all regions. */
 class Region implements FxView {
-  nodes: GraphNode[];
+  private cached: GraphNode[] | null;
+  private made: { list: FxList; ns: FxNamespace; msPerByte: number | undefined } | null = null;
   producer = new Map<string, GraphNode>();
   constructor(
     nodes: GraphNode[],
     readonly outputs: ReadonlySet<string>,
     readonly tensors: Record<string, TensorInfo>,
-    readonly ns: FxNamespace,
-    readonly irNames: Set<string>,
-    readonly msPerByte: number | undefined,
+    private readonly namespace: () => FxNamespace,
+    readonly irNames: IrNames,
   ) {
-    this.nodes = nodes;
+    this.cached = nodes;
     for (const n of nodes) for (const t of n.outputs) this.producer.set(t, n);
+  }
+
+  /** What only a merge needs (built at the first): the linked list, the FX names, the memory rate. */
+  private get work() {
+    this.made ??= { list: new FxList(this.nodes), ns: this.namespace(), msPerByte: memoryRate(this.nodes) };
+    return this.made;
+  }
+
+  get list(): FxList {
+    return this.work.list;
+  }
+
+  get ns(): FxNamespace {
+    return this.work.ns;
+  }
+
+  get msPerByte(): number | undefined {
+    return this.work.msPerByte;
+  }
+
+  get nodes(): GraphNode[] {
+    this.cached ??= this.list.toArray();
+    return this.cached;
+  }
+
+  /** The list changed: `nodes` is rebuilt when next read. */
+  touched(): void {
+    this.cached = null;
+  }
+}
+
+/** Names taken in the IR (nodes and tensors): a new node's name gets `.bw` until it is free, as the importer does. */
+class IrNames {
+  private readonly nodes: Set<string>;
+  private readonly added = new Set<string>();
+  constructor(private readonly graph: StepGraph) {
+    this.nodes = new Set(graph.nodes.map((n) => n.name));
+  }
+
+  take(fx: string): string {
+    let name = fx;
+    while (this.nodes.has(name) || this.added.has(name) || Object.hasOwn(this.graph.tensors, name)) name = `${name}.bw`;
+    this.added.add(name);
+    return name;
   }
 }
 
@@ -65,8 +110,7 @@ class Region implements FxView {
 export function preBucketFsdp(graph: StepGraph, knobs: CapKnobs, topo: Nccl213Topology): PreBucketResult | null {
   const ix = indexGraph(graph);
   const tensors: Record<string, TensorInfo> = { ...graph.tensors };
-  const irNames = new Set<string>(graph.nodes.map((n) => n.name));
-  for (const t of Object.keys(tensors)) irNames.add(t);
+  const irNames = new IrNames(graph);
   const buckets: PreBucket[] = [];
   const helpers = new Set<string>();
   const caps: { phase: string; capMb: number }[] = [];
@@ -76,22 +120,27 @@ export function preBucketFsdp(graph: StepGraph, knobs: CapKnobs, topo: Nccl213To
   const fxNames = regions.map((g) => [...g.placeholders, ...g.nodes.map((i) => ix.nodes[i].name)].map(fxNameOf));
   regions.forEach((region, k) => {
     const nodes = region.nodes.map((i) => ix.nodes[i]);
-    const ns = new FxNamespace(fxNames[k]);
-    ns.reserveEarlier(fxNames.slice(k + 1).flat());
-    const r = new Region(nodes, new Set(region.outputs), tensors, ns, irNames, memoryRate(nodes));
+    const namespace = () => {
+      const ns = new FxNamespace(fxNames[k]);
+      ns.reserveEarlier(fxNames.slice(k + 1).flat());
+      return ns;
+    };
+    const r = new Region(nodes, new Set(region.outputs), tensors, namespace, irNames);
     const { groups, groupSize } = identifyFsdpGroups(r);
     if (groups.size > 0) {
       const capMb = groupSize !== null ? preBucketCapMb(groupSize, knobs, topo) : 500;
       caps.push({ phase: region.phase, capMb });
       const cap = Math.floor(capMb * 1024 * 1024);
-      const ctx: MergeCtx = { r, topo, withEst, helpers, buckets };
+      // users and waits of the original nodes, which a merge of other collectives leaves as they are
+      const ctx: MergeCtx = { r, topo, withEst, helpers, buckets, users: usersOf(r), waitOf: waitsByStart(r) };
       for (const b of greedyBuckets(r, 'all_gather', (_w, s) => isFsdpAllGather(r, s), cap)) mergeAllGather(ctx, b);
-      const users = usersOf(r);
+      ctx.users = usersOf(r);
+      const users = ctx.users;
       for (const b of greedyBuckets(r, 'reduce_scatter', (w) => isFsdpReduceScatterWait(r, w, users), cap))
         mergeReduceScatter(ctx, b);
-      r.nodes = stableSort(r.nodes, r.producer, null);
     }
-    out.push(...r.nodes);
+    const nodesOut = groups.size > 0 ? stableSort(r.nodes, r.producer, null) : r.nodes;
+    for (const n of nodesOut) out.push(n);
   });
   if (buckets.length === 0) return null;
   const nodes = out.map((n, id) => (n.id === id ? n : { ...n, id }));
@@ -122,6 +171,8 @@ interface MergeCtx {
   readonly withEst: boolean;
   readonly helpers: Set<string>;
   readonly buckets: PreBucket[];
+  users: ReturnType<typeof usersOf>;
+  readonly waitOf: ReadonlyMap<string, GraphNode>;
 }
 
 /** Builds the nodes of one traced merge function, named as FX copies them into the graph. */
@@ -142,9 +193,7 @@ class Builder {
   node(fnName: string, target: string, spec: NodeSpec): GraphNode {
     const r = this.ctx.r;
     const fx = r.ns.create(fnName);
-    let name = fx;
-    while (r.irNames.has(name)) name = `${name}.bw`;
-    r.irNames.add(name);
+    const name = r.irNames.take(fx);
     const outputs = spec.outputs(name);
     const bytes = spec.ioBytes ?? 0;
     const node: GraphNode = {
@@ -193,10 +242,9 @@ function foldedCast(r: Region, ag: GraphNode, users: ReturnType<typeof usersOf>)
 /** all_gather_merge_fn_to_trace: empty, narrow, flat views, cat, copy_, the gather into `out`, wait, split, clones. */
 function mergeAllGather(ctx: MergeCtx, members: GraphNode[]): void {
   const r = ctx.r;
-  const users = usersOf(r);
-  const folded = members.map((m) => foldedCast(r, m, users));
+  const folded = members.map((m) => foldedCast(r, m, ctx.users));
   const ins = members.map((m, k) => folded[k]?.inputs[0] ?? m.inputs[0]);
-  const waits = waitsOf(r, members);
+  const waits = members.map((m) => ctx.waitOf.get(m.name)!);
   const G = members[0].collective!.groupSize;
   const dtype = members.map((m) => m.collective!.dtype).sort((a, b) => DTYPE_BYTES[a] - DTYPE_BYTES[b])[0];
   const numels = ins.map((t) => numelOf(r.tensors[t]));
@@ -268,7 +316,7 @@ function mergeAllGather(ctx: MergeCtx, members: GraphNode[]): void {
       outputs: () => [b.tensor(w.outputs[0], o.shape, o.dtype, clone.outputs[0])],
     });
   });
-  staleUsers(r, waits);
+  staleUsers(ctx, waits);
   splice(ctx, members, waits, folded.filter((f): f is GraphNode => f !== undefined), b.made, ins, start, wait);
 }
 
@@ -276,7 +324,7 @@ function mergeAllGather(ctx: MergeCtx, members: GraphNode[]): void {
 function mergeReduceScatter(ctx: MergeCtx, members: GraphNode[]): void {
   const r = ctx.r;
   const ins = members.map((m) => m.inputs[0]);
-  const waits = waitsOf(r, members);
+  const waits = members.map((m) => ctx.waitOf.get(m.name)!);
   const G = members[0].collective!.groupSize;
   const dtype = members[0].collective!.dtype;
   const cols = ins.map((t) => numelOf(r.tensors[t]) / G);
@@ -324,7 +372,7 @@ function mergeReduceScatter(ctx: MergeCtx, members: GraphNode[]): void {
       outputs: () => [b.tensor(w.outputs[0], o.shape, o.dtype, pieces[k])],
     });
   });
-  staleUsers(r, waits.slice(0, 1)); // the other pieces sit at an offset: torch re-derives their users
+  staleUsers(ctx, waits.slice(0, 1)); // the other pieces sit at an offset: torch re-derives their users
   splice(ctx, members, waits, [], b.made, ins, start, wait);
 }
 
@@ -333,9 +381,10 @@ function mergeReduceScatter(ctx: MergeCtx, members: GraphNode[]): void {
  * whose layout did not change keeps its old fake value, so a view among them still aliases the
  * erased wait's storage, which its memory tracker then sees that view allocate afresh.
  */
-function staleUsers(r: Region, waits: readonly GraphNode[]): void {
-  const old = new Map(waits.map((w) => [w.outputs[0], w]));
-  for (const n of r.nodes) {
+function staleUsers(ctx: MergeCtx, waits: readonly GraphNode[]): void {
+  const r = ctx.r;
+  const old = new Set(waits.map((w) => w.outputs[0]));
+  for (const n of waits.flatMap((w) => ctx.users.get(w)?.users ?? [])) {
     if (n.kind !== 'view') continue;
     for (const t of n.outputs) {
       const src = r.tensors[t]?.aliasOf;
@@ -347,10 +396,10 @@ function staleUsers(r: Region, waits: readonly GraphNode[]): void {
   }
 }
 
-function waitsOf(r: Region, members: readonly GraphNode[]): GraphNode[] {
+function waitsByStart(r: Region): Map<string, GraphNode> {
   const byStart = new Map<string, GraphNode>();
   for (const n of r.nodes) if (n.kind === 'wait' && n.waitOf !== undefined) byStart.set(n.waitOf, n);
-  return members.map((m) => byStart.get(m.name)!);
+  return byStart;
 }
 
 /** split_with_sizes and its getitems: the pieces' tensor ids. */
@@ -409,12 +458,14 @@ function splice(
   wait: GraphNode,
 ): void {
   const r = ctx.r;
-  const at = r.nodes.indexOf(members[members.length - 1]) + 1;
-  const gone = new Set<GraphNode>([...members, ...waits, ...folded]);
-  const list = [...r.nodes.slice(0, at), ...made, ...r.nodes.slice(at)].filter((n) => !gone.has(n));
-  for (const n of gone) for (const t of n.outputs) if (r.producer.get(t) === n) r.producer.delete(t);
+  r.list.insertAfter(members[members.length - 1], made);
+  for (const n of [...members, ...waits, ...folded]) {
+    r.list.remove(n);
+    for (const t of n.outputs) if (r.producer.get(t) === n) r.producer.delete(t);
+  }
   for (const m of made) for (const t of m.outputs) r.producer.set(t, m);
-  r.nodes = sortBucketRegion(list, made, ins, r.producer);
+  sortBucketRegion(r.list, made, ins, r.producer);
+  r.touched();
   ctx.buckets.push({
     start: start.name,
     wait: wait.name,
@@ -425,27 +476,34 @@ function splice(
 
 /** torch _sort_bucket_region: re-sort from the earliest in-graph input to the latest, new nodes included. */
 function sortBucketRegion(
-  list: GraphNode[],
+  list: FxList,
   made: GraphNode[],
   ins: string[],
   producer: ReadonlyMap<string, GraphNode>,
-): GraphNode[] {
+): void {
   const madeSet = new Set(made);
   const ext = new Set(
     ins.map((t) => producer.get(t)).filter((p): p is GraphNode => p !== undefined && !madeSet.has(p)),
   );
-  if (ext.size === 0) return list;
-  const pos = new Map(list.map((n, i) => [n, i]));
-  let first = pos.get(made[0])!;
-  let last = pos.get(made[made.length - 1])!;
-  for (const e of ext) {
-    const p = pos.get(e)!;
-    if (p < first) first = p;
-    if (p > last) last = p;
+  let remaining = ext.size;
+  if (remaining === 0) return;
+  let first = made[0];
+  let last = made[made.length - 1];
+  for (let c = list.before(first); c !== null && remaining > 0; c = list.before(c)) {
+    if (ext.has(c)) {
+      first = c;
+      remaining--;
+    }
   }
-  if (first === last) return list;
-  const region = list.slice(first, last + 1);
-  return [...list.slice(0, first), ...stableSort(region, producer, new Set(region)), ...list.slice(last + 1)];
+  for (let c = list.after(last); c !== null && remaining > 0; c = list.after(c)) {
+    if (ext.has(c)) {
+      last = c;
+      remaining--;
+    }
+  }
+  if (first === last) return;
+  const region = list.span(first, last);
+  list.replaceSpan(first, last, stableSort(region, producer, new Set(region)));
 }
 
 /**
