@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 const TOOL = fileURLToPath(new URL('../../../tools/lint/layers.mjs', import.meta.url));
 const DOC = [
   '# map', '## 2. Layers', '| layer | what | may import |', '|---|---|---|',
-  '| `errors` | errors | — (below every layer) |', '| `low` | bottom | — |', '| `high` | top | `low` |', '## 3. Next', '',
+  '| `errors` | errors | — (below every layer) |', '| `low` | bottom | — |', '| `high` | top | `low` |',
+  '## 3. Next', '',
 ].join('\n');
 let root = '';
 afterEach(() => rmSync(root, { recursive: true, force: true }));
