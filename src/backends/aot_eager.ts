@@ -4,7 +4,7 @@
 // directly after its collective (moving waits, nothing else).
 
 import type { CostModel } from '../estimate/types';
-import type { StepGraph } from '../graph/types';
+import type { StepGraph } from '../graph';
 import { indexGraph } from './graph_index';
 import { resolveOptions } from './options';
 import { nodeItems, rewriteGraph } from './rewrite';

@@ -27,7 +27,7 @@
 // is not modelled.
 
 import type { CostModel } from '../estimate/types';
-import type { GraphNode, StepGraph } from '../graph/types';
+import type { GraphNode, StepGraph } from '../graph';
 import { resolveOptions } from './options';
 import { moduleOf, runTransformerBlock } from './transformer_block';
 import type { Backend, Reason, Schedule } from './types';

@@ -6,7 +6,7 @@
 
 import { GraphError } from '../graph/errors';
 import { kahnOrder } from '../graph/toposort';
-import type { GraphNode, StepGraph } from '../graph/types';
+import type { GraphNode, StepGraph } from '../graph';
 
 export interface GraphIndex {
   readonly graph: StepGraph;

@@ -4,7 +4,7 @@
 
 import { ConfigError } from '../errors';
 import type { CostModel } from '../estimate/types';
-import type { GraphNode, StepGraph } from '../graph/types';
+import type { GraphNode, StepGraph } from '../graph';
 import { aotEager } from './aot_eager';
 import { autobucketing } from './autobucketing';
 import { fsdp2Eager, fsdp2StreamOf } from './fsdp2_eager';

@@ -5,7 +5,7 @@
 // so that `current` after scheduling every node of an order reproduces that profile.
 // Mirrors torch's MemoryTracker (torch/_inductor/fx_passes/memory_estimator.py) in role.
 
-import type { TensorInfo } from '../graph/types';
+import type { TensorInfo } from '../graph';
 import type { GraphIndex } from './graph_index';
 
 function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string): string {

@@ -7,7 +7,7 @@
 //    outputs (each still aliasOf its member's collective output), in member order,
 // so every original consumer reads exactly the tensor it read before. Tensors are unchanged.
 
-import type { GraphNode, StepGraph } from '../graph/types';
+import type { GraphNode, StepGraph } from '../graph';
 import type { Bucket } from './types';
 import type { GraphIndex } from './graph_index';
 

@@ -14,7 +14,7 @@
 // parallel, no parameter) stay where the program has them: they are on the critical path.
 
 import type { CostModel } from '../estimate/types';
-import type { CollectiveKind, GraphNode, StepGraph } from '../graph/types';
+import type { CollectiveKind, GraphNode, StepGraph } from '../graph';
 import { indexGraph, type GraphIndex } from './graph_index';
 import { GraphError } from '../graph/errors';
 import { kahnOrder } from '../graph/toposort';

@@ -3,7 +3,7 @@
 // for each decision (what the explain panel shows).
 
 import type { CostModel } from '../estimate/types';
-import type { CollectiveKind, StepGraph } from '../graph/types';
+import type { CollectiveKind, StepGraph } from '../graph';
 
 export type BackendName = 'aot_eager' | 'aot_eager_autobucketing' | 'transformer_block' | 'fsdp2_eager';
 

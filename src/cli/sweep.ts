@@ -11,10 +11,9 @@ import {
   sweepPoints,
   sweepSeconds,
   type SweepAxis,
-  type SweepPoint,
   type SweepRow,
 } from '../pipeline/sweep';
-import type { BackendName } from '../backends/types';
+import type { BackendName } from '../backends';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import type { Io } from './io';

@@ -3,7 +3,7 @@
 // the autobucketing knobs verbatim from torch._inductor.config.aten_distributed_optimizations).
 
 import { AUTOBUCKETING_DEFAULTS } from '../backends';
-import type { BackendName } from '../backends/types';
+import type { BackendName } from '../backends';
 import type { HardwareName, NetworkName } from '../estimate';
 import type { CompileMode, MemoryPolicy, ReshardPolicy } from '../graph/recompute_plan';
 import type { ActivationCheckpointing, ModelName } from '../model';

@@ -4,7 +4,7 @@
 // torch.median taken — the lower middle value for an even rank count).
 
 import { ConfigError } from '../errors';
-import type { CollectiveKind, DType, GraphNode, StepGraph } from '../graph/types';
+import type { CollectiveKind, DType, GraphNode, StepGraph } from '../graph';
 import { lowerMedianInPlace } from '../util';
 import type { CostModel } from './types';
 

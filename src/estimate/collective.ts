@@ -2,7 +2,7 @@
 // (torch/_inductor/comm_analysis.py estimate_nccl_collective_runtime_impl, itself adapted from
 // NCCL src/graph/tuning.cc: ring algorithm, LL protocol, 8 GPUs per node, 2 channels).
 
-import type { CollectiveKind } from '../graph/types';
+import type { CollectiveKind } from '../graph';
 import type { NcclAnalyticalNetwork, RingNetwork } from './network';
 import type { TorchGpuType } from './hardware';
 

@@ -3,7 +3,7 @@
 // torch's analytical NCCL estimate, per the network preset.
 
 import { ConfigError, oneOfMessage } from '../errors';
-import type { CollectiveKind, DType, GraphNode } from '../graph/types';
+import type { CollectiveKind, DType, GraphNode } from '../graph';
 import { ncclAnalyticalUs, ringNetworkUs } from './collective';
 import { computeNodeUs } from './compute';
 import { HARDWARE_NAMES, getHardware, type HardwareName, type HardwarePreset } from './hardware';

@@ -5,7 +5,7 @@
 
 import { ConfigError } from '../errors';
 import { fnv1a } from '../util';
-import type { CollectiveKind, DType, GraphNode } from '../graph/types';
+import type { CollectiveKind, DType, GraphNode } from '../graph';
 import type { CostModel } from './types';
 
 export interface JitterOptions {

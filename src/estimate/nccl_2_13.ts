@@ -4,7 +4,7 @@
 // link's bandwidth on torch's empirical per-interconnect profiles. 2.11's single ring-LL model
 // stays in collective.ts.
 
-import type { CollectiveKind } from '../graph/types';
+import type { CollectiveKind } from '../graph';
 import type { TorchGpuType } from './hardware';
 
 /** What torch detects about the machine: GPU generation, GPUs per node, NVLink present. */

@@ -1,7 +1,7 @@
 // Cost-model contract shared by backends (to plan) and the simulator (to time).
 // Pure: a CostModel is a value; per-rank models differ only by jitter or measurement.
 
-import type { CollectiveKind, DType, GraphNode } from '../graph/types';
+import type { CollectiveKind, DType, GraphNode } from '../graph';
 
 export interface CostModel {
   /** Estimated run time of a compute / cast / view node on one rank, µs. Waits and collective starts cost 0 here. */

@@ -12,7 +12,7 @@ import {
   type RingNetwork,
 } from '../estimate';
 import type { CostModel } from '../estimate/types';
-import type { StepGraph } from '../graph/types';
+import type { StepGraph } from '../graph';
 
 export interface CostOptions {
   /** Measured compute times by node name, µs (live 'measured' mode); roofline for the rest. */

@@ -5,7 +5,7 @@
 // and the compute op the latecomer was running when the collective should have started.
 
 import { EMIT_ALL_BELOW } from '../sim';
-import type { TraceEvent } from '../trace/event';
+import type { TraceEvent } from '../trace';
 
 export interface RankBlame {
   readonly rank: number;

@@ -5,9 +5,9 @@
 // two. Pure: the CLI and the app's diff table both read it.
 
 import { bisector } from 'd3';
-import type { Reason, Schedule } from '../backends/types';
-import type { GraphNode, StepGraph } from '../graph/types';
-import type { TraceEvent } from '../trace/event';
+import type { Reason, Schedule } from '../backends';
+import type { GraphNode, StepGraph } from '../graph';
+import type { TraceEvent } from '../trace';
 import { csvOf } from './csv';
 import type { PipelineResult } from './run';
 

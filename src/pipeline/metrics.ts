@@ -5,7 +5,7 @@
 // (the means add the same value in the same order), at 1/N of the cost.
 
 import type { SimResult } from '../sim/types';
-import type { TraceEvent } from '../trace/event';
+import type { TraceEvent } from '../trace';
 import { aggregateMetrics, computeMetrics, type RankMetrics, type TraceMetrics } from '../trace/metrics';
 
 /** computeMetrics(events, memory) when `ranks` all carry copies of `one` (the metrics of one of them). */

@@ -3,10 +3,10 @@
 
 import { stepConfigOf, type SimConfig } from '../config';
 import { runBackend } from '../backends';
-import type { BackendName, Schedule } from '../backends/types';
+import type { BackendName, Schedule } from '../backends';
 import type { CostModel } from '../estimate/types';
 import { buildStepGraph } from '../graph';
-import type { StepGraph } from '../graph/types';
+import type { StepGraph } from '../graph';
 import { EMIT_ALL_BELOW, simulate } from '../sim';
 import type { SimResult } from '../sim/types';
 import type { TraceMetrics } from '../trace/metrics';

@@ -13,7 +13,7 @@ import {
   stepConfigOf,
   type SimConfig,
 } from '../config';
-import type { BackendName } from '../backends/types';
+import type { BackendName } from '../backends';
 import { ConfigError, oneOfMessage } from '../errors';
 import { resolveStepConfig } from '../graph';
 import { MODEL_PRESETS } from '../model';

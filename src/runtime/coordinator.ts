@@ -7,7 +7,7 @@
 // and every other worker is terminated.
 
 import { FsdpSimError } from '../errors';
-import type { TraceEvent } from '../trace/event';
+import type { TraceEvent } from '../trace';
 import { fnv1aHex, unshard } from './init';
 import { fixedSpinUs } from './comm/sync';
 import { createMeshComms } from './mesh_comms';

@@ -4,7 +4,7 @@
 // N-rank run starts from exactly the model a 1-rank run starts from.
 // Init follows torchtitan's llama: normal(0, 0.02) weights, RMSNorm weights = 1.
 
-import type { ParamInfo } from '../graph/types';
+import type { ParamInfo } from '../graph';
 import { FNV_OFFSET, fnv1a, fnv1aBytes } from '../util';
 
 /** splitmix32: a 32-bit seeded PRNG → uniform [0, 1). */

@@ -2,7 +2,7 @@
 // (src/runtime/cpu, the oracle and the fallback) and WGSL on WebGPU (src/runtime/gpu).
 // The executor runs each compute node of a schedule through `run`, op by op.
 
-import type { ComputeOp } from '../graph/ops';
+import type { ComputeOp } from '../graph';
 
 export type ElemType = 'f32' | 'i32';
 export type HostArray = Float32Array | Int32Array;

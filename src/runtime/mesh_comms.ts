@@ -2,7 +2,7 @@
 // of the mesh (a 2 × 2 FSDP × TP mesh has two tp groups and two dp_shard groups), each sized for the
 // largest per-rank chunk its group's collectives move. A rank gets the instances it is a member of.
 
-import type { StepGraph } from '../graph/types';
+import type { StepGraph } from '../graph';
 import { MESH_DIMS, isOneDim, meshGroup } from '../graph/mesh';
 import { createCommInit, type CollectiveAlgorithm } from './comm/types';
 import { elemsOf } from './exec';

@@ -6,7 +6,7 @@
 
 import { FsdpSimError } from '../errors';
 import { MESH_DIMS, fsdpMesh, meshGroup, type Mesh, type MeshDim } from '../graph/mesh';
-import type { GraphMeta, ParamInfo } from '../graph/types';
+import type { GraphMeta, ParamInfo } from '../graph';
 
 /** The graph's mesh (a graph without one is FSDP on every rank). */
 export const meshOfGraph = (meta: GraphMeta): Mesh => meta.mesh ?? fsdpMesh(meta.worldSize);

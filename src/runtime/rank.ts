@@ -4,7 +4,7 @@
 // between the coordinator and the rank workers. On a mesh a rank joins one communicator per process
 // group (mesh_ranks.ts), trains on its data-parallel rows and holds its TP slice's FSDP shard.
 
-import type { Schedule } from '../backends/types';
+import type { Schedule } from '../backends';
 import { TARGETS, TOKENS, paramTensorIds } from '../graph/ops';
 import { RankComm } from './comm/rank_comm';
 import type { CommInit } from './comm/types';

@@ -12,12 +12,12 @@ import type { CostModel } from '../estimate/types';
 import {
   buildStepGraph, type ActivationCheckpointing, type CompileMode, type MemoryPolicy, type ReshardPolicy, type StepConfig,
 } from '../graph';
-import type { StepGraph } from '../graph/types';
+import type { StepGraph } from '../graph';
 import { isOneDim, type Mesh } from '../graph/mesh';
 import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
 import { intIn, midpointMedian } from '../util';
-import type { TraceEvent } from '../trace/event';
+import type { TraceEvent } from '../trace';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/types';
 import type { DataConfig } from './data';
 import type { StepPhases } from './exec';

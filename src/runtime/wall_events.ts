@@ -5,8 +5,8 @@
 // kinds on the compute stream. Everything runs on the rank's one thread, so no two host intervals
 // overlap: the timeline shows the overlap this machine really got (none, on CPU kernels).
 
-import type { StepGraph } from '../graph/types';
-import type { EventKind, StreamName, TraceEvent } from '../trace/event';
+import type { StepGraph } from '../graph';
+import type { EventKind, StreamName, TraceEvent } from '../trace';
 import type { PhaseInterval } from './exec';
 
 function collectiveOf(graph: StepGraph): Map<string, { kind: EventKind; group: string }> {

@@ -16,7 +16,7 @@
 // freed on another stream is reusable once its last reader's position is passed).
 
 import { bisector } from 'd3';
-import type { GraphNode, StepGraph } from '../graph/types';
+import type { GraphNode, StepGraph } from '../graph';
 import { baseOf, liveIntervals, persistentBytes } from './memory';
 import { hiddenTensors } from './hidden_tensors';
 

@@ -4,7 +4,7 @@
 // exposed total (which counts a moment once however many groups are busy).
 
 import { intersect, totalLength, union, type Interval } from '../trace/intervals';
-import type { TraceEvent } from '../trace/event';
+import type { TraceEvent } from '../trace';
 
 const COMM_PREFIX = 'comm:';
 

@@ -7,7 +7,7 @@
 // tensor is 3.9 GiB. Positions are fractional so that the aten ops inside one node keep their
 // order: allocations at p − 0.3, p − 0.2, frees at p − 0.15, before the node's own outputs at p.
 
-import type { GraphNode } from '../graph/types';
+import type { GraphNode } from '../graph';
 import type { Allocation } from './allocator';
 
 const FP32 = 4; // bytes

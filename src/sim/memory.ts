@@ -7,8 +7,8 @@
 // its last reader ends, where a collective "ends" at its wait (reduce-scatter input freed when the
 // RS ends); aliases count once, against their base, and extend the base's life.
 
-import type { GraphNode, StepGraph, TensorInfo } from '../graph/types';
-import type { MemoryCurve } from '../trace/event';
+import type { GraphNode, StepGraph, TensorInfo } from '../graph';
+import type { MemoryCurve } from '../trace';
 
 /** Root storage of a tensor id (follows aliasOf). Unknown ids are their own root. */
 export function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string): string {

@@ -4,8 +4,8 @@
 // the graph's tensor table, which every backend's rewritten graph shares, so they are indexed once
 // per table (WeakMap) and reused by every backend and every simulation of it.
 
-import type { GraphNode, TensorInfo } from '../graph/types';
-import type { MemoryCurve } from '../trace/event';
+import type { GraphNode, TensorInfo } from '../graph';
+import type { MemoryCurve } from '../trace';
 import { baseOf } from './memory';
 
 /** Dense view of a tensor table: slot per non-persistent base, -1 for persistent roots. */

@@ -11,11 +11,11 @@
 // Ranks that issue different collectives at the same sequence number are reported (the hang
 // torch's cross-rank alignment prevents) and stop there; the simulation always terminates.
 
-import type { Schedule } from '../backends/types';
+import type { Schedule } from '../backends';
 import type { CostModel } from '../estimate/types';
 import { ConfigError, FsdpSimError } from '../errors';
-import type { GraphNode } from '../graph/types';
-import type { MemoryCurve, StreamName, TraceEvent } from '../trace/event';
+import type { GraphNode } from '../graph';
+import type { MemoryCurve, StreamName, TraceEvent } from '../trace';
 import { fastMemoryCurve } from './memory_curve';
 import {
   bucketIds,

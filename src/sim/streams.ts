@@ -1,9 +1,9 @@
 // Helpers shared by the simulator's engine: collective descriptors (what ranks must agree on),
 // process-group membership, bucket lookup and event construction.
 
-import type { Schedule } from '../backends/types';
-import type { GraphNode } from '../graph/types';
-import type { StreamName, TraceEvent } from '../trace/event';
+import type { Schedule } from '../backends';
+import type { GraphNode } from '../graph';
+import type { StreamName, TraceEvent } from '../trace';
 
 export const COMPUTE_STREAM: StreamName = 'compute';
 export const commStream = (group: string): StreamName => `comm:${group}`;

@@ -2,9 +2,9 @@
 // issue every collective at the same instant and the step is identical on each, so one rank is
 // simulated and its events / memory are copied to the ranks asked for (1024 ranks cost 1×).
 
-import type { Schedule } from '../backends/types';
+import type { Schedule } from '../backends';
 import type { CostModel } from '../estimate/types';
-import type { MemoryCurve, TraceEvent } from '../trace/event';
+import type { MemoryCurve, TraceEvent } from '../trace';
 
 /** Ranks emit by default: all below this world size, else rank 0 only. */
 export const EMIT_ALL_BELOW = 64;

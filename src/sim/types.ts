@@ -1,8 +1,8 @@
 // Simulator contract: time a schedule on N ranks with a cost model per rank.
 
-import type { Schedule } from '../backends/types';
+import type { Schedule } from '../backends';
 import type { CostModel } from '../estimate/types';
-import type { MemoryCurve, TraceEvent } from '../trace/event';
+import type { MemoryCurve, TraceEvent } from '../trace';
 
 export interface SimOptions {
   readonly worldSize: number;

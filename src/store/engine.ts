@@ -6,11 +6,11 @@ import { compareBackends, runPipelineOnGraph } from '../pipeline';
 import { computeMetrics, importTrace } from '../trace';
 import { importFxGraph } from '../graph';
 import { ImportError, err, ok, type Result } from '../errors';
-import type { BackendName } from '../backends/types';
+import type { BackendName } from '../backends';
 import { compareWithTorch, matchLogGraphs, parseTorchPassLog, type TorchLogGraph } from '../backends/autobucketing/torch_log';
 import type { PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline/figures';
-import type { MemoryCurve, TraceEvent } from '../trace/event';
+import type { MemoryCurve, TraceEvent } from '../trace';
 import type { RunKey, SideResult } from './types';
 
 /** A pipeline run as a side; `clockPrefix` says what timed it ('cost model', 'fx graph, cost model'). */

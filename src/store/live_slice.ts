@@ -4,7 +4,7 @@
 
 import type { StoreApi } from 'zustand/vanilla';
 import { runTraining } from '../runtime/coordinator'; // the browser flavour (Web Workers)
-import type { BackendName } from '../backends/types';
+import type { BackendName } from '../backends';
 import { describeMesh, type SimConfig } from '../config';
 import { sideFromEvents } from './engine';
 import { liveMeshOf, liveRanks, liveRunOptions } from './live_run';

@@ -5,10 +5,10 @@
 // reads schedule.graph (the UI reads buckets and reasons). Unpacking gives back equal events
 // (same keys in the same order, same values).
 
-import type { Schedule } from '../backends/types';
-import type { StepGraph } from '../graph/types';
+import type { Schedule } from '../backends';
+import type { StepGraph } from '../graph';
 import { rerankEvent } from '../sim';
-import type { EventKind, StreamName, TraceEvent } from '../trace/event';
+import type { EventKind, StreamName, TraceEvent } from '../trace';
 import type { SideResult } from './types';
 
 const KEYS = ['rank', 'stream', 'name', 'kind', 'start', 'dur', 'bytes', 'op', 'bucketId', 'params'] as const;

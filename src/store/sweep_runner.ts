@@ -2,7 +2,7 @@
 // in a Web Worker in the browser (Stop terminates it mid-point), inline elsewhere (Node tests),
 // yielding to the event loop between points.
 
-import type { BackendName } from '../backends/types';
+import type { BackendName } from '../backends';
 import type { SimConfig } from '../config';
 import { newSweepCache, runSweepPoint, sweepPoints, type SweepAxis, type SweepRow } from '../pipeline/sweep';
 

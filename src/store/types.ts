@@ -2,9 +2,9 @@
 // live-run state and user-visible notices.
 
 import type { Agreement } from '../backends/autobucketing/torch_log';
-import type { Schedule } from '../backends/types';
+import type { Schedule } from '../backends';
 import type { CollectiveMismatch } from '../sim/types';
-import type { MemoryCurve, TraceEvent } from '../trace/event';
+import type { MemoryCurve, TraceEvent } from '../trace';
 import type { TraceMetrics } from '../trace/metrics';
 
 export type Side = 'a' | 'b';

@@ -1,7 +1,7 @@
 // One palette for the whole app: compute / all-gather / reduce-scatter / exposed, shared by the
 // canvas timeline, the legend and the d3 charts. CSS variables carry the same colours for HTML.
 
-import type { EventKind } from '../trace/event';
+import type { EventKind } from '../trace';
 
 export type Theme = 'light' | 'dark';
 

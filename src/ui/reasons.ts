@@ -1,8 +1,8 @@
 // Reasons lookup for the explain panel and the hover card: which of the backend's decisions
 // (schedule.reasons) concern a trace event or a collective.
 
-import type { Bucket, Reason, Schedule } from '../backends/types';
-import type { TraceEvent } from '../trace/event';
+import type { Bucket, Reason, Schedule } from '../backends';
+import type { TraceEvent } from '../trace';
 
 /** The bucket a (possibly merged) collective event belongs to. */
 export function bucketOf(schedule: Schedule | undefined, e: TraceEvent): Bucket | undefined {

@@ -3,7 +3,7 @@
 // for each op the collectives in flight and the memory held when it starts. Read from the real
 // schedule's trace events, so the walk shows what the simulator ran, not a drawing of it.
 
-import type { MemoryCurve, TraceEvent } from '../trace/event';
+import type { MemoryCurve, TraceEvent } from '../trace';
 import { baseName } from './reasons';
 
 export interface WalkStep {

@@ -6,7 +6,7 @@
 
 import { describeMesh, parseConfigQuery, resolveMesh, type SimConfig } from '../config';
 import type { Side } from '../store';
-import type { TraceEvent } from '../trace/event';
+import type { TraceEvent } from '../trace';
 import {
   bHangsANot, type ClaimCheck, fasterStep, fewerAllGathers, fewerLaunches, hidesExposed, othersWaitForStraggler,
   peakRises, peakWithinTorchLimit, type RunData, staysExposed,

@@ -4,7 +4,7 @@
 // interconnect's saturation size, and the greedy by-size bucketing in graph (wait) order.
 // Upstream: torch/_inductor/fx_passes/fsdp.py and bucketing.py (greedy_bucket_collective_by_mb).
 
-import type { GraphNode } from '../../graph/types';
+import type { GraphNode } from '../../graph';
 import { minSaturationBytes, type Nccl213Topology } from '../../estimate/nccl_2_13';
 import { bucketKey } from '../rewrite';
 

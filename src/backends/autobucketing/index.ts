@@ -10,7 +10,7 @@
 import type { CostModel } from '../../estimate/types';
 import { GraphError } from '../../graph/errors';
 import { kahnOrder } from '../../graph/toposort';
-import type { StepGraph } from '../../graph/types';
+import type { StepGraph } from '../../graph';
 import { indexGraph } from '../graph_index';
 import { resolveOptions } from '../options';
 import { rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';

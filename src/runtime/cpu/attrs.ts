@@ -4,7 +4,7 @@
 // are left untouched), never shorter.
 
 import { ConfigError } from '../../errors';
-import type { ComputeOp } from '../../graph/ops';
+import type { ComputeOp } from '../../graph';
 import type { OpAttrs } from '../kernels';
 
 export interface MatmulDims { M: number; N: number; K: number; transA: boolean; transB: boolean }

@@ -1,7 +1,7 @@
 // CPU KernelBackend: runs every ComputeOp with the reference kernels on host arrays. It is the
 // oracle for the WGSL kernels and the fallback when there is no WebGPU adapter.
 import { ConfigError } from '../../errors';
-import type { ComputeOp } from '../../graph/ops';
+import type { ComputeOp } from '../../graph';
 import type { DeviceTensor, ElemType, HostArray, KernelBackend, OpAttrs } from '../kernels';
 import { adamw } from './adamw';
 import { add } from './add';

@@ -11,7 +11,7 @@
 // A bucket costs one readback (downloadAll) however many members it has, and its host staging
 // arrays are reused from call to call (each is consumed before the call returns).
 
-import type { GraphNode } from '../../graph/types';
+import type { GraphNode } from '../../graph';
 import type { RankCommApi } from '../comm/types';
 import type { DeviceTensor, KernelBackend, UploadPart } from '../kernels';
 import { FsdpSimError } from '../../errors';

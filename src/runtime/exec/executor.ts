@@ -5,8 +5,8 @@
 // last reader; persistent state (parameter shards, exp_avg, exp_avg_sq) lives in `ctx.state` and is
 // replaced by the optimizer's `*.next` values at the end of the step (paramTensorIds).
 
-import type { Schedule } from '../../backends/types';
-import type { GraphNode, StepGraph } from '../../graph/types';
+import type { Schedule } from '../../backends';
+import type { GraphNode, StepGraph } from '../../graph';
 import { LOSS, paramTensorIds, type ComputeOp } from '../../graph/ops';
 import type { DeviceTensor, KernelBackend, OpAttrs } from '../kernels';
 import { FsdpSimError } from '../../errors';

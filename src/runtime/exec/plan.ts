@@ -2,7 +2,7 @@
 // alias a tensor, copy a padded view, call a collective) and when each storage is last read,
 // so the executor can release it right after. Built once per schedule and cached.
 
-import type { GraphNode, StepGraph, TensorInfo } from '../../graph/types';
+import type { GraphNode, StepGraph, TensorInfo } from '../../graph';
 import { DTYPE_BYTES } from '../../graph/types';
 import { LOSS, TARGETS, TOKENS, paramTensorIds } from '../../graph/ops';
 import type { ElemType } from '../kernels';

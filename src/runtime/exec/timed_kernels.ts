@@ -5,7 +5,7 @@
 // otherwise every readback would carry the kernels queued before it.
 
 import type { DeviceTensor, DownloadPart, HostArray, KernelBackend, OpAttrs, UploadPart } from '../kernels';
-import type { ComputeOp } from '../../graph/ops';
+import type { ComputeOp } from '../../graph';
 import type { PhaseClock } from './phases';
 
 export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelBackend {

@@ -2,7 +2,7 @@
 // op on a pending encoder (submitted at sync/download/upload), sync() reports device time from
 // timestamp queries when the device has them. Checked against the CPU backend in test/browser.
 import { ConfigError } from '../../errors';
-import type { ComputeOp } from '../../graph/ops';
+import type { ComputeOp } from '../../graph';
 import { checkTensors } from '../cpu';
 import type { DeviceTensor, DownloadPart, ElemType, HostArray, KernelBackend, OpAttrs, UploadPart } from '../kernels';
 import { acquireBuffer, bufferBytes, releaseBuffer } from './buffer_pool';

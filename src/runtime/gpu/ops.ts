@@ -2,7 +2,7 @@
 // match the @binding of each shader one-to-one), params and workgroup counts. Multi-kernel ops
 // (rms_norm_bwd, attention_bwd, cross_entropy) record their dispatches in one pass, in order.
 import { ConfigError } from '../../errors';
-import type { ComputeOp } from '../../graph/ops';
+import type { ComputeOp } from '../../graph';
 import {
   adamwBiasCorrections, adamwHyper, adamwStep, attentionDims, crossEntropyDims, embeddingDims, intAttr, matmulDims,
   rmsNormDims,

@@ -3,7 +3,7 @@
 // selects the collective on both timelines and zooms them to it.
 
 import { useMemo, useState } from 'react';
-import type { StepGraph } from '../../graph/types';
+import type { StepGraph } from '../../graph';
 import { buildGraph } from '../../pipeline';
 import { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from '../../pipeline/diff';
 import { appStore, useApp, type SideResult } from '../../store';

@@ -5,7 +5,7 @@
 
 import { useMemo } from 'react';
 import { useApp } from '../../store';
-import type { EventKind } from '../../trace/event';
+import type { EventKind } from '../../trace';
 import { termById } from '../glossary';
 import { navHint, useInputKind } from '../input_kind';
 import { EXPOSED_ENTRY, legendFor, paletteFor } from '../palette';

@@ -3,7 +3,7 @@
 // Also the per-rank "exposed communication" intervals: comm time not covered by compute (HTA).
 
 import { bisectLeft, bisectRight } from 'd3';
-import type { EventKind, StreamName, TraceEvent } from '../../trace/event';
+import type { EventKind, StreamName, TraceEvent } from '../../trace';
 import { isCommKind } from '../../trace/kinds';
 
 // kinds of imported traces appended after the first four, so their codes keep their meaning

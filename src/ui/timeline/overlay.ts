@@ -3,8 +3,8 @@
 // wait on the compute stream → the first compute that reads the gathered parameter (or, for a
 // reduce-scatter, the compute that produced the gradient → the collective → its wait).
 
-import type { Schedule } from '../../backends/types';
-import type { TraceEvent } from '../../trace/event';
+import type { Schedule } from '../../backends';
+import type { TraceEvent } from '../../trace';
 import type { Palette } from '../palette';
 import { baseName } from '../reasons';
 import type { TimelineColumns } from './columns';
