@@ -132,6 +132,12 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
           ? 'the cost model'
           : `torch's for ${e.fromGraph} of ${e.total} nodes, the cost model for the rest`;
     io.out(`estimates (${g.phase}): ${source}`);
+    const pb = g.preBucketing;
+    if (pb) {
+      const timed = pb.estimator === 'cost-model' ? 'the cost model' : "torch 2.13's analytical NCCL model";
+      const what = `${pb.buckets.length} FSDP buckets, cap ${pb.capMb.toFixed(1)} MB`;
+      io.out(`pre-bucketing (${g.phase}): ${what}; merged collectives timed by ${timed}`);
+    }
     io.out(
       `torch accounting (${g.phase}): scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms; peak ${mib(g.peakBytes)} (original ${mib(g.originalPeakBytes)}, allowed ${mib(g.allowedPeakBytes)})`,
     );
@@ -168,6 +174,7 @@ function torchAccounting(s: Schedule) {
   if (graphs === undefined) return {};
   const reasons = s.reasons.map((r) => ({ collective: r.node.replace(/\.bw$/, ''), code: r.code, text: r.text }));
   return {
+    torchProfile: s.torchProfile,
     potentialExposedMs: graphs.reduce((a, g) => a + g.potentialExposedMs, 0),
     scheduledExposedMs: graphs.reduce((a, g) => a + g.scheduledExposedMs, 0),
     graphs,

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runAutobucketing } from '../../../src/backends';
 import { indexGraph } from '../../../src/backends/graph_index';
-import { AUTOBUCKETING_DEFAULTS } from '../../../src/backends/autobucketing';
+import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
 import { buildTorchGraph, passRegions } from '../../../src/backends/autobucketing/torch_graph';
 import { scheduleOverlap } from '../../../src/backends/autobucketing/torch_scheduler';
 import { makeCostModel } from '../../../src/estimate';
@@ -32,6 +32,8 @@ const EXPECTED = readGz('expected.json.gz') as Record<'main' | 'memzero', Record
 const GRAPHS = [...new Set(Object.keys(EXPECTED.main).map((k) => k.replace(/_(fw|bw)$/, '')))];
 // the cost model only times what a dump leaves out; every node here carries torch's estimate
 const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
+// torch was run with the 2.11-style arguments (pre-bucketing off): the port's 'torch-2.11' profile
+const TORCH_2_11 = AUTOBUCKETING_PROFILES['torch-2.11'];
 
 type Dump = { nodes: { kind?: string; est_ms?: number }[] };
 
@@ -53,7 +55,7 @@ describe.each(['main', 'memzero'] as const)('torch 2.13 reference graphs (%s)', 
   it.each(GRAPHS)('%s: torch\'s buckets, prefetches, counts and exposure', (graph) => {
     const imported = importFxGraph(dumps(graph, variant));
     if (!imported.ok) throw imported.error;
-    const s = runAutobucketing(imported.value, cost);
+    const s = runAutobucketing(imported.value, cost, TORCH_2_11);
     const stats = s.passStats ?? [];
     expect(stats.map((p) => p.phase)).toEqual(['forward', 'backward']);
     for (const p of stats) {
@@ -83,7 +85,7 @@ describe.each(['main', 'memzero'] as const)('torch 2.13 reference graphs (%s)', 
     const ix = indexGraph(imported.value);
     for (const region of passRegions(ix)) {
       const tg = buildTorchGraph(ix, cost, region);
-      const sched = scheduleOverlap(tg, AUTOBUCKETING_DEFAULTS);
+      const sched = scheduleOverlap(tg, TORCH_2_11);
       const want = EXPECTED[variant][`${graph}_${region.phase === 'forward' ? 'fw' : 'bw'}`];
       expect(sched.order.map((t) => tg.name[t].replace(/\.bw$/, ''))).toEqual(want.scheduleOrder);
     }
@@ -95,7 +97,7 @@ describe('torch 2.13 reference graphs, one FX graph at a time', () => {
     const [fw] = dumps('llama8b_2layer_seq2048_saved', 'main');
     const imported = importFxGraph(fw);
     if (!imported.ok) throw imported.error;
-    const [p] = runAutobucketing(imported.value, cost).passStats ?? [];
+    const [p] = runAutobucketing(imported.value, cost, TORCH_2_11).passStats ?? [];
     expect(p.buckets).toEqual(EXPECTED.main.llama8b_2layer_seq2048_saved_fw.buckets);
     expect(p.overlapping).toEqual(EXPECTED.main.llama8b_2layer_seq2048_saved_fw.overlapping);
   });
@@ -115,8 +117,9 @@ function optionsOf(knobs: Generated['knobs']): Record<string, number | boolean |
   const names = [
     'max_in_flight_gb', 'max_compute_pre_fetch', 'max_coll_distance', 'compute_overlap_multipler', 'max_memory_increase_gb',
     'max_memory_increase_ratio', 'collective_bucketing', 'prioritize_bucketing_during_scheduling', 'bucket_only_internode_comms',
+    'pre_bucketing_fsdp_collectives',
   ];
-  const out: Record<string, number | boolean | string> = {};
+  const out: Record<string, number | boolean | string> = { ...TORCH_2_11 };
   for (const k of names) if (typeof knobs[k] === 'number' || typeof knobs[k] === 'boolean') out[k] = knobs[k] as number | boolean;
   out.max_off_bucket_gb = typeof knobs.max_off_bucket_gb === 'number' ? knobs.max_off_bucket_gb : 0;
   out.bucket_exposed_first = knobs.bucket_exposed_first === null ? 'auto' : String(knobs.bucket_exposed_first);

@@ -16,6 +16,8 @@ import { NCCL_213_DEFAULT_TOPOLOGY } from '../../../src/estimate/nccl_2_13';
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph } from '../../../src/graph';
 import type { StepGraph } from '../../../src/graph/types';
+import { configFromFlags } from '../../../src/cli/args';
+import { configFromQuery, configToQuery } from '../../../src/config/url';
 
 const DIR = new URL('../../fixtures/torch_pass/prebucket/', import.meta.url);
 const readGz = (path: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(path, DIR))).toString('utf8'));
@@ -115,5 +117,35 @@ describe('torch 2.13 defaults: FSDP pre-bucketing before the scheduler', () => {
     expect(colls.length).toBe(stats.reduce((a, p) => a + p.collectivesAfter, 0));
     const members = sorted(s.buckets.map((b) => b.members.map((m) => m.replace(/\.bw$/, ''))));
     expect(members).toEqual(sorted(stats.flatMap((p) => p.buckets)));
+  });
+});
+
+describe('the pre-bucketing knobs through config, URL and --torch-profile', () => {
+  it('--torch-profile 2.13 turns pre-bucketing on; --set reaches every knob; the URL keeps them', () => {
+    const cfg = configFromFlags('pass', {
+      'torch-profile': '2.13',
+      set: [
+        'autobucketing.pre_bucketing_fsdp_collectives_max_bucket_cap_mb=30',
+        'autobucketing.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier=0.5',
+        'autobucketing.nccl_gpu_type=ampere',
+      ],
+    });
+    expect(cfg.autobucketing).toMatchObject({
+      pre_bucketing_fsdp_collectives: true,
+      pre_bucketing_fsdp_collectives_max_bucket_cap_mb: 30,
+      pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: 0.5,
+      nccl_gpu_type: 'ampere',
+    });
+    const back = configFromQuery(configToQuery(cfg));
+    if (!back.ok) throw back.error;
+    expect(back.value.autobucketing).toEqual(cfg.autobucketing);
+    expect(() => configFromFlags('pass', { set: ['autobucketing.nccl_gpu_type=tpu'] })).toThrow(/nccl_gpu_type/);
+    // the cap follows the knobs: 0.5 × the NVLink saturation size, under the 30 MB ceiling
+    const pair = 'A_d1024_2layer_seq512_recompute_w8';
+    const s = runAutobucketing(load(pair), cost, cfg.autobucketing);
+    expect(s.torchProfile).toBe('custom');
+    for (const p of s.passStats ?? []) expect(p.preBucketing?.capMb).toBe(30);
+    const off = runAutobucketing(load(pair), cost, { ...PROFILE, pre_bucketing_fsdp_collectives: false });
+    expect((off.passStats ?? []).every((p) => p.preBucketing === undefined)).toBe(true);
   });
 });
