@@ -53,9 +53,10 @@ const AUTOBUCKETING_RANGES: Readonly<Record<string, { min: number; max: number; 
   max_bucket_memory_gb: { min: 0, max: 1024 },
   max_memory_increase_gb: { min: 0, max: 1024 },
   max_memory_increase_ratio: { min: 0, max: 100 },
+  nccl_gpus_per_node: { min: 1, max: 1024 },
 };
 
-const INT_KNOBS: ReadonlySet<string> = new Set(['max_compute_pre_fetch', 'max_coll_distance']);
+const INT_KNOBS: ReadonlySet<string> = new Set(['max_compute_pre_fetch', 'max_coll_distance', 'nccl_gpus_per_node']);
 
 function autobucketingFields(): FieldSpec[] {
   return Object.entries(AUTOBUCKETING_DEFAULTS as Record<string, unknown>).map(([k, v]): FieldSpec => {
