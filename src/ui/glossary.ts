@@ -149,13 +149,37 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
   'autobucketing.max_off_bucket_gb': { does: 'Off-path collectives (backward reduce-scatters) wait until this many GiB of one kind are ready, then go together (0: off).', cost: 'raising it: bigger reduce-scatter buckets, gradients held longer (memory)', torch: `${AB}(max_off_bucket_gb=…)` },
   'autobucketing.bucket_only_internode_comms': { does: 'Bucket only the process groups that cross nodes (the FSDP all-gathers).', torch: `${AB}(bucket_only_internode_comms=…)` },
   'autobucketing.max_bucket_memory_gb': { does: 'Byte cap of one bucket (GiB, inputs + outputs).', cost: 'raising it: fewer, bigger launches; more memory per bucket', torch: 'OverlapPreservingBucketer(max_bucket_memory_gb=…)' },
-  'autobucketing.pre_bucketing_fsdp_collectives': { does: 'torch 2.13: before scheduling, merge neighbouring FSDP all-gathers (and reduce-scatters) into buckets big enough to saturate the link.', cost: 'on: fewer launches, a layer\'s weights may arrive with the next layer\'s', torch: `${AB}(pre_bucketing_fsdp_collectives=…)` },
-  'autobucketing.pre_bucketing_fsdp_collectives_bucket_cap_mb': { does: 'Pre-bucket cap in MB; 0 lets torch size it from the link (its saturation model).', torch: `${AB}(pre_bucketing_fsdp_collectives_bucket_cap_mb=…)` },
-  'autobucketing.pre_bucketing_fsdp_collectives_min_bucket_cap_mb': { does: 'Smallest pre-bucket cap torch computes (MB).', torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_min_bucket_cap_mb=…' },
-  'autobucketing.pre_bucketing_fsdp_collectives_max_bucket_cap_mb': { does: 'Largest pre-bucket cap torch computes (MB).', torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_max_bucket_cap_mb=…' },
-  'autobucketing.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier': { does: 'Scale on the link-saturation size before it is clipped to the cap range.', torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier=…' },
-  'autobucketing.nccl_gpu_type': { does: 'GPU generation torch detects: picks its NCCL tables and NVLink / InfiniBand profiles for the pre-bucket cap and the merged collectives\' estimates.', torch: 'what comm_analysis.get_gpu_type() returns (nccl_gpu_type=…)' },
-  'autobucketing.nccl_gpus_per_node': { does: 'GPUs per node torch assumes when it decides whether a group stays on NVLink.', torch: 'torch.cuda.device_count(), 8 without CUDA (nccl_gpus_per_node=…)' },
+  'autobucketing.pre_bucketing_fsdp_collectives': {
+    does: 'torch 2.13: before scheduling, merge neighbouring FSDP all-gathers (and reduce-scatters) into '
+      + 'buckets big enough to saturate the link.',
+    cost: 'on: fewer launches, a layer\'s weights may arrive with the next layer\'s',
+    torch: `${AB}(pre_bucketing_fsdp_collectives=…)`,
+  },
+  'autobucketing.pre_bucketing_fsdp_collectives_bucket_cap_mb': {
+    does: 'Pre-bucket cap in MB; 0 lets torch size it from the link (its saturation model).',
+    torch: `${AB}(pre_bucketing_fsdp_collectives_bucket_cap_mb=…)`,
+  },
+  'autobucketing.pre_bucketing_fsdp_collectives_min_bucket_cap_mb': {
+    does: 'Smallest pre-bucket cap torch computes (MB).',
+    torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_min_bucket_cap_mb=…',
+  },
+  'autobucketing.pre_bucketing_fsdp_collectives_max_bucket_cap_mb': {
+    does: 'Largest pre-bucket cap torch computes (MB).',
+    torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_max_bucket_cap_mb=…',
+  },
+  'autobucketing.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier': {
+    does: 'Scale on the link-saturation size before it is clipped to the cap range.',
+    torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier=…',
+  },
+  'autobucketing.nccl_gpu_type': {
+    does: 'GPU generation torch detects: picks its NCCL tables and NVLink / InfiniBand profiles for the '
+      + 'pre-bucket cap and the merged collectives\' estimates.',
+    torch: 'what comm_analysis.get_gpu_type() returns (nccl_gpu_type=…)',
+  },
+  'autobucketing.nccl_gpus_per_node': {
+    does: 'GPUs per node torch assumes when it decides whether a group stays on NVLink.',
+    torch: 'torch.cuda.device_count(), 8 without CUDA (nccl_gpus_per_node=…)',
+  },
 };
 
 /** Help for a field; an autobucketing knob added later still names its torch argument. */

@@ -38,7 +38,10 @@ describe('torch pass log with prototype names as collectives', () => {
       expect(g.overlapping[c]).toEqual(['mm']);
       expect(g.cannotOverlap[c]).toEqual({ node: 'mm_2', why: 'too far' });
     }
-    expect(Object.getOwnPropertyDescriptor(g.cannotBucket, '__proto__')?.value).toEqual({ seed: 'all_gather_into_tensor', why: 'would create a cycle' });
+    expect(Object.getOwnPropertyDescriptor(g.cannotBucket, '__proto__')?.value).toEqual({
+      seed: 'all_gather_into_tensor',
+      why: 'would create a cycle',
+    });
     expect(g.buckets).toEqual([['all_gather_into_tensor', 'valueOf']]);
     expect(g.summary.total_exposed_ms).toBe(0.5);
     expect(Object.hasOwn(g.summary, '__proto__')).toBe(true);
