@@ -38,7 +38,9 @@ describe('fsdp-sim compare', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as { results: Record<string, unknown>[] };
-    expect(Object.keys(json)).toEqual(['mesh', 'results']);
+    expect(Object.keys(json)).toEqual(['mesh', 'results', 'torchtitanFlags']);
+    const flags = (json as unknown as { torchtitanFlags: Record<string, unknown> }).torchtitanFlags;
+    expect(Object.keys(flags)).toEqual(['aot_eager', 'aot_eager_autobucketing']);
     expect((json as unknown as { mesh: object }).mesh).toEqual({ dp_replicate: 1, dp_shard: 8, tp: 1 });
     expect(json.results.map((x) => x.backend)).toEqual(['aot_eager', 'aot_eager_autobucketing']);
     for (const x of json.results) {
