@@ -1,9 +1,8 @@
 // The autobucketing port against torch 2.13's own pass, on the graphs torch passed with every
 // node's runtime fixed (test/fixtures/torch_pass): the same schedule order, the same prefetches,
 // the same buckets, the same exposure accounting and memory estimates, decision for decision.
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { type TorchPassExpected, gzJsonReader } from '../../helpers/torch_fixtures';
 import { runAutobucketing } from '../../../src/backends';
 import { indexGraph } from '../../../src/backends/graph_index';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
@@ -12,20 +11,10 @@ import { scheduleOverlap } from '../../../src/backends/autobucketing/torch_sched
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph } from '../../../src/graph';
 
-const DIR = new URL('../../fixtures/torch_pass/', import.meta.url);
-const readGz = (path: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(path, DIR))).toString('utf8'));
+const readGz = gzJsonReader(new URL('../../fixtures/torch_pass/', import.meta.url));
 
-interface Expected {
-  readonly buckets: string[][];
-  readonly overlapping: Record<string, string[]>;
-  readonly collectivesBefore: number;
-  readonly collectivesAfter: number;
-  readonly totalExposedMs: number;
-  readonly potentialExposedMs: number;
-  readonly originalPeakBytes: number;
-  readonly peakBytes: number;
+interface Expected extends TorchPassExpected {
   readonly allowedPeakBytes: number;
-  readonly scheduleOrder: string[];
 }
 
 const EXPECTED = readGz('expected.json.gz') as Record<'main' | 'memzero', Record<string, Expected>>;

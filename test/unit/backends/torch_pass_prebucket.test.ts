@@ -3,9 +3,8 @@
 // (test/fixtures/torch_pass/prebucket): the port's 'torch-2.13' profile makes torch's pre-buckets,
 // times the nodes they create as torch's estimator did, and reaches torch's schedule, buckets,
 // prefetches and exposure.
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { type TorchPassExpected, gzJsonReader } from '../../helpers/torch_fixtures';
 import { runAutobucketing } from '../../../src/backends';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
 import { preBucketFsdp } from '../../../src/backends/autobucketing/pre_bucket';
@@ -19,23 +18,13 @@ import type { StepGraph } from '../../../src/graph/types';
 import { configFromFlags } from '../../../src/cli/args';
 import { configFromQuery, configToQuery } from '../../../src/config/url';
 
-const DIR = new URL('../../fixtures/torch_pass/prebucket/', import.meta.url);
-const readGz = (path: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(path, DIR))).toString('utf8'));
+const readGz = gzJsonReader(new URL('../../fixtures/torch_pass/prebucket/', import.meta.url));
 
-interface Expected {
+interface Expected extends TorchPassExpected {
   readonly knobs: Record<string, number | boolean | null | string>;
   readonly capMb: number | null;
   readonly preBuckets: string[][];
-  readonly buckets: string[][];
-  readonly overlapping: Record<string, string[]>;
-  readonly collectivesBefore: number;
   readonly collectivesAfterPrebucketing: number;
-  readonly collectivesAfter: number;
-  readonly totalExposedMs: number;
-  readonly potentialExposedMs: number;
-  readonly originalPeakBytes: number;
-  readonly peakBytes: number;
-  readonly scheduleOrder: string[];
   readonly newNodeEstimates: Record<string, number>;
 }
 

@@ -2,9 +2,8 @@
 // plan with sequence and loss parallel, op SAC, SimpleFSDP 2-D parameters; dp 2 and 4 × tp 2 and 4,
 // 1 and 2 layers): they import, every collective on its own group, and the port decides on them as
 // torch did under both knob profiles — buckets, prefetches, counts, exposure and memory estimates.
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { type TorchPassExpected, gzJsonReader } from '../../helpers/torch_fixtures';
 import { runAutobucketing } from '../../../src/backends';
 import { main } from '../../../src/cli/main';
 import {
@@ -19,22 +18,13 @@ import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
 
 const DIR = new URL('../../fixtures/torch_pass_2d/', import.meta.url);
-const readGz = (path: string): unknown => JSON.parse(gunzipSync(readFileSync(new URL(path, DIR))).toString('utf8'));
+const readGz = gzJsonReader(DIR);
 
-interface Expected {
+interface Expected extends TorchPassExpected {
   readonly knobs: Record<string, number | boolean | string | null>;
-  readonly buckets: string[][];
   readonly bucketsApplied: string[][];
   readonly prebuckets: string[][];
-  readonly overlapping: Record<string, string[]>;
-  readonly collectivesBefore: number;
-  readonly collectivesAfter: number;
-  readonly totalExposedMs: number;
-  readonly potentialExposedMs: number;
-  readonly originalPeakBytes: number;
-  readonly peakBytes: number;
   readonly allowedPeakBytes: number;
-  readonly scheduleOrder: string[];
 }
 interface RawNode {
   name: string;
