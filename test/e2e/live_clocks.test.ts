@@ -84,7 +84,10 @@ describe('live clocks', () => {
     expect(await app.page.textContent('[data-testid="clock-b"]')).toMatch(/cost-model time replayed for the live schedule \(not measured\)/);
     // editing a live.* field afterwards keeps the live timeline (no re-simulation)
     await setField(app.page, 'live.steps', '5');
-    await app.page.waitForTimeout(400);
+    await app.page.waitForFunction(() => {
+      const st = window.__FSDP_SIM__!.store.getState();
+      return st.config.live.steps === 5 && !st.simulating && location.search.includes('steps=5');
+    });
     expect(await app.page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b?.source)).toBe('live');
     expect(app.pageErrors).toEqual([]);
   });

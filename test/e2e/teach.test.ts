@@ -102,7 +102,7 @@ describe('first visit', () => {
 describe('plain words', () => {
   it('the glossary defines every term, with the diagram of one parameter\'s life', async () => {
     const { context, page } = await freshPage(true);
-    await page.goto(previewSrv.url);
+    await page.goto(`${previewSrv.url}?model=tiny&ranks=4`);
     await waitForApp(page);
     await page.click('[data-testid="help-glossary"]');
     const g = page.locator('[data-testid="glossary"]');
@@ -122,7 +122,7 @@ describe('plain words', () => {
 
   it('legend items, metric rows and knobs define themselves on hover and on keyboard focus', async () => {
     const { context, page } = await freshPage(true);
-    await page.goto(previewSrv.url);
+    await page.goto(`${previewSrv.url}?model=tiny&ranks=4`);
     await waitForApp(page);
     const ag = TERMS.find((t) => t.id === 'all_gather')!;
     const legendAg = page.locator('[data-testid="legend"] [data-term="all_gather"]');
@@ -158,7 +158,7 @@ describe('plain words', () => {
 
   it('reasons read in plain language first, the code name second', async () => {
     const { context, page } = await freshPage(true);
-    await page.goto(previewSrv.url);
+    await page.goto(`${previewSrv.url}?model=tiny&ranks=4`);
     await waitForApp(page);
     const items = page.locator('[data-testid="explain-reasons"] li');
     await items.first().waitFor();
@@ -190,7 +190,7 @@ async function selectFirstAllGather(page: Page): Promise<number> {
 describe('timelines', () => {
   it('draws flow arrows from a selected all-gather to its wait and the compute that uses it', async () => {
     const { context, page } = await freshPage(true);
-    await page.goto(previewSrv.url);
+    await page.goto(`${previewSrv.url}?model=tiny&ranks=4`); // an all-gather, its wait and its use within 220 µs
     await waitForApp(page);
     expect(Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flow-arrows'))).toBe(0);
     expect(await selectFirstAllGather(page)).toBe(2); // start → wait, wait → use
@@ -203,7 +203,7 @@ describe('timelines', () => {
 
   it('a focused timeline pans with arrows, zooms with +/- and selects with Enter', async () => {
     const { context, page } = await freshPage(true);
-    await page.goto(previewSrv.url);
+    await page.goto(`${previewSrv.url}?model=tiny&ranks=4`);
     await waitForApp(page);
     // Tab reaches the canvases: keep tabbing until timeline A's canvas has focus
     let reached = false;
