@@ -376,7 +376,8 @@ describe('URL state', () => {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('w');
     await page.evaluate(() => window.__FSDP_SIM__!.store.getState().select({ side: 'b', eventIndex: 7 }));
-    await page.waitForFunction(() => location.search.includes('sel=b7') && location.search.includes('ranks=8')); // coalesced
+    // URL writes are coalesced
+    await page.waitForFunction(() => location.search.includes('sel=b7') && location.search.includes('ranks=8'));
     const url = page.url();
     expect(url).toContain('ranks=8');
     expect(url).toContain('sel=b7');

@@ -33,6 +33,10 @@ async function settled(page: Page, id: string): Promise<StoryState> {
     const view = `${+s.window.startUs.toFixed(3)},${+s.window.endUs.toFixed(3)}`;
     const sel = s.selection ? `${s.selection.side}${s.selection.eventIndex}` : null;
     if ((zoom[1] < 1 && q.get('view') !== view) || (selects && q.get('sel') !== sel)) return false;
+    // and the config keys flushed: none for the first screen (llama3-8b × 8), else the model and
+    // what differs from the codec's tiny × 4
+    const ranks = Number(q.get('ranks') ?? (q.has('model') ? 4 : 8));
+    if ((q.get('model') ?? 'llama3-8b') !== s.config.model || ranks !== s.config.ranks) return false;
     // and drawn: the headline and caption rendered from these sides
     const head = document.querySelector<HTMLElement>('[data-testid="headline"]');
     const cap = document.querySelector<HTMLElement>('[data-testid="story-caption"]');

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TERMS } from '../../src/ui/glossary';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
+import { STORIES } from '../../src/ui/stories';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
 import { nextFrames, waitForApp, windowOf } from './page';
 import { cardOverlapsTarget, namedControlsMissing } from './tour_checks';
@@ -175,6 +176,31 @@ describe('phone 390×844, touch: the tour', () => {
     }
     await tour.waitFor({ state: 'detached' });
     expect(pageErrors).toEqual([]);
+    await ctx.close();
+  });
+});
+
+describe('phone 390×844, touch: a story beside the timeline', () => {
+  const ids = STORIES.map((st) => st.id);
+  it.each(ids)('%s: timeline A\'s first lane on the first screen; "more" shows the caption', async (id) => {
+    const { ctx, p } = await phone(true);
+    await p.goto(`${srv.url}?story=${id}`);
+    await waitForApp(p);
+    const caption = p.locator('[data-testid="story-caption"]');
+    await caption.waitFor();
+    await p.waitForFunction(() => {
+      const text = document.querySelector('[data-testid="story-caption"]')?.textContent ?? '';
+      return !text.includes('Simulating');
+    });
+    const canvas = (await p.locator('[data-testid="timeline-a"] canvas').boundingBox())!;
+    const tops = ((await p.getAttribute('[data-testid="timeline-a"] canvas', 'data-lane-tops')) ?? '').split(',');
+    const laneBottom = canvas.y + Number(tops[0]) + 8;
+    expect(laneBottom, 'lane 1 of timeline A within the first screen').toBeLessThanOrEqual(VIEW.height);
+    const clipped = () => caption.evaluate((e) => e.scrollHeight > e.clientHeight + 1);
+    expect(await clipped(), 'the caption keeps to its first lines').toBe(true);
+    await p.locator('[data-testid="story-more"]').tap();
+    await expect.poll(clipped).toBe(false);
+    expect(await p.locator('[data-testid="story-more"]').textContent()).toBe('less');
     await ctx.close();
   });
 });

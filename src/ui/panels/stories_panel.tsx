@@ -1,7 +1,7 @@
 // Story presets in the header (a menu) and the current story's caption above the timelines,
 // written from the claims' checks on the sides shown.
 
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { SimConfig } from '../../config';
 import { appStore, type SideResult, useApp } from '../../store';
 import { unlikeness } from '../like_runs';
@@ -43,11 +43,25 @@ export function StoryCaption() {
   const b = useApp((s) => s.sides.b);
   const cfg = useApp((s) => s.config);
   const text = useMemo(() => (story ? captionText(story, a, b, cfg) : ''), [story, a, b, cfg]);
+  const [expanded, setExpanded] = useState(false);
   if (!story) return null;
+  // on a narrow screen the caption keeps to three lines until "more", so the timelines stay in view
+  const cls = `story-caption banner info${expanded ? ' expanded' : ''}`;
   return (
-    <div className="story-caption banner info" data-testid="story-caption" data-story={story.id} role="note">
-      <b>{story.title}.</b> <span>{text}</span>
-      <button type="button" className="link" onClick={() => appStore.getState().setStory(null)} aria-label="close the story caption" data-testid="story-close">×</button>
+    <div className={cls} data-testid="story-caption" data-story={story.id} role="note">
+      <b>{story.title}.</b> <span className="story-text">{text}</span>
+      <button type="button" className="link story-more" onClick={() => setExpanded(!expanded)} data-testid="story-more">
+        {expanded ? 'less' : 'more'}
+      </button>
+      <button
+        type="button"
+        className="link story-close"
+        onClick={() => appStore.getState().setStory(null)}
+        aria-label="close the story caption"
+        data-testid="story-close"
+      >
+        ×
+      </button>
     </div>
   );
 }
