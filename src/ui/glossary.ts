@@ -13,18 +13,64 @@ export interface Term {
 
 /** Every term the timelines, the metrics and the explain panel use, in reading order. */
 export const TERMS: readonly Term[] = [
-  { id: 'fsdp', term: 'FSDP', text: 'Fully Sharded Data Parallel: every rank (GPU) trains on its own slice of the batch, but keeps only a 1/N slice of each parameter, so N ranks hold one copy of the model between them instead of N copies.' },
-  { id: 'shard', term: 'shard', text: 'The 1/N slice of a parameter a rank keeps between uses (SimpleFSDP splits on dim 0).' },
-  { id: 'all_gather', term: 'all-gather', text: 'A collective that collects every rank\'s shard so each rank briefly holds the whole parameter, right before a layer needs it. It moves (N−1)/N of the parameter over the network.' },
-  { id: 'reduce_scatter', term: 'reduce-scatter', text: 'The backward\'s collective: sums one parameter\'s gradient over all ranks and leaves each rank only its own shard of the sum.' },
-  { id: 'other_collectives', term: 'other collectives', text: 'Collectives of imported traces beyond FSDP\'s two: all-reduce (loss, gradient norm), send/recv, broadcast, all-to-all. HTA counts every one of them as communication.' },
-  { id: 'wait', term: 'wait', text: 'The point where compute must stop until a collective has finished. A wait drawn in red means compute sat idle: exposed communication.' },
-  { id: 'exposed', term: 'exposed communication', text: 'Communication time no compute runs under: the GPU waits for the network. Lower is better; it adds straight onto the step time.' },
-  { id: 'overlap', term: 'overlap', text: 'The share of communication time hidden under compute (HTA\'s comm/compute overlap). 100 % means the network never made the GPU wait.' },
-  { id: 'prefetch', term: 'prefetch', text: 'Starting an all-gather early, several layers before its parameter is used, so it runs while earlier layers compute. It costs memory: the gathered parameter lives longer.' },
-  { id: 'bucket', term: 'bucket', text: 'Several small collectives merged into one launch. Each launch pays a fixed latency (α), so one bucket of ten is cheaper than ten launches, if the merge does not delay anyone.' },
-  { id: 'step', term: 'step time', text: 'Wall time of one training step (forward, backward, optimizer) on the slowest rank.' },
-  { id: 'peak', term: 'peak memory', text: 'The most device memory any rank holds at once during the step: shards, gathered parameters, activations, gradients.' },
+  {
+    id: 'fsdp', term: 'FSDP',
+    text: 'Fully Sharded Data Parallel: every rank (GPU) trains on its own slice of the batch, but keeps only a 1/N ' +
+      'slice of each parameter, so N ranks hold one copy of the model between them instead of N copies.',
+  },
+  {
+    id: 'shard', term: 'shard',
+    text: 'The 1/N slice of a parameter a rank keeps between uses (SimpleFSDP splits on dim 0).',
+  },
+  {
+    id: 'all_gather', term: 'all-gather',
+    text: 'A collective that collects every rank\'s shard so each rank briefly holds the whole parameter, right ' +
+      'before a layer needs it. It moves (N−1)/N of the parameter over the network.',
+  },
+  {
+    id: 'reduce_scatter', term: 'reduce-scatter',
+    text: 'The backward\'s collective: sums one parameter\'s gradient over all ranks and leaves each rank only its ' +
+      'own shard of the sum.',
+  },
+  {
+    id: 'other_collectives', term: 'other collectives',
+    text: 'Collectives of imported traces beyond FSDP\'s two: all-reduce (loss, gradient norm), send/recv, ' +
+      'broadcast, all-to-all. HTA counts every one of them as communication.',
+  },
+  {
+    id: 'wait', term: 'wait',
+    text: 'The point where compute must stop until a collective has finished. A wait drawn in red means compute sat ' +
+      'idle: exposed communication.',
+  },
+  {
+    id: 'exposed', term: 'exposed communication',
+    text: 'Communication time no compute runs under: the GPU waits for the network. Lower is better; it adds ' +
+      'straight onto the step time.',
+  },
+  {
+    id: 'overlap', term: 'overlap',
+    text: 'The share of communication time hidden under compute (HTA\'s comm/compute overlap). 100 % means the ' +
+      'network never made the GPU wait.',
+  },
+  {
+    id: 'prefetch', term: 'prefetch',
+    text: 'Starting an all-gather early, several layers before its parameter is used, so it runs while earlier ' +
+      'layers compute. It costs memory: the gathered parameter lives longer.',
+  },
+  {
+    id: 'bucket', term: 'bucket',
+    text: 'Several small collectives merged into one launch. Each launch pays a fixed latency (α), so one bucket of ' +
+      'ten is cheaper than ten launches, if the merge does not delay anyone.',
+  },
+  {
+    id: 'step', term: 'step time',
+    text: 'Wall time of one training step (forward, backward, optimizer) on the slowest rank.',
+  },
+  {
+    id: 'peak', term: 'peak memory',
+    text: 'The most device memory any rank holds at once during the step: shards, gathered parameters, activations, ' +
+      'gradients.',
+  },
   {
     id: 'peak_allocated', term: 'peak allocated',
     text: 'torch.cuda.max_memory_allocated: the most bytes live tensors hold at once, in the CUDA caching ' +
@@ -67,9 +113,22 @@ export const TERMS: readonly Term[] = [
     text: "Live run, measured clock: a rank waiting for the other ranks at a collective's barrier. Counted as " +
       'sync time.',
   },
-  { id: 'rank', term: 'rank', text: 'One GPU (here: one simulated device, or one Web Worker in a live run). Rank 0 … N−1.' },
-  { id: 'backend', term: 'backend', text: 'The torch.compile backend that orders the step: aot_eager keeps the program order; aot_eager_autobucketing reorders collectives (prefetch) and merges them (buckets); transformer_block is the hand-written one-bucket-per-block plan.' },
-  { id: 'clock', term: 'clock', text: 'Where a timeline\'s times come from: the cost model (simulated µs for the chosen GPU and network), a live run (your browser\'s real time, or the cost model replayed), or an imported trace. Numbers from different clocks are not comparable.' },
+  {
+    id: 'rank', term: 'rank',
+    text: 'One GPU (here: one simulated device, or one Web Worker in a live run). Rank 0 … N−1.',
+  },
+  {
+    id: 'backend', term: 'backend',
+    text: 'The torch.compile backend that orders the step: aot_eager keeps the program order; ' +
+      'aot_eager_autobucketing reorders collectives (prefetch) and merges them (buckets); transformer_block is the ' +
+      'hand-written one-bucket-per-block plan.',
+  },
+  {
+    id: 'clock', term: 'clock',
+    text: 'Where a timeline\'s times come from: the cost model (simulated µs for the chosen GPU and network), a ' +
+      'live run (your browser\'s real time, or the cost model replayed), or an imported trace. Numbers from ' +
+      'different clocks are not comparable.',
+  },
 ];
 
 export function termById(id: string): Term {
@@ -88,31 +147,89 @@ export interface KnobHelp {
 const AB = 'schedule_overlap_bucketing';
 
 export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
-  model: { does: 'Model size (torchtitan llama3 flavors; tiny is the one live runs train).', cost: 'bigger: more compute and more bytes per collective' },
-  ranks: { does: 'Number of GPUs the model is sharded over.', cost: 'more: smaller shards, but every collective has more ring steps (latency)', torch: 'world_size' },
-  localBatch: { does: 'Sequences per rank per step (empty: the preset\'s).', cost: 'more: longer compute that hides comm better, more activation memory', torch: 'training.local_batch_size' },
-  seqLen: { does: 'Tokens per sequence (empty: the preset\'s).', cost: 'more: longer compute, more activation memory', torch: 'training.seq_len' },
-  activationCheckpointing: { does: 'Drop activations in the forward and recompute them in the backward.', cost: 'full: least memory, ~1/3 more compute', torch: 'activation_checkpoint.mode' },
+  model: {
+    does: 'Model size (torchtitan llama3 flavors; tiny is the one live runs train).',
+    cost: 'bigger: more compute and more bytes per collective',
+  },
+  ranks: {
+    does: 'Number of GPUs the model is sharded over.',
+    cost: 'more: smaller shards, but every collective has more ring steps (latency)',
+    torch: 'world_size',
+  },
+  localBatch: {
+    does: 'Sequences per rank per step (empty: the preset\'s).',
+    cost: 'more: longer compute that hides comm better, more activation memory',
+    torch: 'training.local_batch_size',
+  },
+  seqLen: {
+    does: 'Tokens per sequence (empty: the preset\'s).',
+    cost: 'more: longer compute, more activation memory',
+    torch: 'training.seq_len',
+  },
+  activationCheckpointing: {
+    does: 'Drop activations in the forward and recompute them in the backward.',
+    cost: 'full: least memory, ~1/3 more compute',
+    torch: 'activation_checkpoint.mode',
+  },
   hardware: { does: 'GPU model: sets matmul speed and HBM size.' },
   network: { does: 'Interconnect preset (latency α and bandwidth β of the links).' },
-  bandwidthGBps: { does: 'Override the network bandwidth (GB/s; empty: the preset\'s).', cost: 'lower: every collective takes longer, more of it is exposed' },
-  latencyUs: { does: 'Override the per-step latency α (µs; empty: the preset\'s).', cost: 'higher: many small collectives hurt; bucketing helps more' },
+  bandwidthGBps: {
+    does: 'Override the network bandwidth (GB/s; empty: the preset\'s).',
+    cost: 'lower: every collective takes longer, more of it is exposed',
+  },
+  latencyUs: {
+    does: 'Override the per-step latency α (µs; empty: the preset\'s).',
+    cost: 'higher: many small collectives hurt; bucketing helps more',
+  },
   backendA: { does: 'The backend timeline A runs.', torch: 'compile.model_backend_override' },
   backendB: { does: 'The backend timeline B runs.', torch: 'compile.model_backend_override' },
-  paramDtype: { does: 'Dtype parameters are all-gathered in (SimpleFSDP mixed precision).', cost: 'fp32: twice the all-gather bytes of bf16', torch: 'mixed_precision_param' },
-  reduceDtype: { does: 'Dtype gradients are reduce-scattered in.', cost: 'fp32: twice the reduce-scatter bytes of bf16, more exact sums', torch: 'mixed_precision_reduce' },
+  paramDtype: {
+    does: 'Dtype parameters are all-gathered in (SimpleFSDP mixed precision).',
+    cost: 'fp32: twice the all-gather bytes of bf16',
+    torch: 'mixed_precision_param',
+  },
+  reduceDtype: {
+    does: 'Dtype gradients are reduce-scattered in.',
+    cost: 'fp32: twice the reduce-scatter bytes of bf16, more exact sums',
+    torch: 'mixed_precision_reduce',
+  },
   seed: { does: 'Seed for jitter and live-run data: same seed, same result.' },
-  jitterPct: { does: 'Random ± % noise on each rank\'s op times, as real GPUs drift.', cost: 'more: ranks fall out of step; without alignment they may choose different buckets' },
-  alignment: { does: 'Ranks agree on one set of cost estimates before scheduling, so every rank picks the same buckets.', cost: 'off with jitter: ranks may disagree and the step hangs' },
-  'straggler.rank': { does: 'One rank made slower than the rest (empty: none).', cost: 'every collective waits for it: the others\' waits grow' },
+  jitterPct: {
+    does: 'Random ± % noise on each rank\'s op times, as real GPUs drift.',
+    cost: 'more: ranks fall out of step; without alignment they may choose different buckets',
+  },
+  alignment: {
+    does: 'Ranks agree on one set of cost estimates before scheduling, so every rank picks the same buckets.',
+    cost: 'off with jitter: ranks may disagree and the step hangs',
+  },
+  'straggler.rank': {
+    does: 'One rank made slower than the rest (empty: none).',
+    cost: 'every collective waits for it: the others\' waits grow',
+  },
   'straggler.factor': { does: 'How much slower the straggler\'s compute is (×).' },
   'live.kernels': { does: 'Live run kernels: WebGPU (WGSL shaders) or CPU.' },
-  'live.collectiveAlgorithm': { does: 'Live run collective: direct (each rank reads every shard) or ring (neighbour to neighbour, as NCCL).' },
+  'live.collectiveAlgorithm': {
+    does: 'Live run collective: direct (each rank reads every shard) or ring (neighbour to neighbour, as NCCL).',
+  },
   'live.steps': { does: 'Training steps a live run takes.' },
-  'parallelism.data_parallel_shard_degree': { does: 'FSDP degree: ranks each parameter is sharded over (-1: the ranks TP and HSDP leave).', cost: 'more: smaller shards, more ring steps per all-gather', torch: 'parallelism.data_parallel_shard_degree' },
-  'parallelism.data_parallel_replicate_degree': { does: 'HSDP: copies of the FSDP group; their gradient shards are all-reduced.', cost: 'more: an all-reduce per gradient, shards over fewer ranks (more memory)', torch: 'parallelism.data_parallel_replicate_degree' },
-  'parallelism.tensor_parallel_degree': { does: 'Tensor parallel (with sequence parallel): ranks that split every linear and share one batch.', cost: 'more: less memory per rank, activation collectives on the critical path', torch: 'parallelism.tensor_parallel_degree' },
-  'parallelism.gpus_per_node': { does: 'GPUs per node: a process group inside a node runs on NVLink, one spanning nodes on IB.' },
+  'parallelism.data_parallel_shard_degree': {
+    does: 'FSDP degree: ranks each parameter is sharded over (-1: the ranks TP and HSDP leave).',
+    cost: 'more: smaller shards, more ring steps per all-gather',
+    torch: 'parallelism.data_parallel_shard_degree',
+  },
+  'parallelism.data_parallel_replicate_degree': {
+    does: 'HSDP: copies of the FSDP group; their gradient shards are all-reduced.',
+    cost: 'more: an all-reduce per gradient, shards over fewer ranks (more memory)',
+    torch: 'parallelism.data_parallel_replicate_degree',
+  },
+  'parallelism.tensor_parallel_degree': {
+    does: 'Tensor parallel (with sequence parallel): ranks that split every linear and share one batch.',
+    cost: 'more: less memory per rank, activation collectives on the critical path',
+    torch: 'parallelism.tensor_parallel_degree',
+  },
+  'parallelism.gpus_per_node': {
+    does: 'GPUs per node: a process group inside a node runs on NVLink, one spanning nodes on IB.',
+  },
   'seqParallelGatherCopy': {
     does: 'Older torch (before pytorch PR #169404, Dec 2025): copy every sequence-parallel all-gather\'s output '
       + '(torch.cat of its chunks). Off: torch 2.13, where it is a view.',
@@ -135,20 +252,73 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
     cost: 'none: no recompute, most activation memory',
     torch: 'compile.memory_policy',
   },
-  'live.timing': { does: 'Live timeline clock: preset replays the cost model\'s times for the live schedule; measured shows the browser\'s real time.' },
-  'autobucketing.max_in_flight_gb': { does: 'Most collective bytes (GiB) in flight at once.', cost: 'raising it: more prefetch overlapping, more memory and allocator fragmentation', torch: `${AB}(max_in_flight_gb=…)` },
-  'autobucketing.max_compute_pre_fetch': { does: 'How many compute nodes ahead of its use an all-gather may start.', cost: 'raising it: earlier prefetch, gathered weights live longer (memory)', torch: `${AB}(max_compute_pre_fetch=…)` },
-  'autobucketing.max_coll_distance': { does: 'How many upcoming collectives are prefetch and bucket candidates.', cost: 'raising it: more choices, slower compile', torch: `${AB}(max_coll_distance=…)` },
-  'autobucketing.compute_overlap_multipler': { does: 'Scale on compute time when deciding what hides a collective.', cost: 'raising it: assumes more hiding, may leave comm exposed in reality', torch: `${AB}(compute_overlap_multipler=…)` },
-  'autobucketing.max_memory_increase_gb': { does: 'Peak memory may grow over the original order by this much (GiB) …', cost: 'raising it: more prefetch, higher peak', torch: `${AB}(max_memory_increase_gb=…)` },
-  'autobucketing.max_memory_increase_ratio': { does: '… or by this fraction of the original peak, whichever is larger.', cost: 'raising it: more prefetch, higher peak', torch: `${AB}(max_memory_increase_ratio=…)` },
-  'autobucketing.bucket_exposed_first': { does: 'Bucket the least hidden collectives first (they gain most).', torch: `${AB}(bucket_exposed_first=…)` },
-  'autobucketing.collective_bucketing': { does: 'Merge collectives into buckets after scheduling.', cost: 'off: one launch per parameter', torch: `${AB}(collective_bucketing=…)` },
-  'autobucketing.assume_bucketing_reduces_latency': { does: 'A collective started while a same-kind one is in flight pays no extra latency.', torch: 'test_configs.assume_bucketing_reduces_latency' },
-  'autobucketing.prioritize_bucketing_during_scheduling': { does: 'Start same-bucket collectives together while scheduling, so they can merge.', cost: 'on: fewer launches, sometimes a later start for one of them', torch: `${AB}(prioritize_bucketing_during_scheduling=…)` },
-  'autobucketing.max_off_bucket_gb': { does: 'Off-path collectives (backward reduce-scatters) wait until this many GiB of one kind are ready, then go together (0: off).', cost: 'raising it: bigger reduce-scatter buckets, gradients held longer (memory)', torch: `${AB}(max_off_bucket_gb=…)` },
-  'autobucketing.bucket_only_internode_comms': { does: 'Bucket only the process groups that cross nodes (the FSDP all-gathers).', torch: `${AB}(bucket_only_internode_comms=…)` },
-  'autobucketing.max_bucket_memory_gb': { does: 'Byte cap of one bucket (GiB, inputs + outputs).', cost: 'raising it: fewer, bigger launches; more memory per bucket', torch: 'OverlapPreservingBucketer(max_bucket_memory_gb=…)' },
+  'live.timing': {
+    does: 'Live timeline clock: preset replays the cost model\'s times for the live schedule; measured shows the '
+      + 'browser\'s real time.',
+  },
+  'autobucketing.max_in_flight_gb': {
+    does: 'Most collective bytes (GiB) in flight at once.',
+    cost: 'raising it: more prefetch overlapping, more memory and allocator fragmentation',
+    torch: `${AB}(max_in_flight_gb=…)`,
+  },
+  'autobucketing.max_compute_pre_fetch': {
+    does: 'How many compute nodes ahead of its use an all-gather may start.',
+    cost: 'raising it: earlier prefetch, gathered weights live longer (memory)',
+    torch: `${AB}(max_compute_pre_fetch=…)`,
+  },
+  'autobucketing.max_coll_distance': {
+    does: 'How many upcoming collectives are prefetch and bucket candidates.',
+    cost: 'raising it: more choices, slower compile',
+    torch: `${AB}(max_coll_distance=…)`,
+  },
+  'autobucketing.compute_overlap_multipler': {
+    does: 'Scale on compute time when deciding what hides a collective.',
+    cost: 'raising it: assumes more hiding, may leave comm exposed in reality',
+    torch: `${AB}(compute_overlap_multipler=…)`,
+  },
+  'autobucketing.max_memory_increase_gb': {
+    does: 'Peak memory may grow over the original order by this much (GiB) …',
+    cost: 'raising it: more prefetch, higher peak',
+    torch: `${AB}(max_memory_increase_gb=…)`,
+  },
+  'autobucketing.max_memory_increase_ratio': {
+    does: '… or by this fraction of the original peak, whichever is larger.',
+    cost: 'raising it: more prefetch, higher peak',
+    torch: `${AB}(max_memory_increase_ratio=…)`,
+  },
+  'autobucketing.bucket_exposed_first': {
+    does: 'Bucket the least hidden collectives first (they gain most).',
+    torch: `${AB}(bucket_exposed_first=…)`,
+  },
+  'autobucketing.collective_bucketing': {
+    does: 'Merge collectives into buckets after scheduling.',
+    cost: 'off: one launch per parameter',
+    torch: `${AB}(collective_bucketing=…)`,
+  },
+  'autobucketing.assume_bucketing_reduces_latency': {
+    does: 'A collective started while a same-kind one is in flight pays no extra latency.',
+    torch: 'test_configs.assume_bucketing_reduces_latency',
+  },
+  'autobucketing.prioritize_bucketing_during_scheduling': {
+    does: 'Start same-bucket collectives together while scheduling, so they can merge.',
+    cost: 'on: fewer launches, sometimes a later start for one of them',
+    torch: `${AB}(prioritize_bucketing_during_scheduling=…)`,
+  },
+  'autobucketing.max_off_bucket_gb': {
+    does: 'Off-path collectives (backward reduce-scatters) wait until this many GiB of one kind are ready, then go '
+      + 'together (0: off).',
+    cost: 'raising it: bigger reduce-scatter buckets, gradients held longer (memory)',
+    torch: `${AB}(max_off_bucket_gb=…)`,
+  },
+  'autobucketing.bucket_only_internode_comms': {
+    does: 'Bucket only the process groups that cross nodes (the FSDP all-gathers).',
+    torch: `${AB}(bucket_only_internode_comms=…)`,
+  },
+  'autobucketing.max_bucket_memory_gb': {
+    does: 'Byte cap of one bucket (GiB, inputs + outputs).',
+    cost: 'raising it: fewer, bigger launches; more memory per bucket',
+    torch: 'OverlapPreservingBucketer(max_bucket_memory_gb=…)',
+  },
   'autobucketing.pre_bucketing_fsdp_collectives': {
     does: 'torch 2.13: before scheduling, merge neighbouring FSDP all-gathers (and reduce-scatters) into '
       + 'buckets big enough to saturate the link.',
@@ -194,7 +364,9 @@ export function knobHelp(path: string): KnobHelp | undefined {
 export function knobTooltip(path: string, allowed: string): string {
   const h = knobHelp(path);
   if (!h) return `${path}: ${allowed}`;
-  return [h.does, h.cost ? `Cost: ${h.cost}.` : '', h.torch ? `torch: ${h.torch}` : '', `${path}: ${allowed}`].filter(Boolean).join('\n');
+  const cost = h.cost ? `Cost: ${h.cost}.` : '';
+  const torch = h.torch ? `torch: ${h.torch}` : '';
+  return [h.does, cost, torch, `${path}: ${allowed}`].filter(Boolean).join('\n');
 }
 
 /** Each reason code in plain words (what happened, then why), before the backend's own sentence. */
@@ -203,13 +375,15 @@ export const REASON_PLAIN: Readonly<Record<ReasonCode, string>> = {
   prefetched: 'Started early, so it runs while earlier layers compute.',
   not_prefetched_in_flight_budget: 'Not started early: too many bytes were already in flight (max_in_flight_gb).',
   not_prefetched_memory_budget: 'Not started early: it would have raised peak memory beyond the allowed increase.',
-  not_prefetched_compute_distance: 'Not started earlier: its use is too many compute nodes away (max_compute_pre_fetch).',
+  not_prefetched_compute_distance:
+    'Not started earlier: its use is too many compute nodes away (max_compute_pre_fetch).',
   not_prefetched_coll_distance: 'Not started earlier: too many collectives come before it (max_coll_distance).',
   not_prefetched_depends_on_compute: 'Cannot start earlier: its input is made by compute that has not run yet.',
   not_prefetched_no_compute: 'Nothing to hide behind: no compute is left to run before it is needed.',
   exposed: 'Partly exposed: its wait came before enough compute had run to hide it.',
   bucketed: 'Merged with neighbours into one launch (a bucket), saving launch latency.',
-  not_bucketed_path_between_starts: 'Kept separate: one of them needs the other\'s result first, so they cannot start together.',
+  not_bucketed_path_between_starts:
+    'Kept separate: one of them needs the other\'s result first, so they cannot start together.',
   not_bucketed_hiding_compute_not_between: 'Kept separate: merging would move it away from the compute that hides it.',
   not_bucketed_byte_cap: 'Kept separate: the bucket would exceed its byte cap (max_bucket_memory_gb).',
   not_bucketed_key_mismatch: 'Kept separate: different kind, group or dtype cannot share a launch.',
