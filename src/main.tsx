@@ -4,9 +4,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { appStore, applyUrlState, readUrlState, startUrlSync } from './store';
-import { App } from './ui/app';
-import { applyStory } from './ui/story_apply';
-import { storyById } from './ui/stories';
+import { App, applyStory, storyById, type TimelineProbe, timelineProbes } from './ui';
 import './ui/styles.css';
 
 const RELOAD_FLAG = 'fsdp-sim:coi-reloaded';
@@ -24,7 +22,8 @@ async function ensureCrossOriginIsolation(): Promise<void> {
     if (navigator.serviceWorker.controller) reloadOnce();
     else navigator.serviceWorker.addEventListener('controllerchange', reloadOnce, { once: true });
   } catch (e) {
-    appStore.getState().setNotice({ kind: 'error', text: `Could not install coi-serviceworker.js: ${(e as Error).message}` });
+    const text = `Could not install coi-serviceworker.js: ${(e as Error).message}`;
+    appStore.getState().setNotice({ kind: 'error', text });
   }
 }
 
@@ -42,13 +41,19 @@ function init(): void {
   startUrlSync(appStore);
 }
 
-/** The store, for the e2e tests and for poking at a run from the devtools console. */
+/**
+ * The store and what each timeline drew last (ui/timeline/probe.ts), for the e2e tests and for
+ * poking at a run from the devtools console.
+ */
 declare global {
   interface Window {
-    __FSDP_SIM__?: { readonly store: typeof appStore };
+    __FSDP_SIM__?: {
+      readonly store: typeof appStore;
+      readonly timelines: Readonly<Partial<Record<'a' | 'b', TimelineProbe>>>;
+    };
   }
 }
-window.__FSDP_SIM__ = { store: appStore };
+window.__FSDP_SIM__ = { store: appStore, timelines: timelineProbes };
 
 if (crossOriginIsolated) sessionStorage.removeItem(RELOAD_FLAG);
 init();

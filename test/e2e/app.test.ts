@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { computeMetrics, importTrace } from '../../src/trace';
 import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
-import { canvasInk, laneCount, metric, nextFrames, rankStreams, setField, storeConfig, waitForApp, windowOf } from './page';
+import {
+  canvasInk, laneCount, metric, nextFrames, probeOf, rankStreams, setField, storeConfig, waitForApp, windowOf,
+} from './page';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -213,8 +215,7 @@ describe('timelines', () => {
       const lanes = [...new Set(s.sides.b!.events.filter((e) => e.rank === 0).map((e) => e.stream))];
       return lanes.sort((x, y) => (x === 'compute' ? -1 : y === 'compute' ? 1 : x.localeCompare(y))).indexOf(stream);
     }, target.stream);
-    const tops = ((await canvas.getAttribute('data-lane-tops')) ?? '').split(',').map(Number);
-    const y = tops[laneIdx];
+    const y = (await probeOf(page, 'b')).laneCentresPx[laneIdx];
     const [w0, w1] = await windowOf(page, 'b');
     const x = 96 + ((target.t - w0) / (w1 - w0)) * (box.width - 96 - 8); // GUTTER_PX + time → px
     await page.mouse.click(box.x + x, box.y + y);
@@ -251,11 +252,12 @@ describe('large traces', () => {
       for (let k = 0; k < 12; k++) {
         window.__FSDP_SIM__!.store.getState().zoomBy(k < 6 ? 0.6 : 1 / 0.6);
         await frame();
-        times.push(Number(canvas.dataset.drawMs));
-        drawn.push(Number(canvas.dataset.drawn));
+        const probe = window.__FSDP_SIM__!.timelines.a!;
+        times.push(probe.drawMs);
+        drawn.push(probe.drawn);
       }
       const widthPx = canvas.clientWidth;
-      return { n: events.length, lanes: Number(canvas.dataset.lanes), drawn, widthPx, times };
+      return { n: events.length, lanes: window.__FSDP_SIM__!.timelines.a!.lanes, drawn, widthPx, times };
     });
     expect(stats.n).toBe(100_000);
     expect(stats.lanes).toBe(16);

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { preview, type PreviewServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { waitForApp } from './page';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const DIST = join(ROOT, 'dist');
@@ -122,9 +123,7 @@ export async function openApp(viewport = { width: 1280, height: 800 }, query = '
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(`${srv.url}${query}`);
-  // both timelines drawn: the first simulation is in
-  await page.waitForSelector('[data-testid="timeline-a"] canvas[data-drawn]', { timeout: 30_000 });
-  await page.waitForSelector('[data-testid="timeline-b"] canvas[data-drawn]', { timeout: 30_000 });
+  await waitForApp(page);
   return {
     page,
     pageErrors,

@@ -1,17 +1,28 @@
-// Page helpers for the e2e tests: read the store the app exposes (window.__FSDP_SIM__), the
-// timeline canvases and the metrics table.
+// Page helpers for the e2e tests: read the store the app exposes (window.__FSDP_SIM__), what the
+// timelines drew (their probes, src/ui/timeline/probe.ts), the canvases and the metrics table.
 
 import type { Page } from 'playwright-core';
+import type { TimelineProbe } from '../../src/ui';
 
 export type Side = 'a' | 'b';
 
+/** Both timelines have drawn a frame: the first simulation is in. */
 export async function waitForApp(page: Page): Promise<void> {
-  await page.waitForSelector('[data-testid="timeline-a"] canvas[data-drawn]', { timeout: 30_000 });
-  await page.waitForSelector('[data-testid="timeline-b"] canvas[data-drawn]', { timeout: 30_000 });
+  await page.waitForFunction(() => {
+    const t = window.__FSDP_SIM__?.timelines;
+    return t?.a !== undefined && t.b !== undefined;
+  }, undefined, { timeout: 30_000 });
+}
+
+/** What the side's timeline drew in its last frame. */
+export async function probeOf(page: Page, side: Side): Promise<TimelineProbe> {
+  const probe = await page.evaluate((s) => window.__FSDP_SIM__?.timelines[s] ?? null, side);
+  if (!probe) throw new Error(`timeline ${side} has drawn no frame`);
+  return probe;
 }
 
 export async function laneCount(page: Page, side: Side): Promise<number> {
-  return Number(await page.getAttribute(`[data-testid="timeline-${side}"] canvas`, 'data-lanes'));
+  return (await probeOf(page, side)).lanes;
 }
 
 /** Distinct rank × stream pairs in the side's events (what the lanes should be). */
@@ -32,8 +43,7 @@ export async function metric(page: Page, key: string, side: Side): Promise<numbe
 }
 
 export async function windowOf(page: Page, side: Side): Promise<[number, number]> {
-  const w = await page.getAttribute(`[data-testid="timeline-${side}"] canvas`, 'data-window');
-  const [a, b] = (w ?? '').split(',').map(Number);
+  const [a, b] = (await probeOf(page, side)).window;
   return [a, b];
 }
 

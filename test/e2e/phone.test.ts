@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
-import { nextFrames, waitForApp, windowOf } from './page';
+import { nextFrames, probeOf, waitForApp, windowOf } from './page';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -49,7 +49,7 @@ async function targetOnB(p: Page): Promise<{ x: number; y: number; name: string 
   await canvas.evaluate((c) => c.scrollIntoView({ block: 'center' })); // a tap must land inside the viewport
   await nextFrames(p, 3);
   const box = (await canvas.boundingBox())!;
-  const tops = ((await canvas.getAttribute('data-lane-tops')) ?? '').split(',').map(Number);
+  const tops = (await probeOf(p, 'b')).laneCentresPx;
   const [w0, w1] = await windowOf(p, 'b');
   const x = GUTTER_PX + ((t.mid - w0) / (w1 - w0)) * (box.width - GUTTER_PX - 8);
   return { x: box.x + x, y: box.y + tops[t.lane], name: t.name };
@@ -140,7 +140,7 @@ describe('phone 390×844', () => {
     await nextFrames(page, 3);
     const w1 = await windowOf(page, 'a');
     expect(w1[0]).toBeGreaterThan(w0[0]); // dragged left: later times come into view
-    // a pan keeps the width (data-window rounds each end to the ns: the width to ± 0.001 µs)
+    // a pan keeps the width (to ± 0.001 µs: the pan moves both ends by the same float step)
     expect(Math.abs((w1[1] - w1[0]) - (w0[1] - w0[0]))).toBeLessThanOrEqual(0.001 + 1e-9);
     expect(await windowOf(page, 'b')).toEqual(w1);
     expect(await page.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toBeNull(); // a drag is not a tap

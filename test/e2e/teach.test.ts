@@ -13,7 +13,7 @@ import { REASON_PLAIN, TERMS } from '../../src/ui/glossary';
 import { STORIES } from '../../src/ui/stories';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
-import { metric, nextFrames, setField, storeConfig, waitForApp, windowOf } from './page';
+import { metric, nextFrames, probeOf, setField, storeConfig, waitForApp, windowOf } from './page';
 
 let browser: Browser;
 let previewSrv: { url: string; close: () => Promise<void> };
@@ -184,7 +184,7 @@ async function selectFirstAllGather(page: Page): Promise<number> {
     s.select({ side: 'b', eventIndex: i });
   });
   await nextFrames(page, 3);
-  return Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flow-arrows'));
+  return (await probeOf(page, 'b')).flowArrows;
 }
 
 describe('timelines', () => {
@@ -192,12 +192,12 @@ describe('timelines', () => {
     const { context, page } = await freshPage(true);
     await page.goto(`${previewSrv.url}?model=tiny&ranks=4`); // an all-gather, its wait and its use within 220 µs
     await waitForApp(page);
-    expect(Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flow-arrows'))).toBe(0);
+    expect((await probeOf(page, 'b')).flowArrows).toBe(0);
     expect(await selectFirstAllGather(page)).toBe(2); // start → wait, wait → use
     await page.locator('[data-testid="timeline-b"]').screenshot({ path: join(art, 'teach_flow_arrows.png') });
     await page.keyboard.press('Escape');
     await nextFrames(page, 3);
-    expect(Number(await page.getAttribute('[data-testid="timeline-b"] canvas', 'data-flow-arrows'))).toBe(0);
+    expect((await probeOf(page, 'b')).flowArrows).toBe(0);
     await context.close();
   });
 

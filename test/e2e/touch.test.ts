@@ -10,7 +10,7 @@ import { TERMS } from '../../src/ui/glossary';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { STORIES } from '../../src/ui/stories';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
-import { nextFrames, waitForApp, windowOf } from './page';
+import { nextFrames, probeOf, waitForApp, windowOf } from './page';
 import { cardOverlapsTarget, namedControlsMissing } from './tour_checks';
 
 const VIEW = { width: 390, height: 844 };
@@ -56,8 +56,7 @@ describe('phone 390×844, touch: the first screen', () => {
     const head = (await page.locator('[data-testid="headline"]').boundingBox())!;
     expect(head.y + head.height).toBeLessThanOrEqual(VIEW.height);
     const canvas = (await page.locator('[data-testid="timeline-a"] canvas').boundingBox())!;
-    const laneTops = await page.getAttribute('[data-testid="timeline-a"] canvas', 'data-lane-tops');
-    const tops = (laneTops ?? '').split(',').map(Number);
+    const tops = (await probeOf(page, 'a')).laneCentresPx;
     expect(tops.length).toBeGreaterThanOrEqual(2);
     expect(canvas.y + tops[1] + 8).toBeLessThanOrEqual(VIEW.height); // lane 2's bar, whole
     await page.screenshot({ path: join(art, 'touch_first_screen.png') });
@@ -146,7 +145,7 @@ describe('phone 390×844, touch: words and details for the hand on the screen', 
     await canvas.evaluate((c) => c.scrollIntoView({ block: 'center' }));
     await nextFrames(page, 3);
     const box = (await canvas.boundingBox())!;
-    const tops = ((await canvas.getAttribute('data-lane-tops')) ?? '').split(',').map(Number);
+    const tops = (await probeOf(page, 'b')).laneCentresPx;
     const [w0, w1] = await windowOf(page, 'b');
     const x = box.x + GUTTER_PX + ((t.mid - w0) / (w1 - w0)) * (box.width - GUTTER_PX - 8);
     await page.touchscreen.tap(x, box.y + tops[t.stream === 'compute' ? 0 : 1]);
@@ -193,7 +192,7 @@ describe('phone 390×844, touch: a story beside the timeline', () => {
       return !text.includes('Simulating');
     });
     const canvas = (await p.locator('[data-testid="timeline-a"] canvas').boundingBox())!;
-    const tops = ((await p.getAttribute('[data-testid="timeline-a"] canvas', 'data-lane-tops')) ?? '').split(',');
+    const tops = (await probeOf(p, 'a')).laneCentresPx;
     const laneBottom = canvas.y + Number(tops[0]) + 8;
     expect(laneBottom, 'lane 1 of timeline A within the first screen').toBeLessThanOrEqual(VIEW.height);
     const clipped = () => caption.evaluate((e) => e.scrollHeight > e.clientHeight + 1);

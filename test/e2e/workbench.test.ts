@@ -193,9 +193,8 @@ describe('diff table', () => {
     expect(want.a).toBeGreaterThanOrEqual(0);
     expect(want.b).toBeGreaterThanOrEqual(0);
     await page.waitForFunction((w) => {
-      const sel = (s: string) =>
-        document.querySelector(`[data-testid="timeline-${s}"] canvas`)?.getAttribute('data-selected');
-      return sel('a') === String(w.a) && sel('b') === String(w.b);
+      const t = window.__FSDP_SIM__?.timelines;
+      return t?.a?.selected === w.a && t.b?.selected === w.b;
     }, want);
     expect(await page.getAttribute(`[data-testid="diff-table"] tbody tr[data-name="${name}"]`, 'aria-selected')).toBe(
       'true',

@@ -3,7 +3,7 @@
 // hover card, flow arrows of the selected collective. React renders only when the side's data
 // changes; window/selection/theme changes redraw the canvas through the rAF scheduler.
 
-import { useEffect, useMemo, useRef } from 'react';
+import { type RefObject, useEffect, useMemo, useRef } from 'react';
 import { axisTop, scaleLinear, select } from 'd3';
 import { appStore, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtTick, fmtUs } from '../format';
@@ -12,14 +12,16 @@ import { plainReason } from '../glossary';
 import { baseName, reasonsForEvent, bucketOf } from '../reasons';
 import { useResolvedTheme } from '../theme';
 import { clockWords } from '../clocks';
+import { profileWords } from '../torch_profile';
 import { useInputKind } from '../input_kind';
 import { overHbmWords, sideHbmFit } from '../hbm';
 import { buildColumns, type TimelineColumns } from './columns';
 import { GUTTER_PX, drawTimeline, layoutLanes, type LaneLayout } from './draw';
 import { attachInteractions } from './interact';
 import { drawOverlay, flowOf } from './overlay';
+import { clearProbe, publishProbe } from './probe';
 import { cancelRedraw, scheduleRedraw } from './raf';
-import { TimeScale } from '../../trace/time_scale';
+import { TimeScale, type TimeWindow } from '../../trace/time_scale';
 
 const AXIS_PX = 22;
 const MIN_WIDTH_PX = 300;
@@ -101,83 +103,138 @@ function SelectionLine({ side, r }: { side: Side; r: SideResult }) {
   );
 }
 
-export function Timeline({ side, label }: Props) {
-  const result = useApp((s) => s.sides[side]);
-  const theme = useResolvedTheme();
-  const bodyRef = useRef<HTMLDivElement>(null);
-  const canvasRef = useRef<HTMLCanvasElement>(null);
-  const axisRef = useRef<SVGSVGElement>(null);
-  const tipRef = useRef<HTMLDivElement>(null);
-  const cols: TimelineColumns | null = useMemo(() => (result ? buildColumns(result.events) : null), [result]);
-  const layout: LaneLayout | null = useMemo(() => (cols ? layoutLanes(cols) : null), [cols]);
-  const flagged = useMemo(() => (result ? disagreeingEvents(result) : undefined), [result]);
-  const widthRef = useRef(800);
-  const scaleRef = useRef<TimeScale | null>(null);
-  const keyLaneRef = useRef(-1); // the keyboard cursor's lane while the canvas has focus
-  const redrawRef = useRef<(() => void) | null>(null);
-  const simulating = useApp((s) => s.simulating);
+/** Size the canvas backing store to the CSS size at the screen's pixel ratio (only when it changed). */
+function sizeCanvas(canvas: HTMLCanvasElement, width: number, height: number): number {
+  const dpr = window.devicePixelRatio || 1;
+  if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(height * dpr);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  return dpr;
+}
 
-  // canvas redraw: imperative, coalesced per frame
+function mismatchMarker(r: SideResult) {
+  const mm = r.mismatch;
+  if (!mm) return undefined;
+  const label = `collective mismatch #${mm.seq}: r${mm.ranks[0]} ≠ r${mm.ranks[1]} (${mm.ops[1].split(' ')[0]})`;
+  return { rank: mm.ranks[1], timeUs: mm.timeUs, label };
+}
+
+/** The d3 axis over the canvas, on the same window and width as the scale. */
+function drawAxis(svg: SVGSVGElement, w: TimeWindow, scale: TimeScale, width: number): void {
+  const x = scaleLinear().domain([w.startUs, w.endUs]).range([GUTTER_PX, GUTTER_PX + scale.widthPx]);
+  const ticks = x.ticks(Math.max(2, Math.floor(scale.widthPx / 110)));
+  const tickStep = ticks.length > 1 ? ticks[1] - ticks[0] : undefined;
+  svg.setAttribute('width', String(width));
+  select(svg).select<SVGGElement>('g').attr('transform', `translate(0, ${AXIS_PX - 1})`)
+    .call(axisTop(x).tickValues(ticks).tickFormat((d) => fmtTick(Number(d), tickStep)));
+}
+
+interface FrameInput {
+  readonly canvas: HTMLCanvasElement;
+  readonly svg: SVGSVGElement;
+  readonly side: Side;
+  readonly result: SideResult;
+  readonly cols: TimelineColumns;
+  readonly layout: LaneLayout;
+  readonly flagged: ReadonlySet<number> | undefined;
+  readonly theme: ReturnType<typeof useResolvedTheme>;
+  readonly widthPx: number;
+  readonly keyLane: number;
+}
+
+/** One frame: lanes, overlay and axis at the store's window and selection; returns its scale. */
+function drawFrame(f: FrameInput): TimeScale | null {
+  const t0 = performance.now();
+  const { canvas, side, result, cols, layout, flagged } = f;
+  const s = appStore.getState();
+  const height = layout.heightPx;
+  const dpr = sizeCanvas(canvas, f.widthPx, height);
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return null;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const palette = paletteFor(f.theme);
+  const scale = new TimeScale(s.window, GUTTER_PX, Math.max(10, f.widthPx - GUTTER_PX - 8));
+  const peer = s.selection?.peer?.side === side ? s.selection.peer.eventIndex : -1; // a diff-table row
+  const sel = s.selection?.side === side ? s.selection.eventIndex : peer;
+  const selEvent = sel >= 0 ? result.events[sel] : undefined;
+  const drawn = drawTimeline({
+    ctx, cols, layout, scale, palette,
+    names: (i) => result.events[i].name,
+    highlight: { eventIndex: sel, bucketId: selEvent?.bucketId ?? -1 },
+    flagged,
+    mismatch: mismatchMarker(result),
+    cssWidthPx: f.widthPx,
+    cssHeightPx: height,
+  });
+  const flow = selEvent ? flowOf(result.events, result.schedule, sel) : [];
+  const flowArrows = drawOverlay({
+    ctx, cols, layout, scale, palette, events: result.events, flow, keyLane: f.keyLane, heightPx: height,
+  });
+  drawAxis(f.svg, s.window, scale, f.widthPx);
+  publishProbe(side, {
+    lanes: cols.lanes.length,
+    events: result.events.length,
+    drawn,
+    selected: sel,
+    flagged: flagged?.size ?? 0,
+    flowArrows,
+    keyLane: f.keyLane,
+    laneCentresPx: Array.from(layout.top, (t) => t + layout.laneHeightPx / 2),
+    window: [s.window.startUs, s.window.endUs],
+    drawMs: performance.now() - t0,
+  });
+  return scale;
+}
+
+interface TimelineRefs {
+  readonly body: RefObject<HTMLDivElement | null>;
+  readonly canvas: RefObject<HTMLCanvasElement | null>;
+  readonly axis: RefObject<SVGSVGElement | null>;
+  readonly tip: RefObject<HTMLDivElement | null>;
+  readonly scale: RefObject<TimeScale | null>;
+  readonly keyLane: RefObject<number>; // the keyboard cursor's lane while the canvas has focus
+  readonly redraw: RefObject<(() => void) | null>;
+}
+
+function useTimelineRefs(): TimelineRefs {
+  const body = useRef<HTMLDivElement>(null);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const axis = useRef<SVGSVGElement>(null);
+  const tip = useRef<HTMLDivElement>(null);
+  const scale = useRef<TimeScale | null>(null);
+  const keyLane = useRef(-1);
+  const redraw = useRef<(() => void) | null>(null);
+  return useMemo(() => ({ body, canvas, axis, tip, scale, keyLane, redraw }), []);
+}
+
+type Drawable = Omit<FrameInput, 'canvas' | 'svg' | 'widthPx' | 'keyLane'>;
+
+/** Canvas redraw: imperative, coalesced per frame, on resize and on window or selection changes. */
+function useCanvasRedraw(refs: TimelineRefs, d: Drawable | null): void {
+  const { side, result, cols, layout, flagged, theme } = d ?? {};
   useEffect(() => {
-    const canvas = canvasRef.current;
-    const svg = axisRef.current;
-    if (!canvas || !svg || !cols || !layout || !result) return;
-    const palette = paletteFor(theme);
+    const canvas = refs.canvas.current;
+    const svg = refs.axis.current;
+    if (!canvas || !svg || !cols || !layout || !result || !side || !theme) return;
+    let widthPx = 800;
     const redraw = () => {
-      const t0 = performance.now();
-      const s = appStore.getState();
-      const width = widthRef.current;
-      const height = layout.heightPx;
-      const dpr = window.devicePixelRatio || 1;
-      if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
-        canvas.width = Math.round(width * dpr);
-        canvas.height = Math.round(height * dpr);
-        canvas.style.width = `${width}px`;
-        canvas.style.height = `${height}px`;
-      }
-      const ctx = canvas.getContext('2d');
-      if (!ctx) return;
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      const scale = new TimeScale(s.window, GUTTER_PX, Math.max(10, width - GUTTER_PX - 8));
-      scaleRef.current = scale;
-      const peer = s.selection?.peer?.side === side ? s.selection.peer.eventIndex : -1; // a diff-table row
-      const sel = s.selection?.side === side ? s.selection.eventIndex : peer;
-      const selEvent = sel >= 0 ? result.events[sel] : undefined;
-      const mm = result.mismatch;
-      const n = drawTimeline({
-        ctx, cols, layout, scale, palette,
-        names: (i) => result.events[i].name,
-        highlight: { eventIndex: sel, bucketId: selEvent?.bucketId ?? -1 },
-        flagged,
-        mismatch: mm ? { rank: mm.ranks[1], timeUs: mm.timeUs, label: `collective mismatch #${mm.seq}: r${mm.ranks[0]} ≠ r${mm.ranks[1]} (${mm.ops[1].split(' ')[0]})` } : undefined,
-        cssWidthPx: width,
-        cssHeightPx: height,
-      });
-      const flow = selEvent ? flowOf(result.events, result.schedule, sel) : [];
-      const arrows = drawOverlay({ ctx, cols, layout, scale, palette, events: result.events, flow, keyLane: keyLaneRef.current, heightPx: height });
-      canvas.dataset.drawn = String(n);
-      canvas.dataset.selected = String(sel);
-      canvas.dataset.flagged = String(flagged?.size ?? 0);
-      canvas.dataset.flowArrows = String(arrows);
-      canvas.dataset.keyLane = String(keyLaneRef.current);
-      canvas.dataset.laneTops = Array.from(layout.top, (t) => t + layout.laneHeightPx / 2).join(',');
-      canvas.dataset.window = `${s.window.startUs.toFixed(3)},${s.window.endUs.toFixed(3)}`;
-      // d3 axis on the same scale
-      const x = scaleLinear().domain([s.window.startUs, s.window.endUs]).range([GUTTER_PX, GUTTER_PX + scale.widthPx]);
-      const ticks = x.ticks(Math.max(2, Math.floor(scale.widthPx / 110)));
-      const tickStep = ticks.length > 1 ? ticks[1] - ticks[0] : undefined;
-      svg.setAttribute('width', String(width));
-      select(svg).select<SVGGElement>('g').attr('transform', `translate(0, ${AXIS_PX - 1})`)
-        .call(axisTop(x).tickValues(ticks).tickFormat((d) => fmtTick(Number(d), tickStep)));
-      canvas.dataset.drawMs = (performance.now() - t0).toFixed(2); // read by the e2e perf check
+      const input = { canvas, svg, side, result, cols, layout, flagged, theme, widthPx, keyLane: refs.keyLane.current };
+      const scale = drawFrame(input);
+      if (scale) refs.scale.current = scale;
     };
-    redrawRef.current = redraw;
+    refs.redraw.current = redraw;
+    const measure = () => {
+      widthPx = Math.max(MIN_WIDTH_PX, refs.body.current?.clientWidth ?? 800);
+    };
     const ro = new ResizeObserver(() => {
-      widthRef.current = Math.max(MIN_WIDTH_PX, bodyRef.current?.clientWidth ?? 800);
+      measure();
       scheduleRedraw(redraw);
     });
-    if (bodyRef.current) ro.observe(bodyRef.current);
-    widthRef.current = Math.max(MIN_WIDTH_PX, bodyRef.current?.clientWidth ?? 800);
+    if (refs.body.current) ro.observe(refs.body.current);
+    measure();
     scheduleRedraw(redraw);
     const unsub = appStore.subscribe((s, prev) => {
       if (s.window !== prev.window || s.selection !== prev.selection) scheduleRedraw(redraw);
@@ -187,58 +244,102 @@ export function Timeline({ side, label }: Props) {
       ro.disconnect();
       cancelRedraw(redraw);
     };
-  }, [cols, layout, result, theme, side, flagged]);
+  }, [refs, cols, layout, result, theme, side, flagged]);
+}
 
-  // mouse, touch and keyboard input
+/** Mouse, touch and keyboard input on the canvas; the hover card follows the pointer. */
+function useTimelineInput(refs: TimelineRefs, side: Side, d: Drawable | null): void {
+  const { result, cols, layout } = d ?? {};
   useEffect(() => {
-    const canvas = canvasRef.current;
+    const canvas = refs.canvas.current;
     if (!canvas || !cols || !layout || !result) return;
     const hover = (i: number, x: number, y: number) => {
-      const tip = tipRef.current;
+      const tip = refs.tip.current;
       if (!tip) return;
       if (i < 0) { tip.hidden = true; return; }
       tip.innerHTML = hoverHtml(result, i);
       tip.hidden = false;
-      const bodyW = bodyRef.current?.clientWidth ?? 800;
+      const bodyW = refs.body.current?.clientWidth ?? 800;
       tip.style.left = `${Math.max(0, Math.min(x + 14, bodyW - TIP_WIDTH_PX - 4))}px`;
       tip.style.top = `${y + AXIS_PX + 14}px`;
     };
     return attachInteractions({
       canvas, side, cols, layout, hover,
-      scale: () => scaleRef.current,
+      scale: () => refs.scale.current,
       onKeyLane: (lane) => {
-        keyLaneRef.current = lane;
-        if (redrawRef.current) scheduleRedraw(redrawRef.current);
+        refs.keyLane.current = lane;
+        if (refs.redraw.current) scheduleRedraw(refs.redraw.current);
       },
     });
-  }, [cols, layout, result, side]);
+  }, [refs, cols, layout, result, side]);
+}
 
-  if (!result || !cols) {
-    return <section className="timeline empty" data-side={side}><div className="timeline-head"><b>{label}</b> <span className="muted">no data</span></div></section>;
-  }
+/** 'showing 8 of 64 ranks (r0–r7); …' when lanes were left out, else ''. */
+function laneNoteOf(cols: TimelineColumns, r: SideResult): string {
   const hidden = cols.ranksTotal - cols.ranksShown;
-  const symmetricNote = result.symmetric && result.worldSize > cols.ranksTotal
-    ? `ranks are symmetric: rank ${cols.lanes[0]?.rank ?? 0} stands for all ${result.worldSize}` : '';
+  if (hidden <= 0) return '';
   const shownRanks = [...new Set(cols.lanes.map((l) => l.rank))];
-  const laneNote = hidden > 0
-    ? `showing ${cols.ranksShown} of ${cols.ranksTotal} ranks (r${shownRanks[0]}–r${shownRanks[shownRanks.length - 1]}); ${hidden} more hidden to keep lanes readable${result.symmetric ? ' — with no jitter or straggler every rank runs the same schedule' : ''}`
-    : '';
+  const range = `r${shownRanks[0]}–r${shownRanks[shownRanks.length - 1]}`;
+  const why = r.symmetric ? ' — with no jitter or straggler every rank runs the same schedule' : '';
+  return `showing ${cols.ranksShown} of ${cols.ranksTotal} ranks (${range}); `
+    + `${hidden} more hidden to keep lanes readable${why}`;
+}
+
+function TimelineHead({ side, label, r, cols }: Props & { r: SideResult; cols: TimelineColumns }) {
+  const laneNote = laneNoteOf(cols, r);
+  const profile = profileWords(r);
+  const symmetricNote = r.symmetric && r.worldSize > cols.ranksTotal
+    ? `ranks are symmetric: rank ${cols.lanes[0]?.rank ?? 0} stands for all ${r.worldSize}` : '';
   return (
-    <section className={`timeline${simulating ? ' stale' : ''}`} data-side={side} data-testid={`timeline-${side}`} aria-busy={simulating}>
-      <div className="timeline-head">
-        <b className={`side-badge side-${side}`}>{label}</b>
-        <span className="timeline-title" title={result.title}>{result.title}</span>
-        <span className="muted clock" data-testid={`clock-${side}`} title={result.clock}>{clockWords(result)}</span>
-        <span className="muted">step {fmtUs(result.metrics.stepTimeUs)}</span>
-        <HbmWarning r={result} />
-        {hidden > 0 && <span className="note" data-testid={`lane-note-${side}`}>{laneNote}</span>}
-        {symmetricNote && <span className="note">{symmetricNote}</span>}
-      </div>
-      <div className="timeline-body" ref={bodyRef}>
-        <svg className="axis" ref={axisRef} height={AXIS_PX} aria-hidden="true"><g /></svg>
-        <canvas ref={canvasRef} data-lanes={cols.lanes.length} data-events={result.events.length} tabIndex={0} role="img"
-          aria-label={`timeline ${label}, ${result.title}: ${cols.lanes.length} lanes. Arrow left/right pan, plus/minus zoom, up/down pick a lane, Enter selects the event at the centre line.`} />
-        <div className="tooltip" ref={tipRef} hidden />
+    <div className="timeline-head">
+      <b className={`side-badge side-${side}`}>{label}</b>
+      <span className="timeline-title" title={r.title}>{r.title}</span>
+      <span className="muted clock" data-testid={`clock-${side}`} title={r.clock}>{clockWords(r)}</span>
+      {profile && <span className="muted" data-testid={`profile-${side}`}>{profile}</span>}
+      <span className="muted">step {fmtUs(r.metrics.stepTimeUs)}</span>
+      <HbmWarning r={r} />
+      {laneNote && <span className="note" data-testid={`lane-note-${side}`}>{laneNote}</span>}
+      {symmetricNote && <span className="note">{symmetricNote}</span>}
+    </div>
+  );
+}
+
+function EmptyTimeline({ side, label }: Props) {
+  return (
+    <section className="timeline empty" data-side={side}>
+      <div className="timeline-head"><b>{label}</b> <span className="muted">no data</span></div>
+    </section>
+  );
+}
+
+export function Timeline({ side, label }: Props) {
+  const result = useApp((s) => s.sides[side]);
+  const theme = useResolvedTheme();
+  const refs = useTimelineRefs();
+  const cols = useMemo(() => (result ? buildColumns(result.events) : null), [result]);
+  const layout = useMemo(() => (cols ? layoutLanes(cols) : null), [cols]);
+  const flagged = useMemo(() => (result ? disagreeingEvents(result) : undefined), [result]);
+  const simulating = useApp((s) => s.simulating);
+  const drawable = result && cols && layout ? { side, result, cols, layout, flagged, theme } : null;
+  useCanvasRedraw(refs, drawable);
+  useTimelineInput(refs, side, drawable);
+  const drawn = drawable !== null;
+  useEffect(() => {
+    if (!drawn) clearProbe(side); // no canvas, no probe: a test waiting for a frame waits for the canvas
+    return () => clearProbe(side);
+  }, [drawn, side]);
+
+  if (!result || !cols) return <EmptyTimeline side={side} label={label} />;
+  const aria = `timeline ${label}, ${result.title}: ${cols.lanes.length} lanes. Arrow left/right pan, `
+    + 'plus/minus zoom, up/down pick a lane, Enter selects the event at the centre line.';
+  return (
+    <section className={`timeline${simulating ? ' stale' : ''}`} data-side={side} data-testid={`timeline-${side}`}
+      aria-busy={simulating}>
+      <TimelineHead side={side} label={label} r={result} cols={cols} />
+      <div className="timeline-body" ref={refs.body}>
+        <svg className="axis" ref={refs.axis} height={AXIS_PX} aria-hidden="true"><g /></svg>
+        <canvas ref={refs.canvas} tabIndex={0} role="img" aria-label={aria} />
+        <div className="tooltip" ref={refs.tip} hidden />
         {simulating && <div className="stale-note" data-testid={`stale-${side}`}>simulating the new config…</div>}
       </div>
       <SelectionLine side={side} r={result} />

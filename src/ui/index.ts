@@ -1,0 +1,7 @@
+// The UI's face to the page entry (src/main.tsx): the app, the stories a link can open, and what
+// each timeline drew last (the tests' probe). Everything else in ui/ is private to it.
+
+export { App } from './app';
+export { storyById } from './stories';
+export { applyStory } from './story_apply';
+export { type TimelineProbe, timelineProbes } from './timeline/probe';
