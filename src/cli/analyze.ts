@@ -9,7 +9,7 @@ import { importTrace } from '../trace/import';
 import { COMM_KINDS, COMM_LABELS } from '../trace/kinds';
 import { UsageError, parseFlags } from './args';
 import { readInputText, type Io } from './io';
-import { GIB } from '../util';
+import { GIB, formatDuration } from '../util';
 
 export const ANALYZE_OPTIONS = {
   json: { type: 'boolean' },
@@ -81,7 +81,7 @@ function formatAnalysis(a: TraceAnalysis): string {
     COMM_KINDS.filter((k) => o.collectives[k] > 0)
       .map((k) => `${COMM_LABELS[k]} ${o.collectives[k]}`)
       .join(', ') || 'none';
-  const ms = (us: number) => `${fixed(us / 1000, 3)} ms`;
+  const ms = (us: number) => formatDuration(us, { unit: 'ms', digits: 3, missing: '—' });
   const peak = o.peakMemoryBytes ? `${fixed(o.peakMemoryBytes / GIB, 2)} GiB` : '—';
   const overall = [
     `overall: step ${ms(o.stepTimeUs)}, exposed comm ${ms(o.exposedCommUs)} (mean over ranks),`,

@@ -6,6 +6,7 @@ import { ImportError } from '../errors';
 import { calibrate, type Calibration, traceSamples, unfittedSentence } from '../pipeline';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { readInputText, type Io } from './io';
+import { formatPercent } from '../util';
 
 export const CALIBRATE_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -36,7 +37,7 @@ function readJson(path: string, text: string): unknown {
   }
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
+const pct = (x: number) => formatPercent(x * 100, 2);
 
 function formatCalibration(c: Calibration): string {
   const head = 'process group  n    collectives  α µs/step  β GB/s (bus)  fit error rms / max';

@@ -11,6 +11,7 @@ import { waitOfGraph } from '../trace/chrome_export';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import type { Io } from './io';
+import { formatDuration } from '../util';
 
 export const DIFF_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -50,7 +51,7 @@ function intFlag(name: string, text: string | undefined, min: number, max: numbe
 const HIDES_WIDTH = 56;
 const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
 
-const us = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
+const us = (x: number | null | undefined) => formatDuration(x, { unit: 'µs', digits: 1, bare: true, missing: '—' });
 
 /** One line per backend naming the rank the others waited for, when one did (straggler, jitter). */
 function culpritLines(culprits: readonly { backend: string; c: Culprit }[]): string[] {

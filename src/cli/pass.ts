@@ -16,6 +16,7 @@ import { HARDWARE_NAMES } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
+import { formatPercent } from '../util';
 import { CONFIG_OPTIONS, GRAPH_SHAPE_FLAGS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import { readInputText, type Io } from './io';
@@ -189,7 +190,7 @@ function agreementWith(s: Schedule, log: readonly TorchLogGraph[]): Agreement[] 
 }
 
 function printAgreement(io: Io, a: Agreement): void {
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const pct = (x: number) => formatPercent(100 * x);
   io.out(
     `agreement with torch's log (${a.phase}): buckets ${pct(a.bucketAgreement)} of pairs, prefetches ${pct(a.prefetchAgreement)}, ` +
       `collectives after ${a.collectivesAfter.torch} (torch) vs ${a.collectivesAfter.fsdpSim} (fsdp-sim)`,

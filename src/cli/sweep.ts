@@ -17,7 +17,7 @@ import type { BackendName } from '../backends';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import type { Io } from './io';
-import { GIB } from '../util';
+import { GIB, formatShare } from '../util';
 
 export const SWEEP_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -113,7 +113,7 @@ function progressLine(io: Io): (done: number, total: number) => void {
     const now = performance.now();
     if (done !== 1 && done !== total && now - last < PROGRESS_EVERY_MS) return;
     last = now;
-    io.err(`sweep: ${done}/${total} points (${((100 * done) / total).toFixed(0)}%)`);
+    io.err(`sweep: ${done}/${total} points (${formatShare(done, total, 0)})`);
   };
 }
 

@@ -3,6 +3,7 @@
 // fitted gets one sentence saying why, computed from its collectives.
 
 import { format } from 'd3';
+import { formatDuration } from '../util';
 import type { CalibKind } from './calibrate_comms';
 
 /** One collective with everything the model needs (calibrate_resolve.ts fills what the trace lacks). */
@@ -64,7 +65,6 @@ export function modelUs(s: ModelInput, alphaUs: number, betaBytesPerS: number): 
 }
 
 const bytesText = format('.3~s');
-const usText = format(',.1f');
 
 /** 'all_reduce ×8, all_gather ×4' */
 export function kindCounts(samples: readonly { readonly kind: string }[]): string {
@@ -112,8 +112,8 @@ function noGrowth(samples: readonly CollectiveSample[]): string {
     if (s.bytes > hi.bytes || (s.bytes === hi.bytes && s.durUs < hi.durUs)) hi = s;
   }
   return (
-    `their durations do not grow with size (${bytesText(lo.bytes)}B took ${usText(lo.durUs)} µs, ` +
-    `${bytesText(hi.bytes)}B ${usText(hi.durUs)} µs), so no positive bandwidth fits; a collective kernel's ` +
+    `their durations do not grow with size (${bytesText(lo.bytes)}B took ${formatDuration(lo.durUs)}, ` +
+    `${bytesText(hi.bytes)}B ${formatDuration(hi.durUs)}), so no positive bandwidth fits; a collective kernel's ` +
     'time includes its wait for the slowest rank: profile steps where ranks arrive together'
   );
 }

@@ -5,6 +5,7 @@
 
 import type { SimConfig } from '../config';
 import type { SideResult } from '../store';
+import { formatShare } from '../util';
 import { fmtBytes, fmtUs } from './format';
 
 export interface Claim {
@@ -29,7 +30,7 @@ const GIB = 1024 ** 3;
 
 /** '57 %' — the share x of y, rounded to a whole percent. */
 export function pctOf(x: number, y: number): string {
-  return `${y > 0 ? Math.round((100 * x) / y) : 0} %`;
+  return formatShare(x, y, 0);
 }
 
 /** B issues at least `cut` (a fraction) fewer all-gathers than A. */

@@ -2,7 +2,7 @@
 // collective (prefetched / why not) and one bucketing reason (bucketed / why not), in plain
 // words with torch's knob names.
 
-import { GIB, KIB, MIB } from '../../util';
+import { GIB, KIB, MIB, formatDuration, formatPercent } from '../../util';
 import type { Reason } from '../types';
 import type { BucketResult, BucketWhy } from './torch_bucketer';
 import { NodeClass, type TorchGraph } from './torch_graph';
@@ -16,7 +16,8 @@ export function fmtGb(bytes: number): string {
   return mb >= 0.1 ? `${mb.toFixed(1)} MiB` : `${(bytes / KIB).toFixed(1)} KiB`;
 }
 
-const fmtMs = (ms: number) => (ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`);
+/** torch's estimates are ms; the app writes durations from µs. */
+const fmtMs = (ms: number) => formatDuration(ms * 1000);
 
 /** An FX name as the user wrote it (the joined import renames backward nodes `<name>.bw`). */
 export const fxName = (tg: TorchGraph, t: number): string => tg.name[t].replace(/\.bw$/, '');
@@ -55,14 +56,14 @@ export function scheduleReasons(sched: OverlapResult): Reason[] {
       return {
         node,
         code: 'prefetched',
-        text: `${kind} prefetched behind ${fxName(tg, info.prefetchedBy)} (${ahead}); ${hiddenPct}% of its ${fmtMs(info.estMs)} hidden.`,
+        text: `${kind} prefetched behind ${fxName(tg, info.prefetchedBy)} (${ahead}); ${formatPercent(hiddenPct, 0)} of its ${fmtMs(info.estMs)} hidden.`,
       };
     }
     if (info.reason !== undefined) {
       return {
         node,
         code: info.reason.code,
-        text: `${rejectionText(tg, sched, info.reason)} ${hiddenPct}% of it hidden in the end.`,
+        text: `${rejectionText(tg, sched, info.reason)} ${formatPercent(hiddenPct, 0)} of it hidden in the end.`,
       };
     }
     if (info.exposedMs === 0) {

@@ -8,7 +8,7 @@ import { buildGraph } from '../../pipeline';
 import { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from '../../pipeline/diff';
 import { appStore, useApp, type SideResult } from '../../store';
 import { downloadBlob } from '../download';
-import { fmtBytes } from '../format';
+import { fmtBytes, fmtUs } from '../format';
 
 type SortKey = 'order' | 'name' | 'bytes' | 'startA' | 'exposedA' | 'startB' | 'exposedB' | 'delta';
 
@@ -72,7 +72,7 @@ function selectRow(a: SideResult, b: SideResult, rank: number, r: DiffRow): void
   st.setWindow({ startUs: Math.max(0, lo - pad), endUs: hi + pad });
 }
 
-const us = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
+const us = (x: number | null | undefined) => fmtUs(x, { unit: 'µs', digits: 1, bare: true, missing: '—' });
 
 /** A side the config's step graph describes: simulated from the config (not a trace, a live run or an FX dump). */
 const fromConfig = (s: SideResult | null): s is SideResult & { schedule: NonNullable<SideResult['schedule']> } =>

@@ -3,12 +3,12 @@
 
 import { useEffect, useMemo, useState } from 'react';
 import { livePlanOf, useApp, type Side } from '../../store';
-import { fmtBytes } from '../format';
+import { fmtBytes, fmtPct } from '../format';
 import { plainReason } from '../glossary';
 import { baseName, explainableCollectives } from '../reasons';
 import { PresetAssumptions } from './preset_info';
 
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const pct = (x: number) => fmtPct(100 * x);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function ExplainPanel() {

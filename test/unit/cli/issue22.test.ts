@@ -5,41 +5,23 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import {
   closeSync,
   ftruncateSync,
-  mkdtempSync,
   openSync,
   readFileSync,
   readdirSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inputLimit, readInputText } from '../../../src/cli/io';
-import { main } from '../../../src/cli/main';
+import { cli, tempDirs } from './run_cli';
 import { importTrace } from '../../../src/trace/import';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
-
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'fsdp-sim-i22-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('fsdp-sim-i22-');
 
 describe('the package bin shares main.ts process wrapper (C3)', () => {
   it('bin/fsdp-sim.mjs diff ... | head -1 prints one line and exits quietly (no EPIPE stack)', async () => {
@@ -273,8 +255,8 @@ describe('sweep: bounded cost, progress, every value checked first (H2, U4)', ()
     const r = await cli([...base, '--progress', '--csv']);
     expect(r.code).toBe(0);
     const lines = r.err.split('\n');
-    expect(lines[0]).toBe('sweep: 1/3 points (33%)');
-    expect(lines.at(-1)).toBe('sweep: 3/3 points (100%)');
+    expect(lines[0]).toBe('sweep: 1/3 points (33 %)');
+    expect(lines.at(-1)).toBe('sweep: 3/3 points (100 %)');
     expect(r.out.split('\n')).toHaveLength(4); // the header and three rows, stdout untouched
   });
 

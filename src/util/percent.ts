@@ -1,0 +1,14 @@
+// Percentages and their text: '57.3 %', a space before the sign as in the rest of the app's
+// units, through the same d3-format fixed-point as sizes (units.ts).
+
+import { fixed } from './units';
+
+/** `points` percent with `digits` decimals: '57.3 %'; '–' (or `missing`) when not finite. */
+export function formatPercent(points: number, digits = 1, missing = '–'): string {
+  return Number.isFinite(points) ? `${fixed(points, digits)} %` : missing;
+}
+
+/** The share `part` of `whole` as a percentage: formatPercent(100 · part / whole); 0 % of nothing. */
+export function formatShare(part: number, whole: number, digits = 1): string {
+  return formatPercent(whole > 0 ? (100 * part) / whole : 0, digits);
+}
