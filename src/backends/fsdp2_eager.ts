@@ -48,12 +48,19 @@ function fsdp2Reason(r: Reason, node: GraphNode | undefined): Reason {
   const module = moduleOf(node);
   const ag = node.collective.kind === 'all_gather';
   if (r.code === 'block_bucket') {
-    const what = ag ? `all-gathered (${node.phase})` : node.collective.kind === 'all_reduce' ? `all-reduced on ${node.collective.group}` : 'reduce-scattered';
-    return { ...r, text: `${what} with the rest of ${module}: FSDP2 communicates one fully_shard module as one flat buffer.` };
+    const what = ag
+      ? `all-gathered (${node.phase})`
+      : node.collective.kind === 'all_reduce' ? `all-reduced on ${node.collective.group}` : 'reduce-scattered';
+    return {
+      ...r,
+      text: `${what} with the rest of ${module}: FSDP2 communicates one fully_shard module as one flat buffer.`,
+    };
   }
   const text = ag
-    ? `FSDP2's ${node.phase === 'forward' ? 'implicit' : 'backward'} prefetch: issued on the all-gather stream one module ahead of ${module}'s compute.`
-    : `issued after ${module}'s last gradient and waited one module later, in the next module's post-backward (FSDP2's reduce-scatter state).`;
+    ? `FSDP2's ${node.phase === 'forward' ? 'implicit' : 'backward'} prefetch: issued on the all-gather stream one ` +
+      `module ahead of ${module}'s compute.`
+    : `issued after ${module}'s last gradient and waited one module later, in the next module's post-backward ` +
+      `(FSDP2's reduce-scatter state).`;
   return { ...r, text };
 }
 

@@ -14,8 +14,16 @@ import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './
 export * from './types';
 export { aotEager, runAotEager, type AotEagerOptions } from './aot_eager';
 export {
-  AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, AUTOBUCKETING_PROFILES, autobucketing, compareWithTorch, matchLogGraphs, OFF_PATH, parseTorchPassLog,
-  runAutobucketing, type Agreement, type AutobucketingOptions, type Disagreement, type TorchLogGraph,
+  AUTOBUCKETING_DEFAULTS,
+  AUTOBUCKETING_KNOBS,
+  AUTOBUCKETING_PROFILES,
+  autobucketing,
+  compareWithTorch,
+  DEFAULT_TORCH_PROFILE,
+  matchLogGraphs,
+  OFF_PATH,
+  parseTorchPassLog,
+  runAutobucketing, torchProfileLabel, type Agreement, type AutobucketingOptions, type Disagreement, type TorchLogGraph,
 } from './autobucketing';
 export { fsdp2Eager, fsdp2StreamOf, runFsdp2Eager, type Fsdp2EagerOptions } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock, transformerBlock, type TransformerBlockOptions } from './transformer_block';
@@ -60,7 +68,9 @@ export interface CompileConfig {
   readonly 'compile.model_backend_override'?: string;
 }
 
-/** torchtitan's rule: `compile.model_backend_override` when set (non-empty), else `compile.backend` (default aot_eager). */
+/**
+ * torchtitan's rule: `compile.model_backend_override` when set (non-empty), else `compile.backend` (default aot_eager).
+ */
 export function resolveBackendName(cfg: CompileConfig): BackendName {
   const override = cfg['compile.model_backend_override'];
   if (override !== undefined && override !== '') {
@@ -74,12 +84,15 @@ export function resolveBackendName(cfg: CompileConfig): BackendName {
   return backend;
 }
 
+/** Which stream's caching-allocator pool serves a node's input or output buffers. */
+type AllocationStream = (node: GraphNode, role: 'input' | 'output') => string;
+
 /**
  * The stream whose caching-allocator pool serves a collective's buffers under `backend`, for
  * src/sim/allocator.ts; undefined = every buffer on the compute stream (SimpleFSDP under
  * torch.compile allocates collective outputs on the current stream).
  */
-export function allocationStreamOf(backend: BackendName): ((node: GraphNode, role: 'input' | 'output') => string) | undefined {
+export function allocationStreamOf(backend: BackendName): AllocationStream | undefined {
   return backend === 'fsdp2_eager' ? fsdp2StreamOf : undefined;
 }
 
@@ -88,5 +101,8 @@ export const BACKEND_PASSES: Readonly<Record<BackendName, readonly string[]>> = 
   aot_eager: ['wait_after_collective'],
   aot_eager_autobucketing: ['schedule_overlap (OverlapScheduler)', 'bucket_collectives (OverlapPreservingBucketer)'],
   transformer_block: ['bucket_per_transformer_block', 'prefetch_one_block_ahead'],
-  fsdp2_eager: ['fully_shard_per_block (flat all-gather / reduce-scatter per module)', 'implicit_prefetch_one_module_ahead'],
+  fsdp2_eager: [
+    'fully_shard_per_block (flat all-gather / reduce-scatter per module)',
+    'implicit_prefetch_one_module_ahead',
+  ],
 };

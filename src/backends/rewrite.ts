@@ -111,7 +111,9 @@ export function rewriteGraph(
   }
   const out: GraphNode[] = order.map((item, pos) => {
     const base =
-      item.type === 'node' ? nodes[item.index] : item.type === 'bucket_start' ? startNodes.get(item.bucket)! : waitNodes.get(item.bucket)!;
+      item.type === 'node'
+        ? nodes[item.index]
+        : item.type === 'bucket_start' ? startNodes.get(item.bucket)! : waitNodes.get(item.bucket)!;
     return base.id === pos ? base : { ...base, id: pos };
   });
   return { graph: { ...index.graph, nodes: out }, buckets };
@@ -123,7 +125,9 @@ export function rewriteGraph(
  */
 function mergedEstimate(members: readonly GraphNode[]): { estMs?: number } {
   if (members.some((m) => m.estMs === undefined)) return {};
-  const latency = members.every((m) => m.estMsSize0 !== undefined) ? members.reduce((a, m) => Math.min(a, m.estMsSize0!), Infinity) : 0;
+  const latency = members.every((m) => m.estMsSize0 !== undefined)
+    ? members.reduce((a, m) => Math.min(a, m.estMsSize0!), Infinity)
+    : 0;
   const total = members.reduce((s, m) => s + m.estMs!, 0) - (members.length - 1) * latency;
   return { estMs: Math.max(total, members.reduce((a, m) => Math.max(a, m.estMs!), 0)) };
 }

@@ -313,4 +313,7 @@ function kahn(
   }
 }
 
-export const transformerBlock: Backend<TransformerBlockOptions> = { name: 'transformer_block', run: runTransformerBlock };
+export const transformerBlock: Backend<TransformerBlockOptions> = {
+  name: 'transformer_block',
+  run: runTransformerBlock,
+};

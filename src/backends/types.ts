@@ -7,7 +7,12 @@ import type { CollectiveKind, StepGraph } from '../graph';
 
 export type BackendName = 'aot_eager' | 'aot_eager_autobucketing' | 'transformer_block' | 'fsdp2_eager';
 
-export const BACKEND_NAMES: readonly BackendName[] = ['aot_eager', 'aot_eager_autobucketing', 'transformer_block', 'fsdp2_eager'];
+export const BACKEND_NAMES: readonly BackendName[] = [
+  'aot_eager',
+  'aot_eager_autobucketing',
+  'transformer_block',
+  'fsdp2_eager',
+];
 
 export interface Bucket {
   readonly id: number;

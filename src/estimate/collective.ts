@@ -30,11 +30,22 @@ export function nodesSpanned(n: number, stride: number, gpusPerNode: number): nu
  * group spans; β is the achieved bus bandwidth at this message size, β·S/(S + S½), when the preset
  * gives S½. An all-reduce is a reduce-scatter then an all-gather of the same bytes: twice the ring.
  */
-export function ringNetworkUs(net: RingNetwork, bytes: number, n: number, kind: CollectiveKind = 'all_gather', stride = 1): number {
+export function ringNetworkUs(
+  net: RingNetwork,
+  bytes: number,
+  n: number,
+  kind: CollectiveKind = 'all_gather',
+  stride = 1,
+): number {
   const intra = nodesSpanned(n, stride, net.gpusPerNode) <= 1;
   const beta = intra ? net.betaIntraBytesPerS : net.betaInterBytesPerS;
   const half = (intra ? net.halfBwIntraBytes : net.halfBwInterBytes) ?? 0;
-  const us = ringCollectiveUs(bytes, n, intra ? net.alphaIntraUs : net.alphaInterUs, bytes > 0 ? (beta * bytes) / (bytes + half) : beta);
+  const us = ringCollectiveUs(
+    bytes,
+    n,
+    intra ? net.alphaIntraUs : net.alphaInterUs,
+    bytes > 0 ? (beta * bytes) / (bytes + half) : beta,
+  );
   return kind === 'all_reduce' ? 2 * us : us;
 }
 

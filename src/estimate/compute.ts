@@ -19,7 +19,13 @@ export function peakFlops(hw: HardwarePreset, node: GraphNode, dtype: DType): nu
 }
 
 /** µs. */
-export function rooflineUs(flops: number, bytes: number, peakFlopsPerS: number, hbmBytesPerS: number, launchUs: number): number {
+export function rooflineUs(
+  flops: number,
+  bytes: number,
+  peakFlopsPerS: number,
+  hbmBytesPerS: number,
+  launchUs: number,
+): number {
   return Math.max((flops / peakFlopsPerS) * 1e6, (bytes / hbmBytesPerS) * 1e6) + launchUs;
 }
 

@@ -29,20 +29,25 @@ export interface CostModelOptions {
 
 function positiveScale(field: string, v: number | undefined): number {
   if (v === undefined) return 1;
-  if (!Number.isFinite(v) || v <= 0) throw new ConfigError(field, `${field} must be a finite number > 0, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(v) || v <= 0)
+    throw new ConfigError(field, `${field} must be a finite number > 0, got ${JSON.stringify(v)}`);
   return v;
 }
 
 function resolveHardware(h: CostModelOptions['hardware']): HardwarePreset {
   if (typeof h === 'string') return getHardware(h);
-  if (h === null || typeof h !== 'object') throw new ConfigError('hardware', oneOfMessage('hardware', [...HARDWARE_NAMES, '<HardwarePreset>'], h));
+  if (h === null || typeof h !== 'object')
+    throw new ConfigError('hardware', oneOfMessage('hardware', [...HARDWARE_NAMES, '<HardwarePreset>'], h));
   return h;
 }
 
 function resolveNetwork(n: CostModelOptions['network']): NetworkPreset {
   if (typeof n === 'string') return getNetwork(n);
   if (n === null || typeof n !== 'object' || (n.kind !== 'ring' && n.kind !== 'nccl-analytical'))
-    throw new ConfigError('network', oneOfMessage('network', ['nvlink-ib', 'nccl-analytical', 'pcie-ethernet', '<NetworkPreset>'], n));
+    throw new ConfigError(
+      'network',
+      oneOfMessage('network', ['nvlink-ib', 'nccl-analytical', 'pcie-ethernet', '<NetworkPreset>'], n),
+    );
   return n;
 }
 
@@ -55,19 +60,30 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
   const commScale = positiveScale('commScale', opts.commScale);
   const measured = opts.measuredUs ?? {};
   for (const [name, v] of Object.entries(measured))
-    if (!Number.isFinite(v) || v < 0) throw new ConfigError('measuredUs', `measuredUs['${name}'] must be a finite number ≥ 0 µs, got ${JSON.stringify(v)}`);
+    if (!Number.isFinite(v) || v < 0)
+      throw new ConfigError(
+        'measuredUs',
+        `measuredUs['${name}'] must be a finite number ≥ 0 µs, got ${JSON.stringify(v)}`,
+      );
 
   const collectiveRaw =
     net.kind === 'ring'
       ? (kind: CollectiveKind, bytes: number, n: number, stride: number) => ringNetworkUs(net, bytes, n, kind, stride)
-      : (kind: CollectiveKind, bytes: number, n: number, stride: number) => ncclAnalyticalUs(kind, bytes, n, hw.torchGpuType, net, stride);
+      : (kind: CollectiveKind, bytes: number, n: number, stride: number) => ncclAnalyticalUs(
+        kind,
+        bytes,
+        n,
+        hw.torchGpuType,
+        net,
+        stride,
+      );
 
   const scaleNote = [computeScale !== 1 ? `compute×${computeScale}` : '', commScale !== 1 ? `comm×${commScale}` : '']
     .filter(Boolean)
     .join(' ');
-  const label =
-    `${hw.name} ${Object.keys(measured).length > 0 ? 'measured' : hw.achieved ? 'achieved' : 'roofline'} ${dtype} + ` +
-    `${net.name}${net.kind === 'ring' ? ' ring' : ` (torch gpu type ${hw.torchGpuType})`}${scaleNote ? ` (${scaleNote})` : ''}`;
+  const computeKind = Object.keys(measured).length > 0 ? 'measured' : hw.achieved ? 'achieved' : 'roofline';
+  const networkKind = net.kind === 'ring' ? ' ring' : ` (torch gpu type ${hw.torchGpuType})`;
+  const label = `${hw.name} ${computeKind} ${dtype} + ${net.name}${networkKind}${scaleNote ? ` (${scaleNote})` : ''}`;
 
   return {
     label,

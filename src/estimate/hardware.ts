@@ -72,10 +72,22 @@ const GB = 1e9;
 const TFLOPS = 1e12;
 
 // GH100 (H100 and H200 SXM): MAMF 792.1 / 989 (H100), 821.0 / 989 (GH200); FA2 ~350 / ~300 TFLOPS
-const HOPPER_H100: AchievedEfficiency = { gemm: 0.80, gemmHalfDim: 128, attentionFwd: 0.35, attentionBwd: 0.30, hbm: 0.8 };
+const HOPPER_H100: AchievedEfficiency = {
+  gemm: 0.80,
+  gemmHalfDim: 128,
+  attentionFwd: 0.35,
+  attentionBwd: 0.30,
+  hbm: 0.8,
+};
 const HOPPER_H200: AchievedEfficiency = { ...HOPPER_H100, gemm: 0.83 };
 // GA100: MAMF 267.9 / 312; FA2 ~190 fwd / ~165 bwd of 312
-const AMPERE_A100: AchievedEfficiency = { gemm: 0.86, gemmHalfDim: 128, attentionFwd: 0.61, attentionBwd: 0.53, hbm: 0.8 };
+const AMPERE_A100: AchievedEfficiency = {
+  gemm: 0.86,
+  gemmHalfDim: 128,
+  attentionFwd: 0.61,
+  attentionBwd: 0.53,
+  hbm: 0.8,
+};
 
 /** A peak at `watts`, linear between H100 NVL (400 W) and H100 SXM (700 W) — the two datasheets. */
 function atPowerLimit(watts: number, nvl: number, sxm: number): number {
@@ -137,7 +149,8 @@ export const HARDWARE_PRESETS: Readonly<Record<HardwareName, HardwarePreset>> = 
 export const HARDWARE_NAMES = Object.keys(HARDWARE_PRESETS) as HardwareName[];
 
 export function getHardware(name: string): HardwarePreset {
-  if (!Object.hasOwn(HARDWARE_PRESETS, name)) throw new ConfigError('hardware', oneOfMessage('hardware', HARDWARE_NAMES, name));
+  if (!Object.hasOwn(HARDWARE_PRESETS, name))
+    throw new ConfigError('hardware', oneOfMessage('hardware', HARDWARE_NAMES, name));
   return HARDWARE_PRESETS[name as HardwareName];
 }
 
@@ -149,6 +162,7 @@ export function describeAchieved(hw: HardwarePreset): string {
   return (
     `${hw.name}: GEMM ${t(a.gemm, hw.bf16Flops)} large, half that at min dim ${a.gemmHalfDim}; ` +
     `flash attention fwd ${t(a.attentionFwd, hw.bf16Flops)}, bwd ${t(a.attentionBwd, hw.bf16Flops)}; ` +
-    `memory-bound ${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${Math.round(a.hbm * 100)} %); launch ${hw.launchUs} µs`
+    `memory-bound ${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${Math.round(a.hbm * 100)} %); launch ` +
+      `${hw.launchUs} µs`
   );
 }

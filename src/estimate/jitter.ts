@@ -38,14 +38,18 @@ export function noiseUnit(seed: number, rank: number, key: string): number {
 }
 
 export function jitteredCostModels(base: CostModel, worldSize: number, opts: JitterOptions): CostModel[] {
-  if (!Number.isInteger(worldSize) || worldSize < 1) throw new ConfigError('worldSize', `worldSize must be an integer ≥ 1, got ${worldSize}`);
+  if (!Number.isInteger(worldSize) || worldSize < 1)
+    throw new ConfigError('worldSize', `worldSize must be an integer ≥ 1, got ${worldSize}`);
   if (!Number.isFinite(opts.jitterPct) || opts.jitterPct < 0 || opts.jitterPct >= 100)
     throw new ConfigError('jitterPct', `jitterPct must be in [0, 100), got ${opts.jitterPct}`);
   if (!Number.isFinite(opts.seed)) throw new ConfigError('seed', `seed must be a finite number, got ${opts.seed}`);
   const s = opts.straggler;
   if (s !== undefined) {
     if (!Number.isInteger(s.rank) || s.rank < 0 || s.rank >= worldSize)
-      throw new ConfigError('straggler.rank', `straggler.rank must be an integer in [0, ${worldSize - 1}], got ${s.rank}`);
+      throw new ConfigError(
+        'straggler.rank',
+        `straggler.rank must be an integer in [0, ${worldSize - 1}], got ${s.rank}`,
+      );
     if (!Number.isFinite(s.factor) || s.factor <= 0)
       throw new ConfigError('straggler.factor', `straggler.factor must be a finite number > 0, got ${s.factor}`);
   }
@@ -65,7 +69,8 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
   for (let rank = 0; rank < worldSize; rank++) {
     const slow = s !== undefined && s.rank === rank ? s.factor : 1;
     models.push({
-      label: `${base.label} ±${opts.jitterPct}% seed ${opts.seed} rank ${rank}${slow !== 1 ? ` straggler×${slow}` : ''}`,
+      label: `${base.label} ±${opts.jitterPct}% seed ${opts.seed} rank ` +
+        `${rank}${slow !== 1 ? ` straggler×${slow}` : ''}`,
       computeUs: (node: GraphNode) => {
         const b = baseOfNode(node);
         return b.us === 0 ? 0 : b.us * (1 + p * noiseFromHash(opts.seed, rank, b.hash)) * slow;
@@ -73,7 +78,13 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
       collectiveUs: (kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType, groupStride = 1) =>
         // the straggler is a slow GPU (throttled clocks), not a slow link: its collectives only get the noise
         base.collectiveUs(kind, bytes, groupSize, dtype, groupStride) *
-        (1 + p * noiseUnit(opts.seed, rank, `${kind}|${bytes}|${groupSize}|${dtype}${groupStride === 1 ? '' : `|${groupStride}`}`)),
+        (
+          1 + p * noiseUnit(
+            opts.seed,
+            rank,
+            `${kind}|${bytes}|${groupSize}|${dtype}${groupStride === 1 ? '' : `|${groupStride}`}`,
+          )
+        ),
     });
   }
   return models;

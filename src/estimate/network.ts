@@ -85,6 +85,7 @@ export const NETWORK_PRESETS: Readonly<Record<NetworkName, NetworkPreset>> = {
 export const NETWORK_NAMES = Object.keys(NETWORK_PRESETS) as NetworkName[];
 
 export function getNetwork(name: string): NetworkPreset {
-  if (!Object.hasOwn(NETWORK_PRESETS, name)) throw new ConfigError('network', oneOfMessage('network', NETWORK_NAMES, name));
+  if (!Object.hasOwn(NETWORK_PRESETS, name))
+    throw new ConfigError('network', oneOfMessage('network', NETWORK_NAMES, name));
   return NETWORK_PRESETS[name as NetworkName];
 }

@@ -11,7 +11,16 @@ import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttentionBwd, emitMatmul, emitRmsNormBwd, emitSwigluBwd } from './emit_ops';
 import { emitBlockRecompute, emitBlockRegather } from './checkpoint';
 import { emitReduceScatter, gradId } from './fsdp';
-import { backwardWeight, localDims, param, seqShardRows, tokensPerRank, type ForwardSaved, type LayerSaved, type ModelCtx } from './forward';
+import {
+  backwardWeight,
+  localDims,
+  param,
+  seqShardRows,
+  tokensPerRank,
+  type ForwardSaved,
+  type LayerSaved,
+  type ModelCtx,
+} from './forward';
 import { TARGETS, TOKENS } from './ops';
 import { emitGradAllReduce, emitSeqGather, emitSeqReduceScatter, partialGradId } from './tp';
 
@@ -31,12 +40,27 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   });
   // output: logits = hf · Wᵀ
   const ow = backwardWeight(c, 'output.weight');
-  const dHf = emitSeqReduceScatter(c, 'output.bwd', emitMatmul(e, { name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'] }));
+  const dHf = emitSeqReduceScatter(
+    c,
+    'output.bwd',
+    emitMatmul(e, { name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'] }),
+  );
   weightGrad(c, 'output.weight', dLogits, s.hfFull, V, D);
   // final norm
   const nw = backwardWeight(c, 'norm.weight');
   const dwNorm = partialGradId(c, gradId('norm.weight'));
-  let dx = emitRmsNormBwd(e, { name: 'norm.bwd', dy: dHf, x: s.hL, w: nw, rstd: s.rstdF, rows: Ts, cols: D, dw: dwNorm, dtype: dt, params: ['norm.weight'] })[0];
+  let dx = emitRmsNormBwd(e, {
+    name: 'norm.bwd',
+    dy: dHf,
+    x: s.hL,
+    w: nw,
+    rstd: s.rstdF,
+    rows: Ts,
+    cols: D,
+    dw: dwNorm,
+    dtype: dt,
+    params: ['norm.weight'],
+  })[0];
   emitGradAllReduce(c, 'norm.weight', gradId('norm.weight'));
   emitReduceScatter(c, param(c, 'norm.weight'));
 
@@ -57,7 +81,12 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   dx = emitSeqGather(c, 'tok_embeddings.bwd', dx);
   const embGrad = e.tensor(gradId('tok_embeddings.weight'), [V, D], dt);
   e.node({
-    name: 'tok_embeddings.bwd', kind: 'compute', op: 'embedding_bwd', inputs: [dx, TOKENS], outputs: [embGrad], params: ['tok_embeddings.weight'],
+    name: 'tok_embeddings.bwd',
+    kind: 'compute',
+    op: 'embedding_bwd',
+    inputs: [dx, TOKENS],
+    outputs: [embGrad],
+    params: ['tok_embeddings.weight'],
     flops: EW.embedding_bwd * T * D, bytesMoved: ioBytes(e.tensors, [dx, TOKENS, embGrad]), attrs: { V, D, T },
   });
   emitReduceScatter(c, param(c, 'tok_embeddings.weight'));
@@ -65,12 +94,30 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
 
 /** dW[M=out, N=in] = dYᵀ · X, then cast → reduce_scatter → wait. */
 function weightGrad(c: ModelCtx, fqn: string, dY: string, x: string, outDim: number, inDim: number): void {
-  emitMatmul(c.e, { name: gradId(fqn), a: dY, b: x, M: outDim, N: inDim, K: tokensPerRank(c), transA: true, dtype: c.paramDtype, params: [fqn] });
+  emitMatmul(c.e, {
+    name: gradId(fqn),
+    a: dY,
+    b: x,
+    M: outDim,
+    N: inDim,
+    K: tokensPerRank(c),
+    transA: true,
+    dtype: c.paramDtype,
+    params: [fqn],
+  });
   emitReduceScatter(c, param(c, fqn));
 }
 
-/** `weights`: the block's weights already re-gathered (activation checkpointing); else each is gathered before its use. */
-function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, weights?: ReadonlyMap<string, string>): string {
+/**
+ * `weights`: the block's weights already re-gathered (activation checkpointing); else each is gathered before its use.
+ */
+function emitLayerBackward(
+  c: ModelCtx,
+  i: number,
+  s: LayerSaved,
+  dOut: string,
+  weights?: ReadonlyMap<string, string>,
+): string {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
   const Ts = seqShardRows(c);
@@ -83,13 +130,33 @@ function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, 
   /** Linear y = x·Wᵀ (W [out, in]) backward: re-gather W, dX = dY·W, then dW and its reduce-scatter. */
   const linearBwd = (m: string, dY: string, x: string, outDim: number, inDim: number): string => {
     const w = gathered(m);
-    const dX = emitMatmul(e, { name: `${p}.${m}.bwd`, a: dY, b: w, M: T, N: inDim, K: outDim, dtype: dt, params: [fqn(m)] });
+    const dX = emitMatmul(e, {
+      name: `${p}.${m}.bwd`,
+      a: dY,
+      b: w,
+      M: T,
+      N: inDim,
+      K: outDim,
+      dtype: dt,
+      params: [fqn(m)],
+    });
     weightGrad(c, fqn(m), dY, x, outDim, inDim);
     return dX;
   };
   const normBwd = (m: string, dy: string, x: string, rstd: string): string => {
     const w = gathered(m);
-    const [dx] = emitRmsNormBwd(e, { name: `${p}.${m}.bwd`, dy, x, w, rstd, rows: Ts, cols: D, dw: partialGradId(c, gradId(fqn(m))), dtype: dt, params: [fqn(m)] });
+    const [dx] = emitRmsNormBwd(e, {
+      name: `${p}.${m}.bwd`,
+      dy,
+      x,
+      w,
+      rstd,
+      rows: Ts,
+      cols: D,
+      dw: partialGradId(c, gradId(fqn(m))),
+      dtype: dt,
+      params: [fqn(m)],
+    });
     emitGradAllReduce(c, fqn(m), gradId(fqn(m)));
     emitReduceScatter(c, param(c, fqn(m)));
     return dx;
@@ -100,7 +167,11 @@ function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, 
   const [da, db] = emitSwigluBwd(e, { name: `${p}.feed_forward.swiglu.bwd`, dg, a: s.a, b: s.b });
   const dhn1 = linearBwd('feed_forward.w1', da, s.hnFull, F, D);
   const dhn3 = linearBwd('feed_forward.w3', db, s.hnFull, F, D);
-  const dhn = emitSeqReduceScatter(c, `${p}.ffn_norm.bwd_in`, emitAdd(e, { name: `${p}.feed_forward.bwd_sum`, a: dhn1, b: dhn3 }));
+  const dhn = emitSeqReduceScatter(
+    c,
+    `${p}.ffn_norm.bwd_in`,
+    emitAdd(e, { name: `${p}.feed_forward.bwd_sum`, a: dhn1, b: dhn3 }),
+  );
   const dhNorm = normBwd('ffn_norm', dhn, s.h, s.rstd2);
   const dh = emitAdd(e, { name: `${p}.feed_forward.residual.bwd`, a: dOut, b: dhNorm });
   // attention: h = x + wo(sdpa(wq(xn), wk(xn), wv(xn)))
@@ -114,7 +185,11 @@ function emitLayerBackward(c: ModelCtx, i: number, s: LayerSaved, dOut: string, 
   const dxk = linearBwd('attention.wk', dk, s.xnFull, KVH * hd, D);
   const dxv = linearBwd('attention.wv', dv, s.xnFull, KVH * hd, D);
   const dqk = emitAdd(e, { name: `${p}.attention.bwd_sum.qk`, a: dxq, b: dxk });
-  const dxn = emitSeqReduceScatter(c, `${p}.attention_norm.bwd_in`, emitAdd(e, { name: `${p}.attention.bwd_sum.qkv`, a: dqk, b: dxv }));
+  const dxn = emitSeqReduceScatter(
+    c,
+    `${p}.attention_norm.bwd_in`,
+    emitAdd(e, { name: `${p}.attention.bwd_sum.qkv`, a: dqk, b: dxv }),
+  );
   const dxNorm = normBwd('attention_norm', dxn, s.x, s.rstd1);
   return emitAdd(e, { name: `${p}.attention.residual.bwd`, a: dh, b: dxNorm });
 }

@@ -4,7 +4,14 @@
 
 import { ConfigError, oneOfMessage } from '../errors';
 import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/args';
-import { AC_MODES, MAX_DIM, MODEL_PRESETS, isModelName, validateModelArgs, type ActivationCheckpointing } from '../model/presets';
+import {
+  AC_MODES,
+  MAX_DIM,
+  MODEL_PRESETS,
+  isModelName,
+  validateModelArgs,
+  type ActivationCheckpointing,
+} from '../model/presets';
 import { intIn } from '../util';
 import { fsdpMesh, meshSize, type Mesh } from './mesh';
 import {
@@ -114,7 +121,9 @@ export const MAX_TOKENS = 2 ** 32;
 
 /** Number in a range; `hiOpen` excludes hi, `loOpen` excludes lo. */
 function numIn(field: string, v: unknown, lo: number, hi: number, loOpen: boolean, hiOpen: boolean): number {
-  const okRange = typeof v === 'number' && Number.isFinite(v) && (loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi);
+  const aboveLo = (x: number) => (loOpen ? x > lo : x >= lo);
+  const belowHi = (x: number) => (hiOpen ? x < hi : x <= hi);
+  const okRange = typeof v === 'number' && Number.isFinite(v) && aboveLo(v) && belowHi(v);
   if (!okRange) {
     const range = `${loOpen ? '(' : '['}${lo}, ${hi}${hiOpen ? ')' : ']'}`;
     throw new ConfigError(field, `${field} must be a number in ${range}, got ${JSON.stringify(v)}`);
@@ -147,7 +156,8 @@ function enumOf<T extends string>(field: string, values: readonly T[], v: unknow
 /** The mesh (default: FSDP on every rank); each degree an integer ≥ 1, their product worldSize. */
 function meshOf(v: unknown, worldSize: number): Mesh {
   if (v === undefined) return fsdpMesh(worldSize);
-  if (typeof v !== 'object' || v === null) throw new ConfigError('mesh', `mesh must be {dpReplicate, dpShard, tp}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'object' || v === null)
+    throw new ConfigError('mesh', `mesh must be {dpReplicate, dpShard, tp}, got ${JSON.stringify(v)}`);
   const o = v as Record<string, unknown>;
   const m: Mesh = {
     dpReplicate: intIn('mesh.dpReplicate', o.dpReplicate, 1, MAX_WORLD_SIZE),
@@ -155,7 +165,11 @@ function meshOf(v: unknown, worldSize: number): Mesh {
     tp: intIn('mesh.tp', o.tp, 1, MAX_WORLD_SIZE),
   };
   if (meshSize(m) !== worldSize) {
-    throw new ConfigError('mesh', `mesh.dpReplicate · mesh.dpShard · mesh.tp must equal worldSize (${worldSize}), got ${m.dpReplicate} · ${m.dpShard} · ${m.tp} = ${meshSize(m)}`);
+    throw new ConfigError(
+      'mesh',
+      `mesh.dpReplicate · mesh.dpShard · mesh.tp must equal worldSize (${worldSize}), got ${m.dpReplicate} · ` +
+        `${m.dpShard} · ${m.tp} = ${meshSize(m)}`,
+    );
   }
   return m;
 }
@@ -166,16 +180,30 @@ function meshOf(v: unknown, worldSize: number): Mesh {
  */
 function checkTpSplits(args: ModelArgs, tokens: number, tp: number): void {
   if (tp === 1) return;
-  const dims: [string, number][] = [['nHeads', args.nHeads], ['nKvHeads', args.nKvHeads], ['ffnDim', args.ffnDim], ['vocabSize', args.vocabSize], ['batch · seqLen', tokens]];
+  const dims: [string, number][] = [
+    ['nHeads', args.nHeads],
+    ['nKvHeads', args.nKvHeads],
+    ['ffnDim', args.ffnDim],
+    ['vocabSize', args.vocabSize],
+    ['batch · seqLen', tokens],
+  ];
   for (const [name, v] of dims) {
-    if (v % tp !== 0) throw new ConfigError('mesh.tp', `mesh.tp (tensor_parallel_degree ${tp}) must divide the model's ${name} (${v}): the TP plan splits it across the tp group`);
+    if (v % tp !== 0)
+      throw new ConfigError(
+        'mesh.tp',
+        `mesh.tp (tensor_parallel_degree ${tp}) must divide the model's ${name} (${v}): the TP plan splits it across ` +
+          `the tp group`,
+      );
   }
 }
 
 /** Validates every field (ConfigError naming the field, value and valid set) and fills defaults. */
 export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
   if (typeof cfg !== 'object' || cfg === null || Array.isArray(cfg)) {
-    throw new ConfigError('config', `config must be an object with keys [${KEYS.join(', ')}], got ${JSON.stringify(cfg)}`);
+    throw new ConfigError(
+      'config',
+      `config must be an object with keys [${KEYS.join(', ')}], got ${JSON.stringify(cfg)}`,
+    );
   }
   const c = cfg as Record<string, unknown>;
   for (const k of Object.keys(c)) {
@@ -195,7 +223,10 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
   const batch = c.batch === undefined ? args.batch : intIn('batch', c.batch, 1, MAX_DIM);
   const seqLen = c.seqLen === undefined ? args.seqLen : intIn('seqLen', c.seqLen, 1, MAX_DIM);
   if (batch * seqLen > MAX_TOKENS) {
-    throw new ConfigError('seqLen', `batch · seqLen (tokens per rank) must be ≤ ${MAX_TOKENS}, got ${batch} · ${seqLen} = ${batch * seqLen}`);
+    throw new ConfigError(
+      'seqLen',
+      `batch · seqLen (tokens per rank) must be ≤ ${MAX_TOKENS}, got ${batch} · ${seqLen} = ${batch * seqLen}`,
+    );
   }
   const mesh = meshOf(c.mesh, worldSize);
   checkTpSplits(args, batch * seqLen, mesh.tp);

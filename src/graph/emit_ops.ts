@@ -37,12 +37,20 @@ export function emitMatmul(
 const tensorElems = (n: number, dtype: DType): number => n * DTYPE_BYTES[dtype];
 
 /** y = rms_norm(x)·w → [y, rstd]. */
-export function emitRmsNorm(e: Emitter, o: Base & { x: string; w: string; rows: number; cols: number; eps: number; dtype: DType }): [string, string] {
+export function emitRmsNorm(e: Emitter, o: Base & {
+  x: string;
+  w: string;
+  rows: number;
+  cols: number;
+  eps: number;
+  dtype: DType;
+}): [string, string] {
   const y = e.tensor(o.name, [o.rows, o.cols], o.dtype);
   const rstd = e.tensor(`${o.name}.rstd`, [o.rows], 'fp32');
   e.node({
     name: o.name, kind: 'compute', op: 'rms_norm', inputs: [o.x, o.w], outputs: [y, rstd],
-    flops: EW.rms_norm * o.rows * o.cols, bytesMoved: ioBytes(e.tensors, [o.x, y, rstd]) + tensorElems(o.cols, e.tensors[o.w].dtype),
+    flops: EW.rms_norm * o.rows * o.cols,
+    bytesMoved: ioBytes(e.tensors, [o.x, y, rstd]) + tensorElems(o.cols, e.tensors[o.w].dtype),
     params: o.params, attrs: { rows: o.rows, cols: o.cols, eps: o.eps },
   });
   return [y, rstd];
@@ -72,16 +80,28 @@ export interface AttnShape {
   readonly headDim: number;
 }
 
-const attnAttrs = (s: AttnShape) => ({ batch: s.batch, seq: s.seq, heads: s.heads, kvHeads: s.kvHeads, headDim: s.headDim });
+const attnAttrs = (s: AttnShape) => ({
+  batch: s.batch,
+  seq: s.seq,
+  heads: s.heads,
+  kvHeads: s.kvHeads,
+  headDim: s.headDim,
+});
 
 /** Causal attention → [o, lse]. */
-export function emitAttention(e: Emitter, o: Base & AttnShape & { q: string; k: string; v: string; dtype: DType }): [string, string] {
+export function emitAttention(e: Emitter, o: Base & AttnShape & {
+  q: string;
+  k: string;
+  v: string;
+  dtype: DType;
+}): [string, string] {
   const T = o.batch * o.seq;
   const out = e.tensor(o.name, [T, o.heads * o.headDim], o.dtype);
   const lse = e.tensor(`${o.name}.lse`, [o.batch * o.heads * o.seq], 'fp32');
   e.node({
     name: o.name, kind: 'compute', op: 'attention', inputs: [o.q, o.k, o.v], outputs: [out, lse],
-    flops: attentionFwdFlops(o.batch, o.heads, o.seq, o.headDim), bytesMoved: ioBytes(e.tensors, [o.q, o.k, o.v, out, lse]),
+    flops: attentionFwdFlops(o.batch, o.heads, o.seq, o.headDim),
+    bytesMoved: ioBytes(e.tensors, [o.q, o.k, o.v, out, lse]),
     attrs: attnAttrs(o),
   });
   return [out, lse];
@@ -115,7 +135,16 @@ export function emitAdd(e: Emitter, o: Base & { a: string; b: string; out?: stri
   const t = e.tensors[o.a];
   const c = e.tensor(o.out ?? o.name, t.shape, t.dtype);
   const n = numel(t.shape);
-  e.node({ name: o.name, kind: 'compute', op: 'add', inputs: [o.a, o.b], outputs: [c], flops: EW.add * n, bytesMoved: ioBytes(e.tensors, [o.a, o.b, c]), attrs: { n } });
+  e.node({
+    name: o.name,
+    kind: 'compute',
+    op: 'add',
+    inputs: [o.a, o.b],
+    outputs: [c],
+    flops: EW.add * n,
+    bytesMoved: ioBytes(e.tensors, [o.a, o.b, c]),
+    attrs: { n },
+  });
   return c;
 }
 
@@ -134,7 +163,16 @@ export function emitSwiglu(e: Emitter, o: Base & { a: string; b: string }): stri
   const t = e.tensors[o.a];
   const g = e.tensor(o.name, t.shape, t.dtype);
   const n = numel(t.shape);
-  e.node({ name: o.name, kind: 'compute', op: 'swiglu', inputs: [o.a, o.b], outputs: [g], flops: EW.swiglu * n, bytesMoved: ioBytes(e.tensors, [o.a, o.b, g]), attrs: { n } });
+  e.node({
+    name: o.name,
+    kind: 'compute',
+    op: 'swiglu',
+    inputs: [o.a, o.b],
+    outputs: [g],
+    flops: EW.swiglu * n,
+    bytesMoved: ioBytes(e.tensors, [o.a, o.b, g]),
+    attrs: { n },
+  });
   return g;
 }
 

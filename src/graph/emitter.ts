@@ -45,7 +45,11 @@ export class Emitter {
   }
 
   /** Registers a tensor and returns its id. */
-  tensor(id: string, shape: readonly number[], dtype: DType, extra?: { persistent?: boolean; aliasOf?: string; bytes?: number }): string {
+  tensor(id: string, shape: readonly number[], dtype: DType, extra?: {
+    persistent?: boolean;
+    aliasOf?: string;
+    bytes?: number;
+  }): string {
     if (this.tensors[id] !== undefined) throw new GraphError(`tensor id '${id}' defined twice`);
     // fields assigned in a fixed order (the same as the spread form had): one shape per variant
     const bytes = extra?.bytes ?? tensorBytes(shape, dtype);
@@ -59,7 +63,8 @@ export class Emitter {
   node(s: NodeSpec): GraphNode {
     const before = this.names.size;
     this.names.add(s.name);
-    if (this.names.size === before) throw new GraphError(`node name '${s.name}' used twice`, this.nodes.length, s.name, s.kind, s.inputs);
+    if (this.names.size === before)
+      throw new GraphError(`node name '${s.name}' used twice`, this.nodes.length, s.name, s.kind, s.inputs);
     const n: { -readonly [K in keyof GraphNode]: GraphNode[K] } = {
       id: this.nodes.length,
       name: s.name,

@@ -96,7 +96,12 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   const emb = emitGather(c, param(c, 'tok_embeddings.weight'), '');
   const embOut = e.tensor('tok_embeddings', [T, D], dt);
   e.node({
-    name: 'tok_embeddings', kind: 'compute', op: 'embedding', inputs: [emb, TOKENS], outputs: [embOut], params: ['tok_embeddings.weight'],
+    name: 'tok_embeddings',
+    kind: 'compute',
+    op: 'embedding',
+    inputs: [emb, TOKENS],
+    outputs: [embOut],
+    params: ['tok_embeddings.weight'],
     bytesMoved: 2 * e.tensors[embOut].bytes + e.tensors[TOKENS].bytes, // T rows read, T rows written, the ids
     attrs: { V, D, T },
   });
@@ -113,12 +118,31 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   e.layer = undefined;
   const hL = x;
   const nw = emitGather(c, param(c, 'norm.weight'), '');
-  const [hf, rstdF] = emitRmsNorm(e, { name: 'norm', x: hL, w: nw, rows: Ts, cols: D, eps: args.normEps, dtype: dt, params: ['norm.weight'] });
+  const [hf, rstdF] = emitRmsNorm(e, {
+    name: 'norm',
+    x: hL,
+    w: nw,
+    rows: Ts,
+    cols: D,
+    eps: args.normEps,
+    dtype: dt,
+    params: ['norm.weight'],
+  });
   const hfFull = emitSeqGather(c, 'norm', hf);
   const ow = emitGather(c, param(c, 'output.weight'), '');
   // column-wise output: vocabulary-sharded logits (torchtitan's loss parallel; its two [T]-sized
   // all-reduces inside the cross-entropy are not modelled)
-  const logits = emitMatmul(e, { name: 'output', a: hfFull, b: ow, M: T, N: V, K: D, transB: true, dtype: dt, params: ['output.weight'] });
+  const logits = emitMatmul(e, {
+    name: 'output',
+    a: hfFull,
+    b: ow,
+    M: T,
+    N: V,
+    K: D,
+    transB: true,
+    dtype: dt,
+    params: ['output.weight'],
+  });
   e.tensor(LOSS, [1], 'fp32');
   e.node({
     name: 'loss', kind: 'compute', op: 'cross_entropy', inputs: [logits, TARGETS], outputs: [LOSS],
@@ -144,7 +168,12 @@ export interface BlockForwardMode {
   readonly saved?: { readonly from: LayerSaved; readonly keep: ReadonlySet<SavedActivation> };
 }
 
-export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: BlockForwardMode): LayerSaved & { out?: string } {
+export function emitLayerForward(
+  c: ModelCtx,
+  i: number,
+  x: string,
+  mode?: BlockForwardMode,
+): LayerSaved & { out?: string } {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
   const Ts = seqShardRows(c);
@@ -156,10 +185,29 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
   const sfx = mode?.suffix ?? '';
   const gather = (s: string) => (mode ? mode.weight(fqn(s)) : emitGather(c, param(c, fqn(s)), ''));
   const linear = (s: string, inp: string, N: number, K: number) =>
-    emitMatmul(e, { name: `${p}.${s}${sfx}`, a: inp, b: gather(s), M: T, N, K, transB: true, dtype: dt, params: [fqn(s)] });
+    emitMatmul(e, {
+      name: `${p}.${s}${sfx}`,
+      a: inp,
+      b: gather(s),
+      M: T,
+      N,
+      K,
+      transB: true,
+      dtype: dt,
+      params: [fqn(s)],
+    });
 
   const w1n = gather('attention_norm');
-  const [xn, rstd1] = emitRmsNorm(e, { name: `${p}.attention_norm${sfx}`, x, w: w1n, rows: Ts, cols: D, eps: args.normEps, dtype: dt, params: [fqn('attention_norm')] });
+  const [xn, rstd1] = emitRmsNorm(e, {
+    name: `${p}.attention_norm${sfx}`,
+    x,
+    w: w1n,
+    rows: Ts,
+    cols: D,
+    eps: args.normEps,
+    dtype: dt,
+    params: [fqn('attention_norm')],
+  });
   const sv = mode?.saved;
   const kept = (key: SavedActivation): string | undefined => (sv?.keep.has(key) ? sv.from[key] : undefined);
   // selective AC saves q and v but recomputes k, so the gather is always re-run
@@ -169,11 +217,31 @@ export function emitLayerForward(c: ModelCtx, i: number, x: string, mode?: Block
   const v = kept('v') ?? linear('attention.wv', xnFull, KVH * hd, D);
   const [o, lse] = sv?.keep.has('o')
     ? [sv.from.o, sv.from.lse]
-    : emitAttention(e, { name: `${p}.attention.sdpa${sfx}`, q, k, v, batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt });
+    : emitAttention(e, {
+      name: `${p}.attention.sdpa${sfx}`,
+      q,
+      k,
+      v,
+      batch: c.batch,
+      seq: c.seqLen,
+      heads: H,
+      kvHeads: KVH,
+      headDim: hd,
+      dtype: dt,
+    });
   const ao = kept('ao') ?? emitSeqReduceScatter(c, `${p}.attention.wo${sfx}`, linear('attention.wo', o, D, H * hd));
   const h = emitAdd(e, { name: `${p}.attention.residual${sfx}`, a: x, b: ao });
   const w2n = gather('ffn_norm');
-  const [hn, rstd2] = emitRmsNorm(e, { name: `${p}.ffn_norm${sfx}`, x: h, w: w2n, rows: Ts, cols: D, eps: args.normEps, dtype: dt, params: [fqn('ffn_norm')] });
+  const [hn, rstd2] = emitRmsNorm(e, {
+    name: `${p}.ffn_norm${sfx}`,
+    x: h,
+    w: w2n,
+    rows: Ts,
+    cols: D,
+    eps: args.normEps,
+    dtype: dt,
+    params: [fqn('ffn_norm')],
+  });
   const hnFull = emitSeqGather(c, `${p}.ffn_norm${sfx}`, hn);
   const a = kept('a') ?? linear('feed_forward.w1', hnFull, F, D);
   const b = kept('b') ?? linear('feed_forward.w3', hnFull, F, D);

@@ -41,7 +41,8 @@ export interface ShardedParam {
  */
 export function tpPlacement(fqn: string): TpPlacement {
   if (/\.(wo|w2)\.weight$/.test(fqn)) return 'rowwise';
-  if (/\.(wq|wk|wv|w1|w3)\.weight$/.test(fqn) || fqn === 'output.weight' || fqn === 'tok_embeddings.weight') return 'colwise';
+  if (/\.(wq|wk|wv|w1|w3)\.weight$/.test(fqn) || fqn === 'output.weight' || fqn === 'tok_embeddings.weight')
+    return 'colwise';
   return 'replicate';
 }
 
@@ -68,7 +69,14 @@ export function shardParam(spec: ParamSpec, n: number, tp = 1): ShardedParam {
     shardRows,
     paddedRows: shardRows * n,
     numel,
-    info: { name: spec.name, shape: [...spec.shape], numel: spec.numel, shardRows, ...(spec.layer === undefined ? {} : { layer: spec.layer }), ...tpInfo },
+    info: {
+      name: spec.name,
+      shape: [...spec.shape],
+      numel: spec.numel,
+      shardRows,
+      ...(spec.layer === undefined ? {} : { layer: spec.layer }),
+      ...tpInfo,
+    },
   };
 }
 
@@ -87,7 +95,9 @@ export interface FsdpCtx {
 /** The collective fields that place it on a mesh dimension's group (stride only when ≠ 1). */
 export function groupFields(c: FsdpCtx, dim: MeshDim): Pick<CollectiveInfo, 'group' | 'groupSize' | 'groupStride'> {
   const g = meshGroup(c.mesh ?? fsdpMesh(c.n), dim);
-  return g.stride === 1 ? { group: g.group, groupSize: g.size } : { group: g.group, groupSize: g.size, groupStride: g.stride };
+  return g.stride === 1
+    ? { group: g.group, groupSize: g.size }
+    : { group: g.group, groupSize: g.size, groupStride: g.stride };
 }
 
 /**
@@ -96,10 +106,22 @@ export function groupFields(c: FsdpCtx, dim: MeshDim): Pick<CollectiveInfo, 'gro
  */
 export function emitCollective(
   c: FsdpCtx,
-  s: { name: string; kind: CollectiveKind; dim: MeshDim; input: string; outShape: readonly number[]; dtype: DType; out: string; reduceOp?: 'sum' | 'avg'; params?: readonly string[] },
+  s: {
+    name: string;
+    kind: CollectiveKind;
+    dim: MeshDim;
+    input: string;
+    outShape: readonly number[];
+    dtype: DType;
+    out: string;
+    reduceOp?: 'sum' | 'avg';
+    params?: readonly string[];
+  },
 ): string {
   const { e } = c;
-  const op = s.kind === 'all_gather' ? 'all_gather_into_tensor' : s.kind === 'reduce_scatter' ? 'reduce_scatter_tensor' : 'all_reduce';
+  const op = s.kind === 'all_gather'
+    ? 'all_gather_into_tensor'
+    : s.kind === 'reduce_scatter' ? 'reduce_scatter_tensor' : 'all_reduce';
   const cOut = e.tensor(s.name, s.outShape, s.dtype);
   e.node({
     name: s.name, kind: s.kind, op, inputs: [s.input], outputs: [cOut], ...(s.params ? { params: s.params } : {}),
@@ -109,7 +131,15 @@ export function emitCollective(
     },
   });
   const w = e.tensor(s.out, s.outShape, s.dtype, { aliasOf: cOut });
-  e.node({ name: `${s.name}.wait`, kind: 'wait', op: 'wait_tensor', inputs: [cOut], outputs: [w], ...(s.params ? { params: s.params } : {}), waitOf: s.name });
+  e.node({
+    name: `${s.name}.wait`,
+    kind: 'wait',
+    op: 'wait_tensor',
+    inputs: [cOut],
+    outputs: [w],
+    ...(s.params ? { params: s.params } : {}),
+    waitOf: s.name,
+  });
   return w;
 }
 
@@ -151,7 +181,15 @@ export function emitGather(c: FsdpCtx, p: ShardedParam, tag: '' | 'bwd.'): strin
   });
   const waitName = `${fqn}.${tag}wait`;
   const full = e.tensor(gatheredId(fqn, tag), [p.paddedRows, ...p.rest], paramDtype, { aliasOf: agOut });
-  e.node({ name: waitName, kind: 'wait', op: 'wait_tensor', inputs: [agOut], outputs: [full], params: [fqn], waitOf: agName });
+  e.node({
+    name: waitName,
+    kind: 'wait',
+    op: 'wait_tensor',
+    inputs: [agOut],
+    outputs: [full],
+    params: [fqn],
+    waitOf: agName,
+  });
   return full;
 }
 
@@ -180,7 +218,12 @@ export function emitReduceScatter(c: FsdpCtx, p: ShardedParam): string {
   const rsName = `${fqn}.reduce_scatter`;
   const rsOut = e.tensor(rsName, [p.shardRows, ...p.rest], reduceDtype);
   e.node({
-    name: rsName, kind: 'reduce_scatter', op: 'reduce_scatter_tensor', inputs: [castOut], outputs: [rsOut], params: [fqn],
+    name: rsName,
+    kind: 'reduce_scatter',
+    op: 'reduce_scatter_tensor',
+    inputs: [castOut],
+    outputs: [rsOut],
+    params: [fqn],
     collective: {
       kind: 'reduce_scatter', ...groupFields(c, 'dp_shard'), dtype: reduceDtype, reduceOp: 'avg',
       inputBytes: e.tensors[castOut].bytes, outputBytes: e.tensors[rsOut].bytes,
@@ -191,10 +234,22 @@ export function emitReduceScatter(c: FsdpCtx, p: ShardedParam): string {
   const shardId = paramTensorIds(fqn).gradShard;
   const rsId = replicas > 1 ? `${fqn}.grad_shard.partial` : shardId;
   const gradShard = e.tensor(rsId, [p.shardRows, ...p.rest], reduceDtype, { aliasOf: rsOut });
-  e.node({ name: `${fqn}.reduce_scatter.wait`, kind: 'wait', op: 'wait_tensor', inputs: [rsOut], outputs: [gradShard], params: [fqn], waitOf: rsName });
+  e.node({
+    name: `${fqn}.reduce_scatter.wait`,
+    kind: 'wait',
+    op: 'wait_tensor',
+    inputs: [rsOut],
+    outputs: [gradShard],
+    params: [fqn],
+    waitOf: rsName,
+  });
   if (replicas === 1) return gradShard;
   return emitCollective(c, {
-    name: `${fqn}.all_reduce`, kind: 'all_reduce', dim: 'dp_replicate', input: gradShard, outShape: [p.shardRows, ...p.rest],
+    name: `${fqn}.all_reduce`,
+    kind: 'all_reduce',
+    dim: 'dp_replicate',
+    input: gradShard,
+    outShape: [p.shardRows, ...p.rest],
     dtype: reduceDtype, out: shardId, reduceOp: 'avg', params: [fqn],
   });
 }

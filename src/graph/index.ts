@@ -3,7 +3,17 @@
 export * from './types';
 export * from './ops';
 export { GraphError } from './errors';
-export { AC_MODES, FLOAT_DTYPES, MAX_TOKENS, MAX_WORLD_SIZE, STEP_CONFIG_DEFAULTS, resolveStepConfig, type ActivationCheckpointing, type ResolvedStepConfig, type StepConfig } from './config';
+export {
+  AC_MODES,
+  FLOAT_DTYPES,
+  MAX_TOKENS,
+  MAX_WORLD_SIZE,
+  STEP_CONFIG_DEFAULTS,
+  resolveStepConfig,
+  type ActivationCheckpointing,
+  type ResolvedStepConfig,
+  type StepConfig,
+} from './config';
 export { RECOMPUTE_SUFFIX, SELECTIVE_OP_SAVED, blockWeights, isRecomputeNode } from './checkpoint';
 export { buildStepGraph } from './builder';
 export {
@@ -11,7 +21,19 @@ export {
   type CompileMode, type MemoryPolicy, type RecomputePlan, type ReshardPolicy,
 } from './recompute_plan';
 export { DP_GROUP, MASTER_DTYPE, shardParam, tpPlacement, type ShardedParam } from './fsdp';
-export { collectivesByGroup, describeMesh, fsdpMesh, isOneDim, meshGroup, meshSize, sumGroupCounts, type GroupCounts, type Mesh, type MeshDim, type MeshGroup } from './mesh';
+export {
+  collectivesByGroup,
+  describeMesh,
+  fsdpMesh,
+  isOneDim,
+  meshGroup,
+  meshSize,
+  sumGroupCounts,
+  type GroupCounts,
+  type Mesh,
+  type MeshDim,
+  type MeshGroup,
+} from './mesh';
 export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops, numel, tensorBytes } from './flops';
 export { verifyGraph } from './verify';
 export { dependencies, isTopologicalOrder, kahnOrder, topoOrder, type Edge, type EdgeWhy } from './toposort';

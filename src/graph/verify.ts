@@ -9,7 +9,13 @@ const KINDS = new Set(['compute', 'cast', 'view', 'all_gather', 'reduce_scatter'
 
 function fail(n: GraphNode, i: number, why: string): never {
   const ins = Array.isArray(n?.inputs) ? n.inputs : [];
-  throw new GraphError(`node ${i} '${n?.name}' (${n?.kind}, inputs [${ins.join(', ')}]): ${why}`, i, n?.name, n?.kind, ins);
+  throw new GraphError(
+    `node ${i} '${n?.name}' (${n?.kind}, inputs [${ins.join(', ')}]): ${why}`,
+    i,
+    n?.name,
+    n?.kind,
+    ins,
+  );
 }
 
 /** Checks tensors (shape, bytes = numel·dtype, aliases) and then every node; returns the graph. */
@@ -23,7 +29,8 @@ export function verifyGraph(g: StepGraph): StepGraph {
     if (bpe === undefined) throw new GraphError(`tensor '${id}' has unknown dtype '${t.dtype}'`);
     const want = t.shape.reduce((p, d) => p * d, 1) * bpe;
     if (t.bytes !== want) throw new GraphError(`tensor '${id}' has bytes ${t.bytes}, numel·${bpe} = ${want}`);
-    if (t.aliasOf !== undefined && !g.tensors[t.aliasOf]) throw new GraphError(`tensor '${id}' aliases unknown tensor '${t.aliasOf}'`);
+    if (t.aliasOf !== undefined && !g.tensors[t.aliasOf])
+      throw new GraphError(`tensor '${id}' aliases unknown tensor '${t.aliasOf}'`);
   }
   const written = new Set<string>();
   const producers = new Map<string, number>();
@@ -55,8 +62,10 @@ export function verifyGraph(g: StepGraph): StepGraph {
       const c = n.collective;
       if (!c) fail(n, i, 'collective without collective info');
       if (c.kind !== n.kind) fail(n, i, `collective.kind '${c.kind}' ≠ node kind`);
-      if (!c.group || !Number.isSafeInteger(c.groupSize) || c.groupSize < 1) fail(n, i, `bad group '${c.group}' × ${c.groupSize}`);
-      if (!(c.inputBytes >= 0) || !(c.outputBytes >= 0)) fail(n, i, `bad collective bytes ${c.inputBytes} → ${c.outputBytes}`);
+      if (!c.group || !Number.isSafeInteger(c.groupSize) || c.groupSize < 1)
+        fail(n, i, `bad group '${c.group}' × ${c.groupSize}`);
+      if (!(c.inputBytes >= 0) || !(c.outputBytes >= 0))
+        fail(n, i, `bad collective bytes ${c.inputBytes} → ${c.outputBytes}`);
       if (n.inputs.length < 1 || n.outputs.length < 1) fail(n, i, 'collective needs an input and an output tensor');
       pendingWait.set(n.name, i);
     } else if (n.collective) {
@@ -65,11 +74,13 @@ export function verifyGraph(g: StepGraph): StepGraph {
     if (n.kind === 'wait') {
       if (n.waitOf === undefined) fail(n, i, 'wait without waitOf');
       const ci = names.get(n.waitOf);
-      if (ci === undefined || !COLLECTIVE_KINDS.has(g.nodes[ci].kind)) fail(n, i, `wait without a preceding collective '${n.waitOf}'`);
+      if (ci === undefined || !COLLECTIVE_KINDS.has(g.nodes[ci].kind))
+        fail(n, i, `wait without a preceding collective '${n.waitOf}'`);
       if (!pendingWait.has(n.waitOf)) fail(n, i, `second wait on collective '${n.waitOf}'`);
       pendingWait.delete(n.waitOf);
       const cOut = g.nodes[ci].outputs;
-      if (!n.inputs.some((t) => cOut.includes(t))) fail(n, i, `wait does not read its collective's output [${cOut.join(', ')}]`);
+      if (!n.inputs.some((t) => cOut.includes(t)))
+        fail(n, i, `wait does not read its collective's output [${cOut.join(', ')}]`);
     } else if (n.waitOf !== undefined) {
       fail(n, i, 'waitOf on a non-wait node');
     }

@@ -1,4 +1,14 @@
 // Public API of src/model: presets, args and the parameter table.
 export { MODEL_NAMES, headDim, type ModelArgs, type ModelName } from './args';
-export { AC_MODES, MAX_DIM, MAX_LAYERS, MODEL_PRESETS, TRAIN_AC_MODE, type ActivationCheckpointing, getModelArgs, isModelName, validateModelArgs } from './presets';
+export {
+  AC_MODES,
+  MAX_DIM,
+  MAX_LAYERS,
+  MODEL_PRESETS,
+  TRAIN_AC_MODE,
+  type ActivationCheckpointing,
+  getModelArgs,
+  isModelName,
+  validateModelArgs,
+} from './presets';
 export { paramCount, paramTable, type ParamSpec } from './param_table';

@@ -8,13 +8,63 @@ import { MODEL_NAMES, type ModelArgs, type ModelName } from './args';
 export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
   // torchtitan 'debugmodel'-like, small enough to train in a browser on CPU / SwiftShader.
   // Every dim divisible by 8, so shards are even on 1, 2, 4 and 8 ranks.
-  tiny: { dim: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, vocabSize: 256, ffnDim: 192, normEps: 1e-5, seqLen: 32, batch: 4 },
+  tiny: {
+    dim: 64,
+    nLayers: 2,
+    nHeads: 4,
+    nKvHeads: 4,
+    vocabSize: 256,
+    ffnDim: 192,
+    normEps: 1e-5,
+    seqLen: 32,
+    batch: 4,
+  },
   // A few-million-parameter model for the live mode on a real GPU.
-  small: { dim: 256, nLayers: 4, nHeads: 8, nKvHeads: 8, vocabSize: 2048, ffnDim: 768, normEps: 1e-5, seqLen: 128, batch: 4 },
+  small: {
+    dim: 256,
+    nLayers: 4,
+    nHeads: 8,
+    nKvHeads: 8,
+    vocabSize: 2048,
+    ffnDim: 768,
+    normEps: 1e-5,
+    seqLen: 128,
+    batch: 4,
+  },
   // Local batch sizes as in torchtitan's train_configs/llama3_*.toml.
-  'llama3-8b': { dim: 4096, nLayers: 32, nHeads: 32, nKvHeads: 8, vocabSize: 128256, ffnDim: 14336, normEps: 1e-5, seqLen: 8192, batch: 1 },
-  'llama3-70b': { dim: 8192, nLayers: 80, nHeads: 64, nKvHeads: 8, vocabSize: 128256, ffnDim: 28672, normEps: 1e-5, seqLen: 8192, batch: 8 },
-  'llama3-405b': { dim: 16384, nLayers: 126, nHeads: 128, nKvHeads: 8, vocabSize: 128256, ffnDim: 53248, normEps: 1e-5, seqLen: 8192, batch: 2 },
+  'llama3-8b': {
+    dim: 4096,
+    nLayers: 32,
+    nHeads: 32,
+    nKvHeads: 8,
+    vocabSize: 128256,
+    ffnDim: 14336,
+    normEps: 1e-5,
+    seqLen: 8192,
+    batch: 1,
+  },
+  'llama3-70b': {
+    dim: 8192,
+    nLayers: 80,
+    nHeads: 64,
+    nKvHeads: 8,
+    vocabSize: 128256,
+    ffnDim: 28672,
+    normEps: 1e-5,
+    seqLen: 8192,
+    batch: 8,
+  },
+  'llama3-405b': {
+    dim: 16384,
+    nLayers: 126,
+    nHeads: 128,
+    nKvHeads: 8,
+    vocabSize: 128256,
+    ffnDim: 53248,
+    normEps: 1e-5,
+    seqLen: 8192,
+    batch: 2,
+  },
 };
 
 /** torchtitan `activation_checkpoint.mode`; 'selective' is its op-level option. The one list of modes. */
@@ -56,7 +106,10 @@ const ALL_FIELDS: readonly string[] = [...INT_FIELDS, 'normEps'];
  */
 export function validateModelArgs(x: unknown, field = 'model'): ModelArgs {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) {
-    throw new ConfigError(field, `${field} must be a preset name [${MODEL_NAMES.join(', ')}] or a ModelArgs object, got ${JSON.stringify(x)}`);
+    throw new ConfigError(
+      field,
+      `${field} must be a preset name [${MODEL_NAMES.join(', ')}] or a ModelArgs object, got ${JSON.stringify(x)}`,
+    );
   }
   const o = x as Record<string, unknown>;
   for (const k of Object.keys(o)) {
@@ -66,19 +119,31 @@ export function validateModelArgs(x: unknown, field = 'model'): ModelArgs {
     const v = o[k];
     const hi = k === 'nLayers' ? MAX_LAYERS : MAX_DIM;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > hi) {
-      throw new ConfigError(`${field}.${k}`, `${field}.${k} must be an integer in [1, ${hi}], got ${JSON.stringify(v)}`);
+      throw new ConfigError(
+        `${field}.${k}`,
+        `${field}.${k} must be an integer in [1, ${hi}], got ${JSON.stringify(v)}`,
+      );
     }
   }
   const eps = o.normEps;
   if (typeof eps !== 'number' || !Number.isFinite(eps) || eps <= 0 || eps >= 1) {
-    throw new ConfigError(`${field}.normEps`, `${field}.normEps must be a number in (0, 1), got ${JSON.stringify(eps)}`);
+    throw new ConfigError(
+      `${field}.normEps`,
+      `${field}.normEps must be a number in (0, 1), got ${JSON.stringify(eps)}`,
+    );
   }
   const a = o as unknown as ModelArgs;
   if (a.dim % a.nHeads !== 0) {
-    throw new ConfigError(`${field}.nHeads`, `${field}.dim (${a.dim}) must be divisible by nHeads, got nHeads ${a.nHeads}`);
+    throw new ConfigError(
+      `${field}.nHeads`,
+      `${field}.dim (${a.dim}) must be divisible by nHeads, got nHeads ${a.nHeads}`,
+    );
   }
   if (a.nHeads % a.nKvHeads !== 0) {
-    throw new ConfigError(`${field}.nKvHeads`, `${field}.nHeads (${a.nHeads}) must be divisible by nKvHeads, got nKvHeads ${a.nKvHeads}`);
+    throw new ConfigError(
+      `${field}.nKvHeads`,
+      `${field}.nHeads (${a.nHeads}) must be divisible by nKvHeads, got nKvHeads ${a.nKvHeads}`,
+    );
   }
   return { ...a };
 }

@@ -217,7 +217,13 @@ interface StepReports {
 }
 
 function newStepReports(n: number): StepReports {
-  return { losses: new Array<number>(n).fill(0), phases: new Array<StepPhases>(n), intervals: new Array(n), nodeUs: [], count: 0 };
+  return {
+    losses: new Array<number>(n).fill(0),
+    phases: new Array<StepPhases>(n),
+    intervals: new Array(n),
+    nodeUs: [],
+    count: 0,
+  };
 }
 
 function performanceNow(): number {

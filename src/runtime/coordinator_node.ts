@@ -49,7 +49,8 @@ function spawnNodeRank(rank: number): RankPort {
 
 /** Make Dawn find a Vulkan driver: the loader reads the real process env, so set it here. */
 function prepareDawnEnv(): void {
-  if (process.env.VK_ICD_FILENAMES === undefined && process.env.VK_DRIVER_FILES === undefined && existsSync(SWIFTSHADER_ICD)) {
+  const driverUnset = process.env.VK_ICD_FILENAMES === undefined && process.env.VK_DRIVER_FILES === undefined;
+  if (driverUnset && existsSync(SWIFTSHADER_ICD)) {
     process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
   }
 }

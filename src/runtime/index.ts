@@ -11,7 +11,15 @@ export type {
   RankCount, RankPort, SpawnRank, TimingMode, TrainingOptions, TrainingPlan, TrainingProgress, TrainingResult,
 } from './coordinator';
 export { KERNEL_CHOICES, createRankServer, initRankState, runRank } from './rank';
-export type { KernelChoice, RankHost, RankInitMessage, RankMessage, RankRunConfig, RankStartMessage, RankStepReport } from './rank';
+export type {
+  KernelChoice,
+  RankHost,
+  RankInitMessage,
+  RankMessage,
+  RankRunConfig,
+  RankStartMessage,
+  RankStepReport,
+} from './rank';
 export { PHASES, executeStep, formatPhases, phaseReport, planGraph } from './exec';
 export type { ExecComm, ExecPlan, Phase, PhaseInterval, StepContext, StepPhases, StepResult } from './exec';
 export { wallEvents } from './wall_events';

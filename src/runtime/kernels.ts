@@ -42,12 +42,27 @@ export interface KernelBackend {
   /** Several downloads as one readback (WebGPU: one staging buffer, one map): a bucket's members at once. */
   downloadAll(parts: readonly DownloadPart[]): Promise<void>;
   /** Enqueue one op (semantics in src/graph/ops.ts). `step` is AdamW's 1-based step number. */
-  run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void;
-  /** Wait for queued work. Returns measured device time (µs) of the work since the last sync, when the backend can measure it. */
+  run(
+    op: ComputeOp,
+    attrs: OpAttrs,
+    inputs: readonly DeviceTensor[],
+    outputs: readonly DeviceTensor[],
+    step?: number,
+  ): void;
+  /**
+   * Wait for queued work. Returns measured device time (µs) of the work since the last sync, when the backend can
+   * measure it.
+   */
   sync(): Promise<number | undefined>;
-  /** Cumulative ms downloads spent waiting for the kernels submitted with them (WebGPU); absent where `run` is synchronous (CPU). */
+  /**
+   * Cumulative ms downloads spent waiting for the kernels submitted with them (WebGPU); absent where `run` is
+   * synchronous (CPU).
+   */
   readonly drainMs?: number;
-  /** Compile everything `run` will need ahead of the first step (WebGPU pipelines, concurrently); absent where nothing compiles. */
+  /**
+   * Compile everything `run` will need ahead of the first step (WebGPU pipelines, concurrently); absent where nothing
+   * compiles.
+   */
   warm?(): Promise<void>;
   /** Cumulative ms spent compiling pipelines on first use (WebGPU); absent where nothing compiles. */
   readonly compileMs?: number;

@@ -69,17 +69,35 @@ export type RankMessage =
   | { readonly type: 'ready'; readonly rank: number; readonly device: string }
   | ({ readonly type: 'step'; readonly rank: number } & RankStepReport)
   | { readonly type: 'done'; readonly rank: number; readonly shards: readonly Float32Array[] }
-  | { readonly type: 'error'; readonly rank: number; readonly name: string; readonly code?: string; readonly message: string; readonly stack?: string };
+  | {
+    readonly type: 'error';
+    readonly rank: number;
+    readonly name: string;
+    readonly code?: string;
+    readonly message: string;
+    readonly stack?: string;
+  };
 
 /** The error message a worker posts (and then aborts the communicator). */
 export function errorMessage(rank: number, e: unknown): RankMessage {
   const err = e instanceof Error ? e : new Error(String(e));
   const code = (err as { code?: unknown }).code;
-  return { type: 'error', rank, name: err.name, message: err.message, stack: err.stack, ...(typeof code === 'string' ? { code } : {}) };
+  return {
+    type: 'error',
+    rank,
+    name: err.name,
+    message: err.message,
+    stack: err.stack,
+    ...(typeof code === 'string' ? { code } : {}),
+  };
 }
 
 /** Upload this rank's initial parameter shards and zeroed AdamW state into `state`. */
-export function initRankState(schedule: Schedule, run: RankRunConfig, kernels: KernelBackend): Map<string, DeviceTensor> {
+export function initRankState(
+  schedule: Schedule,
+  run: RankRunConfig,
+  kernels: KernelBackend,
+): Map<string, DeviceTensor> {
   const state = new Map<string, DeviceTensor>();
   const mesh = meshOfGraph(schedule.graph.meta);
   const tpIndex = meshIndex(mesh, 'tp', run.rank);
@@ -117,7 +135,11 @@ function checkShapes(schedule: Schedule, run: RankRunConfig): void {
 
 /** Feed this step's micro-batch into the TOKENS / TARGETS tensors (created on first use). */
 function feedBatch(
-  state: Map<string, DeviceTensor>, kernels: KernelBackend, run: RankRunConfig, step: number, dp: { index: number; size: number },
+  state: Map<string, DeviceTensor>,
+  kernels: KernelBackend,
+  run: RankRunConfig,
+  step: number,
+  dp: { index: number; size: number },
 ): void {
   const b = rankBatch(run.data, step, dp.index, dp.size);
   for (const [id, data] of [[TOKENS, b.tokens], [TARGETS, b.targets]] as const) {
@@ -131,7 +153,11 @@ function feedBatch(
 }
 
 /** Download this rank's parameter shards, in param-table order. */
-export async function downloadShards(schedule: Schedule, state: ReadonlyMap<string, DeviceTensor>, kernels: KernelBackend): Promise<Float32Array[]> {
+export async function downloadShards(
+  schedule: Schedule,
+  state: ReadonlyMap<string, DeviceTensor>,
+  kernels: KernelBackend,
+): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
   for (const p of schedule.graph.params) {
     const t = state.get(paramTensorIds(p.name).shard);
@@ -225,7 +251,13 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
     if (init === undefined || comms === undefined || kernels === undefined) {
       throw new FsdpSimError('runtime', `rank ${rank}: 'start' arrived before 'init' finished`);
     }
-    const shards = await runRank(init.schedule, init.run, kernels, comms, (r) => host.post({ type: 'step', rank, ...r }));
+    const shards = await runRank(
+      init.schedule,
+      init.run,
+      kernels,
+      comms,
+      (r) => host.post({ type: 'step', rank, ...r }),
+    );
     // Destroy before 'done': the coordinator terminates workers on 'done', and terminating one
     // inside a native GPU call (Dawn in Node) aborts the whole process.
     kernels.destroy();

@@ -4,7 +4,13 @@
 
 import { createCpuKernels } from './cpu';
 import type { KernelBackend } from './kernels';
-import { createRankServer, type KernelChoice, type RankInitMessage, type RankMessage, type RankStartMessage } from './rank';
+import {
+  createRankServer,
+  type KernelChoice,
+  type RankInitMessage,
+  type RankMessage,
+  type RankStartMessage,
+} from './rank';
 import { FsdpSimError } from '../errors';
 
 interface WorkerScope {
@@ -14,7 +20,8 @@ interface WorkerScope {
 const scope = self as unknown as WorkerScope;
 
 async function gpuKernels(): Promise<KernelBackend | string> {
-  if (typeof navigator === 'undefined' || !('gpu' in navigator) || navigator.gpu === undefined) return 'navigator.gpu is undefined in this worker';
+  if (typeof navigator === 'undefined' || !('gpu' in navigator) || navigator.gpu === undefined)
+    return 'navigator.gpu is undefined in this worker';
   try {
     const gpu = await import('./gpu');
     const kd = await gpu.requestKernelDevice();

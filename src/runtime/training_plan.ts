@@ -10,7 +10,12 @@ import { ConfigError, oneOfMessage } from '../errors';
 import { makeCostModel, type HardwareName, type NetworkName } from '../estimate';
 import type { CostModel } from '../estimate/types';
 import {
-  buildStepGraph, type ActivationCheckpointing, type CompileMode, type MemoryPolicy, type ReshardPolicy, type StepConfig,
+  buildStepGraph,
+  type ActivationCheckpointing,
+  type CompileMode,
+  type MemoryPolicy,
+  type ReshardPolicy,
+  type StepConfig,
 } from '../graph';
 import type { StepGraph } from '../graph';
 import { isOneDim, type Mesh } from '../graph/mesh';
@@ -34,7 +39,9 @@ export const LIVE_DEFAULT_LR = 3e-3;
 /** Rows per step across all ranks: fixed, so every rank count dividing it trains on the same global batch. */
 export const DEFAULT_GLOBAL_BATCH = 8;
 
-/** Default global batch for `ranks`: DEFAULT_GLOBAL_BATCH rounded up to a multiple of the ranks (one row each at least). */
+/**
+ * Default global batch for `ranks`: DEFAULT_GLOBAL_BATCH rounded up to a multiple of the ranks (one row each at least).
+ */
 export function defaultGlobalBatch(ranks: number): number {
   return ranks * Math.ceil(DEFAULT_GLOBAL_BATCH / ranks);
 }
@@ -72,13 +79,18 @@ export interface TrainingOptions {
   readonly network?: NetworkName;
   /** AdamW lr; default LIVE_DEFAULT_LR. */
   readonly lr?: number;
-  /** Rows per step over all ranks (divisible by the data-parallel ranks, ranks / tp); default defaultGlobalBatch(those). */
+  /**
+   * Rows per step over all ranks (divisible by the data-parallel ranks, ranks / tp); default defaultGlobalBatch(those).
+   */
   readonly globalBatch?: number;
   /** Collective wait timeout per rank, ms; default DEFAULT_COMM_TIMEOUT_MS. */
   readonly commTimeoutMs?: number;
   /** Overrides of the tiny preset's args (e.g. an odd vocabSize, whose shards are padded). */
   readonly modelArgs?: Partial<ModelArgs>;
-  /** torchtitan activation_checkpoint.mode of the step graph; default 'none'. 'selective' / 'full' add recompute ops, same math. */
+  /**
+   * torchtitan activation_checkpoint.mode of the step graph; default 'none'. 'selective' / 'full' add recompute ops,
+   * same math.
+   */
   readonly activationCheckpointing?: ActivationCheckpointing;
   /** torchtitan fsdp_reshard_after_forward / graph_trainer compile.mode and memory_policy of the step graph. */
   readonly reshardAfterForward?: ReshardPolicy;
@@ -127,7 +139,8 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   oneOf('collective', COLLECTIVE_ALGORITHMS, opts.collective);
   oneOf('timing', TIMING_MODES, opts.timing);
   const lr = opts.lr ?? LIVE_DEFAULT_LR;
-  if (!Number.isFinite(lr) || lr <= 0 || lr > 1) throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
+  if (!Number.isFinite(lr) || lr <= 0 || lr > 1)
+    throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
   const mesh = liveMesh({ ...opts, ranks });
   const dp = mesh.dpReplicate * mesh.dpShard;
   const globalBatch = intIn('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, 4096);
@@ -145,7 +158,12 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   });
   const cost = makeCostModel({ hardware: opts.hardware, network: opts.network ?? 'nvlink-ib', computeDtype: 'fp32' });
   const schedule = runBackend(backend, graph, cost);
-  const data: DataConfig = { vocab: args.vocabSize, seqLen: graph.meta.seqLen, globalBatch, seed: (opts.seed ^ 0x5eed) >>> 0 };
+  const data: DataConfig = {
+    vocab: args.vocabSize,
+    seqLen: graph.meta.seqLen,
+    globalBatch,
+    seed: (opts.seed ^ 0x5eed) >>> 0,
+  };
   return { graph, schedule, cost, data, lr };
 }
 

@@ -12,7 +12,8 @@ import type { PhaseInterval } from './exec';
 function collectiveOf(graph: StepGraph): Map<string, { kind: EventKind; group: string }> {
   const out = new Map<string, { kind: EventKind; group: string }>();
   for (const n of graph.nodes) {
-    if (n.kind === 'all_gather' || n.kind === 'reduce_scatter') out.set(n.name, { kind: n.kind, group: n.collective?.group ?? 'dp' });
+    if (n.kind === 'all_gather' || n.kind === 'reduce_scatter')
+      out.set(n.name, { kind: n.kind, group: n.collective?.group ?? 'dp' });
   }
   return out;
 }

@@ -102,7 +102,10 @@ class Segment {
   }
 }
 
-/** Replays allocations in issue order through the caching allocator; `baseBytes` is already allocated (persistent state). */
+/**
+ * Replays allocations in issue order through the caching allocator; `baseBytes` is already allocated (persistent
+ * state).
+ */
 export function cachingAllocatorPeaks(allocs: readonly Allocation[], baseBytes = 0): AllocatorPeaks {
   const segments = new Map<string, Segment>();
   const segmentOf = (bytes: number, stream: string) => {
@@ -154,7 +157,10 @@ export function cachingAllocatorPeaks(allocs: readonly Allocation[], baseBytes =
  * the op-internal tensors our coarse ops hide (hidden_tensors.ts). `streamOf` names the stream
  * whose pool serves a collective's buffers (default: the compute stream).
  */
-export function scheduleAllocations(graph: StepGraph, streamOf: (node: GraphNode, role: 'input' | 'output') => string = () => 'compute'): Allocation[] {
+export function scheduleAllocations(
+  graph: StepGraph,
+  streamOf: (node: GraphNode, role: 'input' | 'output') => string = () => 'compute',
+): Allocation[] {
   const nodes = graph.nodes;
   const intervals = liveIntervals(graph, nodes);
   const stream = new Map<string, string>();
@@ -173,12 +179,18 @@ export function scheduleAllocations(graph: StepGraph, streamOf: (node: GraphNode
     const key = flat.get(base) ?? base;
     const cur = merged.get(key);
     const s = stream.get(base) ?? 'compute';
-    merged.set(key, cur === undefined ? { ...iv, stream: s } : { alloc: Math.min(cur.alloc, iv.alloc), free: Math.max(cur.free, iv.free), bytes: cur.bytes + iv.bytes, stream: s });
+    const widened = cur === undefined
+      ? iv
+      : { alloc: Math.min(cur.alloc, iv.alloc), free: Math.max(cur.free, iv.free), bytes: cur.bytes + iv.bytes };
+    merged.set(key, { ...widened, stream: s });
   }
   return [...merged.values(), ...hiddenTensors(nodes)];
 }
 
 /** Peak allocated and reserved bytes of one rank running a schedule graph. */
-export function allocatorPeaks(graph: StepGraph, streamOf?: (node: GraphNode, role: 'input' | 'output') => string): AllocatorPeaks {
+export function allocatorPeaks(
+  graph: StepGraph,
+  streamOf?: (node: GraphNode, role: 'input' | 'output') => string,
+): AllocatorPeaks {
   return cachingAllocatorPeaks(scheduleAllocations(graph, streamOf), persistentBytes(graph));
 }

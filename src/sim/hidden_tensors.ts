@@ -25,12 +25,14 @@ export function hiddenTensors(nodes: readonly GraphNode[]): Allocation[] {
       logProbBytes = bytes;
     } else if (n.op === 'cross_entropy_bwd') {
       const bytes = Number(n.attrs?.T ?? 0) * Number(n.attrs?.V ?? 0) * FP32;
-      if (fwd >= 0) out.push({ alloc: fwd - 0.2, free: p - 0.15, bytes: logProbBytes, stream: 'compute' }); // log_softmax, saved
+      // log_softmax, saved
+      if (fwd >= 0) out.push({ alloc: fwd - 0.2, free: p - 0.15, bytes: logProbBytes, stream: 'compute' });
       out.push({ alloc: p - 0.3, free: p - 0.15, bytes, stream: 'compute' }); // nll_loss_backward
       out.push({ alloc: p - 0.2, free: p, bytes, stream: 'compute' }); // log_softmax_backward, cast at p
     }
   });
   // a forward loss with no backward in the schedule keeps its log-probabilities to the end
-  if (fwd >= 0 && !nodes.some((n) => n.op === 'cross_entropy_bwd')) out.push({ alloc: fwd - 0.2, free: nodes.length, bytes: logProbBytes, stream: 'compute' });
+  if (fwd >= 0 && !nodes.some((n) => n.op === 'cross_entropy_bwd'))
+    out.push({ alloc: fwd - 0.2, free: nodes.length, bytes: logProbBytes, stream: 'compute' });
   return out;
 }

@@ -3,8 +3,23 @@
 export type { CollectiveMismatch, SimOptions, SimResult } from './types';
 export { simulate } from './simulate';
 export { describeMismatch, mismatchReport, type MismatchReport } from './mismatch';
-export { MemoryTracker, baseOf, liveIntervals, persistentBytes, scheduleMemoryProfile, tensorLifetimes, waitPositions } from './memory';
+export {
+  MemoryTracker,
+  baseOf,
+  liveIntervals,
+  persistentBytes,
+  scheduleMemoryProfile,
+  tensorLifetimes,
+  waitPositions,
+} from './memory';
 export type { LiveInterval, ScheduleMemoryProfile } from './memory';
-export { collectiveBytes, collectiveDescriptor, commStream, COMPUTE_STREAM, groupInstance, rerankEvent } from './streams';
+export {
+  collectiveBytes,
+  collectiveDescriptor,
+  commStream,
+  COMPUTE_STREAM,
+  groupInstance,
+  rerankEvent,
+} from './streams';
 export { fastMemoryCurve, tensorTable, type TensorTable } from './memory_curve';
 export { EMIT_ALL_BELOW, copyEventsToRanks, isSymmetric } from './symmetric';

@@ -105,7 +105,9 @@ export function liveIntervals(graph: StepGraph, nodes: readonly GraphNode[]): Ma
     (i) => i,
     (i) => {
       const n = nodes[i];
-      return n.kind === 'all_gather' || n.kind === 'reduce_scatter' || n.kind === 'all_reduce' ? (waits.get(n.name) ?? last) : i;
+      return n.kind === 'all_gather' || n.kind === 'reduce_scatter' || n.kind === 'all_reduce'
+        ? (waits.get(n.name) ?? last)
+        : i;
     },
   );
 }

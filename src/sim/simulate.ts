@@ -16,6 +16,7 @@ import type { CostModel } from '../estimate/types';
 import { ConfigError, FsdpSimError } from '../errors';
 import type { GraphNode } from '../graph';
 import type { MemoryCurve, StreamName, TraceEvent } from '../trace';
+import { bucketCopies, type BucketCopies } from './bucket_copies';
 import { fastMemoryCurve } from './memory_curve';
 import {
   bucketIds,
@@ -59,7 +60,10 @@ interface RankState {
   readonly cost: CostModel;
   readonly buckets: Map<string, number>;
   readonly emit: boolean;
-  /** Per node position, for the memory curve; length 0 on ranks whose curve nobody asked for (typed-array writes past the end are no-ops). */
+  /**
+   * Per node position, for the memory curve; length 0 on ranks whose curve nobody asked for (typed-array writes past
+   * the end are no-ops).
+   */
   readonly startUs: Float64Array;
   readonly endUs: Float64Array;
   readonly seqByGroup: Map<string, number>;
@@ -70,6 +74,8 @@ interface RankState {
   /** Tensor id → when the side-stream node that wrote it ends, µs. */
   readonly sideReadyUs: Map<string, number>;
   readonly events: TraceEvent[];
+  /** The copy kernels of the schedule's buckets (bucket_copies.ts). */
+  readonly copies: BucketCopies;
   pos: number;
   tUs: number; // compute stream free at
   lastEndUs: number;
@@ -137,7 +143,11 @@ class Engine {
 
   private issue(s: RankState, node: GraphNode): boolean {
     const c = node.collective;
-    if (c === undefined) throw new FsdpSimError('schedule', `node '${node.name}' (position ${s.pos}, rank ${s.rank}) is a ${node.kind} without collective info`);
+    if (c === undefined)
+      throw new FsdpSimError(
+        'schedule',
+        `node '${node.name}' (position ${s.pos}, rank ${s.rank}) is a ${node.kind} without collective info`,
+      );
     const g = groupInstance(s.rank, c.groupSize, this.worldSize, c.groupStride);
     const seq = s.seqByGroup.get(c.group) ?? 0;
     const streamKey = `${c.group}#${g.key}`;
@@ -147,6 +157,8 @@ class Engine {
       inst = { streamKey, seq, first: g.first, stride: g.stride, issues: new Array(g.size).fill(undefined), count: 0 };
       this.insts.set(key, inst);
     }
+    const copyIn = s.copies.copyIn.get(node.name);
+    if (copyIn !== undefined) this.copy(s, copyIn);
     const issueT = s.tUs + s.cost.computeUs(node); // ~0: the issue itself
     // the collective starts once its inputs are written (a copy-in on a side stream may end later)
     const readyT = Math.max(issueT, sideReady(s, node));
@@ -183,7 +195,10 @@ class Engine {
       startUs = Math.max(startUs, is.timeUs);
       const c = is.node.collective!;
       // an imported collective keeps the estimate torch used for it
-      const est = is.node.estMs !== undefined ? is.node.estMs * 1000 : this.ranks[this.rankIndex(is.rank)].cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype, c.groupStride);
+      const cost = this.ranks[this.rankIndex(is.rank)].cost;
+      const est = is.node.estMs !== undefined
+        ? is.node.estMs * 1000
+        : cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype, c.groupStride);
       durUs = Math.max(durUs, est);
     }
     const endUs = startUs + durUs;
@@ -211,7 +226,11 @@ class Engine {
     }
     const inst = s.issued.get(node.waitOf);
     if (inst === undefined)
-      throw new FsdpSimError('schedule', `wait '${node.name}' (position ${s.pos}, rank ${s.rank}) waits for '${node.waitOf}', which this rank has not issued before it`);
+      throw new FsdpSimError(
+        'schedule',
+        `wait '${node.name}' (position ${s.pos}, rank ${s.rank}) waits for '${node.waitOf}', which this rank has not ` +
+          `issued before it`,
+      );
     if (inst.endUs === undefined) return false; // blocked until every rank issues it
     s.startUs[s.pos] = s.tUs;
     if (inst.endUs > s.tUs) {
@@ -219,7 +238,16 @@ class Engine {
       s.tUs = inst.endUs;
     }
     s.endUs[s.pos] = s.tUs;
+    for (const copyOut of s.copies.copyOut.get(node.name) ?? []) this.copy(s, copyOut);
     return true;
+  }
+
+  /** A bucket's copy kernel on the compute stream (bucket_copies.ts). */
+  private copy(s: RankState, node: GraphNode): void {
+    const dur = s.cost.computeUs(node);
+    if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, s.tUs, dur));
+    s.tUs += dur;
+    s.lastEndUs = Math.max(s.lastEndUs, s.tUs);
   }
 
   /** After a stall without a descriptor mismatch: a rank never issued what another is waiting on. */
@@ -233,7 +261,12 @@ class Engine {
       const missing = inst.first + inst.issues.indexOf(undefined) * inst.stride;
       const m = this.ranks[this.rankIndex(missing)];
       const where = m.pos >= m.nodes.length ? 'finished its schedule' : `blocked at '${m.nodes[m.pos].name}'`;
-      return { seq: inst.seq, ranks: [issuer.rank, missing], ops: [issuer.desc, `nothing (rank ${missing} ${where})`], timeUs: issuer.timeUs };
+      return {
+        seq: inst.seq,
+        ranks: [issuer.rank, missing],
+        ops: [issuer.desc, `nothing (rank ${missing} ${where})`],
+        timeUs: issuer.timeUs,
+      };
     }
     return undefined;
   }
@@ -260,21 +293,25 @@ function memoryCurve(s: RankState): MemoryCurve {
 function perRank<T>(field: string, x: T | readonly T[], worldSize: number): (r: number) => T {
   if (!Array.isArray(x)) return () => x as T;
   const arr = x as readonly T[];
-  if (arr.length !== worldSize) throw new ConfigError(field, `${field} must have one entry per rank (${worldSize}), got ${arr.length}`);
+  if (arr.length !== worldSize)
+    throw new ConfigError(field, `${field} must have one entry per rank (${worldSize}), got ${arr.length}`);
   return (r) => arr[r];
 }
 
 export function simulate(opts: SimOptions): SimResult {
   const { worldSize } = opts;
-  if (!Number.isInteger(worldSize) || worldSize < 1) throw new ConfigError('worldSize', `worldSize must be an integer ≥ 1, got ${worldSize}`);
+  if (!Number.isInteger(worldSize) || worldSize < 1)
+    throw new ConfigError('worldSize', `worldSize must be an integer ≥ 1, got ${worldSize}`);
   const scheduleOf = perRank('schedules', opts.schedules, worldSize);
   const costOf = perRank('cost', opts.cost, worldSize);
   const symmetric = isSymmetric(opts.schedules, opts.cost);
   // default: every rank in small worlds; rank 0 alone in large ones (symmetric or not: 1024 ranks
   // of a 16k-node step would be 16M events), pass emitRanks to see others
-  const emitRanks = opts.emitRanks ?? (worldSize < EMIT_ALL_BELOW ? Array.from({ length: worldSize }, (_, r) => r) : [0]);
+  const everyRank = Array.from({ length: worldSize }, (_, r) => r);
+  const emitRanks = opts.emitRanks ?? (worldSize < EMIT_ALL_BELOW ? everyRank : [0]);
   for (const r of emitRanks)
-    if (!Number.isInteger(r) || r < 0 || r >= worldSize) throw new ConfigError('emitRanks', `emitRanks entries must be integers in [0, ${worldSize - 1}], got ${r}`);
+    if (!Number.isInteger(r) || r < 0 || r >= worldSize)
+      throw new ConfigError('emitRanks', `emitRanks entries must be integers in [0, ${worldSize - 1}], got ${r}`);
   const emitSet = new Set(emitRanks);
 
   const simRanks = symmetric ? [0] : Array.from({ length: worldSize }, (_, r) => r);
@@ -287,7 +324,7 @@ export function simulate(opts: SimOptions): SimResult {
       // 1024 ranks × 16k nodes of timestamps is 256 MB: keep them only where a curve is emitted
       startUs: new Float64Array(emit ? nodes.length : 0), endUs: new Float64Array(emit ? nodes.length : 0),
       seqByGroup: new Map(), issued: new Map(), events: [], pos: 0, tUs: 0, lastEndUs: 0, halted: false,
-      sides: sidesOf(schedule), sideFreeUs: new Map(), sideReadyUs: new Map(),
+      sides: sidesOf(schedule), sideFreeUs: new Map(), sideReadyUs: new Map(), copies: bucketCopies(schedule),
     };
   });
   // symmetric: a world of one, where every collective starts when issued (all ranks issue together)

@@ -21,7 +21,9 @@ export function collectiveDescriptor(node: GraphNode): string {
   let d = descriptors.get(node);
   if (d === undefined) {
     const c = node.collective;
-    d = c === undefined ? `${node.kind} ${node.name}` : `${c.kind} ${collectiveBytes(node)}B ${c.dtype} [${(c.members ?? [node.name]).join(', ')}]`;
+    d = c === undefined
+      ? `${node.kind} ${node.name}`
+      : `${c.kind} ${collectiveBytes(node)}B ${c.dtype} [${(c.members ?? [node.name]).join(', ')}]`;
     descriptors.set(node, d);
   }
   return d;
@@ -36,7 +38,12 @@ const descriptors = new WeakMap<GraphNode, string>();
  * group spans it. `key` names the instance (one comm stream each); a rank's index in it is
  * (rank − first) / stride.
  */
-export function groupInstance(rank: number, groupSize: number, worldSize: number, stride = 1): { key: number; first: number; size: number; stride: number } {
+export function groupInstance(rank: number, groupSize: number, worldSize: number, stride = 1): {
+  key: number;
+  first: number;
+  size: number;
+  stride: number;
+} {
   if (groupSize * stride >= worldSize && stride === 1) return { key: 0, first: 0, size: worldSize, stride: 1 };
   if (groupSize <= 0 || worldSize === 1) return { key: 0, first: 0, size: worldSize, stride: 1 };
   const block = groupSize * stride;
@@ -102,7 +109,10 @@ export function waitEvent(rank: number, node: GraphNode, start: number, dur: num
  */
 export function rerankEvent(e: TraceEvent, rank: number): TraceEvent {
   const { stream, name, kind, start, dur, op, params } = e;
-  if (kind === 'compute') return params !== undefined ? { rank, stream, name, kind, start, dur, op, params } : { rank, stream, name, kind, start, dur, op };
+  if (kind === 'compute')
+    return params !== undefined
+      ? { rank, stream, name, kind, start, dur, op, params }
+      : { rank, stream, name, kind, start, dur, op };
   if (kind === 'wait') return { rank, stream, name, kind, start, dur, op };
   const { bytes, bucketId } = e;
   if (bucketId !== undefined) {
@@ -110,7 +120,9 @@ export function rerankEvent(e: TraceEvent, rank: number): TraceEvent {
       ? { rank, stream, name, kind, start, dur, bytes, op, bucketId, params }
       : { rank, stream, name, kind, start, dur, bytes, op, bucketId };
   }
-  return params !== undefined ? { rank, stream, name, kind, start, dur, bytes, op, params } : { rank, stream, name, kind, start, dur, bytes, op };
+  return params !== undefined
+    ? { rank, stream, name, kind, start, dur, bytes, op, params }
+    : { rank, stream, name, kind, start, dur, bytes, op };
 }
 
 const STREAM_ORDER = (s: StreamName) => (s === COMPUTE_STREAM ? '' : s);

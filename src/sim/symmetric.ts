@@ -9,8 +9,15 @@ import type { MemoryCurve, TraceEvent } from '../trace';
 /** Ranks emit by default: all below this world size, else rank 0 only. */
 export const EMIT_ALL_BELOW = 64;
 
-export function isSymmetric(schedules: Schedule | readonly Schedule[], cost: CostModel | readonly CostModel[]): boolean {
-  const same = <T>(x: T | readonly T[]) => !Array.isArray(x) || (x as readonly T[]).every((v) => v === (x as readonly T[])[0]);
+export function isSymmetric(
+  schedules: Schedule | readonly Schedule[],
+  cost: CostModel | readonly CostModel[],
+): boolean {
+  const same = <T>(x: T | readonly T[]) => {
+    if (!Array.isArray(x)) return true;
+    const xs = x as readonly T[];
+    return xs.every((v) => v === xs[0]);
+  };
   return same(schedules) && same(cost);
 }
 

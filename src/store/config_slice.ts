@@ -24,7 +24,8 @@ export function setPath(obj: unknown, path: string, value: unknown): unknown {
 
 export function getPath(obj: unknown, path: string): unknown {
   let cur: unknown = obj;
-  for (const k of path.split('.')) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
+  for (const k of path.split('.'))
+    cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
   return cur;
 }
 

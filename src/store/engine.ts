@@ -7,7 +7,12 @@ import { computeMetrics, importTrace } from '../trace';
 import { importFxGraph } from '../graph';
 import { ImportError, err, ok, type Result } from '../errors';
 import type { BackendName } from '../backends';
-import { compareWithTorch, matchLogGraphs, parseTorchPassLog, type TorchLogGraph } from '../backends/autobucketing/torch_log';
+import {
+  compareWithTorch,
+  matchLogGraphs,
+  parseTorchPassLog,
+  type TorchLogGraph,
+} from '../backends/autobucketing/torch_log';
 import type { PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline/figures';
 import type { MemoryCurve, TraceEvent } from '../trace';
@@ -71,7 +76,8 @@ export function importTraceFiles(files: readonly { name: string; text: string }[
     }
   }
   const r = importTrace(jsons.length === 1 ? jsons[0] : jsons);
-  if (!r.ok) return err(new ImportError(files.map((f) => f.name).join(', '), `${files.map((f) => f.name).join(', ')}: ${r.error.message}`));
+  const names = files.map((f) => f.name).join(', ');
+  if (!r.ok) return err(new ImportError(names, `${names}: ${r.error.message}`));
   const { events, memory, worldSize, warnings } = r.value;
   const title = files.length === 1 ? `import: ${files[0].name}` : `import: ${files.length} files`;
   const side = sideFromEvents(events, memory ?? [], title, 'imported trace', 'import', 'imported trace', worldSize);
@@ -86,7 +92,10 @@ export function importTraceFiles(files: readonly { name: string; text: string }[
  * step. A text file among them that holds torch's DEBUG log of the pass is read as that log: each
  * side then carries how far its decisions agree with torch's.
  */
-export function importFxFiles(files: readonly { name: string; text: string }[], cfg: SimConfig): Result<{ a: SideResult; b: SideResult }> {
+export function importFxFiles(
+  files: readonly { name: string; text: string }[],
+  cfg: SimConfig,
+): Result<{ a: SideResult; b: SideResult }> {
   const dumps: unknown[] = [];
   const logs: TorchLogGraph[] = [];
   const dumpNames: string[] = [];
@@ -96,14 +105,26 @@ export function importFxFiles(files: readonly { name: string; text: string }[], 
       dumpNames.push(f.name);
     } catch (e) {
       const log = parseTorchPassLog(f.text);
-      if (log.length === 0) return err(new ImportError(f.name, `${f.name} is neither an FX graph dump (JSON: ${(e as Error).message}) nor a torch log of the overlap pass (no overlap_scheduling / overlap_preserving_bucketer lines naming a collective)`));
+      if (log.length === 0)
+        return err(
+          new ImportError(
+            f.name,
+            `${f.name} is neither an FX graph dump (JSON: ${(e as Error).message}) nor a torch log of the overlap ` +
+              `pass (no overlap_scheduling / overlap_preserving_bucketer lines naming a collective)`,
+          )
+        );
       logs.push(...log);
     }
   }
   const names = dumpNames.join(' + ');
   if (dumps.length === 0) {
     const picked = files.map((f) => f.name).join(', ');
-    return err(new ImportError(picked, `${picked}: a torch log needs its FX graph dump(s) alongside: pick the dump(s) and the log together`));
+    return err(
+      new ImportError(
+        picked,
+        `${picked}: a torch log needs its FX graph dump(s) alongside: pick the dump(s) and the log together`,
+      )
+    );
   }
   // forward before backward, whatever order the files were picked in
   const rank = (d: unknown) => ((d as { graph?: unknown })?.graph === 'backward' ? 1 : 0);
@@ -117,7 +138,12 @@ export function importFxFiles(files: readonly { name: string; text: string }[], 
       const stats = out.schedule.passStats;
       if (logs.length === 0 || stats === undefined) return side;
       const matched = matchLogGraphs(stats, logs);
-      return { ...side, torchAgreement: stats.flatMap((p, k) => (matched[k] ? [compareWithTorch(p, matched[k], out.schedule.reasons)] : [])) };
+      return {
+        ...side,
+        torchAgreement: stats.flatMap(
+          (p, k) => (matched[k] ? [compareWithTorch(p, matched[k], out.schedule.reasons)] : [])
+        ),
+      };
     };
     return ok({ a: run(cfg.backendA), b: run(cfg.backendB) });
   } catch (e) {

@@ -93,12 +93,17 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
           ...run,
           signal: controller.signal,
           onProgress: (p) => {
-            setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses: [...get().live.losses, { step: p.step, loss: p.loss }] });
+            const losses = [...get().live.losses, { step: p.step, loss: p.loss }];
+            setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses });
             // measured timing draws the step as this machine ran it: its readbacks, uploads and barrier waits too
             const events = cfg.live.timing === 'measured' && p.wallEvents?.length ? p.wallEvents : p.events;
             if (events?.length) {
               const clock = `live: ${cfg.live.timing} timing`;
-              get().setSide(side, sideFromEvents(events, [], `${backend} (live)`, backend, 'live', clock, ranks), !firstEvents);
+              get().setSide(
+                side,
+                sideFromEvents(events, [], `${backend} (live)`, backend, 'live', clock, ranks),
+                !firstEvents,
+              );
               firstEvents = false;
             }
           },

@@ -45,7 +45,10 @@ export function limitOf(sides: Readonly<Record<Side, SideResult | null>>): numbe
   return lim;
 }
 
-export function createResultsSlice<S extends ResultsSlice & ViewSlice>(set: StoreApi<S>['setState'], get: () => S): ResultsSlice {
+export function createResultsSlice<S extends ResultsSlice & ViewSlice>(
+  set: StoreApi<S>['setState'],
+  get: () => S,
+): ResultsSlice {
   const setPartial = (p: Partial<ResultsSlice & ViewSlice>) => set(p as Partial<S>);
   let runner: SimRunner | null = null; // created on first use (a Worker in the browser)
   let pendingView: PendingView | null = null;
@@ -102,7 +105,12 @@ export function createResultsSlice<S extends ResultsSlice & ViewSlice>(set: Stor
     setNotice: (notice) => {
       setPartial({ notice });
       if (noticeTimer) clearTimeout(noticeTimer);
-      noticeTimer = notice ? setTimeout(() => get().notice === notice && setPartial({ notice: null }), notice.kind === 'error' ? NOTICE_ERROR_MS : NOTICE_INFO_MS) : null;
+      noticeTimer = notice
+        ? setTimeout(
+          () => get().notice === notice && setPartial({ notice: null }),
+          notice.kind === 'error' ? NOTICE_ERROR_MS : NOTICE_INFO_MS,
+        )
+        : null;
     },
   };
 }

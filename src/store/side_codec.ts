@@ -223,7 +223,10 @@ export function packSide(side: SideResult): { packed: PackedSide; transfer: Arra
     const { graph, ...s } = schedule;
     packedSchedule = { ...s, graphJson: JSON.stringify(graph) };
   }
-  return { packed: { ...rest, events: cols ?? events, ...(packedSchedule ? { schedule: packedSchedule } : {}) }, transfer };
+  return {
+    packed: { ...rest, events: cols ?? events, ...(packedSchedule ? { schedule: packedSchedule } : {}) },
+    transfer,
+  };
 }
 
 export function unpackSide(p: PackedSide): SideResult {

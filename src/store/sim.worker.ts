@@ -21,7 +21,10 @@ scope.onmessage = (ev) => {
     // columns and JSON instead of structured clone of ~10⁵ objects (see side_codec.ts)
     const pa = packSide(a);
     const pb = packSide(b);
-    scope.postMessage({ id, ok: true, a: pa.packed, b: pb.packed, ms: performance.now() - t0 }, [...pa.transfer, ...pb.transfer]);
+    scope.postMessage({ id, ok: true, a: pa.packed, b: pb.packed, ms: performance.now() - t0 }, [
+      ...pa.transfer,
+      ...pb.transfer,
+    ]);
   } catch (e) {
     scope.postMessage({ id, ok: false, error: e instanceof Error ? e.message : String(e) });
   }

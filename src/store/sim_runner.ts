@@ -34,7 +34,12 @@ function workerRunner(): SimRunner {
   let worker: Worker | null = null;
   let inline: SimRunner | null = null; // set when the worker cannot load (e.g. a host that blocks module workers)
   let nextId = 1;
-  let pending: { id: number; cfg: SimConfig; resolve: (o: SimOutcome) => void; reject: (e: Error) => void } | null = null;
+  let pending: {
+    id: number;
+    cfg: SimConfig;
+    resolve: (o: SimOutcome) => void;
+    reject: (e: Error) => void;
+  } | null = null;
   const spawn = (): Worker => {
     const w = new Worker(new URL('./sim.worker.ts', import.meta.url), { type: 'module', name: 'simulator' });
     let everAnswered = false;

@@ -73,7 +73,8 @@ function configKeys(cfg: SimConfig): string {
 export function writeUrl(s: AppState): string {
   const params = new URLSearchParams(configKeys(s.config));
   const w = s.window;
-  if (w.startUs > 0 || w.endUs < s.limitUs) params.set(VIEW_KEY, `${+w.startUs.toFixed(3)},${+w.endUs.toFixed(3)}`); // ns precision
+  // ns precision
+  if (w.startUs > 0 || w.endUs < s.limitUs) params.set(VIEW_KEY, `${+w.startUs.toFixed(3)},${+w.endUs.toFixed(3)}`);
   if (s.theme !== 'auto') params.set(THEME_KEY, s.theme);
   // a selection is only shareable while both sides come from the config (not a file or live run)
   const simulated = s.sides.a?.source === 'sim' && s.sides.b?.source === 'sim';

@@ -1,5 +1,6 @@
 // View slice: the shared time window both timelines draw (synchronized zoom/pan), the selected
-// event, the theme, the story preset shown (its caption), the glossary and tour toggles. Canvas components subscribe to it imperatively; React reads small pieces.
+// event, the theme, the story preset shown (its caption), the glossary and tour toggles. Canvas components subscribe to
+// it imperatively; React reads small pieces.
 
 import type { StoreApi } from 'zustand/vanilla';
 import { clampWindow, panWindow, zoomWindow, type TimeWindow } from '../trace/time_scale';

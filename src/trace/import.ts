@@ -100,7 +100,15 @@ function parseFile(raw: unknown, fileIndex: number, fileCount: number): FilePars
     if (gpu) gpuPids.add(e.pid);
   }
   const merged = gpuPids.size > 1;
-  const out: FileParse = { events: [], memory: new Map(), worldSize, ours, ranks: new Set(), warnings: [], identity: runIdentity(t, fw) };
+  const out: FileParse = {
+    events: [],
+    memory: new Map(),
+    worldSize,
+    ours,
+    ranks: new Set(),
+    warnings: [],
+    identity: runIdentity(t, fw),
+  };
   const own = merged ? 0 : fileRank(t, fw, fileIndex, fileCount, out.warnings); // merged: ranks are pids
   const rankOf = (e: Json, w: string): number => (merged ? readInt(e, 'pid', w, 0, MAX_RANK) : own);
   readMemory(evs, fw, rankOf, own, merged, out);
@@ -163,7 +171,11 @@ function checkDistinctRanks(parsed: readonly FileParse[]): void {
   parsed.forEach((p, i) => {
     for (const r of p.ranks) {
       const j = seen.get(r);
-      if (j !== undefined && j !== i) throw new ImportError(`file[${i}]`, `file[${i}] holds rank ${r}, which file[${j}] also holds; give one file per rank (distributedInfo.rank)`);
+      if (j !== undefined && j !== i)
+        throw new ImportError(
+          `file[${i}]`,
+          `file[${i}] holds rank ${r}, which file[${j}] also holds; give one file per rank (distributedInfo.rank)`,
+        );
       seen.set(r, i);
     }
   });
@@ -212,7 +224,10 @@ export function importTrace(input: unknown): Result<ImportedTrace, ImportError> 
     if (files.length === 0) throw new ImportError('files', 'files must hold at least one trace, got an empty list');
     const parsed = files.map((f, i) => parseFile(f, i, files.length));
     checkDistinctRanks(parsed);
-    checkOneRun(parsed.map((p) => p.identity), parsed.flatMap((p) => [...p.ranks].map((rank) => ({ where: p.identity.where, rank }))));
+    checkOneRun(
+      parsed.map((p) => p.identity),
+      parsed.flatMap((p) => [...p.ranks].map((rank) => ({ where: p.identity.where, rank }))),
+    );
     const events: TraceEvent[] = [];
     for (const p of parsed) for (const e of p.events) events.push(e);
     if (events.length === 0) {
@@ -237,7 +252,13 @@ export function importTrace(input: unknown): Result<ImportedTrace, ImportError> 
     for (const m of memory) worldSize = Math.max(worldSize, m.rank + 1);
     for (const p of parsed) worldSize = Math.max(worldSize, p.worldSize);
     const warnings = parsed.flatMap((p) => p.warnings);
-    return ok({ events, ...(memory.length ? { memory } : {}), worldSize, source: ours ? 'fsdp-sim' : 'kineto', warnings });
+    return ok({
+      events,
+      ...(memory.length ? { memory } : {}),
+      worldSize,
+      source: ours ? 'fsdp-sim' : 'kineto',
+      warnings,
+    });
   } catch (e) {
     if (e instanceof ImportError) return err(e);
     if (e instanceof RangeError) return err(new ImportError('trace', `trace could not be read: ${e.message}`));

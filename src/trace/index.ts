@@ -2,7 +2,14 @@
 
 export * from './event';
 export { union, intersect, totalLength, type Interval } from './intervals';
-export { aggregateMetrics, computeMetrics, rankMetrics, type RankMetrics, type TraceMetrics, type CollectiveCounts } from './metrics';
+export {
+  aggregateMetrics,
+  computeMetrics,
+  rankMetrics,
+  type RankMetrics,
+  type TraceMetrics,
+  type CollectiveCounts,
+} from './metrics';
 export {
   exportChromeTrace,
   exportChromeTraces,

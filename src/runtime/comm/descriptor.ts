@@ -72,7 +72,13 @@ export function writeDescriptor(
 }
 
 /** `rank`'s descriptor in the slot for `seq` (what it published for seq, or for seq ± 2 if it is off by two). */
-export function readDescriptor(words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number, seq: number): CollectiveDescriptor {
+export function readDescriptor(
+  words: Int32Array,
+  bytes: Uint8Array,
+  layout: ControlLayout,
+  rank: number,
+  seq: number,
+): CollectiveDescriptor {
   const slot = slotOf(rank, seq);
   const w = layout.descBase + slot * DESC_WORDS;
   const start = layout.descTextByte + slot * DESC_TEXT_BYTES;

@@ -47,9 +47,16 @@ export interface Placement {
 }
 
 /** Where `kind` with c elements per rank chunk (all-gather: the shard; reduce-scatter: the output) goes at `seq`. */
-export function placement(v: DataView32, kind: 'all_gather' | 'reduce_scatter', n: number, c: number, seq: number): Placement {
+export function placement(
+  v: DataView32,
+  kind: 'all_gather' | 'reduce_scatter',
+  n: number,
+  c: number,
+  seq: number,
+): Placement {
   if (kind === 'reduce_scatter') {
-    if (n * n * c <= v.latencyElems) return { base: v.latencyBase + (seq & 1) * v.latencyElems, stride: n * c, reads: 'latency' };
+    if (n * n * c <= v.latencyElems)
+      return { base: v.latencyBase + (seq & 1) * v.latencyElems, stride: n * c, reads: 'latency' };
     return { base: 0, stride: v.regionElems, reads: 'all' };
   }
   const area = n * c * 4 <= AG_PARITY_MAX_BYTES ? ((seq & 1) as 0 | 1) : 0;
@@ -96,7 +103,13 @@ export function directAllGatherRest(
 }
 
 /** Before the barrier: publish every chunk of the input but this rank's own. */
-export function directReduceScatterWrite(v: DataView32, n: number, rank: number, at: Placement, input: Float32Array): void {
+export function directReduceScatterWrite(
+  v: DataView32,
+  n: number,
+  rank: number,
+  at: Placement,
+  input: Float32Array,
+): void {
   if (n === 1) return;
   const c = input.length / n;
   const region = at.base + rank * at.stride;
@@ -105,7 +118,14 @@ export function directReduceScatterWrite(v: DataView32, n: number, rank: number,
 }
 
 /** Chunk `rank` of every rank's input, in rank order: the own one from `input`, the others from the SAB. */
-export function reduceScatterSources(v: DataView32, n: number, rank: number, at: Placement, input: Float32Array, c: number): Float32Array[] {
+export function reduceScatterSources(
+  v: DataView32,
+  n: number,
+  rank: number,
+  at: Placement,
+  input: Float32Array,
+  c: number,
+): Float32Array[] {
   const sources: Float32Array[] = [];
   for (let q = 0; q < n; q++) {
     const from = q === rank ? input : v.data;

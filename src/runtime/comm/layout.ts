@@ -25,8 +25,10 @@ export const W_PROBE = 4; // always 0: Atomics.wait availability probe
 export const W_MAGIC = 5; // CONTROL_MAGIC: guards against a foreign buffer
 export const W_WORLD = 6; // worldSize the buffer was laid out for
 export const W_ARRIVED = 7; // barrier arrivals, all ranks (epoch e is complete at e·n); the last arriver bumps W_WAKE
-export const W_DONE = 8; // collectives finished (data read), all ranks (epoch e read out at e·n); the last one bumps W_WAKE_DONE
-export const W_WAKE_DONE = 9; // futex word of done waits (apart from W_WAKE so a done never wakes barrier sleepers); aborts bump it too
+// collectives finished (data read), all ranks (epoch e read out at e·n); the last one bumps W_WAKE_DONE
+export const W_DONE = 8;
+// futex word of done waits (apart from W_WAKE so a done never wakes barrier sleepers); aborts bump it too
+export const W_WAKE_DONE = 9;
 const W_FIXED = 12;
 
 export const CONTROL_MAGIC = 0x46534443; // 'FSDC'
@@ -51,7 +53,16 @@ export function controlLayout(worldSize: number): ControlLayout {
   const abortReasonByte = words * 4;
   const descTextByte = abortReasonByte + ABORT_REASON_BYTES;
   const bytes = descTextByte + worldSize * DESC_SLOTS * DESC_TEXT_BYTES;
-  return { worldSize, arriveBase, doneBase, ringBase, descBase, abortReasonByte, descTextByte, bytes: Math.ceil(bytes / 8) * 8 };
+  return {
+    worldSize,
+    arriveBase,
+    doneBase,
+    ringBase,
+    descBase,
+    abortReasonByte,
+    descTextByte,
+    bytes: Math.ceil(bytes / 8) * 8,
+  };
 }
 
 /**

@@ -65,7 +65,10 @@ export class NodeRankPool {
   async run(init: CommInit, steps: readonly (readonly RankStep[])[]): Promise<RankOutcome[]> {
     if (this.closed) throw new CollectiveError('pool_closed', 'NodeRankPool.run after close()');
     if (init.worldSize > this.workers.length) {
-      throw new CollectiveError('collective_config', `CommInit.worldSize=${init.worldSize} exceeds the pool's ${this.workers.length} workers`);
+      throw new CollectiveError(
+        'collective_config',
+        `CommInit.worldSize=${init.worldSize} exceeds the pool's ${this.workers.length} workers`,
+      );
     }
     const jobs = Array.from({ length: init.worldSize }, (_, rank) => {
       const job: RankJob = { init, rank, steps: steps[rank] ?? [] };

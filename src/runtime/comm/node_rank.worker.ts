@@ -69,7 +69,12 @@ function runJob(job: RankJob): RankOutcome {
   } catch (e) {
     const err = e as Error;
     const code = e instanceof FsdpSimError ? e.code : undefined;
-    return { rank: job.rank, results, error: { name: err.name, code, message: err.message }, elapsedMs: performance.now() - t0 };
+    return {
+      rank: job.rank,
+      results,
+      error: { name: err.name, code, message: err.message },
+      elapsedMs: performance.now() - t0,
+    };
   }
 }
 

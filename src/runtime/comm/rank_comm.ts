@@ -11,10 +11,26 @@ import {
   directAllGatherEarly, directAllGatherRest, directAllGatherWrite, directReduceScatterEarly, directReduceScatterRest,
   directReduceScatterWrite, placement, reduceScatterSources, type DataView32, type Placement,
 } from './direct';
-import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems, latencyAreaElems, type ControlLayout } from './layout';
+import {
+  CONTROL_MAGIC,
+  W_MAGIC,
+  W_WORLD,
+  controlLayout,
+  dataElems,
+  latencyAreaElems,
+  type ControlLayout,
+} from './layout';
 import { ringAllGather, ringReduceScatter } from './ring';
 import { ControlSync, assertCanBlock } from './sync';
-import type { CollectiveAlgorithm, CollectiveDescriptor, CollectiveKind, CollectiveRequest, CommInit, RankCommApi, ReduceOp } from './types';
+import type {
+  CollectiveAlgorithm,
+  CollectiveDescriptor,
+  CollectiveKind,
+  CollectiveRequest,
+  CommInit,
+  RankCommApi,
+  ReduceOp,
+} from './types';
 
 /**
  * Maps this rank's region of the data SAB in now (one write fault per 4 KiB page), off the timed
@@ -42,7 +58,10 @@ export class RankComm implements RankCommApi {
   private readonly copied: Uint8Array; // all-gather: shards already in the output, by rank
   private readonly published = new Map<string, { d: CollectiveDescriptor; text: Uint8Array; where: string }>();
   private readonly arrived = (q: number): boolean => this.sync.hasArrived(q);
-  /** Where the previous collective left data others may still read (direct only): a gather area, or all regions (a latency area never blocks the next). */
+  /**
+   * Where the previous collective left data others may still read (direct only): a gather area, or all regions (a
+   * latency area never blocks the next).
+   */
   private lastRead: 'none' | 0 | 1 | 'all' = 'none';
   /** ` on group 'tp' (ranks 2, 3)` for a mesh sub-group, '' for the world: what messages add to where a rank was. */
   private readonly groupText: string;
@@ -53,7 +72,10 @@ export class RankComm implements RankCommApi {
   constructor(init: CommInit, rank: number) {
     const n = init.worldSize;
     if (!Number.isInteger(rank) || rank < 0 || rank >= n) {
-      throw new CollectiveError('collective_config', `rank must be an integer in [0, ${n - 1}], got ${JSON.stringify(rank)}`);
+      throw new CollectiveError(
+        'collective_config',
+        `rank must be an integer in [0, ${n - 1}], got ${JSON.stringify(rank)}`,
+      );
     }
     this.layout = controlLayout(n);
     const words = new Int32Array(init.control);
@@ -227,7 +249,8 @@ export class RankComm implements RankCommApi {
     this.sync.waitArrived(this.where, seq);
     if (slotsAgree(this.sync.words, this.layout, this.worldSize, seq)) return;
     const all: CollectiveDescriptor[] = [];
-    for (let r = 0; r < this.worldSize; r++) all.push(readDescriptor(this.sync.words, this.sync.bytes, this.layout, r, seq));
+    for (let r = 0; r < this.worldSize; r++)
+      all.push(readDescriptor(this.sync.words, this.sync.bytes, this.layout, r, seq));
     const bad = firstMismatch(all);
     const name = (r: number) => this.sync.rankName(r);
     if (bad >= 0) {

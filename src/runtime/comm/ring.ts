@@ -15,7 +15,10 @@ import type { ReduceOp } from './types';
 
 const mod = (a: number, n: number): number => ((a % n) + n) % n;
 
-/** This rank's place on the ring: its left neighbour, its own and its right neighbour's region start, and the posted-step base. */
+/**
+ * This rank's place on the ring: its left neighbour, its own and its right neighbour's region start, and the
+ * posted-step base.
+ */
 function ringPlace(v: DataView32, sync: ControlSync) {
   const n = sync.layout.worldSize;
   const r = sync.rank;

@@ -33,7 +33,13 @@ export function sumInRankOrder(sources: readonly Float32Array[], out: Float32Arr
  * Folding in several calls gives the same bits as one: every step is the same f32 addition. The
  * direct reduce-scatter folds the ranks that have already arrived while the others still write.
  */
-export function foldInRankOrder(sources: readonly Float32Array[], out: Float32Array, from: number, to: number, divisor: number): void {
+export function foldInRankOrder(
+  sources: readonly Float32Array[],
+  out: Float32Array,
+  from: number,
+  to: number,
+  divisor: number,
+): void {
   const c = out.length;
   if (from === 0 && to === 1) out.set(sources[0]);
   for (let s = 0; s < c; s += SUM_BLOCK) {

@@ -77,7 +77,10 @@ export class ControlSync {
   private readonly fixedSpin: boolean;
   private readonly spinMaxUs: number;
   private readonly globalRanks: readonly number[] | undefined;
-  /** Told of every wait that did not find its condition already true (spin included): the step breakdown's barrier phase. */
+  /**
+   * Told of every wait that did not find its condition already true (spin included): the step breakdown's barrier
+   * phase.
+   */
   onWait: ((startMs: number, endMs: number) => void) | undefined;
 
   constructor(
@@ -228,7 +231,12 @@ export class ControlSync {
   waitArrived(where: string, seq: number): void {
     const { words } = this;
     const want = this.epoch * this.layout.worldSize;
-    this.waitUntil(() => Atomics.load(words, W_ARRIVED) >= want, () => this.behind(this.layout.arriveBase, this.epoch), where, seq);
+    this.waitUntil(
+      () => Atomics.load(words, W_ARRIVED) >= want,
+      () => this.behind(this.layout.arriveBase, this.epoch),
+      where,
+      seq,
+    );
   }
 
   /** All ranks reach this point (or the wait times out / aborts). */
@@ -249,7 +257,13 @@ export class ControlSync {
     const { words } = this;
     const epoch = this.epoch;
     const want = epoch * this.layout.worldSize;
-    this.waitUntil(() => Atomics.load(words, W_DONE) >= want, () => this.behind(this.layout.doneBase, epoch), where, seq, W_WAKE_DONE);
+    this.waitUntil(
+      () => Atomics.load(words, W_DONE) >= want,
+      () => this.behind(this.layout.doneBase, epoch),
+      where,
+      seq,
+      W_WAKE_DONE,
+    );
   }
 
   /** Ring steps `rank` has posted so far (cumulative over the communicator's life). */

@@ -55,7 +55,10 @@ export interface RankCommApi {
   readonly worldSize: number;
   /** input: this rank's shard (a bucket: member shards concatenated); output: worldSize × input.length, rank-major. */
   allGather(desc: CollectiveRequest, input: Float32Array, output: Float32Array): void;
-  /** input: worldSize chunks, rank-major (chunk r goes to rank r); output: input.length / worldSize. 'avg' divides by worldSize after the sum. */
+  /**
+   * input: worldSize chunks, rank-major (chunk r goes to rank r); output: input.length / worldSize. 'avg' divides by
+   * worldSize after the sum.
+   */
   reduceScatter(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void;
   /** input and output: the same length, any (a reduce-scatter of the zero-padded input, then an all-gather). */
   allReduce(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void;
@@ -68,7 +71,8 @@ export interface RankCommApi {
 
 /**
  * Coordinator side: allocate the control and data SABs for `worldSize` ranks whose largest shard is
- * `maxElemsPerRank` f32 elements (size it from the schedule's largest bucket). Data bytes = 4·n²·max plus two latency areas (layout.ts).
+ * `maxElemsPerRank` f32 elements (size it from the schedule's largest bucket). Data bytes = 4·n²·max plus two latency
+ * areas (layout.ts).
  */
 export function createCommInit(
   worldSize: number,
@@ -85,7 +89,10 @@ export function createCommInit(
     throw new ConfigError('worldSize', `worldSize must be an integer ≥ 1, got ${JSON.stringify(worldSize)}`);
   }
   if (!Number.isInteger(maxElemsPerRank) || maxElemsPerRank < 0) {
-    throw new ConfigError('maxElemsPerRank', `maxElemsPerRank must be an integer ≥ 0, got ${JSON.stringify(maxElemsPerRank)}`);
+    throw new ConfigError(
+      'maxElemsPerRank',
+      `maxElemsPerRank must be an integer ≥ 0, got ${JSON.stringify(maxElemsPerRank)}`,
+    );
   }
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new ConfigError('timeoutMs', `timeoutMs must be > 0, got ${JSON.stringify(timeoutMs)}`);

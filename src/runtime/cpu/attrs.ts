@@ -88,9 +88,16 @@ export function adamwStep(step: number | undefined): number {
 export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number[]; outputs: number[] } {
   switch (op) {
     case 'embedding': { const d = embeddingDims(op, attrs); return { inputs: [d.V * d.D, d.T], outputs: [d.T * d.D] }; }
-    case 'embedding_bwd': { const d = embeddingDims(op, attrs); return { inputs: [d.T * d.D, d.T], outputs: [d.V * d.D] }; }
+    case 'embedding_bwd': {
+      const d = embeddingDims(op, attrs);
+      return { inputs: [d.T * d.D, d.T], outputs: [d.V * d.D] };
+    }
     case 'matmul': { const d = matmulDims(attrs); return { inputs: [d.M * d.K, d.K * d.N], outputs: [d.M * d.N] }; }
-    case 'rms_norm': { const d = rmsNormDims(op, attrs); const x = d.rows * d.cols; return { inputs: [x, d.cols], outputs: [x, d.rows] }; }
+    case 'rms_norm': {
+      const d = rmsNormDims(op, attrs);
+      const x = d.rows * d.cols;
+      return { inputs: [x, d.cols], outputs: [x, d.rows] };
+    }
     case 'rms_norm_bwd': {
       const d = rmsNormDims(op, attrs); const x = d.rows * d.cols;
       return { inputs: [x, x, d.cols, d.rows], outputs: [x, d.cols] };
@@ -107,7 +114,10 @@ export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number
     case 'add': { const n = intAttr(op, attrs, 'n'); return { inputs: [n, n], outputs: [n] }; }
     case 'copy': { const n = intAttr(op, attrs, 'n'); return { inputs: [n], outputs: [n] }; }
     case 'cross_entropy': { const d = crossEntropyDims(op, attrs); return { inputs: [d.T * d.V, d.T], outputs: [1] }; }
-    case 'cross_entropy_bwd': { const d = crossEntropyDims(op, attrs); return { inputs: [d.T * d.V, d.T], outputs: [d.T * d.V] }; }
+    case 'cross_entropy_bwd': {
+      const d = crossEntropyDims(op, attrs);
+      return { inputs: [d.T * d.V, d.T], outputs: [d.T * d.V] };
+    }
     case 'adamw': { const n = adamwHyper(attrs).n; return { inputs: [n, n, n, n], outputs: [n, n, n] }; }
     default: {
       const never: never = op;

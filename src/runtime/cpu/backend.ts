@@ -23,7 +23,10 @@ export interface CpuTensor extends DeviceTensor {
 function f32(t: DeviceTensor, op: ComputeOp, slot: string): Float32Array {
   const data = (t as CpuTensor).data;
   if (!(data instanceof Float32Array)) {
-    throw new ConfigError(`${op}.${slot}`, `${op} ${slot} '${t.id}' must be an f32 tensor of this CPU backend, got ${t.type}`);
+    throw new ConfigError(
+      `${op}.${slot}`,
+      `${op} ${slot} '${t.id}' must be an f32 tensor of this CPU backend, got ${t.type}`,
+    );
   }
   return data;
 }
@@ -31,7 +34,10 @@ function f32(t: DeviceTensor, op: ComputeOp, slot: string): Float32Array {
 function i32(t: DeviceTensor, op: ComputeOp, slot: string): Int32Array {
   const data = (t as CpuTensor).data;
   if (!(data instanceof Int32Array)) {
-    throw new ConfigError(`${op}.${slot}`, `${op} ${slot} '${t.id}' must be an i32 tensor of this CPU backend, got ${t.type}`);
+    throw new ConfigError(
+      `${op}.${slot}`,
+      `${op} ${slot} '${t.id}' must be an i32 tensor of this CPU backend, got ${t.type}`,
+    );
   }
   return data;
 }
@@ -71,7 +77,10 @@ export function runCpuOp(
 function upload(t: DeviceTensor, data: HostArray, offset = 0): void {
   const dst = (t as CpuTensor).data;
   if (offset < 0 || offset + data.length > t.length) {
-    throw new ConfigError('upload', `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`);
+    throw new ConfigError(
+      'upload',
+      `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`,
+    );
   }
   if ((dst instanceof Float32Array) !== (data instanceof Float32Array)) {
     throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);

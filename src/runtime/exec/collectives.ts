@@ -67,7 +67,10 @@ export async function runAllGather(
 ): Promise<void> {
   const n = comm.worldSize;
   if (ins.length !== outs.length) {
-    throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': all_gather has ${ins.length} inputs but ${outs.length} outputs`);
+    throw new FsdpSimError(
+      'runtime',
+      `node ${node.id} '${node.name}': all_gather has ${ins.length} inputs but ${outs.length} outputs`,
+    );
   }
   const total = ins.reduce((s, t) => s + t.length, 0); // elements per rank slot
   const input = host('in', total);
@@ -82,7 +85,8 @@ export async function runAllGather(
     if (outs[i].length !== n * t.length) {
       throw new FsdpSimError(
         'runtime',
-        `node ${node.id} '${node.name}': all_gather output '${outs[i].id}' has ${outs[i].length} elements, expected ${n} × ${t.length}`,
+        `node ${node.id} '${node.name}': all_gather output '${outs[i].id}' has ${outs[i].length} elements, expected ` +
+          `${n} × ${t.length}`,
       );
     }
   });
@@ -91,7 +95,8 @@ export async function runAllGather(
   // One upload for the bucket: member i's full tensor is slot 0..n−1's segment i, in rank order.
   const parts: UploadPart[] = [];
   ins.forEach((t, i) => {
-    for (let r = 0; r < n; r++) parts.push({ t: outs[i], from: r * total + offsets[i], length: t.length, at: r * t.length });
+    for (let r = 0; r < n; r++)
+      parts.push({ t: outs[i], from: r * total + offsets[i], length: t.length, at: r * t.length });
   });
   kernels.uploadScatter(output, parts);
 }
@@ -117,7 +122,10 @@ export async function runReduceScatter(
 ): Promise<void> {
   const n = comm.worldSize;
   if (ins.length !== outs.length) {
-    throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': reduce_scatter has ${ins.length} inputs but ${outs.length} outputs`);
+    throw new FsdpSimError(
+      'runtime',
+      `node ${node.id} '${node.name}': reduce_scatter has ${ins.length} inputs but ${outs.length} outputs`,
+    );
   }
   const chunkOf = ins.map((t) => {
     checkDivisible(node, t.id, t.length, n);
@@ -127,7 +135,8 @@ export async function runReduceScatter(
     if (outs[i].length !== c) {
       throw new FsdpSimError(
         'runtime',
-        `node ${node.id} '${node.name}': reduce_scatter output '${outs[i].id}' has ${outs[i].length} elements, expected ${c}`,
+        `node ${node.id} '${node.name}': reduce_scatter output '${outs[i].id}' has ${outs[i].length} elements, ` +
+          `expected ${c}`,
       );
     }
   });

@@ -50,7 +50,8 @@ class TensorEnv {
       const persistent = this.graph.tensors[id]?.persistent === true;
       throw new FsdpSimError(
         'runtime',
-        `node ${node.id} '${node.name}' (${node.kind}) reads '${id}', which ${persistent ? 'is persistent but missing from the rank state' : 'no earlier node produced'}`,
+        `node ${node.id} '${node.name}' (${node.kind}) reads '${id}', which ` +
+          `${persistent ? 'is persistent but missing from the rank state' : 'no earlier node produced'}`,
       );
     }
     return t;
@@ -91,7 +92,9 @@ function kernelAttrs(graph: StepGraph, node: GraphNode, ctx: StepContext): OpAtt
 const isLossParallel = (graph: StepGraph, node: GraphNode): boolean =>
   isTp(graph) && (node.op === 'cross_entropy' || node.op === 'cross_entropy_bwd');
 
-/** The loss (or its gradient) on this rank's logits slice with the tp group; the forward keeps `lse` for the backward. */
+/**
+ * The loss (or its gradient) on this rank's logits slice with the tp group; the forward keeps `lse` for the backward.
+ */
 async function runLossParallel(
   node: GraphNode,
   ctx: StepContext,

@@ -22,7 +22,14 @@ export interface PhaseInterval {
 const now = (): number => globalThis.performance.now();
 
 export class PhaseClock {
-  private readonly ms: Record<Phase, number> = { compute: 0, collective: 0, barrier: 0, readback: 0, upload: 0, compile: 0 };
+  private readonly ms: Record<Phase, number> = {
+    compute: 0,
+    collective: 0,
+    barrier: 0,
+    readback: 0,
+    upload: 0,
+    compile: 0,
+  };
   private attributed = 0; // ms already given to a phase: an enclosing span subtracts it
   private readonly t0 = now();
   /** Intervals of the step, kept only when asked (measured mode: the wall-clock timeline). */
@@ -98,7 +105,9 @@ export function phaseReport(perStep: readonly (readonly StepPhases[])[]): {
   const steady = perStep.length > 1 ? perStep.slice(1) : perStep;
   const rows = steady.flat();
   const sum = sumPhases(rows);
-  const mean = Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, rows.length > 0 ? v / rows.length : 0])) as StepPhases;
+  const mean = Object.fromEntries(
+    Object.entries(sum).map(([k, v]) => [k, rows.length > 0 ? v / rows.length : 0])
+  ) as StepPhases;
   return { unit: 'ms', mean: round(mean), perStep: perStep.map((ranks) => ranks.map(round)) };
 }
 

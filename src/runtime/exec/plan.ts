@@ -54,7 +54,8 @@ function actionOf(graph: StepGraph, node: GraphNode): NodeAction {
       if (from !== to) {
         throw new FsdpSimError(
           'runtime',
-          `node ${node.id} '${node.name}': live mode runs fp32 only, cast ${from} → ${to} is not supported (build the graph with paramDtype and reduceDtype 'fp32')`,
+          `node ${node.id} '${node.name}': live mode runs fp32 only, cast ${from} → ${to} is not supported (build ` +
+            `the graph with paramDtype and reduceDtype 'fp32')`,
         );
       }
       // fp32 → fp32 with padRows: the gradient gains zero rows before the reduce-scatter.
@@ -90,7 +91,8 @@ export function planGraph(graph: StepGraph): ExecPlan {
       if (node.inputs.length !== node.outputs.length) {
         throw new FsdpSimError(
           'runtime',
-          `node ${node.id} '${node.name}' (${node.kind}) has ${node.inputs.length} inputs but ${node.outputs.length} outputs; an alias needs one input per output`,
+          `node ${node.id} '${node.name}' (${node.kind}) has ${node.inputs.length} inputs but ${node.outputs.length} ` +
+            `outputs; an alias needs one input per output`,
         );
       }
       node.outputs.forEach((o, i) => rootOf.set(o, root(node.inputs[i])));

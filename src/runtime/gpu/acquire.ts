@@ -12,7 +12,11 @@ export async function createGpuKernelsFromGpu(
   gpu: GPU | undefined, opts: RequestKernelDeviceOptions & GpuKernelsOptions = {},
 ): Promise<AcquiredGpuKernels> {
   const kd = await requestKernelDevice({ ...opts, gpu });
-  const backend = createGpuKernels(kd.device, { ...opts, label: opts.label ?? kd.label, timestamps: kd.timestampQuery && opts.timestamps !== false });
+  const backend = createGpuKernels(kd.device, {
+    ...opts,
+    label: opts.label ?? kd.label,
+    timestamps: kd.timestampQuery && opts.timestamps !== false,
+  });
   const destroy = backend.destroy;
   return Object.assign(backend, {
     kernelDevice: kd,

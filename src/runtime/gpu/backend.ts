@@ -51,7 +51,11 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
 
   const alive = (what: string) => {
     if (destroyed) throw new GpuError(`${what} called after destroy() on ${label}`);
-    if (lost) throw new GpuError(`WebGPU device lost (${lost.reason}): ${lost.message || 'no message'}; ${what} cannot run. Reload, or use createCpuKernels().`);
+    if (lost)
+      throw new GpuError(
+        `WebGPU device lost (${lost.reason}): ${lost.message || 'no message'}; ${what} cannot run. Reload, or use ` +
+          `createCpuKernels().`
+      );
     if (uncaptured) {
       const e = uncaptured;
       uncaptured = null;
@@ -79,7 +83,10 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     }
     const buf = staging.acquire(total);
     const enc = queue.enc(); // the kernels recorded since the last collective: one submission with the copies
-    parts.forEach(({ t, into }, i) => enc.copyBufferToBuffer(bufferOf(t), 0, buf, offsets[i], bufferBytes(Math.min(into.length, t.length))));
+    parts.forEach(({ t, into }, i) => {
+      const bytes = bufferBytes(Math.min(into.length, t.length));
+      enc.copyBufferToBuffer(bufferOf(t), 0, buf, offsets[i], bytes);
+    });
     queue.flush();
     const t0 = globalThis.performance.now();
     await device.queue.onSubmittedWorkDone(); // the kernels run: the step breakdown counts this wait as compute
@@ -133,19 +140,30 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     upload(t: DeviceTensor, data: HostArray, offset = 0): void {
       alive(`upload('${t.id}')`);
       if (offset < 0 || !Number.isInteger(offset) || offset + data.length > t.length) {
-        throw new ConfigError('upload', `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`);
+        throw new ConfigError(
+          'upload',
+          `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`,
+        );
       }
       if ((t.type === 'f32') !== (data instanceof Float32Array)) {
         throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);
       }
       queue.flush(); // recorded ops that read t must see its old contents
-      queue.scoped(() => device.queue.writeBuffer(bufferOf(t), offset * 4, data.buffer, data.byteOffset, data.byteLength));
+      queue.scoped(
+        () => device.queue.writeBuffer(bufferOf(t), offset * 4, data.buffer, data.byteOffset, data.byteLength)
+      );
     },
     uploadScatter(src: Float32Array, parts: readonly UploadPart[]): void {
       alive(`uploadScatter(${parts.length} slices)`);
       for (const p of parts) {
-        if (p.t.type !== 'f32' || p.from < 0 || p.from + p.length > src.length || p.at < 0 || p.at + p.length > p.t.length) {
-          throw new ConfigError('upload', `uploadScatter slice [${p.from}, +${p.length}) of ${src.length} into '${p.t.id}' (${p.t.type}, ${p.t.length} elements) at ${p.at} does not fit`);
+        if (
+          p.t.type !== 'f32' || p.from < 0 || p.from + p.length > src.length || p.at < 0 || p.at + p.length > p.t.length
+        ) {
+          throw new ConfigError(
+            'upload',
+            `uploadScatter slice [${p.from}, +${p.length}) of ${src.length} into '${p.t.id}' (${p.t.type}, ` +
+              `${p.t.length} elements) at ${p.at} does not fit`,
+          );
         }
       }
       // One write into a pooled staging buffer, then device-side copies recorded in order with the
@@ -155,7 +173,8 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       queue.scoped(() => {
         device.queue.writeBuffer(stage, 0, src.buffer, src.byteOffset, src.byteLength);
         const enc = queue.enc();
-        for (const p of parts) if (p.length > 0) enc.copyBufferToBuffer(stage, p.from * 4, bufferOf(p.t), p.at * 4, p.length * 4);
+        for (const p of parts)
+          if (p.length > 0) enc.copyBufferToBuffer(stage, p.from * 4, bufferOf(p.t), p.at * 4, p.length * 4);
       });
       queue.afterSubmit(() => uploads.release(stage));
     },
@@ -163,7 +182,13 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       return downloadAll([{ t, into }]);
     },
     downloadAll,
-    run(op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number): void {
+    run(
+      op: ComputeOp,
+      attrs: OpAttrs,
+      inputs: readonly DeviceTensor[],
+      outputs: readonly DeviceTensor[],
+      step?: number,
+    ): void {
       alive(`run('${op}')`);
       checkTensors(op, attrs, inputs, outputs);
       queue.ensureRoom();

@@ -64,7 +64,12 @@ export function matmulWorkgroups(device: GPUDevice, variant: MatmulVariant, d: M
   const y = Math.ceil(d.M / rows);
   const max = device.limits.maxComputeWorkgroupsPerDimension;
   if (x > max || y > max) {
-    throw new GpuLimitError('maxComputeWorkgroupsPerDimension', max, Math.max(x, y), `matmul ${d.M}×${d.N}×${d.K} (variant ${variant})`);
+    throw new GpuLimitError(
+      'maxComputeWorkgroupsPerDimension',
+      max,
+      Math.max(x, y),
+      `matmul ${d.M}×${d.N}×${d.K} (variant ${variant})`,
+    );
   }
   return [x, y];
 }

@@ -42,7 +42,12 @@ function kernel(
   ctx: PlanContext, shader: ShaderName, entry: string, bindings: readonly (readonly [number, GPUBuffer])[],
   groups: number, label: string,
 ): Dispatch {
-  return { pipeline: getPipeline(ctx.device, shader, entry, dispatchConstants(shader)), bindings, workgroups: grid(ctx.device, groups, label), label };
+  return {
+    pipeline: getPipeline(ctx.device, shader, entry, dispatchConstants(shader)),
+    bindings,
+    workgroups: grid(ctx.device, groups, label),
+    label,
+  };
 }
 
 const groupsOf = (n: number) => Math.ceil(n / WG);
@@ -73,15 +78,31 @@ export function planOp(
     case 'rms_norm': {
       const d = rmsNormDims(op, attrs);
       const p = params([u32(d.rows), u32(d.cols), f32(d.eps)]);
-      return [kernel(ctx, 'rms_norm', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, outs[1]], [4, p]], d.rows, op)];
+      return [
+        kernel(ctx, 'rms_norm', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, outs[1]], [4, p]], d.rows, op)
+      ];
     }
     case 'rms_norm_bwd': {
       const d = rmsNormDims(op, attrs);
       const p = params([u32(d.rows), u32(d.cols), f32(d.eps)]);
       const [dy, x, w, rstd] = ins;
       return [
-        kernel(ctx, 'rms_norm', 'bwd_dx', [[5, dy], [0, x], [1, w], [3, rstd], [6, outs[0]], [4, p]], d.rows, `${op} dx`),
-        kernel(ctx, 'rms_norm', 'bwd_dw', [[5, dy], [0, x], [3, rstd], [7, outs[1]], [4, p]], groupsOf(d.cols), `${op} dw`),
+        kernel(
+          ctx,
+          'rms_norm',
+          'bwd_dx',
+          [[5, dy], [0, x], [1, w], [3, rstd], [6, outs[0]], [4, p]],
+          d.rows,
+          `${op} dx`,
+        ),
+        kernel(
+          ctx,
+          'rms_norm',
+          'bwd_dw',
+          [[5, dy], [0, x], [3, rstd], [7, outs[1]], [4, p]],
+          groupsOf(d.cols),
+          `${op} dw`,
+        ),
       ];
     }
     case 'swiglu': case 'swiglu_bwd': {
@@ -94,8 +115,16 @@ export function planOp(
     }
     case 'attention': case 'attention_bwd': {
       const d = attentionDims(op, attrs);
-      if (d.seq > ATTENTION_MAX_SEQ) throw new ConfigError(`${op}.seq`, `${op}.seq must be ≤ ${ATTENTION_MAX_SEQ} for the WGSL kernel, got ${d.seq}`);
-      if (d.headDim > ATTENTION_MAX_HD) throw new ConfigError(`${op}.headDim`, `${op}.headDim must be ≤ ${ATTENTION_MAX_HD} for the WGSL kernel, got ${d.headDim}`);
+      if (d.seq > ATTENTION_MAX_SEQ)
+        throw new ConfigError(
+          `${op}.seq`,
+          `${op}.seq must be ≤ ${ATTENTION_MAX_SEQ} for the WGSL kernel, got ${d.seq}`,
+        );
+      if (d.headDim > ATTENTION_MAX_HD)
+        throw new ConfigError(
+          `${op}.headDim`,
+          `${op}.headDim must be ≤ ${ATTENTION_MAX_HD} for the WGSL kernel, got ${d.headDim}`,
+        );
       // small shapes: a thread per row (attention.wgsl's SMALL path), else a workgroup per row
       const small = d.seq <= ATTENTION_SMALL && d.headDim <= ATTENTION_SMALL;
       const p = params([
@@ -106,7 +135,16 @@ export function planOp(
       const groups = (n: number) => (small ? groupsOf(n) : n);
       if (op === 'attention') {
         const [q, k, v] = ins;
-        return [kernel(ctx, 'attention', 'fwd', [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]], groups(rows), op)];
+        return [
+          kernel(
+            ctx,
+            'attention',
+            'fwd',
+            [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]],
+            groups(rows),
+            op,
+          )
+        ];
       }
       const [dO, q, k, v, o, lse] = ins;
       const D = ctx.scratch(rows, 'attention_bwd D');
@@ -141,9 +179,20 @@ export function planOp(
     case 'adamw': {
       const h = adamwHyper(attrs);
       const { bc1, bc2 } = adamwBiasCorrections(h, adamwStep(step));
-      const p = params([u32(h.n), f32(h.lr), f32(h.beta1), f32(h.beta2), f32(h.eps), f32(h.weightDecay), f32(bc1), f32(bc2)]);
-      return [kernel(ctx, 'adamw', 'main',
-        [...ins.map((b, i) => [i, b] as const), ...outs.map((b, i) => [4 + i, b] as const), [7, p]], groupsOf(h.n), op)];
+      const p = params([
+        u32(h.n),
+        f32(h.lr),
+        f32(h.beta1),
+        f32(h.beta2),
+        f32(h.eps),
+        f32(h.weightDecay),
+        f32(bc1),
+        f32(bc2),
+      ]);
+      const inputs = ins.map((b, i) => [i, b] as const);
+      const outputs = outs.map((b, i) => [4 + i, b] as const);
+      const bindings = [...inputs, ...outputs, [7, p] as const];
+      return [kernel(ctx, 'adamw', 'main', bindings, groupsOf(h.n), op)];
     }
     default: {
       const never: never = op;

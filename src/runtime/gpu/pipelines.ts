@@ -34,7 +34,12 @@ function moduleOf(device: GPUDevice, shader: ShaderName): GPUShaderModule {
   return m;
 }
 
-function descriptor(device: GPUDevice, shader: ShaderName, entry: string, constants: Constants): GPUComputePipelineDescriptor {
+function descriptor(
+  device: GPUDevice,
+  shader: ShaderName,
+  entry: string,
+  constants: Constants,
+): GPUComputePipelineDescriptor {
   return {
     label: `fsdp-sim ${pipelineKey(shader, entry, constants)}`,
     layout: 'auto',
@@ -42,7 +47,12 @@ function descriptor(device: GPUDevice, shader: ShaderName, entry: string, consta
   };
 }
 
-export function getPipeline(device: GPUDevice, shader: ShaderName, entry: string, constants: Constants = {}): GPUComputePipeline {
+export function getPipeline(
+  device: GPUDevice,
+  shader: ShaderName,
+  entry: string,
+  constants: Constants = {},
+): GPUComputePipeline {
   const c = cacheOf(device);
   const key = pipelineKey(shader, entry, constants);
   let p = c.pipelines.get(key);

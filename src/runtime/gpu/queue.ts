@@ -72,7 +72,11 @@ export class GpuQueue {
       throw new GpuError(`${this.label}: ${label} recorded without ensureRoom(); ${this.passes} passes pending`);
     }
     const timestampWrites = this.querySet
-      ? { querySet: this.querySet, beginningOfPassWriteIndex: 2 * this.passes, endOfPassWriteIndex: 2 * this.passes + 1 }
+      ? {
+        querySet: this.querySet,
+        beginningOfPassWriteIndex: 2 * this.passes,
+        endOfPassWriteIndex: 2 * this.passes + 1,
+      }
       : undefined;
     const pass = this.enc().beginComputePass({ label, timestampWrites });
     for (const d of dispatches) {

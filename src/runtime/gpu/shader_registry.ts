@@ -3,7 +3,15 @@
 import { GpuError } from './errors';
 
 export const SHADER_NAMES = [
-  'matmul_1_naive', 'matmul_2_tiled', 'matmul_3_blocked', 'matmul_4_direct', 'embedding', 'rms_norm', 'swiglu', 'attention', 'add',
+  'matmul_1_naive',
+  'matmul_2_tiled',
+  'matmul_3_blocked',
+  'matmul_4_direct',
+  'embedding',
+  'rms_norm',
+  'swiglu',
+  'attention',
+  'add',
   'cross_entropy', 'adamw',
 ] as const;
 

@@ -21,7 +21,11 @@ export class StagingPool {
     while (size < bytes) size *= 2;
     const b = this.free.get(size)?.pop();
     if (b !== undefined) return b;
-    const created = this.device.createBuffer({ label: `fsdp-sim ${this.label} staging ${size} B`, size, usage: this.usage });
+    const created = this.device.createBuffer({
+      label: `fsdp-sim ${this.label} staging ${size} B`,
+      size,
+      usage: this.usage,
+    });
     this.all.add(created);
     return created;
   }
