@@ -15,8 +15,9 @@ export function parseCanvasColor(s: string): Rgba | null {
     return [(v >> 16) & 255, (v >> 8) & 255, v & 255, 255];
   }
   const fn = /^rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*([\d.]+)\s*)?\)$/i.exec(s);
-  if (fn) return [Number(fn[1]), Number(fn[2]), Number(fn[3]), Math.round(255 * (fn[4] === undefined ? 1 : Number(fn[4])))];
-  return null;
+  if (!fn) return null;
+  const alpha = fn[4] === undefined ? 1 : Number(fn[4]);
+  return [Number(fn[1]), Number(fn[2]), Number(fn[3]), Math.round(255 * alpha)];
 }
 
 export class ColumnImage {
@@ -58,7 +59,9 @@ export class ColumnImage {
    * is a claimed column's colour. Returns the number of single-colour runs drawn, or -1 when no
    * offscreen 2D context is available (the caller then fills the runs as rectangles).
    */
-  draw(ctx: CanvasRenderingContext2D, grid: ColumnGrid, topPx: Float64Array, laneHPx: number, colors: readonly string[]): number {
+  draw(
+    ctx: CanvasRenderingContext2D, grid: ColumnGrid, topPx: Float64Array, laneHPx: number, colors: readonly string[],
+  ): number {
     const { nCols, lanes } = this;
     if (typeof OffscreenCanvas === 'undefined') return -1;
     if (nCols === 0 || lanes === 0) return 0;

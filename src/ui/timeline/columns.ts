@@ -8,7 +8,8 @@ import { isCommKind } from '../../trace/kinds';
 
 // kinds of imported traces appended after the first four, so their codes keep their meaning
 export const KIND_CODES: readonly EventKind[] = [
-  'compute', 'all_gather', 'reduce_scatter', 'wait', 'all_reduce', 'send_recv', 'broadcast', 'all_to_all', 'memory', 'sync',
+  'compute', 'all_gather', 'reduce_scatter', 'wait',
+  'all_reduce', 'send_recv', 'broadcast', 'all_to_all', 'memory', 'sync',
   'readback', 'upload', 'barrier', // live mode's measured timeline (runtime/wall_events.ts)
 ];
 const KIND_INDEX = Object.fromEntries(KIND_CODES.map((k, i) => [k, i])) as Readonly<Record<EventKind, number>>;
@@ -35,7 +36,8 @@ export interface TimelineColumns {
   readonly durUs: Float64Array;
   readonly maxEndUs: Float64Array; // running max of end within the lane: binary search for the first visible
   readonly laneMaxDurUs: Float64Array; // per lane, longest event: whole lanes skip label/sub-pixel checks
-  readonly blockMaxDurUs: Float64Array; // longest event in positions [k·DUR_BLOCK, (k+1)·DUR_BLOCK): skips runs of short events
+  // longest event in positions [k·DUR_BLOCK, (k+1)·DUR_BLOCK): skips runs of short events
+  readonly blockMaxDurUs: Float64Array;
   readonly kind: Uint8Array; // index into KIND_CODES
   readonly bucket: Int32Array; // bucketId or -1
   readonly eventIndex: Uint32Array; // index into the source events array
@@ -51,7 +53,10 @@ function streamOrder(s: StreamName): string {
   return s === 'compute' ? '0' : s.startsWith('side:') ? `1${s}` : `2${s}`; // side streams beside compute
 }
 
-/** Union of intervals given flat as [s0, e0, s1, e1, …] (sorted by start first when they are not), flat and disjoint. */
+/**
+ * Union of intervals given flat as [s0, e0, s1, e1, …] (sorted by start first when they are not),
+ * flat and disjoint.
+ */
 function union(flat: readonly number[]): number[] {
   const n = flat.length >> 1;
   let sorted = true;
@@ -87,13 +92,8 @@ function subtract(a: readonly number[], b: readonly number[]): number[] {
   return out;
 }
 
-/** Build lanes and columns from events; `maxRanks` caps the lanes drawn. */
-export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS_SHOWN): TimelineColumns {
-  const rankSet = new Set<number>();
-  for (let i = 0; i < events.length; i++) rankSet.add(events[i].rank);
-  const ranks = [...rankSet].sort((x, y) => x - y);
-  const shown = new Set(ranks.slice(0, maxRanks));
-
+/** Lanes of the shown ranks (by rank, compute first, side streams beside it), each event's lane (-1: hidden). */
+function findLanes(events: readonly TraceEvent[], shown: ReadonlySet<number>): { lanes: Lane[]; laneOf: Int32Array } {
   // lanes in first-seen order (rank → stream → id), then sorted; no string key per event
   const seen = new Map<number, Map<StreamName, number>>();
   const found: Lane[] = [];
@@ -110,64 +110,84 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
     }
     seenLane[i] = id;
   }
-  const sortedIds = found.map((_, id) => id)
-    .sort((x, y) => found[x].rank - found[y].rank || streamOrder(found[x].stream).localeCompare(streamOrder(found[y].stream)));
-  const lanes = sortedIds.map((id) => found[id]);
-  const laneOfId = new Uint32Array(found.length);
+  const byOrder = (x: number, y: number) =>
+    found[x].rank - found[y].rank || streamOrder(found[x].stream).localeCompare(streamOrder(found[y].stream));
+  const sortedIds = found.map((_, id) => id).sort(byOrder);
+  const laneOfId = new Int32Array(found.length);
   sortedIds.forEach((id, li) => (laneOfId[id] = li));
+  const laneOf = seenLane.map((id) => (id >= 0 ? laneOfId[id] : -1));
+  return { lanes: sortedIds.map((id) => found[id]), laneOf };
+}
 
-  // counting sort of event indices by lane (original order within a lane), then by start per lane
-  const laneOffset = new Uint32Array(lanes.length + 1);
-  for (let i = 0; i < events.length; i++) if (seenLane[i] >= 0) laneOffset[laneOfId[seenLane[i]] + 1]++;
-  for (let li = 0; li < lanes.length; li++) laneOffset[li + 1] += laneOffset[li];
-  const n = laneOffset[lanes.length];
-  const eventIndex = new Uint32Array(n);
-  const fill = laneOffset.slice(0, lanes.length);
-  for (let i = 0; i < events.length; i++) if (seenLane[i] >= 0) eventIndex[fill[laneOfId[seenLane[i]]]++] = i;
+/** Counting sort of event indices by lane (original order within a lane). */
+function groupByLane(laneOf: Int32Array, nLanes: number): { laneOffset: Uint32Array; eventIndex: Uint32Array } {
+  const laneOffset = new Uint32Array(nLanes + 1);
+  for (let i = 0; i < laneOf.length; i++) if (laneOf[i] >= 0) laneOffset[laneOf[i] + 1]++;
+  for (let li = 0; li < nLanes; li++) laneOffset[li + 1] += laneOffset[li];
+  const eventIndex = new Uint32Array(laneOffset[nLanes]);
+  const fill = laneOffset.slice(0, nLanes);
+  for (let i = 0; i < laneOf.length; i++) if (laneOf[i] >= 0) eventIndex[fill[laneOf[i]]++] = i;
+  return { laneOffset, eventIndex };
+}
 
-  const startUs = new Float64Array(n);
-  const durUs = new Float64Array(n);
-  const maxEndUs = new Float64Array(n);
-  const kind = new Uint8Array(n);
-  const bucket = new Int32Array(n);
-  const laneMaxDurUs = new Float64Array(lanes.length);
+type EventColumns = Pick<TimelineColumns, 'startUs' | 'durUs' | 'maxEndUs' | 'laneMaxDurUs' | 'kind' | 'bucket'>;
+
+/** Sort each lane by start (in place in eventIndex), then copy the events' fields into columns. */
+function fillColumns(
+  events: readonly TraceEvent[], laneOffset: Uint32Array, eventIndex: Uint32Array,
+): EventColumns & { endUs: number } {
+  const n = eventIndex.length;
+  const lanes = laneOffset.length - 1;
+  const c = {
+    startUs: new Float64Array(n), durUs: new Float64Array(n), maxEndUs: new Float64Array(n),
+    kind: new Uint8Array(n), bucket: new Int32Array(n), laneMaxDurUs: new Float64Array(lanes),
+  };
   let endAll = 0;
-  for (let li = 0; li < lanes.length; li++) {
+  for (let li = 0; li < lanes; li++) {
     const a = laneOffset[li];
     const b = laneOffset[li + 1];
     let sorted = true;
     for (let p = a + 1; p < b && sorted; p++) sorted = events[eventIndex[p]].start >= events[eventIndex[p - 1]].start;
-    if (!sorted) eventIndex.subarray(a, b).sort((x, y) => events[x].start - events[y].start || x - y); // tie-break: original order
+    // tie-break: original order
+    if (!sorted) eventIndex.subarray(a, b).sort((x, y) => events[x].start - events[y].start || x - y);
     let runMax = -Infinity;
     for (let p = a; p < b; p++) {
       const e = events[eventIndex[p]];
       const dur = Math.max(0, e.dur);
-      startUs[p] = e.start;
-      durUs[p] = dur;
+      c.startUs[p] = e.start;
+      c.durUs[p] = dur;
       runMax = Math.max(runMax, e.start + dur);
-      maxEndUs[p] = runMax;
-      if (dur > laneMaxDurUs[li]) laneMaxDurUs[li] = dur;
-      kind[p] = KIND_INDEX[e.kind] ?? 0;
-      bucket[p] = e.bucketId ?? -1;
+      c.maxEndUs[p] = runMax;
+      if (dur > c.laneMaxDurUs[li]) c.laneMaxDurUs[li] = dur;
+      c.kind[p] = KIND_INDEX[e.kind] ?? 0;
+      c.bucket[p] = e.bucketId ?? -1;
     }
     if (runMax > endAll) endAll = runMax;
   }
+  return { ...c, endUs: endAll };
+}
 
-  const blockMaxDurUs = new Float64Array(Math.ceil(n / DUR_BLOCK));
-  for (let p = 0; p < n; p++) {
+function blockMaxDur(durUs: Float64Array): Float64Array {
+  const out = new Float64Array(Math.ceil(durUs.length / DUR_BLOCK));
+  for (let p = 0; p < durUs.length; p++) {
     const k = p >> DUR_BLOCK_SHIFT;
-    if (durUs[p] > blockMaxDurUs[k]) blockMaxDurUs[k] = durUs[p];
+    if (durUs[p] > out[k]) out[k] = durUs[p];
   }
+  return out;
+}
 
-  // exposed comm per rank = U_comm − U_compute (waits are not compute), drawn on that rank's comm lanes
+type ExposedColumns = Pick<TimelineColumns, 'exposedOffset' | 'exposedStartUs' | 'exposedEndUs'>;
+
+/** Exposed comm per rank = U_comm − U_compute (waits are not compute), drawn on that rank's comm lanes. */
+function exposedColumns(lanes: readonly Lane[], laneOffset: Uint32Array, c: EventColumns): ExposedColumns {
   const byRank = new Map<number, { comm: number[]; comp: number[] }>();
   for (let li = 0; li < lanes.length; li++) {
     let r = byRank.get(lanes[li].rank);
     if (!r) byRank.set(lanes[li].rank, (r = { comm: [], comp: [] }));
     for (let p = laneOffset[li]; p < laneOffset[li + 1]; p++) {
-      const k = kind[p];
+      const k = c.kind[p];
       const to = k === COMPUTE ? r.comp : IS_COMM[k] ? r.comm : null;
-      to?.push(startUs[p], startUs[p] + durUs[p]);
+      to?.push(c.startUs[p], c.startUs[p] + c.durUs[p]);
     }
   }
   const exposedByRank = new Map<number, number[]>(); // flat [s, e, …]
@@ -189,10 +209,23 @@ export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS
       exposedEndUs[k] = flat[i + 1];
     }
   });
+  return { exposedOffset, exposedStartUs, exposedEndUs };
+}
 
+/** Build lanes and columns from events; `maxRanks` caps the lanes drawn. */
+export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS_SHOWN): TimelineColumns {
+  const rankSet = new Set<number>();
+  for (let i = 0; i < events.length; i++) rankSet.add(events[i].rank);
+  const ranks = [...rankSet].sort((x, y) => x - y);
+  const shown = new Set(ranks.slice(0, maxRanks));
+  const { lanes, laneOf } = findLanes(events, shown);
+  const { laneOffset, eventIndex } = groupByLane(laneOf, lanes.length);
+  const { endUs, ...cols } = fillColumns(events, laneOffset, eventIndex);
   return {
-    lanes, laneOffset, startUs, durUs, maxEndUs, laneMaxDurUs, blockMaxDurUs, kind, bucket, eventIndex, exposedOffset, exposedStartUs, exposedEndUs,
-    endUs: endAll,
+    lanes, laneOffset, eventIndex, ...cols,
+    blockMaxDurUs: blockMaxDur(cols.durUs),
+    ...exposedColumns(lanes, laneOffset, cols),
+    endUs,
     ranksTotal: ranks.length,
     ranksShown: shown.size,
   };
@@ -203,7 +236,10 @@ export function firstVisible(c: TimelineColumns, li: number, tUs: number): numbe
   return bisectRight(c.maxEndUs, tUs, c.laneOffset[li], c.laneOffset[li + 1]);
 }
 
-/** First index in [from, end) of an ascending array whose value is ≥ t (end when none): galloping then binary search. */
+/**
+ * First index in [from, end) of an ascending array whose value is ≥ t (end when none): galloping
+ * then binary search.
+ */
 export function gallopAtOrAfter(values: Float64Array, from: number, end: number, t: number): number {
   let lo = from;
   let step = 1;

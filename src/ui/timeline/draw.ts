@@ -54,7 +54,9 @@ export function layoutLanes(c: TimelineColumns): LaneLayout {
 
 /** Lane index at y, or -1. */
 export function laneAt(layout: LaneLayout, yPx: number): number {
-  for (let i = 0; i < layout.top.length; i++) if (yPx >= layout.top[i] && yPx < layout.top[i] + layout.laneHeightPx) return i;
+  for (let i = 0; i < layout.top.length; i++) {
+    if (yPx >= layout.top[i] && yPx < layout.top[i] + layout.laneHeightPx) return i;
+  }
   return -1;
 }
 
@@ -105,40 +107,18 @@ function outlineEvents(d: DrawInput, colorOf: (q: number) => string | null, padP
   }
 }
 
-/** Draw everything; returns the number of rectangles filled (for tests and the perf note). */
-export function drawTimeline(d: DrawInput): number {
+/** Pass 1: rectangles. Narrow events snap to pixel columns (one image row per lane, or run
+ * rectangles where there is no OffscreenCanvas); wide ones are exact, one fill per colour. */
+function drawRects(d: DrawInput, strip: Path2D): number {
   const { ctx, cols: c, layout, scale, palette: p } = d;
   const laneH = layout.laneHeightPx;
-  ctx.clearRect(0, 0, d.cssWidthPx, d.cssHeightPx);
-  ctx.font = FONT;
-  ctx.textBaseline = 'middle';
-  const x0 = scale.x0Px;
-  const x1 = scale.x0Px + scale.widthPx;
-  const t0 = scale.window.startUs;
-  const t1 = scale.window.endUs;
-  const bands: ExposedPaths = { band: new Path2D(), strip: new Path2D() };
-
-  // lane backgrounds
-  ctx.fillStyle = p.laneAlt;
-  for (let li = 1; li < c.lanes.length; li += 2) ctx.fillRect(x0, layout.top[li], x1 - x0, laneH);
-
-  // exposed intervals, batched into two paths: a band behind the lane and a strip on its bottom edge
-  exposedRuns(c, layout, scale, bands);
-  ctx.fillStyle = p.exposed;
-  ctx.fill(bands.band);
-
-  ctx.save();
-  ctx.beginPath();
-  ctx.rect(x0, 0, x1 - x0, d.cssHeightPx);
-  ctx.clip();
-
-  // pass 1: rectangles. Narrow events snap to pixel columns (one image row per lane, or run
-  // rectangles where there is no OffscreenCanvas); wide ones are exact, one fill per colour.
   const grid = columnGrid(scale);
   const kindColors = KIND_CODES.map((k) => p[k]);
   rects.reset();
   columns.begin(grid, c.lanes.length);
-  for (let li = 0; li < c.lanes.length; li++) laneColumns(c, li, scale, grid, columns.row(li), rects, layout.top[li], laneH);
+  for (let li = 0; li < c.lanes.length; li++) {
+    laneColumns(c, li, scale, grid, columns.row(li), rects, layout.top[li], laneH);
+  }
   let drawn = columns.draw(ctx, grid, layout.top, laneH, kindColors); // runs drawn as image rows
   if (drawn < 0) {
     drawn = 0; // no offscreen canvas: the runs join the rectangle batch (counted by total())
@@ -150,13 +130,21 @@ export function drawTimeline(d: DrawInput): number {
   drawn += rects.total();
   rects.fill(ctx, kindColors);
   ctx.fillStyle = p.wait;
-  ctx.fill(bands.strip);
+  ctx.fill(strip);
+  return drawn;
+}
 
-  // pass 2: labels
-  ctx.fillStyle = p.textOnBar;
+/** Pass 2: the name inside every event wide enough to hold a few characters. */
+function drawLabels(d: DrawInput): void {
+  const { ctx, cols: c, layout, scale } = d;
+  const x0 = scale.x0Px;
+  const x1 = scale.x0Px + scale.widthPx;
+  const t0 = scale.window.startUs;
+  const t1 = scale.window.endUs;
+  ctx.fillStyle = d.palette.textOnBar;
   for (let li = 0; li < c.lanes.length; li++) {
     if (scale.durToPx(c.laneMaxDurUs[li]) < MIN_LABEL_PX) continue; // no event in this lane is wide enough
-    const y = layout.top[li] + laneH / 2;
+    const y = layout.top[li] + layout.laneHeightPx / 2;
     const end = c.laneOffset[li + 1];
     for (let q = firstVisible(c, li, t0); q < end; q++) {
       const s = c.startUs[q];
@@ -169,8 +157,11 @@ export function drawTimeline(d: DrawInput): number {
       if (label) ctx.fillText(label, xa + 3, y);
     }
   }
+}
 
-  // pass 3: bucket members and the selected event; pass 4: disagreements with torch's log, dashed
+/** Pass 3: bucket members and the selected event; pass 4: disagreements with torch's log, dashed. */
+function drawOutlines(d: DrawInput): void {
+  const { ctx, cols: c, palette: p } = d;
   const hl = d.highlight;
   if (hl.bucketId >= 0 || hl.eventIndex >= 0) {
     ctx.lineWidth = 2;
@@ -186,6 +177,62 @@ export function drawTimeline(d: DrawInput): number {
     outlineEvents(d, (q) => (flagged.has(c.eventIndex[q]) ? p.mismatch : null), 3);
     ctx.setLineDash([]);
   }
+}
+
+/** Collective mismatch: a marker at the rank and time where ranks diverged. */
+function drawMismatch(d: DrawInput, m: MismatchMarker): void {
+  const { ctx, cols: c, layout, scale, palette: p } = d;
+  const laneH = layout.laneHeightPx;
+  const x0 = scale.x0Px;
+  const x1 = scale.x0Px + scale.widthPx;
+  const li = c.lanes.findIndex((l) => l.rank === m.rank && l.stream.startsWith('comm:'));
+  const lane = li >= 0 ? li : c.lanes.findIndex((l) => l.rank === m.rank);
+  const x = Math.min(x1 - 2, Math.max(x0 + 2, scale.timeToPx(m.timeUs)));
+  const y = lane >= 0 ? layout.top[lane] : 4;
+  ctx.strokeStyle = p.mismatch;
+  ctx.fillStyle = p.mismatch;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(x, 0);
+  ctx.lineTo(x, d.cssHeightPx);
+  ctx.stroke();
+  ctx.beginPath();
+  ctx.moveTo(x - 7, y - 2);
+  ctx.lineTo(x + 7, y - 2);
+  ctx.lineTo(x, y + laneH / 2 + 2);
+  ctx.closePath();
+  ctx.fill();
+  ctx.font = `bold ${FONT}`;
+  ctx.fillText(`✕ ${m.label}`, Math.min(x + 9, x1 - 300), y + laneH / 2);
+}
+
+/** Draw everything; returns the number of rectangles filled (for tests and the perf note). */
+export function drawTimeline(d: DrawInput): number {
+  const { ctx, cols: c, layout, scale, palette: p } = d;
+  const laneH = layout.laneHeightPx;
+  ctx.clearRect(0, 0, d.cssWidthPx, d.cssHeightPx);
+  ctx.font = FONT;
+  ctx.textBaseline = 'middle';
+  const x0 = scale.x0Px;
+  const x1 = scale.x0Px + scale.widthPx;
+  const bands: ExposedPaths = { band: new Path2D(), strip: new Path2D() };
+
+  // lane backgrounds
+  ctx.fillStyle = p.laneAlt;
+  for (let li = 1; li < c.lanes.length; li += 2) ctx.fillRect(x0, layout.top[li], x1 - x0, laneH);
+
+  // exposed intervals, batched into two paths: a band behind the lane and a strip on its bottom edge
+  exposedRuns(c, layout, scale, bands);
+  ctx.fillStyle = p.exposed;
+  ctx.fill(bands.band);
+
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(x0, 0, x1 - x0, d.cssHeightPx);
+  ctx.clip();
+  const drawn = drawRects(d, bands.strip);
+  drawLabels(d);
+  drawOutlines(d);
   ctx.restore();
 
   // lane labels (gutter)
@@ -193,29 +240,6 @@ export function drawTimeline(d: DrawInput): number {
   for (let li = 0; li < c.lanes.length; li++) {
     ctx.fillText(c.lanes[li].label, 4, layout.top[li] + laneH / 2, GUTTER_PX - 8);
   }
-
-  // collective mismatch: a marker at the rank and time where ranks diverged
-  if (d.mismatch) {
-    const m = d.mismatch;
-    const li = c.lanes.findIndex((l) => l.rank === m.rank && l.stream.startsWith('comm:'));
-    const lane = li >= 0 ? li : c.lanes.findIndex((l) => l.rank === m.rank);
-    const x = Math.min(x1 - 2, Math.max(x0 + 2, scale.timeToPx(m.timeUs)));
-    const y = lane >= 0 ? layout.top[lane] : 4;
-    ctx.strokeStyle = p.mismatch;
-    ctx.fillStyle = p.mismatch;
-    ctx.lineWidth = 2;
-    ctx.beginPath();
-    ctx.moveTo(x, 0);
-    ctx.lineTo(x, d.cssHeightPx);
-    ctx.stroke();
-    ctx.beginPath();
-    ctx.moveTo(x - 7, y - 2);
-    ctx.lineTo(x + 7, y - 2);
-    ctx.lineTo(x, y + laneH / 2 + 2);
-    ctx.closePath();
-    ctx.fill();
-    ctx.font = `bold ${FONT}`;
-    ctx.fillText(`✕ ${m.label}`, Math.min(x + 9, x1 - 300), y + laneH / 2);
-  }
+  if (d.mismatch) drawMismatch(d, d.mismatch);
   return drawn;
 }

@@ -37,79 +37,79 @@ export function eventAt(t: InteractTarget, x: number, y: number, tolPx: number):
   return hitTest(t.cols, laneAt(t.layout, y), scale.pxToTime(x), tolPx / scale.pxPerUs);
 }
 
-/** Attach every handler; returns the detach function. */
-export function attachInteractions(t: InteractTarget): () => void {
-  const { canvas } = t;
-  const pointers = new Map<number, Pt>();
-  let drag: { x: number; y: number; startUs: number; endUs: number; moved: boolean } | null = null;
-  let pinch: { dist: number; midUs: number; startUs: number; endUs: number } | null = null;
-  let keyLane = 0;
-  const local = (ev: { clientX: number; clientY: number }): Pt => {
-    const r = canvas.getBoundingClientRect();
-    return { x: ev.clientX - r.left, y: ev.clientY - r.top };
-  };
-  const startPinch = () => {
-    const scale = t.scale();
-    const [p, q] = [...pointers.values()];
-    if (!scale || !p || !q) return;
-    const w = appStore.getState().window;
-    pinch = { dist: Math.max(1, Math.abs(p.x - q.x)), midUs: scale.pxToTime((p.x + q.x) / 2), startUs: w.startUs, endUs: w.endUs };
-    drag = null;
-  };
-  const onWheel = (ev: WheelEvent) => {
-    const scale = t.scale();
-    if (!scale) return;
-    ev.preventDefault();
-    const { x } = local(ev);
-    const st = appStore.getState();
-    if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) st.panBy(((ev.shiftKey ? ev.deltaY : ev.deltaX) / scale.widthPx) * 0.5);
-    else st.zoomBy(Math.exp(ev.deltaY * WHEEL_ZOOM), scale.pxToTime(Math.max(x, GUTTER_PX)));
-  };
+type Local = (ev: { clientX: number; clientY: number }) => Pt;
+
+/** The pointers down now and the gesture they make: a drag (pan, or a tap) or a two-finger pinch. */
+interface Gesture {
+  readonly pointers: Map<number, Pt>;
+  drag: { x: number; y: number; startUs: number; endUs: number; moved: boolean } | null;
+  pinch: { dist: number; midUs: number; startUs: number; endUs: number } | null;
+}
+
+function startPinch(t: InteractTarget, g: Gesture): void {
+  const scale = t.scale();
+  const [p, q] = [...g.pointers.values()];
+  if (!scale || !p || !q) return;
+  const w = appStore.getState().window;
+  const dist = Math.max(1, Math.abs(p.x - q.x));
+  g.pinch = { dist, midUs: scale.pxToTime((p.x + q.x) / 2), startUs: w.startUs, endUs: w.endUs };
+  g.drag = null;
+}
+
+/** Zoom the window the pinch started on by how far the two fingers moved apart. */
+function movePinch(g: Gesture): void {
+  if (!g.pinch) return;
+  const [a, b] = [...g.pointers.values()];
+  const k = g.pinch.dist / Math.max(1, Math.abs(a.x - b.x)); // fingers apart → k < 1 → zoom in
+  const st = appStore.getState();
+  st.setWindow({ startUs: g.pinch.startUs, endUs: g.pinch.endUs });
+  st.zoomBy(k, g.pinch.midUs);
+}
+
+/** Pan the window the drag started on, once the pointer moved past DRAG_START_PX. */
+function moveDrag(t: InteractTarget, g: Gesture, p: Pt, scale: TimeScale): void {
+  const drag = g.drag;
+  if (!drag) return;
+  const dx = p.x - drag.x;
+  if (Math.abs(dx) > DRAG_START_PX || Math.abs(p.y - drag.y) > DRAG_START_PX) drag.moved = true;
+  if (drag.moved) {
+    const dUs = -dx / scale.pxPerUs;
+    appStore.getState().setWindow({ startUs: drag.startUs + dUs, endUs: drag.endUs + dUs });
+  }
+  t.hover(-1, 0, 0);
+}
+
+function pointerHandlers(t: InteractTarget, local: Local) {
+  const g: Gesture = { pointers: new Map(), drag: null, pinch: null };
   const onDown = (ev: PointerEvent) => {
     if (ev.pointerType === 'mouse' && ev.button !== 0) return;
-    pointers.set(ev.pointerId, local(ev));
-    canvas.setPointerCapture?.(ev.pointerId);
-    if (pointers.size === 2) return startPinch();
+    g.pointers.set(ev.pointerId, local(ev));
+    t.canvas.setPointerCapture?.(ev.pointerId);
+    if (g.pointers.size === 2) return startPinch(t, g);
     const w = appStore.getState().window;
     const p = local(ev);
-    drag = { x: p.x, y: p.y, startUs: w.startUs, endUs: w.endUs, moved: false };
+    g.drag = { x: p.x, y: p.y, startUs: w.startUs, endUs: w.endUs, moved: false };
   };
   const onMove = (ev: PointerEvent) => {
     const p = local(ev);
-    if (pointers.has(ev.pointerId)) pointers.set(ev.pointerId, p);
+    if (g.pointers.has(ev.pointerId)) g.pointers.set(ev.pointerId, p);
     const scale = t.scale();
     if (!scale) return;
-    if (pinch && pointers.size === 2) {
-      const [a, b] = [...pointers.values()];
-      const k = pinch.dist / Math.max(1, Math.abs(a.x - b.x)); // fingers apart → k < 1 → zoom in
-      const st = appStore.getState();
-      st.setWindow({ startUs: pinch.startUs, endUs: pinch.endUs });
-      st.zoomBy(k, pinch.midUs);
-      return;
-    }
-    if (drag && pointers.has(ev.pointerId)) {
-      const dx = p.x - drag.x;
-      if (Math.abs(dx) > DRAG_START_PX || Math.abs(p.y - drag.y) > DRAG_START_PX) drag.moved = true;
-      if (drag.moved) {
-        const dUs = -dx / scale.pxPerUs;
-        appStore.getState().setWindow({ startUs: drag.startUs + dUs, endUs: drag.endUs + dUs });
-      }
-      t.hover(-1, 0, 0);
-      return;
-    }
+    if (g.pinch && g.pointers.size === 2) return movePinch(g);
+    if (g.drag && g.pointers.has(ev.pointerId)) return moveDrag(t, g, p, scale);
     if (ev.pointerType !== 'mouse') return; // hover cards follow a cursor, not a finger
     const hit = eventAt(t, p.x, p.y, HOVER_TOL_PX);
-    canvas.style.cursor = hit < 0 ? 'grab' : 'pointer';
+    t.canvas.style.cursor = hit < 0 ? 'grab' : 'pointer';
     t.hover(hit, p.x, p.y);
   };
   const onUp = (ev: PointerEvent) => {
-    if (!pointers.delete(ev.pointerId)) return;
-    if (pinch) {
-      if (pointers.size === 0) pinch = null;
+    if (!g.pointers.delete(ev.pointerId)) return;
+    if (g.pinch) {
+      if (g.pointers.size === 0) g.pinch = null;
       return;
     }
-    const d = drag;
-    drag = null;
+    const d = g.drag;
+    g.drag = null;
     if (!d || d.moved) return;
     const p = local(ev);
     const hit = eventAt(t, p.x, p.y, ev.pointerType === 'mouse' ? HOVER_TOL_PX : TAP_TOL_PX);
@@ -118,10 +118,31 @@ export function attachInteractions(t: InteractTarget): () => void {
     if (ev.pointerType !== 'mouse') t.hover(-1, 0, 0);
   };
   const onCancel = (ev: PointerEvent) => {
-    pointers.delete(ev.pointerId);
-    if (pointers.size === 0) { drag = null; pinch = null; }
+    g.pointers.delete(ev.pointerId);
+    if (g.pointers.size === 0) { g.drag = null; g.pinch = null; }
   };
   const onLeave = (ev: PointerEvent) => { if (ev.pointerType === 'mouse') t.hover(-1, 0, 0); };
+  return { onDown, onMove, onUp, onCancel, onLeave };
+}
+
+function wheelHandler(t: InteractTarget, local: Local) {
+  return (ev: WheelEvent) => {
+    const scale = t.scale();
+    if (!scale) return;
+    ev.preventDefault();
+    const { x } = local(ev);
+    const st = appStore.getState();
+    if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+      st.panBy(((ev.shiftKey ? ev.deltaY : ev.deltaX) / scale.widthPx) * 0.5);
+    } else {
+      st.zoomBy(Math.exp(ev.deltaY * WHEEL_ZOOM), scale.pxToTime(Math.max(x, GUTTER_PX)));
+    }
+  };
+}
+
+/** Keys of a focused canvas, and the keyboard cursor's lane they move. */
+function keyHandlers(t: InteractTarget) {
+  let keyLane = 0;
   const onKey = (ev: KeyboardEvent) => {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const st = appStore.getState();
@@ -147,16 +168,28 @@ export function attachInteractions(t: InteractTarget): () => void {
   };
   const onFocus = () => t.onKeyLane(keyLane);
   const onBlur = () => t.onKeyLane(-1);
+  return { onKey, onFocus, onBlur };
+}
+
+/** Attach every handler; returns the detach function. */
+export function attachInteractions(t: InteractTarget): () => void {
+  const { canvas } = t;
+  const local: Local = (ev) => {
+    const r = canvas.getBoundingClientRect();
+    return { x: ev.clientX - r.left, y: ev.clientY - r.top };
+  };
+  const ptr = pointerHandlers(t, local);
+  const key = keyHandlers(t);
   const listeners: [string, EventListener, AddEventListenerOptions?][] = [
-    ['wheel', onWheel as EventListener, { passive: false }],
-    ['pointerdown', onDown as EventListener],
-    ['pointermove', onMove as EventListener],
-    ['pointerup', onUp as EventListener],
-    ['pointercancel', onCancel as EventListener],
-    ['pointerleave', onLeave as EventListener],
-    ['keydown', onKey as EventListener],
-    ['focus', onFocus as EventListener],
-    ['blur', onBlur as EventListener],
+    ['wheel', wheelHandler(t, local) as EventListener, { passive: false }],
+    ['pointerdown', ptr.onDown as EventListener],
+    ['pointermove', ptr.onMove as EventListener],
+    ['pointerup', ptr.onUp as EventListener],
+    ['pointercancel', ptr.onCancel as EventListener],
+    ['pointerleave', ptr.onLeave as EventListener],
+    ['keydown', key.onKey as EventListener],
+    ['focus', key.onFocus as EventListener],
+    ['blur', key.onBlur as EventListener],
   ];
   for (const [name, fn, opts] of listeners) canvas.addEventListener(name, fn, opts);
   return () => { for (const [name, fn] of listeners) canvas.removeEventListener(name, fn); };

@@ -8,7 +8,9 @@
 // whole lane is sub-pixel, O(pixel columns · log n) by jumping over each claimed column (with longer
 // events in the lane, the jump steps over blocks of sub-pixel events instead).
 
-import { firstExposed, firstVisible, gallopAtOrAfter, nextStartAtOrAfter, nextStartOrLong, type TimelineColumns } from './columns';
+import {
+  firstExposed, firstVisible, gallopAtOrAfter, nextStartAtOrAfter, nextStartOrLong, type TimelineColumns,
+} from './columns';
 import type { RectBatch } from './rect_batch';
 import type { TimeScale } from '../../trace/time_scale';
 
@@ -100,7 +102,12 @@ export function rowRuns(row: Uint8Array, run?: (code: number, firstCol: number, 
 }
 
 /** Add every lane's visible exposed intervals to the band and strip paths, merged across sub-pixel gaps. */
-export function exposedRuns(c: TimelineColumns, layout: { readonly top: Float64Array; readonly laneHeightPx: number }, scale: TimeScale, out: ExposedPaths): void {
+export function exposedRuns(
+  c: TimelineColumns,
+  layout: { readonly top: Float64Array; readonly laneHeightPx: number },
+  scale: TimeScale,
+  out: ExposedPaths,
+): void {
   const x0 = scale.x0Px;
   const x1 = scale.x0Px + scale.widthPx;
   const t1 = scale.window.endUs;

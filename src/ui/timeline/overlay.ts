@@ -48,7 +48,8 @@ export function flowOf(events: readonly TraceEvent[], schedule: Schedule | undef
     let use = -1;
     for (let i = 0; i < events.length; i++) {
       const c = events[i];
-      if (c.rank === e.rank && c.kind === 'compute' && users.has(c.name) && c.start >= after - 1e-9 && (use < 0 || c.start < events[use].start)) use = i;
+      const isUse = c.rank === e.rank && c.kind === 'compute' && users.has(c.name) && c.start >= after - 1e-9;
+      if (isUse && (use < 0 || c.start < events[use].start)) use = i;
     }
     if (use >= 0 && wait >= 0) hops.push({ from: wait, to: use, fromEdge: 'end' });
   }
