@@ -2,9 +2,21 @@
 // SimConfig paths, and usage errors as one line naming the flag and the allowed values (exit 2).
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CONFIG_FIELDS, DEFAULT_CONFIG, describeAllowed, getPath, parseConfigQuery, type SimConfig } from '../config';
+import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_PROFILES } from '../backends';
+import {
+  CONFIG_FIELDS,
+  DEFAULT_CONFIG,
+  decodeValue,
+  describeAllowed,
+  fieldError,
+  fieldSpec,
+  getPath,
+  isAllowed,
+  parseConfigQuery,
+  type FieldSpec,
+  type SimConfig,
+} from '../config';
 import { type ConfigError, oneOfMessage } from '../errors';
-import { AUTOBUCKETING_PROFILES } from '../backends';
 
 /** A bad flag or value: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -63,12 +75,22 @@ export const CONFIG_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   'torch-profile': { type: 'string' },
 };
 
+/** The --torch-profile names (`2.11`, `2.13`), from AUTOBUCKETING_PROFILES. */
+const PROFILE_NAMES = Object.keys(AUTOBUCKETING_PROFILES).map((k) => k.replace(/^torch-/, ''));
+
+/** The profile whose knobs are the defaults (AUTOBUCKETING_DEFAULTS is one of the profiles' objects). */
+const DEFAULT_PROFILE = Object.entries(AUTOBUCKETING_PROFILES)
+  .find(([, p]) => p === AUTOBUCKETING_DEFAULTS)?.[0]
+  .replace(/^torch-/, '');
+
 /** --torch-profile 2.11|2.13: the autobucketing knobs as that torch sets them (--set still wins). */
 function profileParams(command: string, value: unknown): Record<string, string> {
   if (value === undefined) return {};
-  const names = Object.keys(AUTOBUCKETING_PROFILES).map((k) => k.replace(/^torch-/, ''));
-  const profile = AUTOBUCKETING_PROFILES[`torch-${String(value)}` as keyof typeof AUTOBUCKETING_PROFILES];
-  if (profile === undefined) throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--torch-profile', names, value)}`);
+  const profile = Object.hasOwn(AUTOBUCKETING_PROFILES, `torch-${String(value)}`)
+    ? AUTOBUCKETING_PROFILES[`torch-${String(value)}` as keyof typeof AUTOBUCKETING_PROFILES]
+    : undefined;
+  if (profile === undefined)
+    throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--torch-profile', PROFILE_NAMES, value)}`);
   return Object.fromEntries(Object.entries(profile).map(([k, v]) => [`autobucketing.${k}`, String(v)]));
 }
 
@@ -78,33 +100,80 @@ const flagOfPath = (path: string, typed: ReadonlySet<string>): string => {
   return f && typed.has(f) ? `--${f}` : `--set ${path}`;
 };
 
-/** parseArgs with strict checking; its errors become one-line UsageErrors listing the valid flags. */
+/** What a flag takes, for messages: a command's own description, else its config field's allowed values. */
+function allowedOf(flag: string, allowed: Readonly<Record<string, string>>): string | undefined {
+  if (Object.hasOwn(allowed, flag)) return allowed[flag];
+  if (flag === 'set') return 'PATH=VALUE';
+  const path = Object.hasOwn(CONFIG_FLAGS, flag) ? CONFIG_FLAGS[flag] : undefined;
+  const f = path === undefined ? undefined : fieldSpec(path);
+  return f && describeAllowed(f);
+}
+
+interface FlagContext {
+  readonly names: readonly string[];
+  readonly allowed: Readonly<Record<string, string>>;
+}
+
+/** One parseArgs error as the CLI words it: the flag, what it takes, the valid flags. */
+function usageOf(command: string, e: unknown, args: readonly string[], ctx: FlagContext): UsageError | undefined {
+  const code = (e as { code?: string }).code;
+  const msg = (e as Error).message.split('\n')[0].split('. ')[0];
+  const valid = `valid flags: [${ctx.names.map((o) => `--${o}`).join(', ')}]`;
+  const usage = (text: string) => new UsageError(`fsdp-sim ${command}: ${text}`);
+  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(msg);
+  if (ambiguous) {
+    const [flag, value] = [ambiguous[1], args[args.indexOf(ambiguous[1]) + 1] ?? ''];
+    return usage(`${flag} takes a value; one that starts with '-' must be written ${flag}=${value}`);
+  }
+  const missing = /^Option '--([\w-]+) <value>' argument missing/.exec(msg);
+  if (missing) {
+    const takes = allowedOf(missing[1], ctx.allowed);
+    return usage(`${msg}: --${missing[1]} needs a value${takes ? `, ${takes}` : ''}`);
+  }
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return usage(`${msg}; ${valid}`);
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return usage(msg);
+  return undefined;
+}
+
+/**
+ * parseArgs with strict checking; its errors become one-line UsageErrors naming the flag and what
+ * it takes (`allowed`: a command's own flags; config flags say their field's values).
+ */
 export function parseFlags<const O extends NonNullable<ParseArgsConfig['options']>, const P extends boolean = false>(
   command: string,
   args: readonly string[],
   options: O,
   allowPositionals?: P,
+  allowed: Readonly<Record<string, string>> = {},
 ) {
   try {
     return parseArgs({ args: [...args], options, strict: true, allowPositionals: (allowPositionals ?? false) as P });
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    const valid = `valid flags: [${Object.keys(options)
-      .map((o) => `--${o}`)
-      .join(', ')}]`;
-    const msg = (e as Error).message.split('\n')[0].split('. ')[0];
-    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(msg);
-    if (ambiguous) {
-      const [flag, value] = [ambiguous[1], args[args.indexOf(ambiguous[1]) + 1] ?? ''];
-      throw new UsageError(
-        `fsdp-sim ${command}: ${flag} takes a value; one that starts with '-' must be written ${flag}=${value}`,
-      );
-    }
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`fsdp-sim ${command}: ${msg}; ${valid}`);
-    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`fsdp-sim ${command}: ${msg}; ${valid}`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(`fsdp-sim ${command}: ${msg}`);
-    throw e;
+    throw usageOf(command, e, args, { names: Object.keys(options), allowed }) ?? e;
   }
+}
+
+/** A command flag's allowed values in the config's vocabulary (config/fields.ts), without a path. */
+export type FlagRule = FieldSpec extends infer F
+  ? F extends FieldSpec
+    ? Omit<F, 'path' | 'label' | 'group'>
+    : never
+  : never;
+
+/** The rule as a field named `--flag`, so that config's checks and messages apply to it as they are. */
+const asField = (flag: string, rule: FlagRule): FieldSpec =>
+  ({ ...rule, path: `--${flag}`, label: flag, group: 'live' }) as FieldSpec;
+
+/** `an integer in [1, 16]`: what a rule allows, for help and messages. */
+export const describeRule = (rule: FlagRule): string => describeAllowed(asField('', rule));
+
+/** `raw` as the value `rule` allows (read as the URL reads it), else a UsageError naming --flag and the values. */
+export function flagValue(command: string, flag: string, rule: FlagRule, raw: string): unknown {
+  const f = asField(flag, rule);
+  const v = decodeValue(f, raw);
+  if (!isAllowed(f, v)) throw new UsageError(`fsdp-sim ${command}: ${fieldError(f, raw).message}`);
+  return v;
 }
 
 /** A ConfigError about a config path, reworded to name the flag the user typed. */
@@ -166,14 +235,23 @@ export function configFromFlags(
   return config;
 }
 
-/** Help lines for the config flags, with each one's allowed values. */
+/** `  --flag              text`: one help line, the flag padded to the text column. */
+export const helpLine = (flag: string, text: string): string => `  --${flag.padEnd(18)} ${text}`;
+
+/** Help lines for the config flags, with each one's allowed values and default (from the declarations). */
 export function configFlagHelp(except: readonly string[] = []): string[] {
-  const profile = `  --${'torch-profile'.padEnd(18)} one of [2.11, 2.13]: autobucketing knobs as that torch sets them (default 2.11)`;
-  return [profile, ...Object.entries(CONFIG_FLAGS)
+  const dflt = DEFAULT_PROFILE === undefined ? '' : ` (default ${DEFAULT_PROFILE})`;
+  const profile = `one of [${PROFILE_NAMES.join(', ')}]: autobucketing knobs as that torch sets them${dflt}`;
+  const fields = Object.entries(CONFIG_FLAGS)
     .filter(([flag]) => !except.includes(flag))
     .map(([flag, path]) => {
-      const f = CONFIG_FIELDS.find((x) => x.path === path)!;
-      const dflt = getPath(DEFAULT_CONFIG, path);
-      return `  --${flag.padEnd(18)} ${describeAllowed(f)}${dflt === null ? '' : ` (default ${String(dflt)})`}`;
-    })];
+      const f = fieldSpec(path);
+      const mapped = Object.hasOwn(FLAG_VALUES, flag) ? FLAG_VALUES[flag] : undefined;
+      const value = getPath(DEFAULT_CONFIG, path);
+      // a flag with its own words (--alignment on|off) shows them, its default too
+      const shown = mapped ? Object.keys(mapped).find((k) => mapped[k] === String(value)) : value;
+      const allowed = mapped ? `one of [${Object.keys(mapped).join(', ')}]` : f ? describeAllowed(f) : 'a config value';
+      return helpLine(flag, `${allowed}${value === null ? '' : ` (default ${String(shown)})`}`);
+    });
+  return [helpLine('torch-profile', profile), ...fields];
 }

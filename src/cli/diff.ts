@@ -8,7 +8,15 @@ import { resolveMesh } from '../config';
 import { describeMismatch } from '../sim';
 import { culpritPlan, findCulprit, type Culprit } from '../pipeline/culprit';
 import { waitOfGraph } from '../trace/chrome_export';
-import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
+import {
+  CONFIG_OPTIONS,
+  type FlagRule,
+  UsageError,
+  configFromFlags,
+  describeRule,
+  flagValue,
+  parseFlags,
+} from './args';
 import { parseBackends } from './compare';
 import type { Io } from './io';
 import { formatDuration } from '../util';
@@ -39,13 +47,9 @@ export const DIFF_USAGE = [
   `  --csv                the rows as CSV: ${DIFF_COLUMNS.join(', ')}`,
 ].join('\n');
 
-function intFlag(name: string, text: string | undefined, min: number, max: number, fallback: number): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < min || n > max)
-    throw new UsageError(`fsdp-sim diff: --${name} must be an integer in [${min}, ${max}], got '${text}'`);
-  return n;
-}
+/** --rank and --top: what each takes, for the messages of a missing value. */
+const TOP_RULE: FlagRule = { kind: 'int', min: 1, max: 1e9 };
+const DIFF_ALLOWED = { rank: 'an integer in [0, --ranks − 1]', top: describeRule(TOP_RULE) };
 
 /** The table's "hides it in B" column is clipped (--json / --csv carry the whole text). */
 const HIDES_WIDTH = 56;
@@ -115,7 +119,7 @@ function formatDiff(d: BackendDiff, top: number | undefined, culprits: readonly 
 }
 
 export async function diffCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values } = parseFlags('diff', argv, DIFF_OPTIONS);
+  const { values } = parseFlags('diff', argv, DIFF_OPTIONS, false, DIFF_ALLOWED);
   if (values.help) {
     io.out(DIFF_USAGE);
     return 0;
@@ -127,8 +131,8 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
     throw new UsageError(
       `fsdp-sim diff: --backends needs exactly two backends A,B, got ${backends.length} ('${values.backends}')`,
     );
-  const rank = intFlag('rank', values.rank, 0, cfg.ranks - 1, 0);
-  const top = values.top === undefined ? undefined : intFlag('top', values.top, 1, 1e9, 1);
+  const rank = flagValue('diff', 'rank', { kind: 'int', min: 0, max: cfg.ranks - 1 }, values.rank ?? '0') as number;
+  const top = values.top === undefined ? undefined : (flagValue('diff', 'top', TOP_RULE, values.top) as number);
   const graph = buildGraph(cfg);
   // the ranks the culprit compares (all below EMIT_ALL_BELOW; from there as many as it needs)
   const mesh = resolveMesh(cfg.ranks, cfg.parallelism);

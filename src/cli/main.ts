@@ -61,7 +61,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return await analyzeCommand(rest, io);
       case 'train': {
         const { trainCommand } = await import('./train');
-        return await trainCommand([...rest]);
+        return await trainCommand(rest, io);
       }
       default:
         io.err(`fsdp-sim: unknown command '${command}'; valid commands: [${COMMANDS.join(', ')}] (fsdp-sim --help)`);

@@ -7,15 +7,15 @@
 // Bad flags: one line naming the flag and the allowed values, exit code 2.
 
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
-import { ConfigError, oneOfMessage } from '../errors';
-import { HARDWARE_NAMES, NETWORK_NAMES, type HardwareName, type NetworkName } from '../estimate';
+import { DEFAULT_CONFIG, fieldSpec } from '../config';
+import type { HardwareName, NetworkName } from '../estimate';
+import { describeMesh } from '../graph/mesh';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm/types';
 import { runTrainingNode } from '../runtime/coordinator_node';
 import { formatPhases, phaseReport } from '../runtime/exec';
-import { processIo, type Io } from './io';
-import { describeMesh } from '../graph/mesh';
 import { KERNEL_CHOICES, type KernelChoice } from '../runtime/rank';
 import {
+  DEFAULT_GLOBAL_BATCH,
   LIVE_DEFAULT_LR,
   MAX_LIVE_RANKS,
   TIMING_MODES,
@@ -25,30 +25,70 @@ import {
   type TimingMode,
   type TrainingOptions,
 } from '../runtime/training_plan';
+import { type FlagRule, UsageError, describeRule, flagValue, helpLine, parseFlags } from './args';
+import { processIo, type Io } from './io';
 
-export const TRAIN_USAGE =
+/** A train flag: what it allows and its default (text, as typed), each read from where it is declared. */
+interface TrainFlag {
+  readonly rule: FlagRule;
+  readonly dflt: string;
+}
+
+/** A config field's rule (hardware, network: the simulator's own declaration). */
+function fieldRule(path: string): FlagRule {
+  const { path: _p, label: _l, group: _g, ...rule } = fieldSpec(path)!;
+  return rule as FlagRule;
+}
+
+const oneOf = (values: readonly string[], dflt: string): TrainFlag => ({ rule: { kind: 'enum', values }, dflt });
+const int = (min: number, max: number, dflt: number): TrainFlag => ({
+  rule: { kind: 'int', min, max },
+  dflt: `${dflt}`,
+});
+
+/** The value flags of train; --global-batch defaults by the data-parallel ranks (defaultGlobalBatch). */
+const TRAIN_FLAGS = {
+  model: oneOf(['tiny'], 'tiny'),
+  ranks: int(1, MAX_LIVE_RANKS, 1),
+  tp: int(1, MAX_LIVE_RANKS, 1),
+  'dp-replicate': int(1, MAX_LIVE_RANKS, 1),
+  steps: int(1, 1_000_000, 50),
+  backend: oneOf(BACKEND_NAMES, DEFAULT_CONFIG.backendA),
+  seed: int(0, 0xffffffff, 0),
+  kernels: oneOf(KERNEL_CHOICES, 'cpu'),
+  collective: oneOf(COLLECTIVE_ALGORITHMS, DEFAULT_CONFIG.live.collectiveAlgorithm),
+  timing: oneOf(TIMING_MODES, DEFAULT_CONFIG.live.timing),
+  hardware: { rule: fieldRule('hardware'), dflt: DEFAULT_CONFIG.hardware },
+  network: { rule: fieldRule('network'), dflt: DEFAULT_CONFIG.network },
+  lr: { rule: { kind: 'number', min: 0, max: 1, minOpen: true }, dflt: `${LIVE_DEFAULT_LR}` },
+  'global-batch': { rule: { kind: 'int', min: 1, max: 4096 }, dflt: '' },
+  every: int(1, 1_000_000, 10),
+} as const satisfies Record<string, TrainFlag>;
+type TrainFlagName = keyof typeof TRAIN_FLAGS;
+
+const TRAIN_OPTIONS = {
+  ...(Object.fromEntries(Object.keys(TRAIN_FLAGS).map((f) => [f, { type: 'string' }])) as Record<
+    TrainFlagName,
+    { type: 'string' }
+  >),
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** What each value flag takes, for a missing value's message. */
+const TRAIN_ALLOWED = Object.fromEntries(Object.entries(TRAIN_FLAGS).map(([f, t]) => [f, describeRule(t.rule)]));
+
+export const TRAIN_USAGE = [
   'usage: fsdp-sim train --model tiny --ranks 1..16 [--tp T] [--dp-replicate R] --steps N --backend NAME [--seed S] ' +
-  '[--kernels gpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
-  '[--network NAME] [--lr X] [--global-batch B] [--every K] [--json]';
-
-const VALUE_FLAGS = [
-  '--model',
-  '--ranks',
-  '--tp',
-  '--dp-replicate',
-  '--steps',
-  '--backend',
-  '--seed',
-  '--kernels',
-  '--collective',
-  '--timing',
-  '--hardware',
-  '--network',
-  '--lr',
-  '--global-batch',
-  '--every',
-] as const;
-const BOOL_FLAGS = ['--json', '--help'] as const;
+    '[--kernels gpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
+    '[--network NAME] [--lr X] [--global-batch B] [--every K] [--json]',
+  '',
+  ...Object.entries(TRAIN_FLAGS).map(([f, t]) => {
+    const dflt = f === 'global-batch' ? `${DEFAULT_GLOBAL_BATCH} rounded up to a multiple of --ranks / --tp` : t.dflt;
+    return helpLine(f, `${describeRule(t.rule)} (default ${dflt})`);
+  }),
+  helpLine('json', 'print exactly {"device","losses","finalParamsHash","stepsPerSec","phases"}'),
+].join('\n');
 
 interface TrainArgs {
   readonly opts: Omit<TrainingOptions, 'onProgress' | 'signal'>;
@@ -57,105 +97,68 @@ interface TrainArgs {
   readonly help: boolean;
 }
 
-function pick<T extends string | number>(
-  flag: string,
-  allowed: readonly T[],
-  raw: string,
-  parse: (s: string) => unknown = (s) => s,
-): T {
-  const v = parse(raw);
-  if (!(allowed as readonly unknown[]).includes(v)) throw new ConfigError(flag, oneOfMessage(flag, allowed, raw));
-  return v as T;
-}
-
-function int(flag: string, raw: string, lo: number, hi: number): number {
-  const v = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(v) || v < lo || v > hi) {
-    throw new ConfigError(flag, `${flag} must be an integer in [${lo}, ${hi}], got ${JSON.stringify(raw)}`);
-  }
-  return v;
-}
-
-/** Parse `train` flags (argv after the command name). Throws ConfigError naming the flag. */
-export function parseTrainArgs(argv: readonly string[]): TrainArgs {
-  const vals = new Map<string, string>();
-  const bools = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const [name, inline] =
-      a.startsWith('--') && a.includes('=')
-        ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
-        : [a, undefined];
-    if ((BOOL_FLAGS as readonly string[]).includes(name)) {
-      if (inline !== undefined) throw new ConfigError(name, `${name} takes no value, got ${JSON.stringify(inline)}`);
-      bools.add(name);
-    } else if ((VALUE_FLAGS as readonly string[]).includes(name)) {
-      const v = inline ?? argv[++i];
-      if (v === undefined || (inline === undefined && v.startsWith('--')))
-        throw new ConfigError(name, `${name} needs a value`);
-      vals.set(name, v);
-    } else {
-      throw new ConfigError(name, oneOfMessage('flag', [...VALUE_FLAGS, ...BOOL_FLAGS], a));
-    }
-  }
-  const get = (f: string, dflt: string) => vals.get(f) ?? dflt;
-  const lrRaw = vals.get('--lr');
-  const lr = lrRaw === undefined ? LIVE_DEFAULT_LR : Number(lrRaw);
-  if (!Number.isFinite(lr) || lr <= 0 || lr > 1)
-    throw new ConfigError('--lr', `--lr must be a number in (0, 1], got ${JSON.stringify(lrRaw)}`);
-  const ranks = int('--ranks', get('--ranks', '1'), 1, MAX_LIVE_RANKS);
-  const tp = int('--tp', get('--tp', '1'), 1, MAX_LIVE_RANKS);
-  const dpReplicate = int('--dp-replicate', get('--dp-replicate', '1'), 1, MAX_LIVE_RANKS);
+/** The mesh flags' product must divide --ranks; returns the data-parallel ranks (--ranks / --tp). */
+function dataParallelRanks(ranks: number, tp: number, dpReplicate: number): number {
   if (ranks % (tp * dpReplicate) !== 0) {
-    throw new ConfigError(
-      '--tp',
-      `--tp × --dp-replicate (${tp} × ${dpReplicate}) must divide --ranks (${ranks}): dp_shard takes the rest`,
+    throw new UsageError(
+      `fsdp-sim train: --tp × --dp-replicate (${tp} × ${dpReplicate}) must divide --ranks (${ranks}): ` +
+        'dp_shard takes the rest',
     );
   }
-  const dp = ranks / tp; // data-parallel ranks: ranks of one tp group train on the same rows
-  const globalBatch = int('--global-batch', get('--global-batch', String(defaultGlobalBatch(dp))), 1, 4096);
+  return ranks / tp; // ranks of one tp group train on the same rows
+}
+
+/** Parse `train` flags (argv after the command name). Throws a UsageError naming the flag. */
+export function parseTrainArgs(argv: readonly string[]): TrainArgs {
+  const { values } = parseFlags('train', argv, TRAIN_OPTIONS, false, TRAIN_ALLOWED);
+  const get = <T>(f: TrainFlagName, dflt: string = TRAIN_FLAGS[f].dflt): T =>
+    flagValue('train', f, TRAIN_FLAGS[f].rule, values[f] ?? dflt) as T;
+  const [ranks, tp, dpReplicate] = [get<number>('ranks'), get<number>('tp'), get<number>('dp-replicate')];
+  const dp = dataParallelRanks(ranks, tp, dpReplicate);
+  const globalBatch = get<number>('global-batch', String(defaultGlobalBatch(dp)));
   if (globalBatch % dp !== 0) {
-    throw new ConfigError(
-      '--global-batch',
-      `--global-batch must be divisible by the data-parallel ranks, --ranks / --tp (${dp}), got ${globalBatch}`,
+    throw new UsageError(
+      `fsdp-sim train: --global-batch must be divisible by the data-parallel ranks, --ranks / --tp (${dp}), ` +
+        `got ${globalBatch}`,
     );
   }
   return {
-    json: bools.has('--json'),
-    help: bools.has('--help'),
-    every: int('--every', get('--every', '10'), 1, 1_000_000),
+    json: !!values.json,
+    help: !!values.help,
+    every: get<number>('every'),
     opts: {
-      model: pick<'tiny'>('--model', ['tiny'], get('--model', 'tiny')),
+      model: get<'tiny'>('model'),
       ranks,
       ...(tp > 1 ? { tp } : {}),
       ...(dpReplicate > 1 ? { dpReplicate } : {}),
-      steps: int('--steps', get('--steps', '50'), 1, 1_000_000),
-      backend: pick<BackendName>('--backend', BACKEND_NAMES, get('--backend', 'aot_eager')),
-      seed: int('--seed', get('--seed', '0'), 0, 0xffffffff),
-      kernels: pick<KernelChoice>('--kernels', KERNEL_CHOICES, get('--kernels', 'cpu')),
-      collective: pick<CollectiveAlgorithm>('--collective', COLLECTIVE_ALGORITHMS, get('--collective', 'direct')),
-      timing: pick<TimingMode>('--timing', TIMING_MODES, get('--timing', 'preset')),
-      hardware: pick<HardwareName>('--hardware', HARDWARE_NAMES, get('--hardware', 'h100')),
-      network: pick<NetworkName>('--network', NETWORK_NAMES, get('--network', 'nvlink-ib')),
-      lr,
+      steps: get<number>('steps'),
+      backend: get<BackendName>('backend'),
+      seed: get<number>('seed'),
+      kernels: get<KernelChoice>('kernels'),
+      collective: get<CollectiveAlgorithm>('collective'),
+      timing: get<TimingMode>('timing'),
+      hardware: get<HardwareName>('hardware'),
+      network: get<NetworkName>('network'),
+      lr: get<number>('lr'),
       globalBatch,
     },
   };
 }
 
 /** Run `train`; returns the exit code (0 ok, 1 training failed, 2 bad flags). Never calls process.exit. */
-export async function trainCommand(argv: string[], io: Io = processIo): Promise<number> {
+export async function trainCommand(argv: readonly string[], io: Io = processIo): Promise<number> {
   let args: TrainArgs;
   try {
     args = parseTrainArgs(argv);
+    if (args.help) {
+      io.out(TRAIN_USAGE);
+      return 0;
+    }
     planTraining(args.opts); // what the flags cannot say alone (a mesh the model cannot split) fails here, as bad flags
   } catch (e) {
-    io.err(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}`);
+    if (e instanceof UsageError) io.err(e.message);
+    else io.err(`fsdp-sim train: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
-  }
-  if (args.help) {
-    io.out(TRAIN_USAGE);
-    return 0;
   }
   const { opts, json, every } = args;
   const out = (s: string) => {

@@ -21,7 +21,7 @@ export {
   type FieldSpec,
 } from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError, crossCheck } from './validate';
-export { configToQuery, configFromQuery, parseConfigQuery, type QueryParse } from './url';
+export { configToQuery, configFromQuery, decodeValue, parseConfigQuery, type QueryParse } from './url';
 export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';

@@ -16,7 +16,7 @@ const INT_TEXT = /^[+-]?\d+$/;
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /** Text from the URL → a typed value, or undefined when it cannot be one for this field. */
-function decodeValue(f: FieldSpec, s: string): unknown {
+export function decodeValue(f: FieldSpec, s: string): unknown {
   if (f.kind === 'enum') return f.nullable && (s === 'null' || s === 'auto' || s === '') ? null : s;
   if (f.kind === 'bool') return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : s;
   if ((f.nullable && (s === 'null' || s === 'auto')) || (f.nullable && s === '')) return null;

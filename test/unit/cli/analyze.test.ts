@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main';
+import { cli } from './run_cli';
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
 
 const HTA = fileURLToPath(new URL('../../fixtures/hta/', import.meta.url));
@@ -13,13 +13,6 @@ const expected = JSON.parse(readFileSync(join(HTA, 'expected.json'), 'utf8')).tr
 const files: string[] = expected.files.map((f: string) => join(HTA, f));
 const tmp = mkdtempSync(join(tmpdir(), 'fsdp-sim-analyze-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('fsdp-sim analyze', () => {
   it("prints HTA's per-rank figures for .json.gz rank files (--json), per iteration too", async () => {

@@ -7,21 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main';
+import { cli } from './run_cli';
 import { ALPHA_US, BETA, SCALES, kinetoFiles } from '../../helpers/kineto_synth';
 
 const dir = mkdtempSync(join(tmpdir(), 'fsdp-calib-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    out: (t) => void out.push(t),
-    err: (t) => void err.push(t),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('fsdp-sim calibrate', () => {
   const [r0, r1] = kinetoFiles(false);

@@ -1,19 +1,9 @@
 // `fsdp-sim diff` in process: JSON rows for every collective, CSV, the top-exposed table and usage errors.
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main';
+import { cli } from './run_cli';
 import { defaultConfig } from '../../../src/config';
 import { buildGraph } from '../../../src/pipeline';
 import { DIFF_COLUMNS } from '../../../src/pipeline/diff';
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    out: (t) => void out.push(t),
-    err: (t) => void err.push(t),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('fsdp-sim diff', () => {
   it('prints a JSON row for every collective of the chosen rank', async () => {
@@ -62,6 +52,6 @@ describe('fsdp-sim diff', () => {
     expect(three.code).toBe(2);
     expect(three.err).toMatch(/--backends needs exactly two backends A,B, got 3/);
     const rank = await cli(['diff', '--rank', '4']);
-    expect([rank.code, rank.err]).toEqual([2, "fsdp-sim diff: --rank must be an integer in [0, 3], got '4'"]);
+    expect([rank.code, rank.err]).toEqual([2, 'fsdp-sim diff: --rank must be an integer in [0, 3], got "4"']);
   });
 });

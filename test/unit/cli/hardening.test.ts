@@ -1,13 +1,12 @@
 // CLI defects found by probing (issue 12): each case failed before its fix. In-process main() with
 // a buffered Io, so no test depends on another's state; trace folders are fresh temp dirs.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main';
+import { describe, expect, it } from 'vitest';
+import { cli, tempDirs } from './run_cli';
 import { HARDWARE_NAMES } from '../../../src/estimate';
 import { importTrace } from '../../../src/trace/import';
 
@@ -15,22 +14,7 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const FX = ['tiny_4layer_fw.json', 'tiny_4layer_bw.json'].map((f) => join(REPO, 'test/fixtures/fx', f));
 const HANG = ['--ranks', '8', '--jitter-pct', '50', '--alignment', 'off'];
 
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
-
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'fsdp-sim-cli-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('fsdp-sim-cli-');
 
 describe('a collective mismatch is an error in every output', () => {
   it('compare --json gives the hung backend {backend, error} with no step time, and exits 1', async () => {

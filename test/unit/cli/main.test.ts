@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES } from '../../../src/backends/types';
-import { main } from '../../../src/cli/main';
+import { cli as inProcess } from './run_cli';
 import { HARDWARE_NAMES } from '../../../src/estimate';
 import { importTrace } from '../../../src/trace/import';
 
@@ -23,13 +23,6 @@ async function cli(args: string[], entry: string[] = ['--import', 'tsx', 'src/cl
     const x = e as { code: number; stdout: string; stderr: string };
     return { code: x.code, stdout: x.stdout, stderr: x.stderr };
   }
-}
-
-async function inProcess(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 describe('fsdp-sim compare', () => {

@@ -1,14 +1,7 @@
 // `fsdp-sim compare` on a mesh: the mesh flags, the mesh in the JSON, collectives per process
 // group, and usage errors naming the flag.
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main';
-
-async function inProcess(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+import { cli as inProcess } from './run_cli';
 
 type Counts = { all_gather: number; reduce_scatter: number; all_reduce: number };
 type Result = {

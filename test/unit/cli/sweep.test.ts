@@ -1,13 +1,6 @@
 // `fsdp-sim sweep` in process: the JSON / CSV / table shapes, and usage errors (exit 2, one line).
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main';
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+import { cli } from './run_cli';
 
 describe('fsdp-sim sweep', () => {
   it('prints one JSON row per point and backend, the cross product in order', async () => {

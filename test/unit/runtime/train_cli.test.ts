@@ -35,9 +35,10 @@ describe('trainCommand', () => {
     [['--backend', 'inductor'], literal(`--backend must be one of [${BACKEND_NAMES.join(', ')}], got "inductor"`)],
     [['--kernels', 'tpu'], /--kernels must be one of \[gpu, cpu, auto\]/],
     [['--collective', 'tree'], /--collective must be one of \[direct, ring\]/],
-    [['--steps', '-1'], /--steps must be an integer in \[1, 1000000\], got "-1"/],
+    [['--steps=-1'], /--steps must be an integer in \[1, 1000000\], got "-1"/],
+    [['--steps', '-1'], /--steps takes a value; one that starts with '-' must be written --steps=-1/],
     [['--model', 'llama3-8b'], /--model must be one of \[tiny\]/],
-    [['--frobnicate'], /flag must be one of \[--model, .*--json.*\], got "--frobnicate"/],
+    [['--frobnicate'], /Unknown option '--frobnicate'; valid flags: \[--model, .*--json.*\]/],
     [['--seed'], /--seed needs a value/],
   ])('exits 2 with one line naming the flag for %j', async (argv, re) => {
     const { io, out, err } = bufferIo();
