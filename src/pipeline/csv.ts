@@ -1,12 +1,16 @@
-// CSV text (RFC 4180) for the sweep and diff exports, shared by the CLI and the app's download buttons.
+// CSV text (RFC 4180) for the sweep and diff exports, shared by the CLI and the app's download
+// buttons: d3-dsv's writer (quotes a cell holding a comma, quote or line break; quotes doubled).
 
-/** A cell: quoted when it holds a comma, quote or newline (quotes doubled); null, undefined and NaN are empty. */
-export function csvCell(v: unknown): string {
-  const s = v === null || v === undefined ? '' : typeof v === 'number' && Number.isNaN(v) ? '' : String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+import { csvFormatRows, csvFormatValue } from 'd3';
+
+/** A cell's text: null, undefined and NaN are empty (a figure that does not exist), the rest String(v). */
+const cellText = (v: unknown): string =>
+  v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v)) ? '' : String(v);
+
+/** One cell as CSV (quoted when it needs to be). */
+export const csvCell = (v: unknown): string => csvFormatValue(cellText(v));
 
 /** A header line, then one line per row. */
 export function csvOf(head: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  return [head, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\n');
+  return csvFormatRows([head, ...rows].map((cells) => cells.map(cellText)));
 }
