@@ -28,10 +28,13 @@ export {
   isOneDim,
   meshGroup,
   meshSize,
+  resolveMesh,
   sumGroupCounts,
   type GroupCounts,
   type Mesh,
+  type MeshDegrees,
   type MeshDim,
+  type MeshFields,
   type MeshGroup,
 } from './mesh';
 export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops, numel, tensorBytes } from './flops';

@@ -1,7 +1,10 @@
 // A device mesh as torchtitan builds it (torchtitan/distributed/parallel_dims.py): dimensions
 // ["dp_replicate", "dp_shard", "tp"], row-major, so tp is innermost (consecutive ranks), dp_shard
 // strides by tp and dp_replicate by dp_shard · tp. Each dimension of size > 1 is a process group
-// named after it; a 1-D FSDP mesh keeps SimpleFSDP's one group, 'dp'.
+// named after it; a 1-D FSDP mesh keeps SimpleFSDP's one group, 'dp' (docs/ARCHITECTURE.md §7).
+// resolveMesh is the one place degrees become a mesh: the config's, the CLI's and a live run's.
+
+import { ConfigError } from '../errors';
 
 export interface Mesh {
   readonly dpReplicate: number;
@@ -18,6 +21,42 @@ export const MESH_DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
 export const DP_GROUP = 'dp';
 
 export const fsdpMesh = (n: number): Mesh => ({ dpReplicate: 1, dpShard: n, tp: 1 });
+
+/** A mesh's degrees as a run asks for them: `dpShard` -1 means the ranks the others leave (torchtitan's -1). */
+export interface MeshDegrees {
+  readonly dpReplicate: number;
+  readonly dpShard: number;
+  readonly tp: number;
+}
+
+/** The names a caller's input gives each degree, for the errors: a config's fields, a CLI's flags. */
+export type MeshFields = Readonly<Record<keyof MeshDegrees, string>>;
+
+/** The mesh on `ranks` ranks, or a ConfigError naming the field and the product it must reach. */
+export function resolveMesh(ranks: number, d: MeshDegrees, f: MeshFields): Mesh {
+  const { dpReplicate: r, dpShard: s, tp: t } = d;
+  if (s === 0 || s < -1) {
+    throw new ConfigError(f.dpShard, `${f.dpShard} must be -1 (the rest) or an integer ≥ 1, got ${s}`);
+  }
+  if (s === -1) {
+    if (ranks % (r * t) !== 0) {
+      throw new ConfigError(
+        f.tp,
+        `${f.tp} · ${f.dpReplicate} (${t} · ${r}) must divide ranks (${ranks}): ` +
+          `${f.dpShard} -1 takes the rest of the ranks`,
+      );
+    }
+    return { dpReplicate: r, dpShard: ranks / (r * t), tp: t };
+  }
+  if (r * s * t !== ranks) {
+    throw new ConfigError(
+      f.dpShard,
+      `${f.dpShard} · ${f.dpReplicate} · ${f.tp} must equal ranks (${ranks}), ` +
+        `got ${s} · ${r} · ${t} = ${r * s * t} (or set ${f.dpShard} -1: the rest)`,
+    );
+  }
+  return { dpReplicate: r, dpShard: s, tp: t };
+}
 
 export const isOneDim = (m: Mesh): boolean => m.dpReplicate === 1 && m.tp === 1;
 

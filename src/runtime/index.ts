@@ -4,7 +4,7 @@
 // Every run reports where each step went (phases, per rank and step; exec/phases.ts).
 export {
   DEFAULT_COMM_TIMEOUT_MS, DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, TIMING_MODES, RankError,
-  defaultGlobalBatch,
+  defaultGlobalBatch, liveMesh,
   measuredEvents, planTraining, presetEvents, runTraining, runTrainingWith,
 } from './coordinator';
 export type {

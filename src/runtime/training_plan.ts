@@ -18,7 +18,7 @@ import {
   type StepConfig,
 } from '../graph';
 import type { StepGraph } from '../graph';
-import { isOneDim, type Mesh } from '../graph/mesh';
+import { isOneDim, resolveMesh, type Mesh, type MeshFields } from '../graph';
 import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
 import { intIn, midpointMedian } from '../util';
@@ -176,18 +176,14 @@ function recomputeKnobs(o: TrainingOptions): Pick<StepConfig, 'reshardAfterForwa
   };
 }
 
+const LIVE_MESH_FIELDS: MeshFields = { dpReplicate: 'dpReplicate', dpShard: 'dp_shard', tp: 'tp' };
+
 /** The mesh of a live run: tp × dp_replicate from the options, dp_shard the rest of the ranks (torchtitan's -1). */
 export function liveMesh(opts: Pick<TrainingOptions, 'ranks' | 'tp' | 'dpReplicate'>): Mesh {
   const ranks = opts.ranks;
   const tp = intIn('tp', opts.tp ?? 1, 1, MAX_LIVE_RANKS);
   const dpReplicate = intIn('dpReplicate', opts.dpReplicate ?? 1, 1, MAX_LIVE_RANKS);
-  if (ranks % (tp * dpReplicate) !== 0) {
-    throw new ConfigError(
-      'tp',
-      `tp · dpReplicate (${tp} · ${dpReplicate}) must divide ranks (${ranks}): dp_shard takes the rest of the ranks`,
-    );
-  }
-  return { dpReplicate, dpShard: ranks / (tp * dpReplicate), tp };
+  return resolveMesh(ranks, { dpReplicate, dpShard: -1, tp }, LIVE_MESH_FIELDS);
 }
 
 /** Events of one step on the preset's clock. */

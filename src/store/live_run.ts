@@ -8,7 +8,7 @@
 import type { BackendName, Schedule } from '../backends';
 import type { Mesh, ParallelismConfig, SimConfig } from '../config';
 import { MODEL_PRESETS } from '../model';
-import { MAX_LIVE_RANKS, planTraining, type TrainingOptions } from '../runtime';
+import { MAX_LIVE_RANKS, liveMesh, planTraining, type TrainingOptions } from '../runtime';
 import { simulate } from '../sim';
 import type { MemoryCurve } from '../trace';
 import type { SideResult } from './types';
@@ -32,7 +32,7 @@ function fitDegree(want: number, ranks: number, limit: number): number {
 export function liveMeshOf(p: Readonly<ParallelismConfig>, ranks: number): Mesh {
   const tp = fitDegree(p.tensor_parallel_degree, ranks, MODEL_PRESETS.tiny.nHeads);
   const dpReplicate = fitDegree(p.data_parallel_replicate_degree, ranks / tp, ranks / tp);
-  return { dpReplicate, dpShard: ranks / (tp * dpReplicate), tp };
+  return liveMesh({ ranks, tp, dpReplicate });
 }
 
 /** The options a live run of `backend` for `steps` steps starts the coordinator with. */
