@@ -152,3 +152,54 @@ describe('dump_pass_input', () => {
     expect(byName(g, 'all_gather_into_tensor')).toMatchObject({ estMs: 1.5, estMsSize0: 0.01, sizeBytes: 1280 });
   });
 });
+
+describe('group fields of collectives', () => {
+  type Node = RawNode & { group_size?: number; group_name?: string; mesh_dim?: string; value_type?: string };
+  type Dump = Omit<Raw, 'nodes'> & {
+    mesh?: Record<string, unknown>;
+    group_names?: Record<string, string>;
+    nodes: Node[];
+  };
+  const groupOf = (d: Dump, name: string) => {
+    const { group_size, group_name, mesh_dim } = d.nodes.find((n) => n.name === name) ?? ({} as Node);
+    return { group_size, group_name, mesh_dim };
+  };
+
+  it("writes each collective's group size, name and mesh dim on a 2-D mesh, as the importer reads them", () => {
+    const res = drive<{ found_root: boolean; files: Record<string, string>; error: string; wrote: boolean }>(
+      'mesh',
+      out,
+    );
+    expect(res.found_root).toBe(true); // a DTensor's tp sub-mesh gives its (dp_shard, tp) root
+    const d = readJson<Dump>(res.files['2d']);
+    expect(d.mesh).toEqual({ dp_shard: 2, tp: 2, mesh_dim_names: ['dp_shard', 'tp'] });
+    expect(d.group_names).toEqual({ '1': 'dp_shard', '3': 'tp' });
+    expect(groupOf(d, 'all_gather_into_tensor')).toEqual({ group_size: 2, group_name: '1', mesh_dim: 'dp_shard' });
+    // all_reduce has no size argument: its size comes from the process group
+    expect(groupOf(d, 'all_reduce')).toEqual({ group_size: 2, group_name: '3', mesh_dim: 'tp' });
+    expect(d.nodes.find((n) => n.name === 'primals_3')?.value_type).toBe('SimpleNamespace');
+    const g = imported(d);
+    expect(g.meta).toMatchObject({ worldSize: 4, mesh: { dpReplicate: 1, dpShard: 2, tp: 2 } });
+    const ag = byName(g, 'all_gather_into_tensor');
+    expect(ag.collective).toMatchObject({ group: 'dp_shard', groupSize: 2, groupStride: 2 });
+    expect(byName(g, 'all_reduce').collective).toMatchObject({ kind: 'all_reduce', group: 'tp', groupSize: 2 });
+    // without a resolver the all_reduce names only its mesh dim, and the importer sizes it from the mesh
+    const bare = readJson<Dump>(res.files['2d_no_resolver']);
+    expect(groupOf(bare, 'all_reduce')).toEqual({ group_size: undefined, group_name: '3', mesh_dim: 'tp' });
+    expect(byName(imported(bare), 'all_reduce').collective).toMatchObject({ group: 'tp', groupSize: 2 });
+    expect(res.error).toMatch(/world_size 8 differs from the mesh's size 4/);
+    expect(res.wrote).toBe(false);
+  });
+
+  it('writes a 1-D mesh, or none, as a plain FSDP dump: group sizes only', () => {
+    const res = drive<{ files: Record<string, string> }>('mesh', out);
+    const one = readJson<Dump>(res.files['1d']);
+    expect(one.mesh).toBeUndefined();
+    expect(one.group_names).toBeUndefined();
+    expect(groupOf(one, 'all_reduce')).toEqual({ group_size: 4, group_name: undefined, mesh_dim: undefined });
+    const none = readJson<Dump>(res.files.none);
+    const ag = groupOf(none, 'all_gather_into_tensor');
+    expect(ag).toEqual({ group_size: 2, group_name: undefined, mesh_dim: undefined });
+    expect(groupOf(none, 'all_reduce').group_size).toBeUndefined();
+  });
+});

@@ -2,12 +2,13 @@
 # graph modules that look like torch's (OpOverload-like targets whose str is 'aten.mm.default',
 # dtypes whose str is 'torch.bfloat16', FakeTensor-like meta['val'], non-node args such as group
 # sizes and names mixed in as torch has them), calls dump_graph_module, prints a JSON summary.
-# Usage: python3 fx_dump_driver.py MODE OUT_DIR   (MODE: simple | fixture | errors | backend)
+# Usage: python3 fx_dump_driver.py MODE OUT_DIR   (MODE: simple | fixture | errors | backend | pass_input | mesh)
 import json
 import operator
 import os
 import sys
 
+sys.modules["torch"] = None  # "without torch", even where it is installed: `import torch` raises ImportError
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "fx_dump"))
 import fsdp_sim_fx_dump as fx  # noqa: E402
 
@@ -267,6 +268,74 @@ def pass_input(out):
     return {"files": files}
 
 
+class FakeMesh:
+    """A DeviceMesh: dim names, sizes, one process group per dim (named as torch names them), its root."""
+
+    def __init__(self, dims, root=None):
+        self.mesh_dim_names = tuple(dims)
+        self._dims, self._root = dims, root
+
+    def size(self, i):
+        return list(self._dims.values())[i][0]
+
+    def get_group(self, name):
+        return types_ns(group_name=self._dims[name][1])
+
+    def _get_root_mesh(self):
+        return self._root or self
+
+
+def types_ns(**kw):
+    import types
+
+    return types.SimpleNamespace(**kw)
+
+
+AR = FakeOp("_c10d_functional.all_reduce.default")
+
+
+def _tp_graph():
+    """A forward on (dp_shard 2, tp 2): a dp_shard all-gather (group '1', size argument 2) and a tp
+    all-reduce (group '3', no size argument: only the group knows it)."""
+    g = FakeGraph()
+    w = g.add("primals_1", "placeholder", "primals_1", val=FakeTensor([8, 16], BF16))
+    x = g.add("primals_2", "placeholder", "primals_2", val=FakeTensor([4, 16], BF16))
+    g.add("primals_3", "placeholder", "primals_3", val=types_ns(kind="opaque mesh"))
+    ag = g.add("all_gather_into_tensor", "call_function", AG, (w, 2, "1"), val=FakeTensor([16, 16], BF16))
+    wt = g.add("wait_tensor", "call_function", WAIT, (ag,), val=FakeTensor([16, 16], BF16))
+    mm = g.add("mm", "call_function", aten("mm.default"), (x, wt), val=FakeTensor([4, 16], BF16))
+    ar = g.add("all_reduce", "call_function", AR, (mm, "sum", "3"), val=FakeTensor([4, 16], BF16))
+    wr = g.add("wait_tensor_1", "call_function", WAIT, (ar,), val=FakeTensor([4, 16], BF16))
+    sp = g.add("split", "call_function", aten("split.Tensor"), (wr, 2),
+               val=(FakeTensor([2, 16], BF16), FakeTensor([2, 16], BF16)))
+    g.add("output", "output", "output", ((sp,),))
+    return FakeGraphModule(g)
+
+
+def mesh(out):
+    """Group fields of collectives: on a 2-D mesh (found through a DTensor's sub-mesh), a 1-D one, none."""
+    root = FakeMesh({"dp_shard": (2, "1"), "tp": (2, "3")})
+    sub = FakeMesh({"tp": (2, "3")}, root=root)
+    found = fx.find_device_mesh([FakeTensor([1], BF16), types_ns(device_mesh=sub), sub])
+    sizes = {"1": 2, "3": 2}.get
+    gm = _tp_graph()
+    paths = {k: os.path.join(out, f"mesh_{k}.json") for k in ("2d", "2d_no_resolver", "1d", "none")}
+    fx.dump_graph_module(gm, "forward", 4, paths["2d"], mesh=found, group_size_of=sizes, estimate_ms=None)
+    fx.dump_graph_module(gm, "forward", 4, paths["2d_no_resolver"], mesh=root, group_size_of=None, estimate_ms=None)
+    one = FakeMesh({"fsdp": (4, "1")})
+    fx.dump_graph_module(gm, "forward", 4, paths["1d"], mesh=one, group_size_of=lambda n: 4, estimate_ms=None)
+    fx.dump_graph_module(gm, "forward", 4, paths["none"], group_size_of=None, estimate_ms=None)
+    try:
+        fx.dump_graph_module(gm, "forward", 8, os.path.join(out, "never.json"), mesh=root, group_size_of=sizes)
+        err = None
+    except ValueError as e:
+        err = str(e)
+    return {"found_root": found is root, "files": paths, "error": err,
+            "wrote": os.path.exists(os.path.join(out, "never.json"))}
+
+
 if __name__ == "__main__":
     mode, out_dir = sys.argv[1], sys.argv[2]
-    print(json.dumps({"simple": simple, "fixture": fixture, "errors": errors, "backend": backend, "pass_input": pass_input}[mode](out_dir)))
+    modes = {"simple": simple, "fixture": fixture, "errors": errors, "backend": backend, "pass_input": pass_input,
+             "mesh": mesh}
+    print(json.dumps(modes[mode](out_dir)))
