@@ -1,5 +1,6 @@
 // What a live run trains, decided once (docs/ARCHITECTURE.md §3.2): liveRunOptions turns the
-// config into the coordinator's options (world size, mesh, kernels, clock, presets). The live
+// config into the coordinator's options (world size, mesh, kernels, clock, presets, the
+// joint-graph knobs: reshard_after_forward, compile.mode, memory_policy). The live
 // slice starts the workers with them, and livePlanOf rebuilds from the same options the plan
 // those workers ran, so Explain and the memory chart describe that plan, mesh included.
 // A browser measures no device memory: the plan's memory curve is the simulator's on the
@@ -43,6 +44,8 @@ export function liveRunOptions(cfg: SimConfig, backend: BackendName, steps: numb
     model: 'tiny', ranks, tp: mesh.tp, dpReplicate: mesh.dpReplicate, steps, backend, seed: cfg.seed,
     kernels: cfg.live.kernels === 'webgpu' ? 'gpu' : cfg.live.kernels,
     collective: cfg.live.collectiveAlgorithm, timing: cfg.live.timing, hardware: cfg.hardware, network: cfg.network,
+    // the joint-graph knobs: what the backward gathers again and what the graph recomputes
+    reshardAfterForward: cfg.reshardAfterForward, compileMode: cfg.compileMode, memoryPolicy: cfg.memoryPolicy,
   };
 }
 

@@ -62,3 +62,26 @@ describe('livePlanOf', () => {
     expect(mesh?.memory[0]?.peakBytes).not.toBe(flat?.memory[0]?.peakBytes);
   });
 });
+
+describe('the joint-graph knobs of a live run', () => {
+  const knobs = { reshardAfterForward: 'never', compileMode: 'aot_fx_trace', memoryPolicy: 'full' } as const;
+  const withKnobs = (k: Partial<SimConfig>): SimConfig => ({ ...withMesh(1), ...k });
+  const allGathers = (cfg: SimConfig): number =>
+    livePlanOf(liveSide(cfg), cfg)?.schedule.graph.nodes.filter((n) => n.kind === 'all_gather').length ?? -1;
+
+  it('reach runTraining: reshard_after_forward, compile.mode and compile.memory_policy as configured', async () => {
+    expect(liveRunOptions(withKnobs(knobs), 'aot_eager', 2)).toMatchObject(knobs);
+    const store = createAppStore();
+    store.getState().setConfig(withKnobs(knobs));
+    await store.getState().startLive({ steps: 2 });
+    expect(started.at(-1)).toMatchObject(knobs);
+  });
+
+  it('reach the live plan: a run that never reshards gathers no parameter again in its backward', () => {
+    const regather = allGathers(withKnobs({ reshardAfterForward: 'always' }));
+    const kept = allGathers(withKnobs({ reshardAfterForward: 'never' }));
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(regather);
+    expect(livePlanOf(liveSide(withKnobs(knobs)), withKnobs(knobs))).not.toBeNull(); // the joint graph plans too
+  });
+});
