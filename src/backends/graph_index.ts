@@ -94,10 +94,17 @@ function buildIndex(graph: StepGraph): GraphIndex {
       if (c === undefined || !isCollectiveKind(src[c].kind)) {
         throw badNode(i, node, `waits on '${node.waitOf}', which is not a collective in the graph`);
       }
-      if (collOf0[i] !== -1 || waitOf0[c] !== -1) throw badNode(i, node, `is a second wait on '${node.waitOf}'`);
-      for (const p of ps) if (p !== c) throw badNode(i, node, `reads a tensor not produced by its collective`);
+      // torch's coalesced reduce-scatter (autobucketing/coalesced.ts): a wait per output, each through a getitem
+      const coalesced = /_coalesced\./.test(String(src[c].attrs?.target ?? ''));
+      const viaGetitem = (p: number) => coalesced && src[p].inputs.every((t) => producer.get(t) === c);
+      if (collOf0[i] !== -1 || (waitOf0[c] !== -1 && !coalesced)) {
+        throw badNode(i, node, `is a second wait on '${node.waitOf}'`);
+      }
+      for (const p of ps) {
+        if (p !== c && !viaGetitem(p)) throw badNode(i, node, `reads a tensor not produced by its collective`);
+      }
       if (seenStamp[c] !== i) ps.push(c);
-      waitOf0[c] = i;
+      if (waitOf0[c] === -1) waitOf0[c] = i; // a coalesced collective: its first wait stands for it
       collOf0[i] = c;
     }
     preds[i] = ps.length > 1 ? ps.sort((a, b) => a - b) : ps;

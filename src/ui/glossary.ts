@@ -350,6 +350,13 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
     does: 'GPUs per node torch assumes when it decides whether a group stays on NVLink.',
     torch: 'torch.cuda.device_count(), 8 without CUDA (nccl_gpus_per_node=…)',
   },
+  'autobucketing.bucket_mode': {
+    does: 'How torch merges a bucket. default: copy the members into one buffer, one collective, copy out. '
+      + 'coalesced: reduce-scatters go as one NCCL group call over the members\' own tensors, no copies '
+      + '(all-gathers merge as in default); a coalesced pre-bucket is not bucketed again.',
+    cost: 'coalesced: no copy-in / copy-out time or buffer, but the copies no longer hide communication',
+    torch: `${AB}(bucket_mode=…)`,
+  },
 };
 
 /** Help for a field; an autobucketing knob added later still names its torch argument. */

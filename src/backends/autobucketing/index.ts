@@ -195,7 +195,8 @@ function onOriginalGraph(
 ): { ix: GraphIndex; items: OrderItem[]; plans: BucketPlan[]; idOf: number[] } {
   const orig = new Map(oix.nodes.map((n, i) => [n.name, i]));
   const byStart = new Map(pre.buckets.map((b) => [b.start, b]));
-  const byWait = new Map(pre.buckets.map((b) => [b.wait, b]));
+  const byWait = new Map(pre.buckets.flatMap((b) => b.waits.map((w) => [w, b] as const)));
+  const waited = new Set<string>();
   const expand = (name: string): readonly string[] => byStart.get(name)?.members ?? [name];
   const folded = (names: readonly string[]): OrderItem[] =>
     names.flatMap((n) => byStart.get(n)?.folded ?? []).map((f) => ({ type: 'node', index: orig.get(f)! }));
@@ -225,8 +226,11 @@ function onOriginalGraph(
       out.push(...folded([name]));
       idOfPre.set(name, open([name]));
       out.push({ type: 'bucket_start', bucket: idOfPre.get(name)! });
-    } else if (w) out.push({ type: 'bucket_wait', bucket: idOfPre.get(w.start)! });
-    else out.push({ type: 'node', index: orig.get(name)! });
+    } else if (w) {
+      // a coalesced collective (a wait per member) completes at the first of its waits
+      if (!waited.has(w.start)) out.push({ type: 'bucket_wait', bucket: idOfPre.get(w.start)! });
+      waited.add(w.start);
+    } else out.push({ type: 'node', index: orig.get(name)! });
   }
   return { ix: oix, items: out, plans: newPlans, idOf };
 }

@@ -47,6 +47,8 @@ export interface AutobucketingOptions {
   nccl_gpu_type: 'volta' | 'ampere' | 'hopper' | 'blackwell';
   /** GPUs per node torch assumes (torch.cuda.device_count(); 8 without CUDA). */
   nccl_gpus_per_node: number;
+  /** torch bucket_mode: 'coalesced' merges reduce-scatters without copies (one NCCL group); all-gathers as 'default'. */
+  bucket_mode: 'default' | 'coalesced';
 }
 
 /** torch 2.11's arguments (the seed's profile; the reference graphs were passed with them). */
@@ -71,6 +73,7 @@ const TORCH_2_11: Readonly<AutobucketingOptions> = {
   pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: 1.0,
   nccl_gpu_type: 'hopper',
   nccl_gpus_per_node: 8,
+  bucket_mode: 'default',
 };
 
 /**
@@ -127,6 +130,7 @@ export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
   pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: { type: 'number', min: 0, max: Infinity },
   nccl_gpu_type: { type: 'enum', values: ['volta', 'ampere', 'hopper', 'blackwell'] },
   nccl_gpus_per_node: { type: 'number', min: 1, max: Infinity, integer: true },
+  bucket_mode: { type: 'enum', values: ['default', 'coalesced'] },
 };
 
 /** torch's gb_to_bytes: GiB. */

@@ -22,14 +22,18 @@ import {
   preBucketCapMb,
   usersOf,
 } from './fsdp_groups';
+import { traceCoalescedReduceScatter } from './coalesced';
 import { FxList } from './fx_list';
 import { FxNamespace, fxNameOf } from './fx_names';
+import type { AutobucketingOptions } from './options';
 import { passRegions } from './torch_graph';
 
 /** One merged collective: the original collectives it carries and the cast nodes torch folded into it. */
 export interface PreBucket {
   readonly start: string; // IR name of the merged collective
   readonly wait: string;
+  /** Every wait of the merged collective: one, or one per member (bucket_mode 'coalesced'). */
+  readonly waits: readonly string[];
   readonly members: readonly string[]; // original collective names, bucket order
   readonly folded: readonly string[]; // original cast nodes erased (their work moves into the copy-in)
 }
@@ -107,7 +111,11 @@ class IrNames {
 }
 
 /** torch's pre-bucketing over every FX graph of `graph`; null when no graph has an FSDP group. */
-export function preBucketFsdp(graph: StepGraph, knobs: CapKnobs, topo: Nccl213Topology): PreBucketResult | null {
+export function preBucketFsdp(
+  graph: StepGraph,
+  knobs: CapKnobs & Partial<Pick<AutobucketingOptions, 'bucket_mode'>>,
+  topo: Nccl213Topology,
+): PreBucketResult | null {
   const ix = indexGraph(graph);
   const tensors: Record<string, TensorInfo> = { ...graph.tensors };
   const irNames = new IrNames(graph);
@@ -136,8 +144,9 @@ export function preBucketFsdp(graph: StepGraph, knobs: CapKnobs, topo: Nccl213To
       for (const b of greedyBuckets(r, 'all_gather', (_w, s) => isFsdpAllGather(r, s), cap)) mergeAllGather(ctx, b);
       ctx.users = usersOf(r);
       const users = ctx.users;
+      const mergeRs = knobs.bucket_mode === 'coalesced' ? mergeReduceScatterCoalesced : mergeReduceScatter;
       for (const b of greedyBuckets(r, 'reduce_scatter', (w) => isFsdpReduceScatterWait(r, w, users), cap))
-        mergeReduceScatter(ctx, b);
+        mergeRs(ctx, b);
     }
     const nodesOut = groups.size > 0 ? stableSort(r.nodes, r.producer, null) : r.nodes;
     for (const n of nodesOut) out.push(n);
@@ -376,6 +385,21 @@ function mergeReduceScatter(ctx: MergeCtx, members: GraphNode[]): void {
   splice(ctx, members, waits, [], b.made, ins, start, wait);
 }
 
+/** bucket_mode 'coalesced': one reduce_scatter_tensor_coalesced over flat views, a wait per member (coalesced.ts). */
+function mergeReduceScatterCoalesced(ctx: MergeCtx, members: GraphNode[]): void {
+  const r = ctx.r;
+  const ins = members.map((m) => m.inputs[0]);
+  const waits = members.map((m) => ctx.waitOf.get(m.name)!);
+  const full = ins.reduce((s, t) => s + r.tensors[t].bytes, 0);
+  const G = members[0].collective!.groupSize;
+  const b = new Builder(ctx, members[0]);
+  const fields = collectiveFields(ctx, members, full, full / G);
+  const trace = traceCoalescedReduceScatter(b, r.tensors, ins, waits.map((w) => w.outputs[0]), G, fields);
+  // each member's output keeps its layout (a fresh storage at offset 0): torch re-derives none of their users
+  staleUsers(ctx, waits);
+  splice(ctx, members, waits, [], b.made, ins, trace.start, trace.waits[0], trace.waits);
+}
+
 /**
  * torch re-derives a replaced value's users only where the new value's layout differs; a user
  * whose layout did not change keeps its old fake value, so a view among them still aliases the
@@ -456,6 +480,7 @@ function splice(
   ins: string[],
   start: GraphNode,
   wait: GraphNode,
+  newWaits: readonly GraphNode[] = [wait],
 ): void {
   const r = ctx.r;
   r.list.insertAfter(members[members.length - 1], made);
@@ -469,6 +494,7 @@ function splice(
   ctx.buckets.push({
     start: start.name,
     wait: wait.name,
+    waits: newWaits.map((w) => w.name),
     members: members.map((m) => m.name),
     folded: folded.map((f) => f.name),
   });

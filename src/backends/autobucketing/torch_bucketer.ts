@@ -300,6 +300,7 @@ class OverlapPreservingBucketer {
       for (let e = this.heads.get(pg) ?? null; e !== null; e = e.next) this.nodeToEvent.set(e.node, e);
       const byKey = new Map<string, number[]>();
       for (const s of starts) {
+        if (tg.bucketKey[s] === '') continue; // torch: bucket key None (a coalesced collective) is never bucketed
         const list = byKey.get(tg.fullKey[s]);
         if (list) list.push(s);
         else byKey.set(tg.fullKey[s], [s]);

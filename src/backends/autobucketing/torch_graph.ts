@@ -7,6 +7,7 @@
 import type { CostModel } from '../../estimate/types';
 import type { GraphIndex } from '../graph_index';
 import { bucketKey } from '../rewrite';
+import { isCoalesced } from './coalesced';
 
 export enum NodeClass {
   Placeholder = 0,
@@ -36,7 +37,7 @@ export interface TorchGraph {
   readonly useIdx: Int32Array;
   /** Runtime estimate, µs; NaN where torch has none. */
   readonly estUs: Float64Array;
-  /** Collective start → its wait (and wait → its start); -1 elsewhere. */
+  /** Collective start → its wait (a coalesced one's first) and wait → its start; -1 elsewhere. */
   readonly waitOf: Int32Array;
   readonly startOf: Int32Array;
   /** Collective starts in the order torch registers them (by wait position). */
@@ -45,7 +46,7 @@ export interface TorchGraph {
   readonly sizeBytes: Float64Array;
   readonly latencyUs: Float64Array;
   readonly group: readonly string[];
-  /** torch bucket_key (group, dtype[, op]) and get_full_bucket_key (collective type + bucket_key). */
+  /** torch bucket_key (group, dtype[, op]) and get_full_bucket_key (collective type + bucket_key); '' for None. */
   readonly bucketKey: readonly string[];
   readonly fullKey: readonly string[];
   /** torch is_cheap_fn: a view or a pointwise op (a unary chain of them may lead to a collective). */
@@ -282,7 +283,8 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
       if (t !== undefined && !ps.includes(t)) ps.push(t);
     }
     const c = ix.collOfWait[i];
-    if (c >= 0 && !ps.includes(torchOf[c])) ps.push(torchOf[c]);
+    // a coalesced collective's waits read it only through their getitems (FX all_input_nodes)
+    if (c >= 0 && !ps.includes(torchOf[c]) && !isCoalesced(nodes[c])) ps.push(torchOf[c]);
     parents[P + k] = ps;
   }
   const outs: number[] = [];
@@ -319,8 +321,10 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
     const node = nodes[i];
     if (cls[t] === NodeClass.Wait) {
       const start = torchOf[ix.collOfWait[i]];
-      waitOf[start] = t;
       startOf[t] = start;
+      // torch registers a coalesced collective at its first wait, which stands for the others
+      if (waitOf[start] >= 0) continue;
+      waitOf[start] = t;
       collectives.push(start);
       continue;
     }
@@ -328,8 +332,9 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
       const c = node.collective!;
       sizeBytes[t] = node.sizeBytes ?? c.inputBytes + c.outputBytes;
       group[t] = c.group;
-      bKey[t] = bucketKey(node);
-      fullKey[t] = `${c.kind}|${bKey[t]}`;
+      // torch's get_collective_type knows no coalesced op: ('', None), the key it shares with no bucket
+      bKey[t] = isCoalesced(node) ? '' : bucketKey(node);
+      fullKey[t] = isCoalesced(node) ? '' : `${c.kind}|${bKey[t]}`;
       continue;
     }
     cheap[t] = node.kind === 'view' || POINTWISE.has(opName(String(node.op))) ? 1 : 0;

@@ -132,10 +132,9 @@ class OverlapScheduler {
   ) {
     const n = (this.n = tg.n);
     this.computeDom = domination(tg, (t) => tg.cls[t] === NodeClass.Compute);
-    this.rsDom = domination(
-      tg,
-      (t) => tg.cls[t] === NodeClass.Collective && tg.ix.nodes[tg.irOf[t]].kind === 'reduce_scatter',
-    );
+    // torch finds reduce_scatter_tensor nodes: a coalesced one (no bucket key) is not among them
+    const isRs = (t: number) => tg.cls[t] === NodeClass.Collective && tg.ix.nodes[tg.irOf[t]].kind === 'reduce_scatter';
+    this.rsDom = domination(tg, (t) => isRs(t) && tg.bucketKey[t] !== '');
     let computes = 0;
     for (let t = 0; t < n; t++) if (tg.cls[t] === NodeClass.Compute) computes++;
     this.computeCount = computes;
@@ -395,6 +394,7 @@ class OverlapScheduler {
   private shouldAssumeBucketed(start: number): boolean {
     if (!this.opts.assume_bucketing_reduces_latency) return false;
     const key = this.tg.bucketKey[start];
+    if (key === '') return false; // torch: bucket_key None
     for (const other of this.inFlight.keys()) if (this.tg.bucketKey[other] === key) return true;
     return false;
   }
