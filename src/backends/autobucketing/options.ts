@@ -47,7 +47,7 @@ export interface AutobucketingOptions {
   nccl_gpu_type: 'volta' | 'ampere' | 'hopper' | 'blackwell';
   /** GPUs per node torch assumes (torch.cuda.device_count(); 8 without CUDA). */
   nccl_gpus_per_node: number;
-  /** torch bucket_mode: 'coalesced' merges reduce-scatters without copies (one NCCL group); all-gathers as 'default'. */
+  /** torch bucket_mode: 'coalesced' merges reduce-scatters copy-free (one NCCL group); all-gathers as 'default'. */
   bucket_mode: 'default' | 'coalesced';
 }
 
