@@ -4,7 +4,14 @@
 import { join } from 'node:path';
 import { BACKEND_NAMES, type BackendName } from '../backends/types';
 import { ConfigError, oneOfMessage } from '../errors';
-import { activationCheckpointingOf, describeHbmFit, hbmFit, resolveMesh, stepConfigOf, type SimConfig } from '../config';
+import {
+  activationCheckpointingOf,
+  describeHbmFit,
+  hbmFit,
+  resolveMesh,
+  stepConfigOf,
+  type SimConfig,
+} from '../config';
 import { torchtitanFlags } from '../config/torchtitan_flags';
 import {
   buildStepGraph,
@@ -44,8 +51,8 @@ export const COMPARE_USAGE = [
   `  --backends A,B       backends to run, comma-separated, each one of [${BACKEND_NAMES.join(', ')}]`,
   '                       (default: aot_eager,aot_eager_autobucketing)',
   '  --trace DIR          write DIR/<backend>.trace.json (Chrome trace; open in Perfetto or HTA): every rank below',
-  `                       ${EMIT_ALL_BELOW} ranks; from ${EMIT_ALL_BELOW} ranks up rank 0 only (the simulator emits rank 0;`,
-  '                       the file says so)',
+  `                       ${EMIT_ALL_BELOW} ranks; from ${EMIT_ALL_BELOW} ranks up rank 0 only`,
+  '                       (the simulator emits rank 0; the file says so)',
   '  --per-rank           with --trace: one file per rank, DIR/<backend>/rank<r>.pt.trace.json, named and',
   "                       opened as torch.profiler writes them (HTA's TraceAnalysis(trace_dir=DIR/<backend>) reads",
   '                       each rank);',
@@ -91,11 +98,11 @@ export function parseBackends(
 function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly PipelineResult[]): void {
   const rows = runs.filter((r) => !r.sim.mismatch).map((r) => ({ ...rowOf(r.backend, r.metrics), ...stepFigures(r) }));
   const mesh = resolveMesh(cfg.ranks, cfg.parallelism);
-  io.out(
-    `${cfg.model} on ${cfg.ranks} × ${cfg.hardware} (${describeMesh(mesh)}), activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`,
-  );
+  const run = `${cfg.model} on ${cfg.ranks} × ${cfg.hardware} (${describeMesh(mesh)})`;
+  io.out(`${run}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`);
   if (rows.length) io.out(formatTable(rows, cfg.hardware));
-  if (mesh.tp > 1 || mesh.dpReplicate > 1) for (const r of runs) if (!r.sim.mismatch) io.out(`${r.backend}: ${describeGroupCounts(r)}`);
+  if (mesh.tp > 1 || mesh.dpReplicate > 1)
+    for (const r of runs) if (!r.sim.mismatch) io.out(`${r.backend}: ${describeGroupCounts(r)}`);
   // what would cut the peak: recompute first, then tensor parallel (it splits activations and logits)
   const tp = ac === 'full' && mesh.tp === 1 ? tpToTry(cfg) : undefined;
   const hint = ac !== 'full' ? ' (try --ac full)' : tp ? ` (try --tp ${tp})` : '';
@@ -125,7 +132,8 @@ function describeGroupCounts(r: PipelineResult): string {
   const exposed = exposedMsByGroup(r);
   return Object.entries(collectivesByGroup(r.schedule.graph.nodes))
     .map(([g, c]) => {
-      const n = (Object.keys(short) as (keyof typeof short)[]).filter((k) => c[k] > 0).map((k) => `${c[k]} ${short[k]}`);
+      const kinds = (Object.keys(short) as (keyof typeof short)[]).filter((k) => c[k] > 0);
+      const n = kinds.map((k) => `${c[k]} ${short[k]}`);
       return `${g}: ${n.join(', ')} (exposed ${(exposed[g] ?? 0).toFixed(2)} ms)`;
     })
     .join('; ');

@@ -1,8 +1,7 @@
 // `fsdp-sim pass`: run a backend's graph pass on a graph PyTorch produced (an FX dump, or a
 // forward + backward pair) and report what it changed against aot_eager on the same graph.
 
-import { BACKEND_NAMES } from '../backends/types';
-import type { Schedule } from '../backends/types';
+import { BACKEND_NAMES, type BackendName, type PassStats, type Schedule } from '../backends/types';
 import {
   BACKEND_PASSES,
   compareWithTorch,
@@ -14,7 +13,7 @@ import {
 import { ImportError } from '../errors';
 import { HARDWARE_NAMES } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
-import { runPipelineOnGraph } from '../pipeline';
+import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
 import { formatPercent } from '../util';
 import { CONFIG_OPTIONS, GRAPH_SHAPE_FLAGS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
@@ -42,9 +41,11 @@ export const PASS_USAGE = [
   "                       + torch's own accounting: potentialExposedMs, scheduledExposedMs, graphs (per FX graph:",
   '                       overlapping, buckets by original name, peaks), reasons; with --torch-log, agreement',
   "  --torch-log LOG      torch's DEBUG log of the pass on the same graph(s): print how far the decisions agree",
-  "                       (bucket pairs, prefetches, collectives after) and the first disagreements, both sides' reasons",
+  '                       (bucket pairs, prefetches, collectives after) and the first disagreements, both',
+  "                       sides' reasons",
   '  --print-graph        print the graph in the order the backend scheduled it, one line per node (as FX prints)',
-  "                       collective times: the dump's est_ms where it has them, else --network (default nccl-analytical)",
+  "                       collective times: the dump's est_ms where it has them, else --network",
+  '                       (default nccl-analytical)',
   '  --set PATH=VALUE     any other config field (repeatable)',
   '                       (the dump fixes the graph: model, ranks, batch, sequence, AC and dtypes do not apply)',
   ...configFlagHelp(GRAPH_SHAPE_FLAGS),
@@ -55,12 +56,10 @@ const countCollectives = (s: Schedule) => {
   return (k.all_gather ?? 0) + (k.reduce_scatter ?? 0) + (k.all_reduce ?? 0); // tp all-reduces count, as in torch
 };
 
-export async function passCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { values, positionals } = parseFlags('pass', argv, PASS_OPTIONS, true);
-  if (values.help) {
-    io.out(PASS_USAGE);
-    return 0;
-  }
+type PassValues = ReturnType<typeof parseFlags<typeof PASS_OPTIONS, true>>['values'];
+
+/** The dump files and the backend the flags name, refused as usage errors when they cannot go together. */
+function passTarget(values: PassValues, positionals: readonly string[]): { files: string[]; backend: BackendName } {
   const files = [...(values['fx-graph'] ?? []), ...positionals];
   if (files.length === 0)
     throw new UsageError(
@@ -76,9 +75,11 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     throw new UsageError(
       `fsdp-sim pass: --${shape[0]} does not apply: the FX dump fixes the graph (its ranks, shapes and dtypes)`,
     );
-  // torch's own estimator is the analytical NCCL model: the default for collectives a dump leaves untimed
-  const cfg = configFromFlags('pass', values, { network: 'nccl-analytical' });
-  const torchLog = values['torch-log'] === undefined ? undefined : await readTorchLog(values['torch-log']);
+  return { files, backend };
+}
+
+/** Each --fx-graph file read and parsed as JSON (a file that is not JSON is a usage error). */
+async function readDumps(files: readonly string[]): Promise<unknown[]> {
   const dumps: unknown[] = [];
   for (const f of files) {
     const text = await passInput(f, '--fx-graph');
@@ -88,6 +89,20 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
       throw new UsageError(`fsdp-sim pass: --fx-graph '${f}' is not JSON: ${(e as Error).message}`);
     }
   }
+  return dumps;
+}
+
+export async function passCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { values, positionals } = parseFlags('pass', argv, PASS_OPTIONS, true);
+  if (values.help) {
+    io.out(PASS_USAGE);
+    return 0;
+  }
+  const { files, backend } = passTarget(values, positionals);
+  // torch's own estimator is the analytical NCCL model: the default for collectives a dump leaves untimed
+  const cfg = configFromFlags('pass', values, { network: 'nccl-analytical' });
+  const torchLog = values['torch-log'] === undefined ? undefined : await readTorchLog(values['torch-log']);
+  const dumps = await readDumps(files);
   const imported = importFxGraph(dumps.length === 1 ? dumps[0] : dumps);
   if (!imported.ok) {
     io.err(`fsdp-sim pass: ${files.join(', ')}: ${imported.error.message}`);
@@ -102,7 +117,20 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     io.err(`fsdp-sim pass: ${after.sim.mismatch ? backend : 'aot_eager'}: ${describeMismatch(hang)}`);
     return 1;
   }
-  const out = {
+  const out = passReport(before, after, torchLog);
+  if (values.json) {
+    io.out(JSON.stringify(out));
+    return 0;
+  }
+  io.out(`${backend} on ${files.join(' + ')} (${imported.value.meta.worldSize} ranks, ${after.costLabel})`);
+  printPass(io, backend, out);
+  if (values['print-graph']) io.out(graphToString(after.schedule.graph));
+  return 0;
+}
+
+/** What `pass --json` prints: the pass against aot_eager on the same graph, torch's accounting, the agreement. */
+function passReport(before: PipelineResult, after: PipelineResult, torchLog: readonly TorchLogGraph[] | undefined) {
+  return {
     collectivesBefore: countCollectives(before.schedule),
     collectivesAfter: countCollectives(after.schedule),
     buckets: after.schedule.buckets.map((b) => [...b.members]),
@@ -113,39 +141,40 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     ...torchAccounting(after.schedule),
     ...(torchLog ? { agreement: agreementWith(after.schedule, torchLog) } : {}),
   };
-  if (values.json) {
-    io.out(JSON.stringify(out));
-    return 0;
-  }
-  io.out(`${backend} on ${files.join(' + ')} (${imported.value.meta.worldSize} ranks, ${after.costLabel})`);
+}
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+/** The text report: before → after, the buckets, then per FX graph torch's own accounting. */
+function printPass(io: Io, backend: BackendName, out: ReturnType<typeof passReport>): void {
   io.out(`passes:        ${BACKEND_PASSES[backend].join(' → ')}`);
   io.out(`collectives:   ${out.collectivesBefore} → ${out.collectivesAfter} (${out.buckets.length} buckets)`);
   io.out(`exposed comm:  ${out.exposedMsBefore.toFixed(3)} ms → ${out.exposedMsAfter.toFixed(3)} ms`);
-  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   io.out(`peak memory:   ${mib(out.peakBytesBefore)} → ${mib(out.peakBytesAfter)}`);
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
-  for (const g of out.graphs ?? []) {
-    const e = g.estimates;
-    const source =
-      e.fromGraph === e.total
-        ? "torch's, from the dump"
-        : e.fromGraph === 0
-          ? 'the cost model'
-          : `torch's for ${e.fromGraph} of ${e.total} nodes, the cost model for the rest`;
-    io.out(`estimates (${g.phase}): ${source}`);
-    const pb = g.preBucketing;
-    if (pb) {
-      const timed = pb.estimator === 'cost-model' ? 'the cost model' : "torch 2.13's analytical NCCL model";
-      const what = `${pb.buckets.length} FSDP buckets, cap ${pb.capMb.toFixed(1)} MB`;
-      io.out(`pre-bucketing (${g.phase}): ${what}; merged collectives timed by ${timed}`);
-    }
-    io.out(
-      `torch accounting (${g.phase}): scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms; peak ${mib(g.peakBytes)} (original ${mib(g.originalPeakBytes)}, allowed ${mib(g.allowedPeakBytes)})`,
-    );
-  }
+  for (const g of out.graphs ?? []) printGraphStats(io, g);
   for (const a of out.agreement ?? []) printAgreement(io, a);
-  if (values['print-graph']) io.out(graphToString(after.schedule.graph));
-  return 0;
+}
+
+/** One FX graph's lines: where its estimates came from, its pre-bucketing, torch's exposed and peak figures. */
+function printGraphStats(io: Io, g: PassStats): void {
+  const e = g.estimates;
+  const source =
+    e.fromGraph === e.total
+      ? "torch's, from the dump"
+      : e.fromGraph === 0
+        ? 'the cost model'
+        : `torch's for ${e.fromGraph} of ${e.total} nodes, the cost model for the rest`;
+  io.out(`estimates (${g.phase}): ${source}`);
+  const pb = g.preBucketing;
+  if (pb) {
+    const timed = pb.estimator === 'cost-model' ? 'the cost model' : "torch 2.13's analytical NCCL model";
+    const what = `${pb.buckets.length} FSDP buckets, cap ${pb.capMb.toFixed(1)} MB`;
+    io.out(`pre-bucketing (${g.phase}): ${what}; merged collectives timed by ${timed}`);
+  }
+  const exposed = `scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms`;
+  const peaks = `original ${mib(g.originalPeakBytes)}, allowed ${mib(g.allowedPeakBytes)}`;
+  io.out(`torch accounting (${g.phase}): ${exposed}; peak ${mib(g.peakBytes)} (${peaks})`);
 }
 
 /** An input of pass read as analyze reads one (bounded, gzip, BOM); a file it cannot read is a usage error. */
@@ -163,7 +192,8 @@ async function readTorchLog(path: string): Promise<TorchLogGraph[]> {
   const graphs = parseTorchPassLog(text);
   if (graphs.length === 0) {
     throw new UsageError(
-      `fsdp-sim pass: --torch-log '${path}' holds no overlap_scheduling / overlap_preserving_bucketer DEBUG lines naming a collective`,
+      `fsdp-sim pass: --torch-log '${path}' holds no overlap_scheduling / overlap_preserving_bucketer ` +
+        'DEBUG lines naming a collective',
     );
   }
   return graphs;
@@ -191,9 +221,8 @@ function agreementWith(s: Schedule, log: readonly TorchLogGraph[]): Agreement[] 
 
 function printAgreement(io: Io, a: Agreement): void {
   const pct = (x: number) => formatPercent(100 * x);
-  io.out(
-    `agreement with torch's log (${a.phase}): buckets ${pct(a.bucketAgreement)} of pairs, prefetches ${pct(a.prefetchAgreement)}, ` +
-      `collectives after ${a.collectivesAfter.torch} (torch) vs ${a.collectivesAfter.fsdpSim} (fsdp-sim)`,
-  );
+  const agreed = `buckets ${pct(a.bucketAgreement)} of pairs, prefetches ${pct(a.prefetchAgreement)}`;
+  const after = `collectives after ${a.collectivesAfter.torch} (torch) vs ${a.collectivesAfter.fsdpSim} (fsdp-sim)`;
+  io.out(`agreement with torch's log (${a.phase}): ${agreed}, ${after}`);
   for (const d of a.disagreements) io.out(`  ${d.what} ${d.collective}: torch: ${d.torch}; fsdp-sim: ${d.fsdpSim}`);
 }

@@ -240,7 +240,7 @@ describe('sweep: bounded cost, progress, every value checked first (H2, U4)', ()
     const r = await cli(['sweep', '--model', 'llama3-405b', '--backends', 'aot_eager', ...vary]);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^fsdp-sim sweep: 9984 points × 1 backend\(s\) would run about \d+ min \(~1134 ms a run\), /);
+    expect(r.err).toMatch(/^fsdp-sim sweep: 9984 points × 1 backend\(s\) would run about \d+ min \(~1134 ms a run\)/);
     expect(r.err).toMatch(/, over the 15 min budget; narrow the --vary values or give --budget-min \d+$/);
   });
 

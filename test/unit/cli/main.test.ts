@@ -188,7 +188,10 @@ describe('fsdp-sim flags', () => {
       [['compare', '--json=yes'], /--json' does not take an argument/],
       [['pass', '--backend', 'aot_eager'], /--fx-graph FILE is required/],
       [['pass', '--fx-graph', '/no/such/file.json'], /--fx-graph cannot read '\/no\/such\/file.json': ENOENT/],
-      [['frobnicate'], /unknown command 'frobnicate'; valid commands: \[compare, sweep, diff, calibrate, pass, train, analyze, help\]/],
+      [
+        ['frobnicate'],
+        /unknown command 'frobnicate'; valid commands: \[compare, sweep, diff, calibrate, pass, train, analyze, help\]/,
+      ],
       [['compare', 'extra'], /Unexpected argument 'extra'/],
     ];
     for (const [args, re] of cases) {
