@@ -6,6 +6,7 @@
 //   npm run bench -- --full                  bigger cases (2048³ on SwiftShader, 256 MB on 8 ranks…)
 
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import type { ViteDevServer } from 'vite';
 import { startServer, type Adapter } from './browser';
 import { benchCalibrate } from './calibrate';
@@ -36,23 +37,25 @@ function listArg<T extends string>(flag: string, raw: string | undefined, valid:
   return xs as T[];
 }
 
-function parseArgs(argv: readonly string[]): Args {
-  let only: Section[] = [...SECTIONS];
-  let adapters: Adapter[] = [...ADAPTERS];
-  let full = false;
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split('=', 2);
-    const value = () => inline ?? argv[++i];
-    if (flag === '--only') only = listArg('--only', value(), SECTIONS);
-    else if (flag === '--adapters') adapters = listArg('--adapters', value(), ADAPTERS);
-    else if (flag === '--full') full = true;
-    else throw new Error(`unknown flag '${argv[i]}'; valid: --only <${SECTIONS.join(',')}>, --adapters <${ADAPTERS.join(',')}>, --full`);
+/** The flags, read by node:util's parseArgs (strict: an unknown flag or a missing value is an error). */
+function readArgs(argv: readonly string[]): Args {
+  const options = { only: { type: 'string' }, adapters: { type: 'string' }, full: { type: 'boolean' } } as const;
+  let values: { only?: string; adapters?: string; full?: boolean };
+  try {
+    ({ values } = parseArgs({ args: [...argv], options, strict: true }));
+  } catch (e) {
+    const valid = `valid: --only <${SECTIONS.join(',')}>, --adapters <${ADAPTERS.join(',')}>, --full`;
+    throw new Error(`${(e as Error).message.split('\n')[0]}; ${valid}`);
   }
-  return { only, adapters, full };
+  return {
+    only: values.only === undefined ? [...SECTIONS] : listArg('--only', values.only, SECTIONS),
+    adapters: values.adapters === undefined ? [...ADAPTERS] : listArg('--adapters', values.adapters, ADAPTERS),
+    full: !!values.full,
+  };
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = readArgs(process.argv.slice(2));
   const t0 = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
