@@ -3,7 +3,7 @@
 // d3 scales and axes on SVG; a point's circle says which sweep point it is, for hover and click.
 
 import { useEffect, useRef } from 'react';
-import { axisBottom, axisLeft, line, max, scaleLinear, scalePoint, select } from 'd3';
+import { axisBottom, axisLeft, line, max, scaleLinear, scalePoint, select, type ScaleLinear, type Selection } from 'd3';
 
 export interface SweepSeries {
   readonly key: string;
@@ -49,94 +49,110 @@ function xScaleOf(xs: readonly (number | string)[], left: number, right: number)
   return (v) => s(String(v)) ?? left;
 }
 
+type Root = Selection<SVGSVGElement, unknown, null, undefined>;
+type YScale = ScaleLinear<number, number>;
+type Point = SweepSeries['points'][number];
+type Draw = Omit<Props, 'title' | 'testId'>;
+
+/** The x axis (numbers: linear ticks, else one per category) with its label, and the y axis. */
+function drawAxes(root: Root, xs: readonly (number | string)[], y: YScale, width: number, d: Draw): void {
+  const numeric = xs.every((v) => typeof v === 'number');
+  const xAxis = numeric
+    ? axisBottom(
+        scaleLinear()
+          .domain([Math.min(...(xs as number[])), Math.max(...(xs as number[]))])
+          .range([MARGIN.left, width - MARGIN.right]),
+      ).ticks(Math.max(2, Math.floor(width / 80)))
+    : axisBottom(
+        scalePoint<string>()
+          .domain([...new Set(xs.map(String))])
+          .range([MARGIN.left, width - MARGIN.right])
+          .padding(0.3),
+      );
+  root
+    .append('g')
+    .attr('class', 'chart-axis')
+    .attr('transform', `translate(0,${HEIGHT - MARGIN.bottom})`)
+    .call(xAxis as never);
+  root
+    .append('text')
+    .attr('class', 'chart-axis-label')
+    .attr('x', width - MARGIN.right)
+    .attr('y', HEIGHT - 2)
+    .attr('text-anchor', 'end')
+    .text(d.xLabel);
+  root
+    .append('g')
+    .attr('class', 'chart-axis')
+    .attr('transform', `translate(${MARGIN.left},0)`)
+    .call(
+      axisLeft(y)
+        .ticks(4)
+        .tickFormat((v) => d.yFormat(Number(v))),
+    );
+}
+
+/** One series: its line, and a circle per point that hovers and picks its sweep point. */
+function drawSeries(root: Root, s: SweepSeries, x: (v: number | string) => number, y: YScale, d: Draw): void {
+  const ok = s.points.filter((p) => Number.isFinite(p.y));
+  root
+    .append('path')
+    .attr('class', 'series')
+    .attr('data-series', s.key)
+    .attr('fill', 'none')
+    .attr('stroke', s.color)
+    .attr('stroke-width', 1.8)
+    .attr(
+      'd',
+      line<Point>()
+        .x((p) => x(p.x))
+        .y((p) => y(p.y))(ok) ?? '',
+    );
+  root
+    .append('g')
+    .attr('data-points', s.key)
+    .selectAll('circle')
+    .data(ok)
+    .join('circle')
+    .attr('cx', (p) => x(p.x))
+    .attr('cy', (p) => y(p.y))
+    .attr('fill', s.color)
+    .attr('r', (p) => (p.point === d.hovered ? 6 : 4))
+    .attr('data-point', (p) => p.point)
+    .attr('class', 'sweep-point')
+    .style('cursor', 'pointer')
+    .on('mouseenter', (_e, p) => d.onHover(p.point))
+    .on('mouseleave', () => d.onHover(null))
+    .on('click', (_e, p) => d.onPick(p.point))
+    .append('title')
+    .text((p) => `${s.label}: ${d.xLabel} = ${p.x} → ${d.yFormat(p.y)} (click to load)`);
+}
+
+/** The whole plot at the width of the svg's parent (nothing but the size when no point is finite). */
+function drawSweep(svg: SVGSVGElement, d: Draw): void {
+  const width = Math.max(220, svg.parentElement?.clientWidth ?? 400);
+  svg.setAttribute('width', String(width));
+  svg.setAttribute('height', String(HEIGHT));
+  const root = select(svg);
+  root.selectAll('*').remove();
+  const pts = d.series.flatMap((s) => s.points.filter((p) => Number.isFinite(p.y)));
+  if (!pts.length) return;
+  const xs = d.series.flatMap((s) => s.points.map((p) => p.x));
+  const x = xScaleOf(xs, MARGIN.left, width - MARGIN.right);
+  const y = scaleLinear()
+    .domain([0, max(pts, (p) => p.y) || 1])
+    .nice()
+    .range([HEIGHT - MARGIN.bottom, MARGIN.top]);
+  drawAxes(root, xs, y, width, d);
+  for (const s of d.series) drawSeries(root, s, x, y, d);
+}
+
 export function SweepChart({ title, series, xLabel, yFormat, testId, hovered, onHover, onPick }: Props) {
   const ref = useRef<SVGSVGElement>(null);
   useEffect(() => {
     const svg = ref.current;
     if (!svg) return;
-    const draw = () => {
-      const width = Math.max(220, svg.parentElement?.clientWidth ?? 400);
-      svg.setAttribute('width', String(width));
-      svg.setAttribute('height', String(HEIGHT));
-      const root = select(svg);
-      root.selectAll('*').remove();
-      const pts = series.flatMap((s) => s.points.filter((p) => Number.isFinite(p.y)));
-      if (!pts.length) return;
-      const xs = series.flatMap((s) => s.points.map((p) => p.x));
-      const x = xScaleOf(xs, MARGIN.left, width - MARGIN.right);
-      const y = scaleLinear()
-        .domain([0, max(pts, (p) => p.y) || 1])
-        .nice()
-        .range([HEIGHT - MARGIN.bottom, MARGIN.top]);
-      const numeric = xs.every((v) => typeof v === 'number');
-      const xAxis = numeric
-        ? axisBottom(
-            scaleLinear()
-              .domain([Math.min(...(xs as number[])), Math.max(...(xs as number[]))])
-              .range([MARGIN.left, width - MARGIN.right]),
-          ).ticks(Math.max(2, Math.floor(width / 80)))
-        : axisBottom(
-            scalePoint<string>()
-              .domain([...new Set(xs.map(String))])
-              .range([MARGIN.left, width - MARGIN.right])
-              .padding(0.3),
-          );
-      root
-        .append('g')
-        .attr('class', 'chart-axis')
-        .attr('transform', `translate(0,${HEIGHT - MARGIN.bottom})`)
-        .call(xAxis as never);
-      root
-        .append('text')
-        .attr('class', 'chart-axis-label')
-        .attr('x', width - MARGIN.right)
-        .attr('y', HEIGHT - 2)
-        .attr('text-anchor', 'end')
-        .text(xLabel);
-      root
-        .append('g')
-        .attr('class', 'chart-axis')
-        .attr('transform', `translate(${MARGIN.left},0)`)
-        .call(
-          axisLeft(y)
-            .ticks(4)
-            .tickFormat((d) => yFormat(Number(d))),
-        );
-      for (const s of series) {
-        const ok = s.points.filter((p) => Number.isFinite(p.y));
-        root
-          .append('path')
-          .attr('class', 'series')
-          .attr('data-series', s.key)
-          .attr('fill', 'none')
-          .attr('stroke', s.color)
-          .attr('stroke-width', 1.8)
-          .attr(
-            'd',
-            line<(typeof ok)[number]>()
-              .x((p) => x(p.x))
-              .y((p) => y(p.y))(ok) ?? '',
-          );
-        root
-          .append('g')
-          .attr('data-points', s.key)
-          .selectAll('circle')
-          .data(ok)
-          .join('circle')
-          .attr('cx', (p) => x(p.x))
-          .attr('cy', (p) => y(p.y))
-          .attr('fill', s.color)
-          .attr('r', (p) => (p.point === hovered ? 6 : 4))
-          .attr('data-point', (p) => p.point)
-          .attr('class', 'sweep-point')
-          .style('cursor', 'pointer')
-          .on('mouseenter', (_e, p) => onHover(p.point))
-          .on('mouseleave', () => onHover(null))
-          .on('click', (_e, p) => onPick(p.point))
-          .append('title')
-          .text((p) => `${s.label}: ${xLabel} = ${p.x} → ${yFormat(p.y)} (click to load)`);
-      }
-    };
+    const draw = () => drawSweep(svg, { series, xLabel, yFormat, hovered, onHover, onPick });
     draw();
     const ro = new ResizeObserver(draw);
     if (svg.parentElement) ro.observe(svg.parentElement);

@@ -5,7 +5,9 @@
 // apply a fitted ring to the config (so the URL and exported traces carry it).
 
 import { useEffect, useRef, useState } from 'react';
-import { axisBottom, axisLeft, scaleLog, schemeTableau10, select } from 'd3';
+import {
+  axisBottom, axisLeft, scaleLog, schemeTableau10, select, type ScaleLogarithmic, type Selection,
+} from 'd3';
 import {
   appStore,
   type CalibrateRun,
@@ -28,79 +30,95 @@ function drawn(points: readonly FitPoint[]): readonly FitPoint[] {
   return Array.from({ length: MAX_POINTS }, (_, i) => points[Math.floor(i * step)]);
 }
 
+type Root = Selection<SVGSVGElement, unknown, null, undefined>;
+type LogScale = ScaleLogarithmic<number, number>;
+type Pt = FitPoint & { readonly gi: number };
+
+/** Both log axes, their labels and the y = x line from lo to hi. */
+function drawFrame(root: Root, x: LogScale, y: LogScale, lo: number, hi: number): void {
+  root
+    .append('g')
+    .attr('class', 'chart-axis')
+    .attr('transform', `translate(0,${SIZE.height - M.bottom})`)
+    .call(axisBottom(x).ticks(5, '~s'));
+  root
+    .append('g')
+    .attr('class', 'chart-axis')
+    .attr('transform', `translate(${M.left},0)`)
+    .call(axisLeft(y).ticks(5, '~s'));
+  root
+    .append('text')
+    .attr('class', 'chart-axis-label')
+    .attr('x', SIZE.width - M.right)
+    .attr('y', SIZE.height - 4)
+    .attr('text-anchor', 'end')
+    .text('measured µs');
+  root
+    .append('text')
+    .attr('class', 'chart-axis-label')
+    .attr('x', 4)
+    .attr('y', M.top + 8)
+    .text('estimated µs');
+  root
+    .append('line')
+    .attr('data-testid', 'calib-diagonal')
+    .attr('x1', x(lo))
+    .attr('y1', y(lo))
+    .attr('x2', x(hi))
+    .attr('y2', y(hi))
+    .attr('stroke', 'currentColor')
+    .attr('stroke-dasharray', '4 3')
+    .attr('opacity', 0.5);
+}
+
+/** One circle per collective at (measured, estimated), coloured by its group. */
+function drawPoints(root: Root, pts: readonly Pt[], x: LogScale, y: LogScale): void {
+  root
+    .append('g')
+    .selectAll('circle')
+    .data(pts)
+    .join('circle')
+    .attr('cx', (p) => x(p.measuredUs))
+    .attr('cy', (p) => y(p.estimatedUs))
+    .attr('r', 2.5)
+    .attr('fill', (p) => schemeTableau10[p.gi % schemeTableau10.length])
+    .attr('opacity', 0.7)
+    .attr('class', 'calib-point')
+    .append('title')
+    .text(
+      (p) =>
+        `${p.name} (${p.kind}, ${p.bytes} B): measured ${p.measuredUs.toFixed(1)} µs, ` +
+          `estimated ${p.estimatedUs.toFixed(1)} µs`,
+    );
+}
+
+function drawScatter(svg: SVGSVGElement, groups: readonly GroupFit[]): void {
+  const root = select(svg);
+  root.selectAll('*').remove();
+  const pts = groups.flatMap((g, gi) => drawn(g.points).map((p) => ({ ...p, gi })));
+  let lo = Infinity;
+  let hi = 0;
+  for (const p of pts)
+    for (const v of [p.measuredUs, p.estimatedUs])
+      if (v > 0) {
+        lo = Math.min(lo, v / 1.2);
+        hi = Math.max(hi, v * 1.2);
+      }
+  if (!(hi > 0)) return;
+  const x = scaleLog()
+    .domain([lo, hi])
+    .range([M.left, SIZE.width - M.right]);
+  const y = scaleLog()
+    .domain([lo, hi])
+    .range([SIZE.height - M.bottom, M.top]);
+  drawFrame(root, x, y, lo, hi);
+  drawPoints(root, pts, x, y);
+}
+
 function Scatter({ groups }: { groups: readonly GroupFit[] }) {
   const ref = useRef<SVGSVGElement>(null);
   useEffect(() => {
-    const svg = ref.current;
-    if (!svg) return;
-    const root = select(svg);
-    root.selectAll('*').remove();
-    const pts = groups.flatMap((g, gi) => drawn(g.points).map((p) => ({ ...p, gi })));
-    let lo = Infinity;
-    let hi = 0;
-    for (const p of pts)
-      for (const v of [p.measuredUs, p.estimatedUs])
-        if (v > 0) {
-          lo = Math.min(lo, v / 1.2);
-          hi = Math.max(hi, v * 1.2);
-        }
-    if (!(hi > 0)) return;
-    const x = scaleLog()
-      .domain([lo, hi])
-      .range([M.left, SIZE.width - M.right]);
-    const y = scaleLog()
-      .domain([lo, hi])
-      .range([SIZE.height - M.bottom, M.top]);
-    root
-      .append('g')
-      .attr('class', 'chart-axis')
-      .attr('transform', `translate(0,${SIZE.height - M.bottom})`)
-      .call(axisBottom(x).ticks(5, '~s'));
-    root
-      .append('g')
-      .attr('class', 'chart-axis')
-      .attr('transform', `translate(${M.left},0)`)
-      .call(axisLeft(y).ticks(5, '~s'));
-    root
-      .append('text')
-      .attr('class', 'chart-axis-label')
-      .attr('x', SIZE.width - M.right)
-      .attr('y', SIZE.height - 4)
-      .attr('text-anchor', 'end')
-      .text('measured µs');
-    root
-      .append('text')
-      .attr('class', 'chart-axis-label')
-      .attr('x', 4)
-      .attr('y', M.top + 8)
-      .text('estimated µs');
-    root
-      .append('line')
-      .attr('data-testid', 'calib-diagonal')
-      .attr('x1', x(lo))
-      .attr('y1', y(lo))
-      .attr('x2', x(hi))
-      .attr('y2', y(hi))
-      .attr('stroke', 'currentColor')
-      .attr('stroke-dasharray', '4 3')
-      .attr('opacity', 0.5);
-    root
-      .append('g')
-      .selectAll('circle')
-      .data(pts)
-      .join('circle')
-      .attr('cx', (p) => x(p.measuredUs))
-      .attr('cy', (p) => y(p.estimatedUs))
-      .attr('r', 2.5)
-      .attr('fill', (p) => schemeTableau10[p.gi % schemeTableau10.length])
-      .attr('opacity', 0.7)
-      .attr('class', 'calib-point')
-      .append('title')
-      .text(
-        (p) =>
-          `${p.name} (${p.kind}, ${p.bytes} B): measured ${p.measuredUs.toFixed(1)} µs, ` +
-            `estimated ${p.estimatedUs.toFixed(1)} µs`,
-      );
+    if (ref.current) drawScatter(ref.current, groups);
   }, [groups]);
   return (
     <svg
