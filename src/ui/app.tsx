@@ -32,7 +32,8 @@ const KEY_PAN = 0.2;
 
 function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
-  return !!el && (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA' || el.isContentEditable);
+  if (!el) return false;
+  return el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA' || el.isContentEditable;
 }
 
 function useKeyboardNav(): void {
@@ -60,7 +61,9 @@ function ThemeToggle() {
   const theme = useApp((s) => s.theme);
   const next: Record<ThemeChoice, ThemeChoice> = { auto: 'dark', dark: 'light', light: 'auto' };
   return (
-    <button type="button" className="theme-toggle" onClick={() => appStore.getState().setTheme(next[theme])} data-testid="theme-toggle" title="theme: auto → dark → light" aria-label={`theme: ${theme} (switch to ${next[theme]})`}>
+    <button type="button" className="theme-toggle" onClick={() => appStore.getState().setTheme(next[theme])}
+      data-testid="theme-toggle" title="theme: auto → dark → light"
+      aria-label={`theme: ${theme} (switch to ${next[theme]})`}>
       theme: {theme}
     </button>
   );
@@ -70,8 +73,10 @@ function HelpMenu({ onTour, onGlossary, onWalk }: { onTour: () => void; onGlossa
   return (
     <span className="help-menu">
       <button type="button" onClick={onTour} data-testid="help-tour" title="reopen the tour">Tour</button>
-      <button type="button" onClick={onWalk} data-testid="help-walk" title="walk one transformer block op by op under both backends">Learn one layer</button>
-      <button type="button" onClick={onGlossary} data-testid="help-glossary" title="what FSDP, shards, all-gathers … are">Glossary</button>
+      <button type="button" onClick={onWalk} data-testid="help-walk"
+        title="walk one transformer block op by op under both backends">Learn one layer</button>
+      <button type="button" onClick={onGlossary} data-testid="help-glossary"
+        title="what FSDP, shards, all-gathers … are">Glossary</button>
     </span>
   );
 }
@@ -104,7 +109,8 @@ export function App() {
   return (
     <div className={`app${drawer ? ' drawer-open' : ''}`}>
       <header className="app-header">
-        <button type="button" className="drawer-toggle" onClick={() => setDrawer(!drawer)} aria-expanded={drawer} aria-controls="config-drawer" data-testid="drawer-toggle">
+        <button type="button" className="drawer-toggle" onClick={() => setDrawer(!drawer)} aria-expanded={drawer}
+          aria-controls="config-drawer" data-testid="drawer-toggle">
           {drawer ? 'Close config' : 'Config'}
         </button>
         <h1>fsdp-sim</h1>
@@ -113,13 +119,15 @@ export function App() {
         <LiveBar />
         <StoryMenu />
         <HelpMenu onTour={tour.open} onGlossary={openGlossary} onWalk={() => setWalk(true)} />
-        <button type="button" className="fit" onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">Fit</button>
+        <button type="button" className="fit" onClick={() => appStore.getState().fitAll()}
+          title="fit the whole step (0)">Fit</button>
         <ThemeToggle />
       </header>
       <Banners />
       <div className="layout">
         <aside className="sidebar" id="config-drawer" aria-label="configuration">
-          <button type="button" className="drawer-close" onClick={() => setDrawer(false)} data-testid="drawer-close">Close config</button>
+          <button type="button" className="drawer-close" onClick={() => setDrawer(false)}
+            data-testid="drawer-close">Close config</button>
           <ErrorBoundary name="Config"><ConfigPanel /></ErrorBoundary>
         </aside>
         {drawer && <div className="drawer-scrim" onClick={() => setDrawer(false)} aria-hidden="true" />}
@@ -136,7 +144,9 @@ export function App() {
             <ErrorBoundary name="Explain"><ExplainPanel /></ErrorBoundary>
             <ErrorBoundary name="Details"><DetailsPanel /></ErrorBoundary>
           </div>
-          {glossary && <ErrorBoundary name="Glossary"><GlossaryPanel onClose={() => setGlossary(false)} /></ErrorBoundary>}
+          {glossary && (
+            <ErrorBoundary name="Glossary"><GlossaryPanel onClose={() => setGlossary(false)} /></ErrorBoundary>
+          )}
           <div className="grid-2">
             <ErrorBoundary name="Memory chart"><MemoryChart /></ErrorBoundary>
             <ErrorBoundary name="Loss chart"><LossChart /></ErrorBoundary>
@@ -144,7 +154,10 @@ export function App() {
           <ErrorBoundary name="Sweep"><SweepPanel /></ErrorBoundary>
           <ErrorBoundary name="Calibration"><CalibrationPanel /></ErrorBoundary>
           <ErrorBoundary name="Export/import"><IoPanel /></ErrorBoundary>
-          <footer className="muted small">simulated both backends in {simMs.toFixed(0)} ms · each timeline's header names its clock (cost model, measured or imported)</footer>
+          <footer className="muted small">
+            simulated both backends in {simMs.toFixed(0)} ms · each timeline's header names its clock (cost model,
+            measured or imported)
+          </footer>
         </main>
       </div>
       {tour.step !== null && <Tour step={tour.step} onStep={tour.setStep} onClose={tour.close} />}

@@ -21,7 +21,9 @@ const WORDS: Readonly<Record<ClockKind, string>> = {
 /** Header text: 'clock: simulated time (cost model) · cost model: h100, nvlink-ib'. */
 export function clockWords(r: SideResult): string {
   const k = clockKind(r);
-  if (r.source === 'live' && k === 'model') return 'clock: cost-model time replayed for the live schedule (not measured)';
+  if (r.source === 'live' && k === 'model') {
+    return 'clock: cost-model time replayed for the live schedule (not measured)';
+  }
   return `clock: ${WORDS[k]}`;
 }
 

@@ -34,7 +34,10 @@ const HEAD_PX = 20; // title line
 const AXIS_PX = 16; // tick labels
 const LEGEND_PX = 22;
 
-/** PNG of both timeline canvases stacked, each with its title (step time, clock) and time axis, and a legend, via canvas.toBlob. */
+/**
+ * PNG of both timeline canvases stacked, each with its title (step time, clock) and time axis, and a
+ * legend, via canvas.toBlob.
+ */
 export async function timelinesPng(timelines: readonly PngTimeline[], o: PngOptions): Promise<Blob> {
   const dpr = window.devicePixelRatio || 1;
   const width = Math.max(...timelines.map((c) => c.canvas.width));
@@ -74,5 +77,7 @@ export async function timelinesPng(timelines: readonly PngTimeline[], o: PngOpti
     ctx.fillText(l.label, x + 14 * dpr, y + 15 * dpr);
     x += (20 + ctx.measureText(l.label).width / dpr) * dpr + 8 * dpr;
   }
-  return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG export: toBlob returned null'))), 'image/png'));
+  return new Promise((resolve, reject) => {
+    out.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG export: toBlob returned null'))), 'image/png');
+  });
 }

@@ -74,7 +74,9 @@ export function walkBlock(events: readonly TraceEvent[], memory: readonly Memory
     if (e.rank !== 0 || e.stream !== 'compute' || !inBlock(e, prefix, waitParams)) return;
     steps.push({
       eventIndex: i, name: e.name, kind: e.kind, phase: phaseOf(e, bwdUs), startUs: e.start, durUs: e.dur,
-      inFlight: comm.filter((c) => c.start <= e.start && c.start + c.dur > e.start).map((c) => ({ name: c.name, kind: c.kind })),
+      inFlight: comm
+        .filter((c) => c.start <= e.start && c.start + c.dur > e.start)
+        .map((c) => ({ name: c.name, kind: c.kind })),
       memoryBytes: memoryAt(curve, e.start),
     });
   });

@@ -84,7 +84,8 @@ export const STORIES: readonly Story[] = [
     query: 'model=tiny&ranks=4&straggler.rank=2&straggler.factor=2',
     zoom: [0, 0.5],
     setup: (cfg) =>
-      `Rank ${cfg.straggler.rank} computes ${cfg.straggler.factor}× slower; every collective needs all ${cfg.ranks} ranks.`,
+      `Rank ${cfg.straggler.rank} computes ${cfg.straggler.factor}× slower; `
+      + `every collective needs all ${cfg.ranks} ranks.`,
     claims: [othersWaitForStraggler],
   },
   {

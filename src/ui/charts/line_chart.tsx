@@ -59,11 +59,14 @@ export function LineChart({ series, refLines = [], height = 150, xFormat, yForma
       const xs = series.flatMap((s) => s.x);
       const ys = [...series.flatMap((s) => s.y), ...refLines.map((l) => l.y)];
       if (!xs.length) {
-        root.append('text').attr('x', width / 2).attr('y', height / 2).attr('text-anchor', 'middle').attr('class', 'chart-empty').text('no data yet');
+        root.append('text').attr('x', width / 2).attr('y', height / 2).attr('text-anchor', 'middle')
+          .attr('class', 'chart-empty').text('no data yet');
         return;
       }
-      const x = scaleLinear().domain([min(xs) ?? 0, Math.max((max(xs) ?? 1), (min(xs) ?? 0) + 1e-9)]).range([MARGIN.left, width - MARGIN.right]);
-      const y = scaleLinear().domain([yFromZero ? 0 : (min(ys) ?? 0), max(ys) ?? 1]).nice().range([height - MARGIN.bottom, MARGIN.top]);
+      const x = scaleLinear().domain([min(xs) ?? 0, Math.max((max(xs) ?? 1), (min(xs) ?? 0) + 1e-9)])
+        .range([MARGIN.left, width - MARGIN.right]);
+      const y = scaleLinear().domain([yFromZero ? 0 : (min(ys) ?? 0), max(ys) ?? 1]).nice()
+        .range([height - MARGIN.bottom, MARGIN.top]);
       root.append('g').attr('class', 'chart-axis').attr('transform', `translate(0,${height - MARGIN.bottom})`)
         .call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 90))).tickFormat((d) => xFormat(Number(d))));
       root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`)
@@ -78,7 +81,8 @@ export function LineChart({ series, refLines = [], height = 150, xFormat, yForma
             path.push(p);
           });
         } else path.push(...pts);
-        root.append('path').attr('class', 'series').attr('data-series', s.key).attr('fill', 'none').attr('stroke', s.color).attr('stroke-width', 1.6)
+        root.append('path').attr('class', 'series').attr('data-series', s.key).attr('fill', 'none')
+          .attr('stroke', s.color).attr('stroke-width', 1.6)
           .attr('d', line<[number, number]>().x((d) => x(d[0])).y((d) => y(d[1]))(path) ?? '');
         if (s.points) {
           root.append('g').attr('data-points', s.key).selectAll('circle').data(pts).join('circle')

@@ -53,8 +53,12 @@ export function MemoryChart() {
     const out: Series[] = [];
     const sa = sideCurve(a, cfg);
     const sb = sideCurve(b, cfg);
-    if (sa) out.push({ key: 'a', label: `A ${a?.title} (rank ${sa.c.rank}, peak ${fmtBytes(sa.c.peakBytes)}${sa.note})`, color: palette.compute, x: sa.c.t, y: sa.c.bytes, step: true });
-    if (sb) out.push({ key: 'b', label: `B ${b?.title} (rank ${sb.c.rank}, peak ${fmtBytes(sb.c.peakBytes)}${sb.note})`, color: palette.reduce_scatter, x: sb.c.t, y: sb.c.bytes, step: true });
+    const entry = (key: 'a' | 'b', title: string | undefined, s: NonNullable<typeof sa>, color: string): Series => ({
+      key, color, x: s.c.t, y: s.c.bytes, step: true,
+      label: `${key.toUpperCase()} ${title} (rank ${s.c.rank}, peak ${fmtBytes(s.c.peakBytes)}${s.note})`,
+    });
+    if (sa) out.push(entry('a', a?.title, sa, palette.compute));
+    if (sb) out.push(entry('b', b?.title, sb, palette.reduce_scatter));
     return out;
   }, [a, b, cfg, palette]);
   const hbm = HARDWARE_PRESETS[cfg.hardware].hbmBytes;

@@ -84,13 +84,17 @@ export function Banners() {
   return (
     <div className="banners">
       {gpu === 'none' && (
-        <div className="banner warn" data-testid="banner-cpu">No WebGPU adapter in this browser: live runs use <b>CPU kernels</b> (same numerics, slower). Simulation is unaffected.</div>
+        <div className="banner warn" data-testid="banner-cpu">
+          No WebGPU adapter in this browser: live runs use <b>CPU kernels</b> (same numerics, slower). Simulation is
+          unaffected.
+        </div>
       )}
       {!isolated && (
         <div className="banner warn" data-testid="banner-coi">
           Not cross-origin isolated: SharedArrayBuffer is unavailable, so live runs cannot start. Serve the page with
-          <code>Cross-Origin-Opener-Policy: same-origin</code> and <code>Cross-Origin-Embedder-Policy: require-corp</code>
-          (<code>npm start</code> does), or let <code>coi-serviceworker.js</code> install and reload the page (static hosts such as GitHub Pages).
+          {' '}<code>Cross-Origin-Opener-Policy: same-origin</code> and{' '}
+          <code>Cross-Origin-Embedder-Policy: require-corp</code> (<code>npm start</code> does), or let{' '}
+          <code>coi-serviceworker.js</code> install and reload the page (static hosts such as GitHub Pages).
         </div>
       )}
       {simError && <div className="banner error" role="alert" data-testid="banner-sim-error">{simError}</div>}
@@ -99,7 +103,11 @@ export function Banners() {
         const [side, m] = x as readonly ['A' | 'B', NonNullable<typeof mmA>];
         return (
           <div key={side} className="banner error" role="alert" data-testid="banner-mismatch">
-            <b>Collective mismatch on {side}</b>: at collective #{m.seq} rank {m.ranks[0]} issued <code>{m.ops[0]}</code> but rank {m.ranks[1]} issued <code>{m.ops[1]}</code> (t = {fmtUs(m.timeUs)}). On real GPUs this step would hang; the simulation stops there, so {side}'s metrics cover only the part before it. Ranks chose different buckets from their own timings; turn cross-rank alignment on (torch aligns estimates across ranks) or set jitter to 0.
+            <b>Collective mismatch on {side}</b>: at collective #{m.seq} rank {m.ranks[0]} issued{' '}
+            <code>{m.ops[0]}</code> but rank {m.ranks[1]} issued <code>{m.ops[1]}</code> (t = {fmtUs(m.timeUs)}). On
+            real GPUs this step would hang; the simulation stops there, so {side}'s metrics cover only the part before
+            it. Ranks chose different buckets from their own timings; turn cross-rank alignment on (torch aligns
+            estimates across ranks) or set jitter to 0.
           </div>
         );
       })}

@@ -18,9 +18,10 @@ function testId(path: string): string {
 function parseNumeric(f: FieldSpec, text: string): { ok: true; value: number | null } | { ok: false; message: string } {
   const t = text.trim();
   const nullable = (f.kind === 'int' || f.kind === 'number') && f.nullable;
-  if (t === '') return nullable ? { ok: true, value: null } : { ok: false, message: `${f.path} must be ${describeAllowed(f)}, got an empty field` };
+  const mustBe = `${f.path} must be ${describeAllowed(f)}`;
+  if (t === '') return nullable ? { ok: true, value: null } : { ok: false, message: `${mustBe}, got an empty field` };
   const v = Number(t);
-  if (!Number.isFinite(v)) return { ok: false, message: `${f.path} must be ${describeAllowed(f)}, got ${JSON.stringify(text)}` };
+  if (!Number.isFinite(v)) return { ok: false, message: `${mustBe}, got ${JSON.stringify(text)}` };
   return { ok: true, value: v };
 }
 
@@ -130,14 +131,17 @@ function Field({ f }: { f: FieldSpec }) {
       <select
         value={value === null ? '' : String(value)}
         data-testid={testId(f.path)}
-        onChange={(e) => appStore.getState().setField(f.path, f.nullable && e.target.value === '' ? null : e.target.value)}
+        onChange={(e) => {
+          appStore.getState().setField(f.path, f.nullable && e.target.value === '' ? null : e.target.value);
+        }}
       >
         {f.nullable && <option value="">{PRESET_DEFAULT_LABEL}</option>}
         {f.values.map((v) => <option key={v} value={v}>{v}</option>)}
       </select>
     );
   } else if (f.kind === 'bool') {
-    control = <input type="checkbox" checked={value === true} data-testid={testId(f.path)} onChange={(e) => appStore.getState().setField(f.path, e.target.checked)} />;
+    control = <input type="checkbox" checked={value === true} data-testid={testId(f.path)}
+      onChange={(e) => appStore.getState().setField(f.path, e.target.checked)} />;
   } else {
     control = <NumberField f={f} value={value} error={error} />;
   }
@@ -165,7 +169,8 @@ export function ConfigPanel() {
     <section className="panel config" data-testid="config">
       <div className="config-head">
         <h2>Config</h2>
-        <button type="button" className="link" onClick={() => appStore.getState().resetConfig()} data-testid="cfg-reset">reset</button>
+        <button type="button" className="link" onClick={() => appStore.getState().resetConfig()}
+          data-testid="cfg-reset">reset</button>
       </div>
       <FxImportNote />
       {groups.map((g) => g.fields.length > 0 && (

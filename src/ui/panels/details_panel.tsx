@@ -38,7 +38,15 @@ export function DetailsPanel() {
         {b && <><dt>bucket</dt><dd>#{b.id}: {b.members.length} collectives, {fmtBytes(b.bytes)}</dd></>}
         {e.params?.length ? <><dt>params</dt><dd className="params">{e.params.join(', ')}</dd></> : null}
       </dl>
-      {reasons.length > 0 && <ul className="reasons">{reasons.slice(0, 6).map((x) => <li key={`${x.node}:${x.code}:${x.text}`}>{plainReason(x.code)} <span className="muted">({x.text})</span> <code>{x.node}</code></li>)}</ul>}
+      {reasons.length > 0 && (
+        <ul className="reasons">
+          {reasons.slice(0, 6).map((x) => (
+            <li key={`${x.node}:${x.code}:${x.text}`}>
+              {plainReason(x.code)} <span className="muted">({x.text})</span> <code>{x.node}</code>
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

@@ -2,7 +2,7 @@
 // (prefetched or not, bucketed or not, and why). Clicking a collective on a timeline picks it.
 
 import { useEffect, useMemo, useState } from 'react';
-import { livePlanOf, useApp, type Side } from '../../store';
+import { livePlanOf, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtPct } from '../format';
 import { plainReason } from '../glossary';
 import { baseName, explainableCollectives } from '../reasons';
@@ -10,6 +10,20 @@ import { PresetAssumptions } from './preset_info';
 
 const pct = (x: number) => fmtPct(100 * x);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+type Bucket = NonNullable<SideResult['schedule']>['buckets'][number];
+type Agreement = NonNullable<SideResult['torchAgreement']>[number];
+
+function bucketSentence(b: Bucket, current: string): string {
+  const others = b.members.filter((m) => m !== current).slice(0, 6).join(', ');
+  return `In bucket #${b.id} (${b.kind}, key ${b.key}, ${fmtBytes(b.bytes)}) with ${b.members.length - 1} other `
+    + `collective${b.members.length === 2 ? '' : 's'}: ${others}${b.members.length > 7 ? ', …' : ''}`;
+}
+
+function agreementWords(a: Agreement): string {
+  return `${a.phase} — buckets ${pct(a.bucketAgreement)}, prefetches ${pct(a.prefetchAgreement)}, `
+    + `collectives after ${a.collectivesAfter.torch} (torch) / ${a.collectivesAfter.fsdpSim}`;
+}
 
 export function ExplainPanel() {
   const sides = useApp((s) => s.sides);
@@ -37,22 +51,29 @@ export function ExplainPanel() {
   const reasons = schedule?.reasons.filter((r) => r.node === current) ?? [];
   const bucket = schedule?.buckets.find((b) => b.members.includes(current));
   // the process group it runs on (a mesh has several; a bucket keeps its members' group)
-  const coll = schedule?.graph.nodes.find((n) => n.kind !== 'wait' && (n.name === current || n.collective?.members?.includes(current)))?.collective;
+  const coll = schedule?.graph.nodes.find(
+    (n) => n.kind !== 'wait' && (n.name === current || n.collective?.members?.includes(current)),
+  )?.collective;
   const agreement = sides[side]?.torchAgreement;
-  const torchSays = agreement?.flatMap((a) => a.disagreements).filter((d) => d.collective === current.replace(/\.bw$/, '')) ?? [];
+  const fxName = current.replace(/\.bw$/, '');
+  const torchSays = agreement?.flatMap((a) => a.disagreements).filter((d) => d.collective === fxName) ?? [];
   return (
     <section className="panel explain" data-testid="explain">
       <h2>Explain</h2>
-      {!schedule ? <p className="muted">This side has no schedule (imported trace or live events without a plan).</p> : (
+      {!schedule ? (
+        <p className="muted">This side has no schedule (imported trace or live events without a plan).</p>
+      ) : (
         <>
           <div className="row">
-            <label>side <select value={side} onChange={(e) => setSide(e.target.value as Side)} data-testid="explain-side">
+            <label>side <select value={side} onChange={(e) => setSide(e.target.value as Side)}
+              data-testid="explain-side">
               <option value="a">A · {sides.a?.title}</option>
               <option value="b">B · {sides.b?.title}</option>
             </select></label>
           </div>
           <div className="row">
-            <label>collective <select value={current} onChange={(e) => setNode(e.target.value)} data-testid="explain-node">
+            <label>collective <select value={current} onChange={(e) => setNode(e.target.value)}
+              data-testid="explain-node">
               {names.map((n) => <option key={n} value={n}>{n}</option>)}
             </select></label>
           </div>
@@ -64,26 +85,42 @@ export function ExplainPanel() {
           )}
           {reasons.length === 0 ? <p className="muted">No decision recorded for this collective.</p> : (
             <ul className="reasons" data-testid="explain-reasons">
-              {reasons.map((r) => <li key={`${r.code}:${r.text}`} data-code={r.code}><span className="plain">{plainReason(r.code)}</span> <span className="muted">{r.text}</span> <code>{r.code}</code></li>)}
+              {reasons.map((r) => (
+                <li key={`${r.code}:${r.text}`} data-code={r.code}>
+                  <span className="plain">{plainReason(r.code)}</span> <span className="muted">{r.text}</span>{' '}
+                  <code>{r.code}</code>
+                </li>
+              ))}
             </ul>
           )}
           {bucket && (
-            <p className="bucket-info">In bucket #{bucket.id} ({bucket.kind}, key {bucket.key}, {fmtBytes(bucket.bytes)}) with {bucket.members.length - 1} other collective{bucket.members.length === 2 ? '' : 's'}: {bucket.members.filter((m) => m !== current).slice(0, 6).join(', ')}{bucket.members.length > 7 ? ', …' : ''}</p>
+            <p className="bucket-info">{bucketSentence(bucket, current)}</p>
           )}
           {agreement && (
             <div className="torch-agreement" data-testid="explain-torch">
               <p className="small">
-                Against torch's log: {agreement.map((a) => `${a.phase} — buckets ${pct(a.bucketAgreement)}, prefetches ${pct(a.prefetchAgreement)}, collectives after ${a.collectivesAfter.torch} (torch) / ${a.collectivesAfter.fsdpSim}`).join('; ')}.
+                Against torch's log: {agreement.map(agreementWords).join('; ')}.
               </p>
-              {torchSays.length === 0 ? <p className="muted small">For this collective torch logged the same decisions.</p> : (
+              {torchSays.length === 0 ? (
+                <p className="muted small">For this collective torch logged the same decisions.</p>
+              ) : (
                 <ul className="reasons" data-testid="explain-torch-disagreements">
-                  {torchSays.map((d) => <li key={d.what}><b>{d.what}</b> — torch: {d.torch}; fsdp-sim: {d.fsdpSim}</li>)}
+                  {torchSays.map((d) => (
+                    <li key={d.what}><b>{d.what}</b> — torch: {d.torch}; fsdp-sim: {d.fsdpSim}</li>
+                  ))}
                 </ul>
               )}
             </div>
           )}
-          <p className="muted small">{schedule.backend}: {plural(schedule.buckets.length, 'bucket')}, {plural(names.length, 'collective')} explained.</p>
-          {livePlan && <p className="muted small" data-testid="explain-live-plan">Live run: the plan its workers executed (tiny on {sides[side]?.worldSize} ranks).</p>}
+          <p className="muted small">
+            {schedule.backend}: {plural(schedule.buckets.length, 'bucket')}, {plural(names.length, 'collective')}
+            {' '}explained.
+          </p>
+          {livePlan && (
+            <p className="muted small" data-testid="explain-live-plan">
+              Live run: the plan its workers executed (tiny on {sides[side]?.worldSize} ranks).
+            </p>
+          )}
         </>
       )}
       <PresetAssumptions />

@@ -25,7 +25,9 @@ function LifeDiagram() {
             <rect x={x} y={4} width={w} height={40} rx={5} />
             <text x={x + w / 2} y={21} textAnchor="middle" className="life-label">{s.label}</text>
             <text x={x + w / 2} y={36} textAnchor="middle" className="life-note">{s.note}</text>
-            {i < LIFE.length - 1 && <path d={`M${x + w + 2} 24 h${gap - 6} l-4 -4 m4 4 l-4 4`} className="life-arrow" />}
+            {i < LIFE.length - 1 && (
+              <path d={`M${x + w + 2} 24 h${gap - 6} l-4 -4 m4 4 l-4 4`} className="life-arrow" />
+            )}
           </g>
         );
       })}
@@ -38,7 +40,8 @@ export function GlossaryPanel({ onClose }: { onClose: () => void }) {
     <section className="panel glossary" data-testid="glossary" aria-labelledby="glossary-title">
       <div className="panel-head">
         <h2 id="glossary-title">Glossary</h2>
-        <button type="button" className="link" onClick={onClose} data-testid="glossary-close" aria-label="close the glossary">close</button>
+        <button type="button" className="link" onClick={onClose} data-testid="glossary-close"
+          aria-label="close the glossary">close</button>
       </div>
       <p className="small">One parameter's life in a step: each rank keeps a shard; before a layer runs, an all-gather
         rebuilds the full weight; the layer computes; the full copy is freed; in the backward, its gradient is

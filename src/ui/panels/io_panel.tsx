@@ -23,8 +23,15 @@ async function readFiles(list: FileList | null): Promise<{ name: string; text: s
 
 /** Trace files as text: `.json.gz` (torch.profiler's default) is gunzipped in the browser. */
 async function readTraceFiles(list: FileList | null): Promise<{ name: string; text: string }[]> {
-  return Promise.all([...(list ?? [])].map(async (f) => ({ name: f.name, text: await traceText(f.name, new Uint8Array(await f.arrayBuffer())) })));
+  const read = async (f: File) => {
+    const text = await traceText(f.name, new Uint8Array(await f.arrayBuffer()));
+    return { name: f.name, text };
+  };
+  return Promise.all([...(list ?? [])].map(read));
 }
+
+const FX_LOG_HINT = "Pick torch's DEBUG log of the pass (overlap_scheduling, overlap_preserving_bucketer) with the "
+  + "dump(s) to compare B's decisions with torch's";
 
 function safeName(s: string): string {
   return s.replace(/[^a-z0-9_.-]+/gi, '_').slice(0, 60);
@@ -65,7 +72,9 @@ export function IoPanel() {
     const canvases = (['a', 'b'] as const).flatMap((side) => {
       const c = document.querySelector<HTMLCanvasElement>(`[data-testid="timeline-${side}"] canvas`);
       const r = sides[side];
-      return c && r ? [{ title: `${side.toUpperCase()} · ${r.title} · step ${fmtUs(r.metrics.stepTimeUs)} · ${clockWords(r)}`, canvas: c }] : [];
+      if (!c || !r) return [];
+      const title = `${side.toUpperCase()} · ${r.title} · step ${fmtUs(r.metrics.stepTimeUs)} · ${clockWords(r)}`;
+      return [{ title, canvas: c }];
     });
     if (!canvases.length) return;
     try {
@@ -78,7 +87,8 @@ export function IoPanel() {
       const kinds = new Set([sides.a, sides.b].flatMap((r) => r?.events.map((e) => e.kind) ?? []));
       const legend = [...legendFor(kinds), EXPOSED_ENTRY].map((l) => ({ label: l.label, color: p[l.color] }));
       const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || p.text;
-      downloadBlob(await timelinesPng(canvases, { background: p.background, text: p.text, muted, ticks, legend }), 'fsdp-sim_timelines.png');
+      const png = await timelinesPng(canvases, { background: p.background, text: p.text, muted, ticks, legend });
+      downloadBlob(png, 'fsdp-sim_timelines.png');
     } catch (e) {
       notify('error', (e as Error).message);
     }
@@ -131,24 +141,30 @@ export function IoPanel() {
       <h2>Export / import</h2>
       {notice && <Toast key={notice.text} kind={notice.kind} text={notice.text} inline />}
       <div className="row buttons">
-        <button type="button" onClick={() => exportTrace('a')} disabled={!sides.a} data-testid="export-a">Trace A (.json)</button>
-        <button type="button" onClick={() => exportTrace('b')} disabled={!sides.b} data-testid="export-b">Trace B (.json)</button>
+        <button type="button" onClick={() => exportTrace('a')} disabled={!sides.a}
+          data-testid="export-a">Trace A (.json)</button>
+        <button type="button" onClick={() => exportTrace('b')} disabled={!sides.b}
+          data-testid="export-b">Trace B (.json)</button>
         <button type="button" onClick={exportPng} data-testid="export-png">Timelines (.png)</button>
       </div>
       <div className="row">
-        <label>trace into <select value={importSide} onChange={(e) => setImportSide(e.target.value as Side)} data-testid="import-side">
+        <label>trace into <select value={importSide} onChange={(e) => setImportSide(e.target.value as Side)}
+          data-testid="import-side">
           <option value="a">A</option><option value="b">B</option>
         </select></label>
         <label className="file">Kineto / Chrome trace(s)…
-          <input ref={traceInput} type="file" accept=".json,.gz,application/json,application/gzip" multiple data-testid="import-trace"
+          <input ref={traceInput} type="file" accept=".json,.gz,application/json,application/gzip" multiple
+            data-testid="import-trace"
             onChange={(e) => void onTraceFiles(e.target.files)} />
         </label>
       </div>
       <div className="row">
-        <label className="file" title="Pick torch's DEBUG log of the pass (overlap_scheduling, overlap_preserving_bucketer) with the dump(s) to compare B's decisions with torch's">FX graph dump(s), forward [+ backward] [+ torch's pass log]…
-          <input ref={fxInput} type="file" accept=".json,.log,.txt" multiple data-testid="import-fx" onChange={(e) => void onFxFile(e.target.files)} />
+        <label className="file" title={FX_LOG_HINT}>FX graph dump(s), forward [+ backward] [+ torch's pass log]…
+          <input ref={fxInput} type="file" accept=".json,.log,.txt" multiple data-testid="import-fx"
+            onChange={(e) => void onFxFile(e.target.files)} />
         </label>
-        <button type="button" onClick={() => void appStore.getState().resimulate(appStore.getState().config)} data-testid="resimulate">Back to simulation</button>
+        <button type="button" onClick={() => void appStore.getState().resimulate(appStore.getState().config)}
+          data-testid="resimulate">Back to simulation</button>
       </div>
     </section>
   );

@@ -6,7 +6,11 @@
 import { useEffect, useState } from 'react';
 import { appStore, type LiveState, useApp } from '../../store';
 
+const LIVE_HINT = 'Live mode: train the tiny model for real on rank workers (timeline B); a larger config '
+  + 'switches to tiny first';
+
 /** The WebGPU adapter's name, or '' while unknown / 'CPU kernels' when there is none. */
+
 function useAdapterName(kernels: string): string {
   const [name, setName] = useState('');
   useEffect(() => {
@@ -81,11 +85,12 @@ export function LiveBar() {
   return (
     <div className="live-bar" data-testid="live-bar">
       {live.running ? (
-        <button type="button" className="stop" onClick={() => appStore.getState().stopLive()} data-testid="live-stop">Stop</button>
+        <button type="button" className="stop" onClick={() => appStore.getState().stopLive()}
+          data-testid="live-stop">Stop</button>
       ) : (
         <>
-          <button type="button" className="primary" onClick={() => void appStore.getState().startLive()} disabled={!canRun}
-            title={why || 'Live mode: train the tiny model for real on rank workers (timeline B); a larger config switches to tiny first'}
+          <button type="button" className="primary" onClick={() => void appStore.getState().startLive()}
+            disabled={!canRun} title={why || LIVE_HINT}
             data-testid="live-run">
             Run live
           </button>
@@ -95,7 +100,8 @@ export function LiveBar() {
           </button>
         </>
       )}
-      <progress max={Math.max(1, live.steps)} value={live.step} data-testid="live-progress" aria-label="live run progress" />
+      <progress max={Math.max(1, live.steps)} value={live.step} data-testid="live-progress"
+        aria-label="live run progress" />
       <span className={`muted live-status${live.running || live.step > 0 || live.stoppedAfter !== null ? '' : ' idle'}`}
         data-testid="live-status" role="status" title={`${status}${device ? ` · ${device}` : ''}`}>{status}</span>
       {device && <span className="muted small adapter" data-testid="live-adapter" title={device}>{device}</span>}

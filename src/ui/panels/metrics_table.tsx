@@ -29,20 +29,25 @@ interface Row {
 
 const ROWS: readonly Row[] = [
   { key: 'step', term: 'step', label: 'step time', get: (m) => m.stepTimeUs, fmt: fmtUs, lowerIsBetter: true },
-  { key: 'exposed', term: 'exposed', label: 'exposed comm', get: (m) => m.exposedCommUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'exposed', term: 'exposed', label: 'exposed comm', fmt: fmtUs, lowerIsBetter: true,
+    get: (m) => m.exposedCommUs },
   { key: 'overlap', term: 'overlap', label: 'overlap', get: (m) => m.overlapPct, fmt: fmtPct, lowerIsBetter: false },
   { key: 'idle', term: 'idle', label: 'idle', get: (m) => m.idleUs, fmt: fmtUs, lowerIsBetter: true },
   // live runs and Kineto imports may carry no memory curve: unknown, not zero
-  { key: 'peak', term: 'peak', label: 'peak memory', get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN), fmt: fmtBytes, lowerIsBetter: true },
+  { key: 'peak', term: 'peak', label: 'peak memory', fmt: fmtBytes, lowerIsBetter: true,
+    get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN) },
   // the caching allocator's peaks, as torch reports them (simulated sides only)
   { key: 'peak_allocated', term: 'peak_allocated', label: 'peak allocated', fmt: fmtBytes, lowerIsBetter: true,
     whenNonZero: true, get: (_m, r) => r.allocator?.peakAllocatedBytes ?? NaN },
   { key: 'peak_reserved', term: 'peak_reserved', label: 'peak reserved', fmt: fmtBytes, lowerIsBetter: true,
     whenNonZero: true, get: (_m, r) => r.allocator?.peakReservedBytes ?? NaN },
-  { key: 'ag', term: 'all_gather', label: '# all-gather', get: (m) => m.collectives.all_gather, fmt: String, lowerIsBetter: true },
-  { key: 'rs', term: 'reduce_scatter', label: '# reduce-scatter', get: (m) => m.collectives.reduce_scatter, fmt: String, lowerIsBetter: true },
+  { key: 'ag', term: 'all_gather', label: '# all-gather', fmt: String, lowerIsBetter: true,
+    get: (m) => m.collectives.all_gather },
+  { key: 'rs', term: 'reduce_scatter', label: '# reduce-scatter', fmt: String, lowerIsBetter: true,
+    get: (m) => m.collectives.reduce_scatter },
   ...COMM_KINDS.filter((k) => k !== 'all_gather' && k !== 'reduce_scatter').map((k): Row => ({
-    key: k, term: 'other_collectives', label: `# ${COMM_LABELS[k]}`, get: (m) => m.collectives[k], fmt: String, lowerIsBetter: true, whenNonZero: true,
+    key: k, term: 'other_collectives', label: `# ${COMM_LABELS[k]}`, fmt: String, lowerIsBetter: true,
+    whenNonZero: true, get: (m) => m.collectives[k],
   })),
 ];
 
@@ -103,15 +108,29 @@ const SHARD_SHARE_WORTH_IT = 0.1;
 /** Advice for a peak over HBM: only the levers this config has not pulled and that would help. */
 function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
   const levers: string[] = [];
-  if (activationCheckpointingOf(cfg) !== 'full') levers.push('full activation checkpointing (activationCheckpointing=full)');
+  if (activationCheckpointingOf(cfg) !== 'full') {
+    levers.push('full activation checkpointing (activationCheckpointing=full)');
+  }
   const shardBytes = (paramCount(MODEL_PRESETS[cfg.model]) * SHARDED_BYTES_PER_PARAM) / cfg.ranks;
-  if (cfg.ranks < MAX_RANKS && shardBytes > SHARD_SHARE_WORTH_IT * peakBytes) levers.push('more ranks (smaller shards)');
+  if (cfg.ranks < MAX_RANKS && shardBytes > SHARD_SHARE_WORTH_IT * peakBytes) {
+    levers.push('more ranks (smaller shards)');
+  }
   if (cfg.localBatch === null || cfg.localBatch > 1) levers.push('a smaller local batch');
   // TP splits the weights, the activations and the logits (needs the heads to divide: 8 suits every llama3 preset)
-  if (cfg.parallelism.tensor_parallel_degree === 1 && cfg.ranks % 8 === 0 && MODEL_PRESETS[cfg.model].nHeads % 8 === 0) levers.push('tensor parallel (parallelism.tensor_parallel_degree=8)');
+  const tpFits = cfg.ranks % 8 === 0 && MODEL_PRESETS[cfg.model].nHeads % 8 === 0;
+  if (cfg.parallelism.tensor_parallel_degree === 1 && tpFits) {
+    levers.push('tensor parallel (parallelism.tensor_parallel_degree=8)');
+  }
   return levers.length
     ? `${levers.join(', ').replace(/, ([^,]*)$/, ' or $1')} would lower the peak.`
-    : 'This config already uses every lever fsdp-sim models; torchtitan adds pipeline parallelism here, which fsdp-sim does not model.';
+    : 'This config already uses every lever fsdp-sim models; torchtitan adds pipeline parallelism here, '
+      + 'which fsdp-sim does not model.';
+}
+
+/** B vs A: points for the overlap (a percent already), else the relative change. */
+function deltaText(key: string, va: number, vb: number): string {
+  if (key !== 'overlap') return fmtDelta(va, vb);
+  return Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–';
 }
 
 const DELTA_DEF = "B vs A: B's change against A, relative (%) or in points (pt); green: better, red: worse.";
@@ -134,7 +153,12 @@ export function MetricsTable() {
       <h2>Metrics <span className="muted">(mean over ranks; HTA definitions)</span></h2>
       <table>
         <thead>
-          <tr><th /><th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th><th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th><th><Term def={DELTA_DEF}>B vs A</Term></th></tr>
+          <tr>
+            <th />
+            <th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th>
+            <th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th>
+            <th><Term def={DELTA_DEF}>B vs A</Term></th>
+          </tr>
         </thead>
         <tbody>
           {rows.map((r) => {
@@ -151,7 +175,7 @@ export function MetricsTable() {
                 <td data-side="a" data-value={String(va)}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
                 <td data-side="b" data-value={String(vb)}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
                 <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>
-                  {!comparable ? '–' : r.key === 'overlap' ? (Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–') : fmtDelta(va, vb)}
+                  {comparable ? deltaText(r.key, va, vb) : '–'}
                 </td>
               </tr>
             );
@@ -159,7 +183,9 @@ export function MetricsTable() {
         </tbody>
       </table>
       {unlike && (
-        <p className="small note" data-testid="metrics-clock-note" data-kind={unlike.kind}>No B-vs-A change: {unlike.text}</p>
+        <p className="small note" data-testid="metrics-clock-note" data-kind={unlike.kind}>
+          No B-vs-A change: {unlike.text}
+        </p>
       )}
       {over.length > 0 && (
         <p className="small warn-text" data-testid="metrics-hbm-warning" role="alert">
@@ -169,7 +195,8 @@ export function MetricsTable() {
       )}
       {(a?.mismatch || b?.mismatch) && (
         <p className="small warn-text" data-testid="metrics-mismatch-note">
-          {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step stops at the hang, so its numbers are not a full step.
+          {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step stops at the hang, so its numbers are not a
+          full step.
         </p>
       )}
     </section>

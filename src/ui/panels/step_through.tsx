@@ -20,15 +20,19 @@ function Strip({ steps, at, side }: { steps: readonly WalkStep[]; at: number; si
   const lo = Math.min(...mem);
   const hi = Math.max(...mem);
   const y = (b: number) => 58 - (hi > lo ? ((b - lo) / (hi - lo)) * 24 : 12);
-  const line = mem.length === steps.length ? steps.map((s, i) => `${i ? 'L' : 'M'}${(i + 0.5) * w} ${y(s.memoryBytes)}`).join(' ') : '';
+  const line = mem.length === steps.length
+    ? steps.map((s, i) => `${i ? 'L' : 'M'}${(i + 0.5) * w} ${y(s.memoryBytes)}`).join(' ')
+    : '';
   return (
     <svg className="walk-strip" viewBox={`0 0 ${STRIP_W} 64`} role="img" data-testid={`walk-strip-${side}`}
       aria-label={`${steps.length} ops of the block, op ${at + 1} current; memory line below`}>
       {steps.map((s, i) => (
         <rect key={s.eventIndex} x={i * w} y={4} width={Math.max(1, w - 0.5)} height={20}
-          fill={palette[s.kind as keyof typeof palette] ?? palette.compute} opacity={s.phase === 'forward' ? 1 : s.phase === 'backward' ? 0.7 : 0.4} />
+          fill={palette[s.kind as keyof typeof palette] ?? palette.compute}
+          opacity={s.phase === 'forward' ? 1 : s.phase === 'backward' ? 0.7 : 0.4} />
       ))}
-      <rect x={at * w - 1} y={2} width={Math.max(3, w + 2)} height={24} fill="none" stroke={palette.selected} strokeWidth={2} />
+      <rect x={at * w - 1} y={2} width={Math.max(3, w + 2)} height={24} fill="none" stroke={palette.selected}
+        strokeWidth={2} />
       {line && <path d={line} fill="none" stroke={palette.bucket} strokeWidth={1.5} />}
       {line && <circle cx={(at + 0.5) * w} cy={y(steps[at].memoryBytes)} r={3} fill={palette.selected} />}
     </svg>
@@ -36,17 +40,31 @@ function Strip({ steps, at, side }: { steps: readonly WalkStep[]; at: number; si
 }
 
 function SideWalk({ side, r, steps, i }: { side: Side; r: SideResult; steps: readonly WalkStep[]; i: number }) {
-  if (!steps.length) return <div className="walk-side" data-testid={`walk-${side}`}><p className="muted">No ops of this block on rank 0.</p></div>;
+  if (!steps.length) {
+    return (
+      <div className="walk-side" data-testid={`walk-${side}`}>
+        <p className="muted">No ops of this block on rank 0.</p>
+      </div>
+    );
+  }
   const at = Math.min(i, steps.length - 1);
   const s = steps[at];
   const verb = s.kind === 'wait' ? 'waits for' : 'runs';
   return (
     <div className="walk-side" data-testid={`walk-${side}`} data-op={s.name} data-index={at} data-phase={s.phase}
       data-in-flight={s.inFlight.length} data-memory={String(s.memoryBytes)} data-start={s.startUs} data-dur={s.durUs}>
-      <div><span className={`side-badge side-${side}`}>{side.toUpperCase()}</span> <b>{r.title}</b> <span className="muted">op {at + 1}/{steps.length} · {s.phase}</span></div>
+      <div>
+        <span className={`side-badge side-${side}`}>{side.toUpperCase()}</span> <b>{r.title}</b>{' '}
+        <span className="muted">op {at + 1}/{steps.length} · {s.phase}</span>
+      </div>
       <Strip steps={steps} at={at} side={side} />
       <p className="walk-now">At {fmtUs(s.startUs)} rank 0 {verb} <code>{s.name}</code> ({fmtUs(s.durUs)}).</p>
-      <p className="small">In flight: {s.inFlight.length ? s.inFlight.map((c, k) => <span key={c.name}>{k > 0 && ', '}<code>{c.name}</code></span>) : <span className="muted">no collective</span>}</p>
+      <p className="small">
+        In flight:{' '}
+        {s.inFlight.length
+          ? s.inFlight.map((c, k) => <span key={c.name}>{k > 0 && ', '}<code>{c.name}</code></span>)
+          : <span className="muted">no collective</span>}
+      </p>
       <p className="small">Memory held: <b>{fmtBytes(s.memoryBytes)}</b></p>
     </div>
   );
@@ -98,15 +116,20 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
     <section className="panel step-through" data-testid="step-through" aria-labelledby="walk-title" ref={ref}>
       <div className="panel-head">
         <h2 id="walk-title">Learn one layer: block {k}, forward, backward, optimizer</h2>
-        <button type="button" className="link" onClick={onClose} data-testid="walk-close" aria-label="close the step-through">close</button>
+        <button type="button" className="link" onClick={onClose} data-testid="walk-close"
+          aria-label="close the step-through">close</button>
       </div>
       <div className="row walk-controls">
-        <label>block <select value={k} onChange={(e) => { setBlock(Number(e.target.value)); setI(0); }} data-testid="walk-block">
+        <label>block <select value={k} onChange={(e) => { setBlock(Number(e.target.value)); setI(0); }}
+          data-testid="walk-block">
           {blocks.map((x) => <option key={x} value={x}>layers.{x}</option>)}
         </select></label>
-        <button type="button" onClick={() => setI(Math.max(0, at - 1))} disabled={at === 0} data-testid="walk-prev" aria-label="previous op">◀ Prev</button>
-        <button type="button" onClick={() => setPlaying(!playing)} data-testid="walk-play" aria-pressed={playing}>{playing ? 'Pause' : 'Play'}</button>
-        <button type="button" onClick={() => setI(Math.min(n - 1, at + 1))} disabled={at >= n - 1} data-testid="walk-next" aria-label="next op">Next ▶</button>
+        <button type="button" onClick={() => setI(Math.max(0, at - 1))} disabled={at === 0} data-testid="walk-prev"
+          aria-label="previous op">◀ Prev</button>
+        <button type="button" onClick={() => setPlaying(!playing)} data-testid="walk-play"
+          aria-pressed={playing}>{playing ? 'Pause' : 'Play'}</button>
+        <button type="button" onClick={() => setI(Math.min(n - 1, at + 1))} disabled={at >= n - 1}
+          data-testid="walk-next" aria-label="next op">Next ▶</button>
         <input type="range" min={0} max={Math.max(0, n - 1)} value={at} onChange={(e) => setI(Number(e.target.value))}
           aria-label="op in the block" data-testid="walk-slider" />
       </div>

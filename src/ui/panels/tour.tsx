@@ -167,7 +167,8 @@ export function Tour({ step, onStep, onClose }: { step: number; onStep: (k: numb
       <div className="tour-buttons">
         <button type="button" className="link" onClick={close} data-testid="tour-skip">Skip tour</button>
         {step > 0 && <button type="button" onClick={() => onStep(step - 1)} data-testid="tour-back">Back</button>}
-        <button type="button" className="primary" ref={nextRef} onClick={() => (last ? close() : onStep(step + 1))} data-testid="tour-next">
+        <button type="button" className="primary" ref={nextRef} onClick={() => (last ? close() : onStep(step + 1))}
+          data-testid="tour-next">
           {last ? 'Done' : 'Next'}
         </button>
       </div>
