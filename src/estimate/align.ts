@@ -24,6 +24,7 @@ export function alignCostModels(models: readonly CostModel[], graph: StepGraph):
   const collCache = new Map<string, number>();
   return {
     label: `median of ${models.length} ranks: ${models[0].label}`,
+    ...(models[0].overlapSlowdown !== undefined ? { overlapSlowdown: models[0].overlapSlowdown } : {}),
     computeUs(node: GraphNode): number {
       let t = computeByName.get(node.name);
       if (t === undefined) {

@@ -87,6 +87,7 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
 
   return {
     label,
+    overlapSlowdown: hw.achieved?.overlapSlowdown ?? 0,
     computeUs(node: GraphNode): number {
       if (node.kind !== 'compute' && node.kind !== 'cast') return computeNodeUs(hw, node, dtype);
       const m = Object.hasOwn(measured, node.name) ? measured[node.name] : undefined;

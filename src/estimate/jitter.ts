@@ -69,6 +69,7 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
   for (let rank = 0; rank < worldSize; rank++) {
     const slow = s !== undefined && s.rank === rank ? s.factor : 1;
     models.push({
+      ...(base.overlapSlowdown !== undefined ? { overlapSlowdown: base.overlapSlowdown } : {}),
       label: `${base.label} ±${opts.jitterPct}% seed ${opts.seed} rank ` +
         `${rank}${slow !== 1 ? ` straggler×${slow}` : ''}`,
       computeUs: (node: GraphNode) => {

@@ -12,6 +12,11 @@ export interface CostModel {
    * nodes it spans and so its network tier.
    */
   collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType, groupStride?: number): number;
+  /**
+   * Fraction by which compute slows while a collective runs on the same GPU (SM and HBM contention,
+   * estimate/hardware.ts); absent or 0: overlapped compute runs as fast as alone.
+   */
+  readonly overlapSlowdown?: number;
   /** Short label for UI and traces, e.g. 'h100 roofline + ib-400 ring'. */
   readonly label: string;
 }

@@ -17,6 +17,7 @@ import { ConfigError, FsdpSimError } from '../errors';
 import type { GraphNode } from '../graph';
 import type { MemoryCurve, StreamName, TraceEvent } from '../trace';
 import { bucketCopies, type BucketCopies } from './bucket_copies';
+import { CommBusy } from './contention';
 import { fastMemoryCurve } from './memory_curve';
 import {
   bucketIds,
@@ -76,6 +77,8 @@ interface RankState {
   readonly events: TraceEvent[];
   /** The copy kernels of the schedule's buckets (bucket_copies.ts). */
   readonly copies: BucketCopies;
+  /** This rank's collectives in flight, which slow its compute (contention.ts). */
+  readonly busy: CommBusy;
   pos: number;
   tUs: number; // compute stream free at
   lastEndUs: number;
@@ -119,8 +122,9 @@ class Engine {
   }
 
   private compute(s: RankState, node: GraphNode): void {
-    const dur = s.cost.computeUs(node);
     s.tUs = Math.max(s.tUs, sideReady(s, node));
+    s.busy.prune(s.tUs);
+    const dur = s.busy.finish(s.tUs, s.cost.computeUs(node), s.cost.overlapSlowdown ?? 0) - s.tUs;
     s.startUs[s.pos] = s.tUs;
     s.endUs[s.pos] = s.tUs + dur;
     if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, s.tUs, dur));
@@ -132,12 +136,12 @@ class Engine {
   private side(s: RankState, node: GraphNode, stream: StreamName): void {
     const dur = s.cost.computeUs(node);
     const startUs = Math.max(s.tUs, s.sideFreeUs.get(stream) ?? 0, sideReady(s, node));
-    const endUs = startUs + dur;
+    const endUs = s.busy.finish(startUs, dur, s.cost.overlapSlowdown ?? 0);
     s.sideFreeUs.set(stream, endUs);
     for (const t of node.outputs) s.sideReadyUs.set(t, endUs);
     s.startUs[s.pos] = startUs;
     s.endUs[s.pos] = endUs;
-    if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, startUs, dur, stream));
+    if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, startUs, endUs - startUs, stream));
     s.lastEndUs = Math.max(s.lastEndUs, endUs);
   }
 
@@ -208,6 +212,7 @@ class Engine {
       const s = this.ranks[this.rankIndex(is.rank)];
       s.endUs[is.pos] = endUs;
       s.lastEndUs = Math.max(s.lastEndUs, endUs);
+      s.busy.add(startUs, endUs);
       if (s.emit) s.events.push(collectiveEvent(s.rank, is.node, startUs, durUs, s.buckets.get(is.node.name)));
     }
     // done: waits only need endUs; drop the per-rank issues (1024 ranks × every collective)
@@ -244,7 +249,7 @@ class Engine {
 
   /** A bucket's copy kernel on the compute stream (bucket_copies.ts). */
   private copy(s: RankState, node: GraphNode): void {
-    const dur = s.cost.computeUs(node);
+    const dur = s.busy.finish(s.tUs, s.cost.computeUs(node), s.cost.overlapSlowdown ?? 0) - s.tUs;
     if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, s.tUs, dur));
     s.tUs += dur;
     s.lastEndUs = Math.max(s.lastEndUs, s.tUs);
@@ -325,6 +330,7 @@ export function simulate(opts: SimOptions): SimResult {
       startUs: new Float64Array(emit ? nodes.length : 0), endUs: new Float64Array(emit ? nodes.length : 0),
       seqByGroup: new Map(), issued: new Map(), events: [], pos: 0, tUs: 0, lastEndUs: 0, halted: false,
       sides: sidesOf(schedule), sideFreeUs: new Map(), sideReadyUs: new Map(), copies: bucketCopies(schedule),
+      busy: new CommBusy(),
     };
   });
   // symmetric: a world of one, where every collective starts when issued (all ranks issue together)

@@ -7,7 +7,11 @@
 // #169404 made it a view in Dec 2025), PR #2961's (Apr 2026) did not; PR #2961 ran graph_trainer's
 // aot_fx_trace — one joint graph, passed once — with nothing recomputed (memory policy none): its
 // 1,820 collective ops are exactly that graph's (test/unit/graph/torch_tp_joint.test.ts), where a
-// recompute would add the backward's re-gathers.
+// recompute would add the backward's re-gathers. PR #2961 was posted on 2026-04-14, on that month's
+// torch nightly (2.12.0.dev, after 2.11's branch cut): FSDP pre-bucketing was then still in review
+// (pytorch PR #179935 opened 2026-04-10, closed; re-posted as #180830 on 2026-04-20), so its pass
+// ran with pre_bucketing_fsdp_collectives off (PRE_BUCKETING); 2.13's other defaults
+// (max_off_bucket_gb 0.5, bucket_exposed_first auto) give the same tokens/s here as 2.11's.
 //
 // Sources (all: batch size 1 per rank, seq 8192, selective (op) activation checkpointing, bf16
 // params / fp32 reduce, one node of 8 H100 unless said):
@@ -55,6 +59,11 @@ const COMPILE: Readonly<Record<string, object>> = {
   [PR_1881]: {},
   [PR_2961]: { compileMode: 'aot_fx_trace', memoryPolicy: 'none' },
 };
+/** The run's torch had no FSDP pre-bucketing yet (see the header); the other knobs are the defaults. */
+const PRE_BUCKETING: Readonly<Record<string, object>> = {
+  [PR_1881]: {},
+  [PR_2961]: { autobucketing: { pre_bucketing_fsdp_collectives: false } },
+};
 
 const PUBLISHED_RUNS: readonly PublishedRun[] = [
   { name: 'SimpleFSDP, FSDP 8 (1 node)', source: PR_1881, ranks: 8, tp: 1, backend: 'transformer_block',
@@ -80,7 +89,7 @@ function simulateRow(row: PublishedRun) {
     model: 'llama3-8b', ranks: row.ranks, localBatch: 1, seqLen: 8192, activationCheckpointing: 'selective',
     hardware: 'h100-96gb', network: 'nvlink-ib', paramDtype: 'bf16', reduceDtype: 'fp32',
     parallelism: { tensor_parallel_degree: row.tp }, seqParallelGatherCopy: SP_GATHER_COPY[row.source],
-    ...COMPILE[row.source],
+    ...COMPILE[row.source], ...PRE_BUCKETING[row.source],
   });
   if (!cfg.ok) throw cfg.error;
   return runPipeline(cfg.value, row.backend);
@@ -121,14 +130,23 @@ describe('published torchtitan runs (Llama3-8B, H100 96 GB)', () => {
   }, 120_000);
 
   // PR #2961's 1,820 → 1,382 collective ops count collectives and their waits in the joint graph,
-  // the 3 loss-parallel all-reduces fsdp-sim's loss op runs inside itself included. Its gain, +4.0 %,
-  // fsdp-sim does not reproduce: it predicted +13.5 % when this was written (6,782 → 7,696), the
-  // port hiding ~70 ms of the ~91 ms exposed where the run gained ~22 ms. What it leaves out
-  // (concurrent NCCL kernels contending with compute and with each other for NVLink) is not
-  // torch's to model, so only the direction and the collective counts are held here.
+  // the 3 loss-parallel all-reduces fsdp-sim's loss op runs inside itself included. Its gain is
+  // +4.0 % (6,938 → 7,214); fsdp-sim's is +10.1 % (6,782 → 7,466) with the two costs a bucketed,
+  // overlapped step pays that were missing (+13.5 % before): each bucket's copy kernels
+  // (src/sim/bucket_copies.ts, 8.6 ms a step) and compute slowed by 18.9 % beside a collective
+  // in flight (src/sim/contention.ts, 10 ms). What is left, ~6 points, is on both sides: the baseline
+  // runs 604 ms where the run took 590 (its 91 ms of comm, none hidden, is likely too long), and the
+  // bucketed step 549 ms where the run took 568 (the port hides 74 of the 91 ms: TP waits stay, the
+  // fp32 reduce-scatters hide completely). The paper's 18.9 % is a mean over GPUs and models
+  // (up to 40 %); NCCL kernels slowed by compute beside them are not modelled. No constant is fitted
+  // to this row, so the gain is held to what the model gives, within 6.5 points of the run's.
   it('speeds FSDP 4 × TP 2 up with autobucketing, with PR #2961\'s collective ops (1,820 → 1,382)', () => {
     const [base, bucketed] = PUBLISHED_RUNS.slice(6, 8).map(figuresOf);
-    expect(bucketed.tokensPerSecPerGpu).toBeGreaterThan(base.tokensPerSecPerGpu);
+    const gainPts = (bucketed.tokensPerSecPerGpu / base.tokensPerSecPerGpu - 1) * 100;
+    const publishedPts = (7214 / 6938 - 1) * 100;
+    expect(gainPts).toBeGreaterThan(0);
+    expect(Math.abs(gainPts - publishedPts), `gain ${gainPts.toFixed(1)} % vs ${publishedPts.toFixed(1)} %`)
+      .toBeLessThanOrEqual(6.5);
     const LOSS_PARALLEL = 3;
     const [before, after] = PUBLISHED_RUNS.slice(6, 8).map((r) => 2 * (collectivesOf(r) + LOSS_PARALLEL));
     expect(before).toBe(1820);
