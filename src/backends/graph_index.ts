@@ -7,6 +7,7 @@
 import { GraphError } from '../graph/errors';
 import { kahnOrder } from '../graph/toposort';
 import type { GraphNode, StepGraph } from '../graph';
+import { weakMemo } from '../util';
 
 export interface GraphIndex {
   readonly graph: StepGraph;
@@ -36,19 +37,14 @@ function badNode(i: number, node: GraphNode, why: string): GraphError {
   return new GraphError(message, i, node.name, node.kind, node.inputs);
 }
 
-const CACHE = new WeakMap<StepGraph, GraphIndex>();
+const CACHE = weakMemo((graph: StepGraph) => graph, buildIndex);
 
 /**
  * Builds the index (cached per graph object: graphs are immutable, and the UI runs every backend
  * on the same graph); throws GraphError on duplicate names, dangling or missing waits, or cycles.
  */
 export function indexGraph(graph: StepGraph): GraphIndex {
-  let ix = CACHE.get(graph);
-  if (ix === undefined) {
-    ix = buildIndex(graph);
-    CACHE.set(graph, ix);
-  }
-  return ix;
+  return CACHE(graph);
 }
 
 function buildIndex(graph: StepGraph): GraphIndex {

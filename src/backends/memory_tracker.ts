@@ -6,6 +6,7 @@
 // Mirrors torch's MemoryTracker (torch/_inductor/fx_passes/memory_estimator.py) in role.
 
 import type { TensorInfo } from '../graph';
+import { weakMemo } from '../util';
 import type { GraphIndex } from './graph_index';
 
 function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string): string {
@@ -29,16 +30,11 @@ export interface MemoryTables {
   readonly initialBytes: number; // persistent bytes + step inputs with no producer
 }
 
-const CACHE = new WeakMap<GraphIndex, MemoryTables>();
+const CACHE = weakMemo((index: GraphIndex) => index, build);
 
 /** Per-node allocation / touch tables (cached per graph index). */
 export function buildMemoryTables(index: GraphIndex): MemoryTables {
-  let t = CACHE.get(index);
-  if (t === undefined) {
-    t = build(index);
-    CACHE.set(index, t);
-  }
-  return t;
+  return CACHE(index);
 }
 
 function build(index: GraphIndex): MemoryTables {

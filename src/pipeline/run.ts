@@ -11,6 +11,7 @@ import { EMIT_ALL_BELOW, simulate } from '../sim';
 import type { SimResult } from '../sim/types';
 import type { TraceMetrics } from '../trace/metrics';
 import { runCosts, type CostOptions } from './cost';
+import { lruMemo } from '../util';
 import { simMetrics } from './metrics';
 
 export interface PipelineOptions extends CostOptions {
@@ -53,12 +54,10 @@ export function buildGraph(cfg: SimConfig): StepGraph {
 // The last graph compareBackends built, by its step config: the app re-simulates on every edit
 // and most edits (network, jitter, knobs, backends) leave the graph as it was. Graphs are
 // immutable, and indexGraph caches per graph object, so a reused graph also skips re-indexing.
-let lastGraph: { key: string; graph: StepGraph } | null = null;
+const lastGraph = lruMemo(1, (cfg: SimConfig) => JSON.stringify(stepConfigOf(cfg)), buildGraph);
 
 function graphOf(cfg: SimConfig): StepGraph {
-  const key = JSON.stringify(stepConfigOf(cfg));
-  if (lastGraph?.key !== key) lastGraph = { key, graph: buildGraph(cfg) };
-  return lastGraph.graph;
+  return lastGraph(cfg);
 }
 
 /**

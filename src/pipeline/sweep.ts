@@ -18,6 +18,7 @@ import { ConfigError, oneOfMessage } from '../errors';
 import { resolveStepConfig } from '../graph';
 import { MODEL_PRESETS } from '../model';
 import { describeMismatch } from '../sim';
+import { LruCache } from '../util';
 import { csvOf } from './csv';
 import { stepFigures } from './figures';
 import { backendOptions, buildGraph, runPipelineOnGraph } from './run';
@@ -182,33 +183,22 @@ type RunFigures = Omit<SweepRow, 'point' | 'values' | 'backend'>;
  * simulates it once; points that share a step config share its graph.
  */
 export interface SweepCache {
-  /** Least recently used first; at most `maxGraphs` (a 405B graph is tens of MB). */
-  readonly graphs: Map<string, ReturnType<typeof buildGraph>>;
+  /** At most `maxGraphs` of newSweepCache, least recently used evicted (a 405B graph is tens of MB). */
+  readonly graphs: LruCache<string, ReturnType<typeof buildGraph>>;
   readonly runs: Map<string, RunFigures>;
-  readonly maxGraphs: number;
 }
 
 /** Step graphs a sweep keeps: enough for the last axis's values to share theirs, bounded in memory. */
 export const MAX_SWEEP_GRAPHS = 8;
 
 export const newSweepCache = (maxGraphs = MAX_SWEEP_GRAPHS): SweepCache => ({
-  graphs: new Map(),
+  graphs: new LruCache(Math.max(1, maxGraphs)),
   runs: new Map(),
-  maxGraphs: Math.max(1, maxGraphs),
 });
 
 /** The graph of a step config, from the cache (made most recent) or built, evicting the least recent. */
 function cachedGraph(cache: SweepCache, cfg: SimConfig): ReturnType<typeof buildGraph> {
-  const key = JSON.stringify(stepConfigOf(cfg));
-  let graph = cache.graphs.get(key);
-  if (graph) cache.graphs.delete(key); // re-inserted below: a Map keeps insertion order
-  else graph = buildGraph(cfg);
-  cache.graphs.set(key, graph);
-  for (const old of cache.graphs.keys()) {
-    if (cache.graphs.size <= cache.maxGraphs) break;
-    cache.graphs.delete(old);
-  }
-  return graph;
+  return cache.graphs.getOrCompute(JSON.stringify(stepConfigOf(cfg)), () => buildGraph(cfg));
 }
 
 /** The config as one backend's run sees it: its own knobs only; which backends A/B are is not an input. */

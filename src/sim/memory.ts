@@ -9,6 +9,7 @@
 
 import type { GraphNode, StepGraph, TensorInfo } from '../graph';
 import type { MemoryCurve } from '../trace';
+import { weakMemo } from '../util';
 
 /** Root storage of a tensor id (follows aliasOf). Unknown ids are their own root. */
 export function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string): string {
@@ -22,15 +23,16 @@ export function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string
 }
 
 // backends' rewritten graphs share the input graph's tensor table (graphs are immutable): sum it once
-const PERSISTENT = new WeakMap<Readonly<Record<string, TensorInfo>>, number>();
+const PERSISTENT = weakMemo((tensors: Readonly<Record<string, TensorInfo>>) => tensors, sumPersistent);
 
 /** Sum of the bytes of persistent base tensors (aliases excluded). */
 export function persistentBytes(graph: StepGraph): number {
-  let total = PERSISTENT.get(graph.tensors);
-  if (total !== undefined) return total;
-  total = 0;
-  for (const t of Object.values(graph.tensors)) if (t.persistent && t.aliasOf === undefined) total += t.bytes;
-  PERSISTENT.set(graph.tensors, total);
+  return PERSISTENT(graph.tensors);
+}
+
+function sumPersistent(tensors: Readonly<Record<string, TensorInfo>>): number {
+  let total = 0;
+  for (const t of Object.values(tensors)) if (t.persistent && t.aliasOf === undefined) total += t.bytes;
   return total;
 }
 

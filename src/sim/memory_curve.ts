@@ -6,6 +6,7 @@
 
 import type { GraphNode, TensorInfo } from '../graph';
 import type { MemoryCurve } from '../trace';
+import { weakMemo } from '../util';
 import { baseOf } from './memory';
 
 /** Dense view of a tensor table: slot per non-persistent base, -1 for persistent roots. */
@@ -18,15 +19,10 @@ export interface TensorTable {
   readonly persistentBytes: number;
 }
 
-const TABLES = new WeakMap<Readonly<Record<string, TensorInfo>>, TensorTable>();
+const TABLES = weakMemo((tensors: Readonly<Record<string, TensorInfo>>) => tensors, buildTable);
 
 export function tensorTable(tensors: Readonly<Record<string, TensorInfo>>): TensorTable {
-  let t = TABLES.get(tensors);
-  if (t === undefined) {
-    t = buildTable(tensors);
-    TABLES.set(tensors, t);
-  }
-  return t;
+  return TABLES(tensors);
 }
 
 function buildTable(tensors: Readonly<Record<string, TensorInfo>>): TensorTable {

@@ -4,6 +4,7 @@
 import type { Schedule } from '../backends';
 import type { GraphNode } from '../graph';
 import type { StreamName, TraceEvent } from '../trace';
+import { weakMemo } from '../util';
 
 export const COMPUTE_STREAM: StreamName = 'compute';
 export const commStream = (group: string): StreamName => `comm:${group}`;
@@ -18,18 +19,17 @@ export function collectiveBytes(node: GraphNode): number {
 
 /** What every rank must agree on at a sequence number: kind, bytes, dtype and the tensors carried. */
 export function collectiveDescriptor(node: GraphNode): string {
-  let d = descriptors.get(node);
-  if (d === undefined) {
-    const c = node.collective;
-    d = c === undefined
-      ? `${node.kind} ${node.name}`
-      : `${c.kind} ${collectiveBytes(node)}B ${c.dtype} [${(c.members ?? [node.name]).join(', ')}]`;
-    descriptors.set(node, d);
-  }
-  return d;
+  return descriptors(node);
+}
+
+function describeCollective(node: GraphNode): string {
+  const c = node.collective;
+  return c === undefined
+    ? `${node.kind} ${node.name}`
+    : `${c.kind} ${collectiveBytes(node)}B ${c.dtype} [${(c.members ?? [node.name]).join(', ')}]`;
 }
 // nodes are immutable and shared by every rank running one schedule: build each string once
-const descriptors = new WeakMap<GraphNode, string>();
+const descriptors = weakMemo((node: GraphNode) => node, describeCollective);
 
 /**
  * The ranks in `rank`'s instance of a group of `groupSize` whose members are `stride` ranks apart

@@ -12,6 +12,7 @@ import { MODEL_PRESETS } from '../model';
 import { MAX_LIVE_RANKS, liveMesh, planTraining, type TrainingOptions } from '../runtime';
 import { simulate } from '../sim';
 import type { MemoryCurve } from '../trace';
+import { lruMemo } from '../util';
 import type { SideResult } from './types';
 
 /** Everything a live run is started with but its progress callback and abort signal. */
@@ -54,7 +55,8 @@ interface LivePlanView {
   readonly memory: readonly MemoryCurve[]; // rank 0, cost-model clock
 }
 
-const plans = new Map<string, LivePlanView | null>();
+/** The plans of the last few live configs (a side each, a config edit or two back), by their options' JSON. */
+const plans = lruMemo(8, (opts: LiveRunOptions) => JSON.stringify(opts), planOf);
 
 /** The plan `opts` run, on the preset's clock (null when the planner refuses the options). */
 function planOf(opts: LiveRunOptions): LivePlanView | null {
@@ -75,7 +77,5 @@ export function livePlanOf(r: SideResult | null | undefined, cfg: SimConfig): Li
   if (r?.source !== 'live') return null;
   const opts: LiveRunOptions = { ...liveRunOptions(cfg, r.backend as BackendName, 1), timing: 'preset' };
   if (opts.ranks !== r.worldSize) return null;
-  const key = JSON.stringify(opts);
-  if (!plans.has(key)) plans.set(key, planOf(opts));
-  return plans.get(key) ?? null;
+  return plans(opts);
 }

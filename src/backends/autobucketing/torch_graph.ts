@@ -7,6 +7,7 @@
 import type { CostModel } from '../../estimate/types';
 import type { GraphIndex } from '../graph_index';
 import { bucketKey } from '../rewrite';
+import { weakMemo } from '../../util';
 import { isCoalesced } from './coalesced';
 
 export enum NodeClass {
@@ -119,13 +120,12 @@ export interface PassRegion {
  * (SimpleFSDP compiles the forward and the backward as two graphs).
  */
 export function passRegions(ix: GraphIndex): readonly PassRegion[] {
-  let regions = REGIONS.get(ix);
-  if (regions === undefined) REGIONS.set(ix, (regions = computeRegions(ix)));
-  return regions;
+  return REGIONS(ix);
 }
 
-const REGIONS = new WeakMap<GraphIndex, readonly PassRegion[]>();
-const STRUCTURES = new WeakMap<PassRegion, Omit<TorchGraph, 'estUs' | 'latencyUs'>>();
+const REGIONS = weakMemo((ix: GraphIndex) => ix, computeRegions);
+// a region belongs to one index (passRegions): the region alone keys its structure
+const STRUCTURES = weakMemo((_ix: GraphIndex, region: PassRegion) => region, buildStructure);
 
 function computeRegions(ix: GraphIndex): PassRegion[] {
   const byPhase = new Map<string, number[]>();
@@ -205,8 +205,7 @@ function splitRegions(ix: GraphIndex, regionOf: Int32Array, phases: readonly str
  * region (graphs are immutable), the runtimes per cost model.
  */
 export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassRegion): TorchGraph {
-  let structure = STRUCTURES.get(region);
-  if (structure === undefined) STRUCTURES.set(region, (structure = buildStructure(ix, region)));
+  const structure = STRUCTURES(ix, region);
   const { n, cls, irOf } = structure;
   const estUs = new Float64Array(n).fill(NaN);
   const latencyUs = new Float64Array(n);

@@ -5,6 +5,7 @@
 // freed. `wait_tensor` makes a fresh storage (its fake kernel is `empty_like`).
 // Upstream: torch/_inductor/fx_passes/memory_estimator.py (GraphAliasTracker, MemoryTracker).
 
+import { weakMemo } from '../../util';
 import { NodeClass, type TorchGraph } from './torch_graph';
 
 export interface StorageTables {
@@ -21,12 +22,10 @@ export interface StorageTables {
 
 // keyed by the region's edge table, which every view of one region shares (runtimes aside, a
 // region's views are the same graph)
-const CACHE = new WeakMap<Int32Array, StorageTables>();
+const CACHE = weakMemo((tg: TorchGraph) => tg.parOff, buildStorageTables);
 
 export function storageTables(tg: TorchGraph): StorageTables {
-  let t = CACHE.get(tg.parOff);
-  if (t === undefined) CACHE.set(tg.parOff, (t = buildStorageTables(tg)));
-  return t;
+  return CACHE(tg);
 }
 
 function buildStorageTables(tg: TorchGraph): StorageTables {
@@ -152,13 +151,11 @@ export interface TorchBaseline {
   readonly beforeCompute: Float64Array;
 }
 
-const BASELINES = new WeakMap<Int32Array, TorchBaseline>();
+const BASELINES = weakMemo((tg: TorchGraph) => tg.parOff, computeBaseline);
 
 /** torch _compute_baseline_memory over the program order (per region: it needs no runtimes). */
 export function torchBaseline(tg: TorchGraph): TorchBaseline {
-  let b = BASELINES.get(tg.parOff);
-  if (b === undefined) BASELINES.set(tg.parOff, (b = computeBaseline(tg)));
-  return b;
+  return BASELINES(tg);
 }
 
 function computeBaseline(tg: TorchGraph): TorchBaseline {

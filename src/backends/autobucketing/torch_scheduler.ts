@@ -17,6 +17,7 @@ import { OrderedBits } from './ordered_bits';
 import { TargetReach } from './reach';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { TorchMemoryTracker, torchBaseline } from './torch_memory';
+import { weakMemo } from '../../util';
 
 /** torch's sys.maxsize: the node blocks no compute (or no reduce-scatter). */
 export const OFF_PATH = Number.MAX_SAFE_INTEGER;
@@ -782,16 +783,7 @@ class OverlapScheduler {
 
   /** Is `overlap` an ancestor of the collective `target`? (static reachability, built on first use) */
   private dependsOn(target: number, overlap: number): boolean {
-    const tg = this.tg;
-    let reach = REACH.get(tg.parOff);
-    if (reach === undefined) {
-      const order = Int32Array.from({ length: tg.n }, (_, i) => i);
-      REACH.set(
-        tg.parOff,
-        (reach = new TargetReach({ n: tg.n, order, parOff: tg.parOff, parIdx: tg.parIdx }, Array.from(tg.collectives))),
-      );
-    }
-    return reach.isAncestorOfTarget(overlap, target);
+    return REACH(this.tg).isAncestorOfTarget(overlap, target);
   }
 
   /** An unscheduled node a prefetch may not pull forward: compute, a collective, a wait not yet hidden or hidden by `overlap`. */
@@ -816,7 +808,13 @@ class OverlapScheduler {
 }
 
 /** Static reachability to the collectives, per region (keyed by its edge table). */
-const REACH = new WeakMap<Int32Array, TargetReach>();
+const REACH = weakMemo(
+  (tg: TorchGraph) => tg.parOff,
+  (tg: TorchGraph) => {
+    const order = Int32Array.from({ length: tg.n }, (_, i) => i);
+    return new TargetReach({ n: tg.n, order, parOff: tg.parOff, parIdx: tg.parIdx }, Array.from(tg.collectives));
+  },
+);
 
 const DEPENDS = 'depends' as const;
 const GO_ON = 0;

@@ -7,6 +7,7 @@ import { DTYPE_BYTES } from '../../graph/types';
 import { LOSS, TARGETS, TOKENS, paramTensorIds } from '../../graph/ops';
 import type { ElemType } from '../kernels';
 import { FsdpSimError } from '../../errors';
+import { weakMemo } from '../../util';
 
 export type NodeAction =
   | 'compute' // kernels.run
@@ -69,12 +70,14 @@ function actionOf(graph: StepGraph, node: GraphNode): NodeAction {
   }
 }
 
-const plans = new WeakMap<StepGraph, ExecPlan>();
+const plans = weakMemo((graph: StepGraph) => graph, buildPlan);
 
 /** Plan a graph (cached per graph object). */
 export function planGraph(graph: StepGraph): ExecPlan {
-  const cached = plans.get(graph);
-  if (cached !== undefined) return cached;
+  return plans(graph);
+}
+
+function buildPlan(graph: StepGraph): ExecPlan {
   const actions: NodeAction[] = [];
   const rootOf = new Map<string, string>();
   const root = (id: string) => rootOf.get(id) ?? id;
@@ -103,7 +106,5 @@ export function planGraph(graph: StepGraph): ExecPlan {
   }
   for (const [id, t] of Object.entries(graph.tensors)) if (t.persistent) keep.add(id);
   for (const id of keep) lastUse.delete(root(id));
-  const plan: ExecPlan = { actions, lastUse, rootOf, keep };
-  plans.set(graph, plan);
-  return plan;
+  return { actions, lastUse, rootOf, keep };
 }
