@@ -11,7 +11,7 @@ import { UsageError, parseFlags } from './args';
 import { readInputText, type Io } from './io';
 import { GIB, formatDuration } from '../util';
 
-export const ANALYZE_OPTIONS = {
+const ANALYZE_OPTIONS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -8,7 +8,7 @@ import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args'
 import { readInputText, type Io } from './io';
 import { formatPercent } from '../util';
 
-export const CALIBRATE_OPTIONS = {
+const CALIBRATE_OPTIONS = {
   ...CONFIG_OPTIONS,
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

@@ -33,7 +33,7 @@ import { writeRunTraces } from './run_traces';
 import { TraceWriteError } from './trace_files';
 import type { Io } from './io';
 
-export const COMPARE_OPTIONS = {
+const COMPARE_OPTIONS = {
   ...CONFIG_OPTIONS,
   backends: { type: 'string' },
   trace: { type: 'string' },
@@ -150,7 +150,7 @@ function exposedMsByGroup(r: PipelineResult): Record<string, number> {
  * by) and `collectivesTotal` summed over the groups; one shape for every mesh, so a reader never
  * branches on it. A mismatch is an error instead (a hang has no step time).
  */
-export type CompareResult =
+type CompareResult =
   | (Omit<CompareRow, 'collectives'> & {
       readonly collectives: Record<string, GroupCounts>;
       readonly collectivesTotal: GroupCounts;

@@ -21,7 +21,7 @@ import { parseBackends } from './compare';
 import type { Io } from './io';
 import { formatDuration } from '../util';
 
-export const DIFF_OPTIONS = {
+const DIFF_OPTIONS = {
   ...CONFIG_OPTIONS,
   backends: { type: 'string' },
   rank: { type: 'string' },

@@ -17,7 +17,7 @@ export const processIo: Io = {
 };
 
 /** Env var that sets the input limit in MiB (lower it on a small machine; it cannot pass MAX_TRACE_BYTES). */
-export const MAX_INPUT_ENV = 'FSDP_SIM_MAX_INPUT_MIB';
+const MAX_INPUT_ENV = 'FSDP_SIM_MAX_INPUT_MIB';
 
 /** The input limit in bytes: $FSDP_SIM_MAX_INPUT_MIB, else MAX_TRACE_BYTES (a bad value is a usage error). */
 export function inputLimit(env: Readonly<Record<string, string | undefined>> = process.env): number {

@@ -20,7 +20,7 @@ import { CONFIG_OPTIONS, GRAPH_SHAPE_FLAGS, UsageError, configFlagHelp, configFr
 import { parseBackends } from './compare';
 import { readInputText, type Io } from './io';
 
-export const PASS_OPTIONS = {
+const PASS_OPTIONS = {
   ...CONFIG_OPTIONS,
   'fx-graph': { type: 'string', multiple: true },
   backend: { type: 'string' },

@@ -12,7 +12,7 @@ import { chromeTraceJson } from '../trace/chrome_json';
 import { rankFileName, staleRankFiles, writeTraceFiles, type TraceFile } from './trace_files';
 
 /** The run's identity in its trace files: `aot_eager?model=llama3-8b&ranks=8`. */
-export const runId = (backend: string, cfg: SimConfig): string => `${backend}?${configToQuery(cfg)}`;
+const runId = (backend: string, cfg: SimConfig): string => `${backend}?${configToQuery(cfg)}`;
 
 function exportOptions(r: PipelineResult, cfg: SimConfig): ExportOptions {
   const ranks = new Set(r.sim.events.map((e) => e.rank)).size;
@@ -46,7 +46,7 @@ function ranksOf(r: PipelineResult): number[] {
  * an earlier run left that would mix with these: rank files not written now, and the other form
  * (`.json` / `.json.gz`) of a merged file written now.
  */
-export function traceFilesOf(
+function traceFilesOf(
   dir: string,
   perRank: boolean,
   runs: readonly PipelineResult[],

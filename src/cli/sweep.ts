@@ -19,7 +19,7 @@ import { parseBackends } from './compare';
 import type { Io } from './io';
 import { GIB, formatShare } from '../util';
 
-export const SWEEP_OPTIONS = {
+const SWEEP_OPTIONS = {
   ...CONFIG_OPTIONS,
   vary: { type: 'string', multiple: true },
   backends: { type: 'string' },
@@ -60,7 +60,7 @@ export const SWEEP_USAGE = [
 
 
 /** A fixed-width table: the varied fields, then the figures of each backend's run. */
-export function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[]): string {
+function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[]): string {
   const head = [
     ...axes.map((a) => a.path),
     'backend',

@@ -37,12 +37,12 @@ export interface TraceFile {
 export const rankFileName = (rank: number, gzip: boolean): string => `rank${rank}.pt.trace.json${gzip ? '.gz' : ''}`;
 
 /** Rank files of this or an earlier fsdp-sim (`rank<r>.trace.json`): what staleRankFiles removes. */
-export const RANK_FILE = /^rank\d+(\.pt)?\.trace\.json(\.gz)?$/;
+const RANK_FILE = /^rank\d+(\.pt)?\.trace\.json(\.gz)?$/;
 
 const reason = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
 /** `dir` exists as a directory afterwards, or a TraceWriteError says why not. */
-export function ensureDir(dir: string): void {
+function ensureDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
@@ -88,7 +88,7 @@ function running(pid: number): boolean {
 }
 
 /** Temporaries in `dir` of runs that no longer run (kill -9 leaves them): removed before a run writes. */
-export function removeDeadTemporaries(dir: string): void {
+function removeDeadTemporaries(dir: string): void {
   let names: string[];
   try {
     names = readdirSync(dir);
