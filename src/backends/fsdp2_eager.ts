@@ -16,8 +16,9 @@
 //    reduce-scatter stream. Here the copy-in casts run on 'side:all_gather_copy_in'
 //    (schedule.sideStreams), so they leave the compute stream: the gap PR #1881 names ("FSDP2
 //    handles copy-in/out in two different streams, whereas SimpleFSDP handles copy-in/out in the
-//    same stream"). The graph has no copy-out node (the wait's output is the parameter) and the
-//    reduce-scatter's copy-out is a view, so neither costs time here.
+//    same stream"). The copy-out and the reduce-scatter's copy-in are a bucket's copy kernels,
+//    which the simulator runs on the compute stream (src/sim/bucket_copies.ts); the
+//    reduce-scatter's copy-out is a view.
 //  - the all-gather output and the reduce-scatter input are allocated on their own streams: the
 //    caching allocator keeps a pool per stream (fsdp2StreamOf, used by src/sim/allocator.ts), which
 //    is why FSDP2 reserves more memory than SimpleFSDP.
