@@ -21,3 +21,5 @@ export {
   type Unfitted,
 } from './calibrate';
 export { traceSamples, type TraceSamples } from './calibrate_kineto';
+export { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from './diff';
+export { parseVary, sweepCsv, type SweepAxis, type SweepRow } from './sweep';

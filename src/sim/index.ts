@@ -23,3 +23,4 @@ export {
 } from './streams';
 export { fastMemoryCurve, tensorTable, type TensorTable } from './memory_curve';
 export { EMIT_ALL_BELOW, copyEventsToRanks, isSymmetric } from './symmetric';
+export { exposedCommByGroup } from './group_exposure';

@@ -8,6 +8,8 @@ export type { LiveSlice } from './live_slice';
 export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export * from './types';
+export * from './core_api';
+export { importFxFiles, importTraceFiles } from './engine';
 export {
   startCalibration,
   unfittedSentence,

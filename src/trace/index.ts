@@ -13,6 +13,7 @@ export {
 export {
   exportChromeTrace,
   exportChromeTraces,
+  waitOfGraph,
   ncclKernelName,
   streamTids,
   TRACE_FORMAT,
@@ -26,3 +27,5 @@ export {
 } from './chrome_export';
 export { importTrace, type ImportedTrace } from './import';
 export { traceText } from './gzip';
+export { COMM_KINDS, COMM_LABELS, isCommKind } from './kinds';
+export { TimeScale, type TimeWindow } from './time_scale';

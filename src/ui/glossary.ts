@@ -3,7 +3,7 @@
 // language. One table per concept so the legend, the column heads, the knob tooltips and the
 // explain panel all say the same thing.
 
-import type { ReasonCode } from '../backends/types';
+import type { ReasonCode } from '../store';
 
 export interface Term {
   readonly id: string;

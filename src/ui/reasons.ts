@@ -1,7 +1,7 @@
 // Reasons lookup for the explain panel and the hover card: which of the backend's decisions
 // (schedule.reasons) concern a trace event or a collective.
 
-import type { Bucket, Reason, Schedule } from '../backends';
+import type { Bucket, Reason, Schedule } from '../store';
 import type { TraceEvent } from '../trace';
 
 /** The bucket a (possibly merged) collective event belongs to. */

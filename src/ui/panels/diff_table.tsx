@@ -3,10 +3,10 @@
 // selects the collective on both timelines and zooms them to it.
 
 import { useMemo, useState } from 'react';
-import type { StepGraph } from '../../graph';
-import { buildGraph } from '../../pipeline';
-import { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from '../../pipeline/diff';
-import { appStore, useApp, type SideResult } from '../../store';
+import {
+  appStore, buildGraph, diffBackends, diffCsv, hidesInB, useApp, type BackendDiff, type DiffRow, type SideResult,
+  type StepGraph,
+} from '../../store';
 import { downloadBlob } from '../download';
 import { fmtBytes, fmtUs } from '../format';
 

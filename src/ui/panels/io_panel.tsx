@@ -3,11 +3,8 @@
 // naming what is wrong; the page stays as it was.
 
 import { useRef, useState } from 'react';
-import { appStore, useApp, type Side, type SideResult } from '../../store';
-import { importFxFiles, importTraceFiles } from '../../store/engine';
-import { exportChromeTrace } from '../../trace';
-import { waitOfGraph } from '../../trace/chrome_export';
-import { traceText } from '../../trace/gzip';
+import { appStore, importFxFiles, importTraceFiles, useApp, type Side, type SideResult } from '../../store';
+import { exportChromeTrace, traceText, waitOfGraph } from '../../trace';
 import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
 import { downloadBlob, downloadJson, timelinesPng } from '../download';

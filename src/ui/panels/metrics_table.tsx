@@ -6,10 +6,8 @@ import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, type HbmFit, type
 import type { HardwareName } from '../../estimate';
 import { MODEL_PRESETS, paramCount } from '../../model';
 import { useMemo } from 'react';
-import { exposedCommByGroup } from '../../sim/group_exposure';
-import { useApp, type SideResult } from '../../store';
-import { COMM_KINDS, COMM_LABELS } from '../../trace/kinds';
-import type { TraceMetrics } from '../../trace/metrics';
+import { exposedCommByGroup, useApp, type SideResult } from '../../store';
+import { COMM_KINDS, COMM_LABELS, type TraceMetrics } from '../../trace';
 import { unlikeness } from '../like_runs';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
 import { termById } from '../glossary';

@@ -4,7 +4,7 @@
 
 import { useMemo } from 'react';
 import { hardwareAssumptions, HARDWARE_PRESETS, networkAssumptions, type Assumption } from '../../estimate';
-import { networkFor } from '../../pipeline/cost';
+import { networkFor } from '../../store';
 import { useApp } from '../../store';
 
 function Rows({ rows, group }: { readonly rows: readonly Assumption[]; readonly group: string }) {

@@ -6,7 +6,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import { schemeTableau10 } from 'd3';
 import { CONFIG_FIELDS } from '../../config';
-import { sweepCsv, parseVary, type SweepAxis, type SweepRow } from '../../pipeline/sweep';
+import { sweepCsv, parseVary, type SweepAxis, type SweepRow } from '../../store';
 import { appStore, useApp } from '../../store';
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';

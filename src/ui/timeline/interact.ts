@@ -7,7 +7,7 @@
 import { appStore, type Side } from '../../store';
 import { hitTest, type TimelineColumns } from './columns';
 import { GUTTER_PX, laneAt, type LaneLayout } from './draw';
-import type { TimeScale } from '../../trace/time_scale';
+import type { TimeScale } from '../../trace';
 
 export const HOVER_TOL_PX = 3;
 export const TAP_TOL_PX = 10; // a finger is wider than a cursor

@@ -12,7 +12,7 @@ import {
   firstExposed, firstVisible, gallopAtOrAfter, nextStartAtOrAfter, nextStartOrLong, type TimelineColumns,
 } from './columns';
 import type { RectBatch } from './rect_batch';
-import type { TimeScale } from '../../trace/time_scale';
+import type { TimeScale } from '../../trace';
 
 /** Events narrower than this snap to whole pixel columns; wider ones are exact rectangles. */
 export const SNAP_PX = 3;

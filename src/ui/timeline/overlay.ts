@@ -3,13 +3,12 @@
 // wait on the compute stream → the first compute that reads the gathered parameter (or, for a
 // reduce-scatter, the compute that produced the gradient → the collective → its wait).
 
-import type { Schedule } from '../../backends';
-import type { TraceEvent } from '../../trace';
+import type { Schedule } from '../../store';
+import type { TimeScale, TraceEvent } from '../../trace';
 import type { Palette } from '../palette';
 import { baseName } from '../reasons';
 import type { TimelineColumns } from './columns';
 import type { LaneLayout } from './draw';
-import type { TimeScale } from '../../trace/time_scale';
 
 /** One hop of a flow: from the end (or start) of one event to the start of another. */
 export interface FlowHop {

@@ -21,7 +21,7 @@ import { attachInteractions } from './interact';
 import { drawOverlay, flowOf } from './overlay';
 import { clearProbe, publishProbe } from './probe';
 import { cancelRedraw, scheduleRedraw } from './raf';
-import { TimeScale, type TimeWindow } from '../../trace/time_scale';
+import { TimeScale, type TimeWindow } from '../../trace';
 
 const AXIS_PX = 22;
 const MIN_WIDTH_PX = 300;

@@ -1,0 +1,21 @@
+// What the UI needs from the core layers, re-exported: ui/ imports the store and never the graph,
+// backends, sim or pipeline (docs/ARCHITECTURE.md §2). The schedule's types the panels and the
+// timeline name, and the pure helpers the diff table, the sweep panel, the metrics table and the
+// preset info compute with on a run the store already holds.
+
+export type { Bucket, Reason, ReasonCode, Schedule } from '../backends';
+export type { StepGraph } from '../graph';
+export {
+  buildGraph,
+  diffBackends,
+  diffCsv,
+  hidesInB,
+  networkFor,
+  parseVary,
+  sweepCsv,
+  type BackendDiff,
+  type DiffRow,
+  type SweepAxis,
+  type SweepRow,
+} from '../pipeline';
+export { exposedCommByGroup } from '../sim';
