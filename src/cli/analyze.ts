@@ -5,7 +5,7 @@
 
 import { ImportError } from '../errors';
 import { analyzeTrace, type TraceAnalysis } from '../trace/analysis';
-import { importTrace } from '../trace/import';
+import { importTrace } from '../trace';
 import { COMM_KINDS, COMM_LABELS } from '../trace/kinds';
 import { UsageError, parseFlags } from './args';
 import { readInputText, type Io } from './io';

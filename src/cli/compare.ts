@@ -2,7 +2,7 @@
 // aot_eager_autobucketing) and print the metrics table, JSON, and optionally Chrome traces.
 
 import { join } from 'node:path';
-import { BACKEND_NAMES, type BackendName } from '../backends/types';
+import { BACKEND_NAMES, type BackendName } from '../backends';
 import { ConfigError, oneOfMessage } from '../errors';
 import {
   activationCheckpointingOf,

@@ -1,7 +1,7 @@
 // `fsdp-sim diff`: every collective of one rank under backend A matched to backend B (by kind,
 // phase and the parameters it moves): where it ran, what it exposed, what hid it in B and why.
 
-import { BACKEND_NAMES } from '../backends/types';
+import { BACKEND_NAMES } from '../backends';
 import { buildGraph, runPipelineOnGraph } from '../pipeline';
 import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, hidesInB, type BackendDiff } from '../pipeline/diff';
 import { resolveMesh } from '../config';

@@ -1,8 +1,8 @@
 // Text output of the CLI: the compare table and number formatting.
 
-import { hbmFit } from '../config/hbm_fit';
+import { hbmFit } from '../config';
 import type { HardwareName } from '../estimate';
-import type { TraceMetrics } from '../trace/metrics';
+import type { TraceMetrics } from '../trace';
 import { GIB, gibText } from '../util';
 
 export interface CompareRow {

@@ -1,13 +1,16 @@
 // `fsdp-sim pass`: run a backend's graph pass on a graph PyTorch produced (an FX dump, or a
 // forward + backward pair) and report what it changed against aot_eager on the same graph.
 
-import { BACKEND_NAMES, type BackendName, type PassStats, type Schedule } from '../backends/types';
 import {
+  BACKEND_NAMES,
   BACKEND_PASSES,
   compareWithTorch,
   matchLogGraphs,
   parseTorchPassLog,
   type Agreement,
+  type BackendName,
+  type PassStats,
+  type Schedule,
   type TorchLogGraph,
 } from '../backends';
 import { ImportError } from '../errors';

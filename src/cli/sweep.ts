@@ -1,7 +1,7 @@
 // `fsdp-sim sweep`: the cross product of values of any config fields, each point simulated under
 // each backend; a table, --json or --csv with one row per point and backend.
 
-import { BACKEND_NAMES } from '../backends/types';
+import { BACKEND_NAMES, type BackendName } from '../backends';
 import { CONFIG_FIELDS } from '../config';
 import {
   MAX_SWEEP_POINTS,
@@ -13,7 +13,6 @@ import {
   type SweepAxis,
   type SweepRow,
 } from '../pipeline/sweep';
-import type { BackendName } from '../backends';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import type { Io } from './io';

@@ -6,25 +6,27 @@
 // data_parallel_replicate_degree; dp_shard takes the rest of the ranks).
 // Bad flags: one line naming the flag and the allowed values, exit code 2.
 
-import { BACKEND_NAMES, type BackendName } from '../backends/types';
+import { BACKEND_NAMES, type BackendName } from '../backends';
 import { DEFAULT_CONFIG, fieldSpec } from '../config';
 import type { HardwareName, NetworkName } from '../estimate';
-import { describeMesh } from '../graph/mesh';
+import { describeMesh } from '../graph';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm/types';
 import { runTrainingNode } from '../runtime/coordinator_node';
-import { formatPhases, phaseReport } from '../runtime/exec';
-import { KERNEL_CHOICES, type KernelChoice } from '../runtime/rank';
 import {
   DEFAULT_GLOBAL_BATCH,
+  KERNEL_CHOICES,
   LIVE_DEFAULT_LR,
   MAX_LIVE_RANKS,
   TIMING_MODES,
   defaultGlobalBatch,
+  formatPhases,
   liveMesh,
+  phaseReport,
   planTraining,
+  type KernelChoice,
   type TimingMode,
   type TrainingOptions,
-} from '../runtime/training_plan';
+} from '../runtime';
 import { type FlagRule, UsageError, describeRule, flagValue, helpLine, parseFlags } from './args';
 import { processIo, type Io } from './io';
 
