@@ -4,6 +4,9 @@
 //                                            calibrate)
 //   npm run bench -- --adapters compat       matmul adapters (swiftshader, compat)
 //   npm run bench -- --full                  bigger cases (2048³ on SwiftShader, 256 MB on 8 ranks…)
+//   npm run bench -- --only scale405 --torch-profile 2.13
+//                                            only the 405b × 1024 rows (the 1 s target), autobucketing under
+//                                            that torch profile (default: the backend's default knobs)
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -12,14 +15,20 @@ import { startServer, type Adapter } from './browser';
 import { benchCalibrate } from './calibrate';
 import { benchComm } from './comm';
 import { benchMatmul } from './matmul';
-import { benchScale } from './scale';
+import type { TorchProfile } from '../src/backends/autobucketing/options';
+import { benchScale, benchScale405 } from './scale';
 import { machine, printTable, type Row } from './stats';
 import { benchSweep } from './sweep';
 import { benchTimeline } from './timeline';
 import { benchTraceImport } from './trace_import';
 import { benchTraining } from './training';
 
-const SECTIONS = ['matmul', 'comm', 'scale', 'timeline', 'training', 'trace', 'sweep', 'calibrate'] as const;
+const SECTIONS = [
+  'matmul', 'comm', 'scale', 'scale405', 'timeline', 'training', 'trace', 'sweep', 'calibrate',
+] as const;
+// what runs without --only: scale405's rows are in scale already
+const DEFAULT_SECTIONS = SECTIONS.filter((s) => s !== 'scale405');
+const PROFILES: readonly string[] = ['2.11', '2.13'];
 type Section = (typeof SECTIONS)[number];
 const ADAPTERS: readonly Adapter[] = ['swiftshader', 'compat'];
 
@@ -27,6 +36,7 @@ interface Args {
   readonly only: readonly Section[];
   readonly adapters: readonly Adapter[];
   readonly full: boolean;
+  readonly profile?: TorchProfile;
 }
 
 function listArg<T extends string>(flag: string, raw: string | undefined, valid: readonly T[]): T[] {
@@ -39,18 +49,26 @@ function listArg<T extends string>(flag: string, raw: string | undefined, valid:
 
 /** The flags, read by node:util's parseArgs (strict: an unknown flag or a missing value is an error). */
 function readArgs(argv: readonly string[]): Args {
-  const options = { only: { type: 'string' }, adapters: { type: 'string' }, full: { type: 'boolean' } } as const;
-  let values: { only?: string; adapters?: string; full?: boolean };
+  const options = {
+    only: { type: 'string' }, adapters: { type: 'string' }, full: { type: 'boolean' },
+    'torch-profile': { type: 'string' },
+  } as const;
+  let values: { only?: string; adapters?: string; full?: boolean; 'torch-profile'?: string };
   try {
     ({ values } = parseArgs({ args: [...argv], options, strict: true }));
   } catch (e) {
-    const valid = `valid: --only <${SECTIONS.join(',')}>, --adapters <${ADAPTERS.join(',')}>, --full`;
+    const valid =
+      `valid: --only <${SECTIONS.join(',')}>, --adapters <${ADAPTERS.join(',')}>, --full, --torch-profile <2.11|2.13>`;
     throw new Error(`${(e as Error).message.split('\n')[0]}; ${valid}`);
   }
+  const profile = values['torch-profile'];
+  if (profile !== undefined && !PROFILES.includes(profile))
+    throw new Error(`--torch-profile must be one of [${PROFILES.join(', ')}], got '${profile}'`);
   return {
-    only: values.only === undefined ? [...SECTIONS] : listArg('--only', values.only, SECTIONS),
+    only: values.only === undefined ? [...DEFAULT_SECTIONS] : listArg('--only', values.only, SECTIONS),
     adapters: values.adapters === undefined ? [...ADAPTERS] : listArg('--adapters', values.adapters, ADAPTERS),
     full: !!values.full,
+    ...(profile !== undefined ? { profile: `torch-${profile}` as TorchProfile } : {}),
   };
 }
 
@@ -78,8 +96,11 @@ async function main(): Promise<void> {
           const r = await benchComm(url, args.full, log);
           rows.push(...r.rows); details.comm = r.records;
         } else if (section === 'scale') {
-          const r = benchScale();
+          const r = benchScale(args.profile);
           rows.push(...r.rows); details.scale = r.records;
+        } else if (section === 'scale405') {
+          const r = benchScale405(args.profile);
+          rows.push(...r.rows); details.scale405 = r.records;
         } else if (section === 'timeline') {
           const r = await benchTimeline(url);
           rows.push(...r.rows); details.timeline = r.records;
