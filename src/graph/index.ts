@@ -32,7 +32,6 @@ export {
   sumGroupCounts,
   type GroupCounts,
   type Mesh,
-  type MeshDegrees,
   type MeshDim,
   type MeshFields,
   type MeshGroup,

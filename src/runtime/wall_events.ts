@@ -6,7 +6,7 @@
 // overlap: the timeline shows the overlap this machine really got (none, on CPU kernels).
 
 import type { StepGraph } from '../graph';
-import type { EventKind, StreamName, TraceEvent } from '../trace';
+import { commStream, type EventKind, type StreamName, type TraceEvent } from '../trace';
 import type { PhaseInterval } from './exec';
 
 function collectiveOf(graph: StepGraph): Map<string, { kind: EventKind; group: string }> {
@@ -30,7 +30,7 @@ export function wallEvents(graph: StepGraph, perRank: readonly (readonly PhaseIn
         const c = colls.get(iv.name);
         if (c === undefined) continue; // not a collective of this graph: nothing to draw it as
         kind = c.kind;
-        stream = `comm:${c.group}`;
+        stream = commStream(c.group);
       } else if (iv.phase === 'readback' || iv.phase === 'upload' || iv.phase === 'barrier') {
         kind = iv.phase;
       }

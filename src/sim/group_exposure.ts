@@ -4,9 +4,7 @@
 // exposed total (which counts a moment once however many groups are busy).
 
 import { intersect, totalLength, union, type Interval } from '../trace/intervals';
-import type { TraceEvent } from '../trace';
-
-const COMM_PREFIX = 'comm:';
+import { commGroupOf, type TraceEvent } from '../trace';
 
 /** Group name → exposed µs on `rank`, groups in first-event order. */
 export function exposedCommByGroup(rank: number, events: readonly TraceEvent[]): Record<string, number> {
@@ -15,10 +13,10 @@ export function exposedCommByGroup(rank: number, events: readonly TraceEvent[]):
   for (const e of events) {
     if (e.rank !== rank || e.dur <= 0) continue;
     const iv: Interval = [e.start, e.start + e.dur];
-    if (!e.stream.startsWith(COMM_PREFIX)) {
+    const g = commGroupOf(e.stream);
+    if (g === undefined) {
       if (e.kind === 'compute') comp.push(iv); // on the compute stream or a side stream: HTA counts every kernel
-    } else if (e.stream.startsWith(COMM_PREFIX)) {
-      const g = e.stream.slice(COMM_PREFIX.length);
+    } else {
       const list = byGroup.get(g);
       if (list) list.push(iv);
       else byGroup.set(g, [iv]);

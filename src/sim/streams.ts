@@ -3,12 +3,10 @@
 
 import type { Schedule } from '../backends';
 import type { GraphNode } from '../graph';
-import type { StreamName, TraceEvent } from '../trace';
+import { COMPUTE_STREAM, commStream, type StreamName, type TraceEvent } from '../trace';
 import { weakMemo } from '../util';
 
-export const COMPUTE_STREAM: StreamName = 'compute';
-export const commStream = (group: string): StreamName => `comm:${group}`;
-export const sideStream = (name: string): StreamName => `side:${name}`;
+export { COMPUTE_STREAM, commStream, sideStream } from '../trace'; // stream identities: trace/stream.ts
 
 /** Bytes a collective is timed with: the gathered output (all-gather) or the full input (reduce-scatter). */
 export function collectiveBytes(node: GraphNode): number {

@@ -6,6 +6,7 @@
 
 import type { MemoryCurve, StreamName, TraceEvent } from './event';
 import { isCommKind, type CommKind } from './kinds';
+import { commGroupOf } from './stream';
 
 export const TRACE_FORMAT = 'fsdp-sim trace v1';
 export const COMPUTE_TID = 7; // CUDA's default stream id in Kineto traces
@@ -166,7 +167,7 @@ function kernelEvent(
   const x = { ph: 'X' as const, pid: e.rank, tid, ...span };
   if (isCommKind(e.kind)) {
     args['Collective name'] = COLLECTIVE_NAME[e.kind];
-    args['Process Group Name'] = e.stream.slice('comm:'.length);
+    args['Process Group Name'] = commGroupOf(e.stream) ?? '';
     if (e.bytes !== undefined) args.bytes = e.bytes;
     const m = e.bucketId !== undefined ? members.get(e.bucketId) : undefined;
     args['bucket members'] = m ?? [e.name];

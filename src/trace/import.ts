@@ -15,6 +15,7 @@ import {
 import { checkOneRun, runIdentity, type RunIdentity } from './import_runs';
 import { fileRank, kinetoEvents, MAX_RANK, rawEvents } from './kineto';
 import { COMM_KINDS } from './kinds';
+import { parseStream } from './stream';
 
 export interface ImportedTrace {
   readonly events: readonly TraceEvent[];
@@ -62,8 +63,7 @@ function ownEvent(e: Json, own: Json, w: string, rank: number): TraceEvent {
   const kind = readString(own, 'kind', ow);
   if (!EVENT_KINDS.has(kind)) fail(`${ow}.kind`, `one of [${[...EVENT_KINDS].join(', ')}]`, kind);
   const stream = readString(own, 'stream', ow);
-  const known = stream === 'compute' || stream.startsWith('comm:') || stream.startsWith('side:');
-  if (!known) fail(`${ow}.stream`, "'compute', 'side:<name>' or 'comm:<group>'", stream);
+  if (parseStream(stream) === undefined) fail(`${ow}.stream`, "'compute', 'side:<name>' or 'comm:<group>'", stream);
   const span = readSpan(e, w);
   const ev: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
     rank, stream: stream as StreamName, name: readString(own, 'name', ow), kind: kind as EventKind,

@@ -29,3 +29,4 @@ export { importTrace, type ImportedTrace } from './import';
 export { traceText } from './gzip';
 export { COMM_KINDS, COMM_LABELS, isCommKind } from './kinds';
 export { TimeScale, type TimeWindow } from './time_scale';
+export { COMPUTE_STREAM, commGroupOf, commStream, isCommStream, sideStream, streamOf } from './stream';

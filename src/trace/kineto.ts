@@ -5,6 +5,7 @@
 import { commKindOf, htaCategory, htaWindow, wholeWindow, type RawEvent } from './hta';
 import type { EventKind, StreamName, TraceEvent } from './event';
 import { isCommKind } from './kinds';
+import { commStream as commStreamName } from './stream';
 import { fail, isObject, MAX_TRACE_US, readInt, readSpan, readString, type Json } from './import_fields';
 
 export const MAX_RANK = 65535;
@@ -81,7 +82,7 @@ export function kinetoEvents(
   const streams = new Map<number, StreamName>();
   const commStream = (n: number): StreamName => {
     let s = streams.get(n);
-    if (s === undefined) streams.set(n, (s = `comm:stream${n}`));
+    if (s === undefined) streams.set(n, (s = commStreamName(`stream${n}`)));
     return s;
   };
   const events: TraceEvent[] = new Array(win.kept.length);

@@ -2,7 +2,7 @@
 // sizes, durations and percentages and their text, FNV-1a hashing, medians (named by which median
 // they are), integer checks, memoisation.
 export { GIB, KIB, MIB, fixed, formatBytes, gibText } from './units';
-export { type DurationStyle, formatDuration, formatTimeTick } from './time';
+export { formatDuration, formatTimeTick } from './time';
 export { formatPercent, formatShare } from './percent';
 export { FNV_OFFSET, fnv1a, fnv1aBytes } from './hash';
 export { lowerMedian, lowerMedianInPlace, midpointMedian } from './median';

@@ -4,7 +4,7 @@
 
 import { fixed } from './units';
 
-export type TimeUnit = 'µs' | 'ms' | 's';
+type TimeUnit = 'µs' | 'ms' | 's';
 
 const US_PER: Readonly<Record<TimeUnit, number>> = { µs: 1, ms: 1e3, s: 1e6 };
 

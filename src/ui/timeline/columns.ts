@@ -3,7 +3,7 @@
 // Also the per-rank "exposed communication" intervals: comm time not covered by compute (HTA).
 
 import { bisectLeft, bisectRight } from 'd3';
-import { isCommKind, type EventKind, type StreamName, type TraceEvent } from '../../trace';
+import { isCommKind, isCommStream, streamOf, type EventKind, type StreamName, type TraceEvent } from '../../trace';
 
 // kinds of imported traces appended after the first four, so their codes keep their meaning
 export const KIND_CODES: readonly EventKind[] = [
@@ -49,7 +49,8 @@ export interface TimelineColumns {
 }
 
 function streamOrder(s: StreamName): string {
-  return s === 'compute' ? '0' : s.startsWith('side:') ? `1${s}` : `2${s}`; // side streams beside compute
+  const kind = streamOf(s).kind;
+  return kind === 'compute' ? '0' : `${kind === 'side' ? 1 : 2}${s}`; // side streams beside compute
 }
 
 /**
@@ -195,13 +196,13 @@ function exposedColumns(lanes: readonly Lane[], laneOffset: Uint32Array, c: Even
   let exN = 0;
   lanes.forEach((l, li) => {
     exposedOffset[li] = exN;
-    if (l.stream.startsWith('comm:')) exN += (exposedByRank.get(l.rank)?.length ?? 0) >> 1;
+    if (isCommStream(l.stream)) exN += (exposedByRank.get(l.rank)?.length ?? 0) >> 1;
   });
   exposedOffset[lanes.length] = exN;
   const exposedStartUs = new Float64Array(exN);
   const exposedEndUs = new Float64Array(exN);
   lanes.forEach((l, li) => {
-    if (!l.stream.startsWith('comm:')) return;
+    if (!isCommStream(l.stream)) return;
     const flat = exposedByRank.get(l.rank) ?? [];
     for (let i = 0, k = exposedOffset[li]; i < flat.length; i += 2, k++) {
       exposedStartUs[k] = flat[i];

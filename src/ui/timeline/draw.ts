@@ -9,7 +9,7 @@ import { KIND_CODES, firstVisible, type TimelineColumns } from './columns';
 import { ColumnImage } from './column_image';
 import { columnGrid, exposedRuns, laneColumns, rowRuns, type ExposedPaths } from './lane_runs';
 import { RectBatch } from './rect_batch';
-import type { TimeScale } from '../../trace';
+import { isCommStream, type TimeScale } from '../../trace';
 
 /** Lane height shrinks as lanes grow so both timelines fit a 800 px screen. */
 export function laneHeightFor(lanes: number): number {
@@ -185,7 +185,7 @@ function drawMismatch(d: DrawInput, m: MismatchMarker): void {
   const laneH = layout.laneHeightPx;
   const x0 = scale.x0Px;
   const x1 = scale.x0Px + scale.widthPx;
-  const li = c.lanes.findIndex((l) => l.rank === m.rank && l.stream.startsWith('comm:'));
+  const li = c.lanes.findIndex((l) => l.rank === m.rank && isCommStream(l.stream));
   const lane = li >= 0 ? li : c.lanes.findIndex((l) => l.rank === m.rank);
   const x = Math.min(x1 - 2, Math.max(x0 + 2, scale.timeToPx(m.timeUs)));
   const y = lane >= 0 ? layout.top[lane] : 4;
