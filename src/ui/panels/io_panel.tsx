@@ -41,55 +41,62 @@ function rankWords(r: SideResult): string {
   return r.worldSize > held ? `on ${n(held)} (of a world of ${r.worldSize}, as the trace says)` : `on ${n(held)}`;
 }
 
+type Notify = (kind: 'error' | 'info', text: string) => void;
+type Sides = ReturnType<typeof appStore.getState>['sides'];
+
+/** One side's events as a Chrome trace (with bucket args and collective → wait flows). */
+function exportSideTrace(side: Side, r: SideResult | null | undefined, notify: Notify): void {
+  if (!r) return;
+  try {
+    const trace = exportChromeTrace({ events: r.events, memory: r.memory, worldSize: r.worldSize }, {
+      buckets: r.schedule?.buckets,
+      label: r.title,
+      ...(r.schedule ? { waitOf: waitOfGraph(r.schedule.graph) } : {}), // collective → wait flows
+    });
+    downloadJson(trace, `fsdp-sim_${side}_${safeName(r.title)}.trace.json`);
+  } catch (e) {
+    notify('error', `Export failed: ${(e as Error).message}`);
+  }
+}
+
+/** Both timeline canvases as one PNG, with titles, the time axis of the shared window and a legend. */
+async function exportTimelinesPng(sides: Sides, theme: ReturnType<typeof useResolvedTheme>, notify: Notify) {
+  const canvases = (['a', 'b'] as const).flatMap((side) => {
+    const c = document.querySelector<HTMLCanvasElement>(`[data-testid="timeline-${side}"] canvas`);
+    const r = sides[side];
+    if (!c || !r) return [];
+    const title = `${side.toUpperCase()} · ${r.title} · step ${fmtUs(r.metrics.stepTimeUs)} · ${clockWords(r)}`;
+    return [{ title, canvas: c }];
+  });
+  if (!canvases.length) return;
+  try {
+    const p = paletteFor(theme);
+    const w = appStore.getState().window;
+    const cssW = canvases[0].canvas.clientWidth;
+    const x = scaleLinear().domain([w.startUs, w.endUs]).range([GUTTER_PX, cssW - 8]);
+    const tv = x.ticks(Math.max(2, Math.floor((cssW - GUTTER_PX) / 110)));
+    const ticks = tv.map((t) => ({ xPx: x(t), label: fmtTick(t, tv.length > 1 ? tv[1] - tv[0] : undefined) }));
+    const kinds = new Set([sides.a, sides.b].flatMap((r) => r?.events.map((e) => e.kind) ?? []));
+    const legend = [...legendFor(kinds), EXPOSED_ENTRY].map((l) => ({ label: l.label, color: p[l.color] }));
+    const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || p.text;
+    const png = await timelinesPng(canvases, { background: p.background, text: p.text, muted, ticks, legend });
+    downloadBlob(png, 'fsdp-sim_timelines.png');
+  } catch (e) {
+    notify('error', (e as Error).message);
+  }
+}
+
 export function IoPanel() {
   const sides = useApp((s) => s.sides);
   const theme = useResolvedTheme();
   const [importSide, setImportSide] = useState<Side>('a');
   const traceInput = useRef<HTMLInputElement>(null);
   const fxInput = useRef<HTMLInputElement>(null);
-  const notify = (kind: 'error' | 'info', text: string) => setInlineNotice({ kind, text }); // shown here, not on top
+  const notify: Notify = (kind, text) => setInlineNotice({ kind, text }); // shown here, not on top
   const notice = useInlineNotice();
 
-  const exportTrace = (side: Side) => {
-    const r = sides[side];
-    if (!r) return;
-    try {
-      const trace = exportChromeTrace({ events: r.events, memory: r.memory, worldSize: r.worldSize }, {
-        buckets: r.schedule?.buckets,
-        label: r.title,
-        ...(r.schedule ? { waitOf: waitOfGraph(r.schedule.graph) } : {}), // collective → wait flows
-      });
-      downloadJson(trace, `fsdp-sim_${side}_${safeName(r.title)}.trace.json`);
-    } catch (e) {
-      notify('error', `Export failed: ${(e as Error).message}`);
-    }
-  };
-
-  const exportPng = async () => {
-    const canvases = (['a', 'b'] as const).flatMap((side) => {
-      const c = document.querySelector<HTMLCanvasElement>(`[data-testid="timeline-${side}"] canvas`);
-      const r = sides[side];
-      if (!c || !r) return [];
-      const title = `${side.toUpperCase()} · ${r.title} · step ${fmtUs(r.metrics.stepTimeUs)} · ${clockWords(r)}`;
-      return [{ title, canvas: c }];
-    });
-    if (!canvases.length) return;
-    try {
-      const p = paletteFor(theme);
-      const w = appStore.getState().window;
-      const cssW = canvases[0].canvas.clientWidth;
-      const x = scaleLinear().domain([w.startUs, w.endUs]).range([GUTTER_PX, cssW - 8]);
-      const tv = x.ticks(Math.max(2, Math.floor((cssW - GUTTER_PX) / 110)));
-      const ticks = tv.map((t) => ({ xPx: x(t), label: fmtTick(t, tv.length > 1 ? tv[1] - tv[0] : undefined) }));
-      const kinds = new Set([sides.a, sides.b].flatMap((r) => r?.events.map((e) => e.kind) ?? []));
-      const legend = [...legendFor(kinds), EXPOSED_ENTRY].map((l) => ({ label: l.label, color: p[l.color] }));
-      const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || p.text;
-      const png = await timelinesPng(canvases, { background: p.background, text: p.text, muted, ticks, legend });
-      downloadBlob(png, 'fsdp-sim_timelines.png');
-    } catch (e) {
-      notify('error', (e as Error).message);
-    }
-  };
+  const exportTrace = (side: Side) => exportSideTrace(side, sides[side], notify);
+  const exportPng = () => exportTimelinesPng(sides, theme, notify);
 
   const onTraceFiles = async (list: FileList | null) => {
     // every failure ends in a message: unreadable or corrupt files, and anything the import throws
