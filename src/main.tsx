@@ -5,7 +5,6 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { appStore, applyUrlState, readUrlState, startUrlSync } from './store';
 import { App, applyStory, storyById, type TimelineProbe, timelineProbes } from './ui';
-import './ui/styles.css';
 
 const RELOAD_FLAG = 'fsdp-sim:coi-reloaded';
 
