@@ -24,5 +24,6 @@ export { validateConfig, changedFields, fieldSpec, fieldError, crossCheck } from
 export { configToQuery, configFromQuery, decodeValue, parseConfigQuery, type QueryParse } from './url';
 export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
+export { torchtitanFlags, type FlagKnobs, type TorchtitanFlags } from './torchtitan_flags';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
 export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './mesh';

@@ -3,6 +3,7 @@
 // language. One table per concept so the legend, the column heads, the knob tooltips and the
 // explain panel all say the same thing.
 
+import { torchtitanFlags, type SimConfig } from '../config';
 import type { ReasonCode } from '../store';
 
 export interface Term {
@@ -10,6 +11,9 @@ export interface Term {
   readonly term: string;
   readonly text: string;
 }
+
+/** torchtitan's name for the backend knobs; the command line itself follows, by version (backendFlagsHelp). */
+const BACKEND_FLAG = 'compile.backend and its passes, as below for each torchtitan version';
 
 /** Every term the timelines, the metrics and the explain panel use, in reading order. */
 export const TERMS: readonly Term[] = [
@@ -181,8 +185,8 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
     does: 'Override the per-step latency α (µs; empty: the preset\'s).',
     cost: 'higher: many small collectives hurt; bucketing helps more',
   },
-  backendA: { does: 'The backend timeline A runs.', torch: 'compile.model_backend_override' },
-  backendB: { does: 'The backend timeline B runs.', torch: 'compile.model_backend_override' },
+  backendA: { does: 'The backend timeline A runs.', torch: BACKEND_FLAG },
+  backendB: { does: 'The backend timeline B runs.', torch: BACKEND_FLAG },
   paramDtype: {
     does: 'Dtype parameters are all-gathered in (SimpleFSDP mixed precision).',
     cost: 'fp32: twice the all-gather bytes of bf16',
@@ -374,6 +378,21 @@ export function knobTooltip(path: string, allowed: string): string {
   const cost = h.cost ? `Cost: ${h.cost}.` : '';
   const torch = h.torch ? `torch: ${h.torch}` : '';
   return [h.does, cost, torch, `${path}: ${allowed}`].filter(Boolean).join('\n');
+}
+
+/**
+ * torchtitan's command line for the backend a backend knob picks, under the config's compile mode,
+ * reshard and memory policy: a line per torchtitan version (config/torchtitan_flags.ts, the table
+ * `compare --json` reports too); '' for other knobs.
+ */
+export function backendFlagsHelp(path: string, cfg: SimConfig): string {
+  if (path !== 'backendA' && path !== 'backendB') return '';
+  return torchtitanFlags(cfg[path], cfg)
+    .map((f) => {
+      const flags = f.flags === null ? `cannot run this: ${f.why}` : f.flags || 'no compile flags (eager)';
+      return `torchtitan ${f.version} (${f.experiment}): ${flags}`;
+    })
+    .join('\n');
 }
 
 /** Each reason code in plain words (what happened, then why), before the backend's own sentence. */

@@ -6,7 +6,7 @@
 import { Fragment, type ReactNode, useEffect, useRef, useState } from 'react';
 import { CONFIG_FIELDS, FIELD_GROUPS, describeAllowed, type FieldGroup, type FieldSpec } from '../../config';
 import { appStore, getPath, useApp } from '../../store';
-import { knobTooltip } from '../glossary';
+import { backendFlagsHelp, knobTooltip } from '../glossary';
 
 const COMMIT_DELAY_MS = 400;
 
@@ -122,7 +122,8 @@ function Field({ f }: { f: FieldSpec }) {
   const value = useApp((s) => getPath(s.config, f.path));
   const error = useApp((s) => s.fieldErrors[f.path]);
   const [focused, setFocused] = useState(false);
-  const help = knobTooltip(f.path, describeAllowed(f));
+  const flags = useApp((s) => backendFlagsHelp(f.path, s.config)); // a backend's torchtitan command line
+  const help = [knobTooltip(f.path, describeAllowed(f)), flags].filter(Boolean).join('\n');
   let control: ReactNode;
   if (f.kind === 'enum' && f.path === 'model') control = <ModelSelect f={f} value={value} />;
   else if (f.kind === 'enum') {
