@@ -8,8 +8,9 @@ import { analyzeTrace, type TraceAnalysis } from '../trace/analysis';
 import { importTrace } from '../trace';
 import { COMM_KINDS, COMM_LABELS } from '../trace/kinds';
 import { UsageError, parseFlags } from './args';
+import { textTable } from './format';
 import { readInputText, type Io } from './io';
-import { GIB, formatDuration } from '../util';
+import { GIB, formatDuration, formatPercent } from '../util';
 
 const ANALYZE_OPTIONS = {
   json: { type: 'boolean' },
@@ -30,15 +31,9 @@ export const ANALYZE_USAGE = [
 
 const fixed = (x: number, d: number): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
-function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  const w = head.map((h, i) => rows.reduce((m, r) => Math.max(m, r[i].length), h.length));
-  const line = (r: readonly string[]) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
-  return [line(head), ...rows.map(line)].join('\n');
-}
-
 function formatAnalysis(a: TraceAnalysis): string {
   const kinds = COMM_KINDS.filter((k) => a.ranks.some((r) => r.collectives[k] > 0));
-  const ranks = table(
+  const ranks = textTable(
     [
       'rank',
       'span ms',
@@ -63,7 +58,7 @@ function formatAnalysis(a: TraceAnalysis): string {
     ]),
   );
   const iters = a.iterations.length
-    ? table(
+    ? textTable(
         ['iteration', 'rank', 'span ms', 'overlap %', 'idle %', 'compute %', 'non-compute %'],
         a.iterations.map((r) => [
           String(r.iteration),
@@ -85,7 +80,8 @@ function formatAnalysis(a: TraceAnalysis): string {
   const peak = o.peakMemoryBytes ? `${fixed(o.peakMemoryBytes / GIB, 2)} GiB` : '—';
   const overall = [
     `overall: step ${ms(o.stepTimeUs)}, exposed comm ${ms(o.exposedCommUs)} (mean over ranks),`,
-    `  overlap ${fixed(o.overlapPct, 2)} %, idle ${ms(o.idleUs)}, peak ${peak}, collectives per rank (max): ${counts}`,
+    `  overlap ${formatPercent(o.overlapPct, 2, '—')}, idle ${ms(o.idleUs)}, peak ${peak}, ` +
+      `collectives per rank (max): ${counts}`,
   ].join('\n');
   return [ranks, '', iters, '', overall].join('\n');
 }

@@ -18,6 +18,7 @@ import {
   parseFlags,
 } from './args';
 import { parseBackends } from './compare';
+import { textTable } from './format';
 import type { Io } from './io';
 import { formatDuration } from '../util';
 
@@ -102,20 +103,13 @@ function formatDiff(d: BackendDiff, top: number | undefined, culprits: readonly 
     clip(hidesInB(r), HIDES_WIDTH),
     r.reasons.map((x) => x.code).join(', '),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const right = new Set([2, 4, 5, 6, 7]);
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd();
   const summary =
     `rank ${d.rank}: ${d.rows.length} collectives; exposed ${us(d.exposedUsA)} µs under ${d.backendA}, ` +
     `${us(d.exposedUsB)} µs under ${d.backendB}` +
     (d.unmatchedA + d.unmatchedB ? `; unmatched: ${d.unmatchedA} in A, ${d.unmatchedB} in B` : '');
-  return [summary, ...culprits, '', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join(
-    '\n',
-  );
+  const table = textTable(head, body, { left: (i) => !right.has(i), rule: true });
+  return [summary, ...culprits, '', table].join('\n');
 }
 
 export async function diffCommand(argv: readonly string[], io: Io): Promise<number> {

@@ -1,4 +1,4 @@
-// Text output of the CLI: the compare table and number formatting.
+// Text output of the CLI: fixed-width tables (one layout for every command) and the compare table.
 
 import { hbmFit } from '../config';
 import type { HardwareName } from '../estimate';
@@ -16,6 +16,29 @@ export interface CompareRow {
   readonly peakAllocatedBytes?: number;
   readonly peakReservedBytes?: number;
   readonly tokensPerSecPerGpu?: number;
+}
+
+/** Which columns a textTable pads on the right (text); the rest are right-aligned (figures). */
+type LeftAligned = (column: number) => boolean;
+
+/**
+ * A fixed-width text table: each column as wide as its widest cell, two spaces apart, trailing
+ * spaces trimmed; `left` columns are left-aligned (default: the first), and `rule` puts a line of
+ * dashes under the header.
+ */
+export function textTable(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  { left = (i: number) => i === 0, rule = false }: { left?: LeftAligned; rule?: boolean } = {},
+): string {
+  const widths = head.map((h, i) => rows.reduce((m, r) => Math.max(m, r[i].length), h.length));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (left(i) ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  const dashes = rule ? [widths.map((w) => '-'.repeat(w)).join('  ')] : [];
+  return [line(head), ...dashes, ...rows.map(line)].join('\n');
 }
 
 export function rowOf(backend: string, m: TraceMetrics): CompareRow {
@@ -66,8 +89,5 @@ export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName
     String(r.collectives.reduce_scatter),
     ...(hardware === undefined ? [] : [hbmFit(r.peakReservedBytes ?? r.peakMemoryBytes, hardware).fits ? 'yes' : 'NO']),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+  return textTable(head, body, { rule: true });
 }

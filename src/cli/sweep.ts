@@ -15,6 +15,7 @@ import {
 } from '../pipeline/sweep';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
+import { textTable } from './format';
 import type { Io } from './io';
 import { GIB, formatShare } from '../util';
 
@@ -85,10 +86,7 @@ function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[])
     String(r.reduceScatters),
     r.error ? 'hang' : r.fitsHbm ? 'yes' : 'NO',
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i <= axes.length ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+  return textTable(head, body, { left: (i) => i <= axes.length, rule: true });
 }
 
 /** A UsageError when the estimate passes --budget-min (default BUDGET_MIN), naming both and the way out. */
