@@ -49,12 +49,29 @@ export function indexGraph(graph: StepGraph): GraphIndex {
 
 function buildIndex(graph: StepGraph): GraphIndex {
   const src = graph.nodes;
-  const n0 = src.length;
+  const nameIdx = nameIndex(src);
+  const edges = sourceEdges(src, nameIdx, producerIndex(src));
+  checkCollectives(src, edges.waitOf);
+  const order = topoOrderOf(src, edges.preds);
+  const newOf = new Int32Array(src.length);
+  order.forEach((old, i) => (newOf[old] = i));
+  const nodes = order.map((old) => src[old]);
+  const csr = csrOf(order, newOf, edges.preds);
+  return { graph, nodes, n: src.length, ...csr, ...renumbered(nodes, order, newOf, edges) };
+}
+
+/** Node name → source position; a repeated name is a GraphError. */
+function nameIndex(src: readonly GraphNode[]): Map<string, number> {
   const nameIdx = new Map<string, number>();
   src.forEach((node, i) => {
     if (nameIdx.has(node.name)) throw badNode(i, node, `repeats the name of node ${nameIdx.get(node.name)}`);
     nameIdx.set(node.name, i);
   });
+  return nameIdx;
+}
+
+/** Tensor → the source position of the node that writes it; a tensor written twice is a GraphError. */
+function producerIndex(src: readonly GraphNode[]): Map<string, number> {
   const producer = new Map<string, number>();
   src.forEach((node, i) => {
     for (const t of node.outputs) {
@@ -63,12 +80,26 @@ function buildIndex(graph: StepGraph): GraphIndex {
       producer.set(t, i);
     }
   });
-  // predecessors in source numbering
+  return producer;
+}
+
+/** The edges in source numbering: sorted distinct predecessors, placeholder counts, collective ↔ wait links. */
+interface SourceEdges {
+  readonly preds: number[][];
+  readonly placeholders: Int32Array;
+  readonly waitOf: Int32Array;
+  readonly collOf: Int32Array;
+}
+
+function sourceEdges(
+  src: readonly GraphNode[], nameIdx: ReadonlyMap<string, number>, producer: ReadonlyMap<string, number>,
+): SourceEdges {
+  const n0 = src.length;
   const preds: number[][] = new Array(n0);
   const placeholders = new Int32Array(n0);
   const seenStamp = new Int32Array(n0).fill(-1);
-  const waitOf0 = new Int32Array(n0).fill(-1);
-  const collOf0 = new Int32Array(n0).fill(-1);
+  const waitOf = new Int32Array(n0).fill(-1);
+  const collOf = new Int32Array(n0).fill(-1);
   for (let i = 0; i < n0; i++) {
     const node = src[i];
     const ps: number[] = [];
@@ -86,41 +117,63 @@ function buildIndex(graph: StepGraph): GraphIndex {
     }
     placeholders[i] = placeholderCount;
     if (node.kind === 'wait') {
-      const c = node.waitOf === undefined ? undefined : nameIdx.get(node.waitOf);
-      if (c === undefined || !isCollectiveKind(src[c].kind)) {
-        throw badNode(i, node, `waits on '${node.waitOf}', which is not a collective in the graph`);
-      }
-      // torch's coalesced reduce-scatter (autobucketing/coalesced.ts): a wait per output, each through a getitem
-      const coalesced = /_coalesced\./.test(String(src[c].attrs?.target ?? ''));
-      const viaGetitem = (p: number) => coalesced && src[p].inputs.every((t) => producer.get(t) === c);
-      if (collOf0[i] !== -1 || (waitOf0[c] !== -1 && !coalesced)) {
-        throw badNode(i, node, `is a second wait on '${node.waitOf}'`);
-      }
-      for (const p of ps) {
-        if (p !== c && !viaGetitem(p)) throw badNode(i, node, `reads a tensor not produced by its collective`);
-      }
+      const c = linkWait(src, i, ps, nameIdx, producer, { waitOf, collOf });
       if (seenStamp[c] !== i) ps.push(c);
-      if (waitOf0[c] === -1) waitOf0[c] = i; // a coalesced collective: its first wait stands for it
-      collOf0[i] = c;
     }
     preds[i] = ps.length > 1 ? ps.sort((a, b) => a - b) : ps;
   }
-  for (let i = 0; i < n0; i++) {
+  return { preds, placeholders, waitOf, collOf };
+}
+
+/** Links wait `i` to the collective it completes (its position, returned); a bad wait is a GraphError. */
+function linkWait(
+  src: readonly GraphNode[], i: number, ps: readonly number[], nameIdx: ReadonlyMap<string, number>,
+  producer: ReadonlyMap<string, number>, links: { waitOf: Int32Array; collOf: Int32Array },
+): number {
+  const node = src[i];
+  const { waitOf, collOf } = links;
+  const c = node.waitOf === undefined ? undefined : nameIdx.get(node.waitOf);
+  if (c === undefined || !isCollectiveKind(src[c].kind)) {
+    throw badNode(i, node, `waits on '${node.waitOf}', which is not a collective in the graph`);
+  }
+  // torch's coalesced reduce-scatter (autobucketing/coalesced.ts): a wait per output, each through a getitem
+  const coalesced = /_coalesced\./.test(String(src[c].attrs?.target ?? ''));
+  const viaGetitem = (p: number) => coalesced && src[p].inputs.every((t) => producer.get(t) === c);
+  if (collOf[i] !== -1 || (waitOf[c] !== -1 && !coalesced)) {
+    throw badNode(i, node, `is a second wait on '${node.waitOf}'`);
+  }
+  for (const p of ps) {
+    if (p !== c && !viaGetitem(p)) throw badNode(i, node, `reads a tensor not produced by its collective`);
+  }
+  if (waitOf[c] === -1) waitOf[c] = i; // a coalesced collective: its first wait stands for it
+  collOf[i] = c;
+  return c;
+}
+
+function checkCollectives(src: readonly GraphNode[], waitOf: Int32Array): void {
+  for (let i = 0; i < src.length; i++) {
     if (isCollectiveKind(src[i].kind)) {
       if (src[i].collective === undefined) throw badNode(i, src[i], 'is a collective without collective info');
-      if (waitOf0[i] === -1) throw badNode(i, src[i], 'is a collective that no wait completes');
+      if (waitOf[i] === -1) throw badNode(i, src[i], 'is a collective that no wait completes');
     }
   }
-  let order: number[];
+}
+
+/** The stable topological order; a cycle is a GraphError naming a node on it. */
+function topoOrderOf(src: readonly GraphNode[], preds: readonly number[][]): number[] {
   try {
-    order = stableTopoOrder(n0, preds);
+    return stableTopoOrder(src.length, preds);
   } catch (e) {
     const stuck = e instanceof GraphError && e.index !== undefined ? e.index : 0;
     throw badNode(stuck, src[stuck], 'is on a dependency cycle');
   }
-  const newOf = new Int32Array(n0);
-  order.forEach((old, i) => (newOf[old] = i));
-  const nodes = order.map((old) => src[old]);
+}
+
+/** CSR predecessor and successor lists in the new numbering. */
+function csrOf(
+  order: readonly number[], newOf: Int32Array, preds: readonly number[][],
+): Pick<GraphIndex, 'predOff' | 'predIdx' | 'succOff' | 'succIdx'> {
+  const n0 = order.length;
   const predOff = new Int32Array(n0 + 1);
   for (let i = 0; i < n0; i++) predOff[i + 1] = predOff[i] + preds[order[i]].length;
   const predIdx = new Int32Array(predOff[n0]);
@@ -137,6 +190,14 @@ function buildIndex(graph: StepGraph): GraphIndex {
   for (let i = 0; i < n0; i++) {
     for (let k = predOff[i]; k < predOff[i + 1]; k++) succIdx[fill[predIdx[k]]++] = i;
   }
+  return { predOff, predIdx, succOff, succIdx };
+}
+
+/** The per-node arrays in the new numbering. */
+function renumbered(
+  nodes: readonly GraphNode[], order: readonly number[], newOf: Int32Array, edges: SourceEdges,
+): Pick<GraphIndex, 'waitOfColl' | 'collOfWait' | 'isCompute' | 'placeholderInputs' | 'indexOfName'> {
+  const n0 = order.length;
   const waitOfColl = new Int32Array(n0).fill(-1);
   const collOfWait = new Int32Array(n0).fill(-1);
   const isCompute = new Uint8Array(n0);
@@ -144,16 +205,13 @@ function buildIndex(graph: StepGraph): GraphIndex {
   const indexOfName = new Map<string, number>();
   for (let i = 0; i < n0; i++) {
     const old = order[i];
-    if (waitOf0[old] !== -1) waitOfColl[i] = newOf[waitOf0[old]];
-    if (collOf0[old] !== -1) collOfWait[i] = newOf[collOf0[old]];
+    if (edges.waitOf[old] !== -1) waitOfColl[i] = newOf[edges.waitOf[old]];
+    if (edges.collOf[old] !== -1) collOfWait[i] = newOf[edges.collOf[old]];
     isCompute[i] = nodes[i].kind === 'compute' && nodes[i].matmulLike ? 1 : 0;
-    placeholderInputs[i] = placeholders[old];
+    placeholderInputs[i] = edges.placeholders[old];
     indexOfName.set(nodes[i].name, i);
   }
-  return {
-    graph, nodes, n: n0, predOff, predIdx, succOff, succIdx, waitOfColl, collOfWait, isCompute,
-    placeholderInputs, indexOfName,
-  };
+  return { waitOfColl, collOfWait, isCompute, placeholderInputs, indexOfName };
 }
 
 /** Kahn's algorithm; among ready nodes the smallest original index goes first (stable). */

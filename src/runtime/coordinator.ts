@@ -64,6 +64,25 @@ function hashParams(plan: TrainingPlan, shardsByRank: readonly (readonly Float32
   return fnv1aHex(fulls);
 }
 
+/** What a run needs before any rank starts; bad options throw here. */
+interface PreparedRun {
+  readonly plan: TrainingPlan;
+  readonly comms: GroupCommInit[][];
+  /** The step's events on the preset clock; empty until the first step in measured timing. */
+  readonly events: TraceEvent[];
+}
+
+function prepareRun(opts: TrainingOptions, cores: number | undefined): PreparedRun {
+  const plan = planTraining(opts);
+  const spinUs = fixedSpinUs(opts.ranks, cores);
+  const comms = createMeshComms(plan.schedule.graph, {
+    timeoutMs: opts.commTimeoutMs ?? DEFAULT_COMM_TIMEOUT_MS, algorithm: opts.collective,
+    ...(spinUs !== undefined ? { spinUs } : {}),
+  });
+  const events = opts.timing === 'measured' ? [] : presetEvents(plan, opts.ranks);
+  return { plan, comms, events };
+}
+
 /**
  * Run live training with ranks from `spawn`. `cores`: the cores the rank threads have to themselves
  * (it sets how long a waiting rank spins: comm/sync.ts fixedSpinUs); undefined: adaptive spins.
@@ -71,128 +90,73 @@ function hashParams(plan: TrainingPlan, shardsByRank: readonly (readonly Float32
 export function runTrainingWith(
   spawn: SpawnRank, opts: TrainingOptions, cores?: number,
 ): Promise<TrainingResult> {
-  let plan: TrainingPlan;
-  let comms: GroupCommInit[][];
-  let events: TraceEvent[];
-  const n = opts.ranks;
-  const measure = opts.timing === 'measured';
+  let prepared: PreparedRun;
   try {
-    plan = planTraining(opts);
-    const spinUs = fixedSpinUs(n, cores);
-    comms = createMeshComms(plan.schedule.graph, {
-      timeoutMs: opts.commTimeoutMs ?? DEFAULT_COMM_TIMEOUT_MS, algorithm: opts.collective,
-      ...(spinUs !== undefined ? { spinUs } : {}),
-    });
-    events = measure ? [] : presetEvents(plan, n);
+    prepared = prepareRun(opts, cores);
   } catch (e) {
     return Promise.reject(e); // bad options reject like every other failure
   }
-
   return new Promise<TrainingResult>((resolve, reject) => {
     if (opts.signal?.aborted) return reject(abortError(opts.signal));
-    const ports: RankPort[] = [];
-    const devices: string[] = new Array(n);
-    let ready = 0;
-    const deviceLabel = () => [...new Set(devices)].join(' / ');
-    const reports = new Map<number, StepReports>();
-    const losses: number[] = [];
-    const phases: StepPhases[][] = [];
-    let lastWall: TraceEvent[] | undefined;
-    const shards: Float32Array[][] = new Array(n);
-    let done = 0;
-    let settled = false;
-    let startedAt = 0;
-    let pendingAbortErr: RankError | undefined;
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    new TrainingRun(opts, prepared, resolve, reject).spawnRanks(spawn);
+  });
+}
 
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      if (graceTimer !== undefined) clearTimeout(graceTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      for (const p of ports) p.terminate();
-      fn();
-    };
-    const fail = (e: Error) => finish(() => reject(e));
-    const onAbort = () => fail(abortError(opts.signal as AbortSignal));
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
+/** One run in flight: its rank ports, what the ranks reported so far, and how the run settles (once). */
+class TrainingRun {
+  private readonly opts: TrainingOptions;
+  private readonly plan: TrainingPlan;
+  private readonly comms: GroupCommInit[][];
+  private readonly resolve: (r: TrainingResult) => void;
+  private readonly reject: (e: Error) => void;
+  private readonly n: number;
+  private readonly measure: boolean;
+  private readonly ports: RankPort[] = [];
+  private readonly devices: string[];
+  private readonly reports = new Map<number, StepReports>();
+  private readonly losses: number[] = [];
+  private readonly phases: StepPhases[][] = [];
+  private readonly shards: Float32Array[][];
+  private events: TraceEvent[];
+  private lastWall: TraceEvent[] | undefined;
+  private ready = 0;
+  private done = 0;
+  private settled = false;
+  private startedAt = 0;
+  private pendingAbortErr: RankError | undefined;
+  private graceTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onAbort = () => this.fail(abortError(this.opts.signal as AbortSignal));
 
-    const rankFailed = (rank: number, name: string, code: string | undefined, message: string) => {
-      const e = new RankError(rank, code ?? 'rank_failed', `rank ${rank} failed: ${name}: ${message}`);
-      if (code !== 'collective_aborted') return fail(e);
-      // Only a consequence of another rank's abort: give the root cause a moment to arrive.
-      pendingAbortErr ??= e;
-      graceTimer ??= setTimeout(() => fail(pendingAbortErr as RankError), ROOT_CAUSE_GRACE_MS);
-    };
+  constructor(
+    opts: TrainingOptions,
+    prepared: PreparedRun,
+    resolve: (r: TrainingResult) => void,
+    reject: (e: Error) => void,
+  ) {
+    this.opts = opts;
+    this.plan = prepared.plan;
+    this.comms = prepared.comms;
+    this.events = prepared.events;
+    this.resolve = resolve;
+    this.reject = reject;
+    this.n = opts.ranks;
+    this.measure = opts.timing === 'measured';
+    this.devices = new Array(this.n);
+    this.shards = new Array(this.n);
+    opts.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
 
-    const onStep = (m: Extract<RankMessage, { type: 'step' }>) => {
-      const s = m.step;
-      let r = reports.get(s);
-      if (r === undefined) reports.set(s, (r = newStepReports(n)));
-      r.losses[m.rank] = m.loss;
-      r.phases[m.rank] = m.phases;
-      r.intervals[m.rank] = m.intervals;
-      if (m.nodeUs) r.nodeUs.push(m.nodeUs);
-      if (++r.count < n) return;
-      reports.delete(s);
-      const loss = r.losses.reduce((a, b) => a + b, 0) / n; // rank order: arrival order must not change the bits
-      losses[s - 1] = loss;
-      phases[s - 1] = r.phases;
-      if (measure) {
-        events = measuredEvents(plan, n, opts, r.nodeUs);
-        lastWall = wallEvents(plan.schedule.graph, r.intervals);
-      }
-      const elapsedS = (performanceNow() - startedAt) / 1000;
-      try {
-        opts.onProgress?.({
-          step: s, loss, stepsPerSec: elapsedS > 0 ? s / elapsedS : 0, events, device: deviceLabel(), phases: r.phases,
-          ...(lastWall ? { wallEvents: lastWall } : {}),
-        });
-      } catch (e) {
-        fail(e instanceof Error ? e : new Error(String(e))); // a throwing callback stops the run, not the process
-      }
-    };
-
-    const onMessage = (rank: number, m: RankMessage) => {
-      if (settled) return;
-      switch (m.type) {
-        case 'ready':
-          devices[rank] = m.device;
-          if (++ready === n) {
-            startedAt = performanceNow();
-            for (const p of ports) p.post({ type: 'start' });
-          }
-          return;
-        case 'step':
-          return onStep(m);
-        case 'done':
-          shards[rank] = [...m.shards];
-          if (++done < n) return;
-          return finish(() => {
-            const elapsedS = (performanceNow() - startedAt) / 1000;
-            resolve({
-              device: deviceLabel(),
-              losses,
-              finalParamsHash: hashParams(plan, shards),
-              stepsPerSec: elapsedS > 0 ? opts.steps / elapsedS : 0,
-              events,
-              phases,
-              ...(lastWall ? { wallEvents: lastWall } : {}),
-            });
-          });
-        case 'error':
-          return rankFailed(rank, m.name, m.code, m.message);
-      }
-    };
-
+  /** Spawn every rank and send it its init message; a spawn that throws fails the run. */
+  spawnRanks(spawn: SpawnRank): void {
+    const { opts, plan, n, measure } = this;
     try {
       for (let rank = 0; rank < n; rank++) {
         const port = spawn(rank);
-        ports.push(port);
-        port.listen((m) => onMessage(rank, m), (e) => rankFailed(rank, e.name, undefined, e.message));
+        this.ports.push(port);
+        port.listen((m) => this.onMessage(rank, m), (e) => this.rankFailed(rank, e.name, undefined, e.message));
         port.post({
           type: 'init',
-          comms: comms[rank],
+          comms: this.comms[rank],
           schedule: plan.schedule,
           kernels: opts.kernels,
           run: {
@@ -202,9 +166,104 @@ export function runTrainingWith(
         });
       }
     } catch (e) {
-      fail(e instanceof Error ? e : new Error(String(e)));
+      this.fail(e instanceof Error ? e : new Error(String(e)));
     }
-  });
+  }
+
+  private finish(fn: () => void): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.graceTimer !== undefined) clearTimeout(this.graceTimer);
+    this.opts.signal?.removeEventListener('abort', this.onAbort);
+    for (const p of this.ports) p.terminate();
+    fn();
+  }
+
+  private fail(e: Error): void {
+    this.finish(() => this.reject(e));
+  }
+
+  private rankFailed(rank: number, name: string, code: string | undefined, message: string): void {
+    const e = new RankError(rank, code ?? 'rank_failed', `rank ${rank} failed: ${name}: ${message}`);
+    if (code !== 'collective_aborted') return this.fail(e);
+    // Only a consequence of another rank's abort: give the root cause a moment to arrive.
+    this.pendingAbortErr ??= e;
+    this.graceTimer ??= setTimeout(() => this.fail(this.pendingAbortErr as RankError), ROOT_CAUSE_GRACE_MS);
+  }
+
+  private deviceLabel(): string {
+    return [...new Set(this.devices)].join(' / ');
+  }
+
+  private onMessage(rank: number, m: RankMessage): void {
+    if (this.settled) return;
+    switch (m.type) {
+      case 'ready':
+        this.devices[rank] = m.device;
+        if (++this.ready === this.n) {
+          this.startedAt = performanceNow();
+          for (const p of this.ports) p.post({ type: 'start' });
+        }
+        return;
+      case 'step':
+        return this.onStep(m);
+      case 'done':
+        this.shards[rank] = [...m.shards];
+        if (++this.done < this.n) return;
+        return this.finish(() => this.resolve(this.result()));
+      case 'error':
+        return this.rankFailed(rank, m.name, m.code, m.message);
+    }
+  }
+
+  /** Collect one rank's report of a step; once every rank has reported it, publish the step. */
+  private onStep(m: Extract<RankMessage, { type: 'step' }>): void {
+    const { n, plan, opts } = this;
+    const s = m.step;
+    let r = this.reports.get(s);
+    if (r === undefined) this.reports.set(s, (r = newStepReports(n)));
+    r.losses[m.rank] = m.loss;
+    r.phases[m.rank] = m.phases;
+    r.intervals[m.rank] = m.intervals;
+    if (m.nodeUs) r.nodeUs.push(m.nodeUs);
+    if (++r.count < n) return;
+    this.reports.delete(s);
+    const loss = r.losses.reduce((a, b) => a + b, 0) / n; // rank order: arrival order must not change the bits
+    this.losses[s - 1] = loss;
+    this.phases[s - 1] = r.phases;
+    if (this.measure) {
+      this.events = measuredEvents(plan, n, opts, r.nodeUs);
+      this.lastWall = wallEvents(plan.schedule.graph, r.intervals);
+    }
+    const elapsedS = (performanceNow() - this.startedAt) / 1000;
+    try {
+      opts.onProgress?.({
+        step: s,
+        loss,
+        stepsPerSec: elapsedS > 0 ? s / elapsedS : 0,
+        events: this.events,
+        device: this.deviceLabel(),
+        phases: r.phases,
+        ...(this.lastWall ? { wallEvents: this.lastWall } : {}),
+      });
+    } catch (e) {
+      this.fail(e instanceof Error ? e : new Error(String(e))); // a throwing callback stops the run, not the process
+    }
+  }
+
+  /** The run's result once every rank has sent its final shards. */
+  private result(): TrainingResult {
+    const elapsedS = (performanceNow() - this.startedAt) / 1000;
+    return {
+      device: this.deviceLabel(),
+      losses: this.losses,
+      finalParamsHash: hashParams(this.plan, this.shards),
+      stepsPerSec: elapsedS > 0 ? this.opts.steps / elapsedS : 0,
+      events: this.events,
+      phases: this.phases,
+      ...(this.lastWall ? { wallEvents: this.lastWall } : {}),
+    };
+  }
 }
 
 /** What the coordinator collects for one step until every rank has reported it. */

@@ -232,15 +232,23 @@ export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassReg
 }
 
 function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'estUs' | 'latencyUs'> {
-  const { nodes } = ix;
-  const producer = new Map<string, number>();
-  nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
+  const nodes = fxNodes(ix, region);
+  const parents = allInputNodes(ix, region, nodes.torchOf, nodes.n);
+  return {
+    ix,
+    ...nodes,
+    ...inputsAndUsers(parents),
+    ...identifyCollectives(ix, region, nodes),
+  };
+}
+
+type FxNodes = Pick<TorchGraph, 'n' | 'name' | 'cls' | 'irOf' | 'torchOf' | 'placeholderTensor'>;
+
+/** FX's graph.nodes: a placeholder per region input, the region's nodes in program order, the output. */
+function fxNodes(ix: GraphIndex, region: PassRegion): FxNodes {
   const P = region.placeholders.length;
-  const R = region.nodes.length;
-  const n = P + R + 1;
+  const n = P + region.nodes.length + 1;
   const out = n - 1;
-  const phOf = new Map<string, number>();
-  region.placeholders.forEach((t, k) => phOf.set(t, k));
   const name: string[] = new Array(n);
   const cls = new Uint8Array(n);
   const irOf = new Int32Array(n).fill(-1);
@@ -255,7 +263,7 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
     const t = P + k;
     irOf[t] = i;
     torchOf[i] = t;
-    name[t] = nodes[i].name;
+    name[t] = ix.nodes[i].name;
     cls[t] =
       ix.waitOfColl[i] >= 0
         ? NodeClass.Collective
@@ -267,7 +275,18 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
   });
   name[out] = 'output';
   cls[out] = NodeClass.Output;
-  // parents (FX all_input_nodes): the producer inside the region, else the placeholder
+  return { n, name, cls, irOf, torchOf, placeholderTensor };
+}
+
+/** FX's node.all_input_nodes: per torch node, its distinct inputs (the producer in the region, else a placeholder). */
+function allInputNodes(ix: GraphIndex, region: PassRegion, torchOf: Int32Array, n: number): number[][] {
+  const { nodes } = ix;
+  const producer = new Map<string, number>();
+  nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
+  const P = region.placeholders.length;
+  const R = region.nodes.length;
+  const phOf = new Map<string, number>();
+  region.placeholders.forEach((t, k) => phOf.set(t, k));
   const nodeOfTensor = (tid: string): number | undefined => {
     const p = producer.get(tid);
     return p !== undefined && torchOf[p] >= 0 ? torchOf[p] : phOf.get(tid);
@@ -291,7 +310,13 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
     const t = nodeOfTensor(tid);
     if (t !== undefined && !outs.includes(t)) outs.push(t);
   }
-  parents[out] = outs;
+  parents[n - 1] = outs;
+  return parents;
+}
+
+/** all_input_nodes and FX's node.users (in program order) as CSR lists. */
+function inputsAndUsers(parents: readonly number[][]): Pick<TorchGraph, 'parOff' | 'parIdx' | 'useOff' | 'useIdx'> {
+  const n = parents.length;
   const parOff = new Int32Array(n + 1);
   for (let t = 0; t < n; t++) parOff[t + 1] = parOff[t] + parents[t].length;
   const parIdx = new Int32Array(parOff[n]);
@@ -305,7 +330,19 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
   const fill = useOff.slice(0, n);
   const useIdx = new Int32Array(useOff[n]);
   for (let t = 0; t < n; t++) for (const p of parents[t]) useIdx[fill[p]++] = t;
+  return { parOff, parIdx, useOff, useIdx };
+}
 
+type CollectiveFields =
+  'waitOf' | 'startOf' | 'collectives' | 'sizeBytes' | 'group' | 'bucketKey' | 'fullKey' | 'cheap';
+
+/**
+ * torch's _identify_collectives: each collective start with its wait (registered at the wait, in
+ * program order), its footprint, group and bucket keys; and is_cheap_fn for every other node.
+ */
+function identifyCollectives(ix: GraphIndex, region: PassRegion, fx: FxNodes): Pick<TorchGraph, CollectiveFields> {
+  const { n, cls, torchOf } = fx;
+  const P = region.placeholders.length;
   const waitOf = new Int32Array(n).fill(-1);
   const startOf = new Int32Array(n).fill(-1);
   const sizeBytes = new Float64Array(n);
@@ -314,10 +351,10 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
   const fullKey: string[] = new Array(n).fill('');
   const cheap = new Uint8Array(n);
   const collectives: number[] = [];
-  for (let k = 0; k < R; k++) {
+  for (let k = 0; k < region.nodes.length; k++) {
     const t = P + k;
     const i = region.nodes[k];
-    const node = nodes[i];
+    const node = ix.nodes[i];
     if (cls[t] === NodeClass.Wait) {
       const start = torchOf[ix.collOfWait[i]];
       startOf[t] = start;
@@ -338,27 +375,8 @@ function buildStructure(ix: GraphIndex, region: PassRegion): Omit<TorchGraph, 'e
     }
     cheap[t] = node.kind === 'view' || POINTWISE.has(opName(String(node.op))) ? 1 : 0;
   }
-  return {
-    ix,
-    n,
-    name,
-    cls,
-    irOf,
-    torchOf,
-    placeholderTensor,
-    parOff,
-    parIdx,
-    useOff,
-    useIdx,
-    waitOf,
-    startOf,
-    collectives: Int32Array.from(collectives),
-    sizeBytes,
-    group,
-    bucketKey: bKey,
-    fullKey,
-    cheap,
-  };
+  const collectiveInts = Int32Array.from(collectives);
+  return { waitOf, startOf, collectives: collectiveInts, sizeBytes, group, bucketKey: bKey, fullKey, cheap };
 }
 
 const finiteOr0 = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0);

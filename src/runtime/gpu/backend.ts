@@ -36,42 +36,60 @@ export interface GpuKernelBackend extends KernelBackend {
   bufferOf(t: DeviceTensor): GPUBuffer;
 }
 
-export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}): GpuKernelBackend {
-  const matmulVariant = opts.matmulVariant ?? defaultMatmulVariant(device.adapterInfo);
-  matmulVariantInfo(matmulVariant);
-  const label = opts.label ?? `webgpu: ${device.label || 'device'}`;
-  const timestamps = opts.timestamps !== false && device.features.has('timestamp-query');
-  const queue = new GpuQueue(device, 'fsdp-sim kernels', timestamps);
+/** What makes the backend unusable: destroy(), a lost device, an uncaptured WebGPU error. */
+interface DeviceHealth {
+  /** Throws a GpuError naming `what` when the backend can no longer run it. */
+  alive(what: string): void;
+  /** Marks the backend destroyed; false when it already was. */
+  markDestroyed(): boolean;
+  /** Stops listening for uncaptured errors. */
+  unlisten(): void;
+}
+
+function watchDevice(device: GPUDevice, label: string): DeviceHealth {
   let lost: GPUDeviceLostInfo | null = null;
   let uncaptured: GPUError | null = null;
   let destroyed = false;
   device.lost.then((info) => { lost = info; });
   const onError = (ev: Event) => { uncaptured ??= (ev as GPUUncapturedErrorEvent).error; };
   device.addEventListener('uncapturederror', onError);
-
-  const alive = (what: string) => {
-    if (destroyed) throw new GpuError(`${what} called after destroy() on ${label}`);
-    if (lost)
-      throw new GpuError(
-        `WebGPU device lost (${lost.reason}): ${lost.message || 'no message'}; ${what} cannot run. Reload, or use ` +
-          `createCpuKernels().`
-      );
-    if (uncaptured) {
-      const e = uncaptured;
-      uncaptured = null;
-      throw new GpuError(`uncaptured WebGPU error before ${what}: ${e.message}`);
-    }
+  return {
+    alive(what: string): void {
+      if (destroyed) throw new GpuError(`${what} called after destroy() on ${label}`);
+      if (lost) {
+        const cause = `(${lost.reason}): ${lost.message || 'no message'}`;
+        throw new GpuError(`WebGPU device lost ${cause}; ${what} cannot run. Reload, or use createCpuKernels().`);
+      }
+      if (uncaptured) {
+        const e = uncaptured;
+        uncaptured = null;
+        throw new GpuError(`uncaptured WebGPU error before ${what}: ${e.message}`);
+      }
+    },
+    markDestroyed(): boolean {
+      if (destroyed) return false;
+      destroyed = true;
+      return true;
+    },
+    unlisten(): void {
+      device.removeEventListener('uncapturederror', onError);
+    },
   };
-  const bufferOf = (t: DeviceTensor): GPUBuffer => {
-    const b = (t as GpuTensor).buffer;
-    if (!b) throw new ConfigError('tensor', `tensor '${t.id}' was not created by this WebGPU backend`);
-    return b;
-  };
+}
 
+interface Readback {
+  downloadAll(parts: readonly DownloadPart[]): Promise<void>;
+  /** Cumulative ms downloads spent waiting for the kernels submitted with them. */
+  drainMs(): number;
+  destroy(): void;
+}
+
+/** Every part copied into one pooled staging buffer, one submit, one map: a bucket costs one round trip. */
+function createReadback(
+  device: GPUDevice, queue: GpuQueue, alive: (what: string) => void, bufferOf: (t: DeviceTensor) => GPUBuffer,
+): Readback {
   const staging = new StagingPool(device, READBACK_USAGE, 'readback');
-  const uploads = new StagingPool(device, UPLOAD_USAGE, 'upload');
   let drainMs = 0;
-  /** Every part copied into one pooled staging buffer, one submit, one map: a bucket costs one round trip. */
   async function downloadAll(parts: readonly DownloadPart[]): Promise<void> {
     const what = parts.length === 1 ? `download('${parts[0].t.id}')` : `downloadAll(${parts.length} tensors)`;
     alive(what);
@@ -107,6 +125,93 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     buf.unmap();
     staging.release(buf);
   }
+  return { downloadAll, drainMs: () => drainMs, destroy: () => staging.destroy() };
+}
+
+/** A pooled storage buffer for a new tensor, checked against the device's limits. */
+function createTensor(device: GPUDevice, queue: GpuQueue, id: string, length: number, type: ElemType): GpuTensor {
+  if (!Number.isInteger(length) || length < 0) {
+    throw new ConfigError('length', `tensor '${id}' length must be an integer ≥ 0, got ${length}`);
+  }
+  if (type !== 'f32' && type !== 'i32') {
+    throw new ConfigError('type', `tensor '${id}' type must be one of [f32, i32], got ${JSON.stringify(type)}`);
+  }
+  const bytes = bufferBytes(length);
+  const max = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+  if (bytes > max) {
+    const limit = bytes > device.limits.maxBufferSize ? 'maxBufferSize' : 'maxStorageBufferBindingSize';
+    throw new GpuLimitError(limit, max, bytes, `tensor '${id}' (${length} × 4 bytes)`);
+  }
+  const { buffer, reused } = acquireBuffer(device, bytes, `tensor ${id}`);
+  if (reused) queue.enc().clearBuffer(buffer); // fresh tensors read as zeros, like the CPU backend
+  return { id, length, type, buffer };
+}
+
+function checkUpload(t: DeviceTensor, data: HostArray, offset: number): void {
+  if (offset < 0 || !Number.isInteger(offset) || offset + data.length > t.length) {
+    throw new ConfigError(
+      'upload',
+      `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`,
+    );
+  }
+  if ((t.type === 'f32') !== (data instanceof Float32Array)) {
+    throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);
+  }
+}
+
+function checkScatter(src: Float32Array, parts: readonly UploadPart[]): void {
+  for (const p of parts) {
+    const inSource = p.from >= 0 && p.from + p.length <= src.length;
+    const inTarget = p.at >= 0 && p.at + p.length <= p.t.length;
+    if (p.t.type !== 'f32' || !inSource || !inTarget) {
+      throw new ConfigError(
+        'upload',
+        `uploadScatter slice [${p.from}, +${p.length}) of ${src.length} into '${p.t.id}' (${p.t.type}, ` +
+          `${p.t.length} elements) at ${p.at} does not fit`,
+      );
+    }
+  }
+}
+
+/** One compute pass for `op` on the pending encoder; its scratch buffers go back to the pool after. */
+function recordOp(
+  device: GPUDevice, queue: GpuQueue, matmulVariant: MatmulVariant, bufferOf: (t: DeviceTensor) => GPUBuffer,
+  op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number,
+): void {
+  queue.ensureRoom();
+  const scratch: GPUBuffer[] = [];
+  queue.scoped(() => {
+    const dispatches = planOp({
+      device, matmulVariant,
+      uniform: (data) => queue.uniform(data),
+      scratch: (n, what) => {
+        const b = acquireBuffer(device, bufferBytes(n), `scratch ${what}`).buffer;
+        scratch.push(b);
+        return b;
+      },
+    }, op, attrs, inputs.map(bufferOf), outputs.map(bufferOf), step);
+    queue.pass(`${op} [${outputs.map((o) => o.id).join(', ')}]`, dispatches);
+  });
+  // Later passes that reuse a scratch buffer run after this one (pass order), so it can go back now.
+  for (const b of scratch) releaseBuffer(device, b);
+}
+
+export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}): GpuKernelBackend {
+  const matmulVariant = opts.matmulVariant ?? defaultMatmulVariant(device.adapterInfo);
+  matmulVariantInfo(matmulVariant);
+  const label = opts.label ?? `webgpu: ${device.label || 'device'}`;
+  const timestamps = opts.timestamps !== false && device.features.has('timestamp-query');
+  const queue = new GpuQueue(device, 'fsdp-sim kernels', timestamps);
+  const health = watchDevice(device, label);
+  const alive = (what: string) => health.alive(what);
+  const bufferOf = (t: DeviceTensor): GPUBuffer => {
+    const b = (t as GpuTensor).buffer;
+    if (!b) throw new ConfigError('tensor', `tensor '${t.id}' was not created by this WebGPU backend`);
+    return b;
+  };
+  const readback = createReadback(device, queue, alive, bufferOf);
+  const uploads = new StagingPool(device, UPLOAD_USAGE, 'upload');
+  const downloadAll = (parts: readonly DownloadPart[]) => readback.downloadAll(parts);
 
   return {
     kind: 'webgpu',
@@ -117,55 +222,23 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       return compileMsOf(device);
     },
     get drainMs() {
-      return drainMs;
+      return readback.drainMs();
     },
     create(id: string, length: number, type: ElemType): GpuTensor {
       alive(`create('${id}')`);
-      if (!Number.isInteger(length) || length < 0) {
-        throw new ConfigError('length', `tensor '${id}' length must be an integer ≥ 0, got ${length}`);
-      }
-      if (type !== 'f32' && type !== 'i32') {
-        throw new ConfigError('type', `tensor '${id}' type must be one of [f32, i32], got ${JSON.stringify(type)}`);
-      }
-      const bytes = bufferBytes(length);
-      const max = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-      if (bytes > max) {
-        const limit = bytes > device.limits.maxBufferSize ? 'maxBufferSize' : 'maxStorageBufferBindingSize';
-        throw new GpuLimitError(limit, max, bytes, `tensor '${id}' (${length} × 4 bytes)`);
-      }
-      const { buffer, reused } = acquireBuffer(device, bytes, `tensor ${id}`);
-      if (reused) queue.enc().clearBuffer(buffer); // fresh tensors read as zeros, like the CPU backend
-      return { id, length, type, buffer };
+      return createTensor(device, queue, id, length, type);
     },
     upload(t: DeviceTensor, data: HostArray, offset = 0): void {
       alive(`upload('${t.id}')`);
-      if (offset < 0 || !Number.isInteger(offset) || offset + data.length > t.length) {
-        throw new ConfigError(
-          'upload',
-          `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`,
-        );
-      }
-      if ((t.type === 'f32') !== (data instanceof Float32Array)) {
-        throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);
-      }
+      checkUpload(t, data, offset);
       queue.flush(); // recorded ops that read t must see its old contents
-      queue.scoped(
-        () => device.queue.writeBuffer(bufferOf(t), offset * 4, data.buffer, data.byteOffset, data.byteLength)
-      );
+      queue.scoped(() => {
+        device.queue.writeBuffer(bufferOf(t), offset * 4, data.buffer, data.byteOffset, data.byteLength);
+      });
     },
     uploadScatter(src: Float32Array, parts: readonly UploadPart[]): void {
       alive(`uploadScatter(${parts.length} slices)`);
-      for (const p of parts) {
-        if (
-          p.t.type !== 'f32' || p.from < 0 || p.from + p.length > src.length || p.at < 0 || p.at + p.length > p.t.length
-        ) {
-          throw new ConfigError(
-            'upload',
-            `uploadScatter slice [${p.from}, +${p.length}) of ${src.length} into '${p.t.id}' (${p.t.type}, ` +
-              `${p.t.length} elements) at ${p.at} does not fit`,
-          );
-        }
-      }
+      checkScatter(src, parts);
       // One write into a pooled staging buffer, then device-side copies recorded in order with the
       // kernels around them (no flush: they ride in the next stretch's submission). The staging
       // buffer goes back to the pool only once submitted, so no later write can overtake its copies.
@@ -183,30 +256,11 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     },
     downloadAll,
     run(
-      op: ComputeOp,
-      attrs: OpAttrs,
-      inputs: readonly DeviceTensor[],
-      outputs: readonly DeviceTensor[],
-      step?: number,
+      op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number,
     ): void {
       alive(`run('${op}')`);
       checkTensors(op, attrs, inputs, outputs);
-      queue.ensureRoom();
-      const scratch: GPUBuffer[] = [];
-      queue.scoped(() => {
-        const dispatches = planOp({
-          device, matmulVariant,
-          uniform: (data) => queue.uniform(data),
-          scratch: (n, what) => {
-            const b = acquireBuffer(device, bufferBytes(n), `scratch ${what}`).buffer;
-            scratch.push(b);
-            return b;
-          },
-        }, op, attrs, inputs.map(bufferOf), outputs.map(bufferOf), step);
-        queue.pass(`${op} [${outputs.map((o) => o.id).join(', ')}]`, dispatches);
-      });
-      // Later passes that reuse a scratch buffer run after this one (pass order), so it can go back now.
-      for (const b of scratch) releaseBuffer(device, b);
+      recordOp(device, queue, matmulVariant, bufferOf, op, attrs, inputs, outputs, step);
     },
     async sync(): Promise<number | undefined> {
       alive('sync()');
@@ -224,12 +278,11 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       releaseBuffer(device, bufferOf(t));
     },
     destroy(): void {
-      if (destroyed) return;
-      destroyed = true;
+      if (!health.markDestroyed()) return;
       queue.destroy();
-      staging.destroy();
+      readback.destroy();
       uploads.destroy();
-      device.removeEventListener('uncapturederror', onError);
+      health.unlisten();
     },
   };
 }

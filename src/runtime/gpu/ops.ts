@@ -38,9 +38,10 @@ export function grid(device: GPUDevice, groups: number, what: string): [number, 
   return [x, y];
 }
 
+type Bindings = readonly (readonly [number, GPUBuffer])[];
+
 function kernel(
-  ctx: PlanContext, shader: ShaderName, entry: string, bindings: readonly (readonly [number, GPUBuffer])[],
-  groups: number, label: string,
+  ctx: PlanContext, shader: ShaderName, entry: string, bindings: Bindings, groups: number, label: string,
 ): Dispatch {
   return {
     pipeline: getPipeline(ctx.device, shader, entry, dispatchConstants(shader)),
@@ -52,151 +53,159 @@ function kernel(
 
 const groupsOf = (n: number) => Math.ceil(n / WG);
 
+/** What planning one op reads: its attrs, its tensors' buffers in ops.ts order, a uniform packer. */
+interface OpArgs<O extends ComputeOp> {
+  readonly ctx: PlanContext;
+  readonly op: O;
+  readonly attrs: OpAttrs;
+  readonly ins: readonly GPUBuffer[];
+  readonly outs: readonly GPUBuffer[];
+  params(fields: readonly Field[]): GPUBuffer;
+}
+
 /** The dispatches of one op, in order; `ins`/`outs` are the tensors' buffers in ops.ts order. */
 export function planOp(
   ctx: PlanContext, op: ComputeOp, attrs: OpAttrs, ins: readonly GPUBuffer[], outs: readonly GPUBuffer[], step?: number,
 ): Dispatch[] {
   const params = (fields: readonly Field[]) => ctx.uniform(packParams(fields));
+  const args = <O extends ComputeOp>(o: O): OpArgs<O> => ({ ctx, op: o, attrs, ins, outs, params });
   switch (op) {
-    case 'embedding': case 'embedding_bwd': {
-      const d = embeddingDims(op, attrs);
-      const p = params([u32(d.V), u32(d.D), u32(d.T), u32(d.vocabStart ?? 0)]);
-      return op === 'embedding'
-        ? [kernel(ctx, 'embedding', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], groupsOf(d.T * d.D), op)]
-        : [kernel(ctx, 'embedding', 'bwd', [[4, ins[0]], [1, ins[1]], [5, outs[0]], [3, p]],
-          groupsOf(d.V * Math.ceil(d.D / EMBEDDING_BWD_COLS)), op)];
-    }
-    case 'matmul': {
-      const d = matmulDims(attrs);
-      const v = ctx.matmulVariant;
-      return [{
-        pipeline: matmulPipeline(ctx.device, v), label: `matmul ${v}`,
-        bindings: [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, ctx.uniform(matmulParams(d))]],
-        workgroups: matmulWorkgroups(ctx.device, v, d),
-      }];
-    }
-    case 'rms_norm': {
-      const d = rmsNormDims(op, attrs);
-      const p = params([u32(d.rows), u32(d.cols), f32(d.eps)]);
-      return [
-        kernel(ctx, 'rms_norm', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, outs[1]], [4, p]], d.rows, op)
-      ];
-    }
-    case 'rms_norm_bwd': {
-      const d = rmsNormDims(op, attrs);
-      const p = params([u32(d.rows), u32(d.cols), f32(d.eps)]);
-      const [dy, x, w, rstd] = ins;
-      return [
-        kernel(
-          ctx,
-          'rms_norm',
-          'bwd_dx',
-          [[5, dy], [0, x], [1, w], [3, rstd], [6, outs[0]], [4, p]],
-          d.rows,
-          `${op} dx`,
-        ),
-        kernel(
-          ctx,
-          'rms_norm',
-          'bwd_dw',
-          [[5, dy], [0, x], [3, rstd], [7, outs[1]], [4, p]],
-          groupsOf(d.cols),
-          `${op} dw`,
-        ),
-      ];
-    }
-    case 'swiglu': case 'swiglu_bwd': {
-      const n = intAttr(op, attrs, 'n');
-      const p = params([u32(n)]);
-      return op === 'swiglu'
-        ? [kernel(ctx, 'swiglu', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], groupsOf(n), op)]
-        : [kernel(ctx, 'swiglu', 'bwd',
-          [[4, ins[0]], [0, ins[1]], [1, ins[2]], [5, outs[0]], [6, outs[1]], [3, p]], groupsOf(n), op)];
-    }
-    case 'attention': case 'attention_bwd': {
-      const d = attentionDims(op, attrs);
-      if (d.seq > ATTENTION_MAX_SEQ)
-        throw new ConfigError(
-          `${op}.seq`,
-          `${op}.seq must be ≤ ${ATTENTION_MAX_SEQ} for the WGSL kernel, got ${d.seq}`,
-        );
-      if (d.headDim > ATTENTION_MAX_HD)
-        throw new ConfigError(
-          `${op}.headDim`,
-          `${op}.headDim must be ≤ ${ATTENTION_MAX_HD} for the WGSL kernel, got ${d.headDim}`,
-        );
-      // small shapes: a thread per row (attention.wgsl's SMALL path), else a workgroup per row
-      const small = d.seq <= ATTENTION_SMALL && d.headDim <= ATTENTION_SMALL;
-      const p = params([
-        u32(d.batch), u32(d.seq), u32(d.heads), u32(d.kvHeads), u32(d.headDim), f32(1 / Math.sqrt(d.headDim)),
-        u32(small ? 1 : 0),
-      ]);
-      const rows = d.batch * d.heads * d.seq;
-      const groups = (n: number) => (small ? groupsOf(n) : n);
-      if (op === 'attention') {
-        const [q, k, v] = ins;
-        return [
-          kernel(
-            ctx,
-            'attention',
-            'fwd',
-            [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]],
-            groups(rows),
-            op,
-          )
-        ];
-      }
-      const [dO, q, k, v, o, lse] = ins;
-      const D = ctx.scratch(rows, 'attention_bwd D');
-      return [
-        kernel(ctx, 'attention', 'bwd_d', [[6, dO], [3, o], [7, D], [5, p]], groupsOf(rows), `${op} D`),
-        kernel(ctx, 'attention', 'bwd_dq',
-          [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], groups(rows), `${op} dq`),
-        kernel(ctx, 'attention', 'bwd_dkv',
-          [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [9, outs[1]], [10, outs[2]], [5, p]],
-          groups(d.batch * d.kvHeads * d.seq), `${op} dk dv`),
-      ];
-    }
-    case 'add': case 'copy': {
-      // copy is add.wgsl with its copy flag (c = a): no pipeline of its own to compile
-      const n = intAttr(op, attrs, 'n');
-      const b = op === 'copy' ? ins[0] : ins[1];
-      const p = params([u32(n), u32(op === 'copy' ? 1 : 0)]);
-      return [kernel(ctx, 'add', 'main', [[0, ins[0]], [1, b], [2, outs[0]], [3, p]], groupsOf(n), op)];
-    }
-    case 'cross_entropy': case 'cross_entropy_bwd': {
-      const d = crossEntropyDims(op, attrs);
-      const p = params([u32(d.T), u32(d.V)]);
-      if (op === 'cross_entropy_bwd') {
-        return [kernel(ctx, 'cross_entropy', 'bwd', [[0, ins[0]], [1, ins[1]], [5, outs[0]], [4, p]], d.T, op)];
-      }
-      const rowLoss = ctx.scratch(d.T, 'cross_entropy row losses');
-      return [
-        kernel(ctx, 'cross_entropy', 'rows', [[0, ins[0]], [1, ins[1]], [2, rowLoss], [4, p]], d.T, `${op} rows`),
-        kernel(ctx, 'cross_entropy', 'mean', [[2, rowLoss], [3, outs[0]], [4, p]], 1, `${op} mean`),
-      ];
-    }
-    case 'adamw': {
-      const h = adamwHyper(attrs);
-      const { bc1, bc2 } = adamwBiasCorrections(h, adamwStep(step));
-      const p = params([
-        u32(h.n),
-        f32(h.lr),
-        f32(h.beta1),
-        f32(h.beta2),
-        f32(h.eps),
-        f32(h.weightDecay),
-        f32(bc1),
-        f32(bc2),
-      ]);
-      const inputs = ins.map((b, i) => [i, b] as const);
-      const outputs = outs.map((b, i) => [4 + i, b] as const);
-      const bindings = [...inputs, ...outputs, [7, p] as const];
-      return [kernel(ctx, 'adamw', 'main', bindings, groupsOf(h.n), op)];
-    }
+    case 'embedding': case 'embedding_bwd':
+      return planEmbedding(args(op));
+    case 'matmul':
+      return planMatmul(args(op));
+    case 'rms_norm':
+      return planRmsNorm(args(op));
+    case 'rms_norm_bwd':
+      return planRmsNormBwd(args(op));
+    case 'swiglu': case 'swiglu_bwd':
+      return planSwiglu(args(op));
+    case 'attention': case 'attention_bwd':
+      return planAttention(args(op));
+    case 'add': case 'copy':
+      return planAdd(args(op));
+    case 'cross_entropy': case 'cross_entropy_bwd':
+      return planCrossEntropy(args(op));
+    case 'adamw':
+      return planAdamw(args(op), step);
     default: {
       const never: never = op;
       throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);
     }
   }
+}
+
+function planEmbedding({ ctx, op, attrs, ins, outs, params }: OpArgs<'embedding' | 'embedding_bwd'>): Dispatch[] {
+  const d = embeddingDims(op, attrs);
+  const p = params([u32(d.V), u32(d.D), u32(d.T), u32(d.vocabStart ?? 0)]);
+  return op === 'embedding'
+    ? [kernel(ctx, 'embedding', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], groupsOf(d.T * d.D), op)]
+    : [kernel(ctx, 'embedding', 'bwd', [[4, ins[0]], [1, ins[1]], [5, outs[0]], [3, p]],
+      groupsOf(d.V * Math.ceil(d.D / EMBEDDING_BWD_COLS)), op)];
+}
+
+function planMatmul({ ctx, attrs, ins, outs }: OpArgs<'matmul'>): Dispatch[] {
+  const d = matmulDims(attrs);
+  const v = ctx.matmulVariant;
+  return [{
+    pipeline: matmulPipeline(ctx.device, v), label: `matmul ${v}`,
+    bindings: [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, ctx.uniform(matmulParams(d))]],
+    workgroups: matmulWorkgroups(ctx.device, v, d),
+  }];
+}
+
+function planRmsNorm({ ctx, op, attrs, ins, outs, params }: OpArgs<'rms_norm'>): Dispatch[] {
+  const d = rmsNormDims(op, attrs);
+  const p = params([u32(d.rows), u32(d.cols), f32(d.eps)]);
+  return [kernel(ctx, 'rms_norm', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, outs[1]], [4, p]], d.rows, op)];
+}
+
+function planRmsNormBwd({ ctx, op, attrs, ins, outs, params }: OpArgs<'rms_norm_bwd'>): Dispatch[] {
+  const d = rmsNormDims(op, attrs);
+  const p = params([u32(d.rows), u32(d.cols), f32(d.eps)]);
+  const [dy, x, w, rstd] = ins;
+  const dxBindings: Bindings = [[5, dy], [0, x], [1, w], [3, rstd], [6, outs[0]], [4, p]];
+  const dwBindings: Bindings = [[5, dy], [0, x], [3, rstd], [7, outs[1]], [4, p]];
+  return [
+    kernel(ctx, 'rms_norm', 'bwd_dx', dxBindings, d.rows, `${op} dx`),
+    kernel(ctx, 'rms_norm', 'bwd_dw', dwBindings, groupsOf(d.cols), `${op} dw`),
+  ];
+}
+
+function planSwiglu({ ctx, op, attrs, ins, outs, params }: OpArgs<'swiglu' | 'swiglu_bwd'>): Dispatch[] {
+  const n = intAttr(op, attrs, 'n');
+  const p = params([u32(n)]);
+  return op === 'swiglu'
+    ? [kernel(ctx, 'swiglu', 'fwd', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], groupsOf(n), op)]
+    : [kernel(ctx, 'swiglu', 'bwd',
+      [[4, ins[0]], [0, ins[1]], [1, ins[2]], [5, outs[0]], [6, outs[1]], [3, p]], groupsOf(n), op)];
+}
+
+function planAttention({ ctx, op, attrs, ins, outs, params }: OpArgs<'attention' | 'attention_bwd'>): Dispatch[] {
+  const d = attentionDims(op, attrs);
+  if (d.seq > ATTENTION_MAX_SEQ) {
+    throw new ConfigError(`${op}.seq`, `${op}.seq must be ≤ ${ATTENTION_MAX_SEQ} for the WGSL kernel, got ${d.seq}`);
+  }
+  if (d.headDim > ATTENTION_MAX_HD) {
+    const got = `got ${d.headDim}`;
+    throw new ConfigError(`${op}.headDim`, `${op}.headDim must be ≤ ${ATTENTION_MAX_HD} for the WGSL kernel, ${got}`);
+  }
+  // small shapes: a thread per row (attention.wgsl's SMALL path), else a workgroup per row
+  const small = d.seq <= ATTENTION_SMALL && d.headDim <= ATTENTION_SMALL;
+  const p = params([
+    u32(d.batch), u32(d.seq), u32(d.heads), u32(d.kvHeads), u32(d.headDim), f32(1 / Math.sqrt(d.headDim)),
+    u32(small ? 1 : 0),
+  ]);
+  const rows = d.batch * d.heads * d.seq;
+  const groups = (n: number) => (small ? groupsOf(n) : n);
+  if (op === 'attention') {
+    const [q, k, v] = ins;
+    const bindings: Bindings = [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]];
+    return [kernel(ctx, 'attention', 'fwd', bindings, groups(rows), op)];
+  }
+  const [dO, q, k, v, o, lse] = ins;
+  const D = ctx.scratch(rows, 'attention_bwd D');
+  return [
+    kernel(ctx, 'attention', 'bwd_d', [[6, dO], [3, o], [7, D], [5, p]], groupsOf(rows), `${op} D`),
+    kernel(ctx, 'attention', 'bwd_dq',
+      [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], groups(rows), `${op} dq`),
+    kernel(ctx, 'attention', 'bwd_dkv',
+      [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [9, outs[1]], [10, outs[2]], [5, p]],
+      groups(d.batch * d.kvHeads * d.seq), `${op} dk dv`),
+  ];
+}
+
+function planAdd({ ctx, op, attrs, ins, outs, params }: OpArgs<'add' | 'copy'>): Dispatch[] {
+  // copy is add.wgsl with its copy flag (c = a): no pipeline of its own to compile
+  const n = intAttr(op, attrs, 'n');
+  const b = op === 'copy' ? ins[0] : ins[1];
+  const p = params([u32(n), u32(op === 'copy' ? 1 : 0)]);
+  return [kernel(ctx, 'add', 'main', [[0, ins[0]], [1, b], [2, outs[0]], [3, p]], groupsOf(n), op)];
+}
+
+function planCrossEntropy(
+  { ctx, op, attrs, ins, outs, params }: OpArgs<'cross_entropy' | 'cross_entropy_bwd'>,
+): Dispatch[] {
+  const d = crossEntropyDims(op, attrs);
+  const p = params([u32(d.T), u32(d.V)]);
+  if (op === 'cross_entropy_bwd') {
+    return [kernel(ctx, 'cross_entropy', 'bwd', [[0, ins[0]], [1, ins[1]], [5, outs[0]], [4, p]], d.T, op)];
+  }
+  const rowLoss = ctx.scratch(d.T, 'cross_entropy row losses');
+  return [
+    kernel(ctx, 'cross_entropy', 'rows', [[0, ins[0]], [1, ins[1]], [2, rowLoss], [4, p]], d.T, `${op} rows`),
+    kernel(ctx, 'cross_entropy', 'mean', [[2, rowLoss], [3, outs[0]], [4, p]], 1, `${op} mean`),
+  ];
+}
+
+function planAdamw({ ctx, op, attrs, ins, outs, params }: OpArgs<'adamw'>, step: number | undefined): Dispatch[] {
+  const h = adamwHyper(attrs);
+  const { bc1, bc2 } = adamwBiasCorrections(h, adamwStep(step));
+  const p = params([
+    u32(h.n), f32(h.lr), f32(h.beta1), f32(h.beta2), f32(h.eps), f32(h.weightDecay), f32(bc1), f32(bc2),
+  ]);
+  const inputs = ins.map((b, i) => [i, b] as const);
+  const outputs = outs.map((b, i) => [4 + i, b] as const);
+  const bindings = [...inputs, ...outputs, [7, p] as const];
+  return [kernel(ctx, 'adamw', 'main', bindings, groupsOf(h.n), op)];
 }
