@@ -24,7 +24,7 @@
 //    79.25 GiB visible on an A100-SXM4-80GB.
 
 import { ConfigError, oneOfMessage } from '../errors';
-import { GIB } from '../util';
+import { GIB, formatPercent } from '../util';
 
 export type HardwareName = 'h100' | 'h100-96gb' | 'h200' | 'a100';
 
@@ -171,11 +171,11 @@ export function getHardware(name: string): HardwarePreset {
 export function describeAchieved(hw: HardwarePreset): string {
   const a = hw.achieved;
   if (a === undefined) return `${hw.name}: plain roofline (peaks, no achieved efficiencies)`;
-  const t = (f: number, peak: number) => `${Math.round((f * peak) / TFLOPS)} TFLOPS (${Math.round(f * 100)} %)`;
+  const t = (f: number, peak: number) => `${Math.round((f * peak) / TFLOPS)} TFLOPS (${formatPercent(f * 100, 0)})`;
   return (
     `${hw.name}: GEMM ${t(a.gemm, hw.bf16Flops)} large, half that at min dim ${a.gemmHalfDim}; ` +
     `flash attention fwd ${t(a.attentionFwd, hw.bf16Flops)}, bwd ${t(a.attentionBwd, hw.bf16Flops)}; ` +
-    `memory-bound ${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${Math.round(a.hbm * 100)} %); launch ` +
+    `memory-bound ${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${formatPercent(a.hbm * 100, 0)}); launch ` +
       `${hw.launchUs} µs`
   );
 }

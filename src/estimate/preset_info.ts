@@ -5,7 +5,7 @@
 
 import { HARDWARE_PRESETS, type HardwareName, type HardwarePreset } from './hardware';
 import type { NetworkPreset } from './network';
-import { gibText } from '../util';
+import { formatPercent, gibText } from '../util';
 
 export interface Assumption {
   /** Stable id for tests and the DOM ('gemm', 'nvlink-bw', ...). */
@@ -41,7 +41,7 @@ const PEAK_SOURCE: Readonly<Record<HardwareName, string>> = {
 };
 
 const tflops = (flops: number) => `${Math.round(flops / TFLOPS)} TFLOPS`;
-const ofPeak = (f: number, peak: number) => `${tflops(f * peak)} (${Math.round(f * 100)} % of peak)`;
+const ofPeak = (f: number, peak: number) => `${tflops(f * peak)} (${formatPercent(f * 100, 0)} of peak)`;
 
 function peakSource(hw: HardwarePreset): string {
   const name = hw.name as HardwareName;
@@ -70,7 +70,7 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
   if (a === undefined) {
     return [...rows, row('achieved', 'achieved rates', 'none: the roofline at the peaks', peaks), EAGER_ATTENTION];
   }
-  const memoryBound = `${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${Math.round(a.hbm * 100)} % of HBM)`;
+  const memoryBound = `${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${formatPercent(a.hbm * 100, 0)} of HBM)`;
   return [
     ...rows,
     row('gemm', 'large GEMMs', ofPeak(a.gemm, hw.bf16Flops), SRC.mamf),

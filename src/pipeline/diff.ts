@@ -8,6 +8,7 @@ import { bisector } from 'd3';
 import type { Reason, Schedule } from '../backends';
 import type { GraphNode, StepGraph } from '../graph';
 import type { TraceEvent } from '../trace';
+import { formatDuration } from '../util';
 import { csvOf } from './csv';
 import type { PipelineResult } from './run';
 
@@ -228,7 +229,8 @@ export function diffBackends(a: DiffInput, b: DiffInput, rank = 0): BackendDiff 
 /** Plain words for B's side: what hid it, or why it stayed exposed (the table's last columns). */
 export function hidesInB(r: DiffRow): string {
   if (!r.b) return 'not run in B';
-  const hidden = r.b.hiddenBy.length ? `${r.b.hiddenBy.join(', ')} (${r.b.hiddenUs.toFixed(1)} µs)` : 'nothing';
+  const hiddenUs = formatDuration(r.b.hiddenUs, { unit: 'µs', digits: 1 });
+  const hidden = r.b.hiddenBy.length ? `${r.b.hiddenBy.join(', ')} (${hiddenUs})` : 'nothing';
   // the pass's own claim beside what the simulation shows (a prefetch can still end exposed)
   return r.prefetchedBehind.length ? `${hidden}; started behind ${r.prefetchedBehind.join(', ')}` : hidden;
 }

@@ -17,6 +17,7 @@ import {
   startCalibration,
   unfittedSentence,
 } from '../../store';
+import { fmtPct, fmtUs } from '../format';
 
 const SIZE = { width: 420, height: 260 };
 const M = { top: 10, right: 12, bottom: 36, left: 56 };
@@ -87,8 +88,8 @@ function drawPoints(root: Root, pts: readonly Pt[], x: LogScale, y: LogScale): v
     .append('title')
     .text(
       (p) =>
-        `${p.name} (${p.kind}, ${p.bytes} B): measured ${p.measuredUs.toFixed(1)} µs, ` +
-          `estimated ${p.estimatedUs.toFixed(1)} µs`,
+        `${p.name} (${p.kind}, ${p.bytes} B): measured ${fmtUs(p.measuredUs, { unit: 'µs', digits: 1 })}, ` +
+          `estimated ${fmtUs(p.estimatedUs, { unit: 'µs', digits: 1 })}`,
     );
 }
 
@@ -238,7 +239,7 @@ export function CalibrationPanel() {
                     <td data-col="alpha">{g.alphaUs.toFixed(3)}</td>
                     <td data-col="beta">{(g.betaBytesPerS / 1e9).toFixed(2)}</td>
                     <td>
-                      {(g.rmsRelErr * 100).toFixed(2)} % / {(g.maxRelErr * 100).toFixed(2)} %
+                      {fmtPct(g.rmsRelErr * 100, 2)} / {fmtPct(g.maxRelErr * 100, 2)}
                     </td>
                     <td>
                       <button type="button" onClick={() => applyRing(g)} data-testid="calib-apply">
