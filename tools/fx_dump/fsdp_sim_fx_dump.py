@@ -125,8 +125,9 @@ def is_collective_target(target: str) -> bool:
 # c10d functional collectives whose int argument is their group size (all_reduce and the rest carry none).
 GROUP_SIZE_ARG_OPS = ("all_gather_into_tensor", "all_gather_into_tensor_out", "all_gather_into_tensor_coalesced",
                       "reduce_scatter_tensor", "reduce_scatter_tensor_coalesced")
-# Group resolver signature: (process-group name) -> its size, or None when it cannot say.
+# Group resolver signatures: (process-group name) -> its size / its ranks, or None when it cannot say.
 GroupSizeOf = Callable[[str], Optional[int]]
+GroupRanksOf = Callable[[str], Optional[tuple]]
 
 
 def group_name_of(node: Any) -> Optional[str]:
@@ -165,18 +166,51 @@ def _torch_group_size() -> Optional[GroupSizeOf]:
     return size
 
 
+def _torch_group_ranks() -> Optional[GroupRanksOf]:
+    """torch.distributed's global ranks of a named process group, or None where it is missing."""
+    try:
+        from torch.distributed.distributed_c10d import _resolve_process_group, get_process_group_ranks
+    except Exception:  # noqa: BLE001 - no torch, or a build without distributed
+        return None
+
+    def ranks(name: str) -> Optional[tuple]:
+        try:
+            return tuple(get_process_group_ranks(_resolve_process_group(name)))
+        except Exception:  # noqa: BLE001 - a name this process never created
+            return None
+
+    return ranks
+
+
+def alias_groups(gm: Any, group_names: dict, ranks_of: Optional[GroupRanksOf]) -> dict:
+    """`group_names` plus the collectives' groups that hold a mesh dim's ranks under another name
+    (torchtitan's flattened `dp_shard_cp` when cp is 1, `dp` without replicas): they are that dim."""
+    if not group_names or ranks_of is None:
+        return group_names
+    known = {ranks_of(name): dim for name, dim in group_names.items()}
+    known.pop(None, None)
+    out = dict(group_names)
+    for n in gm.graph.nodes:
+        name = group_name_of(n) if n.op == "call_function" and is_collective_target(str(n.target)) else None
+        if name is not None and name not in out and known.get(ranks_of(name)) is not None:
+            out[name] = known[ranks_of(name)]
+    return out
+
+
 def mesh_fields(mesh: Any) -> dict:
     """The dump's `mesh` and `group_names` for a DeviceMesh of two or more dims, {} for none or 1-D.
 
-    Duck-typed: `mesh_dim_names`, `size(i)`, `get_group(name).group_name`. A 1-D mesh is plain
-    FSDP (its one group is the world), written as a 1-D dump always was.
+    Duck-typed: `mesh_dim_names`, `size(i)`, `get_group(name).group_name`. Dims of size 1 are
+    left out (they split nothing: a cp of 1). A 1-D mesh is plain FSDP (its one group is the
+    world), written as a 1-D dump always was.
     """
     if mesh is None:
         return {}
-    names = list(getattr(mesh, "mesh_dim_names", None) or ())
+    all_names = list(getattr(mesh, "mesh_dim_names", None) or ())
+    sizes = {name: int(mesh.size(i)) for i, name in enumerate(all_names) if int(mesh.size(i)) > 1}
+    names = list(sizes)
     if len(names) < 2:
         return {}
-    sizes = {name: int(mesh.size(i)) for i, name in enumerate(names)}
     groups = {str(mesh.get_group(name).group_name): name for name in names}
     return {"mesh": {**sizes, "mesh_dim_names": names}, "group_names": groups}
 
@@ -283,7 +317,7 @@ def infer_world_size(gm: Any) -> Optional[int]:
 
 def dump_graph_module(
     gm: Any, graph_kind: str, world_size: int, path: str, *, source: str = "", estimate_ms: Any = _DEFAULT,
-    mesh: Any = None, group_size_of: Any = _DEFAULT,
+    mesh: Any = None, group_size_of: Any = _DEFAULT, group_ranks_of: Any = _DEFAULT,
 ) -> dict:
     """Writes `gm`'s graph to `path` in format v1 and returns the dump.
 
@@ -292,6 +326,8 @@ def dump_graph_module(
     mesh: the DeviceMesh of a 2-D run (FSDP × TP): the dump gets `mesh` and `group_names`, and
     each collective its `group_name` and `mesh_dim`. group_size_of: process-group name → size;
     by default torch.distributed's (else the collective's group-size argument, where it has one).
+    group_ranks_of: name → ranks (torch.distributed's by default), so that a group holding a mesh
+    dim's ranks under another name (a flattened mesh) is that dim.
     """
     if graph_kind not in GRAPH_KINDS:
         raise ValueError(f"graph_kind must be one of {list(GRAPH_KINDS)}, got {graph_kind!r}")
@@ -302,6 +338,9 @@ def dump_graph_module(
         raise ValueError(f"world_size {world_size} differs from the mesh's size {_mesh_size(head)} ({head['mesh']})")
     est = _torch_estimator() if estimate_ms is _DEFAULT else estimate_ms
     sizer = _torch_group_size() if group_size_of is _DEFAULT else group_size_of
+    if head:
+        ranks_of = _torch_group_ranks() if group_ranks_of is _DEFAULT else group_ranks_of
+        head["group_names"] = alias_groups(gm, head["group_names"], ranks_of)
     groups = head.get("group_names", {})
     nodes = [node_record(n, i, est, group_names=groups, group_size_of=sizer) for i, n in enumerate(gm.graph.nodes)]
     dump = {"format": FORMAT, "graph": graph_kind, "source": source, "world_size": world_size, **head, "nodes": nodes}
@@ -390,6 +429,8 @@ def dump_pass_input(
     """
     gm = scheduler.gm
     head = mesh_fields(mesh)
+    if head:
+        head["group_names"] = alias_groups(gm, head["group_names"], _torch_group_ranks())
     sizer = _torch_group_size()
     est = scheduler.node_estimations
     compute = set(scheduler.compute_nodes)

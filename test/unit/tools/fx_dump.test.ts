@@ -172,9 +172,11 @@ describe('group fields of collectives', () => {
     );
     expect(res.found_root).toBe(true); // a DTensor's tp sub-mesh gives its (dp_shard, tp) root
     const d = readJson<Dump>(res.files['2d']);
-    expect(d.mesh).toEqual({ dp_shard: 2, tp: 2, mesh_dim_names: ['dp_shard', 'tp'] });
-    expect(d.group_names).toEqual({ '1': 'dp_shard', '3': 'tp' });
+    expect(d.mesh).toEqual({ dp_shard: 2, tp: 2, mesh_dim_names: ['dp_shard', 'tp'] }); // its cp of 1 left out
+    // '9' holds dp_shard's ranks under another name (a flattened mesh): it is dp_shard
+    expect(d.group_names).toEqual({ '1': 'dp_shard', '3': 'tp', '9': 'dp_shard' });
     expect(groupOf(d, 'all_gather_into_tensor')).toEqual({ group_size: 2, group_name: '1', mesh_dim: 'dp_shard' });
+    expect(groupOf(d, 'all_gather_into_tensor_1')).toEqual({ group_size: 2, group_name: '9', mesh_dim: 'dp_shard' });
     // all_reduce has no size argument: its size comes from the process group
     expect(groupOf(d, 'all_reduce')).toEqual({ group_size: 2, group_name: '3', mesh_dim: 'tp' });
     expect(d.nodes.find((n) => n.name === 'primals_3')?.value_type).toBe('SimpleNamespace');
@@ -184,6 +186,7 @@ describe('group fields of collectives', () => {
     expect(ag.collective).toMatchObject({ group: 'dp_shard', groupSize: 2, groupStride: 2 });
     expect(byName(g, 'all_reduce').collective).toMatchObject({ kind: 'all_reduce', group: 'tp', groupSize: 2 });
     // without a resolver the all_reduce names only its mesh dim, and the importer sizes it from the mesh
+    expect(byName(g, 'all_gather_into_tensor_1').collective).toMatchObject({ group: 'dp_shard', groupSize: 2 });
     const bare = readJson<Dump>(res.files['2d_no_resolver']);
     expect(groupOf(bare, 'all_reduce')).toEqual({ group_size: undefined, group_name: '3', mesh_dim: 'tp' });
     expect(byName(imported(bare), 'all_reduce').collective).toMatchObject({ group: 'tp', groupSize: 2 });

@@ -306,6 +306,9 @@ def _tp_graph():
     mm = g.add("mm", "call_function", aten("mm.default"), (x, wt), val=FakeTensor([4, 16], BF16))
     ar = g.add("all_reduce", "call_function", AR, (mm, "sum", "3"), val=FakeTensor([4, 16], BF16))
     wr = g.add("wait_tensor_1", "call_function", WAIT, (ar,), val=FakeTensor([4, 16], BF16))
+    # a flattened mesh's group ('9', as torchtitan's dp_shard_cp with cp 1): dp_shard's ranks under another name
+    ag2 = g.add("all_gather_into_tensor_1", "call_function", AG, (w, 2, "9"), val=FakeTensor([16, 16], BF16))
+    g.add("wait_tensor_2", "call_function", WAIT, (ag2,), val=FakeTensor([16, 16], BF16))
     sp = g.add("split", "call_function", aten("split.Tensor"), (wr, 2),
                val=(FakeTensor([2, 16], BF16), FakeTensor([2, 16], BF16)))
     g.add("output", "output", "output", ((sp,),))
@@ -314,13 +317,15 @@ def _tp_graph():
 
 def mesh(out):
     """Group fields of collectives: on a 2-D mesh (found through a DTensor's sub-mesh), a 1-D one, none."""
-    root = FakeMesh({"dp_shard": (2, "1"), "tp": (2, "3")})
+    root = FakeMesh({"dp_shard": (2, "1"), "cp": (1, "5"), "tp": (2, "3")})  # a cp of 1 splits nothing
     sub = FakeMesh({"tp": (2, "3")}, root=root)
     found = fx.find_device_mesh([FakeTensor([1], BF16), types_ns(device_mesh=sub), sub])
-    sizes = {"1": 2, "3": 2}.get
+    sizes = {"1": 2, "3": 2, "9": 2}.get
+    ranks = {"1": (0, 2), "3": (0, 1), "9": (0, 2)}.get
     gm = _tp_graph()
     paths = {k: os.path.join(out, f"mesh_{k}.json") for k in ("2d", "2d_no_resolver", "1d", "none")}
-    fx.dump_graph_module(gm, "forward", 4, paths["2d"], mesh=found, group_size_of=sizes, estimate_ms=None)
+    fx.dump_graph_module(gm, "forward", 4, paths["2d"], mesh=found, group_size_of=sizes, group_ranks_of=ranks,
+                         estimate_ms=None)
     fx.dump_graph_module(gm, "forward", 4, paths["2d_no_resolver"], mesh=root, group_size_of=None, estimate_ms=None)
     one = FakeMesh({"fsdp": (4, "1")})
     fx.dump_graph_module(gm, "forward", 4, paths["1d"], mesh=one, group_size_of=lambda n: 4, estimate_ms=None)
