@@ -20,7 +20,7 @@ import { fmt, median, type Row } from './stats';
 
 export interface TrainingRecord {
   readonly backend: BackendName;
-  readonly kernels: 'cpu' | 'gpu';
+  readonly kernels: 'cpu' | 'webgpu';
   readonly ranks: RankCount;
   readonly steps: number;
   readonly device: string;
@@ -32,7 +32,7 @@ export interface TrainingRecord {
   readonly phases: StepPhases; // mean ms per rank-step after the first
 }
 
-async function one(backend: BackendName, kernels: 'cpu' | 'gpu', ranks: RankCount, steps: number): Promise<TrainingRecord> {
+async function one(backend: BackendName, kernels: 'cpu' | 'webgpu', ranks: RankCount, steps: number): Promise<TrainingRecord> {
   const stamps: number[] = [];
   const t0 = performance.now();
   const res = await runTrainingNode({
@@ -72,7 +72,7 @@ export async function benchTraining(
     }
     for (const ranks of gpuRanks) {
       try {
-        const r = await one(backend, 'gpu', ranks, 2);
+        const r = await one(backend, 'webgpu', ranks, 2);
         log(`training ${backend} gpu ${ranks}: ${fmt(r.stepsPerSec, 3)} steps/s`);
         records.push(r);
       } catch (e) {
@@ -161,7 +161,7 @@ function bucketingRows(records: readonly TrainingRecord[]): Row[] {
     const base = records.find((x) => x.backend === 'aot_eager' && x.kernels === r.kernels && x.ranks === r.ranks);
     if (base === undefined) continue;
     const ratio = r.stepsPerSec / base.stepsPerSec;
-    const gated = r.kernels === 'gpu' && r.ranks === 4; // issue 13: autobucketing ≥ aot_eager with GPU kernels on 4 workers
+    const gated = r.kernels === 'webgpu' && r.ranks === 4; // issue 13: autobucketing ≥ aot_eager with GPU kernels on 4 workers
     out.push({
       section: 'training',
       case: `tiny autobucketing vs aot_eager, ${r.kernels} × ${r.ranks}`,

@@ -26,7 +26,7 @@ async function runCase(c: TrainingPageCase): Promise<TrainingPageRecord> {
   const t0 = performance.now();
   const stamps: number[] = [];
   const res = await runTraining({
-    model: 'tiny', ranks: c.ranks, steps: c.steps, backend: c.backend, seed: 0, kernels: 'gpu',
+    model: 'tiny', ranks: c.ranks, steps: c.steps, backend: c.backend, seed: 0, kernels: 'webgpu',
     collective: 'direct', timing: 'preset', hardware: 'h100', onProgress: () => stamps.push(performance.now()),
   });
   const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);

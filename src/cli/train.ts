@@ -16,6 +16,7 @@ import {
   DEFAULT_GLOBAL_BATCH,
   KERNEL_CHOICES,
   LIVE_DEFAULT_LR,
+  RENAMED_KERNEL_CHOICES,
   MAX_LIVE_RANKS,
   TIMING_MODES,
   defaultGlobalBatch,
@@ -82,7 +83,7 @@ const TRAIN_ALLOWED = Object.fromEntries(Object.entries(TRAIN_FLAGS).map(([f, t]
 
 export const TRAIN_USAGE = [
   'usage: fsdp-sim train --model tiny --ranks 1..16 [--tp T] [--dp-replicate R] --steps N --backend NAME [--seed S] ' +
-    '[--kernels gpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
+    '[--kernels webgpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
     '[--network NAME] [--lr X] [--global-batch B] [--every K] [--json]',
   '',
   ...Object.entries(TRAIN_FLAGS).map(([f, t]) => {
@@ -97,6 +98,8 @@ interface TrainArgs {
   readonly json: boolean;
   readonly every: number;
   readonly help: boolean;
+  /** What the flags said in an old spelling, for a line on stderr (the run goes on). */
+  readonly notices: readonly string[];
 }
 
 /** The mesh flags' product must divide --ranks; returns the data-parallel ranks (--ranks / --tp). */
@@ -113,6 +116,12 @@ function dataParallelRanks(ranks: number, tp: number, dpReplicate: number): numb
 /** Parse `train` flags (argv after the command name). Throws a UsageError naming the flag. */
 export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   const { values } = parseFlags('train', argv, TRAIN_OPTIONS, false, TRAIN_ALLOWED);
+  const notices: string[] = [];
+  const renamed = values.kernels === undefined ? undefined : RENAMED_KERNEL_CHOICES.get(values.kernels);
+  if (renamed !== undefined) {
+    notices.push(`fsdp-sim train: --kernels ${values.kernels} is now --kernels ${renamed}; running with ${renamed}`);
+    values.kernels = renamed;
+  }
   const get = <T>(f: TrainFlagName, dflt: string = TRAIN_FLAGS[f].dflt): T =>
     flagValue('train', f, TRAIN_FLAGS[f].rule, values[f] ?? dflt) as T;
   const [ranks, tp, dpReplicate] = [get<number>('ranks'), get<number>('tp'), get<number>('dp-replicate')];
@@ -127,6 +136,7 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   return {
     json: !!values.json,
     help: !!values.help,
+    notices,
     every: get<number>('every'),
     opts: {
       model: get<'tiny'>('model'),
@@ -152,6 +162,7 @@ export async function trainCommand(argv: readonly string[], io: Io = processIo):
   let args: TrainArgs;
   try {
     args = parseTrainArgs(argv);
+    for (const n of args.notices) io.err(n);
     if (args.help) {
       io.out(TRAIN_USAGE);
       return 0;

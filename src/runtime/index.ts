@@ -10,7 +10,7 @@ export {
 export type {
   RankCount, RankPort, SpawnRank, TimingMode, TrainingOptions, TrainingPlan, TrainingProgress, TrainingResult,
 } from './coordinator';
-export { KERNEL_CHOICES, createRankServer, initRankState, runRank } from './rank';
+export { KERNEL_CHOICES, RENAMED_KERNEL_CHOICES, createRankServer, initRankState, runRank } from './rank';
 export type {
   KernelChoice,
   RankHost,

@@ -35,7 +35,7 @@ async function kernels(choice: KernelChoice): Promise<KernelBackend> {
   if (choice === 'cpu') return createCpuKernels();
   const k = await gpuKernels();
   if (typeof k !== 'string') return k;
-  if (choice === 'gpu') throw new FsdpSimError('no_webgpu', `kernels 'gpu' requested but no WebGPU device: ${k}`);
+  if (choice === 'webgpu') throw new FsdpSimError('no_webgpu', `kernels 'webgpu' requested but no WebGPU device: ${k}`);
   const cpu = createCpuKernels();
   return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})` };
 }

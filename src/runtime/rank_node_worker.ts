@@ -29,8 +29,8 @@ async function kernels(choice: KernelChoice): Promise<KernelBackend> {
   if (choice === 'cpu') return createCpuKernels();
   const k = await dawnKernels();
   if (typeof k !== 'string') return k;
-  if (choice === 'gpu')
-    throw new FsdpSimError('no_webgpu', `kernels 'gpu' requested but Dawn (webgpu package) gave no device: ${k}`);
+  if (choice === 'webgpu')
+    throw new FsdpSimError('no_webgpu', `kernels 'webgpu' requested but Dawn (webgpu package) gave no device: ${k}`);
   const cpu = createCpuKernels();
   return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})` };
 }

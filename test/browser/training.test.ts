@@ -6,7 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { runTraining, type TrainingOptions } from '../../src/runtime/coordinator';
 
 const OPTS: TrainingOptions = {
-  model: 'tiny', ranks: 4, steps: 3, backend: 'aot_eager_autobucketing', seed: 3, kernels: 'gpu',
+  model: 'tiny', ranks: 4, steps: 3, backend: 'aot_eager_autobucketing', seed: 3, kernels: 'webgpu',
   collective: 'direct', timing: 'preset', hardware: 'h100', globalBatch: 8,
 };
 

@@ -50,7 +50,7 @@ describe('a missing value', () => {
     expect(await usageError(['train', '--ranks'])).toMatch(
       literal(`--ranks needs a value, an integer in [1, ${MAX_LIVE_RANKS}]`),
     );
-    expect(await usageError(['train', '--kernels'])).toMatch(/--kernels needs a value, one of \[gpu, cpu, auto\]$/);
+    expect(await usageError(['train', '--kernels'])).toMatch(/--kernels needs a value, one of \[webgpu, cpu, auto\]$/);
     expect(await usageError(['diff', '--rank'])).toMatch(/--rank needs a value, an integer in \[0, --ranks − 1\]$/);
   });
 });

@@ -19,6 +19,14 @@ describe('parseTrainArgs', () => {
       '--seed', '3', '--kernels', 'auto', '--collective', 'ring', '--json']);
     expect(a.json).toBe(true);
     expect(a.opts).toMatchObject({ model: 'tiny', ranks: 4, steps: 7, backend: 'aot_eager_autobucketing', seed: 3, kernels: 'auto', collective: 'ring' });
+    expect(a.notices).toEqual([]);
+  });
+
+  it("takes --kernels webgpu, and the old spelling gpu as webgpu with a notice saying so", () => {
+    expect(parseTrainArgs(['--kernels', 'webgpu']).opts.kernels).toBe('webgpu');
+    const old = parseTrainArgs(['--kernels=gpu']);
+    expect(old.opts.kernels).toBe('webgpu');
+    expect(old.notices).toEqual(['fsdp-sim train: --kernels gpu is now --kernels webgpu; running with webgpu']);
   });
 });
 
@@ -33,7 +41,7 @@ describe('trainCommand', () => {
     // the plan rejects what the model cannot split: tiny has 4 heads
     [['--ranks', '8', '--tp', '8'], /mesh.tp \(tensor_parallel_degree 8\) must divide the model's nHeads \(4\)/],
     [['--backend', 'inductor'], literal(`--backend must be one of [${BACKEND_NAMES.join(', ')}], got "inductor"`)],
-    [['--kernels', 'tpu'], /--kernels must be one of \[gpu, cpu, auto\]/],
+    [['--kernels', 'tpu'], /--kernels must be one of \[webgpu, cpu, auto\]/],
     [['--collective', 'tree'], /--collective must be one of \[direct, ring\]/],
     [['--steps=-1'], /--steps must be an integer in \[1, 1000000\], got "-1"/],
     [['--steps', '-1'], /--steps takes a value; one that starts with '-' must be written --steps=-1/],
@@ -47,6 +55,13 @@ describe('trainCommand', () => {
     expect(err).toHaveLength(1);
     expect(err[0]).toMatch(re);
     expect(err[0]).not.toContain('\n');
+  });
+
+  it('writes the notice of an old --kernels spelling to stderr, once, before anything else', async () => {
+    const { io, out, err } = bufferIo();
+    expect(await trainCommand(['--kernels', 'gpu', '--help'], io)).toBe(0);
+    expect(err).toEqual(['fsdp-sim train: --kernels gpu is now --kernels webgpu; running with webgpu']);
+    expect(out.join('\n')).toContain('[--kernels webgpu|cpu|auto]');
   });
 
   it('prints exactly {device, losses, finalParamsHash, stepsPerSec, phases} with --json', async () => {
