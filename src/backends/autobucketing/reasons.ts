@@ -8,7 +8,10 @@ import type { BucketResult, BucketWhy } from './torch_bucketer';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { OFF_PATH, type OverlapResult, type PrefetchRefusal } from './torch_scheduler';
 
-/** Bytes in the app's binary units (torch's GB are GiB: gb_to_bytes multiplies by 1024³); a 40 KiB bucket is not '0.0 MB'. */
+/**
+ * Bytes in the app's binary units (torch's GB are GiB: gb_to_bytes multiplies by 1024³); a 40 KiB bucket is
+ * not '0.0 MB'.
+ */
 export function fmtGb(bytes: number): string {
   const gb = bytes / GIB;
   if (gb >= 0.1) return `${gb.toFixed(gb >= 10 ? 1 : 2)} GiB`;
@@ -30,7 +33,8 @@ function rejectionText(tg: TorchGraph, sched: OverlapResult, r: PrefetchRefusal)
     case 'not_prefetched_in_flight_budget':
       return `${by}: in-flight budget full (${fmtGb(r.bytes)} > max_in_flight_gb ${fmtGb(r.limitBytes)}).`;
     case 'not_prefetched_memory_budget':
-      return `${by}: memory would reach ${fmtGb(r.bytes)} > allowed ${fmtGb(r.limitBytes)} (original peak ${fmtGb(sched.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`;
+      return `${by}: memory would reach ${fmtGb(r.bytes)} > allowed ${fmtGb(r.limitBytes)} (original peak ` +
+        `${fmtGb(sched.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`;
     case 'not_prefetched_depends_on_compute': {
       const p = r.blocker;
       if (p === r.overlap) return `${by}: it depends on that node.`;
@@ -56,7 +60,8 @@ export function scheduleReasons(sched: OverlapResult): Reason[] {
       return {
         node,
         code: 'prefetched',
-        text: `${kind} prefetched behind ${fxName(tg, info.prefetchedBy)} (${ahead}); ${formatPercent(hiddenPct, 0)} of its ${fmtMs(info.estMs)} hidden.`,
+        text: `${kind} prefetched behind ${fxName(tg, info.prefetchedBy)} (${ahead}); ` +
+          `${formatPercent(hiddenPct, 0)} of its ${fmtMs(info.estMs)} hidden.`,
       };
     }
     if (info.reason !== undefined) {
@@ -83,7 +88,8 @@ export function scheduleReasons(sched: OverlapResult): Reason[] {
     return {
       node,
       code: 'exposed',
-      text: `${kind} issued from the ready queue; its wait came after only ${fmtMs(info.estMs - info.exposedMs)} of work, ${fmtMs(info.exposedMs)} of ${fmtMs(info.estMs)} exposed.`,
+      text: `${kind} issued from the ready queue; its wait came after only ${fmtMs(info.estMs - info.exposedMs)} of ` +
+        `work, ${fmtMs(info.exposedMs)} of ${fmtMs(info.estMs)} exposed.`,
     };
   });
 }
@@ -124,7 +130,8 @@ export function bucketReasons(sched: OverlapResult, result: BucketResult, idOf: 
       out.push({
         node,
         code: 'bucketed',
-        text: `bucketed with ${members.length - 1} other ${kind}(s) into bucket ${idOf[bi]} (${fmtGb(bytes)} in + out); one launch instead of ${members.length}.`,
+        text: `bucketed with ${members.length - 1} other ${kind}(s) into bucket ${idOf[bi]} (${fmtGb(bytes)} in + ` +
+          `out); one launch instead of ${members.length}.`,
       });
       continue;
     }

@@ -35,7 +35,10 @@ export interface BucketResult {
   readonly why: ReadonlyMap<number, BucketWhy>;
 }
 
-/** torch's greedy cut-off (max_consecutive_failures), which it also uses as the position window of exposed-first candidates. */
+/**
+ * torch's greedy cut-off (max_consecutive_failures), which it also uses as the position window of exposed-first
+ * candidates.
+ */
 const MAX_CONSECUTIVE_FAILURES = 20;
 
 interface PgEvent {
@@ -256,7 +259,9 @@ class OverlapPreservingBucketer {
     return this.infoAt[start]!;
   }
 
-  /** The group's ordered starts, waits and hiding compute, chained in the augmented graph (one NCCL stream per group). */
+  /**
+   * The group's ordered starts, waits and hiding compute, chained in the augmented graph (one NCCL stream per group).
+   */
   private buildTimeline(pg: string): PgEvent | null {
     const tg = this.tg;
     let head: PgEvent | null = null;

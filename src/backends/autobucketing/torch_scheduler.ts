@@ -100,7 +100,10 @@ class OverlapScheduler {
   private readonly offPathPotential = new Map<string, number>();
   private currentCompute = 0;
   private lastOnPath = -1;
-  /** Registration numbers of the unscheduled collectives a prefetch may consider now: off-path, or within max_compute_pre_fetch. */
+  /**
+   * Registration numbers of the unscheduled collectives a prefetch may consider now: off-path, or within
+   * max_compute_pre_fetch.
+   */
   private readonly eligible: OrderedBits;
   /** On-path collectives by domination index, and how many of them have become eligible. */
   private readonly byDom: CollInfo[];
@@ -786,7 +789,10 @@ class OverlapScheduler {
     return REACH(this.tg).isAncestorOfTarget(overlap, target);
   }
 
-  /** An unscheduled node a prefetch may not pull forward: compute, a collective, a wait not yet hidden or hidden by `overlap`. */
+  /**
+   * An unscheduled node a prefetch may not pull forward: compute, a collective, a wait not yet hidden or hidden by
+   * `overlap`.
+   */
   private blocks(x: number, overlap: number): boolean {
     const cls = this.tg.cls[x];
     if (cls === NodeClass.Compute || this.unscheduled[x]) return true;
