@@ -5,7 +5,7 @@
 
 import type { SimConfig } from '../config';
 import type { SideResult } from '../store';
-import { formatShare } from '../util';
+import { GIB, formatShare } from '../util';
 import { fmtBytes, fmtUs } from './format';
 
 export interface Claim {
@@ -26,7 +26,6 @@ export type ClaimCheck = (d: RunData) => Claim;
 
 const ag = (s: SideResult) => s.metrics.collectives.all_gather;
 const rs = (s: SideResult) => s.metrics.collectives.reduce_scatter;
-const GIB = 1024 ** 3;
 
 /** '57 %' — the share x of y, rounded to a whole percent. */
 export function pctOf(x: number, y: number): string {

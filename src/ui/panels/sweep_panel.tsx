@@ -10,7 +10,10 @@ import { sweepCsv, parseVary, type SweepAxis, type SweepRow } from '../../store'
 import { appStore, useApp } from '../../store';
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';
-import { fmtBytes } from '../format';
+import { fmtBytes, fmtPct, fmtUs } from '../format';
+
+/** The rows' times are ms: written as ms with two decimals. */
+const MS = { unit: 'ms', digits: 2 } as const;
 
 /** Fields a sweep may vary: every simulated one (the live-run fields never change a simulation). */
 const FIELDS = CONFIG_FIELDS.filter((f) => !f.path.startsWith('live.')).map((f) => f.path);
@@ -131,8 +134,8 @@ function Hover({ point, rows, axes }: { point: number; rows: readonly SweepRow[]
       <b>{where}</b>
       {at.map((r) => (
         <div key={r.backend}>
-          {r.backend}: step {r.stepTimeMs.toFixed(2)} ms · exposed {r.exposedCommMs.toFixed(2)} ms · overlap{' '}
-          {Number.isFinite(r.overlapPct) ? r.overlapPct.toFixed(1) : '—'} % · peak {fmtBytes(r.peakMemoryBytes)} ·{' '}
+          {r.backend}: step {fmtUs(r.stepTimeMs * 1000, MS)} · exposed {fmtUs(r.exposedCommMs * 1000, MS)} · overlap{' '}
+          {fmtPct(r.overlapPct, 1, '—')} · peak {fmtBytes(r.peakMemoryBytes)} ·{' '}
           {r.allGathers} AG / {r.reduceScatters} RS
           {r.fitsHbm ? '' : ' · does not fit HBM'}
           {r.error ? ` · ${r.error}` : ''}
