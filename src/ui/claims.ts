@@ -8,7 +8,7 @@ import type { SideResult } from '../store';
 import { GIB, formatShare } from '../util';
 import { fmtBytes, fmtUs } from './format';
 
-export interface Claim {
+interface Claim {
   /** Whether the data bears the claim out. */
   readonly holds: boolean;
   /** The caption's sentence, true of the data whichever way the check came out. */
@@ -28,7 +28,7 @@ const ag = (s: SideResult) => s.metrics.collectives.all_gather;
 const rs = (s: SideResult) => s.metrics.collectives.reduce_scatter;
 
 /** '57 %' — the share x of y, rounded to a whole percent. */
-export function pctOf(x: number, y: number): string {
+function pctOf(x: number, y: number): string {
   return formatShare(x, y, 0);
 }
 

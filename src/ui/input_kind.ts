@@ -30,7 +30,7 @@ function subscribe(l: () => void): () => void {
   };
 }
 
-export function inputKind(): InputKind {
+function inputKind(): InputKind {
   current ??= initial();
   return current;
 }

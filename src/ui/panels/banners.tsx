@@ -19,7 +19,7 @@ async function detectWebGpu(): Promise<GpuState> {
   return 'none';
 }
 
-export function useWebGpuState(): GpuState {
+function useWebGpuState(): GpuState {
   const [state, setState] = useState<GpuState>('checking');
   useEffect(() => {
     let live = true;

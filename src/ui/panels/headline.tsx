@@ -16,7 +16,7 @@ function shortName(t: string): string {
 }
 
 /** The headline's parts (exported for tests through the DOM only; pure for reuse). */
-export function headlineOf(a: SideResult, b: SideResult): string {
+function headlineOf(a: SideResult, b: SideResult): string {
   const ma = a.metrics;
   const mb = b.metrics;
   const parts = [

@@ -30,7 +30,7 @@ export function StoryMenu() {
 }
 
 /** The caption's text for the sides on screen: claims only over like simulated runs of one config. */
-export function captionText(story: Story, a: SideResult | null, b: SideResult | null, cfg: SimConfig): string {
+function captionText(story: Story, a: SideResult | null, b: SideResult | null, cfg: SimConfig): string {
   if (!a || !b) return `${story.setup(cfg)} Simulating…`;
   const unlike = unlikeness(a, b);
   if (unlike && unlike.kind !== 'hang') return `${story.setup(cfg)} ${unlike.text}`;

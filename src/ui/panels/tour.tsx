@@ -7,7 +7,7 @@ import { useApp, type SideResult } from '../../store';
 import { type InputKind, useInputKind } from '../input_kind';
 import { defineVerb, selectVerb, whatBDoes } from '../tour_text';
 
-export const TOUR_DONE_KEY = 'fsdp-sim:tour-done';
+const TOUR_DONE_KEY = 'fsdp-sim:tour-done';
 
 /** What a step's text is made of: words, and the names of controls it points the reader to (drawn bold). */
 type TourSegment = string | { readonly control: string };

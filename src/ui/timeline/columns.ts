@@ -16,13 +16,13 @@ const COMPUTE = KIND_INDEX.compute;
 const IS_COMM = KIND_CODES.map((k) => isCommKind(k));
 
 /** Positions per blockMaxDurUs entry (a power of two). */
-export const DUR_BLOCK = 16;
+const DUR_BLOCK = 16;
 const DUR_BLOCK_SHIFT = Math.log2(DUR_BLOCK);
 
 /** Most ranks drawn as lanes; beyond this the timeline says how many it hides. */
-export const MAX_RANKS_SHOWN = 8; // 16 lanes per timeline: A and B both fit a 1280×800 screen
+const MAX_RANKS_SHOWN = 8; // 16 lanes per timeline: A and B both fit a 1280×800 screen
 
-export interface Lane {
+interface Lane {
   readonly rank: number;
   readonly stream: StreamName;
   readonly label: string; // 'r0 compute', 'r0 comm:dp'

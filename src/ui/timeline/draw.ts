@@ -12,23 +12,22 @@ import { RectBatch } from './rect_batch';
 import { isCommStream, type TimeScale } from '../../trace';
 
 /** Lane height shrinks as lanes grow so both timelines fit a 800 px screen. */
-export function laneHeightFor(lanes: number): number {
+function laneHeightFor(lanes: number): number {
   return lanes <= 8 ? 18 : lanes <= 16 ? 14 : 10;
 }
-export const LANE_GAP_PX = 3;
-export const RANK_GAP_PX = 6;
+const LANE_GAP_PX = 3;
+const RANK_GAP_PX = 6;
 export const GUTTER_PX = 96; // lane labels
-export { EXPOSED_STRIP_PX } from './lane_runs';
 /** Rects narrower than this get no label. */
 export const MIN_LABEL_PX = 36;
 const FONT = '11px system-ui, sans-serif';
 
-export interface Highlight {
+interface Highlight {
   readonly bucketId: number; // -1: none
   readonly eventIndex: number; // source index, -1: none
 }
 
-export interface MismatchMarker {
+interface MismatchMarker {
   readonly rank: number;
   readonly timeUs: number;
   readonly label: string;

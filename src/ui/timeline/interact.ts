@@ -9,8 +9,8 @@ import { hitTest, type TimelineColumns } from './columns';
 import { GUTTER_PX, laneAt, type LaneLayout } from './draw';
 import type { TimeScale } from '../../trace';
 
-export const HOVER_TOL_PX = 3;
-export const TAP_TOL_PX = 10; // a finger is wider than a cursor
+const HOVER_TOL_PX = 3;
+const TAP_TOL_PX = 10; // a finger is wider than a cursor
 const DRAG_START_PX = 4; // movement below this is still a click / tap
 const WHEEL_ZOOM = 0.0015; // zoom factor per wheel delta unit: k = exp(dy · WHEEL_ZOOM)
 const KEY_PAN = 0.1; // fraction of the window per arrow press
@@ -31,7 +31,7 @@ export interface InteractTarget {
 interface Pt { x: number; y: number }
 
 /** Event under canvas-local (x, y) within tolPx, or -1. */
-export function eventAt(t: InteractTarget, x: number, y: number, tolPx: number): number {
+function eventAt(t: InteractTarget, x: number, y: number, tolPx: number): number {
   const scale = t.scale();
   if (!scale || x < GUTTER_PX) return -1;
   return hitTest(t.cols, laneAt(t.layout, y), scale.pxToTime(x), tolPx / scale.pxPerUs);

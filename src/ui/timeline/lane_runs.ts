@@ -20,9 +20,9 @@ export const SNAP_PX = 3;
 const WIDE_GAP_PX = 0.5;
 const WIDE_GAP_MIN_PX = 3;
 /** Exposed intervals separated by less than this merge into one band rectangle. */
-export const EXPOSED_MERGE_GAP_PX = 1;
+const EXPOSED_MERGE_GAP_PX = 1;
 /** Height of the red strip marking comm time not hidden by compute. */
-export const EXPOSED_STRIP_PX = 3;
+const EXPOSED_STRIP_PX = 3;
 /** Row value of a column no event claimed; a claimed column holds kind code + 1. */
 export const EMPTY_COLUMN = 0;
 
