@@ -18,6 +18,9 @@ import {
 } from '../config';
 import { type ConfigError, oneOfMessage } from '../errors';
 
+/** `(default: aot_eager,aot_eager_autobucketing)`: what runs without --backends (the config's backends A, B). */
+export const DEFAULT_BACKENDS_HELP = `(default: ${DEFAULT_CONFIG.backendA},${DEFAULT_CONFIG.backendB})`;
+
 /** A bad flag or value: printed as one line, exit code 2. */
 export class UsageError extends Error {
   constructor(message: string) {

@@ -27,7 +27,14 @@ import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline/figures';
 import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport } from '../sim';
 import { exposedCommByGroup } from '../sim/group_exposure';
-import { CONFIG_OPTIONS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
+import {
+  CONFIG_OPTIONS,
+  DEFAULT_BACKENDS_HELP,
+  UsageError,
+  configFlagHelp,
+  configFromFlags,
+  parseFlags,
+} from './args';
 import { formatTable, rowOf, type CompareRow } from './format';
 import { writeRunTraces } from './run_traces';
 import { TraceWriteError } from './trace_files';
@@ -49,7 +56,7 @@ export const COMPARE_USAGE = [
   '',
   'Simulate one SimpleFSDP training step under each backend and compare them.',
   `  --backends A,B       backends to run, comma-separated, each one of [${BACKEND_NAMES.join(', ')}]`,
-  '                       (default: aot_eager,aot_eager_autobucketing)',
+  `                       ${DEFAULT_BACKENDS_HELP}`,
   '  --trace DIR          write DIR/<backend>.trace.json (Chrome trace; open in Perfetto or HTA): every rank below',
   `                       ${EMIT_ALL_BELOW} ranks; from ${EMIT_ALL_BELOW} ranks up rank 0 only`,
   '                       (the simulator emits rank 0; the file says so)',

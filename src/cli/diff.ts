@@ -10,6 +10,7 @@ import { culpritPlan, findCulprit, type Culprit } from '../pipeline/culprit';
 import { waitOfGraph } from '../trace/chrome_export';
 import {
   CONFIG_OPTIONS,
+  DEFAULT_BACKENDS_HELP,
   type FlagRule,
   UsageError,
   configFromFlags,
@@ -38,7 +39,7 @@ export const DIFF_USAGE = [
   'Match every collective of rank R under backend A to backend B by what it moves (kind, phase, parameters;',
   'bucket members each get a row) and show start, wait and exposed µs in A and B, what hides it in B and why.',
   `  --backends A,B       exactly two, each one of [${BACKEND_NAMES.join(', ')}]`,
-  '                       (default: aot_eager,aot_eager_autobucketing)',
+  `                       ${DEFAULT_BACKENDS_HELP}`,
   '  --rank R             the rank whose trace is diffed (default 0)',
   '  --top K              the table: only the K rows most exposed in B (default: every row)',
   '  --json               {"rank", "backendA", "backendB", "rows":[...], "unmatchedA", "unmatchedB",',

@@ -14,7 +14,7 @@ import {
   type TorchLogGraph,
 } from '../backends';
 import { ImportError } from '../errors';
-import { HARDWARE_NAMES } from '../estimate';
+import { HARDWARE_NAMES, type NetworkName } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
@@ -22,6 +22,10 @@ import { formatPercent } from '../util';
 import { CONFIG_OPTIONS, GRAPH_SHAPE_FLAGS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import { readInputText, type Io } from './io';
+
+/** The backend pass runs without --backend; the network for collectives a dump leaves untimed (torch's estimator). */
+const PASS_BACKEND: BackendName = 'aot_eager_autobucketing';
+const PASS_NETWORK: NetworkName = 'nccl-analytical';
 
 const PASS_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -38,7 +42,7 @@ export const PASS_USAGE = [
   '',
   'Import a torch FX graph dump (format: docs/ARCHITECTURE.md §8; FILE2 = the backward graph),',
   'run a backend on it and compare with aot_eager on the same graph.',
-  `  --backend NAME       one of [${BACKEND_NAMES.join(', ')}] (default aot_eager_autobucketing)`,
+  `  --backend NAME       one of [${BACKEND_NAMES.join(', ')}] (default ${PASS_BACKEND})`,
   '  --json               print {collectivesBefore, collectivesAfter, buckets, exposedMsBefore, exposedMsAfter,',
   '                       peakBytesBefore, peakBytesAfter}',
   "                       + torch's own accounting: potentialExposedMs, scheduledExposedMs, graphs (per FX graph:",
@@ -48,7 +52,7 @@ export const PASS_USAGE = [
   "                       sides' reasons",
   '  --print-graph        print the graph in the order the backend scheduled it, one line per node (as FX prints)',
   "                       collective times: the dump's est_ms where it has them, else --network",
-  '                       (default nccl-analytical)',
+  `                       (default ${PASS_NETWORK})`,
   '  --set PATH=VALUE     any other config field (repeatable)',
   '                       (the dump fixes the graph: model, ranks, batch, sequence, AC and dtypes do not apply)',
   ...configFlagHelp(GRAPH_SHAPE_FLAGS),
@@ -70,7 +74,7 @@ function passTarget(values: PassValues, positionals: readonly string[]): { files
     );
   if (files.length > 2)
     throw new UsageError(`fsdp-sim pass: --fx-graph takes one or two files (forward, backward), got ${files.length}`);
-  const [backend] = parseBackends('pass', values.backend, ['aot_eager_autobucketing']);
+  const [backend] = parseBackends('pass', values.backend, [PASS_BACKEND]);
   if (values.backend?.includes(','))
     throw new UsageError(`fsdp-sim pass: --backend takes one name, got '${values.backend}'`);
   const shape = GRAPH_SHAPE_FLAGS.filter((f) => (values as Record<string, unknown>)[f] !== undefined);
@@ -103,7 +107,7 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   }
   const { files, backend } = passTarget(values, positionals);
   // torch's own estimator is the analytical NCCL model: the default for collectives a dump leaves untimed
-  const cfg = configFromFlags('pass', values, { network: 'nccl-analytical' });
+  const cfg = configFromFlags('pass', values, { network: PASS_NETWORK });
   const torchLog = values['torch-log'] === undefined ? undefined : await readTorchLog(values['torch-log']);
   const dumps = await readDumps(files);
   const imported = importFxGraph(dumps.length === 1 ? dumps[0] : dumps);

@@ -13,7 +13,7 @@ import {
   type SweepAxis,
   type SweepRow,
 } from '../pipeline/sweep';
-import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
+import { CONFIG_OPTIONS, DEFAULT_BACKENDS_HELP, UsageError, configFromFlags, parseFlags } from './args';
 import { parseBackends } from './compare';
 import { textTable } from './format';
 import type { Io } from './io';
@@ -46,7 +46,7 @@ export const SWEEP_USAGE = [
   `                       at most ${MAX_SWEEP_POINTS} points in all; repeatable. Fields:`,
   `                       ${CONFIG_FIELDS.map((f) => f.path).join(', ')}`,
   `  --backends A,B       backends to run, each one of [${BACKEND_NAMES.join(', ')}]`,
-  '                       (default: aot_eager,aot_eager_autobucketing)',
+  `                       ${DEFAULT_BACKENDS_HELP}`,
   '  --json               print {"axes":[{path, values}], "rows":[{point, values, backend, stepTimeMs, exposedCommMs,',
   '                       overlapPct, peakMemoryBytes, peakReservedBytes, allGathers, reduceScatters, fitsHbm}]}',
   '  --csv                the same rows as CSV, one column per varied field first',
