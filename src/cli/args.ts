@@ -2,7 +2,7 @@
 // SimConfig paths, and usage errors as one line naming the flag and the allowed values (exit 2).
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_PROFILES } from '../backends';
+import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_PROFILES, BACKEND_NAMES, type BackendName } from '../backends';
 import {
   CONFIG_FIELDS,
   DEFAULT_CONFIG,
@@ -95,6 +95,24 @@ function profileParams(command: string, value: unknown): Record<string, string> 
   if (profile === undefined)
     throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--torch-profile', PROFILE_NAMES, value)}`);
   return Object.fromEntries(Object.entries(profile).map(([k, v]) => [`autobucketing.${k}`, String(v)]));
+}
+
+/** `--backends A,B`: each a backend name, none twice; `fallback` when the flag is not given. */
+export function parseBackends(
+  command: string,
+  text: string | undefined,
+  fallback: readonly BackendName[],
+): BackendName[] {
+  if (text === undefined) return [...fallback];
+  const names = text.split(',').map((s) => s.trim());
+  for (const [i, n] of names.entries()) {
+    if (!(BACKEND_NAMES as readonly string[]).includes(n))
+      throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--backends entries', BACKEND_NAMES, n)}`);
+    // two runs of one backend would share one trace file (and one row): a typo, not a comparison
+    if (names.indexOf(n) !== i)
+      throw new UsageError(`fsdp-sim ${command}: --backends names ${n} twice; give each backend once`);
+  }
+  return names as BackendName[];
 }
 
 /** The flag the user typed for a config path: its own flag, or `--set PATH` when set that way. */

@@ -2,8 +2,8 @@
 // aot_eager_autobucketing) and print the metrics table, JSON, and optionally Chrome traces.
 
 import { join } from 'node:path';
-import { BACKEND_NAMES, type BackendName } from '../backends';
-import { ConfigError, oneOfMessage } from '../errors';
+import { BACKEND_NAMES } from '../backends';
+import { ConfigError } from '../errors';
 import {
   activationCheckpointingOf,
   describeHbmFit,
@@ -33,6 +33,7 @@ import {
   UsageError,
   configFlagHelp,
   configFromFlags,
+  parseBackends,
   parseFlags,
 } from './args';
 import { formatTable, rowOf, type CompareRow } from './format';
@@ -83,23 +84,6 @@ export const COMPARE_USAGE = [
   '                       (torchtitan parallelism.*): FSDP × TP with sequence parallel, HSDP; product = --ranks',
   ...configFlagHelp(['ac']),
 ].join('\n');
-
-export function parseBackends(
-  command: string,
-  text: string | undefined,
-  fallback: readonly BackendName[],
-): BackendName[] {
-  if (text === undefined) return [...fallback];
-  const names = text.split(',').map((s) => s.trim());
-  for (const [i, n] of names.entries()) {
-    if (!(BACKEND_NAMES as readonly string[]).includes(n))
-      throw new UsageError(`fsdp-sim ${command}: ${oneOfMessage('--backends entries', BACKEND_NAMES, n)}`);
-    // two runs of one backend would share one trace file (and one row): a typo, not a comparison
-    if (names.indexOf(n) !== i)
-      throw new UsageError(`fsdp-sim ${command}: --backends names ${n} twice; give each backend once`);
-  }
-  return names as BackendName[];
-}
 
 /** The table of the runs that finished, and a warning for each peak over the GPU's HBM. */
 function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly PipelineResult[]): void {

@@ -16,9 +16,9 @@ import {
   configFromFlags,
   describeRule,
   flagValue,
+  parseBackends,
   parseFlags,
 } from './args';
-import { parseBackends } from './compare';
 import { textTable } from './format';
 import type { Io } from './io';
 import { formatDuration } from '../util';

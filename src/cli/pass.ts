@@ -19,8 +19,15 @@ import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
 import { formatPercent } from '../util';
-import { CONFIG_OPTIONS, GRAPH_SHAPE_FLAGS, UsageError, configFlagHelp, configFromFlags, parseFlags } from './args';
-import { parseBackends } from './compare';
+import {
+  CONFIG_OPTIONS,
+  GRAPH_SHAPE_FLAGS,
+  UsageError,
+  configFlagHelp,
+  configFromFlags,
+  parseBackends,
+  parseFlags,
+} from './args';
 import { readInputText, type Io } from './io';
 
 /** The backend pass runs without --backend; the network for collectives a dump leaves untimed (torch's estimator). */

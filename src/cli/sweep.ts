@@ -13,8 +13,14 @@ import {
   type SweepAxis,
   type SweepRow,
 } from '../pipeline/sweep';
-import { CONFIG_OPTIONS, DEFAULT_BACKENDS_HELP, UsageError, configFromFlags, parseFlags } from './args';
-import { parseBackends } from './compare';
+import {
+  CONFIG_OPTIONS,
+  DEFAULT_BACKENDS_HELP,
+  UsageError,
+  configFromFlags,
+  parseBackends,
+  parseFlags,
+} from './args';
 import { textTable } from './format';
 import type { Io } from './io';
 import { GIB, formatShare } from '../util';
