@@ -59,24 +59,18 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
   const computeScale = positiveScale('computeScale', opts.computeScale);
   const commScale = positiveScale('commScale', opts.commScale);
   const measured = opts.measuredUs ?? {};
-  for (const [name, v] of Object.entries(measured))
-    if (!Number.isFinite(v) || v < 0)
-      throw new ConfigError(
-        'measuredUs',
-        `measuredUs['${name}'] must be a finite number ≥ 0 µs, got ${JSON.stringify(v)}`,
-      );
+  for (const [name, v] of Object.entries(measured)) {
+    if (!Number.isFinite(v) || v < 0) {
+      const message = `measuredUs['${name}'] must be a finite number ≥ 0 µs, got ${JSON.stringify(v)}`;
+      throw new ConfigError('measuredUs', message);
+    }
+  }
 
-  const collectiveRaw =
+  type CollectiveUs = (kind: CollectiveKind, bytes: number, n: number, stride: number) => number;
+  const collectiveRaw: CollectiveUs =
     net.kind === 'ring'
-      ? (kind: CollectiveKind, bytes: number, n: number, stride: number) => ringNetworkUs(net, bytes, n, kind, stride)
-      : (kind: CollectiveKind, bytes: number, n: number, stride: number) => ncclAnalyticalUs(
-        kind,
-        bytes,
-        n,
-        hw.torchGpuType,
-        net,
-        stride,
-      );
+      ? (kind, bytes, n, stride) => ringNetworkUs(net, bytes, n, kind, stride)
+      : (kind, bytes, n, stride) => ncclAnalyticalUs(kind, bytes, n, hw.torchGpuType, net, stride);
 
   const scaleNote = [computeScale !== 1 ? `compute×${computeScale}` : '', commScale !== 1 ? `comm×${commScale}` : '']
     .filter(Boolean)

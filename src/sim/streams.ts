@@ -36,12 +36,9 @@ const descriptors = weakMemo((node: GraphNode) => node, describeCollective);
  * group spans it. `key` names the instance (one comm stream each); a rank's index in it is
  * (rank − first) / stride.
  */
-export function groupInstance(rank: number, groupSize: number, worldSize: number, stride = 1): {
-  key: number;
-  first: number;
-  size: number;
-  stride: number;
-} {
+export function groupInstance(
+  rank: number, groupSize: number, worldSize: number, stride = 1,
+): { key: number; first: number; size: number; stride: number } {
   if (groupSize * stride >= worldSize && stride === 1) return { key: 0, first: 0, size: worldSize, stride: 1 };
   if (groupSize <= 0 || worldSize === 1) return { key: 0, first: 0, size: worldSize, stride: 1 };
   const block = groupSize * stride;
