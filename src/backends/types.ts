@@ -94,6 +94,8 @@ export interface PassStats {
   readonly preBucketing?: {
     readonly capMb: number;
     readonly buckets: readonly (readonly string[])[];
+    /** The FX name of each merged collective (as torch's log and `overlapping` name it), by bucket. */
+    readonly merged: readonly string[];
     readonly estimator: 'torch-2.13-analytical-nccl' | 'cost-model';
   };
 }

@@ -2,7 +2,13 @@
 // validateConfig and the URL codec both walk it, so a knob added here is validated and
 // URL-encoded with no other change.
 
-import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type KnobSpec } from '../backends';
+import {
+  AUTOBUCKETING_DEFAULTS,
+  AUTOBUCKETING_KNOBS,
+  DEFAULT_TORCH_PROFILE,
+  type KnobSpec,
+  torchProfileLabel,
+} from '../backends';
 import { BACKEND_NAMES } from '../backends/types';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
 import { COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES } from '../graph/recompute_plan';
@@ -14,7 +20,7 @@ export const FIELD_GROUPS = {
   cluster: 'Model & cluster',
   network: 'Network',
   backends: 'Backends (compile.model_backend_override)',
-  autobucketing: 'aot_eager_autobucketing knobs (torch 2.11 defaults)',
+  autobucketing: `aot_eager_autobucketing knobs (${torchProfileLabel(DEFAULT_TORCH_PROFILE)} defaults)`,
   precision: 'Precision, noise, alignment',
   live: 'Live run',
 } as const;

@@ -12,7 +12,7 @@ import { PARALLELISM_DEFAULTS, type ParallelismConfig } from './mesh';
 /** Float dtypes parameters / gradients may be communicated in. */
 export type CommDtype = 'bf16' | 'fp32' | 'fp16';
 
-/** Autobucketing (overlap scheduler + bucketer) knobs, torch 2.11's names and defaults. */
+/** Autobucketing (overlap scheduler + bucketer) knobs: torch's names, the default profile's values. */
 export type AutobucketingKnobs = {
   -readonly [K in keyof typeof AUTOBUCKETING_DEFAULTS]: (typeof AUTOBUCKETING_DEFAULTS)[K];
 };

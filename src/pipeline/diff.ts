@@ -183,8 +183,14 @@ export function diffBackends(a: DiffInput, b: DiffInput, rank = 0): BackendDiff 
     reasons.set(r.node, list);
   }
   const behind = new Map<string, string[]>();
-  for (const ps of b.schedule.passStats ?? [])
+  for (const ps of b.schedule.passStats ?? []) {
     for (const [coll, nodes] of Object.entries(ps.overlapping)) behind.set(coll, [...nodes]);
+    // a pre-bucketed collective was started behind what its merged collective was
+    ps.preBucketing?.merged.forEach((m, k) => {
+      const nodes = ps.overlapping[m];
+      if (nodes) for (const c of ps.preBucketing!.buckets[k]) behind.set(c, [...nodes]);
+    });
+  }
   const used = new Set<string>();
   const row = (na: GraphNode | null, nb: GraphNode | null): DiffRow => {
     const n = (na ?? nb)!;

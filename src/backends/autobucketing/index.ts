@@ -31,6 +31,8 @@ export {
   AUTOBUCKETING_KNOBS,
   AUTOBUCKETING_PROFILES,
   type AutobucketingOptions,
+  DEFAULT_TORCH_PROFILE,
+  torchProfileLabel,
 } from './options';
 export { OFF_PATH } from './torch_scheduler';
 export {
@@ -114,11 +116,32 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
     backend: 'aot_eager_autobucketing',
     graph: out,
     buckets,
-    reasons,
+    reasons: pre ? reasonsOnOriginals(reasons, pre) : reasons,
     options: { ...opts },
     passStats: stats,
     torchProfile: profileOf(opts),
   };
+}
+
+/**
+ * A reason names an original collective: one about a merged collective of the pre-bucketed graph
+ * holds for each collective it carries, after the merge itself.
+ */
+function reasonsOnOriginals(reasons: readonly Reason[], pre: PreBucketResult): Reason[] {
+  const byStart = new Map(pre.buckets.map((b) => [b.start, b]));
+  const merged = new Set<string>();
+  return reasons.flatMap((r) => {
+    const b = byStart.get(r.node);
+    if (b === undefined) return [r];
+    const first = !merged.has(b.start);
+    merged.add(b.start);
+    const text = `pre-bucketed with ${b.members.length - 1} other collective(s) before scheduling (torch 2.13's FSDP `
+      + `pre-bucketing, \`${fxNameOf(b.start)}\`); one launch instead of ${b.members.length}.`;
+    return b.members.flatMap((node): Reason[] => [
+      ...(first ? [{ node, code: 'bucketed' as const, text }] : []),
+      { ...r, node },
+    ]);
+  });
 }
 
 /** What torch detects about the machine, from the knobs that stand for it. */
@@ -148,7 +171,9 @@ function passStats(phase: string, sched: OverlapResult, result: BucketResult, pr
   const overlapping = Object.create(null) as Record<string, string[]>;
   for (const c of sched.colls) if (c.prefetchedBy >= 0) overlapping[fxName(tg, c.start)] = [fxName(tg, c.prefetchedBy)];
   const merged = result.buckets.reduce((s, b) => s + b.length - 1, 0);
-  const mine = pre?.buckets.filter((b) => tg.ix.nodes[tg.ix.indexOfName.get(b.start) ?? -1]?.phase === phase) ?? [];
+  // this graph's merges: by membership, not by node phase (a graph of several phases is passed whole)
+  const inGraph = new Set(tg.irOf);
+  const mine = pre?.buckets.filter((b) => inGraph.has(tg.ix.indexOfName.get(b.start) ?? -1)) ?? [];
   const byStart = new Map(mine.map((b) => [b.start, b]));
   const expand = (t: number): string[] => {
     const b = byStart.get(tg.ix.nodes[tg.irOf[t]].name);
@@ -175,7 +200,14 @@ function passStats(phase: string, sched: OverlapResult, result: BucketResult, pr
     ],
     estimates: estimateSources(tg),
     ...(cap && pre ?
-      { preBucketing: { capMb: cap.capMb, buckets: mine.map(originals), estimator: pre.estimator } }
+      {
+        preBucketing: {
+          capMb: cap.capMb,
+          buckets: mine.map(originals),
+          merged: mine.map((b) => fxNameOf(b.start)),
+          estimator: pre.estimator,
+        },
+      }
       : {}),
   };
 }

@@ -1,7 +1,7 @@
 // Knobs of aot_eager_autobucketing (the arguments of
 // torch._inductor.fx_passes.overlap_scheduling.schedule_overlap_bucketing as SimpleFSDP's
-// aot_eager_autobucketing backend calls it, and OverlapPreservingBucketer's bucket cap), with
-// torch 2.11's defaults (the seed's); torch 2.13's are a profile.
+// aot_eager_autobucketing backend calls it, and OverlapPreservingBucketer's bucket cap), as
+// profiles by torch version: torch 2.13's are the defaults, torch 2.11's the seed's.
 // Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
 
 import type { KnobSpecs } from '../options';
@@ -87,12 +87,6 @@ const TORCH_2_13: Readonly<AutobucketingOptions> = {
   pre_bucketing_fsdp_collectives: true,
 };
 
-/**
- * The defaults: still torch 2.11's. Switching to 2.13's changes pinned pipeline results, the
- * fuzz bucket-cap invariant (pre-buckets have their own cap) and the published-run checks.
- */
-export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = TORCH_2_11;
-
 export type TorchProfile = 'torch-2.11' | 'torch-2.13';
 
 /** Knob profiles by torch version (`--torch-profile 2.11|2.13`). */
@@ -100,6 +94,15 @@ export const AUTOBUCKETING_PROFILES: Readonly<Record<TorchProfile, Readonly<Auto
   'torch-2.11': TORCH_2_11,
   'torch-2.13': TORCH_2_13,
 };
+
+/** The default profile: torch 2.13's (what installs today); `--torch-profile 2.11` selects the seed's. */
+export const DEFAULT_TORCH_PROFILE: TorchProfile = 'torch-2.13';
+
+/** The defaults: the default profile's knobs (the very object, so profileOf names it). */
+export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = AUTOBUCKETING_PROFILES[DEFAULT_TORCH_PROFILE];
+
+/** A profile as people name it: `torch 2.13`. */
+export const torchProfileLabel = (p: TorchProfile | 'custom'): string => p.replace(/^torch-/, 'torch ');
 
 /** The profile whose knobs `opts` are, or 'custom'. */
 export function profileOf(opts: Readonly<AutobucketingOptions>): TorchProfile | 'custom' {

@@ -26,7 +26,7 @@ import { traceCoalescedReduceScatter } from './coalesced';
 import { FxList } from './fx_list';
 import { FxNamespace, fxNameOf } from './fx_names';
 import type { AutobucketingOptions } from './options';
-import { passRegions } from './torch_graph';
+import { type PassRegion, passRegions } from './torch_graph';
 
 /** One merged collective: the original collectives it carries and the cast nodes torch folded into it. */
 export interface PreBucket {
@@ -133,7 +133,7 @@ export function preBucketFsdp(
       ns.reserveEarlier(fxNames.slice(k + 1).flat());
       return ns;
     };
-    const r = new Region(nodes, new Set(region.outputs), tensors, namespace, irNames);
+    const r = new Region(nodes, leaving(ix, region), tensors, namespace, irNames);
     const { groups, groupSize } = identifyFsdpGroups(r);
     if (groups.size > 0) {
       const capMb = groupSize !== null ? preBucketCapMb(groupSize, knobs, topo) : 500;
@@ -160,6 +160,22 @@ export function preBucketFsdp(
     caps,
     estimator: withEst ? 'torch-2.13-analytical-nccl' : 'cost-model',
   };
+}
+
+/**
+ * What the FX graph returns: its outputs and, on a built step, each wait output another graph
+ * reads (the built regions leave those out, but torch's backward returns its reduce-scatters'
+ * gradients, which is what makes them FSDP reduce-scatters).
+ */
+function leaving(ix: ReturnType<typeof indexGraph>, region: PassRegion): Set<string> {
+  const out = new Set(region.outputs);
+  if (ix.graph.fxGraphs !== undefined) return out;
+  const inside = new Set(region.nodes);
+  const made = new Set(region.nodes.flatMap((i) => ix.nodes[i].outputs));
+  ix.nodes.forEach((n, i) => {
+    if (!inside.has(i)) for (const t of n.inputs) if (made.has(t)) out.add(t);
+  });
+  return out;
 }
 
 /**

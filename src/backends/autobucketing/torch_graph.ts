@@ -5,6 +5,7 @@
 // Upstream: torch/_inductor/fx_passes/overlap_scheduling.py (OverlapScheduler.__init__).
 
 import type { CostModel } from '../../estimate/types';
+import type { Phase } from '../../graph/types';
 import type { GraphIndex } from '../graph_index';
 import { bucketKey } from '../rewrite';
 import { weakMemo } from '../../util';
@@ -123,6 +124,7 @@ export function passRegions(ix: GraphIndex): readonly PassRegion[] {
   return REGIONS(ix);
 }
 
+const STEP_PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer'];
 const REGIONS = weakMemo((ix: GraphIndex) => ix, computeRegions);
 // a region belongs to one index (passRegions): the region alone keys its structure
 const STRUCTURES = weakMemo((_ix: GraphIndex, region: PassRegion) => region, buildStructure);
@@ -136,7 +138,8 @@ function computeRegions(ix: GraphIndex): PassRegion[] {
   });
   const fx = ix.graph.fxGraphs;
   if (fx === undefined && ix.graph.meta.jointGraph) return jointRegions(ix);
-  const phases = fx !== undefined ? fx.map((b) => b.phase) : [...byPhase.keys()];
+  // a built step's graphs run forward, backward, optimizer, whatever order its nodes are listed in
+  const phases = fx !== undefined ? fx.map((b) => b.phase) : STEP_PHASES.filter((ph) => byPhase.has(ph));
   const regionOf = new Int32Array(ix.n).fill(-1);
   phases.forEach((ph, r) => byPhase.get(ph)?.forEach((i) => (regionOf[i] = r)));
   if (!regionsInOrder(ix, regionOf)) {

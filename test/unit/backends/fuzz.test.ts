@@ -85,6 +85,7 @@ describe('every backend under fuzzing', () => {
     const r = rng(20261130);
     let schedules = 0;
     let configErrors = 0;
+    let preBucketed = 0; // graphs torch 2.13's default pre-bucketing merged collectives in
     for (let trial = 0; trial < 300; trial++) {
       const g = randomGraph(r);
       const cost = rooflineCost({
@@ -110,6 +111,7 @@ describe('every backend under fuzzing', () => {
         expect(expectError, `trial ${trial} ${backend}: expected a ConfigError for ${JSON.stringify(opts)}`).toBe(false);
         schedules++;
         if (backend === 'aot_eager_autobucketing') {
+          preBucketed += s.passStats?.filter((p) => (p.preBucketing?.buckets.length ?? 0) > 0).length ?? 0;
           const o = { ...AUTOBUCKETING_DEFAULTS, ...knobs } as typeof AUTOBUCKETING_DEFAULTS;
           expectValidSchedule(g, s, {
             byteCapBytes: Math.floor(o.max_bucket_memory_gb * 1024 ** 3),
@@ -119,7 +121,8 @@ describe('every backend under fuzzing', () => {
     }
     expect(schedules).toBeGreaterThan(700);
     expect(configErrors).toBeGreaterThan(10);
-  });
+    expect(preBucketed).toBeGreaterThan(50);
+  }, 300_000); // 1,200 backend runs, pre-bucketing included: minutes on a loaded machine
 });
 
 describe('every backend under fuzzing on meshes', () => {

@@ -177,21 +177,68 @@ export function expectValidSchedule(original: StepGraph, s: Schedule, o: { byteC
     expect(n.outputs).toEqual(o0.outputs);
   }
   expect(g.nodes.length).toBe(original.nodes.length - 2 * s.buckets.reduce((a, b) => a + b.members.length - 1, 0));
+  // pre-buckets (torch 2.13): one key each, within their own cap, each inside one output bucket
+  const pre = preBucketsOf(original, s);
+  const unitOf = new Map<string, PreBucket>(pre.flatMap((p) => p.members.map((m) => [m, p] as const)));
+  const outBucketOf = new Map(s.buckets.flatMap((b) => b.members.map((m) => [m, b.node] as const)));
+  for (const p of pre) {
+    const members = p.members.map((m) => origByName.get(m)!);
+    expect(members.every((m) => m !== undefined && isColl(m))).toBe(true);
+    expect(new Set(members.map(keyOf)).size).toBe(1);
+    // greedy_bucket_collective_by_mb: a collective counts max(input, output) bytes against the cap
+    const bytes = members.reduce((a, m) => a + Math.max(m.collective!.inputBytes, m.collective!.outputBytes), 0);
+    expect(bytes).toBeLessThanOrEqual(p.capBytes);
+    expect(new Set(p.members.map((m) => outBucketOf.get(m))).size).toBe(1);
+  }
   // buckets: same key, within the cap, recorded consistently
   for (const b of s.buckets) {
     const node = g.nodes[pos.get(b.node)!];
     expect(node.collective!.members).toEqual(b.members);
     const members = b.members.map((m) => origByName.get(m)!);
-    const keys = new Set(members.map((m) => {
-      const c = m.collective!;
-      return c.kind === 'all_gather' ? `${c.kind}|${c.group}|${c.dtype}` : `${c.kind}|${c.group}|${c.reduceOp}|${c.dtype}`;
-    }));
-    expect(keys.size).toBe(1);
-    if (o.byteCapBytes !== undefined) {
-      expect(members.reduce((a, m) => a + m.collective!.inputBytes + m.collective!.outputBytes, 0)).toBeLessThanOrEqual(o.byteCapBytes);
+    expect(new Set(members.map(keyOf)).size).toBe(1);
+    // the bucketer's cap binds what the bucketer merged: two or more units (a pre-bucket or one
+    // collective); a lone pre-bucket is held to the pre-bucket cap above
+    const units = new Set(b.members.map((m) => unitOf.get(m) ?? m));
+    if (o.byteCapBytes !== undefined && units.size > 1) {
+      const what = `${b.node}: ${units.size} units of ${b.members.length} collectives`;
+      expect(members.reduce((a, m) => a + m.collective!.inputBytes + m.collective!.outputBytes, 0), what).toBeLessThanOrEqual(o.byteCapBytes);
     }
   }
   return pos;
+}
+
+const keyOf = (m: GraphNode): string => {
+  const c = m.collective!;
+  return c.kind === 'all_gather' ? `${c.kind}|${c.group}|${c.dtype}` : `${c.kind}|${c.group}|${c.reduceOp}|${c.dtype}`;
+};
+
+interface PreBucket {
+  readonly members: readonly string[];
+  readonly capBytes: number;
+}
+
+/**
+ * torch 2.13's pre-buckets as the schedule reports them (passStats, FX names), on the original
+ * graph's names (an imported backward's `.bw` names resolve within their phase), with the cap in
+ * bytes as greedy_bucket_collective_by_mb takes it: int(cap_mb * 1024 * 1024).
+ */
+function preBucketsOf(original: StepGraph, s: Schedule): PreBucket[] {
+  const out: PreBucket[] = [];
+  for (const ps of s.passStats ?? []) {
+    const pb = ps.preBucketing;
+    if (pb === undefined) continue;
+    const inPhase = new Map<string, string>();
+    const anywhere = new Map<string, string>();
+    for (const n of original.nodes) {
+      if (!isColl(n)) continue;
+      const fx = n.name.replace(/(\.bw)+$/, '');
+      if (n.phase === ps.phase && !inPhase.has(fx)) inPhase.set(fx, n.name);
+      if (!anywhere.has(fx)) anywhere.set(fx, n.name);
+    }
+    const capBytes = Math.floor(pb.capMb * 1024 * 1024);
+    for (const b of pb.buckets) out.push({ members: b.map((m) => inPhase.get(m) ?? anywhere.get(m) ?? m), capBytes });
+  }
+  return out;
 }
 
 export const DEFAULT_CAP_BYTES = Math.floor(AUTOBUCKETING_DEFAULTS.max_bucket_memory_gb * 1024 ** 3);

@@ -20,9 +20,11 @@ describe('DEFAULT_CONFIG', () => {
       backendB: 'aot_eager_autobucketing',
     });
   });
-  it('carries torch 2.11 autobucketing defaults', () => {
-    // torch 2.11's arguments: max_in_flight_gb 5, max_compute_pre_fetch 200, max_coll_distance 200,
-    // compute_overlap_multipler 1.0, max_memory_increase_gb 1.0, ratio 0.05, bucket_exposed_first true
+  it('carries torch 2.13 autobucketing defaults', () => {
+    // torch 2.13's schedule_overlap_bucketing signature: max_in_flight_gb 5, max_compute_pre_fetch 200,
+    // max_coll_distance 200, compute_overlap_multipler 1.0, max_memory_increase_gb 1.0, ratio 0.05,
+    // bucket_exposed_first None ('auto'), max_off_bucket_gb 0.5, pre_bucketing_fsdp_collectives True,
+    // prioritize_bucketing_during_scheduling True; inductor config: pre-bucket cap clipped to [10, 500] MB
     const want: Record<string, number | boolean | string> = {
       max_in_flight_gb: 5,
       max_compute_pre_fetch: 200,
@@ -30,7 +32,12 @@ describe('DEFAULT_CONFIG', () => {
       compute_overlap_multipler: 1,
       max_memory_increase_gb: 1,
       max_memory_increase_ratio: 0.05,
-      bucket_exposed_first: 'true',
+      bucket_exposed_first: 'auto',
+      max_off_bucket_gb: 0.5,
+      pre_bucketing_fsdp_collectives: true,
+      prioritize_bucketing_during_scheduling: true,
+      pre_bucketing_fsdp_collectives_min_bucket_cap_mb: 10,
+      pre_bucketing_fsdp_collectives_max_bucket_cap_mb: 500,
     };
     for (const [k, v] of Object.entries(want))
       expect((DEFAULT_CONFIG.autobucketing as Record<string, unknown>)[k]).toBe(v);
