@@ -62,7 +62,7 @@ describe('unlikeness', () => {
   });
 
   it('headlines a hang with the data\'s ranks and no speed-up figure', () => {
-    const cfg = cfgOf('model=tiny&ranks=4&jitterPct=20&alignment=false&seed=1');
+    const cfg = cfgOf('model=llama3-8b&ranks=8&jitterPct=20&alignment=false&seed=1'); // the hang story's
     const { a, b } = simulateConfig(cfg);
     const m = b.mismatch!;
     const h = headlineView(a, b, cfg, false);
