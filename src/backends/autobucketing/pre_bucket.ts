@@ -10,6 +10,7 @@
 import type { DType, GraphNode, StepGraph, TensorInfo } from '../../graph/types';
 import { DTYPE_BYTES } from '../../graph/types';
 import { nccl213CollectiveMs, type Nccl213Topology } from '../../estimate/nccl_2_13';
+import { LruCache, weakMemo } from '../../util';
 import { indexGraph } from '../graph_index';
 import {
   type CapKnobs,
@@ -110,12 +111,26 @@ class IrNames {
   }
 }
 
+type PreBucketKnobs = CapKnobs & Partial<Pick<AutobucketingOptions, 'bucket_mode'>>;
+
+// per graph (held weakly), per the knobs and topology it reads: the UI and the bench re-run the
+// pass on one graph, and the same result object keeps the planning graph's index cached too
+const PRE_BUCKETS = weakMemo((graph: StepGraph) => graph, () => new LruCache<string, PreBucketResult | null>(8));
+
 /** torch's pre-bucketing over every FX graph of `graph`; null when no graph has an FSDP group. */
-export function preBucketFsdp(
-  graph: StepGraph,
-  knobs: CapKnobs & Partial<Pick<AutobucketingOptions, 'bucket_mode'>>,
-  topo: Nccl213Topology,
-): PreBucketResult | null {
+export function preBucketFsdp(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl213Topology): PreBucketResult | null {
+  const key = JSON.stringify([
+    knobs.pre_bucketing_fsdp_collectives_bucket_cap_mb,
+    knobs.pre_bucketing_fsdp_collectives_min_bucket_cap_mb,
+    knobs.pre_bucketing_fsdp_collectives_max_bucket_cap_mb,
+    knobs.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier,
+    knobs.bucket_mode ?? null,
+    topo.gpuType, topo.gpusPerNode, topo.nvlink, topo.intraNodeBwGBs ?? null, topo.interNodeBwGBs ?? null,
+  ]);
+  return PRE_BUCKETS(graph).getOrCompute(key, () => computePreBuckets(graph, knobs, topo));
+}
+
+function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl213Topology): PreBucketResult | null {
   const ix = indexGraph(graph);
   const tensors: Record<string, TensorInfo> = { ...graph.tensors };
   const irNames = new IrNames(graph);
