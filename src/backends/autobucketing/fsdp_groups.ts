@@ -26,6 +26,33 @@ export function inputRefs(v: FxView, node: GraphNode): (GraphNode | string)[] {
   return out;
 }
 
+/** len(all_input_nodes) without building the list: inputs' distinct producers (or placeholder tensors). */
+function inputRefCount(v: FxView, node: GraphNode): number {
+  const ins = node.inputs;
+  if (ins.length < 2) return ins.length;
+  return inputRefs(v, node).length;
+}
+
+/**
+ * Per node, the nodes that read it (each once, in program order): a reader of several of a
+ * node's outputs pushes itself once, so a repeat is always the list's last entry.
+ */
+function readersOf(v: FxView, lists: Map<GraphNode, GraphNode[]>, make: boolean): void {
+  for (const n of v.nodes) {
+    for (const t of n.inputs) {
+      const p = v.producer.get(t);
+      if (p === undefined) continue;
+      let l = lists.get(p);
+      if (l === undefined) {
+        if (!make) continue;
+        l = [];
+        lists.set(p, l);
+      }
+      if (l[l.length - 1] !== n) l.push(n);
+    }
+  }
+}
+
 /** torch is_fsdp_all_gather: the all-gather's inputs reach exactly one placeholder (a parameter). */
 export function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
   const seen = new Set<GraphNode | string>();
@@ -45,10 +72,13 @@ export function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
 /** Users of each node (and whether the output node reads it), for the reduce-scatter walk. */
 export function usersOf(v: FxView): Map<GraphNode, { users: GraphNode[]; output: boolean }> {
   const m = new Map<GraphNode, { users: GraphNode[]; output: boolean }>();
-  for (const n of v.nodes) m.set(n, { users: [], output: n.outputs.some((t) => v.outputs.has(t)) });
+  const lists = new Map<GraphNode, GraphNode[]>();
   for (const n of v.nodes) {
-    for (const r of inputRefs(v, n)) if (typeof r !== 'string') m.get(r)?.users.push(n);
+    const users: GraphNode[] = [];
+    lists.set(n, users);
+    m.set(n, { users, output: n.outputs.some((t) => v.outputs.has(t)) });
   }
+  readersOf(v, lists, false);
   return m;
 }
 
@@ -63,7 +93,7 @@ export function isFsdpReduceScatterWait(v: FxView, wait: GraphNode, users: Retur
     if (seen.has(n)) continue;
     seen.add(n);
     for (const u of users.get(n)!.users) {
-      if (inputRefs(v, u).length !== 1) return false;
+      if (inputRefCount(v, u) !== 1) return false;
       queue.push(u);
     }
   }
@@ -113,7 +143,8 @@ export function greedyBuckets(
   keep: (wait: GraphNode, start: GraphNode) => boolean,
   capBytes: number,
 ): GraphNode[][] {
-  const byName = new Map(v.nodes.map((n) => [n.name, n]));
+  const byName = new Map<string, GraphNode>();
+  for (const n of v.nodes) if (n.kind === kind) byName.set(n.name, n);
   const runs: GraphNode[][] = [];
   let run: GraphNode[] = [];
   let runKey: string | null = null;
@@ -175,14 +206,7 @@ function reaches(v: FxView, bucket: readonly GraphNode[], n: GraphNode): boolean
 
 function childrenOf(v: FxView): Map<GraphNode, GraphNode[]> {
   const m = new Map<GraphNode, GraphNode[]>();
-  for (const n of v.nodes) {
-    for (const r of inputRefs(v, n)) {
-      if (typeof r === 'string') continue;
-      const l = m.get(r);
-      if (l) l.push(n);
-      else m.set(r, [n]);
-    }
-  }
+  readersOf(v, m, true);
   return m;
 }
 

@@ -128,6 +128,12 @@ const STEP_PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer'];
 const REGIONS = weakMemo((ix: GraphIndex) => ix, computeRegions);
 // a region belongs to one index (passRegions): the region alone keys its structure
 const STRUCTURES = weakMemo((_ix: GraphIndex, region: PassRegion) => region, buildStructure);
+// tensor → the index of the node that writes it, shared by every region of one index
+const PRODUCERS = weakMemo((ix: GraphIndex) => ix, (ix: GraphIndex) => {
+  const producer = new Map<string, number>();
+  ix.nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
+  return producer;
+});
 
 function computeRegions(ix: GraphIndex): PassRegion[] {
   const byPhase = new Map<string, number[]>();
@@ -177,8 +183,7 @@ function regionsInOrder(ix: GraphIndex, regionOf: Int32Array): boolean {
 function splitRegions(ix: GraphIndex, regionOf: Int32Array, phases: readonly string[]): PassRegion[] {
   const byPhase = new Map<string, number[]>(phases.map((ph) => [ph, []]));
   for (let i = 0; i < ix.n; i++) byPhase.get(phases[regionOf[i]])!.push(i);
-  const producer = new Map<string, number>();
-  ix.nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
+  const producer = PRODUCERS(ix);
   const readOutside = phases.map(() => new Set<string>());
   const inputs = phases.map(() => new Set<string>());
   ix.nodes.forEach((node, i) => {
@@ -284,8 +289,7 @@ function fxNodes(ix: GraphIndex, region: PassRegion): FxNodes {
 /** FX's node.all_input_nodes: per torch node, its distinct inputs (the producer in the region, else a placeholder). */
 function allInputNodes(ix: GraphIndex, region: PassRegion, torchOf: Int32Array, n: number): number[][] {
   const { nodes } = ix;
-  const producer = new Map<string, number>();
-  nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
+  const producer = PRODUCERS(ix);
   const P = region.placeholders.length;
   const R = region.nodes.length;
   const phOf = new Map<string, number>();
