@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { AUTOBUCKETING_PROFILES } from '../../../src/backends';
 import { validateConfig, type SimConfig } from '../../../src/config';
 import { importFxGraph } from '../../../src/graph';
 import { compareBackends, networkFor, runPipeline, runPipelineOnGraph } from '../../../src/pipeline';
@@ -65,16 +66,23 @@ describe('runPipeline with jitter', () => {
     }
   });
 
-  it('plans one schedule per rank when alignment is off; the sim reports a mismatch exactly when they differ', () => {
+  // torch 2.11's knobs: 30 % noise on tiny makes ranks bucket differently; 2.13's pre-bucketing
+  // (by bytes, in graph order) leaves tiny one collective per graph and kind, so its ranks agree
+  it.each([
+    ['torch-2.11', (n: number) => expect(n).toBeGreaterThan(0)],
+    ['torch-2.13', (n: number) => expect(n).toBe(0)],
+  ] as const)('plans one schedule per rank unaligned; a mismatch exactly when they differ (%s)', (p, check) => {
     let mismatches = 0;
     for (const seed of [0, 1, 2, 3, 4, 5]) {
-      const r = runPipeline(cfg({ jitterPct: 30, seed, alignment: false }), 'aot_eager_autobucketing');
+      const knobs = { ...AUTOBUCKETING_PROFILES[p] };
+      const c = cfg({ jitterPct: 30, seed, alignment: false, autobucketing: knobs });
+      const r = runPipeline(c, 'aot_eager_autobucketing');
       expect(r.schedules).toHaveLength(4);
       const differ = new Set(r.schedules!.map(collectiveOrder)).size > 1;
       expect(r.sim.mismatch !== undefined).toBe(differ);
       if (r.sim.mismatch) mismatches++;
     }
-    expect(mismatches).toBeGreaterThan(0); // 30 % noise on tiny makes ranks bucket differently
+    check(mismatches);
   });
 });
 
