@@ -127,9 +127,30 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'live.steps', label: 'steps', group: 'live', kind: 'int', min: 1, max: 10_000 },
   { path: 'live.timing', label: 'timing', group: 'live', kind: 'enum', values: ['preset', 'measured'] },
   // torchtitan's names; -1 = the ranks the other degrees leave (crossCheck rejects 0 and a bad product)
-  { path: 'parallelism.data_parallel_shard_degree', label: 'dp_shard (FSDP)', group: 'cluster', kind: 'int', min: -1, max: MAX_RANKS },
-  { path: 'parallelism.data_parallel_replicate_degree', label: 'dp_replicate (HSDP)', group: 'cluster', kind: 'int', min: 1, max: MAX_RANKS },
-  { path: 'parallelism.tensor_parallel_degree', label: 'tp (tensor parallel)', group: 'cluster', kind: 'int', min: 1, max: MAX_RANKS },
+  {
+    path: 'parallelism.data_parallel_shard_degree',
+    label: 'dp_shard (FSDP)',
+    group: 'cluster',
+    kind: 'int',
+    min: -1,
+    max: MAX_RANKS,
+  },
+  {
+    path: 'parallelism.data_parallel_replicate_degree',
+    label: 'dp_replicate (HSDP)',
+    group: 'cluster',
+    kind: 'int',
+    min: 1,
+    max: MAX_RANKS,
+  },
+  {
+    path: 'parallelism.tensor_parallel_degree',
+    label: 'tp (tensor parallel)',
+    group: 'cluster',
+    kind: 'int',
+    min: 1,
+    max: MAX_RANKS,
+  },
   { path: 'parallelism.gpus_per_node', label: 'GPUs per node', group: 'network', kind: 'int', min: 1, max: MAX_RANKS },
   { path: 'seqParallelGatherCopy', label: 'SP all-gather copy (torch < #169404)', group: 'cluster', kind: 'bool' },
   {
