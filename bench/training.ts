@@ -10,7 +10,7 @@
 // Then the browser: rank Web Workers with WebGPU kernels on lavapipe (Chromium's compatibility
 // adapter), 1 and 4 workers, both backends (bench/pages/training.ts).
 
-import { BACKEND_NAMES, type BackendName } from '../src/backends/types';
+import { BACKEND_NAMES, type BackendName } from '../src/backends/schedule_types';
 import { runTrainingNode } from '../src/runtime/coordinator_node';
 import type { RankCount } from '../src/runtime';
 import { phaseReport, type StepPhases } from '../src/runtime/exec';

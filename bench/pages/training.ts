@@ -2,7 +2,7 @@
 // its own WebGPU device (the adapter the page's Chromium flags give: lavapipe through compatibility
 // mode, or SwiftShader), SharedArrayBuffer collectives. Steady-state rate: 1 / median gap between
 // progress callbacks after step 1 (which pays worker start-up and pipeline compiles).
-import type { BackendName } from '../../src/backends/types';
+import type { BackendName } from '../../src/backends/schedule_types';
 import { runTraining } from '../../src/runtime/coordinator';
 import { phaseReport, type StepPhases } from '../../src/runtime/exec';
 import { median, ready } from './bench_page';

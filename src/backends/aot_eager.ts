@@ -3,12 +3,12 @@
 // its collective: nothing overlaps. We keep program order and only move every wait up to
 // directly after its collective (moving waits, nothing else).
 
-import type { CostModel } from '../estimate/types';
+import type { CostModel } from '../estimate/cost_types';
 import type { StepGraph } from '../graph';
 import { indexGraph } from './graph_index';
-import { resolveOptions } from './options';
+import { resolveOptions } from './knob_specs';
 import { nodeItems, rewriteGraph } from './rewrite';
-import type { Backend, Reason, Schedule } from './types';
+import type { Backend, Reason, Schedule } from './schedule_types';
 
 export type AotEagerOptions = Record<string, never>;
 

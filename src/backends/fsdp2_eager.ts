@@ -27,11 +27,11 @@
 // Departure: torchtitan's reshard_after_forward=False for the last block (it skips one re-gather)
 // is not modelled.
 
-import type { CostModel } from '../estimate/types';
+import type { CostModel } from '../estimate/cost_types';
 import type { GraphNode, StepGraph } from '../graph';
-import { resolveOptions } from './options';
+import { resolveOptions } from './knob_specs';
 import { moduleOf, runTransformerBlock } from './transformer_block';
-import type { Backend, Reason, Schedule } from './types';
+import type { Backend, Reason, Schedule } from './schedule_types';
 
 export type Fsdp2EagerOptions = Record<string, never>;
 

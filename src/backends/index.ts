@@ -3,15 +3,15 @@
 // `compile.backend`. Unknown names are a ConfigError listing the valid ones.
 
 import { ConfigError } from '../errors';
-import type { CostModel } from '../estimate/types';
+import type { CostModel } from '../estimate/cost_types';
 import type { GraphNode, StepGraph } from '../graph';
 import { aotEager } from './aot_eager';
 import { autobucketing } from './autobucketing';
 import { fsdp2Eager, fsdp2StreamOf } from './fsdp2_eager';
 import { transformerBlock } from './transformer_block';
-import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './types';
+import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './schedule_types';
 
-export * from './types';
+export * from './schedule_types';
 export { aotEager, runAotEager, type AotEagerOptions } from './aot_eager';
 export {
   AUTOBUCKETING_DEFAULTS,
@@ -28,7 +28,7 @@ export {
 export { fsdp2Eager, fsdp2StreamOf, runFsdp2Eager, type Fsdp2EagerOptions } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock, transformerBlock, type TransformerBlockOptions } from './transformer_block';
 export { indexGraph, type GraphIndex } from './graph_index';
-export type { KnobSpec, KnobSpecs } from './options';
+export type { KnobSpec, KnobSpecs } from './knob_specs';
 
 /** `field must be one of [a, b, c], got 'x'` (torchtitan's wording). */
 function unknownBackend(field: string, got: unknown): ConfigError {

@@ -8,7 +8,7 @@
 // so every original consumer reads exactly the tensor it read before. Tensors are unchanged.
 
 import type { GraphNode, StepGraph } from '../graph';
-import type { Bucket } from './types';
+import type { Bucket } from './schedule_types';
 import type { GraphIndex } from './graph_index';
 
 /** A bucket to materialise: member collectives (graph-index numbers) in issue order. */

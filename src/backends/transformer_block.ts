@@ -13,14 +13,14 @@
 // dp_shard all-gather bucket, one tp all-reduce bucket, ...); activation collectives (sequence
 // parallel, no parameter) stay where the program has them: they are on the critical path.
 
-import type { CostModel } from '../estimate/types';
+import type { CostModel } from '../estimate/cost_types';
 import type { CollectiveKind, GraphNode, StepGraph } from '../graph';
 import { indexGraph, type GraphIndex } from './graph_index';
-import { GraphError } from '../graph/errors';
+import { GraphError } from '../graph/graph_errors';
 import { kahnOrder } from '../graph/toposort';
-import { resolveOptions } from './options';
+import { resolveOptions } from './knob_specs';
 import { bucketKey, rewriteGraph, type BucketPlan, type OrderItem } from './rewrite';
-import type { Backend, Reason, Schedule } from './types';
+import type { Backend, Reason, Schedule } from './schedule_types';
 
 export type TransformerBlockOptions = Record<string, never>;
 

@@ -4,7 +4,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ImportError } from '../errors';
 import { MAX_TRACE_BYTES, traceText } from '../trace/gzip';
-import { UsageError } from './args';
+import { UsageError } from './flags';
 
 export interface Io {
   out(text: string): void;

@@ -9,7 +9,7 @@ import {
   type KnobSpec,
   torchProfileLabel,
 } from '../backends';
-import { BACKEND_NAMES } from '../backends/types';
+import { BACKEND_NAMES } from '../backends/schedule_types';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
 import { COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES } from '../graph/recompute_plan';
 import { AC_MODES, MODEL_NAMES } from '../model';

@@ -26,4 +26,4 @@ export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags, type FlagKnobs, type TorchtitanFlags } from './torchtitan_flags';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
-export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './mesh';
+export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './parallelism';

@@ -7,7 +7,7 @@ import type { BackendName } from '../backends';
 import type { HardwareName, NetworkName } from '../estimate';
 import type { CompileMode, MemoryPolicy, ReshardPolicy } from '../graph/recompute_plan';
 import type { ActivationCheckpointing, ModelName } from '../model';
-import { PARALLELISM_DEFAULTS, type ParallelismConfig } from './mesh';
+import { PARALLELISM_DEFAULTS, type ParallelismConfig } from './parallelism';
 
 /** Float dtypes parameters / gradients may be communicated in. */
 export type CommDtype = 'bf16' | 'fp32' | 'fp16';

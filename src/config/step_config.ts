@@ -4,7 +4,7 @@
 import type { ActivationCheckpointing, StepConfig } from '../graph/config';
 import { recomputePlan } from '../graph/recompute_plan';
 import { TRAIN_AC_MODE } from '../model';
-import { resolveMesh } from './mesh';
+import { resolveMesh } from './parallelism';
 import type { SimConfig } from './schema';
 
 /**

@@ -3,7 +3,7 @@
 
 import { ConfigError, err, ok, oneOfMessage, preview, type Result } from '../errors';
 import { CONFIG_FIELDS, CONFIG_GROUPS, describeAllowed, getPath, isAllowed, setPath, type FieldSpec } from './fields';
-import { resolveMesh } from './mesh';
+import { resolveMesh } from './parallelism';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>

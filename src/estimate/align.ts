@@ -6,7 +6,7 @@
 import { ConfigError } from '../errors';
 import type { CollectiveKind, DType, GraphNode, StepGraph } from '../graph';
 import { lowerMedianInPlace } from '../util';
-import type { CostModel } from './types';
+import type { CostModel } from './cost_types';
 
 /** torch.median over the ranks' estimates (`scratch`: one slot per model, reused). */
 function medianOver(models: readonly CostModel[], f: (m: CostModel) => number, scratch: Float64Array): number {

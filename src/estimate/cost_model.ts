@@ -8,7 +8,7 @@ import { ncclAnalyticalUs, ringNetworkUs } from './collective';
 import { computeNodeUs } from './compute';
 import { HARDWARE_NAMES, getHardware, type HardwareName, type HardwarePreset } from './hardware';
 import { getNetwork, type NetworkName, type NetworkPreset } from './network';
-import type { CostModel } from './types';
+import type { CostModel } from './cost_types';
 
 const DTYPES: readonly DType[] = ['bf16', 'fp32', 'fp16'];
 

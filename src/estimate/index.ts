@@ -1,6 +1,6 @@
 // Public API of the estimate layer: hardware / network presets, compute and collective models,
 // makeCostModel, per-rank jitter and cross-rank alignment.
-export type { CostModel } from './types';
+export type { CostModel } from './cost_types';
 export { HARDWARE_NAMES, HARDWARE_PRESETS, describeAchieved, getHardware } from './hardware';
 export type { AchievedEfficiency, HardwareName, HardwarePreset, TorchGpuType } from './hardware';
 export { NETWORK_NAMES, NETWORK_PRESETS, getNetwork } from './network';
@@ -13,5 +13,5 @@ export type { CostModelOptions } from './cost_model';
 export { jitteredCostModels, noiseFromHash, noiseUnit } from './jitter';
 export type { JitterOptions } from './jitter';
 export { alignCostModels } from './align';
-export { hardwareAssumptions, networkAssumptions } from './preset_info';
-export type { Assumption } from './preset_info';
+export { hardwareAssumptions, networkAssumptions } from './preset_sources';
+export type { Assumption } from './preset_sources';

@@ -6,7 +6,7 @@
 import { ConfigError } from '../errors';
 import { fnv1a } from '../util';
 import type { CollectiveKind, DType, GraphNode } from '../graph';
-import type { CostModel } from './types';
+import type { CostModel } from './cost_types';
 
 export interface JitterOptions {
   /** Half-width of the uniform noise, percent (10 → ×[0.9, 1.1]). */

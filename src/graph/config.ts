@@ -3,7 +3,7 @@
 // SimpleFSDP mixed precision: bf16 params, fp32 reduce).
 
 import { ConfigError, oneOfMessage } from '../errors';
-import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/args';
+import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/model_args';
 import {
   AC_MODES,
   MAX_DIM,

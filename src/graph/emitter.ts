@@ -3,7 +3,7 @@
 // builder bug fails at the offending node.
 
 import { MATMUL_LIKE_OPS } from './ops';
-import { GraphError } from './errors';
+import { GraphError } from './graph_errors';
 import { tensorBytes } from './flops';
 import type { CollectiveInfo, DType, GraphNode, NodeKind, Phase, TensorInfo } from './types';
 

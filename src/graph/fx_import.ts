@@ -6,7 +6,7 @@
 
 import { ImportError, err, ok, preview, type Result } from '../errors';
 import { Emitter } from './emitter';
-import { GraphError } from './errors';
+import { GraphError } from './graph_errors';
 import { numel } from './flops';
 import { MAX_CLOCK_US, readFxDump, type FxDump, type FxNode } from './fx_schema';
 import { checkCollectiveShape, collectiveGroup } from './fx_collectives';

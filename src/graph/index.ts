@@ -2,7 +2,7 @@
 // printing and the FX graph importer.
 export * from './types';
 export * from './ops';
-export { GraphError } from './errors';
+export { GraphError } from './graph_errors';
 export {
   AC_MODES,
   FLOAT_DTYPES,

@@ -3,7 +3,7 @@
 // check that a reordered schedule still respects the program.
 
 import { PyHeap } from './heap';
-import { GraphError } from './errors';
+import { GraphError } from './graph_errors';
 import type { StepGraph } from './types';
 
 export type EdgeWhy = 'read-after-write' | 'wait-after-collective';

@@ -1,7 +1,7 @@
 // IR verifier (tinygrad's habit): walks the graph in order and throws a GraphError at the
 // first bad node, naming its index, kind and inputs. Run after every pass in tests and dev.
 
-import { GraphError } from './errors';
+import { GraphError } from './graph_errors';
 import { DTYPE_BYTES, type GraphNode, type StepGraph } from './types';
 
 const COLLECTIVE_KINDS = new Set(['all_gather', 'reduce_scatter', 'all_reduce']);

@@ -1,5 +1,5 @@
 // Public API of src/model: presets, args and the parameter table.
-export { MODEL_NAMES, headDim, type ModelArgs, type ModelName } from './args';
+export { MODEL_NAMES, headDim, type ModelArgs, type ModelName } from './model_args';
 export {
   AC_MODES,
   MAX_DIM,

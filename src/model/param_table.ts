@@ -1,7 +1,7 @@
 // Parameter table of the Llama-3 decoder in torchtitan's FQNs and module order
 // (llm.c's parameter-size table: one row per tensor, one flat space FSDP shards on dim 0).
 
-import { headDim, type ModelArgs } from './args';
+import { headDim, type ModelArgs } from './model_args';
 
 export interface ParamSpec {
   readonly name: string; // torchtitan FQN, 'layers.0.attention.wq.weight'

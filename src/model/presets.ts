@@ -3,7 +3,7 @@
 // ffn_dim_multiplier / multiple_of (8b: 1.3 → 14336, 70b: 1.3 → 28672, 405b: 1.2 → 53248).
 
 import { ConfigError, oneOfMessage } from '../errors';
-import { MODEL_NAMES, type ModelArgs, type ModelName } from './args';
+import { MODEL_NAMES, type ModelArgs, type ModelName } from './model_args';
 
 export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
   // torchtitan 'debugmodel'-like, small enough to train in a browser on CPU / SwiftShader.

@@ -11,7 +11,7 @@ import {
   type NetworkPreset,
   type RingNetwork,
 } from '../estimate';
-import type { CostModel } from '../estimate/types';
+import type { CostModel } from '../estimate/cost_types';
 import type { StepGraph } from '../graph';
 
 export interface CostOptions {

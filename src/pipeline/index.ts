@@ -10,7 +10,7 @@ export {
   type PipelineResult,
 } from './run';
 export { runCosts, baseCostModel, networkFor, type CostOptions, type RunCosts } from './cost';
-export { replicateMetrics, simMetrics } from './metrics';
+export { replicateMetrics, simMetrics } from './symmetric_metrics';
 export {
   calibrate,
   unfittedSentence,

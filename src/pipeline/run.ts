@@ -4,15 +4,15 @@
 import { stepConfigOf, type SimConfig } from '../config';
 import { runBackend } from '../backends';
 import type { BackendName, Schedule } from '../backends';
-import type { CostModel } from '../estimate/types';
+import type { CostModel } from '../estimate/cost_types';
 import { buildStepGraph } from '../graph';
 import type { StepGraph } from '../graph';
 import { EMIT_ALL_BELOW, simulate } from '../sim';
-import type { SimResult } from '../sim/types';
+import type { SimResult } from '../sim/sim_types';
 import type { TraceMetrics } from '../trace/metrics';
 import { runCosts, type CostOptions } from './cost';
 import { lruMemo } from '../util';
-import { simMetrics } from './metrics';
+import { simMetrics } from './symmetric_metrics';
 
 export interface PipelineOptions extends CostOptions {
   /** Ranks whose events the simulator emits (default: the simulator's rule — all below 64 ranks). */

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { RankMessage } from './rank';
 import { runTrainingWith, type RankPort, type TrainingOptions, type TrainingResult } from './coordinator';
 
-const WORKER_URL = new URL('./rank_node_worker.ts', import.meta.url).href;
+const WORKER_URL = new URL('./rank_node.worker.ts', import.meta.url).href;
 /** SwiftShader's Vulkan ICD shipped with Debian's chromium: Dawn's core WebGPU runs on it. */
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 

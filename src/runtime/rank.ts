@@ -7,7 +7,7 @@
 import type { Schedule } from '../backends';
 import { TARGETS, TOKENS, paramTensorIds } from '../graph/ops';
 import { RankComm } from './comm/rank_comm';
-import type { CommInit } from './comm/types';
+import type { CommInit } from './comm/comm_types';
 import type { DeviceTensor, KernelBackend } from './kernels';
 import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';

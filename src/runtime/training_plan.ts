@@ -5,10 +5,10 @@
 // ranks) and the network scaled so the preset's compute:comm ratio is kept (docs/ARCHITECTURE.md §6).
 
 import { runBackend } from '../backends';
-import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends/types';
+import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends/schedule_types';
 import { ConfigError, oneOfMessage } from '../errors';
 import { makeCostModel, type HardwareName, type NetworkName } from '../estimate';
-import type { CostModel } from '../estimate/types';
+import type { CostModel } from '../estimate/cost_types';
 import {
   buildStepGraph,
   type ActivationCheckpointing,
@@ -23,7 +23,7 @@ import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
 import { intIn, midpointMedian } from '../util';
 import type { TraceEvent } from '../trace';
-import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/types';
+import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/comm_types';
 import type { DataConfig } from './data';
 import type { StepPhases } from './exec';
 import { KERNEL_CHOICES, type KernelChoice } from './rank';

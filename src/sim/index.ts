@@ -1,6 +1,6 @@
 // Public API of the simulator: simulate (events, memory, step time, mismatch) and
 // scheduleMemoryProfile (static peak memory in schedule order, for the autobucketing budget).
-export type { CollectiveMismatch, SimOptions, SimResult } from './types';
+export type { CollectiveMismatch, SimOptions, SimResult } from './sim_types';
 export { simulate } from './simulate';
 export { describeMismatch, mismatchReport, type MismatchReport } from './mismatch';
 export {

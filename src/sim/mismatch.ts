@@ -2,7 +2,7 @@
 // shared by the CLI (compare, pass) so a simulated hang is an error everywhere, never a step time.
 // The app's banner words the same facts (ui/panels/banners.tsx).
 
-import type { CollectiveMismatch } from './types';
+import type { CollectiveMismatch } from './sim_types';
 
 /** The JSON form: `{"error": {"kind": "collective_mismatch", ranks, seq, descriptors}}`. */
 export interface MismatchReport {

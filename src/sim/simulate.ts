@@ -12,7 +12,7 @@
 // torch's cross-rank alignment prevents) and stop there; the simulation always terminates.
 
 import type { Schedule } from '../backends';
-import type { CostModel } from '../estimate/types';
+import type { CostModel } from '../estimate/cost_types';
 import { ConfigError, FsdpSimError } from '../errors';
 import type { GraphNode } from '../graph';
 import type { MemoryCurve, StreamName, TraceEvent } from '../trace';
@@ -32,7 +32,7 @@ import {
   waitEvent,
 } from './streams';
 import { copyEventsToRanks, copyMemoryToRanks, EMIT_ALL_BELOW, isSymmetric } from './symmetric';
-import type { CollectiveMismatch, SimOptions, SimResult } from './types';
+import type { CollectiveMismatch, SimOptions, SimResult } from './sim_types';
 
 interface Issue {
   readonly rank: number;

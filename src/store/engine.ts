@@ -16,7 +16,7 @@ import {
 import type { PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline/figures';
 import type { MemoryCurve, TraceEvent } from '../trace';
-import type { RunKey, SideResult } from './types';
+import type { RunKey, SideResult } from './store_types';
 
 /** A pipeline run as a side; `clockPrefix` says what timed it ('cost model', 'fx graph, cost model'). */
 export function sideFromRun(run: PipelineResult, clockPrefix = 'cost model'): SideResult {

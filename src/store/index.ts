@@ -7,7 +7,7 @@ export type { ViewSlice, ThemeChoice } from './view_slice';
 export type { LiveSlice } from './live_slice';
 export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
-export * from './types';
+export * from './store_types';
 export * from './core_api';
 export { importFxFiles, importTraceFiles } from './engine';
 export {

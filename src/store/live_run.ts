@@ -13,7 +13,7 @@ import { MAX_LIVE_RANKS, liveMesh, planTraining, type TrainingOptions } from '..
 import { simulate } from '../sim';
 import type { MemoryCurve } from '../trace';
 import { lruMemo } from '../util';
-import type { SideResult } from './types';
+import type { SideResult } from './store_types';
 
 /** Everything a live run is started with but its progress callback and abort signal. */
 type LiveRunOptions = Omit<TrainingOptions, 'onProgress' | 'signal'>;

@@ -10,7 +10,7 @@ import { sideFromEvents } from './engine';
 import { liveMeshOf, liveRanks, liveRunOptions } from './live_run';
 import type { ConfigSlice } from './config_slice';
 import type { ResultsSlice } from './results_slice';
-import type { LiveState, RunKey, Side } from './types';
+import type { LiveState, RunKey, Side } from './store_types';
 import type { ViewSlice } from './view_slice';
 
 export interface LiveSlice {

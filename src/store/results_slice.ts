@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { SimConfig } from '../config';
 import { SimSuperseded, createSimRunner, type SimRunner } from './sim_runner';
-import { SIDES, type Notice, type Selection, type Side, type SideResult } from './types';
+import { SIDES, type Notice, type Selection, type Side, type SideResult } from './store_types';
 import type { ViewSlice } from './view_slice';
 
 export interface ResultsSlice {

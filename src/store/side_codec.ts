@@ -9,7 +9,7 @@ import type { Schedule } from '../backends';
 import type { StepGraph } from '../graph';
 import { rerankEvent } from '../sim';
 import type { EventKind, StreamName, TraceEvent } from '../trace';
-import type { SideResult } from './types';
+import type { SideResult } from './store_types';
 
 const KEYS = ['rank', 'stream', 'name', 'kind', 'start', 'dur', 'bytes', 'op', 'bucketId', 'params'] as const;
 type Key = (typeof KEYS)[number];

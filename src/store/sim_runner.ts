@@ -5,7 +5,7 @@
 import type { SimConfig } from '../config';
 import { simulateConfig } from './engine';
 import { unpackSide, type PackedSide } from './side_codec';
-import type { SideResult } from './types';
+import type { SideResult } from './store_types';
 
 export type SimReply =
   | { readonly id: number; readonly ok: true; readonly a: PackedSide; readonly b: PackedSide; readonly ms: number }

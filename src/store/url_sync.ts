@@ -10,7 +10,7 @@ import type { TimeWindow } from '../trace/time_scale';
 import type { AppState } from './app_store';
 import { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from '../config';
 import type { ThemeChoice } from './view_slice';
-import type { Selection } from './types';
+import type { Selection } from './store_types';
 import { sweepFromUrl, sweepToUrl } from './sweep_slice';
 
 const VIEW_KEY = 'view';

@@ -4,7 +4,7 @@
 
 import type { StoreApi } from 'zustand/vanilla';
 import { clampWindow, panWindow, zoomWindow, type TimeWindow } from '../trace/time_scale';
-import type { Selection } from './types';
+import type { Selection } from './store_types';
 
 export type ThemeChoice = 'auto' | 'light' | 'dark';
 

@@ -6,7 +6,7 @@
 import type { SimConfig } from '../config';
 import type { SideResult } from '../store';
 import { GIB, formatShare } from '../util';
-import { fmtBytes, fmtUs } from './format';
+import { fmtBytes, fmtUs } from './ui_format';
 
 interface Claim {
   /** Whether the data bears the claim out. */

@@ -5,7 +5,7 @@
 import { hbmFit, type HbmFit } from '../config';
 import type { HardwareName } from '../estimate';
 import type { SideResult } from '../store';
-import { fmtBytes } from './format';
+import { fmtBytes } from './ui_format';
 
 /** The peak an HBM-fit check uses, bytes; NaN when unknown. */
 export function hbmPeakOf(r: SideResult): number {

@@ -4,7 +4,7 @@
 // schedule's trace events, so the walk shows what the simulator ran, not a drawing of it.
 
 import type { MemoryCurve, TraceEvent } from '../trace';
-import { baseName } from './reasons';
+import { baseName } from './reason_lookup';
 
 export interface WalkStep {
   readonly eventIndex: number;

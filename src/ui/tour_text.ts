@@ -3,7 +3,7 @@
 // reads the same sentences the tour shows.
 
 import type { SideResult } from '../store';
-import { fmtPct, fmtUs } from './format';
+import { fmtPct, fmtUs } from './ui_format';
 import type { InputKind } from './input_kind';
 
 /** Collectives B's schedule started early (distinct nodes with a 'prefetched' reason). */

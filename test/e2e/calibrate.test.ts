@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main';
+import { main } from '../../src/cli/cli';
 import { kinetoFiles } from '../helpers/kineto_synth';
 import { launchBrowser, startPreview } from './harness';
 import { waitForApp } from './page';

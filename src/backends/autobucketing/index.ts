@@ -7,14 +7,14 @@
 // Upstream: https://github.com/pytorch/pytorch/blob/v2.13.0/torch/_inductor/fx_passes/overlap_scheduling.py
 // and overlap_preserving_bucketer.py; torchtitan/experiments/simple_fsdp/backend.py calls it.
 
-import type { CostModel } from '../../estimate/types';
-import { GraphError } from '../../graph/errors';
+import type { CostModel } from '../../estimate/cost_types';
+import { GraphError } from '../../graph/graph_errors';
 import { kahnOrder } from '../../graph/toposort';
 import type { StepGraph } from '../../graph';
 import { indexGraph } from '../graph_index';
-import { resolveOptions } from '../options';
+import { resolveOptions } from '../knob_specs';
 import { rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
-import type { Backend, PassStats, Reason, Schedule } from '../types';
+import type { Backend, PassStats, Reason, Schedule } from '../schedule_types';
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
 import type { Nccl213Topology } from '../../estimate/nccl_2_13';
 import type { GraphIndex } from '../graph_index';

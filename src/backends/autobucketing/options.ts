@@ -4,7 +4,7 @@
 // profiles by torch version: torch 2.13's are the defaults, torch 2.11's the seed's.
 // Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
 
-import type { KnobSpecs } from '../options';
+import type { KnobSpecs } from '../knob_specs';
 
 export interface AutobucketingOptions {
   /** Most collective bytes (input + output, GiB) in flight at once; more fragments the caching allocator. */

@@ -3,7 +3,7 @@
 // words with torch's knob names.
 
 import { GIB, KIB, MIB, formatDuration, formatPercent } from '../../util';
-import type { Reason } from '../types';
+import type { Reason } from '../schedule_types';
 import type { BucketResult, BucketWhy } from './torch_bucketer';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { OFF_PATH, type OverlapResult, type PrefetchRefusal } from './torch_scheduler';

@@ -11,7 +11,7 @@
 // of four placements of the merged start and wait keeps every hiding node between them, encloses
 // no other collective's hiding interval on the group's timeline, and makes no cycle.
 
-import type { ReasonCode } from '../types';
+import type { ReasonCode } from '../schedule_types';
 import type { AutobucketingOptions } from './options';
 import { gbToBytes } from './options';
 import { TargetReach, withExtraParents } from './reach';

@@ -3,7 +3,7 @@
 // measures how far fsdp-sim's decisions agree with the ones torch logged on the same graph.
 // Lines are matched by their message, so any log formatter prefix works.
 
-import type { PassStats, Reason } from '../types';
+import type { PassStats, Reason } from '../schedule_types';
 
 /** What torch logged for one graph it passed. */
 export interface TorchLogGraph {

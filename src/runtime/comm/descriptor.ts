@@ -4,7 +4,7 @@
 
 import { fnv1a } from '../../util';
 import { DESC_SLOTS, DESC_TEXT_BYTES, DESC_WORDS, type ControlLayout } from './layout';
-import type { CollectiveDescriptor, CollectiveKind } from './types';
+import type { CollectiveDescriptor, CollectiveKind } from './comm_types';
 
 const KIND_CODES: readonly CollectiveKind[] = ['all_gather', 'reduce_scatter', 'barrier'];
 

@@ -19,7 +19,7 @@
 //                   on bucketing, so a bucket is bit-identical to its members one by one.
 
 import { foldInRankOrder } from './sum_f32';
-import type { ReduceOp } from './types';
+import type { ReduceOp } from './comm_types';
 
 /**
  * Gathered sizes up to this use the two gather areas by seq parity (no wait before writing: small

@@ -7,7 +7,7 @@ export type {
   CommInit,
   RankCommApi,
   ReduceOp,
-} from './types';
-export { COLLECTIVE_ALGORITHMS, DEFAULT_TIMEOUT_MS, createCommInit } from './types';
+} from './comm_types';
+export { COLLECTIVE_ALGORITHMS, DEFAULT_TIMEOUT_MS, createCommInit } from './comm_types';
 export { RankComm } from './rank_comm';
 export { formatDescriptor, hashTensorNames } from './descriptor';

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { NodeRankPool } from './node_pool';
 import { fixedSpinUs } from './sync';
-import { createCommInit, type CollectiveAlgorithm } from './types';
+import { createCommInit, type CollectiveAlgorithm } from './comm_types';
 
 export interface TimingStats {
   readonly medianMs: number;

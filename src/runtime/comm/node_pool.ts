@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CollectiveError } from '../../errors';
 import type { RankJob, RankOutcome, RankStep } from './node_script';
-import type { CommInit } from './types';
+import type { CommInit } from './comm_types';
 
 const WORKER_URL = new URL('./node_rank.worker.ts', import.meta.url).href;
 

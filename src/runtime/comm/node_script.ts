@@ -1,7 +1,7 @@
 // Scripts the Node rank workers run (tests and bench): a list of steps per rank, and what comes
 // back. Plain data so it crosses postMessage; shared by node_rank.worker.ts and node_pool.ts.
 
-import type { CommInit, ReduceOp } from './types';
+import type { CommInit, ReduceOp } from './comm_types';
 
 export type RankStep =
   | {

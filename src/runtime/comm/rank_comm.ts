@@ -30,7 +30,7 @@ import type {
   CommInit,
   RankCommApi,
   ReduceOp,
-} from './types';
+} from './comm_types';
 
 /**
  * Maps this rank's region of the data SAB in now (one write fault per 4 KiB page), off the timed

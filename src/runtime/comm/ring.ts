@@ -11,7 +11,7 @@
 
 import type { DataView32 } from './direct';
 import type { ControlSync } from './sync';
-import type { ReduceOp } from './types';
+import type { ReduceOp } from './comm_types';
 
 const mod = (a: number, n: number): number => ((a % n) + n) % n;
 

@@ -3,7 +3,7 @@
 // m' = β1·m + (1−β1)·g;  v' = β2·v + (1−β2)·g²;  m̂ = m'/(1−β1ᵗ);  v̂ = v'/(1−β2ᵗ)
 // p' = p − lr·(m̂/(√v̂ + eps) + wd·p)
 import type { AdamwHyper } from './attrs';
-import type { FArr } from './types';
+import type { FArr } from './cpu_types';
 
 /** Bias corrections 1−β1ᵗ and 1−β2ᵗ, in fp64 (the GPU kernel gets these as uniforms). */
 export function adamwBiasCorrections(h: Pick<AdamwHyper, 'beta1' | 'beta2'>, step: number) {

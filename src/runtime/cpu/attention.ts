@@ -7,7 +7,7 @@
 //   D_i = dO_i·o_i;  dS_ij = P_ij (dO_i·v_j − D_i);  dq_i = scale Σ_j dS_ij k_j
 //   dk_j = scale Σ_{h→kv, i≥j} dS_ij q_i;  dv_j = Σ_{h→kv, i≥j} P_ij dO_i
 import type { AttentionDims } from './attrs';
-import type { FArr } from './types';
+import type { FArr } from './cpu_types';
 
 /** Index helpers shared with the GPU host code and tests. */
 export function attentionIndex(d: AttentionDims) {

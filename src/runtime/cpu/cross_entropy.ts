@@ -3,7 +3,7 @@
 // loss = mean_t (logsumexp(logits[t,:]) − logits[t, target_t]);  dLogits = (softmax − onehot)/T.
 import { ConfigError } from '../../errors';
 import type { CrossEntropyDims } from './attrs';
-import type { FArr, IArr } from './types';
+import type { FArr, IArr } from './cpu_types';
 
 function targetAt(targets: IArr, t: number, V: number): number {
   const y = targets[t];

@@ -4,7 +4,7 @@
 // table (TP, dims.vocabStart) holds one slice of the ids: the others give zero rows and no gradient.
 import { ConfigError } from '../../errors';
 import type { EmbeddingDims } from './attrs';
-import type { FArr, IArr } from './types';
+import type { FArr, IArr } from './cpu_types';
 
 /** The table row of tokens[t]; -1 when a sharded table does not hold it. */
 function rowAt(tokens: IArr, t: number, d: EmbeddingDims): number {

@@ -1,8 +1,8 @@
 // CPU reference kernels: the spec every WGSL kernel is checked against, and the fallback backend.
-export { createCpuKernels, runCpuOp } from './backend';
-export type { CpuTensor } from './backend';
+export { createCpuKernels, runCpuOp } from './cpu_kernels';
+export type { CpuTensor } from './cpu_kernels';
 export * from './attrs';
-export { matmul, matmulStrides } from './matmul';
+export { matmul, matmulStrides } from './cpu_matmul';
 export { embedding, embeddingBwd } from './embedding';
 export { rmsNorm, rmsNormBwd } from './rms_norm';
 export { swiglu, swigluBwd } from './swiglu';
@@ -10,4 +10,4 @@ export { attention, attentionBwd, attentionIndex } from './attention';
 export { add } from './add';
 export { crossEntropy, crossEntropyBwd } from './cross_entropy';
 export { adamw, adamwBiasCorrections } from './adamw';
-export type { FArr, IArr } from './types';
+export type { FArr, IArr } from './cpu_types';

@@ -2,7 +2,7 @@
 // y = x · rstd · w, rstd = 1/sqrt(mean(x²) + eps). Backward, with g = dy·w:
 // dx = rstd · (g − x · rstd² · mean(g·x)),  dw = Σ_rows dy · x · rstd.
 import type { RmsNormDims } from './attrs';
-import type { FArr } from './types';
+import type { FArr } from './cpu_types';
 
 export function rmsNorm(x: FArr, w: FArr, y: FArr, rstd: FArr, d: RmsNormDims): void {
   const C = d.cols;

@@ -1,6 +1,6 @@
 // CPU reference SwiGLU gate and its backward (the spec for shaders/swiglu.wgsl).
 // g = silu(a)·b, silu(a) = a·σ(a);  da = dg·b·σ(a)·(1 + a·(1−σ(a))),  db = dg·silu(a).
-import type { FArr } from './types';
+import type { FArr } from './cpu_types';
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 

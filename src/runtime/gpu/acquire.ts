@@ -1,7 +1,7 @@
 // One-call acquisition of a GPU KernelBackend: request a device (core, then compatibility) from
 // an injected `GPU` object or navigator.gpu, then build the backend on it, labelled with the
 // adapter. Used by the rank workers (browser Worker: navigator.gpu; Node: Dawn's create()).
-import { createGpuKernels, type GpuKernelBackend, type GpuKernelsOptions } from './backend';
+import { createGpuKernels, type GpuKernelBackend, type GpuKernelsOptions } from './gpu_kernels';
 import { type KernelDevice, type RequestKernelDeviceOptions, requestKernelDevice } from './device';
 
 export interface AcquiredGpuKernels extends GpuKernelBackend {

@@ -3,7 +3,7 @@
 // from the adapter (compat's defaults are lower than what the adapter offers). The GPU object
 // is injectable so the same code runs on a page, in a dedicated Worker (navigator.gpu there)
 // and in Node through Dawn (`create([...])` from the `webgpu` package).
-import { GpuError, GpuLimitError } from './errors';
+import { GpuError, GpuLimitError } from './gpu_errors';
 
 export type FeatureLevel = 'core' | 'compatibility';
 

@@ -6,17 +6,17 @@ import { loadShaderSources } from './shaders';
 
 installShaders(await loadShaderSources());
 
-export { createGpuKernels } from './backend';
-export type { GpuKernelBackend, GpuKernelsOptions, GpuTensor } from './backend';
+export { createGpuKernels } from './gpu_kernels';
+export type { GpuKernelBackend, GpuKernelsOptions, GpuTensor } from './gpu_kernels';
 export { createGpuKernelsFromGpu, createGpuKernelsFromNavigator } from './acquire';
 export type { AcquiredGpuKernels } from './acquire';
 export { checkKernelLimits, defaultGpu, REQUIRED_LIMITS, requestKernelDevice } from './device';
 export type { FeatureLevel, KernelDevice, RequestKernelDeviceOptions } from './device';
-export { GpuError, GpuLimitError } from './errors';
+export { GpuError, GpuLimitError } from './gpu_errors';
 export {
   defaultMatmulVariant, encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, matmulFlops, matmulVariantInfo,
-} from './matmul';
-export type { MatmulVariant, MatmulVariantInfo } from './matmul';
+} from './gpu_matmul';
+export type { MatmulVariant, MatmulVariantInfo } from './gpu_matmul';
 export { cachedPipelineCount, getPipeline, pipelineKey } from './pipelines';
 export { precompileKernels } from './precompile';
 export { ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, dispatchConstants } from './kernel_constants';

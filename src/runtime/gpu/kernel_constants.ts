@@ -1,6 +1,6 @@
 // Override constants the backend dispatches each shader with; pipeline cache keys include them,
 // so run() and precompileKernels() must agree — both read them here.
-import { MATMUL_VARIANT_INFO, MATMUL_VARIANTS } from './matmul';
+import { MATMUL_VARIANT_INFO, MATMUL_VARIANTS } from './gpu_matmul';
 import type { Constants } from './pipelines';
 import type { ShaderName } from './shader_registry';
 

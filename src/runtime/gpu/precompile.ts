@@ -2,7 +2,7 @@
 // backend dispatches with the constants it dispatches them with, concurrently
 // (createComputePipelineAsync). Without it each op compiles synchronously on first use
 // (~1 s per pipeline on SwiftShader).
-import { type MatmulVariant, MATMUL_VARIANT_INFO, MATMUL_VARIANTS } from './matmul';
+import { type MatmulVariant, MATMUL_VARIANT_INFO, MATMUL_VARIANTS } from './gpu_matmul';
 import { dispatchConstants } from './kernel_constants';
 import { compilePipelineAsync } from './pipelines';
 import { ENTRY_POINTS, type ShaderName } from './shader_registry';

@@ -2,7 +2,7 @@
 // uniform buffers recycled per submit, timestamp queries per pass (when the device has
 // 'timestamp-query'), and validation error scopes whose results `sync()` reports.
 // Ordering rule: queue.writeBuffer runs before the next submit, so uploads flush first.
-import { GpuError } from './errors';
+import { GpuError } from './gpu_errors';
 import { USAGE, MAP_READ_MODE } from './usage';
 
 const MAX_PASSES_PER_SUBMIT = 256; // query set holds 2 timestamps per pass

@@ -1,6 +1,6 @@
 // Names of the WGSL kernel families and the registry their sources are installed into; the
 // sources are loaded by ./index.ts (./shaders.ts: Vite's ?raw, or the files under plain Node).
-import { GpuError } from './errors';
+import { GpuError } from './gpu_errors';
 
 export const SHADER_NAMES = [
   'matmul_1_naive',

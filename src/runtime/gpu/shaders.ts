@@ -3,7 +3,7 @@
 // page or a worker); under plain Node (tsx, worker_threads), where `?raw` means nothing, they
 // are read from disk next to this file. Entry points and binding numbers are documented in each
 // file's header; the host side is ./ops.ts.
-import { GpuError } from './errors';
+import { GpuError } from './gpu_errors';
 import { SHADER_NAMES, type ShaderName } from './shader_registry';
 
 const VITE_SOURCES: Record<string, string> | null = import.meta.env

@@ -4,7 +4,7 @@
 import { useMemo } from 'react';
 import type { SimConfig } from '../../config';
 import { livePlanOf, useApp, type SideResult } from '../../store';
-import { fmtBytes, fmtTick } from '../format';
+import { fmtBytes, fmtTick } from '../ui_format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
 import { HARDWARE_PRESETS } from '../../estimate';

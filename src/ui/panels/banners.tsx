@@ -3,7 +3,7 @@
 
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { appStore, type Notice, useApp } from '../../store';
-import { fmtUs } from '../format';
+import { fmtUs } from '../ui_format';
 
 type GpuState = 'checking' | 'core' | 'compatibility' | 'none';
 

@@ -17,7 +17,7 @@ import {
   startCalibration,
   unfittedSentence,
 } from '../../store';
-import { fmtPct, fmtUs } from '../format';
+import { fmtPct, fmtUs } from '../ui_format';
 
 const SIZE = { width: 420, height: 260 };
 const M = { top: 10, right: 12, bottom: 36, left: 56 };

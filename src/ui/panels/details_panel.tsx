@@ -2,10 +2,10 @@
 // the backend's reason.
 
 import { useApp } from '../../store';
-import { fmtBytes, fmtUs } from '../format';
+import { fmtBytes, fmtUs } from '../ui_format';
 import { plainReason } from '../glossary';
 import { useInputKind } from '../input_kind';
-import { bucketOf, reasonsForEvent } from '../reasons';
+import { bucketOf, reasonsForEvent } from '../reason_lookup';
 
 export function DetailsPanel() {
   const selection = useApp((s) => s.selection);

@@ -8,7 +8,7 @@ import {
   type StepGraph,
 } from '../../store';
 import { downloadBlob } from '../download';
-import { fmtBytes, fmtUs } from '../format';
+import { fmtBytes, fmtUs } from '../ui_format';
 
 type SortKey = 'order' | 'name' | 'bytes' | 'startA' | 'exposedA' | 'startB' | 'exposedB' | 'delta';
 

@@ -3,9 +3,9 @@
 
 import { useEffect, useMemo, useState } from 'react';
 import { livePlanOf, useApp, type Side, type SideResult } from '../../store';
-import { fmtBytes, fmtPct } from '../format';
+import { fmtBytes, fmtPct } from '../ui_format';
 import { plainReason } from '../glossary';
-import { baseName, explainableCollectives } from '../reasons';
+import { baseName, explainableCollectives } from '../reason_lookup';
 import { PresetAssumptions } from './preset_info';
 
 const pct = (x: number) => fmtPct(100 * x);

@@ -6,7 +6,7 @@
 import type { SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
 import { useApp, type SideResult } from '../../store';
-import { fmtDelta } from '../format';
+import { fmtDelta } from '../ui_format';
 import { overHbmWords, sideHbmFit } from '../hbm';
 import { type UnlikeKind, unlikeness } from '../like_runs';
 

@@ -8,7 +8,7 @@ import { exportChromeTrace, traceText, waitOfGraph } from '../../trace';
 import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
 import { downloadBlob, downloadJson, timelinesPng } from '../download';
-import { fmtTick, fmtUs } from '../format';
+import { fmtTick, fmtUs } from '../ui_format';
 import { EXPOSED_ENTRY, legendFor, paletteFor } from '../palette';
 import { GUTTER_PX } from '../timeline/draw';
 import { useResolvedTheme } from '../theme';

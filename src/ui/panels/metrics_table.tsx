@@ -9,7 +9,7 @@ import { useMemo } from 'react';
 import { exposedCommByGroup, useApp, type SideResult } from '../../store';
 import { COMM_KINDS, COMM_LABELS, type TraceMetrics } from '../../trace';
 import { unlikeness } from '../like_runs';
-import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../format';
+import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../ui_format';
 import { termById } from '../glossary';
 import { sideHbmFit } from '../hbm';
 import { Term } from '../term';

@@ -1,5 +1,5 @@
 // "What the preset assumes": the hardware and network constants the cost model times this config
-// with, each beside the public measurement it comes from (src/estimate/preset_info.ts), so a
+// with, each beside the public measurement it comes from (src/estimate/preset_sources.ts), so a
 // reader can tell a modelled figure from a measured one. Shown inside the explain panel.
 
 import { useMemo } from 'react';

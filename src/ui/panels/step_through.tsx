@@ -5,7 +5,7 @@
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { appStore, useApp, type Side, type SideResult } from '../../store';
-import { fmtBytes, fmtUs } from '../format';
+import { fmtBytes, fmtUs } from '../ui_format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
 import { blocksOf, followWindow, walkBlock, type WalkStep } from '../step_walk';

@@ -10,7 +10,7 @@ import { sweepCsv, parseVary, type SweepAxis, type SweepRow } from '../../store'
 import { appStore, useApp } from '../../store';
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';
-import { fmtBytes, fmtPct, fmtUs } from '../format';
+import { fmtBytes, fmtPct, fmtUs } from '../ui_format';
 
 /** The rows' times are ms: written as ms with two decimals. */
 const MS = { unit: 'ms', digits: 2 } as const;

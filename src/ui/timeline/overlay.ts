@@ -6,7 +6,7 @@
 import type { Schedule } from '../../store';
 import type { TimeScale, TraceEvent } from '../../trace';
 import type { Palette } from '../palette';
-import { baseName } from '../reasons';
+import { baseName } from '../reason_lookup';
 import type { TimelineColumns } from './columns';
 import type { LaneLayout } from './draw';
 

@@ -6,10 +6,10 @@
 import { type RefObject, useEffect, useMemo, useRef } from 'react';
 import { axisTop, scaleLinear, select } from 'd3';
 import { appStore, useApp, type Side, type SideResult } from '../../store';
-import { fmtBytes, fmtTick, fmtUs } from '../format';
+import { fmtBytes, fmtTick, fmtUs } from '../ui_format';
 import { paletteFor } from '../palette';
 import { plainReason } from '../glossary';
-import { baseName, reasonsForEvent, bucketOf } from '../reasons';
+import { baseName, reasonsForEvent, bucketOf } from '../reason_lookup';
 import { useResolvedTheme } from '../theme';
 import { clockWords } from '../clocks';
 import { profileWords } from '../torch_profile';

@@ -4,7 +4,7 @@
 
 import { expect } from 'vitest';
 import { AUTOBUCKETING_DEFAULTS, type Schedule } from '../../../src/backends';
-import type { CostModel } from '../../../src/estimate/types';
+import type { CostModel } from '../../../src/estimate/cost_types';
 import { isTopologicalOrder, verifyGraph } from '../../../src/graph';
 import type { DType, GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';
 export { rng } from '../../helpers/rng';

@@ -2,7 +2,7 @@
 // so names that are also Object.prototype members must read like any other name.
 import { describe, expect, it } from 'vitest';
 import { compareWithTorch, parseTorchPassLog } from '../../../src/backends/autobucketing';
-import type { PassStats } from '../../../src/backends/types';
+import type { PassStats } from '../../../src/backends/schedule_types';
 
 const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
 

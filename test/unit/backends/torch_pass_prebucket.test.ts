@@ -15,7 +15,7 @@ import { NCCL_213_DEFAULT_TOPOLOGY } from '../../../src/estimate/nccl_2_13';
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph } from '../../../src/graph';
 import type { StepGraph } from '../../../src/graph/types';
-import { configFromFlags } from '../../../src/cli/args';
+import { configFromFlags } from '../../../src/cli/flags';
 import { configFromQuery, configToQuery } from '../../../src/config/url';
 
 const readGz = gzJsonReader(new URL('../../fixtures/torch_pass/prebucket/', import.meta.url));

@@ -4,8 +4,8 @@
 // declarations (config/fields.ts, the autobucketing profiles, the live-training constants).
 import { describe, expect, it } from 'vitest';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends';
-import { CONFIG_FLAGS, configFlagHelp } from '../../../src/cli/args';
-import { TRAIN_USAGE } from '../../../src/cli/train';
+import { CONFIG_FLAGS, configFlagHelp } from '../../../src/cli/flags';
+import { TRAIN_USAGE } from '../../../src/cli/train_command';
 import { CONFIG_FIELDS, DEFAULT_CONFIG, describeAllowed, fieldSpec } from '../../../src/config';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../../../src/estimate';
 import { MAX_LIVE_RANKS } from '../../../src/runtime/training_plan';

@@ -155,7 +155,7 @@ describe('flags are checked, not ignored', () => {
   });
 
   it('stops quietly when the reader of stdout goes away (| head)', async () => {
-    const sh = `node --import tsx src/cli/main.ts pass --fx-graph ${FX.join(' ')} | true`;
+    const sh = `node --import tsx src/cli/cli.ts pass --fx-graph ${FX.join(' ')} | true`;
     const { stderr } = await promisify(execFile)('bash', ['-o', 'pipefail', '-c', sh], { cwd: REPO });
     expect(stderr).toBe('');
   });

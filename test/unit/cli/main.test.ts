@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { BACKEND_NAMES } from '../../../src/backends/types';
+import { BACKEND_NAMES } from '../../../src/backends/schedule_types';
 import { cli as inProcess } from './run_cli';
 import { HARDWARE_NAMES } from '../../../src/estimate';
 import { importTrace } from '../../../src/trace/import';
@@ -15,7 +15,7 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const FX = (f: string) => join(REPO, 'test/fixtures/fx', f);
 const run = promisify(execFile);
 
-async function cli(args: string[], entry: string[] = ['--import', 'tsx', 'src/cli/main.ts']) {
+async function cli(args: string[], entry: string[] = ['--import', 'tsx', 'src/cli/cli.ts']) {
   try {
     const { stdout, stderr } = await run(process.execPath, [...entry, ...args], { cwd: REPO, maxBuffer: 64 << 20 });
     return { code: 0, stdout, stderr };

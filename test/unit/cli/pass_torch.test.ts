@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main';
+import { main } from '../../../src/cli/cli';
 import { parseTorchPassLog } from '../../../src/backends';
 
 const FIX = new URL('../../fixtures/torch_pass/', import.meta.url);
@@ -85,7 +85,7 @@ describe('fsdp-sim pass on a torch dump', () => {
 
 describe('--torch-profile', () => {
   it("sets the autobucketing knobs as torch 2.13 does; --set still wins; a bad name is refused", async () => {
-    const { configFromFlags } = await import('../../../src/cli/args');
+    const { configFromFlags } = await import('../../../src/cli/flags');
     // the default is 2.13's; 2.11 is the seed's
     const torch213 = { bucket_exposed_first: 'auto', max_off_bucket_gb: 0.5 };
     expect(configFromFlags('pass', {}).autobucketing).toMatchObject(torch213);

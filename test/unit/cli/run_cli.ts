@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { main } from '../../../src/cli/main';
+import { main } from '../../../src/cli/cli';
 
 export interface CliRun {
   readonly code: number;

@@ -1,6 +1,6 @@
 // textTable: the one fixed-width layout of the CLI's tables (compare, sweep, diff, analyze).
 import { describe, expect, it } from 'vitest';
-import { textTable } from '../../../src/cli/format';
+import { textTable } from '../../../src/cli/cli_format';
 
 describe('textTable', () => {
   it('pads each column to its widest cell, text left and figures right, two spaces apart', () => {

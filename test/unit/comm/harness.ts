@@ -3,7 +3,7 @@
 // independently of src (rank-order and ring-order sums, done with Float32Array stores only).
 
 import { createCommInit, type CollectiveAlgorithm } from '../../../src/runtime/comm';
-import type { CommGroup } from '../../../src/runtime/comm/types';
+import type { CommGroup } from '../../../src/runtime/comm/comm_types';
 import { NodeRankPool, type RankOutcome, type RankStep } from '../../../src/runtime/comm/node';
 
 export const MAX_RANKS = 8;

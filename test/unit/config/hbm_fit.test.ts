@@ -2,8 +2,8 @@
 // wording (both numbers named), and the CLI compare table's fits column / warning with --ac.
 import { describe, expect, it } from 'vitest';
 import { describeHbmFit, hbmFit } from '../../../src/config';
-import { formatTable, type CompareRow } from '../../../src/cli/format';
-import { main } from '../../../src/cli/main';
+import { formatTable, type CompareRow } from '../../../src/cli/cli_format';
+import { main } from '../../../src/cli/cli';
 
 const GB = 1e9;
 const GIB = 2 ** 30;

@@ -1,8 +1,8 @@
 // torchtitan's command line per backend, compile mode and torchtitan version: the table, and
 // `fsdp-sim compare --json`'s torchtitanFlags built from it for the config it ran.
 import { describe, expect, it } from 'vitest';
-import { BACKEND_NAMES } from '../../../src/backends/types';
-import { main } from '../../../src/cli/main';
+import { BACKEND_NAMES } from '../../../src/backends/schedule_types';
+import { main } from '../../../src/cli/cli';
 import { TORCHTITAN_VERSIONS, torchtitanFlags } from '../../../src/config/torchtitan_flags';
 
 const JIT = { compileMode: 'jit', reshardAfterForward: 'default', memoryPolicy: 'default' } as const;

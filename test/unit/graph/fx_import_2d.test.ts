@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { type TorchPassExpected, gzJsonReader } from '../../helpers/torch_fixtures';
 import { runAutobucketing } from '../../../src/backends';
-import { main } from '../../../src/cli/main';
+import { main } from '../../../src/cli/cli';
 import {
   AUTOBUCKETING_PROFILES,
   profileOf,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAutobucketing } from '../../../src/backends';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
-import { main } from '../../../src/cli/main';
+import { main } from '../../../src/cli/cli';
 import { makeCostModel } from '../../../src/estimate';
 import { ImportError } from '../../../src/errors';
 import { importFxGraph, readFxDump, type StepGraph } from '../../../src/graph';

@@ -3,7 +3,7 @@
 // ranks give; what cannot be computed says so.
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, type SimConfig } from '../../../src/config';
-import { main } from '../../../src/cli/main';
+import { main } from '../../../src/cli/cli';
 import { buildGraph, runPipelineOnGraph } from '../../../src/pipeline';
 import { CULPRIT_EVENT_BUDGET, culpritPlan, findCulprit } from '../../../src/pipeline/culprit';
 import { waitOfGraph } from '../../../src/trace/chrome_export';

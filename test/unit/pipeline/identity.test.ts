@@ -11,8 +11,8 @@ import { makeCostModel } from '../../../src/estimate';
 import { buildStepGraph } from '../../../src/graph';
 import { compareBackends, runPipelineOnGraph, buildGraph, type PipelineResult } from '../../../src/pipeline';
 import { simulate } from '../../../src/sim';
-import type { SimResult } from '../../../src/sim/types';
-import type { Schedule } from '../../../src/backends/types';
+import type { SimResult } from '../../../src/sim/sim_types';
+import type { Schedule } from '../../../src/backends/schedule_types';
 import type { StepGraph } from '../../../src/graph/types';
 
 function cfg(partial: Record<string, unknown>): SimConfig {

@@ -1,7 +1,7 @@
 // executeStep: bucketed collectives follow the fixed bucket layout, storage is released after its
 // last use, optimizer results become the next step's state, and a real tiny step trains.
 import { describe, expect, it } from 'vitest';
-import type { Schedule } from '../../../src/backends/types';
+import type { Schedule } from '../../../src/backends/schedule_types';
 import { buildStepGraph } from '../../../src/graph';
 import { LOSS, TARGETS, TOKENS, paramTensorIds } from '../../../src/graph/ops';
 import type { GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';

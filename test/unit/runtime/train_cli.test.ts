@@ -1,8 +1,8 @@
 // `fsdp-sim train`: flag errors name the flag and the allowed values (exit 2); --json prints
 // exactly the result fields, the step breakdown among them.
 import { describe, expect, it } from 'vitest';
-import { BACKEND_NAMES } from '../../../src/backends/types';
-import { parseTrainArgs, trainCommand } from '../../../src/cli/train';
+import { BACKEND_NAMES } from '../../../src/backends/schedule_types';
+import { parseTrainArgs, trainCommand } from '../../../src/cli/train_command';
 
 /** A regex matching `text` literally (the backend list grows with the registry). */
 const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));

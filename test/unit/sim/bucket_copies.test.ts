@@ -2,7 +2,7 @@
 // bucket_copies.ts (torch 2.13 bucketing.py's copy-in / copy-out kernels) and contention.ts
 // (compute slowed while a collective is in flight), on hand-built schedules checked by hand.
 import { describe, expect, it } from 'vitest';
-import type { Bucket } from '../../../src/backends/types';
+import type { Bucket } from '../../../src/backends/schedule_types';
 import type { CostModel } from '../../../src/estimate';
 import { HARDWARE_PRESETS, makeCostModel } from '../../../src/estimate';
 import type { GraphNode } from '../../../src/graph/types';

@@ -1,6 +1,6 @@
 // Hand-built step graphs for simulator and memory tests: small enough to check by hand.
 
-import type { Bucket, Schedule } from '../../../src/backends/types';
+import type { Bucket, Schedule } from '../../../src/backends/schedule_types';
 import type { CollectiveKind, GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';
 
 export type NodeSpec = Partial<GraphNode> & Pick<GraphNode, 'name' | 'kind'>;

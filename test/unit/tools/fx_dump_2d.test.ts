@@ -4,7 +4,7 @@
 // they import and `pass --fx-graph` runs on them; without those fields the dp_shard gathers fail.
 import { describe, expect, it } from 'vitest';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
-import { main } from '../../../src/cli/main';
+import { main } from '../../../src/cli/cli';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
 
 const DIR = new URL('../../fixtures/fx_dump_2d/', import.meta.url);

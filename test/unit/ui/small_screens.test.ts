@@ -9,7 +9,7 @@ import { unknownParamMessage } from '../../../src/config/url';
 import { compareBackends } from '../../../src/pipeline';
 import { sideFromRun } from '../../../src/store/engine';
 import type { SideResult } from '../../../src/store';
-import { fmtBytes } from '../../../src/ui/format';
+import { fmtBytes } from '../../../src/ui/ui_format';
 import { navHint } from '../../../src/ui/input_kind';
 import { LEGEND, legendFor } from '../../../src/ui/palette';
 import { followWindow, type WalkStep } from '../../../src/ui/step_walk';

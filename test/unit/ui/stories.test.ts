@@ -7,7 +7,7 @@ import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing/opti
 import { FIRST_SCREEN_CONFIG, type SimConfig } from '../../../src/config';
 import type { SideResult } from '../../../src/store';
 import { simulateConfig } from '../../../src/store/engine';
-import { fmtBytes, fmtUs } from '../../../src/ui/format';
+import { fmtBytes, fmtUs } from '../../../src/ui/ui_format';
 import { STORIES, storyById, storyCaption, storyConfig } from '../../../src/ui/stories';
 import { torchMemoryLimit } from '../../../src/ui/claims';
 

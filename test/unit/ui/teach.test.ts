@@ -3,14 +3,14 @@
 // the step-through's walk of one block checked against the simulated events (brute force).
 
 import { describe, expect, it } from 'vitest';
-import type { ReasonCode } from '../../../src/backends/types';
+import type { ReasonCode } from '../../../src/backends/schedule_types';
 import { CONFIG_FIELDS, defaultConfig, validateConfig } from '../../../src/config';
 import { fmtGb } from '../../../src/backends/autobucketing/reasons';
 import { compareBackends } from '../../../src/pipeline';
 import { sideFromRun } from '../../../src/store/engine';
 import type { SideResult } from '../../../src/store';
 import { clockKind, sameClock } from '../../../src/ui/clocks';
-import { fmtBytes, fmtTick } from '../../../src/ui/format';
+import { fmtBytes, fmtTick } from '../../../src/ui/ui_format';
 import { KNOB_HELP, REASON_PLAIN, knobHelp, knobTooltip, plainReason } from '../../../src/ui/glossary';
 import { STORIES, storyConfig } from '../../../src/ui/stories';
 import { blocksOf, memoryAt, walkBlock } from '../../../src/ui/step_walk';

@@ -27,7 +27,7 @@ import {
   configFromFlags,
   parseBackends,
   parseFlags,
-} from './args';
+} from './flags';
 import { readInputText, type Io } from './io';
 
 /** The backend pass runs without --backend; the network for collectives a dump leaves untimed (torch's estimator). */

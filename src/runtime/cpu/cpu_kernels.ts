@@ -12,7 +12,7 @@ import {
 } from './attrs';
 import { crossEntropy, crossEntropyBwd } from './cross_entropy';
 import { embedding, embeddingBwd } from './embedding';
-import { matmul } from './matmul';
+import { matmul } from './cpu_matmul';
 import { rmsNorm, rmsNormBwd } from './rms_norm';
 import { swiglu, swigluBwd } from './swiglu';
 

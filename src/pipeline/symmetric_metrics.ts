@@ -4,7 +4,7 @@
 // computeMetrics (src/trace/metrics.ts) does over the full trace — the same numbers, bit for bit
 // (the means add the same value in the same order), at 1/N of the cost.
 
-import type { SimResult } from '../sim/types';
+import type { SimResult } from '../sim/sim_types';
 import type { TraceEvent } from '../trace';
 import { aggregateMetrics, computeMetrics, type RankMetrics, type TraceMetrics } from '../trace/metrics';
 

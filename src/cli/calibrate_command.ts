@@ -4,7 +4,7 @@
 
 import { ImportError } from '../errors';
 import { calibrate, type Calibration, traceSamples, unfittedSentence } from '../pipeline';
-import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './args';
+import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
 import { readInputText, type Io } from './io';
 import { formatPercent } from '../util';
 

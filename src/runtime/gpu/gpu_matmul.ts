@@ -2,7 +2,7 @@
 // workgroup counts and params for C[M,N] = op(A)·op(B), and `encodeMatmul` for benchmarks that
 // dispatch one matmul of size M×N×K on their own encoder and time it.
 import { type MatmulDims, matmulStrides } from '../cpu';
-import { GpuError, GpuLimitError } from './errors';
+import { GpuError, GpuLimitError } from './gpu_errors';
 import { packParams, u32 } from './params';
 import { type Constants, getPipeline } from './pipelines';
 import type { ShaderName } from './shader_registry';

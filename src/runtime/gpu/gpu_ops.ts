@@ -8,8 +8,8 @@ import {
   rmsNormDims,
 } from '../cpu';
 import type { OpAttrs } from '../kernels';
-import { GpuLimitError } from './errors';
-import { type MatmulVariant, matmulParams, matmulPipeline, matmulWorkgroups } from './matmul';
+import { GpuLimitError } from './gpu_errors';
+import { type MatmulVariant, matmulParams, matmulPipeline, matmulWorkgroups } from './gpu_matmul';
 import { type Field, f32, packParams, u32 } from './params';
 import {
   ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, ATTENTION_SMALL, dispatchConstants, EMBEDDING_BWD_COLS, WG,

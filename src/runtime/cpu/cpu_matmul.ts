@@ -1,7 +1,7 @@
 // CPU reference matmul (the spec for shaders/matmul_*.wgsl); follows llm.c matmul_forward_cpu.
 // C[M,N] = op(A)[M,K] · op(B)[K,N]; A is stored [K,M] when transA, B stored [N,K] when transB.
 import type { MatmulDims } from './attrs';
-import type { FArr } from './types';
+import type { FArr } from './cpu_types';
 
 /** Element strides of op(A)[m,k] and op(B)[k,n] in their stored layout. */
 export function matmulStrides(d: MatmulDims) {

@@ -18,8 +18,8 @@ import {
   flagValue,
   parseBackends,
   parseFlags,
-} from './args';
-import { textTable } from './format';
+} from './flags';
+import { textTable } from './cli_format';
 import type { Io } from './io';
 import { formatDuration } from '../util';
 

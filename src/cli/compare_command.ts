@@ -35,8 +35,8 @@ import {
   configFromFlags,
   parseBackends,
   parseFlags,
-} from './args';
-import { formatTable, rowOf, type CompareRow } from './format';
+} from './flags';
+import { formatTable, rowOf, type CompareRow } from './cli_format';
 import { writeRunTraces } from './run_traces';
 import { TraceWriteError } from './trace_files';
 import type { Io } from './io';

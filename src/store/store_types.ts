@@ -3,7 +3,7 @@
 
 import type { Agreement } from '../backends/autobucketing/torch_log';
 import type { Schedule } from '../backends';
-import type { CollectiveMismatch } from '../sim/types';
+import type { CollectiveMismatch } from '../sim/sim_types';
 import type { MemoryCurve, TraceEvent } from '../trace';
 import type { TraceMetrics } from '../trace/metrics';
 

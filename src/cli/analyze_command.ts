@@ -7,8 +7,8 @@ import { ImportError } from '../errors';
 import { analyzeTrace, type TraceAnalysis } from '../trace/analysis';
 import { importTrace } from '../trace';
 import { COMM_KINDS, COMM_LABELS } from '../trace/kinds';
-import { UsageError, parseFlags } from './args';
-import { textTable } from './format';
+import { UsageError, parseFlags } from './flags';
+import { textTable } from './cli_format';
 import { readInputText, type Io } from './io';
 import { GIB, formatDuration, formatPercent } from '../util';
 

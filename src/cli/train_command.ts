@@ -10,7 +10,7 @@ import { BACKEND_NAMES, type BackendName } from '../backends';
 import { DEFAULT_CONFIG, fieldSpec } from '../config';
 import type { HardwareName, NetworkName } from '../estimate';
 import { describeMesh } from '../graph';
-import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm/types';
+import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm/comm_types';
 import { runTrainingNode } from '../runtime/coordinator_node';
 import {
   DEFAULT_GLOBAL_BATCH,
@@ -28,7 +28,7 @@ import {
   type TimingMode,
   type TrainingOptions,
 } from '../runtime';
-import { type FlagRule, UsageError, describeRule, flagValue, helpLine, parseFlags } from './args';
+import { type FlagRule, UsageError, describeRule, flagValue, helpLine, parseFlags } from './flags';
 import { processIo, type Io } from './io';
 
 /** A train flag: what it allows and its default (text, as typed), each read from where it is declared. */

@@ -4,14 +4,14 @@
 
 import { pathToFileURL } from 'node:url';
 import { ConfigError, FsdpSimError } from '../errors';
-import { ANALYZE_USAGE, analyzeCommand } from './analyze';
-import { UsageError } from './args';
-import { COMPARE_USAGE, compareCommand } from './compare';
+import { ANALYZE_USAGE, analyzeCommand } from './analyze_command';
+import { UsageError } from './flags';
+import { COMPARE_USAGE, compareCommand } from './compare_command';
 import { processIo, type Io } from './io';
-import { PASS_USAGE, passCommand } from './pass';
-import { SWEEP_USAGE, sweepCommand } from './sweep';
-import { DIFF_USAGE, diffCommand } from './diff';
-import { CALIBRATE_USAGE, calibrateCommand } from './calibrate';
+import { PASS_USAGE, passCommand } from './pass_command';
+import { SWEEP_USAGE, sweepCommand } from './sweep_command';
+import { DIFF_USAGE, diffCommand } from './diff_command';
+import { CALIBRATE_USAGE, calibrateCommand } from './calibrate_command';
 
 const COMMANDS = ['compare', 'sweep', 'diff', 'calibrate', 'pass', 'train', 'analyze', 'help'] as const;
 
@@ -60,7 +60,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'analyze':
         return await analyzeCommand(rest, io);
       case 'train': {
-        const { trainCommand } = await import('./train');
+        const { trainCommand } = await import('./train_command');
         return await trainCommand(rest, io);
       }
       default:
@@ -85,7 +85,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
 }
 
 /**
- * The process entry (src/cli/main.ts run directly, and the package bin): stdout's EPIPE ends the
+ * The process entry (src/cli/cli.ts run directly, and the package bin): stdout's EPIPE ends the
  * process quietly (`fsdp-sim diff ... | head -1`: the reader left, as Unix tools stop), and an error
  * no command caught is one `internal error` line on stderr with exit 1, never Node's crash dump.
  */
@@ -105,5 +105,5 @@ export function runProcess(argv: readonly string[]): Promise<void> {
   );
 }
 
-// run when executed directly (`node --import tsx src/cli/main.ts ...`)
+// run when executed directly (`node --import tsx src/cli/cli.ts ...`)
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void runProcess(process.argv.slice(2));

@@ -20,8 +20,8 @@ import {
   configFromFlags,
   parseBackends,
   parseFlags,
-} from './args';
-import { textTable } from './format';
+} from './flags';
+import { textTable } from './cli_format';
 import type { Io } from './io';
 import { GIB, formatShare } from '../util';
 
