@@ -3,7 +3,7 @@
 // its collective: nothing overlaps. We keep program order and only move every wait up to
 // directly after its collective (moving waits, nothing else).
 
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import type { StepGraph } from '../graph';
 import { indexGraph } from './graph_index';
 import { resolveOptions } from './knob_specs';

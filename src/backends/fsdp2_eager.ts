@@ -27,7 +27,7 @@
 // Departure: torchtitan's reshard_after_forward=False for the last block (it skips one re-gather)
 // is not modelled.
 
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import type { GraphNode, StepGraph } from '../graph';
 import { resolveOptions } from './knob_specs';
 import { moduleOf, runTransformerBlock } from './transformer_block';

@@ -3,7 +3,7 @@
 // `compile.backend`. Unknown names are a ConfigError listing the valid ones.
 
 import { ConfigError } from '../errors';
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import type { GraphNode, StepGraph } from '../graph';
 import { aotEager } from './aot_eager';
 import { autobucketing } from './autobucketing';
@@ -12,23 +12,21 @@ import { transformerBlock } from './transformer_block';
 import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './schedule_types';
 
 export * from './schedule_types';
-export { aotEager, runAotEager, type AotEagerOptions } from './aot_eager';
+export { runAotEager } from './aot_eager';
 export {
   AUTOBUCKETING_DEFAULTS,
   AUTOBUCKETING_KNOBS,
   AUTOBUCKETING_PROFILES,
-  autobucketing,
   compareWithTorch,
   DEFAULT_TORCH_PROFILE,
   matchLogGraphs,
-  OFF_PATH,
   parseTorchPassLog,
-  runAutobucketing, torchProfileLabel, type Agreement, type AutobucketingOptions, type Disagreement, type TorchLogGraph,
+  runAutobucketing, torchProfileLabel, type Agreement, type TorchLogGraph,
 } from './autobucketing';
-export { fsdp2Eager, fsdp2StreamOf, runFsdp2Eager, type Fsdp2EagerOptions } from './fsdp2_eager';
-export { moduleOf, runTransformerBlock, transformerBlock, type TransformerBlockOptions } from './transformer_block';
-export { indexGraph, type GraphIndex } from './graph_index';
-export type { KnobSpec, KnobSpecs } from './knob_specs';
+export { fsdp2StreamOf, runFsdp2Eager } from './fsdp2_eager';
+export { moduleOf, runTransformerBlock } from './transformer_block';
+export { indexGraph } from './graph_index';
+export type { KnobSpec } from './knob_specs';
 
 /** `field must be one of [a, b, c], got 'x'` (torchtitan's wording). */
 function unknownBackend(field: string, got: unknown): ConfigError {
@@ -43,7 +41,7 @@ const REGISTRY: Readonly<Record<BackendName, Backend<never>>> = {
   fsdp2_eager: fsdp2Eager as Backend<never>,
 };
 
-export function isBackendName(name: unknown): name is BackendName {
+function isBackendName(name: unknown): name is BackendName {
   return typeof name === 'string' && (BACKEND_NAMES as readonly string[]).includes(name);
 }
 

@@ -130,7 +130,7 @@ function build(index: GraphIndex): MemoryTables {
 }
 
 /** Live bytes as nodes are scheduled one at a time (in any topological order). */
-export class IncrementalMemory {
+class IncrementalMemory {
   private readonly remaining: Int32Array;
   private readonly allocated: Uint8Array;
   /** Live bytes after the last scheduled node's frees. */

@@ -30,7 +30,7 @@ export function bucketKey(node: GraphNode): string {
 }
 
 /** The bytes a bucket reports: gathered output (AG) or full input (RS), per rank. */
-export function collectiveBytes(node: GraphNode): number {
+function collectiveBytes(node: GraphNode): number {
   const c = node.collective!;
   return c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
 }

@@ -2,7 +2,7 @@
 // A Schedule is a rewritten graph in execution order, the buckets it formed and the reasons
 // for each decision (what the explain panel shows).
 
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import type { CollectiveKind, StepGraph } from '../graph';
 
 export type BackendName = 'aot_eager' | 'aot_eager_autobucketing' | 'transformer_block' | 'fsdp2_eager';

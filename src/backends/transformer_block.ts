@@ -13,11 +13,11 @@
 // dp_shard all-gather bucket, one tp all-reduce bucket, ...); activation collectives (sequence
 // parallel, no parameter) stay where the program has them: they are on the critical path.
 
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import type { CollectiveKind, GraphNode, StepGraph } from '../graph';
 import { indexGraph, type GraphIndex } from './graph_index';
-import { GraphError } from '../graph/graph_errors';
-import { kahnOrder } from '../graph/toposort';
+import { GraphError } from '../graph';
+import { kahnOrder } from '../graph';
 import { resolveOptions } from './knob_specs';
 import { bucketKey, rewriteGraph, type BucketPlan, type OrderItem } from './rewrite';
 import type { Backend, Reason, Schedule } from './schedule_types';

@@ -12,7 +12,7 @@ import {
   stepConfigOf,
   type SimConfig,
 } from '../config';
-import { torchtitanFlags } from '../config/torchtitan_flags';
+import { torchtitanFlags } from '../config';
 import {
   buildStepGraph,
   collectivesByGroup,
@@ -24,9 +24,9 @@ import {
 } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
-import { stepFigures } from '../pipeline/figures';
+import { stepFigures } from '../pipeline';
 import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport } from '../sim';
-import { exposedCommByGroup } from '../sim/group_exposure';
+import { exposedCommByGroup } from '../sim';
 import {
   CONFIG_OPTIONS,
   DEFAULT_BACKENDS_HELP,

@@ -3,11 +3,11 @@
 
 import { BACKEND_NAMES } from '../backends';
 import { buildGraph, runPipelineOnGraph } from '../pipeline';
-import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, hidesInB, type BackendDiff } from '../pipeline/diff';
+import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, hidesInB, type BackendDiff } from '../pipeline';
 import { resolveMesh } from '../config';
 import { describeMismatch } from '../sim';
-import { culpritPlan, findCulprit, type Culprit } from '../pipeline/culprit';
-import { waitOfGraph } from '../trace/chrome_export';
+import { culpritPlan, findCulprit, type Culprit } from '../pipeline';
+import { waitOfGraph } from '../trace';
 import {
   CONFIG_OPTIONS,
   DEFAULT_BACKENDS_HELP,

@@ -3,7 +3,7 @@
 
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ImportError } from '../errors';
-import { MAX_TRACE_BYTES, traceText } from '../trace/gzip';
+import { MAX_TRACE_BYTES, traceText } from '../trace';
 import { UsageError } from './flags';
 
 export interface Io {

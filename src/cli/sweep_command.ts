@@ -12,7 +12,7 @@ import {
   sweepSeconds,
   type SweepAxis,
   type SweepRow,
-} from '../pipeline/sweep';
+} from '../pipeline';
 import {
   CONFIG_OPTIONS,
   DEFAULT_BACKENDS_HELP,

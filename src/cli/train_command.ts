@@ -10,8 +10,8 @@ import { BACKEND_NAMES, type BackendName } from '../backends';
 import { DEFAULT_CONFIG, fieldSpec } from '../config';
 import type { HardwareName, NetworkName } from '../estimate';
 import { describeMesh } from '../graph';
-import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime/comm/comm_types';
-import { runTrainingNode } from '../runtime/coordinator_node';
+import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime';
+import { runTrainingNode } from '../runtime/index.node';
 import {
   DEFAULT_GLOBAL_BATCH,
   KERNEL_CHOICES,

@@ -9,9 +9,9 @@ import {
   type KnobSpec,
   torchProfileLabel,
 } from '../backends';
-import { BACKEND_NAMES } from '../backends/schedule_types';
+import { BACKEND_NAMES } from '../backends';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
-import { COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES } from '../graph/recompute_plan';
+import { COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES } from '../graph';
 import { AC_MODES, MODEL_NAMES } from '../model';
 import { MAX_RANKS } from './schema';
 

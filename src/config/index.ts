@@ -5,14 +5,9 @@ export {
   MAX_RANKS,
   defaultConfig,
   type SimConfig,
-  type AutobucketingKnobs,
-  type CommDtype,
-  type LiveConfig,
-  type StragglerConfig,
 } from './schema';
 export {
   CONFIG_FIELDS,
-  CONFIG_GROUPS,
   FIELD_GROUPS,
   describeAllowed,
   isAllowed,
@@ -20,10 +15,10 @@ export {
   type FieldGroup,
   type FieldSpec,
 } from './fields';
-export { validateConfig, changedFields, fieldSpec, fieldError, crossCheck } from './validate';
-export { configToQuery, configFromQuery, decodeValue, parseConfigQuery, type QueryParse } from './url';
+export { validateConfig, changedFields, fieldSpec, fieldError } from './validate';
+export { configToQuery, configFromQuery, decodeValue, parseConfigQuery } from './url';
 export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
-export { torchtitanFlags, type FlagKnobs, type TorchtitanFlags } from './torchtitan_flags';
+export { torchtitanFlags } from './torchtitan_flags';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
 export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './parallelism';

@@ -7,7 +7,7 @@
 
 import { resolveMesh as resolveDegrees, type Mesh, type MeshFields } from '../graph';
 
-export { describeMesh, fsdpMesh, isOneDim, type Mesh } from '../graph';
+export { describeMesh, type Mesh } from '../graph';
 
 export interface ParallelismConfig {
   /** FSDP degree (dp_shard); -1 = ranks / (replicate · tp). */

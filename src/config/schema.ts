@@ -5,26 +5,26 @@
 import { AUTOBUCKETING_DEFAULTS } from '../backends';
 import type { BackendName } from '../backends';
 import type { HardwareName, NetworkName } from '../estimate';
-import type { CompileMode, MemoryPolicy, ReshardPolicy } from '../graph/recompute_plan';
+import type { CompileMode, MemoryPolicy, ReshardPolicy } from '../graph';
 import type { ActivationCheckpointing, ModelName } from '../model';
 import { PARALLELISM_DEFAULTS, type ParallelismConfig } from './parallelism';
 
 /** Float dtypes parameters / gradients may be communicated in. */
-export type CommDtype = 'bf16' | 'fp32' | 'fp16';
+type CommDtype = 'bf16' | 'fp32' | 'fp16';
 
 /** Autobucketing (overlap scheduler + bucketer) knobs: torch's names, the default profile's values. */
-export type AutobucketingKnobs = {
+type AutobucketingKnobs = {
   -readonly [K in keyof typeof AUTOBUCKETING_DEFAULTS]: (typeof AUTOBUCKETING_DEFAULTS)[K];
 };
 
-export interface StragglerConfig {
+interface StragglerConfig {
   /** The slow rank, or null for none. Must be < ranks. */
   rank: number | null;
   /** Every time on the slow rank × factor (1.5 → 50 % slower). */
   factor: number;
 }
 
-export interface LiveConfig {
+interface LiveConfig {
   /** Kernels for the live run: 'auto' tries WebGPU then falls back to the CPU reference. */
   kernels: 'auto' | 'webgpu' | 'cpu';
   /** SharedArrayBuffer collective: 'direct' (slot per rank, sum in rank order) or 'ring' (n−1 neighbour steps). */

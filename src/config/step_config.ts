@@ -1,8 +1,8 @@
 // SimConfig → StepConfig: the fields of the run config the step-graph builder reads, with the
 // preset defaults resolved (activation checkpointing: torchtitan's train config per flavor).
 
-import type { ActivationCheckpointing, StepConfig } from '../graph/config';
-import { recomputePlan } from '../graph/recompute_plan';
+import type { ActivationCheckpointing, StepConfig } from '../graph';
+import { recomputePlan } from '../graph';
 import { TRAIN_AC_MODE } from '../model';
 import { resolveMesh } from './parallelism';
 import type { SimConfig } from './schema';

@@ -6,8 +6,8 @@
 // Upstream: torchtitan/experiments/simple_fsdp/{backend.py,job_config.py},
 // experiments/graph_trainer/{configs.py,passes.py}.
 
-import type { BackendName } from '../backends/schedule_types';
-import { reshardsAfterForward, type CompileMode, type MemoryPolicy, type ReshardPolicy } from '../graph/recompute_plan';
+import type { BackendName } from '../backends';
+import { reshardsAfterForward, type CompileMode, type MemoryPolicy, type ReshardPolicy } from '../graph';
 
 export const TORCHTITAN_VERSIONS = ['2025-10', '2025-11', '2026'] as const;
 type TorchtitanVersion = (typeof TORCHTITAN_VERSIONS)[number];

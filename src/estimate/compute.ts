@@ -9,11 +9,11 @@
 // Views, waits and collective issues cost nothing on the compute stream; an imported node that
 // carries torch's own estimate (estMs) keeps it (collectives are timed by collectiveUs instead).
 
-import { DTYPE_BYTES, type DType, type GraphNode } from '../graph/types';
+import { DTYPE_BYTES, type DType, type GraphNode } from '../graph';
 import type { AchievedEfficiency, HardwarePreset } from './hardware';
 
 /** Peak FLOP/s for a node: tensor cores at `dtype` for matmul-like ops, fp32 CUDA cores otherwise. */
-export function peakFlops(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
+function peakFlops(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
   if (!node.matmulLike) return hw.fp32Flops;
   return dtype === 'fp32' ? hw.fp32Flops : hw.bf16Flops;
 }
@@ -37,7 +37,7 @@ function minGemmDim(node: GraphNode): number {
 }
 
 /** Achieved fraction of the tensor-core peak for a matmul-like node (1 for ops on CUDA cores). */
-export function achievedFlopsFraction(a: AchievedEfficiency, node: GraphNode): number {
+function achievedFlopsFraction(a: AchievedEfficiency, node: GraphNode): number {
   if (!node.matmulLike) return 1;
   if (node.op === 'attention') return a.attentionFwd;
   if (node.op === 'attention_bwd') return a.attentionBwd;
@@ -58,7 +58,7 @@ export function achievedFlopsFraction(a: AchievedEfficiency, node: GraphNode): n
  * gradient (12), and the cast reads it and writes bf16 (6): 22 B per logit (the same aten ops
  * whose tensors src/sim/hidden_tensors.ts allocates).
  */
-export function eagerBytes(node: GraphNode): number {
+function eagerBytes(node: GraphNode): number {
   const logits = Number(node.attrs?.T ?? 0) * Number(node.attrs?.V ?? 0);
   if (node.op === 'cross_entropy') return Math.max(node.bytesMoved, 18 * logits);
   if (node.op === 'cross_entropy_bwd') return Math.max(node.bytesMoved, 22 * logits);
@@ -109,7 +109,7 @@ export function attentionCompanions(node: GraphNode, dtype: DType): EagerKernels
 }
 
 /** Time of a compute / cast node at the preset's achieved rates, µs (no measured or imported time). */
-export function achievedUs(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
+function achievedUs(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
   const a = hw.achieved;
   const flopsEff = a === undefined ? 1 : achievedFlopsFraction(a, node);
   const hbm = hw.hbmBytesPerS * (a === undefined ? 1 : a.hbm);

@@ -27,13 +27,13 @@ function fmix32(h: number): number {
 }
 
 /** Deterministic uniform in [-1, 1) from (seed, rank) and the hash of a key (a node name). */
-export function noiseFromHash(seed: number, rank: number, keyHash: number): number {
+function noiseFromHash(seed: number, rank: number, keyHash: number): number {
   const h = fmix32(keyHash ^ fmix32((Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(rank + 1, 0x85ebca77)) >>> 0));
   return h / 2 ** 31 - 1;
 }
 
 /** Deterministic uniform in [-1, 1) from (seed, rank, key). */
-export function noiseUnit(seed: number, rank: number, key: string): number {
+function noiseUnit(seed: number, rank: number, key: string): number {
   return noiseFromHash(seed, rank, fnv1a(key));
 }
 

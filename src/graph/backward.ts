@@ -6,7 +6,7 @@
 // With tensor parallel (tp.ts) each sequence-parallel collective of the forward is mirrored: a
 // forward all-gather's gradient is reduce-scattered on tp, a forward reduce-scatter's all-gathered.
 
-import { headDim } from '../model/model_args';
+import { headDim } from '../model';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttentionBwd, emitMatmul, emitRmsNormBwd, emitSwigluBwd } from './emit_ops';
 import { emitBlockRecompute, emitBlockRegather } from './checkpoint';

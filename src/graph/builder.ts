@@ -4,7 +4,7 @@
 // Follows torchtitan experiments/simple_fsdp
 // (arXiv 2411.00284) and the aot_autograd joint graph it compiles.
 
-import { paramTable } from '../model/param_table';
+import { paramTable } from '../model';
 import { emitBackward } from './backward';
 import { resolveStepConfig, type StepConfig } from './config';
 import { Emitter } from './emitter';

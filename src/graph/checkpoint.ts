@@ -49,7 +49,7 @@ export function emitBlockRegather(c: ModelCtx, i: number): Map<string, string> {
  * counted in forward order: wq (1, saved), wk (2), wv (3, saved), wo (4), w1 (5, saved), w3 (6),
  * w2 (7, saved but read by no gradient op). Everything else — norms, adds, SwiGLU — is recomputed.
  */
-export const SELECTIVE_OP_SAVED: ReadonlySet<SavedActivation> = new Set(['q', 'v', 'o', 'a'] as const);
+const SELECTIVE_OP_SAVED: ReadonlySet<SavedActivation> = new Set(['q', 'v', 'o', 'a'] as const);
 
 /**
  * Under TP the save list's reduce_scatter_tensor also keeps wo's sequence-parallel reduce-scatter

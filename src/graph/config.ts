@@ -3,7 +3,7 @@
 // SimpleFSDP mixed precision: bf16 params, fp32 reduce).
 
 import { ConfigError, oneOfMessage } from '../errors';
-import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model/model_args';
+import { MODEL_NAMES, type ModelArgs, type ModelName } from '../model';
 import {
   AC_MODES,
   MAX_DIM,
@@ -11,7 +11,7 @@ import {
   isModelName,
   validateModelArgs,
   type ActivationCheckpointing,
-} from '../model/presets';
+} from '../model';
 import { intIn } from '../util';
 import { fsdpMesh, meshSize, type Mesh } from './mesh';
 import {
@@ -75,7 +75,7 @@ export interface StepConfig {
   readonly memoryPolicy?: MemoryPolicy;
 }
 
-export { AC_MODES, type ActivationCheckpointing };
+export type { ActivationCheckpointing };
 
 export interface ResolvedStepConfig {
   readonly modelName: string; // preset name or 'custom'
@@ -98,7 +98,7 @@ export interface ResolvedStepConfig {
   readonly memoryPolicy: MemoryPolicy;
 }
 
-export const STEP_CONFIG_DEFAULTS = {
+const STEP_CONFIG_DEFAULTS = {
   paramDtype: 'bf16',
   reduceDtype: 'fp32',
   lr: 8e-4,
@@ -110,14 +110,14 @@ export const STEP_CONFIG_DEFAULTS = {
 } as const;
 
 /** Float dtypes a parameter or a gradient may be communicated in. */
-export const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
+const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
 const KEYS = [
   'model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay',
   'activationCheckpointing', 'mesh', 'seqParallelGatherCopy', 'reshardAfterForward', 'compileMode', 'memoryPolicy',
 ];
-export const MAX_WORLD_SIZE = 65536;
+const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
-export const MAX_TOKENS = 2 ** 32;
+const MAX_TOKENS = 2 ** 32;
 
 /** Number in a range; `hiOpen` excludes hi, `loOpen` excludes lo. */
 function numIn(field: string, v: unknown, lo: number, hi: number, loOpen: boolean, hiOpen: boolean): number {

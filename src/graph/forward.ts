@@ -2,8 +2,8 @@
 // nodes, each parameter gathered just before its use. RoPE is not modelled (ops.ts has no rope
 // op; it is elementwise and bytes-bound, so the timeline barely changes).
 
-import type { ModelArgs } from '../model/model_args';
-import { headDim } from '../model/model_args';
+import type { ModelArgs } from '../model';
+import { headDim } from '../model';
 import type { ActivationCheckpointing } from './config';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes } from './flops';
 import { emitAdd, emitAttention, emitMatmul, emitRmsNorm, emitSwiglu } from './emit_ops';

@@ -13,16 +13,15 @@
 // Llama plan), and FSDP shards that local TP shard on dim 0 across dp_shard; with HSDP the
 // reduce-scattered gradient shard is then all-reduced (avg) across dp_replicate.
 
-import type { ParamSpec } from '../model/param_table';
+import type { ParamSpec } from '../model';
 import type { Emitter } from './emitter';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes, numel } from './flops';
 import { paramTensorIds } from './ops';
-import { DP_GROUP, fsdpMesh, meshGroup, type Mesh, type MeshDim } from './mesh';
+import { fsdpMesh, meshGroup, type Mesh, type MeshDim } from './mesh';
 import type { CollectiveInfo, CollectiveKind, DType, ParamInfo, TpPlacement } from './types';
 
-export { DP_GROUP };
 /** Master weights and optimizer state stay fp32 (mixed precision keeps an fp32 copy). */
-export const MASTER_DTYPE: DType = 'fp32';
+const MASTER_DTYPE: DType = 'fp32';
 
 export interface ShardedParam {
   readonly spec: ParamSpec;
@@ -93,7 +92,7 @@ export interface FsdpCtx {
 }
 
 /** The collective fields that place it on a mesh dimension's group (stride only when ≠ 1). */
-export function groupFields(c: FsdpCtx, dim: MeshDim): Pick<CollectiveInfo, 'group' | 'groupSize' | 'groupStride'> {
+function groupFields(c: FsdpCtx, dim: MeshDim): Pick<CollectiveInfo, 'group' | 'groupSize' | 'groupStride'> {
   const g = meshGroup(c.mesh ?? fsdpMesh(c.n), dim);
   return g.stride === 1
     ? { group: g.group, groupSize: g.size }

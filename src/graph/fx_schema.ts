@@ -7,8 +7,8 @@
 import { ImportError, preview } from '../errors';
 import type { DType } from './types';
 
-export const FX_FORMAT = 'fsdp-sim fx dump v1';
-export type FxOpcode = 'placeholder' | 'call_function' | 'output';
+const FX_FORMAT = 'fsdp-sim fx dump v1';
+type FxOpcode = 'placeholder' | 'call_function' | 'output';
 const OPCODES: readonly FxOpcode[] = ['placeholder', 'call_function', 'output'];
 
 export interface FxNode {
@@ -36,8 +36,8 @@ export interface FxNode {
   readonly nonTensor?: boolean;
 }
 
-export const FX_KINDS = ['compute', 'memory', 'view', 'wait', 'collective'] as const;
-export type FxKind = (typeof FX_KINDS)[number];
+const FX_KINDS = ['compute', 'memory', 'view', 'wait', 'collective'] as const;
+type FxKind = (typeof FX_KINDS)[number];
 
 /** The device mesh a 2-D dump was traced on (torchtitan's dimension names). */
 export interface FxMesh {
@@ -55,7 +55,7 @@ export interface FxDump {
 }
 
 /** torch dtype → ours, each with torch's element size (bool is 1 byte, as torch's memory tracker counts it). */
-export const TORCH_DTYPES: ReadonlyMap<string, DType> = new Map<string, DType>([
+const TORCH_DTYPES: ReadonlyMap<string, DType> = new Map<string, DType>([
   ['float32', 'fp32'],
   ['float', 'fp32'],
   ['bfloat16', 'bf16'],

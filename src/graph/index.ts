@@ -4,23 +4,17 @@ export * from './types';
 export * from './ops';
 export { GraphError } from './graph_errors';
 export {
-  AC_MODES,
-  FLOAT_DTYPES,
-  MAX_TOKENS,
-  MAX_WORLD_SIZE,
-  STEP_CONFIG_DEFAULTS,
   resolveStepConfig,
   type ActivationCheckpointing,
-  type ResolvedStepConfig,
   type StepConfig,
 } from './config';
-export { RECOMPUTE_SUFFIX, SELECTIVE_OP_SAVED, blockWeights, isRecomputeNode } from './checkpoint';
+export { RECOMPUTE_SUFFIX, blockWeights, isRecomputeNode } from './checkpoint';
 export { buildStepGraph } from './builder';
 export {
   COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, recomputePlan, reshardsAfterForward,
-  type CompileMode, type MemoryPolicy, type RecomputePlan, type ReshardPolicy,
+  type CompileMode, type MemoryPolicy, type ReshardPolicy,
 } from './recompute_plan';
-export { DP_GROUP, MASTER_DTYPE, shardParam, tpPlacement, type ShardedParam } from './fsdp';
+export { tpPlacement } from './fsdp';
 export {
   collectivesByGroup,
   describeMesh,
@@ -36,11 +30,10 @@ export {
   type MeshFields,
   type MeshGroup,
 } from './mesh';
-export { ATTENTION_BWD_FACTOR, attentionBwdFlops, attentionFwdFlops, matmulFlops, numel, tensorBytes } from './flops';
 export { verifyGraph } from './verify';
-export { dependencies, isTopologicalOrder, kahnOrder, topoOrder, type Edge, type EdgeWhy } from './toposort';
+export { dependencies, isTopologicalOrder, kahnOrder, topoOrder } from './toposort';
 export { countKinds, graphToString } from './print';
 export { importFxGraph } from './fx_import';
-export { FX_FORMAT, TORCH_DTYPES, readFxDump, type FxDump, type FxNode } from './fx_schema';
-export { classifyTarget, fxOpName, type FxClass } from './fx_targets';
-export { inferFxLayers } from './fx_layers';
+export { readFxDump } from './fx_schema';
+export { PyHeap } from './heap';
+export { MESH_DIMS } from './mesh';

@@ -18,7 +18,7 @@
 // Upstream: torchtitan/distributed/fsdp.py, experiments/simple_fsdp/backend.py,
 // experiments/graph_trainer/memory_policy.py.
 
-import type { ActivationCheckpointing } from '../model/presets';
+import type { ActivationCheckpointing } from '../model';
 
 export const RESHARD_POLICIES = ['default', 'always', 'never'] as const;
 export type ReshardPolicy = (typeof RESHARD_POLICIES)[number];

@@ -6,7 +6,7 @@ import { PyHeap } from './heap';
 import { GraphError } from './graph_errors';
 import type { StepGraph } from './types';
 
-export type EdgeWhy = 'read-after-write' | 'wait-after-collective';
+type EdgeWhy = 'read-after-write' | 'wait-after-collective';
 
 export interface Edge {
   readonly from: number; // node id that must run first

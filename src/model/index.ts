@@ -3,7 +3,6 @@ export { MODEL_NAMES, headDim, type ModelArgs, type ModelName } from './model_ar
 export {
   AC_MODES,
   MAX_DIM,
-  MAX_LAYERS,
   MODEL_PRESETS,
   TRAIN_AC_MODE,
   type ActivationCheckpointing,

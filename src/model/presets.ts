@@ -95,7 +95,7 @@ export function getModelArgs(name: string): ModelArgs {
 }
 
 /** Bounds that keep a graph buildable in a browser tab (llama3-405b has 126 layers). */
-export const MAX_LAYERS = 1024;
+const MAX_LAYERS = 1024;
 export const MAX_DIM = 1 << 24;
 const INT_FIELDS = ['dim', 'nLayers', 'nHeads', 'nKvHeads', 'vocabSize', 'ffnDim', 'seqLen', 'batch'] as const;
 const ALL_FIELDS: readonly string[] = [...INT_FIELDS, 'normEps'];

@@ -17,14 +17,13 @@ export {
   type CollectiveSample,
   type FitPoint,
   fitCollectives,
-  fitGroup,
   type GroupFit,
   modelUs,
   type Unfitted,
 } from './calibrate_fit';
 export { opClassOfOp };
 
-export interface ClassScale {
+interface ClassScale {
   readonly cls: OpClass;
   /** Per step and rank: the trace's kernels of the class, and the simulator's compute of the class. */
   readonly measuredUs: number;
@@ -46,7 +45,7 @@ export interface Calibration {
 }
 
 /** The simulator's compute time per op class on rank 0 for one step of `cfg`, µs. */
-export function simulatedClassUs(cfg: SimConfig): Record<OpClass, number> {
+function simulatedClassUs(cfg: SimConfig): Record<OpClass, number> {
   const run = runPipeline(cfg, 'aot_eager', { emitRanks: [0] });
   const out: Record<OpClass, number> = { matmul: 0, attention: 0, elementwise: 0 };
   for (const e of run.sim.events) if (e.kind === 'compute') out[opClassOfOp(e.op ?? '')] += e.dur;
@@ -54,7 +53,7 @@ export function simulatedClassUs(cfg: SimConfig): Record<OpClass, number> {
 }
 
 /** Scales per op class: the trace's kernel time per step and rank over the simulator's. */
-export function fitScales(
+function fitScales(
   t: Pick<TraceSamples, 'classUs' | 'steps' | 'ranks'>,
   simulated: Record<OpClass, number>,
 ): ClassScale[] {

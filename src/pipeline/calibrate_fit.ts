@@ -67,7 +67,7 @@ export function modelUs(s: ModelInput, alphaUs: number, betaBytesPerS: number): 
 const bytesText = format('.3~s');
 
 /** 'all_reduce ×8, all_gather ×4' */
-export function kindCounts(samples: readonly { readonly kind: string }[]): string {
+function kindCounts(samples: readonly { readonly kind: string }[]): string {
   const m = new Map<string, number>();
   for (const s of samples) m.set(s.kind, (m.get(s.kind) ?? 0) + 1);
   return [...m].map(([k, c]) => `${k} ×${c}`).join(', ');
@@ -125,7 +125,7 @@ function distinctSizes(samples: readonly CollectiveSample[]): number {
 }
 
 /** α and β of one group, or the sentence why they cannot be had. */
-export function fitGroup(group: string, samples: readonly CollectiveSample[]): GroupFit | Unfitted {
+function fitGroup(group: string, samples: readonly CollectiveSample[]): GroupFit | Unfitted {
   const n = samples[0].groupSize;
   const base = { group, groupSize: n, kinds: kindCounts(samples), samples: samples.length };
   if (distinctSizes(samples) < 2)

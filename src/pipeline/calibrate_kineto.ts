@@ -6,7 +6,7 @@
 // Linear in the events: no spread of an unbounded list, each list grown in place.
 
 import { ImportError, err, ok, type Result } from '../errors';
-import { htaCategory } from '../trace/hta';
+import { htaCategory } from '../trace';
 import {
   fail,
   isObject,
@@ -16,10 +16,10 @@ import {
   readSpan,
   readString,
   readTs,
-} from '../trace/import_fields';
-import { checkOneRun, runIdentity, type RunIdentity } from '../trace/import_runs';
-import { MAX_RANK, fileRank } from '../trace/kineto';
-import { OP_CLASSES, type OpClass, opClassOfKernel, opClassOfOp } from './calibrate_classes';
+} from '../trace';
+import { checkOneRun, runIdentity, type RunIdentity } from '../trace';
+import { MAX_RANK, fileRank } from '../trace';
+import { type OpClass, opClassOfKernel, opClassOfOp } from './calibrate_classes';
 import {
   type CalibKind,
   type CommInfo,
@@ -32,7 +32,7 @@ import {
   mergeInfo,
 } from './calibrate_comms';
 
-export { MAX_RANK, OP_CLASSES, opClassOfKernel, type CalibKind, type OpClass };
+export { MAX_RANK, opClassOfKernel, type OpClass };
 
 /** One collective kernel with what its trace says of it (fields may be missing: calibrate.ts resolves them). */
 export interface RawCollective {

@@ -11,7 +11,7 @@ import {
   type NetworkPreset,
   type RingNetwork,
 } from '../estimate';
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import type { StepGraph } from '../graph';
 
 export interface CostOptions {
@@ -54,7 +54,7 @@ export function networkFor(cfg: SimConfig): NetworkPreset {
 }
 
 /** The config's base cost model (no noise): hardware roofline in paramDtype + the network. */
-export function baseCostModel(cfg: SimConfig, opts: CostOptions = {}): CostModel {
+function baseCostModel(cfg: SimConfig, opts: CostOptions = {}): CostModel {
   return makeCostModel({
     hardware: cfg.hardware,
     network: networkFor(cfg),

@@ -7,7 +7,7 @@
 import { EMIT_ALL_BELOW } from '../sim';
 import type { TraceEvent } from '../trace';
 
-export interface RankBlame {
+interface RankBlame {
   readonly rank: number;
   /** Σ over collectives it came last to: the other ranks' mean extra wait, µs. */
   readonly heldUpUs: number;

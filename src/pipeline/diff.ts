@@ -13,7 +13,7 @@ import { csvOf } from './csv';
 import type { PipelineResult } from './run';
 
 /** Where one collective ran under one backend, on the diffed rank (µs on the simulated clock). */
-export interface DiffSide {
+interface DiffSide {
   /** The scheduled node that carried it: its own name, or its bucket's merged node. */
   readonly node: string;
   readonly bucketId: number | null;

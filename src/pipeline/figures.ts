@@ -4,7 +4,7 @@
 // `fsdp-sim compare --json`.
 
 import { allocationStreamOf } from '../backends';
-import { allocatorPeaks } from '../sim/allocator';
+import { allocatorPeaks } from '../sim';
 import type { PipelineResult } from './run';
 
 export interface StepFigures {

@@ -5,21 +5,22 @@ export {
   runPipelineOnGraph,
   compareBackends,
   buildGraph,
-  backendOptions,
-  type PipelineOptions,
   type PipelineResult,
 } from './run';
-export { runCosts, baseCostModel, networkFor, type CostOptions, type RunCosts } from './cost';
-export { replicateMetrics, simMetrics } from './symmetric_metrics';
+export { runCosts, networkFor } from './cost';
+export { simMetrics } from './symmetric_metrics';
 export {
   calibrate,
   unfittedSentence,
   type Calibration,
-  type ClassScale,
   type FitPoint,
   type GroupFit,
-  type Unfitted,
 } from './calibrate';
-export { traceSamples, type TraceSamples } from './calibrate_kineto';
+export { traceSamples } from './calibrate_kineto';
 export { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from './diff';
 export { parseVary, sweepCsv, type SweepAxis, type SweepRow } from './sweep';
+export { stepFigures } from './figures';
+export { DIFF_COLUMNS, diffInputOf } from './diff';
+export { culpritPlan, findCulprit } from './culprit';
+export type { Culprit } from './culprit';
+export { MAX_SWEEP_POINTS, newSweepCache, runSweepPoint, runSweepPoints, sweepPoints, sweepSeconds } from './sweep';

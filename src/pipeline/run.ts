@@ -4,12 +4,12 @@
 import { stepConfigOf, type SimConfig } from '../config';
 import { runBackend } from '../backends';
 import type { BackendName, Schedule } from '../backends';
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import { buildStepGraph } from '../graph';
 import type { StepGraph } from '../graph';
 import { EMIT_ALL_BELOW, simulate } from '../sim';
-import type { SimResult } from '../sim/sim_types';
-import type { TraceMetrics } from '../trace/metrics';
+import type { SimResult } from '../sim';
+import type { TraceMetrics } from '../trace';
 import { runCosts, type CostOptions } from './cost';
 import { lruMemo } from '../util';
 import { simMetrics } from './symmetric_metrics';

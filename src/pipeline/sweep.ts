@@ -83,7 +83,7 @@ function rangeValues(f: FieldSpec, text: string): string[] {
 }
 
 /** The field of a path, or a ConfigError listing the valid paths. */
-export function sweepField(path: string): FieldSpec {
+function sweepField(path: string): FieldSpec {
   const f = CONFIG_FIELDS.find((x) => x.path === path);
   if (!f)
     throw new ConfigError(

@@ -4,12 +4,12 @@
 // computeMetrics (src/trace/metrics.ts) does over the full trace — the same numbers, bit for bit
 // (the means add the same value in the same order), at 1/N of the cost.
 
-import type { SimResult } from '../sim/sim_types';
+import type { SimResult } from '../sim';
 import type { TraceEvent } from '../trace';
-import { aggregateMetrics, computeMetrics, type RankMetrics, type TraceMetrics } from '../trace/metrics';
+import { aggregateMetrics, computeMetrics, type RankMetrics, type TraceMetrics } from '../trace';
 
 /** computeMetrics(events, memory) when `ranks` all carry copies of `one` (the metrics of one of them). */
-export function replicateMetrics(one: RankMetrics, ranks: readonly number[]): TraceMetrics {
+function replicateMetrics(one: RankMetrics, ranks: readonly number[]): TraceMetrics {
   const perRank: RankMetrics[] = ranks.map((rank) => (rank === one.rank ? one : { ...one, rank }));
   return aggregateMetrics(perRank); // computeMetrics' own aggregation, over identical ranks
 }

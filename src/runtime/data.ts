@@ -22,9 +22,9 @@ export interface DataConfig {
   readonly alphabet?: number;
 }
 
-export const DEFAULT_NOISE = 0.02;
-export const DEFAULT_MAX_STRIDE = 4;
-export const DEFAULT_ALPHABET = 64;
+const DEFAULT_NOISE = 0.02;
+const DEFAULT_MAX_STRIDE = 4;
+const DEFAULT_ALPHABET = 64;
 
 export interface Batch {
   readonly tokens: Int32Array; // [rows · seqLen]
@@ -69,7 +69,7 @@ export function rankBatch(cfg: DataConfig, step: number, rank: number, worldSize
 }
 
 /** Rows per rank; the global batch must split evenly. */
-export function localBatchSize(globalBatch: number, worldSize: number): number {
+function localBatchSize(globalBatch: number, worldSize: number): number {
   if (globalBatch % worldSize !== 0) {
     throw new ConfigError('globalBatch', `globalBatch must be divisible by ranks (${worldSize}), got ${globalBatch}`);
   }

@@ -26,7 +26,7 @@ export function hashSeed(seed: number, name: string): number {
 }
 
 /** Standard normal sampler (Box–Muller) over a uniform source. */
-export function normalSampler(uniform: () => number): () => number {
+function normalSampler(uniform: () => number): () => number {
   let spare: number | undefined;
   return () => {
     if (spare !== undefined) {
@@ -44,10 +44,10 @@ export function normalSampler(uniform: () => number): () => number {
 }
 
 /** Default init std (torchtitan llama `init_std`). */
-export const INIT_STD = 0.02;
+const INIT_STD = 0.02;
 
 /** RMSNorm weights start at one; everything else is normal(0, std). */
-export function isNormWeight(param: ParamInfo): boolean {
+function isNormWeight(param: ParamInfo): boolean {
   return param.shape.length === 1 || /norm\.weight$/.test(param.name);
 }
 
@@ -61,7 +61,7 @@ export function initFullParam(param: ParamInfo, seed: number, std: number = INIT
 }
 
 /** Elements per dim-0 row: numel / shape[0]. */
-export function rowElems(param: ParamInfo): number {
+function rowElems(param: ParamInfo): number {
   return param.shape[0] > 0 ? param.numel / param.shape[0] : 0;
 }
 

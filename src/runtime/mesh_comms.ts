@@ -3,14 +3,14 @@
 // largest per-rank chunk its group's collectives move. A rank gets the instances it is a member of.
 
 import type { StepGraph } from '../graph';
-import { MESH_DIMS, isOneDim, meshGroup } from '../graph/mesh';
+import { MESH_DIMS, isOneDim, meshGroup } from '../graph';
 import { createCommInit, type CollectiveAlgorithm } from './comm/comm_types';
 import { elemsOf } from './exec';
 import { groupInstance, meshOfGraph } from './mesh_ranks';
 import type { GroupCommInit } from './rank';
 
 /** The process groups live ranks need: every mesh dimension of size > 1 ('dp' on a 1-D mesh, whatever its size). */
-export function liveGroups(graph: StepGraph): string[] {
+function liveGroups(graph: StepGraph): string[] {
   const mesh = meshOfGraph(graph.meta);
   if (isOneDim(mesh)) return [meshGroup(mesh, 'dp_shard').group];
   return MESH_DIMS.map((d) => meshGroup(mesh, d)).filter((g) => g.size > 1).map((g) => g.group);

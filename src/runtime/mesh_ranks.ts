@@ -5,7 +5,7 @@
 // shard of that local slice). The 1-D mesh is the special case tp = dp_replicate = 1.
 
 import { FsdpSimError } from '../errors';
-import { MESH_DIMS, fsdpMesh, meshGroup, type Mesh, type MeshDim } from '../graph/mesh';
+import { MESH_DIMS, fsdpMesh, meshGroup, type Mesh, type MeshDim } from '../graph';
 import type { GraphMeta, ParamInfo } from '../graph';
 
 /** The graph's mesh (a graph without one is FSDP on every rank). */
@@ -25,7 +25,7 @@ export interface GroupInstance {
 }
 
 /** The mesh dimension a process group's name stands for ('dp' on a 1-D mesh); undefined when none does. */
-export function dimOfGroup(mesh: Mesh, group: string): MeshDim | undefined {
+function dimOfGroup(mesh: Mesh, group: string): MeshDim | undefined {
   return MESH_DIMS.find((d) => meshGroup(mesh, d).group === group);
 }
 

@@ -5,7 +5,7 @@
 // group (mesh_ranks.ts), trains on its data-parallel rows and holds its TP slice's FSDP shard.
 
 import type { Schedule } from '../backends';
-import { TARGETS, TOKENS, paramTensorIds } from '../graph/ops';
+import { TARGETS, TOKENS, paramTensorIds } from '../graph';
 import { RankComm } from './comm/rank_comm';
 import type { CommInit } from './comm/comm_types';
 import type { DeviceTensor, KernelBackend } from './kernels';
@@ -35,7 +35,7 @@ export interface RankRunConfig {
   readonly injectFault?: { readonly rank: number; readonly step: number };
 }
 
-export interface RankStepReport {
+interface RankStepReport {
   readonly step: number; // 1-based
   readonly loss: number; // this rank's local mean loss
   readonly nodeUs?: Readonly<Record<string, number>>;
@@ -82,7 +82,7 @@ export type RankMessage =
   };
 
 /** The error message a worker posts (and then aborts the communicator). */
-export function errorMessage(rank: number, e: unknown): RankMessage {
+function errorMessage(rank: number, e: unknown): RankMessage {
   const err = e instanceof Error ? e : new Error(String(e));
   const code = (err as { code?: unknown }).code;
   return {
@@ -156,7 +156,7 @@ function feedBatch(
 }
 
 /** Download this rank's parameter shards, in param-table order. */
-export async function downloadShards(
+async function downloadShards(
   schedule: Schedule,
   state: ReadonlyMap<string, DeviceTensor>,
   kernels: KernelBackend,
@@ -176,7 +176,7 @@ export async function downloadShards(
  * Run `run.steps` training steps. `onStep` gets every step's local loss; `shouldStop` is polled
  * between steps. Returns the final parameter shards (param-table order).
  */
-export async function runRank(
+async function runRank(
   schedule: Schedule,
   run: RankRunConfig,
   kernels: KernelBackend,

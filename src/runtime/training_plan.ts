@@ -5,10 +5,10 @@
 // ranks) and the network scaled so the preset's compute:comm ratio is kept (docs/ARCHITECTURE.md §6).
 
 import { runBackend } from '../backends';
-import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends/schedule_types';
+import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends';
 import { ConfigError, oneOfMessage } from '../errors';
 import { makeCostModel, type HardwareName, type NetworkName } from '../estimate';
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import {
   buildStepGraph,
   type ActivationCheckpointing,
@@ -47,7 +47,7 @@ export function defaultGlobalBatch(ranks: number): number {
 }
 export const DEFAULT_COMM_TIMEOUT_MS = 60_000;
 
-export interface TrainingProgress {
+interface TrainingProgress {
   readonly step: number; // 1-based
   readonly loss: number; // mean of the ranks' local losses
   readonly stepsPerSec: number; // wall clock, since the first step started

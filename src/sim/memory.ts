@@ -46,7 +46,7 @@ export interface ScheduleMemoryProfile {
 }
 
 /** Positions (in `nodes`) of each collective's wait, by collective name. */
-export function waitPositions(nodes: readonly GraphNode[]): Map<string, number> {
+function waitPositions(nodes: readonly GraphNode[]): Map<string, number> {
   const pos = new Map<string, number>();
   nodes.forEach((n, i) => {
     if (n.kind === 'wait' && n.waitOf !== undefined && !pos.has(n.waitOf)) pos.set(n.waitOf, i);

@@ -10,7 +10,7 @@ import { weakMemo } from '../util';
 import { baseOf } from './memory';
 
 /** Dense view of a tensor table: slot per non-persistent base, -1 for persistent roots. */
-export interface TensorTable {
+interface TensorTable {
   /** Tensor id → slot of its root storage (-1: persistent, never freed); absent ids count 0 bytes. */
   readonly slotOf: ReadonlyMap<string, number>;
   /** Ids that are their own root (an output that allocates where it is produced). */
@@ -21,7 +21,7 @@ export interface TensorTable {
 
 const TABLES = weakMemo((tensors: Readonly<Record<string, TensorInfo>>) => tensors, buildTable);
 
-export function tensorTable(tensors: Readonly<Record<string, TensorInfo>>): TensorTable {
+function tensorTable(tensors: Readonly<Record<string, TensorInfo>>): TensorTable {
   return TABLES(tensors);
 }
 

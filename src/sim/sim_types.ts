@@ -1,7 +1,7 @@
 // Simulator contract: time a schedule on N ranks with a cost model per rank.
 
 import type { Schedule } from '../backends';
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import type { MemoryCurve, TraceEvent } from '../trace';
 
 export interface SimOptions {

@@ -12,7 +12,7 @@
 // torch's cross-rank alignment prevents) and stop there; the simulation always terminates.
 
 import type { Schedule } from '../backends';
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import { ConfigError, FsdpSimError } from '../errors';
 import type { GraphNode } from '../graph';
 import type { MemoryCurve, StreamName, TraceEvent } from '../trace';

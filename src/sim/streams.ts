@@ -6,7 +6,7 @@ import type { GraphNode } from '../graph';
 import { COMPUTE_STREAM, commStream, type StreamName, type TraceEvent } from '../trace';
 import { weakMemo } from '../util';
 
-export { COMPUTE_STREAM, commStream, sideStream } from '../trace'; // stream identities: trace/stream.ts
+export { sideStream } from '../trace'; // stream identities: trace/stream.ts
 
 /** Bytes a collective is timed with: the gathered output (all-gather) or the full input (reduce-scatter). */
 export function collectiveBytes(node: GraphNode): number {

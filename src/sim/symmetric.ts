@@ -3,7 +3,7 @@
 // simulated and its events / memory are copied to the ranks asked for (1024 ranks cost 1×).
 
 import type { Schedule } from '../backends';
-import type { CostModel } from '../estimate/cost_types';
+import type { CostModel } from '../estimate';
 import type { MemoryCurve, TraceEvent } from '../trace';
 
 /** Ranks emit by default: all below this world size, else rank 0 only. */

@@ -16,7 +16,7 @@ export interface ConfigSlice {
 }
 
 /** Copy of obj with the dotted path set to value (plain objects only). */
-export function setPath(obj: unknown, path: string, value: unknown): unknown {
+function setPath(obj: unknown, path: string, value: unknown): unknown {
   const [head, ...rest] = path.split('.');
   const base = (obj && typeof obj === 'object' ? obj : {}) as Record<string, unknown>;
   return { ...base, [head]: rest.length ? setPath(base[head], rest.join('.'), value) : value };

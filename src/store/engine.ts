@@ -12,9 +12,9 @@ import {
   matchLogGraphs,
   parseTorchPassLog,
   type TorchLogGraph,
-} from '../backends/autobucketing/torch_log';
+} from '../backends';
 import type { PipelineResult } from '../pipeline';
-import { stepFigures } from '../pipeline/figures';
+import { stepFigures } from '../pipeline';
 import type { MemoryCurve, TraceEvent } from '../trace';
 import type { RunKey, SideResult } from './store_types';
 
@@ -47,7 +47,7 @@ export function simulateConfig(cfg: SimConfig): { a: SideResult; b: SideResult }
 }
 
 /** What a simulated side ran: the config's model and mesh on the cost model. */
-export function simRunKey(cfg: SimConfig): RunKey {
+function simRunKey(cfg: SimConfig): RunKey {
   return { model: cfg.model, mesh: describeMesh(resolveMesh(cfg.ranks, cfg.parallelism)), kernels: 'cost model' };
 }
 

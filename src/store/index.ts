@@ -1,10 +1,7 @@
 // Public entry of the stores.
 export { appStore, createAppStore, useApp, type AppState } from './app_store';
-export type { ConfigSlice } from './config_slice';
-export { getPath, setPath } from './config_slice';
-export type { ResultsSlice } from './results_slice';
-export type { ViewSlice, ThemeChoice } from './view_slice';
-export type { LiveSlice } from './live_slice';
+export { getPath } from './config_slice';
+export type { ThemeChoice } from './view_slice';
 export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export * from './store_types';

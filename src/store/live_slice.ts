@@ -3,7 +3,7 @@
 // takes the config's mesh (TP, HSDP) as far as the live workers and the tiny model can.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { runTraining } from '../runtime/coordinator'; // the browser flavour (Web Workers)
+import { runTraining } from '../runtime'; // the browser flavour (Web Workers)
 import type { BackendName } from '../backends';
 import { describeMesh, type SimConfig } from '../config';
 import { sideFromEvents } from './engine';
@@ -19,7 +19,7 @@ export interface LiveSlice {
   stopLive(): void;
 }
 
-export const IDLE_LIVE: LiveState = {
+const IDLE_LIVE: LiveState = {
   running: false, step: 0, steps: 0, stepsPerSec: 0, losses: [], device: '', error: null, side: 'b', ranks: 0, mesh: '',
   stoppedAfter: null,
 };

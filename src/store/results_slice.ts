@@ -23,7 +23,7 @@ export interface ResultsSlice {
   setNotice(n: Notice | null): void;
 }
 
-export interface PendingView {
+interface PendingView {
   readonly window?: ViewSlice['window'];
   /** A window as fractions of the zoom-out limit (the first screen's zoom), when `window` is unset. */
   readonly fraction?: readonly [number, number];
@@ -35,7 +35,7 @@ const NOTICE_INFO_MS = 6_000;
 const NOTICE_ERROR_MS = 15_000;
 
 /** Zoom-out limit: the last event end over both sides (µs). */
-export function limitOf(sides: Readonly<Record<Side, SideResult | null>>): number {
+function limitOf(sides: Readonly<Record<Side, SideResult | null>>): number {
   let lim = 0;
   for (const side of SIDES) {
     const r = sides[side];

@@ -11,7 +11,7 @@ export type SimReply =
   | { readonly id: number; readonly ok: true; readonly a: PackedSide; readonly b: PackedSide; readonly ms: number }
   | { readonly id: number; readonly ok: false; readonly error: string };
 
-export type SimOutcome = { readonly a: SideResult; readonly b: SideResult; readonly ms: number };
+type SimOutcome = { readonly a: SideResult; readonly b: SideResult; readonly ms: number };
 
 /** Superseded by a newer request: the caller drops it silently. */
 export class SimSuperseded extends Error {}

@@ -1,16 +1,16 @@
 // Store value types shared by the slices and the UI: one side of the comparison (A or B), the
 // live-run state and user-visible notices.
 
-import type { Agreement } from '../backends/autobucketing/torch_log';
+import type { Agreement } from '../backends';
 import type { Schedule } from '../backends';
-import type { CollectiveMismatch } from '../sim/sim_types';
+import type { CollectiveMismatch } from '../sim';
 import type { MemoryCurve, TraceEvent } from '../trace';
-import type { TraceMetrics } from '../trace/metrics';
+import type { TraceMetrics } from '../trace';
 
 export type Side = 'a' | 'b';
 export const SIDES: readonly Side[] = ['a', 'b'];
 
-export type SideSource = 'sim' | 'live' | 'import';
+type SideSource = 'sim' | 'live' | 'import';
 
 /** What one timeline shows: events plus everything measured about them. */
 export interface SideResult {
@@ -54,7 +54,7 @@ export interface Selection {
   readonly peer?: { readonly side: Side; readonly eventIndex: number };
 }
 
-export interface LivePoint {
+interface LivePoint {
   readonly step: number;
   readonly loss: number;
 }

@@ -4,7 +4,7 @@
 
 import type { BackendName } from '../backends';
 import type { SimConfig } from '../config';
-import { newSweepCache, runSweepPoint, sweepPoints, type SweepAxis, type SweepRow } from '../pipeline/sweep';
+import { newSweepCache, runSweepPoint, sweepPoints, type SweepAxis, type SweepRow } from '../pipeline';
 
 export interface SweepRequest {
   readonly base: SimConfig;

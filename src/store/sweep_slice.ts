@@ -3,7 +3,7 @@
 
 import type { StoreApi } from 'zustand/vanilla';
 import type { SimConfig } from '../config';
-import { parseVary, sweepPoints, type SweepAxis, type SweepRow } from '../pipeline/sweep';
+import { parseVary, sweepPoints, type SweepAxis, type SweepRow } from '../pipeline';
 import { startSweepRun, type SweepRun } from './sweep_runner';
 
 export interface SweepSlice {

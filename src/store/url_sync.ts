@@ -6,7 +6,7 @@
 
 import type { StoreApi } from 'zustand/vanilla';
 import { changedFields, configToQuery, parseConfigQuery, type SimConfig } from '../config';
-import type { TimeWindow } from '../trace/time_scale';
+import type { TimeWindow } from '../trace';
 import type { AppState } from './app_store';
 import { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from '../config';
 import type { ThemeChoice } from './view_slice';

@@ -3,7 +3,7 @@
 // it imperatively; React reads small pieces.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { clampWindow, panWindow, zoomWindow, type TimeWindow } from '../trace/time_scale';
+import { clampWindow, panWindow, zoomWindow, type TimeWindow } from '../trace';
 import type { Selection } from './store_types';
 
 export type ThemeChoice = 'auto' | 'light' | 'dark';

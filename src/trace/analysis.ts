@@ -7,7 +7,7 @@ import type { MemoryCurve, TraceEvent } from './event';
 import { computeMetrics, rankMetrics, type CollectiveCounts, type RankMetrics, type TraceMetrics } from './metrics';
 
 /** HTA's figures for one rank (or one rank in one iteration). */
-export interface HtaRow {
+interface HtaRow {
   readonly rank: number;
   readonly overlapPct: number; // NaN: no communication
   readonly idlePct: number;
@@ -16,7 +16,7 @@ export interface HtaRow {
   readonly spanUs: number; // HTA's kernel_time: first GPU event start → last GPU event end
 }
 
-export interface RankRow extends HtaRow {
+interface RankRow extends HtaRow {
   readonly computeUs: number;
   readonly commUs: number;
   readonly exposedCommUs: number;
@@ -28,7 +28,7 @@ export interface RankRow extends HtaRow {
   readonly collectives: CollectiveCounts;
 }
 
-export interface IterationRow extends HtaRow {
+interface IterationRow extends HtaRow {
   readonly iteration: number; // ProfilerStep#N
 }
 
@@ -70,7 +70,7 @@ function rankRow(m: RankMetrics): RankRow {
 }
 
 /** Per-iteration rows: events grouped by (ProfilerStep, rank); events without a step are left out. */
-export function iterationRows(events: readonly TraceEvent[]): IterationRow[] {
+function iterationRows(events: readonly TraceEvent[]): IterationRow[] {
   const groups = new Map<string, { iteration: number; rank: number; events: TraceEvent[] }>();
   for (const e of events) {
     if (e.iteration === undefined) continue;

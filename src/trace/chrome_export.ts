@@ -9,8 +9,8 @@ import { isCommKind, type CommKind } from './kinds';
 import { commGroupOf } from './stream';
 
 export const TRACE_FORMAT = 'fsdp-sim trace v1';
-export const COMPUTE_TID = 7; // CUDA's default stream id in Kineto traces
-export const FIRST_COMM_TID = 20; // comm streams, one per process group, sorted by name
+const COMPUTE_TID = 7; // CUDA's default stream id in Kineto traces
+const FIRST_COMM_TID = 20; // comm streams, one per process group, sorted by name
 export const MEMORY_COUNTER = 'GPU Memory Allocated';
 
 export interface ChromeEvent {
@@ -142,7 +142,7 @@ function roundSpan(start: number, dur: number): { ts: number; dur: number } {
 }
 
 /** tid of every stream: compute → 7, comm streams → 20, 21, … in name order. */
-export function streamTids(events: readonly TraceEvent[]): Map<StreamName, number> {
+function streamTids(events: readonly TraceEvent[]): Map<StreamName, number> {
   const comm = [...new Set(events.map((e) => e.stream).filter((s) => s !== 'compute'))].sort();
   const tids = new Map<StreamName, number>([['compute', COMPUTE_TID]]);
   comm.forEach((s, i) => tids.set(s, FIRST_COMM_TID + i));

@@ -13,7 +13,7 @@ export type EventKind =
   | LiveHostKind; // live mode, measured: the rank's host-side time (readback, upload, barrier wait)
 
 /** Live mode's host-side phases drawn as their own kinds on the measured (wall-clock) timeline. */
-export type LiveHostKind = 'readback' | 'upload' | 'barrier';
+type LiveHostKind = 'readback' | 'upload' | 'barrier';
 
 /**
  * Stream names: 'compute', 'comm:<group>' (one NCCL stream per process group), or 'side:<name>': a

@@ -63,9 +63,9 @@ export interface RawEvent {
   readonly collective?: unknown;
 }
 
-export const isGpuEvent = (e: RawEvent): boolean => (e.stream >= 0 && e.correlation >= 0) || SYNC_BY_NAME.has(e.name);
+const isGpuEvent = (e: RawEvent): boolean => (e.stream >= 0 && e.correlation >= 0) || SYNC_BY_NAME.has(e.name);
 
-export const profilerStep = (name: string): number | undefined => {
+const profilerStep = (name: string): number | undefined => {
   const m = PROFILER_STEP_RE.exec(name);
   return m ? Number(m[1]) : undefined;
 };

@@ -5,28 +5,27 @@ export { union, intersect, totalLength, type Interval } from './intervals';
 export {
   aggregateMetrics,
   computeMetrics,
-  rankMetrics,
   type RankMetrics,
   type TraceMetrics,
-  type CollectiveCounts,
 } from './metrics';
 export {
   exportChromeTrace,
-  exportChromeTraces,
   waitOfGraph,
-  ncclKernelName,
-  streamTids,
-  TRACE_FORMAT,
-  MEMORY_COUNTER,
-  COMPUTE_TID,
-  FIRST_COMM_TID,
-  type ChromeEvent,
-  type ChromeTrace,
-  type TraceInput,
   type ExportOptions,
 } from './chrome_export';
-export { importTrace, type ImportedTrace } from './import';
+export { importTrace } from './import';
 export { traceText } from './gzip';
 export { COMM_KINDS, COMM_LABELS, isCommKind } from './kinds';
 export { TimeScale, type TimeWindow } from './time_scale';
 export { COMPUTE_STREAM, commGroupOf, commStream, isCommStream, sideStream, streamOf } from './stream';
+export { analyzeTrace } from './analysis';
+export type { TraceAnalysis } from './analysis';
+export { MAX_TRACE_BYTES } from './gzip';
+export { chromeTraceJson } from './chrome_json';
+export { htaCategory } from './hta';
+export { MAX_TRACE_US, fail, isObject, readInt, readSpan, readString, readTs } from './import_fields';
+export type { Json } from './import_fields';
+export { checkOneRun, runIdentity } from './import_runs';
+export type { RunIdentity } from './import_runs';
+export { MAX_RANK, fileRank } from './kineto';
+export { clampWindow, panWindow, zoomWindow } from './time_scale';

@@ -19,7 +19,7 @@ import { COMM_KINDS, isCommKind, type CommKind } from './kinds';
 export type CollectiveCounts = Readonly<Record<CommKind, number>>;
 
 /** Union time of each of HTA's GPU-event categories (HTA's kernel breakdown by type), µs. */
-export interface CategoryUs {
+interface CategoryUs {
   readonly compute: number;
   readonly communication: number;
   readonly memory: number;

@@ -12,7 +12,7 @@
 import type { DType, GraphNode, TensorInfo } from '../../graph';
 
 /** The op torch traces for a coalesced reduce-scatter bucket. */
-export const COALESCED_REDUCE_SCATTER = '_c10d_functional.reduce_scatter_tensor_coalesced.default';
+const COALESCED_REDUCE_SCATTER = '_c10d_functional.reduce_scatter_tensor_coalesced.default';
 
 /** A collective that torch issues as one coalesced group call (several waits, no bucket key). */
 export const isCoalesced = (node: GraphNode): boolean => node.attrs?.target === COALESCED_REDUCE_SCATTER;
@@ -23,7 +23,7 @@ export interface TraceBuilder {
   node(fnName: string, target: string, spec: TraceNodeSpec): GraphNode;
 }
 
-export interface TraceNodeSpec {
+interface TraceNodeSpec {
   readonly kind: GraphNode['kind'];
   readonly inputs: readonly string[];
   readonly outputs: (name: string) => string[];

@@ -2,7 +2,7 @@
 // proportional to what it touches, and a region re-sort walks only the region.
 // Upstream: torch/fx/graph.py (Graph's node list), bucketing.py (_sort_bucket_region).
 
-import type { GraphNode } from '../../graph/types';
+import type { GraphNode } from '../../graph';
 
 export class FxList {
   private readonly prev = new Map<GraphNode, GraphNode | null>();

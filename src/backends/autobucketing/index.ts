@@ -7,16 +7,16 @@
 // Upstream: https://github.com/pytorch/pytorch/blob/v2.13.0/torch/_inductor/fx_passes/overlap_scheduling.py
 // and overlap_preserving_bucketer.py; torchtitan/experiments/simple_fsdp/backend.py calls it.
 
-import type { CostModel } from '../../estimate/cost_types';
-import { GraphError } from '../../graph/graph_errors';
-import { kahnOrder } from '../../graph/toposort';
+import type { CostModel } from '../../estimate';
+import { GraphError } from '../../graph';
+import { kahnOrder } from '../../graph';
 import type { StepGraph } from '../../graph';
 import { indexGraph } from '../graph_index';
 import { resolveOptions } from '../knob_specs';
 import { rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
 import type { Backend, PassStats, Reason, Schedule } from '../schedule_types';
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
-import type { Nccl213Topology } from '../../estimate/nccl_2_13';
+import type { Nccl213Topology } from '../../estimate';
 import type { GraphIndex } from '../graph_index';
 import { fxNameOf } from './fx_names';
 import { type PreBucket, preBucketFsdp, type PreBucketResult } from './pre_bucket';
@@ -34,13 +34,11 @@ export {
   DEFAULT_TORCH_PROFILE,
   torchProfileLabel,
 } from './options';
-export { OFF_PATH } from './torch_scheduler';
 export {
   compareWithTorch,
   matchLogGraphs,
   parseTorchPassLog,
   type Agreement,
-  type Disagreement,
   type TorchLogGraph,
 } from './torch_log';
 

@@ -4,8 +4,8 @@
 // queues) and on node positions (tie-breaks), so the port plans on this view, not on the IR.
 // Upstream: torch/_inductor/fx_passes/overlap_scheduling.py (OverlapScheduler.__init__).
 
-import type { CostModel } from '../../estimate/cost_types';
-import type { Phase } from '../../graph/types';
+import type { CostModel } from '../../estimate';
+import type { Phase } from '../../graph';
 import type { GraphIndex } from '../graph_index';
 import { bucketKey } from '../rewrite';
 import { weakMemo } from '../../util';

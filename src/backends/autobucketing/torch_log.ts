@@ -84,7 +84,7 @@ export function parseTorchPassLog(text: string): TorchLogGraph[] {
   return graphs.filter((x) => x.collectives.size > 0);
 }
 
-export interface Disagreement {
+interface Disagreement {
   readonly collective: string;
   readonly what: 'bucket' | 'prefetch';
   readonly torch: string;

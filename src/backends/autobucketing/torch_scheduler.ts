@@ -12,7 +12,7 @@
 import { PrefetchBudget } from './budget';
 import { CandidateOrder } from './candidate_order';
 import { gbToBytes, type AutobucketingOptions } from './options';
-import { PyHeap } from '../../graph/heap';
+import { PyHeap } from '../../graph';
 import { OrderedBits } from './ordered_bits';
 import { TargetReach } from './reach';
 import { NodeClass, type TorchGraph } from './torch_graph';

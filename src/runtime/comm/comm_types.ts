@@ -47,7 +47,7 @@ export interface CommGroup {
   readonly ranks: readonly number[];
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** The per-rank communicator (implemented by RankComm in rank_comm.ts). */
 export interface RankCommApi {

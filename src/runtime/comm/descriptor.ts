@@ -14,7 +14,7 @@ export function hashTensorNames(names: readonly string[]): number {
 }
 
 /** Characters of the caller's label kept in the slot. */
-export const LABEL_CHARS = 64;
+const LABEL_CHARS = 64;
 /** UTF-8 bytes left for the tensor list: the slot minus the label (≤ 3 bytes a UTF-16 unit) and a separator. */
 const TENSORS_TEXT_BYTES = DESC_TEXT_BYTES - 3 * LABEL_CHARS - 1;
 const SEP = '\u0000';
@@ -36,7 +36,7 @@ export function makeDescriptor(
   return { seq, kind, elems, tensorsHash: hashTensorNames(names), label: cutLabel, tensorsText: tensorListText(names) };
 }
 
-export function sameDescriptor(a: CollectiveDescriptor, b: CollectiveDescriptor): boolean {
+function sameDescriptor(a: CollectiveDescriptor, b: CollectiveDescriptor): boolean {
   return a.seq === b.seq && a.kind === b.kind && a.elems === b.elems && a.tensorsHash === b.tensorsHash;
 }
 

@@ -1,6 +1,5 @@
 // Node-only entry of the comm folder (worker_threads pool, scripts, bench timing). Kept out of
 // index.ts so the browser bundle never pulls in node:worker_threads.
 export { NodeRankPool } from './node_pool';
-export type { RankError, RankJob, RankOutcome, RankStep, StepResult } from './node_script';
+export type { RankOutcome, RankStep } from './node_script';
 export { benchCollective, memcpyBaseline } from './node_bench';
-export type { CollectiveBench, CollectiveBenchOptions, MemcpyBaseline, TimingStats } from './node_bench';

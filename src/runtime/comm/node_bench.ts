@@ -7,7 +7,7 @@ import { NodeRankPool } from './node_pool';
 import { fixedSpinUs } from './sync';
 import { createCommInit, type CollectiveAlgorithm } from './comm_types';
 
-export interface TimingStats {
+interface TimingStats {
   readonly medianMs: number;
   readonly minMs: number;
   readonly timesMs: readonly number[];

@@ -42,7 +42,7 @@ export interface StepResult {
   readonly timesMs?: readonly number[]; // bench: wall time of each timed collective on this rank
 }
 
-export interface RankError {
+interface RankError {
   readonly name: string;
   readonly code?: string;
   readonly message: string;

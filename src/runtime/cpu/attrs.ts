@@ -25,7 +25,7 @@ export function intAttr(op: ComputeOp, attrs: OpAttrs, name: string, min = 1): n
 }
 
 /** A finite number attribute; `fallback` when absent (undefined fallback = required). */
-export function numAttr(op: ComputeOp, attrs: OpAttrs, name: string, fallback?: number): number {
+function numAttr(op: ComputeOp, attrs: OpAttrs, name: string, fallback?: number): number {
   const v = attrs[name] ?? fallback;
   if (typeof v !== 'number' || !Number.isFinite(v)) {
     throw new ConfigError(`${op}.${name}`, `${op}.${name} must be a finite number, got ${JSON.stringify(v)}`);
@@ -34,7 +34,7 @@ export function numAttr(op: ComputeOp, attrs: OpAttrs, name: string, fallback?: 
 }
 
 /** A boolean flag; absent = false. Accepts 0/1 too (graph dumps write numbers). */
-export function boolAttr(op: ComputeOp, attrs: OpAttrs, name: string): boolean {
+function boolAttr(op: ComputeOp, attrs: OpAttrs, name: string): boolean {
   const v = attrs[name];
   if (v === undefined || v === false || v === 0) return false;
   if (v === true || v === 1) return true;

@@ -10,4 +10,3 @@ export { attention, attentionBwd, attentionIndex } from './attention';
 export { add } from './add';
 export { crossEntropy, crossEntropyBwd } from './cross_entropy';
 export { adamw, adamwBiasCorrections } from './adamw';
-export type { FArr, IArr } from './cpu_types';

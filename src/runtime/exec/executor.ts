@@ -7,7 +7,7 @@
 
 import type { Schedule } from '../../backends';
 import type { GraphNode, StepGraph } from '../../graph';
-import { LOSS, paramTensorIds, type ComputeOp } from '../../graph/ops';
+import { LOSS, paramTensorIds, type ComputeOp } from '../../graph';
 import type { DeviceTensor, KernelBackend, OpAttrs } from '../kernels';
 import { FsdpSimError } from '../../errors';
 import { crossEntropyDims, embeddingDims } from '../cpu/attrs';

@@ -84,7 +84,7 @@ export class PhaseClock {
 }
 
 /** Sum of rows, phase by phase (the mean is this over the row count). */
-export function sumPhases(rows: readonly StepPhases[]): StepPhases {
+function sumPhases(rows: readonly StepPhases[]): StepPhases {
   const out: Record<string, number> = { stepMs: 0, other: 0 };
   for (const p of PHASES) out[p] = 0;
   for (const r of rows) for (const k of Object.keys(out)) out[k] += r[k as keyof StepPhases];

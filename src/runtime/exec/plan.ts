@@ -3,13 +3,13 @@
 // so the executor can release it right after. Built once per schedule and cached.
 
 import type { GraphNode, StepGraph, TensorInfo } from '../../graph';
-import { DTYPE_BYTES } from '../../graph/types';
-import { LOSS, TARGETS, TOKENS, paramTensorIds } from '../../graph/ops';
+import { DTYPE_BYTES } from '../../graph';
+import { LOSS, TARGETS, TOKENS, paramTensorIds } from '../../graph';
 import type { ElemType } from '../kernels';
 import { FsdpSimError } from '../../errors';
 import { weakMemo } from '../../util';
 
-export type NodeAction =
+type NodeAction =
   | 'compute' // kernels.run
   | 'alias' // fp32 cast, same-size view, wait: the output is the input's storage
   | 'copy_view' // a view / fp32 cast that drops (prefix) or adds (zero padding) trailing elements

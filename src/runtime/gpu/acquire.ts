@@ -8,7 +8,7 @@ export interface AcquiredGpuKernels extends GpuKernelBackend {
   readonly kernelDevice: KernelDevice;
 }
 
-export async function createGpuKernelsFromGpu(
+async function createGpuKernelsFromGpu(
   gpu: GPU | undefined, opts: RequestKernelDeviceOptions & GpuKernelsOptions = {},
 ): Promise<AcquiredGpuKernels> {
   const kd = await requestKernelDevice({ ...opts, gpu });

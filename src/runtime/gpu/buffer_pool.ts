@@ -5,7 +5,7 @@ import { USAGE } from './usage';
 
 const POOLS = new WeakMap<GPUDevice, Map<number, GPUBuffer[]>>();
 
-export const STORAGE_USAGE = USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST;
+const STORAGE_USAGE = USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST;
 
 /** Byte size of a tensor's buffer: ≥ 4 and a multiple of 4 (WebGPU copy alignment). */
 export const bufferBytes = (length: number) => Math.max(4, length * 4);

@@ -5,7 +5,7 @@
 // and in Node through Dawn (`create([...])` from the `webgpu` package).
 import { GpuError, GpuLimitError } from './gpu_errors';
 
-export type FeatureLevel = 'core' | 'compatibility';
+type FeatureLevel = 'core' | 'compatibility';
 
 export interface KernelDevice {
   readonly device: GPUDevice;
@@ -27,7 +27,7 @@ export interface RequestKernelDeviceOptions {
 }
 
 /** What the kernels need, each with the kernel that needs it (used in the error message). */
-export const REQUIRED_LIMITS: readonly { limit: keyof GPUSupportedLimits & string; min: number; why: string }[] = [
+const REQUIRED_LIMITS: readonly { limit: keyof GPUSupportedLimits & string; min: number; why: string }[] = [
   { limit: 'maxComputeInvocationsPerWorkgroup', min: 256, why: 'matmul variants 2/3 (16×16 threads)' },
   { limit: 'maxComputeWorkgroupSizeX', min: 64, why: 'elementwise kernels (64 threads)' },
   { limit: 'maxComputeWorkgroupSizeY', min: 16, why: 'matmul variants 2/3 (16×16 threads)' },
@@ -42,14 +42,14 @@ const REQUESTED_LIMITS = [
 ] as const;
 
 /** Throws a GpuLimitError naming the first limit below what the kernels need. */
-export function checkKernelLimits(limits: GPUSupportedLimits): void {
+function checkKernelLimits(limits: GPUSupportedLimits): void {
   for (const r of REQUIRED_LIMITS) {
     const found = limits[r.limit] as number;
     if (!(found >= r.min)) throw new GpuLimitError(r.limit, found, r.min, r.why);
   }
 }
 
-export function defaultGpu(): GPU | undefined {
+function defaultGpu(): GPU | undefined {
   return (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
 }
 

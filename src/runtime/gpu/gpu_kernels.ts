@@ -16,7 +16,7 @@ import { GpuQueue } from './queue';
 import { READBACK_USAGE, StagingPool, UPLOAD_USAGE } from './staging_pool';
 import { MAP_READ_MODE } from './usage';
 
-export interface GpuTensor extends DeviceTensor {
+interface GpuTensor extends DeviceTensor {
   readonly buffer: GPUBuffer;
 }
 

@@ -29,7 +29,7 @@ export interface PlanContext {
 }
 
 /** Splits a workgroup count over x and y to stay under maxComputeWorkgroupsPerDimension. */
-export function grid(device: GPUDevice, groups: number, what: string): [number, number] {
+function grid(device: GPUDevice, groups: number, what: string): [number, number] {
   const max = device.limits.maxComputeWorkgroupsPerDimension;
   const n = Math.max(1, groups);
   const x = Math.min(n, max);

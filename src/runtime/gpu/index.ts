@@ -7,19 +7,15 @@ import { loadShaderSources } from './shaders';
 installShaders(await loadShaderSources());
 
 export { createGpuKernels } from './gpu_kernels';
-export type { GpuKernelBackend, GpuKernelsOptions, GpuTensor } from './gpu_kernels';
-export { createGpuKernelsFromGpu, createGpuKernelsFromNavigator } from './acquire';
-export type { AcquiredGpuKernels } from './acquire';
-export { checkKernelLimits, defaultGpu, REQUIRED_LIMITS, requestKernelDevice } from './device';
-export type { FeatureLevel, KernelDevice, RequestKernelDeviceOptions } from './device';
+export type { GpuKernelBackend } from './gpu_kernels';
+export { createGpuKernelsFromNavigator } from './acquire';
+export { requestKernelDevice } from './device';
+export type { KernelDevice } from './device';
 export { GpuError, GpuLimitError } from './gpu_errors';
 export {
-  defaultMatmulVariant, encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, matmulFlops, matmulVariantInfo,
+  defaultMatmulVariant, encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, matmulFlops,
 } from './gpu_matmul';
-export type { MatmulVariant, MatmulVariantInfo } from './gpu_matmul';
-export { cachedPipelineCount, getPipeline, pipelineKey } from './pipelines';
+export type { MatmulVariant } from './gpu_matmul';
+export { cachedPipelineCount } from './pipelines';
 export { precompileKernels } from './precompile';
-export { ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, dispatchConstants } from './kernel_constants';
-export type { PrecompileOptions } from './precompile';
-export { ENTRY_POINTS, SHADER_NAMES, shaderSource } from './shader_registry';
-export type { ShaderName } from './shader_registry';
+export { ENTRY_POINTS } from './shader_registry';

@@ -19,7 +19,7 @@ function cacheOf(device: GPUDevice): DeviceCache {
   return c;
 }
 
-export function pipelineKey(shader: ShaderName, entry: string, constants: Constants = {}): string {
+function pipelineKey(shader: ShaderName, entry: string, constants: Constants = {}): string {
   const keys = Object.keys(constants).sort();
   return `${shader}:${entry}:{${keys.map((k) => `${k}=${constants[k]}`).join(',')}}`;
 }
