@@ -11,7 +11,10 @@ export interface AutobucketingOptions {
   max_in_flight_gb: number;
   /** A collective may be started at most this many compute nodes before the compute node it feeds. */
   max_compute_pre_fetch: number;
-  /** Only the next this-many unscheduled collectives are prefetch candidates (and bucketing looks this far); bounds compile time. */
+  /**
+   * Only the next this-many unscheduled collectives are prefetch candidates (and bucketing looks this
+   * far); bounds compile time.
+   */
   max_coll_distance: number;
   /** Scale on compute time when hiding communication (torch's spelling, 'multipler', kept verbatim). */
   compute_overlap_multipler: number;
@@ -19,17 +22,26 @@ export interface AutobucketingOptions {
   max_memory_increase_gb: number;
   /** ... and this fraction of the original peak. */
   max_memory_increase_ratio: number;
-  /** Bucket the least-hidden collectives first (they gain most from fewer launches); 'auto' (torch 2.13's None): only on groups carrying FSDP all-gathers. */
+  /**
+   * Bucket the least-hidden collectives first (they gain most from fewer launches); 'auto' (torch
+   * 2.13's None): only on groups carrying FSDP all-gathers.
+   */
   bucket_exposed_first: 'true' | 'false' | 'auto';
   /** Run the overlap-preserving bucketer after scheduling. */
   collective_bucketing: boolean;
-  /** torch test_configs.assume_bucketing_reduces_latency: a collective started while a same-kind one is in flight counts without its latency. */
+  /**
+   * torch test_configs.assume_bucketing_reduces_latency: a collective started while a same-kind one
+   * is in flight counts without its latency.
+   */
   assume_bucketing_reduces_latency: boolean;
   /** Byte cap of one bucket (sum of members' input + output bytes, GiB): torch passes max_bucket_memory_gb=2.0. */
   max_bucket_memory_gb: number;
   /** Prefetch candidates grouped by bucket key, so same-bucket collectives start together and can merge. */
   prioritize_bucketing_during_scheduling: boolean;
-  /** torch 2.13: off-path collectives (backward reduce-scatters) wait until this many GiB of one key are ready, then go together; 0 = None (off, as in 2.11). */
+  /**
+   * torch 2.13: off-path collectives (backward reduce-scatters) wait until this many GiB of one key
+   * are ready, then go together; 0 = None (off, as in 2.11).
+   */
   max_off_bucket_gb: number;
   /** Bucket only the groups that carry FSDP all-gathers (torch's proxy for inter-node groups). */
   bucket_only_internode_comms: boolean;
