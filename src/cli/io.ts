@@ -4,6 +4,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ImportError } from '../errors';
 import { MAX_TRACE_BYTES, traceText } from '../trace';
+import { mibText } from '../util';
 import { UsageError } from './flags';
 
 export interface Io {
@@ -51,7 +52,7 @@ function readBounded(path: string, what: string, limit: number): Uint8Array {
     const st = fstatSync(fd);
     if (!st.isFile()) throw notFile();
     if (st.size > limit) {
-      const sizes = `${(st.size / 2 ** 20).toFixed(1)} MiB, over the ${(limit / 2 ** 20).toFixed(0)} MiB input limit`;
+      const sizes = `${mibText(st.size)}, over the ${mibText(limit, 0)} input limit`;
       throw new ImportError(path, `${what}'${path}' is ${sizes} (${MAX_INPUT_ENV} sets the limit); not read`);
     }
     // at most limit + 1 bytes even if the file grows after the check

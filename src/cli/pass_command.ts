@@ -18,7 +18,7 @@ import { HARDWARE_NAMES, type NetworkName } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
-import { formatPercent } from '../util';
+import { formatPercent, mibText } from '../util';
 import {
   CONFIG_OPTIONS,
   GRAPH_SHAPE_FLAGS,
@@ -157,14 +157,13 @@ function passReport(before: PipelineResult, after: PipelineResult, torchLog: rea
   };
 }
 
-const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /** The text report: before → after, the buckets, then per FX graph torch's own accounting. */
 function printPass(io: Io, backend: BackendName, out: ReturnType<typeof passReport>): void {
   io.out(`passes:        ${BACKEND_PASSES[backend].join(' → ')}`);
   io.out(`collectives:   ${out.collectivesBefore} → ${out.collectivesAfter} (${out.buckets.length} buckets)`);
   io.out(`exposed comm:  ${out.exposedMsBefore.toFixed(3)} ms → ${out.exposedMsAfter.toFixed(3)} ms`);
-  io.out(`peak memory:   ${mib(out.peakBytesBefore)} → ${mib(out.peakBytesAfter)}`);
+  io.out(`peak memory:   ${mibText(out.peakBytesBefore)} → ${mibText(out.peakBytesAfter)}`);
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
   for (const g of out.graphs ?? []) printGraphStats(io, g);
   for (const a of out.agreement ?? []) printAgreement(io, a);
@@ -187,8 +186,8 @@ function printGraphStats(io: Io, g: PassStats): void {
     io.out(`pre-bucketing (${g.phase}): ${what}; merged collectives timed by ${timed}`);
   }
   const exposed = `scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms`;
-  const peaks = `original ${mib(g.originalPeakBytes)}, allowed ${mib(g.allowedPeakBytes)}`;
-  io.out(`torch accounting (${g.phase}): ${exposed}; peak ${mib(g.peakBytes)} (${peaks})`);
+  const peaks = `original ${mibText(g.originalPeakBytes)}, allowed ${mibText(g.allowedPeakBytes)}`;
+  io.out(`torch accounting (${g.phase}): ${exposed}; peak ${mibText(g.peakBytes)} (${peaks})`);
 }
 
 /** An input of pass read as analyze reads one (bounded, gzip, BOM); a file it cannot read is a usage error. */

@@ -4,6 +4,7 @@
 // Both are bounded: text over MAX_TRACE_BYTES, stored or inflated, is refused.
 
 import { ImportError } from '../errors';
+import { MIB, mibText } from '../util';
 
 /**
  * The most bytes a trace's text may hold, gzipped content included: under V8's longest string
@@ -12,7 +13,7 @@ import { ImportError } from '../errors';
  */
 export const MAX_TRACE_BYTES = 500 * 2 ** 20;
 
-const mib = (n: number): string => `${(n / 2 ** 20).toFixed(n < 2 ** 20 ? 3 : 0)} MiB`;
+const mib = (n: number): string => mibText(n, n < MIB ? 3 : 0);
 
 const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 

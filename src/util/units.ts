@@ -22,6 +22,16 @@ export function gibText(bytes: number, digits = 2): string {
   return `${fixed(bytes / GIB, digits)} GiB`;
 }
 
+/** Bytes as MiB with `digits` decimals: '40.2 MiB'. */
+export function mibText(bytes: number, digits = 1): string {
+  return `${fixed(bytes / MIB, digits)} MiB`;
+}
+
+/** Bytes as KiB with `digits` decimals: '40.0 KiB'. */
+export function kibText(bytes: number, digits = 1): string {
+  return `${fixed(bytes / KIB, digits)} KiB`;
+}
+
 /** Binary units up to EiB: a 70B model's 14 PiB of traffic reads '13.77 PiB', not '14383148.32 GiB'. */
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'] as const;
 

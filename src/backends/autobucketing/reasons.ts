@@ -2,7 +2,7 @@
 // collective (prefetched / why not) and one bucketing reason (bucketed / why not), in plain
 // words with torch's knob names.
 
-import { GIB, KIB, MIB, formatDuration, formatPercent } from '../../util';
+import { GIB, MIB, formatDuration, formatPercent, gibText, kibText, mibText } from '../../util';
 import type { Reason } from '../schedule_types';
 import type { BucketResult, BucketWhy } from './torch_bucketer';
 import { NodeClass, type TorchGraph } from './torch_graph';
@@ -13,10 +13,8 @@ import { OFF_PATH, type OverlapResult, type PrefetchRefusal } from './torch_sche
  * not '0.0 MB'.
  */
 export function fmtGb(bytes: number): string {
-  const gb = bytes / GIB;
-  if (gb >= 0.1) return `${gb.toFixed(gb >= 10 ? 1 : 2)} GiB`;
-  const mb = bytes / MIB;
-  return mb >= 0.1 ? `${mb.toFixed(1)} MiB` : `${(bytes / KIB).toFixed(1)} KiB`;
+  if (bytes >= 0.1 * GIB) return gibText(bytes, bytes >= 10 * GIB ? 1 : 2);
+  return bytes >= 0.1 * MIB ? mibText(bytes) : kibText(bytes);
 }
 
 /** torch's estimates are ms; the app writes durations from µs. */
