@@ -27,6 +27,7 @@ import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { stepFigures } from '../pipeline';
 import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport } from '../sim';
 import { exposedCommByGroup } from '../sim';
+import { formatDuration } from '../util';
 import {
   CONFIG_OPTIONS,
   DEFAULT_BACKENDS_HELP,
@@ -125,7 +126,7 @@ function describeGroupCounts(r: PipelineResult): string {
     .map(([g, c]) => {
       const kinds = (Object.keys(short) as (keyof typeof short)[]).filter((k) => c[k] > 0);
       const n = kinds.map((k) => `${c[k]} ${short[k]}`);
-      return `${g}: ${n.join(', ')} (exposed ${(exposed[g] ?? 0).toFixed(2)} ms)`;
+      return `${g}: ${n.join(', ')} (exposed ${formatDuration((exposed[g] ?? 0) * 1000, { unit: 'ms', digits: 2 })})`;
     })
     .join('; ');
 }

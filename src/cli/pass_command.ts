@@ -18,7 +18,8 @@ import { HARDWARE_NAMES, type NetworkName } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
-import { formatPercent, mibText } from '../util';
+import { formatDuration, formatPercent, mibText } from '../util';
+
 import {
   CONFIG_OPTIONS,
   GRAPH_SHAPE_FLAGS,
@@ -29,6 +30,9 @@ import {
   parseFlags,
 } from './flags';
 import { readInputText, type Io } from './io';
+
+/** torch's millisecond estimates as pass prints them: 3 decimals, in ms ('0.490 ms'). */
+const msText = (ms: number, bare = false) => formatDuration(ms * 1000, { unit: 'ms', digits: 3, bare });
 
 /** The backend pass runs without --backend; the network for collectives a dump leaves untimed (torch's estimator). */
 const PASS_BACKEND: BackendName = 'aot_eager_autobucketing';
@@ -162,7 +166,7 @@ function passReport(before: PipelineResult, after: PipelineResult, torchLog: rea
 function printPass(io: Io, backend: BackendName, out: ReturnType<typeof passReport>): void {
   io.out(`passes:        ${BACKEND_PASSES[backend].join(' → ')}`);
   io.out(`collectives:   ${out.collectivesBefore} → ${out.collectivesAfter} (${out.buckets.length} buckets)`);
-  io.out(`exposed comm:  ${out.exposedMsBefore.toFixed(3)} ms → ${out.exposedMsAfter.toFixed(3)} ms`);
+  io.out(`exposed comm:  ${msText(out.exposedMsBefore)} → ${msText(out.exposedMsAfter)}`);
   io.out(`peak memory:   ${mibText(out.peakBytesBefore)} → ${mibText(out.peakBytesAfter)}`);
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
   for (const g of out.graphs ?? []) printGraphStats(io, g);
@@ -185,7 +189,7 @@ function printGraphStats(io: Io, g: PassStats): void {
     const what = `${pb.buckets.length} FSDP buckets, cap ${pb.capMb.toFixed(1)} MB`;
     io.out(`pre-bucketing (${g.phase}): ${what}; merged collectives timed by ${timed}`);
   }
-  const exposed = `scheduled exposed ${g.scheduledExposedMs.toFixed(3)} of ${g.potentialExposedMs.toFixed(3)} ms`;
+  const exposed = `scheduled exposed ${msText(g.scheduledExposedMs, true)} of ${msText(g.potentialExposedMs)}`;
   const peaks = `original ${mibText(g.originalPeakBytes)}, allowed ${mibText(g.allowedPeakBytes)}`;
   io.out(`torch accounting (${g.phase}): ${exposed}; peak ${mibText(g.peakBytes)} (${peaks})`);
 }

@@ -25,6 +25,7 @@ import { MemoryChart } from './charts/memory_chart';
 import { DiffTable } from './panels/diff_table';
 import { SweepPanel } from './panels/sweep_panel';
 import { CalibrationPanel } from './panels/calibration_panel';
+import { fmtUs } from './ui_format';
 
 /** Keyboard zoom/pan, Perfetto style: W/S zoom in/out, A/D pan. */
 const KEY_ZOOM = 0.8;
@@ -155,8 +156,8 @@ export function App() {
           <ErrorBoundary name="Calibration"><CalibrationPanel /></ErrorBoundary>
           <ErrorBoundary name="Export/import"><IoPanel /></ErrorBoundary>
           <footer className="muted small">
-            simulated both backends in {simMs.toFixed(0)} ms · each timeline's header names its clock (cost model,
-            measured or imported)
+            simulated both backends in {fmtUs(simMs * 1000, { unit: 'ms', digits: 0 })} · each timeline's
+            header names its clock (cost model, measured or imported)
           </footer>
         </main>
       </div>

@@ -5,6 +5,8 @@
 // (executor bookkeeping), and tests hold it under 5 % of the step.
 // Follows the idea of HTA's temporal breakdown (compute / communication / idle), per rank and step.
 
+import { formatDuration } from '../../util';
+
 export const PHASES = ['compute', 'collective', 'barrier', 'readback', 'upload', 'compile'] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -113,6 +115,7 @@ export function phaseReport(perStep: readonly (readonly StepPhases[])[]): {
 
 /** One line: `stepMs 12.3 = compute 8.1 + collective 1.2 + …` (ms). */
 export function formatPhases(p: StepPhases): string {
-  const parts = [...PHASES, 'other' as const].map((k) => `${k} ${p[k].toFixed(2)}`);
-  return `step ${p.stepMs.toFixed(2)} ms = ${parts.join(' + ')}`;
+  const ms = (x: number, bare = true) => formatDuration(x * 1000, { unit: 'ms', digits: 2, bare });
+  const parts = [...PHASES, 'other' as const].map((k) => `${k} ${ms(p[k])}`);
+  return `step ${ms(p.stepMs, false)} = ${parts.join(' + ')}`;
 }

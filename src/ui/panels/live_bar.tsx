@@ -5,6 +5,7 @@
 
 import { useEffect, useState } from 'react';
 import { appStore, type LiveState, useApp } from '../../store';
+import { fmtUs } from '../ui_format';
 
 const LIVE_HINT = 'Live mode: train the tiny model for real on rank workers (timeline B); a larger config '
   + 'switches to tiny first';
@@ -64,10 +65,11 @@ function statusText(live: LiveState, elapsed: number): string {
     return `${who}: tiny on ${on} · ${at} (not compared)`;
   }
   if (live.running && live.step === 0) {
-    return `${who}: starting ${live.ranks} workers, compiling kernels… ${elapsed.toFixed(0)} s`;
+    const waited = fmtUs(elapsed * 1e6, { unit: 's', digits: 0 });
+    return `${who}: starting ${live.ranks} workers, compiling kernels… ${waited}`;
   }
   if (live.running || live.step > 0) {
-    const ms = live.stepsPerSec > 0 ? ` · ${(1000 / live.stepsPerSec).toFixed(0)} ms/step` : '';
+    const ms = live.stepsPerSec > 0 ? ` · ${fmtUs(1e6 / live.stepsPerSec, { unit: 'ms', digits: 0 })}/step` : '';
     return `${who}: tiny on ${on} · step ${live.step}/${live.steps}${ms}`;
   }
   return 'simulated · live mode: Run live trains the tiny model on worker ranks';
