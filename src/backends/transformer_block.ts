@@ -16,8 +16,7 @@
 import type { CostModel } from '../estimate';
 import type { CollectiveKind, GraphNode, StepGraph } from '../graph';
 import { indexGraph, type GraphIndex } from './graph_index';
-import { GraphError } from '../graph';
-import { kahnOrder } from '../graph';
+import { GraphError, kahnOrder } from '../graph';
 import { resolveOptions } from './knob_specs';
 import { bucketKey, rewriteGraph, type BucketPlan, type OrderItem } from './rewrite';
 import type { Backend, Reason, Schedule } from './schedule_types';

@@ -4,9 +4,7 @@
 // collective counts). Files are Kineto traces (.json or .json.gz, one per rank) or fsdp-sim exports.
 
 import { ImportError } from '../errors';
-import { analyzeTrace, type TraceAnalysis } from '../trace';
-import { importTrace } from '../trace';
-import { COMM_KINDS, COMM_LABELS } from '../trace';
+import { analyzeTrace, type TraceAnalysis, importTrace, COMM_KINDS, COMM_LABELS } from '../trace';
 import { UsageError, parseFlags } from './flags';
 import { textTable } from './cli_format';
 import { readInputText, type Io } from './io';

@@ -23,10 +23,8 @@ import {
   type Mesh,
 } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
-import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
-import { stepFigures } from '../pipeline';
-import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport } from '../sim';
-import { exposedCommByGroup } from '../sim';
+import { runPipelineOnGraph, type PipelineResult, stepFigures } from '../pipeline';
+import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport, exposedCommByGroup } from '../sim';
 import { formatDuration } from '../util';
 import {
   CONFIG_OPTIONS,

@@ -2,11 +2,21 @@
 // phase and the parameters it moves): where it ran, what it exposed, what hid it in B and why.
 
 import { BACKEND_NAMES } from '../backends';
-import { buildGraph, runPipelineOnGraph } from '../pipeline';
-import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, hidesInB, type BackendDiff } from '../pipeline';
+import {
+  buildGraph,
+  runPipelineOnGraph,
+  DIFF_COLUMNS,
+  diffBackends,
+  diffInputOf,
+  diffCsv,
+  hidesInB,
+  type BackendDiff,
+  culpritPlan,
+  findCulprit,
+  type Culprit,
+} from '../pipeline';
 import { resolveMesh } from '../config';
 import { describeMismatch } from '../sim';
-import { culpritPlan, findCulprit, type Culprit } from '../pipeline';
 import { waitOfGraph } from '../trace';
 import {
   CONFIG_OPTIONS,

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { configToQuery, type SimConfig } from '../config';
 import type { PipelineResult } from '../pipeline';
 import { EMIT_ALL_BELOW } from '../sim';
-import { exportChromeTrace, waitOfGraph, type ExportOptions } from '../trace';
-import { chromeTraceJson } from '../trace';
+import { exportChromeTrace, waitOfGraph, type ExportOptions, chromeTraceJson } from '../trace';
 import { rankFileName, staleRankFiles, writeTraceFiles, type TraceFile } from './trace_files';
 
 /** The run's identity in its trace files: `aot_eager?model=llama3-8b&ranks=8`. */

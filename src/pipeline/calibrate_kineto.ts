@@ -6,7 +6,7 @@
 // Linear in the events: no spread of an unbounded list, each list grown in place.
 
 import { ImportError, err, ok, type Result } from '../errors';
-import { htaCategory } from '../trace';
+import { htaCategory, checkOneRun, runIdentity, type RunIdentity, MAX_RANK, fileRank } from '../trace';
 import {
   fail,
   isObject,
@@ -17,8 +17,6 @@ import {
   readString,
   readTs,
 } from '../trace';
-import { checkOneRun, runIdentity, type RunIdentity } from '../trace';
-import { MAX_RANK, fileRank } from '../trace';
 import { type OpClass, opClassOfKernel, opClassOfOp } from './calibrate_classes';
 import {
   type CalibKind,

@@ -4,8 +4,7 @@
 // preset cost model, or, in 'measured' mode, with per-node measured device times (median across
 // ranks) and the network scaled so the preset's compute:comm ratio is kept (docs/ARCHITECTURE.md §6).
 
-import { runBackend } from '../backends';
-import { BACKEND_NAMES, type BackendName, type Schedule } from '../backends';
+import { runBackend, BACKEND_NAMES, type BackendName, type Schedule } from '../backends';
 import { ConfigError, oneOfMessage } from '../errors';
 import { makeCostModel, type HardwareName, type NetworkName } from '../estimate';
 import type { CostModel } from '../estimate';

@@ -3,8 +3,7 @@
 // mesh, groups may run at once, so the groups' figures can add up to more than the rank's
 // exposed total (which counts a moment once however many groups are busy).
 
-import { intersect, totalLength, union, type Interval } from '../trace';
-import { commGroupOf, type TraceEvent } from '../trace';
+import { intersect, totalLength, union, type Interval, commGroupOf, type TraceEvent } from '../trace';
 
 /** Group name → exposed µs on `rank`, groups in first-event order. */
 export function exposedCommByGroup(rank: number, events: readonly TraceEvent[]): Record<string, number> {

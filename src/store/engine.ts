@@ -2,7 +2,7 @@
 // sim → metrics) and the trace/graph importers, turning their outputs into SideResults.
 
 import { describeMesh, resolveMesh, type SimConfig } from '../config';
-import { compareBackends, runPipelineOnGraph } from '../pipeline';
+import { compareBackends, runPipelineOnGraph, stepFigures } from '../pipeline';
 import { computeMetrics, importTrace } from '../trace';
 import { importFxGraph } from '../graph';
 import { ImportError, err, ok, type Result } from '../errors';
@@ -14,7 +14,6 @@ import {
   type TorchLogGraph,
 } from '../backends';
 import type { PipelineResult } from '../pipeline';
-import { stepFigures } from '../pipeline';
 import type { MemoryCurve, TraceEvent } from '../trace';
 import type { RunKey, SideResult } from './store_types';
 

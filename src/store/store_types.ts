@@ -1,11 +1,9 @@
 // Store value types shared by the slices and the UI: one side of the comparison (A or B), the
 // live-run state and user-visible notices.
 
-import type { Agreement } from '../backends';
-import type { Schedule } from '../backends';
+import type { Agreement, Schedule } from '../backends';
 import type { CollectiveMismatch } from '../sim';
-import type { MemoryCurve, TraceEvent } from '../trace';
-import type { TraceMetrics } from '../trace';
+import type { MemoryCurve, TraceEvent, TraceMetrics } from '../trace';
 
 export type Side = 'a' | 'b';
 export const SIDES: readonly Side[] = ['a', 'b'];

@@ -5,10 +5,16 @@
 // theme replace the current one (Back should not replay every wheel tick).
 
 import type { StoreApi } from 'zustand/vanilla';
-import { changedFields, configToQuery, parseConfigQuery, type SimConfig } from '../config';
+import {
+  changedFields,
+  configToQuery,
+  parseConfigQuery,
+  type SimConfig,
+  FIRST_SCREEN_CONFIG,
+  FIRST_SCREEN_ZOOM,
+} from '../config';
 import type { TimeWindow } from '../trace';
 import type { AppState } from './app_store';
-import { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from '../config';
 import type { ThemeChoice } from './view_slice';
 import type { Selection } from './store_types';
 import { sweepFromUrl, sweepToUrl } from './sweep_slice';

@@ -7,20 +7,17 @@
 // Upstream: https://github.com/pytorch/pytorch/blob/v2.13.0/torch/_inductor/fx_passes/overlap_scheduling.py
 // and overlap_preserving_bucketer.py; torchtitan/experiments/simple_fsdp/backend.py calls it.
 
-import type { CostModel } from '../../estimate';
-import { GraphError } from '../../graph';
-import { kahnOrder } from '../../graph';
+import type { CostModel, Nccl213Topology } from '../../estimate';
+import { GraphError, kahnOrder } from '../../graph';
 import type { StepGraph } from '../../graph';
 import { indexGraph } from '../graph_index';
 import { resolveOptions } from '../knob_specs';
 import { rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
 import type { Backend, PassStats, Reason, Schedule } from '../schedule_types';
-import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions } from './options';
-import type { Nccl213Topology } from '../../estimate';
+import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions, profileOf } from './options';
 import type { GraphIndex } from '../graph_index';
 import { fxNameOf } from './fx_names';
 import { type PreBucket, preBucketFsdp, type PreBucketResult } from './pre_bucket';
-import { profileOf } from './options';
 import { bucketReasons, fxName, scheduleReasons } from './reasons';
 import { bucketCollectives, type BucketResult } from './torch_bucketer';
 import { NodeClass, buildTorchGraph, passRegions, type TorchGraph } from './torch_graph';

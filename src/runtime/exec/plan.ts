@@ -3,8 +3,7 @@
 // so the executor can release it right after. Built once per schedule and cached.
 
 import type { GraphNode, StepGraph, TensorInfo } from '../../graph';
-import { DTYPE_BYTES } from '../../graph';
-import { LOSS, TARGETS, TOKENS, paramTensorIds } from '../../graph';
+import { DTYPE_BYTES, LOSS, TARGETS, TOKENS, paramTensorIds } from '../../graph';
 import type { ElemType } from '../kernels';
 import { FsdpSimError } from '../../errors';
 import { weakMemo } from '../../util';

@@ -4,8 +4,7 @@
 
 import { useMemo } from 'react';
 import { hardwareAssumptions, HARDWARE_PRESETS, networkAssumptions, type Assumption } from '../../estimate';
-import { networkFor } from '../../store';
-import { useApp } from '../../store';
+import { networkFor, useApp } from '../../store';
 
 function Rows({ rows, group }: { readonly rows: readonly Assumption[]; readonly group: string }) {
   return (

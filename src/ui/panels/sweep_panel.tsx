@@ -6,8 +6,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import { schemeTableau10 } from 'd3';
 import { CONFIG_FIELDS } from '../../config';
-import { sweepCsv, parseVary, type SweepAxis, type SweepRow } from '../../store';
-import { appStore, useApp } from '../../store';
+import { sweepCsv, parseVary, type SweepAxis, type SweepRow, appStore, useApp } from '../../store';
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';
 import { fmtBytes, fmtPct, fmtUs } from '../ui_format';
