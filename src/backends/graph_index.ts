@@ -28,6 +28,8 @@ export interface GraphIndex {
   /** Number of inputs without a producer node (graph inputs: shards, tokens), FX's placeholders. */
   readonly placeholderInputs: Int32Array;
   readonly indexOfName: ReadonlyMap<string, number>;
+  /** Tensor → the index of the node that writes it. */
+  readonly producerOf: ReadonlyMap<string, number>;
 }
 
 const isCollectiveKind = (k: string) => k === 'all_gather' || k === 'reduce_scatter' || k === 'all_reduce';
@@ -50,14 +52,19 @@ export function indexGraph(graph: StepGraph): GraphIndex {
 function buildIndex(graph: StepGraph): GraphIndex {
   const src = graph.nodes;
   const nameIdx = nameIndex(src);
-  const edges = sourceEdges(src, nameIdx, producerIndex(src));
+  const producer = producerIndex(src);
+  const edges = sourceEdges(src, nameIdx, producer);
   checkCollectives(src, edges.waitOf);
   const order = topoOrderOf(src, edges.preds);
   const newOf = new Int32Array(src.length);
   order.forEach((old, i) => (newOf[old] = i));
   const nodes = order.map((old) => src[old]);
-  const csr = csrOf(order, newOf, edges.preds);
-  return { graph, nodes, n: src.length, ...csr, ...renumbered(nodes, order, newOf, edges) };
+  // program order is usually topological already: then the source numbering is the new one
+  const identity = order.every((old, i) => old === i);
+  const csr = csrOf(order, newOf, edges.preds, identity);
+  const producerOf = identity ? producer : new Map([...producer].map(([t, i]) => [t, newOf[i]]));
+  const perNode = renumbered(nodes, order, newOf, edges, identity ? nameIdx : null);
+  return { graph, nodes, n: src.length, ...csr, ...perNode, producerOf };
 }
 
 /** Node name → source position; a repeated name is a GraphError. */
@@ -171,7 +178,7 @@ function topoOrderOf(src: readonly GraphNode[], preds: readonly number[][]): num
 
 /** CSR predecessor and successor lists in the new numbering. */
 function csrOf(
-  order: readonly number[], newOf: Int32Array, preds: readonly number[][],
+  order: readonly number[], newOf: Int32Array, preds: readonly number[][], identity: boolean,
 ): Pick<GraphIndex, 'predOff' | 'predIdx' | 'succOff' | 'succIdx'> {
   const n0 = order.length;
   const predOff = new Int32Array(n0 + 1);
@@ -179,7 +186,7 @@ function csrOf(
   const predIdx = new Int32Array(predOff[n0]);
   const succCount = new Int32Array(n0 + 1);
   for (let i = 0; i < n0; i++) {
-    const ps = preds[order[i]].map((p) => newOf[p]).sort((a, b) => a - b);
+    const ps = identity ? preds[i] : preds[order[i]].map((p) => newOf[p]).sort((a, b) => a - b);
     predIdx.set(ps, predOff[i]);
     for (const p of ps) succCount[p + 1]++;
   }
@@ -196,20 +203,20 @@ function csrOf(
 /** The per-node arrays in the new numbering. */
 function renumbered(
   nodes: readonly GraphNode[], order: readonly number[], newOf: Int32Array, edges: SourceEdges,
+  sourceNames: ReadonlyMap<string, number> | null, // the name index, when the numbering did not change
 ): Pick<GraphIndex, 'waitOfColl' | 'collOfWait' | 'isCompute' | 'placeholderInputs' | 'indexOfName'> {
   const n0 = order.length;
   const waitOfColl = new Int32Array(n0).fill(-1);
   const collOfWait = new Int32Array(n0).fill(-1);
   const isCompute = new Uint8Array(n0);
   const placeholderInputs = new Int32Array(n0);
-  const indexOfName = new Map<string, number>();
+  const indexOfName = sourceNames ?? new Map(nodes.map((node, i) => [node.name, i]));
   for (let i = 0; i < n0; i++) {
     const old = order[i];
     if (edges.waitOf[old] !== -1) waitOfColl[i] = newOf[edges.waitOf[old]];
     if (edges.collOf[old] !== -1) collOfWait[i] = newOf[edges.collOf[old]];
     isCompute[i] = nodes[i].kind === 'compute' && nodes[i].matmulLike ? 1 : 0;
     placeholderInputs[i] = edges.placeholders[old];
-    indexOfName.set(nodes[i].name, i);
   }
   return { waitOfColl, collOfWait, isCompute, placeholderInputs, indexOfName };
 }

@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { launchBrowser, ROOT, startPreview } from './harness';
 import { waitForApp } from './page';
 
+/** A timeline has drawn the selection (a string: tsx's __name helper breaks function-valued evaluate). */
+const SELECTION_DRAWN =
+  '((t) => (t.a?.selected ?? -1) >= 0 || (t.b?.selected ?? -1) >= 0)(window.__FSDP_SIM__.timelines)';
+
 async function main(): Promise<void> {
   const srv = await startPreview();
   const browser = await launchBrowser();
@@ -22,7 +26,7 @@ async function main(): Promise<void> {
       await page.goto(`${srv.url}?story=overview`);
       await waitForApp(page);
       await page.waitForFunction('!!window.__FSDP_SIM__.store.getState().selection');
-      await page.waitForTimeout(400); // a few frames (tsx's __name helper breaks function-valued evaluate here)
+      await page.waitForFunction(SELECTION_DRAWN);
       await page.screenshot({ path: join(ROOT, 'docs', s.file) });
       await ctx.close();
     }

@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { launchBrowser, ROOT, startPreview } from './harness';
 import { waitForApp } from './page';
 
+/** A timeline has drawn the selection (a string: tsx's __name helper breaks function-valued evaluate). */
+const SELECTION_DRAWN =
+  '((t) => (t.a?.selected ?? -1) >= 0 || (t.b?.selected ?? -1) >= 0)(window.__FSDP_SIM__.timelines)';
+
 async function main(): Promise<void> {
   const srv = await startPreview();
   const browser = await launchBrowser();
@@ -28,12 +32,12 @@ async function main(): Promise<void> {
     await page.hover(
       '[data-testid="sweep-chart-step"] g[data-points="aot_eager_autobucketing"] circle[data-point="2"]',
     );
-    await page.waitForTimeout(300);
+    await page.locator('[data-testid="sweep-hover"]').waitFor();
     await page.locator('[data-testid="sweep-panel"]').screenshot({ path: join(ROOT, 'docs', 'sweep.png') });
     await page.click('[data-testid="diff-toggle"]');
     await page.click('[data-testid="diff-top"]');
     await page.locator('[data-testid="diff-table"] tbody tr').first().click();
-    await page.waitForTimeout(300);
+    await page.waitForFunction(SELECTION_DRAWN);
     await page.locator('[data-testid="diff-panel"]').screenshot({ path: join(ROOT, 'docs', 'diff.png') });
     await ctx.close();
   } finally {

@@ -37,18 +37,12 @@ function inputRefCount(v: FxView, node: GraphNode): number {
  * Per node, the nodes that read it (each once, in program order): a reader of several of a
  * node's outputs pushes itself once, so a repeat is always the list's last entry.
  */
-function readersOf(v: FxView, lists: Map<GraphNode, GraphNode[]>, make: boolean): void {
+function readersOf(v: FxView, listOf: (p: GraphNode) => GraphNode[] | undefined): void {
   for (const n of v.nodes) {
     for (const t of n.inputs) {
       const p = v.producer.get(t);
-      if (p === undefined) continue;
-      let l = lists.get(p);
-      if (l === undefined) {
-        if (!make) continue;
-        l = [];
-        lists.set(p, l);
-      }
-      if (l[l.length - 1] !== n) l.push(n);
+      const l = p === undefined ? undefined : listOf(p);
+      if (l !== undefined && l[l.length - 1] !== n) l.push(n);
     }
   }
 }
@@ -72,13 +66,12 @@ export function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
 /** Users of each node (and whether the output node reads it), for the reduce-scatter walk. */
 export function usersOf(v: FxView): Map<GraphNode, { users: GraphNode[]; output: boolean }> {
   const m = new Map<GraphNode, { users: GraphNode[]; output: boolean }>();
-  const lists = new Map<GraphNode, GraphNode[]>();
   for (const n of v.nodes) {
-    const users: GraphNode[] = [];
-    lists.set(n, users);
-    m.set(n, { users, output: n.outputs.some((t) => v.outputs.has(t)) });
+    let output = false;
+    for (const t of n.outputs) if (v.outputs.has(t)) output = true;
+    m.set(n, { users: [], output });
   }
-  readersOf(v, lists, false);
+  readersOf(v, (p) => m.get(p)?.users);
   return m;
 }
 
@@ -206,7 +199,11 @@ function reaches(v: FxView, bucket: readonly GraphNode[], n: GraphNode): boolean
 
 function childrenOf(v: FxView): Map<GraphNode, GraphNode[]> {
   const m = new Map<GraphNode, GraphNode[]>();
-  readersOf(v, m, true);
+  readersOf(v, (p) => {
+    let l = m.get(p);
+    if (l === undefined) m.set(p, (l = []));
+    return l;
+  });
   return m;
 }
 

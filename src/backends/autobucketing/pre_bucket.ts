@@ -140,6 +140,7 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
   const out: GraphNode[] = [];
   const withEst = graph.nodes.some((n) => n.kind === 'all_gather' && n.estMs !== undefined);
   const regions = passRegions(ix);
+  const leaves = leaving(ix, regions);
   const fxNames = regions.map((g) => [...g.placeholders, ...g.nodes.map((i) => ix.nodes[i].name)].map(fxNameOf));
   regions.forEach((region, k) => {
     const nodes = region.nodes.map((i) => ix.nodes[i]);
@@ -148,7 +149,7 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
       ns.reserveEarlier(fxNames.slice(k + 1).flat());
       return ns;
     };
-    const r = new Region(nodes, leaving(ix, region), tensors, namespace, irNames);
+    const r = new Region(nodes, leaves[k], tensors, namespace, irNames);
     const { groups, groupSize } = identifyFsdpGroups(r);
     if (groups.size > 0) {
       const capMb = groupSize !== null ? preBucketCapMb(groupSize, knobs, topo) : 500;
@@ -178,17 +179,26 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
 }
 
 /**
- * What the FX graph returns: its outputs and, on a built step, each wait output another graph
+ * What each FX graph returns: its outputs and, on a built step, each wait output another graph
  * reads (the built regions leave those out, but torch's backward returns its reduce-scatters'
- * gradients, which is what makes them FSDP reduce-scatters).
+ * gradients, which is what makes them FSDP reduce-scatters). One pass over the graph for all regions.
  */
-function leaving(ix: ReturnType<typeof indexGraph>, region: PassRegion): Set<string> {
-  const out = new Set(region.outputs);
+function leaving(ix: ReturnType<typeof indexGraph>, regions: readonly PassRegion[]): Set<string>[] {
+  const out = regions.map((region) => new Set(region.outputs));
   if (ix.graph.fxGraphs !== undefined) return out;
-  const inside = new Set(region.nodes);
-  const made = new Set(region.nodes.flatMap((i) => ix.nodes[i].outputs));
+  const regionOf = new Int32Array(ix.n).fill(-1);
+  const madeIn = new Map<string, number>(); // tensor → the region whose node writes it
+  regions.forEach((region, k) => {
+    for (const i of region.nodes) {
+      regionOf[i] = k;
+      for (const t of ix.nodes[i].outputs) madeIn.set(t, k);
+    }
+  });
   ix.nodes.forEach((n, i) => {
-    if (!inside.has(i)) for (const t of n.inputs) if (made.has(t)) out.add(t);
+    for (const t of n.inputs) {
+      const k = madeIn.get(t);
+      if (k !== undefined && k !== regionOf[i]) out[k].add(t);
+    }
   });
   return out;
 }

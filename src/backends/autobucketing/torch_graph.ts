@@ -128,12 +128,6 @@ const STEP_PHASES: readonly Phase[] = ['forward', 'backward', 'optimizer'];
 const REGIONS = weakMemo((ix: GraphIndex) => ix, computeRegions);
 // a region belongs to one index (passRegions): the region alone keys its structure
 const STRUCTURES = weakMemo((_ix: GraphIndex, region: PassRegion) => region, buildStructure);
-// tensor → the index of the node that writes it, shared by every region of one index
-const PRODUCERS = weakMemo((ix: GraphIndex) => ix, (ix: GraphIndex) => {
-  const producer = new Map<string, number>();
-  ix.nodes.forEach((node, i) => node.outputs.forEach((t) => producer.set(t, i)));
-  return producer;
-});
 
 function computeRegions(ix: GraphIndex): PassRegion[] {
   const byPhase = new Map<string, number[]>();
@@ -183,26 +177,30 @@ function regionsInOrder(ix: GraphIndex, regionOf: Int32Array): boolean {
 function splitRegions(ix: GraphIndex, regionOf: Int32Array, phases: readonly string[]): PassRegion[] {
   const byPhase = new Map<string, number[]>(phases.map((ph) => [ph, []]));
   for (let i = 0; i < ix.n; i++) byPhase.get(phases[regionOf[i]])!.push(i);
-  const producer = PRODUCERS(ix);
+  const producer = ix.producerOf;
   const readOutside = phases.map(() => new Set<string>());
   const inputs = phases.map(() => new Set<string>());
+  // which tensors some node reads: a flag per single-output node, a set for the other tensors
+  const outputRead = new Uint8Array(ix.n);
+  const readOther = new Set<string>();
   ix.nodes.forEach((node, i) => {
     for (const t of node.inputs) {
       const p = producer.get(t);
+      if (p !== undefined && ix.nodes[p].outputs.length === 1) outputRead[p] = 1;
+      else readOther.add(t);
       if (p === undefined || regionOf[p] !== regionOf[i]) {
         inputs[regionOf[i]].add(t);
         if (p !== undefined) readOutside[regionOf[p]].add(t);
       }
     }
   });
-  const read = new Set<string>();
-  for (const node of ix.nodes) for (const t of node.inputs) read.add(t);
+  const read = (i: number, t: string) => (ix.nodes[i].outputs.length === 1 ? outputRead[i] === 1 : readOther.has(t));
   return phases.map((phase, r) => {
     const nodes = byPhase.get(phase)!;
     const outputs: string[] = [];
     for (const i of nodes) {
       if (ix.collOfWait[i] >= 0 || ix.waitOfColl[i] >= 0) continue;
-      for (const t of ix.nodes[i].outputs) if (readOutside[r].has(t) || !read.has(t)) outputs.push(t);
+      for (const t of ix.nodes[i].outputs) if (readOutside[r].has(t) || !read(i, t)) outputs.push(t);
     }
     return { phase, nodes, placeholders: [...inputs[r]], outputs };
   });
@@ -289,7 +287,7 @@ function fxNodes(ix: GraphIndex, region: PassRegion): FxNodes {
 /** FX's node.all_input_nodes: per torch node, its distinct inputs (the producer in the region, else a placeholder). */
 function allInputNodes(ix: GraphIndex, region: PassRegion, torchOf: Int32Array, n: number): number[][] {
   const { nodes } = ix;
-  const producer = PRODUCERS(ix);
+  const producer = ix.producerOf;
   const P = region.placeholders.length;
   const R = region.nodes.length;
   const phOf = new Map<string, number>();

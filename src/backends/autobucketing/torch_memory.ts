@@ -57,7 +57,10 @@ function buildStorageTables(tg: TorchGraph): StorageTables {
     const ph = tg.placeholderTensor.get(t);
     if (ph !== undefined) outputs[t] = [storage(ph)];
     else if (tg.cls[t] === NodeClass.Output) outputs[t] = [];
-    else outputs[t] = [...new Set(ix.nodes[tg.irOf[t]].outputs.map(storage))];
+    else {
+      const outs = ix.nodes[tg.irOf[t]].outputs;
+      outputs[t] = outs.length === 1 ? [storage(outs[0])] : [...new Set(outs.map(storage))];
+    }
   }
   const allocated = new Uint8Array(bytes.length);
   const allocOff = new Int32Array(n + 1);
