@@ -33,20 +33,6 @@ function inputRefCount(v: FxView, node: GraphNode): number {
   return inputRefs(v, node).length;
 }
 
-/**
- * Per node, the nodes that read it (each once, in program order): a reader of several of a
- * node's outputs pushes itself once, so a repeat is always the list's last entry.
- */
-function readersOf(v: FxView, listOf: (p: GraphNode) => GraphNode[] | undefined): void {
-  for (const n of v.nodes) {
-    for (const t of n.inputs) {
-      const p = v.producer.get(t);
-      const l = p === undefined ? undefined : listOf(p);
-      if (l !== undefined && l[l.length - 1] !== n) l.push(n);
-    }
-  }
-}
-
 /** torch is_fsdp_all_gather: the all-gather's inputs reach exactly one placeholder (a parameter). */
 export function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
   const seen = new Set<GraphNode | string>();
@@ -63,7 +49,7 @@ export function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
   return placeholders === 1;
 }
 
-/** Users of each node (and whether the output node reads it), for the reduce-scatter walk. */
+/** Users of each node, each once in program order (and whether the output node reads it). */
 export function usersOf(v: FxView): Map<GraphNode, { users: GraphNode[]; output: boolean }> {
   const m = new Map<GraphNode, { users: GraphNode[]; output: boolean }>();
   for (const n of v.nodes) {
@@ -71,7 +57,14 @@ export function usersOf(v: FxView): Map<GraphNode, { users: GraphNode[]; output:
     for (const t of n.outputs) if (v.outputs.has(t)) output = true;
     m.set(n, { users: [], output });
   }
-  readersOf(v, (p) => m.get(p)?.users);
+  // a reader of several of a node's outputs pushes itself once, so a repeat is always the list's last entry
+  for (const n of v.nodes) {
+    for (const t of n.inputs) {
+      const p = v.producer.get(t);
+      const l = p === undefined ? undefined : m.get(p)?.users;
+      if (l !== undefined && l[l.length - 1] !== n) l.push(n);
+    }
+  }
   return m;
 }
 
@@ -135,6 +128,7 @@ export function greedyBuckets(
   kind: GraphNode['kind'],
   keep: (wait: GraphNode, start: GraphNode) => boolean,
   capBytes: number,
+  users: ReturnType<typeof usersOf> | null = null, // usersOf(v), where the caller has it
 ): GraphNode[][] {
   const byName = new Map<string, GraphNode>();
   for (const n of v.nodes) if (n.kind === kind) byName.set(n.name, n);
@@ -156,7 +150,7 @@ export function greedyBuckets(
   const buckets: GraphNode[][] = [];
   // an all-gather has few ancestors, a reduce-scatter few descendants: walk the small side
   const backward = kind === 'all_gather';
-  const children = backward ? new Map<GraphNode, GraphNode[]>() : childrenOf(v);
+  const children = backward ? new Map() : (users ?? usersOf(v));
   for (const r of runs) {
     let cur: GraphNode[] = [];
     let desc = new Set<GraphNode>();
@@ -197,20 +191,10 @@ function reaches(v: FxView, bucket: readonly GraphNode[], n: GraphNode): boolean
   return false;
 }
 
-function childrenOf(v: FxView): Map<GraphNode, GraphNode[]> {
-  const m = new Map<GraphNode, GraphNode[]>();
-  readersOf(v, (p) => {
-    let l = m.get(p);
-    if (l === undefined) m.set(p, (l = []));
-    return l;
-  });
-  return m;
-}
-
-function addDescendants(n: GraphNode, desc: Set<GraphNode>, children: Map<GraphNode, GraphNode[]>): void {
+function addDescendants(n: GraphNode, desc: Set<GraphNode>, children: ReturnType<typeof usersOf>): void {
   const stack = [n];
   while (stack.length > 0) {
-    for (const c of children.get(stack.pop()!) ?? []) {
+    for (const c of children.get(stack.pop()!)?.users ?? []) {
       if (!desc.has(c)) {
         desc.add(c);
         stack.push(c);

@@ -97,15 +97,13 @@ class Region implements FxView {
 
 /** Names taken in the IR (nodes and tensors): a new node's name gets `.bw` until it is free, as the importer does. */
 class IrNames {
-  private readonly nodes: Set<string>;
   private readonly added = new Set<string>();
-  constructor(private readonly graph: StepGraph) {
-    this.nodes = new Set(graph.nodes.map((n) => n.name));
-  }
+  constructor(private readonly ix: ReturnType<typeof indexGraph>) {}
 
   take(fx: string): string {
+    const { indexOfName, graph } = this.ix;
     let name = fx;
-    while (this.nodes.has(name) || this.added.has(name) || Object.hasOwn(this.graph.tensors, name)) name = `${name}.bw`;
+    while (indexOfName.has(name) || this.added.has(name) || Object.hasOwn(graph.tensors, name)) name = `${name}.bw`;
     this.added.add(name);
     return name;
   }
@@ -133,7 +131,7 @@ export function preBucketFsdp(graph: StepGraph, knobs: PreBucketKnobs, topo: Ncc
 function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl213Topology): PreBucketResult | null {
   const ix = indexGraph(graph);
   const tensors: Record<string, TensorInfo> = { ...graph.tensors };
-  const irNames = new IrNames(graph);
+  const irNames = new IrNames(ix);
   const buckets: PreBucket[] = [];
   const helpers = new Set<string>();
   const caps: { phase: string; capMb: number }[] = [];
@@ -161,7 +159,7 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
       ctx.users = usersOf(r);
       const users = ctx.users;
       const mergeRs = knobs.bucket_mode === 'coalesced' ? mergeReduceScatterCoalesced : mergeReduceScatter;
-      for (const b of greedyBuckets(r, 'reduce_scatter', (w) => isFsdpReduceScatterWait(r, w, users), cap))
+      for (const b of greedyBuckets(r, 'reduce_scatter', (w) => isFsdpReduceScatterWait(r, w, users), cap, users))
         mergeRs(ctx, b);
     }
     const nodesOut = groups.size > 0 ? stableSort(r.nodes, r.producer, null) : r.nodes;
