@@ -1,5 +1,5 @@
 // Node flavour of the live-mode coordinator: one worker_threads Worker per rank running
-// rank_node_worker.ts. Workers load TypeScript through tsx's `tsImport` from a data: URL
+// rank_node.worker.ts. Workers load TypeScript through tsx's `tsImport` from a data: URL
 // bootstrap, which works under `node --import tsx` and inside Vitest's forks pool alike
 // (the same trick as comm/node_pool.ts). Node-only: not re-exported from src/runtime/index.ts.
 

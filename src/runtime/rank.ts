@@ -1,5 +1,5 @@
 // One rank's training loop, free of any environment (no Worker, no DOM, no GPU creation): the
-// browser Worker shell (rank.worker.ts) and the Node worker_threads shell (rank_node_worker.ts)
+// browser Worker shell (rank.worker.ts) and the Node worker_threads shell (rank_node.worker.ts)
 // both call `runRank` with their kernel backend and communicator. Also the message protocol
 // between the coordinator and the rank workers. On a mesh a rank joins one communicator per process
 // group (mesh_ranks.ts), trains on its data-parallel rows and holds its TP slice's FSDP shard.

@@ -35,7 +35,7 @@ async function kernels(choice: KernelChoice): Promise<KernelBackend> {
   return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})` };
 }
 
-if (parentPort === null) throw new FsdpSimError('runtime', 'rank_node_worker.ts must run in a worker_threads Worker');
+if (parentPort === null) throw new FsdpSimError('runtime', 'rank_node.worker.ts must run in a worker_threads Worker');
 const port = parentPort;
 const serve = createRankServer({ post: (m, transfer) => port.postMessage(m, transfer ?? []), kernels });
 port.on('message', (m: RankInitMessage | RankStartMessage) => serve(m));
