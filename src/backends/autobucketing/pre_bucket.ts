@@ -185,17 +185,14 @@ function leaving(ix: ReturnType<typeof indexGraph>, regions: readonly PassRegion
   const out = regions.map((region) => new Set(region.outputs));
   if (ix.graph.fxGraphs !== undefined) return out;
   const regionOf = new Int32Array(ix.n).fill(-1);
-  const madeIn = new Map<string, number>(); // tensor → the region whose node writes it
   regions.forEach((region, k) => {
-    for (const i of region.nodes) {
-      regionOf[i] = k;
-      for (const t of ix.nodes[i].outputs) madeIn.set(t, k);
-    }
+    for (const i of region.nodes) regionOf[i] = k;
   });
   ix.nodes.forEach((n, i) => {
     for (const t of n.inputs) {
-      const k = madeIn.get(t);
-      if (k !== undefined && k !== regionOf[i]) out[k].add(t);
+      const p = ix.producerOf.get(t);
+      const k = p === undefined ? -1 : regionOf[p]; // the region whose node writes t
+      if (k >= 0 && k !== regionOf[i]) out[k].add(t);
     }
   });
   return out;
