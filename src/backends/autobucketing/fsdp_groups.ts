@@ -5,7 +5,7 @@
 // Upstream: torch/_inductor/fx_passes/fsdp.py and bucketing.py (greedy_bucket_collective_by_mb).
 
 import type { GraphNode } from '../../graph';
-import { minSaturationBytes, type Nccl213Topology } from '../../estimate/nccl_2_13';
+import { minSaturationBytes, type Nccl213Topology } from '../../estimate';
 import { bucketKey } from '../rewrite';
 
 /** An FX graph as a list of IR nodes: a tensor read from outside the list is a placeholder. */

@@ -7,9 +7,9 @@
 // The result is a planning graph; the backend maps its decisions back onto the original nodes.
 // Upstream: torch/_inductor/fx_passes/fsdp.py, bucketing.py, overlap_scheduling.py.
 
-import type { DType, GraphNode, StepGraph, TensorInfo } from '../../graph/types';
-import { DTYPE_BYTES } from '../../graph/types';
-import { nccl213CollectiveMs, type Nccl213Topology } from '../../estimate/nccl_2_13';
+import type { DType, GraphNode, StepGraph, TensorInfo } from '../../graph';
+import { DTYPE_BYTES } from '../../graph';
+import { nccl213CollectiveMs, type Nccl213Topology } from '../../estimate';
 import { LruCache, weakMemo } from '../../util';
 import { indexGraph } from '../graph_index';
 import {
@@ -573,7 +573,7 @@ function sortBucketRegion(
  * later waits for its last unready input and follows it. `region`: only its nodes are sorted;
  * inputs outside it count as ready.
  */
-export function stableSort(
+function stableSort(
   nodes: readonly GraphNode[],
   producer: ReadonlyMap<string, GraphNode>,
   region: ReadonlySet<GraphNode> | null,

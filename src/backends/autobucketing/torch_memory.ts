@@ -24,7 +24,7 @@ export interface StorageTables {
 // region's views are the same graph)
 const CACHE = weakMemo((tg: TorchGraph) => tg.parOff, buildStorageTables);
 
-export function storageTables(tg: TorchGraph): StorageTables {
+function storageTables(tg: TorchGraph): StorageTables {
   return CACHE(tg);
 }
 
