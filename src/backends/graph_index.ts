@@ -4,8 +4,7 @@
 // wait-after-collective (a wait depends on the collective it completes).
 // Malformed graphs are a GraphError naming the first bad node (index, kind, inputs).
 
-import { GraphError } from '../graph';
-import { kahnOrder } from '../graph';
+import { GraphError, kahnOrder } from '../graph';
 import type { GraphNode, StepGraph } from '../graph';
 import { weakMemo } from '../util';
 

@@ -4,7 +4,7 @@
 
 import { formatLocale } from 'd3';
 
-export const KIB = 1024;
+const KIB = 1024;
 export const MIB = 1024 ** 2;
 export const GIB = 1024 ** 3;
 

@@ -398,7 +398,7 @@ describe('URL state', () => {
 
   it('shows the mismatch marker and message when alignment is off with jitter', async () => {
     // seed 1: ranks disagree under both torch profiles (the hang story's config)
-    await page.goto(`${previewSrv.url}?ranks=4&jitterPct=20&alignment=false&seed=1`);
+    await page.goto(`${previewSrv.url}?model=llama3-8b&ranks=8&jitterPct=20&alignment=false&seed=1`);
     await waitForApp(page);
     expect(await page.evaluate(() => !!window.__FSDP_SIM__!.store.getState().sides.b?.mismatch)).toBe(true);
     await page.waitForSelector('[data-testid="banner-mismatch"]');

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_PROFILES } from '../../src/backends';
 import { ROOT, appForFile } from './harness';
 import { probeOf } from './page';
 
@@ -19,7 +20,13 @@ const write = (name: string, text: string) => {
   return join(dir, name);
 };
 
-const app = appForFile(undefined, '?model=tiny&ranks=4'); // the config the fixture's torch log agrees under
+/** The fixture's log is of torch's pass with 2.11's knobs: the app's knobs set to them where the default differs. */
+const TORCH_2_11 = AUTOBUCKETING_PROFILES['torch-2.11'];
+const AS_2_11 = (Object.keys(TORCH_2_11) as (keyof typeof TORCH_2_11)[])
+  .filter((k) => TORCH_2_11[k] !== AUTOBUCKETING_DEFAULTS[k])
+  .map((k) => `autobucketing.${k}=${TORCH_2_11[k]}`)
+  .join('&');
+const app = appForFile(undefined, `?model=tiny&ranks=4&${AS_2_11}`); // the config the fixture's torch log agrees under
 
 describe("an FX dump with torch's log of the pass", () => {
   it('agrees fully with the log torch wrote for it', async () => {
