@@ -7,6 +7,5 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 60_000,
     pool: 'forks',
-    maxWorkers: 2, // both cores: files are independent, and CI's budget is 15 minutes
   },
 });
