@@ -9,7 +9,8 @@ function nodeToString(n: GraphNode): string {
   if (n.collective) {
     const c = n.collective;
     const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
-    what = `${n.kind}[${c.group}×${c.groupSize} ${c.dtype}${c.reduceOp ? ` ${c.reduceOp}` : ''} ${formatBytes(bytes)}]`;
+    const op = c.reduceOp ? ` ${c.reduceOp}` : '';
+    what = `${n.kind}[${c.group}×${c.groupSize} ${c.dtype}${op} ${formatBytes(bytes)}]`;
   } else if (n.kind === 'wait') {
     what = `wait[${n.waitOf}]`;
   } else {

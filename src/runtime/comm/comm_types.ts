@@ -71,8 +71,8 @@ export interface RankCommApi {
 
 /**
  * Coordinator side: allocate the control and data SABs for `worldSize` ranks whose largest shard is
- * `maxElemsPerRank` f32 elements (size it from the schedule's largest bucket). Data bytes = 4·n²·max plus two latency
- * areas (layout.ts).
+ * `maxElemsPerRank` f32 elements (size it from the schedule's largest bucket). Data bytes = 4·n²·max
+ * plus two latency areas (layout.ts).
  */
 export function createCommInit(
   worldSize: number,

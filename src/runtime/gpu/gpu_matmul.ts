@@ -95,7 +95,8 @@ export function encodeMatmul(
   new Uint8Array(params.getMappedRange()).set(new Uint8Array(bytes));
   params.unmap();
   const [x, y] = matmulWorkgroups(device, variant, dims);
-  const pass = encoder.beginComputePass({ label: `matmul ${variant} ${dims.M}×${dims.N}×${dims.K}`, timestampWrites });
+  const label = `matmul ${variant} ${dims.M}×${dims.N}×${dims.K}`;
+  const pass = encoder.beginComputePass({ label, timestampWrites });
   pass.setPipeline(pipeline);
   pass.setBindGroup(0, device.createBindGroup({
     label: `matmul ${variant} bind group`, layout: pipeline.getBindGroupLayout(0),
