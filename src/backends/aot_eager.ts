@@ -30,8 +30,7 @@ export function runAotEager(graph: StepGraph, _cost: CostModel, options?: Partia
       reasons.push({
         node: index.nodes[i].name,
         code: 'program_order',
-        text: `${index.nodes[i].collective!.kind} left at its program position; its wait follows immediately, so ` +
-          `nothing overlaps it.`,
+        detail: { kind: 'program_position', coll: index.nodes[i].collective!.kind },
       });
     }
   }

@@ -31,7 +31,7 @@ import type { CostModel } from '../estimate';
 import type { GraphNode, StepGraph } from '../graph';
 import { resolveOptions } from './knob_specs';
 import { moduleOf, runTransformerBlock } from './transformer_block';
-import type { Backend, Reason, Schedule } from './schedule_types';
+import type { Backend, Reason, ReasonDetail, Schedule } from './schedule_types';
 
 export type Fsdp2EagerOptions = Record<string, never>;
 
@@ -47,22 +47,13 @@ export function fsdp2StreamOf(node: GraphNode, role: 'input' | 'output'): string
 function fsdp2Reason(r: Reason, node: GraphNode | undefined): Reason {
   if (node?.collective === undefined || (r.code !== 'block_bucket' && r.code !== 'block_prefetch')) return r;
   const module = moduleOf(node);
-  const ag = node.collective.kind === 'all_gather';
-  if (r.code === 'block_bucket') {
-    const what = ag
-      ? `all-gathered (${node.phase})`
-      : node.collective.kind === 'all_reduce' ? `all-reduced on ${node.collective.group}` : 'reduce-scattered';
-    return {
-      ...r,
-      text: `${what} with the rest of ${module}: FSDP2 communicates one fully_shard module as one flat buffer.`,
-    };
-  }
-  const text = ag
-    ? `FSDP2's ${node.phase === 'forward' ? 'implicit' : 'backward'} prefetch: issued on the all-gather stream one ` +
-      `module ahead of ${module}'s compute.`
-    : `issued after ${module}'s last gradient and waited one module later, in the next module's post-backward ` +
-      `(FSDP2's reduce-scatter state).`;
-  return { ...r, text };
+  const { kind: coll, group } = node.collective;
+  const phase = node.phase;
+  if (r.code === 'block_bucket') return { ...r, detail: { kind: 'fsdp2_bucket', coll, phase, group, module } };
+  const detail: ReasonDetail = coll === 'all_gather'
+    ? { kind: 'fsdp2_prefetch_all_gather', phase, module }
+    : { kind: 'fsdp2_reduce_scatter', module };
+  return { ...r, detail };
 }
 
 /** FSDP2's all-gather copy-in stream (torch: comm_ctx.all_gather_copy_in_stream). */

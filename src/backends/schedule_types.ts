@@ -42,10 +42,97 @@ export type ReasonCode =
   | 'block_bucket' // transformer_block: one bucket per block
   | 'block_prefetch';
 
+/**
+ * The facts behind one reason, by the form of its sentence (src/words/ words them: the engine
+ * emits no English). Node names are FX names as the user wrote them; times are torch's ms.
+ */
+export type ReasonDetail =
+  /** aot_eager: the wait follows its collective at once. */
+  | { readonly kind: 'program_position'; readonly coll: CollectiveKind }
+  /** autobucketing: prefetched behind `behind`; `ahead`: compute nodes before its first use (null: off the path). */
+  | {
+      readonly kind: 'prefetched';
+      readonly coll: CollectiveKind;
+      readonly behind: string;
+      readonly ahead: number | null;
+      readonly estMs: number;
+      readonly exposedMs: number;
+    }
+  /** autobucketing: a prefetch behind `behind` refused (`refusal`), and how much was hidden in the end. */
+  | {
+      readonly kind: 'refused';
+      readonly behind: string;
+      readonly refusal: PrefetchRefusalDetail;
+      readonly estMs: number;
+      readonly exposedMs: number;
+    }
+  /** autobucketing: issued from the ready queue and hidden by the work before its wait. */
+  | { readonly kind: 'ready_queue_hidden'; readonly coll: CollectiveKind }
+  /** autobucketing: issued from the ready queue; `estMs − exposedMs` of work ran before its wait. */
+  | { readonly kind: 'ready_queue'; readonly coll: CollectiveKind; readonly estMs: number; readonly exposedMs: number }
+  /** autobucketing: nothing ran between its start and its wait. */
+  | { readonly kind: 'no_compute'; readonly coll: CollectiveKind; readonly exposedMs: number }
+  | {
+      readonly kind: 'bucketed';
+      readonly coll: CollectiveKind;
+      readonly members: number;
+      readonly bucket: number;
+      readonly bytes: number;
+    }
+  /** torch 2.13's FSDP pre-bucketing merged `members` collectives into `merged`. */
+  | { readonly kind: 'pre_bucketed'; readonly members: number; readonly merged: string }
+  /** Not bucketed with the bucket seeded by `seed`, for `why`. */
+  | { readonly kind: 'not_bucketed'; readonly why: NotBucketedWhy; readonly seed: string }
+  /** transformer_block: one bucket per block (`members` of them in `module`'s `phase` bucket). */
+  | {
+      readonly kind: 'block_bucket';
+      readonly coll: CollectiveKind;
+      readonly members: number;
+      readonly module: string;
+      readonly phase: string;
+    }
+  /** transformer_block: an all-gather issued right after `after`'s all-gather wait. */
+  | { readonly kind: 'block_prefetch_all_gather'; readonly after: string }
+  /** transformer_block: a reduce-scatter waited after `next`'s is issued (null: just before the optimizer). */
+  | { readonly kind: 'block_prefetch_reduce_scatter'; readonly module: string; readonly next: string | null }
+  /** fsdp2_eager: one fully_shard module communicated as one flat buffer. */
+  | {
+      readonly kind: 'fsdp2_bucket';
+      readonly coll: CollectiveKind;
+      readonly phase: string;
+      readonly group: string;
+      readonly module: string;
+    }
+  /** fsdp2_eager: an all-gather prefetched one module ahead (implicit in forward, explicit in backward). */
+  | { readonly kind: 'fsdp2_prefetch_all_gather'; readonly phase: string; readonly module: string }
+  /** fsdp2_eager: a reduce-scatter waited one module later. */
+  | { readonly kind: 'fsdp2_reduce_scatter'; readonly module: string };
+
+/** Why autobucketing did not prefetch a collective behind a node. */
+export type PrefetchRefusalDetail =
+  | { readonly code: 'not_prefetched_compute_distance'; readonly computeNodesAhead: number }
+  | { readonly code: 'not_prefetched_in_flight_budget'; readonly bytes: number; readonly limitBytes: number }
+  | {
+      readonly code: 'not_prefetched_memory_budget';
+      readonly bytes: number;
+      readonly limitBytes: number;
+      readonly originalPeakBytes: number;
+    }
+  /** `blocker`: the node it needs (null: the node it would hide behind); `wait`: that node is a wait. */
+  | {
+      readonly code: 'not_prefetched_depends_on_compute';
+      readonly blocker: string | null;
+      readonly wait: boolean;
+    };
+
+/** torch's bucketer's reasons not to merge a collective into a bucket. */
+export type NotBucketedWhy =
+  | 'hides_other' | 'byte_cap' | 'ancestor' | 'hiding_not_between' | 'enclosed' | 'path_starts' | 'path_waits';
+
 export interface Reason {
   readonly node: string; // an original collective's name
   readonly code: ReasonCode;
-  readonly text: string; // one sentence for people: 'not prefetched: in-flight budget full (5.2 GB > 5 GB)'
+  readonly detail: ReasonDetail;
 }
 
 export interface Schedule {

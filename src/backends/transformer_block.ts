@@ -19,7 +19,7 @@ import { indexGraph, type GraphIndex } from './graph_index';
 import { GraphError, kahnOrder } from '../graph';
 import { resolveOptions } from './knob_specs';
 import { bucketKey, rewriteGraph, type BucketPlan, type OrderItem } from './rewrite';
-import type { Backend, Reason, Schedule } from './schedule_types';
+import type { Backend, Reason, ReasonDetail, Schedule } from './schedule_types';
 
 export type TransformerBlockOptions = Record<string, never>;
 
@@ -222,41 +222,33 @@ function reduceScatterWaitTarget(
   own[units.waitUnit[gi]] = consumers.length > 0 ? minOf(consumers) - 0.5 : own[units.startUnit[gi]] + 0.5;
 }
 
-/** Why each member of a chain's groups was bucketed and moved, in torchtitan's words. */
+/** Why each member of a chain's groups was bucketed and moved (src/words/ words it as torchtitan would). */
 function chainReasons(ix: GraphIndex, groups: Group[], list: number[]): Reason[] {
   const out: Reason[] = [];
   list.forEach((gi, k) => {
     const g = groups[gi];
-    const bucket = bucketText(g);
-    const prefetch = prefetchText(groups, list, k);
+    const bucket: ReasonDetail = {
+      kind: 'block_bucket', coll: g.kind, members: g.members.length, module: g.module, phase: g.phase,
+    };
+    const prefetch = prefetchDetail(groups, list, k);
     for (const m of g.members) {
-      out.push({ node: ix.nodes[m].name, code: 'block_bucket', text: bucket });
-      if (prefetch !== undefined) out.push({ node: ix.nodes[m].name, code: 'block_prefetch', text: prefetch });
+      out.push({ node: ix.nodes[m].name, code: 'block_bucket', detail: bucket });
+      if (prefetch !== undefined) out.push({ node: ix.nodes[m].name, code: 'block_prefetch', detail: prefetch });
     }
   });
   return out;
 }
 
-function bucketText(g: Group): string {
-  const what = g.members.length > 1
-    ? `one of ${g.members.length} ${g.kind}s merged into ${g.module}'s ${g.phase} bucket`
-    : `the only ${g.kind} of ${g.module} in ${g.phase}, so it stays alone`;
-  return `${what}: torchtitan's one bucket per transformer block.`;
-}
-
 /** Where the k-th group of a chain was moved to; undefined for the first all-gather (it stays). */
-function prefetchText(groups: Group[], list: number[], k: number): string | undefined {
+function prefetchDetail(groups: Group[], list: number[], k: number): ReasonDetail | undefined {
   const g = groups[list[k]];
   if (g.kind === 'all_gather') {
     if (k === 0) return undefined;
-    return `issued one block ahead, right after ${groups[list[k - 1]].module}'s all-gather wait, ` +
-      "so it overlaps that block's compute.";
+    return { kind: 'block_prefetch_all_gather', after: groups[list[k - 1]].module };
   }
   if (g.kind !== 'reduce_scatter') return undefined;
-  const next = k + 1 < list.length ? groups[list[k + 1]].module : undefined;
-  return next
-    ? `issued after ${g.module}'s last gradient and waited one block later, after ${next}'s reduce-scatter is issued.`
-    : `issued after ${g.module}'s last gradient and waited just before the optimizer.`;
+  const next = k + 1 < list.length ? groups[list[k + 1]].module : null;
+  return { kind: 'block_prefetch_reduce_scatter', module: g.module, next };
 }
 
 /** Ancestors inherit their descendants' earlier targets; then Kahn by (target, own, first node); null on a cycle. */

@@ -18,6 +18,7 @@ import {
 import { resolveMesh } from '../config';
 import { describeMismatch } from '../sim';
 import { waitOfGraph } from '../trace';
+import { reasonText, wordedDiff } from '../words';
 import {
   CONFIG_OPTIONS,
   DEFAULT_BACKENDS_HELP,
@@ -164,8 +165,8 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
       ? { ranks: [], worst: null, note: plan.note }
       : findCulprit(r.sim.events, waitOfGraph(r.schedule.graph)),
   }));
-  if (values.json) io.out(JSON.stringify({ ...d, culpritA: culprits[0].c, culpritB: culprits[1].c }));
-  else if (values.csv) io.out(diffCsv(d.rows));
+  if (values.json) io.out(JSON.stringify({ ...wordedDiff(d), culpritA: culprits[0].c, culpritB: culprits[1].c }));
+  else if (values.csv) io.out(diffCsv(d.rows, reasonText));
   else io.out(formatDiff(d, top, culpritLines(culprits)));
   return 0;
 }

@@ -19,6 +19,7 @@ import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { describeMismatch, mismatchReport } from '../sim';
 import { formatDuration, formatPercent, mibText } from '../util';
+import { reasonText, wordedReasons } from '../words';
 
 import {
   CONFIG_OPTIONS,
@@ -220,7 +221,9 @@ async function readTorchLog(path: string): Promise<TorchLogGraph[]> {
 function torchAccounting(s: Schedule) {
   const graphs = s.passStats;
   if (graphs === undefined) return {};
-  const reasons = s.reasons.map((r) => ({ collective: r.node.replace(/\.bw$/, ''), code: r.code, text: r.text }));
+  const reasons = s.reasons.map((r) => ({
+    collective: r.node.replace(/\.bw$/, ''), code: r.code, text: reasonText(r),
+  }));
   return {
     torchProfile: s.torchProfile,
     potentialExposedMs: graphs.reduce((a, g) => a + g.potentialExposedMs, 0),
@@ -233,7 +236,7 @@ function torchAccounting(s: Schedule) {
 function agreementWith(s: Schedule, log: readonly TorchLogGraph[]): Agreement[] {
   const stats = s.passStats ?? [];
   const logs = matchLogGraphs(stats, log);
-  return stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], s.reasons)] : []));
+  return stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], wordedReasons(s.reasons))] : []));
 }
 
 function printAgreement(io: Io, a: Agreement): void {

@@ -30,6 +30,9 @@ interface DiffSide {
   readonly hiddenBy: readonly string[];
 }
 
+/** A decision of B's about a collective, as its schedule states it. */
+type DiffReason = Pick<Reason, 'code' | 'detail'>;
+
 export interface DiffRow {
   /** The original collective's name in the step graph. */
   readonly name: string;
@@ -45,8 +48,8 @@ export interface DiffRow {
   readonly deltaExposedUs: number;
   /** The node B's scheduler started it behind (torch's "Overlapping collective X with node Y"), if any. */
   readonly prefetchedBehind: readonly string[];
-  /** B's decisions about it (codes and one sentence each). */
-  readonly reasons: readonly Pick<Reason, 'code' | 'text'>[];
+  /** B's decisions about it (codes and their facts; src/words/ `reasonText` words each). */
+  readonly reasons: readonly DiffReason[];
 }
 
 export interface BackendDiff {
@@ -176,10 +179,10 @@ export function diffBackends(a: DiffInput, b: DiffInput, rank = 0): BackendDiff 
   const ib = indexSide(b, rank);
   const bByKey = new Map<string, GraphNode>();
   for (const n of collectivesOf(b)) bByKey.set(matchKey(n), n);
-  const reasons = new Map<string, Pick<Reason, 'code' | 'text'>[]>();
+  const reasons = new Map<string, DiffReason[]>();
   for (const r of b.schedule.reasons) {
     const list = reasons.get(r.node) ?? [];
-    list.push({ code: r.code, text: r.text });
+    list.push({ code: r.code, detail: r.detail });
     reasons.set(r.node, list);
   }
   const behind = new Map<string, string[]>();
@@ -261,7 +264,11 @@ export const DIFF_COLUMNS = [
   'reason',
 ] as const;
 
-export function diffCells(r: DiffRow): Record<(typeof DIFF_COLUMNS)[number], string | number | null> {
+/** One row's cells; `word` gives a reason's sentence (src/words/ `reasonText`). */
+export function diffCells(
+  r: DiffRow,
+  word: (x: DiffReason) => string,
+): Record<(typeof DIFF_COLUMNS)[number], string | number | null> {
   return {
     name: r.name,
     kind: r.kind,
@@ -278,16 +285,16 @@ export function diffCells(r: DiffRow): Record<(typeof DIFF_COLUMNS)[number], str
     exposedUsB: r.b?.exposedUs ?? null,
     deltaExposedUs: r.deltaExposedUs,
     hidesInB: hidesInB(r),
-    reason: r.reasons.map((x) => x.text).join(' '),
+    reason: r.reasons.map(word).join(' '),
   };
 }
 
-/** The diff's rows as CSV (DIFF_COLUMNS). */
-export function diffCsv(rows: readonly DiffRow[]): string {
+/** The diff's rows as CSV (DIFF_COLUMNS); `word` gives a reason's sentence (src/words/ `reasonText`). */
+export function diffCsv(rows: readonly DiffRow[], word: (x: DiffReason) => string): string {
   return csvOf(
     DIFF_COLUMNS,
     rows.map((r) => {
-      const c = diffCells(r);
+      const c = diffCells(r, word);
       return DIFF_COLUMNS.map((k) => c[k]);
     }),
   );

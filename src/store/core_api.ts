@@ -1,7 +1,8 @@
 // What the UI needs from the core layers, re-exported: ui/ imports the store and never the graph,
 // backends, sim or pipeline (docs/ARCHITECTURE.md §2). The schedule's types the panels and the
-// timeline name, and the pure helpers the diff table, the sweep panel, the metrics table and the
-// preset info compute with on a run the store already holds.
+// timeline name, the pure helpers the diff table, the sweep panel, the metrics table and the
+// preset info compute with on a run the store already holds, and the words (src/words/) for the
+// engine's structured values, which take those types.
 
 export type { Bucket, Reason, ReasonCode, Schedule } from '../backends';
 export type { StepGraph } from '../graph';
@@ -19,3 +20,4 @@ export {
   type SweepRow,
 } from '../pipeline';
 export { exposedCommByGroup } from '../sim';
+export { reasonText } from '../words';

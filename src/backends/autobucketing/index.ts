@@ -130,10 +130,9 @@ function reasonsOnOriginals(reasons: readonly Reason[], pre: PreBucketResult): R
     if (b === undefined) return [r];
     const first = !merged.has(b.start);
     merged.add(b.start);
-    const text = `pre-bucketed with ${b.members.length - 1} other collective(s) before scheduling (torch 2.13's FSDP `
-      + `pre-bucketing, \`${fxNameOf(b.start)}\`); one launch instead of ${b.members.length}.`;
+    const detail = { kind: 'pre_bucketed', members: b.members.length, merged: fxNameOf(b.start) } as const;
     return b.members.flatMap((node): Reason[] => [
-      ...(first ? [{ node, code: 'bucketed' as const, text }] : []),
+      ...(first ? [{ node, code: 'bucketed' as const, detail }] : []),
       { ...r, node },
     ]);
   });

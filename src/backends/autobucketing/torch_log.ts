@@ -3,7 +3,7 @@
 // measures how far fsdp-sim's decisions agree with the ones torch logged on the same graph.
 // Lines are matched by their message, so any log formatter prefix works.
 
-import type { PassStats, Reason } from '../schedule_types';
+import type { PassStats, ReasonCode } from '../schedule_types';
 
 /** What torch logged for one graph it passed. */
 export interface TorchLogGraph {
@@ -130,8 +130,15 @@ export function matchLogGraphs(
   });
 }
 
+/** A reason with its sentence (the caller words it: src/words/ `wordedReasons`). */
+interface WordedReason {
+  readonly node: string;
+  readonly code: ReasonCode;
+  readonly text: string;
+}
+
 /** How one pass of fsdp-sim agrees with what torch logged for the same graph. */
-export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: readonly Reason[]): Agreement {
+export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: readonly WordedReason[]): Agreement {
   const ours = pairs(p.buckets);
   const theirs = pairs(log.buckets);
   let both = 0;

@@ -1,7 +1,7 @@
 // Details of the event clicked on a timeline: op, params, bytes, start, duration, bucket, and
 // the backend's reason.
 
-import { useApp } from '../../store';
+import { reasonText, useApp } from '../../store';
 import { fmtBytes, fmtUs } from '../ui_format';
 import { plainReason } from '../glossary';
 import { useInputKind } from '../input_kind';
@@ -40,7 +40,7 @@ export function DetailsPanel() {
       </dl>
       {reasons.length > 0 && (
         <ul className="reasons">
-          {reasons.slice(0, 6).map((x) => (
+          {reasons.slice(0, 6).map((x) => ({ ...x, text: reasonText(x) })).map((x) => (
             <li key={`${x.node}:${x.code}:${x.text}`}>
               {plainReason(x.code)} <span className="muted">({x.text})</span> <code>{x.node}</code>
             </li>

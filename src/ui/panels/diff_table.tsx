@@ -4,8 +4,8 @@
 
 import { useMemo, useState } from 'react';
 import {
-  appStore, buildGraph, diffBackends, diffCsv, hidesInB, useApp, type BackendDiff, type DiffRow, type SideResult,
-  type StepGraph,
+  appStore, buildGraph, diffBackends, diffCsv, hidesInB, reasonText, useApp, type BackendDiff, type DiffRow,
+  type SideResult, type StepGraph,
 } from '../../store';
 import { downloadBlob } from '../download';
 import { fmtBytes, fmtUs } from '../ui_format';
@@ -224,7 +224,9 @@ export function DiffTable() {
             </button>
             <button
               type="button"
-              onClick={() => downloadBlob(new Blob([diffCsv(shown)], { type: 'text/csv' }), 'fsdp-sim-diff.csv')}
+              onClick={() => {
+                downloadBlob(new Blob([diffCsv(shown, reasonText)], { type: 'text/csv' }), 'fsdp-sim-diff.csv');
+              }}
               data-testid="diff-csv"
             >
               Export CSV
@@ -278,7 +280,7 @@ export function DiffTable() {
                       <td data-col="exposedB">{us(row.b?.exposedUs)}</td>
                       <td>{row.deltaExposedUs.toFixed(1)}</td>
                       <td>{hidesInB(row)}</td>
-                      <td title={row.reasons.map((x) => x.text).join(' ')}>
+                      <td title={row.reasons.map((x) => reasonText(x)).join(' ')}>
                         {row.reasons.map((x) => x.code).join(', ')}
                       </td>
                     </tr>

@@ -2,7 +2,7 @@
 // (prefetched or not, bucketed or not, and why). Clicking a collective on a timeline picks it.
 
 import { useEffect, useMemo, useState } from 'react';
-import { livePlanOf, useApp, type Side, type SideResult } from '../../store';
+import { livePlanOf, reasonText, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtPct } from '../ui_format';
 import { plainReason } from '../glossary';
 import { baseName, explainableCollectives } from '../reason_lookup';
@@ -85,7 +85,7 @@ export function ExplainPanel() {
           )}
           {reasons.length === 0 ? <p className="muted">No decision recorded for this collective.</p> : (
             <ul className="reasons" data-testid="explain-reasons">
-              {reasons.map((r) => (
+              {reasons.map((r) => ({ ...r, text: reasonText(r) })).map((r) => (
                 <li key={`${r.code}:${r.text}`} data-code={r.code}>
                   <span className="plain">{plainReason(r.code)}</span> <span className="muted">{r.text}</span>{' '}
                   <code>{r.code}</code>

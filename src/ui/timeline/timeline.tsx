@@ -5,7 +5,7 @@
 
 import { type RefObject, useEffect, useMemo, useRef } from 'react';
 import { axisTop, scaleLinear, select } from 'd3';
-import { appStore, useApp, type Side, type SideResult } from '../../store';
+import { appStore, reasonText, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtTick, fmtUs } from '../ui_format';
 import { paletteFor } from '../palette';
 import { plainReason } from '../glossary';
@@ -64,7 +64,7 @@ function eventFacts(r: SideResult, i: number): { name: string; rows: string[]; r
   if (e.params?.length) rows.push(`params ${e.params.slice(0, 4).join(', ')}${more}`);
   const reasons = reasonsForEvent(r.schedule, e);
   const last = reasons[reasons.length - 1];
-  return { name: e.name, rows, reason: last ? `${plainReason(last.code)} (${last.text})` : undefined };
+  return { name: e.name, rows, reason: last ? `${plainReason(last.code)} (${reasonText(last)})` : undefined };
 }
 
 function hoverHtml(r: SideResult, i: number): string {

@@ -29,11 +29,12 @@ describe('runFsdp2Eager', () => {
     expect(names(s)).toEqual(names(tb));
     const prefetch = s.reasons.filter((r) => r.code === 'block_prefetch');
     expect(prefetch.length).toBeGreaterThan(0);
-    expect(prefetch.some((r) => r.text.startsWith("FSDP2's implicit prefetch: issued on the all-gather stream one module ahead of layers."))).toBe(true);
-    expect(prefetch.some((r) => r.text.includes("next module's post-backward"))).toBe(true);
+    const forward = { kind: 'fsdp2_prefetch_all_gather', phase: 'forward', module: expect.stringMatching(/^layers\./) };
+    expect(prefetch.some((r) => expect.objectContaining(forward).asymmetricMatch(r.detail))).toBe(true);
+    expect(prefetch.some((r) => r.detail.kind === 'fsdp2_reduce_scatter')).toBe(true);
     const buckets = s.reasons.filter((r) => r.code === 'block_bucket');
     expect(buckets).toHaveLength(tb.reasons.filter((r) => r.code === 'block_bucket').length);
-    expect(buckets.every((r) => r.text.endsWith('FSDP2 communicates one fully_shard module as one flat buffer.'))).toBe(true);
+    expect(buckets.every((r) => r.detail.kind === 'fsdp2_bucket')).toBe(true);
   });
 
   it('allocates all-gather outputs and reduce-scatter buffers on their own streams', () => {

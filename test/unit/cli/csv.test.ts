@@ -11,12 +11,15 @@ describe('CSV through d3-dsv', () => {
     const args = ['diff', '--ranks', '4', '--straggler-rank', '1', '--straggler-factor', '2'];
     const text = (await cli([...args, '--csv'])).out;
     const csv = csvParse(text);
-    const json = JSON.parse((await cli([...args, '--json'])).out) as { rows: DiffRow[] };
+    // the JSON rows carry each reason worded: {code, text}
+    type JsonRow = Omit<DiffRow, 'reasons'> & { reasons: { code: string; text: string }[] };
+    const json = JSON.parse((await cli([...args, '--json'])).out) as { rows: JsonRow[] };
     expect(csv.columns).toEqual([...DIFF_COLUMNS]);
     expect(csv).toHaveLength(json.rows.length);
     const cell = (v: unknown) => (v === null ? '' : String(v));
     csv.forEach((row, i) => {
-      const want = diffCells(json.rows[i]);
+      const want = { ...diffCells({ ...json.rows[i], reasons: [] }, () => ''), reason: '' };
+      want.reason = json.rows[i].reasons.map((x) => x.text).join(' ');
       for (const c of DIFF_COLUMNS) expect(row[c], `${json.rows[i].name} ${c}`).toBe(cell(want[c]));
     });
     // some cells needed quoting (sentences with commas): they came back whole

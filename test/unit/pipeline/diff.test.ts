@@ -5,6 +5,7 @@ import { defaultConfig, type SimConfig } from '../../../src/config';
 import { buildGraph, runPipelineOnGraph } from '../../../src/pipeline';
 import { DIFF_COLUMNS, diffBackends, diffInputOf, diffCsv, matchKey } from '../../../src/pipeline/diff';
 import { computeMetrics } from '../../../src/trace/metrics';
+import { reasonText } from '../../../src/words';
 
 function runs(cfg: SimConfig, a = cfg.backendA, b = cfg.backendB, rank = 0) {
   const graph = buildGraph(cfg);
@@ -99,7 +100,7 @@ describe('diffBackends', () => {
   });
 
   it('exports CSV with a header and one line per collective', () => {
-    const lines = diffCsv(d.rows).split('\n');
+    const lines = diffCsv(d.rows, reasonText).split('\n');
     expect(lines[0]).toBe(DIFF_COLUMNS.join(','));
     expect(lines).toHaveLength(d.rows.length + 1);
   });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReasonCode } from '../../../src/backends/schedule_types';
 import { CONFIG_FIELDS, defaultConfig, validateConfig } from '../../../src/config';
-import { fmtGb } from '../../../src/backends/autobucketing/reasons';
+import { fmtGb } from '../../../src/words';
 import { compareBackends } from '../../../src/pipeline';
 import { sideFromRun } from '../../../src/store/engine';
 import type { SideResult } from '../../../src/store';
