@@ -24,7 +24,8 @@ import {
 } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
 import { runPipelineOnGraph, type PipelineResult, stepFigures } from '../pipeline';
-import { EMIT_ALL_BELOW, describeMismatch, mismatchReport, type MismatchReport, exposedCommByGroup } from '../sim';
+import { EMIT_ALL_BELOW, mismatchReport, type MismatchReport, exposedCommByGroup } from '../sim';
+import { mismatchText } from '../words';
 import { formatDuration } from '../util';
 import {
   CONFIG_OPTIONS,
@@ -182,7 +183,7 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
   const ok = runs.filter((r) => !r.sim.mismatch);
   const failed = runs
     .filter((r) => r.sim.mismatch)
-    .map((r) => `fsdp-sim compare: ${r.backend}: ${describeMismatch(r.sim.mismatch!)}`);
+    .map((r) => `fsdp-sim compare: ${r.backend}: ${mismatchText(r.sim.mismatch!)}`);
   if (values.json) {
     const mesh = meshJson(resolveMesh(cfg.ranks, cfg.parallelism));
     const flags = Object.fromEntries(backends.map((b) => [b, torchtitanFlags(b, cfg)]));

@@ -16,9 +16,8 @@ import {
   type Culprit,
 } from '../pipeline';
 import { resolveMesh } from '../config';
-import { describeMismatch } from '../sim';
 import { waitOfGraph } from '../trace';
-import { reasonText, wordedDiff } from '../words';
+import { mismatchText, reasonText, wordedDiff } from '../words';
 import {
   CONFIG_OPTIONS,
   DEFAULT_BACKENDS_HELP,
@@ -154,7 +153,7 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const [a, b] = backends.map((be) => runPipelineOnGraph(graph, cfg, be, emit));
   for (const r of [a, b]) {
     if (r.sim.mismatch) {
-      io.err(`fsdp-sim diff: ${r.backend}: ${describeMismatch(r.sim.mismatch)}`);
+      io.err(`fsdp-sim diff: ${r.backend}: ${mismatchText(r.sim.mismatch)}`);
       return 1;
     }
   }

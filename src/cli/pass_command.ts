@@ -17,9 +17,9 @@ import { ImportError } from '../errors';
 import { HARDWARE_NAMES, type NetworkName } from '../estimate';
 import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
-import { describeMismatch, mismatchReport } from '../sim';
+import { mismatchReport } from '../sim';
 import { formatDuration, formatPercent, mibText } from '../util';
-import { reasonText, wordedReasons } from '../words';
+import { mismatchText, reasonText, wordedReasons } from '../words';
 
 import {
   CONFIG_OPTIONS,
@@ -133,7 +133,7 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   if (hang) {
     // a simulated hang has no step, exposure or peak to report: an error in every output
     if (values.json) io.out(JSON.stringify({ error: mismatchReport(hang) }));
-    io.err(`fsdp-sim pass: ${after.sim.mismatch ? backend : 'aot_eager'}: ${describeMismatch(hang)}`);
+    io.err(`fsdp-sim pass: ${after.sim.mismatch ? backend : 'aot_eager'}: ${mismatchText(hang)}`);
     return 1;
   }
   const out = passReport(before, after, torchLog);

@@ -24,6 +24,7 @@ import {
 import { textTable } from './cli_format';
 import type { Io } from './io';
 import { GIB, formatShare } from '../util';
+import { mismatchText, wordedSweepRow } from '../words';
 
 const SWEEP_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -90,7 +91,7 @@ function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[])
     num(r.peakReservedBytes / GIB, 2),
     String(r.allGathers),
     String(r.reduceScatters),
-    r.error ? 'hang' : r.fitsHbm ? 'yes' : 'NO',
+    r.hang ? 'hang' : r.fitsHbm ? 'yes' : 'NO',
   ]);
   return textTable(head, body, { left: (i) => i <= axes.length, rule: true });
 }
@@ -139,10 +140,13 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<num
   const progress = values.progress || seconds >= PROGRESS_AFTER_S ? progressLine(io) : undefined;
   const rows = runSweepPoints(points, backends, progress);
   if (values.json)
-    io.out(JSON.stringify({ axes, rows }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
-  else if (values.csv) io.out(sweepCsv(axes, rows));
+    io.out(
+      JSON.stringify({ axes, rows: rows.map(wordedSweepRow) }, (_k, v) =>
+        typeof v === 'number' && Number.isNaN(v) ? null : v),
+    );
+  else if (values.csv) io.out(sweepCsv(axes, rows, mismatchText));
   else io.out(formatSweepTable(axes, rows));
-  const hangs = rows.filter((r) => r.error);
-  for (const r of hangs) io.err(`fsdp-sim sweep: point ${r.point} ${r.backend}: ${r.error}`);
+  const hangs = rows.filter((r) => r.hang);
+  for (const r of hangs) io.err(`fsdp-sim sweep: point ${r.point} ${r.backend}: ${mismatchText(r.hang!)}`);
   return hangs.length ? 1 : 0;
 }

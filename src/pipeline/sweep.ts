@@ -17,7 +17,7 @@ import type { BackendName } from '../backends';
 import { ConfigError, oneOfMessage } from '../errors';
 import { resolveStepConfig } from '../graph';
 import { MODEL_PRESETS } from '../model';
-import { describeMismatch } from '../sim';
+import type { CollectiveMismatch } from '../sim';
 import { LruCache } from '../util';
 import { csvOf } from './csv';
 import { stepFigures } from './figures';
@@ -51,8 +51,8 @@ export interface SweepRow {
   readonly allGathers: number;
   readonly reduceScatters: number;
   readonly fitsHbm: boolean;
-  /** Set when the ranks disagreed on a collective (a hang): the times are then NaN. */
-  readonly error?: string;
+  /** Set when the ranks disagreed on a collective (a hang): the times are then NaN (src/words/ words it). */
+  readonly hang?: CollectiveMismatch;
 }
 
 /** More points than this is a typo (`0:1e6:1`), not a sweep: refuse before simulating anything. */
@@ -215,7 +215,7 @@ function runFigures(p: SweepPoint, backend: BackendName, cache: SweepCache): Run
   const graph = cachedGraph(cache, p.config);
   // metrics need every rank (stragglers), the rows never the events: draw one
   const r = runPipelineOnGraph(graph, p.config, backend, { shownRanks: 1 });
-  if (r.sim.mismatch) return { ...NAN_ROW, error: describeMismatch(r.sim.mismatch) };
+  if (r.sim.mismatch) return { ...NAN_ROW, hang: r.sim.mismatch };
   const fig = stepFigures(r);
   const m = r.metrics;
   return {
@@ -306,10 +306,19 @@ export const SWEEP_COLUMNS = [
   'error',
 ] as const;
 
-/** The rows as CSV: one column per axis, then SWEEP_COLUMNS; a header line first. */
-export function sweepCsv(axes: readonly Pick<SweepAxis, 'path'>[], rows: readonly SweepRow[]): string {
+/**
+ * The rows as CSV: one column per axis, then SWEEP_COLUMNS; a header line first. `error` is a
+ * hang's sentence, from `word` (src/words/ `mismatchText`).
+ */
+export function sweepCsv(
+  axes: readonly Pick<SweepAxis, 'path'>[],
+  rows: readonly SweepRow[],
+  word: (m: CollectiveMismatch) => string,
+): string {
+  const cell = (r: SweepRow, c: (typeof SWEEP_COLUMNS)[number]) =>
+    c === 'error' ? (r.hang ? word(r.hang) : undefined) : r[c];
   return csvOf(
     [...axes.map((a) => a.path), ...SWEEP_COLUMNS],
-    rows.map((r) => [...axes.map((a) => r.values[a.path]), ...SWEEP_COLUMNS.map((c) => r[c])]),
+    rows.map((r) => [...axes.map((a) => r.values[a.path]), ...SWEEP_COLUMNS.map((c) => cell(r, c))]),
   );
 }

@@ -2,7 +2,7 @@
 // scheduleMemoryProfile (static peak memory in schedule order, for the autobucketing budget).
 export type { CollectiveMismatch, SimResult } from './sim_types';
 export { simulate } from './simulate';
-export { describeMismatch, mismatchReport, type MismatchReport } from './mismatch';
+export { mismatchReport, type MismatchReport } from './mismatch';
 export {
   MemoryTracker,
   liveIntervals,

@@ -20,4 +20,4 @@ export {
   type SweepRow,
 } from '../pipeline';
 export { exposedCommByGroup } from '../sim';
-export { reasonText } from '../words';
+export { mismatchText, reasonText } from '../words';

@@ -6,7 +6,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import { schemeTableau10 } from 'd3';
 import { CONFIG_FIELDS } from '../../config';
-import { sweepCsv, parseVary, type SweepAxis, type SweepRow, appStore, useApp } from '../../store';
+import { mismatchText, sweepCsv, parseVary, type SweepAxis, type SweepRow, appStore, useApp } from '../../store';
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';
 import { fmtBytes, fmtPct, fmtUs } from '../ui_format';
@@ -137,7 +137,7 @@ function Hover({ point, rows, axes }: { point: number; rows: readonly SweepRow[]
           overlap {fmtPct(r.overlapPct, 1, '—')} · peak {fmtBytes(r.peakMemoryBytes)} ·{' '}
           {r.allGathers} AG / {r.reduceScatters} RS
           {r.fitsHbm ? '' : ' · does not fit HBM'}
-          {r.error ? ` · ${r.error}` : ''}
+          {r.hang ? ` · ${mismatchText(r.hang)}` : ''}
         </div>
       ))}
     </div>
@@ -170,7 +170,8 @@ export function SweepPanel() {
     () => (axes.length ? FIGURES.map((f) => ({ f, s: seriesOf(rows, axes, f) })) : []),
     [rows, axes],
   );
-  const csv = () => downloadBlob(new Blob([sweepCsv(axes, rows)], { type: 'text/csv' }), 'fsdp-sim-sweep.csv');
+  const csv = () =>
+    downloadBlob(new Blob([sweepCsv(axes, rows, mismatchText)], { type: 'text/csv' }), 'fsdp-sim-sweep.csv');
   return (
     <section className="panel sweep-panel" data-testid="sweep-panel" aria-label="parameter sweep">
       <h2>

@@ -6,6 +6,7 @@ import { ConfigError } from '../../../src/errors';
 import { runPipeline } from '../../../src/pipeline';
 import { csvCell } from '../../../src/pipeline/csv';
 import { MAX_SWEEP_POINTS, parseVary, runSweep, sweepCsv, sweepPoints } from '../../../src/pipeline/sweep';
+import { mismatchText } from '../../../src/words';
 
 const err = (f: () => unknown): ConfigError => {
   try {
@@ -119,7 +120,7 @@ describe('runSweep', () => {
 
   it('exports CSV with one column per axis, quoting cells that need it', () => {
     const axes = [parseVary('ranks=2,4')];
-    const csv = sweepCsv(axes, runSweep(defaultConfig(), axes, ['aot_eager']));
+    const csv = sweepCsv(axes, runSweep(defaultConfig(), axes, ['aot_eager']), mismatchText);
     const lines = csv.split('\n');
     expect(lines[0]).toBe(
       'ranks,backend,stepTimeMs,exposedCommMs,overlapPct,peakMemoryBytes,peakReservedBytes,' +

@@ -1,0 +1,20 @@
+// The sentence of a collective mismatch (a simulated hang) for the command line and the sweep's
+// rows: what diverged, and the way out (why it happens: ranks planned from their own timings).
+
+import type { SweepRow } from '../pipeline';
+import type { CollectiveMismatch } from '../sim';
+
+/** One line: `collective mismatch at collective #3: rank 0 issued … but rank 7 issued …; …`. */
+export function mismatchText(m: CollectiveMismatch): string {
+  return (
+    `collective mismatch at collective #${m.seq}: rank ${m.ranks[0]} issued ${m.ops[0]} but rank ${m.ranks[1]} ` +
+    `issued ${m.ops[1]}; on real GPUs this step hangs. Ranks planned from their own timings: ` +
+    'turn alignment on (--alignment on) or set --jitter-pct 0'
+  );
+}
+
+/** A sweep row as `sweep --json` gives it: a hang as `error`, its sentence. */
+export function wordedSweepRow(r: SweepRow) {
+  const { hang, ...rest } = r;
+  return hang ? { ...rest, error: mismatchText(hang) } : rest;
+}
