@@ -7,6 +7,7 @@
 import type { GraphNode } from '../../graph';
 import { minSaturationBytes, type Nccl213Topology } from '../../estimate';
 import { bucketKey } from '../rewrite';
+import type { NodeIds } from './fx_list';
 
 /** An FX graph as a list of IR nodes: a tensor read from outside the list is a placeholder. */
 export interface FxView {
@@ -14,10 +15,12 @@ export interface FxView {
   readonly producer: ReadonlyMap<string, GraphNode>;
   /** Tensors the output node reads. */
   readonly outputs: ReadonlySet<string>;
+  /** Numbers for the nodes (and the nodes a merge adds). */
+  readonly ids: NodeIds;
 }
 
 /** FX all_input_nodes: the distinct producers (or placeholder tensors) of a node's inputs, in order. */
-export function inputRefs(v: FxView, node: GraphNode): (GraphNode | string)[] {
+function inputRefs(v: FxView, node: GraphNode): (GraphNode | string)[] {
   const out: (GraphNode | string)[] = [];
   for (const t of node.inputs) {
     const ref = v.producer.get(t) ?? t;
@@ -34,7 +37,7 @@ function inputRefCount(v: FxView, node: GraphNode): number {
 }
 
 /** torch is_fsdp_all_gather: the all-gather's inputs reach exactly one placeholder (a parameter). */
-export function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
+function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
   const seen = new Set<GraphNode | string>();
   const queue = inputRefs(v, ag);
   let placeholders = 0;
@@ -49,23 +52,43 @@ export function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
   return placeholders === 1;
 }
 
+interface UseEntry {
+  readonly users: GraphNode[];
+  readonly output: boolean;
+}
+
+/** Users of the nodes of a view, as it was when made: by node number, a node outside it has none. */
+export class Users {
+  constructor(
+    private readonly ids: NodeIds,
+    private readonly entries: readonly (UseEntry | undefined)[],
+  ) {}
+
+  get(n: GraphNode): UseEntry | undefined {
+    const i = this.ids.get(n);
+    return i === undefined ? undefined : this.entries[i];
+  }
+}
+
 /** Users of each node, each once in program order (and whether the output node reads it). */
-export function usersOf(v: FxView): Map<GraphNode, { users: GraphNode[]; output: boolean }> {
-  const m = new Map<GraphNode, { users: GraphNode[]; output: boolean }>();
+export function usersOf(v: FxView): Users {
+  const ids = v.ids;
+  const entries = new Array<UseEntry | undefined>(ids.size).fill(undefined); // filled: fast elements
   for (const n of v.nodes) {
     let output = false;
     for (const t of n.outputs) if (v.outputs.has(t)) output = true;
-    m.set(n, { users: [], output });
+    entries[ids.of(n)] = { users: [], output };
   }
   // a reader of several of a node's outputs pushes itself once, so a repeat is always the list's last entry
   for (const n of v.nodes) {
     for (const t of n.inputs) {
       const p = v.producer.get(t);
-      const l = p === undefined ? undefined : m.get(p)?.users;
+      const i = p === undefined ? undefined : ids.get(p);
+      const l = i === undefined ? undefined : entries[i]?.users;
       if (l !== undefined && l[l.length - 1] !== n) l.push(n);
     }
   }
-  return m;
+  return new Users(ids, entries);
 }
 
 /** torch is_fsdp_reduce_scatter_wait: every path from the wait reaches the output through unary nodes. */
@@ -86,16 +109,23 @@ export function isFsdpReduceScatterWait(v: FxView, wait: GraphNode, users: Retur
   return true;
 }
 
-/** torch identify_fsdp_groups: the groups of FSDP all-gathers, and the first one's size. */
-export function identifyFsdpGroups(v: FxView): { groups: Set<string>; groupSize: number | null } {
+/**
+ * torch identify_fsdp_groups: the groups of FSDP all-gathers, and the first one's size; `fsdp`:
+ * the FSDP all-gathers themselves (is_fsdp_all_gather, asked again by the bucketing before any merge).
+ */
+export function identifyFsdpGroups(v: FxView): {
+  groups: Set<string>; groupSize: number | null; fsdp: ReadonlySet<GraphNode>;
+} {
   const groups = new Set<string>();
+  const fsdp = new Set<GraphNode>();
   let groupSize: number | null = null;
   for (const n of v.nodes) {
     if (n.kind !== 'all_gather' || !isFsdpAllGather(v, n)) continue;
+    fsdp.add(n);
     groups.add(n.collective!.group);
     groupSize ??= n.collective!.groupSize;
   }
-  return { groups, groupSize };
+  return { groups, groupSize, fsdp };
 }
 
 export interface CapKnobs {
@@ -150,7 +180,7 @@ export function greedyBuckets(
   const buckets: GraphNode[][] = [];
   // an all-gather has few ancestors, a reduce-scatter few descendants: walk the small side
   const backward = kind === 'all_gather';
-  const children = backward ? new Map() : (users ?? usersOf(v));
+  const children = backward ? null : (users ?? usersOf(v));
   for (const r of runs) {
     let cur: GraphNode[] = [];
     let desc = new Set<GraphNode>();
@@ -167,7 +197,7 @@ export function greedyBuckets(
       }
       size += bytes;
       cur.push(n);
-      if (!backward) addDescendants(n, desc, children);
+      if (children !== null) addDescendants(n, desc, children);
     }
     if (cur.length > 1) buckets.push(cur);
   }

@@ -4,86 +4,154 @@
 
 import type { GraphNode } from '../../graph';
 
-export class FxList {
-  private readonly prev = new Map<GraphNode, GraphNode | null>();
-  private readonly next = new Map<GraphNode, GraphNode | null>();
-  private head: GraphNode | null = null;
-  private tail: GraphNode | null = null;
+/**
+ * Dense numbers for the nodes of one FX graph, old and new: the tables a pass keeps per node are
+ * arrays by number (a map keyed by node objects is slow to fill, and a pass fills several).
+ */
+export class NodeIds {
+  private readonly ids = new Map<GraphNode, number>();
+  private readonly nodes: GraphNode[] = [];
 
   constructor(nodes: readonly GraphNode[]) {
-    for (const n of nodes) this.append(n);
+    for (const n of nodes) this.of(n);
   }
 
-  private append(n: GraphNode): void {
-    this.prev.set(n, this.tail);
-    this.next.set(n, null);
-    if (this.tail) this.next.set(this.tail, n);
-    else this.head = n;
-    this.tail = n;
+  /** The node's number; a node not seen before gets the next one. */
+  of(n: GraphNode): number {
+    let s = this.ids.get(n);
+    if (s === undefined) {
+      s = this.nodes.push(n) - 1;
+      this.ids.set(n, s);
+    }
+    return s;
+  }
+
+  get(n: GraphNode): number | undefined {
+    return this.ids.get(n);
+  }
+
+  node(id: number): GraphNode {
+    return this.nodes[id];
+  }
+
+  /** One more than the highest number given. */
+  get size(): number {
+    return this.nodes.length;
+  }
+}
+
+/** Links by node number (-1: none). */
+export class FxList {
+  private readonly inList: boolean[] = [];
+  private readonly prev: number[] = [];
+  private readonly next: number[] = [];
+  private head = -1;
+  private tail = -1;
+
+  constructor(
+    nodes: readonly GraphNode[],
+    private readonly ids: NodeIds = new NodeIds(nodes),
+  ) {
+    for (const n of nodes) {
+      const s = this.slotOf(n);
+      this.prev[s] = this.tail;
+      this.next[s] = -1;
+      if (this.tail >= 0) this.next[this.tail] = s;
+      else this.head = s;
+      this.tail = s;
+    }
+  }
+
+  /** The node's number, now in the list. */
+  private slotOf(n: GraphNode): number {
+    const s = this.ids.of(n);
+    while (this.prev.length <= s) {
+      this.prev.push(-1);
+      this.next.push(-1);
+      this.inList.push(false);
+    }
+    this.inList[s] = true;
+    return s;
+  }
+
+  /** The node's number when it is in the list. */
+  private slot(n: GraphNode): number | undefined {
+    const s = this.ids.get(n);
+    return s !== undefined && this.inList[s] === true ? s : undefined;
+  }
+
+  private nodeAt(s: number): GraphNode | null {
+    return s < 0 ? null : this.ids.node(s);
   }
 
   /** Inserts `nodes`, in order, right after `anchor`. */
   insertAfter(anchor: GraphNode, nodes: readonly GraphNode[]): void {
-    let at = anchor;
+    let at = this.slotOf(anchor);
     for (const n of nodes) {
-      const after = this.next.get(at) ?? null;
-      this.prev.set(n, at);
-      this.next.set(n, after);
-      this.next.set(at, n);
-      if (after) this.prev.set(after, n);
-      else this.tail = n;
-      at = n;
+      const s = this.slotOf(n);
+      const after = this.next[at];
+      this.prev[s] = at;
+      this.next[s] = after;
+      this.next[at] = s;
+      if (after >= 0) this.prev[after] = s;
+      else this.tail = s;
+      at = s;
     }
   }
 
   remove(n: GraphNode): void {
-    const p = this.prev.get(n) ?? null;
-    const q = this.next.get(n) ?? null;
-    if (p) this.next.set(p, q);
+    const s = this.slot(n);
+    if (s === undefined) return;
+    const p = this.prev[s];
+    const q = this.next[s];
+    if (p >= 0) this.next[p] = q;
     else this.head = q;
-    if (q) this.prev.set(q, p);
+    if (q >= 0) this.prev[q] = p;
     else this.tail = p;
-    this.prev.delete(n);
-    this.next.delete(n);
+    this.inList[s] = false;
   }
 
   before(n: GraphNode): GraphNode | null {
-    return this.prev.get(n) ?? null;
+    const s = this.slot(n);
+    return s === undefined ? null : this.nodeAt(this.prev[s]);
   }
 
   after(n: GraphNode): GraphNode | null {
-    return this.next.get(n) ?? null;
+    const s = this.slot(n);
+    return s === undefined ? null : this.nodeAt(this.next[s]);
   }
 
   /** The nodes from `first` to `last`, inclusive. */
   span(first: GraphNode, last: GraphNode): GraphNode[] {
     const out: GraphNode[] = [];
-    for (let n: GraphNode | null = first; n !== null; n = this.after(n)) {
-      out.push(n);
-      if (n === last) break;
+    const end = this.slot(last);
+    for (let s = this.slot(first) ?? -1; s >= 0; s = this.next[s]) {
+      out.push(this.ids.node(s));
+      if (s === end) break;
     }
     return out;
   }
 
   /** Puts `order` (a permutation of the span from `first` to `last`) in that span's place. */
   replaceSpan(first: GraphNode, last: GraphNode, order: readonly GraphNode[]): void {
-    const p = this.before(first);
-    const q = this.after(last);
+    const p = this.prev[this.slotOf(first)];
+    const q = this.next[this.slotOf(last)];
     let at = p;
     for (const n of order) {
-      this.prev.set(n, at);
-      if (at) this.next.set(at, n);
-      else this.head = n;
-      at = n;
+      const s = this.slotOf(n);
+      this.prev[s] = at;
+      if (at >= 0) this.next[at] = s;
+      else this.head = s;
+      at = s;
     }
-    if (at) this.next.set(at, q);
-    if (q) this.prev.set(q, at);
+    if (at >= 0) this.next[at] = q;
+    if (q >= 0) this.prev[q] = at;
     else this.tail = at;
   }
 
   toArray(): GraphNode[] {
     const out: GraphNode[] = [];
-    for (let n = this.head; n !== null; n = this.after(n)) out.push(n);
+    for (let s = this.head; s >= 0; s = this.next[s]) out.push(this.ids.node(s));
     return out;
   }
 }

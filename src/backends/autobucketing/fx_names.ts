@@ -5,13 +5,33 @@
 
 const NAME = /^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$/;
 
+// a merge asks for the same few candidates ('view_3', 'getitem') thousands of times: parse each once
+const PARSED = new Map<string, { base: string; num: number | undefined } | null>();
+
+function parse(name: string): { base: string; num: number | undefined } | null {
+  const m = name.includes('.') ? null : NAME.exec(name); // most IR names have dots: NAME never matches them
+  return m === null ? null : { base: m[1], num: m[2] === undefined ? undefined : Number.parseInt(m[2], 10) };
+}
+
+function parsedCandidate(candidate: string): { base: string; num: number | undefined } | null {
+  let p = PARSED.get(candidate);
+  if (p === undefined) {
+    p = parse(candidate);
+    if (PARSED.size < 4096) PARSED.set(candidate, p);
+  }
+  return p;
+}
+
 export class FxNamespace {
   private readonly used = new Set<string>();
   private readonly baseCount = new Map<string, number>();
 
   /** A namespace holding a graph's names, as the graph's own construction left it. */
   constructor(names: Iterable<string>) {
-    for (const n of names) this.create(n);
+    for (const n of names) {
+      if (n.includes('.')) this.used.add(n); // take(n, null) without the parse
+      else this.take(n, parse(n));
+    }
   }
 
   /**
@@ -20,7 +40,7 @@ export class FxNamespace {
    */
   reserveEarlier(names: Iterable<string>): void {
     for (const n of names) {
-      const m = NAME.exec(n);
+      const m = n.includes('.') ? null : NAME.exec(n);
       if (m === null || m[2] === undefined) continue;
       const reached = this.baseCount.get(m[1]);
       if (reached !== undefined && Number.parseInt(m[2], 10) <= reached) this.used.add(n);
@@ -29,16 +49,19 @@ export class FxNamespace {
 
   /** The name a node copied with candidate name `candidate` gets; it is then taken. */
   create(candidate: string): string {
-    const m = NAME.exec(candidate);
+    return this.take(candidate, parsedCandidate(candidate));
+  }
+
+  private take(candidate: string, m: { base: string; num: number | undefined } | null): string {
     if (m === null) {
       this.used.add(candidate);
       return candidate;
     }
-    const base = m[1];
+    const base = m.base;
     let name = candidate;
     let num: number;
-    if (m[2] === undefined || this.used.has(candidate)) num = this.baseCount.get(base) ?? 0;
-    else num = Number.parseInt(m[2], 10);
+    if (m.num === undefined || this.used.has(candidate)) num = this.baseCount.get(base) ?? 0;
+    else num = m.num;
     while (this.used.has(name)) {
       num += 1;
       name = `${base}_${num}`;

@@ -17,14 +17,12 @@ import {
   type FxView,
   greedyBuckets,
   identifyFsdpGroups,
-  inputRefs,
-  isFsdpAllGather,
   isFsdpReduceScatterWait,
   preBucketCapMb,
   usersOf,
 } from './fsdp_groups';
 import { traceCoalescedReduceScatter } from './coalesced';
-import { FxList } from './fx_list';
+import { FxList, NodeIds } from './fx_list';
 import { FxNamespace, fxNameOf } from './fx_names';
 import type { AutobucketingOptions } from './options';
 import { type PassRegion, passRegions } from './torch_graph';
@@ -54,6 +52,7 @@ export interface PreBucketResult {
 class Region implements FxView {
   private cached: GraphNode[] | null;
   private made: { list: FxList; ns: FxNamespace; msPerByte: number | undefined } | null = null;
+  private numbers: NodeIds | null = null;
   producer = new Map<string, GraphNode>();
   constructor(
     nodes: GraphNode[],
@@ -68,8 +67,14 @@ class Region implements FxView {
 
   /** What only a merge needs (built at the first): the linked list, the FX names, the memory rate. */
   private get work() {
-    this.made ??= { list: new FxList(this.nodes), ns: this.namespace(), msPerByte: memoryRate(this.nodes) };
+    this.made ??= { list: new FxList(this.nodes, this.ids), ns: this.namespace(), msPerByte: memoryRate(this.nodes) };
     return this.made;
+  }
+
+  /** The nodes' numbers (built at the first use; the list and the merges' new nodes share them). */
+  get ids(): NodeIds {
+    this.numbers ??= new NodeIds(this.nodes);
+    return this.numbers;
   }
 
   get list(): FxList {
@@ -148,21 +153,21 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
       return ns;
     };
     const r = new Region(nodes, leaves[k], tensors, namespace, irNames);
-    const { groups, groupSize } = identifyFsdpGroups(r);
+    const { groups, groupSize, fsdp } = identifyFsdpGroups(r);
     if (groups.size > 0) {
       const capMb = groupSize !== null ? preBucketCapMb(groupSize, knobs, topo) : 500;
       caps.push({ phase: region.phase, capMb });
       const cap = Math.floor(capMb * 1024 * 1024);
       // users and waits of the original nodes, which a merge of other collectives leaves as they are
       const ctx: MergeCtx = { r, topo, withEst, helpers, buckets, users: usersOf(r), waitOf: waitsByStart(r) };
-      for (const b of greedyBuckets(r, 'all_gather', (_w, s) => isFsdpAllGather(r, s), cap)) mergeAllGather(ctx, b);
+      for (const b of greedyBuckets(r, 'all_gather', (_w, s) => fsdp.has(s), cap)) mergeAllGather(ctx, b);
       ctx.users = usersOf(r);
       const users = ctx.users;
       const mergeRs = knobs.bucket_mode === 'coalesced' ? mergeReduceScatterCoalesced : mergeReduceScatter;
       for (const b of greedyBuckets(r, 'reduce_scatter', (w) => isFsdpReduceScatterWait(r, w, users), cap, users))
         mergeRs(ctx, b);
     }
-    const nodesOut = groups.size > 0 ? stableSort(r.nodes, r.producer, null) : r.nodes;
+    const nodesOut = groups.size > 0 ? stableSort(r.nodes, r.producer, null, r.ids) : r.nodes;
     for (const n of nodesOut) out.push(n);
   });
   if (buckets.length === 0) return null;
@@ -229,8 +234,11 @@ class Builder {
   ) {}
 
   tensor(id: string, shape: readonly number[], dtype: DType, aliasOf?: string): string {
-    const bytes = shape.reduce((a, b) => a * b, 1) * DTYPE_BYTES[dtype];
-    this.ctx.r.tensors[id] = { id, shape, dtype, bytes, ...(aliasOf !== undefined ? { aliasOf } : {}) };
+    let numel = 1;
+    for (const d of shape) numel *= d;
+    const t: TensorInfo = { id, shape, dtype, bytes: numel * DTYPE_BYTES[dtype] };
+    if (aliasOf !== undefined) (t as { aliasOf?: string }).aliasOf = aliasOf;
+    this.ctx.r.tensors[id] = t;
     return id;
   }
 
@@ -241,7 +249,7 @@ class Builder {
     const name = r.irNames.take(fx);
     const outputs = spec.outputs(name);
     const bytes = spec.ioBytes ?? 0;
-    const node: GraphNode = {
+    const node: Mutable<GraphNode> = {
       id: -1,
       name,
       kind: spec.kind,
@@ -253,9 +261,10 @@ class Builder {
       matmulLike: false,
       phase: this.proto.phase,
       attrs: { target },
-      ...(spec.kind === 'compute' && r.msPerByte !== undefined ? { estMs: bytes * r.msPerByte } : {}),
-      ...(spec.extra ?? {}),
     };
+    // assigned rather than spread (the same keys in the same order; a spread here is a slow path)
+    if (spec.kind === 'compute' && r.msPerByte !== undefined) node.estMs = bytes * r.msPerByte;
+    if (spec.extra !== undefined) Object.assign(node, spec.extra);
     for (const t of outputs) r.producer.set(t, node);
     this.made.push(node);
     const comm = spec.kind === 'wait' || spec.kind === 'all_gather' || spec.kind === 'reduce_scatter';
@@ -272,7 +281,13 @@ interface NodeSpec {
   readonly extra?: Partial<GraphNode>;
 }
 
-const numelOf = (t: TensorInfo): number => t.shape.reduce((a, b) => a * b, 1);
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function numelOf(t: TensorInfo): number {
+  let numel = 1;
+  for (const d of t.shape) numel *= d;
+  return numel;
+}
 
 /** torch has_mergeable_all_gather_convert_dtype: a cast feeding only this all-gather is folded into the copy-in. */
 function foldedCast(r: Region, ag: GraphNode, users: ReturnType<typeof usersOf>): GraphNode | undefined {
@@ -525,7 +540,7 @@ function splice(
     for (const t of n.outputs) if (r.producer.get(t) === n) r.producer.delete(t);
   }
   for (const m of made) for (const t of m.outputs) r.producer.set(t, m);
-  sortBucketRegion(r.list, made, ins, r.producer);
+  sortBucketRegion(r.list, made, ins, r.producer, r.ids);
   r.touched();
   ctx.buckets.push({
     start: start.name,
@@ -542,6 +557,7 @@ function sortBucketRegion(
   made: GraphNode[],
   ins: string[],
   producer: ReadonlyMap<string, GraphNode>,
+  ids: NodeIds,
 ): void {
   const madeSet = new Set(made);
   const ext = new Set(
@@ -565,7 +581,7 @@ function sortBucketRegion(
   }
   if (first === last) return;
   const region = list.span(first, last);
-  list.replaceSpan(first, last, stableSort(region, producer, new Set(region)));
+  list.replaceSpan(first, last, stableSort(region, producer, new Set(region), ids));
 }
 
 /**
@@ -577,33 +593,56 @@ function stableSort(
   nodes: readonly GraphNode[],
   producer: ReadonlyMap<string, GraphNode>,
   region: ReadonlySet<GraphNode> | null,
+  ids: NodeIds,
 ): GraphNode[] {
-  const v: FxView = { nodes, producer, outputs: new Set() };
   const pending = [...nodes].reverse();
-  const ready = new Set<GraphNode>();
-  const waiting = new Map<GraphNode, GraphNode[]>();
+  // by node number: ready, and the nodes waiting for each
+  const ready: boolean[] = new Array<boolean>(ids.size).fill(false);
+  const waiting: (GraphNode[] | undefined)[] = new Array<GraphNode[] | undefined>(ids.size).fill(undefined);
   const out: GraphNode[] = [];
   while (pending.length > 0) {
     const n = pending.pop()!;
-    let last: GraphNode | undefined;
-    for (const ref of inputRefs(v, n)) {
-      if (typeof ref === 'string' || ready.has(ref)) continue;
-      if (region === null || region.has(ref)) last = ref;
-    }
+    const last = lastUnready(n, producer, region, ready, ids);
     if (last !== undefined) {
-      const l = waiting.get(last);
+      const id = ids.of(last);
+      const l = waiting[id];
       if (l) l.push(n);
-      else waiting.set(last, [n]);
+      else waiting[id] = [n];
       continue;
     }
-    ready.add(n);
+    const id = ids.of(n);
+    ready[id] = true;
     out.push(n);
-    const w = waiting.get(n);
+    const w = waiting[id];
     if (w) {
-      waiting.delete(n);
+      waiting[id] = undefined;
       for (let k = w.length - 1; k >= 0; k--) pending.push(w[k]);
     }
   }
   if (out.length !== nodes.length) throw new Error('pre-bucketing: the merged graph has a dependency cycle');
   return out;
+}
+
+/**
+ * The last of `n`'s distinct input nodes (FX all_input_nodes order: first appearance) that is in
+ * `region` (null: anywhere) and not ready; inputRefs without building the list.
+ */
+function lastUnready(
+  n: GraphNode,
+  producer: ReadonlyMap<string, GraphNode>,
+  region: ReadonlySet<GraphNode> | null,
+  ready: readonly boolean[],
+  ids: NodeIds,
+): GraphNode | undefined {
+  const ins = n.inputs;
+  let last: GraphNode | undefined;
+  for (let k = 0; k < ins.length; k++) {
+    const ref = producer.get(ins[k]);
+    if (ref === undefined || ready[ids.of(ref)] === true) continue;
+    if (region !== null && !region.has(ref)) continue;
+    let repeat = false;
+    for (let j = 0; j < k && !repeat; j++) repeat = producer.get(ins[j]) === ref;
+    if (!repeat) last = ref;
+  }
+  return last;
 }
