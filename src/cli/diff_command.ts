@@ -17,7 +17,7 @@ import {
 } from '../pipeline';
 import { resolveMesh } from '../config';
 import { waitOfGraph } from '../trace';
-import { mismatchText, reasonText, wordedDiff } from '../words';
+import { culpritSkipText, mismatchText, reasonText, wordedDiff } from '../words';
 import {
   CONFIG_OPTIONS,
   DEFAULT_BACKENDS_HELP,
@@ -69,8 +69,11 @@ const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…`
 
 const us = (x: number | null | undefined) => formatDuration(x, { unit: 'µs', digits: 1, bare: true, missing: '—' });
 
+/** A culprit as `diff` shows it: `note` says why it was not computed. */
+type ShownCulprit = Culprit & { readonly note?: string };
+
 /** One line per backend naming the rank the others waited for, when one did (straggler, jitter). */
-function culpritLines(culprits: readonly { backend: string; c: Culprit }[]): string[] {
+function culpritLines(culprits: readonly { backend: string; c: ShownCulprit }[]): string[] {
   return culprits
     .filter(({ c }) => c.ranks.length > 0 || c.note)
     .map(({ backend, c }) => {
@@ -158,10 +161,10 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
     }
   }
   const d = diffBackends(diffInputOf(a), diffInputOf(b), rank);
-  const culprits = [a, b].map((r) => ({
+  const culprits = [a, b].map((r): { backend: string; c: ShownCulprit } => ({
     backend: r.backend,
-    c: plan.note
-      ? { ranks: [], worst: null, note: plan.note }
+    c: plan.skipped
+      ? { ranks: [], worst: null, note: culpritSkipText(plan.skipped) }
       : findCulprit(r.sim.events, waitOfGraph(r.schedule.graph)),
   }));
   if (values.json) io.out(JSON.stringify({ ...wordedDiff(d), culpritA: culprits[0].c, culpritB: culprits[1].c }));

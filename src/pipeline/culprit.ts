@@ -25,8 +25,6 @@ export interface Culprit {
     readonly spreadUs: number;
     readonly op: string | null;
   } | null;
-  /** Set when the culprit was not computed (the ranks it needs were not simulated): why, in one sentence. */
-  readonly note?: string;
 }
 
 /**
@@ -35,11 +33,22 @@ export interface Culprit {
  */
 export const CULPRIT_EVENT_BUDGET = 4_000_000;
 
-/** Which ranks a run must emit for findCulprit, or why it cannot name the culprit. */
+/**
+ * Why the culprit is not computed: every rank runs differently (`jitter`, or a straggler on a
+ * `mesh`), and comparing all `ranks` would simulate `events` events, more than `budget`.
+ */
+interface CulpritSkip {
+  readonly why: 'jitter' | 'mesh';
+  readonly ranks: number;
+  readonly events: number;
+  readonly budget: number;
+}
+
+/** Which ranks a run must emit for findCulprit, or why it cannot name the culprit (src/words/ words it). */
 export interface CulpritPlan {
   /** Undefined: the simulator's default (every rank below EMIT_ALL_BELOW). */
   readonly emitRanks?: readonly number[];
-  readonly note?: string;
+  readonly skipped?: CulpritSkip;
 }
 
 export interface CulpritRun {
@@ -57,7 +66,7 @@ export interface CulpritRun {
  * The ranks to emit so the culprit is the whole world's: every rank below EMIT_ALL_BELOW (the
  * default) or within CULPRIT_EVENT_BUDGET; a straggler without jitter on a 1-D mesh needs only
  * itself, the diffed rank and one other (the rest wait as that one does, so the mean wait is the
- * same); a symmetric run only the diffed rank (no one holds anyone up). Otherwise a note says why not.
+ * same); a symmetric run only the diffed rank (no one holds anyone up). Otherwise `skipped` says why not.
  */
 export function culpritPlan(r: CulpritRun): CulpritPlan {
   const all = Array.from({ length: r.worldSize }, (_, k) => k);
@@ -68,12 +77,10 @@ export function culpritPlan(r: CulpritRun): CulpritPlan {
     const other = all.find((k) => k !== r.rank && k !== r.straggler)!;
     return { emitRanks: [...new Set([r.rank, r.straggler, other])].sort((a, b) => a - b) };
   }
-  const why = r.jitterPct > 0 ? 'jitter makes every rank run differently' : 'the mesh makes the ranks wait differently';
+  const why = r.jitterPct > 0 ? 'jitter' : 'mesh';
   return {
     emitRanks: [r.rank],
-    note:
-      `not computed: ${why}, and comparing all ${r.worldSize} ranks means ${r.worldSize * r.nodes} events, ` +
-      `more than the ${CULPRIT_EVENT_BUDGET} diff simulates for it; try fewer ranks or a smaller model`,
+    skipped: { why, ranks: r.worldSize, events: r.worldSize * r.nodes, budget: CULPRIT_EVENT_BUDGET },
   };
 }
 

@@ -22,5 +22,5 @@ export { parseVary, sweepCsv, type SweepAxis, type SweepRow } from './sweep';
 export { stepFigures } from './figures';
 export { DIFF_COLUMNS, diffInputOf } from './diff';
 export { culpritPlan, findCulprit } from './culprit';
-export type { Culprit } from './culprit';
+export type { Culprit, CulpritPlan } from './culprit';
 export { MAX_SWEEP_POINTS, newSweepCache, runSweepPoint, runSweepPoints, sweepPoints, sweepSeconds } from './sweep';

@@ -28,12 +28,9 @@ describe('culpritPlan', () => {
     const big = { ...run, worldSize: 1024, nodes: CULPRIT_EVENT_BUDGET / 512 };
     const j = culpritPlan({ ...big, jitterPct: 5 });
     expect(j.emitRanks).toEqual([0]);
-    expect(j.note).toBe(
-      'not computed: jitter makes every rank run differently, and comparing all 1024 ranks means 8000000 events, ' +
-        `more than the ${CULPRIT_EVENT_BUDGET} diff simulates for it; try fewer ranks or a smaller model`,
-    );
+    expect(j.skipped).toEqual({ why: 'jitter', ranks: 1024, events: 8000000, budget: CULPRIT_EVENT_BUDGET });
     const mesh = culpritPlan({ ...big, straggler: 5, oneDim: false });
-    expect(mesh.note).toMatch(/the mesh makes the ranks wait differently/);
+    expect(mesh.skipped?.why).toBe('mesh');
   });
 });
 
