@@ -103,9 +103,17 @@ const POINTWISE = new Set([
   'erf',
 ]);
 
+// a graph has a few dozen distinct ops and tens of thousands of nodes: each op is parsed once
+const OP_NAMES = new Map<string, string>();
+
 function opName(target: string): string {
-  const m = /^(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*?)(?:_)?(?:\.[\w]+)?$/.exec(target);
-  return m ? m[1] : target;
+  let name = OP_NAMES.get(target);
+  if (name === undefined) {
+    const m = /^(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*?)(?:_)?(?:\.[\w]+)?$/.exec(target);
+    name = m ? m[1] : target;
+    if (OP_NAMES.size < 4096) OP_NAMES.set(target, name);
+  }
+  return name;
 }
 
 /** One graph torch's pass runs on: an imported FX graph, or one phase of a built step. */

@@ -52,16 +52,20 @@ function buildStorageTables(tg: TorchGraph): StorageTables {
   function isWaitOutput(id: string): boolean {
     return waitOutputs.has(id);
   }
-  const outputs: number[][] = new Array(n);
+  // CSR per torch node: the distinct storages of its outputs, first seen first
+  const outOff = new Int32Array(n + 1);
+  const outIdx: number[] = [];
+  const addOutput = (t: number, s: number) => {
+    for (let k = outOff[t]; k < outIdx.length; k++) if (outIdx[k] === s) return;
+    outIdx.push(s);
+  };
   for (let t = 0; t < n; t++) {
+    outOff[t] = outIdx.length;
     const ph = tg.placeholderTensor.get(t);
-    if (ph !== undefined) outputs[t] = [storage(ph)];
-    else if (tg.cls[t] === NodeClass.Output) outputs[t] = [];
-    else {
-      const outs = ix.nodes[tg.irOf[t]].outputs;
-      outputs[t] = outs.length === 1 ? [storage(outs[0])] : [...new Set(outs.map(storage))];
-    }
+    if (ph !== undefined) outIdx.push(storage(ph));
+    else if (tg.cls[t] !== NodeClass.Output) for (const o of ix.nodes[tg.irOf[t]].outputs) addOutput(t, storage(o));
   }
+  outOff[n] = outIdx.length;
   const allocated = new Uint8Array(bytes.length);
   const allocOff = new Int32Array(n + 1);
   const useOff = new Int32Array(n + 1);
@@ -70,14 +74,17 @@ function buildStorageTables(tg: TorchGraph): StorageTables {
   const useCount = new Int32Array(bytes.length);
   const seen = new Int32Array(bytes.length).fill(-1);
   for (let t = 0; t < n; t++) {
-    for (const s of outputs[t]) {
+    for (let j = outOff[t]; j < outOff[t + 1]; j++) {
+      const s = outIdx[j];
       if (!allocated[s]) {
         allocated[s] = 1;
         allocIdx.push(s);
       }
     }
     for (let k = tg.parOff[t]; k < tg.parOff[t + 1]; k++) {
-      for (const s of outputs[tg.parIdx[k]]) {
+      const p = tg.parIdx[k];
+      for (let j = outOff[p]; j < outOff[p + 1]; j++) {
+        const s = outIdx[j];
         if (seen[s] === t) continue;
         seen[s] = t;
         useIdx.push(s);
