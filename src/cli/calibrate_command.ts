@@ -4,6 +4,7 @@
 
 import { ImportError } from '../errors';
 import { calibrate, type Calibration, traceSamples, unfittedSentence } from '../pipeline';
+import { assumptionText, wordedCalibration } from '../words';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
 import { readInputText, type Io } from './io';
 import { formatPercent } from '../util';
@@ -64,7 +65,7 @@ function formatCalibration(c: Calibration): string {
       ].join('  '),
     );
   if (c.unfitted.length) lines.push('', 'not fitted:', ...c.unfitted.map((u) => `  ${unfittedSentence(u)}`));
-  if (c.notes.length) lines.push('', 'notes:', ...c.notes.map((n) => `  ${n}`));
+  if (c.notes.length) lines.push('', 'notes:', ...c.notes.map((n) => `  ${assumptionText(n)}`));
   const g = c.groups[0];
   if (c.groups.length === 1 && g)
     lines.push(
@@ -93,7 +94,8 @@ export async function calibrateCommand(argv: readonly string[], io: Io): Promise
   const t = traceSamples(files);
   if (!t.ok) throw t.error;
   const c = calibrate(t.value, cfg);
-  if (values.json) io.out(JSON.stringify(c, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v)));
+  const nanAsNull = (_k: string, v: unknown) => (typeof v === 'number' && Number.isNaN(v) ? null : v);
+  if (values.json) io.out(JSON.stringify(wordedCalibration(c), nanAsNull));
   else {
     for (const w of c.warnings) io.err(`warning: ${w}`);
     io.out(formatCalibration(c));

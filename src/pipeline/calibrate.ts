@@ -10,7 +10,7 @@ import { ImportError } from '../errors';
 import { OP_CLASSES, type OpClass, opClassOfOp } from './calibrate_classes';
 import { fitCollectives, type GroupFit, type Unfitted } from './calibrate_fit';
 import { LeftOutTally, type TraceSamples } from './calibrate_kineto';
-import { resolveCollectives } from './calibrate_resolve';
+import { resolveCollectives, type SizeAssumption } from './calibrate_resolve';
 import { buildGraph, runPipeline } from './run';
 
 export {
@@ -36,8 +36,8 @@ export interface Calibration {
   readonly groups: readonly GroupFit[];
   /** Groups that could not be fitted and kernels left out, each with the reason in one sentence. */
   readonly unfitted: readonly Unfitted[];
-  /** Assumptions the fit made where the trace was silent (a group size taken from the world). */
-  readonly notes: readonly string[];
+  /** Assumptions the fit made where the trace was silent (a group size from the world; src/words/ words them). */
+  readonly notes: readonly SizeAssumption[];
   readonly scales: readonly ClassScale[];
   /** Communication kernels left out of every fit. */
   readonly skipped: number;

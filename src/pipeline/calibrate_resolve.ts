@@ -1,16 +1,27 @@
 // From what a trace says of each collective to the ring model's inputs: the group size (the
 // trace's 'Group size'; else the config's step graph for a group it names; else, for a trace that
 // names no group, the world: c10d's default process group, as distributedInfo.world_size states
-// it), S in bytes (elements × dtype size; an all-gather's gathered output), each assumption said
-// once as a note, and each collective that cannot be resolved counted with the field it lacks.
+// it), S in bytes (elements × dtype size; an all-gather's gathered output), each assumption kept
+// once (src/words/ words it as a note), and each collective that cannot be resolved counted with
+// the field it lacks.
 
 import { DTYPE_BYTES, type CommInfo } from './calibrate_comms';
 import type { CollectiveSample } from './calibrate_fit';
 import { type LeftOutTally, MAX_RANK, type RawCollective } from './calibrate_kineto';
 
+/**
+ * A group size the trace does not record, and where it came from: the config's step graph
+ * (`config`), or the world (`world`: distributedInfo.world_size, for a trace that names no group).
+ */
+export interface SizeAssumption {
+  readonly group: string;
+  readonly n: number;
+  readonly from: 'config' | 'world';
+}
+
 export interface Resolved {
   readonly samples: CollectiveSample[];
-  readonly notes: string[];
+  readonly notes: SizeAssumption[];
 }
 
 const NO_SIZE =
@@ -40,21 +51,16 @@ export type ConfigGroups = ReadonlyMap<string, number>;
 
 interface SizeSource {
   readonly n?: number;
-  readonly note?: string;
+  readonly note?: SizeAssumption;
 }
 
 function groupSizeOf(i: CommInfo, group: string, cfg: ConfigGroups, world?: number): SizeSource {
   if (i.groupSize !== undefined) return { n: i.groupSize };
   const fromCfg = cfg.get(group);
   if (i.group !== undefined && fromCfg !== undefined)
-    return { n: fromCfg, note: `group '${group}': no 'Group size' in the trace, n = ${fromCfg} from the config` };
+    return { n: fromCfg, note: { group, n: fromCfg, from: 'config' } };
   if (i.group === undefined && world !== undefined)
-    return {
-      n: world,
-      note:
-        `group 'default': the trace records no process group or 'Group size'; taken as the world ` +
-        `(distributedInfo.world_size = ${world}), c10d's default process group`,
-    };
+    return { n: world, note: { group: 'default', n: world, from: 'world' } };
   return {};
 }
 
@@ -83,7 +89,7 @@ export function resolveCollectives(
   left: LeftOutTally,
 ): Resolved {
   const samples: CollectiveSample[] = [];
-  const notes = new Set<string>();
+  const notes = new Map<string, SizeAssumption>();
   for (const c of raw) {
     const group = c.info.group ?? 'default';
     if (c.info.bad !== undefined) {
@@ -106,9 +112,9 @@ export function resolveCollectives(
       left.add(c.kind, group, `its size (${bytes} B) is not a finite number ≥ 0`);
     else if (!(c.durUs > 0)) left.add(c.kind, group, 'its kernel has no duration');
     else {
-      if (src.note) notes.add(src.note);
+      if (src.note) notes.set(`${src.note.from}|${src.note.group}|${src.note.n}`, src.note);
       samples.push({ rank: c.rank, name: c.name, kind: c.kind, group, groupSize: src.n, bytes, durUs: c.durUs });
     }
   }
-  return { samples, notes: [...notes] };
+  return { samples, notes: [...notes.values()] };
 }

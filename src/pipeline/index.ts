@@ -17,6 +17,7 @@ export {
   type GroupFit,
 } from './calibrate';
 export { traceSamples } from './calibrate_kineto';
+export type { SizeAssumption } from './calibrate_resolve';
 export { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from './diff';
 export { parseVary, sweepCsv, type SweepAxis, type SweepRow } from './sweep';
 export { stepFigures } from './figures';

@@ -6,3 +6,4 @@
 export { fmtGb, reasonText, wordedDiff, wordedReasons } from './reason_words';
 export { mismatchText, wordedSweepRow } from './mismatch_words';
 export { culpritSkipText } from './culprit_words';
+export { assumptionText, wordedCalibration } from './calibrate_words';

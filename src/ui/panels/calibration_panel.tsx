@@ -10,6 +10,7 @@ import {
 } from 'd3';
 import {
   appStore,
+  assumptionText,
   type CalibrateRun,
   type Calibration,
   type FitPoint,
@@ -162,7 +163,7 @@ function Reasons({ fit }: { fit: Calibration }) {
       )}
       {fit.notes.length > 0 && (
         <ul className="small muted" data-testid="calib-notes" aria-label="assumptions">
-          {fit.notes.map((n) => (
+          {fit.notes.map(assumptionText).map((n) => (
             <li key={n}>{n}</li>
           ))}
         </ul>
