@@ -1,6 +1,6 @@
 // Public API of words/: the English for the engine's structured values (a backend's reasons, a
-// collective mismatch, ...).
-// The engine layers emit codes and facts; the UI (through store/core_api.ts) and the CLI word them
+// collective mismatch, the culprit diff could not compute, a calibration's assumptions). The
+// engine layers emit codes and facts; the UI (through store/core_api.ts) and the CLI word them
 // here, so the screen and the command line say the same thing (docs/ARCHITECTURE.md §4).
 
 export { fmtGb, reasonText, wordedDiff, wordedReasons } from './reason_words';
