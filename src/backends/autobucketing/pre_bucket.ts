@@ -596,22 +596,29 @@ function stableSort(
   ids: NodeIds,
 ): GraphNode[] {
   const pending = [...nodes].reverse();
-  // by node number: ready, and the nodes waiting for each
-  const ready: boolean[] = new Array<boolean>(ids.size).fill(false);
-  const waiting: (GraphNode[] | undefined)[] = new Array<GraphNode[] | undefined>(ids.size).fill(undefined);
+  // ready, and the nodes waiting for each: a merge's small span by local number, the graph by node number
+  const local = region === null ? null : new Map(nodes.map((n, k) => [n, k]));
+  const slot = local === null ? (n: GraphNode) => ids.of(n) : (n: GraphNode) => local.get(n) ?? -1;
+  const size = local === null ? ids.size : nodes.length;
+  const ready = new Uint8Array(size);
+  const waiting = new Array<GraphNode[] | undefined>(size).fill(undefined);
+  const isReady = (ref: GraphNode) => {
+    const s = slot(ref);
+    return s >= 0 && s < size && ready[s] === 1;
+  };
   const out: GraphNode[] = [];
   while (pending.length > 0) {
     const n = pending.pop()!;
-    const last = lastUnready(n, producer, region, ready, ids);
+    const last = lastUnready(n, producer, region, isReady);
     if (last !== undefined) {
-      const id = ids.of(last);
+      const id = slot(last);
       const l = waiting[id];
       if (l) l.push(n);
       else waiting[id] = [n];
       continue;
     }
-    const id = ids.of(n);
-    ready[id] = true;
+    const id = slot(n);
+    ready[id] = 1;
     out.push(n);
     const w = waiting[id];
     if (w) {
@@ -631,14 +638,13 @@ function lastUnready(
   n: GraphNode,
   producer: ReadonlyMap<string, GraphNode>,
   region: ReadonlySet<GraphNode> | null,
-  ready: readonly boolean[],
-  ids: NodeIds,
+  isReady: (ref: GraphNode) => boolean,
 ): GraphNode | undefined {
   const ins = n.inputs;
   let last: GraphNode | undefined;
   for (let k = 0; k < ins.length; k++) {
     const ref = producer.get(ins[k]);
-    if (ref === undefined || ready[ids.of(ref)] === true) continue;
+    if (ref === undefined || isReady(ref)) continue;
     if (region !== null && !region.has(ref)) continue;
     let repeat = false;
     for (let j = 0; j < k && !repeat; j++) repeat = producer.get(ins[j]) === ref;
