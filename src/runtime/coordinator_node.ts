@@ -1,32 +1,21 @@
 // Node flavour of the live-mode coordinator: one worker_threads Worker per rank running
-// rank_node.worker.ts. Workers load TypeScript through tsx's `tsImport` from a data: URL
-// bootstrap, which works under `node --import tsx` and inside Vitest's forks pool alike
-// (the same trick as comm/node_pool.ts). Node-only: not re-exported from src/runtime/index.ts.
+// rank_node.worker.ts, bundled into one plain module first (bundled_entry.ts), which works
+// under `node --import tsx` and inside Vitest's forks pool alike. Node-only: not re-exported
+// from src/runtime/index.ts.
 
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RankMessage } from './rank';
 import { runTrainingWith, type RankPort, type TrainingOptions, type TrainingResult } from './coordinator';
+import { bundledEntryUrl } from './bundled_entry';
 
-const WORKER_URL = new URL('./rank_node.worker.ts', import.meta.url).href;
+const WORKER_URL = new URL('./rank_node.worker.ts', import.meta.url);
 /** SwiftShader's Vulkan ICD shipped with Debian's chromium: Dawn's core WebGPU runs on it. */
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
-let bootstrapUrl: URL | undefined;
-function bootstrap(): URL {
-  if (bootstrapUrl !== undefined) return bootstrapUrl;
-  const api = createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs');
-  const src =
-    `const { tsImport } = await import(${JSON.stringify(pathToFileURL(api).href)});\n` +
-    `await tsImport(${JSON.stringify(WORKER_URL)}, import.meta.url);\n`;
-  return (bootstrapUrl = new URL(`data:text/javascript,${encodeURIComponent(src)}`));
-}
-
-function spawnNodeRank(rank: number): RankPort {
-  const w = new Worker(bootstrap(), { name: `rank ${rank}` });
+function spawnNodeRank(url: URL, rank: number): RankPort {
+  const w = new Worker(url, { name: `rank ${rank}` });
   let finished = false;
   return {
     post: (msg) => w.postMessage(msg),
@@ -56,7 +45,8 @@ function prepareDawnEnv(): void {
 }
 
 /** Node flavour of runTraining: worker_threads ranks, CPU kernels or Dawn WebGPU. */
-export function runTrainingNode(opts: TrainingOptions): Promise<TrainingResult> {
+export async function runTrainingNode(opts: TrainingOptions): Promise<TrainingResult> {
   if (opts.kernels !== 'cpu') prepareDawnEnv();
-  return runTrainingWith(spawnNodeRank, opts, availableParallelism());
+  const url = await bundledEntryUrl(WORKER_URL);
+  return runTrainingWith((rank) => spawnNodeRank(url, rank), opts, availableParallelism());
 }

@@ -1,25 +1,15 @@
 // A pool of N Node worker_threads, one per rank, for the comm tests and the bench: each `run`
 // posts one RankJob per rank over a fresh CommInit and resolves with every rank's RankOutcome.
-// Workers load node_rank.worker.ts through tsx's `tsImport`, which (unlike `execArgv: ['--import',
-// 'tsx']`) works inside Vitest's forks pool and under `node --import tsx`. Node-only.
+// Workers load node_rank.worker.ts bundled into one plain module (../bundled_entry.ts), which
+// works inside Vitest's forks pool and under `node --import tsx`. Node-only.
 
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CollectiveError } from '../../errors';
+import { bundledEntryUrl } from '../bundled_entry';
 import type { RankJob, RankOutcome, RankStep } from './node_script';
 import type { CommInit } from './comm_types';
 
-const WORKER_URL = new URL('./node_rank.worker.ts', import.meta.url).href;
-
-function bootstrapSource(): string {
-  const api = createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs');
-  return (
-    `const { tsImport } = await import(${JSON.stringify(pathToFileURL(api).href)});\n` +
-    `await tsImport(${JSON.stringify(WORKER_URL)}, import.meta.url);\n` +
-    `(await import('node:worker_threads')).parentPort.postMessage('ready');\n`
-  );
-}
+const WORKER_URL = new URL('./node_rank.worker.ts', import.meta.url);
 
 function once<T>(w: Worker): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -42,8 +32,7 @@ export class NodeRankPool {
 
   /** Spawn `worldSize` rank workers and wait until each has loaded RankComm. */
   static async create(worldSize: number): Promise<NodeRankPool> {
-    const src = bootstrapSource();
-    const url = new URL(`data:text/javascript,${encodeURIComponent(src)}`);
+    const url = await bundledEntryUrl(WORKER_URL);
     const workers = Array.from({ length: worldSize }, () => new Worker(url));
     try {
       await Promise.all(workers.map((w) => once<string>(w)));

@@ -1,6 +1,6 @@
 // Node worker_threads entry for one rank: receives RankJobs, runs their steps on a RankComm over
 // the shared buffers, and posts a RankOutcome (results, or the error that stopped it) per job.
-// Loaded through tsx's tsImport by node_pool.ts; Node-only (tests and bench).
+// Spawned by node_pool.ts, which waits for its 'ready'; Node-only (tests and bench).
 
 import { parentPort } from 'node:worker_threads';
 import { FsdpSimError } from '../../errors';
@@ -81,3 +81,4 @@ function runJob(job: RankJob): RankOutcome {
 parentPort?.on('message', (job: RankJob) => {
   parentPort?.postMessage(runJob(job));
 });
+parentPort?.postMessage('ready');
