@@ -2,7 +2,7 @@
 // (reduce-scatter + all-gather), else 1; least squares on relative error. A group that cannot be
 // fitted gets one sentence saying why, computed from its collectives.
 
-import { format } from 'd3';
+import { format } from 'd3-format';
 import { formatDuration } from '../util';
 import type { CalibKind } from './calibrate_comms';
 

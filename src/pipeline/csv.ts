@@ -1,7 +1,7 @@
 // CSV text (RFC 4180) for the sweep and diff exports, shared by the CLI and the app's download
 // buttons: d3-dsv's writer (quotes a cell holding a comma, quote or line break; quotes doubled).
 
-import { csvFormatRows, csvFormatValue } from 'd3';
+import { csvFormatRows, csvFormatValue } from 'd3-dsv';
 
 /** A cell's text: null, undefined and NaN are empty (a figure that does not exist), the rest String(v). */
 const cellText = (v: unknown): string =>

@@ -4,7 +4,7 @@
 // what it did. What Holistic Trace Analysis' per-collective breakdown gives for one trace, across
 // two. Pure: the CLI and the app's diff table both read it.
 
-import { bisector } from 'd3';
+import { bisector } from 'd3-array';
 import type { Reason, Schedule } from '../backends';
 import type { GraphNode, StepGraph } from '../graph';
 import type { TraceEvent } from '../trace';

@@ -15,7 +15,7 @@
 // Departures: one segment per (pool, stream) instead of many; no record_stream delays (a block
 // freed on another stream is reusable once its last reader's position is passed).
 
-import { bisector } from 'd3';
+import { bisector } from 'd3-array';
 import type { GraphNode, StepGraph } from '../graph';
 import { baseOf, liveIntervals, persistentBytes } from './memory';
 import { hiddenTensors } from './hidden_tensors';

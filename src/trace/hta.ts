@@ -12,7 +12,7 @@
 // - category by kernel name: communication, memory, else computation; CUDA sync events and other
 //   non-compute names ('…Sync') are neither, and count as non-compute GPU time.
 
-import { bisector } from 'd3';
+import { bisector } from 'd3-array';
 import type { CommKind } from './kinds';
 
 /** HTA's communication kernels: NCCL/RCCL (`nccl…`, `…ncclKernel…`), HIP and HCCL collectives. */

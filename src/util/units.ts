@@ -2,7 +2,7 @@
 // Fixed-point numbers go through d3-format with an ASCII hyphen for the minus, so the text is
 // what toFixed gave before (the CLI's tables, the explain panel's sentences and tests read it).
 
-import { formatLocale } from 'd3';
+import { formatLocale } from 'd3-format';
 
 const KIB = 1024;
 export const MIB = 1024 ** 2;

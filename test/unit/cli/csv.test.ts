@@ -1,6 +1,6 @@
 // The CLI's CSV (sweep --csv, diff --csv) is d3-dsv's: read back with csvParse it gives the JSON's
 // rows cell for cell, cells with commas, quotes and spaces intact.
-import { csvParse } from 'd3';
+import { csvParse } from 'd3-dsv';
 import { describe, expect, it } from 'vitest';
 import { DIFF_COLUMNS, diffCells, type DiffRow } from '../../../src/pipeline/diff';
 import { SWEEP_COLUMNS } from '../../../src/pipeline/sweep';
