@@ -9,10 +9,15 @@ import { minSaturationBytes, type Nccl213Topology } from '../../estimate';
 import { bucketKey } from '../rewrite';
 import type { NodeIds } from './fx_list';
 
+/** Tensor → the node of the view that writes it. */
+export interface ProducerOf {
+  get(tensor: string): GraphNode | undefined;
+}
+
 /** An FX graph as a list of IR nodes: a tensor read from outside the list is a placeholder. */
 export interface FxView {
   readonly nodes: readonly GraphNode[];
-  readonly producer: ReadonlyMap<string, GraphNode>;
+  readonly producer: ProducerOf;
   /** Tensors the output node reads. */
   readonly outputs: ReadonlySet<string>;
   /** Numbers for the nodes (and the nodes a merge adds). */

@@ -219,7 +219,7 @@ function onOriginalGraph(
   items: readonly OrderItem[],
   plans: readonly BucketPlan[],
 ): { ix: GraphIndex; items: OrderItem[]; plans: BucketPlan[]; idOf: number[] } {
-  const orig = new Map(oix.nodes.map((n, i) => [n.name, i]));
+  const orig = oix.indexOfName; // name → position in oix.nodes
   const byStart = new Map(pre.buckets.map((b) => [b.start, b]));
   const byWait = new Map(pre.buckets.flatMap((b) => b.waits.map((w) => [w, b] as const)));
   const waited = new Set<string>();

@@ -15,6 +15,7 @@ import { indexGraph } from '../graph_index';
 import {
   type CapKnobs,
   type FxView,
+  type ProducerOf,
   greedyBuckets,
   identifyFsdpGroups,
   isFsdpReduceScatterWait,
@@ -53,16 +54,15 @@ class Region implements FxView {
   private cached: GraphNode[] | null;
   private made: { list: FxList; ns: FxNamespace; msPerByte: number | undefined } | null = null;
   private numbers: NodeIds | null = null;
-  producer = new Map<string, GraphNode>();
   constructor(
     nodes: GraphNode[],
+    readonly producer: RegionProducers,
     readonly outputs: ReadonlySet<string>,
     readonly tensors: Record<string, TensorInfo>,
     private readonly namespace: () => FxNamespace,
     readonly irNames: IrNames,
   ) {
     this.cached = nodes;
-    for (const n of nodes) for (const t of n.outputs) this.producer.set(t, n);
   }
 
   /** What only a merge needs (built at the first): the linked list, the FX names, the memory rate. */
@@ -97,6 +97,37 @@ class Region implements FxView {
   /** The list changed: `nodes` is rebuilt when next read. */
   touched(): void {
     this.cached = null;
+  }
+}
+
+/**
+ * A region's tensor → its writer: the index's producers that lie in the region, as merges changed
+ * them (a Map of every tensor, filled per region, cost more than all its reads).
+ */
+class RegionProducers implements ProducerOf {
+  private readonly changed = new Map<string, GraphNode | null>(); // null: no longer written
+  constructor(
+    private readonly ix: ReturnType<typeof indexGraph>,
+    private readonly regionOf: Int32Array | null, // null: regions share nodes, every writer is in `changed`
+    private readonly region: number,
+    nodes: readonly GraphNode[],
+  ) {
+    if (regionOf === null) for (const n of nodes) for (const t of n.outputs) this.changed.set(t, n);
+  }
+
+  get(tensor: string): GraphNode | undefined {
+    const c = this.changed.get(tensor);
+    if (c !== undefined || this.regionOf === null) return c ?? undefined;
+    const p = this.ix.producerOf.get(tensor);
+    return p !== undefined && this.regionOf[p] === this.region ? this.ix.nodes[p] : undefined;
+  }
+
+  set(tensor: string, node: GraphNode): void {
+    this.changed.set(tensor, node);
+  }
+
+  delete(tensor: string): void {
+    this.changed.set(tensor, null);
   }
 }
 
@@ -143,7 +174,15 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
   const out: GraphNode[] = [];
   const withEst = graph.nodes.some((n) => n.kind === 'all_gather' && n.estMs !== undefined);
   const regions = passRegions(ix);
-  const leaves = leaving(ix, regions);
+  const regionOf = new Int32Array(ix.n).fill(-1);
+  let disjoint = true;
+  regions.forEach((region, k) => {
+    for (const i of region.nodes) {
+      if (regionOf[i] >= 0) disjoint = false;
+      regionOf[i] = k;
+    }
+  });
+  const leaves = leaving(ix, regions, regionOf);
   const fxNames = regions.map((g) => [...g.placeholders, ...g.nodes.map((i) => ix.nodes[i].name)].map(fxNameOf));
   regions.forEach((region, k) => {
     const nodes = region.nodes.map((i) => ix.nodes[i]);
@@ -152,7 +191,8 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
       ns.reserveEarlier(fxNames.slice(k + 1).flat());
       return ns;
     };
-    const r = new Region(nodes, leaves[k], tensors, namespace, irNames);
+    const producers = new RegionProducers(ix, disjoint ? regionOf : null, k, nodes);
+    const r = new Region(nodes, producers, leaves[k], tensors, namespace, irNames);
     const { groups, groupSize, fsdp } = identifyFsdpGroups(r);
     if (groups.size > 0) {
       const capMb = groupSize !== null ? preBucketCapMb(groupSize, knobs, topo) : 500;
@@ -186,13 +226,13 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
  * reads (the built regions leave those out, but torch's backward returns its reduce-scatters'
  * gradients, which is what makes them FSDP reduce-scatters). One pass over the graph for all regions.
  */
-function leaving(ix: ReturnType<typeof indexGraph>, regions: readonly PassRegion[]): Set<string>[] {
+function leaving(
+  ix: ReturnType<typeof indexGraph>,
+  regions: readonly PassRegion[],
+  regionOf: Int32Array, // per index node: its region, -1: none
+): Set<string>[] {
   const out = regions.map((region) => new Set(region.outputs));
   if (ix.graph.fxGraphs !== undefined) return out;
-  const regionOf = new Int32Array(ix.n).fill(-1);
-  regions.forEach((region, k) => {
-    for (const i of region.nodes) regionOf[i] = k;
-  });
   ix.nodes.forEach((n, i) => {
     for (const t of n.inputs) {
       const p = ix.producerOf.get(t);
@@ -556,7 +596,7 @@ function sortBucketRegion(
   list: FxList,
   made: GraphNode[],
   ins: string[],
-  producer: ReadonlyMap<string, GraphNode>,
+  producer: ProducerOf,
   ids: NodeIds,
 ): void {
   const madeSet = new Set(made);
@@ -591,7 +631,7 @@ function sortBucketRegion(
  */
 function stableSort(
   nodes: readonly GraphNode[],
-  producer: ReadonlyMap<string, GraphNode>,
+  producer: ProducerOf,
   region: ReadonlySet<GraphNode> | null,
   ids: NodeIds,
 ): GraphNode[] {
@@ -636,7 +676,7 @@ function stableSort(
  */
 function lastUnready(
   n: GraphNode,
-  producer: ReadonlyMap<string, GraphNode>,
+  producer: ProducerOf,
   region: ReadonlySet<GraphNode> | null,
   isReady: (ref: GraphNode) => boolean,
 ): GraphNode | undefined {
