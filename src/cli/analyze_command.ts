@@ -29,27 +29,31 @@ export const ANALYZE_USAGE = [
 
 const fixed = (x: number, d: number): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
+/** The columns a rank's row and an iteration's row share: span and HTA's temporal breakdown. */
+const BREAKDOWN_HEAD = ['span ms', 'overlap %', 'idle %', 'compute %', 'non-compute %'] as const;
+type Breakdown = Omit<TraceAnalysis['iterations'][number], 'iteration'>;
+
+const breakdownCells = (r: Breakdown): string[] => [
+  fixed(r.spanUs / 1000, 3),
+  fixed(r.overlapPct, 2),
+  fixed(r.idlePct, 2),
+  fixed(r.computePct, 2),
+  fixed(r.nonComputePct, 2),
+];
+
 function formatAnalysis(a: TraceAnalysis): string {
   const kinds = COMM_KINDS.filter((k) => a.ranks.some((r) => r.collectives[k] > 0));
   const ranks = textTable(
     [
       'rank',
-      'span ms',
-      'overlap %',
-      'idle %',
-      'compute %',
-      'non-compute %',
+      ...BREAKDOWN_HEAD,
       'exposed ms',
       'peak GiB',
       ...kinds.map((k) => `#${COMM_LABELS[k]}`),
     ],
     a.ranks.map((r) => [
       String(r.rank),
-      fixed(r.spanUs / 1000, 3),
-      fixed(r.overlapPct, 2),
-      fixed(r.idlePct, 2),
-      fixed(r.computePct, 2),
-      fixed(r.nonComputePct, 2),
+      ...breakdownCells(r),
       fixed(r.exposedCommUs / 1000, 3),
       r.peakMemoryBytes ? fixed(r.peakMemoryBytes / GIB, 2) : '—',
       ...kinds.map((k) => String(r.collectives[k])),
@@ -57,16 +61,8 @@ function formatAnalysis(a: TraceAnalysis): string {
   );
   const iters = a.iterations.length
     ? textTable(
-        ['iteration', 'rank', 'span ms', 'overlap %', 'idle %', 'compute %', 'non-compute %'],
-        a.iterations.map((r) => [
-          String(r.iteration),
-          String(r.rank),
-          fixed(r.spanUs / 1000, 3),
-          fixed(r.overlapPct, 2),
-          fixed(r.idlePct, 2),
-          fixed(r.computePct, 2),
-          fixed(r.nonComputePct, 2),
-        ]),
+        ['iteration', 'rank', ...BREAKDOWN_HEAD],
+        a.iterations.map((r) => [String(r.iteration), String(r.rank), ...breakdownCells(r)]),
       )
     : '(no ProfilerStep iterations in the analysed window)';
   const o = a.overall;
