@@ -5,7 +5,7 @@
 // Group A graphs: torch 2.13's defaults plus coalesced; group B: the 2.11 profile plus coalesced
 // (no pre-bucketing: the overlap bucketer's reduce-scatter buckets are the coalesced ones).
 import { describe, expect, it } from 'vitest';
-import { type TorchPassExpected, gzJsonReader } from '../../helpers/torch_fixtures';
+import { expectPassStats, expectPreBuckets, expectScheduleOrder, preBucketFixtures } from '../../helpers/torch_prebucket';
 import { runAutobucketing } from '../../../src/backends';
 import {
   AUTOBUCKETING_KNOBS,
@@ -14,43 +14,20 @@ import {
 } from '../../../src/backends/autobucketing';
 import { isCoalesced } from '../../../src/backends/autobucketing/coalesced';
 import { preBucketFsdp } from '../../../src/backends/autobucketing/pre_bucket';
-import { buildTorchGraph, passRegions } from '../../../src/backends/autobucketing/torch_graph';
-import { scheduleOverlap } from '../../../src/backends/autobucketing/torch_scheduler';
-import { indexGraph } from '../../../src/backends/graph_index';
 import { NCCL_213_DEFAULT_TOPOLOGY } from '../../../src/estimate/nccl_2_13';
 import { makeCostModel } from '../../../src/estimate';
-import { importFxGraph } from '../../../src/graph';
-import type { StepGraph } from '../../../src/graph/types';
 import { configFromFlags } from '../../../src/cli/flags';
 import { configFromQuery, configToQuery } from '../../../src/config/url';
 
-const readGz = gzJsonReader(new URL('../../fixtures/torch_pass/coalesced/', import.meta.url));
-
-interface Expected extends TorchPassExpected {
-  readonly knobs: Record<string, number | boolean | null | string>;
-  readonly capMb: number | null;
-  readonly preBuckets: string[][];
-  readonly newNodeEstimates: Record<string, number>;
-}
-
-const EXPECTED = readGz('expected.json.gz') as Record<string, Expected>;
-const PAIRS = [...new Set(Object.keys(EXPECTED).map((k) => k.replace(/_(fw|bw)$/, '')))];
+const { expected: EXPECTED, pairs: PAIRS, load, want: wantOf } = preBucketFixtures(
+  new URL('../../fixtures/torch_pass/coalesced/', import.meta.url),
+);
 const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
 const PROFILES = { A: AUTOBUCKETING_PROFILES['torch-2.13'], B: AUTOBUCKETING_PROFILES['torch-2.11'] };
 const optsOf = (pair: string): AutobucketingOptions => ({
   ...PROFILES[pair.startsWith('A_') ? 'A' : 'B'],
   bucket_mode: 'coalesced',
 });
-const sorted = (bs: readonly (readonly string[])[]) =>
-  bs.map((b) => [...b].sort()).sort((a, b) => a.join().localeCompare(b.join()));
-const phaseKey = (pair: string, phase: string) => `${pair}_${phase === 'forward' ? 'fw' : 'bw'}`;
-const plain = (name: string) => name.replace(/\.bw$/, '');
-
-function load(pair: string): StepGraph {
-  const imported = importFxGraph(['fw', 'bw'].map((p) => readGz(`fx/${pair}_${p}.json.gz`)));
-  if (!imported.ok) throw imported.error;
-  return imported.value;
-}
 
 describe('torch 2.13 bucket_mode "coalesced"', () => {
   it('the fixtures were passed with coalesced and the knobs of the profile each test gives the port', () => {
@@ -71,23 +48,16 @@ describe('torch 2.13 bucket_mode "coalesced"', () => {
       expect(pre).not.toBeNull();
       const nodes = new Map(pre!.graph.nodes.map((n) => [n.name, n]));
       for (const phase of ['forward', 'backward']) {
-        const want = EXPECTED[phaseKey(pair, phase)];
+        const want = wantOf(pair, phase);
         const mine = pre!.buckets.filter((b) => nodes.get(b.start)?.phase === phase);
-        expect(sorted(mine.map((b) => b.members.map(plain)))).toEqual(sorted(want.preBuckets));
         for (const b of mine) {
           const start = nodes.get(b.start)!;
           const rs = start.kind === 'reduce_scatter';
           expect(isCoalesced(start), b.start).toBe(rs);
           expect(b.waits.length).toBe(rs ? b.members.length : 1);
         }
-        // every node torch created and timed: same name, same estimate (no cat for a reduce-scatter)
-        const byName = new Map(pre!.graph.nodes.filter((n) => n.phase === phase).map((n) => [plain(n.name), n]));
-        for (const [name, ms] of Object.entries(want.newNodeEstimates)) {
-          const node = byName.get(name);
-          expect(node, `node ${name}`).toBeDefined();
-          const est = node!.kind === 'view' || node!.kind === 'wait' ? 0 : (node!.estMs ?? NaN);
-          expect(est, `estimate of ${name}`).toBeCloseTo(ms, 12);
-        }
+        // torch's pre-buckets, and every node it created and timed (no cat for a reduce-scatter)
+        expectPreBuckets(mine, pre!.graph.nodes.filter((n) => n.phase === phase), want);
       }
     },
   );
@@ -95,33 +65,11 @@ describe('torch 2.13 bucket_mode "coalesced"', () => {
   it.each(PAIRS)('%s: torch\'s schedule order, node for node', (pair) => {
     const opts = optsOf(pair);
     const pre = opts.pre_bucketing_fsdp_collectives ? preBucketFsdp(load(pair), opts, NCCL_213_DEFAULT_TOPOLOGY) : null;
-    const ix = indexGraph(pre?.graph ?? load(pair));
-    for (const region of passRegions(ix)) {
-      const tg = buildTorchGraph(ix, cost, region);
-      const sched = scheduleOverlap(tg, opts);
-      expect(sched.order.map((t) => plain(tg.name[t]))).toEqual(EXPECTED[phaseKey(pair, region.phase)].scheduleOrder);
-    }
+    expectScheduleOrder(pre?.graph ?? load(pair), cost, opts, (phase) => wantOf(pair, phase));
   });
 
   it.each(PAIRS)('%s: torch\'s buckets, prefetches, counts, exposure and peak', (pair) => {
-    const s = runAutobucketing(load(pair), cost, optsOf(pair));
-    const stats = s.passStats ?? [];
-    expect(stats.map((p) => p.phase)).toEqual(['forward', 'backward']);
-    for (const p of stats) {
-      const want = EXPECTED[phaseKey(pair, p.phase)];
-      expect(sorted(p.buckets), 'buckets as original names').toEqual(sorted(want.buckets));
-      expect(p.overlapping).toEqual(want.overlapping);
-      expect(p.collectivesBefore).toBe(want.collectivesBefore);
-      expect(p.collectivesAfter).toBe(want.collectivesAfter);
-      expect(p.scheduledExposedMs).toBeCloseTo(want.totalExposedMs, 9);
-      expect(p.potentialExposedMs).toBeCloseTo(want.potentialExposedMs, 9);
-      expect(p.peakBytes).toBe(want.peakBytes);
-    }
-    // the output graph: one collective per final bucket plus every unbucketed one
-    const colls = s.graph.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter');
-    expect(colls.length).toBe(stats.reduce((a, p) => a + p.collectivesAfter, 0));
-    const members = sorted(s.buckets.map((b) => b.members.map(plain)));
-    expect(members).toEqual(sorted(stats.flatMap((p) => p.buckets)));
+    expectPassStats(runAutobucketing(load(pair), cost, optsOf(pair)), (phase) => wantOf(pair, phase));
   });
 
   it('coalesced changes what torch decides: exposure differs from the default mode on a pre-bucketed backward', () => {
@@ -130,7 +78,7 @@ describe('torch 2.13 bucket_mode "coalesced"', () => {
       runAutobucketing(load(pair), cost, { ...optsOf(pair), bucket_mode: mode }).passStats!.find(
         (p) => p.phase === 'backward',
       )!;
-    const want = EXPECTED[phaseKey(pair, 'backward')];
+    const want = wantOf(pair, 'backward');
     expect(run('coalesced').scheduledExposedMs).toBeCloseTo(want.totalExposedMs, 9);
     expect(Math.abs(run('default').scheduledExposedMs - want.totalExposedMs)).toBeGreaterThan(1e-6);
   });
