@@ -3,17 +3,16 @@
 // 1 and 2 layers): they import, every collective on its own group, and the port decides on them as
 // torch did under both knob profiles — buckets, prefetches, counts, exposure and memory estimates.
 import { describe, expect, it } from 'vitest';
+import { expectCollectiveGroups } from '../../helpers/fx_2d';
+import { expectScheduleOrder } from '../../helpers/torch_prebucket';
 import { type TorchPassExpected, gzJsonReader } from '../../helpers/torch_fixtures';
 import { runAutobucketing } from '../../../src/backends';
-import { main } from '../../../src/cli/cli';
+import { cli } from '../cli/run_cli';
 import {
   AUTOBUCKETING_PROFILES,
   profileOf,
   type AutobucketingOptions,
 } from '../../../src/backends/autobucketing/options';
-import { indexGraph } from '../../../src/backends/graph_index';
-import { buildTorchGraph, passRegions } from '../../../src/backends/autobucketing/torch_graph';
-import { scheduleOverlap } from '../../../src/backends/autobucketing/torch_scheduler';
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
 
@@ -72,11 +71,6 @@ function optionsOf(knobs: Expected['knobs']): Partial<AutobucketingOptions> {
 const sortedSets = (bs: readonly (readonly string[])[]) =>
   bs.map((b) => [...b].sort()).sort((a, b) => a.join().localeCompare(b.join()));
 const collectiveRows = (r: Raw) => r.nodes.filter((n) => n.kind === 'collective');
-const KIND: Readonly<Record<string, string>> = {
-  all_gather_into_tensor: 'all_gather',
-  reduce_scatter_tensor: 'reduce_scatter',
-  all_reduce: 'all_reduce',
-};
 
 describe('2-D graphs from torch import', () => {
   it('the fixtures hold 8 meshes × depths, each with tp all-reduces and both groups', () => {
@@ -93,15 +87,7 @@ describe('2-D graphs from torch import', () => {
     const g = imported([fw, bw]);
     const { dp_shard: dp, tp } = fw.mesh;
     expect(g.meta).toMatchObject({ worldSize: dp * tp, mesh: { dpReplicate: 1, dpShard: dp, tp } });
-    // the same multiset of (kind, group, size) as the dumps, dp_shard members tp ranks apart
-    const want = [fw, bw].flatMap((d) =>
-      collectiveRows(d).map((n) => `${KIND[n.target.split('.')[1]]}|${n.mesh_dim}|${n.group_size}`),
-    );
-    const coll = g.nodes.filter((n) => n.collective !== undefined);
-    expect(coll.map((n) => `${n.collective?.kind}|${n.collective?.group}|${n.collective?.groupSize}`).sort()).toEqual(
-      want.sort(),
-    );
-    for (const n of coll) expect(n.collective?.groupStride ?? 1).toBe(n.collective?.group === 'dp_shard' ? tp : 1);
+    const coll = expectCollectiveGroups(g, [fw, bw].flatMap(collectiveRows), tp);
     expect(coll.filter((n) => n.kind === 'all_reduce').length).toBeGreaterThan(0);
     // parameters are what dp_shard gathers, never tp's activations
     for (const n of coll) if (n.params) expect(n.collective?.group).toBe('dp_shard');
@@ -181,13 +167,8 @@ describe.each(Object.keys(PROFILES) as (keyof typeof PROFILES)[])("torch's decis
 
 describe("torch's schedule order on 2-D graphs (C: 2.11-like knobs)", () => {
   it.each(GRAPHS)('%s: node for node', (graph) => {
-    const ix = indexGraph(imported(dumps(graph)));
-    for (const region of passRegions(ix)) {
-      const tg = buildTorchGraph(ix, cost, region);
-      const sched = scheduleOverlap(tg, AUTOBUCKETING_PROFILES['torch-2.11']);
-      const want = EXPECTED.C[`${graph}_${region.phase === 'forward' ? 'fw' : 'bw'}`];
-      expect(sched.order.map((t) => tg.name[t].replace(/\.bw$/, ''))).toEqual(want.scheduleOrder);
-    }
+    const want = (phase: string) => EXPECTED.C[`${graph}_${phase === 'forward' ? 'fw' : 'bw'}`];
+    expectScheduleOrder(imported(dumps(graph)), cost, AUTOBUCKETING_PROFILES['torch-2.11'], want);
   });
 });
 
@@ -198,13 +179,10 @@ describe('fsdp-sim pass on a 2-D graph pair (the gzipped dumps as torch wrote th
   ] as const)("%s: torch's counts (tp all-reduces too), buckets and exposure in --json", async (profile, version) => {
     const graph = 'dp4_tp2_1layer_dev_small_sacop';
     const files = ['fw', 'bw'].map((p) => new URL(`fx/${graph}_${p}.json.gz`, DIR).pathname);
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t) };
-    const code = await main(['pass', '--fx-graph', ...files, '--torch-profile', version, '--json'], io);
-    expect(err.join('\n')).toBe('');
-    expect(code).toBe(0);
-    const r = JSON.parse(out.join('\n'));
+    const run = await cli(['pass', '--fx-graph', ...files, '--torch-profile', version, '--json']);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    const r = JSON.parse(run.out);
     const want = ['fw', 'bw'].map((p) => EXPECTED[profile][`${graph}_${p}`]);
     expect(r.collectivesBefore).toBe(want[0].collectivesBefore + want[1].collectivesBefore);
     expect(r.collectivesAfter).toBe(want[0].collectivesAfter + want[1].collectivesAfter);

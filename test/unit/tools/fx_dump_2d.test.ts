@@ -3,8 +3,9 @@
 // op SAC, SimpleFSDP 2-D parameters, no mesh passed): the dumps carry each collective's group, so
 // they import and `pass --fx-graph` runs on them; without those fields the dp_shard gathers fail.
 import { describe, expect, it } from 'vitest';
+import { expectCollectiveGroups } from '../../helpers/fx_2d';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
-import { main } from '../../../src/cli/cli';
+import { cli } from '../cli/run_cli';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
 
 const DIR = new URL('../../fixtures/fx_dump_2d/', import.meta.url);
@@ -26,11 +27,6 @@ interface Raw {
 
 const dumps = (): Raw[] => FILES.map((f) => readGz(f) as Raw);
 const isCollective = (n: RawNode) => n.target.startsWith('_c10d_functional.') && !n.target.includes('wait_tensor');
-const KIND: Readonly<Record<string, string>> = {
-  all_gather_into_tensor: 'all_gather',
-  reduce_scatter_tensor: 'reduce_scatter',
-  all_reduce: 'all_reduce',
-};
 
 function imported(x: unknown): StepGraph {
   const r = importFxGraph(x);
@@ -55,26 +51,17 @@ describe("fx_dump's own 2-D dump (torch 2.13, dp_shard 4 × tp 2)", () => {
     const [fw, bw] = dumps();
     const g = imported([fw, bw]);
     expect(g.meta).toMatchObject({ worldSize: 8, mesh: { dpReplicate: 1, dpShard: 4, tp: 2 } });
-    const want = [fw, bw].flatMap((d) =>
-      d.nodes.filter(isCollective).map((n) => `${KIND[n.target.split('.')[1]]}|${n.mesh_dim}|${n.group_size}`),
-    );
-    const coll = g.nodes.filter((n) => n.collective !== undefined);
-    const got = coll.map((n) => `${n.collective?.kind}|${n.collective?.group}|${n.collective?.groupSize}`);
-    expect(got.sort()).toEqual(want.sort());
-    for (const n of coll) expect(n.collective?.groupStride ?? 1).toBe(n.collective?.group === 'dp_shard' ? 2 : 1);
+    expectCollectiveGroups(g, [fw, bw].flatMap((d) => d.nodes.filter(isCollective)), 2);
   });
 
   it('passes through `pass --fx-graph` under both profiles, counting every collective', async () => {
     const files = FILES.map((f) => new URL(f, DIR).pathname);
     const before = dumps().flatMap((d) => d.nodes.filter(isCollective)).length;
     for (const version of ['2.11', '2.13']) {
-      const out: string[] = [];
-      const err: string[] = [];
-      const io = { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t) };
-      const code = await main(['pass', '--fx-graph', ...files, '--torch-profile', version, '--json'], io);
-      expect(err.join('\n')).toBe('');
-      expect(code).toBe(0);
-      const r = JSON.parse(out.join('\n'));
+      const run = await cli(['pass', '--fx-graph', ...files, '--torch-profile', version, '--json']);
+      expect(run.err).toBe('');
+      expect(run.code).toBe(0);
+      const r = JSON.parse(run.out);
       expect(r.collectivesBefore).toBe(before);
       expect(r.collectivesAfter).toBeLessThan(before); // the dp_shard gathers and scatters bucket
     }
