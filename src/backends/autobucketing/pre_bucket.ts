@@ -106,28 +106,34 @@ class Region implements FxView {
  */
 class RegionProducers implements ProducerOf {
   private readonly changed = new Map<string, GraphNode | null>(); // null: no longer written
+  private readonly touched: Uint8Array; // per index node: a tensor it writes is in `changed`
   constructor(
     private readonly ix: ReturnType<typeof indexGraph>,
     private readonly regionOf: Int32Array | null, // null: regions share nodes, every writer is in `changed`
     private readonly region: number,
     nodes: readonly GraphNode[],
   ) {
+    this.touched = new Uint8Array(regionOf === null ? 0 : ix.n);
     if (regionOf === null) for (const n of nodes) for (const t of n.outputs) this.changed.set(t, n);
   }
 
   get(tensor: string): GraphNode | undefined {
-    const c = this.changed.get(tensor);
-    if (c !== undefined || this.regionOf === null) return c ?? undefined;
     const p = this.ix.producerOf.get(tensor);
-    return p !== undefined && this.regionOf[p] === this.region ? this.ix.nodes[p] : undefined;
+    if (this.regionOf !== null && p !== undefined && this.touched[p] === 0)
+      return this.regionOf[p] === this.region ? this.ix.nodes[p] : undefined;
+    const c = this.changed.get(tensor);
+    if (c !== undefined || this.regionOf === null || p === undefined) return c ?? undefined;
+    return this.regionOf[p] === this.region ? this.ix.nodes[p] : undefined;
   }
 
-  set(tensor: string, node: GraphNode): void {
+  set(tensor: string, node: GraphNode | null): void {
+    const p = this.ix.producerOf.get(tensor);
+    if (p !== undefined && this.touched.length > 0) this.touched[p] = 1;
     this.changed.set(tensor, node);
   }
 
   delete(tensor: string): void {
-    this.changed.set(tensor, null);
+    this.set(tensor, null);
   }
 }
 

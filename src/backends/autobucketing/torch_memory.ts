@@ -47,10 +47,10 @@ function buildStorageTables(tg: TorchGraph): StorageTables {
     }
     return s;
   };
-  const waitOutputs = new Set<string>();
-  for (let i = 0; i < ix.n; i++) if (ix.collOfWait[i] >= 0) for (const t of ix.nodes[i].outputs) waitOutputs.add(t);
+  // a wait's output: its writer (one per tensor in the index) is a wait
   function isWaitOutput(id: string): boolean {
-    return waitOutputs.has(id);
+    const p = ix.producerOf.get(id);
+    return p !== undefined && ix.collOfWait[p] >= 0;
   }
   // CSR per torch node: the distinct storages of its outputs, first seen first
   const outOff = new Int32Array(n + 1);
