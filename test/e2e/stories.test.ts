@@ -1,9 +1,11 @@
 // Stories in headless Chromium: each story picked from the menu (on top of whatever the previous
-// one left) reaches the same state as its link — headline, caption, URL state, selection — and
-// the hang story headlines the hang with no step delta, naming the ranks the data names.
+// one left) reaches the same state as its link — config, zoom, headline, caption, URL state,
+// selection — and the URL it then holds restores that state exactly; the hang story headlines
+// the hang with no step delta, naming the ranks the data names.
 
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { parseConfigQuery } from '../../src/config';
 import { STORIES } from '../../src/ui/stories';
 import { appForFile } from './harness';
 
@@ -16,6 +18,7 @@ interface StoryState {
   readonly caption: string;
   readonly selection: string | null;
   readonly config: string;
+  readonly menu: string; // the story menu's value
 }
 
 /** Wait until the story's view is applied and written to the URL, then read what the screen shows. */
@@ -52,6 +55,7 @@ async function settled(page: Page, id: string): Promise<StoryState> {
       caption: document.querySelector('[data-testid="story-caption"]')?.textContent ?? '',
       selection: sel ? `${sel.side}${sel.eventIndex}` : null,
       config: JSON.stringify(s.config),
+      menu: document.querySelector<HTMLSelectElement>('[data-testid="story-menu"]')?.value ?? '',
     };
   });
 }
@@ -61,13 +65,19 @@ async function fromLink(page: Page, id: string): Promise<StoryState> {
   return settled(page, id);
 }
 
+/** The whole URL a story left (config, view, selection): what a shared link carries. */
+async function fromSharedUrl(page: Page, id: string, href: string): Promise<StoryState> {
+  await page.goto(href);
+  return settled(page, id);
+}
+
 async function fromMenu(page: Page, id: string): Promise<StoryState> {
   await page.selectOption('[data-testid="story-menu"]', id);
   return settled(page, id);
 }
 
 describe('stories', () => {
-  it('each story from the menu equals its link, whatever the previous story left', async () => {
+  it('each story from the menu equals its link and its shared URL, whatever the previous story left', async () => {
     // the first screen is overview's config: from the menu it must still zoom and select
     const idle = () => !window.__FSDP_SIM__!.store.getState().simulating;
     await app.page.waitForFunction(idle, null, { timeout: SIM_TIMEOUT });
@@ -75,7 +85,12 @@ describe('stories', () => {
       const menu = await fromMenu(app.page, s.id);
       const link = await fromLink(app.page, s.id);
       expect(menu, s.id).toEqual(link);
+      expect(JSON.parse(link.config), s.id).toEqual(JSON.parse(JSON.stringify(parseConfigQuery(s.query).config)));
+      expect(link.menu, s.id).toBe(s.id);
+      expect(link.selection?.[0] ?? null, s.id).toBe(s.select?.side ?? null);
       expect(link.caption).not.toMatch(/Simulating…/);
+      // the URL now holds the whole state: loading it restores that state exactly
+      expect(await fromSharedUrl(app.page, s.id, app.page.url()), s.id).toEqual(link);
       // a story without a selection selects nothing, even after one that did
       if (!s.select) expect(link.selection, s.id).toBeNull();
     }

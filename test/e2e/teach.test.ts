@@ -1,6 +1,6 @@
 // Teaching the app end to end in headless Chromium: the first-visit tour, the glossary and
-// hover definitions, plain-language reasons and knob help, the headline, story presets loaded
-// from their URLs, Back undoing a change, flow arrows, keyboard-driven timelines and the
+// hover definitions, plain-language reasons and knob help, the headline, a story picked from the
+// menu and Back undoing it, Back undoing a change, flow arrows, keyboard-driven timelines and the
 // automated accessibility check (axe-core: no serious or critical violations).
 
 import { readFile } from 'node:fs/promises';
@@ -8,9 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { parseConfigQuery } from '../../src/config';
 import { REASON_PLAIN, TERMS } from '../../src/ui/glossary';
-import { STORIES } from '../../src/ui/stories';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
 import { metric, nextFrames, probeOf, setField, storeConfig, waitForApp, windowOf } from './page';
@@ -296,42 +294,7 @@ describe('learn one layer', () => {
 });
 
 describe('story presets', () => {
-  for (const story of STORIES) {
-    it(`'${story.id}' loads its config, zoom, selection and caption from its URL`, async () => {
-      const { context, page } = await freshPage(true);
-      await page.goto(`${previewSrv.url}?story=${story.id}`);
-      await waitForApp(page);
-      await page.waitForSelector(`[data-testid="story-caption"][data-story="${story.id}"]`);
-      const zoomed = story.zoom[0] > 0 || story.zoom[1] < 1;
-      await urlHas(page, `story=${story.id}`, ...(zoomed ? ['view='] : []), ...(story.select ? ['sel='] : []));
-      const expected = parseConfigQuery(story.query).config;
-      expect(await storeConfig(page)).toEqual(JSON.parse(JSON.stringify(expected)));
-      const { limitUs, window: w, selection } = await page.evaluate(() => {
-        const s = window.__FSDP_SIM__!.store.getState();
-        return { limitUs: s.limitUs, window: s.window, selection: s.selection };
-      });
-      expect(w.startUs).toBeCloseTo(story.zoom[0] * limitUs, 3);
-      expect(w.endUs).toBeCloseTo(story.zoom[1] * limitUs, 3);
-      if (story.select) expect(selection?.side).toBe(story.select.side);
-      else expect(selection).toBeNull();
-      expect(await page.inputValue('[data-testid="story-menu"]')).toBe(story.id);
-      // the URL now holds the whole state: a second page restores it exactly
-      const url = page.url();
-      expect(url).toContain(`story=${story.id}`);
-      const p2 = await context.newPage();
-      await p2.goto(url);
-      await waitForApp(p2);
-      await p2.waitForSelector(`[data-testid="story-caption"][data-story="${story.id}"]`);
-      await settled(p2);
-      expect(await storeConfig(p2)).toEqual(await storeConfig(page));
-      const w1 = await windowOf(page, 'a');
-      await expect.poll(() => windowOf(p2, 'a')).toEqual(w1); // the view lands after the simulation
-      await expect.poll(() => p2.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toEqual(selection);
-      if (story.id === 'hang') await p2.waitForSelector('[data-testid="banner-mismatch"]');
-      await context.close();
-    });
-  }
-
+  // each story's link, menu entry and shared URL: stories.test.ts
   it('picking a story from the menu loads it; Back returns to the previous state', async () => {
     const { context, page } = await freshPage(true);
     await page.goto(previewSrv.url);
