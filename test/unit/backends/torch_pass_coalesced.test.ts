@@ -5,7 +5,7 @@
 // Group A graphs: torch 2.13's defaults plus coalesced; group B: the 2.11 profile plus coalesced
 // (no pre-bucketing: the overlap bucketer's reduce-scatter buckets are the coalesced ones).
 import { describe, expect, it } from 'vitest';
-import { expectPassStats, expectPreBuckets, expectScheduleOrder, preBucketFixtures } from '../../helpers/torch_prebucket';
+import { expectPassStats, expectPreBuckets, expectScheduleOrder, preBucketFixtures } from '../../helpers/prebucket';
 import { runAutobucketing } from '../../../src/backends';
 import {
   AUTOBUCKETING_KNOBS,

@@ -4,7 +4,7 @@
 // times the nodes they create as torch's estimator did, and reaches torch's schedule, buckets,
 // prefetches and exposure.
 import { describe, expect, it } from 'vitest';
-import { expectPassStats, expectPreBuckets, expectScheduleOrder, preBucketFixtures } from '../../helpers/torch_prebucket';
+import { expectPassStats, expectPreBuckets, expectScheduleOrder, preBucketFixtures } from '../../helpers/prebucket';
 import { runAutobucketing } from '../../../src/backends';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
 import { preBucketFsdp } from '../../../src/backends/autobucketing/pre_bucket';

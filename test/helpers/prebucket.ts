@@ -57,6 +57,17 @@ export function expectScheduleOrder(
   }
 }
 
+/** One phase: torch's buckets (as sets of original names), overlapping map, counts, exposure and peak. */
+export function expectPhaseStats(p: PassStats, w: TorchPassExpected): void {
+  expect(sorted(p.buckets), 'buckets as original names').toEqual(sorted(w.buckets));
+  expect(p.overlapping).toEqual(w.overlapping);
+  expect(p.collectivesBefore).toBe(w.collectivesBefore);
+  expect(p.collectivesAfter).toBe(w.collectivesAfter);
+  expect(p.scheduledExposedMs).toBeCloseTo(w.totalExposedMs, 9);
+  expect(p.potentialExposedMs).toBeCloseTo(w.potentialExposedMs, 9);
+  expect(p.peakBytes).toBe(w.peakBytes);
+}
+
 /**
  * torch's buckets (original names), overlapping map, counts, exposure and peak per phase, `more`
  * of each phase, and the output graph: one collective per final bucket plus every unbucketed one.
@@ -70,13 +81,7 @@ export function expectPassStats<E extends TorchPassExpected>(
   expect(stats.map((p) => p.phase)).toEqual(['forward', 'backward']);
   for (const p of stats) {
     const w = want(p.phase);
-    expect(sorted(p.buckets), 'buckets as original names').toEqual(sorted(w.buckets));
-    expect(p.overlapping).toEqual(w.overlapping);
-    expect(p.collectivesBefore).toBe(w.collectivesBefore);
-    expect(p.collectivesAfter).toBe(w.collectivesAfter);
-    expect(p.scheduledExposedMs).toBeCloseTo(w.totalExposedMs, 9);
-    expect(p.potentialExposedMs).toBeCloseTo(w.potentialExposedMs, 9);
-    expect(p.peakBytes).toBe(w.peakBytes);
+    expectPhaseStats(p, w);
     more?.(p, w);
   }
   const colls = s.graph.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter');
