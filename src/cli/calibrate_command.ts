@@ -3,8 +3,8 @@
 // run (--model, --ranks, ... as for compare).
 
 import { ImportError } from '../errors';
-import { calibrate, type Calibration, traceSamples, unfittedSentence } from '../pipeline';
-import { assumptionText, wordedCalibration } from '../words';
+import { calibrate, type Calibration, traceSamples } from '../pipeline';
+import { assumptionText, unfittedText, wordedCalibration } from '../words';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
 import { readInputText, type Io } from './io';
 import { formatPercent } from '../util';
@@ -64,7 +64,7 @@ function formatCalibration(c: Calibration): string {
         Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—',
       ].join('  '),
     );
-  if (c.unfitted.length) lines.push('', 'not fitted:', ...c.unfitted.map((u) => `  ${unfittedSentence(u)}`));
+  if (c.unfitted.length) lines.push('', 'not fitted:', ...c.unfitted.map((u) => `  ${unfittedText(u)}`));
   if (c.notes.length) lines.push('', 'notes:', ...c.notes.map((n) => `  ${assumptionText(n)}`));
   const g = c.groups[0];
   if (c.groups.length === 1 && g)

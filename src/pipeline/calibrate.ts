@@ -3,7 +3,8 @@
 // (calibrate_fit.ts), and a time scale per op class (matmul, attention, elementwise) from their
 // compute kernels against the simulator's compute for the run's config. PyTorch does the like for
 // its own estimates (torch._inductor comm_analysis calibrates from profiles); the model is ours.
-// Every collective or group left out is said, with the field it lacks, in one sentence.
+// Every collective or group left out is kept with the reason (calibrate_reasons.ts: the field it
+// lacks, the sizes that defeat the fit), which src/words/ says in one sentence.
 
 import type { SimConfig } from '../config';
 import { ImportError } from '../errors';
@@ -34,7 +35,7 @@ interface ClassScale {
 
 export interface Calibration {
   readonly groups: readonly GroupFit[];
-  /** Groups that could not be fitted and kernels left out, each with the reason in one sentence. */
+  /** Groups that could not be fitted and kernels left out, each with the reason (src/words/ words it). */
   readonly unfitted: readonly Unfitted[];
   /** Assumptions the fit made where the trace was silent (a group size from the world; src/words/ words them). */
   readonly notes: readonly SizeAssumption[];
@@ -96,7 +97,12 @@ export function calibrate(t: TraceSamples, cfg: SimConfig): Calibration {
   const leftOut = left.list();
   const unfitted: Unfitted[] = [
     ...fit.unfitted,
-    ...leftOut.map((l) => ({ group: l.group, kinds: `${l.kind} ×${l.count}`, samples: l.count, reason: l.reason })),
+    ...leftOut.map((l) => ({
+      group: l.group,
+      kinds: [{ kind: l.kind, count: l.count }],
+      samples: l.count,
+      reason: l.reason,
+    })),
   ];
   return {
     groups: fit.groups,
@@ -106,10 +112,4 @@ export function calibrate(t: TraceSamples, cfg: SimConfig): Calibration {
     skipped: leftOut.reduce((s, l) => s + l.count, 0),
     warnings: t.warnings,
   };
-}
-
-/** One sentence per group or kernels left out: `group 'x' (all_reduce ×8, n = 128): reason`. */
-export function unfittedSentence(u: Unfitted): string {
-  const n = u.groupSize === undefined ? '' : `, n = ${u.groupSize}`;
-  return `group '${u.group}' (${u.kinds}${n}): ${u.reason}`;
 }

@@ -22,8 +22,8 @@ export interface CommInfo {
   readonly group?: string;
   /** S of the ring model in bytes, as fsdp-sim's own export writes it (args.fsdp_sim.bytes). */
   readonly ringBytes?: number;
-  /** A count field present but malformed, e.g. `'In msg nelems' is "100"`: the reason it is left out. */
-  readonly bad?: string;
+  /** A count field present but malformed (its name, its value previewed): the reason it is left out. */
+  readonly bad?: { readonly field: string; readonly value: string };
 }
 
 /** Bytes per element: record_param_comms' ScalarType names and the profiler's C++ 'Input type' names. */
@@ -60,12 +60,11 @@ type Args = Record<string, unknown>;
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const COUNTS = ['In msg nelems', 'Out msg nelems', 'Group size'] as const;
 
-/** The first count field that is present but no whole number ≥ 0, said as `'<field>' is <value>`. */
-function badCount(args: Args): string | undefined {
+/** The first count field that is present but no whole number ≥ 0, and its value previewed. */
+function badCount(args: Args): CommInfo['bad'] {
   for (const k of COUNTS) {
     const v = args[k];
-    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0))
-      return `'${k}' is ${preview(v, 40)}, not a whole number in [0, 2^53)`;
+    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0)) return { field: k, value: preview(v, 40) };
   }
   return undefined;
 }

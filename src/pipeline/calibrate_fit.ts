@@ -1,10 +1,9 @@
 // The ring model's fit per process group: T = k·((n−1)·α + ((n−1)/n)·S/β), k = 2 for all-reduce
 // (reduce-scatter + all-gather), else 1; least squares on relative error. A group that cannot be
-// fitted gets one sentence saying why, computed from its collectives.
+// fitted gets the reason why, with the facts of its collectives (src/words/ words it).
 
-import { format } from 'd3-format';
-import { formatDuration } from '../util';
 import type { CalibKind } from './calibrate_comms';
+import type { KindCount, LeftOutReason } from './calibrate_reasons';
 
 /** One collective with everything the model needs (calibrate_resolve.ts fills what the trace lacks). */
 export interface CollectiveSample {
@@ -39,14 +38,14 @@ export interface GroupFit {
   readonly points: readonly FitPoint[];
 }
 
-/** A group the model could not be fitted to, or kernels left out, and why (one sentence). */
+/** A group the model could not be fitted to, or kernels left out, and why (src/words/ words it). */
 export interface Unfitted {
   readonly group: string;
   readonly groupSize?: number;
-  /** The collectives' kinds with counts, e.g. 'all_reduce ×8, all_gather ×4'. */
-  readonly kinds: string;
+  /** The collectives' kinds with counts, in the order first met (all_reduce × 8, all_gather × 4). */
+  readonly kinds: readonly KindCount[];
   readonly samples: number;
-  readonly reason: string;
+  readonly reason: LeftOutReason;
 }
 
 type ModelInput = Pick<CollectiveSample, 'kind' | 'groupSize' | 'bytes'>;
@@ -64,13 +63,11 @@ export function modelUs(s: ModelInput, alphaUs: number, betaBytesPerS: number): 
   return alphaUs * a + b / betaBytesPerS;
 }
 
-const bytesText = format('.3~s');
-
-/** 'all_reduce ×8, all_gather ×4' */
-function kindCounts(samples: readonly { readonly kind: string }[]): string {
+/** Each kind of the samples with its count, in the order first met. */
+function kindCounts(samples: readonly { readonly kind: string }[]): KindCount[] {
   const m = new Map<string, number>();
   for (const s of samples) m.set(s.kind, (m.get(s.kind) ?? 0) + 1);
-  return [...m].map(([k, c]) => `${k} ×${c}`).join(', ');
+  return [...m].map(([kind, count]) => ({ kind, count }));
 }
 
 /** Least squares of the relative error over (α, 1/β), or α fixed at 0 (`noAlpha`). */
@@ -103,19 +100,15 @@ function solve(samples: readonly CollectiveSample[], noAlpha: boolean): Solution
   return { alpha: (sa * sbb - sb * sab) / det, invBeta: (saa * sb - sab * sa) / det, det: det / (saa * sbb) };
 }
 
-/** Why the durations give no bandwidth: the smallest and the largest collective's times. */
-function noGrowth(samples: readonly CollectiveSample[]): string {
+/** Why the durations give no bandwidth: the smallest and the largest collective's sizes and times. */
+function noGrowth(samples: readonly CollectiveSample[]): LeftOutReason {
   let lo = samples[0];
   let hi = samples[0];
   for (const s of samples) {
     if (s.bytes < lo.bytes || (s.bytes === lo.bytes && s.durUs < lo.durUs)) lo = s;
     if (s.bytes > hi.bytes || (s.bytes === hi.bytes && s.durUs < hi.durUs)) hi = s;
   }
-  return (
-    `their durations do not grow with size (${bytesText(lo.bytes)}B took ${formatDuration(lo.durUs)}, ` +
-    `${bytesText(hi.bytes)}B ${formatDuration(hi.durUs)}), so no positive bandwidth fits; a collective kernel's ` +
-    'time includes its wait for the slowest rank: profile steps where ranks arrive together'
-  );
+  return { code: 'no_growth', lo: { bytes: lo.bytes, durUs: lo.durUs }, hi: { bytes: hi.bytes, durUs: hi.durUs } };
 }
 
 function distinctSizes(samples: readonly CollectiveSample[]): number {
@@ -124,19 +117,14 @@ function distinctSizes(samples: readonly CollectiveSample[]): number {
   return sizes.size;
 }
 
-/** α and β of one group, or the sentence why they cannot be had. */
+/** α and β of one group, or the reason why they cannot be had. */
 function fitGroup(group: string, samples: readonly CollectiveSample[]): GroupFit | Unfitted {
   const n = samples[0].groupSize;
   const base = { group, groupSize: n, kinds: kindCounts(samples), samples: samples.length };
   if (distinctSizes(samples) < 2)
-    return {
-      ...base,
-      reason:
-        `its ${samples.length} collective(s) all move ${bytesText(samples[0].bytes)}B: with one size α and β ` +
-        'cannot be told apart; profile steps with collectives of different sizes',
-    };
+    return { ...base, reason: { code: 'one_size', samples: samples.length, bytes: samples[0].bytes } };
   let f = solve(samples, false);
-  if (!(Math.abs(f.det) > 1e-12)) return { ...base, reason: 'its collectives give a singular fit (sizes too close)' };
+  if (!(Math.abs(f.det) > 1e-12)) return { ...base, reason: { code: 'singular' } };
   if (f.alpha < 0) f = solve(samples, true); // a latency below zero is none: the best fit with α = 0
   if (!(f.invBeta > 0)) return { ...base, reason: noGrowth(samples) };
   const betaBytesPerS = 1 / f.invBeta;

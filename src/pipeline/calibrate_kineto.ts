@@ -18,6 +18,7 @@ import {
   readTs,
 } from '../trace';
 import { type OpClass, opClassOfKernel, opClassOfOp } from './calibrate_classes';
+import { type LeftOutReason, reasonKey } from './calibrate_reasons';
 import {
   type CalibKind,
   type CommInfo,
@@ -41,12 +42,12 @@ export interface RawCollective {
   readonly durUs: number;
 }
 
-/** Communication kernels the fit leaves out, counted by kind, group and reason (one sentence). */
+/** Communication kernels the fit leaves out, counted by kind, group and reason (src/words/ words it). */
 export interface LeftOut {
   readonly kind: string;
   readonly group: string;
   readonly count: number;
-  readonly reason: string;
+  readonly reason: LeftOutReason;
 }
 
 export interface TraceSamples {
@@ -67,9 +68,9 @@ export interface TraceSamples {
 
 /** LeftOut entries grown by key (a Map: kinds and groups are user strings). */
 export class LeftOutTally {
-  private readonly m = new Map<string, { kind: string; group: string; count: number; reason: string }>();
-  add(kind: string, group: string, reason: string, n = 1): void {
-    const k = `${kind}\u0000${group}\u0000${reason}`;
+  private readonly m = new Map<string, { kind: string; group: string; count: number; reason: LeftOutReason }>();
+  add(kind: string, group: string, reason: LeftOutReason, n = 1): void {
+    const k = `${kind}\u0000${group}\u0000${reasonKey(reason)}`;
     const e = this.m.get(k);
     if (e) e.count += n;
     else this.m.set(k, { kind, group, count: n, reason });
@@ -79,9 +80,7 @@ export class LeftOutTally {
   }
 }
 
-const NO_RING =
-  'no ring model for it here (the fit covers all-gather, reduce-scatter and all-reduce; NCCL runs ' +
-  'all-to-all, send / recv and broadcast as point-to-point kernels)';
+const NO_RING: LeftOutReason = { code: 'no_ring' };
 
 interface FileRead {
   readonly collectives: RawCollective[];

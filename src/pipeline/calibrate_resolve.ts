@@ -8,6 +8,7 @@
 import { DTYPE_BYTES, type CommInfo } from './calibrate_comms';
 import type { CollectiveSample } from './calibrate_fit';
 import { type LeftOutTally, MAX_RANK, type RawCollective } from './calibrate_kineto';
+import type { LeftOutReason } from './calibrate_reasons';
 
 /**
  * A group size the trace does not record, and where it came from: the config's step graph
@@ -24,22 +25,14 @@ export interface Resolved {
   readonly notes: SizeAssumption[];
 }
 
-const NO_SIZE =
-  "it carries no size: no 'In msg nelems' / 'Out msg nelems' in the kernel's args or its " +
-  "record_param_comms, and no nccl:<collective> op with 'Input Dims' around its launch";
-const NO_DTYPE =
-  "it has element counts but no 'dtype' (kernel args, record_param_comms) or 'Input type' (nccl:* op)";
-const badDtype = (d: string) =>
-  `its 'dtype' is ${JSON.stringify(d)}, not one of [${[...DTYPE_BYTES.keys()].join(', ')}]`;
-
 /** The S of the ring model, or the reason it cannot be had. */
-function ringBytes(c: RawCollective, n: number): number | string {
+function ringBytes(c: RawCollective, n: number): number | LeftOutReason {
   const i: CommInfo = c.info;
   if (i.ringBytes !== undefined) return i.ringBytes;
-  if (i.inNel === undefined && i.outNel === undefined) return NO_SIZE;
-  if (i.dtype === undefined) return NO_DTYPE;
+  if (i.inNel === undefined && i.outNel === undefined) return { code: 'no_size' };
+  if (i.dtype === undefined) return { code: 'no_dtype' };
   const size = DTYPE_BYTES.get(i.dtype);
-  if (size === undefined) return badDtype(i.dtype);
+  if (size === undefined) return { code: 'bad_dtype', dtype: i.dtype };
   // all-gather: S is the gathered output; reduce-scatter and all-reduce: the full input
   if (c.kind === 'all_gather') return (i.outNel ?? i.inNel! * n) * size;
   if (c.kind === 'reduce_scatter') return (i.inNel ?? i.outNel! * n) * size;
@@ -64,20 +57,16 @@ function groupSizeOf(i: CommInfo, group: string, cfg: ConfigGroups, world?: numb
   return {};
 }
 
-function noGroupSize(group: string, named: boolean, world?: number): string {
-  if (named)
-    return `no 'Group size' in its kernel's or record_param_comms' args, and the config has no group '${group}'`;
-  const noWorld = world === undefined ? ', and no distributedInfo.world_size' : '';
-  return `no 'Group size' or 'Process Group Name' in the trace${noWorld}`;
+function noGroupSize(group: string, named: boolean, world?: number): LeftOutReason {
+  return named ? { code: 'unknown_group', group } : { code: 'no_group', world: world !== undefined };
 }
 
 /** Why a group size (a whole number ≥ 0) cannot be fitted, or undefined when it can. */
-function groupSizeProblem(n: number, worldSize: number | undefined): string | undefined {
+function groupSizeProblem(n: number, worldSize: number | undefined): LeftOutReason | undefined {
   const most = worldSize ?? MAX_RANK + 1;
-  if (n < 1) return "its 'Group size' is 0: a collective runs on one rank at least";
-  const limit = worldSize === undefined ? `the ${most} ranks a trace can name` : `the trace's world_size (${most})`;
-  if (n > most) return `its 'Group size' is ${n}, more than ${limit}`;
-  if (n === 1) return 'it runs on one rank and moves nothing';
+  if (n < 1) return { code: 'group_size_zero' };
+  if (n > most) return { code: 'group_size_over', n, most, world: worldSize !== undefined };
+  if (n === 1) return { code: 'one_rank' };
   return undefined;
 }
 
@@ -93,7 +82,7 @@ export function resolveCollectives(
   for (const c of raw) {
     const group = c.info.group ?? 'default';
     if (c.info.bad !== undefined) {
-      left.add(c.kind, group, `its ${c.info.bad}`);
+      left.add(c.kind, group, { code: 'bad_count', ...c.info.bad });
       continue;
     }
     const src = groupSizeOf(c.info, group, cfg, worldSize);
@@ -107,10 +96,9 @@ export function resolveCollectives(
       continue;
     }
     const bytes = ringBytes(c, src.n);
-    if (typeof bytes === 'string') left.add(c.kind, group, bytes);
-    else if (!(bytes >= 0 && Number.isFinite(bytes)))
-      left.add(c.kind, group, `its size (${bytes} B) is not a finite number ≥ 0`);
-    else if (!(c.durUs > 0)) left.add(c.kind, group, 'its kernel has no duration');
+    if (typeof bytes !== 'number') left.add(c.kind, group, bytes);
+    else if (!(bytes >= 0 && Number.isFinite(bytes))) left.add(c.kind, group, { code: 'bad_bytes', bytes });
+    else if (!(c.durUs > 0)) left.add(c.kind, group, { code: 'no_duration' });
     else {
       if (src.note) notes.set(`${src.note.from}|${src.note.group}|${src.note.n}`, src.note);
       samples.push({ rank: c.rank, name: c.name, kind: c.kind, group, groupSize: src.n, bytes, durUs: c.durUs });

@@ -9,14 +9,10 @@ export {
 } from './run';
 export { runCosts, networkFor } from './cost';
 export { simMetrics } from './symmetric_metrics';
-export {
-  calibrate,
-  unfittedSentence,
-  type Calibration,
-  type FitPoint,
-  type GroupFit,
-} from './calibrate';
+export { calibrate, type Calibration, type FitPoint, type GroupFit, type Unfitted } from './calibrate';
+export { DTYPE_BYTES } from './calibrate_comms';
 export { traceSamples } from './calibrate_kineto';
+export type { KindCount, LeftOutReason } from './calibrate_reasons';
 export type { SizeAssumption } from './calibrate_resolve';
 export { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from './diff';
 export { parseVary, sweepCsv, type SweepAxis, type SweepRow } from './sweep';

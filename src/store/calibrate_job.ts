@@ -7,7 +7,7 @@ import { ImportError } from '../errors';
 import { type Calibration, calibrate, traceSamples } from '../pipeline';
 import { traceText } from '../trace';
 
-export { unfittedSentence, type Calibration, type FitPoint, type GroupFit } from '../pipeline';
+export type { Calibration, FitPoint, GroupFit } from '../pipeline';
 
 export interface CalibrateRequest {
   readonly files: readonly { readonly name: string; readonly bytes: Uint8Array }[];

@@ -20,4 +20,4 @@ export {
   type SweepRow,
 } from '../pipeline';
 export { exposedCommByGroup } from '../sim';
-export { assumptionText, mismatchText, reasonText } from '../words';
+export { assumptionText, mismatchText, reasonText, unfittedText } from '../words';

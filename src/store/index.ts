@@ -9,7 +9,6 @@ export * from './core_api';
 export { importFxFiles, importTraceFiles } from './engine';
 export {
   startCalibration,
-  unfittedSentence,
   type CalibrateRun,
   type Calibration,
   type FitPoint,

@@ -16,7 +16,7 @@ import {
   type FitPoint,
   type GroupFit,
   startCalibration,
-  unfittedSentence,
+  unfittedText,
 } from '../../store';
 import { fmtPct, fmtUs } from '../ui_format';
 
@@ -156,8 +156,8 @@ function Reasons({ fit }: { fit: Calibration }) {
       )}
       {fit.unfitted.length > 0 && (
         <ul className="small" data-testid="calib-unfitted" aria-label="groups not fitted, and why">
-          {fit.unfitted.map((u) => (
-            <li key={`${u.group}|${u.groupSize}|${u.kinds}|${u.reason}`}>{unfittedSentence(u)}</li>
+          {fit.unfitted.map(unfittedText).map((s) => (
+            <li key={s}>{s}</li>
           ))}
         </ul>
       )}

@@ -14,10 +14,10 @@ import {
   fitCollectives,
   modelUs,
   opClassOfOp,
-  unfittedSentence,
 } from '../../../src/pipeline/calibrate';
 import { opClassOfKernel, traceSamples } from '../../../src/pipeline/calibrate_kineto';
 import { importTrace } from '../../../src/trace';
+import { leftOutText, unfittedText } from '../../../src/words';
 import {
   ALPHA_US,
   BETA,
@@ -53,7 +53,7 @@ describe('calibrate', () => {
       for (const s of c.scales) expect(Math.abs(s.scale / SCALES[s.cls] - 1)).toBeLessThan(0.02);
       // the two send/recv kernels are left out, and said so
       expect(c.skipped).toBe(2);
-      expect(c.unfitted.map(unfittedSentence)).toEqual([
+      expect(c.unfitted.map(unfittedText)).toEqual([
         expect.stringMatching(/^group 'default' \(send_recv ×2\): no ring model for it here/),
       ]);
     });
@@ -131,7 +131,7 @@ describe('calibrate', () => {
     }));
     const f = fitCollectives(one);
     expect(f.groups).toEqual([]);
-    expect(f.unfitted.map(unfittedSentence)).toEqual([
+    expect(f.unfitted.map(unfittedText)).toEqual([
       "group 'dp' (all_gather ×3, n = 8): its 3 collective(s) all move 1.05MB: with one size α and β cannot be " +
         'told apart; profile steps with collectives of different sizes',
     ]);
@@ -166,7 +166,7 @@ describe('calibrate on real and hostile traces', () => {
     for (const [da, db] of [[1.01, 1], [0.99, 1], [1, 1.01], [1, 0.99]])
       expect(cost(g.alphaUs * da, g.betaBytesPerS * db)).toBeGreaterThan(best);
     expect(g.alphaUs).toBeGreaterThan(0);
-    expect(c.unfitted.map(unfittedSentence)).toEqual([
+    expect(c.unfitted.map(unfittedText)).toEqual([
       expect.stringMatching(/^group 'default' \(all_to_all ×8\): no ring model for it here/),
     ]);
   });
@@ -204,7 +204,11 @@ describe('calibrate on real and hostile traces', () => {
     delete ncc[1].args!['In msg nelems'];
     delete ncc[1].args!['Out msg nelems'];
     const c = calibrate(samplesOf([f]), CFG);
-    const why = c.unfitted.map(unfittedSentence);
+    // the engine keeps each reason as a code and the facts; src/words/ words it
+    expect(c.unfitted.map((u) => u.reason)).toEqual(
+      expect.arrayContaining([{ code: 'bad_dtype', dtype: 'constructor' }, { code: 'no_size' }]),
+    );
+    const why = c.unfitted.map(unfittedText);
     const dtype = /^group '0' \(all_gather ×1\): its 'dtype' is "constructor", not one of \[Double, Long, .*BFloat16/;
     expect(why).toContainEqual(expect.stringMatching(dtype));
     expect(why).toContainEqual(
@@ -226,8 +230,8 @@ describe('calibrate on real and hostile traces', () => {
     const named = strip(['Group size']);
     expect(named.groups).toEqual([]);
     const missing = "no 'Group size' in its kernel's or record_param_comms' args, and the config has no group '0'";
-    const ring = named.unfitted.filter((u) => !u.kinds.startsWith('send_recv'));
-    expect(ring.map((u) => [u.group, u.kinds.split(' ')[0], u.reason])).toEqual([
+    const ring = named.unfitted.filter((u) => u.kinds[0].kind !== 'send_recv');
+    expect(ring.map((u) => [u.group, u.kinds[0].kind, leftOutText(u.reason)])).toEqual([
       ['0', 'all_gather', missing],
       ['0', 'reduce_scatter', missing],
     ]);
@@ -244,7 +248,7 @@ describe('calibrate on real and hostile traces', () => {
     expect(dp.notes).toEqual([{ group: 'dp', n: 4, from: 'config' }]);
     // no group and no world size: nothing to take n from
     const none = strip(['Group size', 'Process Group Name'], true);
-    expect(none.unfitted.map(unfittedSentence)).toContainEqual(
+    expect(none.unfitted.map(unfittedText)).toContainEqual(
       expect.stringMatching(/no 'Group size' or 'Process Group Name' in the trace, and no distributedInfo\.world_size/),
     );
   });
@@ -267,8 +271,8 @@ describe('calibrate on real and hostile traces', () => {
       const c = calibrate(samplesOf([f]), CFG);
       expect(c.groups).toEqual([]);
       const group = (set['Process Group Name'] as string | undefined) ?? '0';
-      const ring = c.unfitted.filter((u) => !u.kinds.startsWith('send_recv'));
-      expect(ring.map((u) => [u.group, u.reason])).toEqual([
+      const ring = c.unfitted.filter((u) => u.kinds[0].kind !== 'send_recv');
+      expect(ring.map((u) => [u.group, leftOutText(u.reason)])).toEqual([
         [group, reason],
         [group, reason],
       ]);
