@@ -39,13 +39,13 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
     flops: EW.cross_entropy_bwd * T * V, bytesMoved: ioBytes(e.tensors, [s.logits, TARGETS, dLogits]), attrs: { T, V },
   });
   // output: logits = hf · Wᵀ
+  weightGradMatmul(c, 'output.weight', dLogits, s.hfFull, V, D);
   const ow = backwardWeight(c, 'output.weight');
-  const dHf = emitSeqReduceScatter(
-    c,
-    'output.bwd',
-    emitMatmul(e, { name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'] }),
-  );
-  weightGrad(c, 'output.weight', dLogits, s.hfFull, V, D);
+  const dHfFull = emitMatmul(e, {
+    name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'],
+  });
+  emitReduceScatter(c, param(c, 'output.weight'));
+  const dHf = emitSeqReduceScatter(c, 'output.bwd', dHfFull);
   // final norm
   const nw = backwardWeight(c, 'norm.weight');
   const dwNorm = partialGradId(c, gradId('norm.weight'));
@@ -92,8 +92,8 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   emitReduceScatter(c, param(c, 'tok_embeddings.weight'));
 }
 
-/** dW[M=out, N=in] = dYᵀ · X, then cast → reduce_scatter → wait. */
-function weightGrad(c: ModelCtx, fqn: string, dY: string, x: string, outDim: number, inDim: number): void {
+/** dW[M=out, N=in] = dYᵀ · X (its cast and reduce-scatter follow dX: torch's order). */
+function weightGradMatmul(c: ModelCtx, fqn: string, dY: string, x: string, outDim: number, inDim: number): void {
   emitMatmul(c.e, {
     name: gradId(fqn),
     a: dY,
@@ -105,7 +105,6 @@ function weightGrad(c: ModelCtx, fqn: string, dY: string, x: string, outDim: num
     dtype: c.paramDtype,
     params: [fqn],
   });
-  emitReduceScatter(c, param(c, fqn));
 }
 
 /**
@@ -127,8 +126,12 @@ function emitLayerBackward(
   const p = `layers.${i}`;
   const fqn = (m: string) => `${p}.${m}.weight`;
   const gathered = (m: string): string => weights?.get(fqn(m)) ?? backwardWeight(c, fqn(m));
-  /** Linear y = x·Wᵀ (W [out, in]) backward: re-gather W, dX = dY·W, then dW and its reduce-scatter. */
+  /**
+   * Linear y = x·Wᵀ (W [out, in]) backward in the order torch's autograd traces it: dW = dYᵀ·X,
+   * re-gather W, dX = dY·W, then dW's cast and reduce-scatter.
+   */
   const linearBwd = (m: string, dY: string, x: string, outDim: number, inDim: number): string => {
+    weightGradMatmul(c, fqn(m), dY, x, outDim, inDim);
     const w = gathered(m);
     const dX = emitMatmul(e, {
       name: `${p}.${m}.bwd`,
@@ -140,7 +143,7 @@ function emitLayerBackward(
       dtype: dt,
       params: [fqn(m)],
     });
-    weightGrad(c, fqn(m), dY, x, outDim, inDim);
+    emitReduceScatter(c, param(c, fqn(m)));
     return dX;
   };
   const normBwd = (m: string, dy: string, x: string, rstd: string): string => {

@@ -62,17 +62,21 @@ describe('buildStepGraph', () => {
     }
   });
 
-  it('reduce-scatters each gradient right after it is made, averaged in the reduce dtype', () => {
+  it('reduce-scatters each gradient after its op\'s backward (torch\'s order), averaged in the reduce dtype', () => {
     const g = buildStepGraph({ model: 'small', worldSize: 4, reduceDtype: 'bf16' });
     for (const rs of g.nodes.filter((n) => n.kind === 'reduce_scatter')) {
       const [cast, wait] = [g.nodes[rs.id - 1], g.nodes[rs.id + 1]];
-      const grad = g.nodes[rs.id - 2];
+      const fqn = rs.params?.[0] as string;
       expect(cast.kind).toBe('cast');
-      expect(grad.outputs).toContain(cast.inputs[0]);
-      expect(cast.inputs[0]).toBe(`${rs.params?.[0]}.grad`);
+      expect(cast.inputs[0]).toBe(`${fqn}.grad`);
+      const grad = g.nodes.findLast((n) => n.id < cast.id && n.outputs.includes(cast.inputs[0]))!;
+      // between dW and its cast only the same weight's dX matmul and that weight's re-gather run
+      const between = g.nodes.slice(grad.id + 1, cast.id);
+      expect(between.every((n) => n.params?.includes(fqn)), fqn).toBe(true);
+      expect(between.filter((n) => n.op === 'matmul').length).toBeLessThanOrEqual(1);
       expect(rs.collective).toMatchObject({ reduceOp: 'avg', dtype: 'bf16', groupSize: 4 });
       expect(wait.waitOf).toBe(rs.name);
-      expect(wait.outputs).toEqual([paramTensorIds(rs.params?.[0] as string).gradShard]);
+      expect(wait.outputs).toEqual([paramTensorIds(fqn).gradShard]);
     }
   });
 
