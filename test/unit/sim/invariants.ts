@@ -1,5 +1,6 @@
 // Invariant checks on a SimResult, shared by the simulator tests.
 
+import { group } from 'd3-array';
 import { expect } from 'vitest';
 import type { Mesh } from '../../../src/graph';
 import type { StepGraph } from '../../../src/graph/types';
@@ -61,11 +62,20 @@ export function expectWaitsAfterCollectives(res: SimResult, graph: StepGraph): v
   const collEnd = new Map<string, number>();
   for (const e of res.events) if (e.kind === 'all_gather' || e.kind === 'reduce_scatter' || e.kind === 'all_reduce') collEnd.set(`${e.rank}|${e.name}`, e.start + e.dur);
   for (const rank of new Set(res.events.map((e) => e.rank))) {
-    const computeByName = new Map(res.events.filter((e) => e.rank === rank && e.stream === 'compute').map((e) => [e.name, e]));
+    const onCompute = res.events.filter((e) => e.rank === rank && e.stream === 'compute');
+    const computeByName = new Map(onCompute.map((e) => [e.name, e]));
+    // a bucket's copy kernels run on the compute stream: `<collective>.copy_in` before it is issued,
+    // `<wait>.copy_out.<k>` after the wait
+    const endOf = (names: readonly string[]) => Math.max(0, ...names.map((x) => {
+      const e = computeByName.get(x);
+      return e ? e.start + e.dur : 0;
+    }));
+    const copyOuts = group(onCompute.filter((e) => /\.copy_out\.\d+$/.test(e.name)), (e) => e.name.replace(/\.copy_out\.\d+$/, ''));
     let mustStartAfter = 0; // the latest collective end among waits passed in program order
     let streamEnd = 0; // where the compute stream is: the end of its latest event so far
     for (const n of graph.nodes) {
       const ev = computeByName.get(n.name);
+      streamEnd = Math.max(streamEnd, endOf([`${n.name}.copy_in`]));
       if (n.kind === 'wait') {
         const end = collEnd.get(`${rank}|${n.waitOf}`);
         expect(end, `collective of ${n.name} on rank ${rank}`).toBeDefined();
@@ -75,6 +85,7 @@ export function expectWaitsAfterCollectives(res: SimResult, graph: StepGraph): v
         mustStartAfter = Math.max(mustStartAfter, end!);
       } else if (ev) expect(ev.start).toBeGreaterThanOrEqual(mustStartAfter - 1e-9);
       if (ev) streamEnd = ev.start + ev.dur;
+      streamEnd = Math.max(streamEnd, endOf((copyOuts.get(n.name) ?? []).map((e) => e.name)));
     }
   }
 }
