@@ -21,7 +21,7 @@ export {
   DEFAULT_TORCH_PROFILE,
   matchLogGraphs,
   parseTorchPassLog,
-  runAutobucketing, torchProfileLabel, type Agreement, type TorchLogGraph,
+  runAutobucketing, torchProfileLabel, type Agreement, type Decision, type TorchLogGraph,
 } from './autobucketing';
 export { fsdp2StreamOf, runFsdp2Eager } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock } from './transformer_block';

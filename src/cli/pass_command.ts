@@ -19,7 +19,7 @@ import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { mismatchReport } from '../sim';
 import { formatDuration, formatPercent, mibText } from '../util';
-import { mismatchText, reasonText, wordedReasons } from '../words';
+import { mismatchText, reasonText, wordedAgreement } from '../words';
 
 import {
   CONFIG_OPTIONS,
@@ -158,7 +158,7 @@ function passReport(before: PipelineResult, after: PipelineResult, torchLog: rea
     peakBytesBefore: before.metrics.peakMemoryBytes,
     peakBytesAfter: after.metrics.peakMemoryBytes,
     ...torchAccounting(after.schedule),
-    ...(torchLog ? { agreement: agreementWith(after.schedule, torchLog) } : {}),
+    ...(torchLog ? { agreement: agreementWith(after.schedule, torchLog).map(wordedAgreement) } : {}),
   };
 }
 
@@ -236,10 +236,10 @@ function torchAccounting(s: Schedule) {
 function agreementWith(s: Schedule, log: readonly TorchLogGraph[]): Agreement[] {
   const stats = s.passStats ?? [];
   const logs = matchLogGraphs(stats, log);
-  return stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], wordedReasons(s.reasons))] : []));
+  return stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], s.reasons)] : []));
 }
 
-function printAgreement(io: Io, a: Agreement): void {
+function printAgreement(io: Io, a: ReturnType<typeof wordedAgreement>): void {
   const pct = (x: number) => formatPercent(100 * x);
   const agreed = `buckets ${pct(a.bucketAgreement)} of pairs, prefetches ${pct(a.prefetchAgreement)}`;
   const after = `collectives after ${a.collectivesAfter.torch} (torch) vs ${a.collectivesAfter.fsdpSim} (fsdp-sim)`;

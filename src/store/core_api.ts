@@ -20,4 +20,4 @@ export {
   type SweepRow,
 } from '../pipeline';
 export { exposedCommByGroup } from '../sim';
-export { assumptionText, mismatchText, reasonText, unfittedText } from '../words';
+export { assumptionText, decisionText, mismatchText, reasonText, unfittedText } from '../words';

@@ -15,7 +15,6 @@ import {
 } from '../backends';
 import type { PipelineResult } from '../pipeline';
 import type { MemoryCurve, TraceEvent } from '../trace';
-import { wordedReasons } from '../words';
 import type { RunKey, SideResult } from './store_types';
 
 /** A pipeline run as a side; `clockPrefix` says what timed it ('cost model', 'fx graph, cost model'). */
@@ -141,7 +140,7 @@ export function importFxFiles(
       return {
         ...side,
         torchAgreement: stats.flatMap(
-          (p, k) => (matched[k] ? [compareWithTorch(p, matched[k], wordedReasons(out.schedule.reasons))] : [])
+          (p, k) => (matched[k] ? [compareWithTorch(p, matched[k], out.schedule.reasons)] : [])
         ),
       };
     };

@@ -36,6 +36,7 @@ export {
   matchLogGraphs,
   parseTorchPassLog,
   type Agreement,
+  type Decision,
   type TorchLogGraph,
 } from './torch_log';
 

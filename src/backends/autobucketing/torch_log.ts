@@ -3,7 +3,7 @@
 // measures how far fsdp-sim's decisions agree with the ones torch logged on the same graph.
 // Lines are matched by their message, so any log formatter prefix works.
 
-import type { PassStats, ReasonCode } from '../schedule_types';
+import type { PassStats, Reason } from '../schedule_types';
 
 /** What torch logged for one graph it passed. */
 export interface TorchLogGraph {
@@ -84,11 +84,20 @@ export function parseTorchPassLog(text: string): TorchLogGraph[] {
   return graphs.filter((x) => x.collectives.size > 0);
 }
 
+/** One side's decision on a collective the two decide differently (worded by src/words/ `decisionText`). */
+export type Decision =
+  | { readonly kind: 'prefetched'; readonly behind: string }
+  | { readonly kind: 'not_prefetched'; readonly cannotOverlap?: { readonly node: string; readonly why: string } }
+  | { readonly kind: 'bucketed'; readonly with: readonly string[] }
+  | { readonly kind: 'not_bucketed'; readonly cannotBucket?: { readonly seed: string; readonly why: string } }
+  /** fsdp-sim's own reason for not doing it (undefined: none recorded). */
+  | { readonly kind: 'reason'; readonly reason: Reason | undefined };
+
 interface Disagreement {
   readonly collective: string;
   readonly what: 'bucket' | 'prefetch';
-  readonly torch: string;
-  readonly fsdpSim: string;
+  readonly torch: Decision;
+  readonly fsdpSim: Decision;
 }
 
 export interface Agreement {
@@ -130,15 +139,8 @@ export function matchLogGraphs(
   });
 }
 
-/** A reason with its sentence (the caller words it: src/words/ `wordedReasons`). */
-interface WordedReason {
-  readonly node: string;
-  readonly code: ReasonCode;
-  readonly text: string;
-}
-
 /** How one pass of fsdp-sim agrees with what torch logged for the same graph. */
-export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: readonly WordedReason[]): Agreement {
+export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: readonly Reason[]): Agreement {
   const ours = pairs(p.buckets);
   const theirs = pairs(log.buckets);
   let both = 0;
@@ -146,11 +148,10 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
   const prefetched = new Set([...Object.keys(p.overlapping), ...Object.keys(log.overlapping)]);
   let same = 0;
   const disagreements: Disagreement[] = [];
-  const reasonOf = (c: string, codes: (code: string) => boolean) =>
-    reasons
-      .filter((r) => r.node.replace(/\.bw$/, '') === c && codes(r.code))
-      .map((r) => r.text)
-      .pop() ?? 'no decision recorded';
+  const reasonOf = (c: string, codes: (code: string) => boolean): Decision => ({
+    kind: 'reason',
+    reason: reasons.filter((r) => r.node.replace(/\.bw$/, '') === c && codes(r.code)).pop(),
+  });
   for (const c of prefetched) {
     const a = (own(p.overlapping, c) ?? []).join(',');
     const b = (own(log.overlapping, c) ?? []).join(',');
@@ -162,11 +163,9 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
     disagreements.push({
       collective: c,
       what: 'prefetch',
-      torch: b
-        ? `prefetched behind ${b}`
-        : `not prefetched${co ? ` (cannot overlap with ${co.node}: ${co.why})` : ''}`,
+      torch: b ? { kind: 'prefetched', behind: b } : { kind: 'not_prefetched', ...(co ? { cannotOverlap: co } : {}) },
       fsdpSim: a
-        ? `prefetched behind ${a}`
+        ? { kind: 'prefetched', behind: a }
         : reasonOf(c, (code) => code.startsWith('not_prefetched') || code === 'exposed' || code === 'program_order'),
     });
   }
@@ -182,16 +181,10 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
       collective: c,
       what: 'bucket',
       torch: tb.has(c)
-        ? `bucketed with ${tb
-            .get(c)!
-            .filter((x) => x !== c)
-            .join(', ')}`
-        : `not bucketed${cb ? ` (with ${cb.seed}: ${cb.why})` : ''}`,
+        ? { kind: 'bucketed', with: tb.get(c)!.filter((x) => x !== c) }
+        : { kind: 'not_bucketed', ...(cb ? { cannotBucket: cb } : {}) },
       fsdpSim: ob.has(c)
-        ? `bucketed with ${ob
-            .get(c)!
-            .filter((x) => x !== c)
-            .join(', ')}`
+        ? { kind: 'bucketed', with: ob.get(c)!.filter((x) => x !== c) }
         : reasonOf(c, (code) => code.startsWith('not_bucketed')),
     });
   }

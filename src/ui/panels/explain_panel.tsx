@@ -2,7 +2,7 @@
 // (prefetched or not, bucketed or not, and why). Clicking a collective on a timeline picks it.
 
 import { useEffect, useMemo, useState } from 'react';
-import { livePlanOf, reasonText, useApp, type Side, type SideResult } from '../../store';
+import { decisionText, livePlanOf, reasonText, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtPct } from '../ui_format';
 import { plainReason } from '../glossary';
 import { baseName, explainableCollectives } from '../reason_lookup';
@@ -106,7 +106,9 @@ export function ExplainPanel() {
               ) : (
                 <ul className="reasons" data-testid="explain-torch-disagreements">
                   {torchSays.map((d) => (
-                    <li key={d.what}><b>{d.what}</b> — torch: {d.torch}; fsdp-sim: {d.fsdpSim}</li>
+                    <li key={d.what}>
+                      <b>{d.what}</b> — torch: {decisionText(d.torch)}; fsdp-sim: {decisionText(d.fsdpSim)}
+                    </li>
                   ))}
                 </ul>
               )}

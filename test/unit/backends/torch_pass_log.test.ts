@@ -56,7 +56,7 @@ describe('torch pass log with prototype names as collectives', () => {
     const missed = none.disagreements.filter((d) => d.what === 'prefetch').map((d) => d.collective);
     expect(missed.sort()).toEqual([...NAMES].sort());
     const c = none.disagreements.find((d) => d.collective === 'constructor')!;
-    expect(c.torch).toBe('prefetched behind mm');
-    expect(c.fsdpSim).toBe('no decision recorded');
+    expect(c.torch).toEqual({ kind: 'prefetched', behind: 'mm' });
+    expect(c.fsdpSim).toEqual({ kind: 'reason', reason: undefined });
   });
 });
