@@ -87,8 +87,11 @@ describe('calibration panel on real traces', () => {
     await page.waitForFunction(
       () => /latencyUs=3\b/.test(location.search) && /bandwidthGBps=80\b/.test(location.search),
     );
+    // what the fit found, to the precision of the trace's whole-nanosecond times
     const cfg = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().config);
-    expect([cfg.network, cfg.latencyUs, cfg.bandwidthGBps]).toEqual(['pcie-ethernet', 3, 80]);
+    expect(cfg.network).toBe('pcie-ethernet');
+    expect(cfg.latencyUs).toBeCloseTo(3, 2);
+    expect(cfg.bandwidthGBps).toBeCloseTo(80, 2);
     expect(pageErrors).toEqual([]);
   });
 
