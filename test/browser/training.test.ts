@@ -10,7 +10,10 @@ const OPTS: TrainingOptions = {
   collective: 'direct', timing: 'preset', hardware: 'h100', globalBatch: 8,
 };
 
-describe('runTraining (browser)', () => {
+// On the compatibility-mode adapter only: core mode (SwiftShader) trains end to end in the app's
+// live runs (test/e2e/live_compare.test.ts: a B run on WebGPU kernels), every WGSL kernel is checked
+// on both adapters (kernels.test.ts); a second full run here cost the suite a minute on 2 cores.
+describe.skipIf(inject('webgpuFeatureLevel') === 'core')('runTraining (browser)', () => {
   it('trains on 4 WebGPU rank workers and matches the CPU kernels within 1e-3 relative', async () => {
     expect(crossOriginIsolated).toBe(true);
     const steps: number[] = [];
