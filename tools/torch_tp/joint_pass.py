@@ -107,38 +107,7 @@ CUR = {"reshard": True}
 
 
 def annotate_fsdp_all_gather(gm, *args):
-    reshard = CUR["reshard"]
-
-    def force(node):
-        node.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE if reshard else CheckpointPolicy.MUST_SAVE
-        node.meta["ac_graph_id"] = 100000
-
-    def tag_views(start, seen):
-        if start in seen or len(start.users) != 1:
-            return
-        seen.add(start)
-        user = next(iter(start.users))
-        if user.op == "call_function" and getattr(user.target, "is_view", False):
-            force(user)
-            tag_views(user, seen)
-
-    n_tagged = 0
-    for node in gm.graph.nodes:
-        if _is_fsdp_wait(node):
-            ag = node.args[0]
-            force(ag)
-            force(node)
-            n_tagged += 1
-            tag_views(node, set())
-            if (ag.all_input_nodes[0].op == "call_function"
-                    and ag.args[0].target == torch.ops.prims.convert_element_type.default):
-                force(ag.all_input_nodes[0])
-    JOINT_STATS["fsdp_all_gathers_tagged"] = n_tagged
-    JOINT_STATS["fsdp_all_gather_tag"] = "MUST_RECOMPUTE" if reshard else "MUST_SAVE"
-    JOINT_STATS["joint_c10d_nodes_incl_wait"] = sum(
-        1 for n in gm.graph.nodes if n.op == "call_function" and str(n.target).startswith(COLL_PREFIX))
-    JOINT_STATS["joint_collectives"] = collections.Counter(
-        str(n.target) for n in gm.graph.nodes if is_collective(n))
+    tag_fsdp_all_gathers(gm, CUR["reshard"], JOINT_STATS, is_collective, COLL_PREFIX)
     gm.recompile()
     if not ARGS.split:
         make_compiler(CUR["tag"], "joint", CUR["meta"])(gm, None)

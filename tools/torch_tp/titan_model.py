@@ -260,3 +260,39 @@ def _is_fsdp_wait(node):
             return True
         n = n.all_input_nodes[0]
     return False
+
+
+def tag_fsdp_all_gathers(gm, reshard, stats, is_collective, coll_prefix):
+    """SimpleFSDP's reshard_after_forward.py::annotate_fsdp_all_gather (run as functorch's joint_custom_pass):
+    tag each parameter all-gather, its wait and views MUST_RECOMPUTE (reshard) or MUST_SAVE; count into stats."""
+
+    def force(node):
+        node.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE if reshard else CheckpointPolicy.MUST_SAVE
+        node.meta["ac_graph_id"] = 100000
+
+    def tag_views(start, seen):
+        if start in seen or len(start.users) != 1:
+            return
+        seen.add(start)
+        user = next(iter(start.users))
+        if user.op == "call_function" and getattr(user.target, "is_view", False):
+            force(user)
+            tag_views(user, seen)
+
+    n_tagged = 0
+    for node in gm.graph.nodes:
+        if _is_fsdp_wait(node):
+            ag = node.args[0]
+            force(ag)
+            force(node)
+            n_tagged += 1
+            tag_views(node, set())
+            if (ag.all_input_nodes[0].op == "call_function"
+                    and ag.args[0].target == torch.ops.prims.convert_element_type.default):
+                force(ag.all_input_nodes[0])
+    stats["fsdp_all_gathers_tagged"] = n_tagged
+    stats["fsdp_all_gather_tag"] = "MUST_RECOMPUTE" if reshard else "MUST_SAVE"
+    stats["joint_c10d_nodes_incl_wait"] = sum(
+        1 for n in gm.graph.nodes if n.op == "call_function" and str(n.target).startswith(coll_prefix))
+    stats["joint_collectives"] = collections.Counter(
+        str(n.target) for n in gm.graph.nodes if is_collective(n))
