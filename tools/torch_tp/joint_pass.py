@@ -612,19 +612,7 @@ def trace(n_layers, sac, tag):
     torch._dynamo.reset()
     a = Args(n_layers=n_layers, **DIMS[ARGS.dims])
     torch.manual_seed(0)
-    model = Llama(a)
-    apply_tp(model, TP_MESH)
-    if sac != "none":
-        for lid, blk in list(model.layers.named_children()):
-            model.layers.register_module(lid, apply_op_sac(blk, False))
-    data_parallel(model, MESH, DP_MESH)
-    tokens = torch.zeros((a.batch, a.seq), dtype=torch.int64, device=DEV)
-    labels = torch.zeros((a.batch, a.seq), dtype=torch.int64, device=DEV)
-
-    def step(tokens, labels):
-        pred = model(tokens)
-        logp = torch.log_softmax(pred.flatten(0, 1).float(), -1)
-        return torch.ops.aten.nll_loss_forward(logp, labels.flatten(0, 1), None, 1, -100)[0]
+    step, tokens, labels = training_step(a, sac, MESH, DP_MESH, TP_MESH)
 
     from torch._dynamo.backends.common import aot_autograd
     meta = {"cfg": vars(a), "sac": sac, "reshard_after_forward": CUR["reshard"], "world": WORLD,

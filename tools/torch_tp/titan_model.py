@@ -296,3 +296,27 @@ def tag_fsdp_all_gathers(gm, reshard, stats, is_collective, coll_prefix):
         1 for n in gm.graph.nodes if n.op == "call_function" and str(n.target).startswith(coll_prefix))
     stats["joint_collectives"] = collections.Counter(
         str(n.target) for n in gm.graph.nodes if is_collective(n))
+
+
+def training_step(a, sac, mesh, dp_mesh, tp_mesh):
+    """The model on the mesh (TP, op SAC unless sac is "none", SimpleFSDP) and torchtitan's loss step,
+    with a batch of zero tokens and labels: (step, tokens, labels)."""
+    model = Llama(a)
+    apply_tp(model, tp_mesh)
+    if sac != "none":
+        for lid, blk in list(model.layers.named_children()):
+            model.layers.register_module(lid, apply_op_sac(blk, sac == "op_simplefsdp"))
+    data_parallel(model, mesh, dp_mesh)
+    tokens = torch.zeros((a.batch, a.seq), dtype=torch.int64, device=DEV)
+    labels = torch.zeros((a.batch, a.seq), dtype=torch.int64, device=DEV)
+
+    def step(tokens, labels):
+        pred = model(tokens)
+        # torchtitan: F.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1)) under
+        # loss_parallel(). On the meta device aten.nll_loss is not decomposed into
+        # nll_loss_forward (DTensor then rejects it), so spell it as the two ops it lowers to on
+        # CUDA, exactly the ops loss_parallel() intercepts (_log_softmax, nll_loss_forward).
+        logp = torch.log_softmax(pred.flatten(0, 1).float(), -1)
+        return torch.ops.aten.nll_loss_forward(logp, labels.flatten(0, 1), None, 1, -100)[0]
+
+    return step, tokens, labels

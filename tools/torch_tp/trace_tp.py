@@ -319,23 +319,7 @@ def trace(n_layers, sac):
         a = Args(dim=256, n_layers=n_layers, n_heads=8, n_kv_heads=4, ffn=768, vocab=512, seq=256, batch=1)
     CUR["norm_dim"] = a.dim
     torch.manual_seed(0)
-    model = Llama(a)
-    apply_tp(model, TP_MESH)
-    if sac != "none":
-        for lid, blk in list(model.layers.named_children()):
-            model.layers.register_module(lid, apply_op_sac(blk, sac == "op_simplefsdp"))
-    data_parallel(model, MESH, DP_MESH)
-    tokens = torch.zeros((a.batch, a.seq), dtype=torch.int64, device=DEV)
-    labels = torch.zeros((a.batch, a.seq), dtype=torch.int64, device=DEV)
-
-    def step(tokens, labels):
-        pred = model(tokens)
-        # torchtitan: F.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1)) under
-        # loss_parallel(). On the meta device aten.nll_loss is not decomposed into
-        # nll_loss_forward (DTensor then rejects it), so spell it as the two ops it lowers to on
-        # CUDA, exactly the ops loss_parallel() intercepts (_log_softmax, nll_loss_forward).
-        logp = torch.log_softmax(pred.flatten(0, 1).float(), -1)
-        return torch.ops.aten.nll_loss_forward(logp, labels.flatten(0, 1), None, 1, -100)[0]
+    step, tokens, labels = training_step(a, sac, MESH, DP_MESH, TP_MESH)
 
     from torch._dynamo.backends.common import aot_autograd
     backend = aot_autograd(fw_compiler=make_compiler("fw"), bw_compiler=make_compiler("bw"),
