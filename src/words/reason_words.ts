@@ -2,7 +2,7 @@
 // with torch's and torchtitan's names, from the facts each reason carries. What the explain
 // panel, the diff table and the CLI (`pass --json`, `diff`) show.
 
-import type { NotBucketedWhy, PrefetchRefusalDetail, Reason, ReasonCode, ReasonDetail } from '../backends';
+import type { NotBucketedWhy, PrefetchRefusalDetail, Reason, ReasonDetail } from '../backends';
 import type { BackendDiff } from '../pipeline';
 import { GIB, MIB, formatDuration, formatPercent, gibText, kibText, mibText } from '../util';
 
@@ -146,12 +146,6 @@ export function reasonText(r: Pick<Reason, 'detail'>): string {
 }
 
 /** Reasons with their sentences, as the CLI's JSON and torch's log comparison carry them. */
-export function wordedReasons(
-  reasons: readonly Reason[],
-): { readonly node: string; readonly code: ReasonCode; readonly text: string }[] {
-  return reasons.map((r) => ({ node: r.node, code: r.code, text: reasonText(r) }));
-}
-
 /** A diff with each row's reasons as the CLI's JSON gives them: `{code, text}`. */
 export function wordedDiff(d: BackendDiff) {
   return {

@@ -40,11 +40,14 @@ export function DetailsPanel() {
       </dl>
       {reasons.length > 0 && (
         <ul className="reasons">
-          {reasons.slice(0, 6).map((x) => ({ ...x, text: reasonText(x) })).map((x) => (
-            <li key={`${x.node}:${x.code}:${x.text}`}>
-              {plainReason(x.code)} <span className="muted">({x.text})</span> <code>{x.node}</code>
-            </li>
-          ))}
+          {reasons.slice(0, 6).map((x) => {
+            const text = reasonText(x);
+            return (
+              <li key={`${x.node}:${x.code}:${text}`}>
+                {plainReason(x.code)} <span className="muted">({text})</span> <code>{x.node}</code>
+              </li>
+            );
+          })}
         </ul>
       )}
     </section>

@@ -85,12 +85,15 @@ export function ExplainPanel() {
           )}
           {reasons.length === 0 ? <p className="muted">No decision recorded for this collective.</p> : (
             <ul className="reasons" data-testid="explain-reasons">
-              {reasons.map((r) => ({ ...r, text: reasonText(r) })).map((r) => (
-                <li key={`${r.code}:${r.text}`} data-code={r.code}>
-                  <span className="plain">{plainReason(r.code)}</span> <span className="muted">{r.text}</span>{' '}
-                  <code>{r.code}</code>
-                </li>
-              ))}
+              {reasons.map((r) => {
+                const text = reasonText(r);
+                return (
+                  <li key={`${r.code}:${text}`} data-code={r.code}>
+                    <span className="plain">{plainReason(r.code)}</span> <span className="muted">{text}</span>{' '}
+                    <code>{r.code}</code>
+                  </li>
+                );
+              })}
             </ul>
           )}
           {bucket && (

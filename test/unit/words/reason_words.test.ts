@@ -10,7 +10,7 @@ import {
   type Reason,
   type ReasonDetail,
 } from '../../../src/backends';
-import { fmtGb, reasonText, wordedReasons } from '../../../src/words';
+import { fmtGb, reasonText } from '../../../src/words';
 import { handGraph, rooflineCost } from '../backends/helpers';
 
 const text = (detail: ReasonDetail) => reasonText({ detail });
@@ -103,7 +103,8 @@ describe('the sentences of each backend on a hand-made graph', () => {
     expect(merged.length).toBeGreaterThan(0);
     for (const b of merged) {
       for (const m of b) {
-        const r = wordedReasons(s.reasons).find((x) => x.node === m && x.text.startsWith('pre-bucketed'));
+        const worded = s.reasons.map((x) => ({ ...x, text: reasonText(x) }));
+        const r = worded.find((x) => x.node === m && x.text.startsWith('pre-bucketed'));
         const want = `^pre-bucketed with ${b.length - 1} other .*one launch instead of ${b.length}\\.$`;
         expect(r?.text, m).toMatch(new RegExp(want));
       }
