@@ -9,22 +9,23 @@
 
 /** Candidates numbered 0..m-1 in registration order; `before(a, b)`: a comes first in torch's order. */
 export class CandidateOrder {
-  private readonly key: Float64Array; // 4 per candidate: (class, domination, -min(left, exposed), node)
-  private readonly rank: Int32Array; // the candidate's group's place among the groups
+  // plain arrays: a scan builds one order, and small typed arrays cost more to allocate than to read
+  private readonly key: number[]; // 4 per candidate: (class, domination, -min(left, exposed), node)
+  private readonly rank: number[]; // the candidate's group's place among the groups
 
   constructor(
     readonly candidates: readonly number[],
-    fill: (c: number, k: number, key: Float64Array) => void,
+    fill: (c: number, k: number, key: number[]) => void,
     groupKey: ((c: number) => number) | null, // a small integer per bucket key
   ) {
     const m = candidates.length;
-    this.key = new Float64Array(4 * m);
+    this.key = new Array<number>(4 * m);
     for (let k = 0; k < m; k++) fill(candidates[k], k, this.key);
     // groups by key, first seen first (a handful of keys: a linear search beats a map)
     const keys: number[] = [];
     const best: number[] = [];
     const size: number[] = [];
-    const group = new Int32Array(m);
+    const group = new Array<number>(m);
     for (let k = 0; k < m; k++) {
       const gk = groupKey === null ? 0 : groupKey(candidates[k]);
       let g = keys.indexOf(gk);
@@ -37,9 +38,10 @@ export class CandidateOrder {
       group[k] = g;
     }
     const byRank = keys.map((_, g) => g).sort((a, b) => this.cmp(best[a], best[b]) || size[b] - size[a]);
-    const rankOf = new Int32Array(keys.length);
+    const rankOf = new Array<number>(keys.length);
     byRank.forEach((g, r) => (rankOf[g] = r));
-    this.rank = group.map((g) => rankOf[g]);
+    this.rank = new Array<number>(m);
+    for (let k = 0; k < m; k++) this.rank[k] = rankOf[group[k]];
   }
 
   /** Candidate numbers a before b in torch's order (keys end in the node, so the order is total). */

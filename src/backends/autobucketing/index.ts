@@ -292,31 +292,33 @@ function finalOrder(tg: TorchGraph, sched: OverlapResult, result: BucketResult):
     if (cls === NodeClass.Placeholder || cls === NodeClass.Output || unit[t] >= 0) continue;
     unit[t] = newUnit({ type: 'node', index: tg.irOf[t] }, pos[t]);
   }
-  const edges: [number, number][] = [];
+  const edges: UnitEdge[] = [];
   for (let t = 0; t < tg.n; t++) {
     if (unit[t] < 0) continue;
     for (let k = tg.parOff[t]; k < tg.parOff[t + 1]; k++) {
       const p = tg.parIdx[k];
-      if (unit[p] >= 0 && unit[p] !== unit[t]) edges.push([unit[p], unit[t]]);
+      if (unit[p] >= 0 && unit[p] !== unit[t]) edges.push({ from: unit[p], to: unit[t] });
     }
   }
   const withExtra = [...edges];
   for (const [n, deps] of result.extraDeps) {
-    for (const d of deps) if (unit[n] >= 0 && unit[d] >= 0 && unit[n] !== unit[d]) withExtra.push([unit[d], unit[n]]);
+    if (unit[n] < 0) continue;
+    for (const d of deps) if (unit[d] >= 0 && unit[n] !== unit[d]) withExtra.push({ from: unit[d], to: unit[n] });
   }
   const order = kahn(unitPos, withExtra) ?? kahn(unitPos, edges);
   if (order === null) throw new Error('aot_eager_autobucketing: the bucketed graph has a dependency cycle');
   return order.map((u) => unitItem[u]);
 }
 
+interface UnitEdge {
+  readonly from: number;
+  readonly to: number;
+}
+
 /** A topological order of the units, ready units by priority; null on a cycle. */
-function kahn(priority: readonly number[], edges: readonly [number, number][]): number[] | null {
+function kahn(priority: readonly number[], edges: readonly UnitEdge[]): number[] | null {
   try {
-    return kahnOrder(
-      priority.length,
-      edges.map(([from, to]) => ({ from, to })),
-      (u) => [priority[u], u],
-    );
+    return kahnOrder(priority.length, edges, (u) => [priority[u], u]);
   } catch (e) {
     if (e instanceof GraphError) return null;
     throw e;

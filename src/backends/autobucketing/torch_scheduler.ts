@@ -452,8 +452,9 @@ class OverlapScheduler {
    * each group has left, by group number (torch's dict over all groups but `excludePg`, whose
    * slot here stays 0: sums and tests come out the same).
    */
-  private reduceExposedTimeOfInFlight(node: number, available: number, excludePg: number): Float64Array {
-    const remaining = new Float64Array(this.pgs.length).fill(available);
+  private reduceExposedTimeOfInFlight(node: number, available: number, excludePg: number): number[] {
+    // a plain array: a small typed array per compute node costs more to allocate than it saves
+    const remaining = new Array<number>(this.pgs.length).fill(available);
     if (excludePg >= 0) remaining[excludePg] = 0;
     for (const [start, info] of this.inFlight) {
       if (info.exposedMs === 0) continue;
@@ -506,12 +507,12 @@ class OverlapScheduler {
    * the scan, the blocked ones before it are noted as of then (blockedAsOf), and those after it are
    * looked at again: still blocked, they wait for the next change; otherwise they join the heap.
    */
-  private scheduleCollectivesForOverlap(overlap: number, remaining: Float64Array, excludePg: number): void {
+  private scheduleCollectivesForOverlap(overlap: number, remaining: number[], excludePg: number): void {
     let any = false;
     for (let g = 0; g < remaining.length; g++) if (g !== excludePg && remaining[g] > 0) any = true;
     if (!any) return;
     const cands = this.prefetchCandidates(overlap, remaining, excludePg);
-    const found = new Int32Array(cands.length); // the blocker a visit would note now, -1: the visit may do more
+    const found = new Array<number>(cands.length); // the blocker a visit would note now, -1: the visit may do more
     let blocked: number[] = [];
     const heap: number[] = [];
     for (let k = 0; k < cands.length; k++) {
@@ -571,7 +572,7 @@ class OverlapScheduler {
   }
 
   /** One candidate of torch's loop; STOP when no group has time left. */
-  private visitCandidate(c: number, overlap: number, remaining: Float64Array): number {
+  private visitCandidate(c: number, overlap: number, remaining: number[]): number {
     const pg = this.pgOf[c];
     const avail = remaining[pg];
     if (avail <= 0) return GO_ON;
@@ -620,7 +621,7 @@ class OverlapScheduler {
   }
 
   /** Candidates in torch's order: filtered, capped at max_coll_distance, sorted, grouped by bucket key. */
-  private prefetchCandidates(overlap: number, remaining: Float64Array, excludePg: number): number[] {
+  private prefetchCandidates(overlap: number, remaining: readonly number[], excludePg: number): number[] {
     // collectives within max_compute_pre_fetch of the current compute node join the eligible set
     const horizon = this.currentCompute + this.opts.max_compute_pre_fetch;
     while (this.domCursor < this.byDom.length && this.computeDom[this.byDom[this.domCursor].start] <= horizon) {
@@ -643,7 +644,7 @@ class OverlapScheduler {
   }
 
   /** The candidates' order, keyed by what `remaining` and their exposure are now (torch sorts once, up front). */
-  private candidateOrder(candidates: readonly number[], remaining: Float64Array): CandidateOrder {
+  private candidateOrder(candidates: readonly number[], remaining: readonly number[]): CandidateOrder {
     return new CandidateOrder(
       candidates,
       (c, k, key) => {
@@ -777,11 +778,15 @@ class OverlapScheduler {
     const walk = this.lastWalk[target];
     if (walk === undefined) return -1;
     const last = walk.length - 1;
-    for (let i = 0; i <= last; i++) {
+    const cls = this.tg.cls;
+    for (let i = 0; i < last; i++) {
       const x = walk[i];
-      if (this.scheduled[x] || x === overlap || this.blocks(x, overlap) !== (i === last)) return -1;
+      if (this.scheduled[x] || x === overlap) return -1;
+      // a node it passed that is not a wait stays passable (compute and collectives block for good)
+      if (cls[x] === NodeClass.Wait && this.blocks(x, overlap)) return -1;
     }
-    return walk[last];
+    const end = walk[last];
+    return this.scheduled[end] || end === overlap || !this.blocks(end, overlap) ? -1 : end;
   }
 
   /** Is `overlap` an ancestor of the collective `target`? (static reachability, built on first use) */

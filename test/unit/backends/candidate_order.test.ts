@@ -47,7 +47,7 @@ describe('CandidateOrder', () => {
       const cands = randomCands(r, 1 + Math.floor(r() * 60));
       const order = new CandidateOrder(
         cands.map((c) => c.node),
-        (_c, k, key) => key.set(cands[k].key, 4 * k),
+        (_c, k, key) => key.splice(4 * k, 4, ...cands[k].key),
         grouped ? (c) => cands.find((x) => x.node === c)!.group : null,
       );
       const all = drain(order, cands.map((_, k) => k)).map((k) => cands[k].node);
@@ -66,7 +66,7 @@ describe('CandidateOrder', () => {
       const cands = randomCands(r, 2 + Math.floor(r() * 50));
       const order = new CandidateOrder(
         cands.map((c) => c.node),
-        (_c, k, key) => key.set(cands[k].key, 4 * k),
+        (_c, k, key) => key.splice(4 * k, 4, ...cands[k].key),
         (c) => cands.find((x) => x.node === c)!.group,
       );
       const full = drain(order, cands.map((_, k) => k));
