@@ -29,6 +29,12 @@ export interface GraphIndex {
   readonly indexOfName: ReadonlyMap<string, number>;
   /** Tensor → the index of the node that writes it. */
   readonly producerOf: ReadonlyMap<string, number>;
+  /**
+   * Per node, aligned with its inputs: the index of the node that writes inputs[k], -1 for a graph
+   * input, at inputSrc[inputOff[i] + k] (the producer lookups the index makes, kept for the passes).
+   */
+  readonly inputOff: Int32Array;
+  readonly inputSrc: Int32Array;
 }
 
 const isCollectiveKind = (k: string) => k === 'all_gather' || k === 'reduce_scatter' || k === 'all_reduce';
@@ -63,7 +69,8 @@ function buildIndex(graph: StepGraph): GraphIndex {
   const csr = csrOf(order, newOf, edges.preds, identity);
   const producerOf = identity ? producer : new Map([...producer].map(([t, i]) => [t, newOf[i]]));
   const perNode = renumbered(nodes, order, newOf, edges, identity ? nameIdx : null);
-  return { graph, nodes, n: src.length, ...csr, ...perNode, producerOf };
+  const inputs = identity ? edges.inputs : renumberedInputs(order, newOf, edges.inputs);
+  return { graph, nodes, n: src.length, ...csr, ...perNode, producerOf, ...inputs };
 }
 
 /** Node name → source position; a repeated name is a GraphError. */
@@ -92,6 +99,7 @@ function producerIndex(src: readonly GraphNode[]): Map<string, number> {
 /** The edges in source numbering: sorted distinct predecessors, placeholder counts, collective ↔ wait links. */
 interface SourceEdges {
   readonly preds: number[][];
+  readonly inputs: Pick<GraphIndex, 'inputOff' | 'inputSrc'>;
   readonly placeholders: Int32Array;
   readonly waitOf: Int32Array;
   readonly collOf: Int32Array;
@@ -106,6 +114,9 @@ function sourceEdges(
   const seenStamp = new Int32Array(n0).fill(-1);
   const waitOf = new Int32Array(n0).fill(-1);
   const collOf = new Int32Array(n0).fill(-1);
+  const inputOff = new Int32Array(n0 + 1);
+  for (let i = 0; i < n0; i++) inputOff[i + 1] = inputOff[i] + src[i].inputs.length;
+  const inputSrc = new Int32Array(inputOff[n0]);
   for (let i = 0; i < n0; i++) {
     const node = src[i];
     const ps: number[] = [];
@@ -113,6 +124,7 @@ function sourceEdges(
     for (let k = 0; k < node.inputs.length; k++) {
       const t = node.inputs[k];
       const p = producer.get(t);
+      inputSrc[inputOff[i] + k] = p ?? -1;
       if (p === undefined) {
         if (node.inputs.indexOf(t) === k) placeholderCount++;
       } else if (p === i) throw badNode(i, node, `reads its own output '${t}'`);
@@ -128,7 +140,25 @@ function sourceEdges(
     }
     preds[i] = ps.length > 1 ? ps.sort((a, b) => a - b) : ps;
   }
-  return { preds, placeholders, waitOf, collOf };
+  return { preds, placeholders, waitOf, collOf, inputs: { inputOff, inputSrc } };
+}
+
+/** The per-input producers in the new numbering. */
+function renumberedInputs(
+  order: readonly number[], newOf: Int32Array, src: Pick<GraphIndex, 'inputOff' | 'inputSrc'>,
+): Pick<GraphIndex, 'inputOff' | 'inputSrc'> {
+  const inputOff = new Int32Array(order.length + 1);
+  const inputSrc = new Int32Array(src.inputSrc.length);
+  order.forEach((old, i) => {
+    const from = src.inputOff[old];
+    const count = src.inputOff[old + 1] - from;
+    inputOff[i + 1] = inputOff[i] + count;
+    for (let k = 0; k < count; k++) {
+      const p = src.inputSrc[from + k];
+      inputSrc[inputOff[i] + k] = p < 0 ? -1 : newOf[p];
+    }
+  });
+  return { inputOff, inputSrc };
 }
 
 /** Links wait `i` to the collective it completes (its position, returned); a bad wait is a GraphError. */

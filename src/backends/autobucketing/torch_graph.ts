@@ -185,20 +185,20 @@ function regionsInOrder(ix: GraphIndex, regionOf: Int32Array): boolean {
 function splitRegions(ix: GraphIndex, regionOf: Int32Array, phases: readonly string[]): PassRegion[] {
   const byPhase = new Map<string, number[]>(phases.map((ph) => [ph, []]));
   for (let i = 0; i < ix.n; i++) byPhase.get(phases[regionOf[i]])!.push(i);
-  const producer = ix.producerOf;
   const readOutside = phases.map(() => new Set<string>());
   const inputs = phases.map(() => new Set<string>());
   // which tensors some node reads: a flag per single-output node, a set for the other tensors
   const outputRead = new Uint8Array(ix.n);
   const readOther = new Set<string>();
   ix.nodes.forEach((node, i) => {
-    for (const t of node.inputs) {
-      const p = producer.get(t);
-      if (p !== undefined && ix.nodes[p].outputs.length === 1) outputRead[p] = 1;
+    for (let k = 0; k < node.inputs.length; k++) {
+      const t = node.inputs[k];
+      const p = ix.inputSrc[ix.inputOff[i] + k];
+      if (p >= 0 && ix.nodes[p].outputs.length === 1) outputRead[p] = 1;
       else readOther.add(t);
-      if (p === undefined || regionOf[p] !== regionOf[i]) {
+      if (p < 0 || regionOf[p] !== regionOf[i]) {
         inputs[regionOf[i]].add(t);
-        if (p !== undefined) readOutside[regionOf[p]].add(t);
+        if (p >= 0) readOutside[regionOf[p]].add(t);
       }
     }
   });
@@ -300,17 +300,17 @@ function allInputNodes(ix: GraphIndex, region: PassRegion, torchOf: Int32Array, 
   const R = region.nodes.length;
   const phOf = new Map<string, number>();
   region.placeholders.forEach((t, k) => phOf.set(t, k));
-  const nodeOfTensor = (tid: string): number | undefined => {
-    const p = producer.get(tid);
-    return p !== undefined && torchOf[p] >= 0 ? torchOf[p] : phOf.get(tid);
-  };
+  // p: the tensor's writer in the index (-1 none); its torch node, else the placeholder standing for it
+  const torchNodeOf = (tid: string, p: number): number | undefined =>
+    p >= 0 && torchOf[p] >= 0 ? torchOf[p] : phOf.get(tid);
   const parents: number[][] = new Array(n);
   for (let k = 0; k < P; k++) parents[k] = [];
   for (let k = 0; k < R; k++) {
     const i = region.nodes[k];
     const ps: number[] = [];
-    for (const tid of nodes[i].inputs) {
-      const t = nodeOfTensor(tid);
+    const ins = nodes[i].inputs;
+    for (let j = 0; j < ins.length; j++) {
+      const t = torchNodeOf(ins[j], ix.inputSrc[ix.inputOff[i] + j]);
       if (t !== undefined && !ps.includes(t)) ps.push(t);
     }
     const c = ix.collOfWait[i];
@@ -320,7 +320,7 @@ function allInputNodes(ix: GraphIndex, region: PassRegion, torchOf: Int32Array, 
   }
   const outs: number[] = [];
   for (const tid of region.outputs) {
-    const t = nodeOfTensor(tid);
+    const t = torchNodeOf(tid, producer.get(tid) ?? -1);
     if (t !== undefined && !outs.includes(t)) outs.push(t);
   }
   parents[n - 1] = outs;
