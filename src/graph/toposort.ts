@@ -71,19 +71,27 @@ export function kahnOrder(
   edges: readonly Pick<Edge, 'from' | 'to'>[],
   key: (node: number) => readonly number[] = (i) => [i],
 ): number[] {
-  const indeg = new Array<number>(nodeCount).fill(0);
-  const succ: number[][] = Array.from({ length: nodeCount }, () => []);
+  // successors as CSR, each node's in edge order (a list per node costs more than the sort on big graphs)
+  const indeg = new Int32Array(nodeCount);
+  const succOff = new Int32Array(nodeCount + 1);
   for (const e of edges) {
-    succ[e.from].push(e.to);
+    succOff[e.from + 1]++;
     indeg[e.to]++;
   }
+  for (let i = 0; i < nodeCount; i++) succOff[i + 1] += succOff[i];
+  const fill = succOff.slice(0, nodeCount);
+  const succ = new Int32Array(edges.length);
+  for (const e of edges) succ[fill[e.from]++] = e.to;
   const heap = new PyHeap();
   for (let i = 0; i < nodeCount; i++) if (indeg[i] === 0) heap.push(key(i), i);
   const out: number[] = [];
   while (heap.size > 0) {
     const i = heap.pop().node;
     out.push(i);
-    for (const j of succ[i]) if (--indeg[j] === 0) heap.push(key(j), j);
+    for (let k = succOff[i]; k < succOff[i + 1]; k++) {
+      const j = succ[k];
+      if (--indeg[j] === 0) heap.push(key(j), j);
+    }
   }
   if (out.length !== nodeCount) {
     const stuck = indeg.findIndex((d) => d > 0);
