@@ -57,13 +57,18 @@ function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
   return placeholders === 1;
 }
 
-interface UseEntry {
+export interface UseEntry {
   readonly users: GraphNode[];
   readonly output: boolean;
 }
 
+/** A node's users (usersOf's answer for it); a node outside the view has none. */
+export interface UserTable {
+  get(n: GraphNode): UseEntry | undefined;
+}
+
 /** Users of the nodes of a view, as it was when made: by node number, a node outside it has none. */
-export class Users {
+export class Users implements UserTable {
   constructor(
     private readonly ids: NodeIds,
     private readonly entries: readonly (UseEntry | undefined)[],
@@ -97,7 +102,7 @@ export function usersOf(v: FxView): Users {
 }
 
 /** torch is_fsdp_reduce_scatter_wait: every path from the wait reaches the output through unary nodes. */
-export function isFsdpReduceScatterWait(v: FxView, wait: GraphNode, users: ReturnType<typeof usersOf>): boolean {
+export function isFsdpReduceScatterWait(v: FxView, wait: GraphNode, users: UserTable): boolean {
   const u0 = users.get(wait)!;
   if (u0.users.length === 0 && !u0.output) return false;
   const seen = new Set<GraphNode>();
@@ -163,7 +168,7 @@ export function greedyBuckets(
   kind: GraphNode['kind'],
   keep: (wait: GraphNode, start: GraphNode) => boolean,
   capBytes: number,
-  users: ReturnType<typeof usersOf> | null = null, // usersOf(v), where the caller has it
+  users: UserTable | null = null, // usersOf(v), where the caller has it
 ): GraphNode[][] {
   const byName = new Map<string, GraphNode>();
   for (const n of v.nodes) if (n.kind === kind) byName.set(n.name, n);
@@ -226,7 +231,7 @@ function reaches(v: FxView, bucket: readonly GraphNode[], n: GraphNode): boolean
   return false;
 }
 
-function addDescendants(n: GraphNode, desc: Set<GraphNode>, children: ReturnType<typeof usersOf>): void {
+function addDescendants(n: GraphNode, desc: Set<GraphNode>, children: UserTable): void {
   const stack = [n];
   while (stack.length > 0) {
     for (const c of children.get(stack.pop()!)?.users ?? []) {

@@ -26,12 +26,12 @@ export class FxNamespace {
   private readonly used = new Set<string>();
   private readonly baseCount = new Map<string, number>();
 
-  /** A namespace holding a graph's names, as the graph's own construction left it. */
+  /**
+   * A namespace holding a graph's names, as the graph's own construction left it. A name with a
+   * dot is left out: `create` never makes one, and never checks a candidate that has one.
+   */
   constructor(names: Iterable<string>) {
-    for (const n of names) {
-      if (n.includes('.')) this.used.add(n); // take(n, null) without the parse
-      else this.take(n, parse(n));
-    }
+    for (const n of names) if (!n.includes('.')) this.take(n, parse(n));
   }
 
   /**

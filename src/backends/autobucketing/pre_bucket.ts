@@ -16,6 +16,8 @@ import {
   type CapKnobs,
   type FxView,
   type ProducerOf,
+  type UseEntry,
+  type UserTable,
   greedyBuckets,
   identifyFsdpGroups,
   isFsdpReduceScatterWait,
@@ -137,6 +139,33 @@ class RegionProducers implements ProducerOf {
   }
 }
 
+/**
+ * usersOf of a region before any merge, for disjoint regions: a node's users read off the index's
+ * successors (a wait follows its collective there without reading it), for the few nodes a merge
+ * asks about rather than for every node.
+ */
+class OriginalUsers implements UserTable {
+  constructor(
+    private readonly ix: ReturnType<typeof indexGraph>,
+    private readonly regionOf: Int32Array,
+    private readonly region: number,
+    private readonly outputs: ReadonlySet<string>,
+  ) {}
+
+  get(n: GraphNode): UseEntry | undefined {
+    const { ix, regionOf, region } = this;
+    const i = ix.indexOfName.get(n.name);
+    if (i === undefined || ix.nodes[i] !== n || regionOf[i] !== region) return undefined; // new, or elsewhere
+    const users: GraphNode[] = [];
+    for (let e = ix.succOff[i]; e < ix.succOff[i + 1]; e++) {
+      const s = ix.succIdx[e];
+      const u = ix.nodes[s];
+      if (regionOf[s] === region && u.inputs.some((t) => n.outputs.includes(t))) users.push(u);
+    }
+    return { users, output: n.outputs.some((t) => this.outputs.has(t)) };
+  }
+}
+
 /** Names taken in the IR (nodes and tensors): a new node's name gets `.bw` until it is free, as the importer does. */
 class IrNames {
   private readonly added = new Set<string>();
@@ -176,6 +205,7 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
   const irNames = new IrNames(ix);
   const buckets: PreBucket[] = [];
   const helpers = new Set<string>();
+  const made = new Set<GraphNode>();
   const caps: { phase: string; capMb: number }[] = [];
   const out: GraphNode[] = [];
   const withEst = graph.nodes.some((n) => n.kind === 'all_gather' && n.estMs !== undefined);
@@ -205,7 +235,8 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
       caps.push({ phase: region.phase, capMb });
       const cap = Math.floor(capMb * 1024 * 1024);
       // users and waits of the original nodes, which a merge of other collectives leaves as they are
-      const ctx: MergeCtx = { r, topo, withEst, helpers, buckets, users: usersOf(r), waitOf: waitsByStart(r) };
+      const users0 = disjoint ? new OriginalUsers(ix, regionOf, k, leaves[k]) : usersOf(r);
+      const ctx: MergeCtx = { r, topo, withEst, helpers, made, buckets, users: users0, waitOf: waitsByStart(r) };
       for (const b of greedyBuckets(r, 'all_gather', (_w, s) => fsdp.has(s), cap)) mergeAllGather(ctx, b);
       ctx.users = usersOf(r);
       const users = ctx.users;
@@ -217,7 +248,7 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
     for (const n of nodesOut) out.push(n);
   });
   if (buckets.length === 0) return null;
-  const nodes = out.map((n, id) => (n.id === id ? n : { ...n, id }));
+  const nodes = numbered(out, made);
   return {
     graph: { ...graph, nodes, tensors },
     buckets,
@@ -225,6 +256,16 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
     caps,
     estimator: withEst ? 'torch-2.13-analytical-nccl' : 'cost-model',
   };
+}
+
+/** The nodes with their positions as ids: a node a merge made is this result's own, numbered in place. */
+function numbered(nodes: readonly GraphNode[], made: ReadonlySet<GraphNode>): GraphNode[] {
+  return nodes.map((n, id) => {
+    if (n.id === id) return n;
+    if (!made.has(n)) return { ...n, id };
+    (n as Mutable<GraphNode>).id = id;
+    return n;
+  });
 }
 
 /**
@@ -266,8 +307,9 @@ interface MergeCtx {
   readonly topo: Nccl213Topology;
   readonly withEst: boolean;
   readonly helpers: Set<string>;
+  readonly made: Set<GraphNode>; // every node the merges made
   readonly buckets: PreBucket[];
-  users: ReturnType<typeof usersOf>;
+  users: UserTable;
   readonly waitOf: ReadonlyMap<string, GraphNode>;
 }
 
@@ -313,6 +355,7 @@ class Builder {
     if (spec.extra !== undefined) Object.assign(node, spec.extra);
     for (const t of outputs) r.producer.set(t, node);
     this.made.push(node);
+    this.ctx.made.add(node);
     const comm = spec.kind === 'wait' || spec.kind === 'all_gather' || spec.kind === 'reduce_scatter';
     if (!comm) this.ctx.helpers.add(name);
     return node;
@@ -336,7 +379,7 @@ function numelOf(t: TensorInfo): number {
 }
 
 /** torch has_mergeable_all_gather_convert_dtype: a cast feeding only this all-gather is folded into the copy-in. */
-function foldedCast(r: Region, ag: GraphNode, users: ReturnType<typeof usersOf>): GraphNode | undefined {
+function foldedCast(r: Region, ag: GraphNode, users: UserTable): GraphNode | undefined {
   const p = r.producer.get(ag.inputs[0]);
   if (p === undefined) return undefined;
   const target = String(p.attrs?.target ?? p.op);
@@ -583,9 +626,9 @@ function splice(
   r.list.insertAfter(members[members.length - 1], made);
   for (const n of [...members, ...waits, ...folded]) {
     r.list.remove(n);
+    // a tensor a new node writes again (a wait's output) keeps that writer, set as it was made
     for (const t of n.outputs) if (r.producer.get(t) === n) r.producer.delete(t);
   }
-  for (const m of made) for (const t of m.outputs) r.producer.set(t, m);
   sortBucketRegion(r.list, made, ins, r.producer, r.ids);
   r.touched();
   ctx.buckets.push({
