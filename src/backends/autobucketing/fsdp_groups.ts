@@ -57,61 +57,60 @@ function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
   return placeholders === 1;
 }
 
-export interface UseEntry {
-  readonly users: GraphNode[];
-  readonly output: boolean;
-}
-
-/** A node's users (usersOf's answer for it); a node outside the view has none. */
+/** Users of a view's nodes, each once in program order, as the view was when asked. */
 export interface UserTable {
-  get(n: GraphNode): UseEntry | undefined;
+  /** undefined: the node is not in the view. */
+  of(n: GraphNode): readonly GraphNode[] | undefined;
+  /** Does the output node read one of the node's outputs? */
+  isOutput(n: GraphNode): boolean;
 }
 
 /** Users of the nodes of a view, as it was when made: by node number, a node outside it has none. */
-export class Users implements UserTable {
+class Users implements UserTable {
   constructor(
     private readonly ids: NodeIds,
-    private readonly entries: readonly (UseEntry | undefined)[],
+    private readonly lists: readonly (GraphNode[] | undefined)[],
+    private readonly outputs: ReadonlySet<string>,
   ) {}
 
-  get(n: GraphNode): UseEntry | undefined {
+  of(n: GraphNode): readonly GraphNode[] | undefined {
     const i = this.ids.get(n);
-    return i === undefined ? undefined : this.entries[i];
+    return i === undefined ? undefined : this.lists[i];
+  }
+
+  // asked of few nodes: not worked out for every node
+  isOutput(n: GraphNode): boolean {
+    return n.outputs.some((t) => this.outputs.has(t));
   }
 }
 
-/** Users of each node, each once in program order (and whether the output node reads it). */
-export function usersOf(v: FxView): Users {
+/** Users of each node, each once in program order. */
+export function usersOf(v: FxView): UserTable {
   const ids = v.ids;
-  const entries = new Array<UseEntry | undefined>(ids.size).fill(undefined); // filled: fast elements
-  for (const n of v.nodes) {
-    let output = false;
-    for (const t of n.outputs) if (v.outputs.has(t)) output = true;
-    entries[ids.of(n)] = { users: [], output };
-  }
+  const lists = new Array<GraphNode[] | undefined>(ids.size).fill(undefined); // filled: fast elements
+  for (const n of v.nodes) lists[ids.of(n)] = [];
   // a reader of several of a node's outputs pushes itself once, so a repeat is always the list's last entry
   for (const n of v.nodes) {
     for (const t of n.inputs) {
       const p = v.producer.get(t);
       const i = p === undefined ? undefined : ids.get(p);
-      const l = i === undefined ? undefined : entries[i]?.users;
+      const l = i === undefined ? undefined : lists[i];
       if (l !== undefined && l[l.length - 1] !== n) l.push(n);
     }
   }
-  return new Users(ids, entries);
+  return new Users(ids, lists, v.outputs);
 }
 
 /** torch is_fsdp_reduce_scatter_wait: every path from the wait reaches the output through unary nodes. */
 export function isFsdpReduceScatterWait(v: FxView, wait: GraphNode, users: UserTable): boolean {
-  const u0 = users.get(wait)!;
-  if (u0.users.length === 0 && !u0.output) return false;
+  if (users.of(wait)!.length === 0 && !users.isOutput(wait)) return false;
   const seen = new Set<GraphNode>();
   const queue = [wait];
   while (queue.length > 0) {
     const n = queue.pop()!;
     if (seen.has(n)) continue;
     seen.add(n);
-    for (const u of users.get(n)!.users) {
+    for (const u of users.of(n)!) {
       if (inputRefCount(v, u) !== 1) return false;
       queue.push(u);
     }
@@ -234,7 +233,7 @@ function reaches(v: FxView, bucket: readonly GraphNode[], n: GraphNode): boolean
 function addDescendants(n: GraphNode, desc: Set<GraphNode>, children: UserTable): void {
   const stack = [n];
   while (stack.length > 0) {
-    for (const c of children.get(stack.pop()!)?.users ?? []) {
+    for (const c of children.of(stack.pop()!) ?? []) {
       if (!desc.has(c)) {
         desc.add(c);
         stack.push(c);

@@ -16,7 +16,6 @@ import {
   type CapKnobs,
   type FxView,
   type ProducerOf,
-  type UseEntry,
   type UserTable,
   greedyBuckets,
   identifyFsdpGroups,
@@ -152,7 +151,7 @@ class OriginalUsers implements UserTable {
     private readonly outputs: ReadonlySet<string>,
   ) {}
 
-  get(n: GraphNode): UseEntry | undefined {
+  of(n: GraphNode): readonly GraphNode[] | undefined {
     const { ix, regionOf, region } = this;
     const i = ix.indexOfName.get(n.name);
     if (i === undefined || ix.nodes[i] !== n || regionOf[i] !== region) return undefined; // new, or elsewhere
@@ -162,7 +161,11 @@ class OriginalUsers implements UserTable {
       const u = ix.nodes[s];
       if (regionOf[s] === region && u.inputs.some((t) => n.outputs.includes(t))) users.push(u);
     }
-    return { users, output: n.outputs.some((t) => this.outputs.has(t)) };
+    return users;
+  }
+
+  isOutput(n: GraphNode): boolean {
+    return n.outputs.some((t) => this.outputs.has(t));
   }
 }
 
@@ -281,6 +284,7 @@ function leaving(
   const out = regions.map((region) => new Set(region.outputs));
   if (ix.graph.fxGraphs !== undefined) return out;
   ix.nodes.forEach((n, i) => {
+    if (!predInOtherRegion(ix, regionOf, i)) return; // most nodes: no tensor look-ups
     for (const t of n.inputs) {
       const p = ix.producerOf.get(t);
       const k = p === undefined ? -1 : regionOf[p]; // the region whose node writes t
@@ -288,6 +292,12 @@ function leaving(
     }
   });
   return out;
+}
+
+/** Does a predecessor of node `i` (the writers of what it reads among them) lie in another region? */
+function predInOtherRegion(ix: ReturnType<typeof indexGraph>, regionOf: Int32Array, i: number): boolean {
+  for (let e = ix.predOff[i]; e < ix.predOff[i + 1]; e++) if (regionOf[ix.predIdx[e]] !== regionOf[i]) return true;
+  return false;
 }
 
 /**
@@ -384,8 +394,8 @@ function foldedCast(r: Region, ag: GraphNode, users: UserTable): GraphNode | und
   if (p === undefined) return undefined;
   const target = String(p.attrs?.target ?? p.op);
   const isCast = p.kind === 'cast' || /(^|\.)(_to_copy|convert_element_type)(\.|$)/.test(target);
-  const u = users.get(p);
-  return isCast && u !== undefined && u.users.length === 1 && !u.output ? p : undefined;
+  const u = users.of(p);
+  return isCast && u !== undefined && u.length === 1 && !users.isOutput(p) ? p : undefined;
 }
 
 /** all_gather_merge_fn_to_trace: empty, narrow, flat views, cat, copy_, the gather into `out`, wait, split, clones. */
@@ -548,7 +558,7 @@ function mergeReduceScatterCoalesced(ctx: MergeCtx, members: GraphNode[]): void 
 function staleUsers(ctx: MergeCtx, waits: readonly GraphNode[]): void {
   const r = ctx.r;
   const old = new Set(waits.map((w) => w.outputs[0]));
-  for (const n of waits.flatMap((w) => ctx.users.get(w)?.users ?? [])) {
+  for (const n of waits.flatMap((w) => ctx.users.of(w) ?? [])) {
     if (n.kind !== 'view') continue;
     for (const t of n.outputs) {
       const src = r.tensors[t]?.aliasOf;
@@ -683,12 +693,13 @@ function stableSort(
   producer: ProducerOf,
   region: ReadonlySet<GraphNode> | null,
   ids: NodeIds,
-): GraphNode[] {
-  const pending = [...nodes].reverse();
+): readonly GraphNode[] {
   // ready, and the nodes waiting for each: a merge's small span by local number, the graph by node number
   const local = region === null ? null : new Map(nodes.map((n, k) => [n, k]));
   const slot = local === null ? (n: GraphNode) => ids.of(n) : (n: GraphNode) => local.get(n) ?? -1;
   const size = local === null ? ids.size : nodes.length;
+  if (inOrder(nodes, producer, region, slot, size)) return nodes; // the usual case: the sort keeps the order
+  const pending = [...nodes].reverse();
   const ready = new Uint8Array(size);
   const waiting = new Array<GraphNode[] | undefined>(size).fill(undefined);
   const isReady = (ref: GraphNode) => {
@@ -717,6 +728,27 @@ function stableSort(
   }
   if (out.length !== nodes.length) throw new Error('pre-bucketing: the merged graph has a dependency cycle');
   return out;
+}
+
+/** Does each node come after the writers of its inputs (those in `region`; null: all)? */
+function inOrder(
+  nodes: readonly GraphNode[],
+  producer: ProducerOf,
+  region: ReadonlySet<GraphNode> | null,
+  slot: (n: GraphNode) => number,
+  size: number,
+): boolean {
+  const done = new Uint8Array(size);
+  for (const n of nodes) {
+    for (const t of n.inputs) {
+      const p = producer.get(t);
+      if (p === undefined || (region !== null && !region.has(p))) continue;
+      const s = slot(p);
+      if (s < 0 || s >= size || done[s] === 0) return false;
+    }
+    done[slot(n)] = 1;
+  }
+  return true;
 }
 
 /**
