@@ -6,28 +6,30 @@ import type { GraphNode } from '../../graph';
 
 /**
  * Dense numbers for the nodes of one FX graph, old and new: the tables a pass keeps per node are
- * arrays by number (a map keyed by node objects is slow to fill, and a pass fills several).
+ * arrays by number. A node is found by its `id` (its graph position, or one `unusedId` gave a new
+ * node) in an array; a map, slow to fill, holds only the nodes whose id another node holds.
  */
 export class NodeIds {
-  private readonly ids = new Map<GraphNode, number>();
   private readonly nodes: GraphNode[] = [];
+  private readonly byId: number[] = []; // node id → the number of the node holding it, -1: none
+  private readonly others = new Map<GraphNode, number>();
+  private readonly maxId: number; // the array's bound: a graph's ids are about its positions
 
   constructor(nodes: readonly GraphNode[]) {
+    this.maxId = 4 * nodes.length + 65536;
     for (const n of nodes) this.of(n);
   }
 
   /** The node's number; a node not seen before gets the next one. */
   of(n: GraphNode): number {
-    let s = this.ids.get(n);
-    if (s === undefined) {
-      s = this.nodes.push(n) - 1;
-      this.ids.set(n, s);
-    }
-    return s;
+    const s = this.get(n);
+    return s !== undefined ? s : this.add(n);
   }
 
   get(n: GraphNode): number | undefined {
-    return this.ids.get(n);
+    const s = this.byId[n.id];
+    if (s !== undefined && s >= 0 && this.nodes[s] === n) return s;
+    return this.others.size === 0 ? undefined : this.others.get(n);
   }
 
   node(id: number): GraphNode {
@@ -37,6 +39,25 @@ export class NodeIds {
   /** One more than the highest number given. */
   get size(): number {
     return this.nodes.length;
+  }
+
+  /** An id for a node a merge makes: past those numbered so far, and past earlier calls' ids. */
+  unusedId(): number {
+    this.byId.push(-1);
+    return this.byId.length - 1;
+  }
+
+  private add(n: GraphNode): number {
+    const s = this.nodes.push(n) - 1;
+    const id = n.id;
+    if (!Number.isInteger(id) || id < 0 || id > this.maxId) {
+      this.others.set(n, s);
+      return s;
+    }
+    while (this.byId.length <= id) this.byId.push(-1);
+    if (this.byId[id] >= 0) this.others.set(n, s);
+    else this.byId[id] = s;
+    return s;
   }
 }
 

@@ -208,7 +208,6 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
   const irNames = new IrNames(ix);
   const buckets: PreBucket[] = [];
   const helpers = new Set<string>();
-  const made = new Set<GraphNode>();
   const caps: { phase: string; capMb: number }[] = [];
   const out: GraphNode[] = [];
   const withEst = graph.nodes.some((n) => n.kind === 'all_gather' && n.estMs !== undefined);
@@ -239,19 +238,16 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
       const cap = Math.floor(capMb * 1024 * 1024);
       // users and waits of the original nodes, which a merge of other collectives leaves as they are
       const users0 = disjoint ? new OriginalUsers(ix, regionOf, k, leaves[k]) : usersOf(r);
-      const ctx: MergeCtx = { r, topo, withEst, helpers, made, buckets, users: users0, waitOf: waitsByStart(r) };
+      const ctx: MergeCtx = { r, topo, withEst, helpers, buckets, users: users0, waitOf: waitsByStart(r) };
       for (const b of greedyBuckets(r, 'all_gather', (_w, s) => fsdp.has(s), cap)) mergeAllGather(ctx, b);
-      ctx.users = usersOf(r);
-      const users = ctx.users;
-      const mergeRs = knobs.bucket_mode === 'coalesced' ? mergeReduceScatterCoalesced : mergeReduceScatter;
-      for (const b of greedyBuckets(r, 'reduce_scatter', (w) => isFsdpReduceScatterWait(r, w, users), cap, users))
-        mergeRs(ctx, b);
+      // a graph without reduce-scatters (a forward) needs no users of its merged graph
+      if (r.nodes.some((n) => n.kind === 'reduce_scatter')) bucketReduceScatters(ctx, knobs, cap);
     }
     const nodesOut = groups.size > 0 ? stableSort(r.nodes, r.producer, null, r.ids) : r.nodes;
     for (const n of nodesOut) out.push(n);
   });
   if (buckets.length === 0) return null;
-  const nodes = numbered(out, made);
+  const nodes = out.map((n, id) => (n.id === id ? n : { ...n, id }));
   return {
     graph: { ...graph, nodes, tensors },
     buckets,
@@ -259,16 +255,6 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
     caps,
     estimator: withEst ? 'torch-2.13-analytical-nccl' : 'cost-model',
   };
-}
-
-/** The nodes with their positions as ids: a node a merge made is this result's own, numbered in place. */
-function numbered(nodes: readonly GraphNode[], made: ReadonlySet<GraphNode>): GraphNode[] {
-  return nodes.map((n, id) => {
-    if (n.id === id) return n;
-    if (!made.has(n)) return { ...n, id };
-    (n as Mutable<GraphNode>).id = id;
-    return n;
-  });
 }
 
 /**
@@ -317,10 +303,19 @@ interface MergeCtx {
   readonly topo: Nccl213Topology;
   readonly withEst: boolean;
   readonly helpers: Set<string>;
-  readonly made: Set<GraphNode>; // every node the merges made
   readonly buckets: PreBucket[];
   users: UserTable;
   readonly waitOf: ReadonlyMap<string, GraphNode>;
+}
+
+/** The reduce-scatter buckets of the graph as the all-gather merges left it, each merged. */
+function bucketReduceScatters(ctx: MergeCtx, knobs: PreBucketKnobs, cap: number): void {
+  const r = ctx.r;
+  const users = usersOf(r);
+  ctx.users = users;
+  const mergeRs = knobs.bucket_mode === 'coalesced' ? mergeReduceScatterCoalesced : mergeReduceScatter;
+  for (const b of greedyBuckets(r, 'reduce_scatter', (w) => isFsdpReduceScatterWait(r, w, users), cap, users))
+    mergeRs(ctx, b);
 }
 
 /** Builds the nodes of one traced merge function, named as FX copies them into the graph. */
@@ -348,7 +343,7 @@ class Builder {
     const outputs = spec.outputs(name);
     const bytes = spec.ioBytes ?? 0;
     const node: Mutable<GraphNode> = {
-      id: -1,
+      id: r.ids.unusedId(), // numbered by position in the result
       name,
       kind: spec.kind,
       op: spec.kind === 'compute' ? 'compute' : target, // as the FX importer names a memory-bound op
@@ -365,7 +360,6 @@ class Builder {
     if (spec.extra !== undefined) Object.assign(node, spec.extra);
     for (const t of outputs) r.producer.set(t, node);
     this.made.push(node);
-    this.ctx.made.add(node);
     const comm = spec.kind === 'wait' || spec.kind === 'all_gather' || spec.kind === 'reduce_scatter';
     if (!comm) this.ctx.helpers.add(name);
     return node;
@@ -698,7 +692,7 @@ function stableSort(
   const local = region === null ? null : new Map(nodes.map((n, k) => [n, k]));
   const slot = local === null ? (n: GraphNode) => ids.of(n) : (n: GraphNode) => local.get(n) ?? -1;
   const size = local === null ? ids.size : nodes.length;
-  if (inOrder(nodes, producer, region, slot, size)) return nodes; // the usual case: the sort keeps the order
+  if (inOrder(nodes, producer, region, slot, size)) return nodes; // often so for a merge's span
   const pending = [...nodes].reverse();
   const ready = new Uint8Array(size);
   const waiting = new Array<GraphNode[] | undefined>(size).fill(undefined);
