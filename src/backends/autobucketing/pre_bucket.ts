@@ -226,7 +226,7 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
     const nodes = region.nodes.map((i) => ix.nodes[i]);
     const namespace = () => {
       const ns = new FxNamespace(fxNames[k]);
-      ns.reserveEarlier(fxNames.slice(k + 1).flat());
+      for (const later of fxNames.slice(k + 1)) ns.reserveEarlier(later);
       return ns;
     };
     const producers = new RegionProducers(ix, disjoint ? regionOf : null, k, nodes);
@@ -243,7 +243,7 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
       // a graph without reduce-scatters (a forward) needs no users of its merged graph
       if (r.nodes.some((n) => n.kind === 'reduce_scatter')) bucketReduceScatters(ctx, knobs, cap);
     }
-    const nodesOut = groups.size > 0 ? stableSort(r.nodes, r.producer, null, r.ids) : r.nodes;
+    const nodesOut = groups.size > 0 ? stableSort(r.nodes, r.producer, false, r.ids) : r.nodes;
     for (const n of nodesOut) out.push(n);
   });
   if (buckets.length === 0) return null;
@@ -674,24 +674,24 @@ function sortBucketRegion(
   }
   if (first === last) return;
   const region = list.span(first, last);
-  list.replaceSpan(first, last, stableSort(region, producer, new Set(region), ids));
+  list.replaceSpan(first, last, stableSort(region, producer, true, ids));
 }
 
 /**
  * torch stable_topological_sort: nodes keep their order, except that one whose input comes
- * later waits for its last unready input and follows it. `region`: only its nodes are sorted;
- * inputs outside it count as ready.
+ * later waits for its last unready input and follows it. `span`: `nodes` are a merge's span, and
+ * inputs from outside it count as ready.
  */
 function stableSort(
   nodes: readonly GraphNode[],
   producer: ProducerOf,
-  region: ReadonlySet<GraphNode> | null,
+  span: boolean,
   ids: NodeIds,
 ): readonly GraphNode[] {
   // ready, and the nodes waiting for each: a merge's small span by local number, the graph by node number
-  const local = region === null ? null : new Map(nodes.map((n, k) => [n, k]));
-  const slot = local === null ? (n: GraphNode) => ids.of(n) : (n: GraphNode) => local.get(n) ?? -1;
-  const size = local === null ? ids.size : nodes.length;
+  const region = span ? new Map(nodes.map((n, k) => [n, k])) : null;
+  const slot = region === null ? (n: GraphNode) => ids.of(n) : (n: GraphNode) => region.get(n) ?? -1;
+  const size = region === null ? ids.size : nodes.length;
   if (inOrder(nodes, producer, region, slot, size)) return nodes; // often so for a merge's span
   const pending = [...nodes].reverse();
   const ready = new Uint8Array(size);
@@ -728,7 +728,7 @@ function stableSort(
 function inOrder(
   nodes: readonly GraphNode[],
   producer: ProducerOf,
-  region: ReadonlySet<GraphNode> | null,
+  region: ReadonlyMap<GraphNode, number> | null,
   slot: (n: GraphNode) => number,
   size: number,
 ): boolean {
@@ -752,7 +752,7 @@ function inOrder(
 function lastUnready(
   n: GraphNode,
   producer: ProducerOf,
-  region: ReadonlySet<GraphNode> | null,
+  region: ReadonlyMap<GraphNode, number> | null,
   isReady: (ref: GraphNode) => boolean,
 ): GraphNode | undefined {
   const ins = n.inputs;
