@@ -12,6 +12,8 @@ import type { NodeIds } from './fx_list';
 /** Tensor → the node of the view that writes it. */
 export interface ProducerOf {
   get(tensor: string): GraphNode | undefined;
+  /** get(n.inputs[k]), answered without the tensor look-up where it can be. */
+  inputOf(n: GraphNode, k: number): GraphNode | undefined;
 }
 
 /** An FX graph as a list of IR nodes: a tensor read from outside the list is a placeholder. */
@@ -27,8 +29,9 @@ export interface FxView {
 /** FX all_input_nodes: the distinct producers (or placeholder tensors) of a node's inputs, in order. */
 function inputRefs(v: FxView, node: GraphNode): (GraphNode | string)[] {
   const out: (GraphNode | string)[] = [];
-  for (const t of node.inputs) {
-    const ref = v.producer.get(t) ?? t;
+  const ins = node.inputs;
+  for (let k = 0; k < ins.length; k++) {
+    const ref = v.producer.inputOf(node, k) ?? ins[k];
     if (!out.includes(ref)) out.push(ref);
   }
   return out;
@@ -91,8 +94,8 @@ export function usersOf(v: FxView): UserTable {
   for (const n of v.nodes) lists[ids.of(n)] = [];
   // a reader of several of a node's outputs pushes itself once, so a repeat is always the list's last entry
   for (const n of v.nodes) {
-    for (const t of n.inputs) {
-      const p = v.producer.get(t);
+    for (let k = 0; k < n.inputs.length; k++) {
+      const p = v.producer.inputOf(n, k);
       const i = p === undefined ? undefined : ids.get(p);
       const l = i === undefined ? undefined : lists[i];
       if (l !== undefined && l[l.length - 1] !== n) l.push(n);

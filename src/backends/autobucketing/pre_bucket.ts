@@ -127,6 +127,16 @@ class RegionProducers implements ProducerOf {
     return this.regionOf[p] === this.region ? this.ix.nodes[p] : undefined;
   }
 
+  /** A node of the index (its id its index) reads its input's writer off the index, while that is unchanged. */
+  inputOf(n: GraphNode, k: number): GraphNode | undefined {
+    const ix = this.ix;
+    if (this.regionOf !== null && ix.nodes[n.id] === n) {
+      const p = ix.inputSrc[ix.inputOff[n.id] + k];
+      if (p >= 0 && this.touched[p] === 0) return this.regionOf[p] === this.region ? ix.nodes[p] : undefined;
+    }
+    return this.get(n.inputs[k]);
+  }
+
   set(tensor: string, node: GraphNode | null): void {
     const p = this.ix.producerOf.get(tensor);
     if (p !== undefined && this.touched.length > 0) this.touched[p] = 1;
@@ -384,7 +394,7 @@ function numelOf(t: TensorInfo): number {
 
 /** torch has_mergeable_all_gather_convert_dtype: a cast feeding only this all-gather is folded into the copy-in. */
 function foldedCast(r: Region, ag: GraphNode, users: UserTable): GraphNode | undefined {
-  const p = r.producer.get(ag.inputs[0]);
+  const p = r.producer.inputOf(ag, 0);
   if (p === undefined) return undefined;
   const target = String(p.attrs?.target ?? p.op);
   const isCast = p.kind === 'cast' || /(^|\.)(_to_copy|convert_element_type)(\.|$)/.test(target);
@@ -734,8 +744,8 @@ function inOrder(
 ): boolean {
   const done = new Uint8Array(size);
   for (const n of nodes) {
-    for (const t of n.inputs) {
-      const p = producer.get(t);
+    for (let k = 0; k < n.inputs.length; k++) {
+      const p = producer.inputOf(n, k);
       if (p === undefined || (region !== null && !region.has(p))) continue;
       const s = slot(p);
       if (s < 0 || s >= size || done[s] === 0) return false;
@@ -758,11 +768,11 @@ function lastUnready(
   const ins = n.inputs;
   let last: GraphNode | undefined;
   for (let k = 0; k < ins.length; k++) {
-    const ref = producer.get(ins[k]);
+    const ref = producer.inputOf(n, k);
     if (ref === undefined || isReady(ref)) continue;
     if (region !== null && !region.has(ref)) continue;
     let repeat = false;
-    for (let j = 0; j < k && !repeat; j++) repeat = producer.get(ins[j]) === ref;
+    for (let j = 0; j < k && !repeat; j++) repeat = producer.inputOf(n, j) === ref;
     if (!repeat) last = ref;
   }
   return last;
