@@ -17,6 +17,7 @@ import { OrderedBits } from './ordered_bits';
 import { TargetReach } from './reach';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { TorchMemoryTracker, torchBaseline } from './torch_memory';
+import { WalkMemory } from './walk_memory';
 import { weakMemo } from '../../util';
 
 /** torch's sys.maxsize: the node blocks no compute (or no reduce-scatter). */
@@ -116,7 +117,7 @@ class OverlapScheduler {
   /** Per collective start: an unscheduled compute node or collective its path last ran into (-1 none). */
   private readonly blockedBy: Int32Array;
   /** Per collective start: the unscheduled nodes its last walk popped, the blocker last (replayWalk). */
-  private readonly lastWalk: (Int32Array | undefined)[];
+  private readonly walks: WalkMemory;
   /** c10d / DTensor ops torch does not schedule as collectives (a wait on a graph input): they block a prefetch. */
   private readonly c10Op: Uint8Array;
   private readonly startOfReg: Int32Array; // registration number → collective start
@@ -172,7 +173,7 @@ class OverlapScheduler {
     this.blockedBy = new Int32Array(n).fill(-1);
     this.blockedNote = new Int32Array(2 * n).fill(-1);
     this.noteSeq = new Int32Array(n);
-    this.lastWalk = new Array(n);
+    this.walks = new WalkMemory(n);
     this.c10Op = new Uint8Array(n);
     // only an imported graph has targets to read
     if (tg.ix.graph.meta.model === 'fx-import') {
@@ -343,6 +344,7 @@ class OverlapScheduler {
   private schedule(t: number): void {
     const tg = this.tg;
     this.scheduled[t] = 1;
+    this.walks.passedNodeGone(t);
     this.scheduledCount++;
     this.order.push(t);
     this.mem.schedule(t);
@@ -511,6 +513,12 @@ class OverlapScheduler {
     let any = false;
     for (let g = 0; g < remaining.length; g++) if (g !== excludePg && remaining[g] > 0) any = true;
     if (!any) return;
+    this.walks.enterScan(overlap);
+    this.scanCandidates(overlap, remaining, excludePg);
+    this.walks.leaveScan(overlap);
+  }
+
+  private scanCandidates(overlap: number, remaining: number[], excludePg: number): void {
     const cands = this.prefetchCandidates(overlap, remaining, excludePg);
     const found = new Array<number>(cands.length); // the blocker a visit would note now, -1: the visit may do more
     let blocked: number[] = [];
@@ -735,7 +743,7 @@ class OverlapScheduler {
     const stack: number[] = [];
     for (let k = tg.parOff[target]; k < tg.parOff[target + 1]; k++) stack.push(tg.parIdx[k]);
     const path: number[] = [];
-    this.lastWalk[target] = undefined;
+    this.walks.forget(target);
     while (stack.length > 0) {
       const x = stack.pop()!;
       if (this.seen[x] === stamp || this.scheduled[x]) continue;
@@ -744,7 +752,7 @@ class OverlapScheduler {
       if (this.blocks(x, overlap)) {
         this.blockedAt(target, overlap, x);
         path.push(x);
-        this.lastWalk[target] = Int32Array.from(path);
+        this.walks.record(target, path, (y) => tg.cls[y] === NodeClass.Wait);
         return BLOCKED;
       }
       path.push(x);
@@ -775,17 +783,10 @@ class OverlapScheduler {
    * as before and the walk ends at the same node, without torch's walk over the same ancestors.
    */
   private replayWalk(target: number, overlap: number): number {
-    const walk = this.lastWalk[target];
-    if (walk === undefined) return -1;
-    const last = walk.length - 1;
-    const cls = this.tg.cls;
-    for (let i = 0; i < last; i++) {
-      const x = walk[i];
-      if (this.scheduled[x] || x === overlap) return -1;
-      // a node it passed that is not a wait stays passable (compute and collectives block for good)
-      if (cls[x] === NodeClass.Wait && this.blocks(x, overlap)) return -1;
-    }
-    const end = walk[last];
+    const end = this.walks.blockerOf(target);
+    if (end < 0) return -1;
+    // the nodes it passed are unscheduled and not `overlap` (walk_memory.ts); of them only a wait can block now
+    for (const w of this.walks.waitsOf(target)) if (this.blocks(w, overlap)) return -1;
     return this.scheduled[end] || end === overlap || !this.blocks(end, overlap) ? -1 : end;
   }
 
