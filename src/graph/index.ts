@@ -31,7 +31,7 @@ export {
   type MeshGroup,
 } from './mesh';
 export { verifyGraph } from './verify';
-export { dependencies, isTopologicalOrder, kahnOrder, topoOrder } from './toposort';
+export { dependencies, isTopologicalOrder, kahnOrder, topoOrder, type Edge } from './toposort';
 export { countKinds, graphToString } from './print';
 export { importFxGraph } from './fx_import';
 export { readFxDump } from './fx_schema';

@@ -71,7 +71,7 @@ export function kahnOrder(
   edges: readonly Pick<Edge, 'from' | 'to'>[],
   key: (node: number) => readonly number[] = (i) => [i],
 ): number[] {
-  // successors as CSR, each node's in edge order (a list per node costs more than the sort on big graphs)
+  // successors as CSR, each node's in edge order (a list per node was the sort's largest allocation)
   const indeg = new Int32Array(nodeCount);
   const succOff = new Int32Array(nodeCount + 1);
   for (const e of edges) {

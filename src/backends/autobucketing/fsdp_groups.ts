@@ -64,8 +64,11 @@ function isFsdpAllGather(v: FxView, ag: GraphNode): boolean {
 export interface UserTable {
   /** undefined: the node is not in the view. */
   of(n: GraphNode): readonly GraphNode[] | undefined;
-  /** Does the output node read one of the node's outputs? */
-  isOutput(n: GraphNode): boolean;
+}
+
+/** Does the view's output node read one of the node's outputs? */
+export function readByOutput(v: FxView, n: GraphNode): boolean {
+  return n.outputs.some((t) => v.outputs.has(t));
 }
 
 /** Users of the nodes of a view, as it was when made: by node number, a node outside it has none. */
@@ -73,17 +76,11 @@ class Users implements UserTable {
   constructor(
     private readonly ids: NodeIds,
     private readonly lists: readonly (GraphNode[] | undefined)[],
-    private readonly outputs: ReadonlySet<string>,
   ) {}
 
   of(n: GraphNode): readonly GraphNode[] | undefined {
     const i = this.ids.get(n);
     return i === undefined ? undefined : this.lists[i];
-  }
-
-  // asked of few nodes: not worked out for every node
-  isOutput(n: GraphNode): boolean {
-    return n.outputs.some((t) => this.outputs.has(t));
   }
 }
 
@@ -101,12 +98,12 @@ export function usersOf(v: FxView): UserTable {
       if (l !== undefined && l[l.length - 1] !== n) l.push(n);
     }
   }
-  return new Users(ids, lists, v.outputs);
+  return new Users(ids, lists);
 }
 
 /** torch is_fsdp_reduce_scatter_wait: every path from the wait reaches the output through unary nodes. */
 export function isFsdpReduceScatterWait(v: FxView, wait: GraphNode, users: UserTable): boolean {
-  if (users.of(wait)!.length === 0 && !users.isOutput(wait)) return false;
+  if (users.of(wait)!.length === 0 && !readByOutput(v, wait)) return false;
   const seen = new Set<GraphNode>();
   const queue = [wait];
   while (queue.length > 0) {

@@ -9,7 +9,7 @@
 
 import type { CostModel, Nccl213Topology } from '../../estimate';
 import { GraphError, kahnOrder } from '../../graph';
-import type { StepGraph } from '../../graph';
+import type { Edge, StepGraph } from '../../graph';
 import { indexGraph } from '../graph_index';
 import { resolveOptions } from '../knob_specs';
 import { rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
@@ -292,7 +292,7 @@ function finalOrder(tg: TorchGraph, sched: OverlapResult, result: BucketResult):
     if (cls === NodeClass.Placeholder || cls === NodeClass.Output || unit[t] >= 0) continue;
     unit[t] = newUnit({ type: 'node', index: tg.irOf[t] }, pos[t]);
   }
-  const edges: UnitEdge[] = [];
+  const edges: Pick<Edge, 'from' | 'to'>[] = [];
   for (let t = 0; t < tg.n; t++) {
     if (unit[t] < 0) continue;
     for (let k = tg.parOff[t]; k < tg.parOff[t + 1]; k++) {
@@ -310,13 +310,8 @@ function finalOrder(tg: TorchGraph, sched: OverlapResult, result: BucketResult):
   return order.map((u) => unitItem[u]);
 }
 
-interface UnitEdge {
-  readonly from: number;
-  readonly to: number;
-}
-
 /** A topological order of the units, ready units by priority; null on a cycle. */
-function kahn(priority: readonly number[], edges: readonly UnitEdge[]): number[] | null {
+function kahn(priority: readonly number[], edges: readonly Pick<Edge, 'from' | 'to'>[]): number[] | null {
   try {
     return kahnOrder(priority.length, edges, (u) => [priority[u], u]);
   } catch (e) {

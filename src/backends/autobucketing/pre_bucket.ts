@@ -18,6 +18,7 @@ import {
   type ProducerOf,
   type UserTable,
   greedyBuckets,
+  readByOutput,
   identifyFsdpGroups,
   isFsdpReduceScatterWait,
   preBucketCapMb,
@@ -158,13 +159,12 @@ class OriginalUsers implements UserTable {
     private readonly ix: ReturnType<typeof indexGraph>,
     private readonly regionOf: Int32Array,
     private readonly region: number,
-    private readonly outputs: ReadonlySet<string>,
   ) {}
 
   of(n: GraphNode): readonly GraphNode[] | undefined {
     const { ix, regionOf, region } = this;
-    const i = ix.indexOfName.get(n.name);
-    if (i === undefined || ix.nodes[i] !== n || regionOf[i] !== region) return undefined; // new, or elsewhere
+    const i = indexOf(ix, n);
+    if (i < 0 || regionOf[i] !== region) return undefined; // new, or elsewhere
     const users: GraphNode[] = [];
     for (let e = ix.succOff[i]; e < ix.succOff[i + 1]; e++) {
       const s = ix.succIdx[e];
@@ -173,10 +173,13 @@ class OriginalUsers implements UserTable {
     }
     return users;
   }
+}
 
-  isOutput(n: GraphNode): boolean {
-    return n.outputs.some((t) => this.outputs.has(t));
-  }
+/** The node's place in the index (its id, when the index kept program order), -1: a node a merge made. */
+function indexOf(ix: ReturnType<typeof indexGraph>, n: GraphNode): number {
+  if (ix.nodes[n.id] === n) return n.id;
+  const i = ix.indexOfName.get(n.name);
+  return i !== undefined && ix.nodes[i] === n ? i : -1;
 }
 
 /** Names taken in the IR (nodes and tensors): a new node's name gets `.bw` until it is free, as the importer does. */
@@ -247,7 +250,7 @@ function computePreBuckets(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl21
       caps.push({ phase: region.phase, capMb });
       const cap = Math.floor(capMb * 1024 * 1024);
       // users and waits of the original nodes, which a merge of other collectives leaves as they are
-      const users0 = disjoint ? new OriginalUsers(ix, regionOf, k, leaves[k]) : usersOf(r);
+      const users0 = disjoint ? new OriginalUsers(ix, regionOf, k) : usersOf(r);
       const ctx: MergeCtx = { r, topo, withEst, helpers, buckets, users: users0, waitOf: waitsByStart(r) };
       for (const b of greedyBuckets(r, 'all_gather', (_w, s) => fsdp.has(s), cap)) mergeAllGather(ctx, b);
       // a graph without reduce-scatters (a forward) needs no users of its merged graph
@@ -399,7 +402,7 @@ function foldedCast(r: Region, ag: GraphNode, users: UserTable): GraphNode | und
   const target = String(p.attrs?.target ?? p.op);
   const isCast = p.kind === 'cast' || /(^|\.)(_to_copy|convert_element_type)(\.|$)/.test(target);
   const u = users.of(p);
-  return isCast && u !== undefined && u.length === 1 && !users.isOutput(p) ? p : undefined;
+  return isCast && u !== undefined && u.length === 1 && !readByOutput(r, p) ? p : undefined;
 }
 
 /** all_gather_merge_fn_to_trace: empty, narrow, flat views, cat, copy_, the gather into `out`, wait, split, clones. */

@@ -116,7 +116,7 @@ class OverlapScheduler {
   private stamp = 0;
   /** Per collective start: an unscheduled compute node or collective its path last ran into (-1 none). */
   private readonly blockedBy: Int32Array;
-  /** Per collective start: the unscheduled nodes its last walk popped, the blocker last (replayWalk). */
+  /** Per collective start: its last blocked walk, while it may replay (replayWalk, walk_memory.ts). */
   private readonly walks: WalkMemory;
   /** c10d / DTensor ops torch does not schedule as collectives (a wait on a graph input): they block a prefetch. */
   private readonly c10Op: Uint8Array;
