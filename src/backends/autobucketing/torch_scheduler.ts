@@ -10,10 +10,11 @@
 // Times are kept in ms, as torch keeps them, so float comparisons (exposed == 0) agree bit for bit.
 
 import { PrefetchBudget } from './budget';
-import { CandidateOrder } from './candidate_order';
+import type { CandidateOrder } from './candidate_order';
 import { gbToBytes, type AutobucketingOptions } from './options';
 import { PyHeap } from '../../graph';
 import { OrderedBits } from './ordered_bits';
+import { type ScanBuffers, ScanStack } from './scan_buffers';
 import { TargetReach } from './reach';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { TorchMemoryTracker, torchBaseline } from './torch_memory';
@@ -130,6 +131,7 @@ class OverlapScheduler {
   /** Per node: when its last note was made, on a clock that counts notes (blockedAsOf). */
   private readonly noteSeq: Int32Array;
   private noteClock = 0;
+  private readonly scans: ScanStack;
 
   constructor(
     private readonly tg: TorchGraph,
@@ -193,6 +195,8 @@ class OverlapScheduler {
       this.keyId[start] = ids.get(key)!;
     }
     this.eligible = new OrderedBits(this.colls.length);
+    // torch takes a first candidate before it checks max_coll_distance
+    this.scans = new ScanStack(Math.max(1, Math.min(opts.max_coll_distance, this.colls.length)));
     this.byDom = this.colls
       .filter((c) => this.computeDom[c.start] !== OFF_PATH)
       .sort((a, b) => this.computeDom[a.start] - this.computeDom[b.start]);
@@ -519,45 +523,55 @@ class OverlapScheduler {
   }
 
   private scanCandidates(overlap: number, remaining: number[], excludePg: number): void {
-    const cands = this.prefetchCandidates(overlap, remaining, excludePg);
-    const found = new Array<number>(cands.length); // the blocker a visit would note now, -1: the visit may do more
-    let blocked: number[] = [];
-    const heap: number[] = [];
-    for (let k = 0; k < cands.length; k++) {
+    const buf = this.scans.enter();
+    this.scanWith(buf, overlap, remaining, excludePg);
+    this.scans.leave();
+  }
+
+  private scanWith(buf: ScanBuffers, overlap: number, remaining: number[], excludePg: number): void {
+    const { cands, found, blocked, order } = buf;
+    const m = this.prefetchCandidates(cands, overlap, remaining, excludePg);
+    let nBlocked = 0;
+    let nOpen = 0;
+    for (let k = 0; k < m; k++) {
       found[k] = this.noteOnly(cands[k], overlap);
-      (found[k] >= 0 ? blocked : heap).push(k);
+      if (found[k] >= 0) blocked[nBlocked++] = k;
+      else nOpen++;
     }
-    if (heap.length === 0) {
-      for (const k of blocked) this.blockedAt(cands[k], overlap, found[k]);
+    if (nOpen === 0) {
+      for (let i = 0; i < nBlocked; i++) this.blockedAt(cands[blocked[i]], overlap, found[blocked[i]]);
       return;
     }
     // the others in torch's order, lazily from a heap (the scan often stops at the first); the
     // blocked ones are noted as of their place in that order, as the graph was when torch got there
-    const order = this.candidateOrder(cands, remaining);
-    order.heapify(heap);
+    this.candidateOrder(order, cands, m, remaining);
+    for (let k = 0; k < m; k++) if (found[k] < 0) order.add(k);
+    order.heapify();
     let unchanged = this.scheduledCount;
-    while (heap.length > 0) {
-      const r = order.pop(heap);
+    while (order.heapSize > 0) {
+      const r = order.pop();
       const asOf = this.noteClock; // the notes made before torch visits r
       const res = this.visitCandidate(cands[r], overlap, remaining);
       if (res !== STOP && this.scheduledCount === unchanged) continue;
-      const after: number[] = [];
-      for (const k of blocked) {
+      let nAfter = 0; // the blocked ones after r, kept in place
+      for (let i = 0; i < nBlocked; i++) {
+        const k = blocked[i];
         if (order.before(k, r)) this.blockedAsOf(cands[k], overlap, found[k], asOf);
-        else after.push(k);
+        else blocked[nAfter++] = k;
       }
       if (res === STOP) return;
       // r changed the graph: the blocked ones after it are looked at again
-      blocked = [];
-      for (const k of after) {
+      nBlocked = 0;
+      for (let i = 0; i < nAfter; i++) {
+        const k = blocked[i];
         if (remaining[this.pgOf[cands[k]]] <= 0) continue; // torch skips it: its group has no time left
         found[k] = this.noteOnly(cands[k], overlap);
-        if (found[k] >= 0) blocked.push(k);
-        else order.push(heap, k);
+        if (found[k] >= 0) blocked[nBlocked++] = k;
+        else order.push(k);
       }
       unchanged = this.scheduledCount;
     }
-    for (const k of blocked) this.blockedAt(cands[k], overlap, found[k]);
+    for (let i = 0; i < nBlocked; i++) this.blockedAt(cands[blocked[i]], overlap, found[blocked[i]]);
   }
 
   /** The blocker a visit of candidate c would only note now (it is blocked and fits in flight), or -1. */
@@ -628,8 +642,13 @@ class OverlapScheduler {
     return this.maxInFlight - this.inFlightBytes >= info.sizeBytes;
   }
 
-  /** Candidates in torch's order: filtered, capped at max_coll_distance, sorted, grouped by bucket key. */
-  private prefetchCandidates(overlap: number, remaining: readonly number[], excludePg: number): number[] {
+  /**
+   * torch's candidates (filtered, capped at max_coll_distance) into `out` in registration order;
+   * returns how many. candidateOrder() gives their order.
+   */
+  private prefetchCandidates(
+    out: Int32Array, overlap: number, remaining: readonly number[], excludePg: number,
+  ): number {
     // collectives within max_compute_pre_fetch of the current compute node join the eligible set
     const horizon = this.currentCompute + this.opts.max_compute_pre_fetch;
     while (this.domCursor < this.byDom.length && this.computeDom[this.byDom[this.domCursor].start] <= horizon) {
@@ -640,21 +659,21 @@ class OverlapScheduler {
     this.lastScan.compute = this.currentCompute;
     // torch walks every unscheduled collective in registration order, skipping those too far
     // ahead, until max_coll_distance candidates: the same list, read from the eligible set
-    const candidates: number[] = [];
-    for (let k = this.eligible.next(0); k >= 0; k = this.eligible.next(k + 1)) {
+    let m = 0;
+    for (let k = this.eligible.next(0); k >= 0 && m < out.length; k = this.eligible.next(k + 1)) {
       const c = this.startOfReg[k];
       const pg = this.pgOf[c];
       if (pg === excludePg || remaining[pg] <= 0) continue;
-      candidates.push(c);
-      if (candidates.length >= this.opts.max_coll_distance) break;
+      out[m++] = c;
     }
-    return candidates;
+    return m;
   }
 
-  /** The candidates' order, keyed by what `remaining` and their exposure are now (torch sorts once, up front). */
-  private candidateOrder(candidates: readonly number[], remaining: readonly number[]): CandidateOrder {
-    return new CandidateOrder(
+  /** Orders candidates[0 .. m) by what `remaining` and their exposure are now (torch sorts once, up front). */
+  private candidateOrder(order: CandidateOrder, candidates: Int32Array, m: number, remaining: readonly number[]): void {
+    order.reset(
       candidates,
+      m,
       (c, k, key) => {
         // torch's overlap_priority: (class, domination, -min(time left, exposed), index)
         const d = this.computeDom[c];

@@ -33,11 +33,22 @@ function randomCands(r: () => number, m: number): Cand[] {
 
 /** Every candidate number of `order` in the order its heap hands them out. */
 function drain(order: CandidateOrder, ks: number[]): number[] {
-  const heap = [...ks];
-  order.heapify(heap);
+  for (const k of ks) order.add(k);
+  order.heapify();
   const out: number[] = [];
-  while (heap.length > 0) out.push(order.pop(heap));
+  while (order.heapSize > 0) out.push(order.pop());
   return out;
+}
+
+/** A CandidateOrder of `cands`, reset on the one reused order (as the scheduler reuses it per scan). */
+const REUSED = new CandidateOrder();
+function orderOf(cands: Cand[], grouped: boolean): CandidateOrder {
+  return REUSED.reset(
+    cands.map((c) => c.node),
+    cands.length,
+    (_c, k, key) => key.set(cands[k].key, 4 * k),
+    grouped ? (c) => cands.find((x) => x.node === c)!.group : null,
+  );
 }
 
 describe('CandidateOrder', () => {
@@ -45,11 +56,7 @@ describe('CandidateOrder', () => {
     const r = rng(grouped ? 11 : 12);
     for (let trial = 0; trial < 200; trial++) {
       const cands = randomCands(r, 1 + Math.floor(r() * 60));
-      const order = new CandidateOrder(
-        cands.map((c) => c.node),
-        (_c, k, key) => key.splice(4 * k, 4, ...cands[k].key),
-        grouped ? (c) => cands.find((x) => x.node === c)!.group : null,
-      );
+      const order = orderOf(cands, grouped);
       const all = drain(order, cands.map((_, k) => k)).map((k) => cands[k].node);
       expect(all).toEqual(torchOrder(cands, grouped));
       // before() is that order, pairwise
@@ -64,19 +71,15 @@ describe('CandidateOrder', () => {
     const r = rng(5);
     for (let trial = 0; trial < 100; trial++) {
       const cands = randomCands(r, 2 + Math.floor(r() * 50));
-      const order = new CandidateOrder(
-        cands.map((c) => c.node),
-        (_c, k, key) => key.splice(4 * k, 4, ...cands[k].key),
-        (c) => cands.find((x) => x.node === c)!.group,
-      );
+      const order = orderOf(cands, true);
       const full = drain(order, cands.map((_, k) => k));
       const late = new Set(full.filter(() => r() < 0.4));
-      const heap = full.filter((k) => !late.has(k)).reverse();
-      order.heapify(heap);
+      for (const k of full.filter((k) => !late.has(k)).reverse()) order.add(k);
+      order.heapify();
       // the late ones join after the first pop (as the scan adds re-examined candidates)
-      const out = [order.pop(heap)];
-      for (const k of late) if (order.before(out[0], k)) order.push(heap, k);
-      while (heap.length > 0) out.push(order.pop(heap));
+      const out = [order.pop()];
+      for (const k of late) if (order.before(out[0], k)) order.push(k);
+      while (order.heapSize > 0) out.push(order.pop());
       expect(out).toEqual(full.filter((k) => !late.has(k) || order.before(out[0], k)));
     }
   });
