@@ -138,9 +138,21 @@ function sourceEdges(
       const c = linkWait(src, i, ps, nameIdx, producer, { waitOf, collOf });
       if (seenStamp[c] !== i) ps.push(c);
     }
-    preds[i] = ps.length > 1 ? ps.sort((a, b) => a - b) : ps;
+    preds[i] = sortAscending(ps);
   }
   return { preds, placeholders, waitOf, collOf, inputs: { inputOff, inputSrc } };
+}
+
+/** Sorts a node's few predecessors in place: an insertion sort (Array#sort allocates a work array per call). */
+function sortAscending(xs: number[]): number[] {
+  if (xs.length > 16) return xs.sort((a, b) => a - b);
+  for (let i = 1; i < xs.length; i++) {
+    const x = xs[i];
+    let j = i;
+    for (; j > 0 && xs[j - 1] > x; j--) xs[j] = xs[j - 1];
+    xs[j] = x;
+  }
+  return xs;
 }
 
 /** The per-input producers in the new numbering. */
