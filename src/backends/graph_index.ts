@@ -6,7 +6,7 @@
 
 import { GraphError, kahnOrder } from '../graph';
 import type { GraphNode, StepGraph } from '../graph';
-import { weakMemo } from '../util';
+import { sortAscending, weakMemo } from '../util';
 
 export interface GraphIndex {
   readonly graph: StepGraph;
@@ -143,18 +143,6 @@ function sourceEdges(
   return { preds, placeholders, waitOf, collOf, inputs: { inputOff, inputSrc } };
 }
 
-/** Sorts a node's few predecessors in place: an insertion sort (Array#sort allocates a work array per call). */
-function sortAscending(xs: number[]): number[] {
-  if (xs.length > 16) return xs.sort((a, b) => a - b);
-  for (let i = 1; i < xs.length; i++) {
-    const x = xs[i];
-    let j = i;
-    for (; j > 0 && xs[j - 1] > x; j--) xs[j] = xs[j - 1];
-    xs[j] = x;
-  }
-  return xs;
-}
-
 /** The per-input producers in the new numbering. */
 function renumberedInputs(
   order: readonly number[], newOf: Int32Array, src: Pick<GraphIndex, 'inputOff' | 'inputSrc'>,
@@ -227,7 +215,7 @@ function csrOf(
   const predIdx = new Int32Array(predOff[n0]);
   const succCount = new Int32Array(n0 + 1);
   for (let i = 0; i < n0; i++) {
-    const ps = identity ? preds[i] : preds[order[i]].map((p) => newOf[p]).sort((a, b) => a - b);
+    const ps = identity ? preds[i] : sortAscending(preds[order[i]].map((p) => newOf[p]));
     predIdx.set(ps, predOff[i]);
     for (const p of ps) succCount[p + 1]++;
   }

@@ -1,6 +1,6 @@
 // Public API of src/util: the small mechanisms every layer shares, each implemented once —
 // sizes, durations and percentages and their text, FNV-1a hashing, medians (named by which median
-// they are), integer checks, memoisation.
+// they are), integer checks, memoisation, sorting short integer lists.
 export { GIB, MIB, fixed, formatBytes, gibText, kibText, mibText } from './units';
 export { formatDuration, formatTimeTick } from './time';
 export { formatPercent, formatShare } from './percent';
@@ -8,3 +8,4 @@ export { FNV_OFFSET, fnv1a, fnv1aBytes } from './hash';
 export { lowerMedian, lowerMedianInPlace, midpointMedian } from './median';
 export { intIn } from './checks';
 export { LruCache, lruMemo, weakMemo } from './memo';
+export { sortAscending } from './sort';

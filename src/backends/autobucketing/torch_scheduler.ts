@@ -19,7 +19,7 @@ import { TargetReach } from './reach';
 import { NodeClass, type TorchGraph } from './torch_graph';
 import { TorchMemoryTracker, torchBaseline } from './torch_memory';
 import { WalkMemory } from './walk_memory';
-import { weakMemo } from '../../util';
+import { sortAscending, weakMemo } from '../../util';
 
 /** torch's sys.maxsize: the node blocks no compute (or no reduce-scatter). */
 export const OFF_PATH = Number.MAX_SAFE_INTEGER;
@@ -827,7 +827,7 @@ class OverlapScheduler {
   }
 
   private schedulePathToCollective(path: number[]): void {
-    for (const x of [...path].sort((a, b) => a - b)) {
+    for (const x of sortAscending([...path])) {
       if (this.tg.cls[x] === NodeClass.Wait) {
         // an earlier wait of the group may already have forced this one
         if (!this.scheduled[x]) this.handleWait(x);
