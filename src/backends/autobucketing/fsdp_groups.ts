@@ -192,20 +192,23 @@ export function greedyBuckets(
   const children = backward ? null : (users ?? usersOf(v));
   for (const r of runs) {
     let cur: GraphNode[] = [];
+    let members = new Set<GraphNode>(); // cur's, kept as it grows: a bucket can hold thousands
     let desc = new Set<GraphNode>();
     let size = 0;
     for (const n of r) {
-      if (backward ? reaches(v, cur, n) : desc.has(n)) continue;
+      if (backward ? reaches(v, members, n) : desc.has(n)) continue;
       const c = n.collective!;
       const bytes = Math.max(c.inputBytes, c.outputBytes);
       if (size + bytes > capBytes && cur.length > 0) {
         if (cur.length > 1) buckets.push(cur);
         cur = [];
+        members = new Set();
         size = 0;
         desc = new Set();
       }
       size += bytes;
       cur.push(n);
+      members.add(n);
       if (children !== null) addDescendants(n, desc, children);
     }
     if (cur.length > 1) buckets.push(cur);
@@ -213,10 +216,9 @@ export function greedyBuckets(
   return buckets;
 }
 
-/** Is `n` a descendant of a node of `bucket`? (A walk up from `n`.) */
-function reaches(v: FxView, bucket: readonly GraphNode[], n: GraphNode): boolean {
-  if (bucket.length === 0) return false;
-  const members = new Set(bucket);
+/** Is `n` a descendant of one of `members`? (A walk up from `n`.) */
+function reaches(v: FxView, members: ReadonlySet<GraphNode>, n: GraphNode): boolean {
+  if (members.size === 0) return false;
   const seen = new Set<GraphNode>();
   const stack = [n];
   while (stack.length > 0) {
