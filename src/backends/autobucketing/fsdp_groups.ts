@@ -191,27 +191,25 @@ export function greedyBuckets(
   const backward = kind === 'all_gather';
   const children = backward ? null : (users ?? usersOf(v));
   for (const r of runs) {
-    let cur: GraphNode[] = [];
-    let members = new Set<GraphNode>(); // cur's, kept as it grows: a bucket can hold thousands
+    // the open bucket, in order (a set: a bucket can hold thousands, and each candidate asks it)
+    let open = new Set<GraphNode>();
     let desc = new Set<GraphNode>();
     let size = 0;
     for (const n of r) {
-      if (backward ? reaches(v, members, n) : desc.has(n)) continue;
+      if (backward ? reaches(v, open, n) : desc.has(n)) continue;
       const c = n.collective!;
       const bytes = Math.max(c.inputBytes, c.outputBytes);
-      if (size + bytes > capBytes && cur.length > 0) {
-        if (cur.length > 1) buckets.push(cur);
-        cur = [];
-        members = new Set();
+      if (size + bytes > capBytes && open.size > 0) {
+        if (open.size > 1) buckets.push([...open]);
+        open = new Set();
         size = 0;
         desc = new Set();
       }
       size += bytes;
-      cur.push(n);
-      members.add(n);
+      open.add(n);
       if (children !== null) addDescendants(n, desc, children);
     }
-    if (cur.length > 1) buckets.push(cur);
+    if (open.size > 1) buckets.push([...open]);
   }
   return buckets;
 }

@@ -518,17 +518,12 @@ class OverlapScheduler {
     for (let g = 0; g < remaining.length; g++) if (g !== excludePg && remaining[g] > 0) any = true;
     if (!any) return;
     this.walks.enterScan(overlap);
-    this.scanCandidates(overlap, remaining, excludePg);
+    this.scanCandidates(this.scans.enter(), overlap, remaining, excludePg);
+    this.scans.leave();
     this.walks.leaveScan(overlap);
   }
 
-  private scanCandidates(overlap: number, remaining: number[], excludePg: number): void {
-    const buf = this.scans.enter();
-    this.scanWith(buf, overlap, remaining, excludePg);
-    this.scans.leave();
-  }
-
-  private scanWith(buf: ScanBuffers, overlap: number, remaining: number[], excludePg: number): void {
+  private scanCandidates(buf: ScanBuffers, overlap: number, remaining: number[], excludePg: number): void {
     const { cands, found, blocked, order } = buf;
     const m = this.prefetchCandidates(cands, overlap, remaining, excludePg);
     let nBlocked = 0;
@@ -539,7 +534,7 @@ class OverlapScheduler {
       else nOpen++;
     }
     if (nOpen === 0) {
-      for (let i = 0; i < nBlocked; i++) this.blockedAt(cands[blocked[i]], overlap, found[blocked[i]]);
+      this.blockedAll(buf, nBlocked, overlap);
       return;
     }
     // the others in torch's order, lazily from a heap (the scan often stops at the first); the
@@ -571,7 +566,12 @@ class OverlapScheduler {
       }
       unchanged = this.scheduledCount;
     }
-    for (let i = 0; i < nBlocked; i++) this.blockedAt(cands[blocked[i]], overlap, found[blocked[i]]);
+    this.blockedAll(buf, nBlocked, overlap);
+  }
+
+  /** blockedAt() for the first `n` blocked candidates of a scan, with the blockers found for them. */
+  private blockedAll(buf: ScanBuffers, n: number, overlap: number): void {
+    for (let i = 0; i < n; i++) this.blockedAt(buf.cands[buf.blocked[i]], overlap, buf.found[buf.blocked[i]]);
   }
 
   /** The blocker a visit of candidate c would only note now (it is blocked and fits in flight), or -1. */
