@@ -11,7 +11,7 @@ import { DEFAULT_CONFIG, fieldSpec } from '../config';
 import type { HardwareName, NetworkName } from '../estimate';
 import { describeMesh } from '../graph';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime';
-import { runTrainingNode } from '../runtime/index.node';
+import { runTrainingNode } from '../runtime/index_node';
 import {
   DEFAULT_GLOBAL_BATCH,
   KERNEL_CHOICES,

@@ -312,7 +312,7 @@ describe('export and import', () => {
   });
 
   it('imports an FX graph dump (forward + backward) and runs both backends on it', async () => {
-    const fx = ['fw', 'bw'].map((k) => findFixture(`test/fixtures/fx/tiny_4layer_${k}.json`, `../shared/reference/fx/tiny_4layer_${k}.json`));
+    const fx = ['fw', 'bw'].map((k) => findFixture(`test/fixtures/fx/tiny_4layer_${k}.json`));
     await page.setInputFiles('[data-testid="import-fx"]', fx);
     await page.waitForFunction(() => document.querySelector('[data-testid="timeline-b"] .timeline-title')?.textContent?.includes('tiny_4layer_fw'));
     expect(await page.textContent('[data-testid="timeline-a"] .timeline-title')).toContain('tiny_4layer_bw');

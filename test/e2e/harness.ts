@@ -75,13 +75,11 @@ export async function artifactsDir(): Promise<string> {
   return ARTIFACTS;
 }
 
-/** First existing path among candidates (fixtures may live in the repo or in ../shared). */
-export function findFixture(...candidates: string[]): string {
-  for (const c of candidates) {
-    const p = resolve(ROOT, c);
-    if (existsSync(p)) return p;
-  }
-  throw new Error(`fixture not found; looked in: ${candidates.join(', ')}`);
+/** A fixture inside the repository (the suite reads nothing outside it). */
+export function findFixture(path: string): string {
+  const p = resolve(ROOT, path);
+  if (!existsSync(p)) throw new Error(`fixture not found: ${path}`);
+  return p;
 }
 
 /** A session on the built app: preview server, browser, one page past the tour, page errors collected. */

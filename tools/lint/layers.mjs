@@ -87,8 +87,8 @@ function judge(layers, from, target) {
     found.push([`layer ${rel(from)} -> ${rel(target)}`, message]);
   }
   const inFolder = relative(join(SRC, b), target).split(/[\\/]/);
-  // index.node.ts: a layer's Node-only entry (node: modules the page must not load)
-  const viaIndex = inFolder.length === 1 && /^index(\.node)?\.tsx?$/.test(inFolder[0]);
+  // index_node.ts: a layer's Node-only entry (node: modules the page must not load)
+  const viaIndex = inFolder.length === 1 && /^index(_node)?\.tsx?$/.test(inFolder[0]);
   if (relative(SRC, target).includes('/') && !viaIndex) {
     found.push([`deep ${rel(from)} -> ${rel(target)}`, `${rel(from)} imports ${rel(target)} past src/${b}/index.ts`]);
   }

@@ -22,8 +22,8 @@ interface Raw {
   nodes: RawNode[];
 }
 
-const FX_DIR = '/work/shared/reference/fx';
-const load = (f: string): Raw => JSON.parse(readFileSync(`${FX_DIR}/${f}`, 'utf8'));
+const FX_DIR = new URL('../../fixtures/fx/', import.meta.url);
+const load = (f: string): Raw => JSON.parse(readFileSync(new URL(f, FX_DIR), 'utf8'));
 const FW = load('tiny_4layer_fw.json');
 const BW = load('tiny_4layer_bw.json');
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x));
