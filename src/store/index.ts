@@ -1,7 +1,7 @@
 // Public entry of the stores.
 export { appStore, createAppStore, useApp, type AppState } from './app_store';
 export { getPath } from './config_slice';
-export type { ThemeChoice } from './view_slice';
+export { sideWindow, type ThemeChoice } from './view_slice';
 export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export * from './store_types';

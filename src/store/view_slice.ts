@@ -11,6 +11,11 @@ export type ThemeChoice = 'auto' | 'light' | 'dark';
 export interface ViewSlice {
   /** Visible time window (µs), shared by timelines A and B. */
   readonly window: TimeWindow;
+  /**
+   * How far B's timeline is drawn after the shared window (µs): 0, except while Learn one layer follows
+   * one op whose two runs lie far apart (src/ui/step_walk.ts followWindow). Each axis names its own times.
+   */
+  readonly shiftBUs: number;
   /** Longest step of the two sides (µs): the zoom-out limit. */
   readonly limitUs: number;
   readonly selection: Selection | null;
@@ -18,6 +23,7 @@ export interface ViewSlice {
   /** Id of the story preset whose caption is shown (src/ui/stories.ts), or null. In the URL. */
   readonly story: string | null;
   setWindow(w: TimeWindow): void;
+  setShiftB(us: number): void;
   /** k < 1 zooms in, around time atUs (default: the window centre). */
   zoomBy(k: number, atUs?: number): void;
   /** Pan by a fraction of the window width (negative: left). */
@@ -33,11 +39,13 @@ export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'
   const setPartial = (p: Partial<ViewSlice>) => set(p as Partial<S>);
   return {
     window: { startUs: 0, endUs: 1 },
+    shiftBUs: 0,
     limitUs: 1,
     selection: null,
     theme: 'auto',
     story: null,
     setWindow: (w) => setPartial({ window: clampWindow(w, get().limitUs) }),
+    setShiftB: (us) => { if (us !== get().shiftBUs) setPartial({ shiftBUs: us }); },
     zoomBy: (k, atUs) => {
       const { window: w, limitUs } = get();
       setPartial({ window: zoomWindow(w, k, atUs ?? (w.startUs + w.endUs) / 2, limitUs) });
@@ -56,4 +64,10 @@ export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'
     setTheme: (theme) => setPartial({ theme }),
     setStory: (story) => setPartial({ story }),
   };
+}
+
+/** The window a side's timeline draws: the shared one, B's shifted by shiftBUs. */
+export function sideWindow(s: Pick<ViewSlice, 'window' | 'shiftBUs'>, side: 'a' | 'b'): TimeWindow {
+  const d = side === 'b' ? s.shiftBUs : 0;
+  return d === 0 ? s.window : { startUs: s.window.startUs + d, endUs: s.window.endUs + d };
 }

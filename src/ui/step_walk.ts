@@ -10,6 +10,8 @@ export interface WalkStep {
   readonly eventIndex: number;
   readonly name: string;
   readonly kind: TraceEvent['kind'];
+  /** The node's op ('matmul', 'cast', 'copy' for a bucket's copies, 'wait_tensor', ...). */
+  readonly op?: string;
   readonly phase: 'forward' | 'backward' | 'optimizer';
   readonly startUs: number;
   readonly durUs: number;
@@ -73,7 +75,7 @@ export function walkBlock(events: readonly TraceEvent[], memory: readonly Memory
   events.forEach((e, i) => {
     if (e.rank !== 0 || e.stream !== 'compute' || !inBlock(e, prefix, waitParams)) return;
     steps.push({
-      eventIndex: i, name: e.name, kind: e.kind, phase: phaseOf(e, bwdUs), startUs: e.start, durUs: e.dur,
+      eventIndex: i, name: e.name, kind: e.kind, op: e.op, phase: phaseOf(e, bwdUs), startUs: e.start, durUs: e.dur,
       inFlight: comm
         .filter((c) => c.start <= e.start && c.start + c.dur > e.start)
         .map((c) => ({ name: c.name, kind: c.kind })),
@@ -83,19 +85,81 @@ export function walkBlock(events: readonly TraceEvent[], memory: readonly Memory
   return steps.sort((a, b) => a.startUs - b.startUs || a.eventIndex - b.eventIndex);
 }
 
-/** Margin around the ops a followed window holds: a few op lengths, at least 20 µs. */
-const FOLLOW_PAD_DURS = 4;
-const FOLLOW_MIN_PAD_US = 20;
+/**
+ * What an op computes, the same under every schedule: the step graph's compute node it runs (its name);
+ * null for what a schedule adds around them (waits, a bucket's copies).
+ */
+export function opIdentity(s: Pick<WalkStep, 'kind' | 'name' | 'op'>): string | null {
+  return s.kind === 'compute' && s.op !== 'copy' ? s.name : null;
+}
+
+/** One step of the walk: the same op on both sides, by its index in each side's walk (-1: that side lacks it). */
+export interface WalkPair {
+  readonly name: string;
+  readonly a: number;
+  readonly b: number;
+}
 
 /**
- * The timeline window that shows every given op whole (A's and B's current ones, which may lie far
- * apart: B starts its collectives earlier), with a margin; null when there is none.
+ * The walk's steps: A's and B's walks paired by what each op computes (opIdentity), not by position,
+ * since the schedules order the ops differently and add different waits and copies. In A's order; an
+ * op only B runs comes after the step of B's op before it.
  */
-export function followWindow(ops: readonly (WalkStep | undefined)[]): { startUs: number; endUs: number } | null {
-  const at = ops.filter((s): s is WalkStep => s !== undefined);
+export function pairWalks(a: readonly WalkStep[], b: readonly WalkStep[]): WalkPair[] {
+  const inB = new Map<string, number[]>();
+  b.forEach((s, j) => {
+    const id = opIdentity(s);
+    if (id !== null) inB.set(id, [...(inB.get(id) ?? []), j]);
+  });
+  const pairs: WalkPair[] = [];
+  a.forEach((s, i) => {
+    const id = opIdentity(s);
+    if (id !== null) pairs.push({ name: id, a: i, b: inB.get(id)?.shift() ?? -1 });
+  });
+  const taken = new Set(pairs.map((p) => p.b));
+  b.forEach((s, j) => {
+    const id = opIdentity(s);
+    if (id === null || taken.has(j)) return;
+    let at = 0; // after the last step whose B op runs before this one
+    pairs.forEach((p, k) => { if (p.b >= 0 && p.b < j) at = k + 1; });
+    pairs.splice(at, 0, { name: id, a: -1, b: j });
+  });
+  return pairs;
+}
+
+/** The ops a side runs just before step i of its walk that compute nothing (waits, a bucket's copies). */
+export function leadIn(steps: readonly WalkStep[], i: number): WalkStep[] {
+  let k = i;
+  while (k > 0 && opIdentity(steps[k - 1]) === null) k--;
+  return steps.slice(k, i);
+}
+
+/** Margin around the ops a followed window holds: PAD_DURS of the longer op each side, at least 16 µs. */
+const FOLLOW_PAD_DURS = 1.5;
+const FOLLOW_MIN_PAD_US = 16;
+
+/** What the timelines show while the walk follows its current op: the shared window, and B's shift. */
+export interface FollowView {
+  readonly window: { readonly startUs: number; readonly endUs: number };
+  /** How far B's timeline is drawn after the shared window (µs): 0 when one window holds both ops readably. */
+  readonly shiftUs: number;
+}
+
+/**
+ * The view that keeps A's and B's current op (the same op of the step graph) whole and readable: one
+ * window a few op lengths wide around both when they lie close; when they lie far apart (B finishes its
+ * step earlier, so by block 0's backward they are ~100 ms apart on llama3-8b), a window around A's op and
+ * B's timeline shifted by the distance between the two, so each timeline shows its own op at the same
+ * zoom. Null when there is no op.
+ */
+export function followWindow(a: WalkStep | undefined, b: WalkStep | undefined): FollowView | null {
+  const at = [a, b].filter((s): s is WalkStep => s !== undefined);
   if (at.length === 0) return null;
+  const longest = Math.max(...at.map((s) => s.durUs));
+  const pad = Math.max(FOLLOW_MIN_PAD_US, FOLLOW_PAD_DURS * longest);
+  const alone = longest + 2 * pad; // the window one op would get
   const lo = Math.min(...at.map((s) => s.startUs));
   const hi = Math.max(...at.map((s) => s.startUs + s.durUs));
-  const pad = Math.max(FOLLOW_MIN_PAD_US, FOLLOW_PAD_DURS * Math.max(...at.map((s) => s.durUs)), (hi - lo) * 0.1);
-  return { startUs: lo - pad, endUs: hi + pad };
+  if (hi - lo + 2 * pad <= 2 * alone || !a || !b) return { window: { startUs: lo - pad, endUs: hi + pad }, shiftUs: 0 };
+  return { window: { startUs: a.startUs - pad, endUs: a.startUs + longest + pad }, shiftUs: b.startUs - a.startUs };
 }

@@ -1,14 +1,16 @@
 // "Learn one layer": walk one transformer block's forward and backward under both backends, op
-// by op (slider, Prev/Next, Play/Pause). Each side shows the current op, the collectives in
-// flight, and the memory held, on a strip of the block's ops and a memory sparkline; the shared
-// timeline window holds both sides' current op (B's is selected there).
+// by op (slider, Prev/Next, Play/Pause), both sides on the same op of the step graph (pairWalks:
+// matched by what it computes, not by position, since the schedules order ops differently). Each
+// side shows that op, the waits and copies its schedule ran just before it, the collectives in
+// flight and the memory held, on a strip of the block's ops and a memory sparkline; the timelines
+// follow the op on both sides at a readable zoom (B's is selected there).
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { appStore, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtUs } from '../ui_format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
-import { blocksOf, followWindow, walkBlock, type WalkStep } from '../step_walk';
+import { blocksOf, followWindow, leadIn, pairWalks, walkBlock, type WalkStep } from '../step_walk';
 
 const PLAY_MS = 700;
 const STRIP_W = 300;
@@ -39,26 +41,43 @@ function Strip({ steps, at, side }: { steps: readonly WalkStep[]; at: number; si
   );
 }
 
-function SideWalk({ side, r, steps, i }: { side: Side; r: SideResult; steps: readonly WalkStep[]; i: number }) {
-  if (!steps.length) {
+/** 'waited 311.9 µs on layers.0.feed_forward.w1.weight.wait, copied …': what the schedule ran before the op. */
+function LeadIn({ ops }: { ops: readonly WalkStep[] }) {
+  if (!ops.length) return null;
+  return (
+    <p className="small" data-testid="walk-lead-in" data-waits={ops.filter((o) => o.kind === 'wait').length}>
+      Just before it:{' '}
+      {ops.map((o, k) => (
+        <span key={o.eventIndex}>{k > 0 && ', '}{o.kind === 'wait' ? 'waits' : 'runs'} {fmtUs(o.durUs)} on{' '}
+          <code>{o.name}</code></span>
+      ))}
+    </p>
+  );
+}
+
+function SideWalk({ side, r, steps, at }: { side: Side; r: SideResult; steps: readonly WalkStep[]; at: number }) {
+  if (!steps.length || at < 0) {
     return (
-      <div className="walk-side" data-testid={`walk-${side}`}>
-        <p className="muted">No ops of this block on rank 0.</p>
+      <div className="walk-side" data-testid={`walk-${side}`} data-index={-1}>
+        <p className="muted">
+          {steps.length ? 'This schedule does not run this op.' : 'No ops of this block on rank 0.'}
+        </p>
       </div>
     );
   }
-  const at = Math.min(i, steps.length - 1);
   const s = steps[at];
-  const verb = s.kind === 'wait' ? 'waits for' : 'runs';
+  const lead = leadIn(steps, at);
   return (
     <div className="walk-side" data-testid={`walk-${side}`} data-op={s.name} data-index={at} data-phase={s.phase}
-      data-in-flight={s.inFlight.length} data-memory={String(s.memoryBytes)} data-start={s.startUs} data-dur={s.durUs}>
+      data-in-flight={s.inFlight.length} data-memory={String(s.memoryBytes)} data-start={s.startUs} data-dur={s.durUs}
+      data-lead-waits={lead.filter((o) => o.kind === 'wait').length}>
       <div>
         <span className={`side-badge side-${side}`}>{side.toUpperCase()}</span> <b>{r.title}</b>{' '}
-        <span className="muted">op {at + 1}/{steps.length} · {s.phase}</span>
+        <span className="muted">its op {at + 1}/{steps.length} · {s.phase}</span>
       </div>
       <Strip steps={steps} at={at} side={side} />
-      <p className="walk-now">At {fmtUs(s.startUs)} rank 0 {verb} <code>{s.name}</code> ({fmtUs(s.durUs)}).</p>
+      <p className="walk-now">At {fmtUs(s.startUs)} rank 0 runs <code>{s.name}</code> ({fmtUs(s.durUs)}).</p>
+      <LeadIn ops={lead} />
       <p className="small">
         In flight:{' '}
         {s.inFlight.length
@@ -89,20 +108,27 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
   const k = blocks.includes(block) ? block : blocks[0] ?? 0;
   const walkA = useMemo(() => (a ? walkBlock(a.events, a.memory, k) : []), [a, k]);
   const walkB = useMemo(() => (b ? walkBlock(b.events, b.memory, k) : []), [b, k]);
-  const n = Math.max(walkA.length, walkB.length);
+  const pairs = useMemo(() => pairWalks(walkA, walkB), [walkA, walkB]);
+  const n = pairs.length;
   const at = Math.min(i, Math.max(0, n - 1));
+  const pair = pairs[at];
+  const [ia, ib] = pair ? [pair.a, pair.b] : [-1, -1];
+  const shiftUs = followWindow(walkA[ia], walkB[ib])?.shiftUs ?? 0;
 
   const ref = useRef<HTMLElement>(null);
   useEffect(() => { ref.current?.scrollIntoView({ block: 'nearest' }); }, []); // opened below the fold: bring it up
-  useEffect(() => { // follow on the timelines: one window holding both sides' current op; B's is selected
-    const sa = walkA[Math.min(at, walkA.length - 1)];
-    const sb = walkB[Math.min(at, walkB.length - 1)];
-    const w = followWindow([sa, sb]);
-    if (!w) return;
+  useEffect(() => () => appStore.getState().setShiftB(0), []); // closed: the timelines share one window again
+  useEffect(() => { // follow the op on both timelines at a readable zoom; B's run of it is selected
+    const sa = walkA[ia];
+    const sb = walkB[ib];
+    const f = followWindow(sa, sb);
+    if (!f) return;
     const st = appStore.getState();
-    st.setWindow(w);
+    st.setWindow(f.window);
+    st.setShiftB(f.shiftUs);
     if (sb) st.select({ side: 'b', eventIndex: sb.eventIndex });
-  }, [walkA, walkB, at]);
+    else if (sa) st.select({ side: 'a', eventIndex: sa.eventIndex });
+  }, [walkA, walkB, ia, ib]);
   useEffect(() => {
     if (playing && at >= n - 1) setPlaying(false); // played to the end of the block
   }, [playing, at, n]);
@@ -134,12 +160,19 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
           aria-label="op in the block" data-testid="walk-slider" />
       </div>
       <div className="walk-sides">
-        {a && <SideWalk side="a" r={a} steps={walkA} i={at} />}
-        {b && <SideWalk side="b" r={b} steps={walkB} i={at} />}
+        {a && <SideWalk side="a" r={a} steps={walkA} at={ia} />}
+        {b && <SideWalk side="b" r={b} steps={walkB} at={ib} />}
       </div>
+      {shiftUs !== 0 && (
+        <p className="muted small" data-testid="walk-shift">
+          B runs this op {fmtUs(Math.abs(shiftUs))} {shiftUs < 0 ? 'earlier' : 'later'} than A, so B's timeline is
+          drawn shifted by that much to show it at the same zoom; each axis gives its own side's times.
+        </p>
+      )}
       <p className="muted small" data-testid="walk-summary">
-        Each strip is the block's ops on rank 0 in time order (coloured by kind; faded: backward, palest: optimizer);
-        the line below it is the memory held. {walkSummary(walkA, walkB)}
+        Each step is one op of the block's step graph, run by both sides (in A's order). Each strip is that side's
+        ops on rank 0 in time order, waits and copies included (coloured by kind; faded: backward, palest:
+        optimizer); the line below it is the memory held. {walkSummary(walkA, walkB)}
       </p>
     </section>
   );

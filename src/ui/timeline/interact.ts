@@ -4,7 +4,7 @@
 // pans). Keyboard, for a focused canvas: ←/→ pan, +/− zoom, ↑/↓ pick a lane, Enter selects the
 // event under the centre line of that lane, Escape clears.
 
-import { appStore, type Side } from '../../store';
+import { appStore, sideWindow, type Side } from '../../store';
 import { hitTest, type TimelineColumns } from './columns';
 import { GUTTER_PX, laneAt, type LaneLayout } from './draw';
 import type { TimeScale } from '../../trace';
@@ -52,7 +52,8 @@ function startPinch(t: InteractTarget, g: Gesture): void {
   if (!scale || !p || !q) return;
   const w = appStore.getState().window;
   const dist = Math.max(1, Math.abs(p.x - q.x));
-  g.pinch = { dist, midUs: scale.pxToTime((p.x + q.x) / 2), startUs: w.startUs, endUs: w.endUs };
+  const shift = sideWindow(appStore.getState(), t.side).startUs - w.startUs; // B's, while a walk follows an op
+  g.pinch = { dist, midUs: scale.pxToTime((p.x + q.x) / 2) - shift, startUs: w.startUs, endUs: w.endUs };
   g.drag = null;
 }
 
@@ -135,7 +136,8 @@ function wheelHandler(t: InteractTarget, local: Local) {
     if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
       st.panBy(((ev.shiftKey ? ev.deltaY : ev.deltaX) / scale.widthPx) * 0.5);
     } else {
-      st.zoomBy(Math.exp(ev.deltaY * WHEEL_ZOOM), scale.pxToTime(Math.max(x, GUTTER_PX)));
+      const shift = sideWindow(st, t.side).startUs - st.window.startUs; // B's, while a walk follows an op
+      st.zoomBy(Math.exp(ev.deltaY * WHEEL_ZOOM), scale.pxToTime(Math.max(x, GUTTER_PX)) - shift);
     }
   };
 }
@@ -155,7 +157,7 @@ function keyHandlers(t: InteractTarget) {
       case 'ArrowUp': keyLane = Math.max(0, keyLane - 1); t.onKeyLane(keyLane); break;
       case 'ArrowDown': keyLane = Math.min(lanes - 1, keyLane + 1); t.onKeyLane(keyLane); break;
       case 'Enter': case ' ': {
-        const w = st.window;
+        const w = sideWindow(st, t.side);
         const mid = (w.startUs + w.endUs) / 2;
         const hit = hitTest(t.cols, keyLane, mid, (w.endUs - w.startUs) / 2);
         if (hit >= 0) st.select({ side: t.side, eventIndex: hit });

@@ -5,7 +5,7 @@
 
 import { type RefObject, useEffect, useMemo, useRef } from 'react';
 import { axisTop, scaleLinear, select } from 'd3';
-import { appStore, reasonText, useApp, type Side, type SideResult } from '../../store';
+import { appStore, reasonText, sideWindow, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtTick, fmtUs } from '../ui_format';
 import { paletteFor } from '../palette';
 import { plainReason } from '../glossary';
@@ -156,7 +156,8 @@ function drawFrame(f: FrameInput): TimeScale | null {
   if (!ctx) return null;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   const palette = paletteFor(f.theme);
-  const scale = new TimeScale(s.window, GUTTER_PX, Math.max(10, f.widthPx - GUTTER_PX - 8));
+  const win = sideWindow(s, side); // B's shifted while Learn one layer follows an op far apart
+  const scale = new TimeScale(win, GUTTER_PX, Math.max(10, f.widthPx - GUTTER_PX - 8));
   const peer = s.selection?.peer?.side === side ? s.selection.peer.eventIndex : -1; // a diff-table row
   const sel = s.selection?.side === side ? s.selection.eventIndex : peer;
   const selEvent = sel >= 0 ? result.events[sel] : undefined;
@@ -173,7 +174,7 @@ function drawFrame(f: FrameInput): TimeScale | null {
   const flowArrows = drawOverlay({
     ctx, cols, layout, scale, palette, events: result.events, flow, keyLane: f.keyLane, heightPx: height,
   });
-  drawAxis(f.svg, s.window, scale, f.widthPx);
+  drawAxis(f.svg, win, scale, f.widthPx);
   publishProbe(side, {
     lanes: cols.lanes.length,
     events: result.events.length,
@@ -183,7 +184,7 @@ function drawFrame(f: FrameInput): TimeScale | null {
     flowArrows,
     keyLane: f.keyLane,
     laneCentresPx: Array.from(layout.top, (t) => t + layout.laneHeightPx / 2),
-    window: [s.window.startUs, s.window.endUs],
+    window: [win.startUs, win.endUs],
     drawMs: performance.now() - t0,
   });
   return scale;
@@ -237,7 +238,9 @@ function useCanvasRedraw(refs: TimelineRefs, d: Drawable | null): void {
     measure();
     scheduleRedraw(redraw);
     const unsub = appStore.subscribe((s, prev) => {
-      if (s.window !== prev.window || s.selection !== prev.selection) scheduleRedraw(redraw);
+      if (s.window !== prev.window || s.shiftBUs !== prev.shiftBUs || s.selection !== prev.selection) {
+        scheduleRedraw(redraw);
+      }
     });
     return () => {
       unsub();

@@ -12,7 +12,7 @@ import type { SideResult } from '../../../src/store';
 import { fmtBytes } from '../../../src/ui/ui_format';
 import { navHint } from '../../../src/ui/input_kind';
 import { LEGEND, legendFor } from '../../../src/ui/palette';
-import { followWindow, type WalkStep } from '../../../src/ui/step_walk';
+import { followWindow, type FollowView, type WalkStep } from '../../../src/ui/step_walk';
 import { KIND_CODES } from '../../../src/ui/timeline/columns';
 import { defineVerb, whatBDoes } from '../../../src/ui/tour_text';
 
@@ -75,15 +75,27 @@ describe('Learn one layer: the followed window', () => {
   const op = (startUs: number, durUs: number): WalkStep => ({
     eventIndex: 0, name: 'x', kind: 'compute', phase: 'forward', startUs, durUs, inFlight: [], memoryBytes: NaN,
   });
-  it('holds both ops whole, however far apart', () => {
-    for (const [a, b] of [[op(100, 5), op(9000, 40)], [op(5000, 2), op(10, 1)], [op(7, 3), undefined]] as const) {
-      const w = followWindow([a, b])!;
-      for (const s of [a, b]) if (s) {
-        expect(w.startUs).toBeLessThan(s.startUs);
-        expect(w.endUs).toBeGreaterThan(s.startUs + s.durUs);
+  /** The window each timeline draws: the shared one for A, shifted for B. */
+  const windows = (f: FollowView) => ({
+    a: f.window, b: { startUs: f.window.startUs + f.shiftUs, endUs: f.window.endUs + f.shiftUs },
+  });
+  it('holds each side\'s op whole in its timeline\'s window, at a readable zoom however far apart', () => {
+    const cases = [[op(100, 5), op(9000, 40)], [op(5000, 2), op(10, 1)], [op(7, 3), undefined],
+      [undefined, op(40, 3)], [op(1000, 300), op(1100, 280)], [op(1_059_079, 4), op(722_724, 4)]] as const;
+    for (const [a, b] of cases) {
+      const f = followWindow(a, b)!;
+      const w = windows(f);
+      const longest = Math.max(a?.durUs ?? 0, b?.durUs ?? 0);
+      for (const [s, win] of [[a, w.a], [b, w.b]] as const) if (s) {
+        expect(win.startUs).toBeLessThan(s.startUs);
+        expect(win.endUs).toBeGreaterThan(s.startUs + s.durUs);
       }
+      // readable: the longer op fills at least 1/20 of the window (not 0–863 ms around a 4 µs op)
+      expect(longest / (f.window.endUs - f.window.startUs)).toBeGreaterThanOrEqual(1 / 20);
     }
-    expect(followWindow([undefined, undefined])).toBeNull();
+    expect(followWindow(op(1000, 300), op(1100, 280))!.shiftUs).toBe(0); // close: one window, no shift
+    expect(followWindow(op(1_059_079, 4), op(722_724, 4))!.shiftUs).toBe(722_724 - 1_059_079);
+    expect(followWindow(undefined, undefined)).toBeNull();
   });
 });
 

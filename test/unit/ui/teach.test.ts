@@ -13,7 +13,7 @@ import { clockKind, sameClock } from '../../../src/ui/clocks';
 import { fmtBytes, fmtTick } from '../../../src/ui/ui_format';
 import { KNOB_HELP, REASON_PLAIN, knobHelp, knobTooltip, plainReason } from '../../../src/ui/glossary';
 import { STORIES, storyConfig } from '../../../src/ui/stories';
-import { blocksOf, memoryAt, walkBlock } from '../../../src/ui/step_walk';
+import { blocksOf, leadIn, memoryAt, opIdentity, pairWalks, walkBlock, type WalkStep } from '../../../src/ui/step_walk';
 
 describe('format', () => {
   it('fmtTick(t, step) gives every tick of a 1 µs window at 231.7 ms its own label', () => {
@@ -125,5 +125,51 @@ describe('step-through walk', () => {
     const b8 = sideFromRun(compareBackends(eight.value).b);
     const walkB = walkBlock(b8.events, b8.memory, 0);
     expect(walkB.some((w) => /^bucket_\d+\.wait$/.test(w.name))).toBe(true);
+  });
+});
+
+describe('step-through pairing: both sides on the same op', () => {
+  const step = (name: string, kind: WalkStep['kind'], op?: string): WalkStep => ({
+    eventIndex: 0, name, kind, op, phase: 'forward', startUs: 0, durUs: 1, inFlight: [], memoryBytes: NaN,
+  });
+  it('pairs ops by what they compute, in A\'s order; waits and bucket copies are no step', () => {
+    const a = [step('w.cast', 'compute', 'cast'), step('w.wait', 'wait', 'wait_tensor'),
+      step('mm', 'compute', 'matmul'), step('add', 'compute', 'add')];
+    const b = [step('w.cast', 'compute', 'cast'), step('bucket_0.wait', 'wait', 'wait_tensor'),
+      step('bucket_0.wait.copy_out.0', 'compute', 'copy'), step('add', 'compute', 'add'), step('extra', 'compute', 'x'),
+      step('mm', 'compute', 'matmul')];
+    expect(opIdentity(b[2])).toBeNull();
+    expect(pairWalks(a, b)).toEqual([
+      { name: 'w.cast', a: 0, b: 0 }, { name: 'mm', a: 2, b: 5 }, { name: 'add', a: 3, b: 3 },
+      { name: 'extra', a: -1, b: 4 },
+    ]);
+    expect(leadIn(b, 3).map((s) => s.name)).toEqual(['bucket_0.wait', 'bucket_0.wait.copy_out.0']);
+    expect(leadIn(a, 2).map((s) => s.name)).toEqual(['w.wait']);
+    expect(leadIn(a, 0)).toEqual([]);
+  });
+
+  it('on llama3-8b × 8, where A\'s op k and B\'s op k differ, every step is one op on both sides', () => {
+    const cfg = validateConfig({ ...defaultConfig(), model: 'llama3-8b', ranks: 8 });
+    if (!cfg.ok) throw cfg.error;
+    const { a, b } = compareBackends(cfg.value);
+    const [sa, sb] = [sideFromRun(a), sideFromRun(b)];
+    const wa = walkBlock(sa.events, sa.memory, 0);
+    const wb = walkBlock(sb.events, sb.memory, 0);
+    expect(wa.some((s, k) => wb[k] && s.name !== wb[k].name)).toBe(true); // pairing by position would mismatch
+    const pairs = pairWalks(wa, wb);
+    for (const p of pairs) {
+      expect(p.a >= 0 && p.b >= 0, p.name).toBe(true); // both schedules run every compute op of the block
+      expect(wa[p.a].name).toBe(p.name);
+      expect(wb[p.b].name).toBe(p.name);
+      expect(sa.events[wa[p.a].eventIndex].op).toBe(sb.events[wb[p.b].eventIndex].op);
+    }
+    const computed = (w: readonly WalkStep[]) => w.filter((s) => opIdentity(s) !== null).length;
+    expect(pairs.length).toBe(computed(wa));
+    expect(pairs.length).toBe(computed(wb));
+    expect(pairs.map((p) => p.a)).toEqual([...pairs.map((p) => p.a)].sort((x, y) => x - y)); // in A's order
+    expect(pairs.some((p) => p.name.endsWith('.wait'))).toBe(false);
+    // the waits are still told: before the op they delay
+    expect(pairs.some((p) => leadIn(wa, p.a).some((s) => s.kind === 'wait'))).toBe(true);
+    expect(pairs.some((p) => leadIn(wb, p.b).some((s) => /^bucket_\d+\.wait$/.test(s.name)))).toBe(true);
   });
 });
