@@ -46,3 +46,15 @@ export function navHint(k: InputKind): string {
     : 'wheel/W/S zoom · drag/A/D pan · 0 fit · click an event to select it · ' +
       'focused timeline: arrows, +/−, Enter';
 }
+
+const CLICK_RE = /\b([Cc])lick(s|ed|ing)?\b/g;
+const TAP_FORMS: Readonly<Record<string, string>> = { '': 'tap', s: 'taps', ed: 'tapped', ing: 'tapping' };
+
+/** A sentence written for a mouse ('Click a green all-gather …'), with "tap" for "click" on touch. */
+export function forHand(text: string, k: InputKind): string {
+  if (k !== 'touch') return text;
+  return text.replace(CLICK_RE, (_m, c: string, suffix: string | undefined) => {
+    const tap = TAP_FORMS[suffix ?? ''];
+    return c === 'C' ? `T${tap.slice(1)}` : tap;
+  });
+}

@@ -130,6 +130,7 @@ describe('phone 390×844, touch: words and details for the hand on the screen', 
     expect(words).toMatch(/pinch/i);
     expect(words).toMatch(/tap/i);
     expect(words).not.toMatch(/wheel|W\/S|A\/D|click|hover/i);
+    expect(await page.textContent('[data-testid="sweep-hint"]')).toMatch(/tap a point/);
   });
 
   it('a tapped event\'s details appear under its timeline, with no card over the other ranks', async () => {
@@ -199,6 +200,9 @@ describe('phone 390×844, touch: a story beside the timeline', () => {
     expect(await clipped(), 'the caption keeps to its first lines').toBe(true);
     await p.locator('[data-testid="story-more"]').tap();
     await expect.poll(clipped).toBe(false);
+    const words = (await caption.textContent()) ?? '';
+    expect(words).not.toMatch(/\bclick/i); // a mouse word on a phone
+    if (id === 'overview') expect(words).toContain('Tap a green all-gather');
     expect(await p.locator('[data-testid="story-more"]').textContent()).toBe('less');
     await ctx.close();
   });

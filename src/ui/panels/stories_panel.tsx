@@ -4,6 +4,7 @@
 import { useMemo, useState } from 'react';
 import type { SimConfig } from '../../config';
 import { appStore, type SideResult, useApp } from '../../store';
+import { forHand, useInputKind } from '../input_kind';
 import { unlikeness } from '../like_runs';
 import { applyStory } from '../story_apply';
 import { STORIES, type Story, storyById, storyCaption } from '../stories';
@@ -42,7 +43,8 @@ export function StoryCaption() {
   const a = useApp((s) => s.sides.a);
   const b = useApp((s) => s.sides.b);
   const cfg = useApp((s) => s.config);
-  const text = useMemo(() => (story ? captionText(story, a, b, cfg) : ''), [story, a, b, cfg]);
+  const input = useInputKind();
+  const text = useMemo(() => (story ? forHand(captionText(story, a, b, cfg), input) : ''), [story, a, b, cfg, input]);
   const [expanded, setExpanded] = useState(false);
   if (!story) return null;
   // on a narrow screen the caption keeps to three lines until "more", so the timelines stay in view

@@ -9,6 +9,7 @@ import { CONFIG_FIELDS } from '../../config';
 import { mismatchText, sweepCsv, parseVary, type SweepAxis, type SweepRow, appStore, useApp } from '../../store';
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';
+import { forHand, useInputKind } from '../input_kind';
 import { fmtBytes, fmtPct, fmtUs } from '../ui_format';
 
 /** The rows' times are ms: written as ms with two decimals. */
@@ -144,6 +145,16 @@ function Hover({ point, rows, axes }: { point: number; rows: readonly SweepRow[]
   );
 }
 
+/** What the panel does, in the words of the hand on the screen ('tap a point' on touch). */
+function SweepHint() {
+  const input = useInputKind();
+  return (
+    <span className="muted small" data-testid="sweep-hint">
+      {forHand('simulate a grid of configs; click a point to load it', input)}
+    </span>
+  );
+}
+
 export function SweepPanel() {
   const axes = useApp((s) => s.sweepAxes);
   const rows = useApp((s) => s.sweepRows);
@@ -175,7 +186,7 @@ export function SweepPanel() {
   return (
     <section className="panel sweep-panel" data-testid="sweep-panel" aria-label="parameter sweep">
       <h2>
-        Sweep <span className="muted small">simulate a grid of configs; click a point to load it</span>
+        Sweep <SweepHint />
       </h2>
       <AxisInput k={0} field={f0} values={v0} optional={false} onField={setF0} onValues={setV0} />
       <AxisInput k={1} field={f1} values={v1} optional onField={setF1} onValues={setV1} />

@@ -10,7 +10,7 @@ import { compareBackends } from '../../../src/pipeline';
 import { sideFromRun } from '../../../src/store/engine';
 import type { SideResult } from '../../../src/store';
 import { fmtBytes } from '../../../src/ui/ui_format';
-import { navHint } from '../../../src/ui/input_kind';
+import { forHand, navHint } from '../../../src/ui/input_kind';
 import { LEGEND, legendFor } from '../../../src/ui/palette';
 import { followWindow, type FollowView, type WalkStep } from '../../../src/ui/step_walk';
 import { KIND_CODES } from '../../../src/ui/timeline/columns';
@@ -128,5 +128,16 @@ describe('the tour says what B does, from the run', () => {
     const text = whatBDoes(a, { ...a, backend: 'aot_eager_autobucketing', schedule: { ...a.schedule!, buckets: [] } });
     expect(text).toContain('nothing merged');
     expect(text).toContain('hides no more than A');
+  });
+});
+
+describe('mouse words on touch', () => {
+  it('forHand says tap for click on touch, keeps the sentence on a mouse', () => {
+    const hint = 'Click a green all-gather on B; clicking it again, or a click elsewhere, clears it.';
+    expect(forHand(hint, 'mouse')).toBe(hint);
+    expect(forHand(hint, 'touch'))
+      .toBe('Tap a green all-gather on B; tapping it again, or a tap elsewhere, clears it.');
+    expect(forHand('click a point to load it; clicks, clicked', 'touch')).toBe('tap a point to load it; taps, tapped');
+    expect(forHand('clickable quickly', 'touch')).toBe('clickable quickly'); // whole words only
   });
 });
