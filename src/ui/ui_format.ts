@@ -8,6 +8,9 @@ export { formatDuration as fmtUs, formatTimeTick as fmtTick } from '../util';
 /** Sizes from bytes: the project's one byte formatter (src/util/units.ts). */
 export { formatBytes as fmtBytes } from '../util';
 
+/** Axis ticks over sizes: round numbers in the unit on screen (GiB), not in bytes (src/util/units.ts). */
+export { byteTicks, type ByteTicks } from '../util';
+
 /** Percentages: the project's one percent formatter (src/util/percent.ts). */
 export { formatPercent as fmtPct } from '../util';
 

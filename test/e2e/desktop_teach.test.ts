@@ -177,6 +177,11 @@ describe('labels, units and warnings', () => {
     const { ctx, page } = await open(QUERY);
     expect(await page.locator('[data-testid="hbm-warn"]').count()).toBe(0);
     expect(await page.textContent('[data-testid="memory-hbm-note"]')).toMatch(/^A and B fit in h100 HBM/);
+    // the y axis ticks round GiB (0, 10, 20, 30), not round bytes (9.31, 18.63, 27.94 GiB)
+    const ticks = await page.locator('[data-testid="memory-chart"] g.chart-axis').nth(1).locator('.tick text')
+      .allTextContents();
+    expect(ticks.length).toBeGreaterThan(2);
+    for (const t of ticks) expect(t).toMatch(/^\d+\sGiB$/);
     await ctx.close();
   });
 

@@ -3,6 +3,7 @@
 
 import { useEffect, useRef } from 'react';
 import { axisBottom, axisLeft, line, max, min, scaleLinear, select } from 'd3';
+import type { ByteTicks } from '../ui_format';
 
 export interface Series {
   readonly key: string;
@@ -28,6 +29,8 @@ interface Props {
   readonly height?: number;
   readonly xFormat: (v: number) => string;
   readonly yFormat: (v: number) => string;
+  /** Ticks of a y axis in a unit other than the values' (sizes: round GiB, not round bytes); else d3's. */
+  readonly yTicks?: (lo: number, hi: number, count: number) => ByteTicks;
   readonly yFromZero?: boolean;
   readonly testId?: string;
 }
@@ -45,7 +48,18 @@ function drawRefLines(root: ReturnType<typeof select<SVGSVGElement, unknown>>, l
   }
 }
 
-export function LineChart({ series, refLines = [], height = 150, xFormat, yFormat, yFromZero = true, testId }: Props) {
+/** The y scale over [lo, hi] and its axis (4 ticks), in yTicks's unit when given. */
+function yAxisOf(lo: number, hi: number, range: [number, number], p: Pick<Props, 'yFormat' | 'yTicks'>) {
+  const t = p.yTicks?.(lo, hi, 4);
+  const y = t ? scaleLinear().domain(t.domain) : scaleLinear().domain([lo, hi]).nice();
+  y.range(range);
+  const axis = t ? axisLeft(y).tickValues(t.ticks).tickFormat((d) => t.label(Number(d)))
+    : axisLeft(y).ticks(4).tickFormat((d) => p.yFormat(Number(d)));
+  return { y, axis };
+}
+
+export function LineChart(props: Props) {
+  const { series, refLines = [], height = 150, xFormat, yFormat, yTicks, yFromZero = true, testId } = props;
   const ref = useRef<SVGSVGElement>(null);
   useEffect(() => {
     const svg = ref.current;
@@ -65,12 +79,12 @@ export function LineChart({ series, refLines = [], height = 150, xFormat, yForma
       }
       const x = scaleLinear().domain([min(xs) ?? 0, Math.max((max(xs) ?? 1), (min(xs) ?? 0) + 1e-9)])
         .range([MARGIN.left, width - MARGIN.right]);
-      const y = scaleLinear().domain([yFromZero ? 0 : (min(ys) ?? 0), max(ys) ?? 1]).nice()
-        .range([height - MARGIN.bottom, MARGIN.top]);
+      const { y, axis: yAxis } = yAxisOf(yFromZero ? 0 : (min(ys) ?? 0), max(ys) ?? 1,
+        [height - MARGIN.bottom, MARGIN.top], { yFormat, yTicks });
       root.append('g').attr('class', 'chart-axis').attr('transform', `translate(0,${height - MARGIN.bottom})`)
         .call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 90))).tickFormat((d) => xFormat(Number(d))));
       root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`)
-        .call(axisLeft(y).ticks(4).tickFormat((d) => yFormat(Number(d))));
+        .call(yAxis);
       drawRefLines(root, refLines, y, MARGIN.left, width - MARGIN.right);
       for (const s of series) {
         const pts = s.x.map((xv, i) => [xv, s.y[i]] as [number, number]);
@@ -94,7 +108,7 @@ export function LineChart({ series, refLines = [], height = 150, xFormat, yForma
     const ro = new ResizeObserver(draw);
     if (svg.parentElement) ro.observe(svg.parentElement);
     return () => ro.disconnect();
-  }, [series, refLines, height, xFormat, yFormat, yFromZero]);
+  }, [series, refLines, height, xFormat, yFormat, yTicks, yFromZero]);
   return (
     <div className="chart">
       <svg ref={ref} data-testid={testId} />

@@ -4,7 +4,7 @@
 import { useMemo } from 'react';
 import type { SimConfig } from '../../config';
 import { livePlanOf, useApp, type SideResult } from '../../store';
-import { fmtBytes, fmtTick } from '../ui_format';
+import { byteTicks, fmtBytes, fmtTick } from '../ui_format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
 import { HARDWARE_PRESETS } from '../../estimate';
@@ -69,7 +69,8 @@ export function MemoryChart() {
   return (
     <section className="panel">
       <h2>Memory over time</h2>
-      <LineChart series={series} refLines={lines} xFormat={fmtTick} yFormat={fmtBytes} testId="memory-chart" />
+      <LineChart series={series} refLines={lines} xFormat={fmtTick} yFormat={fmtBytes} yTicks={byteTicks}
+        testId="memory-chart" />
       <HbmNote a={a} b={b} cfg={cfg} drawn={lines.length > 0} />
     </section>
   );

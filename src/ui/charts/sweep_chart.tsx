@@ -4,6 +4,7 @@
 
 import { useEffect, useRef } from 'react';
 import { axisBottom, axisLeft, line, max, scaleLinear, scalePoint, select, type ScaleLinear, type Selection } from 'd3';
+import type { ByteTicks } from '../ui_format';
 
 export interface SweepSeries {
   readonly key: string;
@@ -22,6 +23,8 @@ interface Props {
   readonly series: readonly SweepSeries[];
   readonly xLabel: string;
   readonly yFormat: (v: number) => string;
+  /** Ticks of the y axis in a unit other than the values' (sizes: round GiB, not round bytes); else d3's. */
+  readonly yTicks?: (lo: number, hi: number, count: number) => ByteTicks;
   readonly testId: string;
   readonly hovered: number | null;
   onHover(point: number | null): void;
@@ -54,6 +57,14 @@ type YScale = ScaleLinear<number, number>;
 type Point = SweepSeries['points'][number];
 type Draw = Omit<Props, 'title' | 'testId'>;
 
+/** The y axis: 4 ticks, in yTicks's unit when given (the scale's domain is then already niced by it). */
+function yAxisOf(y: YScale, d: Draw) {
+  const [lo, hi] = y.domain();
+  const t = d.yTicks?.(lo, hi, 4);
+  return t ? axisLeft(y).tickValues(t.ticks).tickFormat((v) => t.label(Number(v)))
+    : axisLeft(y).ticks(4).tickFormat((v) => d.yFormat(Number(v)));
+}
+
 /** The x axis (numbers: linear ticks, else one per category) with its label, and the y axis. */
 function drawAxes(root: Root, xs: readonly (number | string)[], y: YScale, width: number, d: Draw): void {
   const numeric = xs.every((v) => typeof v === 'number');
@@ -85,11 +96,7 @@ function drawAxes(root: Root, xs: readonly (number | string)[], y: YScale, width
     .append('g')
     .attr('class', 'chart-axis')
     .attr('transform', `translate(${MARGIN.left},0)`)
-    .call(
-      axisLeft(y)
-        .ticks(4)
-        .tickFormat((v) => d.yFormat(Number(v))),
-    );
+    .call(yAxisOf(y, d));
 }
 
 /** One series: its line, and a circle per point that hovers and picks its sweep point. */
@@ -139,25 +146,24 @@ function drawSweep(svg: SVGSVGElement, d: Draw): void {
   if (!pts.length) return;
   const xs = d.series.flatMap((s) => s.points.map((p) => p.x));
   const x = xScaleOf(xs, MARGIN.left, width - MARGIN.right);
-  const y = scaleLinear()
-    .domain([0, max(pts, (p) => p.y) || 1])
-    .nice()
-    .range([HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const top = max(pts, (p) => p.y) || 1;
+  const y = d.yTicks ? scaleLinear().domain(d.yTicks(0, top, 4).domain) : scaleLinear().domain([0, top]).nice();
+  y.range([HEIGHT - MARGIN.bottom, MARGIN.top]);
   drawAxes(root, xs, y, width, d);
   for (const s of d.series) drawSeries(root, s, x, y, d);
 }
 
-export function SweepChart({ title, series, xLabel, yFormat, testId, hovered, onHover, onPick }: Props) {
+export function SweepChart({ title, series, xLabel, yFormat, yTicks, testId, hovered, onHover, onPick }: Props) {
   const ref = useRef<SVGSVGElement>(null);
   useEffect(() => {
     const svg = ref.current;
     if (!svg) return;
-    const draw = () => drawSweep(svg, { series, xLabel, yFormat, hovered, onHover, onPick });
+    const draw = () => drawSweep(svg, { series, xLabel, yFormat, yTicks, hovered, onHover, onPick });
     draw();
     const ro = new ResizeObserver(draw);
     if (svg.parentElement) ro.observe(svg.parentElement);
     return () => ro.disconnect();
-  }, [series, xLabel, yFormat, hovered, onHover, onPick]);
+  }, [series, xLabel, yFormat, yTicks, hovered, onHover, onPick]);
   return (
     <div className="chart sweep-chart">
       <h3 className="small">{title}</h3>

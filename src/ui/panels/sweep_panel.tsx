@@ -10,7 +10,7 @@ import { mismatchText, sweepCsv, parseVary, type SweepAxis, type SweepRow, appSt
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';
 import { forHand, useInputKind } from '../input_kind';
-import { fmtBytes, fmtPct, fmtUs } from '../ui_format';
+import { byteTicks, fmtBytes, fmtPct, fmtUs } from '../ui_format';
 
 /** The rows' times are ms: written as ms with two decimals. */
 const MS = { unit: 'ms', digits: 2 } as const;
@@ -23,6 +23,8 @@ interface Figure {
   readonly title: string;
   readonly y: (r: SweepRow) => number;
   readonly fmt: (v: number) => string;
+  /** Axis ticks in the unit on screen (sizes). */
+  readonly ticks?: typeof byteTicks;
 }
 
 const FIGURES: readonly Figure[] = [
@@ -43,6 +45,7 @@ const FIGURES: readonly Figure[] = [
     title: 'peak memory (live tensors)',
     y: (r) => r.peakMemoryBytes,
     fmt: fmtBytes,
+    ticks: byteTicks,
   },
   {
     id: 'colls',
@@ -227,6 +230,7 @@ export function SweepPanel() {
               series={s}
               xLabel={axes[0].path}
               yFormat={f.fmt}
+              yTicks={f.ticks}
               testId={`sweep-chart-${f.id}`}
               hovered={hovered}
               onHover={setHovered}

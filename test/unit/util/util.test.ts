@@ -2,8 +2,8 @@
 // odd and even counts, and the text of sizes as toFixed wrote it before d3-format.
 import { describe, expect, it } from 'vitest';
 import {
-  FNV_OFFSET, GIB, fixed, fnv1a, fnv1aBytes, formatBytes, gibText, intIn, lowerMedian, lowerMedianInPlace,
-  midpointMedian,
+  FNV_OFFSET, GIB, MIB, byteTicks, fixed, fnv1a, fnv1aBytes, formatBytes, gibText, intIn, lowerMedian,
+  lowerMedianInPlace, midpointMedian,
 } from '../../../src/util';
 import { ConfigError } from '../../../src/errors';
 
@@ -59,5 +59,22 @@ describe('intIn', () => {
       expect(() => intIn('ranks', bad, 1, 16)).toThrow(ConfigError);
     }
     expect(() => intIn('ranks', 2.5, 1, 16)).toThrow('ranks must be an integer in [1, 16], got 2.5');
+  });
+});
+
+describe('byteTicks', () => {
+  it('ticks round numbers in the unit on screen, not in bytes: 0, 10, 20, 30 GiB, not 9.31 GiB steps', () => {
+    const peak = 27.94 * GIB; // a llama3-8b x 8 memory curve
+    const t = byteTicks(0, peak, 4);
+    expect(t.ticks.map((b) => b / GIB)).toEqual([0, 10, 20, 30]);
+    expect(t.domain.map((b) => b / GIB)).toEqual([0, 30]);
+    expect(t.ticks.map(t.label)).toEqual(['0\u00a0GiB', '10\u00a0GiB', '20\u00a0GiB', '30\u00a0GiB']);
+    for (const v of t.ticks) expect(Number.isInteger(v / GIB)).toBe(true);
+    // the step's decimals and the unit of the larger end
+    expect(byteTicks(0, 3.3 * GIB, 4).ticks.map((b) => b / GIB)).toEqual([0, 1, 2, 3, 4]);
+    expect(byteTicks(0, 1.7 * GIB, 4).ticks.map((b) => b / GIB)).toEqual([0, 0.5, 1, 1.5, 2]);
+    expect(byteTicks(0, 1.7 * GIB, 4).label(1.5 * GIB)).toBe('1.5\u00a0GiB');
+    expect(byteTicks(0, 700 * MIB, 4).label(200 * MIB)).toBe('200\u00a0MiB');
+    expect(byteTicks(0, 500, 4).ticks).toEqual([0, 100, 200, 300, 400, 500]);
   });
 });
