@@ -32,11 +32,13 @@ function defaultDigits(us: number, unit: TimeUnit): number {
   return a >= 10 ? 1 : 2;
 }
 
-/** A duration of `us` microseconds as text: '846.6 µs', '12.35 ms', '1.20 s'. */
+/** A duration of `us` microseconds as text: '846.6 µs', '12.35 ms', '1.20 s', '0 µs'. */
 export function formatDuration(us: number | null | undefined, style: DurationStyle = {}): string {
   if (us === null || us === undefined || !Number.isFinite(us)) return style.missing ?? '–';
   const unit = style.unit ?? timeUnitOf(us);
-  const text = fixed(us / US_PER[unit], style.digits ?? defaultDigits(us, unit));
+  // nothing at all reads '0 µs', not '0.00 µs' (a column's fixed digits keep its alignment)
+  const digits = style.digits ?? (us === 0 ? 0 : defaultDigits(us, unit));
+  const text = fixed(us === 0 ? 0 : us / US_PER[unit], digits);
   return style.bare ? text : `${text} ${unit}`;
 }
 

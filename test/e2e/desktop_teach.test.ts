@@ -182,6 +182,10 @@ describe('labels, units and warnings', () => {
       .allTextContents();
     expect(ticks.length).toBeGreaterThan(2);
     for (const t of ticks) expect(t).toMatch(/^\d+\sGiB$/);
+    // no idle time reads '0 µs', not '0.00 µs'
+    const idle = page.locator('[data-testid="metrics"] tr[data-metric="idle"] td[data-side="a"]');
+    expect(await idle.getAttribute('data-value')).toBe('0');
+    expect((await idle.textContent())?.replace(/\s/g, ' ')).toBe('0 µs');
     await ctx.close();
   });
 

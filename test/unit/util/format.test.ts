@@ -13,6 +13,14 @@ describe('formatDuration', () => {
     expect(formatDuration(-2500)).toBe('-2.50 ms');
   });
 
+  it('writes nothing at all as 0 µs, not 0.00 µs; a column with fixed digits keeps them', () => {
+    expect(formatDuration(0)).toBe('0 µs');
+    expect(formatDuration(-0)).toBe('0 µs');
+    expect(formatDuration(0, { unit: 'ms' })).toBe('0 ms');
+    expect(formatDuration(0, { unit: 'ms', digits: 3 })).toBe('0.000 ms');
+    expect(formatDuration(0.001)).toBe('0.00 µs'); // not nothing: rounds, keeps its digits
+  });
+
   it('picks the unit by magnitude at the unit boundaries', () => {
     expect(formatDuration(999.9)).toBe('999.9 µs');
     expect(formatDuration(1000)).toBe('1.00 ms');
