@@ -119,8 +119,8 @@ function formatDiff(d: BackendDiff, top: number | undefined, culprits: readonly 
   ]);
   const right = new Set([2, 4, 5, 6, 7]);
   const summary =
-    `rank ${d.rank}: ${d.rows.length} collectives; exposed ${us(d.exposedUsA)} µs under ${d.backendA}, ` +
-    `${us(d.exposedUsB)} µs under ${d.backendB}` +
+    `rank ${d.rank}: ${d.rows.length} collectives; exposed ${formatDuration(d.exposedUsA)} under ${d.backendA}, ` +
+    `${formatDuration(d.exposedUsB)} under ${d.backendB}` +
     (d.unmatchedA + d.unmatchedB ? `; unmatched: ${d.unmatchedA} in A, ${d.unmatchedB} in B` : '');
   const table = textTable(head, body, { left: (i) => !right.has(i), rule: true });
   return [summary, ...culprits, '', table].join('\n');

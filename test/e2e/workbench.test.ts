@@ -161,6 +161,10 @@ describe('diff table', () => {
       () => window.__FSDP_SIM__!.store.getState().sides.a!.schedule!.graph.nodes.filter((n) => n.collective).length,
     );
     expect((await rowsOf()).length).toBe(colls);
+    // the totals in the unit their size calls for (one duration formatter), not '176649.8 µs'
+    const summary = (await page.textContent('[data-testid="diff-summary"]')) ?? '';
+    expect(summary).toMatch(/exposed \d+(\.\d+)? (µs|ms|s) under \S+, \d+(\.\d+)? (µs|ms|s) under/);
+    expect(summary).not.toMatch(/\d{5,}/);
     await page.click('[data-testid="diff-sort-exposedB"]');
     const sorted = (await rowsOf()).map((r) => r.exposedB);
     expect(sorted).toEqual([...sorted].sort((x, y) => y - x));

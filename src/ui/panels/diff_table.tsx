@@ -168,8 +168,8 @@ export function DiffTable() {
       ) : (
         <>
           <p className="small" data-testid="diff-summary">
-            rank {d.rank}: {d.rows.length} collectives · exposed {us(d.exposedUsA)} µs under {d.backendA},{' '}
-            {us(d.exposedUsB)} µs under {d.backendB}
+            rank {d.rank}: {d.rows.length} collectives · exposed {fmtUs(d.exposedUsA)} under {d.backendA},{' '}
+            {fmtUs(d.exposedUsB)} under {d.backendB}
             {d.unmatchedA + d.unmatchedB ? ` · unmatched: ${d.unmatchedA} in A, ${d.unmatchedB} in B` : ''}
           </p>
           <div className="diff-filters small">
