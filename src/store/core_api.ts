@@ -20,4 +20,4 @@ export {
   type SweepRow,
 } from '../pipeline';
 export { exposedCommByGroup } from '../sim';
-export { assumptionText, decisionText, mismatchText, reasonText, unfittedText } from '../words';
+export { assumptionText, decisionText, mismatchOpText, mismatchText, reasonText, unfittedText } from '../words';

@@ -5,7 +5,7 @@
 // line say the same thing (docs/ARCHITECTURE.md §4).
 
 export { fmtGb, reasonText, wordedDiff } from './reason_words';
-export { mismatchText, wordedSweepRow } from './mismatch_words';
+export { mismatchOpText, mismatchText, wordedSweepRow } from './mismatch_words';
 export { culpritSkipText } from './culprit_words';
 export { assumptionText, leftOutText, unfittedText, wordedCalibration } from './calibrate_words';
 export { decisionText, wordedAgreement } from './torch_log_words';

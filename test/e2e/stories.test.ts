@@ -111,6 +111,11 @@ describe('stories', () => {
     const banner = (await app.page.textContent('[data-testid="banner-mismatch"]'))!;
     expect(banner).toContain(`rank ${m!.ranks[0]} issued`);
     expect(banner).toContain(`rank ${m!.ranks[1]} issued`);
+    expect(banner).not.toMatch(/\d+B\b/); // sizes in binary units, not raw bytes
+    // one sentence, one flex item: no colon cut off from the bold title as an item of its own
+    expect(banner).toMatch(/^\s*Collective mismatch on B: at collective #/);
+    const items = await app.page.locator('[data-testid="banner-mismatch"]').evaluate((e) => e.childNodes.length);
+    expect(items).toBe(1);
     // no B-vs-A figure in Metrics either
     const deltas = await app.page.locator('[data-testid="metrics"] td[data-delta]').allTextContents();
     expect(deltas.every((d) => d === '–')).toBe(true);

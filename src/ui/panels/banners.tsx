@@ -2,7 +2,7 @@
 // the simulation's error, a collective mismatch, and import/export notices.
 
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { appStore, type Notice, useApp } from '../../store';
+import { appStore, mismatchOpText, type Notice, useApp } from '../../store';
 import { fmtUs } from '../ui_format';
 
 type GpuState = 'checking' | 'core' | 'compatibility' | 'none';
@@ -103,11 +103,14 @@ export function Banners() {
         const [side, m] = x as readonly ['A' | 'B', NonNullable<typeof mmA>];
         return (
           <div key={side} className="banner error" role="alert" data-testid="banner-mismatch">
-            <b>Collective mismatch on {side}</b>: at collective #{m.seq} rank {m.ranks[0]} issued{' '}
-            <code>{m.ops[0]}</code> but rank {m.ranks[1]} issued <code>{m.ops[1]}</code> (t = {fmtUs(m.timeUs)}). On
-            real GPUs this step would hang; the simulation stops there, so {side}'s metrics cover only the part before
-            it. Ranks chose different buckets from their own timings; turn cross-rank alignment on (torch aligns
-            estimates across ranks) or set jitter to 0.
+            <span>
+              <b>Collective mismatch on {side}:</b> at collective #{m.seq} rank {m.ranks[0]} issued{' '}
+              <code>{mismatchOpText(m.ops[0])}</code> but rank {m.ranks[1]} issued{' '}
+              <code>{mismatchOpText(m.ops[1])}</code> (t = {fmtUs(m.timeUs)}). On real GPUs this step would hang; the
+              simulation stops there, so {side}'s metrics cover only the part before it. Ranks chose different
+              buckets from their own timings; turn cross-rank alignment on (torch aligns estimates across ranks) or
+              set jitter to 0.
+            </span>
           </div>
         );
       })}

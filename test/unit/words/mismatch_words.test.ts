@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SweepRow } from '../../../src/pipeline';
 import type { CollectiveMismatch } from '../../../src/sim';
-import { mismatchText, wordedSweepRow } from '../../../src/words';
+import { mismatchOpText, mismatchText, wordedSweepRow } from '../../../src/words';
 
 const m: CollectiveMismatch = {
   seq: 3,
@@ -15,10 +15,16 @@ const m: CollectiveMismatch = {
 describe('mismatchText', () => {
   it('says what diverged and the way out, with the CLI flags', () => {
     expect(mismatchText(m)).toBe(
-      'collective mismatch at collective #3: rank 0 issued all_gather 1024B bf16 [a] but rank 7 issued ' +
-        'reduce_scatter 2048B bf16 [b]; on real GPUs this step hangs. Ranks planned from their own timings: ' +
+      'collective mismatch at collective #3: rank 0 issued all_gather 1.0\u00a0KiB bf16 [a] but rank 7 issued ' +
+        'reduce_scatter 2.0\u00a0KiB bf16 [b]; on real GPUs this step hangs. Ranks planned from their own timings: ' +
         'turn alignment on (--alignment on) or set --jitter-pct 0',
     );
+  });
+
+  it('writes a collective\'s size in the one bytes text, not raw bytes', () => {
+    expect(mismatchOpText('all_gather 234881024B bf16 [w1.all_gather, w3.all_gather]'))
+      .toBe('all_gather 224.00\u00a0MiB bf16 [w1.all_gather, w3.all_gather]');
+    expect(mismatchOpText('nothing (rank 3 finished)')).toBe('nothing (rank 3 finished)');
   });
 
   it('words a hung sweep row as its error, last, and leaves a good one as it is', () => {
