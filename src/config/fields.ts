@@ -152,7 +152,8 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
     max: MAX_RANKS,
   },
   { path: 'parallelism.gpus_per_node', label: 'GPUs per node', group: 'network', kind: 'int', min: 1, max: MAX_RANKS },
-  { path: 'seqParallelGatherCopy', label: 'SP all-gather copy (torch < #169404)', group: 'cluster', kind: 'bool' },
+  // torch before pytorch PR #169404 (Dec 2025): the knob's help (ui/glossary.ts) cites it
+  { path: 'seqParallelGatherCopy', label: 'SP all-gather copy (older torch)', group: 'cluster', kind: 'bool' },
   {
     path: 'reshardAfterForward',
     label: 'fsdp_reshard_after_forward',

@@ -15,6 +15,7 @@ import { LEGEND, legendFor } from '../../../src/ui/palette';
 import { followWindow, type FollowView, type WalkStep } from '../../../src/ui/step_walk';
 import { KIND_CODES } from '../../../src/ui/timeline/columns';
 import { defineVerb, whatBDoes } from '../../../src/ui/tour_text';
+import { knobTooltip } from '../../../src/ui/glossary';
 
 const GIB = 2 ** 30;
 
@@ -139,5 +140,14 @@ describe('mouse words on touch', () => {
       .toBe('Tap a green all-gather on B; tapping it again, or a tap elsewhere, clears it.');
     expect(forHand('click a point to load it; clicks, clicked', 'touch')).toBe('tap a point to load it; taps, tapped');
     expect(forHand('clickable quickly', 'touch')).toBe('clickable quickly'); // whole words only
+  });
+});
+
+describe('config labels', () => {
+  it('name what a knob is, not a PR number; the knob\'s help cites the PR', () => {
+    for (const f of CONFIG_FIELDS) expect(f.label, f.path).not.toMatch(/#\d/);
+    const sp = CONFIG_FIELDS.find((f) => f.path === 'seqParallelGatherCopy')!;
+    expect(sp.label).toBe('SP all-gather copy (older torch)');
+    expect(knobTooltip('seqParallelGatherCopy', 'true or false')).toContain('PR #169404');
   });
 });
