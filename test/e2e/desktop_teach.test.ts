@@ -157,6 +157,27 @@ describe('labels, units and warnings', () => {
     await ctx.close();
   });
 
+  for (const width of [1280, 1440]) {
+    it(`at ${width} px every config select shows its options whole; no label is a PR number`, async () => {
+      const { ctx, page } = await open(QUERY, { width });
+      const cut = await page.locator('.config select').evaluateAll((els) => els.flatMap((el) => {
+        const sel = el as HTMLSelectElement;
+        const probe = sel.cloneNode(true) as HTMLSelectElement; // the same select at its own width
+        probe.style.cssText = 'position:absolute;visibility:hidden;width:auto;max-width:none';
+        sel.parentElement!.appendChild(probe);
+        const need = probe.getBoundingClientRect().width;
+        probe.remove();
+        const has = sel.getBoundingClientRect().width;
+        return has + 0.5 < need ? [`${sel.dataset.testid}: ${has.toFixed(0)} < ${need.toFixed(0)} px`] : [];
+      }));
+      expect(cut).toEqual([]);
+      expect(await page.locator('.config select').count()).toBeGreaterThan(5);
+      const labels = await page.locator('.config .field-label').allTextContents();
+      expect(labels.filter((l) => /#\d/.test(l))).toEqual([]);
+      await ctx.close();
+    });
+  }
+
   it('llama3-70b × 64: scaled units, the does-not-fit warning on both timelines and the memory chart', async () => {
     const { ctx, page } = await open('?model=llama3-70b&ranks=64');
     const text = await page.evaluate(() => document.body.textContent ?? '');

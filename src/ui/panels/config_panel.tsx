@@ -148,7 +148,8 @@ function Field({ f }: { f: FieldSpec }) {
   }
   return (
     // focus (a tap on the label or the control, or Tab) shows the knob's help under it
-    <div className={`field ${f.kind === 'bool' ? 'field-bool' : ''}`} data-field={f.path}>
+    <div className={`field ${f.kind === 'bool' ? 'field-bool' : f.kind === 'enum' ? 'field-enum' : ''}`}
+      data-field={f.path}>
       {/* biome-ignore lint/a11y/noLabelWithoutControl: the control is {control}, inside the label */}
       <label title={help} onFocus={() => setFocused(true)} onBlur={() => setFocused(false)}>
         <span className="field-label">{wrappable(f.label)}</span>
