@@ -17,7 +17,7 @@ export {
 } from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError } from './validate';
 export { configToQuery, configFromQuery, decodeValue, parseConfigQuery } from './url';
-export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM } from './first_screen';
+export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM, parseLinkQuery } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags } from './torchtitan_flags';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';

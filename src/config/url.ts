@@ -56,10 +56,13 @@ export function unknownParamMessage(key: string, known: readonly string[]): stri
   return `unknown URL parameter ${JSON.stringify(key)}: ${lead} (and ${rest} more, one per config field)`;
 }
 
-/** Lenient read (what the page uses): every good field is applied, every bad one reported. */
-export function parseConfigQuery(search: string): QueryParse {
+/**
+ * Lenient read: every good field is applied over `base` (DEFAULT_CONFIG, what links are written
+ * against), every bad one reported and left at the base's value.
+ */
+export function parseConfigQuery(search: string, base: Readonly<SimConfig> = DEFAULT_CONFIG): QueryParse {
   const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
-  const config = structuredClone(DEFAULT_CONFIG) as SimConfig;
+  const config = structuredClone(base) as SimConfig;
   const errors: ConfigError[] = [];
   const known = CONFIG_FIELDS.map((f) => f.path);
   for (const [key, raw] of q) {
@@ -77,7 +80,7 @@ export function parseConfigQuery(search: string): QueryParse {
     errors.push(cross);
     // the mesh degrees are checked together: fall back to the default mesh as a whole
     const path = cross.field.startsWith('parallelism.') ? 'parallelism' : cross.field;
-    setPath(config as unknown as Record<string, unknown>, path, structuredClone(getPath(DEFAULT_CONFIG, path)));
+    setPath(config as unknown as Record<string, unknown>, path, structuredClone(getPath(base, path)));
   }
   return { config, errors };
 }

@@ -1,5 +1,6 @@
 // URL state: the whole view in the query string so a shared link restores it. Config keys go
-// through the config codec (configToQuery / configFromQuery; only non-defaults appear); the view
+// through the config codec (configToQuery / parseLinkQuery; only non-defaults appear, and a link
+// without a model opens the first screen's, as a bare link does); the view
 // adds `view=<startUs>,<endUs>`, `theme=light|dark`, `sel=<side><index>` and `story=<id>`.
 // A change of config or story pushes a history entry (Back undoes it); zoom, selection and
 // theme replace the current one (Back should not replay every wheel tick).
@@ -8,7 +9,7 @@ import type { StoreApi } from 'zustand/vanilla';
 import {
   changedFields,
   configToQuery,
-  parseConfigQuery,
+  parseLinkQuery,
   type SimConfig,
   FIRST_SCREEN_CONFIG,
   FIRST_SCREEN_ZOOM,
@@ -57,7 +58,7 @@ export function readUrlState(search: string): UrlState {
   if (!rest) return { config: null, error: null, ...view };
   try {
     // a bad field falls back to its default; the rest of the link still applies
-    const { config, errors } = parseConfigQuery(`?${rest}`);
+    const { config, errors } = parseLinkQuery(`?${rest}`); // no model named: the first screen's
     const error = errors.length ? `Link: ${errors.map((e) => e.message).join('; ')} (default used)` : null;
     return { config, error, ...view };
   } catch (e) {

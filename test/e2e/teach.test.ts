@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { FIRST_SCREEN_CONFIG } from '../../src/config';
 import { REASON_PLAIN, TERMS } from '../../src/ui/glossary';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
@@ -408,12 +409,14 @@ describe('minor fixes', () => {
     await context.close();
   });
 
-  it('the lane note says which ranks are shown and why the rest are hidden', async () => {
+  it('the lane note says which ranks are shown and why the rest are hidden; no model: the bare link\'s', async () => {
     const { context, page } = await freshPage(true);
     await page.goto(`${previewSrv.url}?ranks=16`);
     await waitForApp(page);
     const note = (await page.textContent('[data-testid="lane-note-a"]'))!;
     expect(note).toMatch(/showing 8 of 16 ranks \(r0–r7\); 8 more hidden/);
+    // a link without a model opens the bare link's model, not silently the codec's tiny
+    expect(await page.inputValue('[data-testid="cfg-model"]')).toBe(FIRST_SCREEN_CONFIG.model);
     await context.close();
   });
 });

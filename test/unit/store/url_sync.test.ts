@@ -39,10 +39,17 @@ describe('writeUrl / readUrlState', () => {
   });
 
   it('falls back to the default for a bad field and names it', () => {
-    const r = readUrlState('?ranks=banana&jitterPct=2');
+    const r = readUrlState('?model=tiny&ranks=banana&jitterPct=2');
     expect(r.error).toMatch(/ranks/);
     expect(r.config?.ranks).toBe(DEFAULT_CONFIG.ranks);
     expect(r.config?.jitterPct).toBe(2);
+  });
+
+  it('a link without a model opens the bare link\'s model (the first screen), not tiny', () => {
+    const r = readUrlState('?ranks=128');
+    expect(r.error).toBeNull();
+    expect(r.config).toEqual({ ...FIRST_SCREEN_CONFIG, ranks: 128 });
+    expect(readUrlState('?ranks=banana').config?.ranks).toBe(FIRST_SCREEN_CONFIG.ranks);
   });
 
   it('ignores a malformed view', () => {
