@@ -41,7 +41,7 @@ function sameRun(a: SideResult, b: SideResult): boolean {
 export function unlikeness(a: SideResult, b: SideResult): Unlike | null {
   for (const [name, s] of [['A', a], ['B', b]] as const) {
     const hang = hangWords(s);
-    if (hang) return { kind: 'hang', text: `${name} ${hang}. Its timeline stops there: no step comparison is drawn.` };
+    if (hang) return { kind: 'hang', text: `${name} ${hang}: not a full step, so no comparison is drawn.` };
   }
   for (const [name, s] of [['A', a], ['B', b]] as const) {
     if (s.stoppedAfter === undefined) continue;

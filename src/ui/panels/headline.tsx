@@ -1,12 +1,14 @@
 // One sentence above the timelines stating B's result against A in words, from the metrics
-// table's numbers: "autobucketing: step −21.9 %, exposed communication −98.0 %, peak memory
-// +23.1 %, 581 → 243 all-gathers". Unlike runs (like_runs.ts) get no comparison but the reason:
-// a hung side is headlined as the hang, a stopped one as stopped.
+// table's numbers: "autobucketing: step −21.9 %, exposed communication −98.0 %, peak live
+// tensors +23.1 %, 581 → 243 all-gathers" (each memory figure by its one name: MEMORY_NAMES).
+// Unlike runs (like_runs.ts) get no comparison but the reason: a hung side is headlined as the
+// hang, a stopped one as stopped.
 
 import type { SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
 import { useApp, type SideResult } from '../../store';
 import { fmtDelta } from '../ui_format';
+import { MEMORY_NAMES } from '../glossary';
 import { overHbmWords, sideHbmFit } from '../hbm';
 import { type UnlikeKind, unlikeness } from '../like_runs';
 
@@ -23,13 +25,15 @@ function headlineOf(a: SideResult, b: SideResult): string {
     `step ${fmtDelta(ma.stepTimeUs, mb.stepTimeUs)}`,
     `exposed communication ${fmtDelta(ma.exposedCommUs, mb.exposedCommUs)}`,
   ];
-  if (a.memory.length && b.memory.length) parts.push(`peak memory ${fmtDelta(ma.peakMemoryBytes, mb.peakMemoryBytes)}`);
+  if (a.memory.length && b.memory.length) {
+    parts.push(`${MEMORY_NAMES.live} ${fmtDelta(ma.peakMemoryBytes, mb.peakMemoryBytes)}`);
+  }
   parts.push(`${ma.collectives.all_gather} → ${mb.collectives.all_gather} all-gathers`);
   const live = a.source === 'live' && b.source === 'live' ? ' (both live, one clock)' : '';
   return `${shortName(b.title)} vs ${shortName(a.title)}${live}: ${parts.join(', ')}`;
 }
 
-/** Sides that do not fit in HBM, in words (' Does not fit in HBM — B: peak 84.57 GiB = 1.07 × h100 HBM …'). */
+/** Sides that do not fit in HBM (' Does not fit in HBM — B: peak reserved 84.57 GiB = 1.07 × h100 HBM …'). */
 function overHbm(a: SideResult, b: SideResult, hardware: HardwareName): string {
   const over = ([['A', a], ['B', b]] as const).flatMap(([name, s]) => {
     const fit = s.source === 'sim' ? sideHbmFit(s, hardware) : null; // a live or imported step ran elsewhere
