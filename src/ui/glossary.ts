@@ -147,6 +147,12 @@ export const TERMS: readonly Term[] = [
       'live run (your browser\'s real time, or the cost model replayed), or an imported trace. Numbers from ' +
       'different clocks are not comparable.',
   },
+  {
+    id: 'kernels', term: 'kernels (live)',
+    text: "What computes a live run's nodes: WebGPU (WGSL shaders on this browser's GPU, one device per rank " +
+      "worker) or CPU (the reference kernels, in each worker). 'auto' tries WebGPU and falls back to CPU when " +
+      'the browser gives no WebGPU device; the headline names the kernels a run actually used.',
+  },
 ];
 
 export function termById(id: string): Term {

@@ -10,7 +10,7 @@ import { useApp, type SideResult } from '../../store';
 import { fmtDelta } from '../ui_format';
 import { MEMORY_NAMES } from '../glossary';
 import { overHbmWords, sideHbmFit } from '../hbm';
-import { type UnlikeKind, unlikeness } from '../like_runs';
+import { type LiveContext, type UnlikeKind, unlikeness } from '../like_runs';
 
 /** 'aot_eager_autobucketing (live)' → 'autobucketing'; the clock is in each timeline's header. */
 function shortName(t: string): string {
@@ -50,13 +50,13 @@ export interface HeadlineView {
 
 /** The headline for the sides on screen: a comparison only between like runs. */
 export function headlineView(
-  a: SideResult | null, b: SideResult | null, cfg: SimConfig, simulating: boolean,
+  a: SideResult | null, b: SideResult | null, cfg: SimConfig, simulating: boolean, live?: LiveContext,
 ): HeadlineView {
   if (!a || !b) {
     const what = `${cfg.model} on ${cfg.ranks} ranks`;
     return { kind: 'pending', text: simulating ? `Simulating ${what}, both backends…` : `Waiting for ${what}.` };
   }
-  const unlike = unlikeness(a, b);
+  const unlike = unlikeness(a, b, live ?? { timing: cfg.live.timing, side: 'b', device: '' });
   const fit = overHbm(a, b, cfg.hardware);
   if (unlike) return { kind: unlike.kind, text: `${unlike.text}${fit}` };
   return { kind: 'compare', text: `${headlineOf(a, b)}${fit ? `.${fit}` : ''}` };
@@ -67,7 +67,9 @@ export function Headline() {
   const b = useApp((s) => s.sides.b);
   const cfg = useApp((s) => s.config);
   const simulating = useApp((s) => s.simulating);
-  const v = headlineView(a, b, cfg, simulating);
+  const liveSide = useApp((s) => s.live.side);
+  const device = useApp((s) => s.live.device);
+  const v = headlineView(a, b, cfg, simulating, { timing: cfg.live.timing, side: liveSide, device });
   const muted = v.kind === 'clock' || v.kind === 'run' || v.kind === 'pending';
   const warn = v.kind === 'hang' || v.kind === 'stopped';
   return (

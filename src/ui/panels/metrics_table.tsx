@@ -9,7 +9,7 @@ import { MODEL_PRESETS, paramCount } from '../../model';
 import { useMemo } from 'react';
 import { exposedCommByGroup, useApp, type SideResult } from '../../store';
 import { COMM_KINDS, COMM_LABELS, type TraceMetrics } from '../../trace';
-import { unlikeness } from '../like_runs';
+import { type LiveContext, unlikeness } from '../like_runs';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../ui_format';
 import { MEMORY_NAMES, termById } from '../glossary';
 import { type NamedHbmFit, sideHbmFit } from '../hbm';
@@ -174,8 +174,11 @@ export function MetricsTable() {
   const a = useApp((s) => s.sides.a);
   const b = useApp((s) => s.sides.b);
   const cfg = useApp((s) => s.config);
+  const liveSide = useApp((s) => s.live.side);
+  const device = useApp((s) => s.live.device);
   const over = overHbm([['A', a], ['B', b]], cfg.hardware);
-  const unlike = a && b ? unlikeness(a, b) : null; // only like runs are compared (like_runs.ts)
+  const live: LiveContext = { timing: cfg.live.timing, side: liveSide, device };
+  const unlike = a && b ? unlikeness(a, b, live) : null; // only like runs are compared (like_runs.ts)
   const comparable = unlike === null;
   const rows = useMemo(() => withGroupRows(groupRows([a, b])), [a, b]);
   return (

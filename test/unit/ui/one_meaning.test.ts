@@ -5,10 +5,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseConfigQuery, type SimConfig } from '../../../src/config';
+import type { SideResult } from '../../../src/store';
 import { simulateConfig } from '../../../src/store/engine';
 import { bHangsANot, hangSpan, peakRises } from '../../../src/ui/claims';
 import { MEMORY_NAMES, TERMS, termById } from '../../../src/ui/glossary';
 import { overHbmWords, sideHbmFit } from '../../../src/ui/hbm';
+import { kernelsWords, liveAdvice, unlikeness } from '../../../src/ui/like_runs';
 import { headlineView } from '../../../src/ui/panels/headline';
 import { AGGREGATES, ROWS, cellText } from '../../../src/ui/panels/metrics_table';
 import { fmtUs } from '../../../src/ui/ui_format';
@@ -121,5 +123,37 @@ describe('a side that hangs', () => {
     expect(h.kind).toBe('hang');
     expect(h.text).toMatch(/not a full step/);
     expect(h.text).not.toMatch(/stops there/);
+  });
+});
+
+describe('live words', () => {
+  it('names the kernels a run used, resolving auto from the ranks\' labels', () => {
+    expect(kernelsWords('webgpu')).toBe('WebGPU kernels');
+    expect(kernelsWords('cpu')).toBe('CPU kernels');
+    expect(kernelsWords('cost model')).toBe('cost model');
+    expect(kernelsWords('auto', 'webgpu: SwiftShader (fallback adapter, core)')).toBe('WebGPU kernels (auto)');
+    expect(kernelsWords('auto', 'cpu reference (no WebGPU: no adapter)')).toBe('CPU kernels (auto: no WebGPU device)');
+    expect(kernelsWords('auto', '')).toBe('auto kernels (WebGPU, else CPU)');
+    expect(termById('kernels').text).toMatch(/'auto' tries WebGPU and falls back to CPU/);
+  });
+
+  it('a live B beside a simulated A names its resolved kernels and advises only what A+B gives', () => {
+    const b: SideResult = {
+      ...tiny.b, source: 'live', clock: 'live: preset timing', title: 'aot_eager_autobucketing (live)',
+      run: { model: 'tiny', mesh: 'FSDP 4', kernels: 'auto' },
+    };
+    const a: SideResult = { ...tiny.a, run: { model: 'tiny', mesh: 'FSDP 4', kernels: 'cost model' } };
+    const u = unlikeness(a, b, { timing: 'preset', side: 'b', device: 'webgpu: SwiftShader (core)' })!;
+    expect(u.kind).toBe('run');
+    expect(u.text).toContain('B: WebGPU kernels (auto)');
+    expect(u.text).not.toMatch(/auto kernels/);
+    expect(u.text).toContain(liveAdvice('preset'));
+    expect(liveAdvice('preset')).toMatch(/not measured/);
+    expect(liveAdvice('preset')).not.toMatch(/^[^;]*measured with measured/); // only as what 'measured' would give
+    const measured = { ...b, clock: 'live: measured timing' };
+    const m = unlikeness(a, measured, { timing: 'measured', side: 'b', device: '' })!;
+    expect(m.kind).toBe('clock');
+    expect(m.text).toContain(liveAdvice('measured'));
+    expect(liveAdvice('measured')).toMatch(/measured with measured/);
   });
 });
