@@ -3,11 +3,13 @@
 // its one name (glossary.ts MEMORY_NAMES, the glossary-linked term of its row) and equals the
 // run's data; each row says how it combines the ranks. On ?story=hang the hung side shows no
 // full-step figure anywhere, and the caption's claims about B's timeline hold against the events
-// the timeline draws (its probe, window.__FSDP_SIM__).
+// the timeline draws (its probe, window.__FSDP_SIM__). After a live run on 'auto' kernels the
+// headline names the kernels the ranks used, and its advice is what Run live A+B then gives.
 
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { MEMORY_NAMES, termById } from '../../src/ui/glossary';
+import { liveAdvice } from '../../src/ui/like_runs';
 import { AGGREGATES } from '../../src/ui/panels/metrics_table';
 import { fmtBytes, fmtDelta, fmtUs } from '../../src/ui/ui_format';
 import { appForFile } from './harness';
@@ -187,4 +189,39 @@ describe('a hung side (?story=hang)', () => {
       window.__FSDP_SIM__!.store.getState().sides.a!.metrics.stepTimeUs))} step`);
     expect(app.pageErrors).toEqual([]);
   }, SIM_TIMEOUT);
+});
+
+describe('live words', () => {
+  const LIVE_TIMEOUT = 180_000;
+
+  it('a live B on auto kernels names the kernels used; the advice is what Run live A+B gives', async () => {
+    const page = app.page;
+    await openAt(page, '?model=tiny&ranks=4&live.steps=1');
+    await page.click('[data-testid="live-run"]');
+    await page.waitForFunction(() => {
+      const s = window.__FSDP_SIM__!.store.getState();
+      return !s.live.running && s.live.side === 'b' && s.sides.b?.source === 'live' && s.sides.b.run !== undefined;
+    }, undefined, { timeout: LIVE_TIMEOUT });
+    const device = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().live.device);
+    const used = device.startsWith('webgpu') ? 'WebGPU kernels (auto)' : 'CPU kernels (auto';
+    await expect.poll(() => page.getAttribute('[data-testid="headline"]', 'data-kind')).toBe('run');
+    const headline = (await page.textContent('[data-testid="headline"]'))!;
+    expect(headline).toContain(`B: ${used}`);
+    expect(headline).not.toMatch(/auto kernels/);
+    expect(headline).toContain(liveAdvice('preset')); // the default live timing
+    // the glossary says what auto means
+    expect(termById('kernels').text).toMatch(/'auto' tries WebGPU and falls back to CPU/);
+    // and Run live A+B gives what the advice said: both live, compared, on the cost model, not measured
+    await page.click('[data-testid="live-run-both"]');
+    await page.waitForFunction(() => {
+      const s = window.__FSDP_SIM__!.store.getState();
+      return !s.live.running && s.live.side === 'b' && s.sides.a?.source === 'live' &&
+        s.sides.a.run !== undefined && s.sides.b?.run !== undefined && s.live.step === s.live.steps;
+    }, undefined, { timeout: LIVE_TIMEOUT });
+    await expect.poll(() => page.getAttribute('[data-testid="headline"]', 'data-kind')).toBe('compare');
+    for (const side of ['a', 'b']) {
+      expect(await page.textContent(`[data-testid="clock-${side}"]`)).toMatch(/\(not measured\)/);
+    }
+    expect(app.pageErrors).toEqual([]);
+  }, LIVE_TIMEOUT * 2);
 });
