@@ -65,7 +65,7 @@ export const TERMS: readonly Term[] = [
   {
     id: 'overlap', term: 'overlap',
     text: 'The share of communication time hidden under compute (HTA\'s comm/compute overlap). 100 % means the ' +
-      'network never made the GPU wait.',
+      'network never made the GPU wait. Over ranks it is pooled: Σ overlap / Σ communication time.',
   },
   {
     id: 'prefetch', term: 'prefetch',
@@ -79,8 +79,9 @@ export const TERMS: readonly Term[] = [
   },
   {
     id: 'step', term: 'step time',
-    text: 'Wall time of one training step (forward, backward, optimizer): from the first kernel start on any rank ' +
-      'to the last kernel end on any rank, so the slowest rank sets it. A step that hangs has none.',
+    text: 'Wall time of one training step (forward, backward, optimizer), spanned over ranks: from the first ' +
+      'kernel start on any rank to the last kernel end on any rank, so the slowest rank sets it. A step that ' +
+      'hangs has none.',
   },
   {
     id: 'peak', term: MEMORY_NAMES.live,

@@ -32,9 +32,9 @@ interface Row {
 
 /** How each row combines the ranks: what aggregateMetrics (trace/metrics.ts) and stepFigures compute. */
 export const AGGREGATES = {
-  span: 'first start to last end over ranks',
+  span: 'span over ranks',
   mean: 'mean over ranks',
-  pooled: 'Σ overlap / Σ comm over ranks',
+  pooled: 'pooled over ranks',
   max: 'max over ranks',
   rank0: "rank 0's schedule",
 } as const;
