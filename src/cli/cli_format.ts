@@ -53,9 +53,10 @@ export function rowOf(backend: string, m: TraceMetrics): CompareRow {
 }
 
 /**
- * A fixed-width table: backend, step ms, exposed comm ms, overlap %, peak GiB, (with the allocator
- * figures: alloc GiB, reserved GiB, tok/s/GPU), #AG, #RS, and with `hardware` a last column saying
- * whether the reserved peak (else the live peak) fits the preset's HBM (`fits 79.2 GiB HBM`).
+ * A fixed-width table: backend, step ms, exposed comm ms, overlap %, peak live tensors GiB, (with the
+ * allocator figures: peak allocated GiB, peak reserved GiB, tok/s/GPU), #AG, #RS, and with `hardware`
+ * a last column saying whether peak reserved (else peak live tensors) fits the preset's HBM
+ * (`fits 79.2 GiB HBM`). The memory names are the app's (src/ui/glossary.ts MEMORY_NAMES).
  */
 export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName): string {
   const figures =
@@ -65,8 +66,8 @@ export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName
     'step ms',
     'exposed comm ms',
     'overlap %',
-    'peak GiB',
-    ...(figures ? ['alloc GiB', 'reserved GiB', 'tok/s/GPU'] : []),
+    'peak live tensors GiB',
+    ...(figures ? ['peak allocated GiB', 'peak reserved GiB', 'tok/s/GPU'] : []),
     '#AG',
     '#RS',
   ];

@@ -99,7 +99,8 @@ function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly Pipe
   const hint = ac !== 'full' ? ' (try --ac full)' : tp ? ` (try --tp ${tp})` : '';
   for (const r of rows) {
     const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
-    if (!fit.fits) io.out(`warning: ${r.backend}: ${describeHbmFit(fit)}: the step does not fit${hint}`);
+    const said = describeHbmFit(fit, 'peak reserved');
+    if (!fit.fits) io.out(`warning: ${r.backend}: ${said}: the step does not fit${hint}`);
   }
 }
 

@@ -168,7 +168,7 @@ function printPass(io: Io, backend: BackendName, out: ReturnType<typeof passRepo
   io.out(`passes:        ${BACKEND_PASSES[backend].join(' → ')}`);
   io.out(`collectives:   ${out.collectivesBefore} → ${out.collectivesAfter} (${out.buckets.length} buckets)`);
   io.out(`exposed comm:  ${msText(out.exposedMsBefore)} → ${msText(out.exposedMsAfter)}`);
-  io.out(`peak memory:   ${mibText(out.peakBytesBefore)} → ${mibText(out.peakBytesAfter)}`);
+  io.out(`peak live tensors: ${mibText(out.peakBytesBefore)} → ${mibText(out.peakBytesAfter)}`);
   for (const [i, b] of out.buckets.entries()) io.out(`  bucket ${i}: ${b.join(', ')}`);
   for (const g of out.graphs ?? []) printGraphStats(io, g);
   for (const a of out.agreement ?? []) printAgreement(io, a);

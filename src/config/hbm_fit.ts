@@ -20,8 +20,8 @@ export function hbmFit(peakBytes: number, hardware: HardwareName): HbmFit {
   return { hardware, peakBytes, hbmBytes, fits: !(peakBytes > hbmBytes) };
 }
 
-/** `peak 84.57 GiB > h100 HBM 79.18 GiB (80 GB)`, or the ≤ form when it fits. */
-export function describeHbmFit(f: HbmFit): string {
+/** `peak 84.57 GiB > h100 HBM 79.18 GiB (80 GB)`, or the ≤ form when it fits; `what` names the peak. */
+export function describeHbmFit(f: HbmFit, what = 'peak'): string {
   const gb = HARDWARE_PRESETS[f.hardware].hbmDatasheetGB;
-  return `peak ${gibText(f.peakBytes)} ${f.fits ? '≤' : '>'} ${f.hardware} HBM ${gibText(f.hbmBytes)} (${gb} GB)`;
+  return `${what} ${gibText(f.peakBytes)} ${f.fits ? '≤' : '>'} ${f.hardware} HBM ${gibText(f.hbmBytes)} (${gb} GB)`;
 }

@@ -6,6 +6,7 @@
 import type { SimConfig } from '../config';
 import type { SideResult } from '../store';
 import { GIB, formatShare } from '../util';
+import { MEMORY_NAMES } from './glossary';
 import { fmtBytes, fmtUs } from './ui_format';
 
 interface Claim {
@@ -91,21 +92,21 @@ export const fasterStep: ClaimCheck = ({ a, b }) => {
   return { holds, text: `${verdict}: ${fmtUs(ta)} on A, ${fmtUs(tb)} on B.` };
 };
 
-/** B's peak memory is above A's: prefetched weights stay alive longer. */
+/** B's peak live tensors are above A's: prefetched weights stay alive longer. */
 export const peakRises: ClaimCheck = ({ a, b }) => {
   const pa = a.metrics.peakMemoryBytes;
   const pb = b.metrics.peakMemoryBytes;
   const res = a.allocator && b.allocator
-    ? `; reserved by the caching allocator ${fmtBytes(a.allocator.peakReservedBytes)} → ` +
+    ? `; ${MEMORY_NAMES.reserved} ${fmtBytes(a.allocator.peakReservedBytes)} → ` +
       fmtBytes(b.allocator.peakReservedBytes)
     : '';
   return pb > pa
     ? {
         holds: true,
-        text: `B's peak memory is ${fmtBytes(pb - pa)} higher (${fmtBytes(pa)} → ${fmtBytes(pb)}${res}): ` +
+        text: `B's ${MEMORY_NAMES.live} are ${fmtBytes(pb - pa)} higher (${fmtBytes(pa)} → ${fmtBytes(pb)}${res}): ` +
           'every all-gather started early keeps a full weight alive longer.',
       }
-    : { holds: false, text: `B's peak memory does not rise (${fmtBytes(pa)} → ${fmtBytes(pb)}${res}).` };
+    : { holds: false, text: `B's ${MEMORY_NAMES.live} do not rise (${fmtBytes(pa)} → ${fmtBytes(pb)}${res}).` };
 };
 
 /** torch's limit on the peak's rise: max(max_memory_increase_gb, ratio × the original peak), bytes. */
@@ -114,7 +115,7 @@ export function torchMemoryLimit(cfg: SimConfig, originalPeakBytes: number): num
   return Math.max(k.max_memory_increase_gb * GIB, k.max_memory_increase_ratio * originalPeakBytes);
 }
 
-/** Whether B's rise in peak stays inside torch's memory limit, said with the pass's own estimates. */
+/** Whether B's rise in peak live tensors stays inside torch's memory limit, said with the pass's own estimates. */
 export const peakWithinTorchLimit: ClaimCheck = ({ a, b, cfg }) => {
   const pa = a.metrics.peakMemoryBytes;
   const rise = b.metrics.peakMemoryBytes - pa;
@@ -128,12 +129,13 @@ export const peakWithinTorchLimit: ClaimCheck = ({ a, b, cfg }) => {
   const over = stats.filter((p) => p.peakBytes > p.allowedPeakBytes).map((p) => p.phase);
   const past = over.length ? ` Its ${over.join(' and ')} estimate ends above the allowance all the same.` : '';
   const own = graphs
-    ? ` The pass checks its limit against its own estimate of each graph (${graphs}), not the step's peak.${past}`
+    ? ` The pass checks its limit against its own estimate of each graph (${graphs}), not the step's ` +
+      `${MEMORY_NAMES.live}.${past}`
     : '';
   const text = holds
     ? `That rise is inside torch's limit of ${fmtBytes(limit)} (max_memory_increase_gb / _ratio).${own}`
     : `That is more than torch's limit of ${fmtBytes(limit)} (max_memory_increase_gb / _ratio) would allow ` +
-      `on the step's peak.${own}`;
+      `on the step's ${MEMORY_NAMES.live}.${own}`;
   return { holds, text };
 };
 
@@ -166,14 +168,49 @@ export function hangWords(s: SideResult): string | null {
   return `hangs at collective #${m.seq}: ranks ${m.ranks[0]} and ${m.ranks[1]} issued different ${what}`;
 }
 
+/** Where a hung side's timeline ends on each rank it draws, against the mismatch marker. */
+export interface HangSpan {
+  /** The marker: the rank it is drawn on and when that rank issued the mismatched collective, µs. */
+  readonly markerRank: number;
+  readonly markerUs: number;
+  /** Each drawn rank's last event end, µs, by rank (ascending). */
+  readonly ends: readonly { readonly rank: number; readonly endUs: number }[];
+  /** Ranks whose events run on past the marker. */
+  readonly pastMarker: number;
+}
+
+/** The hung side's span from its events (what its timeline draws); null when it does not hang. */
+export function hangSpan(s: SideResult): HangSpan | null {
+  const m = s.mismatch;
+  if (!m) return null;
+  const end = new Map<number, number>();
+  for (const e of s.events) end.set(e.rank, Math.max(end.get(e.rank) ?? -Infinity, e.start + e.dur));
+  const ends = [...end].sort((x, y) => x[0] - y[0]).map(([rank, endUs]) => ({ rank, endUs }));
+  const pastMarker = ends.filter((e) => e.endUs > m.timeUs).length;
+  return { markerRank: m.ranks[1], markerUs: m.timeUs, ends, pastMarker };
+}
+
+/** 'B's timeline draws each rank up to where it stops: …' — the hung side's span, in words, from its events. */
+function hangSpanWords(h: HangSpan): string {
+  const marker = `the red marker shows where (rank ${h.markerRank}, ${fmtUs(h.markerUs)})`;
+  if (h.ends.length === 0) return `${marker}.`;
+  const first = h.ends.reduce((x, y) => (y.endUs < x.endUs ? y : x));
+  const last = h.ends.reduce((x, y) => (y.endUs > x.endUs ? y : x));
+  const span = `its ranks stop between ${fmtUs(first.endUs)} (rank ${first.rank}) and ${fmtUs(last.endUs)} ` +
+    `(rank ${last.rank})`;
+  const past = `${h.pastMarker} of the ${h.ends.length} ranks drawn run on past the marker`;
+  return `${marker}. B's timeline draws each rank up to where it stops at a collective that cannot complete: ` +
+    `${span}; ${past}.`;
+}
+
 /** B hangs (a collective mismatch) while A runs its full step. */
 export const bHangsANot: ClaimCheck = ({ a, b }) => {
   const words = hangWords(b);
-  if (!words) return { holds: false, text: 'B does not hang here: every rank issued the same collectives.' };
+  const span = hangSpan(b);
+  if (!words || !span) return { holds: false, text: 'B does not hang here: every rank issued the same collectives.' };
   const aOk = a.mismatch === undefined;
   const full = aOk ? ` A runs its full ${fmtUs(a.metrics.stepTimeUs)} step.` : '';
   const text =
-    `B ${words} (the banner names both). On real GPUs NCCL would wait forever; the red marker shows where, ` +
-    `and B's timeline stops there.${full}`;
+    `B ${words} (the banner names both). On real GPUs NCCL would wait forever; ${hangSpanWords(span)}${full}`;
   return { holds: aOk, text };
 };

@@ -15,6 +15,17 @@ export interface Term {
 /** torchtitan's name for the backend knobs; the command line itself follows, by version (backendFlagsHelp). */
 const BACKEND_FLAG = 'compile.backend and its passes, as below for each torchtitan version';
 
+/**
+ * The one name of each memory figure, as torch names them (torch.cuda.max_memory_allocated /
+ * max_memory_reserved; live tensors: what torch's overlap pass estimates). The metrics table, the
+ * headline, the claims and the memory chart all say these.
+ */
+export const MEMORY_NAMES = {
+  live: 'peak live tensors',
+  allocated: 'peak allocated',
+  reserved: 'peak reserved',
+} as const;
+
 /** Every term the timelines, the metrics and the explain panel use, in reading order. */
 export const TERMS: readonly Term[] = [
   {
@@ -54,7 +65,7 @@ export const TERMS: readonly Term[] = [
   {
     id: 'overlap', term: 'overlap',
     text: 'The share of communication time hidden under compute (HTA\'s comm/compute overlap). 100 % means the ' +
-      'network never made the GPU wait.',
+      'network never made the GPU wait. Over ranks it is pooled: Σ overlap / Σ communication time.',
   },
   {
     id: 'prefetch', term: 'prefetch',
@@ -68,24 +79,28 @@ export const TERMS: readonly Term[] = [
   },
   {
     id: 'step', term: 'step time',
-    text: 'Wall time of one training step (forward, backward, optimizer) on the slowest rank.',
+    text: 'Wall time of one training step (forward, backward, optimizer), spanned over ranks: from the first ' +
+      'kernel start on any rank to the last kernel end on any rank, so the slowest rank sets it. A step that ' +
+      'hangs has none.',
   },
   {
-    id: 'peak', term: 'peak memory',
-    text: 'The most device memory any rank holds at once during the step: shards, gathered parameters, activations, ' +
-      'gradients.',
+    id: 'peak', term: MEMORY_NAMES.live,
+    text: 'The most bytes of live tensors one rank holds at once during the step (shards, optimizer state, gathered ' +
+      "parameters, activations, gradients), by the tensors' lifetimes in the graph: what torch's overlap pass " +
+      'estimates its memory with. The maximum over ranks; no allocator rounding, and not the tensors a graph op ' +
+      'hides (the fp32 logits of the loss).',
   },
   {
-    id: 'peak_allocated', term: 'peak allocated',
+    id: 'peak_allocated', term: MEMORY_NAMES.allocated,
     text: 'torch.cuda.max_memory_allocated: the most bytes live tensors hold at once, in the CUDA caching ' +
       "allocator's 512-byte blocks, including what the step allocates beyond the graph (the fp32 logits and " +
-      'their gradient).',
+      "their gradient). Of rank 0's schedule, over the whole step.",
   },
   {
-    id: 'peak_reserved', term: 'peak reserved',
+    id: 'peak_reserved', term: MEMORY_NAMES.reserved,
     text: 'torch.cuda.max_memory_reserved: the memory the caching allocator holds from the GPU at most: ' +
       'allocated blocks plus the free space in its segments (rounding, a pool per stream, fragmentation). ' +
-      'What torchtitan logs as "memory:", and what must fit in HBM.',
+      "What torchtitan logs as \"memory:\", and what must fit in HBM. Of rank 0's schedule, over the whole step.",
   },
   {
     id: 'idle', term: 'idle',
@@ -132,6 +147,12 @@ export const TERMS: readonly Term[] = [
     text: 'Where a timeline\'s times come from: the cost model (simulated µs for the chosen GPU and network), a ' +
       'live run (your browser\'s real time, or the cost model replayed), or an imported trace. Numbers from ' +
       'different clocks are not comparable.',
+  },
+  {
+    id: 'kernels', term: 'kernels (live)',
+    text: "What computes a live run's nodes: WebGPU (WGSL shaders on this browser's GPU, one device per rank " +
+      "worker) or CPU (the reference kernels, in each worker). 'auto' tries WebGPU and falls back to CPU when " +
+      'the browser gives no WebGPU device; the headline names the kernels a run actually used.',
   },
 ];
 

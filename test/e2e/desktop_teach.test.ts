@@ -184,7 +184,7 @@ describe('labels, units and warnings', () => {
     expect(text).not.toMatch(/\d{5,}(\.\d+)?\s(B|KiB|MiB|GiB|TiB|PiB)\b/); // a unit too small for its number
     for (const side of ['a', 'b']) {
       const warn = page.locator(`[data-testid="timeline-${side}"] [data-testid="hbm-warn"]`);
-      expect(await warn.textContent()).toMatch(/does not fit in HBM: peak [\d.]+\sGiB = [\d.]+ × h100 HBM/);
+      expect(await warn.textContent()).toMatch(/does not fit in HBM: peak reserved [\d.]+\sGiB = [\d.]+ × h100 HBM/);
     }
     const line = page.locator('[data-testid="memory-chart"] [data-ref="hbm"]');
     expect(await line.count()).toBe(1);

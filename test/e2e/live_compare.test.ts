@@ -85,7 +85,7 @@ describe('only like runs are compared', () => {
     }, null, { timeout: LIVE_TIMEOUT });
     await expect.poll(() => app.page.getAttribute('[data-testid="headline"]', 'data-kind')).toBe('run');
     const text = (await app.page.textContent('[data-testid="headline"]'))!;
-    expect(text).toMatch(/A: cpu kernels; B: webgpu kernels/);
+    expect(text).toMatch(/A: CPU kernels; B: WebGPU kernels/);
     expect(text).not.toMatch(/step [−+]/);
     const deltas = await app.page.locator('[data-testid="metrics"] td[data-delta]').allTextContents();
     expect(deltas.every((d) => d === '–')).toBe(true);

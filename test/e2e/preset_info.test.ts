@@ -94,9 +94,10 @@ describe('memory as torch reports it (metrics table)', () => {
     // fmtBytes puts a no-break space before the unit
     const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(2).replace('.', '\\.');
     const b = stepFigures(runs.b);
-    const said = `B reserved peak ${gib(b.peakReservedBytes)}\\sGiB \\(allocated ${gib(b.peakAllocatedBytes)}\\sGiB\\)`;
-    expect(warning).toMatch(new RegExp(`Does not fit in HBM: ${said} > h100 HBM ${gib(hbm)} GiB`));
-    expect(warning).not.toMatch(/\bA reserved/);
+    const said = `B peak reserved ${gib(b.peakReservedBytes)}\\sGiB > h100 HBM ${gib(hbm)} GiB \\(80 GB\\)`;
+    const allocated = `, with peak allocated ${gib(b.peakAllocatedBytes)}\\sGiB`;
+    expect(warning).toMatch(new RegExp(`Does not fit in HBM: ${said}${allocated}`));
+    expect(warning).not.toMatch(/\bA peak reserved/);
     const warned = await app.page.getAttribute('[data-testid="metrics"] tr[data-metric="peak_reserved"]', 'class');
     expect(warned).toMatch(/warn-text/);
     expect(app.pageErrors).toEqual([]);

@@ -93,7 +93,7 @@ describe('first visit', () => {
     const pct = (((stepB - stepA) / stepA) * 100);
     expect(text).toContain(`step ${pct < 0 ? '−' : '+'}${Math.abs(pct).toFixed(1)} %`);
     expect(text).toMatch(/exposed communication [−+][\d.]+ %/);
-    expect(text).toMatch(/peak memory [−+][\d.]+ %/);
+    expect(text).toMatch(/peak live tensors [−+][\d.]+ %/);
     await context.close();
   });
 });

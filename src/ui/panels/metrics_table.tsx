@@ -1,23 +1,28 @@
 // Metrics table: HTA-style metrics of A and B side by side with B's change against A. Row and
-// column heads open their definition on hover, focus and tap; sides on different clocks get no
-// delta column.
+// column heads open their definition on hover, focus and tap; each row says how it combines the
+// ranks (trace/metrics.ts aggregateMetrics, pipeline/figures.ts); sides on different clocks get no
+// delta column; a side that hangs shows no full-step figure, and its others as "to the hang".
 
-import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, type HbmFit, type SimConfig } from '../../config';
+import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, type SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
 import { MODEL_PRESETS, paramCount } from '../../model';
 import { useMemo } from 'react';
 import { exposedCommByGroup, useApp, type SideResult } from '../../store';
 import { COMM_KINDS, COMM_LABELS, type TraceMetrics } from '../../trace';
-import { unlikeness } from '../like_runs';
+import { type LiveContext, unlikeness } from '../like_runs';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../ui_format';
-import { termById } from '../glossary';
-import { sideHbmFit } from '../hbm';
+import { MEMORY_NAMES, termById } from '../glossary';
+import { type NamedHbmFit, sideHbmFit } from '../hbm';
 import { Term } from '../term';
 
 interface Row {
   readonly key: string;
   readonly term: string; // glossary id of the row's definition
   readonly label: string;
+  /** How the row combines the ranks, as the code computes it ('max over ranks'). */
+  readonly agg: string;
+  /** A figure of the whole step (a hung side has none: 'not a full step'); else it covers the events drawn. */
+  readonly fullStep?: boolean;
   readonly get: (m: TraceMetrics, r: SideResult) => number;
   readonly fmt: (v: number) => string;
   readonly lowerIsBetter: boolean;
@@ -25,29 +30,50 @@ interface Row {
   readonly whenNonZero?: boolean;
 }
 
-const ROWS: readonly Row[] = [
-  { key: 'step', term: 'step', label: 'step time', get: (m) => m.stepTimeUs, fmt: fmtUs, lowerIsBetter: true },
-  { key: 'exposed', term: 'exposed', label: 'exposed comm', fmt: fmtUs, lowerIsBetter: true,
+/** How each row combines the ranks: what aggregateMetrics (trace/metrics.ts) and stepFigures compute. */
+export const AGGREGATES = {
+  span: 'span over ranks',
+  mean: 'mean over ranks',
+  pooled: 'pooled over ranks',
+  max: 'max over ranks',
+  rank0: "rank 0's schedule",
+} as const;
+
+export const ROWS: readonly Row[] = [
+  { key: 'step', term: 'step', label: 'step time', agg: AGGREGATES.span, fullStep: true,
+    get: (m) => m.stepTimeUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'exposed', term: 'exposed', label: 'exposed comm', agg: AGGREGATES.mean, fmt: fmtUs, lowerIsBetter: true,
     get: (m) => m.exposedCommUs },
-  { key: 'overlap', term: 'overlap', label: 'overlap', get: (m) => m.overlapPct, fmt: fmtPct, lowerIsBetter: false },
-  { key: 'idle', term: 'idle', label: 'idle', get: (m) => m.idleUs, fmt: fmtUs, lowerIsBetter: true },
+  { key: 'overlap', term: 'overlap', label: 'overlap', agg: AGGREGATES.pooled, get: (m) => m.overlapPct, fmt: fmtPct,
+    lowerIsBetter: false },
+  { key: 'idle', term: 'idle', label: 'idle', agg: AGGREGATES.mean, get: (m) => m.idleUs, fmt: fmtUs,
+    lowerIsBetter: true },
   // live runs and Kineto imports may carry no memory curve: unknown, not zero
-  { key: 'peak', term: 'peak', label: 'peak memory', fmt: fmtBytes, lowerIsBetter: true,
+  { key: 'peak', term: 'peak', label: MEMORY_NAMES.live, agg: AGGREGATES.max, fmt: fmtBytes, lowerIsBetter: true,
     get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN) },
-  // the caching allocator's peaks, as torch reports them (simulated sides only)
-  { key: 'peak_allocated', term: 'peak_allocated', label: 'peak allocated', fmt: fmtBytes, lowerIsBetter: true,
-    whenNonZero: true, get: (_m, r) => r.allocator?.peakAllocatedBytes ?? NaN },
-  { key: 'peak_reserved', term: 'peak_reserved', label: 'peak reserved', fmt: fmtBytes, lowerIsBetter: true,
-    whenNonZero: true, get: (_m, r) => r.allocator?.peakReservedBytes ?? NaN },
-  { key: 'ag', term: 'all_gather', label: '# all-gather', fmt: String, lowerIsBetter: true,
+  // the caching allocator's peaks, as torch reports them (simulated sides only), over the whole schedule
+  { key: 'peak_allocated', term: 'peak_allocated', label: MEMORY_NAMES.allocated, agg: AGGREGATES.rank0,
+    fullStep: true, fmt: fmtBytes, lowerIsBetter: true, whenNonZero: true,
+    get: (_m, r) => r.allocator?.peakAllocatedBytes ?? NaN },
+  { key: 'peak_reserved', term: 'peak_reserved', label: MEMORY_NAMES.reserved, agg: AGGREGATES.rank0,
+    fullStep: true, fmt: fmtBytes, lowerIsBetter: true, whenNonZero: true,
+    get: (_m, r) => r.allocator?.peakReservedBytes ?? NaN },
+  { key: 'ag', term: 'all_gather', label: '# all-gather', agg: AGGREGATES.max, fmt: String, lowerIsBetter: true,
     get: (m) => m.collectives.all_gather },
-  { key: 'rs', term: 'reduce_scatter', label: '# reduce-scatter', fmt: String, lowerIsBetter: true,
-    get: (m) => m.collectives.reduce_scatter },
+  { key: 'rs', term: 'reduce_scatter', label: '# reduce-scatter', agg: AGGREGATES.max, fmt: String,
+    lowerIsBetter: true, get: (m) => m.collectives.reduce_scatter },
   ...COMM_KINDS.filter((k) => k !== 'all_gather' && k !== 'reduce_scatter').map((k): Row => ({
-    key: k, term: 'other_collectives', label: `# ${COMM_LABELS[k]}`, fmt: String, lowerIsBetter: true,
-    whenNonZero: true, get: (m) => m.collectives[k],
+    key: k, term: 'other_collectives', label: `# ${COMM_LABELS[k]}`, agg: AGGREGATES.max, fmt: String,
+    lowerIsBetter: true, whenNonZero: true, get: (m) => m.collectives[k],
   })),
 ];
+
+/** A side's cell: '–' when unknown; on a side that hangs, 'not a full step' or the figure 'to the hang'. */
+export function cellText(r: Pick<Row, 'fmt' | 'fullStep'>, side: SideResult | null | undefined, v: number): string {
+  if (side?.mismatch && r.fullStep) return 'not a full step';
+  if (!side || !Number.isFinite(v)) return '–';
+  return side.mismatch ? `${r.fmt(v)} to the hang` : r.fmt(v);
+}
 
 /**
  * On a mesh (more than one comm group): one 'exposed on <group>' row per group, placed after
@@ -58,8 +84,10 @@ function groupRows(sides: readonly (SideResult | null | undefined)[]): Row[] {
   for (const r of sides) if (r && r.events.length > 0) exposure.set(r, exposedCommByGroup(r.events[0].rank, r.events));
   const groups = [...new Set([...exposure.values()].flatMap((e) => Object.keys(e)))];
   if (groups.length < 2) return [];
+  const firstRanks = [...new Set([...exposure.keys()].map((r) => r.events[0].rank))];
+  const agg = firstRanks.length === 1 ? `rank ${firstRanks[0]}` : "each side's first rank";
   return groups.map((g): Row => ({
-    key: `exposed:${g}`, term: 'exposed', label: `exposed on ${g}`, fmt: fmtUs, lowerIsBetter: true,
+    key: `exposed:${g}`, term: 'exposed', label: `exposed on ${g}`, agg, fmt: fmtUs, lowerIsBetter: true,
     get: (_m, r) => exposure.get(r)?.[g] ?? 0,
   }));
 }
@@ -79,7 +107,7 @@ function shortTitle(t: string | undefined): string {
 /** Sides whose peak exceeds the hardware's HBM (unknown peaks make no claim). */
 interface OverHbm {
   readonly side: string;
-  readonly fit: HbmFit;
+  readonly fit: NamedHbmFit;
   readonly r: SideResult;
 }
 
@@ -90,12 +118,11 @@ function overHbm(sides: readonly [string, SideResult | null | undefined][], hard
   });
 }
 
-/** `A reserved peak 84.57 GiB (allocated 80.10 GiB) > h100 HBM 79.18 GiB (80 GB)`. */
+/** `A peak reserved 84.57 GiB > h100 HBM 79.18 GiB (80 GB), with peak allocated 80.10 GiB`. */
 function describeOver(o: OverHbm): string {
   const a = o.r.allocator;
-  if (a === undefined) return `${o.side} ${describeHbmFit(o.fit)}`;
-  const allocated = `(allocated ${fmtBytes(a.peakAllocatedBytes)})`;
-  return `${o.side} reserved ${describeHbmFit(o.fit).replace(/^peak (\S+ GiB)/, `peak $1 ${allocated}`)}`;
+  const allocated = a === undefined ? '' : `, with ${MEMORY_NAMES.allocated} ${fmtBytes(a.peakAllocatedBytes)}`;
+  return `${o.side} ${describeHbmFit(o.fit, o.fit.what)}${allocated}`;
 }
 
 /** fp32 master weights + fp32 gradients + two fp32 AdamW moments: the sharded state per parameter. */
@@ -120,7 +147,7 @@ function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
     levers.push('tensor parallel (parallelism.tensor_parallel_degree=8)');
   }
   return levers.length
-    ? `${levers.join(', ').replace(/, ([^,]*)$/, ' or $1')} would lower the peak.`
+    ? `${levers.join(', ').replace(/, ([^,]*)$/, ' or $1')} would lower ${MEMORY_NAMES.reserved}.`
     : 'This config already uses every lever fsdp-sim models; torchtitan adds pipeline parallelism here, '
       + 'which fsdp-sim does not model.';
 }
@@ -129,6 +156,11 @@ function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
 function deltaText(key: string, va: number, vb: number): string {
   if (key !== 'overlap') return fmtDelta(va, vb);
   return Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–';
+}
+
+/** ' · hangs' after the column head of a side whose step hangs. */
+function hangsMark(r: SideResult | null | undefined) {
+  return r?.mismatch ? <span className="warn-text small" data-testid="metrics-hangs"> · hangs</span> : null;
 }
 
 const DELTA_DEF = "B vs A: B's change against A, relative (%) or in points (pt); green: better, red: worse.";
@@ -142,26 +174,29 @@ export function MetricsTable() {
   const a = useApp((s) => s.sides.a);
   const b = useApp((s) => s.sides.b);
   const cfg = useApp((s) => s.config);
+  const liveSide = useApp((s) => s.live.side);
+  const device = useApp((s) => s.live.device);
   const over = overHbm([['A', a], ['B', b]], cfg.hardware);
-  const unlike = a && b ? unlikeness(a, b) : null; // only like runs are compared (like_runs.ts)
+  const live: LiveContext = { timing: cfg.live.timing, side: liveSide, device };
+  const unlike = a && b ? unlikeness(a, b, live) : null; // only like runs are compared (like_runs.ts)
   const comparable = unlike === null;
   const rows = useMemo(() => withGroupRows(groupRows([a, b])), [a, b]);
   return (
     <section className="panel metrics" data-testid="metrics">
-      <h2>Metrics <span className="muted">(mean over ranks; HTA definitions)</span></h2>
+      <h2>Metrics <span className="muted">(HTA definitions; each row says how it combines the ranks)</span></h2>
       <table>
         <thead>
           <tr>
             <th />
-            <th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}</th>
-            <th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}</th>
+            <th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}{hangsMark(a)}</th>
+            <th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}{hangsMark(b)}</th>
             <th><Term def={DELTA_DEF}>B vs A</Term></th>
           </tr>
         </thead>
         <tbody>
           {rows.map((r) => {
-            const va = a ? r.get(a.metrics, a) : NaN;
-            const vb = b ? r.get(b.metrics, b) : NaN;
+            const va = a && !(a.mismatch && r.fullStep) ? r.get(a.metrics, a) : NaN;
+            const vb = b && !(b.mismatch && r.fullStep) ? r.get(b.metrics, b) : NaN;
             if (r.whenNonZero && !(va > 0) && !(vb > 0)) return null;
             const both = comparable && Number.isFinite(va) && Number.isFinite(vb) && va !== vb;
             const better = both && (vb < va) === r.lowerIsBetter;
@@ -169,9 +204,16 @@ export function MetricsTable() {
             return (
               <tr key={r.key} data-metric={r.key}
                 className={r.key.startsWith('peak') && over.length > 0 ? 'warn-text' : undefined}>
-                <th><Term def={headTitle(r)} term={r.term}>{r.label}</Term></th>
-                <td data-side="a" data-value={String(va)}>{a && Number.isFinite(va) ? r.fmt(va) : '–'}</td>
-                <td data-side="b" data-value={String(vb)}>{b && Number.isFinite(vb) ? r.fmt(vb) : '–'}</td>
+                <th data-agg={r.agg}>
+                  <Term def={headTitle(r)} term={r.term}>{r.label}</Term>{' '}
+                  <span className="muted small">({r.agg})</span>
+                </th>
+                <td data-side="a" data-value={String(va)} data-hung={a?.mismatch ? '' : undefined}>
+                  {cellText(r, a, va)}
+                </td>
+                <td data-side="b" data-value={String(vb)} data-hung={b?.mismatch ? '' : undefined}>
+                  {cellText(r, b, vb)}
+                </td>
                 <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>
                   {comparable ? deltaText(r.key, va, vb) : '–'}
                 </td>
@@ -193,8 +235,9 @@ export function MetricsTable() {
       )}
       {(a?.mismatch || b?.mismatch) && (
         <p className="small warn-text" data-testid="metrics-mismatch-note">
-          {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step stops at the hang, so its numbers are not a
-          full step.
+          {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step never completes, so it has no full-step
+          figure (step time, {MEMORY_NAMES.allocated}, {MEMORY_NAMES.reserved}: not a full step); its other figures
+          cover its ranks' events up to where each blocked (to the hang).
         </p>
       )}
     </section>

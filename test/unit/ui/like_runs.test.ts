@@ -35,7 +35,7 @@ describe('unlikeness', () => {
     const b = live('webgpu', { clock: 'live: preset timing' }); // cost-model replay: the same clock kind
     const u = unlikeness(big().a, b);
     expect(u?.kind).toBe('run');
-    expect(u?.text).toMatch(/A: llama3-70b, FSDP 16, cost model; B: tiny, FSDP 8, webgpu kernels/);
+    expect(u?.text).toMatch(/A: llama3-70b, FSDP 16, cost model; B: tiny, FSDP 8, WebGPU kernels/);
     const h = headlineView(big().a, b, cfgOf('model=llama3-70b&ranks=16'), false);
     expect(h.text).not.toMatch(/%|→/);
   });
@@ -51,7 +51,7 @@ describe('unlikeness', () => {
   });
 
   it('keeps WebGPU and CPU kernels apart, and compares two runs of the same kernels', () => {
-    expect(unlikeness(live('webgpu'), live('cpu'))?.text).toMatch(/A: webgpu kernels; B: cpu kernels/);
+    expect(unlikeness(live('webgpu'), live('cpu'))?.text).toMatch(/A: WebGPU kernels; B: CPU kernels/);
     expect(unlikeness(live('cpu'), live('cpu'))).toBeNull();
   });
 
