@@ -91,6 +91,7 @@ describe('the commands the docs show', () => {
     const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
     expect(scripts.start).toMatch(/vite preview --host 127\.0\.0\.1 --port 4173 --strictPort$/);
     expect(scripts.test).toMatch(/^npm run typecheck && npm run lint && /);
+    expect(existsSync(join(ROOT, 'test/e2e/readme_start.test.ts')), 'the test that runs npm start').toBe(true);
   });
 
   it('sit beside links that resolve: every file and heading a doc links to exists', () => {
