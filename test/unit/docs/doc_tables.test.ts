@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixed, GIB } from '../../../src/util';
-import { docFiles, outputBlocks, ROOT, runLine, type Table, tables } from './markdown';
+import { docFiles, outputBlocks, readDoc, ROOT, runLine, type Table, tables } from './markdown';
 
 type Cells = Readonly<Record<string, string>>;
 
@@ -251,6 +251,18 @@ describe('the docs’ tables', () => {
         expect(only?.[1], `${t.file}:${t.line}: ${row.command}`).toBeOneOf(sections);
       }
     }
+  });
+
+  it('show each table’s and output’s command where a reader sees it, not only in the comment', () => {
+    const visible = (file: string) => readDoc(file).replace(/<!--[\s\S]*?-->/g, '').replace(/\s+/g, ' ');
+    const hidden = [
+      ...all.filter((t) => t.marker?.kind === 'table').map((t) => ({ file: t.file, command: t.marker!.text })),
+      ...docFiles().flatMap((file) => outputBlocks(file).map((b) => ({ file, command: b.command }))),
+    ].filter(({ file, command }) => {
+      const base = command.replace(PLACEHOLDER, '').replace(/ --json$/, '').replace(/\s+/g, ' ').trim();
+      return !visible(file).includes(base);
+    });
+    expect(hidden).toEqual([]);
   });
 
   for (const t of all.filter((x) => x.marker?.kind === 'table')) {
