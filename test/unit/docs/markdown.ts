@@ -19,7 +19,7 @@ export function readDoc(file: string): string {
 }
 
 /** A fenced block: its info string (`sh`, `text`, ...), its lines, and the line the fence opens on. */
-export interface Fence {
+interface Fence {
   readonly lang: string;
   readonly lines: readonly string[];
   readonly start: number;
@@ -65,14 +65,14 @@ export interface Table {
 }
 
 /** A cell as read: markdown emphasis and code ticks dropped, spaces trimmed. */
-export function cellText(c: string): string {
+function cellText(c: string): string {
   return c.replace(/\*\*|`/g, '').trim();
 }
 
 const splitRow = (l: string) => l.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map(cellText);
 
 /** The `<!-- kind: text -->` comment that ends right above line `i` (blank lines between allowed). */
-export function markerAbove(lines: readonly string[], i: number): Table['marker'] {
+function markerAbove(lines: readonly string[], i: number): Table['marker'] {
   let j = i - 1;
   while (j >= 0 && lines[j].trim() === '') j--;
   const m = j >= 0 ? /^<!--\s*([a-z]+):\s*([\s\S]*?)\s*-->\s*$/.exec(lines[j]) : null;
@@ -105,7 +105,7 @@ export function outputBlocks(file: string): { command: string; text: string; lin
   });
 }
 
-export interface Run {
+interface Run {
   readonly status: number | null;
   readonly stdout: string;
   readonly stderr: string;
