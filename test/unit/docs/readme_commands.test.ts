@@ -33,9 +33,6 @@ const FACTS: Readonly<Record<string, RegExp>> = {
   [`${SIM} analyze ${HTA}`]: /^0\s+600\.058\s+11\.81\s+53\.56\s+17\.71\s+28\.74\s/m,
   [`${SIM} calibrate ${HTA} --model llama3-8b --ranks 128`]: /^default\s+128\s+12\s/m,
   'node bin/fsdp-sim.mjs help': /^usage: fsdp-sim <command> \[flags\]$/m,
-  // docs/autobucketing.md
-  [`${SIM} compare --model llama3-8b --ranks 8 --hardware h100 ` +
-  '--backends aot_eager,aot_eager_autobucketing,transformer_block,fsdp2_eager']: /^fsdp2_eager\s+999\.23\s/m,
   // docs/fidelity.md
   [`${SIM} pass --fx-graph ${TORCH_PASS}/fx/llama8b_2layer_seq2048_saved_fw.json.gz --torch-profile 2.11 ` +
   `--torch-log ${TORCH_PASS}/logs/llama8b_2layer_seq2048_saved_fw.log.gz`]:
@@ -50,8 +47,6 @@ const FACTS: Readonly<Record<string, RegExp>> = {
   [`${SIM} compare --model small --ranks 8 --tp 2 --json`]: /"mesh":\{"dp_replicate":1,"dp_shard":4,"tp":2\}/,
   [`${SIM} compare --model small --ranks 8 --dp-replicate 2`]: /\(HSDP 2 × 4\)/,
   // docs/live_training.md
-  [`${SIM} train --model tiny --ranks 2 --steps 10 --backend aot_eager_autobucketing --json`]:
-    /^\{"device":"cpu reference","losses":\[5\.546/,
   [`${SIM} train --model tiny --ranks 4 --tp 2 --steps 1`]: /^training tiny on 4 rank\(s\) \(FSDP 2 × TP 2\)/,
   // docs/testing.md
   'npx vitest run --config vitest.config.ts test/unit/util/format.test.ts': /Test Files\s+1 passed/,
