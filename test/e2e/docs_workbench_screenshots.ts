@@ -1,4 +1,4 @@
-// Regenerates the README's workbench images from the built app (run `npx vite build` first):
+// Regenerates docs/workbench.md's images from the built app (run `npx vite build` first):
 //   node --import tsx test/e2e/docs_workbench_screenshots.ts
 // docs/sweep.png: the sweep panel after a link's sweep of the ring bandwidth (bandwidthGBps) on
 // small × 8 ranks; docs/diff.png: the diff table's top-exposed view beside the timelines.

@@ -53,7 +53,7 @@ describe('makeCostModel', () => {
     expect(cost.computeUs(ce)).toBeCloseTo(((18 * T * V) / (0.8 * 3350e9)) * 1e6 + h100.launchUs, 6);
   });
 
-  it('describes what each preset assumes, in TFLOPS and TB/s (the README table and the explain panel)', () => {
+  it('describes what each preset assumes, in TFLOPS and TB/s (the explain panel)', () => {
     expect(describeAchieved(HARDWARE_PRESETS.h100)).toBe(
       'h100: GEMM 791 TFLOPS (80 %) large, half that at min dim 128; flash attention fwd 346 TFLOPS (35 %), bwd 297 TFLOPS (30 %); memory-bound 2.68 TB/s (80 %); launch 4 µs',
     );

@@ -29,7 +29,7 @@
 //    the H100 variant is not named (taken as the same 96 GB hosts as PR #1881). The baseline is the
 //    traced joint graph in program order = fsdp-sim's aot_eager on compileMode aot_fx_trace; with
 //    the pass = aot_eager_autobucketing, run once over the joint graph.
-// The README shows this table ("Fidelity to published runs").
+// docs/fidelity.md shows these rows ("Torchtitan's published runs"), each from a compare command.
 import { describe, expect, it } from 'vitest';
 import type { BackendName } from '../../../src/backends';
 import { validateConfig } from '../../../src/config';
