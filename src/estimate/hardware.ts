@@ -167,7 +167,7 @@ export function getHardware(name: string): HardwarePreset {
   return HARDWARE_PRESETS[name as HardwareName];
 }
 
-/** One line per assumption, for the explain panel, the README and the CLI label. */
+/** One line per assumption, for the explain panel and the CLI label. */
 export function describeAchieved(hw: HardwarePreset): string {
   const a = hw.achieved;
   if (a === undefined) return `${hw.name}: plain roofline (peaks, no achieved efficiencies)`;

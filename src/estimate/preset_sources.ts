@@ -1,5 +1,5 @@
 // What a hardware and a network preset assume, one row per constant with the public measurement it
-// comes from: the explain panel's "What the preset assumes" and the README table read these rows.
+// comes from: the explain panel's "What the preset assumes" reads these rows.
 // The constants themselves live in hardware.ts and network.ts (their headers say more); this file
 // only names them and their sources, so a preset and its citation are read from one place.
 
