@@ -3,7 +3,7 @@
 // takes the config's mesh (TP, HSDP) as far as the live workers and the tiny model can.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { runTraining } from '../runtime'; // the browser flavour (Web Workers)
+import { type AdapterProbe, probeAdapter, runTraining } from '../runtime'; // the browser flavour (Web Workers)
 import type { BackendName } from '../backends';
 import { describeMesh, type SimConfig } from '../config';
 import { sideFromEvents } from './engine';
@@ -15,13 +15,17 @@ import type { ViewSlice } from './view_slice';
 
 export interface LiveSlice {
   readonly live: LiveState;
+  /** The WebGPU adapter this page offers the rank workers (null until probed): what 'auto' kernels will pick. */
+  readonly liveAdapter: AdapterProbe | null;
   startLive(opts?: { steps?: number; side?: Side }): Promise<void>;
   stopLive(): void;
+  /** Probe the adapter once (runtime/gpu, the way the workers ask); later calls return the first answer. */
+  probeLiveAdapter(): Promise<AdapterProbe>;
 }
 
 const IDLE_LIVE: LiveState = {
   running: false, step: 0, steps: 0, stepsPerSec: 0, losses: [], device: '', error: null, side: 'b', ranks: 0, mesh: '',
-  stoppedAfter: null,
+  stoppedAfter: null, startup: [], startupMs: 0, kernels: null,
 };
 
 /**
@@ -59,6 +63,7 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
   set: StoreApi<S>['setState'], get: () => S,
 ): LiveSlice {
   let controller: AbortController | null = null;
+  let probe: Promise<AdapterProbe> | null = null;
   let starting = false; // between the click and the run: switching the config, re-simulating A
   const setLive = (p: Partial<LiveState>) => set({ live: { ...get().live, ...p } } as Partial<S>);
   /** The live side, once the run ended: what ran (only like runs are compared) and where it stopped. */
@@ -69,6 +74,15 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
   };
   return {
     live: IDLE_LIVE,
+    liveAdapter: null,
+    probeLiveAdapter: () => {
+      probe ??= probeAdapter().catch((e: unknown) => ({ found: false as const, why: (e as Error).message }))
+        .then((a) => {
+          set({ liveAdapter: a } as Partial<S>);
+          return a;
+        });
+      return probe;
+    },
     startLive: async (opts = {}) => {
       if (get().live.running || starting) return;
       starting = true;
@@ -92,6 +106,7 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
         const res = await runTraining({
           ...run,
           signal: controller.signal,
+          onStartup: (p) => setLive({ startup: p.ranks, startupMs: p.elapsedMs, kernels: p.kernels ?? null }),
           onProgress: (p) => {
             const losses = [...get().live.losses, { step: p.step, loss: p.loss }];
             setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses });
