@@ -37,16 +37,17 @@ function kernelsText(choice: string, kernels: ResolvedKernels | null, adapter: A
   return choice === 'auto' ? `${on}: auto found this adapter` : on;
 }
 
-/** Start-up while no step is done: how many ranks started, pipelines compiled, ranks ready. */
+/** Start-up while no step is done: 'starting 8 workers: 5/8 started · kernels 37/136 compiled · 2/8 ready'. */
 function startupText(live: LiveState): string {
-  if (live.startup.length === 0) return `starting ${live.ranks} workers`;
+  const head = `starting ${live.ranks} workers`;
+  if (live.startup.length === 0) return head;
   const c = startupCounts(live.startup);
   const n = live.startup.length;
-  const parts = [`${c.started}/${n} workers started`];
+  const parts = [`${c.started}/${n} started`];
   if (c.kernels > 0) parts.push(`kernels ${c.compiled}/${c.kernels} compiled`);
   if (c.ready > 0) parts.push(`${c.ready}/${n} ready`);
   if (c.ready === n) parts.push('step 1 running');
-  return parts.join(' · ');
+  return `${head}: ${parts.join(' · ')}`;
 }
 
 const STAGE_WORDS: Readonly<Record<RankStage, string>> = {
