@@ -10,7 +10,7 @@ import { sideFromEvents } from './engine';
 import { liveMeshOf, liveRanks, liveRunOptions } from './live_run';
 import type { ConfigSlice } from './config_slice';
 import type { ResultsSlice } from './results_slice';
-import type { LiveState, RunKey, Side } from './store_types';
+import { LIVE_MEASURED_CLOCK, LIVE_MODEL_CLOCK, type LiveState, type RunKey, type Side } from './store_types';
 import type { ViewSlice } from './view_slice';
 
 export interface LiveSlice {
@@ -111,9 +111,11 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
             const losses = [...get().live.losses, { step: p.step, loss: p.loss }];
             setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses });
             // measured timing draws the step as this machine ran it: its readbacks, uploads and barrier waits too
-            const events = cfg.live.timing === 'measured' && p.wallEvents?.length ? p.wallEvents : p.events;
+            const wall = cfg.live.timing === 'measured' && p.wallEvents?.length ? p.wallEvents : undefined;
+            const events = wall ?? p.events;
             if (events?.length) {
-              const clock = `live: ${cfg.live.timing} timing`;
+              // "measured" only when the wall clock is drawn; a replay on the cost model is not measured
+              const clock = wall ? LIVE_MEASURED_CLOCK : LIVE_MODEL_CLOCK;
               get().setSide(
                 side,
                 sideFromEvents(events, [], `${backend} (live)`, backend, 'live', clock, ranks),

@@ -11,6 +11,11 @@ export const SIDES: readonly Side[] = ['a', 'b'];
 
 type SideSource = 'sim' | 'live' | 'import';
 
+/** A live side's clock when it draws the wall-clock timeline the workers measured: the only "measured" clock. */
+export const LIVE_MEASURED_CLOCK = 'live: measured timing';
+/** A live side's clock otherwise: the schedule replayed on the cost model (preset, or measured kernel times). */
+export const LIVE_MODEL_CLOCK = 'live: preset timing';
+
 /** What one timeline shows: events plus everything measured about them. */
 export interface SideResult {
   readonly title: string; // 'aot_eager', 'kineto import (2 files)'
