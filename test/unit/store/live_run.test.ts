@@ -38,7 +38,7 @@ describe('liveRunOptions', () => {
     store.getState().setConfig(withMesh(2));
     await store.getState().startLive({ steps: 3 });
     const cfg = store.getState().config;
-    const { signal, onProgress, ...opts } = started.at(-1) ?? ({} as TrainingOptions);
+    const { signal, onProgress, onStartup, ...opts } = started.at(-1) ?? ({} as TrainingOptions);
     expect(opts).toEqual(liveRunOptions(cfg, cfg.backendB, 3));
     expect(opts).toMatchObject({ ranks: 4, tp: 2, dpReplicate: 1 });
   });
