@@ -1,8 +1,8 @@
 // `npm run bench`: runs the benchmark sections, each figure beside a baseline measured in the same
 // run, prints one table (with the machine and adapters named) and writes bench/results/latest.json.
-//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training, trace, sweep,
-//                                            calibrate)
-//   npm run bench -- --adapters compat       matmul adapters (swiftshader, compat)
+//   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training, startup, trace,
+//                                            sweep, calibrate)
+//   npm run bench -- --adapters compat       matmul and startup adapters (swiftshader, compat)
 //   npm run bench -- --full                  bigger cases (2048³ on SwiftShader, 256 MB on 8 ranks…)
 //   npm run bench -- --only scale405 --torch-profile 2.13
 //                                            only the 405b × 1024 rows (the 1 s target), autobucketing under
@@ -17,6 +17,7 @@ import { benchComm } from './comm';
 import { benchMatmul } from './matmul';
 import type { TorchProfile } from '../src/backends/autobucketing/options';
 import { benchScale, benchScale405 } from './scale';
+import { benchStartup } from './startup';
 import { machine, printTable, type Row } from './stats';
 import { benchSweep } from './sweep';
 import { benchTimeline } from './timeline';
@@ -24,7 +25,7 @@ import { benchTraceImport } from './trace_import';
 import { benchTraining } from './training';
 
 const SECTIONS = [
-  'matmul', 'comm', 'scale', 'scale405', 'timeline', 'training', 'trace', 'sweep', 'calibrate',
+  'matmul', 'comm', 'scale', 'scale405', 'timeline', 'training', 'startup', 'trace', 'sweep', 'calibrate',
 ] as const;
 // what runs without --only: scale405's rows are in scale already
 const DEFAULT_SECTIONS = SECTIONS.filter((s) => s !== 'scale405');
@@ -78,7 +79,8 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
   const sectionMs: Record<string, number> = {};
-  const needsBrowser = args.only.some((s) => s === 'matmul' || s === 'comm' || s === 'timeline' || s === 'training');
+  const browserSections: readonly Section[] = ['matmul', 'comm', 'timeline', 'training', 'startup'];
+  const needsBrowser = args.only.some((s) => browserSections.includes(s));
   let server: ViteDevServer | undefined;
   let url = '';
   const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
@@ -110,6 +112,9 @@ async function main(): Promise<void> {
         } else if (section === 'calibrate') {
           const r = benchCalibrate();
           rows.push(...r.rows); details.calibrate = r.records;
+        } else if (section === 'startup') {
+          const r = await benchStartup(url, args.adapters, log);
+          rows.push(...r.rows); details.startup = r.records;
         } else if (section === 'trace') {
           const r = benchTraceImport();
           rows.push(...r.rows); details.trace = r.records;

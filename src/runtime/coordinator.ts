@@ -18,6 +18,7 @@ import {
   DEFAULT_COMM_TIMEOUT_MS, measuredEvents, planTraining, presetEvents,
   type TrainingOptions, type TrainingPlan, type TrainingResult,
 } from './training_plan';
+import { advanceStartup, initialStartup, type ResolvedKernels, type RankStartup, type StartupEvent } from './startup';
 import { wallEvents } from './wall_events';
 
 export * from './training_plan';
@@ -123,6 +124,9 @@ class TrainingRun {
   private done = 0;
   private settled = false;
   private startedAt = 0;
+  private readonly spawnedAt = performanceNow();
+  private startup: RankStartup[];
+  private kernels: ResolvedKernels | undefined;
   private pendingAbortErr: RankError | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly onAbort = () => this.fail(abortError(this.opts.signal as AbortSignal));
@@ -143,6 +147,7 @@ class TrainingRun {
     this.measure = opts.timing === 'measured';
     this.devices = new Array(this.n);
     this.shards = new Array(this.n);
+    this.startup = initialStartup(this.n);
     opts.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
@@ -165,6 +170,7 @@ class TrainingRun {
           },
         });
       }
+      this.publishStartup(); // every rank spawned: the page shows them before any has started
     } catch (e) {
       this.fail(e instanceof Error ? e : new Error(String(e)));
     }
@@ -191,6 +197,25 @@ class TrainingRun {
     this.graceTimer ??= setTimeout(() => this.fail(this.pendingAbortErr as RankError), ROOT_CAUSE_GRACE_MS);
   }
 
+  /** One rank's start-up progress; published until every rank has finished step 1. */
+  private onStartup(rank: number, e: StartupEvent, kernels?: Omit<ResolvedKernels, 'choice'>): void {
+    if (this.startup[rank]?.stage === 'stepped') return;
+    if (kernels !== undefined && this.kernels === undefined) this.kernels = { choice: this.opts.kernels, ...kernels };
+    this.startup = advanceStartup(this.startup, rank, e, performanceNow() - this.spawnedAt);
+    this.publishStartup();
+  }
+
+  private publishStartup(): void {
+    const elapsedMs = performanceNow() - this.spawnedAt;
+    try {
+      this.opts.onStartup?.({
+        ranks: this.startup, elapsedMs, ...(this.kernels !== undefined ? { kernels: this.kernels } : {}),
+      });
+    } catch (err) {
+      this.fail(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
   private deviceLabel(): string {
     return [...new Set(this.devices)].join(' / ');
   }
@@ -198,8 +223,11 @@ class TrainingRun {
   private onMessage(rank: number, m: RankMessage): void {
     if (this.settled) return;
     switch (m.type) {
+      case 'startup':
+        return this.onStartup(rank, m.event, m.kernels);
       case 'ready':
         this.devices[rank] = m.device;
+        this.onStartup(rank, { stage: 'ready' });
         if (++this.ready === this.n) {
           this.startedAt = performanceNow();
           for (const p of this.ports) p.post({ type: 'start' });
@@ -220,6 +248,7 @@ class TrainingRun {
   private onStep(m: Extract<RankMessage, { type: 'step' }>): void {
     const { n, plan, opts } = this;
     const s = m.step;
+    if (s === 1) this.onStartup(m.rank, { stage: 'stepped' });
     let r = this.reports.get(s);
     if (r === undefined) this.reports.set(s, (r = newStepReports(n)));
     r.losses[m.rank] = m.loss;

@@ -29,9 +29,17 @@ export interface DeviceTensor {
   readonly type: ElemType;
 }
 
+/** One op a schedule runs, with its attrs: what warm() compiles for. */
+export interface KernelUse {
+  readonly op: string;
+  readonly attrs?: OpAttrs;
+}
+
 export interface KernelBackend {
   readonly kind: 'webgpu' | 'cpu';
   readonly label: string; // e.g. 'webgpu: google swiftshader (fallback)' or 'cpu reference'
+  /** Kernels 'auto' fell back to the CPU: why there is no WebGPU device (the worker shell says). */
+  readonly noWebGpu?: string;
   create(id: string, length: number, type: ElemType): DeviceTensor;
   /** Copy host data (may be a view on a SharedArrayBuffer) into the tensor at element offset. */
   upload(t: DeviceTensor, data: HostArray, offset?: number): void;
@@ -60,10 +68,10 @@ export interface KernelBackend {
    */
   readonly drainMs?: number;
   /**
-   * Compile everything `run` will need ahead of the first step (WebGPU pipelines, concurrently); absent where nothing
-   * compiles.
+   * Compile what `run` will need for `ops` (default: every kernel) ahead of the first step (WebGPU pipelines,
+   * concurrently); `onCompiled(done, total)` first with 0, then after each one. Absent where nothing compiles.
    */
-  warm?(): Promise<void>;
+  warm?(ops?: readonly KernelUse[], onCompiled?: (done: number, total: number) => void): Promise<void>;
   /** Cumulative ms spent compiling pipelines on first use (WebGPU); absent where nothing compiles. */
   readonly compileMs?: number;
   release(t: DeviceTensor): void;

@@ -8,12 +8,13 @@ import type { Schedule } from '../backends';
 import { TARGETS, TOKENS, paramTensorIds } from '../graph';
 import { RankComm } from './comm/rank_comm';
 import type { CommInit } from './comm/comm_types';
-import type { DeviceTensor, KernelBackend } from './kernels';
+import type { DeviceTensor, KernelBackend, KernelUse } from './kernels';
 import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';
 import { PhaseClock, executeStep, timedKernels, type GroupComms, type PhaseInterval, type StepPhases } from './exec';
 import { initFullParam, shardOf } from './init';
 import { dataParallelRank, localParam, meshIndex, meshOfGraph, tpSlice } from './mesh_ranks';
+import type { ResolvedKernels, StartupEvent } from './startup';
 
 /** Which kernels a rank runs, in the config's words (live.kernels): WGSL on WebGPU, the CPU reference, or either. */
 export type KernelChoice = 'webgpu' | 'cpu' | 'auto';
@@ -69,6 +70,13 @@ export interface RankStartMessage {
 
 /** Worker → coordinator. */
 export type RankMessage =
+  /** Start-up progress (startup.ts); the first 'compiling' names the kernels the rank got. */
+  | {
+    readonly type: 'startup';
+    readonly rank: number;
+    readonly event: StartupEvent;
+    readonly kernels?: Omit<ResolvedKernels, 'choice'>;
+  }
   | { readonly type: 'ready'; readonly rank: number; readonly device: string }
   | ({ readonly type: 'step'; readonly rank: number } & RankStepReport)
   | { readonly type: 'done'; readonly rank: number; readonly shards: readonly Float32Array[] }
@@ -220,6 +228,17 @@ async function runRank(
   return shards;
 }
 
+/** Every compute op the schedule runs, once per op and attrs: what the kernels compile before step 1. */
+export function kernelUses(schedule: Schedule): KernelUse[] {
+  const seen = new Map<string, KernelUse>();
+  for (const n of schedule.graph.nodes) {
+    if (n.kind !== 'compute') continue;
+    const key = `${n.op}:${JSON.stringify(n.attrs ?? {})}`;
+    if (!seen.has(key)) seen.set(key, { op: n.op, ...(n.attrs ? { attrs: n.attrs } : {}) });
+  }
+  return [...seen.values()];
+}
+
 /** What a worker shell provides: how to post to the coordinator and how to get kernels. */
 export interface RankHost {
   post(m: RankMessage, transfer?: ArrayBuffer[]): void;
@@ -245,10 +264,19 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
   const setup = async (msg: RankInitMessage) => {
     init = msg;
     rank = msg.run.rank;
+    host.post({ type: 'startup', rank, event: { stage: 'started' } });
     comms = new Map(msg.comms.map((g) => [g.group, new RankComm(g.init, g.localRank)]));
-    kernels = await host.kernels(msg.kernels);
-    await kernels.warm?.(); // before 'ready': pipelines compile while the other workers start
-    host.post({ type: 'ready', rank, device: kernels.label });
+    const k = await host.kernels(msg.kernels);
+    kernels = k;
+    const resolved = { kind: k.kind, device: k.label, ...(k.noWebGpu !== undefined ? { noWebGpu: k.noWebGpu } : {}) };
+    const compiling = (compiled: number, total: number) => host.post({
+      type: 'startup', rank, event: { stage: 'compiling', compiled, kernels: total },
+      ...(compiled === 0 ? { kernels: resolved } : {}),
+    });
+    // before 'ready': the schedule's pipelines compile while the other workers start
+    if (k.warm) await k.warm(kernelUses(msg.schedule), compiling);
+    else compiling(0, 0);
+    host.post({ type: 'ready', rank, device: k.label });
   };
   const start = async () => {
     if (init === undefined || comms === undefined || kernels === undefined) {

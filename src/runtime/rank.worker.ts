@@ -37,7 +37,7 @@ async function kernels(choice: KernelChoice): Promise<KernelBackend> {
   if (typeof k !== 'string') return k;
   if (choice === 'webgpu') throw new FsdpSimError('no_webgpu', `kernels 'webgpu' requested but no WebGPU device: ${k}`);
   const cpu = createCpuKernels();
-  return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})` };
+  return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})`, noWebGpu: k };
 }
 
 const serve = createRankServer({

@@ -32,7 +32,7 @@ async function kernels(choice: KernelChoice): Promise<KernelBackend> {
   if (choice === 'webgpu')
     throw new FsdpSimError('no_webgpu', `kernels 'webgpu' requested but Dawn (webgpu package) gave no device: ${k}`);
   const cpu = createCpuKernels();
-  return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})` };
+  return { ...cpu, label: `${cpu.label} (no WebGPU: ${k})`, noWebGpu: k };
 }
 
 if (parentPort === null) throw new FsdpSimError('runtime', 'rank_node.worker.ts must run in a worker_threads Worker');

@@ -25,6 +25,7 @@ import type { TraceEvent } from '../trace';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/comm_types';
 import type { DataConfig } from './data';
 import type { StepPhases } from './exec';
+import type { StartupProgress } from './startup';
 import { KERNEL_CHOICES, type KernelChoice } from './rank';
 
 export type TimingMode = 'preset' | 'measured';
@@ -98,6 +99,8 @@ export interface TrainingOptions {
   /** Testing: make one rank throw at the start of a step. */
   readonly injectFault?: { readonly rank: number; readonly step: number };
   readonly onProgress?: (p: TrainingProgress) => void;
+  /** Start-up progress per rank (startup.ts), from the spawn to each rank's first step. */
+  readonly onStartup?: (p: StartupProgress) => void;
   /** Aborting terminates every rank; runTraining rejects with an AbortError. */
   readonly signal?: AbortSignal;
 }

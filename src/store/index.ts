@@ -2,7 +2,8 @@
 export { appStore, createAppStore, useApp, type AppState } from './app_store';
 export { getPath } from './config_slice';
 export { sideWindow, type ThemeChoice } from './view_slice';
-export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions } from './live_run';
+export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions, RANK_STAGES, startupCounts } from './live_run';
+export type { AdapterProbe, RankStage, RankStartup, ResolvedKernels } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export * from './store_types';
 export * from './core_api';

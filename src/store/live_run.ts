@@ -10,13 +10,15 @@ import type { BackendName, Schedule } from '../backends';
 import type { Mesh, ParallelismConfig, SimConfig } from '../config';
 import { MODEL_PRESETS } from '../model';
 import { MAX_LIVE_RANKS, liveMesh, planTraining, type TrainingOptions } from '../runtime';
+export { RANK_STAGES, startupCounts } from '../runtime';
+export type { AdapterProbe, RankStage, RankStartup, ResolvedKernels } from '../runtime';
 import { simulate } from '../sim';
 import type { MemoryCurve } from '../trace';
 import { lruMemo } from '../util';
 import type { SideResult } from './store_types';
 
 /** Everything a live run is started with but its progress callback and abort signal. */
-type LiveRunOptions = Omit<TrainingOptions, 'onProgress' | 'signal'>;
+type LiveRunOptions = Omit<TrainingOptions, 'onProgress' | 'onStartup' | 'signal'>;
 
 /** The workers a live run uses: the config's ranks, at most MAX_LIVE_RANKS. */
 export function liveRanks(n: number): number {

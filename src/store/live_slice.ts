@@ -3,25 +3,29 @@
 // takes the config's mesh (TP, HSDP) as far as the live workers and the tiny model can.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { runTraining } from '../runtime'; // the browser flavour (Web Workers)
+import { type AdapterProbe, probeAdapter, runTraining } from '../runtime'; // the browser flavour (Web Workers)
 import type { BackendName } from '../backends';
 import { describeMesh, type SimConfig } from '../config';
 import { sideFromEvents } from './engine';
 import { liveMeshOf, liveRanks, liveRunOptions } from './live_run';
 import type { ConfigSlice } from './config_slice';
 import type { ResultsSlice } from './results_slice';
-import type { LiveState, RunKey, Side } from './store_types';
+import { LIVE_MEASURED_CLOCK, LIVE_MODEL_CLOCK, type LiveState, type RunKey, type Side } from './store_types';
 import type { ViewSlice } from './view_slice';
 
 export interface LiveSlice {
   readonly live: LiveState;
+  /** The WebGPU adapter this page offers the rank workers (null until probed): what 'auto' kernels will pick. */
+  readonly liveAdapter: AdapterProbe | null;
   startLive(opts?: { steps?: number; side?: Side }): Promise<void>;
   stopLive(): void;
+  /** Probe the adapter once (runtime/gpu, the way the workers ask); later calls return the first answer. */
+  probeLiveAdapter(): Promise<AdapterProbe>;
 }
 
 const IDLE_LIVE: LiveState = {
   running: false, step: 0, steps: 0, stepsPerSec: 0, losses: [], device: '', error: null, side: 'b', ranks: 0, mesh: '',
-  stoppedAfter: null,
+  stoppedAfter: null, startup: [], startupMs: 0, kernels: null,
 };
 
 /**
@@ -59,6 +63,7 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
   set: StoreApi<S>['setState'], get: () => S,
 ): LiveSlice {
   let controller: AbortController | null = null;
+  let probe: Promise<AdapterProbe> | null = null;
   let starting = false; // between the click and the run: switching the config, re-simulating A
   const setLive = (p: Partial<LiveState>) => set({ live: { ...get().live, ...p } } as Partial<S>);
   /** The live side, once the run ended: what ran (only like runs are compared) and where it stopped. */
@@ -69,6 +74,15 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
   };
   return {
     live: IDLE_LIVE,
+    liveAdapter: null,
+    probeLiveAdapter: () => {
+      probe ??= probeAdapter().catch((e: unknown) => ({ found: false as const, why: (e as Error).message }))
+        .then((a) => {
+          set({ liveAdapter: a } as Partial<S>);
+          return a;
+        });
+      return probe;
+    },
     startLive: async (opts = {}) => {
       if (get().live.running || starting) return;
       starting = true;
@@ -92,13 +106,16 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
         const res = await runTraining({
           ...run,
           signal: controller.signal,
+          onStartup: (p) => setLive({ startup: p.ranks, startupMs: p.elapsedMs, kernels: p.kernels ?? null }),
           onProgress: (p) => {
             const losses = [...get().live.losses, { step: p.step, loss: p.loss }];
             setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses });
             // measured timing draws the step as this machine ran it: its readbacks, uploads and barrier waits too
-            const events = cfg.live.timing === 'measured' && p.wallEvents?.length ? p.wallEvents : p.events;
+            const wall = cfg.live.timing === 'measured' && p.wallEvents?.length ? p.wallEvents : undefined;
+            const events = wall ?? p.events;
             if (events?.length) {
-              const clock = `live: ${cfg.live.timing} timing`;
+              // "measured" only when the wall clock is drawn; a replay on the cost model is not measured
+              const clock = wall ? LIVE_MEASURED_CLOCK : LIVE_MODEL_CLOCK;
               get().setSide(
                 side,
                 sideFromEvents(events, [], `${backend} (live)`, backend, 'live', clock, ranks),

@@ -2,6 +2,7 @@
 // live-run state and user-visible notices.
 
 import type { Agreement, Schedule } from '../backends';
+import type { RankStartup, ResolvedKernels } from '../runtime';
 import type { CollectiveMismatch } from '../sim';
 import type { MemoryCurve, TraceEvent, TraceMetrics } from '../trace';
 
@@ -9,6 +10,11 @@ export type Side = 'a' | 'b';
 export const SIDES: readonly Side[] = ['a', 'b'];
 
 type SideSource = 'sim' | 'live' | 'import';
+
+/** A live side's clock when it draws the wall-clock timeline the workers measured: the only "measured" clock. */
+export const LIVE_MEASURED_CLOCK = 'live: measured timing';
+/** A live side's clock otherwise: the schedule replayed on the cost model (preset, or measured kernel times). */
+export const LIVE_MODEL_CLOCK = 'live: preset timing';
 
 /** What one timeline shows: events plus everything measured about them. */
 export interface SideResult {
@@ -69,6 +75,12 @@ export interface LiveState {
   readonly ranks: number; // workers used: the config's ranks, at most MAX_LIVE_RANKS
   readonly mesh: string; // the mesh they train on ('FSDP 2 × TP 2'): the config's, scaled to the workers
   readonly stoppedAfter: number | null; // Stop pressed: the last step finished (0: none), else null
+  /** Each rank's start-up (runtime/startup.ts) from the spawn until it finished step 1; empty before a run. */
+  readonly startup: readonly RankStartup[];
+  /** ms from the spawn to the latest start-up report. */
+  readonly startupMs: number;
+  /** What the ranks' kernels resolved to (the choice, what ran, the adapter, why no WebGPU), once known. */
+  readonly kernels: ResolvedKernels | null;
 }
 
 export interface Notice {

@@ -2,13 +2,14 @@
 // A cost-model side and a measured side differ by orders of magnitude for reasons that have
 // nothing to do with the backends (a browser is not an H100), so their delta is never shown.
 
-import type { SideResult } from '../store';
+import { LIVE_MEASURED_CLOCK, type SideResult } from '../store';
 
 export type ClockKind = 'model' | 'measured' | 'imported';
 
 export function clockKind(r: SideResult): ClockKind {
   if (r.source === 'import') return 'imported';
-  if (r.source === 'live' && /measured/.test(r.clock)) return 'measured';
+  // exactly the wall-clock timeline: a clock that merely mentions "measured" is not one
+  if (r.source === 'live' && r.clock === LIVE_MEASURED_CLOCK) return 'measured';
   return 'model'; // simulated, or a live run replayed on the cost model ('preset' timing)
 }
 

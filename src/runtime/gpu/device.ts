@@ -61,28 +61,63 @@ async function requestAdapter(gpu: GPU, level: FeatureLevel, pp?: GPUPowerPrefer
   }
 }
 
+/** Which adapter the levels find first: core, then compatibility (or the one asked for). */
+async function firstAdapter(
+  gpu: GPU, want: FeatureLevel | 'auto' | undefined, pp?: GPUPowerPreference,
+): Promise<{ adapter: GPUAdapter | null; level: FeatureLevel; levels: FeatureLevel[] }> {
+  const levels: FeatureLevel[] = want === 'core' ? ['core']
+    : want === 'compatibility' ? ['compatibility'] : ['core', 'compatibility'];
+  for (const l of levels) {
+    const adapter = await requestAdapter(gpu, l, pp);
+    if (adapter) return { adapter, level: l, levels };
+  }
+  return { adapter: null, level: 'core', levels };
+}
+
+/** The device's feature level: a compat-requested adapter may still be core-capable. */
+function featureLevelOf(adapter: GPUAdapter, level: FeatureLevel): FeatureLevel {
+  return adapter.features.has('core-features-and-limits') || level === 'core' ? 'core' : 'compatibility';
+}
+
+/** The adapter's name and kind, one wording for labels and probes: 'webgpu: google swiftshader (fallback, core)'. */
+function adapterLabel(adapter: GPUAdapter, featureLevel: FeatureLevel): { label: string; fallback: boolean } {
+  const info = adapter.info;
+  const name = [info?.vendor, info?.architecture || info?.device].filter(Boolean).join(' ')
+    || info?.description || 'unnamed adapter';
+  const fallback = !!(info as GPUAdapterInfo & { isFallbackAdapter?: boolean })?.isFallbackAdapter;
+  return { label: `webgpu: ${name} (${fallback ? 'fallback, ' : ''}${featureLevel})`, fallback };
+}
+
+/** What a context's WebGPU offers the kernels, asked the way the rank workers ask (core, then compatibility). */
+export type AdapterProbe =
+  | { readonly found: true; readonly label: string; readonly featureLevel: FeatureLevel; readonly fallback: boolean }
+  | { readonly found: false; readonly why: string };
+
+/**
+ * Probe for the adapter requestKernelDevice would get here, without creating a device: the page
+ * names it before a run. The rank workers ask again, each for its own device.
+ */
+export async function probeAdapter(gpu: GPU | undefined = defaultGpu()): Promise<AdapterProbe> {
+  if (!gpu) return { found: false, why: 'navigator.gpu is undefined (this browser exposes no WebGPU)' };
+  const { adapter, level } = await firstAdapter(gpu, 'auto');
+  if (!adapter) return { found: false, why: 'navigator.gpu found no adapter (core or compatibility)' };
+  const featureLevel = featureLevelOf(adapter, level);
+  return { found: true, featureLevel, ...adapterLabel(adapter, featureLevel) };
+}
+
 export async function requestKernelDevice(opts: RequestKernelDeviceOptions = {}): Promise<KernelDevice> {
   const gpu = opts.gpu ?? defaultGpu();
   if (!gpu) {
     throw new GpuError('navigator.gpu is missing: this context has no WebGPU (Chromium needs --enable-unsafe-webgpu '
       + 'or a compatibility adapter flag; Node needs the `webgpu` package). Use createCpuKernels() instead.');
   }
-  const levels: FeatureLevel[] = opts.featureLevel === 'core' ? ['core']
-    : opts.featureLevel === 'compatibility' ? ['compatibility'] : ['core', 'compatibility'];
-  let adapter: GPUAdapter | null = null;
-  let level: FeatureLevel = 'core';
-  for (const l of levels) {
-    adapter = await requestAdapter(gpu, l, opts.powerPreference);
-    if (adapter) { level = l; break; }
-  }
+  const { adapter, level, levels } = await firstAdapter(gpu, opts.featureLevel, opts.powerPreference);
   if (!adapter) {
     throw new GpuError(`no WebGPU adapter for featureLevel [${levels.join(', ')}]: the browser exposes navigator.gpu `
       + 'but found no usable GPU (headless Chromium needs --enable-unsafe-webgpu for SwiftShader, or '
       + '--use-angle=vulkan --use-webgpu-adapter=opengles for compatibility mode). Use createCpuKernels() instead.');
   }
-  // A compat-requested adapter may still be core-capable; report what the device really is.
-  const featureLevel: FeatureLevel = adapter.features.has('core-features-and-limits') || level === 'core'
-    ? 'core' : 'compatibility';
+  const featureLevel = featureLevelOf(adapter, level);
   checkKernelLimits(adapter.limits);
   const requiredLimits: Record<string, number> = {};
   for (const name of REQUESTED_LIMITS) requiredLimits[name] = adapter.limits[name] as number;
@@ -91,9 +126,5 @@ export async function requestKernelDevice(opts: RequestKernelDeviceOptions = {})
   if (timestampQuery) requiredFeatures.push('timestamp-query');
   const device = await adapter.requestDevice({ label: 'fsdp-sim kernels', requiredLimits, requiredFeatures });
   checkKernelLimits(device.limits);
-  const info = adapter.info;
-  const name = [info?.vendor, info?.architecture || info?.device].filter(Boolean).join(' ')
-    || info?.description || 'unnamed adapter';
-  const fallback = (info as GPUAdapterInfo & { isFallbackAdapter?: boolean })?.isFallbackAdapter ? 'fallback, ' : '';
-  return { device, adapter, featureLevel, timestampQuery, label: `webgpu: ${name} (${fallback}${featureLevel})` };
+  return { device, adapter, featureLevel, timestampQuery, label: adapterLabel(adapter, featureLevel).label };
 }

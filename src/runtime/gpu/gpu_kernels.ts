@@ -4,14 +4,16 @@
 import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph';
 import { checkTensors } from '../cpu';
-import type { DeviceTensor, DownloadPart, ElemType, HostArray, KernelBackend, OpAttrs, UploadPart } from '../kernels';
+import type {
+  DeviceTensor, DownloadPart, ElemType, HostArray, KernelBackend, KernelUse, OpAttrs, UploadPart,
+} from '../kernels';
 import { acquireBuffer, bufferBytes, releaseBuffer } from './buffer_pool';
 import { GpuError, GpuLimitError } from './gpu_errors';
 import type { MatmulVariant } from './gpu_matmul';
 import { defaultMatmulVariant, matmulVariantInfo } from './gpu_matmul';
 import { planOp } from './gpu_ops';
 import { compileMsOf } from './pipelines';
-import { precompileKernels } from './precompile';
+import { pipelinesFor, precompileKernels, precompilePipelines } from './precompile';
 import { GpuQueue } from './queue';
 import { READBACK_USAGE, StagingPool, UPLOAD_USAGE } from './staging_pool';
 import { MAP_READ_MODE } from './usage';
@@ -268,11 +270,12 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       alive('sync()');
       return us;
     },
-    async warm(): Promise<void> {
+    async warm(ops?: readonly KernelUse[], onCompiled?: (done: number, total: number) => void): Promise<void> {
       alive('warm()');
       // Pipelines live per GPUDevice and a device cannot leave its worker: each rank compiles its own,
       // all ranks at once while the workers start, instead of one by one inside step 1.
-      await precompileKernels(device, { matmulVariants: [matmulVariant] });
+      if (ops === undefined) return precompileKernels(device, { matmulVariants: [matmulVariant] });
+      await precompilePipelines(device, pipelinesFor(ops, matmulVariant), onCompiled);
     },
     release(t: DeviceTensor): void {
       releaseBuffer(device, bufferOf(t));

@@ -12,7 +12,7 @@ import { GpuLimitError } from './gpu_errors';
 import { type MatmulVariant, matmulParams, matmulPipeline, matmulWorkgroups } from './gpu_matmul';
 import { type Field, f32, packParams, u32 } from './params';
 import {
-  ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, ATTENTION_SMALL, dispatchConstants, EMBEDDING_BWD_COLS, WG,
+  ATTENTION_MAX_HD, ATTENTION_MAX_SEQ, ATTENTION_SMALL, type AttentionShape, dispatchConstants, EMBEDDING_BWD_COLS, WG,
 } from './kernel_constants';
 import { getPipeline } from './pipelines';
 import type { Dispatch } from './queue';
@@ -42,9 +42,10 @@ type Bindings = readonly (readonly [number, GPUBuffer])[];
 
 function kernel(
   ctx: PlanContext, shader: ShaderName, entry: string, bindings: Bindings, groups: number, label: string,
+  shape?: AttentionShape,
 ): Dispatch {
   return {
-    pipeline: getPipeline(ctx.device, shader, entry, dispatchConstants(shader)),
+    pipeline: getPipeline(ctx.device, shader, entry, dispatchConstants(shader, shape)),
     bindings,
     workgroups: grid(ctx.device, groups, label),
     label,
@@ -161,17 +162,17 @@ function planAttention({ ctx, op, attrs, ins, outs, params }: OpArgs<'attention'
   if (op === 'attention') {
     const [q, k, v] = ins;
     const bindings: Bindings = [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]];
-    return [kernel(ctx, 'attention', 'fwd', bindings, groups(rows), op)];
+    return [kernel(ctx, 'attention', 'fwd', bindings, groups(rows), op, d)];
   }
   const [dO, q, k, v, o, lse] = ins;
   const D = ctx.scratch(rows, 'attention_bwd D');
   return [
-    kernel(ctx, 'attention', 'bwd_d', [[6, dO], [3, o], [7, D], [5, p]], groupsOf(rows), `${op} D`),
+    kernel(ctx, 'attention', 'bwd_d', [[6, dO], [3, o], [7, D], [5, p]], groupsOf(rows), `${op} D`, d),
     kernel(ctx, 'attention', 'bwd_dq',
-      [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], groups(rows), `${op} dq`),
+      [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [8, outs[0]], [5, p]], groups(rows), `${op} dq`, d),
     kernel(ctx, 'attention', 'bwd_dkv',
       [[6, dO], [0, q], [1, k], [2, v], [4, lse], [7, D], [9, outs[1]], [10, outs[2]], [5, p]],
-      groups(d.batch * d.kvHeads * d.seq), `${op} dk dv`),
+      groups(d.batch * d.kvHeads * d.seq), `${op} dk dv`, d),
   ];
 }
 

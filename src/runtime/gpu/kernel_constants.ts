@@ -12,10 +12,34 @@ export const EMBEDDING_BWD_COLS = 16;
 /** attention.wgsl's SMALL: seq and headDim up to this run a thread per row (register arrays of SMALL). */
 export const ATTENTION_SMALL = 64;
 
-/** The override constants run() uses for a shader. */
-export function dispatchConstants(shader: ShaderName): Constants {
+/** The shape attention's override constants are sized to. */
+export interface AttentionShape {
+  readonly seq: number;
+  readonly headDim: number;
+}
+
+/** The next power of two ≥ n, at least ATTENTION_SMALL, at most `max`. */
+function arraySize(n: number, max: number): number {
+  let s = ATTENTION_SMALL;
+  while (s < n) s *= 2;
+  return Math.min(s, max);
+}
+
+/**
+ * attention.wgsl's MAX_SEQ / MAX_HD for a shape: its workgroup arrays sized to the run, not to the
+ * largest shape allowed. They only size arrays (loops run to p.seq, p.hd), so the results are the
+ * same bits; SwiftShader compiled fwd + bwd_dq + bwd_dkv in ~2.4 s at 1024/256, ~0.4 s at 64/64.
+ */
+export function attentionConstants(shape: AttentionShape): Constants {
+  return { WG, MAX_SEQ: arraySize(shape.seq, ATTENTION_MAX_SEQ), MAX_HD: arraySize(shape.headDim, ATTENTION_MAX_HD) };
+}
+
+/** The override constants run() uses for a shader (attention: for `shape`, default the largest allowed). */
+export function dispatchConstants(shader: ShaderName, shape?: AttentionShape): Constants {
   const mm = MATMUL_VARIANTS.find((v) => MATMUL_VARIANT_INFO[v].shader === shader);
   if (mm) return MATMUL_VARIANT_INFO[mm].constants;
-  if (shader === 'attention') return { WG, MAX_SEQ: ATTENTION_MAX_SEQ, MAX_HD: ATTENTION_MAX_HD };
+  if (shader === 'attention') {
+    return shape ? attentionConstants(shape) : { WG, MAX_SEQ: ATTENTION_MAX_SEQ, MAX_HD: ATTENTION_MAX_HD };
+  }
   return { WG };
 }

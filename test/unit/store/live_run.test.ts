@@ -1,16 +1,29 @@
 // The plan a live run's Explain panel and memory chart describe is the plan its workers ran: on
 // an FSDP 2 × TP 2 run, the 2-D mesh (tp collectives, TP-sharded memory), never a 1-D FSDP-4
-// plan; a change of mesh is a new plan, not a cached one.
+// plan; a change of mesh is a new plan, not a cached one. The slice keeps the run's start-up
+// progress and resolved kernels, and probes the adapter once.
 import { describe, expect, it, vi } from 'vitest';
 import { defaultConfig, type SimConfig } from '../../../src/config';
 import type { TrainingOptions } from '../../../src/runtime';
+import type { StartupProgress } from '../../../src/runtime/startup';
 import { createAppStore, livePlanOf, liveRunOptions, type SideResult } from '../../../src/store';
+
+/** What the mocked run reports while it starts: rank 0 compiling 3 of 17, rank 1 started. */
+const STARTUP: StartupProgress = {
+  ranks: [
+    { stage: 'compiling', compiled: 3, kernels: 17, at: { spawned: 0, started: 5, compiling: 9 } },
+    { stage: 'started', compiled: 0, kernels: 0, at: { spawned: 0, started: 7 } },
+  ],
+  kernels: { choice: 'auto', kind: 'webgpu', device: 'webgpu: google swiftshader (fallback, core)' },
+  elapsedMs: 12,
+};
 
 const started: TrainingOptions[] = [];
 vi.mock('../../../src/runtime/coordinator', async (load) => ({
   ...(await load<object>()),
   runTraining: async (o: TrainingOptions) => {
     started.push(o);
+    o.onStartup?.(STARTUP);
     return { device: 'cpu reference', losses: [], finalParamsHash: '', stepsPerSec: 0, events: [], phases: [] };
   },
 }));
@@ -38,9 +51,30 @@ describe('liveRunOptions', () => {
     store.getState().setConfig(withMesh(2));
     await store.getState().startLive({ steps: 3 });
     const cfg = store.getState().config;
-    const { signal, onProgress, ...opts } = started.at(-1) ?? ({} as TrainingOptions);
+    const { signal, onProgress, onStartup, ...opts } = started.at(-1) ?? ({} as TrainingOptions);
     expect(opts).toEqual(liveRunOptions(cfg, cfg.backendB, 3));
     expect(opts).toMatchObject({ ranks: 4, tp: 2, dpReplicate: 1 });
+  });
+});
+
+describe('live start-up in the store', () => {
+  it('keeps each rank\'s stage and what the kernels resolved to, for the live bar and the headline', async () => {
+    const store = createAppStore();
+    store.getState().setConfig(withMesh(1, 2));
+    await store.getState().startLive({ steps: 1 });
+    const live = store.getState().live;
+    expect(live.startup).toEqual(STARTUP.ranks);
+    expect(live.startupMs).toBe(12);
+    expect(live.kernels).toEqual(STARTUP.kernels);
+  });
+
+  it('probes the adapter once, the runtime\'s way: none under Node, and says why', async () => {
+    const store = createAppStore();
+    expect(store.getState().liveAdapter).toBeNull();
+    const a = await store.getState().probeLiveAdapter();
+    expect(a).toEqual({ found: false, why: expect.stringMatching(/navigator\.gpu/) });
+    expect(store.getState().liveAdapter).toEqual(a);
+    expect(await store.getState().probeLiveAdapter()).toBe(a);
   });
 });
 
