@@ -5,28 +5,13 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { appStore, mismatchOpText, type Notice, useApp } from '../../store';
 import { fmtUs } from '../ui_format';
 
-type GpuState = 'checking' | 'core' | 'compatibility' | 'none';
-
-async function detectWebGpu(): Promise<GpuState> {
-  const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
-  if (!gpu) return 'none';
-  try {
-    if (await gpu.requestAdapter()) return 'core';
-    if (await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions)) return 'compatibility';
-  } catch {
-    return 'none'; // an adapter request that throws means no usable WebGPU: the banner says so
-  }
-  return 'none';
-}
-
-function useWebGpuState(): GpuState {
-  const [state, setState] = useState<GpuState>('checking');
+/** Whether live runs will find WebGPU here: the store's one adapter probe (runtime/gpu asks). */
+function useNoWebGpu(): boolean {
+  const adapter = useApp((s) => s.liveAdapter);
   useEffect(() => {
-    let live = true;
-    void detectWebGpu().then((s) => live && setState(s));
-    return () => { live = false; };
+    void appStore.getState().probeLiveAdapter();
   }, []);
-  return state;
+  return adapter !== null && !adapter.found;
 }
 
 /**
@@ -74,7 +59,7 @@ export function Toast({ kind, text, inline = false }: { kind: 'error' | 'info'; 
 }
 
 export function Banners() {
-  const gpu = useWebGpuState();
+  const noWebGpu = useNoWebGpu();
   const simError = useApp((s) => s.simError);
   const notice = useApp((s) => s.notice);
   const liveError = useApp((s) => s.live.error);
@@ -83,7 +68,7 @@ export function Banners() {
   const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
   return (
     <div className="banners">
-      {gpu === 'none' && (
+      {noWebGpu && (
         <div className="banner warn" data-testid="banner-cpu">
           No WebGPU adapter in this browser: live runs use <b>CPU kernels</b> (same numerics, slower). Simulation is
           unaffected.
