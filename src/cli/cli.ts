@@ -91,9 +91,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
  */
 export function runProcess(argv: readonly string[]): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
-    process.exit(process.exitCode ?? 0);
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    writeFailed('standard output', e);
   });
+  process.stderr.on('error', () => process.exit(1)); // nowhere left to say why
   return main(argv).then(
     (code) => {
       process.exitCode = code;
@@ -103,6 +104,19 @@ export function runProcess(argv: readonly string[]): Promise<void> {
       process.exitCode = 1;
     },
   );
+}
+
+/**
+ * Any other write error (ENOSPC on /dev/full, EIO, EBADF): one line on stderr naming the stream and
+ * the OS reason, exit 1, never Node's stack.
+ */
+function writeFailed(stream: string, e: NodeJS.ErrnoException): never {
+  const why = e.code ? `${e.code} (${e.syscall ?? 'write'})` : e.message;
+  try {
+    process.stderr.write(`fsdp-sim: cannot write to ${stream}: ${why}; output is incomplete\n`);
+  } finally {
+    process.exit(1);
+  }
 }
 
 // run when executed directly (`node --import tsx src/cli/cli.ts ...`)

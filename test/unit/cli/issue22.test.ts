@@ -206,10 +206,12 @@ describe('--trace temporaries never outlive a run (A2)', () => {
           process.kill(process.pid, '${signal}');
           for (;;) yield ' '.repeat(1 << 16);
         }
-        await writeTraceFiles([{ path: ${JSON.stringify(join(out, 'a.trace.json'))}, chunks }]);`;
+        const out = ${JSON.stringify(out)};
+        await writeTraceFiles(out, [{ path: out + '/a.trace.json', chunks }]);`;
       const r = await child(script, d);
       expect(r.signal).toBe(signal);
-      expect(readdirSync(out)).toEqual([]);
+      // the run's fresh folder (next to out) is gone, and out was never made
+      expect(readdirSync(d)).toEqual(['child.mts']);
     });
   }
 
