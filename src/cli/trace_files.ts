@@ -212,7 +212,10 @@ export async function writeTraceFiles(
   for (const f of files) {
     const st = lstatSync(f.path, { throwIfNoEntry: false });
     if (st?.isDirectory())
-      throw new TraceWriteError(f.path, `--trace cannot replace '${f.path}': it is not a file; no trace file was changed`);
+      throw new TraceWriteError(
+        f.path,
+        `--trace cannot replace '${f.path}': it is not a file; no trace file was changed`,
+      );
   }
   const fresh = join(parent, `.${basename(target)}.${process.pid}.${randomUUID()}.tmp`);
   try {
