@@ -5,9 +5,9 @@ import {
   BACKEND_NAMES,
   BACKEND_PASSES,
   compareWithTorch,
+  logMismatches,
   matchLogGraphs,
   parseTorchPassLog,
-  type Agreement,
   type BackendName,
   type PassStats,
   type Schedule,
@@ -19,7 +19,7 @@ import { countKinds, graphToString, importFxGraph } from '../graph';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { mismatchReport } from '../sim';
 import { formatDuration, formatPercent, mibText } from '../util';
-import { mismatchText, reasonText, wordedAgreement } from '../words';
+import { logMismatchText, mismatchText, reasonText, wordedAgreement } from '../words';
 
 import {
   CONFIG_OPTIONS,
@@ -120,7 +120,10 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   const { files, backend } = passTarget(values, positionals);
   // torch's own estimator is the analytical NCCL model: the default for collectives a dump leaves untimed
   const cfg = configFromFlags('pass', values, { network: PASS_NETWORK });
-  const torchLog = values['torch-log'] === undefined ? undefined : await readTorchLog(values['torch-log']);
+  const logPath = values['torch-log'];
+  if (logPath !== undefined && backend !== PASS_BACKEND)
+    throw new UsageError(`fsdp-sim pass: --torch-log applies to ${PASS_BACKEND} (the pass torch logs), not ${backend}`);
+  const torchLog = logPath === undefined ? undefined : await readTorchLog(logPath);
   const dumps = await readDumps(files);
   const imported = importFxGraph(dumps.length === 1 ? dumps[0] : dumps);
   if (!imported.ok) {
@@ -136,7 +139,10 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     io.err(`fsdp-sim pass: ${after.sim.mismatch ? backend : 'aot_eager'}: ${mismatchText(hang)}`);
     return 1;
   }
-  const out = passReport(before, after, torchLog);
+  const agreement = torchLog && agreementWith(logPath!, after.schedule, torchLog);
+  // said before any agreement figure: a log of another pass makes every figure meaningless
+  for (const w of agreement?.warnings ?? []) io.err(`warning: --torch-log '${logPath}': ${w}`);
+  const out = passReport(before, after, agreement);
   if (values.json) {
     io.out(JSON.stringify(out));
     return 0;
@@ -148,7 +154,7 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
 }
 
 /** What `pass --json` prints: the pass against aot_eager on the same graph, torch's accounting, the agreement. */
-function passReport(before: PipelineResult, after: PipelineResult, torchLog: readonly TorchLogGraph[] | undefined) {
+function passReport(before: PipelineResult, after: PipelineResult, log: ReturnType<typeof agreementWith> | undefined) {
   return {
     collectivesBefore: countCollectives(before.schedule),
     collectivesAfter: countCollectives(after.schedule),
@@ -158,7 +164,7 @@ function passReport(before: PipelineResult, after: PipelineResult, torchLog: rea
     peakBytesBefore: before.metrics.peakMemoryBytes,
     peakBytesAfter: after.metrics.peakMemoryBytes,
     ...torchAccounting(after.schedule),
-    ...(torchLog ? { agreement: agreementWith(after.schedule, torchLog).map(wordedAgreement) } : {}),
+    ...(log ? { agreement: log.agreement.map(wordedAgreement), torchLogWarnings: log.warnings } : {}),
   };
 }
 
@@ -210,8 +216,9 @@ async function readTorchLog(path: string): Promise<TorchLogGraph[]> {
   const graphs = parseTorchPassLog(text);
   if (graphs.length === 0) {
     throw new UsageError(
-      `fsdp-sim pass: --torch-log '${path}' holds no overlap_scheduling / overlap_preserving_bucketer ` +
-        'DEBUG lines naming a collective',
+      `fsdp-sim pass: --torch-log '${path}' is not torch's pass log: it holds no overlap_scheduling / ` +
+        "overlap_preserving_bucketer DEBUG lines naming a collective (torch's own lines: 'Overlapping collective', " +
+        "'bucketed ... using timeline position', 'Scheduled node', ...)",
     );
   }
   return graphs;
@@ -233,10 +240,20 @@ function torchAccounting(s: Schedule) {
   };
 }
 
-function agreementWith(s: Schedule, log: readonly TorchLogGraph[]): Agreement[] {
+/**
+ * The agreement of each FX graph's pass with the log graph that names its collectives, and what says
+ * the log is of another pass (warnings); a log of another graph is refused, naming the file.
+ */
+function agreementWith(path: string, s: Schedule, log: readonly TorchLogGraph[]) {
   const stats = s.passStats ?? [];
   const logs = matchLogGraphs(stats, log);
-  return stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], s.reasons)] : []));
+  if (stats.length && logs.every((l) => l === undefined))
+    throw new UsageError(`fsdp-sim pass: --torch-log '${path}' names none of this FX graph's collectives`);
+  const mismatches = stats.flatMap((p, k) => (logs[k] ? logMismatches(p, logs[k]) : []));
+  const other = mismatches.find((m) => m.kind === 'other_graph');
+  if (other) throw new UsageError(`fsdp-sim pass: --torch-log '${path}': ${logMismatchText(other)}`);
+  const agreement = stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], s.reasons)] : []));
+  return { agreement, warnings: mismatches.map(logMismatchText) };
 }
 
 function printAgreement(io: Io, a: ReturnType<typeof wordedAgreement>): void {

@@ -5,7 +5,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { compareWithTorch, parseTorchPassLog, type PassStats } from '../../../src/backends';
 import { cli, tempDirs } from './run_cli';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,7 +26,8 @@ describe('write errors', () => {
   });
 
   it('compare --trace under /proc/self ends with a clear error (it used to spin forever)', async () => {
-    const r = await cli(['compare', '--model', 'tiny', '--ranks', '2', '--backends', 'aot_eager', '--trace', '/proc/self/x']);
+    const args = ['--model', 'tiny', '--ranks', '2', '--backends', 'aot_eager', '--trace', '/proc/self/x'];
+    const r = await cli(['compare', ...args]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^fsdp-sim compare: --trace cannot create a folder next to '\/proc\/self\/x': ENOENT$/);
   });
@@ -58,5 +61,101 @@ describe('compare --trace DIR: one run, switched into place', () => {
     expect(JSON.parse(readFileSync(join(real, 'aot_eager.trace.json'), 'utf8')).traceEvents.length).toBeGreaterThan(0);
     expect(readdirSync(parent).sort()).toEqual(['link', 'real', 'victim']);
     expect(existsSync(join(parent, 'link'))).toBe(true);
+  });
+});
+
+describe('pass --torch-log: only torch\'s own log of this pass', () => {
+  const FIX = join(REPO, 'test/fixtures/torch_pass');
+  const gz = (p: string) => gunzipSync(readFileSync(join(FIX, p))).toString('utf8');
+  const G = 'llama8b_2layer_seq2048_saved';
+  const inputs = () => {
+    const d = tempDir();
+    const put = (name: string, text: string) => {
+      writeFileSync(join(d, name), text);
+      return join(d, name);
+    };
+    return {
+      put,
+      fw: put('fw.json', gz(`fx/${G}_fw.json.gz`)),
+      bw: put('bw.json', gz(`fx/${G}_bw.json.gz`)),
+      fw64: put('fw64.json', gz(`fx/${G}_w64_fw.json.gz`)),
+      bw64: put('bw64.json', gz(`fx/${G}_w64_bw.json.gz`)),
+      log: gz(`logs/${G}_fw.log.gz`) + gz(`logs/${G}_bw.log.gz`),
+    };
+  };
+
+  it('refuses the FX dump itself (it names collectives, but no line of it is torch\'s)', async () => {
+    const f = inputs();
+    const r = await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', f.fw]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(
+      `fsdp-sim pass: --torch-log '${f.fw}' is not torch's pass log: it holds no overlap_scheduling / ` +
+        "overlap_preserving_bucketer DEBUG lines naming a collective (torch's own lines: 'Overlapping collective', " +
+        "'bucketed ... using timeline position', 'Scheduled node', ...)",
+    );
+  });
+
+  it('refuses a log of another graph, naming the file and collectives the graph lacks', async () => {
+    const f = inputs();
+    const other = f.put('other.log', f.log.replaceAll('all_gather_into_tensor_3 ', 'all_gather_into_tensor_3000 '));
+    const r = await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', other, '--torch-profile', '2.11']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(
+      new RegExp(`^fsdp-sim pass: --torch-log '${other}': torch's log \\(forward\\) names 1 collective\\(s\\) ` +
+        'this FX graph does not have \\(all_gather_into_tensor_3000\\): a log of another graph'),
+    );
+  });
+
+  it("says a profile mismatch (torch 2.11's log, 2.13's knobs) before any agreement figure", async () => {
+    const f = inputs();
+    const log = f.put('torch.log', f.log);
+    const r = await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', log]);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^warning: --torch-log '.*': this run's FSDP pre-bucketing \(torch 2\.13's knobs\) merged/);
+    expect(r.err).toMatch(/the log was made without it \(torch 2\.11's knobs: --torch-profile 2\.11\)/);
+    const json = JSON.parse((await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', log, '--json'])).out);
+    expect(json.torchLogWarnings).toHaveLength(1);
+    // the log's own profile: no warning, full agreement
+    const ok = await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', log, '--torch-profile', '2.11']);
+    expect([ok.code, ok.err]).toEqual([0, '']);
+    expect(ok.out).toMatch(/\(forward\): buckets 100\.0 % of pairs, prefetches 100\.0 %/);
+  });
+
+  it('says a world-size mismatch (the same graph dumped at 64 ranks, the log at 8)', async () => {
+    const f = inputs();
+    const log = f.put('torch.log', f.log);
+    const r = await cli(['pass', '--fx-graph', f.fw64, f.bw64, '--torch-log', log, '--torch-profile', '2.11']);
+    expect(r.code).toBe(0);
+    const lines = r.err.split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/torch's log \(forward\) was made with other runtimes or another world size \(torch vs /);
+    expect(lines[0]).toMatch(/collectives' estimates 8\.47 ms vs 45\.64 ms, original peak 4\.18 GiB vs 3\.58 GiB/);
+  });
+
+  it('measures agreement on a 20,000-member bucket in linear time (it used to build every pair)', () => {
+    const n = 20_000;
+    const name = (i: number) => (i === 0 ? 'all_gather_into_tensor' : `all_gather_into_tensor_${i}`);
+    const start = 'Overlap scheduling: Aligning runtime estimations';
+    const lines = [`torch._inductor.fx_passes.overlap_scheduling INFO ${start}`];
+    for (let i = 1; i < n; i++)
+      lines.push(
+        'torch._inductor.fx_passes.overlap_preserving_bucketer DEBUG bucketed ' +
+          `${name(i)} with ${name(0)} using timeline position 1: (start=${name(0)}, wait=wait_tensor)`,
+      );
+    const [log] = parseTorchPassLog(lines.join('\n'));
+    expect(log.buckets).toHaveLength(1);
+    expect(log.buckets[0]).toHaveLength(n);
+    const all = Array.from({ length: n }, (_, i) => name(i));
+    const stats = (buckets: string[][]) =>
+      ({ phase: 'forward', collectives: all, collectivesBefore: n, collectivesAfter: buckets.length, overlapping: {},
+        buckets, potentialExposedMs: 0, scheduledExposedMs: 0 }) as unknown as PassStats;
+    expect(compareWithTorch(stats([all]), log, []).bucketAgreement).toBe(1);
+    // two halves: C(10⁴, 2)·2 of C(2·10⁴, 2) pairs agree; the first 10 disagreements only
+    const halves = compareWithTorch(stats([all.slice(0, n / 2), all.slice(n / 2)]), log, []);
+    expect(halves.bucketAgreement).toBeCloseTo((2 * (n / 2) * (n / 2 - 1)) / (n * (n - 1)), 12);
+    expect(halves.disagreements).toHaveLength(10);
+    expect(halves.collectivesAfter).toEqual({ torch: 1, fsdpSim: 2 });
   });
 });
