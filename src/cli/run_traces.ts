@@ -1,6 +1,7 @@
 // `compare --trace DIR`: the Chrome traces of the compared runs, one merged file per backend or one
-// file per rank, gzipped on request, written all-or-nothing into a fresh folder (trace_files.ts). Each file names its run (backend + the
-// config's non-default fields) so the importer can refuse files of two different runs.
+// file per rank, gzipped on request, written all-or-nothing into a fresh folder (trace_files.ts).
+// Each file names its run (backend + the config's non-default fields) so the importer can refuse
+// files of two different runs.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
