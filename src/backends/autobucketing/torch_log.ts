@@ -306,7 +306,8 @@ export function logMismatches(p: PassStats, log: TorchLogGraph): LogMismatch[] {
       preBucketedHere: p.preBucketing !== undefined }];
   const merged = new Set(pre);
   const alone = [...log.scheduled].filter((c) => merged.has(c));
-  if (alone.length) return [{ kind: 'pre_bucketed_here', phase: p.phase, names: alone.slice(0, 3), count: alone.length }];
+  if (alone.length)
+    return [{ kind: 'pre_bucketed_here', phase: p.phase, names: alone.slice(0, 3), count: alone.length }];
   const potential = own(log.summary, 'total_potential_exposed_ms');
   const peak = own(log.summary, 'original_peak_memory');
   if (differs(potential, p.potentialExposedMs, 0.01) || differs(peak, p.originalPeakBytes, 1))
