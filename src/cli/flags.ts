@@ -253,7 +253,24 @@ export function configFromFlags(
     const flag = flagOfPath('straggler.factor', typed);
     throw new UsageError(`fsdp-sim ${command}: ${flag} applies to the straggler; give --straggler-rank R too`);
   }
+  refuseInert(command, q, config, typed);
   return config;
+}
+
+/** Knobs the config's compile mode never reads: refused by name with the reason, never taken silently. */
+function refuseInert(command: string, q: URLSearchParams, config: SimConfig, typed: ReadonlySet<string>): void {
+  if (q.has('memoryPolicy') && config.compileMode === 'jit')
+    throw new UsageError(
+      `fsdp-sim ${command}: ${flagOfPath('memoryPolicy', typed)} applies to compileMode=aot_fx_trace ` +
+        "(graph_trainer's compile.memory_policy); under compileMode=jit it changes nothing (--ac chooses what is " +
+        'recomputed): give --set compileMode=aot_fx_trace too',
+    );
+  if (q.has('activationCheckpointing') && config.compileMode === 'aot_fx_trace')
+    throw new UsageError(
+      `fsdp-sim ${command}: ${flagOfPath('activationCheckpointing', typed)} changes nothing under ` +
+        "compileMode=aot_fx_trace (graph_trainer reads no AC mode; its memory policy chooses what is recomputed): " +
+        'use --set memoryPolicy=... instead',
+    );
 }
 
 /** `  --flag              text`: one help line, the flag padded to the text column. */

@@ -22,6 +22,7 @@ import { formatDuration, formatPercent, mibText } from '../util';
 import { logMismatchText, mismatchText, reasonText, wordedAgreement } from '../words';
 
 import {
+  CONFIG_FLAGS,
   CONFIG_OPTIONS,
   GRAPH_SHAPE_FLAGS,
   UsageError,
@@ -93,6 +94,13 @@ function passTarget(values: PassValues, positionals: readonly string[]): { files
   if (shape.length)
     throw new UsageError(
       `fsdp-sim pass: --${shape[0]} does not apply: the FX dump fixes the graph (its ranks, shapes and dtypes)`,
+    );
+  // the same fields by --set: as inert as their flags
+  const shapePaths = GRAPH_SHAPE_FLAGS.map((f) => CONFIG_FLAGS[f]);
+  const set = ((values as { set?: string[] }).set ?? []).find((p) => shapePaths.some((s) => p.startsWith(`${s}=`)));
+  if (set !== undefined)
+    throw new UsageError(
+      `fsdp-sim pass: --set ${set} does not apply: the FX dump fixes the graph (its world size, shapes and dtypes)`,
     );
   return { files, backend };
 }

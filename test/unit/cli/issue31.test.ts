@@ -159,3 +159,44 @@ describe('pass --torch-log: only torch\'s own log of this pass', () => {
     expect(halves.collectivesAfter).toEqual({ torch: 1, fsdpSim: 2 });
   });
 });
+
+describe('sweep --vary backendA / backendB runs the backends it names', () => {
+  it('each point runs its own backend A and B', async () => {
+    const r = await cli(['sweep', '--model', 'tiny', '--vary', 'backendA=aot_eager,fsdp2_eager', '--json']);
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.out).rows as { values: { backendA: string }; backend: string }[];
+    expect(rows.map((x) => [x.values.backendA, x.backend])).toEqual([
+      ['aot_eager', 'aot_eager'],
+      ['aot_eager', 'aot_eager_autobucketing'],
+      ['fsdp2_eager', 'fsdp2_eager'],
+      ['fsdp2_eager', 'aot_eager_autobucketing'],
+    ]);
+    const b = await cli(['sweep', '--model', 'tiny', '--vary', 'backendB=aot_eager,fsdp2_eager', '--json']);
+    const backends = JSON.parse(b.out).rows.map((x: { backend: string }) => x.backend);
+    expect(backends).toEqual(['aot_eager', 'aot_eager', 'fsdp2_eager']);
+  });
+
+  it('refuses --backends with a backend --vary (the one fixes what the other varies)', async () => {
+    const r = await cli(['sweep', '--model', 'tiny', '--vary', 'backendB=aot_eager', '--backends', 'aot_eager']);
+    expect([r.code, r.out]).toEqual([2, '']);
+    expect(r.err).toMatch(/--vary backendB sets the backends each point runs, and --backends fixes them; give one$/);
+  });
+});
+
+describe('knobs that change nothing are refused by name, with the reason', () => {
+  it.each([
+    [['compare', '--set', 'memoryPolicy=full'], /--set memoryPolicy applies to compileMode=aot_fx_trace/],
+    [['compare', '--ac', 'full', '--set', 'compileMode=aot_fx_trace'], /--ac changes nothing under/],
+    [['pass', '--fx-graph', join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json'), '--set', 'ranks=64'], /ranks=64 does not/],
+  ])('%j', async (args, re) => {
+    const r = await cli(args);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(re);
+  });
+
+  it('takes memoryPolicy under aot_fx_trace, and --ac under jit', async () => {
+    const aot = ['--set', 'compileMode=aot_fx_trace', '--set', 'memoryPolicy=full'];
+    expect((await cli(['compare', '--model', 'tiny', ...aot])).code).toBe(0);
+    expect((await cli(['compare', '--model', 'tiny', '--ac', 'full'])).code).toBe(0);
+  });
+});
