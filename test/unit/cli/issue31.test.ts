@@ -12,6 +12,7 @@ import { cli, tempDirs } from './run_cli';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const tempDir = tempDirs('fsdp-sim-31-');
+const TINY_FW = join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json');
 const sh = (script: string) =>
   promisify(execFile)('bash', ['-c', script], { cwd: REPO }).then(
     (r) => ({ code: 0, ...r }),
@@ -187,7 +188,7 @@ describe('knobs that change nothing are refused by name, with the reason', () =>
   it.each([
     [['compare', '--set', 'memoryPolicy=full'], /--set memoryPolicy applies to compileMode=aot_fx_trace/],
     [['compare', '--ac', 'full', '--set', 'compileMode=aot_fx_trace'], /--ac changes nothing under/],
-    [['pass', '--fx-graph', join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json'), '--set', 'ranks=64'], /ranks=64 does not/],
+    [['pass', '--fx-graph', TINY_FW, '--set', 'ranks=64'], /--set ranks=64 does not apply/],
   ])('%j', async (args, re) => {
     const r = await cli(args);
     expect(r.code).toBe(2);
@@ -198,5 +199,33 @@ describe('knobs that change nothing are refused by name, with the reason', () =>
     const aot = ['--set', 'compileMode=aot_fx_trace', '--set', 'memoryPolicy=full'];
     expect((await cli(['compare', '--model', 'tiny', ...aot])).code).toBe(0);
     expect((await cli(['compare', '--model', 'tiny', '--ac', 'full'])).code).toBe(0);
+  });
+});
+
+describe('the simulated clock stays below 2^53 µs', () => {
+  it("refuses cost-model durations past it (no est_ms in the dump), naming the node and what is large", async () => {
+    // 200 all-gathers of 2^50 bytes at 10 MB/s: ~5.6e13 µs each by the cost model
+    const nodes: object[] = [];
+    const outs: string[] = [];
+    for (let k = 0; k < 200; k++) {
+      const [p, ag, w] = [`primals_${k}`, `all_gather_into_tensor_${k}`, `wait_tensor_${k}`];
+      const big = { dtype: 'bfloat16', shape: [2 ** 24, 2 ** 24] };
+      nodes.push({ name: p, op: 'placeholder', target: p, args: [], ...big });
+      const target = '_c10d_functional.all_gather_into_tensor.default';
+      nodes.push({ name: ag, op: 'call_function', target, args: [p], ...big, shape: [2 ** 25, 2 ** 24] });
+      const wait = '_c10d_functional.wait_tensor.default';
+      nodes.push({ name: w, op: 'call_function', target: wait, args: [ag], ...big, shape: [2 ** 25, 2 ** 24] });
+      outs.push(w);
+    }
+    nodes.push({ name: 'output', op: 'output', target: 'output', args: outs });
+    const dump = { format: 'fsdp-sim fx dump v1', graph: 'forward', source: 'made by the test', world_size: 2,
+      nodes: nodes.map((n, i) => ({ i, ...n })) };
+    const f = join(tempDir(), 'huge.json');
+    writeFileSync(f, JSON.stringify(dump));
+    const r = await cli(['pass', '--fx-graph', f, '--bandwidth-gbps', '0.01', '--backend', 'aot_eager']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/^fsdp-sim pass: the step's durations add up to 1\.126e\+16 µs .*past the simulated clock/);
+    expect(r.err).toMatch(/'all_gather_into_tensor_0' \(all_gather of 1125899906842624 bytes\) alone takes 5\.6/);
   });
 });
