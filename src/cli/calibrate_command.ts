@@ -42,7 +42,11 @@ const pct = (x: number) => formatPercent(x * 100, 2);
 
 function formatCalibration(c: Calibration): string {
   const head = 'process group  n    collectives  α µs/step  β GB/s (bus)  fit error rms / max';
-  const lines = [c.groups.length ? head : 'no process group could be fitted (the reasons follow)'];
+  const none =
+    c.unfitted.length === 0
+      ? 'no collectives were found in the trace: no process group to fit α, β to'
+      : 'no process group could be fitted (the reasons follow)';
+  const lines = [c.groups.length ? head : none];
   for (const g of c.groups)
     lines.push(
       [
@@ -59,9 +63,13 @@ function formatCalibration(c: Calibration): string {
     lines.push(
       [
         s.cls.padEnd(11),
-        s.measuredUs.toFixed(1).padStart(16),
+        (s.absent ? '—' : s.measuredUs.toFixed(1)).padStart(16),
         s.simulatedUs.toFixed(1).padStart(17),
-        Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—',
+        s.absent
+          ? '1 (no kernel of the class in the trace: unchanged)'
+          : Number.isFinite(s.scale)
+            ? s.scale.toFixed(3)
+            : '—',
       ].join('  '),
     );
   if (c.unfitted.length) lines.push('', 'not fitted:', ...c.unfitted.map((u) => `  ${unfittedText(u)}`));

@@ -229,3 +229,39 @@ describe('the simulated clock stays below 2^53 µs', () => {
     expect(r.err).toMatch(/'all_gather_into_tensor_0' \(all_gather of 1125899906842624 bytes\) alone takes 5\.6/);
   });
 });
+
+describe('calibrate and analyze say what a trace holds', () => {
+  const kernel = (name: string, ts: number, dur: number, correlation: number) =>
+    ({ ph: 'X', cat: 'kernel', name, ts, dur, pid: 0, tid: 7, args: { stream: 7, correlation } });
+  const trace = (cpu: object[]) => ({
+    distributedInfo: { rank: 0, world_size: 8 },
+    traceEvents: [
+      ...cpu,
+      kernel('sm90_xmma_gemm_bf16bf16_bf16f32', 100, 50, 1),
+      kernel('void at::native::vectorized_elementwise_kernel', 200, 5, 2),
+    ],
+  });
+  const put = (json: object) => {
+    const f = join(tempDir(), 'rank0.pt.trace.json');
+    writeFileSync(f, JSON.stringify(json));
+    return f;
+  };
+
+  it('calibrate: no collectives found, and a class with no kernel keeps scale 1 (not 0)', async () => {
+    const f = put(trace([]));
+    const r = await cli(['calibrate', f, '--model', 'tiny', '--ranks', '8']);
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n')[0]).toBe('no collectives were found in the trace: no process group to fit α, β to');
+    expect(r.out).toMatch(/^attention +— +[\d.]+ +1 \(no kernel of the class in the trace: unchanged\)$/m);
+    const j = JSON.parse((await cli(['calibrate', f, '--model', 'tiny', '--ranks', '8', '--json'])).out);
+    expect(j.scales.find((s: { cls: string }) => s.cls === 'attention')).toMatchObject({ scale: 1, absent: true });
+  });
+
+  it("analyze: kernels without a CPU launch are said to be there, and why HTA's window leaves them out", async () => {
+    const f = put(trace([{ ph: 'X', cat: 'cpu_op', name: 'aten::mm', ts: 90, dur: 5, pid: 0, tid: 1, args: {} }]));
+    const r = await cli(['analyze', f]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/traceEvents holds 2 GPU event\(s\), none in HTA's window: HTA analyses a GPU event only/);
+    expect(r.err).not.toMatch(/holds no GPU kernels/);
+  });
+});
