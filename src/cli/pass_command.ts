@@ -15,7 +15,8 @@ import {
 } from '../backends';
 import { ImportError } from '../errors';
 import { HARDWARE_NAMES, type NetworkName } from '../estimate';
-import { countKinds, graphToString, importFxGraph } from '../graph';
+import { countKinds, graphToString, importFxGraph, type StepGraph } from '../graph';
+import type { SimConfig } from '../config';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { mismatchReport } from '../sim';
 import { formatDuration, formatPercent, mibText } from '../util';
@@ -47,8 +48,18 @@ const PASS_OPTIONS = {
   json: { type: 'boolean' },
   'print-graph': { type: 'boolean' },
   'torch-log': { type: 'string' },
+  progress: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/**
+ * Most node-steps one `pass` simulates (FX nodes × ranks simulated × 2 runs): ~2 µs each, so about
+ * half a minute. Ranks are simulated one by one only when they differ (jitter, a straggler); a
+ * world_size of 65,536 with --jitter-pct took 111 s on a tiny graph before this limit.
+ */
+const MAX_PASS_WORK = 2 ** 24;
+/** Work over this many node-steps prints its progress on stderr (--progress: any). */
+const PROGRESS_WORK = 2 ** 22;
 
 export const PASS_USAGE = [
   `usage: fsdp-sim pass --fx-graph FILE [FILE2] [--backend NAME] [--hardware ${HARDWARE_NAMES.join('|')}] [--json]`,
@@ -63,6 +74,7 @@ export const PASS_USAGE = [
   "  --torch-log LOG      torch's DEBUG log of the pass on the same graph(s): print how far the decisions agree",
   '                       (bucket pairs, prefetches, collectives after) and the first disagreements, both',
   "                       sides' reasons",
+  `  --progress           a progress line per run on stderr (default: when over ${PROGRESS_WORK} node-steps)`,
   '  --print-graph        print the graph in the order the backend scheduled it, one line per node (as FX prints)',
   "                       collective times: the dump's est_ms where it has them, else --network",
   `                       (default ${PASS_NETWORK})`,
@@ -138,8 +150,12 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     io.err(`fsdp-sim pass: ${files.join(', ')}: ${imported.error.message}`);
     return 1;
   }
+  const work = passWork(imported.value, cfg, files);
+  const progress = values.progress || work > PROGRESS_WORK ? (k: number) => io.err(`pass: ${k}/2 runs`) : undefined;
   const before = runPipelineOnGraph(imported.value, cfg, 'aot_eager');
+  progress?.(1);
   const after = runPipelineOnGraph(imported.value, cfg, backend);
+  progress?.(2);
   const hang = before.sim.mismatch ?? after.sim.mismatch;
   if (hang) {
     // a simulated hang has no step, exposure or peak to report: an error in every output
@@ -159,6 +175,31 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   printPass(io, backend, out);
   if (values['print-graph']) io.out(graphToString(after.schedule.graph));
   return 0;
+}
+
+/**
+ * The node-steps the two runs simulate, refused over MAX_PASS_WORK before any runs: names the
+ * dump's world_size, the flag that makes every rank simulated, and the limit.
+ */
+function passWork(graph: StepGraph, cfg: SimConfig, files: readonly string[]): number {
+  const ranks = graph.meta.worldSize;
+  const why =
+    cfg.jitterPct > 0
+      ? `--jitter-pct ${cfg.jitterPct}`
+      : cfg.straggler.rank !== null && cfg.straggler.factor !== 1
+        ? `--straggler-rank ${cfg.straggler.rank}`
+        : undefined;
+  // rank by rank, and with alignment off each rank also plans its own schedule
+  const perRank = why === undefined ? 1 : ranks * (cfg.alignment ? 1 : 2);
+  const work = graph.nodes.length * perRank * 2;
+  if (work > MAX_PASS_WORK && why !== undefined)
+    throw new UsageError(
+      `fsdp-sim pass: ${files.join(', ')}: world_size ${ranks} with ${why} simulates every rank: ` +
+        `${graph.nodes.length} nodes × ${perRank} × 2 runs = ${work} node-steps, over the limit of ${MAX_PASS_WORK} ` +
+        `(about half a minute); drop ${why.split(' ')[0]} (symmetric ranks are simulated once) or use a dump ` +
+        `with world_size ≤ ${Math.floor(MAX_PASS_WORK / (graph.nodes.length * 2 * (cfg.alignment ? 1 : 2)))}`,
+    );
+  return work;
 }
 
 /** What `pass --json` prints: the pass against aot_eager on the same graph, torch's accounting, the agreement. */

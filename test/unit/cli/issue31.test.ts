@@ -265,3 +265,43 @@ describe('calibrate and analyze say what a trace holds', () => {
     expect(r.err).not.toMatch(/holds no GPU kernels/);
   });
 });
+
+describe('pass: work size checked before work starts', () => {
+  /** A forward dump of `n` all-gathers of [1, 16] shards at `world` ranks. */
+  const agDump = (world: number, n: number) => {
+    const nodes: object[] = [];
+    for (let k = 0; k < n; k++) {
+      const [p, ag, w] = [`primals_${k}`, `all_gather_into_tensor_${k}`, `wait_tensor_${k}`];
+      const t = { dtype: 'bfloat16', shape: [world, 16] };
+      nodes.push({ name: p, op: 'placeholder', target: p, args: [], dtype: 'bfloat16', shape: [1, 16] });
+      const [agOp, waitOp] = ['all_gather_into_tensor', 'wait_tensor'].map((o) => `_c10d_functional.${o}.default`);
+      nodes.push({ name: ag, op: 'call_function', target: agOp, args: [p], ...t });
+      nodes.push({ name: w, op: 'call_function', target: waitOp, args: [ag], ...t });
+    }
+    const waits = Array.from({ length: n }, (_, k) => `wait_tensor_${k}`);
+    nodes.push({ name: 'output', op: 'output', target: 'output', args: waits });
+    const f = join(tempDir(), `w${world}.json`);
+    const head = { format: 'fsdp-sim fx dump v1', graph: 'forward', source: 'test', world_size: world };
+    writeFileSync(f, JSON.stringify({ ...head, nodes: nodes.map((x, i) => ({ i, ...x })) }));
+    return f;
+  };
+
+  it('refuses world_size 65,536 with --jitter-pct (every rank simulated), naming the field and the limit', async () => {
+    const f = agDump(65_536, 200);
+    const r = await cli(['pass', '--fx-graph', f, '--jitter-pct', '5']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(
+      `fsdp-sim pass: ${f}: world_size 65536 with --jitter-pct 5 simulates every rank: 400 nodes × 65536 × 2 runs = ` +
+        '52428800 node-steps, over the limit of 16777216 (about half a minute); drop --jitter-pct (symmetric ranks ' +
+        'are simulated once) or use a dump with world_size ≤ 20971',
+    );
+  });
+
+  it('runs the same dump with symmetric ranks, and --progress reports each run on stderr', async () => {
+    const r = await cli(['pass', '--fx-graph', agDump(65_536, 200), '--progress', '--backend', 'aot_eager']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('pass: 1/2 runs\npass: 2/2 runs');
+    expect(r.out).toMatch(/\(65536 ranks, /);
+  });
+});
