@@ -6,7 +6,7 @@ import { ImportError } from '../errors';
 import { calibrate, type Calibration, traceSamples } from '../pipeline';
 import { assumptionText, unfittedText, wordedCalibration } from '../words';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
-import { readInputText, type Io } from './io';
+import { readInputText, stdinOnce, type Io } from './io';
 import { formatPercent } from '../util';
 
 const CALIBRATE_OPTIONS = {
@@ -94,6 +94,7 @@ export async function calibrateCommand(argv: readonly string[], io: Io): Promise
   if (positionals.length === 0)
     throw new UsageError('fsdp-sim calibrate: give at least one trace FILE (.json or .json.gz, one per rank)');
   const cfg = configFromFlags('calibrate', values);
+  stdinOnce('calibrate', positionals);
   const files: { name: string; json: unknown }[] = [];
   for (const path of positionals) {
     // the CLI's one bounded reader (regular files, a size limit, gzip inflated with a cap)

@@ -32,7 +32,7 @@ import {
   parseBackends,
   parseFlags,
 } from './flags';
-import { readInputText, type Io } from './io';
+import { readInputText, stdinOnce, type Io } from './io';
 
 /** torch's millisecond estimates as pass prints them: 3 decimals, in ms ('0.490 ms'). */
 const msText = (ms: number, bare = false) => formatDuration(ms * 1000, { unit: 'ms', digits: 3, bare });
@@ -141,6 +141,7 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   // torch's own estimator is the analytical NCCL model: the default for collectives a dump leaves untimed
   const cfg = configFromFlags('pass', values, { network: PASS_NETWORK });
   const logPath = values['torch-log'];
+  stdinOnce('pass', [...files, logPath]);
   if (logPath !== undefined && backend !== PASS_BACKEND)
     throw new UsageError(`fsdp-sim pass: --torch-log applies to ${PASS_BACKEND} (the pass torch logs), not ${backend}`);
   const torchLog = logPath === undefined ? undefined : await readTorchLog(logPath);

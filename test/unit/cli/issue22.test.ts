@@ -1,7 +1,7 @@
 // Issue 22's CLI findings, each reproduced first: the package bin's process wrapper, flag lookups of
 // user strings, duplicate backends, the straggler factor given alone, the HBM hint, and per-rank
 // exports that Holistic Trace Analysis reads rank by rank.
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   closeSync,
   ftruncateSync,
@@ -116,18 +116,16 @@ describe('input files are read bounded, by one reader (H4, H5, U2, U3)', () => {
   const FW = join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json');
 
   it('refuses a device, a directory and a file over the limit before reading any of it', async () => {
+    // a pipe is read (issue 31): test/unit/cli/issue31.test.ts
     const d = tempDir();
     const sparse = join(d, 'huge.json'); // 600 MiB of holes: no disk used, and never read
     const fd = openSync(sparse, 'w');
     ftruncateSync(fd, 600 * 2 ** 20);
     closeSync(fd);
-    const fifo = join(d, 'pipe.json'); // opening it would wait for a writer
-    execFileSync('mkfifo', [fifo]);
     const cases: [string[], number, RegExp][] = [
-      [['analyze', '/dev/zero'], 1, /^fsdp-sim analyze: cannot read '\/dev\/zero': not a regular file/],
-      [['analyze', fifo], 1, /cannot read '.*pipe\.json': not a regular file/],
-      [['pass', '--torch-log', fifo, '--fx-graph', FW], 2, /--torch-log cannot read '.*pipe\.json': not a regular/],
-      [['analyze', d], 1, /cannot read '.*': not a regular file \(a directory, device or pipe\)$/],
+      [['analyze', '/dev/zero'], 1, /^fsdp-sim analyze: cannot read '\/dev\/zero': not a regular file or pipe \(a dev/],
+      [['pass', '--torch-log', '/dev/zero', '--fx-graph', FW], 2, /--torch-log cannot read '\/dev\/zero': not a reg/],
+      [['analyze', d], 1, /cannot read '.*': not a regular file or pipe \(a directory\)$/],
       [['pass', '--fx-graph', '/dev/zero'], 2, /^fsdp-sim pass: --fx-graph cannot read '\/dev\/zero': not a regular/],
       [['analyze', sparse], 1, /'.*huge\.json' is 600\.0 MiB, over the 500 MiB input limit \(FSDP_SIM_MAX_INPUT_MIB/],
       [['pass', '--fx-graph', sparse], 2, /--fx-graph '.*huge\.json' is 600\.0 MiB, over the 500 MiB input limit/],

@@ -305,3 +305,36 @@ describe('pass: work size checked before work starts', () => {
     expect(r.out).toMatch(/\(65536 ranks, /);
   });
 });
+
+describe("'-', /dev/stdin and pipes are read where a file is expected", () => {
+  it('pass reads its FX dump from standard input, /dev/stdin, a process substitution and a FIFO', async () => {
+    const fifo = join(tempDir(), 'fw.fifo');
+    const run = 'node --import tsx src/cli/cli.ts pass --backend aot_eager --json --fx-graph';
+    const script = [
+      `${run} - < ${TINY_FW}`,
+      `cat ${TINY_FW} | ${run} /dev/stdin`,
+      `${run} <(cat ${TINY_FW})`,
+      `mkfifo ${fifo}; (cat ${TINY_FW} > ${fifo} &); ${run} ${fifo}`,
+    ].join('\n');
+    const r = await sh(script);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const outs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(outs).toHaveLength(4);
+    for (const o of outs) expect(o).toEqual(outs[0]);
+    expect(outs[0].collectivesBefore).toBeGreaterThan(0);
+  });
+
+  it("refuses '-' twice, a directory, and a device, each in one line", async () => {
+    const d = tempDir();
+    for (const [args, re] of [
+      [['pass', '--fx-graph', '-', '--torch-log', '-'], /'-' \(standard input\) can be read once/],
+      [['analyze', d], /cannot read '.*': not a regular file or pipe \(a directory\)$/],
+      [['calibrate', '/dev/zero'], /cannot read '\/dev\/zero': not a regular file or pipe \(a device\)$/],
+    ] as const) {
+      const r = await cli(args);
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.err, args.join(' ')).toMatch(re);
+      expect(r.err.split('\n')).toHaveLength(1);
+    }
+  });
+});
