@@ -12,6 +12,7 @@ import { PASS_USAGE, passCommand } from './pass_command';
 import { SWEEP_USAGE, sweepCommand } from './sweep_command';
 import { DIFF_USAGE, diffCommand } from './diff_command';
 import { CALIBRATE_USAGE, calibrateCommand } from './calibrate_command';
+import { printable } from './cli_format';
 
 const COMMANDS = ['compare', 'sweep', 'diff', 'calibrate', 'pass', 'train', 'analyze', 'help'] as const;
 
@@ -35,8 +36,10 @@ export const USAGE = [
 ].join('\n');
 
 /** Runs one command line; resolves to the exit code. Never calls process.exit. */
-export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+export async function main(argv: readonly string[], raw: Io = processIo): Promise<number> {
   const [command, ...rest] = argv;
+  // names from input files reach every output: no control character gets to the terminal raw
+  const io: Io = { out: (t) => raw.out(printable(t)), err: (t) => raw.err(printable(t)) };
   try {
     switch (command) {
       case undefined:
@@ -100,7 +103,7 @@ export function runProcess(argv: readonly string[]): Promise<void> {
       process.exitCode = code;
     },
     (e: unknown) => {
-      process.stderr.write(`fsdp-sim: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.stderr.write(`fsdp-sim: internal error: ${printable((e as Error)?.stack ?? String(e))}\n`);
       process.exitCode = 1;
     },
   );

@@ -338,3 +338,27 @@ describe("'-', /dev/stdin and pipes are read where a file is expected", () => {
     }
   });
 });
+
+describe('names from input files reach the terminal with control characters escaped', () => {
+  it("pass prints an FX node's name with its escape sequence, carriage return and bidi override escaped", async () => {
+    const fw = JSON.parse(readFileSync(TINY_FW, 'utf8')) as { nodes: { name: string; args: string[] }[] };
+    const evil = 'mm\u001b]0;pwned\u0007\r\u202e';
+    for (const n of fw.nodes) {
+      if (n.name === 'mm') n.name = evil;
+      n.args = n.args.map((a) => (a === 'mm' ? evil : a));
+    }
+    const f = join(tempDir(), 'fw.json');
+    writeFileSync(f, JSON.stringify(fw));
+    const r = await cli(['pass', '--fx-graph', f, '--print-graph', '--backend', 'aot_eager']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('mm\\x1b]0;pwned\\x07\\x0d\\u202e');
+    const raw = [...r.out].filter((c) => c !== '\n' && c !== '\t' && (c < ' ' || c === '\u007f' || c === '\u202e'));
+    expect(raw).toEqual([]);
+  });
+
+  it('a file name with control characters is escaped in an error line too', async () => {
+    const r = await cli(['analyze', join(tempDir(), 'x\u001b[2J.json')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/x\\x1b\[2J\.json': ENOENT$/);
+  });
+});
