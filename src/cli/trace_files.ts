@@ -95,7 +95,35 @@ function removeDeadTemporaries(dir: string): void {
   } catch {
     return;
   }
-  for (const n of names) if (deadTemporary(n)) rmSync(join(dir, n), { recursive: true, force: true });
+  for (const n of names) {
+    try {
+      if (deadTemporary(n)) rmSync(join(dir, n), { recursive: true, force: true });
+    } catch {
+      // best effort: another user's, or already gone
+    }
+  }
+}
+
+/** A merged trace file of fsdp-sim (`<backend>.trace.json[.gz]`). */
+const TRACE_FILE = /\.trace\.json(\.gz)?$/;
+
+/**
+ * The first entry of `dir` that is not fsdp-sim's (a trace file, a backend's folder of rank files,
+ * a temporary), or undefined: the run replaces the whole folder, so it never takes one that holds
+ * anything else (`--trace .` in a repository).
+ */
+function foreignEntry(dir: string): string | undefined {
+  for (const n of readdirSync(dir)) {
+    if (TEMPORARY.test(n)) continue;
+    const st = lstatSync(join(dir, n));
+    if ((st.isFile() || st.isSymbolicLink()) && TRACE_FILE.test(n)) continue; // a link is replaced, never followed
+    if (!st.isDirectory()) return n;
+    for (const m of readdirSync(join(dir, n))) {
+      if (TEMPORARY.test(m)) continue;
+      if (!RANK_FILE.test(m) || !lstatSync(join(dir, n, m)).isFile()) return join(n, m);
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -207,16 +235,28 @@ export async function writeTraceFiles(
 ): Promise<void> {
   const target = targetDir(dir);
   const parent = dirname(target);
-  removeDeadTemporaries(parent);
-  // a folder in a file's place fails before anything is written (a link there is replaced, not followed)
-  for (const f of files) {
-    const st = lstatSync(f.path, { throwIfNoEntry: false });
-    if (st?.isDirectory())
+  if (parent === target) throw new TraceWriteError(dir, `--trace '${dir}' is the root folder; give a folder of its own`);
+  try {
+    const other = lstatSync(target, { throwIfNoEntry: false }) ? foreignEntry(target) : undefined;
+    if (other !== undefined)
       throw new TraceWriteError(
-        f.path,
-        `--trace cannot replace '${f.path}': it is not a file; no trace file was changed`,
+        dir,
+        `--trace '${dir}' holds '${other}', not a trace of fsdp-sim; the run replaces the whole folder: ` +
+          'give a folder of its own',
       );
+    // a folder in a file's place fails before anything is written (a link there is replaced, not followed)
+    for (const f of files) {
+      if (lstatSync(f.path, { throwIfNoEntry: false })?.isDirectory())
+        throw new TraceWriteError(
+          f.path,
+          `--trace cannot replace '${f.path}': it is not a file; no trace file was changed`,
+        );
+    }
+  } catch (e) {
+    if (e instanceof TraceWriteError) throw e;
+    throw new TraceWriteError(dir, `--trace cannot read '${dir}': ${reason(e)}; no trace file was changed`);
   }
+  removeDeadTemporaries(parent);
   const fresh = join(parent, `.${basename(target)}.${process.pid}.${randomUUID()}.tmp`);
   try {
     mkdirSync(fresh); // exclusive: fails on anything already there, link or not
@@ -253,5 +293,9 @@ function switchIn(dir: string, target: string, fresh: string): void {
     rmSync(fresh, { recursive: true, force: true });
     throw new TraceWriteError(dir, `--trace cannot replace '${dir}': ${reason(e)}; no trace file was changed`);
   }
-  if (had) rmSync(old, { recursive: true, force: true });
+  try {
+    if (had) rmSync(old, { recursive: true, force: true });
+  } catch {
+    // the new run is in place; what is left of the old one is a dead temporary the next run removes
+  }
 }

@@ -215,11 +215,12 @@ describe('--trace temporaries never outlive a run (A2)', () => {
 
   it('removes the temporaries of a dead run when the next run writes there, and keeps a live one', async () => {
     const d = tempDir();
-    const sub = join(d, 'aot_eager');
+    const out = join(d, 'traces'); // a folder of its own: d holds the child's script
+    const sub = join(out, 'aot_eager');
     const dead = await child('process.exit(0);', d); // a pid that has exited
     const live = spawn('sleep', ['60']);
     try {
-      const args = ['compare', '--ranks', '2', '--backends', 'aot_eager', '--trace', d, '--per-rank'];
+      const args = ['compare', '--ranks', '2', '--backends', 'aot_eager', '--trace', out, '--per-rank'];
       expect((await cli(args)).code).toBe(0);
       const left = [`rank0.pt.trace.json.${dead.pid}.tmp`, `rank1.pt.trace.json.${live.pid}.tmp`];
       for (const n of left) writeFileSync(join(sub, n), '{"traceEvents":[');

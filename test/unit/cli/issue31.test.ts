@@ -38,15 +38,28 @@ describe('compare --trace DIR: one run, switched into place', () => {
   const run = (dir: string, ...extra: string[]) =>
     cli(['compare', '--model', 'tiny', '--ranks', '4', '--backends', 'aot_eager', '--trace', dir, ...extra]);
 
-  it('keeps files it does not write, drops stale rank files, leaves no temporaries', async () => {
+  it("keeps other backends' traces, drops stale rank files, leaves no temporaries", async () => {
     const parent = tempDir();
     const d = join(parent, 'out');
     expect((await run(d, '--per-rank', '--ranks', '8')).code).toBe(0);
-    writeFileSync(join(d, 'notes.txt'), 'mine');
+    expect((await run(d, '--backends', 'fsdp2_eager')).code).toBe(0);
     expect((await run(d, '--per-rank')).code).toBe(0);
     expect(readdirSync(join(d, 'aot_eager')).sort()).toEqual([0, 1, 2, 3].map((r) => `rank${r}.pt.trace.json`));
-    expect(readFileSync(join(d, 'notes.txt'), 'utf8')).toBe('mine');
+    expect(readdirSync(d).sort()).toEqual(['aot_eager', 'fsdp2_eager.trace.json']);
     expect(readdirSync(parent)).toEqual(['out']);
+  });
+
+  it('refuses a folder holding anything but its traces (it replaces the whole folder), changing nothing', async () => {
+    const d = tempDir();
+    writeFileSync(join(d, 'notes.txt'), 'mine');
+    const r = await run(d);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      `fsdp-sim compare: --trace '${d}' holds 'notes.txt', not a trace of fsdp-sim; the run replaces the whole ` +
+        'folder: give a folder of its own',
+    );
+    expect(readdirSync(d)).toEqual(['notes.txt']);
+    expect((await run('.')).err).toMatch(/^fsdp-sim compare: --trace '\.' holds '.*', not a trace of fsdp-sim/);
   });
 
   it('writes through a link to the folder, never into what a planted link names', async () => {
