@@ -235,7 +235,8 @@ export async function writeTraceFiles(
 ): Promise<void> {
   const target = targetDir(dir);
   const parent = dirname(target);
-  if (parent === target) throw new TraceWriteError(dir, `--trace '${dir}' is the root folder; give a folder of its own`);
+  if (parent === target)
+    throw new TraceWriteError(dir, `--trace '${dir}' is the root folder; give a folder of its own`);
   try {
     const other = lstatSync(target, { throwIfNoEntry: false }) ? foreignEntry(target) : undefined;
     if (other !== undefined)
