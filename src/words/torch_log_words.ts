@@ -40,7 +40,9 @@ const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
 export function logMismatchText(m: LogMismatch): string {
   switch (m.kind) {
     case 'other_graph': {
-      const hint = m.preBucketedHere ? '' : ", or of a pass that pre-bucketed first (torch 2.13's knobs)";
+      const hint = m.preBucketedHere
+        ? ''
+        : ", or of a pass that pre-bucketed first (torch 2.13's knobs: --torch-profile 2.13)";
       return `torch's log (${m.phase}) names ${m.count} collective(s) this FX graph does not have ` +
         `(${some(m.names, m.count)}): a log of another graph${hint}`;
     }
