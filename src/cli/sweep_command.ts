@@ -18,6 +18,7 @@ import {
   DEFAULT_BACKENDS_HELP,
   UsageError,
   configFromFlags,
+  inertKnob,
   parseBackends,
   parseFlags,
 } from './flags';
@@ -158,6 +159,11 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<num
   const axes = varies.map(parseVary);
   const backendsOf = pointBackends(axes, values.backends, backends);
   const points = sweepPoints(cfg, axes); // every value checked, before anything runs
+  // a varied knob the point's compile mode never reads gives identical rows: refused by name
+  for (const p of points) {
+    const why = inertKnob((path) => axes.some((a) => a.path === path), p.config, (path) => `--vary ${path}`);
+    if (why !== undefined) throw new UsageError(`fsdp-sim sweep: point ${p.index}: ${why}`);
+  }
   const seconds = sweepSeconds(points, backends);
   checkBudget(values['budget-min'], seconds, points.length, backends);
   const progress = values.progress || seconds >= PROGRESS_AFTER_S ? progressLine(io) : undefined;

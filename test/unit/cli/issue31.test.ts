@@ -208,6 +208,15 @@ describe('knobs that change nothing are refused by name, with the reason', () =>
     expect(r.err).toMatch(re);
   });
 
+  it('sweep refuses a --vary of a knob the compile mode never reads (every row would be the same)', async () => {
+    const r = await cli(['sweep', '--model', 'tiny', '--vary', 'memoryPolicy=default,full']);
+    expect([r.code, r.out]).toEqual([2, '']);
+    expect(r.err).toMatch(/^fsdp-sim sweep: point 0: --vary memoryPolicy applies to compileMode=aot_fx_trace/);
+    const aot = await cli(['sweep', '--model', 'tiny', '--vary', 'activationCheckpointing=none,full',
+      '--set', 'compileMode=aot_fx_trace']);
+    expect(aot.err).toMatch(/^fsdp-sim sweep: point 0: --vary activationCheckpointing changes nothing under/);
+  });
+
   it('takes memoryPolicy under aot_fx_trace, and --ac under jit', async () => {
     const aot = ['--set', 'compileMode=aot_fx_trace', '--set', 'memoryPolicy=full'];
     expect((await cli(['compare', '--model', 'tiny', ...aot])).code).toBe(0);
