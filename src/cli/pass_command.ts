@@ -172,7 +172,8 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     io.out(JSON.stringify(out));
     return 0;
   }
-  io.out(`${backend} on ${files.join(' + ')} (${imported.value.meta.worldSize} ranks, ${after.costLabel})`);
+  const named = files.map((f) => (f === '-' ? 'standard input' : f)).join(' + ');
+  io.out(`${backend} on ${named} (${imported.value.meta.worldSize} ranks, ${after.costLabel})`);
   printPass(io, backend, out);
   if (values['print-graph']) io.out(graphToString(after.schedule.graph));
   return 0;
