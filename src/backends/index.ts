@@ -20,8 +20,9 @@ export {
   compareWithTorch,
   DEFAULT_TORCH_PROFILE,
   matchLogGraphs,
+  logMismatches,
   parseTorchPassLog,
-  runAutobucketing, torchProfileLabel, type Agreement, type Decision, type TorchLogGraph,
+  runAutobucketing, torchProfileLabel, type Agreement, type Decision, type LogMismatch, type TorchLogGraph,
 } from './autobucketing';
 export { fsdp2StreamOf, runFsdp2Eager } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock } from './transformer_block';

@@ -7,7 +7,7 @@ import { ImportError } from '../errors';
 import { analyzeTrace, type TraceAnalysis, importTrace, COMM_KINDS, COMM_LABELS } from '../trace';
 import { UsageError, parseFlags } from './flags';
 import { textTable } from './cli_format';
-import { readInputText, type Io } from './io';
+import { readInputText, stdinOnce, type Io } from './io';
 import { GIB, formatDuration, formatPercent } from '../util';
 
 const ANALYZE_OPTIONS = {
@@ -89,6 +89,7 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   if (positionals.length === 0)
     throw new UsageError('fsdp-sim analyze: give at least one trace FILE (.json or .json.gz, one per rank)');
   const texts: string[] = [];
+  stdinOnce('analyze', positionals);
   for (const f of positionals) texts.push(await readInputText(f));
   const r = importTrace(texts.length === 1 ? texts[0] : texts);
   if (!r.ok) {

@@ -6,7 +6,7 @@ import { ImportError } from '../errors';
 import { calibrate, type Calibration, traceSamples } from '../pipeline';
 import { assumptionText, unfittedText, wordedCalibration } from '../words';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
-import { readInputText, type Io } from './io';
+import { readInputText, stdinOnce, type Io } from './io';
 import { formatPercent } from '../util';
 
 const CALIBRATE_OPTIONS = {
@@ -42,7 +42,11 @@ const pct = (x: number) => formatPercent(x * 100, 2);
 
 function formatCalibration(c: Calibration): string {
   const head = 'process group  n    collectives  α µs/step  β GB/s (bus)  fit error rms / max';
-  const lines = [c.groups.length ? head : 'no process group could be fitted (the reasons follow)'];
+  const none =
+    c.unfitted.length === 0
+      ? 'no collectives were found in the trace: no process group to fit α, β to'
+      : 'no process group could be fitted (the reasons follow)';
+  const lines = [c.groups.length ? head : none];
   for (const g of c.groups)
     lines.push(
       [
@@ -59,9 +63,13 @@ function formatCalibration(c: Calibration): string {
     lines.push(
       [
         s.cls.padEnd(11),
-        s.measuredUs.toFixed(1).padStart(16),
+        (s.absent ? '—' : s.measuredUs.toFixed(1)).padStart(16),
         s.simulatedUs.toFixed(1).padStart(17),
-        Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—',
+        s.absent
+          ? '1 (no kernel of the class in the trace: unchanged)'
+          : Number.isFinite(s.scale)
+            ? s.scale.toFixed(3)
+            : '—',
       ].join('  '),
     );
   if (c.unfitted.length) lines.push('', 'not fitted:', ...c.unfitted.map((u) => `  ${unfittedText(u)}`));
@@ -86,6 +94,7 @@ export async function calibrateCommand(argv: readonly string[], io: Io): Promise
   if (positionals.length === 0)
     throw new UsageError('fsdp-sim calibrate: give at least one trace FILE (.json or .json.gz, one per rank)');
   const cfg = configFromFlags('calibrate', values);
+  stdinOnce('calibrate', positionals);
   const files: { name: string; json: unknown }[] = [];
   for (const path of positionals) {
     // the CLI's one bounded reader (regular files, a size limit, gzip inflated with a cap)

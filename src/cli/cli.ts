@@ -12,6 +12,7 @@ import { PASS_USAGE, passCommand } from './pass_command';
 import { SWEEP_USAGE, sweepCommand } from './sweep_command';
 import { DIFF_USAGE, diffCommand } from './diff_command';
 import { CALIBRATE_USAGE, calibrateCommand } from './calibrate_command';
+import { printable } from './cli_format';
 
 const COMMANDS = ['compare', 'sweep', 'diff', 'calibrate', 'pass', 'train', 'analyze', 'help'] as const;
 
@@ -35,8 +36,10 @@ export const USAGE = [
 ].join('\n');
 
 /** Runs one command line; resolves to the exit code. Never calls process.exit. */
-export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+export async function main(argv: readonly string[], raw: Io = processIo): Promise<number> {
   const [command, ...rest] = argv;
+  // names from input files reach every output: no control character gets to the terminal raw
+  const io: Io = { out: (t) => raw.out(printable(t)), err: (t) => raw.err(printable(t)) };
   try {
     switch (command) {
       case undefined:
@@ -91,18 +94,32 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
  */
 export function runProcess(argv: readonly string[]): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
-    process.exit(process.exitCode ?? 0);
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    writeFailed('standard output', e);
   });
+  process.stderr.on('error', () => process.exit(1)); // nowhere left to say why
   return main(argv).then(
     (code) => {
       process.exitCode = code;
     },
     (e: unknown) => {
-      process.stderr.write(`fsdp-sim: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.stderr.write(`fsdp-sim: internal error: ${printable((e as Error)?.stack ?? String(e))}\n`);
       process.exitCode = 1;
     },
   );
+}
+
+/**
+ * Any other write error (ENOSPC on /dev/full, EIO, EBADF): one line on stderr naming the stream and
+ * the OS reason, exit 1, never Node's stack.
+ */
+function writeFailed(stream: string, e: NodeJS.ErrnoException): never {
+  const why = e.code ? `${e.code} (${e.syscall ?? 'write'})` : e.message;
+  try {
+    process.stderr.write(`fsdp-sim: cannot write to ${stream}: ${why}; output is incomplete\n`);
+  } finally {
+    process.exit(1);
+  }
 }
 
 // run when executed directly (`node --import tsx src/cli/cli.ts ...`)

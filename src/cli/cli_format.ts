@@ -92,3 +92,21 @@ export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName
   ]);
   return textTable(head, body, { rule: true });
 }
+
+/**
+ * Control characters (C0 but newline and tab, DEL, C1) and Unicode bidi / line controls, as in a
+ * name an input file chose: what `printable` escapes.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` safe to print on a terminal: every control character a file could put in a name (an
+ * escape sequence, a carriage return, a bidi override) written as `\x1b` / `\u202e`. The one
+ * helper for file-derived text: main() passes everything it prints through it.
+ */
+export const printable = (text: string): string =>
+  text.replace(CONTROL, (c) => {
+    const n = c.charCodeAt(0);
+    return n < 0x100 ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+  });

@@ -253,7 +253,36 @@ export function configFromFlags(
     const flag = flagOfPath('straggler.factor', typed);
     throw new UsageError(`fsdp-sim ${command}: ${flag} applies to the straggler; give --straggler-rank R too`);
   }
+  refuseInert(command, q, config, typed);
   return config;
+}
+
+/** Knobs the config's compile mode never reads: refused by name with the reason, never taken silently. */
+function refuseInert(command: string, q: URLSearchParams, config: SimConfig, typed: ReadonlySet<string>): void {
+  const why = inertKnob((path) => q.has(path), config, (path) => flagOfPath(path, typed));
+  if (why !== undefined) throw new UsageError(`fsdp-sim ${command}: ${why}`);
+}
+
+/**
+ * Why a knob set in `config` (`given(path)`) changes nothing under its compile mode, or undefined:
+ * memoryPolicy under jit, activation checkpointing under aot_fx_trace. `name` words the knob (its flag).
+ */
+export function inertKnob(
+  given: (path: string) => boolean,
+  config: SimConfig,
+  name: (path: string) => string,
+): string | undefined {
+  if (given('memoryPolicy') && config.compileMode === 'jit')
+    return (
+      `${name('memoryPolicy')} applies to compileMode=aot_fx_trace (graph_trainer's compile.memory_policy); under ` +
+      'compileMode=jit it changes nothing (--ac chooses what is recomputed): give --set compileMode=aot_fx_trace too'
+    );
+  if (given('activationCheckpointing') && config.compileMode === 'aot_fx_trace')
+    return (
+      `${name('activationCheckpointing')} changes nothing under compileMode=aot_fx_trace (graph_trainer reads ` +
+      'no AC mode; its memory policy chooses what is recomputed): use --set memoryPolicy=... instead'
+    );
+  return undefined;
 }
 
 /** `  --flag              text`: one help line, the flag padded to the text column. */

@@ -1,7 +1,9 @@
 // Where the CLI writes (stdout/stderr by default, a buffer in tests) and how it reads input files:
-// bounded, regular files only, gzip inflated with a cap (trace/gzip.ts, shared with the app).
+// bounded, gzip inflated with a cap (trace/gzip.ts, shared with the app). A regular file is sized
+// before it is read; standard input (`-`), /dev/stdin and pipes are read as a stream up to the limit;
+// a directory or a device (/dev/zero: endless) is refused before any of it is read.
 
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ImportError } from '../errors';
 import { MAX_TRACE_BYTES, traceText } from '../trace';
 import { mibText } from '../util';
@@ -35,14 +37,46 @@ export function inputLimit(env: Readonly<Record<string, string | undefined>> = p
 
 const code = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
-/** A regular file's bytes, refused before reading when it is not a regular file or holds more than `limit`. */
-function readBounded(path: string, what: string, limit: number): Uint8Array {
-  const notFile = () =>
-    new ImportError(path, `${what}cannot read '${path}': not a regular file (a directory, device or pipe)`);
+/** The name standard input goes by where a file is expected. */
+const STDIN = '-';
+
+/** Up to limit + 1 bytes of a stream (a pipe, standard input), refused past `limit` (it may never end). */
+async function readStream(path: string, what: string, limit: number): Promise<Uint8Array> {
+  const name = path === STDIN ? 'standard input' : `'${path}'`;
+  const chunks: Buffer[] = [];
+  let n = 0;
+  const stream = path === STDIN ? createReadStream('', { fd: 0, autoClose: false }) : createReadStream(path);
+  try {
+    for await (const c of stream as AsyncIterable<Buffer>) {
+      chunks.push(c);
+      n += c.length;
+      if (n > limit) {
+        const over = `holds more than the ${mibText(limit, 0)} input limit (${MAX_INPUT_ENV} sets it); not read`;
+        throw new ImportError(path, `${what}${name} ${over}`);
+      }
+    }
+  } catch (e) {
+    if (e instanceof ImportError) throw e;
+    throw new ImportError(path, `${what}cannot read ${name}: ${code(e)}`);
+  } finally {
+    if (path !== STDIN) stream.destroy();
+  }
+  return Buffer.concat(chunks, n);
+}
+
+/**
+ * A regular file's bytes, refused before reading when it is a directory or a device or holds more
+ * than `limit`; undefined for a pipe or socket (read as a stream).
+ */
+function readBounded(path: string, what: string, limit: number): Uint8Array | undefined {
+  const notFile = (kind = 'a directory or device') =>
+    new ImportError(path, `${what}cannot read '${path}': not a regular file or pipe (${kind})`);
   let fd: number;
   try {
-    // stat before open: opening a FIFO waits for a writer
-    if (!statSync(path).isFile()) throw notFile();
+    // stat before open: a pipe is read as a stream (readStream), never sized
+    const st = statSync(path);
+    if (st.isFIFO() || st.isSocket()) return undefined;
+    if (!st.isFile()) throw notFile(st.isDirectory() ? 'a directory' : 'a device');
     fd = openSync(path, 'r');
   } catch (e) {
     if (e instanceof ImportError) throw e;
@@ -75,6 +109,12 @@ function readBounded(path: string, what: string, limit: number): Uint8Array {
  * analyze, calibrate and pass.
  */
 export async function readInputText(path: string, what = '', limit = inputLimit()): Promise<string> {
-  const bytes = readBounded(path, what, limit);
-  return traceText(path, bytes, limit);
+  const bytes = (path === STDIN ? undefined : readBounded(path, what, limit)) ?? (await readStream(path, what, limit));
+  return traceText(path === STDIN ? 'standard input' : path, bytes, limit);
+}
+
+/** Standard input read once: `-` named twice among the inputs is a usage error. */
+export function stdinOnce(command: string, paths: readonly (string | undefined)[]): void {
+  if (paths.filter((p) => p === STDIN).length > 1)
+    throw new UsageError(`fsdp-sim ${command}: '-' (standard input) can be read once; give files for the other inputs`);
 }

@@ -5,9 +5,9 @@ import {
   BACKEND_NAMES,
   BACKEND_PASSES,
   compareWithTorch,
+  logMismatches,
   matchLogGraphs,
   parseTorchPassLog,
-  type Agreement,
   type BackendName,
   type PassStats,
   type Schedule,
@@ -15,13 +15,15 @@ import {
 } from '../backends';
 import { ImportError } from '../errors';
 import { HARDWARE_NAMES, type NetworkName } from '../estimate';
-import { countKinds, graphToString, importFxGraph } from '../graph';
+import { countKinds, graphToString, importFxGraph, type StepGraph } from '../graph';
+import type { SimConfig } from '../config';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { mismatchReport } from '../sim';
 import { formatDuration, formatPercent, mibText } from '../util';
-import { mismatchText, reasonText, wordedAgreement } from '../words';
+import { logMismatchText, mismatchText, reasonText, wordedAgreement } from '../words';
 
 import {
+  CONFIG_FLAGS,
   CONFIG_OPTIONS,
   GRAPH_SHAPE_FLAGS,
   UsageError,
@@ -30,7 +32,7 @@ import {
   parseBackends,
   parseFlags,
 } from './flags';
-import { readInputText, type Io } from './io';
+import { readInputText, stdinOnce, type Io } from './io';
 
 /** torch's millisecond estimates as pass prints them: 3 decimals, in ms ('0.490 ms'). */
 const msText = (ms: number, bare = false) => formatDuration(ms * 1000, { unit: 'ms', digits: 3, bare });
@@ -46,8 +48,18 @@ const PASS_OPTIONS = {
   json: { type: 'boolean' },
   'print-graph': { type: 'boolean' },
   'torch-log': { type: 'string' },
+  progress: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/**
+ * Most node-steps one `pass` simulates (FX nodes × ranks simulated × 2 runs): ~2 µs each, so about
+ * half a minute. Ranks are simulated one by one only when they differ (jitter, a straggler); a
+ * world_size of 65,536 with --jitter-pct took 111 s on a tiny graph before this limit.
+ */
+const MAX_PASS_WORK = 2 ** 24;
+/** Work over this many node-steps prints its progress on stderr (--progress: any). */
+const PROGRESS_WORK = 2 ** 22;
 
 export const PASS_USAGE = [
   `usage: fsdp-sim pass --fx-graph FILE [FILE2] [--backend NAME] [--hardware ${HARDWARE_NAMES.join('|')}] [--json]`,
@@ -62,6 +74,7 @@ export const PASS_USAGE = [
   "  --torch-log LOG      torch's DEBUG log of the pass on the same graph(s): print how far the decisions agree",
   '                       (bucket pairs, prefetches, collectives after) and the first disagreements, both',
   "                       sides' reasons",
+  `  --progress           a progress line per run on stderr (default: when over ${PROGRESS_WORK} node-steps)`,
   '  --print-graph        print the graph in the order the backend scheduled it, one line per node (as FX prints)',
   "                       collective times: the dump's est_ms where it has them, else --network",
   `                       (default ${PASS_NETWORK})`,
@@ -94,6 +107,13 @@ function passTarget(values: PassValues, positionals: readonly string[]): { files
     throw new UsageError(
       `fsdp-sim pass: --${shape[0]} does not apply: the FX dump fixes the graph (its ranks, shapes and dtypes)`,
     );
+  // the same fields by --set: as inert as their flags
+  const shapePaths = GRAPH_SHAPE_FLAGS.map((f) => CONFIG_FLAGS[f]);
+  const set = ((values as { set?: string[] }).set ?? []).find((p) => shapePaths.some((s) => p.startsWith(`${s}=`)));
+  if (set !== undefined)
+    throw new UsageError(
+      `fsdp-sim pass: --set ${set} does not apply: the FX dump fixes the graph (its world size, shapes and dtypes)`,
+    );
   return { files, backend };
 }
 
@@ -120,15 +140,23 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
   const { files, backend } = passTarget(values, positionals);
   // torch's own estimator is the analytical NCCL model: the default for collectives a dump leaves untimed
   const cfg = configFromFlags('pass', values, { network: PASS_NETWORK });
-  const torchLog = values['torch-log'] === undefined ? undefined : await readTorchLog(values['torch-log']);
+  const logPath = values['torch-log'];
+  stdinOnce('pass', [...files, logPath]);
+  if (logPath !== undefined && backend !== PASS_BACKEND)
+    throw new UsageError(`fsdp-sim pass: --torch-log applies to ${PASS_BACKEND} (the pass torch logs), not ${backend}`);
+  const torchLog = logPath === undefined ? undefined : await readTorchLog(logPath);
   const dumps = await readDumps(files);
   const imported = importFxGraph(dumps.length === 1 ? dumps[0] : dumps);
   if (!imported.ok) {
     io.err(`fsdp-sim pass: ${files.join(', ')}: ${imported.error.message}`);
     return 1;
   }
+  const work = passWork(imported.value, cfg, files);
+  const progress = values.progress || work > PROGRESS_WORK ? (k: number) => io.err(`pass: ${k}/2 runs`) : undefined;
   const before = runPipelineOnGraph(imported.value, cfg, 'aot_eager');
+  progress?.(1);
   const after = runPipelineOnGraph(imported.value, cfg, backend);
+  progress?.(2);
   const hang = before.sim.mismatch ?? after.sim.mismatch;
   if (hang) {
     // a simulated hang has no step, exposure or peak to report: an error in every output
@@ -136,19 +164,48 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     io.err(`fsdp-sim pass: ${after.sim.mismatch ? backend : 'aot_eager'}: ${mismatchText(hang)}`);
     return 1;
   }
-  const out = passReport(before, after, torchLog);
+  const agreement = torchLog && agreementWith(logPath!, after.schedule, torchLog);
+  // said before any agreement figure: a log of another pass makes every figure meaningless
+  for (const w of agreement?.warnings ?? []) io.err(`warning: --torch-log '${logPath}': ${w}`);
+  const out = passReport(before, after, agreement);
   if (values.json) {
     io.out(JSON.stringify(out));
     return 0;
   }
-  io.out(`${backend} on ${files.join(' + ')} (${imported.value.meta.worldSize} ranks, ${after.costLabel})`);
+  const named = files.map((f) => (f === '-' ? 'standard input' : f)).join(' + ');
+  io.out(`${backend} on ${named} (${imported.value.meta.worldSize} ranks, ${after.costLabel})`);
   printPass(io, backend, out);
   if (values['print-graph']) io.out(graphToString(after.schedule.graph));
   return 0;
 }
 
+/**
+ * The node-steps the two runs simulate, refused over MAX_PASS_WORK before any runs: names the
+ * dump's world_size, the flag that makes every rank simulated, and the limit.
+ */
+function passWork(graph: StepGraph, cfg: SimConfig, files: readonly string[]): number {
+  const ranks = graph.meta.worldSize;
+  const why =
+    cfg.jitterPct > 0
+      ? `--jitter-pct ${cfg.jitterPct}`
+      : cfg.straggler.rank !== null && cfg.straggler.factor !== 1
+        ? `--straggler-rank ${cfg.straggler.rank}`
+        : undefined;
+  // rank by rank, and with alignment off each rank also plans its own schedule
+  const perRank = why === undefined ? 1 : ranks * (cfg.alignment ? 1 : 2);
+  const work = graph.nodes.length * perRank * 2;
+  if (work > MAX_PASS_WORK && why !== undefined)
+    throw new UsageError(
+      `fsdp-sim pass: ${files.join(', ')}: world_size ${ranks} with ${why} simulates every rank: ` +
+        `${graph.nodes.length} nodes × ${perRank} × 2 runs = ${work} node-steps, over the limit of ${MAX_PASS_WORK} ` +
+        `(about half a minute); drop ${why.split(' ')[0]} (symmetric ranks are simulated once) or use a dump ` +
+        `with world_size ≤ ${Math.floor(MAX_PASS_WORK / (graph.nodes.length * 2 * (cfg.alignment ? 1 : 2)))}`,
+    );
+  return work;
+}
+
 /** What `pass --json` prints: the pass against aot_eager on the same graph, torch's accounting, the agreement. */
-function passReport(before: PipelineResult, after: PipelineResult, torchLog: readonly TorchLogGraph[] | undefined) {
+function passReport(before: PipelineResult, after: PipelineResult, log: ReturnType<typeof agreementWith> | undefined) {
   return {
     collectivesBefore: countCollectives(before.schedule),
     collectivesAfter: countCollectives(after.schedule),
@@ -158,7 +215,7 @@ function passReport(before: PipelineResult, after: PipelineResult, torchLog: rea
     peakBytesBefore: before.metrics.peakMemoryBytes,
     peakBytesAfter: after.metrics.peakMemoryBytes,
     ...torchAccounting(after.schedule),
-    ...(torchLog ? { agreement: agreementWith(after.schedule, torchLog).map(wordedAgreement) } : {}),
+    ...(log ? { agreement: log.agreement.map(wordedAgreement), torchLogWarnings: log.warnings } : {}),
   };
 }
 
@@ -210,8 +267,9 @@ async function readTorchLog(path: string): Promise<TorchLogGraph[]> {
   const graphs = parseTorchPassLog(text);
   if (graphs.length === 0) {
     throw new UsageError(
-      `fsdp-sim pass: --torch-log '${path}' holds no overlap_scheduling / overlap_preserving_bucketer ` +
-        'DEBUG lines naming a collective',
+      `fsdp-sim pass: --torch-log '${path}' is not torch's pass log: it holds no overlap_scheduling / ` +
+        "overlap_preserving_bucketer DEBUG lines naming a collective (torch's own lines: 'Overlapping collective', " +
+        "'bucketed ... using timeline position', 'Scheduled node', ...)",
     );
   }
   return graphs;
@@ -233,10 +291,20 @@ function torchAccounting(s: Schedule) {
   };
 }
 
-function agreementWith(s: Schedule, log: readonly TorchLogGraph[]): Agreement[] {
+/**
+ * The agreement of each FX graph's pass with the log graph that names its collectives, and what says
+ * the log is of another pass (warnings); a log of another graph is refused, naming the file.
+ */
+function agreementWith(path: string, s: Schedule, log: readonly TorchLogGraph[]) {
   const stats = s.passStats ?? [];
   const logs = matchLogGraphs(stats, log);
-  return stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], s.reasons)] : []));
+  if (stats.length && logs.every((l) => l === undefined))
+    throw new UsageError(`fsdp-sim pass: --torch-log '${path}' names none of this FX graph's collectives`);
+  const mismatches = stats.flatMap((p, k) => (logs[k] ? logMismatches(p, logs[k]) : []));
+  const other = mismatches.find((m) => m.kind === 'other_graph');
+  if (other) throw new UsageError(`fsdp-sim pass: --torch-log '${path}': ${logMismatchText(other)}`);
+  const agreement = stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], s.reasons)] : []));
+  return { agreement, warnings: mismatches.map(logMismatchText) };
 }
 
 function printAgreement(io: Io, a: ReturnType<typeof wordedAgreement>): void {

@@ -1,6 +1,7 @@
 // `compare --trace DIR`: the Chrome traces of the compared runs, one merged file per backend or one
-// file per rank, gzipped on request, written all-or-nothing (trace_files.ts). Each file names its run (backend + the
-// config's non-default fields) so the importer can refuse files of two different runs.
+// file per rank, gzipped on request, written all-or-nothing into a fresh folder (trace_files.ts).
+// Each file names its run (backend + the config's non-default fields) so the importer can refuse
+// files of two different runs.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,5 +85,5 @@ export async function writeRunTraces(
   gzip = false,
 ): Promise<void> {
   const { files, stale } = traceFilesOf(dir, perRank, runs, cfg, gzip);
-  await writeTraceFiles(files, stale);
+  await writeTraceFiles(dir, files, stale);
 }

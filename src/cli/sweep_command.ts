@@ -18,6 +18,7 @@ import {
   DEFAULT_BACKENDS_HELP,
   UsageError,
   configFromFlags,
+  inertKnob,
   parseBackends,
   parseFlags,
 } from './flags';
@@ -121,6 +122,28 @@ function progressLine(io: Io): (done: number, total: number) => void {
   };
 }
 
+/** The config's backend fields: varying one changes which backends a point runs. */
+const BACKEND_PATHS = ['backendA', 'backendB'];
+
+/**
+ * The backends each point runs: --backends (or the config's A and B) when no --vary names a
+ * backend; else the point's own backendA and backendB (once each). --backends with such a --vary is
+ * refused: the one fixes what the other varies.
+ */
+function pointBackends(
+  axes: readonly SweepAxis[],
+  flag: string | undefined,
+  fixed: readonly BackendName[],
+): (p: ReturnType<typeof sweepPoints>[number]) => readonly BackendName[] {
+  const varied = axes.find((a) => BACKEND_PATHS.includes(a.path));
+  if (varied === undefined) return () => fixed;
+  if (flag !== undefined)
+    throw new UsageError(
+      `fsdp-sim sweep: --vary ${varied.path} sets the backends each point runs, and --backends fixes them; give one`,
+    );
+  return (p) => [...new Set([p.config.backendA, p.config.backendB])];
+}
+
 export async function sweepCommand(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseFlags('sweep', argv, SWEEP_OPTIONS);
   if (values.help) {
@@ -134,11 +157,17 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<num
   const cfg = configFromFlags('sweep', values);
   const backends = parseBackends('sweep', values.backends, [cfg.backendA, cfg.backendB]);
   const axes = varies.map(parseVary);
+  const backendsOf = pointBackends(axes, values.backends, backends);
   const points = sweepPoints(cfg, axes); // every value checked, before anything runs
+  // a varied knob the point's compile mode never reads gives identical rows: refused by name
+  for (const p of points) {
+    const why = inertKnob((path) => axes.some((a) => a.path === path), p.config, (path) => `--vary ${path}`);
+    if (why !== undefined) throw new UsageError(`fsdp-sim sweep: point ${p.index}: ${why}`);
+  }
   const seconds = sweepSeconds(points, backends);
   checkBudget(values['budget-min'], seconds, points.length, backends);
   const progress = values.progress || seconds >= PROGRESS_AFTER_S ? progressLine(io) : undefined;
-  const rows = runSweepPoints(points, backends, progress);
+  const rows = runSweepPoints(points, backendsOf, progress);
   if (values.json)
     io.out(
       JSON.stringify({ axes, rows: rows.map(wordedSweepRow) }, (_k, v) =>

@@ -29,8 +29,13 @@ interface ClassScale {
   /** Per step and rank: the trace's kernels of the class, and the simulator's compute of the class. */
   readonly measuredUs: number;
   readonly simulatedUs: number;
-  /** measured / simulated: what the cost model's times of the class are multiplied by to match the run. */
+  /**
+   * measured / simulated: what the cost model's times of the class are multiplied by to match the run;
+   * 1 (unchanged) for a class the trace has no kernel of.
+   */
   readonly scale: number;
+  /** The trace has no kernel of the class: nothing measured, the scale left at 1. */
+  readonly absent?: true;
 }
 
 export interface Calibration {
@@ -61,6 +66,8 @@ function fitScales(
   return OP_CLASSES.map((cls) => {
     const measuredUs = t.classUs[cls] / (t.steps * Math.max(1, t.ranks));
     const simulatedUs = simulated[cls];
+    // no kernel of the class is no measurement, not a measured 0: the class keeps its times
+    if (t.classUs[cls] === 0) return { cls, measuredUs, simulatedUs, scale: 1, absent: true };
     return { cls, measuredUs, simulatedUs, scale: simulatedUs > 0 ? measuredUs / simulatedUs : Number.NaN };
   });
 }

@@ -2,6 +2,7 @@
 // Pure (no DOM, workers or clock): the UI runs it on the main thread or in a worker, the CLI in Node.
 
 import { stepConfigOf, type SimConfig } from '../config';
+import { ConfigError } from '../errors';
 import { runBackend } from '../backends';
 import type { BackendName, Schedule } from '../backends';
 import type { CostModel } from '../estimate';
@@ -41,6 +42,42 @@ export interface PipelineResult {
 
 const isCostList = (c: CostModel | readonly CostModel[]): c is readonly CostModel[] => Array.isArray(c);
 
+/** 2^53 µs: past it the simulated clock (a double) no longer holds whole µs. */
+const MAX_CLOCK_US = 2 ** 53;
+
+/**
+ * Refuses a run whose durations could carry the simulated clock past 2^53 µs: every node of one
+ * rank's step run back to back (an imported est_ms or the cost model's time), scaled by the most the
+ * noise and contention may add, must stay below it. Names the node that takes longest.
+ */
+function checkClockRange(graph: StepGraph, time: CostModel | readonly CostModel[], cfg: SimConfig): void {
+  const cost = isCostList(time) ? time[0] : time;
+  const noise = (1 + cfg.jitterPct / 100) * Math.max(1, cfg.straggler.factor) * (1 + (cost.overlapSlowdown ?? 0));
+  let total = 0;
+  let worst = { us: -1, name: '', what: '' };
+  for (const node of graph.nodes) {
+    const c = node.collective;
+    const bytes = c === undefined ? 0 : c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+    const us =
+      node.estMs !== undefined
+        ? node.estMs * 1000
+        : c
+          ? cost.collectiveUs(c.kind, bytes, c.groupSize, c.dtype, c.groupStride)
+          : cost.computeUs(node);
+    total += us;
+    if (us > worst.us) worst = { us, name: node.name, what: c ? `${c.kind} of ${bytes} bytes` : node.kind };
+  }
+  if (total * noise < MAX_CLOCK_US) return;
+  const from = graph.nodes.find((n) => n.name === worst.name)?.estMs !== undefined ? 'its est_ms' : cost.label;
+  throw new ConfigError(
+    'cost',
+    `the step's durations add up to ${total.toExponential(3)} µs` +
+      `${noise > 1 ? ` (up to ×${noise.toFixed(2)} with contention and noise)` : ''}, ` +
+      `past the simulated clock's 2^53 µs: node '${worst.name}' (${worst.what}) alone takes ` +
+      `${worst.us.toExponential(3)} µs by ${from}; smaller shapes, or a faster --hardware / --bandwidth-gbps`,
+  );
+}
+
 /** Backend options from the config: only autobucketing has knobs. */
 export function backendOptions(cfg: SimConfig, backend: BackendName): Record<string, number | boolean | string> {
   return backend === 'aot_eager_autobucketing' ? { ...cfg.autobucketing } : {};
@@ -72,6 +109,7 @@ export function runPipelineOnGraph(
 ): PipelineResult {
   const worldSize = graph.meta.worldSize;
   const costs = runCosts(cfg, graph, worldSize, opts);
+  checkClockRange(graph, costs.time, cfg);
   const options = backendOptions(cfg, backend);
   let schedule: Schedule;
   let schedules: Schedule[] | undefined;

@@ -273,15 +273,18 @@ export function sweepSeconds(points: readonly SweepPoint[], backends: readonly B
   return s * backends.length * SECONDS_PER_LAYER_RUN;
 }
 
-/** Every point under every backend, in point order; `onPoint(done, total)` after each point. */
+/**
+ * Every point under every backend (or the backends `backends(point)` names), in point order;
+ * `onPoint(done, total)` after each point.
+ */
 export function runSweepPoints(
   points: readonly SweepPoint[],
-  backends: readonly BackendName[],
+  backends: readonly BackendName[] | ((p: SweepPoint) => readonly BackendName[]),
   onPoint?: (done: number, total: number) => void,
 ): SweepRow[] {
   const cache = newSweepCache();
   return points.flatMap((p, k) => {
-    const rows = runSweepPoint(p, backends, cache);
+    const rows = runSweepPoint(p, typeof backends === 'function' ? backends(p) : backends, cache);
     onPoint?.(k + 1, points.length);
     return rows;
   });

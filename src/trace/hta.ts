@@ -76,6 +76,8 @@ export interface Window {
   /** iteration (ProfilerStep number) of each kept GPU event, −1 when no step encloses its launch. */
   readonly iteration: readonly number[];
   readonly warnings: readonly string[];
+  /** GPU events left out because no CPU event in the window launched them (or they ran in the last step). */
+  readonly outside?: number;
 }
 
 interface Step {
@@ -139,7 +141,7 @@ export function htaWindow(events: readonly RawEvent[], mtia: boolean): Window {
   const dropped = total - kept.length;
   if (dropped > 0)
     warnings.push(`${dropped} GPU event(s) outside HTA's window (the last ProfilerStep, or no CPU launch) left out`);
-  return { kept, iteration, warnings };
+  return { kept, iteration, warnings, outside: dropped };
 }
 
 /** Every event with a stream, no iterations: a trace without CPU events, or a merged file. */

@@ -37,6 +37,8 @@ interface FileParse {
   ours: boolean;
   ranks: Set<number>;
   warnings: string[];
+  /** GPU events outside HTA's window (no CPU launch in it): what a trace without kept events holds. */
+  outside: number;
   identity: RunIdentity; // world size and run id the file states (import_runs.ts)
 }
 
@@ -107,6 +109,7 @@ function parseFile(raw: unknown, fileIndex: number, fileCount: number): FilePars
     ours,
     ranks: new Set(),
     warnings: [],
+    outside: 0,
     identity: runIdentity(t, fw),
   };
   const own = merged ? 0 : fileRank(t, fw, fileIndex, fileCount, out.warnings); // merged: ranks are pids
@@ -123,6 +126,7 @@ function parseFile(raw: unknown, fileIndex: number, fileCount: number): FilePars
     const mtia = rs.some((e) => e.cat === 'mtia_ccp_events');
     const k = kinetoEvents(rs, (i) => (rank[i] >= 0 ? rank[i] : own), { mtia, merged });
     out.events = k.events;
+    out.outside = k.outside;
     out.warnings.push(...k.warnings.map((m) => `${fw}: ${m}`));
   }
   for (const e of out.events) out.ranks.add(e.rank);
@@ -230,6 +234,14 @@ export function importTrace(input: unknown): Result<ImportedTrace, ImportError> 
     );
     const events: TraceEvent[] = [];
     for (const p of parsed) for (const e of p.events) events.push(e);
+    const outside = parsed.reduce((n, p) => n + p.outside, 0);
+    if (events.length === 0 && outside > 0)
+      throw new ImportError(
+        'traceEvents',
+        `traceEvents holds ${outside} GPU event(s), none in HTA's window: HTA analyses a GPU event only when a ` +
+          'CPU event (cudaLaunchKernel, ...) with the same args.correlation launched it before the last ' +
+          'ProfilerStep; here none did (launch events missing, or every kernel in the last step)',
+      );
     if (events.length === 0) {
       throw new ImportError(
         'traceEvents',

@@ -60,7 +60,7 @@ export function kinetoEvents(
   raw: readonly RawEvent[],
   rankOf: (i: number) => number,
   opts: { readonly mtia: boolean; readonly merged: boolean },
-): { events: TraceEvent[]; warnings: readonly string[] } {
+): { events: TraceEvent[]; warnings: readonly string[]; outside: number } {
   // a merged file mixes processes whose correlation ids and ProfilerSteps collide: HTA reads one
   // file per rank, so a merged file is analysed whole (every stream event), and says so
   const win = opts.merged
@@ -97,7 +97,7 @@ export function kinetoEvents(
         ? { rank: rankOf(i), stream, name: e.name, kind, start: e.ts, dur: e.dur, iteration: it }
         : { rank: rankOf(i), stream, name: e.name, kind, start: e.ts, dur: e.dur };
   }
-  return { events, warnings: win.warnings };
+  return { events, warnings: win.warnings, outside: win.outside ?? 0 };
 }
 
 /** A file's rank: distributedInfo.rank; else file i of several is rank i; else 0 — each said in a warning. */

@@ -8,4 +8,4 @@ export { fmtGb, reasonText, wordedDiff } from './reason_words';
 export { mismatchOpText, mismatchText, wordedSweepRow } from './mismatch_words';
 export { culpritSkipText } from './culprit_words';
 export { assumptionText, leftOutText, unfittedText, wordedCalibration } from './calibrate_words';
-export { decisionText, wordedAgreement } from './torch_log_words';
+export { decisionText, logMismatchText, wordedAgreement } from './torch_log_words';

@@ -1,7 +1,7 @@
 // The sentences of a comparison with torch's own log (`pass --torch-log`, the explain panel's
 // "torch says"): each side's decision on a collective the two decide differently.
 
-import type { Agreement, Decision } from '../backends';
+import type { Agreement, Decision, LogMismatch } from '../backends';
 import { reasonText } from './reason_words';
 
 export function decisionText(d: Decision): string {
@@ -31,4 +31,34 @@ export function wordedAgreement(a: Agreement) {
       ...d, torch: decisionText(d.torch), fsdpSim: decisionText(d.fsdpSim),
     })),
   };
+}
+
+const some = (names: readonly string[], count: number) => `${names.join(', ')}${count > names.length ? ', …' : ''}`;
+const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+
+/** Why torch's log is not of this pass, said before any agreement figure (`pass --torch-log`). */
+export function logMismatchText(m: LogMismatch): string {
+  switch (m.kind) {
+    case 'other_graph': {
+      const hint = m.preBucketedHere
+        ? ''
+        : ", or of a pass that pre-bucketed first (torch 2.13's knobs: --torch-profile 2.13)";
+      return `torch's log (${m.phase}) names ${m.count} collective(s) this FX graph does not have ` +
+        `(${some(m.names, m.count)}): a log of another graph${hint}`;
+    }
+    case 'pre_bucketed_here':
+      return `this run's FSDP pre-bucketing (torch 2.13's knobs) merged ${m.count} collective(s) torch's log ` +
+        `(${m.phase}) schedules one by one (${some(m.names, m.count)}): the log was made without it ` +
+        "(torch 2.11's knobs: --torch-profile 2.11); the agreement compares two different passes";
+    case 'other_runtimes': {
+      const ms = (x: number) => `${x.toFixed(2)} ms`;
+      const t = m.originalPeakBytes.torch;
+      const peak = t === undefined ? '' : `, original peak ${gib(t)} vs ${gib(m.originalPeakBytes.fsdpSim)}`;
+      const pot = m.potentialExposedMs;
+      const sums = Number.isNaN(pot.torch) ? '' : `collectives' estimates ${ms(pot.torch)} vs ${ms(pot.fsdpSim)}`;
+      return `torch's log (${m.phase}) was made with other runtimes or another world size ` +
+        `(torch vs this run: ${[sums, peak.slice(2)].filter(Boolean).join(', ')}); the agreement compares two ` +
+        'different passes';
+    }
+  }
 }

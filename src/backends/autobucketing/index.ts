@@ -34,9 +34,11 @@ export {
 export {
   compareWithTorch,
   matchLogGraphs,
+  logMismatches,
   parseTorchPassLog,
   type Agreement,
   type Decision,
+  type LogMismatch,
   type TorchLogGraph,
 } from './torch_log';
 
