@@ -1,4 +1,4 @@
-// Issue 22's CLI findings, each reproduced first: the package bin's process wrapper, flag lookups of
+// CLI findings, each reproduced first: the package bin's process wrapper, flag lookups of
 // user strings, duplicate backends, the straggler factor given alone, the HBM hint, and per-rank
 // exports that Holistic Trace Analysis reads rank by rank.
 import { execFile, spawn } from 'node:child_process';
@@ -116,7 +116,7 @@ describe('input files are read bounded, by one reader (H4, H5, U2, U3)', () => {
   const FW = join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json');
 
   it('refuses a device, a directory and a file over the limit before reading any of it', async () => {
-    // a pipe is read (issue 31): test/unit/cli/issue31.test.ts
+    // a pipe is read: test/unit/cli/hostile_inputs.test.ts
     const d = tempDir();
     const sparse = join(d, 'huge.json'); // 600 MiB of holes: no disk used, and never read
     const fd = openSync(sparse, 'w');

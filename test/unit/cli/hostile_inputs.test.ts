@@ -1,4 +1,4 @@
-// Issue 31 ("hostile files"): the CLI on inputs made to break it. Each case failed before its fix;
+// Hostile files: the CLI on inputs made to break it. Each case failed before its fix;
 // every input is made here, in a fresh temporary folder.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
