@@ -29,10 +29,11 @@ export const USAGE = [
   '  analyze   read PyTorch-profiler traces (.json / .json.gz) and print Holistic Trace Analysis\' figures',
   "  help      this text; `fsdp-sim <command> --help` for a command's flags",
   '',
-  'examples:',
+  'examples (in a clone of the repository, whose test/fixtures they read):',
   '  fsdp-sim compare --model llama3-8b --ranks 8 --hardware h100',
-  '  fsdp-sim pass --fx-graph fw.json bw.json --backend aot_eager_autobucketing --json',
-  '  fsdp-sim analyze rank0.pt.trace.json.gz rank1.pt.trace.json.gz --json',
+  '  fsdp-sim pass --fx-graph test/fixtures/fx/tiny_4layer_fw.json test/fixtures/fx/tiny_4layer_bw.json --json',
+  '  fsdp-sim analyze test/fixtures/hta/sampled_rank-0.json.gz test/fixtures/hta/sampled_rank-1.json.gz',
+  '  fsdp-sim train --model tiny --ranks 2 --steps 5',
 ].join('\n');
 
 /** Runs one command line; resolves to the exit code. Never calls process.exit. */
@@ -45,11 +46,13 @@ export async function main(argv: readonly string[], raw: Io = processIo): Promis
       case undefined:
       case 'help':
       case '--help':
-      case '-h':
-        io.out(
-          [USAGE, COMPARE_USAGE, SWEEP_USAGE, DIFF_USAGE, CALIBRATE_USAGE, PASS_USAGE, ANALYZE_USAGE].join('\n\n'),
-        );
+      case '-h': {
+        // train's module loads the live runtime; its usage is read from it only when asked
+        const { TRAIN_USAGE } = await import('./train_command');
+        const usages = [COMPARE_USAGE, SWEEP_USAGE, DIFF_USAGE, CALIBRATE_USAGE, PASS_USAGE, TRAIN_USAGE, ANALYZE_USAGE];
+        io.out([USAGE, ...usages].join('\n\n'));
         return command === undefined ? 2 : 0;
+      }
       case 'compare':
         return await compareCommand(rest, io);
       case 'sweep':

@@ -1,6 +1,6 @@
 // CLI end to end: spawned processes for the real entry points, in-process main() for flag errors.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -212,6 +212,12 @@ describe('fsdp-sim flags', () => {
     const top = await inProcess(['--help']);
     expect(top.code).toBe(0);
     expect(top.out).toMatch(/usage: fsdp-sim <command>/);
+    // every command's usage, train's included, and examples whose files exist in the clone
+    for (const c of ['compare', 'sweep', 'diff', 'calibrate', 'pass', 'train', 'analyze'])
+      expect(top.out).toContain(`usage: fsdp-sim ${c}`);
+    const files = top.out.match(/test\/fixtures\/\S+/g) ?? [];
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(existsSync(new URL(`../../../${f}`, import.meta.url)), f).toBe(true);
     const cmp = await inProcess(['compare', '--help']);
     expect(cmp.out).toMatch(/--backends A,B/);
     expect((await inProcess([])).code).toBe(2);
