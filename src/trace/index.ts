@@ -1,10 +1,14 @@
 // Public API of the trace layer: event model, HTA-style metrics, Chrome-trace export and import.
 
 export * from './event';
-export { union, intersect, totalLength, type Interval } from './intervals';
+export { union, intersect, subtract, totalLength, type Interval } from './intervals';
 export {
   aggregateMetrics,
   computeMetrics,
+  exposedIntervals,
+  rankTimeSets,
+  waitSplit,
+  type RankTimeSets,
   type RankMetrics,
   type TraceMetrics,
 } from './metrics';
