@@ -224,7 +224,10 @@ function drawSubject(d: DrawInput): BoxPx | null {
   const xa = Math.max(scale.x0Px, scale.timeToPx(s)) - SUBJECT_PAD_PX;
   const xb = Math.min(scale.x0Px + scale.widthPx, Math.max(scale.timeToPx(e), scale.timeToPx(s) + 3)) + SUBJECT_PAD_PX;
   const box = { x: xa, y: layout.top[li] - SUBJECT_PAD_PX, w: xb - xa, h: layout.laneHeightPx + 2 * SUBJECT_PAD_PX };
-  ctx.lineWidth = 3;
+  ctx.lineWidth = 6;
+  ctx.strokeStyle = p.bucket; // a wide halo in the bucket colour, then a sharp edge
+  ctx.strokeRect(box.x, box.y, box.w, box.h);
+  ctx.lineWidth = 2;
   ctx.strokeStyle = p.selected;
   ctx.strokeRect(box.x, box.y, box.w, box.h);
   return box;

@@ -7,6 +7,8 @@ import type { Side } from '../../store';
 export interface TimelineProbe {
   /** Lanes (rank × stream) the canvas shows. */
   readonly lanes: number;
+  /** Each lane's stream ('compute', 'comm:dp', …). */
+  readonly laneStreams: readonly string[];
   /** The ranks each lane stands for: one rank, or every alike rank when they are folded. */
   readonly laneRanks: readonly (readonly number[])[];
   /** Every rank's events are alike (rank_groups.ts); `folded`: they are drawn once. */

@@ -181,6 +181,7 @@ function drawFrame(f: FrameInput): TimeScale | null {
   drawAxis(f.svg, s.window, scale, f.widthPx);
   publishProbe(side, {
     lanes: cols.lanes.length,
+    laneStreams: cols.lanes.map((l) => l.stream),
     laneRanks: cols.lanes.map((l) => l.ranks),
     alike: cols.alike,
     folded: cols.folded,
@@ -201,6 +202,7 @@ function drawFrame(f: FrameInput): TimeScale | null {
 
 interface TimelineRefs {
   readonly body: RefObject<HTMLDivElement | null>;
+  readonly scroll: RefObject<HTMLDivElement | null>; // the lanes, scrolled within on a short first screen
   readonly canvas: RefObject<HTMLCanvasElement | null>;
   readonly axis: RefObject<SVGSVGElement | null>;
   readonly tip: RefObject<HTMLDivElement | null>;
@@ -211,13 +213,14 @@ interface TimelineRefs {
 
 function useTimelineRefs(): TimelineRefs {
   const body = useRef<HTMLDivElement>(null);
+  const scroll = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const axis = useRef<SVGSVGElement>(null);
   const tip = useRef<HTMLDivElement>(null);
   const scale = useRef<TimeScale | null>(null);
   const keyLane = useRef(-1);
   const redraw = useRef<(() => void) | null>(null);
-  return useMemo(() => ({ body, canvas, axis, tip, scale, keyLane, redraw }), []);
+  return useMemo(() => ({ body, scroll, canvas, axis, tip, scale, keyLane, redraw }), []);
 }
 
 type Drawable = Omit<FrameInput, 'canvas' | 'svg' | 'widthPx' | 'keyLane'>;
@@ -274,7 +277,7 @@ function useTimelineInput(refs: TimelineRefs, side: Side, d: Drawable | null): v
       tip.hidden = false;
       const bodyW = refs.body.current?.clientWidth ?? 800;
       tip.style.left = `${Math.max(0, Math.min(x + 14, bodyW - TIP_WIDTH_PX - 4))}px`;
-      tip.style.top = `${y + AXIS_PX + 14}px`;
+      tip.style.top = `${y - (refs.scroll.current?.scrollTop ?? 0) + AXIS_PX + 14}px`;
     };
     return attachInteractions({
       canvas, side, cols, layout, hover,
@@ -384,7 +387,9 @@ export function Timeline({ side, label }: Props) {
       <TimelineHead side={side} label={label} r={result} cols={cols} onToggleFold={() => setExpanded(!expanded)} />
       <div className="timeline-body" ref={refs.body}>
         <svg className="axis" ref={refs.axis} height={AXIS_PX} aria-hidden="true"><g /></svg>
-        <canvas ref={refs.canvas} tabIndex={0} role="img" aria-label={aria} />
+        <div className="lanes-scroll" ref={refs.scroll}>
+          <canvas ref={refs.canvas} tabIndex={0} role="img" aria-label={aria} />
+        </div>
         <div className="tooltip" ref={refs.tip} hidden />
         {simulating && <div className="stale-note" data-testid={`stale-${side}`}>simulating the new config…</div>}
       </div>
