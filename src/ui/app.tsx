@@ -99,7 +99,7 @@ function useFirstScreenFit(): void {
     const app = document.querySelector<HTMLElement>('.app');
     const content = document.querySelector<HTMLElement>('.content');
     if (!app || !content) return;
-    const fit = () => {
+    const fitLanes = () => {
       const lanesA = document.querySelector<HTMLElement>('[data-testid="timeline-a"] .lanes-scroll');
       const b = document.querySelector<HTMLElement>('[data-testid="timeline-b"]');
       const bLanes = b?.querySelector<HTMLElement>('.lanes-scroll');
@@ -109,13 +109,13 @@ function useFirstScreenFit(): void {
       const cap = Math.max(A_MIN_LANES_PX, window.innerHeight - top - bChrome - B_FIRST_LANE_PX);
       app.style.setProperty('--a-lanes-max', `${Math.floor(cap)}px`);
     };
-    const ro = new ResizeObserver(fit);
+    const ro = new ResizeObserver(fitLanes);
     ro.observe(content);
-    window.addEventListener('resize', fit);
-    fit();
+    window.addEventListener('resize', fitLanes);
+    fitLanes();
     return () => {
       ro.disconnect();
-      window.removeEventListener('resize', fit);
+      window.removeEventListener('resize', fitLanes);
     };
   }, []);
 }
