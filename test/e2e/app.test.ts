@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { computeMetrics, importTrace } from '../../src/trace';
+import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
 import {
   canvasInk, expectedLanes, laneCount, metric, nextFrames, probeOf, rankStreams, setField, storeConfig, waitForApp,
@@ -224,7 +225,7 @@ describe('timelines', () => {
     }, target.stream);
     const y = (await probeOf(page, 'b')).laneCentresPx[laneIdx];
     const [w0, w1] = await windowOf(page, 'b');
-    const x = 96 + ((target.t - w0) / (w1 - w0)) * (box.width - 96 - 8); // GUTTER_PX + time → px
+    const x = GUTTER_PX + ((target.t - w0) / (w1 - w0)) * (box.width - GUTTER_PX - 8); // time → px
     await page.mouse.click(box.x + x, box.y + y);
     await page.waitForSelector('[data-testid="details"] dl');
     expect(await page.textContent('[data-testid="details"]')).toContain(target.name);
