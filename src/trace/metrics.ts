@@ -73,7 +73,7 @@ const zeroCounts = (): Record<CommKind, number> =>
 const pct = (x: number, of: number): number => (of > 0 ? (x / of) * 100 : NaN);
 
 /** One rank's time sets as the metrics count them: unions of compute, communication and waits. */
-export interface RankTimeSets {
+interface RankTimeSets {
   readonly comp: readonly Interval[];
   readonly comm: readonly Interval[];
   readonly waits: readonly Interval[];

@@ -94,7 +94,7 @@ export interface DrawInput {
 }
 
 /** A box on the canvas, CSS px. */
-export interface BoxPx {
+interface BoxPx {
   readonly x: number;
   readonly y: number;
   readonly w: number;
