@@ -154,6 +154,29 @@ describe('what the timelines draw', () => {
     await page.waitForFunction(() => window.__FSDP_SIM__!.timelines.a?.lanes === 2);
   }, SIM_TIMEOUT);
 
+  it('hang at 1280×720: A\'s lanes scroll in their box; the keyboard cursor keeps its lane in view', async () => {
+    const { context: c2, page: p } = await open(SIZES[0]);
+    try {
+      await loadStory(p, 'hang');
+      const a = await probeOf(p, 'a');
+      expect(a.folded).toBe(false); // ranks disagree: each drawn
+      const last = a.lanes - 1;
+      await p.focus('[data-testid="timeline-a"] canvas');
+      for (let k = 0; k <= last; k++) await p.keyboard.press('ArrowDown');
+      await p.waitForFunction((l) => window.__FSDP_SIM__!.timelines.a?.keyLane === l, last);
+      const seen = await p.evaluate((l) => {
+        const box = document.querySelector('[data-testid="timeline-a"] .lanes-scroll')!.getBoundingClientRect();
+        const canvas = document.querySelector('[data-testid="timeline-a"] canvas')!.getBoundingClientRect();
+        const y = canvas.top + window.__FSDP_SIM__!.timelines.a!.laneCentresPx[l];
+        return { y, top: box.top, bottom: box.bottom };
+      }, last);
+      expect(seen.y).toBeGreaterThan(seen.top);
+      expect(seen.y).toBeLessThan(seen.bottom);
+    } finally {
+      await c2.close();
+    }
+  }, SIM_TIMEOUT);
+
   it('the presentation view: a next-story control and the story\'s subject outlined at a readable width', async () => {
     const { context: c2, page: p } = await open(SIZES[0]);
     try {

@@ -284,6 +284,13 @@ function useTimelineInput(refs: TimelineRefs, side: Side, d: Drawable | null): v
       scale: () => refs.scale.current,
       onKeyLane: (lane) => {
         refs.keyLane.current = lane;
+        const box = refs.scroll.current; // lanes capped on a short first screen: keep the cursor's in view
+        if (box && lane >= 0) {
+          const top = layout.top[lane];
+          const bottom = top + layout.laneHeightPx;
+          if (top < box.scrollTop) box.scrollTop = top - 4;
+          else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom + 4 - box.clientHeight;
+        }
         if (refs.redraw.current) scheduleRedraw(refs.redraw.current);
       },
     });
