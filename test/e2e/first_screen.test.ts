@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { STORIES } from '../../src/ui/stories';
+import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
 import { nextFrames, probeOf } from './page';
 
@@ -135,6 +136,20 @@ describe('what the timelines draw', () => {
     }
     const legend = await page.textContent('[data-testid="legend"]');
     expect(legend).toContain('wait for a late peer');
+    // the hover card of rank 0's longest wait in view says how it splits
+    const [w0, w1] = probe.window;
+    const t = await page.evaluate(([w0, w1]) => {
+      const ev = window.__FSDP_SIM__!.store.getState().sides.b!.events;
+      const mid = (e: { start: number; dur: number }) => e.start + e.dur / 2;
+      const waits = ev.filter((e) => e.rank === 0 && e.kind === 'wait' && mid(e) > w0 && mid(e) < w1);
+      return mid(waits.sort((x, y) => y.dur - x.dur)[0]);
+    }, [w0, w1]);
+    const canvas = (await page.locator('[data-testid="timeline-b"] canvas').boundingBox())!;
+    const x = GUTTER_PX + ((t - w0) / (w1 - w0)) * (canvas.width - GUTTER_PX - 8);
+    await page.mouse.move(canvas.x + x, canvas.y + probe.laneCentresPx[0]);
+    const tip = page.locator('[data-testid="timeline-b"] .tooltip');
+    await tip.waitFor();
+    expect(await tip.textContent()).toMatch(/exposed communication \(red\) · .* waiting for a late peer/);
   }, SIM_TIMEOUT);
 
   it('draws alike ranks once, standing for all; a click expands them and folds them again', async () => {

@@ -245,6 +245,25 @@ export function laneRedTotals(c: TimelineColumns): { redUs: number[]; peerWaitUs
   return { redUs, peerWaitUs };
 }
 
+/**
+ * A drawn wait's two parts (µs): under exposed communication (red) and the rest, a late peer; null
+ * when the event is not a drawn wait.
+ */
+export function waitParts(c: TimelineColumns, eventIndex: number): { exposedUs: number; peerUs: number } | null {
+  const p = c.eventIndex.indexOf(eventIndex);
+  if (p < 0 || c.kind[p] !== KIND_INDEX.wait) return null;
+  let li = 0;
+  while (c.laneOffset[li + 1] <= p) li++;
+  const s = c.startUs[p];
+  const e = s + c.durUs[p];
+  const w = c.waitExposed;
+  let exposedUs = 0;
+  for (let k = w.offset[li]; k < w.offset[li + 1]; k++) {
+    exposedUs += Math.max(0, Math.min(e, w.endUs[k]) - Math.max(s, w.startUs[k]));
+  }
+  return { exposedUs, peerUs: Math.max(0, c.durUs[p] - exposedUs) };
+}
+
 /** First position in lane li whose event may be visible at time t (maxEnd > t). */
 export function firstVisible(c: TimelineColumns, li: number, tUs: number): number {
   return bisectRight(c.maxEndUs, tUs, c.laneOffset[li], c.laneOffset[li + 1]);

@@ -291,8 +291,9 @@ export function drawTimeline(d: DrawInput): number {
   ctx.font = FONT;
   if (d.subject) d.subject.box = drawSubject(d);
 
-  // lane labels (gutter)
+  // lane labels (gutter); bigger on the presentation view's tall lanes
   ctx.fillStyle = p.text;
+  if (laneH >= 27) ctx.font = '16px system-ui, sans-serif';
   for (let li = 0; li < c.lanes.length; li++) {
     ctx.fillText(c.lanes[li].label, 4, layout.top[li] + laneH / 2, GUTTER_PX - 8);
   }

@@ -16,7 +16,7 @@ import { clockWords } from '../clocks';
 import { profileWords } from '../torch_profile';
 import { useInputKind } from '../input_kind';
 import { overHbmWords, sideHbmFit } from '../hbm';
-import { buildColumns, laneRedTotals, type TimelineColumns } from './columns';
+import { buildColumns, laneRedTotals, type TimelineColumns, waitParts } from './columns';
 import { rankRangeText } from './rank_groups';
 import { GUTTER_PX, drawTimeline, layoutLanes, type LaneLayout } from './draw';
 import { attachInteractions } from './interact';
@@ -69,10 +69,13 @@ function eventFacts(r: SideResult, i: number): { name: string; rows: string[]; r
   return { name: e.name, rows, reason: last ? `${plainReason(last.code)} (${reasonText(last)})` : undefined };
 }
 
-function hoverHtml(r: SideResult, i: number): string {
+function hoverHtml(r: SideResult, cols: TimelineColumns, i: number): string {
   const f = eventFacts(r, i);
   const reason = f.reason ? [`<i>${escapeHtml(f.reason)}</i>`] : [];
-  return [`<b>${escapeHtml(f.name)}</b>`, ...f.rows.map(escapeHtml), ...reason].join('<br>');
+  const parts = waitParts(cols, i);
+  const split = parts && parts.peerUs > 0
+    ? [`${fmtUs(parts.exposedUs)} exposed communication (red) · ${fmtUs(parts.peerUs)} waiting for a late peer`] : [];
+  return [`<b>${escapeHtml(f.name)}</b>`, ...[...f.rows, ...split].map(escapeHtml), ...reason].join('<br>');
 }
 
 /** 'does not fit in HBM: peak … = 2.96 × h100 HBM' in the head of a side whose step would not run. */
@@ -273,7 +276,7 @@ function useTimelineInput(refs: TimelineRefs, side: Side, d: Drawable | null): v
       const tip = refs.tip.current;
       if (!tip) return;
       if (i < 0) { tip.hidden = true; return; }
-      tip.innerHTML = hoverHtml(result, i);
+      tip.innerHTML = hoverHtml(result, cols, i);
       tip.hidden = false;
       const bodyW = refs.body.current?.clientWidth ?? 800;
       tip.style.left = `${Math.max(0, Math.min(x + 14, bodyW - TIP_WIDTH_PX - 4))}px`;

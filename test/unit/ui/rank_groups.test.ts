@@ -1,7 +1,7 @@
 // Alike ranks from the data, and the timeline folding them into one lane set standing for all.
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../../src/trace/event';
-import { buildColumns, laneRedTotals } from '../../../src/ui/timeline/columns';
+import { buildColumns, laneRedTotals, waitParts } from '../../../src/ui/timeline/columns';
 import { rankLikeness, rankRangeText } from '../../../src/ui/timeline/rank_groups';
 
 type Kind = TraceEvent['kind'];
@@ -68,5 +68,7 @@ describe('buildColumns folding', () => {
     expect(t.redUs[1]).toBe(10); // the band: all-gather not under compute
     expect(t.redUs[0]).toBe(10); // the wait under it
     expect(t.peerWaitUs[0]).toBe(4); // [10,14]: no collective runs yet
+    expect(waitParts(c, 2)).toEqual({ exposedUs: 10, peerUs: 4 }); // the wait's hover card says so
+    expect(waitParts(c, 0)).toBeNull(); // not a wait
   });
 });
