@@ -33,6 +33,7 @@ function init(): void {
   // already holds the story's state and only the caption comes from the id
   if (story && !url.config && !url.window) {
     if (url.theme) appStore.getState().setTheme(url.theme);
+    appStore.getState().setPresent(url.present);
     void applyStory(appStore, story);
   } else {
     applyUrlState(appStore, { ...url, story: story ? story.id : null });

@@ -1,7 +1,8 @@
 // URL state: the whole view in the query string so a shared link restores it. Config keys go
 // through the config codec (configToQuery / parseLinkQuery; only non-defaults appear, and a link
-// without a model opens the first screen's, as a bare link does); the view
-// adds `view=<startUs>,<endUs>`, `theme=light|dark`, `sel=<side><index>` and `story=<id>`.
+// without a model opens the first screen's, as a bare link does); the view adds
+// `view=<startUs>,<endUs>`, `theme=light|dark`, `sel=<side><index>`, `story=<id>` and `present=1`
+// (the presentation view).
 // A change of config or story pushes a history entry (Back undoes it); zoom, selection and
 // theme replace the current one (Back should not replay every wheel tick).
 
@@ -24,6 +25,7 @@ const VIEW_KEY = 'view';
 const THEME_KEY = 'theme';
 const SELECT_KEY = 'sel'; // 'a123': side and event index (events are deterministic per config)
 const STORY_KEY = 'story';
+const PRESENT_KEY = 'present';
 const SWEEP_KEY = 'sweep'; // the sweep panel's axes: 'path=v1,v2|path=v1,v2' (sweep_slice.ts)
 const STORY_RE = /^[a-z0-9-]{1,40}$/;
 
@@ -35,6 +37,7 @@ export interface UrlState {
   readonly selection: Selection | null;
   readonly story: string | null; // a story id as written; the UI checks it names a story
   readonly sweep: string | null; // the sweep's axes as written; applyUrlState checks them
+  readonly present: boolean;
 }
 
 export function readUrlState(search: string): UrlState {
@@ -52,9 +55,10 @@ export function readUrlState(search: string): UrlState {
   const st = params.get(STORY_KEY);
   const story = st && STORY_RE.test(st) ? st : null;
   const sweep = params.get(SWEEP_KEY) || null;
-  for (const k of [VIEW_KEY, THEME_KEY, SELECT_KEY, STORY_KEY, SWEEP_KEY]) params.delete(k);
+  const present = params.get(PRESENT_KEY) === '1';
+  for (const k of [VIEW_KEY, THEME_KEY, SELECT_KEY, STORY_KEY, SWEEP_KEY, PRESENT_KEY]) params.delete(k);
   const rest = params.toString();
-  const view = { window, theme, selection, story, sweep };
+  const view = { window, theme, selection, story, sweep, present };
   if (!rest) return { config: null, error: null, ...view };
   try {
     // a bad field falls back to its default; the rest of the link still applies
@@ -88,6 +92,7 @@ export function writeUrl(s: AppState): string {
   if (s.selection && simulated) params.set(SELECT_KEY, `${s.selection.side}${s.selection.eventIndex}`);
   if (s.story) params.set(STORY_KEY, s.story);
   if (s.sweepAxes.length) params.set(SWEEP_KEY, sweepToUrl(s.sweepAxes));
+  if (s.present) params.set(PRESENT_KEY, '1');
   const str = params.toString();
   return str ? `?${str}` : '';
 }
@@ -101,6 +106,7 @@ export function applyUrlState(store: StoreApi<AppState>, url: UrlState): void {
   const st = store.getState();
   st.setTheme(url.theme ?? 'auto');
   st.setStory(url.story);
+  st.setPresent(url.present);
   const fraction = url.config || url.window ? undefined : FIRST_SCREEN_ZOOM;
   st.restoreViewAfterSim({ window: url.window ?? undefined, fraction, selection: url.selection ?? undefined });
   st.setConfig(url.config ?? FIRST_SCREEN_CONFIG);
@@ -157,7 +163,8 @@ export function startUrlSync(store: StoreApi<AppState>): () => void {
       return;
     }
     if (s.config !== prev.config || s.story !== prev.story || s.sweepAxes !== prev.sweepAxes) push = true;
-    else if (s.window === prev.window && s.theme === prev.theme && s.selection === prev.selection) return;
+    else if (s.window === prev.window && s.theme === prev.theme && s.selection === prev.selection
+      && s.present === prev.present) return;
     if (!timer) timer = setTimeout(flush, 150);
   });
   return () => {

@@ -1,5 +1,6 @@
 // View slice: the shared time window both timelines draw (synchronized zoom/pan), the selected
-// event, the theme, the story preset shown (its caption), the glossary and tour toggles. Canvas components subscribe to
+// event, the theme, the story preset shown (its caption), the presentation view, the glossary and
+// tour toggles. Canvas components subscribe to
 // it imperatively; React reads small pieces.
 
 import type { StoreApi } from 'zustand/vanilla';
@@ -22,6 +23,8 @@ export interface ViewSlice {
   readonly theme: ThemeChoice;
   /** Id of the story preset whose caption is shown (src/ui/stories.ts), or null. In the URL. */
   readonly story: string | null;
+  /** The presentation view: bigger type, config tucked away, a next-story control. In the URL. */
+  readonly present: boolean;
   setWindow(w: TimeWindow): void;
   setShiftB(us: number): void;
   /** k < 1 zooms in, around time atUs (default: the window centre). */
@@ -33,6 +36,7 @@ export interface ViewSlice {
   select(sel: Selection | null): void;
   setTheme(t: ThemeChoice): void;
   setStory(id: string | null): void;
+  setPresent(on: boolean): void;
 }
 
 export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'], get: () => S): ViewSlice {
@@ -44,6 +48,7 @@ export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'
     selection: null,
     theme: 'auto',
     story: null,
+    present: false,
     setWindow: (w) => setPartial({ window: clampWindow(w, get().limitUs) }),
     setShiftB: (us) => { if (us !== get().shiftBUs) setPartial({ shiftBUs: us }); },
     zoomBy: (k, atUs) => {
@@ -63,6 +68,7 @@ export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'
     select: (selection) => setPartial({ selection }),
     setTheme: (theme) => setPartial({ theme }),
     setStory: (story) => setPartial({ story }),
+    setPresent: (present) => setPartial({ present }),
   };
 }
 

@@ -5,6 +5,9 @@ export { union, intersect, totalLength, type Interval } from './intervals';
 export {
   aggregateMetrics,
   computeMetrics,
+  exposedIntervals,
+  rankTimeSets,
+  waitSplit,
   type RankMetrics,
   type TraceMetrics,
 } from './metrics';
@@ -15,7 +18,7 @@ export {
 } from './chrome_export';
 export { importTrace } from './import';
 export { traceText } from './gzip';
-export { COMM_KINDS, COMM_LABELS, isCommKind } from './kinds';
+export { COMM_KINDS, COMM_LABELS } from './kinds';
 export { TimeScale, type TimeWindow } from './time_scale';
 export { COMPUTE_STREAM, commGroupOf, commStream, isCommStream, sideStream, streamOf } from './stream';
 export { analyzeTrace } from './analysis';

@@ -38,3 +38,19 @@ export function intersect(a: readonly Interval[], b: readonly Interval[]): Inter
   }
   return out;
 }
+
+/** subtract(a, b): the disjoint intervals in a and not in b (both must be unions). Two pointers, O(|a|+|b|). */
+export function subtract(a: readonly Interval[], b: readonly Interval[]): Interval[] {
+  const out: Interval[] = [];
+  let j = 0;
+  for (const [s0, e] of a) {
+    let s = s0;
+    while (j < b.length && b[j][1] <= s) j++;
+    for (let k = j; k < b.length && b[k][0] < e; k++) {
+      if (b[k][0] > s) out.push([s, b[k][0]]);
+      s = Math.max(s, b[k][1]);
+    }
+    if (s < e) out.push([s, e]);
+  }
+  return out;
+}

@@ -10,9 +10,12 @@
 //   exposed     = |U_comm| − |U_comm ∩ U_comp|
 //   overlap%    = |U_comp ∩ U_comm| / |U_comm| · 100, NaN when the rank has no communication (HTA: 0/0)
 // Waits are the compute stream blocked on a collective (simulated traces); they count nowhere.
+// What a wait is made of, for the timeline: the part under exposed communication (U_comm − U_comp,
+// the set `exposed` measures) and the rest, where no collective of the rank runs yet: waiting
+// for a late peer, which the metrics count as idle (waitSplit).
 
 import type { MemoryCurve, TraceEvent } from './event';
-import { intersect, totalLength, union, type Interval } from './intervals';
+import { intersect, subtract, totalLength, union, type Interval } from './intervals';
 import { COMM_KINDS, isCommKind, type CommKind } from './kinds';
 
 /** Collective kernels launched, per kind (a bucket counts once). */
@@ -69,10 +72,21 @@ const zeroCounts = (): Record<CommKind, number> =>
 
 const pct = (x: number, of: number): number => (of > 0 ? (x / of) * 100 : NaN);
 
-/** Metrics of one rank's events (events of other ranks are ignored). */
-export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?: MemoryCurve): RankMetrics {
+/** One rank's time sets as the metrics count them: unions of compute, communication and waits. */
+interface RankTimeSets {
+  readonly comp: readonly Interval[];
+  readonly comm: readonly Interval[];
+  readonly waits: readonly Interval[];
+  /** Memory and sync intervals (not a union). */
+  readonly other: { readonly mem: readonly Interval[]; readonly sync: readonly Interval[] };
+  readonly counts: CollectiveCounts;
+}
+
+/** The time sets of one rank's events (events of other ranks are ignored). */
+export function rankTimeSets(rank: number, events: readonly TraceEvent[]): RankTimeSets {
   const comp: Interval[] = [];
   const comm: Interval[] = [];
+  const waits: Interval[] = [];
   const mem: Interval[] = [];
   const sync: Interval[] = [];
   const counts = zeroCounts();
@@ -83,12 +97,34 @@ export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?
     else if (isCommKind(e.kind)) {
       comm.push(iv);
       counts[e.kind]++;
-    } else if (e.kind === 'memory' || e.kind === 'readback' || e.kind === 'upload') {
+    } else if (e.kind === 'wait') waits.push(iv);
+    else if (e.kind === 'memory' || e.kind === 'readback' || e.kind === 'upload') {
       mem.push(iv); // host copies count as HTA's memory time
     } else if (e.kind === 'sync' || e.kind === 'barrier') sync.push(iv);
   }
-  const uComp = union(comp);
-  const uComm = union(comm);
+  return { comp: union(comp), comm: union(comm), waits: union(waits), other: { mem, sync }, counts };
+}
+
+/** Exposed communication as intervals: U_comm − U_comp; its length is RankMetrics.exposedCommUs. */
+export function exposedIntervals(t: RankTimeSets): Interval[] {
+  return subtract(t.comm, t.comp);
+}
+
+/**
+ * A rank's waits split by the metrics' own sets: `exposed` = waits ∩ (U_comm − U_comp), counted as
+ * exposed communication; `peer` = the rest of the waits, where no collective of the rank runs yet
+ * (a late peer), which the metrics count as idle.
+ */
+export function waitSplit(t: RankTimeSets): { exposed: Interval[]; peer: Interval[] } {
+  const exposed = exposedIntervals(t);
+  return { exposed: intersect(t.waits, exposed), peer: subtract(t.waits, exposed) };
+}
+
+/** Metrics of one rank's events (events of other ranks are ignored). */
+export function rankMetrics(rank: number, events: readonly TraceEvent[], memory?: MemoryCurve): RankMetrics {
+  const t = rankTimeSets(rank, events);
+  const { comp: uComp, comm: uComm, counts } = t;
+  const { mem, sync } = t.other;
   const uAll = union([...uComp, ...uComm, ...mem, ...sync]);
   const computeUs = totalLength(uComp);
   const commUs = totalLength(uComm);

@@ -1,8 +1,10 @@
 // The app shell: header (live controls, stories, help, theme), banners, config panel on the
 // left (a drawer below 900 px), the headline and story caption, the two synchronized timelines
 // with legend, then metrics, explain, details, glossary, charts, export/import; the tour.
+// First screen: A's lanes scroll within what leaves B's first lane in view (useFirstScreenFit).
+// Presentation view (`present=1`): bigger type, config tucked into the drawer, a next-story control.
 
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useState } from 'react';
 import { appStore, useApp, type ThemeChoice } from '../store';
 import { ErrorBoundary } from './error_boundary';
 import { GlossaryPanel } from './panels/glossary_panel';
@@ -26,6 +28,8 @@ import { DiffTable } from './panels/diff_table';
 import { SweepPanel } from './panels/sweep_panel';
 import { CalibrationPanel } from './panels/calibration_panel';
 import { fmtUs } from './ui_format';
+import { applyStory, focusSubject, nextStory } from './story_apply';
+import { storyById } from './stories';
 
 /** Keyboard zoom/pan, Perfetto style: W/S zoom in/out, A/D pan. */
 const KEY_ZOOM = 0.8;
@@ -82,6 +86,70 @@ function HelpMenu({ onTour, onGlossary, onWalk }: { onTour: () => void; onGlossa
   );
 }
 
+/** Room left under timeline A's lanes for B's head, axis and first lane (px), and the least A keeps. */
+const B_FIRST_LANE_PX = 96;
+const A_MIN_LANES_PX = 64;
+
+/**
+ * Cap timeline A's lanes (they scroll within) so that B's first lane is on the first screen: the
+ * cap is the viewport's height below A's lanes' top, less B's head, axis and first lane.
+ */
+function useFirstScreenFit(): void {
+  useLayoutEffect(() => {
+    const app = document.querySelector<HTMLElement>('.app');
+    const content = document.querySelector<HTMLElement>('.content');
+    if (!app || !content) return;
+    const fitLanes = () => {
+      const lanesA = document.querySelector<HTMLElement>('[data-testid="timeline-a"] .lanes-scroll');
+      const b = document.querySelector<HTMLElement>('[data-testid="timeline-b"]');
+      const bLanes = b?.querySelector<HTMLElement>('.lanes-scroll');
+      if (!lanesA || !b || !bLanes) return;
+      const top = lanesA.getBoundingClientRect().top + window.scrollY;
+      const bChrome = bLanes.getBoundingClientRect().top - b.getBoundingClientRect().top; // B's head and axis
+      const cap = Math.max(A_MIN_LANES_PX, window.innerHeight - top - bChrome - B_FIRST_LANE_PX);
+      app.style.setProperty('--a-lanes-max', `${Math.floor(cap)}px`);
+    };
+    const ro = new ResizeObserver(fitLanes);
+    ro.observe(content);
+    window.addEventListener('resize', fitLanes);
+    fitLanes();
+    return () => {
+      ro.disconnect();
+      window.removeEventListener('resize', fitLanes);
+    };
+  }, []);
+}
+
+/** The presentation view's bar: the story, the next one, and the way out. */
+function PresentBar() {
+  const story = storyById(useApp((s) => s.story));
+  const next = nextStory(story?.id ?? null);
+  return (
+    <div className="present-bar" data-testid="present-bar">
+      <b className="present-title">{story ? story.title : 'fsdp-sim'}</b>
+      <button type="button" className="primary" data-testid="next-story" onClick={() => void applyStory(appStore, next)}
+        title={`next story: ${next.title}`}>
+        Next story: {next.title} ›
+      </button>
+      <button type="button" data-testid="present-exit" onClick={() => appStore.getState().setPresent(false)}>
+        Exit presentation
+      </button>
+    </div>
+  );
+}
+
+function PresentToggle() {
+  return (
+    <button type="button" data-testid="present-toggle" title="presentation view: big type, a next-story control"
+      onClick={() => {
+        appStore.getState().setPresent(true);
+        focusSubject(appStore);
+      }}>
+      Present
+    </button>
+  );
+}
+
 /** Tour: open on the first visit (after the first timelines are drawn), reopened from Help. */
 function useTour(): { step: number | null; open: () => void; setStep: (k: number) => void; close: () => void } {
   const [step, setStep] = useState<number | null>(null);
@@ -100,6 +168,8 @@ export function App() {
   const simMs = useApp((s) => s.simMs);
   const simulating = useApp((s) => s.simulating);
   const tour = useTour();
+  const present = useApp((s) => s.present);
+  useFirstScreenFit();
   const [glossary, setGlossary] = useState(false);
   const [drawer, setDrawer] = useState(false);
   const [walk, setWalk] = useState(false);
@@ -108,7 +178,7 @@ export function App() {
     requestAnimationFrame(() => document.querySelector('[data-testid="glossary"]')?.scrollIntoView({ block: 'start' }));
   };
   return (
-    <div className={`app${drawer ? ' drawer-open' : ''}`}>
+    <div className={`app${drawer ? ' drawer-open' : ''}${present ? ' present' : ''}`}>
       <header className="app-header">
         <button type="button" className="drawer-toggle" onClick={() => setDrawer(!drawer)} aria-expanded={drawer}
           aria-controls="config-drawer" data-testid="drawer-toggle">
@@ -122,8 +192,10 @@ export function App() {
         <HelpMenu onTour={tour.open} onGlossary={openGlossary} onWalk={() => setWalk(true)} />
         <button type="button" className="fit" onClick={() => appStore.getState().fitAll()}
           title="fit the whole step (0)">Fit</button>
+        {!present && <PresentToggle />}
         <ThemeToggle />
       </header>
+      {present && <PresentBar />}
       <Banners />
       <div className="layout">
         <aside className="sidebar" id="config-drawer" aria-label="configuration">

@@ -54,8 +54,15 @@ export const TERMS: readonly Term[] = [
   },
   {
     id: 'wait', term: 'wait',
-    text: 'The point where compute must stop until a collective has finished. A wait drawn in red means compute sat ' +
-      'idle: exposed communication.',
+    text: 'The point where compute must stop until a collective has finished. The part of a wait while the ' +
+      'collective runs is drawn red: exposed communication, as Metrics count it. The part before it starts ' +
+      '(a peer has not issued it yet) is a wait for a late peer, counted as idle.',
+  },
+  {
+    id: 'peer_wait', term: 'wait for a late peer',
+    text: 'The part of a wait before its collective starts: this rank has issued it, but another rank of the group ' +
+      'has not (a straggler, a slower plan). No kernel runs, so Metrics count it as idle, not as exposed ' +
+      'communication; the timeline draws it in its own colour.',
   },
   {
     id: 'exposed', term: 'exposed communication',
@@ -104,8 +111,9 @@ export const TERMS: readonly Term[] = [
   },
   {
     id: 'idle', term: 'idle',
-    text: "Time no kernel runs on the GPU at all: no compute, no collective, no copy (HTA's idle time). A compute " +
-      'stream waiting on a running collective is not idle: that time is exposed communication.',
+    text: "Time no kernel runs on the GPU at all: no compute, no collective, no copy (HTA's idle time), such as a " +
+      'wait for a late peer. A compute stream waiting on a running collective is not idle: that time is exposed ' +
+      'communication.',
   },
   {
     id: 'compute', term: 'compute',

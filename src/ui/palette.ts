@@ -20,7 +20,8 @@ export interface Palette {
   readonly readback: string;
   readonly upload: string;
   readonly barrier: string;
-  readonly wait: string; // a wait on the compute stream: exposed communication
+  readonly wait: string; // the part of a wait under exposed communication (the metric's exposed comm)
+  readonly peerWait: string; // the rest of a wait: no collective of the rank runs yet, a late peer (idle)
   readonly exposed: string; // translucent band behind comm not hidden by compute
   readonly selected: string;
   readonly bucket: string; // outline of a selected bucket's members
@@ -46,6 +47,7 @@ const LIGHT: Palette = {
   upload: '#b6992d',
   barrier: '#bab0ac',
   wait: '#e15759',
+  peerWait: '#8c6bb1',
   exposed: 'rgba(225, 87, 89, 0.22)',
   selected: '#111111',
   bucket: '#b07aa1',
@@ -71,6 +73,7 @@ const DARK: Palette = {
   upload: '#d4b43f',
   barrier: '#a39b97',
   wait: '#ff6b6e',
+  peerWait: '#b39ddb',
   exposed: 'rgba(255, 107, 110, 0.25)',
   selected: '#ffffff',
   bucket: '#d7a6ff',
@@ -111,8 +114,13 @@ export const LEGEND: readonly LegendEntry[] = [
   { key: 'readback', kinds: ['readback'], label: 'readback (GPU → host)', color: 'readback', term: 'readback' },
   { key: 'upload', kinds: ['upload'], label: 'upload (host → GPU)', color: 'upload', term: 'upload' },
   { key: 'barrier', kinds: ['barrier'], label: 'barrier wait', color: 'barrier', term: 'barrier' },
-  { key: 'wait', kinds: ['wait'], label: 'wait (exposed)', color: 'wait', term: 'wait', always: true },
+  { key: 'wait', kinds: ['wait'], label: 'wait (exposed comm)', color: 'wait', term: 'wait', always: true },
 ];
+
+/** The part of a wait with no collective running yet: drawn in its own colour, counted as idle. */
+export const PEER_WAIT_ENTRY = {
+  key: 'peer_wait', label: 'wait for a late peer', color: 'peerWait', term: 'peer_wait',
+} as const;
 
 /** The band behind communication no compute hides: not an event kind, drawn under them. */
 export const EXPOSED_ENTRY = {

@@ -1,9 +1,50 @@
 // Loading a story preset into the store: caption and config at once (one history entry), then,
-// once the simulation lands, its zoom and selection.
+// once the simulation lands, its zoom and selection. In the presentation view the window closes in
+// on the story's subject (its selected bucket or collective) so a room can see it.
 
 import type { StoreApi } from 'zustand/vanilla';
 import type { AppState } from '../store';
-import { storyConfig, type Story } from './stories';
+import type { TimeWindow, TraceEvent } from '../trace';
+import { STORIES, storyById, storyConfig, type Story } from './stories';
+
+/** The subject takes this share of the window's width in the presentation view. */
+const SUBJECT_SHARE = 0.3;
+
+/**
+ * The window that shows event i's bucket (its members on the same rank and stream), or the event
+ * alone, at SUBJECT_SHARE of the width, centred (unless that would start before the step).
+ */
+export function subjectWindow(events: readonly TraceEvent[], i: number): TimeWindow | null {
+  const e = events[i];
+  if (!e) return null;
+  let s = e.start;
+  let t = e.start + e.dur;
+  if (e.bucketId !== undefined) {
+    for (const m of events) {
+      if (m.bucketId !== e.bucketId || m.rank !== e.rank || m.stream !== e.stream) continue;
+      s = Math.min(s, m.start);
+      t = Math.max(t, m.start + m.dur);
+    }
+  }
+  const span = Math.max(t - s, 1e-3);
+  const width = span / SUBJECT_SHARE;
+  const startUs = Math.max(0, s - (width - span) / 2); // near the step's start: shifted right, as wide
+  return { startUs, endUs: startUs + width };
+}
+
+/** In the presentation view, zoom to the selected event's subject (nothing selected: no change). */
+export function focusSubject(store: StoreApi<AppState>): void {
+  const s = store.getState();
+  const sel = s.selection;
+  const w = sel ? subjectWindow(s.sides[sel.side]?.events ?? [], sel.eventIndex) : null;
+  if (w) s.setWindow(w);
+}
+
+/** The story after the current one (the first after the last, or when none is shown). */
+export function nextStory(id: string | null): Story {
+  const at = STORIES.indexOf(storyById(id) as Story);
+  return STORIES[(at + 1) % STORIES.length];
+}
 
 let latestToken = 0;
 
@@ -30,4 +71,5 @@ export async function applyStory(store: StoreApi<AppState>, story: Story): Promi
   const events = sel ? s.sides[sel.side]?.events ?? [] : [];
   const i = sel ? events.findIndex(sel.pick) : -1;
   s.select(sel && i >= 0 ? { side: sel.side, eventIndex: i } : null);
+  if (s.present) focusSubject(store);
 }

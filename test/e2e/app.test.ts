@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { computeMetrics, importTrace } from '../../src/trace';
+import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
 import {
-  canvasInk, laneCount, metric, nextFrames, probeOf, rankStreams, setField, storeConfig, waitForApp, windowOf,
+  canvasInk, expectedLanes, laneCount, metric, nextFrames, probeOf, rankStreams, setField, storeConfig, waitForApp,
+  windowOf,
 } from './page';
 
 let browser: Browser;
@@ -92,13 +94,14 @@ describe('first screen', () => {
 });
 
 describe('default view', () => {
-  it('loads with both timelines drawn, one lane per rank × stream', async () => {
+  it('loads with both timelines drawn, one lane per stream standing for the 4 alike ranks', async () => {
     expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
     for (const side of ['a', 'b'] as const) {
       const rs = await rankStreams(page, side);
       expect(rs.ranks).toBe(4); // tiny on 4 ranks
       expect(rs.pairs).toBe(rs.ranks * rs.streams);
-      expect(await laneCount(page, side)).toBe(rs.pairs);
+      expect((await probeOf(page, side)).folded).toBe(true); // no jitter, no straggler: every rank alike
+      expect(await laneCount(page, side)).toBe(rs.streams);
       expect((await canvasInk(page, side)).inked).toBeGreaterThan(500);
     }
     await shot('01_default_light');
@@ -122,18 +125,23 @@ describe('config panel', () => {
     await setField(page, 'ranks', '8');
     await expect.poll(async () => (await rankStreams(page, 'a')).ranks).toBe(8);
     await nextFrames(page);
-    const rs = await rankStreams(page, 'a');
-    expect(await laneCount(page, 'a')).toBe(rs.pairs);
+    expect(await laneCount(page, 'a')).toBe(await expectedLanes(page, 'a'));
     expect((await canvasInk(page, 'a')).hash).not.toBe(before.hash);
   });
 
-  it('caps the lanes for many ranks and says so', async () => {
+  it('folds 12 alike ranks into one; expanded, caps the lanes and says so', async () => {
     await setField(page, 'ranks', '12');
+    await expect.poll(async () => (await rankStreams(page, 'a')).ranks).toBe(12);
+    await page.waitForFunction(() => document.querySelector('[data-testid="fold-a"]')?.textContent?.includes('r0–r11'));
+    expect(await laneCount(page, 'a')).toBe(2);
+    await page.click('[data-testid="fold-a"]');
     await page.waitForSelector('[data-testid="lane-note-a"]');
     expect(await page.textContent('[data-testid="lane-note-a"]')).toMatch(/8 of 12 ranks/);
     expect(await laneCount(page, 'a')).toBe(16);
-    await setField(page, 'ranks', '8');
+    await page.click('[data-testid="fold-a"]');
     await page.waitForSelector('[data-testid="lane-note-a"]', { state: 'detached' });
+    await setField(page, 'ranks', '8');
+    await expect.poll(async () => (await rankStreams(page, 'a')).ranks).toBe(8);
   });
 
   it('re-simulates B when an autobucketing knob changes', async () => {
@@ -217,7 +225,7 @@ describe('timelines', () => {
     }, target.stream);
     const y = (await probeOf(page, 'b')).laneCentresPx[laneIdx];
     const [w0, w1] = await windowOf(page, 'b');
-    const x = 96 + ((target.t - w0) / (w1 - w0)) * (box.width - 96 - 8); // GUTTER_PX + time → px
+    const x = GUTTER_PX + ((target.t - w0) / (w1 - w0)) * (box.width - GUTTER_PX - 8); // time → px
     await page.mouse.click(box.x + x, box.y + y);
     await page.waitForSelector('[data-testid="details"] dl');
     expect(await page.textContent('[data-testid="details"]')).toContain(target.name);
@@ -305,7 +313,7 @@ describe('export and import', () => {
     await page.waitForSelector('[data-testid="notice-info"]');
     const rs = await rankStreams(page, 'a');
     expect(rs.ranks).toBe(2);
-    expect(await laneCount(page, 'a')).toBe(rs.pairs);
+    expect(await laneCount(page, 'a')).toBe(await expectedLanes(page, 'a'));
     expect(await metric(page, 'step', 'a')).toBeGreaterThan(0);
     expect(await metric(page, 'ag', 'a')).toBeGreaterThan(0);
     await shot('03_kineto_import');

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { appForFile } from './harness';
-import { laneCount, metric, rankStreams, setField, storeConfig } from './page';
+import { expectedLanes, laneCount, metric, rankStreams, setField, storeConfig } from './page';
 
 const app = appForFile(undefined, '?model=tiny&ranks=4'); // the degrees below are tiny × 4's
 
@@ -21,7 +21,7 @@ describe('mesh in the app', () => {
     const rs = await rankStreams(app.page, 'a');
     expect(rs.ranks).toBe(4);
     expect(rs.pairs).toBe(4 * 3);
-    await expect.poll(() => laneCount(app.page, 'a')).toBe(rs.pairs);
+    await expect.poll(async () => laneCount(app.page, 'a')).toBe(await expectedLanes(app.page, 'a'));
     // HSDP 2 × 2 × TP 2 on 8 ranks: the dp_replicate group gets its own lane too
     await setField(app.page, 'ranks', '8');
     await setField(app.page, 'parallelism.data_parallel_replicate_degree', '2');

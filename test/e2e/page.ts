@@ -25,6 +25,18 @@ export async function laneCount(page: Page, side: Side): Promise<number> {
   return (await probeOf(page, side)).lanes;
 }
 
+/**
+ * The lanes the side should draw: one per rank × stream, or, when its alike ranks are folded (the
+ * probe says so), one per stream of the first rank, each standing for every rank.
+ */
+export async function expectedLanes(page: Page, side: Side): Promise<number> {
+  const probe = await probeOf(page, side);
+  const rs = await rankStreams(page, side);
+  if (!probe.folded) return rs.pairs;
+  if (!probe.laneRanks.every((r) => r.length >= rs.ranks)) throw new Error('folded lanes must stand for every rank');
+  return rs.streams;
+}
+
 /** Distinct rank × stream pairs in the side's events (what the lanes should be). */
 export async function rankStreams(page: Page, side: Side): Promise<{ ranks: number; streams: number; pairs: number }> {
   return page.evaluate((s) => {

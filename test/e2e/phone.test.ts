@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
+import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
 import { nextFrames, probeOf, waitForApp, windowOf } from './page';
 
@@ -16,7 +17,6 @@ let cdp: CDPSession;
 let previewSrv: { url: string; close: () => Promise<void> };
 let art: string;
 const pageErrors: string[] = [];
-const GUTTER_PX = 96; // src/ui/timeline/draw.ts
 
 async function overflow(p: Page): Promise<{ scrollWidth: number; clientWidth: number; offenders: string[] }> {
   return p.evaluate(() => {

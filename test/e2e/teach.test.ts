@@ -413,6 +413,7 @@ describe('minor fixes', () => {
     const { context, page } = await freshPage(true);
     await page.goto(`${previewSrv.url}?ranks=16`);
     await waitForApp(page);
+    await page.click('[data-testid="fold-a"]'); // 16 alike ranks are drawn once until expanded
     const note = (await page.textContent('[data-testid="lane-note-a"]'))!;
     expect(note).toMatch(/showing 8 of 16 ranks \(r0–r7\); 8 more hidden/);
     // a link without a model opens the bare link's model, not silently the codec's tiny

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TERMS } from '../../src/ui/glossary';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
+import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { STORIES } from '../../src/ui/stories';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
 import { nextFrames, probeOf, waitForApp, windowOf } from './page';
 import { cardOverlapsTarget, namedControlsMissing } from './tour_checks';
 
 const VIEW = { width: 390, height: 844 };
-const GUTTER_PX = 96; // src/ui/timeline/draw.ts
 // explicit config: the tests do not lean on whatever the default is
 const QUERY = '?model=llama3-8b&ranks=8';
 

@@ -9,7 +9,7 @@ import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
 import { downloadBlob, downloadJson, timelinesPng } from '../download';
 import { fmtTick, fmtUs } from '../ui_format';
-import { EXPOSED_ENTRY, legendFor, paletteFor } from '../palette';
+import { EXPOSED_ENTRY, PEER_WAIT_ENTRY, legendFor, paletteFor } from '../palette';
 import { GUTTER_PX } from '../timeline/draw';
 import { useResolvedTheme } from '../theme';
 import { setInlineNotice, Toast, useInlineNotice } from './banners';
@@ -77,7 +77,8 @@ async function exportTimelinesPng(sides: Sides, theme: ReturnType<typeof useReso
     const tv = x.ticks(Math.max(2, Math.floor((cssW - GUTTER_PX) / 110)));
     const ticks = tv.map((t) => ({ xPx: x(t), label: fmtTick(t, tv.length > 1 ? tv[1] - tv[0] : undefined) }));
     const kinds = new Set([sides.a, sides.b].flatMap((r) => r?.events.map((e) => e.kind) ?? []));
-    const legend = [...legendFor(kinds), EXPOSED_ENTRY].map((l) => ({ label: l.label, color: p[l.color] }));
+    const legend = [...legendFor(kinds), PEER_WAIT_ENTRY, EXPOSED_ENTRY]
+      .map((l) => ({ label: l.label, color: p[l.color] }));
     const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || p.text;
     const png = await timelinesPng(canvases, { background: p.background, text: p.text, muted, ticks, legend });
     downloadBlob(png, 'fsdp-sim_timelines.png');

@@ -1,14 +1,14 @@
 // The timelines' legend: one entry per kind of event the two sides draw (live runs add readback,
-// upload and barrier; imports add other collectives and copies), the exposed band and bucket
-// outlines. Each entry opens its definition on hover, focus and tap; the hint below names the
-// gestures of the input at hand.
+// upload and barrier; imports add other collectives and copies), the part of a wait spent on
+// a late peer, the exposed band and bucket outlines. Each entry opens its definition on hover,
+// focus and tap; the hint below names the gestures of the input at hand.
 
 import { useMemo } from 'react';
 import { useApp } from '../../store';
 import type { EventKind } from '../../trace';
 import { termById } from '../glossary';
 import { navHint, useInputKind } from '../input_kind';
-import { EXPOSED_ENTRY, legendFor, paletteFor } from '../palette';
+import { EXPOSED_ENTRY, PEER_WAIT_ENTRY, legendFor, paletteFor } from '../palette';
 import { Term } from '../term';
 import { useResolvedTheme } from '../theme';
 
@@ -39,6 +39,11 @@ export function Legend() {
           <Term def={defn(l.term)} term={l.term}><i style={{ background: palette[l.color] }} />{l.label}</Term>
         </span>
       ))}
+      <span className="legend-item" data-kinds="peer_wait">
+        <Term def={defn(PEER_WAIT_ENTRY.term)} term={PEER_WAIT_ENTRY.term}>
+          <i style={{ background: palette[PEER_WAIT_ENTRY.color] }} />{PEER_WAIT_ENTRY.label}
+        </Term>
+      </span>
       <span className="legend-item" data-kinds="exposed">
         <Term def={defn(EXPOSED_ENTRY.term)} term={EXPOSED_ENTRY.term}>
           <i style={{ background: palette[EXPOSED_ENTRY.color] }} />{EXPOSED_ENTRY.label}

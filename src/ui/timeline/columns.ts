@@ -1,9 +1,15 @@
 // Columnar timeline data: trace events grouped into lanes (rank × stream), sorted by start,
 // held in typed arrays so the canvas can draw 100k events per frame without touching objects.
-// Also the per-rank "exposed communication" intervals: comm time not covered by compute (HTA).
+// Also the per-rank "exposed communication" intervals: comm time not covered by compute (HTA),
+// and the part of each wait under them, from the metrics' own sets (trace rankTimeSets). Ranks
+// whose events are all alike (rank_groups.ts) can be folded into one lane set standing for all.
 
 import { bisectLeft, bisectRight } from 'd3';
-import { isCommKind, isCommStream, streamOf, type EventKind, type StreamName, type TraceEvent } from '../../trace';
+import {
+  exposedIntervals, isCommStream, rankTimeSets, streamOf, waitSplit, type EventKind, type Interval, type StreamName,
+  type TraceEvent,
+} from '../../trace';
+import { rankLikeness, rankRangeText } from './rank_groups';
 
 // kinds of imported traces appended after the first four, so their codes keep their meaning
 export const KIND_CODES: readonly EventKind[] = [
@@ -12,8 +18,6 @@ export const KIND_CODES: readonly EventKind[] = [
   'readback', 'upload', 'barrier', // live mode's measured timeline (runtime/wall_events.ts)
 ];
 const KIND_INDEX = Object.fromEntries(KIND_CODES.map((k, i) => [k, i])) as Readonly<Record<EventKind, number>>;
-const COMPUTE = KIND_INDEX.compute;
-const IS_COMM = KIND_CODES.map((k) => isCommKind(k));
 
 /** Positions per blockMaxDurUs entry (a power of two). */
 const DUR_BLOCK = 16;
@@ -23,9 +27,18 @@ const DUR_BLOCK_SHIFT = Math.log2(DUR_BLOCK);
 const MAX_RANKS_SHOWN = 8; // 16 lanes per timeline: A and B both fit a 1280×800 screen
 
 interface Lane {
-  readonly rank: number;
+  readonly rank: number; // the rank whose events the lane draws
   readonly stream: StreamName;
-  readonly label: string; // 'r0 compute', 'r0 comm:dp'
+  readonly label: string; // 'r0 compute', 'r0 comm:dp'; folded: 'r0–r7 compute'
+  /** The ranks the lane stands for: [rank], or every alike rank when folded. */
+  readonly ranks: readonly number[];
+}
+
+/** Per lane, sorted disjoint intervals: lane i's are [offset[i], offset[i+1]) of startUs/endUs. */
+export interface LaneIntervals {
+  readonly offset: Uint32Array;
+  readonly startUs: Float64Array;
+  readonly endUs: Float64Array;
 }
 
 export interface TimelineColumns {
@@ -43,9 +56,15 @@ export interface TimelineColumns {
   readonly exposedOffset: Uint32Array; // per lane, like laneOffset, into exposedStart/End (comm lanes only)
   readonly exposedStartUs: Float64Array;
   readonly exposedEndUs: Float64Array;
+  /** Per compute lane, the part of its waits under exposed communication (drawn red; the rest: a late peer). */
+  readonly waitExposed: LaneIntervals;
   readonly endUs: number; // last event end over all lanes
   readonly ranksTotal: number;
-  readonly ranksShown: number;
+  readonly ranksShown: number; // ranks drawn or stood for by a drawn lane
+  /** Every rank's events are alike (rank_groups.ts), so the lanes may be folded. */
+  readonly alike: boolean;
+  /** The lanes stand for all alike ranks, drawn once. */
+  readonly folded: boolean;
 }
 
 function streamOrder(s: StreamName): string {
@@ -53,47 +72,10 @@ function streamOrder(s: StreamName): string {
   return kind === 'compute' ? '0' : `${kind === 'side' ? 1 : 2}${s}`; // side streams beside compute
 }
 
-/**
- * Union of intervals given flat as [s0, e0, s1, e1, …] (sorted by start first when they are not),
- * flat and disjoint.
- */
-function union(flat: readonly number[]): number[] {
-  const n = flat.length >> 1;
-  let sorted = true;
-  for (let i = 1; i < n && sorted; i++) sorted = flat[2 * i] >= flat[2 * i - 2];
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  if (!sorted) order.sort((x, y) => flat[2 * x] - flat[2 * y] || x - y);
-  const out: number[] = [];
-  for (let k = 0; k < n; k++) {
-    const s = flat[2 * order[k]];
-    const e = flat[2 * order[k] + 1];
-    if (out.length > 0 && s <= out[out.length - 1]) out[out.length - 1] = Math.max(out[out.length - 1], e);
-    else out.push(s, e);
-  }
-  return out;
-}
-
-/** a − b for two sorted, disjoint, flat interval lists. */
-function subtract(a: readonly number[], b: readonly number[]): number[] {
-  const out: number[] = [];
-  const nb = b.length >> 1;
-  let j = 0;
-  for (let i = 0; i < a.length; i += 2) {
-    let s = a[i];
-    const e = a[i + 1];
-    while (j < nb && b[2 * j + 1] <= s) j++;
-    for (let k = j; k < nb && b[2 * k] < e; k++) {
-      if (b[2 * k] > s) out.push(s, b[2 * k]);
-      s = Math.max(s, b[2 * k + 1]);
-    }
-    if (s < e) out.push(s, e);
-  }
-  return out;
-}
-
 /** Lanes of the shown ranks (by rank, compute first, side streams beside it), each event's lane (-1: hidden). */
-function findLanes(events: readonly TraceEvent[], shown: ReadonlySet<number>): { lanes: Lane[]; laneOf: Int32Array } {
+function findLanes(events: readonly TraceEvent[], shown: ReadonlySet<number>, standFor?: readonly number[]):
+  { lanes: Lane[]; laneOf: Int32Array } {
+  const who = (rank: number) => (standFor ? rankRangeText(standFor) : `r${rank}`);
   // lanes in first-seen order (rank → stream → id), then sorted; no string key per event
   const seen = new Map<number, Map<StreamName, number>>();
   const found: Lane[] = [];
@@ -106,7 +88,7 @@ function findLanes(events: readonly TraceEvent[], shown: ReadonlySet<number>): {
     let id = byStream.get(e.stream);
     if (id === undefined) {
       byStream.set(e.stream, (id = found.length));
-      found.push({ rank: e.rank, stream: e.stream, label: `r${e.rank} ${e.stream}` });
+      found.push({ rank: e.rank, stream: e.stream, label: `${who(e.rank)} ${e.stream}`, ranks: standFor ?? [e.rank] });
     }
     seenLane[i] = id;
   }
@@ -176,59 +158,110 @@ function blockMaxDur(durUs: Float64Array): Float64Array {
   return out;
 }
 
-type ExposedColumns = Pick<TimelineColumns, 'exposedOffset' | 'exposedStartUs' | 'exposedEndUs'>;
+type ExposedColumns = Pick<TimelineColumns, 'exposedOffset' | 'exposedStartUs' | 'exposedEndUs' | 'waitExposed'>;
 
-/** Exposed comm per rank = U_comm − U_compute (waits are not compute), drawn on that rank's comm lanes. */
-function exposedColumns(lanes: readonly Lane[], laneOffset: Uint32Array, c: EventColumns): ExposedColumns {
-  const byRank = new Map<number, { comm: number[]; comp: number[] }>();
-  for (let li = 0; li < lanes.length; li++) {
-    let r = byRank.get(lanes[li].rank);
-    if (!r) byRank.set(lanes[li].rank, (r = { comm: [], comp: [] }));
-    for (let p = laneOffset[li]; p < laneOffset[li + 1]; p++) {
-      const k = c.kind[p];
-      const to = k === COMPUTE ? r.comp : IS_COMM[k] ? r.comm : null;
-      to?.push(c.startUs[p], c.startUs[p] + c.durUs[p]);
-    }
+/** Flat per-lane interval columns from each lane's list (lanes without one get none). */
+function laneIntervals(nLanes: number, listOf: (li: number) => readonly Interval[] | undefined): LaneIntervals {
+  const offset = new Uint32Array(nLanes + 1);
+  for (let li = 0; li < nLanes; li++) offset[li + 1] = offset[li] + (listOf(li)?.length ?? 0);
+  const startUs = new Float64Array(offset[nLanes]);
+  const endUs = new Float64Array(offset[nLanes]);
+  for (let li = 0; li < nLanes; li++) {
+    (listOf(li) ?? []).forEach(([s, e], i) => {
+      startUs[offset[li] + i] = s;
+      endUs[offset[li] + i] = e;
+    });
   }
-  const exposedByRank = new Map<number, number[]>(); // flat [s, e, …]
-  for (const [rank, r] of byRank) exposedByRank.set(rank, subtract(union(r.comm), union(r.comp)));
-  const exposedOffset = new Uint32Array(lanes.length + 1);
-  let exN = 0;
-  lanes.forEach((l, li) => {
-    exposedOffset[li] = exN;
-    if (isCommStream(l.stream)) exN += (exposedByRank.get(l.rank)?.length ?? 0) >> 1;
-  });
-  exposedOffset[lanes.length] = exN;
-  const exposedStartUs = new Float64Array(exN);
-  const exposedEndUs = new Float64Array(exN);
-  lanes.forEach((l, li) => {
-    if (!isCommStream(l.stream)) return;
-    const flat = exposedByRank.get(l.rank) ?? [];
-    for (let i = 0, k = exposedOffset[li]; i < flat.length; i += 2, k++) {
-      exposedStartUs[k] = flat[i];
-      exposedEndUs[k] = flat[i + 1];
-    }
-  });
-  return { exposedOffset, exposedStartUs, exposedEndUs };
+  return { offset, startUs, endUs };
 }
 
-/** Build lanes and columns from events; `maxRanks` caps the lanes drawn. */
-export function buildColumns(events: readonly TraceEvent[], maxRanks = MAX_RANKS_SHOWN): TimelineColumns {
-  const rankSet = new Set<number>();
-  for (let i = 0; i < events.length; i++) rankSet.add(events[i].rank);
-  const ranks = [...rankSet].sort((x, y) => x - y);
-  const shown = new Set(ranks.slice(0, maxRanks));
-  const { lanes, laneOf } = findLanes(events, shown);
+/**
+ * Exposed comm per rank = U_comm − U_comp (waits are not compute), drawn on that rank's comm lanes;
+ * the part of its waits under it, on its compute lane. Both from the metrics' sets (trace/metrics.ts).
+ */
+function exposedColumns(lanes: readonly Lane[], events: readonly TraceEvent[]): ExposedColumns {
+  const byRank = new Map<number, TraceEvent[]>();
+  for (const l of lanes) byRank.set(l.rank, []);
+  for (const e of events) byRank.get(e.rank)?.push(e);
+  const sets = new Map([...byRank].map(([rank, evs]) => [rank, rankTimeSets(rank, evs)] as const));
+  const exposed = new Map([...sets].map(([rank, t]) => [rank, exposedIntervals(t)] as const));
+  const waitRed = new Map([...sets].map(([rank, t]) => [rank, waitSplit(t).exposed] as const));
+  const ex = laneIntervals(lanes.length,
+    (li) => (isCommStream(lanes[li].stream) ? exposed.get(lanes[li].rank) : undefined));
+  const waitExposed = laneIntervals(lanes.length,
+    (li) => (streamOf(lanes[li].stream).kind === 'compute' ? waitRed.get(lanes[li].rank) : undefined));
+  return { exposedOffset: ex.offset, exposedStartUs: ex.startUs, exposedEndUs: ex.endUs, waitExposed };
+}
+
+/**
+ * Build lanes and columns from events; `maxRanks` caps the ranks drawn. `fold`: when every rank's
+ * events are alike, draw the first rank's lanes once, standing for all of them (`worldSize`: for
+ * the whole world, when the simulation emitted some ranks of a symmetric run, each a copy of one).
+ */
+export function buildColumns(
+  events: readonly TraceEvent[], maxRanks = MAX_RANKS_SHOWN, fold: { readonly worldSize?: number } | null = null,
+): TimelineColumns {
+  const { ranks, alike } = rankLikeness(events);
+  const folded = fold !== null && alike && Math.max(ranks.length, fold.worldSize ?? 0) > 1;
+  const shown = new Set(folded ? ranks.slice(0, 1) : ranks.slice(0, maxRanks));
+  // folded: the lanes stand for the alike ranks; a symmetric simulation's world when the caller says so
+  const worldSize = fold?.worldSize ?? 0;
+  const world = worldSize > 0 && ranks[0] === 0 ? Array.from({ length: worldSize }, (_, r) => r) : ranks;
+  const standFor = folded ? (world.length > ranks.length ? world : ranks) : undefined;
+  const { lanes, laneOf } = findLanes(events, shown, standFor);
   const { laneOffset, eventIndex } = groupByLane(laneOf, lanes.length);
   const { endUs, ...cols } = fillColumns(events, laneOffset, eventIndex);
   return {
     lanes, laneOffset, eventIndex, ...cols,
     blockMaxDurUs: blockMaxDur(cols.durUs),
-    ...exposedColumns(lanes, laneOffset, cols),
+    ...exposedColumns(lanes, events),
     endUs,
     ranksTotal: ranks.length,
-    ranksShown: shown.size,
+    ranksShown: folded ? ranks.length : shown.size,
+    alike,
+    folded,
   };
+}
+
+/** Per lane, over the whole step (µs): the red drawn (exposed band, or waits under it) and the waits' rest. */
+export function laneRedTotals(c: TimelineColumns): { redUs: number[]; peerWaitUs: number[] } {
+  const sum = (set: LaneIntervals, li: number) => {
+    let t = 0;
+    for (let k = set.offset[li]; k < set.offset[li + 1]; k++) t += set.endUs[k] - set.startUs[k];
+    return t;
+  };
+  const exposed = { offset: c.exposedOffset, startUs: c.exposedStartUs, endUs: c.exposedEndUs };
+  const redUs: number[] = [];
+  const peerWaitUs: number[] = [];
+  for (let li = 0; li < c.lanes.length; li++) {
+    let waitUs = 0;
+    for (let p = c.laneOffset[li]; p < c.laneOffset[li + 1]; p++) {
+      if (c.kind[p] === KIND_INDEX.wait) waitUs += c.durUs[p];
+    }
+    const red = sum(exposed, li) + sum(c.waitExposed, li);
+    redUs.push(red);
+    peerWaitUs.push(Math.max(0, waitUs - sum(c.waitExposed, li)));
+  }
+  return { redUs, peerWaitUs };
+}
+
+/**
+ * A drawn wait's two parts (µs): under exposed communication (red) and the rest, a late peer; null
+ * when the event is not a drawn wait.
+ */
+export function waitParts(c: TimelineColumns, eventIndex: number): { exposedUs: number; peerUs: number } | null {
+  const p = c.eventIndex.indexOf(eventIndex);
+  if (p < 0 || c.kind[p] !== KIND_INDEX.wait) return null;
+  let li = 0;
+  while (c.laneOffset[li + 1] <= p) li++;
+  const s = c.startUs[p];
+  const e = s + c.durUs[p];
+  const w = c.waitExposed;
+  let exposedUs = 0;
+  for (let k = w.offset[li]; k < w.offset[li + 1]; k++) {
+    exposedUs += Math.max(0, Math.min(e, w.endUs[k]) - Math.max(s, w.startUs[k]));
+  }
+  return { exposedUs, peerUs: Math.max(0, c.durUs[p] - exposedUs) };
 }
 
 /** First position in lane li whose event may be visible at time t (maxEnd > t). */

@@ -1,5 +1,7 @@
 // Canvas drawing of one timeline: lane backgrounds, exposed-comm bands, rectangles (one pass),
-// labels (second pass), bucket/selection outlines and the collective-mismatch marker.
+// labels (second pass), bucket/selection outlines, the story's subject (presentation view) and the
+// collective-mismatch marker. A wait is drawn in the late-peer colour, and red over the part of it
+// under exposed communication (columns.ts waitExposed: the metric's own intervals).
 // Culls offscreen items; events under SNAP_PX snap to pixel columns drawn as one image row per lane
 // (lane_runs.ts, column_image.ts) and wider ones are fillRects batched per colour (rect_batch.ts),
 // so a zoomed-out frame costs about the canvas width, not the event count.
@@ -11,16 +13,19 @@ import { columnGrid, exposedRuns, laneColumns, rowRuns, type ExposedPaths } from
 import { RectBatch } from './rect_batch';
 import { isCommStream, type TimeScale } from '../../trace';
 
-/** Lane height shrinks as lanes grow so both timelines fit a 800 px screen. */
-function laneHeightFor(lanes: number): number {
-  return lanes <= 8 ? 18 : lanes <= 16 ? 14 : 10;
+/** Lane height shrinks as lanes grow so both timelines fit a 720 px screen; `big`: presentation view. */
+function laneHeightFor(lanes: number, big: boolean): number {
+  const h = lanes <= 4 ? 22 : lanes <= 8 ? 18 : lanes <= 16 ? 14 : 10;
+  return big ? Math.round(h * 1.5) : h;
 }
 const LANE_GAP_PX = 3;
 const RANK_GAP_PX = 6;
-export const GUTTER_PX = 96; // lane labels
+export const GUTTER_PX = 118; // lane labels: 'r0–r7 comm:dp' at 13 px
 /** Rects narrower than this get no label. */
 export const MIN_LABEL_PX = 36;
-const FONT = '11px system-ui, sans-serif';
+const FONT = '13px system-ui, sans-serif';
+/** Padding of the story's subject outline around its events (presentation view). */
+const SUBJECT_PAD_PX = 4;
 
 interface Highlight {
   readonly bucketId: number; // -1: none
@@ -39,9 +44,9 @@ export interface LaneLayout {
   readonly heightPx: number; // total
 }
 
-export function layoutLanes(c: TimelineColumns): LaneLayout {
+export function layoutLanes(c: TimelineColumns, big = false): LaneLayout {
   const top = new Float64Array(c.lanes.length);
-  const laneH = laneHeightFor(c.lanes.length);
+  const laneH = laneHeightFor(c.lanes.length, big);
   let y = 4;
   c.lanes.forEach((l, i) => {
     if (i > 0 && c.lanes[i - 1].rank !== l.rank) y += RANK_GAP_PX;
@@ -81,6 +86,19 @@ export interface DrawInput {
   readonly flagged?: ReadonlySet<number>;
   readonly cssWidthPx: number;
   readonly cssHeightPx: number;
+  /**
+   * Outline the highlighted event's bucket (or the event) boldly, the story's subject in the
+   * presentation view: its box is written here (null: not in view).
+   */
+  readonly subject?: { box: BoxPx | null };
+}
+
+/** A box on the canvas, CSS px. */
+interface BoxPx {
+  readonly x: number;
+  readonly y: number;
+  readonly w: number;
+  readonly h: number;
 }
 
 const rects = new RectBatch(KIND_CODES.length); // reused every frame
@@ -112,7 +130,7 @@ function drawRects(d: DrawInput, strip: Path2D): number {
   const { ctx, cols: c, layout, scale, palette: p } = d;
   const laneH = layout.laneHeightPx;
   const grid = columnGrid(scale);
-  const kindColors = KIND_CODES.map((k) => p[k]);
+  const kindColors = KIND_CODES.map((k) => (k === 'wait' ? p.peerWait : p[k])); // red goes over the exposed part
   rects.reset();
   columns.begin(grid, c.lanes.length);
   for (let li = 0; li < c.lanes.length; li++) {
@@ -130,6 +148,9 @@ function drawRects(d: DrawInput, strip: Path2D): number {
   rects.fill(ctx, kindColors);
   ctx.fillStyle = p.wait;
   ctx.fill(strip);
+  const waitRed: ExposedPaths = { band: new Path2D(), strip: new Path2D() };
+  exposedRuns(c, layout, scale, waitRed, c.waitExposed, 0);
+  ctx.fill(waitRed.band);
   return drawn;
 }
 
@@ -141,6 +162,7 @@ function drawLabels(d: DrawInput): void {
   const t0 = scale.window.startUs;
   const t1 = scale.window.endUs;
   ctx.fillStyle = d.palette.textOnBar;
+  ctx.font = `${Math.min(13, layout.laneHeightPx - 3)}px system-ui, sans-serif`;
   for (let li = 0; li < c.lanes.length; li++) {
     if (scale.durToPx(c.laneMaxDurUs[li]) < MIN_LABEL_PX) continue; // no event in this lane is wide enough
     const y = layout.top[li] + layout.laneHeightPx / 2;
@@ -176,6 +198,39 @@ function drawOutlines(d: DrawInput): void {
     outlineEvents(d, (q) => (flagged.has(c.eventIndex[q]) ? p.mismatch : null), 3);
     ctx.setLineDash([]);
   }
+}
+
+/**
+ * The story's subject: the highlighted event's bucket members in its lane (or the event alone),
+ * outlined boldly, its box returned; null when it is not in the window.
+ */
+function drawSubject(d: DrawInput): BoxPx | null {
+  const { ctx, cols: c, layout, scale, palette: p } = d;
+  const sel = d.highlight.eventIndex;
+  if (sel < 0) return null;
+  const at = c.eventIndex.indexOf(sel);
+  if (at < 0) return null;
+  let li = 0;
+  while (c.laneOffset[li + 1] <= at) li++;
+  let s = c.startUs[at];
+  let e = s + c.durUs[at];
+  const bucket = c.bucket[at];
+  for (let q = c.laneOffset[li]; bucket >= 0 && q < c.laneOffset[li + 1]; q++) {
+    if (c.bucket[q] !== bucket) continue;
+    s = Math.min(s, c.startUs[q]);
+    e = Math.max(e, c.startUs[q] + c.durUs[q]);
+  }
+  if (e < scale.window.startUs || s > scale.window.endUs) return null;
+  const xa = Math.max(scale.x0Px, scale.timeToPx(s)) - SUBJECT_PAD_PX;
+  const xb = Math.min(scale.x0Px + scale.widthPx, Math.max(scale.timeToPx(e), scale.timeToPx(s) + 3)) + SUBJECT_PAD_PX;
+  const box = { x: xa, y: layout.top[li] - SUBJECT_PAD_PX, w: xb - xa, h: layout.laneHeightPx + 2 * SUBJECT_PAD_PX };
+  ctx.lineWidth = 6;
+  ctx.strokeStyle = p.bucket; // a wide halo in the bucket colour, then a sharp edge
+  ctx.strokeRect(box.x, box.y, box.w, box.h);
+  ctx.lineWidth = 2;
+  ctx.strokeStyle = p.selected;
+  ctx.strokeRect(box.x, box.y, box.w, box.h);
+  return box;
 }
 
 /** Collective mismatch: a marker at the rank and time where ranks diverged. */
@@ -233,9 +288,12 @@ export function drawTimeline(d: DrawInput): number {
   drawLabels(d);
   drawOutlines(d);
   ctx.restore();
+  ctx.font = FONT;
+  if (d.subject) d.subject.box = drawSubject(d);
 
-  // lane labels (gutter)
+  // lane labels (gutter); bigger on the presentation view's tall lanes
   ctx.fillStyle = p.text;
+  if (laneH >= 27) ctx.font = '16px system-ui, sans-serif';
   for (let li = 0; li < c.lanes.length; li++) {
     ctx.fillText(c.lanes[li].label, 4, layout.top[li] + laneH / 2, GUTTER_PX - 8);
   }

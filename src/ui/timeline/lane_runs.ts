@@ -8,8 +8,9 @@
 // whole lane is sub-pixel, O(pixel columns · log n) by jumping over each claimed column (with longer
 // events in the lane, the jump steps over blocks of sub-pixel events instead).
 
+import { bisectLeft } from 'd3';
 import {
-  firstExposed, firstVisible, gallopAtOrAfter, nextStartAtOrAfter, nextStartOrLong, type TimelineColumns,
+  firstVisible, gallopAtOrAfter, nextStartAtOrAfter, nextStartOrLong, type LaneIntervals, type TimelineColumns,
 } from './columns';
 import type { RectBatch } from './rect_batch';
 import type { TimeScale } from '../../trace';
@@ -101,28 +102,38 @@ export function rowRuns(row: Uint8Array, run?: (code: number, firstCol: number, 
   return runs;
 }
 
-/** Add every lane's visible exposed intervals to the band and strip paths, merged across sub-pixel gaps. */
+/** The exposed-communication intervals of the columns as one LaneIntervals set. */
+function exposedSet(c: TimelineColumns): LaneIntervals {
+  return { offset: c.exposedOffset, startUs: c.exposedStartUs, endUs: c.exposedEndUs };
+}
+
+/**
+ * Add every lane's visible intervals of `set` (default: exposed communication) to the band and
+ * strip paths, merged across sub-pixel gaps.
+ */
 export function exposedRuns(
   c: TimelineColumns,
   layout: { readonly top: Float64Array; readonly laneHeightPx: number },
   scale: TimeScale,
   out: ExposedPaths,
+  set: LaneIntervals = exposedSet(c),
+  bandPadPx = 1,
 ): void {
   const x0 = scale.x0Px;
   const x1 = scale.x0Px + scale.widthPx;
   const t1 = scale.window.endUs;
   const laneH = layout.laneHeightPx;
-  const { exposedStartUs, exposedEndUs, exposedOffset } = c;
+  const { startUs: exposedStartUs, endUs: exposedEndUs, offset: exposedOffset } = set;
   for (let li = 0; li < c.lanes.length; li++) {
     const y = layout.top[li];
     let runA = 0;
     let runB = -Infinity;
     const flush = () => {
-      out.band.rect(runA, y - 1, runB - runA, laneH + 2);
+      out.band.rect(runA, y - bandPadPx, runB - runA, laneH + 2 * bandPadPx);
       out.strip.rect(runA, y + laneH - EXPOSED_STRIP_PX, runB - runA, EXPOSED_STRIP_PX);
     };
     const kEnd = exposedOffset[li + 1];
-    for (let k = firstExposed(c, li, scale.window.startUs); k < kEnd; k++) {
+    for (let k = bisectLeft(exposedEndUs, scale.window.startUs, exposedOffset[li], kEnd); k < kEnd; k++) {
       const s = exposedStartUs[k];
       if (s > t1) break;
       const xa = Math.max(x0, scale.timeToPx(s));

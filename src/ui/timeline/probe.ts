@@ -7,6 +7,21 @@ import type { Side } from '../../store';
 export interface TimelineProbe {
   /** Lanes (rank × stream) the canvas shows. */
   readonly lanes: number;
+  /** Each lane's stream ('compute', 'comm:dp', …). */
+  readonly laneStreams: readonly string[];
+  /** The ranks each lane stands for: one rank, or every alike rank when they are folded. */
+  readonly laneRanks: readonly (readonly number[])[];
+  /** Every rank's events are alike (rank_groups.ts); `folded`: they are drawn once. */
+  readonly alike: boolean;
+  readonly folded: boolean;
+  /**
+   * Red drawn per lane over the whole step, µs: on a comm lane the exposed-communication band, on a
+   * compute lane the part of its waits under it. The rest of its waits: `peerWaitUs`.
+   */
+  readonly redUs: readonly number[];
+  readonly peerWaitUs: readonly number[];
+  /** The story's subject outlined in the presentation view (canvas CSS px), or null. */
+  readonly subject: { readonly x: number; readonly y: number; readonly w: number; readonly h: number } | null;
   /** Events of the side's result. */
   readonly events: number;
   /** Rectangles and pixel columns drawn in the last frame (drawTimeline's count). */

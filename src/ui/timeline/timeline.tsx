@@ -1,9 +1,10 @@
-// One timeline (side A or B): lanes per rank × stream drawn on a canvas from columnar arrays,
+// One timeline (side A or B): lanes per rank × stream drawn on a canvas from columnar arrays
+// (ranks whose events are all alike drawn once, standing for all, until a click expands them),
 // a d3 axis, zoom/pan/select by mouse, touch and keyboard (interact.ts) on the shared window,
 // hover card, flow arrows of the selected collective. React renders only when the side's data
 // changes; window/selection/theme changes redraw the canvas through the rAF scheduler.
 
-import { type RefObject, useEffect, useMemo, useRef } from 'react';
+import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
 import { axisTop, scaleLinear, select } from 'd3';
 import { appStore, reasonText, sideWindow, useApp, type Side, type SideResult } from '../../store';
 import { fmtBytes, fmtTick, fmtUs } from '../ui_format';
@@ -15,7 +16,8 @@ import { clockWords } from '../clocks';
 import { profileWords } from '../torch_profile';
 import { useInputKind } from '../input_kind';
 import { overHbmWords, sideHbmFit } from '../hbm';
-import { buildColumns, type TimelineColumns } from './columns';
+import { buildColumns, laneRedTotals, type TimelineColumns, waitParts } from './columns';
+import { rankRangeText } from './rank_groups';
 import { GUTTER_PX, drawTimeline, layoutLanes, type LaneLayout } from './draw';
 import { attachInteractions } from './interact';
 import { drawOverlay, flowOf } from './overlay';
@@ -67,10 +69,13 @@ function eventFacts(r: SideResult, i: number): { name: string; rows: string[]; r
   return { name: e.name, rows, reason: last ? `${plainReason(last.code)} (${reasonText(last)})` : undefined };
 }
 
-function hoverHtml(r: SideResult, i: number): string {
+function hoverHtml(r: SideResult, cols: TimelineColumns, i: number): string {
   const f = eventFacts(r, i);
   const reason = f.reason ? [`<i>${escapeHtml(f.reason)}</i>`] : [];
-  return [`<b>${escapeHtml(f.name)}</b>`, ...f.rows.map(escapeHtml), ...reason].join('<br>');
+  const parts = waitParts(cols, i);
+  const split = parts && parts.peerUs > 0
+    ? [`${fmtUs(parts.exposedUs)} exposed communication (red) · ${fmtUs(parts.peerUs)} waiting for a late peer`] : [];
+  return [`<b>${escapeHtml(f.name)}</b>`, ...[...f.rows, ...split].map(escapeHtml), ...reason].join('<br>');
 }
 
 /** 'does not fit in HBM: peak … = 2.96 × h100 HBM' in the head of a side whose step would not run. */
@@ -143,6 +148,8 @@ interface FrameInput {
   readonly theme: ReturnType<typeof useResolvedTheme>;
   readonly widthPx: number;
   readonly keyLane: number;
+  readonly totals: ReturnType<typeof laneRedTotals>;
+  readonly present: boolean;
 }
 
 /** One frame: lanes, overlay and axis at the store's window and selection; returns its scale. */
@@ -161,8 +168,9 @@ function drawFrame(f: FrameInput): TimeScale | null {
   const peer = s.selection?.peer?.side === side ? s.selection.peer.eventIndex : -1; // a diff-table row
   const sel = s.selection?.side === side ? s.selection.eventIndex : peer;
   const selEvent = sel >= 0 ? result.events[sel] : undefined;
+  const subject = f.present ? { box: null } : undefined;
   const drawn = drawTimeline({
-    ctx, cols, layout, scale, palette,
+    ctx, cols, layout, scale, palette, subject,
     names: (i) => result.events[i].name,
     highlight: { eventIndex: sel, bucketId: selEvent?.bucketId ?? -1 },
     flagged,
@@ -177,6 +185,12 @@ function drawFrame(f: FrameInput): TimeScale | null {
   drawAxis(f.svg, win, scale, f.widthPx);
   publishProbe(side, {
     lanes: cols.lanes.length,
+    laneStreams: cols.lanes.map((l) => l.stream),
+    laneRanks: cols.lanes.map((l) => l.ranks),
+    alike: cols.alike,
+    folded: cols.folded,
+    ...f.totals,
+    subject: subject?.box ?? null,
     events: result.events.length,
     drawn,
     selected: sel,
@@ -192,6 +206,7 @@ function drawFrame(f: FrameInput): TimeScale | null {
 
 interface TimelineRefs {
   readonly body: RefObject<HTMLDivElement | null>;
+  readonly scroll: RefObject<HTMLDivElement | null>; // the lanes, scrolled within on a short first screen
   readonly canvas: RefObject<HTMLCanvasElement | null>;
   readonly axis: RefObject<SVGSVGElement | null>;
   readonly tip: RefObject<HTMLDivElement | null>;
@@ -202,27 +217,31 @@ interface TimelineRefs {
 
 function useTimelineRefs(): TimelineRefs {
   const body = useRef<HTMLDivElement>(null);
+  const scroll = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const axis = useRef<SVGSVGElement>(null);
   const tip = useRef<HTMLDivElement>(null);
   const scale = useRef<TimeScale | null>(null);
   const keyLane = useRef(-1);
   const redraw = useRef<(() => void) | null>(null);
-  return useMemo(() => ({ body, canvas, axis, tip, scale, keyLane, redraw }), []);
+  return useMemo(() => ({ body, scroll, canvas, axis, tip, scale, keyLane, redraw }), []);
 }
 
 type Drawable = Omit<FrameInput, 'canvas' | 'svg' | 'widthPx' | 'keyLane'>;
 
 /** Canvas redraw: imperative, coalesced per frame, on resize and on window or selection changes. */
 function useCanvasRedraw(refs: TimelineRefs, d: Drawable | null): void {
-  const { side, result, cols, layout, flagged, theme } = d ?? {};
+  const { side, result, cols, layout, flagged, theme, totals, present } = d ?? {};
   useEffect(() => {
     const canvas = refs.canvas.current;
     const svg = refs.axis.current;
-    if (!canvas || !svg || !cols || !layout || !result || !side || !theme) return;
+    if (!canvas || !svg || !cols || !layout || !result || !side || !theme || !totals) return;
     let widthPx = 800;
     const redraw = () => {
-      const input = { canvas, svg, side, result, cols, layout, flagged, theme, widthPx, keyLane: refs.keyLane.current };
+      const input = {
+        canvas, svg, side, result, cols, layout, flagged, theme, widthPx, keyLane: refs.keyLane.current, totals,
+        present: present === true,
+      };
       const scale = drawFrame(input);
       if (scale) refs.scale.current = scale;
     };
@@ -247,7 +266,7 @@ function useCanvasRedraw(refs: TimelineRefs, d: Drawable | null): void {
       ro.disconnect();
       cancelRedraw(redraw);
     };
-  }, [refs, cols, layout, result, theme, side, flagged]);
+  }, [refs, cols, layout, result, theme, side, flagged, totals, present]);
 }
 
 /** Mouse, touch and keyboard input on the canvas; the hover card follows the pointer. */
@@ -260,17 +279,24 @@ function useTimelineInput(refs: TimelineRefs, side: Side, d: Drawable | null): v
       const tip = refs.tip.current;
       if (!tip) return;
       if (i < 0) { tip.hidden = true; return; }
-      tip.innerHTML = hoverHtml(result, i);
+      tip.innerHTML = hoverHtml(result, cols, i);
       tip.hidden = false;
       const bodyW = refs.body.current?.clientWidth ?? 800;
       tip.style.left = `${Math.max(0, Math.min(x + 14, bodyW - TIP_WIDTH_PX - 4))}px`;
-      tip.style.top = `${y + AXIS_PX + 14}px`;
+      tip.style.top = `${y - (refs.scroll.current?.scrollTop ?? 0) + AXIS_PX + 14}px`;
     };
     return attachInteractions({
       canvas, side, cols, layout, hover,
       scale: () => refs.scale.current,
       onKeyLane: (lane) => {
         refs.keyLane.current = lane;
+        const box = refs.scroll.current; // lanes capped on a short first screen: keep the cursor's in view
+        if (box && lane >= 0) {
+          const top = layout.top[lane];
+          const bottom = top + layout.laneHeightPx;
+          if (top < box.scrollTop) box.scrollTop = top - 4;
+          else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom + 4 - box.clientHeight;
+        }
         if (refs.redraw.current) scheduleRedraw(refs.redraw.current);
       },
     });
@@ -288,10 +314,34 @@ function laneNoteOf(cols: TimelineColumns, r: SideResult): string {
     + `${hidden} more hidden to keep lanes readable${why}`;
 }
 
-function TimelineHead({ side, label, r, cols }: Props & { r: SideResult; cols: TimelineColumns }) {
+/** The folded lanes' label, or how to fold them: 'r0–r7 · all ranks alike', 'ranks differ: each drawn'. */
+function FoldControl({ side, r, cols, onToggle }: {
+  side: Side; r: SideResult; cols: TimelineColumns; onToggle: () => void;
+}) {
+  if (cols.ranksTotal <= 1 && !cols.folded) return null;
+  if (!cols.alike) {
+    return (
+      <span className="note" data-testid={`ranks-differ-${side}`}>
+        ranks differ (jitter, a straggler or a hang): each rank drawn
+      </span>
+    );
+  }
+  const stands = cols.folded ? rankRangeText(cols.lanes[0]?.ranks ?? []) : '';
+  const symmetric = r.symmetric && r.worldSize > cols.ranksTotal ? ` (rank 0 simulated for all ${r.worldSize})` : '';
+  return (
+    <button type="button" className="fold-toggle" data-testid={`fold-${side}`} aria-pressed={!cols.folded}
+      onClick={onToggle} title={cols.folded ? 'draw every rank' : 'draw alike ranks once'}>
+      {cols.folded ? <><b>{stands} · all ranks alike</b>{symmetric} · show each rank</> : 'fold alike ranks into one'}
+    </button>
+  );
+}
+
+function TimelineHead({ side, label, r, cols, onToggleFold }: Props & {
+  r: SideResult; cols: TimelineColumns; onToggleFold: () => void;
+}) {
   const laneNote = laneNoteOf(cols, r);
   const profile = profileWords(r);
-  const symmetricNote = r.symmetric && r.worldSize > cols.ranksTotal
+  const symmetricNote = !cols.folded && r.symmetric && r.worldSize > cols.ranksTotal
     ? `ranks are symmetric: rank ${cols.lanes[0]?.rank ?? 0} stands for all ${r.worldSize}` : '';
   return (
     <div className="timeline-head">
@@ -301,6 +351,7 @@ function TimelineHead({ side, label, r, cols }: Props & { r: SideResult; cols: T
       {profile && <span className="muted" data-testid={`profile-${side}`}>{profile}</span>}
       <span className="muted">step {fmtUs(r.metrics.stepTimeUs)}</span>
       <HbmWarning r={r} />
+      <FoldControl side={side} r={r} cols={cols} onToggle={onToggleFold} />
       {laneNote && <span className="note" data-testid={`lane-note-${side}`}>{laneNote}</span>}
       {symmetricNote && <span className="note">{symmetricNote}</span>}
     </div>
@@ -319,11 +370,19 @@ export function Timeline({ side, label }: Props) {
   const result = useApp((s) => s.sides[side]);
   const theme = useResolvedTheme();
   const refs = useTimelineRefs();
-  const cols = useMemo(() => (result ? buildColumns(result.events) : null), [result]);
-  const layout = useMemo(() => (cols ? layoutLanes(cols) : null), [cols]);
+  const [expanded, setExpanded] = useState(false);
+  const present = useApp((s) => s.present);
+  const cols = useMemo(() => {
+    if (!result) return null;
+    const fold = expanded ? null : { worldSize: result.symmetric ? result.worldSize : 0 };
+    return buildColumns(result.events, undefined, fold);
+  }, [result, expanded]);
+  const layout = useMemo(() => (cols ? layoutLanes(cols, present) : null), [cols, present]);
+  const totals = useMemo(() => (cols ? laneRedTotals(cols) : null), [cols]);
   const flagged = useMemo(() => (result ? disagreeingEvents(result) : undefined), [result]);
   const simulating = useApp((s) => s.simulating);
-  const drawable = result && cols && layout ? { side, result, cols, layout, flagged, theme } : null;
+  const drawable = result && cols && layout && totals
+    ? { side, result, cols, layout, flagged, theme, totals, present } : null;
   useCanvasRedraw(refs, drawable);
   useTimelineInput(refs, side, drawable);
   const drawn = drawable !== null;
@@ -338,10 +397,12 @@ export function Timeline({ side, label }: Props) {
   return (
     <section className={`timeline${simulating ? ' stale' : ''}`} data-side={side} data-testid={`timeline-${side}`}
       aria-busy={simulating}>
-      <TimelineHead side={side} label={label} r={result} cols={cols} />
+      <TimelineHead side={side} label={label} r={result} cols={cols} onToggleFold={() => setExpanded(!expanded)} />
       <div className="timeline-body" ref={refs.body}>
         <svg className="axis" ref={refs.axis} height={AXIS_PX} aria-hidden="true"><g /></svg>
-        <canvas ref={refs.canvas} tabIndex={0} role="img" aria-label={aria} />
+        <div className="lanes-scroll" ref={refs.scroll}>
+          <canvas ref={refs.canvas} tabIndex={0} role="img" aria-label={aria} />
+        </div>
         <div className="tooltip" ref={refs.tip} hidden />
         {simulating && <div className="stale-note" data-testid={`stale-${side}`}>simulating the new config…</div>}
       </div>

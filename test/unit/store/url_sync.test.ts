@@ -38,6 +38,15 @@ describe('writeUrl / readUrlState', () => {
     expect(back.theme).toBe('dark');
   });
 
+  it('carries the presentation view as present=1, beside the story, never as a config field', () => {
+    const s = { ...stateWith(structuredClone(FIRST_SCREEN_CONFIG) as SimConfig), story: 'overview', present: true };
+    const q = writeUrl(s);
+    expect(q).toBe('?story=overview&present=1');
+    const back = readUrlState(q);
+    expect(back).toMatchObject({ present: true, story: 'overview', config: null, error: null });
+    expect(readUrlState('?story=overview').present).toBe(false);
+  });
+
   it('falls back to the default for a bad field and names it', () => {
     const r = readUrlState('?model=tiny&ranks=banana&jitterPct=2');
     expect(r.error).toMatch(/ranks/);

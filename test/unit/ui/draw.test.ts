@@ -71,7 +71,8 @@ describe('drawTimeline', () => {
     const p = paletteFor('light');
     const drawn = drawTimeline({ ctx: rec.ctx, cols, layout, scale, palette: p, names: (i) => events[i].name,
       highlight: { bucketId: -1, eventIndex: -1 }, cssWidthPx: widthPx, cssHeightPx: layout.heightPx });
-    const kindColors = new Set([p.compute, p.all_gather, p.reduce_scatter, p.wait]);
+    // waits are drawn in the late-peer colour, red goes over their exposed part
+    const kindColors = new Set([p.compute, p.all_gather, p.reduce_scatter, p.peerWait]);
     const eventRects = rec.calls.filter((c) => kindColors.has(c.style));
     expect(eventRects.length).toBe(drawn);
     expect(drawn).toBeLessThanOrEqual(cols.lanes.length * scale.widthPx);
