@@ -19,7 +19,7 @@ import type { ResolvedKernels, StartupEvent } from './startup';
 /** Which kernels a rank runs, in the config's words (live.kernels): WGSL on WebGPU, the CPU reference, or either. */
 export type KernelChoice = 'webgpu' | 'cpu' | 'auto';
 export const KERNEL_CHOICES: readonly KernelChoice[] = ['webgpu', 'cpu', 'auto'];
-/** Old spellings a user may still type (`fsdp-sim train --kernels gpu`): the runtime said 'gpu' until issue 23. */
+/** Old spellings a user may still type (`fsdp-sim train --kernels gpu`): the runtime once said 'gpu'. */
 export const RENAMED_KERNEL_CHOICES: ReadonlyMap<string, KernelChoice> = new Map([['gpu', 'webgpu']]);
 
 /** Everything a rank needs for a run; plain data (structured-clone safe). */

@@ -7,6 +7,7 @@
 import { describeMesh, parseConfigQuery, resolveMesh, type SimConfig } from '../config';
 import type { Side } from '../store';
 import type { TraceEvent } from '../trace';
+import { MEMORY_NAMES } from './glossary';
 import {
   bHangsANot, type ClaimCheck, fasterStep, fewerAllGathers, fewerLaunches, hidesExposed, othersWaitForStraggler,
   peakRises, peakWithinTorchLimit, type RunData, staysExposed,
@@ -64,7 +65,7 @@ export const STORIES: readonly Story[] = [
     query: 'model=llama3-8b&ranks=8',
     zoom: [0, 0.2],
     select: { side: 'b', pick: isAgOnRank0 },
-    setup: (cfg) => `${cfg.model} on ${cfg.ranks} ranks; look at peak memory in Metrics and the memory chart.`,
+    setup: (cfg) => `${cfg.model} on ${cfg.ranks} ranks; look at ${MEMORY_NAMES.live} in Metrics and the memory chart.`,
     claims: [hidesExposed(0.9), peakRises, peakWithinTorchLimit],
   },
   {

@@ -9,6 +9,7 @@ import { CONFIG_FIELDS } from '../../config';
 import { mismatchText, sweepCsv, parseVary, type SweepAxis, type SweepRow, appStore, useApp } from '../../store';
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';
+import { MEMORY_NAMES } from '../glossary';
 import { forHand, useInputKind } from '../input_kind';
 import { byteTicks, fmtBytes, fmtPct, fmtUs } from '../ui_format';
 
@@ -42,7 +43,7 @@ const FIGURES: readonly Figure[] = [
   },
   {
     id: 'peak',
-    title: 'peak memory (live tensors)',
+    title: MEMORY_NAMES.live,
     y: (r) => r.peakMemoryBytes,
     fmt: fmtBytes,
     ticks: byteTicks,
