@@ -1,7 +1,7 @@
 // Knobs of aot_eager_autobucketing (the arguments of
 // torch._inductor.fx_passes.overlap_scheduling.schedule_overlap_bucketing as SimpleFSDP's
 // aot_eager_autobucketing backend calls it, and OverlapPreservingBucketer's bucket cap), as
-// profiles by torch version: torch 2.13's are the defaults, torch 2.11's the seed's.
+// profiles by torch version: torch 2.15's are the defaults, torch 2.11's the seed's.
 // Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
 
 import type { KnobSpecs } from '../knob_specs';
@@ -145,8 +145,12 @@ export const AUTOBUCKETING_PROFILES: Readonly<Record<TorchProfile, Readonly<Auto
   'torch-2.15': TORCH_2_15,
 };
 
-/** The default profile: torch 2.13's (what installs today); `--torch-profile 2.11` selects the seed's. */
-export const DEFAULT_TORCH_PROFILE: TorchProfile = 'torch-2.13';
+/**
+ * The default profile: torch 2.15's (what installs today; the port reaches 2.15.0's answers on the
+ * fixtures it made, test/fixtures/torch_pass/v2_15 and torch_pass_2d/v2_15); `--torch-profile 2.13`
+ * or `2.11` selects an older one.
+ */
+export const DEFAULT_TORCH_PROFILE: TorchProfile = 'torch-2.15';
 
 /** The defaults: the default profile's knobs (the very object, so profileOf names it). */
 export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = AUTOBUCKETING_PROFILES[DEFAULT_TORCH_PROFILE];
