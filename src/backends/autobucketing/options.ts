@@ -125,8 +125,9 @@ const TORCH_2_14: Readonly<AutobucketingOptions> = { ...TORCH_2_13 };
  * no longer hides the outer collective (_reduce_exposed_time_of_in_flight_collectives skips it), a
  * prefetch candidate already started by nested handling is skipped, and a prefetch path or a forced
  * wait that would handle an active wait again is refused (the port always refused those: in torch
- * <= 2.14 they recursed without end). Only graphs with collectives on two or more process groups
- * (FSDP x TP) reach it. Also in 2.15, none on this pass's default path: bucket_mode "custom_ops" copies
+ * <= 2.14 they recursed without end). The first part needs three process groups or more (HSDP x TP):
+ * with two, a wait's prefetch for the other group stops before a nested wait could be exposed (the
+ * other group's earlier collectives soak up the time first), so FSDP x TP graphs decide as in 2.14. Also in 2.15, none on this pass's default path: bucket_mode "custom_ops" copies
  * out with split_with_sizes_copy, groups foreach copy-in by (dtypes, contiguous) and elides padded
  * reduce-scatter inputs (bucketing.py; the default mode, "default", is unchanged);
  * deduplicate_wait_tensors runs in inductor's post-grad passes; the memory caps' docstring now says

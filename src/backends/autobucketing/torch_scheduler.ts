@@ -469,7 +469,7 @@ class OverlapScheduler {
     if (excludePg >= 0) remaining[excludePg] = 0;
     const guard = this.opts.guard_nested_waits;
     for (const [start, info] of this.inFlight) {
-      // torch 2.15: a nested wait does not hide an outer wait being handled
+      // torch 2.15: a nested wait does not hide an outer wait being handled (needs 3+ groups to happen)
       if (guard && this.handling[start]) continue;
       if (info.exposedMs === 0) continue;
       const pg = this.pgOf[start];
