@@ -127,8 +127,9 @@ const TORCH_2_14: Readonly<AutobucketingOptions> = { ...TORCH_2_13 };
  * wait that would handle an active wait again is refused (the port always refused those: in torch
  * <= 2.14 they recursed without end). The first part needs three process groups or more (HSDP x TP):
  * with two, a wait's prefetch for the other group stops before a nested wait could be exposed (the
- * other group's earlier collectives soak up the time first), so FSDP x TP graphs decide as in 2.14. Also in 2.15, none on this pass's default path: bucket_mode "custom_ops" copies
- * out with split_with_sizes_copy, groups foreach copy-in by (dtypes, contiguous) and elides padded
+ * other group's earlier collectives soak up the time first), so FSDP x TP graphs decide as in 2.14.
+ * Also in 2.15, none on this pass's default path: bucket_mode "custom_ops" copies out with
+ * split_with_sizes_copy, groups foreach copy-in by (dtypes, contiguous) and elides padded
  * reduce-scatter inputs (bucketing.py; the default mode, "default", is unchanged);
  * deduplicate_wait_tensors runs in inductor's post-grad passes; the memory caps' docstring now says
  * max, as the code always did (#192628); a MemoryTracker is skipped when both memory caps are None
