@@ -150,7 +150,7 @@ export interface Schedule {
   /** What torch's pass would log, per graph it ran on (autobucketing only). */
   readonly passStats?: readonly PassStats[];
   /** Autobucketing: the torch knob profile its options are ('custom' when they match neither). */
-  readonly torchProfile?: 'torch-2.11' | 'torch-2.13' | 'custom';
+  readonly torchProfile?: 'torch-2.11' | 'torch-2.13' | 'torch-2.14' | 'torch-2.15' | 'custom';
 }
 
 /** torch's own accounting of one pass over one graph (its "Overlap scheduling results" line and decisions). */

@@ -78,7 +78,7 @@ export const CONFIG_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   'torch-profile': { type: 'string' },
 };
 
-/** The --torch-profile names (`2.11`, `2.13`), from AUTOBUCKETING_PROFILES. */
+/** The --torch-profile names (`2.11` … `2.15`), from AUTOBUCKETING_PROFILES. */
 const PROFILE_NAMES = Object.keys(AUTOBUCKETING_PROFILES).map((k) => k.replace(/^torch-/, ''));
 
 /** The profile whose knobs are the defaults (AUTOBUCKETING_DEFAULTS is one of the profiles' objects). */
@@ -86,7 +86,7 @@ const DEFAULT_PROFILE = Object.entries(AUTOBUCKETING_PROFILES)
   .find(([, p]) => p === AUTOBUCKETING_DEFAULTS)?.[0]
   .replace(/^torch-/, '');
 
-/** --torch-profile 2.11|2.13: the autobucketing knobs as that torch sets them (--set still wins). */
+/** --torch-profile 2.11|2.13|2.14|2.15: the autobucketing knobs as that torch sets them (--set still wins). */
 function profileParams(command: string, value: unknown): Record<string, string> {
   if (value === undefined) return {};
   const profile = Object.hasOwn(AUTOBUCKETING_PROFILES, `torch-${String(value)}`)

@@ -390,6 +390,12 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
     cost: 'coalesced: no copy-in / copy-out time or buffer, but the copies no longer hide communication',
     torch: `${AB}(bucket_mode=…)`,
   },
+  'autobucketing.guard_nested_waits': {
+    does: 'torch 2.15: while a wait\'s exposed time prefetches another group\'s collectives, a wait handled '
+      + 'inside that does not hide the outer collective. Off: torch 2.14 and before.',
+    cost: 'on: the outer collective keeps more exposed time (three process groups or more, e.g. HSDP × TP)',
+    torch: 'torch 2.15\'s OverlapScheduler.wait_starts_being_handled, not an argument (guard_nested_waits=… picks it)',
+  },
 };
 
 /** Help for a field; an autobucketing knob added later still names its torch argument. */

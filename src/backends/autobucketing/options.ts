@@ -1,7 +1,7 @@
 // Knobs of aot_eager_autobucketing (the arguments of
 // torch._inductor.fx_passes.overlap_scheduling.schedule_overlap_bucketing as SimpleFSDP's
 // aot_eager_autobucketing backend calls it, and OverlapPreservingBucketer's bucket cap), as
-// profiles by torch version: torch 2.13's are the defaults, torch 2.11's the seed's.
+// profiles by torch version: torch 2.15's are the defaults, torch 2.11's the seed's.
 // Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
 
 import type { KnobSpecs } from '../knob_specs';
@@ -61,6 +61,12 @@ export interface AutobucketingOptions {
   nccl_gpus_per_node: number;
   /** torch bucket_mode: 'coalesced' merges reduce-scatters copy-free (one NCCL group); all-gathers as 'default'. */
   bucket_mode: 'default' | 'coalesced';
+  /**
+   * torch 2.15: while the scheduler handles a wait (its exposed time prefetches other groups'
+   * collectives), a wait handled inside it does not hide that outer collective, and a candidate the
+   * nested handling already started is skipped. Off: torch <= 2.14.
+   */
+  guard_nested_waits: boolean;
 }
 
 /** torch 2.11's arguments (the seed's profile; the reference graphs were passed with them). */
@@ -86,6 +92,7 @@ const TORCH_2_11: Readonly<AutobucketingOptions> = {
   nccl_gpu_type: 'hopper',
   nccl_gpus_per_node: 8,
   bucket_mode: 'default',
+  guard_nested_waits: false,
 };
 
 /**
@@ -99,16 +106,53 @@ const TORCH_2_13: Readonly<AutobucketingOptions> = {
   pre_bucketing_fsdp_collectives: true,
 };
 
-export type TorchProfile = 'torch-2.11' | 'torch-2.13';
+/**
+ * torch 2.14.1: what this pass reads is 2.13's (wheels diffed, torch/_inductor/fx_passes/
+ * overlap_scheduling.py, overlap_preserving_bucketer.py, bucketing.py, fsdp.py, memory_estimator.py,
+ * comm_analysis.py, the aten_distributed_optimizations config): asserts became raises, SymInt hints
+ * are read as x.hint, nothing that decides or estimates. New in 2.14's config,
+ * enable_simple_overlap=True (#184225) runs in inductor's Scheduler (scheduler.py ->
+ * comms.simple_overlap), after lowering: the aot_eager backend SimpleFSDP's autobucketing uses never
+ * reaches it. The manual scheduler's changes (overlap_manual_scheduling.py: #184711, #187341,
+ * #188472) are torchtitan's manual pass, not this one. So 2.14 is 2.13's knobs, and a side drawn with
+ * them is named torch 2.13 (profileOf names the oldest profile with a side's knobs).
+ */
+const TORCH_2_14: Readonly<AutobucketingOptions> = { ...TORCH_2_13 };
 
-/** Knob profiles by torch version (`--torch-profile 2.11|2.13`). */
+/**
+ * torch 2.15.0: 2.14 plus one change to the scheduler (overlap_scheduling.py,
+ * wait_starts_being_handled / _would_reenter_wait): a wait handled inside another wait's handling
+ * no longer hides the outer collective (_reduce_exposed_time_of_in_flight_collectives skips it), a
+ * prefetch candidate already started by nested handling is skipped, and a prefetch path or a forced
+ * wait that would handle an active wait again is refused (the port always refused those: in torch
+ * <= 2.14 they recursed without end). The first part needs three process groups or more (HSDP x TP):
+ * with two, a wait's prefetch for the other group stops before a nested wait could be exposed (the
+ * other group's earlier collectives soak up the time first), so FSDP x TP graphs decide as in 2.14.
+ * Also in 2.15, none on this pass's default path: bucket_mode "custom_ops" copies out with
+ * split_with_sizes_copy, groups foreach copy-in by (dtypes, contiguous) and elides padded
+ * reduce-scatter inputs (bucketing.py; the default mode, "default", is unchanged);
+ * deduplicate_wait_tensors runs in inductor's post-grad passes; the memory caps' docstring now says
+ * max, as the code always did (#192628); a MemoryTracker is skipped when both memory caps are None
+ * (both are set here). fsdp.py (pre-bucketing), comm_analysis.py and memory_estimator.py are 2.13's.
+ */
+const TORCH_2_15: Readonly<AutobucketingOptions> = { ...TORCH_2_14, guard_nested_waits: true };
+
+export type TorchProfile = 'torch-2.11' | 'torch-2.13' | 'torch-2.14' | 'torch-2.15';
+
+/** Knob profiles by torch version (`--torch-profile 2.11|2.13|2.14|2.15`), oldest first. */
 export const AUTOBUCKETING_PROFILES: Readonly<Record<TorchProfile, Readonly<AutobucketingOptions>>> = {
   'torch-2.11': TORCH_2_11,
   'torch-2.13': TORCH_2_13,
+  'torch-2.14': TORCH_2_14,
+  'torch-2.15': TORCH_2_15,
 };
 
-/** The default profile: torch 2.13's (what installs today); `--torch-profile 2.11` selects the seed's. */
-export const DEFAULT_TORCH_PROFILE: TorchProfile = 'torch-2.13';
+/**
+ * The default profile: torch 2.15's (what installs today; the port reaches 2.15.0's answers on the
+ * fixtures it made, test/fixtures/torch_pass/v2_15 and torch_pass_2d/v2_15); `--torch-profile 2.13`
+ * or `2.11` selects an older one.
+ */
+export const DEFAULT_TORCH_PROFILE: TorchProfile = 'torch-2.15';
 
 /** The defaults: the default profile's knobs (the very object, so profileOf names it). */
 export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = AUTOBUCKETING_PROFILES[DEFAULT_TORCH_PROFILE];
@@ -116,7 +160,7 @@ export const AUTOBUCKETING_DEFAULTS: Readonly<AutobucketingOptions> = AUTOBUCKET
 /** A profile as people name it: `torch 2.13`. */
 export const torchProfileLabel = (p: TorchProfile | 'custom'): string => p.replace(/^torch-/, 'torch ');
 
-/** The profile whose knobs `opts` are, or 'custom'. */
+/** The oldest profile whose knobs `opts` are (2.14's are 2.13's: 'torch-2.13'), or 'custom'. */
 export function profileOf(opts: Readonly<AutobucketingOptions>): TorchProfile | 'custom' {
   for (const [name, p] of Object.entries(AUTOBUCKETING_PROFILES) as [TorchProfile, AutobucketingOptions][]) {
     if ((Object.keys(p) as (keyof AutobucketingOptions)[]).every((k) => p[k] === opts[k])) return name;
@@ -146,6 +190,7 @@ export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
   nccl_gpu_type: { type: 'enum', values: ['volta', 'ampere', 'hopper', 'blackwell'] },
   nccl_gpus_per_node: { type: 'number', min: 1, max: Infinity, integer: true },
   bucket_mode: { type: 'enum', values: ['default', 'coalesced'] },
+  guard_nested_waits: { type: 'boolean' },
 };
 
 /** torch's gb_to_bytes: GiB. */

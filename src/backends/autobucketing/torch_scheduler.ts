@@ -124,6 +124,8 @@ class OverlapScheduler {
   private readonly startOfReg: Int32Array; // registration number → collective start
   /** Per group number: handleWait calls prefetching behind one of its waits right now (behindWaitInProgress). */
   private readonly waiting: Int32Array;
+  /** Per collective start: its wait is being handled (torch 2.15's wait_starts_being_handled). */
+  private readonly handling: Uint8Array;
   /** Per collective start: its bucket key (tg.fullKey) as a small integer, for grouping candidates. */
   private readonly keyId: Int32Array;
   /** Per node: the overlap node and blocker of its last refusal when that was noteBlocked()'s (else -1). */
@@ -187,6 +189,7 @@ class OverlapScheduler {
     }
     this.startOfReg = Int32Array.from(this.colls, (c) => c.start);
     this.waiting = new Int32Array(this.pgs.length);
+    this.handling = new Uint8Array(n);
     const ids = new Map<string, number>();
     this.keyId = new Int32Array(n);
     for (const start of tg.collectives) {
@@ -423,6 +426,7 @@ class OverlapScheduler {
       if (c === start) break;
       if (tg.group[c] === group) earlier.push(c);
     }
+    this.handling[start] = 1;
     for (const c of earlier) this.handleWait(this.infoAt[c]!.wait);
     const info = this.infoAt[start]!;
     if (info.exposedMs > 0) {
@@ -433,6 +437,7 @@ class OverlapScheduler {
       this.scheduleCollectivesForOverlap(wait, remaining, pg);
       this.waiting[pg]--;
     }
+    this.handling[start] = 0;
     this.inFlightBytes -= this.inFlight.get(start)!.sizeBytes;
     this.inFlight.delete(start);
     this.schedule(wait);
@@ -462,7 +467,10 @@ class OverlapScheduler {
     // a plain array: a small typed array per compute node costs more to allocate than it saves
     const remaining = new Array<number>(this.pgs.length).fill(available);
     if (excludePg >= 0) remaining[excludePg] = 0;
+    const guard = this.opts.guard_nested_waits;
     for (const [start, info] of this.inFlight) {
+      // torch 2.15: a nested wait does not hide an outer wait being handled (needs 3+ groups to happen)
+      if (guard && this.handling[start]) continue;
       if (info.exposedMs === 0) continue;
       const pg = this.pgOf[start];
       if (pg === excludePg) continue;
@@ -560,6 +568,7 @@ class OverlapScheduler {
       for (let i = 0; i < nAfter; i++) {
         const k = blocked[i];
         if (remaining[this.pgOf[cands[k]]] <= 0) continue; // torch skips it: its group has no time left
+        if (this.opts.guard_nested_waits && !this.unscheduled[cands[k]]) continue; // torch 2.15: started meanwhile
         found[k] = this.noteOnly(cands[k], overlap);
         if (found[k] >= 0) blocked[nBlocked++] = k;
         else order.push(k);
@@ -595,6 +604,9 @@ class OverlapScheduler {
 
   /** One candidate of torch's loop; STOP when no group has time left. */
   private visitCandidate(c: number, overlap: number, remaining: number[]): number {
+    // torch 2.15 skips a candidate that nested wait handling started meanwhile (<= 2.14 started it twice)
+    const guard = this.opts.guard_nested_waits;
+    if (guard && !this.unscheduled[c]) return GO_ON;
     const pg = this.pgOf[c];
     const avail = remaining[pg];
     if (avail <= 0) return GO_ON;
@@ -611,6 +623,7 @@ class OverlapScheduler {
     const before = this.scheduledCount;
     while (this.inFlight.size > 0 && !this.roomFor(info) && this.waitIsHidden(this.oldestWait(), overlap))
       this.forceOldestWait();
+    if (guard && !this.unscheduled[c]) return GO_ON;
     if (!this.roomFor(info)) {
       this.note(c, {
         code: 'not_prefetched_in_flight_budget',

@@ -146,7 +146,7 @@ describe('fsdp-sim pass', () => {
         /all_gather_into_tensor|reduce_scatter_tensor/.test(x.target),
       ).length;
     expect(j.collectivesBefore).toBe(count('tiny_4layer_fw.json') + count('tiny_4layer_bw.json'));
-    expect(j.torchProfile).toBe('torch-2.13'); // the default profile
+    expect(j.torchProfile).toBe('torch-2.15'); // the default profile
     // each bucket of k members replaces k collectives with one
     const merged = j.buckets.reduce((s: number, b: string[]) => s + b.length - 1, 0);
     expect(j.collectivesAfter).toBe(j.collectivesBefore - merged);

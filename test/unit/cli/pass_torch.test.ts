@@ -96,6 +96,6 @@ describe('--torch-profile', () => {
     expect(both.autobucketing.max_off_bucket_gb).toBe(2);
     const r = await pass(['--fx-graph', fw, '--torch-profile', '3.0']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--torch-profile must be one of \[2\.11, 2\.13\], got "3\.0"/);
+    expect(r.err).toMatch(/--torch-profile must be one of \[2\.11, 2\.13, 2\.14, 2\.15\], got "3\.0"/);
   });
 });

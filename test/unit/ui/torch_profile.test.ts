@@ -1,5 +1,5 @@
 // The timeline header names the torch knob profile that drew an autobucketing side: the default
-// config's B is torch 2.13's, a config with 2.11's knobs says 2.11, edited knobs say custom, and
+// config's B is torch 2.15's, a config with 2.11's knobs says 2.11, edited knobs say custom, and
 // a side no autobucketing pass drew says nothing.
 
 import { describe, expect, it } from 'vitest';
@@ -18,9 +18,9 @@ const tiny = (autobucketing: SimConfig['autobucketing']): SimConfig => ({
 });
 
 describe('profileWords', () => {
-  it('names torch 2.13 for the default knobs, on side B only', () => {
+  it('names torch 2.15 for the default knobs, on side B only', () => {
     const { a, b } = simulateConfig(tiny(DEFAULT_CONFIG.autobucketing));
-    expect(profileWords(b)).toBe('knobs: torch 2.13');
+    expect(profileWords(b)).toBe('knobs: torch 2.15');
     expect(profileWords(a)).toBe('');
   });
 
