@@ -6,7 +6,7 @@
 // Linear in the events: no spread of an unbounded list, each list grown in place.
 
 import { ImportError, err, ok, type Result } from '../errors';
-import { htaCategory, checkOneRun, runIdentity, type RunIdentity, MAX_RANK, fileRank } from '../trace';
+import { htaCategory, checkOneRun, runIdentity, type RunIdentity, MAX_RANK, fileRank, DROPPED, type Keep } from '../trace';
 import {
   fail,
   isObject,
@@ -129,6 +129,34 @@ function kernelClass(name: string): OpClass | 'communication' | null {
 
 const isLaunchCat = (cat: unknown): boolean => cat === 'cuda_runtime' || cat === 'cuda_driver';
 const isKernelCat = (cat: unknown): boolean => typeof cat === 'string' && cat.toLowerCase() === 'kernel';
+
+const pick = (o: Json, keys: readonly string[]): Json => {
+  const out: Json = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+};
+
+/**
+ * What `scan` reads of an event, for a streamed file (trace/trace_stream.ts): ac2g flow ends;
+ * 'X' events' ph, cat, name, ts, dur, pid, tid, with the whole args of communication kernels and ops
+ * (record_param_comms, nccl:*), else only args.correlation and args.fsdp_sim. Malformed: kept as is.
+ */
+export const calibrateKeep: Keep = (e, intern) => {
+  if (!isObject(e)) return e;
+  if (e.ph === 's' || e.ph === 'f') return e.cat === 'ac2g' ? pick(e, ['ph', 'cat', 'id', 'pid', 'tid', 'ts']) : DROPPED;
+  if (e.ph !== 'X') return DROPPED;
+  const out = pick(e, ['ph', 'ts', 'dur', 'pid', 'tid']);
+  const name = e.name;
+  if (name !== undefined) out.name = typeof name === 'string' ? intern(name) : name;
+  if (e.cat !== undefined) out.cat = typeof e.cat === 'string' ? intern(e.cat) : e.cat;
+  const args = e.args;
+  if (args === undefined) return out;
+  const comm =
+    typeof name === 'string' &&
+    (name === 'record_param_comms' || name.startsWith('nccl:') || (isKernelCat(e.cat) && kernelClass(name) === 'communication'));
+  out.args = isObject(args) && !comm ? pick(args, ['correlation', 'fsdp_sim']) : args;
+  return out;
+};
 
 /** One pass over a file's events: comm CPU ops and launches per thread, comm kernels, compute time. */
 function scan(evs: readonly unknown[], fw: string, classUs: Record<OpClass, number>): Scan {
