@@ -2,11 +2,11 @@
 // scale per op class to a real run's Kineto traces (one file per rank), against the config of that
 // run (--model, --ranks, ... as for compare).
 
-import { ImportError } from '../errors';
-import { calibrate, type Calibration, traceSamples } from '../pipeline';
+import { calibrate, calibrateKeep, type Calibration, traceSamples } from '../pipeline';
 import { assumptionText, unfittedText, wordedCalibration } from '../words';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
-import { readInputText, type Io } from './io';
+import type { Io } from './io';
+import { readTraceFiles } from './trace_input';
 import { formatPercent } from '../util';
 
 const CALIBRATE_OPTIONS = {
@@ -29,14 +29,6 @@ export const CALIBRATE_USAGE = [
   '           kind, bytes, measuredUs, estimatedUs}]}], "unfitted":[{group, groupSize?, kinds, samples, reason}],',
   '           "notes":[...], "scales":[{cls, measuredUs, simulatedUs, scale}], "skipped", "warnings":[...]}',
 ].join('\n');
-
-function readJson(path: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ImportError(path, `${path} is not JSON: ${(e as Error).message}`);
-  }
-}
 
 const pct = (x: number) => formatPercent(x * 100, 2);
 
@@ -86,11 +78,9 @@ export async function calibrateCommand(argv: readonly string[], io: Io): Promise
   if (positionals.length === 0)
     throw new UsageError('fsdp-sim calibrate: give at least one trace FILE (.json or .json.gz, one per rank)');
   const cfg = configFromFlags('calibrate', values);
-  const files: { name: string; json: unknown }[] = [];
-  for (const path of positionals) {
-    // the CLI's one bounded reader (regular files, a size limit, gzip inflated with a cap)
-    files.push({ name: path, json: readJson(path, await readInputText(path)) });
-  }
+  // streamed, each event kept as calibration reads it (trace_input.ts): memory holds events, not files
+  const jsons = await readTraceFiles(positionals, calibrateKeep);
+  const files = positionals.map((name, i) => ({ name, json: jsons[i] }));
   const t = traceSamples(files);
   if (!t.ok) throw t.error;
   const c = calibrate(t.value, cfg);
