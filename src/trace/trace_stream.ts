@@ -66,15 +66,22 @@ const MEMORY_ARGS = ['Device Type', 'Device Id', 'Total Allocated'] as const;
 export const importKeep: Keep = (e, intern) => {
   if (!isObject(e)) return e;
   if (e.ph === 'X') {
-    const out = pick(e, ['ph', 'ts', 'dur', 'pid']);
+    // 'X' and 'i' as literals: the parser's own copy of each is a string per event
+    const out: Json = { ph: 'X', ...pick(e, ['ts', 'dur', 'pid']) };
     if (e.name !== undefined) out.name = typeof e.name === 'string' ? intern(e.name) : e.name;
     if (e.cat !== undefined) out.cat = typeof e.cat === 'string' ? intern(e.cat) : e.cat;
-    if (e.args !== undefined) out.args = isObject(e.args) ? pick(e.args, X_ARGS) : e.args;
+    if (isObject(e.args)) {
+      const args = pick(e.args, X_ARGS);
+      for (const _ in args) {
+        out.args = args; // none of them (a CPU op): no args, which every reader takes as {}
+        break;
+      }
+    } else if (e.args !== undefined) out.args = e.args;
     return out;
   }
   if (e.ph === 'C' && e.name === MEMORY_COUNTER) return e;
   if (e.ph === 'i' && e.name === '[memory]') {
-    const out = pick(e, ['ph', 'name', 'ts', 'pid']);
+    const out: Json = { ph: 'i', name: '[memory]', ...pick(e, ['ts', 'pid']) };
     if (e.args !== undefined) out.args = isObject(e.args) ? pick(e.args, MEMORY_ARGS) : e.args;
     return out;
   }
