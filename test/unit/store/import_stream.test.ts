@@ -2,10 +2,13 @@
 // the side the whole-text import gave (issue 31).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { calibrate, traceSamples } from '../../../src/pipeline';
+import { runCalibration } from '../../../src/store/calibrate_job';
 import { importTraceFiles } from '../../../src/store/engine';
 import { importKeep, keptBudget, readTraceStream } from '../../../src/trace';
+import { CFG, kinetoFiles } from '../../helpers/kineto_synth';
 
 const HTA = '../../fixtures/hta/';
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -24,5 +27,21 @@ describe("the app's trace import", () => {
     if (!a.ok || !b.ok) throw new Error('import failed');
     expect(a.value).toEqual(b.value);
     expect(budget.kept).toBeGreaterThan(0);
+  });
+
+  it("streams the calibration panel's files (gzip bytes) to the fit the parsed files give", async () => {
+    const files = kinetoFiles(false);
+    const t = traceSamples(files);
+    if (!t.ok) throw t.error;
+    const bytes = files.map((f) => ({ name: f.name, bytes: new Uint8Array(gzipSync(JSON.stringify(f.json))) }));
+    expect(await runCalibration({ files: bytes, config: CFG })).toEqual({
+      type: 'done',
+      calibration: calibrate(t.value, CFG),
+    });
+    const cut = [{ name: 'cut.json', bytes: new TextEncoder().encode('{"traceEvents": [') }];
+    expect(await runCalibration({ files: cut, config: CFG })).toEqual({
+      type: 'error',
+      error: expect.stringMatching(/^cut\.json is not valid JSON: it ends after 17 bytes/),
+    });
   });
 });
