@@ -4,7 +4,7 @@
 // collective counts). Files are Kineto traces (.json or .json.gz, one per rank) or fsdp-sim exports.
 
 import { ImportError } from '../errors';
-import { analyzeTrace, type TraceAnalysis, importKeep, importTrace, COMM_KINDS, COMM_LABELS } from '../trace';
+import { analyzeTrace, type TraceAnalysis, importKeep, importTrace, parseTraceFile, COMM_KINDS, COMM_LABELS } from '../trace';
 import { UsageError, parseFlags } from './flags';
 import { textTable } from './cli_format';
 import type { Io } from './io';
@@ -91,7 +91,8 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
     throw new UsageError('fsdp-sim analyze: give at least one trace FILE (.json or .json.gz, one per rank)');
   // streamed, each event kept as the importer reads it (trace_input.ts): memory holds the events, not the files
   const label = (i: number) => (positionals.length > 1 ? `file[${i}]` : 'trace');
-  const traces = await readTraceFiles(positionals, importKeep, label);
+  const parse = (t: unknown, i: number) => parseTraceFile(t, i, positionals.length); // file by file
+  const traces = await readTraceFiles(positionals, importKeep, label, parse);
   const r = importTrace(traces.length === 1 ? traces[0] : traces);
   if (!r.ok) {
     // name the file: the importer says file[i]

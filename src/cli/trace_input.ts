@@ -62,12 +62,14 @@ function fileStream(path: string): ReadableStream<Uint8Array> {
 
 /**
  * Each file's trace object with its events projected by `keep`, read one file after the other.
- * `label(i)` names file i in messages as its reader does (analyze: `trace`, `file[1]`), after its path.
+ * `label(i)` names file i in messages as its reader does (analyze: `trace`, `file[1]`), after its path;
+ * `then` turns each file into what is kept of it (analyze: the importer's parse of it).
  */
 export async function readTraceFiles(
   paths: readonly string[],
   keep: Keep,
   label?: (i: number) => string,
+  then: (trace: unknown, i: number) => unknown = (t) => t,
 ): Promise<unknown[]> {
   const budget = keptEventsBudget();
   const set = process.env.FSDP_SIM_MAX_INPUT_MIB;
@@ -76,7 +78,8 @@ export async function readTraceFiles(
   for (const [i, p] of paths.entries()) {
     const name = label ? label(i) : p;
     try {
-      out.push(await readTraceStream(name, fileStream(p), { keep, budget, maxBytes }));
+      // `then` runs before the next file is read: what it keeps of this one is all that stays
+      out.push(then(await readTraceStream(name, fileStream(p), { keep, budget, maxBytes }), i));
     } catch (e) {
       if (!(e instanceof ImportError) || name === p || e.where !== name) throw e;
       throw new ImportError(e.where, `${p}: ${e.message}`);

@@ -13,7 +13,7 @@ export {
   waitOfGraph,
   type ExportOptions,
 } from './chrome_export';
-export { importTrace } from './import';
+export { importTrace, parseTraceFile } from './import';
 export { traceText } from './gzip';
 export {
   DROPPED, importKeep, keptBudget, MAX_KEPT_EVENTS, readTraceStream,

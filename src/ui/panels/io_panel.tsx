@@ -5,7 +5,7 @@
 import { useRef, useState } from 'react';
 import { appStore, importFxFiles, importTraceFiles, useApp, type Side, type SideResult } from '../../store';
 import {
-  exportChromeTrace, importKeep, keptBudget, MAX_KEPT_EVENTS, readTraceStream, waitOfGraph,
+  exportChromeTrace, importKeep, keptBudget, MAX_KEPT_EVENTS, parseTraceFile, readTraceStream, waitOfGraph,
 } from '../../trace';
 import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
@@ -26,11 +26,13 @@ async function readFiles(list: FileList | null): Promise<{ name: string; text: s
  */
 async function readTraceFiles(list: FileList | null): Promise<{ name: string; json: unknown }[]> {
   const budget = keptBudget(MAX_KEPT_EVENTS, 'import fewer or shorter traces');
-  const read = async (f: File) => ({
+  const files = [...(list ?? [])];
+  const read = async (f: File, i: number) => ({
     name: f.name,
-    json: await readTraceStream(f.name, f.stream(), { keep: importKeep, budget }),
+    // parsed as soon as read: only its trace events stay
+    json: parseTraceFile(await readTraceStream(f.name, f.stream(), { keep: importKeep, budget }), i, files.length),
   });
-  return Promise.all([...(list ?? [])].map(read));
+  return Promise.all(files.map(read));
 }
 
 const FX_LOG_HINT = "Pick torch's DEBUG log of the pass (overlap_scheduling, overlap_preserving_bucketer) with the "

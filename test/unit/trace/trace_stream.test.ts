@@ -12,7 +12,7 @@ import { analyzeTrace } from '../../../src/trace/analysis';
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
 import { chromeTraceJson } from '../../../src/trace/chrome_json';
 import { traceText } from '../../../src/trace/gzip';
-import { importTrace } from '../../../src/trace/import';
+import { importTrace, parseTraceFile } from '../../../src/trace/import';
 import { DROPPED, importKeep, keptBudget, readTraceStream } from '../../../src/trace/trace_stream';
 import { kinetoFiles } from '../../helpers/kineto_synth';
 
@@ -50,6 +50,16 @@ describe('a trace read as a stream', () => {
     const evs = (streamed[0] as { traceEvents: unknown[] }).traceEvents;
     expect(evs.length).toBe(JSON.parse(texts[0]).traceEvents.length);
     expect(evs.filter((e) => e === DROPPED).length).toBeGreaterThan(0);
+  });
+
+  it('imports files parsed as soon as each is read as it imports them together, errors included', async () => {
+    const gz = htaFiles.map((f) => new Uint8Array(readFileSync(here(`${HTA}${f}`))));
+    const streamed = await Promise.all(gz.map((b, i) => readTraceStream(htaFiles[i], chunked(b), { keep: importKeep })));
+    const early = streamed.map((t, i) => parseTraceFile(t, i, streamed.length));
+    expect(ok(importTrace(early))).toEqual(ok(importTrace(streamed)));
+    const bad = { traceEvents: [{ ph: 'X', name: 'k', ts: 'soon', args: { stream: 7, correlation: 1 } }] };
+    const r = importTrace([early[0], parseTraceFile(bad, 1, 2)]);
+    expect(r.ok ? '' : r.error.message).toBe('file[1].traceEvents[0].ts must be a number in [0, 2^53) µs, got "soon"');
   });
 
   it("gives fsdp-sim's own export (memory curves, buckets) the same import as the whole text", async () => {
