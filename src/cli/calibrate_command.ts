@@ -2,7 +2,7 @@
 // scale per op class to a real run's Kineto traces (one file per rank), against the config of that
 // run (--model, --ranks, ... as for compare).
 
-import { calibrate, calibrateKeep, type Calibration, traceSamples } from '../pipeline';
+import { calibrate, calibrateKeep, type Calibration, TraceSampleReader } from '../pipeline';
 import { assumptionText, unfittedText, wordedCalibration } from '../words';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
 import type { Io } from './io';
@@ -78,10 +78,10 @@ export async function calibrateCommand(argv: readonly string[], io: Io): Promise
   if (positionals.length === 0)
     throw new UsageError('fsdp-sim calibrate: give at least one trace FILE (.json or .json.gz, one per rank)');
   const cfg = configFromFlags('calibrate', values);
-  // streamed, each event kept as calibration reads it (trace_input.ts): memory holds events, not files
-  const jsons = await readTraceFiles(positionals, calibrateKeep);
-  const files = positionals.map((name, i) => ({ name, json: jsons[i] }));
-  const t = traceSamples(files);
+  // streamed, each event kept as calibration reads it and each file read as it arrives (trace_input.ts)
+  const samples = new TraceSampleReader(positionals.length);
+  await readTraceFiles(positionals, calibrateKeep, undefined, (json, i) => samples.add(positionals[i], json));
+  const t = samples.result();
   if (!t.ok) throw t.error;
   const c = calibrate(t.value, cfg);
   const nanAsNull = (_k: string, v: unknown) => (typeof v === 'number' && Number.isNaN(v) ? null : v);

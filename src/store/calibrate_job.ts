@@ -3,7 +3,7 @@
 // comes back: the calibration, or the error's message. Where no Worker exists it runs inline.
 
 import type { SimConfig } from '../config';
-import { type Calibration, calibrate, calibrateKeep, traceSamples } from '../pipeline';
+import { type Calibration, calibrate, calibrateKeep, TraceSampleReader } from '../pipeline';
 import { keptBudget, readTraceStream } from '../trace';
 
 export type { Calibration, FitPoint, GroupFit } from '../pipeline';
@@ -20,14 +20,14 @@ export type CalibrateMessage =
 /** The whole job: bytes → calibration, or the message of what stopped it. */
 export async function runCalibration(req: CalibrateRequest): Promise<CalibrateMessage> {
   try {
-    const files: { name: string; json: unknown }[] = [];
-    // streamed (trace_stream.ts): each event kept as calibration reads it, no text of the file
+    // streamed (trace_stream.ts): each event kept as calibration reads it, each file read as it arrives
+    const samples = new TraceSampleReader(req.files.length);
     const budget = keptBudget(undefined, 'calibrate on fewer or shorter traces');
     for (const f of req.files) {
       const bytes = new Blob([f.bytes as Uint8Array<ArrayBuffer>]).stream();
-      files.push({ name: f.name, json: await readTraceStream(f.name, bytes, { keep: calibrateKeep, budget }) });
+      samples.add(f.name, await readTraceStream(f.name, bytes, { keep: calibrateKeep, budget }));
     }
-    const t = traceSamples(files);
+    const t = samples.result();
     if (!t.ok) return { type: 'error', error: t.error.message };
     return { type: 'done', calibration: calibrate(t.value, req.config) };
   } catch (e) {

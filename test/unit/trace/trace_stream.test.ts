@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { calibrateKeep, traceSamples } from '../../../src/pipeline/calibrate_kineto';
+import { calibrateKeep, TraceSampleReader, traceSamples } from '../../../src/pipeline/calibrate_kineto';
 import { runPipeline } from '../../../src/pipeline';
 import { defaultConfig } from '../../../src/config';
 import { analyzeTrace } from '../../../src/trace/analysis';
@@ -81,6 +81,13 @@ describe('a trace read as a stream', () => {
       );
       expect(ok(traceSamples(streamed))).toEqual(ok(traceSamples(files)));
     }
+    // file by file as each arrives; the first file's error is the one returned
+    const reader = new TraceSampleReader(3);
+    reader.add('a.json', kinetoFiles(true)[0].json);
+    reader.add('b.json', { x: 1 });
+    reader.add('c.json', 42);
+    const r = reader.result();
+    expect(r.ok ? '' : r.error.message).toBe('b.json: not a Kineto trace (no traceEvents array)');
   });
 
   it('reads a trace larger than the old per-file cap, in pieces, and holds none of its text', async () => {
