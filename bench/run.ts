@@ -1,7 +1,7 @@
 // `npm run bench`: runs the benchmark sections, each figure beside a baseline measured in the same
 // run, prints one table (with the machine and adapters named) and writes bench/results/latest.json.
 //   npm run bench -- --only matmul,scale     pick sections (matmul, comm, scale, timeline, training, startup, trace,
-//                                            sweep, calibrate)
+//                                            sweep, calibrate, stream)
 //   npm run bench -- --adapters compat       matmul and startup adapters (swiftshader, compat)
 //   npm run bench -- --full                  bigger cases (2048³ on SwiftShader, 256 MB on 8 ranks…)
 //   npm run bench -- --only scale405 --torch-profile 2.13
@@ -22,10 +22,12 @@ import { machine, printTable, type Row } from './stats';
 import { benchSweep } from './sweep';
 import { benchTimeline } from './timeline';
 import { benchTraceImport } from './trace_import';
+import { benchTraceStream } from './trace_stream';
 import { benchTraining } from './training';
 
 const SECTIONS = [
   'matmul', 'comm', 'scale', 'scale405', 'timeline', 'training', 'startup', 'trace', 'sweep', 'calibrate',
+  'stream',
 ] as const;
 // what runs without --only: scale405's rows are in scale already
 const DEFAULT_SECTIONS = SECTIONS.filter((s) => s !== 'scale405');
@@ -115,6 +117,9 @@ async function main(): Promise<void> {
         } else if (section === 'startup') {
           const r = await benchStartup(url, args.adapters, log);
           rows.push(...r.rows); details.startup = r.records;
+        } else if (section === 'stream') {
+          const r = benchTraceStream(args.full, log);
+          rows.push(...r.rows); details.stream = r.records;
         } else if (section === 'trace') {
           const r = benchTraceImport();
           rows.push(...r.rows); details.trace = r.records;

@@ -4,10 +4,13 @@
 // collective counts). Files are Kineto traces (.json or .json.gz, one per rank) or fsdp-sim exports.
 
 import { ImportError } from '../errors';
-import { analyzeTrace, type TraceAnalysis, importTrace, COMM_KINDS, COMM_LABELS } from '../trace';
+import {
+  analyzeTrace, type TraceAnalysis, importKeep, importTrace, parseTraceFile, COMM_KINDS, COMM_LABELS,
+} from '../trace';
 import { UsageError, parseFlags } from './flags';
 import { textTable } from './cli_format';
-import { readInputText, stdinOnce, type Io } from './io';
+import { stdinOnce, type Io } from './io';
+import { readTraceFiles } from './trace_input';
 import { GIB, formatDuration, formatPercent } from '../util';
 
 const ANALYZE_OPTIONS = {
@@ -88,10 +91,12 @@ export async function analyzeCommand(argv: readonly string[], io: Io): Promise<n
   }
   if (positionals.length === 0)
     throw new UsageError('fsdp-sim analyze: give at least one trace FILE (.json or .json.gz, one per rank)');
-  const texts: string[] = [];
   stdinOnce('analyze', positionals);
-  for (const f of positionals) texts.push(await readInputText(f));
-  const r = importTrace(texts.length === 1 ? texts[0] : texts);
+  // streamed, each event kept as the importer reads it (trace_input.ts): memory holds the events, not the files
+  const label = (i: number) => (positionals.length > 1 ? `file[${i}]` : 'trace');
+  const parse = (t: unknown, i: number) => parseTraceFile(t, i, positionals.length); // file by file
+  const traces = await readTraceFiles(positionals, importKeep, label, parse);
+  const r = importTrace(traces.length === 1 ? traces[0] : traces);
   if (!r.ok) {
     // name the file: the importer says file[i]
     const m = /^file\[(\d+)\]/.exec(r.error.where);

@@ -2,11 +2,11 @@
 // scale per op class to a real run's Kineto traces (one file per rank), against the config of that
 // run (--model, --ranks, ... as for compare).
 
-import { ImportError } from '../errors';
-import { calibrate, type Calibration, traceSamples } from '../pipeline';
+import { calibrate, calibrateKeep, type Calibration, TraceSampleReader } from '../pipeline';
 import { assumptionText, unfittedText, wordedCalibration } from '../words';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
-import { readInputText, stdinOnce, type Io } from './io';
+import { stdinOnce, type Io } from './io';
+import { readTraceFiles } from './trace_input';
 import { formatPercent } from '../util';
 
 const CALIBRATE_OPTIONS = {
@@ -29,14 +29,6 @@ export const CALIBRATE_USAGE = [
   '           kind, bytes, measuredUs, estimatedUs}]}], "unfitted":[{group, groupSize?, kinds, samples, reason}],',
   '           "notes":[...], "scales":[{cls, measuredUs, simulatedUs, scale}], "skipped", "warnings":[...]}',
 ].join('\n');
-
-function readJson(path: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ImportError(path, `${path} is not JSON: ${(e as Error).message}`);
-  }
-}
 
 const pct = (x: number) => formatPercent(x * 100, 2);
 
@@ -95,12 +87,10 @@ export async function calibrateCommand(argv: readonly string[], io: Io): Promise
     throw new UsageError('fsdp-sim calibrate: give at least one trace FILE (.json or .json.gz, one per rank)');
   const cfg = configFromFlags('calibrate', values);
   stdinOnce('calibrate', positionals);
-  const files: { name: string; json: unknown }[] = [];
-  for (const path of positionals) {
-    // the CLI's one bounded reader (regular files, a size limit, gzip inflated with a cap)
-    files.push({ name: path, json: readJson(path, await readInputText(path)) });
-  }
-  const t = traceSamples(files);
+  // streamed, each event kept as calibration reads it and each file read as it arrives (trace_input.ts)
+  const samples = new TraceSampleReader(positionals.length);
+  await readTraceFiles(positionals, calibrateKeep, undefined, (json, i) => samples.add(positionals[i], json));
+  const t = samples.result();
   if (!t.ok) throw t.error;
   const c = calibrate(t.value, cfg);
   const nanAsNull = (_k: string, v: unknown) => (typeof v === 'number' && Number.isNaN(v) ? null : v);

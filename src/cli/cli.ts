@@ -49,7 +49,9 @@ export async function main(argv: readonly string[], raw: Io = processIo): Promis
       case '-h': {
         // train's module loads the live runtime; its usage is read from it only when asked
         const { TRAIN_USAGE } = await import('./train_command');
-        const usages = [COMPARE_USAGE, SWEEP_USAGE, DIFF_USAGE, CALIBRATE_USAGE, PASS_USAGE, TRAIN_USAGE, ANALYZE_USAGE];
+        const usages = [
+          COMPARE_USAGE, SWEEP_USAGE, DIFF_USAGE, CALIBRATE_USAGE, PASS_USAGE, TRAIN_USAGE, ANALYZE_USAGE,
+        ];
         io.out([USAGE, ...usages].join('\n\n'));
         return command === undefined ? 2 : 0;
       }

@@ -38,7 +38,7 @@ export function inputLimit(env: Readonly<Record<string, string | undefined>> = p
 const code = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
 /** The name standard input goes by where a file is expected. */
-const STDIN = '-';
+export const STDIN = '-';
 
 /** Up to limit + 1 bytes of a stream (a pipe, standard input), refused past `limit` (it may never end). */
 async function readStream(path: string, what: string, limit: number): Promise<Uint8Array> {

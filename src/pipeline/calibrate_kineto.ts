@@ -6,7 +6,9 @@
 // Linear in the events: no spread of an unbounded list, each list grown in place.
 
 import { ImportError, err, ok, type Result } from '../errors';
-import { htaCategory, checkOneRun, runIdentity, type RunIdentity, MAX_RANK, fileRank } from '../trace';
+import {
+  htaCategory, checkOneRun, runIdentity, type RunIdentity, MAX_RANK, fileRank, DROPPED, type Keep,
+} from '../trace';
 import {
   fail,
   isObject,
@@ -130,6 +132,36 @@ function kernelClass(name: string): OpClass | 'communication' | null {
 const isLaunchCat = (cat: unknown): boolean => cat === 'cuda_runtime' || cat === 'cuda_driver';
 const isKernelCat = (cat: unknown): boolean => typeof cat === 'string' && cat.toLowerCase() === 'kernel';
 
+const pick = (o: Json, keys: readonly string[]): Json => {
+  const out: Json = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+};
+
+/**
+ * What `scan` reads of an event, for a streamed file (trace/trace_stream.ts): ac2g flow ends;
+ * 'X' events' ph, cat, name, ts, dur, pid, tid, with the whole args of communication kernels and ops
+ * (record_param_comms, nccl:*), else only args.correlation and args.fsdp_sim. Malformed: kept as is.
+ */
+export const calibrateKeep: Keep = (e, intern) => {
+  if (!isObject(e)) return e;
+  if (e.ph === 's' || e.ph === 'f')
+    return e.cat === 'ac2g' ? pick(e, ['ph', 'cat', 'id', 'pid', 'tid', 'ts']) : DROPPED;
+  if (e.ph !== 'X') return DROPPED;
+  const out = pick(e, ['ph', 'ts', 'dur', 'pid', 'tid']);
+  const name = e.name;
+  if (name !== undefined) out.name = typeof name === 'string' ? intern(name) : name;
+  if (e.cat !== undefined) out.cat = typeof e.cat === 'string' ? intern(e.cat) : e.cat;
+  const args = e.args;
+  if (args === undefined) return out;
+  const comm =
+    typeof name === 'string' &&
+    (name === 'record_param_comms' || name.startsWith('nccl:') ||
+      (isKernelCat(e.cat) && kernelClass(name) === 'communication'));
+  out.args = isObject(args) && !comm ? pick(args, ['correlation', 'fsdp_sim']) : args;
+  return out;
+};
+
 /** One pass over a file's events: comm CPU ops and launches per thread, comm kernels, compute time. */
 function scan(evs: readonly unknown[], fw: string, classUs: Record<OpClass, number>): Scan {
   const s: Scan = {
@@ -237,35 +269,66 @@ function checkDistinct(reads: readonly FileRead[]): void {
   });
 }
 
+/**
+ * Calibration's reading of a run's rank files, one file at a time and in order, so a streamed file
+ * is read as soon as it arrives and only its samples stay (trace/trace_stream.ts). After a file's
+ * error the rest are not read; `result()` returns it.
+ */
+export class TraceSampleReader {
+  private readonly classUs: Record<OpClass, number> = { matmul: 0, attention: 0, elementwise: 0 };
+  private readonly left = new LeftOutTally();
+  private readonly warnings: string[] = [];
+  private readonly reads: FileRead[] = [];
+  private error?: ImportError;
+
+  constructor(private readonly count: number) {}
+
+  /** The next file (parsed JSON, or what calibrateKeep kept of it). */
+  add(name: string, json: unknown): void {
+    if (this.error) return;
+    try {
+      const i = this.reads.length;
+      this.reads.push(readFile(json, i, this.count, name, this.classUs, this.left, this.warnings));
+    } catch (e) {
+      if (e instanceof ImportError) this.error = e;
+      else throw e;
+    }
+  }
+
+  result(): Result<TraceSamples, ImportError> {
+    if (this.error) return err(this.error);
+    const reads = this.reads;
+    try {
+      checkDistinct(reads);
+      const ranks: { where: string; rank: number }[] = [];
+      for (const r of reads) for (const rank of r.ranks) ranks.push({ where: r.identity.where, rank });
+      checkOneRun(reads.map((r) => r.identity), ranks);
+      const collectives: RawCollective[] = [];
+      for (const r of reads) for (const c of r.collectives) collectives.push(c);
+      const worldSize = reads.find((r) => r.identity.worldSize !== undefined)?.identity.worldSize;
+      return ok({
+        collectives,
+        classUs: this.classUs,
+        kernels: reads.reduce((t, r) => t + r.kernels, 0),
+        steps: reads.reduce((m, r) => Math.max(m, r.steps), 1),
+        ranks: Math.max(1, ranks.length),
+        maxRank: ranks.reduce((m, r) => Math.max(m, r.rank), 0),
+        ...(worldSize !== undefined ? { worldSize } : {}),
+        left: this.left.list(),
+        warnings: this.warnings,
+      });
+    } catch (e) {
+      if (e instanceof ImportError) return err(e);
+      throw e;
+    }
+  }
+}
+
 /** Samples of a run's rank files (parsed JSON, in rank order unless each names its rank). */
 export function traceSamples(
   files: readonly { readonly name: string; readonly json: unknown }[],
 ): Result<TraceSamples, ImportError> {
-  try {
-    const classUs: Record<OpClass, number> = { matmul: 0, attention: 0, elementwise: 0 };
-    const left = new LeftOutTally();
-    const warnings: string[] = [];
-    const reads = files.map((f, i) => readFile(f.json, i, files.length, f.name, classUs, left, warnings));
-    checkDistinct(reads);
-    const ranks: { where: string; rank: number }[] = [];
-    for (const r of reads) for (const rank of r.ranks) ranks.push({ where: r.identity.where, rank });
-    checkOneRun(reads.map((r) => r.identity), ranks);
-    const collectives: RawCollective[] = [];
-    for (const r of reads) for (const c of r.collectives) collectives.push(c);
-    const worldSize = reads.find((r) => r.identity.worldSize !== undefined)?.identity.worldSize;
-    return ok({
-      collectives,
-      classUs,
-      kernels: reads.reduce((t, r) => t + r.kernels, 0),
-      steps: reads.reduce((m, r) => Math.max(m, r.steps), 1),
-      ranks: Math.max(1, ranks.length),
-      maxRank: ranks.reduce((m, r) => Math.max(m, r.rank), 0),
-      ...(worldSize !== undefined ? { worldSize } : {}),
-      left: left.list(),
-      warnings,
-    });
-  } catch (e) {
-    if (e instanceof ImportError) return err(e);
-    throw e;
-  }
+  const reader = new TraceSampleReader(files.length);
+  for (const f of files) reader.add(f.name, f.json);
+  return reader.result();
 }

@@ -11,7 +11,7 @@ export { runCosts, networkFor } from './cost';
 export { simMetrics } from './symmetric_metrics';
 export { calibrate, type Calibration, type FitPoint, type GroupFit, type Unfitted } from './calibrate';
 export { DTYPE_BYTES } from './calibrate_comms';
-export { traceSamples } from './calibrate_kineto';
+export { calibrateKeep, TraceSampleReader, traceSamples } from './calibrate_kineto';
 export type { KindCount, LeftOutReason } from './calibrate_reasons';
 export type { SizeAssumption } from './calibrate_resolve';
 export { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from './diff';

@@ -3,9 +3,8 @@
 // comes back: the calibration, or the error's message. Where no Worker exists it runs inline.
 
 import type { SimConfig } from '../config';
-import { ImportError } from '../errors';
-import { type Calibration, calibrate, traceSamples } from '../pipeline';
-import { traceText } from '../trace';
+import { type Calibration, calibrate, calibrateKeep, TraceSampleReader } from '../pipeline';
+import { keptBudget, readTraceStream } from '../trace';
 
 export type { Calibration, FitPoint, GroupFit } from '../pipeline';
 
@@ -18,20 +17,17 @@ export type CalibrateMessage =
   | { readonly type: 'done'; readonly calibration: Calibration }
   | { readonly type: 'error'; readonly error: string };
 
-function parse(name: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ImportError(name, `${name} is not JSON: ${(e as Error).message}`);
-  }
-}
-
 /** The whole job: bytes → calibration, or the message of what stopped it. */
 export async function runCalibration(req: CalibrateRequest): Promise<CalibrateMessage> {
   try {
-    const files: { name: string; json: unknown }[] = [];
-    for (const f of req.files) files.push({ name: f.name, json: parse(f.name, await traceText(f.name, f.bytes)) });
-    const t = traceSamples(files);
+    // streamed (trace_stream.ts): each event kept as calibration reads it, each file read as it arrives
+    const samples = new TraceSampleReader(req.files.length);
+    const budget = keptBudget(undefined, 'calibrate on fewer or shorter traces');
+    for (const f of req.files) {
+      const bytes = new Blob([f.bytes as Uint8Array<ArrayBuffer>]).stream();
+      samples.add(f.name, await readTraceStream(f.name, bytes, { keep: calibrateKeep, budget }));
+    }
+    const t = samples.result();
     if (!t.ok) return { type: 'error', error: t.error.message };
     return { type: 'done', calibration: calibrate(t.value, req.config) };
   } catch (e) {

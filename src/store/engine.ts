@@ -64,10 +64,19 @@ export function sideFromEvents(
   };
 }
 
-/** Parse uploaded trace files (ours or Kineto; one per rank or merged) into a side. */
-export function importTraceFiles(files: readonly { name: string; text: string }[]): Result<SideResult> {
+/**
+ * Parse uploaded trace files (ours or Kineto; one per rank or merged) into a side: JSON text, or
+ * a trace already read (`json`: trace/trace_stream.ts streams a file into one).
+ */
+export function importTraceFiles(
+  files: readonly ({ name: string; text: string } | { name: string; json: unknown })[],
+): Result<SideResult> {
   const jsons: unknown[] = [];
   for (const f of files) {
+    if ('json' in f) {
+      jsons.push(f.json);
+      continue;
+    }
     try {
       jsons.push(JSON.parse(f.text));
     } catch (e) {

@@ -1,7 +1,9 @@
 // Trace files as bytes → text: `.json.gz` (what torch.profiler writes by default) is gunzipped
 // with the web-standard DecompressionStream, which browsers and Node (≥ 18) both provide, so the
 // app and the CLI read a file the same way. A gzip file is known by its magic bytes, not its name.
-// Both are bounded: text over MAX_TRACE_BYTES, stored or inflated, is refused.
+// Both are bounded: text over MAX_TRACE_BYTES, stored or inflated, is refused. Trace files for
+// analyze, calibrate and the app no longer come here: they are streamed (trace_stream.ts), uncapped;
+// this whole-text reader stays for the CLI's other inputs (FX dumps, torch logs: cli/io.ts).
 
 import { ImportError } from '../errors';
 import { MIB, mibText } from '../util';

@@ -169,6 +169,30 @@ function asFiles(input: unknown): unknown[] {
   return [input];
 }
 
+/**
+ * A file parsed as soon as it is read (trace_stream.ts): only what the import keeps of it stays
+ * (its trace events, memory, warnings), not its raw events; importTrace takes it as a file.
+ */
+class ParsedTraceFile {
+  constructor(readonly result: FileParse | ImportError | RangeError) {}
+}
+
+/** File `fileIndex` of `fileCount` parsed now; its error, if any, is thrown where importTrace meets it. */
+export function parseTraceFile(raw: unknown, fileIndex: number, fileCount: number): unknown {
+  try {
+    return new ParsedTraceFile(parseFile(raw, fileIndex, fileCount));
+  } catch (e) {
+    if (e instanceof ImportError || e instanceof RangeError) return new ParsedTraceFile(e);
+    throw e;
+  }
+}
+
+const parsedOf = (f: unknown, i: number, n: number): FileParse => {
+  if (!(f instanceof ParsedTraceFile)) return parseFile(f, i, n);
+  if (f.result instanceof Error) throw f.result;
+  return f.result;
+};
+
 /** One ImportError naming both files when two hold the same rank. */
 function checkDistinctRanks(parsed: readonly FileParse[]): void {
   const seen = new Map<number, number>();
@@ -226,7 +250,7 @@ export function importTrace(input: unknown): Result<ImportedTrace, ImportError> 
   try {
     const files = asFiles(input);
     if (files.length === 0) throw new ImportError('files', 'files must hold at least one trace, got an empty list');
-    const parsed = files.map((f, i) => parseFile(f, i, files.length));
+    const parsed = files.map((f, i) => parsedOf(f, i, files.length));
     checkDistinctRanks(parsed);
     checkOneRun(
       parsed.map((p) => p.identity),

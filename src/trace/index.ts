@@ -16,8 +16,12 @@ export {
   waitOfGraph,
   type ExportOptions,
 } from './chrome_export';
-export { importTrace } from './import';
+export { importTrace, parseTraceFile } from './import';
 export { traceText } from './gzip';
+export {
+  DROPPED, importKeep, keptBudget, MAX_KEPT_EVENTS, readTraceStream,
+  type Keep, type KeptBudget,
+} from './trace_stream';
 export { COMM_KINDS, COMM_LABELS } from './kinds';
 export { TimeScale, type TimeWindow } from './time_scale';
 export { COMPUTE_STREAM, commGroupOf, commStream, isCommStream, sideStream, streamOf } from './stream';

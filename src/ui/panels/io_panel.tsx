@@ -4,7 +4,9 @@
 
 import { useRef, useState } from 'react';
 import { appStore, importFxFiles, importTraceFiles, useApp, type Side, type SideResult } from '../../store';
-import { exportChromeTrace, traceText, waitOfGraph } from '../../trace';
+import {
+  exportChromeTrace, importKeep, keptBudget, MAX_KEPT_EVENTS, parseTraceFile, readTraceStream, waitOfGraph,
+} from '../../trace';
 import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
 import { downloadBlob, downloadJson, timelinesPng } from '../download';
@@ -18,13 +20,19 @@ async function readFiles(list: FileList | null): Promise<{ name: string; text: s
   return Promise.all([...(list ?? [])].map(async (f) => ({ name: f.name, text: await f.text() })));
 }
 
-/** Trace files as text: `.json.gz` (torch.profiler's default) is gunzipped in the browser. */
-async function readTraceFiles(list: FileList | null): Promise<{ name: string; text: string }[]> {
-  const read = async (f: File) => {
-    const text = await traceText(f.name, new Uint8Array(await f.arrayBuffer()));
-    return { name: f.name, text };
-  };
-  return Promise.all([...(list ?? [])].map(read));
+/**
+ * Trace files streamed (trace_stream.ts): `.json.gz` (torch.profiler's default) gunzipped as read,
+ * each event kept as the importer reads it, so no file is held whole.
+ */
+async function readTraceFiles(list: FileList | null): Promise<{ name: string; json: unknown }[]> {
+  const budget = keptBudget(MAX_KEPT_EVENTS, 'import fewer or shorter traces');
+  const files = [...(list ?? [])];
+  const read = async (f: File, i: number) => ({
+    name: f.name,
+    // parsed as soon as read: only its trace events stay
+    json: parseTraceFile(await readTraceStream(f.name, f.stream(), { keep: importKeep, budget }), i, files.length),
+  });
+  return Promise.all(files.map(read));
 }
 
 const FX_LOG_HINT = "Pick torch's DEBUG log of the pass (overlap_scheduling, overlap_preserving_bucketer) with the "

@@ -45,7 +45,8 @@ export const TOUR_STEPS: readonly Step[] = [
   {
     target: ['[data-testid="metrics"]'], title: 'The numbers',
     text: ({ input }) => [
-      "Step time, exposed communication, overlap and the memory peaks (live tensors, allocated, reserved) for A and B, and B's change against A. ",
+      "Step time, exposed communication, overlap and the memory peaks (live tensors, allocated, reserved) " +
+        "for A and B, and B's change against A. ",
       `${defineVerb(input)} a row name for its definition.`,
     ],
   },

@@ -27,7 +27,8 @@ const NOT_RUN: Readonly<Record<string, string>> = {
 const FACTS: Readonly<Record<string, RegExp>> = {
   [`${SIM} compare --model llama3-8b --ranks 8 --hardware h100`]: /^aot_eager_autobucketing\s+978\.51\s/m,
   [`${SIM} sweep --model small --ranks 8 --vary bandwidthGBps=10,40,160`]: /^160\s+aot_eager_autobucketing\s/m,
-  [`${SIM} diff --model small --ranks 8 --top 3`]: /^rank 0: \d+ collectives; exposed [\d.]+ (µs|ms|s) under aot_eager,/,
+  [`${SIM} diff --model small --ranks 8 --top 3`]:
+    /^rank 0: \d+ collectives; exposed [\d.]+ (µs|ms|s) under aot_eager,/,
   [`${SIM} pass --fx-graph ${FX}`]: /^collectives:\s+87 → 3 \(3 buckets\)$/m,
   [`${SIM} train --model tiny --ranks 2 --steps 5`]: /^step\s+1\s+loss 5\.5462\s/m,
   [`${SIM} analyze ${HTA}`]: /^0\s+600\.058\s+11\.81\s+53\.56\s+17\.71\s+28\.74\s/m,

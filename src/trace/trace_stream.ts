@@ -1,0 +1,246 @@
+// Trace files read as streams (issue 31): bytes → (gunzip) → a streaming JSON parser
+// (@streamparser/json, browser and Node alike) → each event of `traceEvents` projected at once onto
+// the fields its reader uses (`keep`), so memory holds what is kept, never the file's text nor its
+// whole events: no size cap per file, no string of the file, any number of ranks. A gzip file is
+// known by its magic bytes and inflated by the platform's DecompressionStream (as gzip.ts).
+// An event a reader never looks at becomes one shared empty object, so every kept event keeps its
+// index and messages still name `traceEvents[i]` as the whole-text import did. The result is the
+// trace object the importers take ({...top-level fields, traceEvents}), or the value of a file
+// that is not an object or array (a scalar: the importer refuses it in its own words).
+// Events kept over all files of one import are counted against a budget (`KeptBudget`).
+
+import { JSONParser } from '@streamparser/json';
+import { ImportError } from '../errors';
+import { MEMORY_COUNTER } from './chrome_export';
+import { isObject, type Json } from './import_fields';
+
+/** What an event becomes: a projection of it, the event itself, or DROPPED (its reader skips it). */
+export type Keep = (e: unknown, intern: (s: string) => string) => unknown;
+
+/** One empty event: what a reader never looks at (no `ph`), shared by every such event. */
+export const DROPPED: Json = Object.freeze({}) as Json;
+
+/** Events kept over the files of one import: past `max` the import stops and says how to raise it. */
+export interface KeptBudget {
+  readonly max: number;
+  /** How a user raises it (`FSDP_SIM_MAX_KEPT_EVENTS=…`): said in the message. */
+  readonly raise: string;
+  kept: number;
+}
+
+/**
+ * Default budget on kept events: ~200 bytes each once projected and imported, so 12M events stay
+ * near 2.5 GB, inside Node's default heap (~4 GB) with the metrics' own arrays.
+ */
+export const MAX_KEPT_EVENTS = 12_000_000;
+
+export const keptBudget = (max = MAX_KEPT_EVENTS, raise = 'import fewer or shorter traces'): KeptBudget => ({
+  max,
+  raise,
+  kept: 0,
+});
+
+/** Stream options: what to keep of each event, the budget over files, a cap on bytes read (inflated). */
+export interface StreamOptions {
+  readonly keep: Keep;
+  readonly budget?: KeptBudget;
+  /** At most this many bytes of JSON text (after gunzip) are read; Infinity by default. */
+  readonly maxBytes?: number;
+}
+
+const pick = (o: Json, keys: readonly string[]): Json => {
+  const out: Json = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+};
+
+const X_ARGS = ['stream', 'correlation', 'Collective name', 'fsdp_sim'] as const;
+const MEMORY_ARGS = ['Device Type', 'Device Id', 'Total Allocated'] as const;
+
+/**
+ * What the trace importer (import.ts, kineto.ts, hta.ts) reads of an event: 'X' events' ph, cat,
+ * name, ts, dur, pid and args stream / correlation / 'Collective name' / fsdp_sim; our memory
+ * counters whole; Kineto's [memory] instants' device and total. Anything malformed is kept as it is,
+ * so its message is the one the whole-text import gave.
+ */
+export const importKeep: Keep = (e, intern) => {
+  if (!isObject(e)) return e;
+  if (e.ph === 'X') {
+    // 'X' and 'i' as literals: the parser's own copy of each is a string per event
+    const out: Json = { ph: 'X', ...pick(e, ['ts', 'dur', 'pid']) };
+    if (e.name !== undefined) out.name = typeof e.name === 'string' ? intern(e.name) : e.name;
+    if (e.cat !== undefined) out.cat = typeof e.cat === 'string' ? intern(e.cat) : e.cat;
+    if (isObject(e.args)) {
+      const args = pick(e.args, X_ARGS);
+      for (const _ in args) {
+        out.args = args; // none of them (a CPU op): no args, which every reader takes as {}
+        break;
+      }
+    } else if (e.args !== undefined) out.args = e.args;
+    return out;
+  }
+  if (e.ph === 'C' && e.name === MEMORY_COUNTER) return e;
+  if (e.ph === 'i' && e.name === '[memory]') {
+    const out: Json = { ph: 'i', name: '[memory]', ...pick(e, ['ts', 'pid']) };
+    if (e.args !== undefined) out.args = isObject(e.args) ? pick(e.args, MEMORY_ARGS) : e.args;
+    return out;
+  }
+  return DROPPED;
+};
+
+const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const mib = (n: number): string => `${(n / 2 ** 20).toFixed(n < 2 ** 20 ? 3 : 0)} MiB`;
+
+/** The first chunks of a stream until `n` bytes (or its end), and the rest as a stream. */
+async function peek(
+  s: ReadableStream<Uint8Array>,
+  n: number,
+): Promise<{ head: Uint8Array; rest: ReadableStream<Uint8Array> }> {
+  const reader = s.getReader();
+  const parts: Uint8Array[] = [];
+  let len = 0;
+  let done = false;
+  while (len < n) {
+    const r = await reader.read();
+    if (r.done) {
+      done = true;
+      break;
+    }
+    parts.push(r.value);
+    len += r.value.length;
+  }
+  const head = new Uint8Array(len);
+  let at = 0;
+  for (const p of parts) {
+    head.set(p, at);
+    at += p.length;
+  }
+  const rest = new ReadableStream<Uint8Array>({
+    start(c) {
+      if (head.length) c.enqueue(head);
+      if (done) c.close();
+    },
+    async pull(c) {
+      const r = await reader.read();
+      if (r.done) c.close();
+      else c.enqueue(r.value);
+    },
+    cancel: (why) => reader.cancel(why),
+  });
+  return { head, rest };
+}
+
+class StreamFail extends Error {}
+
+/**
+ * A trace file's JSON, read as a stream: each event of its `traceEvents` (or of a top-level array)
+ * kept as `opts.keep` projects it. Errors are ImportErrors naming `name`: not gzip, not JSON, cut
+ * short, over `maxBytes`, or over the budget on kept events.
+ */
+export async function readTraceStream(
+  name: string,
+  bytes: ReadableStream<Uint8Array>,
+  opts: StreamOptions,
+): Promise<unknown> {
+  const { keep, budget, maxBytes = Infinity } = opts;
+  let { head, rest } = await peek(bytes, 2);
+  let gzip = false;
+  if (isGzip(head)) {
+    gzip = true;
+    rest = rest.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>);
+  }
+  ({ head, rest } = await peek(rest, 3).catch((e) => {
+    throw gunzipError(name, e);
+  }));
+  const names = new Map<string, string>();
+  const intern = (s: string): string => {
+    const t = names.get(s);
+    if (t !== undefined) return t;
+    names.set(s, s);
+    return s;
+  };
+  const kept: unknown[] = [];
+  let top: Json | undefined;
+  const take = (v: unknown) => {
+    const k = keep(v, intern);
+    if (k !== DROPPED && budget && ++budget.kept > budget.max)
+      throw new ImportError(
+        name,
+        `${name} takes the import past its budget of ${budget.max.toLocaleString('en-US')} kept trace events ` +
+          `(over all files); ${budget.raise}`,
+      );
+    kept.push(k);
+  };
+  const parser = new JSONParser({ paths: ['$.*', '$.traceEvents.*'], keepStack: false });
+  parser.onValue = ({ value, key, parent, stack }) => {
+    if (stack.length === 1 && Array.isArray(parent)) {
+      take(value);
+      parent.length = 0; // the parser's copy goes: the projection is what stays
+    } else if (stack.length === 2 && Array.isArray(parent)) {
+      take(value);
+      parent.length = 0;
+    } else if (stack.length === 1 && typeof key === 'string') {
+      top ??= {};
+      top[key] = key === 'traceEvents' && Array.isArray(value) ? kept : value;
+    }
+  };
+  const reader = rest.getReader();
+  let first = -1; // the first character of the text: '{' and '[' stream, a scalar is parsed whole
+  let scalar = '';
+  let n = 0;
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        throw gzip ? gunzipError(name, e) : e;
+      }
+      if (r.done) break;
+      let chunk = r.value;
+      n += chunk.length;
+      if (n > maxBytes) {
+        await reader.cancel();
+        const inflated = gzip ? 'inflates (gzip) to' : 'holds';
+        const over = `more than the ${mib(maxBytes)} limit on a trace's text; not read further`;
+        throw new ImportError(name, `${name} ${inflated} ${over}`);
+      }
+      if (first < 0) {
+        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3); // BOM
+        let i = 0;
+        while (i < chunk.length && isSpace(chunk[i])) i++;
+        if (i === chunk.length) continue;
+        first = chunk[i];
+        if (!/["\-0-9tfn{[]/.test(String.fromCharCode(first))) {
+          const start = JSON.stringify(String.fromCharCode(first));
+          throw new StreamFail(`it starts with ${start}, which starts no JSON value`);
+        }
+      }
+      if (first !== 0x7b && first !== 0x5b) {
+        scalar += decoder.decode(chunk, { stream: true });
+        if (scalar.length > 2 ** 20) throw new StreamFail('it is not a Chrome trace object or array');
+        continue;
+      }
+      if (parser.isEnded) {
+        // text after the value: JSON.parse refuses it unless it is whitespace
+        if (chunk.some((c) => !isSpace(c))) throw new StreamFail('unexpected text after the end of the JSON value');
+        continue;
+      }
+      parser.write(chunk);
+    }
+    if (first !== 0x7b && first !== 0x5b) return JSON.parse(scalar + decoder.decode());
+    if (!parser.isEnded) throw new StreamFail(`it ends after ${n} bytes, inside its JSON value (a file cut short?)`);
+  } catch (e) {
+    if (e instanceof ImportError) throw e;
+    await reader.cancel().catch(() => undefined);
+    throw new ImportError(name, `${name} is not valid JSON: ${(e as Error).message}`);
+  }
+  return first === 0x5b ? { traceEvents: kept } : (top ?? {});
+}
+
+const gunzipError = (name: string, e: unknown): ImportError =>
+  e instanceof ImportError
+    ? e
+    : new ImportError(name, `${name} could not be decompressed (gzip): ${(e as Error).message}`);
