@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { CONFIG_FIELDS, DEFAULT_CONFIG, configFromQuery, parseConfigQuery, validateConfig } from '../../../src/config';
 import { ConfigError } from '../../../src/errors';
 import { runPipeline } from '../../../src/pipeline';
-import { randomConfig, rng } from './random_config';
+import { rng } from '../../helpers/rng';
+import { randomConfig } from './random_config';
 
 const JUNK: unknown[] = [
   null,

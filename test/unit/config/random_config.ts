@@ -1,11 +1,6 @@
 // Test helper: random valid SimConfigs drawn from the field table (seeded).
 import { CONFIG_FIELDS, DEFAULT_CONFIG, validateConfig, type FieldSpec, type SimConfig } from '../../../src/config';
 
-export function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
-
 /** A random allowed value of a field (independent of the codec: drawn from the spec). */
 export function randomValue(f: FieldSpec, r: () => number): unknown {
   if (f.kind === 'enum') return f.values[Math.floor(r() * f.values.length)];

@@ -10,7 +10,8 @@ import {
   validateConfig,
   type SimConfig,
 } from '../../../src/config';
-import { randomConfig, rng } from './random_config';
+import { rng } from '../../helpers/rng';
+import { randomConfig } from './random_config';
 
 describe('configToQuery', () => {
   it('writes nothing for the defaults', () => {

@@ -1,16 +1,12 @@
 // Live training with full activation checkpointing: the recompute ops run on the rank workers
 // (CPU reference kernels, Node worker_threads) and change no bits — losses and final parameters
-// equal the run without AC, step for step.
+// equal the run without AC, step for step. The runs without AC are shared (test/helpers/live_training.ts).
 import { describe, expect, it } from 'vitest';
 import { isRecomputeNode } from '../../../src/graph';
-import { runTrainingNode } from '../../../src/runtime/coordinator_node';
-import type { TrainingOptions } from '../../../src/runtime/coordinator';
 import { planTraining } from '../../../src/runtime/training_plan';
+import { LIVE_BASE, trainOnce } from '../../helpers/live_training';
 
-const BASE: TrainingOptions = {
-  model: 'tiny', ranks: 2, steps: 3, backend: 'aot_eager', seed: 5, kernels: 'cpu', collective: 'direct',
-  timing: 'preset', hardware: 'h100', globalBatch: 8,
-};
+const BASE = { ...LIVE_BASE, ranks: 2 };
 
 describe('runTrainingNode with activationCheckpointing', () => {
   it('plans a schedule with recompute nodes only when asked', () => {
@@ -21,8 +17,8 @@ describe('runTrainingNode with activationCheckpointing', () => {
   it.each(['aot_eager', 'aot_eager_autobucketing'] as const)(
     'gives identical losses and final parameters with AC full and none on 2 ranks (%s)',
     async (backend) => {
-      const off = await runTrainingNode({ ...BASE, backend });
-      const on = await runTrainingNode({ ...BASE, backend, activationCheckpointing: 'full' });
+      const off = await trainOnce({ ranks: 2, backend });
+      const on = await trainOnce({ ranks: 2, backend, activationCheckpointing: 'full' });
       expect(off.losses).toHaveLength(3);
       expect(on.losses).toEqual(off.losses);
       expect(on.finalParamsHash).toBe(off.finalParamsHash);
@@ -35,8 +31,8 @@ describe('runTrainingNode with activationCheckpointing', () => {
   );
 
   it('gives identical losses and final parameters with selective AC on 2 ranks', async () => {
-    const off = await runTrainingNode(BASE);
-    const sel = await runTrainingNode({ ...BASE, activationCheckpointing: 'selective' });
+    const off = await trainOnce({ ranks: 2 });
+    const sel = await trainOnce({ ranks: 2, activationCheckpointing: 'selective' });
     expect(sel.losses).toEqual(off.losses);
     expect(sel.finalParamsHash).toBe(off.finalParamsHash);
   }, 240_000);

@@ -1,24 +1,21 @@
 // Live training of step graphs that keep gathered parameters (fsdp_reshard_after_forward never)
 // or run as one joint graph (graph_trainer aot_fx_trace): the backward reads the forward's
 // gathered tensors instead of gathering again, and the math is the same bit for bit — losses and
-// final parameters equal the resharded run's, step for step (CPU reference kernels, worker_threads).
+// final parameters equal the resharded run's, step for step (CPU reference kernels, worker_threads;
+// the resharded run is shared: test/helpers/live_training.ts).
 import { describe, expect, it } from 'vitest';
-import { runTrainingNode } from '../../../src/runtime/coordinator_node';
 import type { TrainingOptions } from '../../../src/runtime/coordinator';
 import { planTraining } from '../../../src/runtime/training_plan';
+import { LIVE_BASE, trainOnce } from '../../helpers/live_training';
 
-const BASE: TrainingOptions = {
-  model: 'tiny', ranks: 2, steps: 3, backend: 'aot_eager', seed: 7, kernels: 'cpu', collective: 'direct',
-  timing: 'preset', hardware: 'h100', globalBatch: 8,
-};
+const BASE: TrainingOptions = { ...LIVE_BASE, ranks: 2 };
 
 const backwardGathers = (o: TrainingOptions) =>
   planTraining(o).schedule.graph.nodes.filter((n) => n.phase === 'backward' && n.kind === 'all_gather').length;
 
 describe('runTrainingNode with kept gathered parameters and the joint graph', () => {
-  const base = { ...BASE, backend: 'aot_eager_autobucketing' } as const;
-  let ref: ReturnType<typeof runTrainingNode> | undefined;
-  const reference = () => (ref ??= runTrainingNode(base)); // the resharded split-graph run, once
+  const base = { ranks: 2, backend: 'aot_eager_autobucketing' } as const;
+  const reference = () => trainOnce(base); // the resharded split-graph run
 
   it('plans no backward all-gather with reshard never, and with aot_fx_trace + memory policy none', () => {
     expect(backwardGathers(BASE)).toBeGreaterThan(0);
@@ -32,7 +29,7 @@ describe('runTrainingNode with kept gathered parameters and the joint graph', ()
     ['aot_fx_trace, memory policy none', { compileMode: 'aot_fx_trace', memoryPolicy: 'none' }],
     ['aot_fx_trace, memory policy default', { compileMode: 'aot_fx_trace' }],
   ] as const)('%s: the same losses and parameters as the resharded run (autobucketing)', async (_, extra) => {
-    const [want, run] = [await reference(), await runTrainingNode({ ...base, ...extra })];
+    const [want, run] = [await reference(), await trainOnce({ ...base, ...extra })];
     expect(run.losses).toEqual(want.losses);
     expect(run.finalParamsHash).toBe(want.finalParamsHash);
     expect(want.losses[2]).toBeLessThan(want.losses[0]);

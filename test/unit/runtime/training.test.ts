@@ -1,108 +1,107 @@
 // Live training end to end on Node worker_threads with the CPU reference kernels: N ranks match
-// one rank, bucketing never changes the math, runs are reproducible, the loss falls, and a rank
-// that throws takes the run down with its rank named.
+// one rank (padded uneven shards too, up to the most ranks a live run takes), runs are
+// reproducible, the loss falls, the step breakdown and the measured timeline add up, and a run
+// stops on its AbortSignal. Autobucketing's bit-identity and a failing rank are checked on a
+// device mesh (mesh_training.test.ts), where they are harder; the runs below that several tests
+// read are trained once (test/helpers/live_training.ts).
 import { describe, expect, it } from 'vitest';
 import { runTrainingNode } from '../../../src/runtime/coordinator_node';
-import { RankError, type TrainingOptions, type TrainingResult } from '../../../src/runtime/coordinator';
+import type { TrainingResult } from '../../../src/runtime/coordinator';
 import { PHASES, type StepPhases } from '../../../src/runtime/exec';
 import { MAX_LIVE_RANKS } from '../../../src/runtime';
-
-const BASE: TrainingOptions = {
-  model: 'tiny', ranks: 1, steps: 10, backend: 'aot_eager', seed: 11, kernels: 'cpu', collective: 'direct',
-  timing: 'preset', hardware: 'h100', globalBatch: 8,
-};
-
-const cache = new Map<string, Promise<TrainingResult>>();
-/** Runs are shared between tests (each costs seconds on CPU kernels). */
-function train(over: Partial<TrainingOptions>): Promise<TrainingResult> {
-  const key = JSON.stringify(over);
-  let p = cache.get(key);
-  if (p === undefined) cache.set(key, (p = runTrainingNode({ ...BASE, ...over })));
-  return p;
-}
+import { planTraining } from '../../../src/runtime/training_plan';
+import { LIVE_BASE, trainOnce } from '../../helpers/live_training';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / Math.max(Math.abs(b), 1e-12);
 
+/**
+ * One measured 2-rank run, read by the clock test and the timeline test. aot_eager: the ratio check
+ * below holds to 6 digits there, not with autobucketing's timeline (0.083 vs 0.061 when tried);
+ * a measured autobucketing timeline is checked per process group in mesh_training.test.ts.
+ */
+let measuredRun: Promise<{ res: TrainingResult; progressEvents: number }> | undefined;
+const measured = () => (measuredRun ??= (async () => {
+  let progressEvents = 0;
+  const res = await runTrainingNode({
+    ...LIVE_BASE, ranks: 2, steps: 2, timing: 'measured',
+    onProgress: (p) => void (progressEvents += p.events?.length ?? 0),
+  });
+  return { res, progressEvents };
+})());
+
 describe('runTrainingNode', () => {
-  it('matches the 1-rank losses within 1e-4 relative on 2, 4 and 8 ranks, direct and ring (same seed, same global batch)', async () => {
-    const one = await train({ ranks: 1 });
-    expect(one.losses).toHaveLength(10);
+  it('matches the 1-rank losses within 1e-4 relative on 2 and 4 ranks, direct and ring (same seed, same global batch)', async () => {
+    const one = await trainOnce({ ranks: 1 });
+    expect(one.losses).toHaveLength(3);
     expect(one.device).toBe('cpu reference');
-    for (const ranks of [2, 4, 8] as const) {
-      const many = await train({ ranks });
-      expect(many.losses).toHaveLength(10);
+    for (const ranks of [2, 4] as const) {
+      const many = await trainOnce({ ranks });
+      expect(many.losses).toHaveLength(3);
       many.losses.forEach((l, i) => expect(relErr(l, one.losses[i]), `${ranks} ranks, step ${i + 1}`).toBeLessThan(1e-4));
     }
     // The ring algorithm sums in another order: other bits, same math.
-    const ring = await train({ ranks: 4, collective: 'ring', backend: 'aot_eager_autobucketing' });
+    const ring = await trainOnce({ ranks: 4, collective: 'ring', backend: 'aot_eager_autobucketing' });
     ring.losses.forEach((l, i) => expect(relErr(l, one.losses[i]), `ring, step ${i + 1}`).toBeLessThan(1e-4));
   }, 240_000);
 
-  it('matches 1 rank with padded shards (vocab 250, ffn 190 do not divide by 4 ranks)', async () => {
-    const modelArgs = { vocabSize: 250, ffnDim: 190 };
-    const one = await runTrainingNode({ ...BASE, ranks: 1, steps: 3, modelArgs });
-    const four = await runTrainingNode({ ...BASE, ranks: 4, steps: 3, modelArgs, backend: 'aot_eager_autobucketing' });
-    four.losses.forEach((l, i) => expect(relErr(l, one.losses[i]), `step ${i + 1}`).toBeLessThan(1e-4));
-  }, 240_000);
-
-  it('gives bit-identical parameters with aot_eager and aot_eager_autobucketing (direct collectives)', async () => {
-    const plain = await train({ ranks: 4 });
-    const bucketed = await train({ ranks: 4, backend: 'aot_eager_autobucketing' });
-    expect(bucketed.losses).toEqual(plain.losses);
-    expect(bucketed.finalParamsHash).toBe(plain.finalParamsHash);
-    // The pass changes time, never math: the virtual clock sees buckets.
-    expect(bucketed.events.some((e) => e.bucketId !== undefined)).toBe(true);
+  // The most ranks a live run takes, on a tiny whose every dim-0 (dim 72, ffn 190, vocab 250) is
+  // uneven over 16: every shard padded, and rank 15's dim-72 shards (5 rows a rank) all padding.
+  // Two steps: the second loss reads parameters the sharded optimizer updated and gathered again.
+  it(`trains ${MAX_LIVE_RANKS} ranks with every dim-0 shard padded, equal to 1 rank within 1e-4`, async () => {
+    const opts = { steps: 2, globalBatch: MAX_LIVE_RANKS, modelArgs: { dim: 72, ffnDim: 190, vocabSize: 250 } };
+    const params = planTraining({ ...LIVE_BASE, ...opts, ranks: MAX_LIVE_RANKS }).schedule.graph.params;
+    expect(params.filter((p) => p.shape[0] % MAX_LIVE_RANKS === 0).map((p) => p.name)).toEqual([]);
+    const one = await runTrainingNode({ ...LIVE_BASE, ...opts });
+    const many = await runTrainingNode({ ...LIVE_BASE, ...opts, ranks: MAX_LIVE_RANKS, backend: 'aot_eager_autobucketing' });
+    expect(many.losses).toHaveLength(2);
+    many.losses.forEach((l, i) => expect(relErr(l, one.losses[i]), `step ${i + 1}`).toBeLessThan(1e-4));
+    expect(many.phases).toHaveLength(2);
+    for (const step of many.phases) expect(step).toHaveLength(MAX_LIVE_RANKS);
   }, 240_000);
 
   it('repeats a run exactly with the same seed and differs with another', async () => {
-    const a = await train({ ranks: 2 });
-    const b = await runTrainingNode({ ...BASE, ranks: 2 });
+    const a = await trainOnce({ ranks: 2 });
+    const b = await runTrainingNode({ ...LIVE_BASE, ranks: 2 });
     expect(b.losses).toEqual(a.losses);
     expect(b.finalParamsHash).toBe(a.finalParamsHash);
-    const c = await runTrainingNode({ ...BASE, ranks: 2, seed: 12, steps: 2 });
+    const c = await runTrainingNode({ ...LIVE_BASE, ranks: 2, seed: LIVE_BASE.seed + 1, steps: 1 });
     expect(c.losses[0]).not.toBe(a.losses[0]);
   }, 240_000);
 
-  it('halves the loss on the synthetic progressions within 60 steps', async () => {
+  // Seed 11 at lr 3e-3: the loss first drops under half at step 27 and averages 0.40 of the first
+  // over steps 36-40 (measured); 60 steps (the old length) ended at 0.25. One rank: no rendezvous
+  // to wait on when the machine is busy (2 ranks took longer under load).
+  it('halves the loss on the synthetic progressions within 40 steps', async () => {
     const progress: number[] = [];
     const res = await runTrainingNode({
-      ...BASE, ranks: 1, globalBatch: 4, steps: 60, lr: 3e-3, onProgress: (p) => progress.push(p.step),
+      ...LIVE_BASE, seed: 11, steps: 40, lr: 3e-3, onProgress: (p) => progress.push(p.step),
     });
-    expect(progress).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(progress).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     const tail = res.losses.slice(-5).reduce((a, b) => a + b, 0) / 5;
     expect(res.losses[0]).toBeGreaterThan(5); // ≈ ln 256 at init
     expect(tail).toBeLessThan(res.losses[0] / 2);
   }, 240_000);
 
-  it('rejects with the failing rank named when a worker throws, and stops the others', async () => {
-    const run = runTrainingNode({ ...BASE, ranks: 4, steps: 5, injectFault: { rank: 2, step: 2 } });
-    await expect(run).rejects.toBeInstanceOf(RankError);
-    await expect(run).rejects.toMatchObject({ rank: 2, message: expect.stringMatching(/^rank 2 failed: .*injected fault at step 2/) });
-  }, 120_000);
-
   it('times the virtual clock with measured node times in measured mode, keeping the preset compute:comm ratio', async () => {
-    const preset = await train({ ranks: 2 });
-    let progressEvents = 0;
-    const measured = await runTrainingNode({
-      ...BASE, ranks: 2, steps: 2, timing: 'measured', onProgress: (p) => void (progressEvents += p.events?.length ?? 0),
-    });
+    const preset = await trainOnce({ ranks: 2 });
+    const { res, progressEvents } = await measured();
     expect(progressEvents).toBeGreaterThan(0);
     const sum = (r: TrainingResult, pick: (kind: string, op?: string) => boolean) =>
       r.events.filter((e) => e.rank === 0 && pick(e.kind, e.op)).reduce((a, e) => a + e.dur, 0);
     const isKernel = (kind: string, op?: string) => kind === 'compute' && op !== 'cast';
     const isColl = (kind: string) => kind === 'all_gather' || kind === 'reduce_scatter';
     // CPU kernels are far slower than an H100: the measured step is longer...
-    expect(sum(measured, isKernel)).toBeGreaterThan(10 * sum(preset, isKernel));
+    expect(sum(res, isKernel)).toBeGreaterThan(10 * sum(preset, isKernel));
     // ...and the network is scaled by the same factor, so the ratio is the preset's.
     const ratio = (r: TrainingResult) => sum(r, isColl) / sum(r, isKernel);
-    expect(ratio(measured)).toBeCloseTo(ratio(preset), 6);
+    expect(ratio(res)).toBeCloseTo(ratio(preset), 6);
   }, 240_000);
 
   it('stops on AbortSignal: rejects with an AbortError after the steps already reported', async () => {
     const ctl = new AbortController();
     const seen: number[] = [];
     const run = runTrainingNode({
-      ...BASE, ranks: 2, steps: 1000, signal: ctl.signal,
+      ...LIVE_BASE, ranks: 2, steps: 1000, signal: ctl.signal,
       onProgress: (p) => {
         seen.push(p.step);
         if (p.step === 2) ctl.abort();
@@ -113,20 +112,9 @@ describe('runTrainingNode', () => {
     expect(seen.length).toBeLessThan(5);
   }, 120_000);
 
-  // an odd prime, a larger one and the most ranks a live run takes: padding on every dim-0 shard
-  it.each([3, 7, MAX_LIVE_RANKS])('trains %i ranks (uneven dim-0 shards padded) equal to 1 rank within 1e-4', async (ranks) => {
-    const globalBatch = ranks * Math.ceil(8 / ranks); // the default: 8 rounded up to a multiple of the ranks
-    const one = await runTrainingNode({ ...BASE, ranks: 1, steps: 3, globalBatch });
-    const many = await runTrainingNode({ ...BASE, ranks, steps: 3, globalBatch, backend: 'aot_eager_autobucketing' });
-    expect(many.losses).toHaveLength(3);
-    many.losses.forEach((l, i) => expect(relErr(l, one.losses[i]), `${ranks} ranks, step ${i + 1}`).toBeLessThan(1e-4));
-    expect(many.phases).toHaveLength(3);
-    for (const step of many.phases) expect(step).toHaveLength(ranks);
-  }, 240_000);
-
   it('records where every step went on every rank: the phases add up to the step time within 5 %', async () => {
-    const res = await train({ ranks: 4 });
-    expect(res.phases).toHaveLength(10);
+    const res = await trainOnce({ ranks: 4 });
+    expect(res.phases).toHaveLength(3);
     const covered = (p: StepPhases) => PHASES.reduce((a, k) => a + p[k], 0);
     res.phases.forEach((ranks, s) => {
       expect(ranks).toHaveLength(4);
@@ -147,12 +135,12 @@ describe('runTrainingNode', () => {
     const total = rows.reduce((a, p) => a + p.stepMs, 0);
     expect(other / total).toBeLessThanOrEqual(0.05);
     // One rank has nothing to wait for.
-    const one = await train({ ranks: 1 });
+    const one = await trainOnce({ ranks: 1 });
     for (const [p] of one.phases) expect(p.barrier).toBe(0);
   }, 240_000);
 
   it('draws the measured step as this machine ran it: kernels, collectives, readbacks, uploads and barrier waits', async () => {
-    const res = await runTrainingNode({ ...BASE, ranks: 2, steps: 2, timing: 'measured', backend: 'aot_eager_autobucketing' });
+    const { res } = await measured();
     const wall = res.wallEvents ?? [];
     for (const rank of [0, 1]) {
       const mine = wall.filter((e) => e.rank === rank);
@@ -168,12 +156,12 @@ describe('runTrainingNode', () => {
     // Some rank waited for the other at a barrier at least once (the two share two cores with everyone else).
     expect(wall.some((e) => e.kind === 'barrier')).toBe(true);
     // Preset timing keeps no wall-clock timeline.
-    expect((await train({ ranks: 2 })).wallEvents).toBeUndefined();
+    expect((await trainOnce({ ranks: 2 })).wallEvents).toBeUndefined();
   }, 240_000);
 
   it('rejects bad options with a ConfigError naming the field', async () => {
-    await expect(runTrainingNode({ ...BASE, ranks: 17 })).rejects.toThrow(/ranks must be an integer in \[1, 16\], got 17/);
-    await expect(runTrainingNode({ ...BASE, ranks: 0 })).rejects.toThrow(/ranks must be an integer in \[1, 16\], got 0/);
-    await expect(runTrainingNode({ ...BASE, ranks: 4, globalBatch: 6 })).rejects.toThrow(/globalBatch/);
+    await expect(runTrainingNode({ ...LIVE_BASE, ranks: 17 })).rejects.toThrow(/ranks must be an integer in \[1, 16\], got 17/);
+    await expect(runTrainingNode({ ...LIVE_BASE, ranks: 0 })).rejects.toThrow(/ranks must be an integer in \[1, 16\], got 0/);
+    await expect(runTrainingNode({ ...LIVE_BASE, ranks: 4, globalBatch: 6 })).rejects.toThrow(/globalBatch/);
   });
 });

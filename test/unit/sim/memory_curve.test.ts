@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { buildStepGraph } from '../../../src/graph';
 import type { StepGraph } from '../../../src/graph/types';
 import { MemoryTracker, fastMemoryCurve, persistentBytes, tensorLifetimes } from '../../../src/sim';
+import { rng } from '../../helpers/rng';
 
 function reference(graph: StepGraph, count: number, startUs: Float64Array, endUs: Float64Array, endOfStep: number) {
   const ran = graph.nodes.slice(0, count);
@@ -15,12 +16,6 @@ function reference(graph: StepGraph, count: number, startUs: Float64Array, endUs
     tracker.free(iv.free, iv.bytes);
   }
   return tracker.curve();
-}
-
-/** Deterministic LCG in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 
 describe('fastMemoryCurve', () => {

@@ -7,7 +7,8 @@ import { ImportError } from '../../../src/errors';
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
 import { importTrace } from '../../../src/trace/import';
 import { computeMetrics } from '../../../src/trace/metrics';
-import { rng, syntheticStep } from './helpers';
+import { rng } from '../../helpers/rng';
+import { syntheticStep } from './helpers';
 
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../../fixtures/kineto/${name}`, import.meta.url)), 'utf8');
 

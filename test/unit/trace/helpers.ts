@@ -1,11 +1,7 @@
-// Test helpers: a seeded RNG and a synthetic multi-rank step (streams never self-overlap),
+// Test helper: a synthetic multi-rank step (streams never self-overlap),
 // standing in for simulator output in trace-layer tests.
 import type { MemoryCurve, TraceEvent } from '../../../src/trace/event';
-
-export function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
+import { rng } from '../../helpers/rng';
 
 export function syntheticStep(seed: number, worldSize = 2): { events: TraceEvent[]; memory: MemoryCurve[]; worldSize: number } {
   const r = rng(seed);

@@ -3,16 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { computeMetrics, rankMetrics } from '../../../src/trace/metrics';
 import { intersect, totalLength, union } from '../../../src/trace/intervals';
 import type { EventKind, TraceEvent } from '../../../src/trace/event';
+import { rng } from '../../helpers/rng';
 
 const ev = (rank: number, kind: EventKind, start: number, dur: number): TraceEvent => ({
   rank, kind, start, dur, name: `${kind}@${start}`, stream: kind === 'compute' || kind === 'wait' ? 'compute' : 'comm:dp',
 });
-
-/** Seeded LCG so the random cases repeat. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 describe('union / intersect', () => {
   it('merges overlapping and touching intervals and drops empty ones', () => {

@@ -4,15 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../../src/trace/event';
 import { buildColumns, firstVisible, hitTest } from '../../../src/ui/timeline/columns';
+import { rng } from '../../helpers/rng';
 
 function ev(rank: number, stream: TraceEvent['stream'], kind: TraceEvent['kind'], start: number, dur: number, name = `${kind}@${start}`): TraceEvent {
   return { rank, stream, kind, start, dur, name };
-}
-
-/** Seeded LCG so the random traces are reproducible. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 
 function randomTrace(seed: number, ranks: number, n: number): TraceEvent[] {

@@ -9,11 +9,7 @@ import { parseCanvasColor } from '../../../src/ui/timeline/column_image';
 import { EMPTY_COLUMN, SNAP_PX, columnGrid, exposedRuns, laneColumns, rowRuns, type ExposedPaths } from '../../../src/ui/timeline/lane_runs';
 import { RectBatch } from '../../../src/ui/timeline/rect_batch';
 import { TimeScale } from '../../../src/trace/time_scale';
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
+import { rng } from '../../helpers/rng';
 
 /** One rank, a compute lane (compute + waits) and a comm lane (all-gathers, reduce-scatters). */
 function trace(seed: number, n: number, durScaleUs: number): TraceEvent[] {
