@@ -58,6 +58,10 @@ export interface SweepRow {
 /** More points than this is a typo (`0:1e6:1`), not a sweep: refuse before simulating anything. */
 export const MAX_SWEEP_POINTS = 10_000;
 
+/** A list as a message quotes it: whole up to 80 characters, else its start and its length. */
+const shortList = (text: string): string =>
+  text.length <= 80 ? text : `${text.slice(0, 60)}… (${text.length} characters)`;
+
 /** Values of a range `a:b:step`, b included (within 1e-9 of a step, so 0:1:0.1 ends at 1). */
 function rangeValues(f: FieldSpec, text: string): string[] {
   const parts = text.split(':');
@@ -116,9 +120,14 @@ export function parseVary(spec: string): SweepAxis {
     return { path: f.path, values: rangeValues(f, text) };
   }
   const values = text.split(',').map((s) => s.trim());
+  // the cap first, then a linear duplicate check: a link may carry any number of values
+  if (values.length > MAX_SWEEP_POINTS)
+    throw new ConfigError(f.path, `${f.path}: the list has ${values.length} values, more than ${MAX_SWEEP_POINTS}`);
   if (values.some((v) => v === '')) throw new ConfigError(f.path, `${f.path}: an empty value in the list '${text}'`);
-  const twice = values.find((v, i) => values.indexOf(v) !== i);
-  if (twice !== undefined) throw new ConfigError(f.path, `${f.path}: '${twice}' is listed twice in '${text}'`);
+  const seen = new Set<string>();
+  const twice = values.find((v) => seen.size === seen.add(v).size);
+  if (twice !== undefined)
+    throw new ConfigError(f.path, `${f.path}: '${twice}' is listed twice in '${shortList(text)}'`);
   return { path: f.path, values };
 }
 

@@ -86,6 +86,12 @@ describe('ranges never collapse to repeated values (S6)', () => {
         'at 12 significant digits; use a larger step',
     );
     expect(() => parseVary('ranks=8,16,8')).toThrow("ranks: '8' is listed twice in '8,16,8'");
+    // a link's list: the cap is checked before anything per value, and a repeat is found in one pass
+    const many = Array.from({ length: 100_000 }, (_, i) => i).join(',');
+    expect(() => parseVary(`seed=${many}`)).toThrow('seed: the list has 100000 values, more than 10000');
+    const late = `${Array.from({ length: 10_000 }, (_, i) => i).join(',').replace(/,9999$/, ',0')}`;
+    const quoted = `'${late.slice(0, 60)}… (${late.length} characters)'`;
+    expect(() => parseVary(`seed=${late}`)).toThrow(`seed: '0' is listed twice in ${quoted}`);
     const tenths = ['100', '100.1', '100.2', '100.3', '100.4', '100.5'];
     expect(parseVary('bandwidthGBps=100:100.5:0.1').values).toEqual(tenths);
   });
