@@ -38,7 +38,8 @@ export const TOUR_STEPS: readonly Step[] = [
     target: ['[data-testid="timeline-b"]'], title: 'A collective',
     text: ({ input }) => [
       "Green all-gathers fetch a layer's weights from the other ranks; orange reduce-scatters share gradients. ",
-      `Red waits are the GPU idling for the network. ${selectVerb(input)} one: arrows show its wait and the layer `,
+      'Red is exposed communication: the GPU waits while a collective runs; purple, a wait for a peer that has ',
+      `not started it yet. ${selectVerb(input)} one: arrows show its wait and the layer `,
       'that uses it, and ', { control: 'Explain' }, ' says why it was scheduled so.',
     ],
   },
