@@ -131,8 +131,9 @@ function PresentBar() {
         title={`next story: ${next.title}`}>
         Next story: {next.title} ›
       </button>
-      <button type="button" data-testid="present-exit" onClick={() => appStore.getState().setPresent(false)}>
-        Exit presentation
+      <button type="button" data-testid="present-exit" title="leave the presentation view"
+        onClick={() => appStore.getState().setPresent(false)}>
+        Exit
       </button>
     </div>
   );
