@@ -2,14 +2,17 @@
 // condensed by prebucket/make_fixtures.py): reading a folder's graphs and what torch decided on
 // each, and the per-graph checks both test files make of the port (schedule order node for node;
 // buckets, prefetches, counts, exposure and peak per phase).
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { type TorchPassExpected, gzJsonReader } from './torch_fixtures';
-import type { PassStats, Schedule } from '../../src/backends';
+import { type PassStats, type Schedule, runAutobucketing } from '../../src/backends';
 import type { AutobucketingOptions } from '../../src/backends/autobucketing';
+import { profileOf } from '../../src/backends/autobucketing/options';
+import { preBucketFsdp } from '../../src/backends/autobucketing/pre_bucket';
 import { buildTorchGraph, passRegions } from '../../src/backends/autobucketing/torch_graph';
 import { scheduleOverlap } from '../../src/backends/autobucketing/torch_scheduler';
 import { indexGraph } from '../../src/backends/graph_index';
 import type { CostModel } from '../../src/estimate';
+import { NCCL_213_DEFAULT_TOPOLOGY } from '../../src/estimate/nccl_2_13';
 import { importFxGraph } from '../../src/graph';
 import type { StepGraph } from '../../src/graph/types';
 
@@ -107,4 +110,46 @@ export function expectPreBuckets(
     const est = node!.kind === 'view' || node!.kind === 'wait' ? 0 : (node!.estMs ?? NaN);
     expect(est, `estimate of ${name}`).toBeCloseTo(ms, 12);
   }
+}
+
+/** One torch release's answers on a pre-bucketing fixture set: its pairs, their graphs, torch's results. */
+export interface TorchAnswers {
+  readonly pairs: readonly string[];
+  readonly load: (pair: string) => StepGraph;
+  readonly want: (pair: string, phase: string) => PreBucketExpected;
+}
+
+/**
+ * The checks every release's pre-bucketing fixtures get, one test per pair each: torch's pre-buckets,
+ * cap and new-node estimates; its schedule order node for node; its buckets, prefetches, counts and
+ * exposure, with the profile named as `profileOf` names it.
+ */
+export function itMatchesTorchPerPair(t: TorchAnswers, profile: AutobucketingOptions, cost: CostModel): void {
+  it.each(t.pairs)("%s: torch's pre-buckets, cap and the estimates of the nodes they create", (pair) => {
+    const pre = preBucketFsdp(t.load(pair), profile, NCCL_213_DEFAULT_TOPOLOGY);
+    for (const phase of ['forward', 'backward']) {
+      const want = t.want(pair, phase);
+      const mine = pre?.buckets.filter((b) => pre.graph.nodes.find((n) => n.name === b.start)?.phase === phase) ?? [];
+      expectPreBuckets(mine, (pre?.graph.nodes ?? []).filter((n) => n.phase === phase), want);
+      const cap = pre?.caps.find((c) => c.phase === phase)?.capMb ?? null;
+      if (want.capMb === null) expect(cap).toBeNull();
+      else expect(cap).toBeCloseTo(want.capMb, 1);
+    }
+  });
+
+  it.each(t.pairs)("%s: torch's schedule order on the pre-bucketed graph, node for node", (pair) => {
+    const pre = preBucketFsdp(t.load(pair), profile, NCCL_213_DEFAULT_TOPOLOGY);
+    expectScheduleOrder(pre?.graph ?? t.load(pair), cost, profile, (phase) => t.want(pair, phase));
+  });
+
+  it.each(t.pairs)("%s: torch's buckets, prefetches, counts and exposure", (pair) => {
+    const s = runAutobucketing(t.load(pair), cost, profile);
+    expect(s.torchProfile).toBe(profileOf(profile));
+    expectPassStats(
+      s,
+      (phase) => t.want(pair, phase),
+      (p, want) =>
+        expect(p.preBucketing?.estimator ?? null).toBe(want.capMb === null ? null : 'torch-2.13-analytical-nccl'),
+    );
+  });
 }

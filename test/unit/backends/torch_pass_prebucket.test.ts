@@ -4,11 +4,9 @@
 // times the nodes they create as torch's estimator did, and reaches torch's schedule, buckets,
 // prefetches and exposure.
 import { describe, expect, it } from 'vitest';
-import { expectPassStats, expectPreBuckets, expectScheduleOrder, preBucketFixtures } from '../../helpers/prebucket';
+import { itMatchesTorchPerPair, preBucketFixtures } from '../../helpers/prebucket';
 import { runAutobucketing } from '../../../src/backends';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
-import { preBucketFsdp } from '../../../src/backends/autobucketing/pre_bucket';
-import { NCCL_213_DEFAULT_TOPOLOGY } from '../../../src/estimate/nccl_2_13';
 import { makeCostModel } from '../../../src/estimate';
 import { configFromFlags } from '../../../src/cli/flags';
 import { configFromQuery, configToQuery } from '../../../src/config/url';
@@ -30,33 +28,7 @@ describe('torch 2.13 defaults: FSDP pre-bucketing before the scheduler', () => {
     }
   });
 
-  it.each(PAIRS)('%s: torch\'s pre-buckets, cap and the estimates of the nodes they create', (pair) => {
-    const pre = preBucketFsdp(load(pair), PROFILE, NCCL_213_DEFAULT_TOPOLOGY);
-    for (const phase of ['forward', 'backward']) {
-      const want = wantOf(pair, phase);
-      const mine = pre?.buckets.filter((b) => pre.graph.nodes.find((n) => n.name === b.start)?.phase === phase) ?? [];
-      expectPreBuckets(mine, (pre?.graph.nodes ?? []).filter((n) => n.phase === phase), want);
-      const cap = pre?.caps.find((c) => c.phase === phase)?.capMb ?? null;
-      if (want.capMb === null) expect(cap).toBeNull();
-      else expect(cap).toBeCloseTo(want.capMb, 1);
-    }
-  });
-
-  it.each(PAIRS)('%s: torch\'s schedule order on the pre-bucketed graph, node for node', (pair) => {
-    const pre = preBucketFsdp(load(pair), PROFILE, NCCL_213_DEFAULT_TOPOLOGY);
-    expectScheduleOrder(pre?.graph ?? load(pair), cost, PROFILE, (phase) => wantOf(pair, phase));
-  });
-
-  it.each(PAIRS)('%s: torch\'s buckets, prefetches, counts and exposure', (pair) => {
-    const s = runAutobucketing(load(pair), cost, PROFILE);
-    expect(s.torchProfile).toBe('torch-2.13');
-    expectPassStats(
-      s,
-      (phase) => wantOf(pair, phase),
-      (p, want) =>
-        expect(p.preBucketing?.estimator ?? null).toBe(want.capMb === null ? null : 'torch-2.13-analytical-nccl'),
-    );
-  });
+  itMatchesTorchPerPair({ pairs: PAIRS, load, want: wantOf }, PROFILE, cost);
 });
 
 describe('the pre-bucketing knobs through config, URL and --torch-profile', () => {

@@ -5,19 +5,10 @@
 // did, and reach torch's schedule, buckets, prefetches and exposure. 2.15's one change from 2.14
 // (guard_nested_waits) needs two process groups; these 1-D graphs check that nothing else moved.
 import { describe, expect, it } from 'vitest';
-import {
-  type PreBucketExpected,
-  expectPassStats,
-  expectPreBuckets,
-  expectScheduleOrder,
-  preBucketFixtures,
-} from '../../helpers/prebucket';
+import { type PreBucketExpected, itMatchesTorchPerPair, preBucketFixtures } from '../../helpers/prebucket';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
-import { runAutobucketing } from '../../../src/backends';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
 import { profileOf } from '../../../src/backends/autobucketing/options';
-import { preBucketFsdp } from '../../../src/backends/autobucketing/pre_bucket';
-import { NCCL_213_DEFAULT_TOPOLOGY } from '../../../src/estimate/nccl_2_13';
 import { makeCostModel } from '../../../src/estimate';
 import { configFromFlags } from '../../../src/cli/flags';
 
@@ -56,33 +47,7 @@ describe.each([
     }
   });
 
-  it.each(PAIRS)('%s: torch\'s pre-buckets, cap and the estimates of the nodes they create', (pair) => {
-    const pre = preBucketFsdp(load(pair), profile, NCCL_213_DEFAULT_TOPOLOGY);
-    for (const phase of ['forward', 'backward']) {
-      const want = wantOf(pair, phase);
-      const mine = pre?.buckets.filter((b) => pre.graph.nodes.find((n) => n.name === b.start)?.phase === phase) ?? [];
-      expectPreBuckets(mine, (pre?.graph.nodes ?? []).filter((n) => n.phase === phase), want);
-      const cap = pre?.caps.find((c) => c.phase === phase)?.capMb ?? null;
-      if (want.capMb === null) expect(cap).toBeNull();
-      else expect(cap).toBeCloseTo(want.capMb, 1);
-    }
-  });
-
-  it.each(PAIRS)('%s: torch\'s schedule order on the pre-bucketed graph, node for node', (pair) => {
-    const pre = preBucketFsdp(load(pair), profile, NCCL_213_DEFAULT_TOPOLOGY);
-    expectScheduleOrder(pre?.graph ?? load(pair), cost, profile, (phase) => wantOf(pair, phase));
-  });
-
-  it.each(PAIRS)('%s: torch\'s buckets, prefetches, counts and exposure', (pair) => {
-    const s = runAutobucketing(load(pair), cost, profile);
-    expect(s.torchProfile).toBe(profileOf(profile));
-    expectPassStats(
-      s,
-      (phase) => wantOf(pair, phase),
-      (p, want) =>
-        expect(p.preBucketing?.estimator ?? null).toBe(want.capMb === null ? null : 'torch-2.13-analytical-nccl'),
-    );
-  });
+  itMatchesTorchPerPair({ pairs: PAIRS, load, want: wantOf }, profile, cost);
 });
 
 describe('the 2.14 and 2.15 profiles', () => {
