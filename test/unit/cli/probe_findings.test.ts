@@ -1,0 +1,24 @@
+// Issue 31, probed again: defects a second round of hostile inputs found in the CLI. Each case
+// failed before its fix; every input is made here, in a fresh temporary folder.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { cli, tempDirs } from './run_cli';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const tempDir = tempDirs('fsdp-sim-31b-');
+const RANK1 = join(REPO, 'test/fixtures/kineto/rank1.pt.trace.json');
+
+describe('calibrate: a rank file without GPU kernels', () => {
+  it('is refused, naming the file (it was averaged in as a rank that ran nothing: scales halved)', async () => {
+    const empty = join(tempDir(), 'rank0.pt.trace.json');
+    writeFileSync(empty, JSON.stringify({ distributedInfo: { rank: 0, world_size: 2 }, traceEvents: [] }));
+    const r = await cli(['calibrate', empty, RANK1, '--ranks', '2']);
+    expect(r.code).toBe(1);
+    expect(r.err.split('\n')).toHaveLength(1);
+    expect(r.err).toContain(empty);
+    expect(r.err).toMatch(/no GPU kernels/);
+    expect(r.out).toBe('');
+  });
+});
