@@ -22,3 +22,19 @@ describe('calibrate: a rank file without GPU kernels', () => {
     expect(r.out).toBe('');
   });
 });
+
+describe('analyze: a rank file without GPU kernels among others', () => {
+  it('is refused, naming the file (it was left out of the report unsaid, and escaped the rank check)', async () => {
+    const dir = tempDir();
+    const rank0 = join(REPO, 'test/fixtures/kineto/rank0.pt.trace.json');
+    for (const rank of [0, 1]) {
+      const empty = join(dir, `rank${rank}.json`);
+      writeFileSync(empty, JSON.stringify({ distributedInfo: { rank, world_size: 2 }, traceEvents: [] }));
+      const r = await cli(['analyze', rank0, empty]);
+      expect(r.code).toBe(1);
+      expect(r.err.split('\n')).toHaveLength(1);
+      expect(r.err).toMatch(new RegExp(`^fsdp-sim analyze: ${empty}: file\\[1\\] holds no GPU kernels`));
+      expect(r.out).toBe('');
+    }
+  });
+});
