@@ -1,6 +1,6 @@
 // Issue 31, probed again: defects a second round of hostile inputs found in the CLI. Each case
 // failed before its fix; every input is made here, in a fresh temporary folder.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { cli, tempDirs } from './run_cli';
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const tempDir = tempDirs('fsdp-sim-31b-');
 const RANK1 = join(REPO, 'test/fixtures/kineto/rank1.pt.trace.json');
+const TINY_FW = join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json');
 
 describe('calibrate: a rank file without GPU kernels', () => {
   it('is refused, naming the file (it was averaged in as a rank that ran nothing: scales halved)', async () => {
@@ -36,5 +37,19 @@ describe('analyze: a rank file without GPU kernels among others', () => {
       expect(r.err).toMatch(new RegExp(`^fsdp-sim analyze: ${empty}: file\\[1\\] holds no GPU kernels`));
       expect(r.out).toBe('');
     }
+  });
+});
+
+describe('pass: an FX dump that is not UTF-8', () => {
+  it('is refused as such, not as a node whose input is missing', async () => {
+    const f = join(tempDir(), 'fw.json');
+    const bytes = readFileSync(TINY_FW);
+    const at = bytes.indexOf('"primals_1"') + 'primals_'.length + 1;
+    writeFileSync(f, Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff, 0xfe]), bytes.subarray(at + 1)]));
+    const r = await cli(['pass', '--fx-graph', f]);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/^fsdp-sim pass: \S*fw\.json is not UTF-8 text/);
+    expect(r.err).not.toMatch(/not an earlier node/);
   });
 });
