@@ -53,3 +53,12 @@ describe('pass: an FX dump that is not UTF-8', () => {
     expect(r.err).not.toMatch(/not an earlier node/);
   });
 });
+
+describe('sweep --budget-min', () => {
+  it.each(['0x10', 'Infinity', ' 5', '1e309'])('takes decimal minutes only, as config numbers do: %j', async (v) => {
+    const r = await cli(['sweep', '--vary', 'ranks=2,4', `--budget-min=${v}`]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`fsdp-sim sweep: --budget-min must be a number of minutes > 0, got '${v}'`);
+    expect(r.out).toBe('');
+  });
+});
