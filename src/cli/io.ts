@@ -108,9 +108,9 @@ function readBounded(path: string, what: string, limit: number): Uint8Array | un
  * the same cap, a UTF-8 BOM dropped. `what` prefixes messages (`--fx-graph `). One reader for
  * analyze, calibrate and pass.
  */
-export async function readInputText(path: string, what = '', limit = inputLimit()): Promise<string> {
+export async function readInputText(path: string, what = '', limit = inputLimit(), strict = false): Promise<string> {
   const bytes = (path === STDIN ? undefined : readBounded(path, what, limit)) ?? (await readStream(path, what, limit));
-  return traceText(path === STDIN ? 'standard input' : path, bytes, limit);
+  return traceText(path === STDIN ? 'standard input' : path, bytes, limit, strict);
 }
 
 /** Standard input read once: `-` named twice among the inputs is a usage error. */

@@ -255,7 +255,8 @@ function printGraphStats(io: Io, g: PassStats): void {
 /** An input of pass read as analyze reads one (bounded, gzip, BOM); a file it cannot read is a usage error. */
 async function passInput(path: string, flag: string): Promise<string> {
   try {
-    return await readInputText(path, `${flag} `);
+    // an FX dump is JSON, so UTF-8: a bad byte would become U+FFFD in a node's name (torch logs are read as given)
+    return await readInputText(path, `${flag} `, undefined, flag === '--fx-graph');
   } catch (e) {
     if (e instanceof ImportError) throw new UsageError(`fsdp-sim pass: ${e.message}`);
     throw e;

@@ -97,10 +97,13 @@ function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[])
   return textTable(head, body, { left: (i) => i <= axes.length, rule: true });
 }
 
+const DECIMAL = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 /** A UsageError when the estimate passes --budget-min (default BUDGET_MIN), naming both and the way out. */
 function checkBudget(text: string | undefined, seconds: number, n: number, backends: readonly BackendName[]): void {
-  const budget = text === undefined ? BUDGET_MIN : Number(text);
-  if (!(budget > 0))
+  // decimal text only, as config numbers: Number() would also take '0x10', ' 5' and 'Infinity'
+  const budget = text === undefined ? BUDGET_MIN : DECIMAL.test(text) ? Number(text) : Number.NaN;
+  if (!(budget > 0 && Number.isFinite(budget)))
     throw new UsageError(`fsdp-sim sweep: --budget-min must be a number of minutes > 0, got '${text}'`);
   const minutes = seconds / 60;
   if (minutes <= budget) return;

@@ -221,6 +221,13 @@ function readFile(
   if (!isObject(json) || !Array.isArray(json.traceEvents))
     throw new ImportError(file, `${file}: not a Kineto trace (no traceEvents array)`);
   const s = scan(json.traceEvents, file, classUs);
+  // a rank that ran nothing would count in the per-rank average (its classes' time halved at 2 ranks)
+  if (s.gpuPids.size === 0)
+    throw new ImportError(
+      file,
+      `${file}: traceEvents holds no GPU kernels (ph "X" events of cat kernel); ` +
+        'was the trace recorded with ProfilerActivity.CUDA?',
+    );
   const merged = s.gpuPids.size > 1; // one file, several GPUs: pid = rank
   const own = merged ? 0 : fileRank(json, file, index, count, warnings);
   const viaLaunch = new Map<number, CommInfo>();

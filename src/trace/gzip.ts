@@ -48,9 +48,15 @@ async function gunzip(bytes: Uint8Array, limit: number): Promise<Uint8Array> {
 
 /**
  * The text of a trace file (gzipped or not; a UTF-8 BOM dropped, as TextDecoder does); an
- * ImportError naming the file when it cannot be read or holds more than `limit` bytes.
+ * ImportError naming the file when it cannot be read or holds more than `limit` bytes. `strict`:
+ * bytes that are not UTF-8 are refused too, not read as U+FFFD (JSON is UTF-8; a log may not be).
  */
-export async function traceText(name: string, bytes: Uint8Array, limit = MAX_TRACE_BYTES): Promise<string> {
+export async function traceText(
+  name: string,
+  bytes: Uint8Array,
+  limit = MAX_TRACE_BYTES,
+  strict = false,
+): Promise<string> {
   if (bytes.length > limit)
     throw new ImportError(name, `${name} is ${mib(bytes.length)}, over the ${mib(limit)} limit on a trace's text`);
   let text: Uint8Array = bytes;
@@ -66,5 +72,10 @@ export async function traceText(name: string, bytes: Uint8Array, limit = MAX_TRA
       throw new ImportError(name, `${name} could not be decompressed (gzip): ${(e as Error).message}`);
     }
   }
-  return new TextDecoder().decode(text);
+  if (!strict) return new TextDecoder().decode(text);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(text);
+  } catch {
+    throw new ImportError(name, `${name} is not UTF-8 text (it holds a byte sequence UTF-8 does not allow)`);
+  }
 }

@@ -252,6 +252,14 @@ export function importTrace(input: unknown): Result<ImportedTrace, ImportError> 
     if (files.length === 0) throw new ImportError('files', 'files must hold at least one trace, got an empty list');
     const parsed = files.map((f, i) => parsedOf(f, i, files.length));
     checkDistinctRanks(parsed);
+    // a rank file without GPU events was left out unsaid (and escaped the rank check above)
+    const idle = files.length > 1 ? parsed.findIndex((p) => !p.events.length && !p.outside && !p.memory.size) : -1;
+    if (idle >= 0)
+      throw new ImportError(
+        `file[${idle}]`,
+        `file[${idle}] holds no GPU kernels (ph "X" events with args.stream) while the other files do; ` +
+          'was its rank recorded with ProfilerActivity.CUDA?',
+      );
     checkOneRun(
       parsed.map((p) => p.identity),
       parsed.flatMap((p) => [...p.ranks].map((rank) => ({ where: p.identity.where, rank }))),
