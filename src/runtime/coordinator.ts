@@ -9,7 +9,7 @@
 import { FsdpSimError } from '../errors';
 import type { TraceEvent } from '../trace';
 import { fnv1aHex, unshard } from './init';
-import { fixedSpinUs } from './comm/sync';
+import { fixedSpinUs } from './comm';
 import { createMeshComms } from './mesh_comms';
 import { localParam, meshIndex, meshOfGraph, tpAssemble } from './mesh_ranks';
 import type { PhaseInterval, StepPhases } from './exec';

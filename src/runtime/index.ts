@@ -19,7 +19,7 @@ export type { PhaseInterval } from './exec';
 export { wallEvents } from './wall_events';
 export { RANK_STAGES, startupCounts } from './startup';
 export type { RankStage, RankStartup, ResolvedKernels } from './startup';
-export { probeAdapter } from './gpu/device'; // no shaders: the page probes without loading the kernels
-export type { AdapterProbe } from './gpu/device';
-export { COLLECTIVE_ALGORITHMS } from './comm/comm_types';
-export type { CollectiveAlgorithm } from './comm/comm_types';
+export { probeAdapter } from './gpu/index_probe'; // no shaders: the page probes without loading the kernels
+export type { AdapterProbe } from './gpu/index_probe';
+export { COLLECTIVE_ALGORITHMS } from './comm';
+export type { CollectiveAlgorithm } from './comm';

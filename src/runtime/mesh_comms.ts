@@ -4,7 +4,7 @@
 
 import type { StepGraph } from '../graph';
 import { MESH_DIMS, isOneDim, meshGroup } from '../graph';
-import { createCommInit, type CollectiveAlgorithm } from './comm/comm_types';
+import { createCommInit, type CollectiveAlgorithm } from './comm';
 import { elemsOf } from './exec';
 import { groupInstance, meshOfGraph } from './mesh_ranks';
 import type { GroupCommInit } from './rank';

@@ -6,8 +6,7 @@
 
 import type { Schedule } from '../backends';
 import { TARGETS, TOKENS, paramTensorIds } from '../graph';
-import { RankComm } from './comm/rank_comm';
-import type { CommInit } from './comm/comm_types';
+import { RankComm, type CommInit } from './comm';
 import type { DeviceTensor, KernelBackend, KernelUse } from './kernels';
 import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';

@@ -3,6 +3,7 @@
 // in the device label; everything else is rank.ts.
 
 import { createCpuKernels } from './cpu';
+import { webGpuMissing } from './gpu/index_probe';
 import type { KernelBackend } from './kernels';
 import {
   createRankServer,
@@ -20,8 +21,8 @@ interface WorkerScope {
 const scope = self as unknown as WorkerScope;
 
 async function gpuKernels(): Promise<KernelBackend | string> {
-  if (typeof navigator === 'undefined' || !('gpu' in navigator) || navigator.gpu === undefined)
-    return 'navigator.gpu is undefined in this worker';
+  const missing = webGpuMissing();
+  if (missing !== undefined) return missing;
   try {
     const gpu = await import('./gpu');
     const kd = await gpu.requestKernelDevice();

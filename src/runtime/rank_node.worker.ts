@@ -9,17 +9,10 @@ import type { KernelBackend } from './kernels';
 import { createRankServer, type KernelChoice, type RankInitMessage, type RankStartMessage } from './rank';
 import { FsdpSimError } from '../errors';
 
-/** Dawn's GPU object must outlive its devices: if it is garbage-collected, the worker segfaults. */
-let dawnGpu: unknown;
-
 async function dawnKernels(): Promise<KernelBackend | string> {
   try {
-    const { create, globals } = await import('webgpu');
-    Object.assign(globalThis, globals);
-    const gpu = (dawnGpu ??= create([]));
-    const gpuMod = await import('./gpu');
-    const kd = await gpuMod.requestKernelDevice({ gpu: gpu as unknown as GPU });
-    return gpuMod.createGpuKernels(kd.device, { label: kd.label });
+    const { createDawnKernels } = await import('./gpu/index_dawn');
+    return await createDawnKernels();
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }

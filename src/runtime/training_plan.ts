@@ -22,7 +22,7 @@ import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
 import { intIn, midpointMedian } from '../util';
 import type { TraceEvent } from '../trace';
-import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm/comm_types';
+import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm';
 import type { DataConfig } from './data';
 import type { StepPhases } from './exec';
 import type { StartupProgress } from './startup';

@@ -1,8 +1,7 @@
 // The app store: one vanilla zustand store spreading the slices (config, results, view, live).
-// The vanilla store comes first (tests and non-React code use it); useApp is the thin React hook.
+// No React here (only ui/ touches React): the hook that reads it, useApp, is ui/use_app.ts.
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { useStore } from 'zustand';
 import type { SimConfig } from '../config';
 import { createConfigSlice, type ConfigSlice } from './config_slice';
 import { createLiveSlice, type LiveSlice } from './live_slice';
@@ -11,6 +10,8 @@ import { createSweepSlice, type SweepSlice } from './sweep_slice';
 import { createViewSlice, type ViewSlice } from './view_slice';
 
 export type AppState = ConfigSlice & ResultsSlice & ViewSlice & LiveSlice & SweepSlice;
+/** The store's handle (getState, setState, subscribe): what the UI's non-React code takes. */
+export type AppStore = StoreApi<AppState>;
 
 /** Whether two configs differ only in `live.*` (which the simulation never reads). */
 function sameButLive(a: SimConfig, b: SimConfig): boolean {
@@ -42,8 +43,3 @@ export function createAppStore(): StoreApi<AppState> {
 
 /** The page's store. */
 export const appStore = createAppStore();
-
-/** React hook: select the smallest piece you need (`useApp(s => s.selection)`). */
-export function useApp<T>(selector: (s: AppState) => T): T {
-  return useStore(appStore, selector);
-}

@@ -1,5 +1,5 @@
 // Public entry of the stores.
-export { appStore, createAppStore, useApp, type AppState } from './app_store';
+export { appStore, createAppStore, type AppState, type AppStore } from './app_store';
 export { getPath } from './config_slice';
 export { sideWindow, type ThemeChoice } from './view_slice';
 export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions, RANK_STAGES, startupCounts } from './live_run';

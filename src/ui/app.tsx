@@ -5,7 +5,8 @@
 // Presentation view (`present=1`): bigger type, config tucked into the drawer, a next-story control.
 
 import { useCallback, useEffect, useLayoutEffect, useState } from 'react';
-import { appStore, useApp, type ThemeChoice } from '../store';
+import { appStore, type ThemeChoice } from '../store';
+import { useApp } from './use_app';
 import { ErrorBoundary } from './error_boundary';
 import { GlossaryPanel } from './panels/glossary_panel';
 import { Headline } from './panels/headline';

@@ -2,8 +2,7 @@
 // once the simulation lands, its zoom and selection. In the presentation view the window closes in
 // on the story's subject (its selected bucket or collective) so a room can see it.
 
-import type { StoreApi } from 'zustand/vanilla';
-import type { AppState } from '../store';
+import type { AppStore } from '../store';
 import type { TimeWindow, TraceEvent } from '../trace';
 import { STORIES, storyById, storyConfig, type Story } from './stories';
 
@@ -33,7 +32,7 @@ export function subjectWindow(events: readonly TraceEvent[], i: number): TimeWin
 }
 
 /** In the presentation view, zoom to the selected event's subject (nothing selected: no change). */
-export function focusSubject(store: StoreApi<AppState>): void {
+export function focusSubject(store: AppStore): void {
   const s = store.getState();
   const sel = s.selection;
   const w = sel ? subjectWindow(s.sides[sel.side]?.events ?? [], sel.eventIndex) : null;
@@ -53,7 +52,7 @@ let latestToken = 0;
  * both come here, so they reach one state: the story's config simulated afresh (a live or
  * imported side is replaced), its zoom, its selection or none (nothing left from before).
  */
-export async function applyStory(store: StoreApi<AppState>, story: Story): Promise<void> {
+export async function applyStory(store: AppStore, story: Story): Promise<void> {
   const token = ++latestToken;
   const st = store.getState();
   const cfg = storyConfig(story);

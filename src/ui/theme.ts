@@ -2,7 +2,7 @@
 // is set on <html data-theme> for the CSS and returned to canvas/d3 code for the palette.
 
 import { useEffect, useSyncExternalStore } from 'react';
-import { useApp } from '../store';
+import { useApp } from './use_app';
 import type { Theme } from './palette';
 
 const QUERY = '(prefers-color-scheme: dark)';

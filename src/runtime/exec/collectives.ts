@@ -12,7 +12,7 @@
 // arrays are reused from call to call (each is consumed before the call returns).
 
 import type { GraphNode } from '../../graph';
-import type { RankCommApi } from '../comm/comm_types';
+import type { RankCommApi } from '../comm';
 import type { DeviceTensor, KernelBackend, UploadPart } from '../kernels';
 import { FsdpSimError } from '../../errors';
 

@@ -10,7 +10,7 @@ import type { GraphNode, StepGraph } from '../../graph';
 import { LOSS, paramTensorIds, type ComputeOp } from '../../graph';
 import type { DeviceTensor, KernelBackend, OpAttrs } from '../kernels';
 import { FsdpSimError } from '../../errors';
-import { crossEntropyDims, embeddingDims } from '../cpu/attrs';
+import { crossEntropyDims, embeddingDims } from '../cpu';
 import { commFor, groupComm, runAllGather, runAllReduce, runReduceScatter, type GroupComms } from './collectives';
 import { shardedCrossEntropy, shardedCrossEntropyBwd, type ShardedLogits } from './loss_parallel';
 import { PhaseClock } from './phases';

@@ -5,7 +5,7 @@
 // equal the unsharded ones. The graph's cross_entropy nodes stand for this; the two small
 // collectives (torchtitan issues them inside the loss too) run here, on the tp communicator.
 
-import type { CollectiveRequest } from '../comm/comm_types';
+import type { CollectiveRequest } from '../comm';
 import type { ExecComm } from './collectives';
 
 export interface ShardedLogits {

@@ -53,6 +53,11 @@ function defaultGpu(): GPU | undefined {
   return (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
 }
 
+/** Why this context (a rank's Web Worker) has no WebGPU entry point, or undefined when it has one. */
+export function webGpuMissing(): string | undefined {
+  return defaultGpu() === undefined ? 'navigator.gpu is undefined in this worker' : undefined;
+}
+
 async function requestAdapter(gpu: GPU, level: FeatureLevel, pp?: GPUPowerPreference): Promise<GPUAdapter | null> {
   try {
     return await gpu.requestAdapter({ featureLevel: level, powerPreference: pp } as GPURequestAdapterOptions);

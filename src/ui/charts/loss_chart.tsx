@@ -1,7 +1,7 @@
 // Loss of the live run, one point per step.
 
 import { useMemo } from 'react';
-import { useApp } from '../../store';
+import { useApp } from '../use_app';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
 import { LineChart } from './line_chart';

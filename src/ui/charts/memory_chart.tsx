@@ -3,7 +3,8 @@
 
 import { useMemo } from 'react';
 import type { SimConfig } from '../../config';
-import { livePlanOf, useApp, type SideResult } from '../../store';
+import { livePlanOf, type SideResult } from '../../store';
+import { useApp } from '../use_app';
 import { byteTicks, fmtBytes, fmtTick } from '../ui_format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';

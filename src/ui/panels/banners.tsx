@@ -2,7 +2,8 @@
 // the simulation's error, a collective mismatch, and import/export notices.
 
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { appStore, mismatchOpText, type Notice, useApp } from '../../store';
+import { appStore, mismatchOpText, type Notice } from '../../store';
+import { useApp } from '../use_app';
 import { fmtUs } from '../ui_format';
 
 /** Whether live runs will find WebGPU here: the store's one adapter probe (runtime/gpu asks). */

@@ -5,7 +5,8 @@
 
 import { Fragment, type ReactNode, useEffect, useRef, useState } from 'react';
 import { CONFIG_FIELDS, FIELD_GROUPS, describeAllowed, type FieldGroup, type FieldSpec } from '../../config';
-import { appStore, getPath, useApp } from '../../store';
+import { appStore, getPath } from '../../store';
+import { useApp } from '../use_app';
 import { backendFlagsHelp, knobTooltip } from '../glossary';
 
 const COMMIT_DELAY_MS = 400;

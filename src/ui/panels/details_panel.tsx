@@ -1,7 +1,8 @@
 // Details of the event clicked on a timeline: op, params, bytes, start, duration, bucket, and
 // the backend's reason.
 
-import { reasonText, useApp } from '../../store';
+import { reasonText } from '../../store';
+import { useApp } from '../use_app';
 import { fmtBytes, fmtUs } from '../ui_format';
 import { plainReason } from '../glossary';
 import { useInputKind } from '../input_kind';

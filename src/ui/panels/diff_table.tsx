@@ -4,9 +4,10 @@
 
 import { useMemo, useState } from 'react';
 import {
-  appStore, buildGraph, diffBackends, diffCsv, hidesInB, reasonText, useApp, type BackendDiff, type DiffRow,
+  appStore, buildGraph, diffBackends, diffCsv, hidesInB, reasonText, type BackendDiff, type DiffRow,
   type SideResult, type StepGraph,
 } from '../../store';
+import { useApp } from '../use_app';
 import { downloadBlob } from '../download';
 import { fmtBytes, fmtUs } from '../ui_format';
 

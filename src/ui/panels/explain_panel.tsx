@@ -2,7 +2,8 @@
 // (prefetched or not, bucketed or not, and why). Clicking a collective on a timeline picks it.
 
 import { useEffect, useMemo, useState } from 'react';
-import { decisionText, livePlanOf, reasonText, useApp, type Side, type SideResult } from '../../store';
+import { decisionText, livePlanOf, reasonText, type Side, type SideResult } from '../../store';
+import { useApp } from '../use_app';
 import { fmtBytes, fmtPct } from '../ui_format';
 import { plainReason } from '../glossary';
 import { baseName, explainableCollectives } from '../reason_lookup';

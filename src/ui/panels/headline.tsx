@@ -6,7 +6,8 @@
 
 import type { SimConfig } from '../../config';
 import type { HardwareName } from '../../estimate';
-import { useApp, type SideResult } from '../../store';
+import type { SideResult } from '../../store';
+import { useApp } from '../use_app';
 import { fmtDelta } from '../ui_format';
 import { MEMORY_NAMES } from '../glossary';
 import { overHbmWords, sideHbmFit } from '../hbm';

@@ -3,7 +3,8 @@
 // naming what is wrong; the page stays as it was.
 
 import { useRef, useState } from 'react';
-import { appStore, importFxFiles, importTraceFiles, useApp, type Side, type SideResult } from '../../store';
+import { appStore, importFxFiles, importTraceFiles, type Side, type SideResult } from '../../store';
+import { useApp } from '../use_app';
 import {
   exportChromeTrace, importKeep, keptBudget, MAX_KEPT_EVENTS, parseTraceFile, readTraceStream, waitOfGraph,
 } from '../../trace';

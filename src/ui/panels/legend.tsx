@@ -4,7 +4,7 @@
 // focus and tap; the hint below names the gestures of the input at hand.
 
 import { useMemo } from 'react';
-import { useApp } from '../../store';
+import { useApp } from '../use_app';
 import type { EventKind } from '../../trace';
 import { termById } from '../glossary';
 import { navHint, useInputKind } from '../input_kind';

@@ -7,8 +7,9 @@
 import { useEffect, useState } from 'react';
 import {
   type AdapterProbe, appStore, type LiveState, RANK_STAGES, type RankStage, type RankStartup, type ResolvedKernels,
-  startupCounts, useApp,
+  startupCounts,
 } from '../../store';
+import { useApp } from '../use_app';
 import { fmtUs } from '../ui_format';
 
 const LIVE_HINT = 'Live mode: train the tiny model for real on rank workers (timeline B); a larger config '

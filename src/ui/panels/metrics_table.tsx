@@ -7,7 +7,8 @@ import { MAX_RANKS, activationCheckpointingOf, describeHbmFit, type SimConfig } 
 import type { HardwareName } from '../../estimate';
 import { MODEL_PRESETS, paramCount } from '../../model';
 import { useMemo } from 'react';
-import { exposedCommByGroup, useApp, type SideResult } from '../../store';
+import { exposedCommByGroup, type SideResult } from '../../store';
+import { useApp } from '../use_app';
 import { COMM_KINDS, COMM_LABELS, type TraceMetrics } from '../../trace';
 import { type LiveContext, unlikeness } from '../like_runs';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../ui_format';

@@ -4,7 +4,8 @@
 
 import { useMemo } from 'react';
 import { hardwareAssumptions, HARDWARE_PRESETS, networkAssumptions, type Assumption } from '../../estimate';
-import { networkFor, useApp } from '../../store';
+import { networkFor } from '../../store';
+import { useApp } from '../use_app';
 
 function Rows({ rows, group }: { readonly rows: readonly Assumption[]; readonly group: string }) {
   return (

@@ -6,7 +6,8 @@
 // follow the op on both sides at a readable zoom (B's is selected there).
 
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { appStore, useApp, type Side, type SideResult } from '../../store';
+import { appStore, type Side, type SideResult } from '../../store';
+import { useApp } from '../use_app';
 import { fmtBytes, fmtUs } from '../ui_format';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';

@@ -3,7 +3,8 @@
 
 import { useMemo, useState } from 'react';
 import type { SimConfig } from '../../config';
-import { appStore, type SideResult, useApp } from '../../store';
+import { appStore, type SideResult } from '../../store';
+import { useApp } from '../use_app';
 import { forHand, useInputKind } from '../input_kind';
 import { unlikeness } from '../like_runs';
 import { applyStory } from '../story_apply';

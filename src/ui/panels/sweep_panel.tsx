@@ -6,7 +6,8 @@
 import { useCallback, useMemo, useState } from 'react';
 import { schemeTableau10 } from 'd3';
 import { CONFIG_FIELDS } from '../../config';
-import { mismatchText, sweepCsv, parseVary, type SweepAxis, type SweepRow, appStore, useApp } from '../../store';
+import { mismatchText, sweepCsv, parseVary, type SweepAxis, type SweepRow, appStore } from '../../store';
+import { useApp } from '../use_app';
 import { SweepChart, type SweepSeries } from '../charts/sweep_chart';
 import { downloadBlob } from '../download';
 import { MEMORY_NAMES } from '../glossary';

@@ -3,7 +3,8 @@
 // over it. Skippable (Skip, Escape), shown once per browser (localStorage), reopened by Tour.
 
 import { useEffect, useLayoutEffect, useRef } from 'react';
-import { useApp, type SideResult } from '../../store';
+import type { SideResult } from '../../store';
+import { useApp } from '../use_app';
 import { type InputKind, useInputKind } from '../input_kind';
 import { defineVerb, selectVerb, whatBDoes } from '../tour_text';
 

@@ -6,7 +6,8 @@
 
 import { type RefObject, useEffect, useMemo, useRef, useState } from 'react';
 import { axisTop, scaleLinear, select } from 'd3';
-import { appStore, reasonText, sideWindow, useApp, type Side, type SideResult } from '../../store';
+import { appStore, reasonText, sideWindow, type Side, type SideResult } from '../../store';
+import { useApp } from '../use_app';
 import { fmtBytes, fmtTick, fmtUs } from '../ui_format';
 import { paletteFor } from '../palette';
 import { plainReason } from '../glossary';
