@@ -164,7 +164,7 @@ export async function passCommand(argv: readonly string[], io: Io): Promise<numb
     io.err(`fsdp-sim pass: ${after.sim.mismatch ? backend : 'aot_eager'}: ${mismatchText(hang)}`);
     return 1;
   }
-  const agreement = torchLog && agreementWith(logPath!, after.schedule, torchLog);
+  const agreement = torchLog && agreementWith(logPath!, after.schedule, torchLog.graphs, torchLog.cutShort);
   // said before any agreement figure: a log of another pass makes every figure meaningless
   for (const w of agreement?.warnings ?? []) io.err(`warning: --torch-log '${logPath}': ${w}`);
   const out = passReport(before, after, agreement);
@@ -263,7 +263,8 @@ async function passInput(path: string, flag: string): Promise<string> {
   }
 }
 
-async function readTorchLog(path: string): Promise<TorchLogGraph[]> {
+/** torch's pass log: its graphs, and whether the text stops mid-line (a log cut short, e.g. by a full disk). */
+async function readTorchLog(path: string): Promise<{ graphs: TorchLogGraph[]; cutShort: boolean }> {
   const text = await passInput(path, '--torch-log');
   const graphs = parseTorchPassLog(text);
   if (graphs.length === 0) {
@@ -273,8 +274,12 @@ async function readTorchLog(path: string): Promise<TorchLogGraph[]> {
         "'bucketed ... using timeline position', 'Scheduled node', ...)",
     );
   }
-  return graphs;
+  return { graphs, cutShort: !text.endsWith('\n') };
 }
+
+/** Said of a log that stops mid-line, before any agreement figure. */
+const CUT_SHORT =
+  "it stops mid-line, so it looks cut short: collectives it never reached read as torch's 'not prefetched'";
 
 /** torch's own figures of the pass (autobucketing only): what its log would print. */
 function torchAccounting(s: Schedule) {
@@ -296,7 +301,7 @@ function torchAccounting(s: Schedule) {
  * The agreement of each FX graph's pass with the log graph that names its collectives, and what says
  * the log is of another pass (warnings); a log of another graph is refused, naming the file.
  */
-function agreementWith(path: string, s: Schedule, log: readonly TorchLogGraph[]) {
+function agreementWith(path: string, s: Schedule, log: readonly TorchLogGraph[], cutShort: boolean) {
   const stats = s.passStats ?? [];
   const logs = matchLogGraphs(stats, log);
   if (stats.length && logs.every((l) => l === undefined))
@@ -305,7 +310,7 @@ function agreementWith(path: string, s: Schedule, log: readonly TorchLogGraph[])
   const other = mismatches.find((m) => m.kind === 'other_graph');
   if (other) throw new UsageError(`fsdp-sim pass: --torch-log '${path}': ${logMismatchText(other)}`);
   const agreement = stats.flatMap((p, k) => (logs[k] ? [compareWithTorch(p, logs[k], s.reasons)] : []));
-  return { agreement, warnings: mismatches.map(logMismatchText) };
+  return { agreement, warnings: [...(cutShort ? [CUT_SHORT] : []), ...mismatches.map(logMismatchText)] };
 }
 
 function printAgreement(io: Io, a: ReturnType<typeof wordedAgreement>): void {

@@ -137,6 +137,19 @@ describe('pass --torch-log: only torch\'s own log of this pass', () => {
     expect(ok.out).toMatch(/\(forward\): buckets 100\.0 % of pairs, prefetches 100\.0 %/);
   });
 
+  it('says a log that stops mid-line looks cut short, before any agreement figure', async () => {
+    const f = inputs();
+    const half = f.log.slice(0, Math.floor(f.log.length / 2));
+    const cut = f.put('cut.log', half.endsWith('\n') ? half.slice(0, -1) : half);
+    const r = await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', cut, '--torch-profile', '2.11']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^warning: --torch-log '.*': it stops mid-line, so it looks cut short/);
+    // the whole log ends its last line: no such warning
+    const whole = await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', f.put('t.log', f.log), '--torch-profile',
+      '2.11']);
+    expect(whole.err).toBe('');
+  });
+
   it('says a world-size mismatch (the same graph dumped at 64 ranks, the log at 8)', async () => {
     const f = inputs();
     const log = f.put('torch.log', f.log);

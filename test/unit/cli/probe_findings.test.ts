@@ -1,4 +1,4 @@
-// Issue 31, probed again: defects a second round of hostile inputs found in the CLI. Each case
+// Hostile inputs, probed again: defects a second round of hostile inputs found in the CLI. Each case
 // failed before its fix; every input is made here, in a fresh temporary folder.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
