@@ -1,4 +1,4 @@
-// Hostile inputs, probed again: defects a second round of hostile inputs found in the CLI. Each case
+// A second round of hostile inputs: the defects it found in the CLI. Each case
 // failed before its fix; every input is made here, in a fresh temporary folder.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
