@@ -197,7 +197,8 @@ function passWork(graph: StepGraph, cfg: SimConfig, files: readonly string[]): n
   if (work > MAX_PASS_WORK && why !== undefined)
     throw new UsageError(
       `fsdp-sim pass: ${files.join(', ')}: world_size ${ranks} with ${why} simulates every rank: ` +
-        `${graph.nodes.length} nodes × ${perRank} × 2 runs = ${work} node-steps, over the limit of ${MAX_PASS_WORK} ` +
+        `${graph.nodes.length} nodes × ${perRank} × 2 runs = ${work} node-steps, ` +
+        `over the limit of ${MAX_PASS_WORK} ` +
         `(about half a minute); drop ${why.split(' ')[0]} (symmetric ranks are simulated once) or use a dump ` +
         `with world_size ≤ ${Math.floor(MAX_PASS_WORK / (graph.nodes.length * 2 * (cfg.alignment ? 1 : 2)))}`,
     );

@@ -394,7 +394,8 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
     does: 'torch 2.15: while a wait\'s exposed time prefetches another group\'s collectives, a wait handled '
       + 'inside that does not hide the outer collective. Off: torch 2.14 and before.',
     cost: 'on: the outer collective keeps more exposed time (three process groups or more, e.g. HSDP × TP)',
-    torch: 'torch 2.15\'s OverlapScheduler.wait_starts_being_handled, not an argument (guard_nested_waits=… picks it)',
+    torch: "torch 2.15's OverlapScheduler.wait_starts_being_handled, not an argument " +
+      '(guard_nested_waits=… picks it)',
   },
 };
 
