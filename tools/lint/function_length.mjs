@@ -8,10 +8,11 @@
 // `--update` writes the lower lengths back and drops the ones now within MAX (it never adds one).
 // Usage: node tools/lint/function_length.mjs [--update]
 
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { finishBaseline } from './shrinking_baseline.mjs';
 
 const MAX = 80;
 // FUNCTION_LENGTH_ROOT: another tree to check (the tool's own test points it at a temporary folder)
@@ -90,22 +91,11 @@ for (const path of sources(join(ROOT, 'src'))) {
   }
 }
 
-if (process.argv.includes('--update')) {
-  const next = Object.fromEntries(
-    Object.keys(baseline)
-      .filter((k) => lengths[k] !== undefined)
-      .sort()
-      .map((k) => [k, Math.min(lengths[k], baseline[k])]),
-  );
-  writeFileSync(BASELINE, `${JSON.stringify(next, null, 2)}\n`);
-}
-if (errors.length) {
-  const hint = `function length ${MAX}: split these functions (those in long_functions.json may only shrink)`;
-  process.stderr.write(`${errors.join('\n')}\n${hint}\n`);
-  process.exit(1);
-}
-const shrunk = Object.keys(baseline).filter((k) => (lengths[k] ?? 0) < baseline[k]);
-if (shrunk.length && !process.argv.includes('--update')) {
-  const note = `function length: ${shrunk.length} function(s) now shorter; run with --update to lock that in`;
-  process.stdout.write(`${note}\n`);
-}
+finishBaseline({
+  path: BASELINE,
+  baseline,
+  measured: lengths,
+  errors,
+  hint: `function length ${MAX}: split these functions (those in long_functions.json may only shrink)`,
+  shrunkNote: (n) => `function length: ${n} function(s) now shorter; run with --update to lock that in`,
+});

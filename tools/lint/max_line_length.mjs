@@ -5,9 +5,10 @@
 // may only shrink its count, and `--update` writes the lower counts back (it never raises one).
 // Usage: node tools/lint/max_line_length.mjs [--update]
 
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { finishBaseline } from './shrinking_baseline.mjs';
 
 const MAX = 120;
 // MAX_LINE_ROOT: another tree to check (the tool's own test points it at a temporary folder)
@@ -52,20 +53,11 @@ for (const dir of DIRS.filter((d) => existsSync(join(ROOT, d)))) {
   }
 }
 
-if (process.argv.includes('--update')) {
-  const next = Object.fromEntries(
-    Object.keys(baseline)
-      .filter((f) => counts[f] !== undefined)
-      .sort()
-      .map((f) => [f, Math.min(counts[f], baseline[f])]),
-  );
-  writeFileSync(BASELINE, `${JSON.stringify(next, null, 2)}\n`);
-}
-if (errors.length) {
-  process.stderr.write(`${errors.join('\n')}\nmax line length ${MAX}: shorten these lines (files in long_lines.json may only shrink)\n`);
-  process.exit(1);
-}
-const shrunk = Object.keys(baseline).filter((f) => (counts[f] ?? 0) < baseline[f]);
-if (shrunk.length && !process.argv.includes('--update')) {
-  process.stdout.write(`max line length: ${shrunk.length} file(s) now have fewer long lines; run with --update to lock that in\n`);
-}
+finishBaseline({
+  path: BASELINE,
+  baseline,
+  measured: counts,
+  errors,
+  hint: `max line length ${MAX}: shorten these lines (files in long_lines.json may only shrink)`,
+  shrunkNote: (n) => `max line length: ${n} file(s) now have fewer long lines; run with --update to lock that in`,
+});
