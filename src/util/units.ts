@@ -33,6 +33,15 @@ export function kibText(bytes: number, digits = 1): string {
   return `${fixed(bytes / KIB, digits)} KiB`;
 }
 
+/**
+ * Bytes for a sentence beside torch's GB knobs (GB are GiB: gb_to_bytes multiplies by 1024³): GiB from
+ * 0.1 GiB ('0.50 GiB', '12.5 GiB'), then MiB, then KiB, so a 40 KiB bucket is not '0.0 GiB'.
+ */
+export function sizeText(bytes: number): string {
+  if (bytes >= 0.1 * GIB) return gibText(bytes, bytes >= 10 * GIB ? 1 : 2);
+  return bytes >= 0.1 * MIB ? mibText(bytes) : kibText(bytes);
+}
+
 /** Binary units up to EiB: a 70B model's 14 PiB of traffic reads '13.77 PiB', not '14383148.32 GiB'. */
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'] as const;
 

@@ -132,7 +132,7 @@ describe('calibrate', () => {
     const f = fitCollectives(one);
     expect(f.groups).toEqual([]);
     expect(f.unfitted.map(unfittedText)).toEqual([
-      "group 'dp' (all_gather ×3, n = 8): its 3 collective(s) all move 1.05MB: with one size α and β cannot be " +
+      "group 'dp' (all_gather ×3, n = 8): its 3 collective(s) all move 1.0 MiB: with one size α and β cannot be " +
         'told apart; profile steps with collectives of different sizes',
     ]);
     const bad = traceSamples([{ name: 'x.json', json: { foo: 1 } }]);
