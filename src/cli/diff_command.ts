@@ -31,7 +31,7 @@ import {
 } from './flags';
 import { textTable } from './cli_format';
 import type { Io } from './io';
-import { formatDuration } from '../util';
+import { formatDuration, fixed } from '../util';
 
 const DIFF_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -67,7 +67,7 @@ const DIFF_ALLOWED = { rank: 'an integer in [0, --ranks − 1]', top: describeRu
 const HIDES_WIDTH = 56;
 const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
 
-const us = (x: number | null | undefined) => formatDuration(x, { unit: 'µs', digits: 1, bare: true, missing: '—' });
+const us = (x: number | null | undefined) => formatDuration(x, { unit: 'µs', digits: 1, bare: true });
 
 /** A culprit as `diff` shows it: `note` says why it was not computed. */
 type ShownCulprit = Culprit & { readonly note?: string };
@@ -108,7 +108,7 @@ function formatDiff(d: BackendDiff, top: number | undefined, culprits: readonly 
   const body = rows.map((r) => [
     r.name,
     r.kind,
-    (r.bytes / 1024).toFixed(0),
+    fixed(r.bytes / 1024, 0),
     r.b?.bucketId === null || r.b === null ? '' : `#${r.b.bucketId} (${r.b.bucketSize})`,
     us(r.a?.startUs),
     us(r.a?.exposedUs),

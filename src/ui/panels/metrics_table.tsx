@@ -15,6 +15,7 @@ import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../ui_format';
 import { MEMORY_NAMES, termById } from '../glossary';
 import { type NamedHbmFit, sideHbmFit } from '../hbm';
 import { Term } from '../term';
+import { MISSING, fixed } from '../../util';
 
 interface Row {
   readonly key: string;
@@ -69,10 +70,10 @@ export const ROWS: readonly Row[] = [
   })),
 ];
 
-/** A side's cell: '–' when unknown; on a side that hangs, 'not a full step' or the figure 'to the hang'. */
+/** A side's cell: MISSING when unknown; on a side that hangs, 'not a full step' or the figure 'to the hang'. */
 export function cellText(r: Pick<Row, 'fmt' | 'fullStep'>, side: SideResult | null | undefined, v: number): string {
   if (side?.mismatch && r.fullStep) return 'not a full step';
-  if (!side || !Number.isFinite(v)) return '–';
+  if (!side || !Number.isFinite(v)) return MISSING;
   return side.mismatch ? `${r.fmt(v)} to the hang` : r.fmt(v);
 }
 
@@ -102,7 +103,7 @@ function withGroupRows(extra: readonly Row[]): readonly Row[] {
 
 /** Column heads stay short: 'aot_eager_autobucketing' → 'autobucketing' (full name in the tooltip). */
 function shortTitle(t: string | undefined): string {
-  return t ? t.replace(/^aot_eager_(?=\w)/, '') : '–';
+  return t ? t.replace(/^aot_eager_(?=\w)/, '') : MISSING;
 }
 
 /** Sides whose peak exceeds the hardware's HBM (unknown peaks make no claim). */
@@ -156,7 +157,7 @@ function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
 /** B vs A: points for the overlap (a percent already), else the relative change. */
 function deltaText(key: string, va: number, vb: number): string {
   if (key !== 'overlap') return fmtDelta(va, vb);
-  return Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–';
+  return Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${fixed(Math.abs(vb - va), 1)} pt` : MISSING;
 }
 
 /** ' · hangs' after the column head of a side whose step hangs. */
@@ -216,7 +217,7 @@ export function MetricsTable() {
                   {cellText(r, b, vb)}
                 </td>
                 <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>
-                  {comparable ? deltaText(r.key, va, vb) : '–'}
+                  {comparable ? deltaText(r.key, va, vb) : MISSING}
                 </td>
               </tr>
             );

@@ -287,7 +287,7 @@ describe('calibrate and analyze say what a trace holds', () => {
     const r = await cli(['calibrate', f, '--model', 'tiny', '--ranks', '8']);
     expect(r.code).toBe(0);
     expect(r.out.split('\n')[0]).toBe('no collectives were found in the trace: no process group to fit α, β to');
-    expect(r.out).toMatch(/^attention +— +[\d.]+ +1 \(no kernel of the class in the trace: unchanged\)$/m);
+    expect(r.out).toMatch(/^attention +– +[\d.]+ +1 \(no kernel of the class in the trace: unchanged\)$/m);
     const j = JSON.parse((await cli(['calibrate', f, '--model', 'tiny', '--ranks', '8', '--json'])).out);
     expect(j.scales.find((s: { cls: string }) => s.cls === 'attention')).toMatchObject({ scale: 1, absent: true });
   });
