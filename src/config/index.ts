@@ -12,6 +12,7 @@ export {
   describeAllowed,
   isAllowed,
   getPath,
+  setPath,
   type FieldGroup,
   type FieldSpec,
 } from './fields';

@@ -1,6 +1,5 @@
 // Public entry of the stores.
 export { appStore, createAppStore, type AppState, type AppStore } from './app_store';
-export { getPath } from './config_slice';
 export { sideWindow, type ThemeChoice } from './view_slice';
 export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions, RANK_STAGES, startupCounts } from './live_run';
 export type { AdapterProbe, RankStage, RankStartup, ResolvedKernels } from './live_run';

@@ -4,8 +4,8 @@
 // with its message and the last good config keeps running.
 
 import { Fragment, type ReactNode, useEffect, useRef, useState } from 'react';
-import { CONFIG_FIELDS, FIELD_GROUPS, describeAllowed, type FieldGroup, type FieldSpec } from '../../config';
-import { appStore, getPath } from '../../store';
+import { CONFIG_FIELDS, FIELD_GROUPS, describeAllowed, getPath, type FieldGroup, type FieldSpec } from '../../config';
+import { appStore } from '../../store';
 import { useApp } from '../use_app';
 import { backendFlagsHelp, knobTooltip } from '../glossary';
 
