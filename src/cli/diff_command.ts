@@ -15,7 +15,7 @@ import {
   findCulprit,
   type Culprit,
 } from '../pipeline';
-import { resolveMesh } from '../config';
+import { meshOfParallelism } from '../config';
 import { waitOfGraph } from '../trace';
 import { culpritSkipText, mismatchText, reasonText, wordedDiff } from '../words';
 import {
@@ -143,7 +143,7 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const top = values.top === undefined ? undefined : (flagValue('diff', 'top', TOP_RULE, values.top) as number);
   const graph = buildGraph(cfg);
   // the ranks the culprit compares (all below EMIT_ALL_BELOW; from there as many as it needs)
-  const mesh = resolveMesh(cfg.ranks, cfg.parallelism);
+  const mesh = meshOfParallelism(cfg.ranks, cfg.parallelism);
   const plan = culpritPlan({
     worldSize: cfg.ranks,
     rank,

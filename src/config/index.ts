@@ -22,4 +22,6 @@ export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM, parseLinkQuery } from './first_
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags } from './torchtitan_flags';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
-export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './parallelism';
+export {
+  PARALLELISM_DEFAULTS, describeMesh, meshOfParallelism, type Mesh, type ParallelismConfig,
+} from './parallelism';

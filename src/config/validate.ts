@@ -3,7 +3,7 @@
 
 import { ConfigError, err, ok, oneOfMessage, preview, type Result } from '../errors';
 import { CONFIG_FIELDS, CONFIG_GROUPS, describeAllowed, getPath, isAllowed, setPath, type FieldSpec } from './fields';
-import { resolveMesh } from './parallelism';
+import { meshOfParallelism } from './parallelism';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>
@@ -35,7 +35,7 @@ export function crossCheck(cfg: SimConfig): ConfigError | undefined {
     );
   }
   try {
-    resolveMesh(cfg.ranks, cfg.parallelism);
+    meshOfParallelism(cfg.ranks, cfg.parallelism);
   } catch (e) {
     if (e instanceof ConfigError) return e;
     throw e;

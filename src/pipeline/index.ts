@@ -10,7 +10,7 @@ export {
 export { runCosts, networkFor } from './cost';
 export { simMetrics } from './symmetric_metrics';
 export { calibrate, type Calibration, type FitPoint, type GroupFit, type Unfitted } from './calibrate';
-export { DTYPE_BYTES } from './calibrate_comms';
+export { TRACE_DTYPE_BYTES } from './calibrate_comms';
 export { calibrateKeep, TraceSampleReader, traceSamples } from './calibrate_kineto';
 export type { KindCount, LeftOutReason } from './calibrate_reasons';
 export type { SizeAssumption } from './calibrate_resolve';

@@ -5,7 +5,7 @@
 
 import {
   type Calibration,
-  DTYPE_BYTES,
+  TRACE_DTYPE_BYTES,
   type KindCount,
   type LeftOutReason,
   type SizeAssumption,
@@ -53,7 +53,7 @@ export function leftOutText(r: LeftOutReason): string {
     case 'no_dtype':
       return "it has element counts but no 'dtype' (kernel args, record_param_comms) or 'Input type' (nccl:* op)";
     case 'bad_dtype':
-      return `its 'dtype' is ${JSON.stringify(r.dtype)}, not one of [${[...DTYPE_BYTES.keys()].join(', ')}]`;
+      return `its 'dtype' is ${JSON.stringify(r.dtype)}, not one of [${[...TRACE_DTYPE_BYTES.keys()].join(', ')}]`;
     case 'bad_bytes':
       return `its size (${r.bytes} B) is not a finite number ≥ 0`;
     case 'no_duration':

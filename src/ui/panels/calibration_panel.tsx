@@ -238,8 +238,8 @@ export function CalibrationPanel() {
                   <tr key={`${g.group}|${g.groupSize}`} data-group={g.group}>
                     <td>{g.group}</td>
                     <td>{g.groupSize}</td>
-                    <td data-col="alpha">{fixed(g.alphaUs, 3)}</td>
-                    <td data-col="beta">{fixed(g.betaBytesPerS / 1e9, 2)}</td>
+                    <td data-col="alpha">{g.alphaUs.toFixed(3)}</td>
+                    <td data-col="beta">{(g.betaBytesPerS / 1e9).toFixed(2)}</td>
                     <td>
                       {fmtPct(g.rmsRelErr * 100, 2)} / {fmtPct(g.maxRelErr * 100, 2)}
                     </td>
@@ -265,9 +265,9 @@ export function CalibrationPanel() {
                 {fit.scales.map((s) => (
                   <tr key={s.cls} data-cls={s.cls}>
                     <td>{s.cls}</td>
-                    <td>{fixed(s.measuredUs, 1)}</td>
-                    <td>{fixed(s.simulatedUs, 1)}</td>
-                    <td data-col="scale">{fixed(s.scale, 3)}</td>
+                    <td>{s.measuredUs.toFixed(1)}</td>
+                    <td>{s.simulatedUs.toFixed(1)}</td>
+                    <td data-col="scale">{Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—'}</td>
                   </tr>
                 ))}
               </tbody>

@@ -10,7 +10,6 @@ import {
 import { useApp } from '../use_app';
 import { downloadBlob } from '../download';
 import { fmtBytes, fmtUs } from '../ui_format';
-import { fixed } from '../../util';
 
 type SortKey = 'order' | 'name' | 'bytes' | 'startA' | 'exposedA' | 'startB' | 'exposedB' | 'delta';
 
@@ -280,7 +279,7 @@ export function DiffTable() {
                       <td data-col="exposedA">{us(row.a?.exposedUs)}</td>
                       <td>{us(row.b?.startUs)}</td>
                       <td data-col="exposedB">{us(row.b?.exposedUs)}</td>
-                      <td>{fixed(row.deltaExposedUs, 1)}</td>
+                      <td>{row.deltaExposedUs.toFixed(1)}</td>
                       <td>{hidesInB(row)}</td>
                       <td title={row.reasons.map((x) => reasonText(x)).join(' ')}>
                         {row.reasons.map((x) => x.code).join(', ')}

@@ -14,7 +14,7 @@ import { type LiveContext, unlikeness } from '../like_runs';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../ui_format';
 import { MEMORY_NAMES, termById } from '../glossary';
 import { type NamedHbmFit, sideHbmFit } from '../hbm';
-import { Term } from '../term';
+import { DefinedTerm } from '../term';
 import { MISSING, fixed } from '../../util';
 
 interface Row {
@@ -192,7 +192,7 @@ export function MetricsTable() {
             <th />
             <th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}{hangsMark(a)}</th>
             <th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}{hangsMark(b)}</th>
-            <th><Term def={DELTA_DEF}>B vs A</Term></th>
+            <th><DefinedTerm def={DELTA_DEF}>B vs A</DefinedTerm></th>
           </tr>
         </thead>
         <tbody>
@@ -207,7 +207,7 @@ export function MetricsTable() {
               <tr key={r.key} data-metric={r.key}
                 className={r.key.startsWith('peak') && over.length > 0 ? 'warn-text' : undefined}>
                 <th data-agg={r.agg}>
-                  <Term def={headTitle(r)} term={r.term}>{r.label}</Term>{' '}
+                  <DefinedTerm def={headTitle(r)} term={r.term}>{r.label}</DefinedTerm>{' '}
                   <span className="muted small">({r.agg})</span>
                 </th>
                 <td data-side="a" data-value={String(va)} data-hung={a?.mismatch ? '' : undefined}>
