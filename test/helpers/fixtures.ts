@@ -1,0 +1,21 @@
+// The one way a test names a file of the repository: REPO_ROOT for any file (shaders/, docs/, the
+// CLI's bin), fixturePath / fixtureUrl for a committed fixture under test/fixtures, resolved from
+// this file (never the working directory, never a path outside the repository).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The repository's root folder (absolute, with a trailing separator). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The absolute path of `rel` under test/fixtures ('hta/expected.json'; a folder for '' or 'fx/'). */
+export const fixturePath = (rel: string): string => join(REPO_ROOT, 'test/fixtures', rel);
+
+/** The file URL of `rel` under test/fixtures; a folder's ends in '/' when `rel` does. */
+export const fixtureUrl = (rel: string): URL => pathToFileURL(fixturePath(rel) + (rel.endsWith('/') ? '/' : ''));
+
+/** A fixture's text (utf-8). */
+export const fixtureText = (rel: string): string => readFileSync(fixturePath(rel), 'utf8');
+
+/** A fixture parsed as JSON. */
+export const fixtureJson = (rel: string): unknown => JSON.parse(fixtureText(rel));
