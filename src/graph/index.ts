@@ -1,7 +1,10 @@
 // Public API of src/graph: the IR contract, the SimpleFSDP builder, verifier, ordering,
 // printing and the FX graph importer.
-export * from './types';
-export * from './ops';
+export {
+  DTYPE_BYTES, type DType, type TensorInfo, type CollectiveKind, type Phase, type GraphNode, type ParamInfo,
+  type GraphMeta, type StepGraph,
+} from './types';
+export { paramTensorIds, MATMUL_LIKE_OPS, TOKENS, TARGETS, LOSS, type ComputeOp } from './ops';
 export { GraphError } from './graph_errors';
 export {
   resolveStepConfig,

@@ -2,14 +2,11 @@
 // N rank Web Workers, the schedule executor, seeded init and the synthetic dataset. The Node
 // flavour, runTrainingNode, is in ./coordinator_node (not re-exported: it imports node: modules).
 // Every run reports where each step went (phases, per rank and step; exec/phases.ts).
+export { runTraining } from './coordinator';
 export {
-   DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, TIMING_MODES,
-  defaultGlobalBatch, liveMesh,
-   planTraining, runTraining,
-} from './coordinator';
-export type {
-  RankCount, TimingMode, TrainingOptions,
-} from './coordinator';
+  DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, TIMING_MODES, defaultGlobalBatch, liveMesh, planTraining,
+  type RankCount, type TimingMode, type TrainingOptions,
+} from './training_plan';
 export { KERNEL_CHOICES, RENAMED_KERNEL_CHOICES } from './rank';
 export type {
   KernelChoice,

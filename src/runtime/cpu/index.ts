@@ -1,7 +1,10 @@
 // CPU reference kernels: the spec every WGSL kernel is checked against, and the fallback backend.
 export { createCpuKernels, runCpuOp } from './cpu_kernels';
 export type { CpuTensor } from './cpu_kernels';
-export * from './attrs';
+export {
+  intAttr, adamwStep, expectedLengths, checkTensors, matmulDims, embeddingDims, rmsNormDims, attentionDims,
+  crossEntropyDims, adamwAttrs, type MatmulDims,
+} from './attrs';
 export { matmul, matmulStrides } from './cpu_matmul';
 export { embedding, embeddingBwd } from './embedding';
 export { rmsNorm, rmsNormBwd } from './rms_norm';

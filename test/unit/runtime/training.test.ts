@@ -6,7 +6,7 @@
 // read are trained once (test/helpers/live_training.ts).
 import { describe, expect, it } from 'vitest';
 import { runTrainingNode } from '../../../src/runtime/coordinator_node';
-import type { TrainingResult } from '../../../src/runtime/coordinator';
+import type { TrainingResult } from '../../../src/runtime/training_plan';
 import { PHASES, type StepPhases } from '../../../src/runtime/exec';
 import { MAX_LIVE_RANKS } from '../../../src/runtime';
 import { planTraining } from '../../../src/runtime/training_plan';
