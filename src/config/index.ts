@@ -17,11 +17,11 @@ export {
   type FieldSpec,
 } from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError } from './validate';
-export { configToQuery, configFromQuery, decodeValue, parseConfigQuery } from './url';
+export { configToQuery, decodeValue, parseConfigQuery } from './url';
 export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM, parseLinkQuery } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags } from './torchtitan_flags';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
 export {
-  PARALLELISM_DEFAULTS, describeMesh, meshOfParallelism, type Mesh, type ParallelismConfig,
+  describeMesh, meshOfParallelism, type Mesh, type ParallelismConfig,
 } from './parallelism';

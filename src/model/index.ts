@@ -6,7 +6,6 @@ export {
   MODEL_PRESETS,
   TRAIN_AC_MODE,
   type ActivationCheckpointing,
-  getModelArgs,
   isModelName,
   validateModelArgs,
 } from './presets';

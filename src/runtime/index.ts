@@ -12,8 +12,6 @@ export type {
   KernelChoice,
 } from './rank';
 export { formatPhases, phaseReport } from './exec';
-export type { PhaseInterval } from './exec';
-export { wallEvents } from './wall_events';
 export { RANK_STAGES, startupCounts } from './startup';
 export type { RankStage, RankStartup, ResolvedKernels } from './startup';
 export { probeAdapter } from './gpu/index_probe'; // no shaders: the page probes without loading the kernels

@@ -1,11 +1,11 @@
 // Public entry of the stores.
-export { appStore, createAppStore, type AppState, type AppStore } from './app_store';
+export { appStore, type AppState, type AppStore } from './app_store';
 export { sideWindow, type ThemeChoice } from './view_slice';
-export { liveMeshOf, livePlanOf, liveRanks, liveRunOptions, RANK_STAGES, startupCounts } from './live_run';
+export { livePlanOf, RANK_STAGES, startupCounts } from './live_run';
 export type { AdapterProbe, RankStage, RankStartup, ResolvedKernels } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export {
-  LIVE_MEASURED_CLOCK, LIVE_MODEL_CLOCK, type Side, type SideResult, type LiveState, type Notice,
+  LIVE_MEASURED_CLOCK, type Side, type SideResult, type LiveState, type Notice,
 } from './store_types';
 export {
   buildGraph, diffBackends, diffCsv, hidesInB, networkFor, parseVary, sweepCsv, exposedCommByGroup, assumptionText,

@@ -7,7 +7,7 @@ export {
 export { formatDuration, formatTimeTick } from './time';
 export { formatPercent, formatShare } from './percent';
 export { FNV_OFFSET, fnv1a, fnv1aBytes } from './hash';
-export { lowerMedian, lowerMedianInPlace, midpointMedian } from './median';
+export { lowerMedianInPlace, midpointMedian } from './median';
 export { intIn } from './checks';
 export { LruCache, lruMemo, weakMemo } from './memo';
 export { sortAscending } from './sort';

@@ -7,5 +7,5 @@
 export { reasonText, wordedDiff } from './reason_words';
 export { mismatchOpText, mismatchText, wordedSweepRow } from './mismatch_words';
 export { culpritSkipText } from './culprit_words';
-export { assumptionText, leftOutText, unfittedText, wordedCalibration } from './calibrate_words';
+export { assumptionText, unfittedText, wordedCalibration } from './calibrate_words';
 export { decisionText, logMismatchText, wordedAgreement } from './torch_log_words';

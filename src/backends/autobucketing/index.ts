@@ -27,7 +27,6 @@ export {
   AUTOBUCKETING_DEFAULTS,
   AUTOBUCKETING_KNOBS,
   AUTOBUCKETING_PROFILES,
-  type AutobucketingOptions,
   DEFAULT_TORCH_PROFILE,
   torchProfileLabel,
 } from './options';

@@ -1,15 +1,8 @@
 // CPU reference kernels: the spec every WGSL kernel is checked against, and the fallback backend.
-export { createCpuKernels, runCpuOp } from './cpu_kernels';
-export type { CpuTensor } from './cpu_kernels';
+export { createCpuKernels } from './cpu_kernels';
 export {
-  intAttr, adamwStep, expectedLengths, checkTensors, matmulDims, embeddingDims, rmsNormDims, attentionDims,
+  intAttr, adamwStep, checkTensors, matmulDims, embeddingDims, rmsNormDims, attentionDims,
   crossEntropyDims, adamwAttrs, type MatmulDims,
 } from './attrs';
 export { matmul, matmulStrides } from './cpu_matmul';
-export { embedding, embeddingBwd } from './embedding';
-export { rmsNorm, rmsNormBwd } from './rms_norm';
-export { swiglu, swigluBwd } from './swiglu';
-export { attention, attentionBwd, attentionIndex } from './attention';
-export { add } from './add';
-export { crossEntropy, crossEntropyBwd } from './cross_entropy';
-export { adamw, adamwBiasCorrections } from './adamw';
+export { adamwBiasCorrections } from './adamw';

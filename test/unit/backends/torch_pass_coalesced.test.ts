@@ -7,11 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectPassStats, expectPreBuckets, expectScheduleOrder, preBucketFixtures } from '../../helpers/prebucket';
 import { runAutobucketing } from '../../../src/backends';
-import {
-  AUTOBUCKETING_KNOBS,
-  AUTOBUCKETING_PROFILES,
-  type AutobucketingOptions,
-} from '../../../src/backends/autobucketing';
+import { AUTOBUCKETING_KNOBS, AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
+import type { AutobucketingOptions } from '../../../src/backends/autobucketing/options';
 import { isCoalesced } from '../../../src/backends/autobucketing/coalesced';
 import { preBucketFsdp } from '../../../src/backends/autobucketing/pre_bucket';
 import { NCCL_213_DEFAULT_TOPOLOGY } from '../../../src/estimate/nccl_2_13';

@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, FsdpSimError, ImportError } from '../../../src/errors';
-import { buildStepGraph, importFxGraph, isTopologicalOrder, verifyGraph } from '../../../src/graph';
+import { buildStepGraph, importFxGraph } from '../../../src/graph';
+import { isTopologicalOrder } from '../../../src/graph/toposort';
+import { verifyGraph } from '../../../src/graph/verify';
 import { rng } from '../../helpers/rng';
 
 const CONFIG_CASES = 600;

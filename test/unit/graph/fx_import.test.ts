@@ -2,7 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../../src/errors';
-import { MATMUL_LIKE_OPS, importFxGraph, isTopologicalOrder, verifyGraph, type StepGraph } from '../../../src/graph';
+import { importFxGraph, type StepGraph } from '../../../src/graph';
+import { MATMUL_LIKE_OPS } from '../../../src/graph/ops';
+import { isTopologicalOrder } from '../../../src/graph/toposort';
+import { verifyGraph } from '../../../src/graph/verify';
 
 interface RawNode {
   i: number;

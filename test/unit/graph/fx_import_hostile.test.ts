@@ -9,7 +9,8 @@ import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
 import { main } from '../../../src/cli/cli';
 import { makeCostModel } from '../../../src/estimate';
 import { ImportError } from '../../../src/errors';
-import { importFxGraph, readFxDump, type StepGraph } from '../../../src/graph';
+import { importFxGraph, type StepGraph } from '../../../src/graph';
+import { readFxDump } from '../../../src/graph/fx_schema';
 
 interface RawNode {
   name: string;

@@ -17,7 +17,8 @@ import {
 } from '../../../src/pipeline/calibrate';
 import { opClassOfKernel, traceSamples } from '../../../src/pipeline/calibrate_kineto';
 import { importTrace } from '../../../src/trace';
-import { leftOutText, unfittedText } from '../../../src/words';
+import { unfittedText } from '../../../src/words';
+import { leftOutText } from '../../../src/words/calibrate_words';
 import {
   ALPHA_US,
   BETA,

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { runTrainingNode } from '../../../src/runtime/coordinator_node';
 import type { TrainingResult } from '../../../src/runtime/training_plan';
-import { PHASES, type StepPhases } from '../../../src/runtime/exec';
+import type { StepPhases } from '../../../src/runtime/exec';
+import { PHASES } from '../../../src/runtime/exec/phases';
 import { MAX_LIVE_RANKS } from '../../../src/runtime';
 import { planTraining } from '../../../src/runtime/training_plan';
 import { LIVE_BASE, trainOnce } from '../../helpers/live_training';

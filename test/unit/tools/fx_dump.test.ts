@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFxGraph, readFxDump, type GraphNode, type StepGraph } from '../../../src/graph';
+import { importFxGraph, type GraphNode, type StepGraph } from '../../../src/graph';
+import { readFxDump } from '../../../src/graph/fx_schema';
 
 interface RawNode { i: number; name: string; op: string; target: string; args: string[]; shape?: number[]; dtype?: string; multi?: number[][]; est_ms?: number }
 interface Raw { format: string; graph: string; source: string; world_size: number; nodes: RawNode[] }

@@ -2,7 +2,8 @@
 // (the engine's codes and facts), and `calibrate --json`'s form.
 import { describe, expect, it } from 'vitest';
 import type { Calibration } from '../../../src/pipeline';
-import { assumptionText, leftOutText, unfittedText, wordedCalibration } from '../../../src/words';
+import { assumptionText, unfittedText, wordedCalibration } from '../../../src/words';
+import { leftOutText } from '../../../src/words/calibrate_words';
 
 describe('assumptionText', () => {
   it('says where a group size the trace did not record came from', () => {
