@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
 
 const HTA = fileURLToPath(new URL('../../fixtures/hta/', import.meta.url));

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keptEventsBudget } from '../../../src/cli/trace_input';
-import { cli, tempDirs } from './run_cli';
+import { cli, tempDirs } from '../../helpers/cli';
 
 const HTA = fileURLToPath(new URL('../../fixtures/hta/', import.meta.url));
 const files: string[] = JSON.parse(readFileSync(join(HTA, 'expected.json'), 'utf8')).trace_filter.files.map(

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 import { ALPHA_US, BETA, SCALES, kinetoFiles } from '../../helpers/kineto_synth';
 
 const dir = mkdtempSync(join(tmpdir(), 'fsdp-calib-'));

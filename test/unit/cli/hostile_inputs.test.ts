@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { compareWithTorch, parseTorchPassLog, type PassStats } from '../../../src/backends';
-import { cli, tempDirs } from './run_cli';
+import { cli, tempDirs } from '../../helpers/cli';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const tempDir = tempDirs('fsdp-sim-31-');

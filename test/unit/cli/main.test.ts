@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES } from '../../../src/backends/schedule_types';
-import { cli as inProcess } from './run_cli';
+import { cli as inProcess } from '../../helpers/cli';
 import { HARDWARE_NAMES } from '../../../src/estimate';
 import { importTrace } from '../../../src/trace/import';
 

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inputLimit, readInputText } from '../../../src/cli/io';
-import { cli, tempDirs } from './run_cli';
+import { cli, tempDirs } from '../../helpers/cli';
 import { importTrace } from '../../../src/trace/import';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));

@@ -7,7 +7,7 @@ import { expectCollectiveGroups } from '../../helpers/fx_2d';
 import { expectPhaseStats, expectScheduleOrder } from '../../helpers/prebucket';
 import { type TorchPassExpected, gzJsonReader } from '../../helpers/torch_fixtures';
 import { runAutobucketing } from '../../../src/backends';
-import { cli } from '../cli/run_cli';
+import { cli } from '../../helpers/cli';
 import {
   AUTOBUCKETING_PROFILES,
   profileOf,

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAutobucketing } from '../../../src/backends';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
-import { main } from '../../../src/cli/cli';
 import { makeCostModel } from '../../../src/estimate';
 import { ImportError } from '../../../src/errors';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
 import { readFxDump } from '../../../src/graph/fx_schema';
+import { cli } from '../../helpers/cli';
 
 interface RawNode {
   name: string;
@@ -154,14 +154,9 @@ describe('a UTF-8 byte-order mark (issue 22 U3)', () => {
       writeFileSync(f, `\uFEFF${text(`tiny_4layer_${p}.json`)}`);
       return f;
     });
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await main(['pass', '--fx-graph', ...files, '--json'], {
-      out: (t) => void out.push(t),
-      err: (t) => void err.push(t),
-    });
-    expect(err.join('\n')).toBe('');
-    expect(code).toBe(0);
-    expect(JSON.parse(out.join('\n')).collectivesBefore).toBeGreaterThan(0);
+    const r = await cli(['pass', '--fx-graph', ...files, '--json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).collectivesBefore).toBeGreaterThan(0);
   });
 });

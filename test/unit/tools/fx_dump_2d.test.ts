@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectCollectiveGroups } from '../../helpers/fx_2d';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
-import { cli } from '../cli/run_cli';
+import { cli } from '../../helpers/cli';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
 
 const DIR = new URL('../../fixtures/fx_dump_2d/', import.meta.url);
