@@ -12,7 +12,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { waitForApp } from './page';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+import { REPO_ROOT as ROOT } from '../helpers/fixtures';
+
+export { ROOT };
 export const DIST = join(ROOT, 'dist');
 export const ARTIFACTS = join(ROOT, 'artifacts');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -2,16 +2,16 @@
 // CLI's bin), fixturePath / fixtureUrl for a committed fixture under test/fixtures, resolved from
 // this file (never the working directory, never a path outside the repository).
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** The repository's root folder (absolute, with a trailing separator). */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository's root folder (absolute, no trailing separator). */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 
-/** The absolute path of `rel` under test/fixtures ('hta/expected.json'; a folder for '' or 'fx/'). */
-export const fixturePath = (rel: string): string => join(REPO_ROOT, 'test/fixtures', rel);
+/** The absolute path of a fixture under test/fixtures, from its parts ('hta/expected.json'; 'fx', name). */
+export const fixturePath = (...rel: string[]): string => join(REPO_ROOT, 'test/fixtures', ...rel);
 
-/** The file URL of `rel` under test/fixtures; a folder's ends in '/' when `rel` does. */
+/** The file URL of a fixture; a folder's ends in '/' when `rel` does (a base for `new URL(name, dir)`). */
 export const fixtureUrl = (rel: string): URL => pathToFileURL(fixturePath(rel) + (rel.endsWith('/') ? '/' : ''));
 
 /** A fixture's text (utf-8). */

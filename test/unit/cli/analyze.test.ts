@@ -2,13 +2,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from '../../helpers/cli';
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
+import { fixturePath } from '../../helpers/fixtures';
 
-const HTA = fileURLToPath(new URL('../../fixtures/hta/', import.meta.url));
+const HTA = fixturePath('hta/');
 const expected = JSON.parse(readFileSync(join(HTA, 'expected.json'), 'utf8')).trace_filter;
 const files: string[] = expected.files.map((f: string) => join(HTA, f));
 const tmp = mkdtempSync(join(tmpdir(), 'fsdp-sim-analyze-'));

@@ -7,8 +7,9 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseTorchPassLog } from '../../../src/backends';
 import { cli } from '../../helpers/cli';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const FIX = new URL('../../fixtures/torch_pass/', import.meta.url);
+const FIX = fixtureUrl('torch_pass/');
 const gz = (p: string) => gunzipSync(readFileSync(new URL(p, FIX))).toString('utf8');
 const GRAPH = 'llama8b_2layer_seq2048_saved';
 const dir = mkdtempSync(join(tmpdir(), 'fsdp-sim-pass-'));

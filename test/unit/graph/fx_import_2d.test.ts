@@ -15,8 +15,9 @@ import {
 } from '../../../src/backends/autobucketing/options';
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const DIR = new URL('../../fixtures/torch_pass_2d/', import.meta.url);
+const DIR = fixtureUrl('torch_pass_2d/');
 const readGz = gzJsonReader(DIR);
 
 interface Expected extends TorchPassExpected {

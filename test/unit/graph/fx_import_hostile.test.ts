@@ -11,6 +11,7 @@ import { ImportError } from '../../../src/errors';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
 import { readFxDump } from '../../../src/graph/fx_schema';
 import { cli } from '../../helpers/cli';
+import { fixtureUrl } from '../../helpers/fixtures';
 
 interface RawNode {
   name: string;
@@ -25,7 +26,7 @@ interface Raw {
   nodes: RawNode[];
 }
 
-const FX = new URL('../../fixtures/fx/', import.meta.url);
+const FX = fixtureUrl('fx/');
 const text = (f: string) => readFileSync(new URL(f, FX), 'utf8');
 const FW = (): Raw => JSON.parse(text('tiny_4layer_fw.json'));
 const BW = (): Raw => JSON.parse(text('tiny_4layer_bw.json'));

@@ -29,6 +29,7 @@ import {
   bigKinetoRank,
   kinetoFiles as files,
 } from '../../helpers/kineto_synth';
+import { fixturePath } from '../../helpers/fixtures';
 
 const samplesOf = (f: { name: string; json: unknown }[]) => {
   const t = traceSamples(f);
@@ -145,7 +146,7 @@ describe('calibrate', () => {
 describe('calibrate on real and hostile traces', () => {
   const hta = [0, 1].map((r) => ({
     name: `sampled_rank-${r}.json.gz`,
-    json: JSON.parse(gunzipSync(readFileSync(`test/fixtures/hta/sampled_rank-${r}.json.gz`)).toString()) as unknown,
+    json: JSON.parse(gunzipSync(readFileSync(fixturePath(`hta/sampled_rank-${r}.json.gz`))).toString()) as unknown,
   }));
 
   it("fits HTA's sample from its nccl:* ops' Input Dims, as the least-squares optimum", () => {
