@@ -1,12 +1,12 @@
-// A second round of hostile inputs: the defects it found in the CLI. Each case
-// failed before its fix; every input is made here, in a fresh temporary folder.
+// Odd inputs (trace files without GPU kernels, a non-UTF-8 dump, sweep budgets): the CLI defects
+// they found. Each case failed before its fix; every input is made here, in a fresh temporary folder.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, tempDirs } from '../../helpers/cli';
 import { fixturePath } from '../../helpers/fixtures';
 
-const tempDir = tempDirs('fsdp-sim-31b-');
+const tempDir = tempDirs('fsdp-sim-odd-');
 const RANK1 = fixturePath('kineto/rank1.pt.trace.json');
 const TINY_FW = fixturePath('fx/tiny_4layer_fw.json');
 

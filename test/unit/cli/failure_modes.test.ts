@@ -1,5 +1,6 @@
-// CLI defects found by probing (issue 12): each case failed before its fix. In-process main() with
-// a buffered Io, so no test depends on another's state; trace folders are fresh temp dirs.
+// How the CLI fails, case by case (defects found by probing): each case failed before its fix.
+// In-process main() with a buffered Io, so no test depends on another's state; trace folders are
+// fresh temp dirs.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
