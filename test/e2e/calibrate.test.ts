@@ -12,6 +12,7 @@ import { kinetoFiles } from '../helpers/kineto_synth';
 import { launchBrowser, startPreview } from './harness';
 import { waitForApp } from './page';
 import { cli } from '../helpers/cli';
+import { fixturePath } from '../helpers/fixtures';
 
 let browser: Browser;
 let page: Page;
@@ -50,7 +51,7 @@ describe('calibration panel on real traces', () => {
   it("fits HTA's sample in a worker and says why it leaves its all-to-alls out", async () => {
     await open('model=small&ranks=128');
     const hta = [0, 1].map((r) =>
-      file(`sampled_rank-${r}.json.gz`, readFileSync(`test/fixtures/hta/sampled_rank-${r}.json.gz`)),
+      file(`sampled_rank-${r}.json.gz`, readFileSync(fixturePath('hta', `sampled_rank-${r}.json.gz`))),
     );
     await page.setInputFiles('[data-testid="calib-files"]', hta);
     await page.waitForSelector('[data-testid="calib-groups"] tr[data-group="default"]');

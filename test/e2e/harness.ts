@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { readFile, stat, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { extname, join, normalize, resolve } from 'node:path';
+import { extname, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { preview, type PreviewServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -75,13 +75,6 @@ export async function launchBrowser(): Promise<Browser> {
 export async function artifactsDir(): Promise<string> {
   await mkdir(ARTIFACTS, { recursive: true });
   return ARTIFACTS;
-}
-
-/** A fixture inside the repository (the suite reads nothing outside it). */
-export function findFixture(path: string): string {
-  const p = resolve(ROOT, path);
-  if (!existsSync(p)) throw new Error(`fixture not found: ${path}`);
-  return p;
 }
 
 /** A session on the built app: preview server, browser, one page past the tour, page errors collected. */
