@@ -2,34 +2,13 @@
 // src/ or bench/ outside the folder (statically, as `const { a } = await import(...)`, or through a
 // sibling entry that re-exports it); a name only tests import fails, naming the entry and the name;
 // a baselined finding passes.
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../helpers/fixtures';
+import { describe, expect, it } from 'vitest';
+import { lintTree } from '../../helpers/lint_tree';
 
-const TOOL = join(REPO_ROOT, 'tools/lint/layer_api.mjs');
-let root = '';
-afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-async function check(files: Record<string, string>, baseline: string[]) {
-  root = mkdtempSync(join(tmpdir(), 'layer-api-'));
-  const tree = { 'bench/.keep.ts': '', 'test/.keep.ts': '', ...files };
-  for (const [p, text] of Object.entries(tree)) {
-    mkdirSync(join(root, p, '..'), { recursive: true });
-    writeFileSync(join(root, p), text);
-  }
-  mkdirSync(join(root, 'tools/lint'), { recursive: true });
-  writeFileSync(join(root, 'tools/lint/layer_api.json'), JSON.stringify(baseline));
-  try {
-    const env = { ...process.env, LAYER_API_ROOT: root };
-    const r = await promisify(execFile)(process.execPath, [TOOL], { env });
-    return { code: 0, ...r };
-  } catch (e) {
-    return e as { code: number; stdout: string; stderr: string };
-  }
+const tree = lintTree('layer_api.mjs', 'LAYER_API_ROOT');
+function check(files: Record<string, string>, baseline: string[]) {
+  const base = { 'bench/.keep.ts': '', 'test/.keep.ts': '' };
+  return tree.run({ ...base, ...files, 'tools/lint/layer_api.json': JSON.stringify(baseline) });
 }
 
 const low = {
