@@ -68,7 +68,6 @@ interface LiveRunState {
   readonly side: Side;
   readonly backend: BackendName;
   readonly ranks: number;
-  readonly steps: number;
   readonly key: RunKey; // what ran, so only like runs are compared
   drewEvents: boolean;
 }
@@ -114,7 +113,7 @@ async function trainLive<S extends LiveStore>(
   const mesh = describeMesh(liveMeshOf(cfg.parallelism, ranks));
   set({ live: { ...IDLE_LIVE, running: true, steps, side, ranks, mesh } } as Partial<S>);
   const key: RunKey = { model: 'tiny', mesh, kernels: cfg.live.kernels };
-  const run: LiveRunState = { side, backend, ranks, steps, key, drewEvents: false };
+  const run: LiveRunState = { side, backend, ranks, key, drewEvents: false };
   try {
     const res = await runTraining({
       ...options,
