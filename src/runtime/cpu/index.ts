@@ -10,3 +10,7 @@ export { attention, attentionBwd, attentionIndex } from './attention';
 export { add } from './add';
 export { crossEntropy, crossEntropyBwd } from './cross_entropy';
 export { adamw, adamwBiasCorrections } from './adamw';
+export { moeRouter, moeRouterBwd } from './moe_router';
+export { combineRows, combineRowsBwd, gatherRows } from './moe_rows';
+export { expertOrder, offsetsOf, sourceToExpertMajor, type ExpertOrder } from './moe_index';
+export { groupedMatmul, groupedMatmulBwdW, groupedMatmulBwdX } from './grouped_matmul';
