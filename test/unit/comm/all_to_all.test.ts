@@ -114,6 +114,19 @@ describe('RankComm.allToAll safety', () => {
     }
   });
 
+  it('names global ranks and the group on a mesh sub-group', async () => {
+    const steps = [0, 1].map((r): RankStep[] => [{
+      op: 'all_to_all', label: 'dispatch', tensors: ['tokens'], input: new Float32Array(3),
+      sendSplits: r === 0 ? [1, 2] : [2, 1], recvSplits: r === 0 ? [1, 2] : [1, 1],
+    }]);
+    const group = { name: 'ep', ranks: [4, 6] };
+    const res = await runScenario({ worldSize: 2, maxElemsPerRank: 4, steps, group, timeoutMs: 2_000 });
+    for (const o of res) {
+      expect(o.error?.message).toContain("all_to_all split mismatch at seq 0 'dispatch' on group 'ep' (ranks 4, 6): " +
+        'rank 4 sends 2 elems to rank 6, which expects 1 from rank 4');
+    }
+  });
+
   it('refuses splits that do not add up to the buffer on the rank that passed them and aborts the rest', async () => {
     const steps = [0, 1].map((r): RankStep[] => [{
       op: 'all_to_all', label: 'combine', tensors: ['y'], input: new Float32Array(4),
