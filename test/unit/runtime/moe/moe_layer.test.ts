@@ -1,6 +1,7 @@
 // The MoE layer trained expert-parallel on Node worker_threads (CPU kernels): N = 2 and 4 ranks,
 // each with its slice of the batch and of the experts, give the same outputs, input gradients and
-// weight gradients as one rank holding every expert (1e-4), and SGD losses that fall the same way;
+// expert gradients as one rank holding every expert (bit for bit; the all-reduced router gradient
+// within 1e-4), and SGD losses that fall the same way (1e-4), also when some ranks get no rows;
 // and the whole layer's backward on one rank agrees with finite differences of its forward.
 
 import { Worker } from 'node:worker_threads';
@@ -54,15 +55,33 @@ describe('MoE layer, expert parallel', () => {
     expect(solo.losses[STEPS - 1]).toBeLessThan(0.9 * solo.losses[0]);
   });
 
+  it('still matches when every token picks rank 0\'s experts and the other ranks get no rows', async () => {
+    // x ≥ 0 and router columns +4 for experts 0, 1 (rank 0's of 4), −4 for the rest: every pick is 0 or 1.
+    const skewed = {
+      ...problem,
+      x: problem.x.map(Math.abs),
+      weights: { ...problem.weights, router: problem.weights.router.map((_, i) => (i % DIMS.experts < 2 ? 4 : -4)) },
+    };
+    const { saved } = moeForward({ worldSize: 1, allToAll: copyAllToAll }, DIMS, skewed.weights, skewed.x);
+    expect(Array.from(saved.plan.order.counts.subarray(2))).toEqual(new Array(DIMS.experts - 2).fill(0));
+    const one = runMoeJob({ problem: skewed, steps: 2, lr: LR, init: commFor(1), rank: 0 });
+    const runs = await runOnWorkers(4, { problem: skewed, steps: 2, lr: LR });
+    expect(maxErr(concat(runs.map((r) => r.y)), one.y)).toBeLessThan(1e-4);
+    expect(maxErr(concat(runs.map((r) => r.grads.w1)), one.grads.w1)).toBeLessThan(1e-4);
+    for (const r of runs) expect(maxErr(r.losses, one.losses)).toBeLessThan(1e-4);
+  });
+
   for (const ranks of [2, 4]) {
     it(`gives the one-rank outputs, gradients and SGD losses on ${ranks} ranks`, async () => {
       const runs = await runOnWorkers(ranks, job);
-      expect(maxErr(concat(runs.map((r) => r.y)), solo.y)).toBeLessThan(1e-4);
-      expect(maxErr(concat(runs.map((r) => r.dx)), solo.dx)).toBeLessThan(1e-4);
-      for (const r of runs) expect(maxErr(r.grads.router, solo.grads.router)).toBeLessThan(1e-4);
+      // Each expert sees its rows in the one-rank order, so step 0 is the same bits but for the router
+      // gradient, whose per-rank parts an all-reduce sums.
+      expect(concat(runs.map((r) => r.y))).toEqual(solo.y);
+      expect(concat(runs.map((r) => r.dx))).toEqual(solo.dx);
       for (const key of ['w1', 'w3', 'w2'] as const) {
-        expect(maxErr(concat(runs.map((r) => r.grads[key])), solo.grads[key]), key).toBeLessThan(1e-4);
+        expect(concat(runs.map((r) => r.grads[key])), key).toEqual(solo.grads[key]);
       }
+      for (const r of runs) expect(maxErr(r.grads.router, solo.grads.router)).toBeLessThan(1e-4);
       for (const r of runs) expect(maxErr(r.losses, solo.losses)).toBeLessThan(1e-4);
     });
   }
