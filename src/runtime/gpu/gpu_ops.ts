@@ -38,10 +38,12 @@ function grid(device: GPUDevice, groups: number, what: string): [number, number]
   return [x, y];
 }
 
-type Bindings = readonly (readonly [number, GPUBuffer])[];
+export type Bindings = readonly (readonly [number, GPUBuffer])[];
 
-function kernel(
-  ctx: PlanContext, shader: ShaderName, entry: string, bindings: Bindings, groups: number, label: string,
+/** One dispatch of `shader`'s `entry` (its override constants from kernel_constants.ts). */
+export function kernel(
+  ctx: Pick<PlanContext, 'device'>, shader: ShaderName, entry: string, bindings: Bindings, groups: number,
+  label: string,
   shape?: AttentionShape,
 ): Dispatch {
   return {
@@ -52,7 +54,7 @@ function kernel(
   };
 }
 
-const groupsOf = (n: number) => Math.ceil(n / WG);
+export const groupsOf = (n: number) => Math.ceil(n / WG);
 
 /** What planning one op reads: its attrs, its tensors' buffers in ops.ts order, a uniform packer. */
 interface OpArgs<O extends ComputeOp> {
