@@ -1,9 +1,9 @@
 // The pipeline: config → step graph → cost models → backend schedule(s) → simulation → metrics.
 // Pure (no DOM, workers or clock): the UI runs it on the main thread or in a worker, the CLI in Node.
 
-import { stepConfigOf, type SimConfig } from '../config';
+import { fsdpAgRsOverlapOn, stepConfigOf, type SimConfig } from '../config';
 import { ConfigError } from '../errors';
-import { runBackend } from '../backends';
+import { reassignFsdpAllGathers, runBackend } from '../backends';
 import type { BackendName, Schedule } from '../backends';
 import type { CostModel } from '../estimate';
 import { buildStepGraph } from '../graph';
@@ -102,11 +102,13 @@ function graphOf(cfg: SimConfig): StepGraph {
  * size is the graph's own (an imported graph's collectives are sized for it), not cfg.ranks.
  */
 export function runPipelineOnGraph(
-  graph: StepGraph,
+  built: StepGraph,
   cfg: SimConfig,
   backend: BackendName,
   opts: PipelineOptions = {},
 ): PipelineResult {
+  // graph_trainer's passes before bucketing: FSDP all-gathers on their own process group
+  const graph = fsdpAgRsOverlapOn(cfg, backend) ? reassignFsdpAllGathers(built) : built;
   const worldSize = graph.meta.worldSize;
   const costs = runCosts(cfg, graph, worldSize, opts);
   checkClockRange(graph, costs.time, cfg);
