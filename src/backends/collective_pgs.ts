@@ -8,6 +8,10 @@
 import { fsdpMesh, meshGroup, type GraphNode, type StepGraph } from '../graph';
 import { weakMemo } from '../util';
 
+/** The FSDP process group of a graph's mesh: 'dp' on a 1-D mesh, else 'dp_shard'. */
+export const fsdpGroupOf = (graph: StepGraph): string =>
+  meshGroup(graph.meta.mesh ?? fsdpMesh(graph.meta.worldSize), 'dp_shard').group;
+
 /** The group name an FSDP group's all-gathers move to (torchtitan's extra PG, group_desc 'fsdp_extra'). */
 const fsdpAllGatherGroup = (fsdpGroup: string): string => `${fsdpGroup}_ag`;
 
@@ -20,7 +24,7 @@ export function reassignFsdpAllGathers(graph: StepGraph): StepGraph {
 const cache = weakMemo((graph: StepGraph) => graph, reassign);
 
 function reassign(graph: StepGraph): StepGraph {
-  const fsdp = meshGroup(graph.meta.mesh ?? fsdpMesh(graph.meta.worldSize), 'dp_shard').group;
+  const fsdp = fsdpGroupOf(graph);
   const moved = fsdpAllGatherGroup(fsdp);
   let changed = false;
   const nodes = graph.nodes.map((n): GraphNode => {

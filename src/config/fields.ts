@@ -164,9 +164,12 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   },
   { path: 'compileMode', label: 'compile.mode', group: 'backends', kind: 'enum', values: COMPILE_MODES },
   { path: 'memoryPolicy', label: 'compile.memory_policy', group: 'backends', kind: 'enum', values: MEMORY_POLICIES },
-  // CUDA graphs and graph_trainer's FSDP overlap flag (helper "cudagraph"; config/schema.ts says more)
+  // CUDA graphs and graph_trainer's FSDP overlap flags (helper "cudagraph"; config/schema.ts says more)
   { path: 'cudaGraphs', label: 'cudagraph_pass', group: 'backends', kind: 'enum', values: CUDA_GRAPHS, nullable: true },
   { path: 'fsdpAgRsOverlap', label: 'compile.enable_fsdp_ag_rs_overlap', group: 'backends', kind: 'bool' },
+  {
+    path: 'fsdpDenseRegionOverlap', label: 'compile.enable_fsdp_dense_region_overlap', group: 'backends', kind: 'bool',
+  },
 ];
 
 /** Groups: the nested objects of SimConfig. */

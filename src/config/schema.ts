@@ -123,6 +123,12 @@ export interface SimConfig {
    * all-gathers run beside the reduce-scatters instead of queueing behind them.
    */
   fsdpAgRsOverlap: boolean;
+  /**
+   * `--compile.enable_fsdp_dense_region_overlap` (aot_fx_trace, after transformer-block bucketing):
+   * schedule_fsdp_comms_to_dense_regions_pass; in a dense model its one change to transformer_block's
+   * schedule is the FSDP reduce-scatter waits, sunk to the end of the backward.
+   */
+  fsdpDenseRegionOverlap: boolean;
 }
 
 export const MAX_RANKS = 1024;
@@ -155,6 +161,7 @@ export const DEFAULT_CONFIG: Readonly<SimConfig> = deepFreeze({
   memoryPolicy: 'default',
   cudaGraphs: null, // the mode's: on under aot_fx_trace, off under jit
   fsdpAgRsOverlap: false, // torchtitan's default
+  fsdpDenseRegionOverlap: false, // torchtitan's default
 } satisfies SimConfig);
 
 function deepFreeze<T extends object>(o: T): T {

@@ -13,7 +13,7 @@
 
 import type { BackendName } from '../backends';
 import { reshardsAfterForward, type CompileMode, type MemoryPolicy, type ReshardPolicy } from '../graph';
-import { cudaGraphsOn, fsdpAgRsOverlapOn } from './graph_trainer_passes';
+import { cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
 import type { SimConfig } from './schema';
 
 export const TORCHTITAN_VERSIONS = ['2025-10', '2025-11', '2026'] as const;
@@ -82,6 +82,7 @@ export interface FlagKnobs {
   /** Absent: the mode's default (graph_trainer_passes.ts). */
   readonly cudaGraphs?: SimConfig['cudaGraphs'];
   readonly fsdpAgRsOverlap?: boolean;
+  readonly fsdpDenseRegionOverlap?: boolean;
 }
 
 type Entry = Omit<TorchtitanFlags, 'version' | 'experiment'>;
@@ -118,6 +119,8 @@ function entryAt(version: TorchtitanVersion, backend: BackendName, k: FlagKnobs,
     fsdpAgRsOverlapOn({ fsdpAgRsOverlap: k.fsdpAgRsOverlap ?? false, compileMode: k.compileMode }, backend)
       ? '--compile.enable_fsdp_ag_rs_overlap'
       : '',
+    fsdpDenseRegionOverlapOn({ fsdpDenseRegionOverlap: k.fsdpDenseRegionOverlap ?? false, compileMode: k.compileMode },
+      backend) ? '--compile.enable_fsdp_dense_region_overlap' : '',
   ];
   return { flags: withKnobs(flags.filter(Boolean).join(' '), k) };
 }

@@ -298,6 +298,12 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
     cost: 'the two share the links: the simulator does not slow either',
     torch: 'compile.enable_fsdp_ag_rs_overlap',
   },
+  fsdpDenseRegionOverlap: {
+    does: 'aot_fx_trace, transformer_block: FSDP collectives launched in the neighbouring dense (attention) '
+      + 'regions; in a dense model that leaves the launches and sinks the reduce-scatter waits to the end.',
+    cost: 'reduce-scatter buffers live until the end of the backward',
+    torch: 'compile.enable_fsdp_dense_region_overlap',
+  },
   'live.timing': {
     does: 'Live timeline clock: preset replays the cost model\'s times for the live schedule; measured shows the '
       + 'browser\'s real time.',

@@ -58,7 +58,7 @@ describe('torchtitanFlags', () => {
     expect(flagsAt(none, '2026')).toBeNull();
   });
 
-  it('drops cudagraph_pass when CUDA graphs are off, and asks for the AG/RS overlap when on', () => {
+  it('drops cudagraph_pass when CUDA graphs are off, and asks for the FSDP overlap passes when on', () => {
     const aot = { ...JIT, compileMode: 'aot_fx_trace' } as const;
     const off = torchtitanFlags('aot_eager', { ...aot, cudaGraphs: 'off', fsdpAgRsOverlap: true });
     expect(flagsAt(off, '2026')).toBe(
@@ -66,6 +66,10 @@ describe('torchtitanFlags', () => {
         + 'cudagraph_pass --compile.enable_fsdp_ag_rs_overlap');
     const block = torchtitanFlags('transformer_block', { ...aot, cudaGraphs: 'off' });
     expect(flagsAt(block, '2026')).toBe('--compile.mode aot_fx_trace --compile.disable_passes cudagraph_pass');
+    const dense = { ...aot, fsdpDenseRegionOverlap: true };
+    expect(flagsAt(torchtitanFlags('transformer_block', dense), '2026'))
+      .toBe('--compile.mode aot_fx_trace --compile.enable_fsdp_dense_region_overlap');
+    expect(flagsAt(torchtitanFlags('aot_eager', dense), '2026')).not.toMatch(/dense_region/);
     // jit runs no cudagraph_pass and no reassign_collective_pgs_pass
     expect(flagsAt(torchtitanFlags('aot_eager', { ...JIT, fsdpAgRsOverlap: true }), '2026')).not.toMatch(/overlap/);
     const jitGraphs = torchtitanFlags('aot_eager', { ...JIT, cudaGraphs: 'on' });

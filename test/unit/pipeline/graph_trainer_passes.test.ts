@@ -1,14 +1,18 @@
 // graph_trainer's optional passes in a simulated step: cudagraph_pass (on by default under
 // aot_fx_trace, off under jit) takes each kernel's launch from eager to graphed, and
 // compile.enable_fsdp_ag_rs_overlap (reassign_collective_pgs_pass) puts the FSDP all-gathers on a
-// process group, and so a comm stream, of their own.
+// process group, and so a comm stream, of their own; compile.enable_fsdp_dense_region_overlap
+// (schedule_fsdp_comms_to_dense_regions_pass) sinks transformer_block's FSDP reduce-scatter waits.
 import { describe, expect, it } from 'vitest';
 import { reassignFsdpAllGathers } from '../../../src/backends';
-import { cudaGraphsOn, fsdpAgRsOverlapOn, validateConfig, type SimConfig } from '../../../src/config';
+import {
+  cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn, validateConfig, type SimConfig,
+} from '../../../src/config';
 import { HARDWARE_PRESETS } from '../../../src/estimate';
 import { attentionCompanions } from '../../../src/estimate/compute';
 import type { GraphNode } from '../../../src/graph';
 import { buildGraph, runPipeline, type PipelineResult } from '../../../src/pipeline';
+import { stepFigures } from '../../../src/pipeline/figures';
 import type { TraceEvent } from '../../../src/trace';
 
 function config(over: Record<string, unknown>): SimConfig {
@@ -102,6 +106,55 @@ describe('compile.enable_fsdp_ag_rs_overlap', () => {
       expect(new Set(rsOn.map((e) => e.stream))).toEqual(new Set(['comm:dp']));
       expect(agOn.some((ag) => ag.start > 0 && rsOn.some((rs) => overlaps(ag, rs)))).toBe(true);
       expect(on.sim.stepUs).toBeLessThan(off.sim.stepUs);
+    }, 60_000);
+  }
+});
+
+describe('compile.enable_fsdp_dense_region_overlap', () => {
+  // graph_trainer's default memory policy on Llama3-8B FSDP 4 × TP 2 (PR #3429's row), and eager
+  // (every block gathered again) on FSDP 8: transformer_block, where graph_trainer runs the pass
+  const rows = [
+    { model: 'llama3-8b', ranks: 8, compileMode: 'aot_fx_trace', parallelism: { tensor_parallel_degree: 2 } },
+    { model: 'llama3-8b', seqLen: 2048, ranks: 8, compileMode: 'aot_fx_trace', memoryPolicy: 'eager' },
+  ];
+
+  it('runs after transformer-block bucketing in aot_fx_trace only', () => {
+    const on = config({ ...rows[0], fsdpDenseRegionOverlap: true });
+    expect(fsdpDenseRegionOverlapOn(on, 'transformer_block')).toBe(true);
+    for (const b of ['aot_eager', 'aot_eager_autobucketing', 'fsdp2_eager'] as const)
+      expect(fsdpDenseRegionOverlapOn(on, b)).toBe(false);
+    expect(fsdpDenseRegionOverlapOn({ ...on, compileMode: 'jit' }, 'transformer_block')).toBe(false);
+  });
+
+  for (const row of rows) {
+    it(`${JSON.stringify(row.parallelism ?? {})} ${row.memoryPolicy ?? 'default'}: sinks every FSDP reduce-scatter `
+      + 'wait to its first reader, moves nothing else, never slows the step, holds buffers longer', () => {
+      const off = runPipeline(config(row), 'transformer_block');
+      const on = runPipeline(config({ ...row, fsdpDenseRegionOverlap: true }), 'transformer_block');
+      const [a, b] = [off.schedule.graph.nodes, on.schedule.graph.nodes];
+      expect(b.map((n, i) => n.id - i).every((d) => d === 0)).toBe(true);
+      const rsWait = (n: GraphNode, nodes: readonly GraphNode[]) =>
+        n.kind === 'wait' && nodes.find((c) => c.name === n.waitOf)?.collective?.kind === 'reduce_scatter'
+        && nodes.find((c) => c.name === n.waitOf)?.collective?.group !== 'tp';
+      const movedNames = new Set(a.filter((n) => rsWait(n, a)).map((n) => n.name));
+      expect(movedNames.size).toBeGreaterThan(0);
+      // every other node keeps its relative order
+      const rest = (nodes: readonly GraphNode[]) => nodes.filter((n) => !movedNames.has(n.name)).map((n) => n.name);
+      expect(rest(b)).toEqual(rest(a));
+      expect(new Set(b.map((n) => n.name))).toEqual(new Set(a.map((n) => n.name)));
+      // each sunk wait sits right before the first node that reads its outputs (transformer_block alone
+      // waits one block later), never after one
+      const sunk = (nodes: readonly GraphNode[]) => nodes.every((n, i) => {
+        if (!movedNames.has(n.name)) return true;
+        const reader = nodes.findIndex((r) => r.inputs.some((t) => n.outputs.includes(t)));
+        const between = nodes.slice(i + 1, reader === -1 ? nodes.length : reader);
+        return (reader === -1 || reader > i) && between.every((m) => movedNames.has(m.name) || m.kind === 'view');
+      });
+      expect(sunk(a)).toBe(false);
+      expect(sunk(b)).toBe(true);
+      expect(on.sim.mismatch).toBeUndefined();
+      expect(on.sim.stepUs).toBeLessThanOrEqual(off.sim.stepUs);
+      expect(stepFigures(on).peakReservedBytes).toBeGreaterThanOrEqual(stepFigures(off).peakReservedBytes);
     }, 60_000);
   }
 });
