@@ -27,6 +27,8 @@ export {
 export { fsdp2StreamOf, runFsdp2Eager } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock } from './transformer_block';
 export { indexGraph } from './graph_index';
+export { reassignFsdpAllGathers } from './collective_pgs';
+export { sinkReduceScatterWaits } from './dense_region';
 export type { KnobSpec } from './knob_specs';
 
 /** `field must be one of [a, b, c], got 'x'` (torchtitan's wording). */

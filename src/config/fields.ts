@@ -48,6 +48,7 @@ export type FieldSpec = FieldBase &
   );
 
 const DTYPES = ['bf16', 'fp32', 'fp16'] as const;
+const CUDA_GRAPHS = ['on', 'off'] as const;
 const MAX_TOKENS_DIM = 1 << 20;
 
 /** Ranges of the autobucketing knobs we know; any other knob gets a generic range by its default's type. */
@@ -163,6 +164,12 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
   },
   { path: 'compileMode', label: 'compile.mode', group: 'backends', kind: 'enum', values: COMPILE_MODES },
   { path: 'memoryPolicy', label: 'compile.memory_policy', group: 'backends', kind: 'enum', values: MEMORY_POLICIES },
+  // CUDA graphs and graph_trainer's FSDP overlap flags (helper "cudagraph"; config/schema.ts says more)
+  { path: 'cudaGraphs', label: 'cudagraph_pass', group: 'backends', kind: 'enum', values: CUDA_GRAPHS, nullable: true },
+  { path: 'fsdpAgRsOverlap', label: 'compile.enable_fsdp_ag_rs_overlap', group: 'backends', kind: 'bool' },
+  {
+    path: 'fsdpDenseRegionOverlap', label: 'compile.enable_fsdp_dense_region_overlap', group: 'backends', kind: 'bool',
+  },
 ];
 
 /** Groups: the nested objects of SimConfig. */

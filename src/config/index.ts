@@ -20,5 +20,6 @@ export { configToQuery, configFromQuery, decodeValue, parseConfigQuery } from '.
 export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM, parseLinkQuery } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags } from './torchtitan_flags';
+export { cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
 export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './parallelism';

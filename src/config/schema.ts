@@ -110,6 +110,25 @@ export interface SimConfig {
    * activationCheckpointing instead): default (graph SAC), full, eager (op SAC) or none.
    */
   memoryPolicy: MemoryPolicy;
+  // ── CUDA graphs and graph_trainer's FSDP overlap flags (helper "cudagraph"; one block to port) ──
+  /**
+   * graph_trainer's `cudagraph_pass`: the step replays as one CUDA graph, so kernels skip the host
+   * launch (estimate/hardware.ts). null: the mode's default, on under aot_fx_trace (torchtitan
+   * runs it unless `--compile.disable_passes cudagraph_pass`), off under jit (no such pass there).
+   */
+  cudaGraphs: 'on' | 'off' | null;
+  /**
+   * `--compile.enable_fsdp_ag_rs_overlap` (aot_fx_trace): reassign_collective_pgs_pass moves the
+   * FSDP all-gathers to a second process group of the same ranks, its own NCCL stream, so backward
+   * all-gathers run beside the reduce-scatters instead of queueing behind them.
+   */
+  fsdpAgRsOverlap: boolean;
+  /**
+   * `--compile.enable_fsdp_dense_region_overlap` (aot_fx_trace, after transformer-block bucketing):
+   * schedule_fsdp_comms_to_dense_regions_pass; in a dense model its one change to transformer_block's
+   * schedule is the FSDP reduce-scatter waits, sunk to the end of the backward.
+   */
+  fsdpDenseRegionOverlap: boolean;
 }
 
 export const MAX_RANKS = 1024;
@@ -140,6 +159,9 @@ export const DEFAULT_CONFIG: Readonly<SimConfig> = deepFreeze({
   reshardAfterForward: 'default',
   compileMode: 'jit', // fsdp-sim's numbers so far: SimpleFSDP's torch.compile path
   memoryPolicy: 'default',
+  cudaGraphs: null, // the mode's: on under aot_fx_trace, off under jit
+  fsdpAgRsOverlap: false, // torchtitan's default
+  fsdpDenseRegionOverlap: false, // torchtitan's default
 } satisfies SimConfig);
 
 function deepFreeze<T extends object>(o: T): T {
