@@ -147,7 +147,7 @@ export function parseFlags<const O extends NonNullable<ParseArgsConfig['options'
   }
 }
 
-/** A command flag's allowed values in the config's vocabulary (config/fields.ts), without a path. */
+/** A command flag's allowed values in the config's vocabulary (a knob row's rule, config/fields.ts). */
 export type FlagRule = FieldRule;
 
 /** The rule as a field named `--flag`, so that config's checks and messages apply to it as they are. */
