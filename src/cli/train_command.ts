@@ -15,6 +15,8 @@ import { runTrainingNode } from '../runtime/index_node';
 import {
   DEFAULT_GLOBAL_BATCH,
   LIVE_DEFAULT_LR,
+  MAX_GLOBAL_BATCH,
+  MAX_LIVE_LR,
   RENAMED_KERNEL_CHOICES,
   MAX_LIVE_RANKS,
   defaultGlobalBatch,
@@ -66,8 +68,8 @@ const TRAIN_FLAGS = {
   timing: knobFlag('live.timing'),
   hardware: knobFlag('hardware'),
   network: knobFlag('network'),
-  lr: { rule: { kind: 'number', min: 0, max: 1, minOpen: true }, dflt: `${LIVE_DEFAULT_LR}` },
-  'global-batch': { rule: { kind: 'int', min: 1, max: 4096 }, dflt: '' },
+  lr: { rule: { kind: 'number', min: 0, max: MAX_LIVE_LR, minOpen: true }, dflt: `${LIVE_DEFAULT_LR}` },
+  'global-batch': { rule: { kind: 'int', min: 1, max: MAX_GLOBAL_BATCH }, dflt: '' },
   every: int(1, 1_000_000, 10),
 } as const satisfies Record<string, TrainFlag>;
 type TrainFlagName = keyof typeof TRAIN_FLAGS;

@@ -10,7 +10,7 @@ export {
 export type {
   RankCount, TimingMode, TrainingOptions,
 } from './coordinator';
-export { RENAMED_KERNEL_CHOICES } from './live_options';
+export { MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
 export type {
   KernelChoice,
 } from './live_options';

@@ -16,5 +16,9 @@ export const TIMING_MODES: readonly TimingMode[] = ['preset', 'measured'];
 export const MAX_LIVE_RANKS = 16;
 /** Most steps one live run takes; only the losses are kept per step, so a long run stays small. */
 export const MAX_LIVE_STEPS = 1_000_000;
+/** Largest learning rate a live run takes (lr in (0, MAX_LIVE_LR]). */
+export const MAX_LIVE_LR = 1;
+/** Most rows of one step across all ranks. */
+export const MAX_GLOBAL_BATCH = 4096;
 /** Seeds are uint32: the PRNGs read `seed >>> 0` (init.ts splitmix32, estimate's jitter hash). */
 export const MAX_SEED = 0xffffffff;

@@ -27,7 +27,8 @@ import type { DataConfig } from './data';
 import type { StepPhases } from './exec';
 import type { StartupProgress } from './startup';
 import {
-  KERNEL_CHOICES, MAX_LIVE_RANKS, MAX_LIVE_STEPS, MAX_SEED, TIMING_MODES, type KernelChoice, type TimingMode,
+  KERNEL_CHOICES, MAX_GLOBAL_BATCH, MAX_LIVE_LR, MAX_LIVE_RANKS, MAX_LIVE_STEPS, MAX_SEED, TIMING_MODES,
+  type KernelChoice, type TimingMode,
 } from './live_options';
 
 export { MAX_LIVE_RANKS, type TimingMode } from './live_options';
@@ -140,11 +141,11 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   oneOf('collective', COLLECTIVE_ALGORITHMS, opts.collective);
   oneOf('timing', TIMING_MODES, opts.timing);
   const lr = opts.lr ?? LIVE_DEFAULT_LR;
-  if (!Number.isFinite(lr) || lr <= 0 || lr > 1)
-    throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
+  if (!Number.isFinite(lr) || lr <= 0 || lr > MAX_LIVE_LR)
+    throw new ConfigError('lr', `lr must be a number in (0, ${MAX_LIVE_LR}], got ${JSON.stringify(opts.lr)}`);
   const mesh = liveMesh({ ...opts, ranks });
   const dp = mesh.dpReplicate * mesh.dpShard;
-  const globalBatch = intIn('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, 4096);
+  const globalBatch = intIn('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, MAX_GLOBAL_BATCH);
   if (globalBatch % dp !== 0) {
     const why = `globalBatch must be divisible by the ${dp} data-parallel ranks (ranks / tp), got ${globalBatch}`;
     throw new ConfigError('globalBatch', why);
