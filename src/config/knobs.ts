@@ -6,7 +6,7 @@
 // this table derives its rows from theirs. A new knob: a SimConfig field and one row here
 // (docs/ARCHITECTURE.md §4).
 
-import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, BACKEND_NAMES, type KnobSpec } from '../backends';
+import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, BACKEND_NAMES, type KnobHelp, type KnobSpec } from '../backends';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
 import { COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES } from '../graph';
 import { AC_MODES, MODEL_NAMES } from '../model';
@@ -18,7 +18,6 @@ import type { ConfigPath, ConfigValue } from './schema';
 
 export const MAX_RANKS = 1024;
 const MAX_TOKENS_DIM = 1 << 20;
-const AB = 'schedule_overlap_bucketing';
 /** torchtitan's name for the backend knobs; the command line itself follows, by version (backendFlagsHelp). */
 const BACKEND_FLAG = 'compile.backend and its passes, as below for each torchtitan version';
 
@@ -26,17 +25,13 @@ const BACKEND_FLAG = 'compile.backend and its passes, as below for each torchtit
 const knob = <P extends ConfigPath>(path: P, row: FieldRule & FieldAbout<ConfigValue<P>>) =>
   ({ ...row, path }) as FieldSpec & { readonly path: P };
 
-/** A backend knob's row as a config field: its range, integer-ness and help; its default the default profile's. */
 type BackendKnob = keyof typeof AUTOBUCKETING_KNOBS;
 
+/** A backend knob's row as a config field: its range, integer-ness and help; its default the default profile's. */
 function backendField(key: BackendKnob): FieldSpec & { readonly path: `autobucketing.${string}` } {
-  const spec: KnobSpec = AUTOBUCKETING_KNOBS[key];
-  // torch's knob name is the label; a row without help still names its torch argument
-  const help = spec.help ?? {
-    does: `torch's ${key.replace(/_/g, ' ')} setting of the overlap scheduler.`,
-    torch: `${AB}(${key}=…)`,
-  };
-  const about = { label: key, group: 'autobucketing', default: AUTOBUCKETING_DEFAULTS[key], help } as const;
+  const spec: KnobSpec & { readonly help: KnobHelp } = AUTOBUCKETING_KNOBS[key];
+  // torch's knob name is the label
+  const about = { label: key, group: 'autobucketing', default: AUTOBUCKETING_DEFAULTS[key], help: spec.help } as const;
   const path = `autobucketing.${key}` as const;
   if (spec.type === 'boolean') return { ...about, path, kind: 'bool' };
   if (spec.type === 'enum') return { ...about, path, kind: 'enum', values: spec.values };
@@ -283,7 +278,7 @@ const MESH_ROWS = [
 ] as const;
 
 type Rows = readonly (FieldSpec & { readonly path: string })[];
-/** The SimConfig leaves a set of rows leaves without a row: a compile error names them. */
+/** The SimConfig leaves that have no row among R: a compile error names them. */
 type Undeclared<R extends Rows> = Exclude<ConfigPath, R[number]['path']>;
 
 /** The rows, in panel and URL order; refused by the compiler while a SimConfig leaf has no row. */

@@ -4,7 +4,7 @@
 // profiles by torch version: torch 2.15's are the defaults, torch 2.11's the seed's.
 // Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
 
-import type { KnobSpec, KnobValue } from '../knob_specs';
+import type { KnobHelp, KnobSpec, KnobValue } from '../knob_specs';
 
 const AB = 'schedule_overlap_bucketing';
 const GIB_MAX = 1024; // GiB: past any GPU's memory, so the top of the range caps nothing in practice
@@ -209,7 +209,7 @@ export const AUTOBUCKETING_KNOBS = {
         '(guard_nested_waits=… picks it)',
     },
   },
-} as const satisfies Readonly<Record<string, KnobSpec>>;
+} as const satisfies Readonly<Record<string, KnobSpec & { readonly help: KnobHelp }>>;
 
 /** The knobs' values, typed by their rows. */
 export type AutobucketingOptions = {
