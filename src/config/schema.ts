@@ -27,6 +27,7 @@ interface LiveConfig {
   timing: TimingMode;
 }
 
+/** A run's config. What each field means, its range and its default: the field's row in knobs.ts. */
 export interface SimConfig {
   model: ModelName;
   ranks: number;
