@@ -1,10 +1,11 @@
 // A knob's range is declared once: change it in its one declaration (a backend knob's row, the
-// runtime's bound on live steps) and the URL codec, the CLI flags and their help, the config
-// panel and the runtime all follow. Mocks modules: runs in the isolated project (vitest.config.ts).
+// runtime's bound on live steps, a config row) and the URL codec, the CLI flags and their help,
+// the config panel and the runtime all follow. Mocks modules: runs in the isolated project (vitest.config.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const OPTIONS = '../../../src/backends/autobucketing/options';
 const LIVE_OPTIONS = '../../../src/runtime/live_options';
+const KNOBS = '../../../src/config/knobs';
 
 /** The modules that read the knob, loaded fresh over the mocked declaration. */
 async function readers() {
@@ -25,6 +26,7 @@ const panelHelp = (model: { fields: readonly { field: { path: string }; help: st
 afterEach(() => {
   vi.doUnmock(OPTIONS);
   vi.doUnmock(LIVE_OPTIONS);
+  vi.doUnmock(KNOBS);
   vi.resetModules();
 });
 
@@ -67,5 +69,23 @@ describe('one declaration per knob', () => {
     const opts = train.parseTrainArgs(['--steps', '77']).opts;
     expect(() => runtime.planTraining(opts)).not.toThrow();
     expect(() => runtime.planTraining({ ...opts, steps: 78 })).toThrow('steps must be an integer in [1, 77], got 78');
+  });
+
+  it('a config row saying jitter is at most 20 %: URL, --jitter-pct and its help, the panel follow', async () => {
+    vi.doMock(KNOBS, async (importOriginal) => {
+      const orig = await importOriginal<typeof import('../../../src/config/knobs')>();
+      const rows = orig.CONFIG_FIELDS.map((f) => (f.path === 'jitterPct' ? { ...f, max: 20 } : f));
+      return { ...orig, CONFIG_FIELDS: rows };
+    });
+    const { config, flags, panel } = await readers();
+    expect(config.validateConfig({ jitterPct: 20 }).ok).toBe(true);
+    expect(config.parseConfigQuery('jitterPct=21').errors[0]?.message).toBe(
+      'jitterPct must be a number in [0, 20], got "21"',
+    );
+    expect(() => flags.configFromFlags('compare', { 'jitter-pct': '21' })).toThrow(
+      'fsdp-sim compare: --jitter-pct must be a number in [0, 20], got "21"',
+    );
+    expect(flags.configFlagHelp().find((l) => l.startsWith('  --jitter-pct '))).toContain('a number in [0, 20]');
+    expect(panelHelp(panel.configPanelModel(), 'jitterPct')).toContain('jitterPct: a number in [0, 20]');
   });
 });
