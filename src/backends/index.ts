@@ -22,14 +22,15 @@ export {
   matchLogGraphs,
   logMismatches,
   parseTorchPassLog,
-  runAutobucketing, torchProfileLabel, type Agreement, type Decision, type LogMismatch, type TorchLogGraph,
+  runAutobucketing, torchProfileLabel, type Agreement,
+  type AutobucketingOptions, type Decision, type LogMismatch, type TorchLogGraph,
 } from './autobucketing';
 export { fsdp2StreamOf, runFsdp2Eager } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock } from './transformer_block';
 export { indexGraph } from './graph_index';
 export { reassignFsdpAllGathers } from './collective_pgs';
 export { sinkReduceScatterWaits } from './dense_region';
-export type { KnobSpec } from './knob_specs';
+export type { KnobHelp, KnobSpec } from './knob_specs';
 
 /** `field must be one of [a, b, c], got 'x'` (torchtitan's wording). */
 function unknownBackend(field: string, got: unknown): ConfigError {

@@ -2,17 +2,19 @@
 
 export {
   DEFAULT_CONFIG,
-  MAX_RANKS,
+  PARALLELISM_DEFAULTS,
   defaultConfig,
   type SimConfig,
 } from './schema';
+export { CONFIG_FIELDS, MAX_RANKS } from './knobs';
+export type { KnobHelp } from '../backends';
 export {
-  CONFIG_FIELDS,
   FIELD_GROUPS,
   describeAllowed,
   isAllowed,
   getPath,
   type FieldGroup,
+  type FieldRule,
   type FieldSpec,
 } from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError } from './validate';
@@ -22,4 +24,4 @@ export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags } from './torchtitan_flags';
 export { cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
-export { PARALLELISM_DEFAULTS, describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './parallelism';
+export { describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './parallelism';

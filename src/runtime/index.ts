@@ -3,17 +3,17 @@
 // flavour, runTrainingNode, is in ./coordinator_node (not re-exported: it imports node: modules).
 // Every run reports where each step went (phases, per rank and step; exec/phases.ts).
 export {
-   DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, TIMING_MODES,
+   DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS,
   defaultGlobalBatch, liveMesh,
    planTraining, runTraining,
 } from './coordinator';
 export type {
   RankCount, TimingMode, TrainingOptions,
 } from './coordinator';
-export { KERNEL_CHOICES, RENAMED_KERNEL_CHOICES } from './rank';
+export { MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
 export type {
   KernelChoice,
-} from './rank';
+} from './live_options';
 export { formatPhases, phaseReport } from './exec';
 export type { PhaseInterval } from './exec';
 export { wallEvents } from './wall_events';
@@ -21,5 +21,4 @@ export { RANK_STAGES, startupCounts } from './startup';
 export type { RankStage, RankStartup, ResolvedKernels } from './startup';
 export { probeAdapter } from './gpu/index_probe'; // no shaders: the page probes without loading the kernels
 export type { AdapterProbe } from './gpu/index_probe';
-export { COLLECTIVE_ALGORITHMS } from './comm';
 export type { CollectiveAlgorithm } from './comm';
