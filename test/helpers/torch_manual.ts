@@ -50,7 +50,8 @@ const KINDS: readonly [string, CollectiveKind][] = [
 ];
 const kindOf = (n: DumpNode): CollectiveKind | undefined =>
   n.target.startsWith('_c10d_functional.') ? KINDS.find(([t]) => n.target.includes(t))?.[1] : undefined;
-const isCast = (n: DumpNode) => n.target === 'aten._to_copy.default' || n.target === 'prims.convert_element_type.default';
+const CASTS = new Set(['aten._to_copy.default', 'prims.convert_element_type.default']);
+const isCast = (n: DumpNode) => CASTS.has(n.target);
 
 function manualGraphOfDump(nodes: readonly DumpNode[]): ManualGraph {
   const n = nodes.length;

@@ -3,13 +3,11 @@
 
 export {
   defaultModulePlan,
-  planEntryText,
-  type ManualBucket,
   type ManualGraph,
-  type ManualMode,
   type ManualOptions,
   type ManualResult,
-  type OverlapDep,
   type PlanEntry,
 } from './manual_graph';
 export { manualOverlapSchedule } from './scheduler';
+export { blockCount, fsdpParamModuleOrder, manualGraphOf, manualRegions, type ManualRegion } from './from_step_graph';
+export { manualReasons } from './plan_reasons';

@@ -126,12 +126,15 @@ function mustBeBefore(items: ItemGraph, id: number, pos: Int32Array, earliest: n
 }
 
 /** torch's _move_overlap_nodes: gradient waits moved after the latest start, gathers before the wait. */
-export function moveOverlapNodes(items: ItemGraph, deps: readonly OverlapDep[], buckets: readonly ManualBucket[]): void {
+export function moveOverlapNodes(
+  items: ItemGraph, deps: readonly OverlapDep[], buckets: readonly ManualBucket[],
+): void {
   const kindOf = new Map(buckets.map((b) => [b.start, b.kind]));
   const moved = new Set<number>();
   const list = items.list;
-  const defer = deps.map((d) => ({ target: d.target, sources: d.sources.filter((s) => kindOf.get(s) !== 'all_gather') }));
-  const prefetch = deps.map((d) => ({ target: d.target, sources: d.sources.filter((s) => kindOf.get(s) === 'all_gather') }));
+  const gathers = (d: OverlapDep, want: boolean) => d.sources.filter((s) => (kindOf.get(s) === 'all_gather') === want);
+  const defer = deps.map((d) => ({ target: d.target, sources: gathers(d, false) }));
+  const prefetch = deps.map((d) => ({ target: d.target, sources: gathers(d, true) }));
   let pos = list.positions(items.size);
   for (const { target, sources } of defer) {
     if (sources.length === 0) continue;

@@ -16,7 +16,7 @@ export function sortIfNeeded(items: ItemGraph, changed: Iterable<number>): void 
 }
 
 /** The order rebuilt by torch's algorithm (inputs scanned last to first, as torch does). */
-export function stableSort(items: ItemGraph): void {
+function stableSort(items: ItemGraph): void {
   const order = items.list.toArray();
   const ready = new Uint8Array(items.size);
   const waiting = new Map<number, number[]>();

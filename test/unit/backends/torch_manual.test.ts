@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { manualOverlapSchedule, type ManualOptions } from '../../../src/backends/manual';
 import { type ManualExpected, orderTokens, readManualFixture } from '../../helpers/torch_manual';
 
-const FILES = readdirSync(new URL('../../fixtures/torch_manual/', import.meta.url)).filter((f) => f.endsWith('.json.gz'));
+const DIR = new URL('../../fixtures/torch_manual/', import.meta.url);
+const FILES = readdirSync(DIR).filter((f) => f.endsWith('.json.gz'));
 
 function optionsOf(e: ManualExpected): ManualOptions {
   const order = e.paramModuleOrder ? new Map(Object.entries(e.paramModuleOrder)) : undefined;
