@@ -54,15 +54,11 @@ function groupCollectives(items: ItemGraph, scope: readonly number[]): number[][
  */
 function splitIndependent(items: ItemGraph, group: readonly number[]): number[][] {
   if (group.length === 1) return [[...group]];
-  const reach = waitReach(items, group);
+  const pos = items.list.positions(items.size);
   const level = new Map<number, number>();
-  const byPos = [...group].sort((a, b) => reach.pos[a] - reach.pos[b]);
-  for (const c of byPos) {
-    let lv = 1;
-    group.forEach((a, k) => {
-      if (a !== c && reach.reaches(k, c)) lv = Math.max(lv, (level.get(a) ?? 1) + 1);
-    });
-    level.set(c, lv);
+  for (const c of [...group].sort((a, b) => pos[a] - pos[b])) {
+    const above = memberWaitsAbove(items, group, c, pos);
+    level.set(c, 1 + Math.max(0, ...above.map((a) => level.get(a) ?? 1)));
   }
   const out = new Map<number, number[]>();
   for (const c of group) {
@@ -74,23 +70,23 @@ function splitIndependent(items: ItemGraph, group: readonly number[]): number[][
   return [...out.keys()].sort((a, b) => a - b).map((lv) => out.get(lv)!);
 }
 
-/** Which members' waits each item descends from: one sweep of the order from the first wait. */
-function waitReach(items: ItemGraph, group: readonly number[]) {
+/** The members whose wait `c`'s start descends from: a walk up its inputs, no earlier than the first wait. */
+function memberWaitsAbove(items: ItemGraph, group: readonly number[], c: number, pos: Int32Array): number[] {
   const g = items.g;
-  const pos = items.list.positions(items.size);
-  const words = Math.ceil(group.length / 32);
-  const bits = new Uint32Array(items.size * words);
-  const bitOfWait = new Map(group.map((m, k) => [g.waitOf[m], k]));
-  const firstWait = Math.min(...group.map((m) => pos[g.waitOf[m]]));
-  const order = items.list.toArray();
-  for (let p = firstWait; p < order.length; p++) {
-    const id = order[p];
-    for (const q of items.preds[id]) for (let w = 0; w < words; w++) bits[id * words + w] |= bits[q * words + w];
-    const k = bitOfWait.get(id);
-    if (k !== undefined) bits[id * words + (k >> 5)] |= 1 << (k & 31);
+  const memberOfWait = new Map(group.map((m) => [g.waitOf[m], m]));
+  const floor = Math.min(...group.map((m) => pos[g.waitOf[m]]));
+  const seen = new Set<number>();
+  const stack = [...items.preds[c]];
+  const out: number[] = [];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id) || pos[id] < floor) continue;
+    seen.add(id);
+    const m = memberOfWait.get(id);
+    if (m !== undefined) out.push(m);
+    stack.push(...items.preds[id]);
   }
-  const reaches = (k: number, id: number) => (bits[id * words + (k >> 5)] >>> (k & 31)) & 1;
-  return { pos, reaches: (k: number, c: number) => reaches(k, c) === 1 };
+  return out;
 }
 
 /** FSDPParamOrderBucketer: members sorted by (their module's FSDP2 parameter order, node number). */

@@ -35,12 +35,17 @@ function moduleFqn(node: GraphNode): string {
 /** A region of the step graph as torch's pass sees one FX graph (region numbers are local). */
 export function manualGraphOf(ix: GraphIndex, region: ManualRegion): ManualGraph {
   const nodes = region.nodes;
-  const local = new Map(nodes.map((i, k) => [i, k]));
-  const localOf = (i: number) => local.get(i) ?? -1;
+  const local = new Int32Array(ix.n).fill(-1);
+  nodes.forEach((i, k) => (local[i] = k));
+  const localOf = (i: number) => (i >= 0 ? local[i] : -1);
   const ns = nodes.map((i) => ix.nodes[i]);
   const inputs = nodes.map((i) => {
-    const srcs = Array.from(ix.inputSrc.subarray(ix.inputOff[i], ix.inputOff[i + 1]), localOf);
-    return [...new Set(srcs.filter((k) => k >= 0))];
+    const out: number[] = [];
+    for (let j = ix.inputOff[i]; j < ix.inputOff[i + 1]; j++) {
+      const k = localOf(ix.inputSrc[j]);
+      if (k >= 0 && !out.includes(k)) out.push(k);
+    }
+    return out;
   });
   const waitOf = Int32Array.from(nodes, (i) => (ix.waitOfColl[i] >= 0 ? localOf(ix.waitOfColl[i]) : -1));
   const kind = ns.map((n, k) => (waitOf[k] >= 0 ? n.collective!.kind : undefined));

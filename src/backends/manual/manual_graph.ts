@@ -81,15 +81,27 @@ export function planEntryText(entry: PlanEntry): string {
 }
 
 /**
- * torch's get_subgraph_by_path: the nodes whose module is the path or inside it, in graph order;
- * for a list of paths, each path's nodes in turn.
+ * torch's get_subgraph_by_path over its GraphView: the nodes whose module is the path or inside it,
+ * in graph order; for a list of paths, each path's nodes in turn. `byPath` is scopeIndex's.
  */
-export function scopeNodes(g: ManualGraph, entry: PlanEntry): number[] {
+export function scopeNodes(byPath: ReadonlyMap<string, readonly number[]>, entry: PlanEntry): number[] {
   const paths = typeof entry === 'string' ? [entry] : entry;
-  const inside = (m: string, p: string) => m === p || m.startsWith(`${p}.`);
-  return paths.flatMap((p) => {
-    const out: number[] = [];
-    for (let i = 0; i < g.n; i++) if (inside(g.module[i], p)) out.push(i);
-    return out;
-  });
+  return paths.flatMap((p) => byPath.get(p) ?? []);
+}
+
+/** torch's make_graph_view: every node listed under each dotted prefix of its module, in graph order. */
+export function scopeIndex(g: ManualGraph): Map<string, number[]> {
+  const byPath = new Map<string, number[]>();
+  for (let i = 0; i < g.n; i++) {
+    const m = g.module[i];
+    if (m === '') continue;
+    for (let end = m.indexOf('.'); ; end = m.indexOf('.', end + 1)) {
+      const prefix = end < 0 ? m : m.slice(0, end);
+      const list = byPath.get(prefix);
+      if (list) list.push(i);
+      else byPath.set(prefix, [i]);
+      if (end < 0) break;
+    }
+  }
+  return byPath;
 }

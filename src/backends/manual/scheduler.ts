@@ -5,14 +5,15 @@
 
 import { bucketScope, type BucketerState } from './bucketer';
 import { ItemGraph } from './item_graph';
-import { type ManualGraph, type ManualOptions, type ManualResult, scopeNodes } from './manual_graph';
+import { type ManualGraph, type ManualOptions, type ManualResult, scopeIndex, scopeNodes } from './manual_graph';
 import { moveOverlapNodes, overlapDeps } from './reorder';
 
 /** Runs the manual overlap scheduler; throws if two plan entries share a node (torch asserts the same). */
 export function manualOverlapSchedule(g: ManualGraph, options: ManualOptions): ManualResult {
   const items = new ItemGraph(g);
   const st: BucketerState = { items, buckets: [], foldedCasts: new Map() };
-  const scopes = options.plan.map((entry) => scopeNodes(g, entry));
+  const byPath = scopeIndex(g);
+  const scopes = options.plan.map((entry) => scopeNodes(byPath, entry));
   const inScope = disjointScopes(g, scopes);
   scopes.forEach((scope, entry) => {
     if (options.mode === 'jit') return bucketScope(st, { scope, entry, backward: false });

@@ -18,9 +18,12 @@ export function sortIfNeeded(items: ItemGraph, changed: Iterable<number>): void 
 /** The order rebuilt by torch's algorithm (inputs scanned last to first, as torch does). */
 function stableSort(items: ItemGraph): void {
   const order = items.list.toArray();
-  const ready = new Uint8Array(items.size);
-  const waiting = new Map<number, number[]>();
-  const resume = new Map<number, number>(); // a blocked node → how many of its inputs remain to scan
+  const size = items.size;
+  const ready = new Uint8Array(size);
+  const resume = new Int32Array(size).fill(-1); // a blocked node: how many of its inputs remain to scan
+  const waitHead = new Int32Array(size).fill(-1); // per input: the first node waiting for it
+  const waitTail = new Int32Array(size).fill(-1);
+  const waitNext = new Int32Array(size).fill(-1); // a waiting node → the next one waiting for the same input
   const pending = [...order].reverse();
   const placed: number[] = [];
   const outputs: number[] = [];
@@ -31,24 +34,26 @@ function stableSort(items: ItemGraph): void {
       continue;
     }
     const deps = items.preds[id];
-    let k = resume.get(id) ?? deps.length;
-    resume.delete(id);
+    let k = resume[id] >= 0 ? resume[id] : deps.length;
     while (k > 0 && ready[deps[k - 1]] === 1) k--;
     if (k > 0) {
       const dep = deps[k - 1];
-      resume.set(id, k - 1);
-      const list = waiting.get(dep);
-      if (list) list.push(id);
-      else waiting.set(dep, [id]);
+      resume[id] = k - 1;
+      waitNext[id] = -1;
+      if (waitTail[dep] < 0) waitHead[dep] = id;
+      else waitNext[waitTail[dep]] = id;
+      waitTail[dep] = id;
       continue;
     }
     ready[id] = 1;
     placed.push(id);
-    const woken = waiting.get(id);
-    waiting.delete(id);
-    if (woken) for (let j = woken.length - 1; j >= 0; j--) pending.push(woken[j]);
+    const woken: number[] = [];
+    for (let w = waitHead[id]; w >= 0; w = waitNext[w]) woken.push(w);
+    waitHead[id] = -1;
+    waitTail[id] = -1;
+    for (let j = woken.length - 1; j >= 0; j--) pending.push(woken[j]);
   }
-  if (waiting.size > 0) throw new Error('manual scheduler: the rewritten graph has a cycle');
+  if (placed.length + outputs.length < order.length) throw new Error('manual scheduler: the rewritten graph has a cycle');
   for (const id of order) items.list.remove(id);
   for (const id of [...placed, ...outputs]) items.list.pushBack(id);
 }
