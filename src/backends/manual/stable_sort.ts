@@ -53,7 +53,9 @@ function stableSort(items: ItemGraph): void {
     waitTail[id] = -1;
     for (let j = woken.length - 1; j >= 0; j--) pending.push(woken[j]);
   }
-  if (placed.length + outputs.length < order.length) throw new Error('manual scheduler: the rewritten graph has a cycle');
+  if (placed.length + outputs.length < order.length) {
+    throw new Error('manual scheduler: the rewritten graph has a cycle');
+  }
   for (const id of order) items.list.remove(id);
   for (const id of [...placed, ...outputs]) items.list.pushBack(id);
 }
