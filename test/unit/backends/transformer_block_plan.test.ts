@@ -23,7 +23,8 @@ const bucketModules = (g: StepGraph, s: Schedule, kind: string, phase: string) =
 };
 
 describe('transformer_block (torch manual scheduler) on a built graph', () => {
-  it.each([['jit', jit], ['joint', joint]] as const)('%s: valid and deterministic, one bucket per plan entry', (_m, g) => {
+  const modes = [['jit', jit], ['joint', joint]] as const;
+  it.each(modes)('%s: valid and deterministic, one bucket per plan entry', (_m, g) => {
     const s = runTransformerBlock(g, cost);
     expectValidSchedule(g, s);
     expect(runTransformerBlock(g, cost)).toEqual(s);
