@@ -19,7 +19,7 @@ torch.fx.traceback.annotate({"module_fqn": fqn}), as torchtitan's annotate_modul
 schedulers read the module from that annotation (torchtitan's _stack_fn). Meta tensors, fake process
 group, CPU only.
 
-Usage: gen_manual.py --mode jit|joint --layers 2 --world 4 [--recompute] --out DIR
+Usage: gen_manual.py --mode jit|joint --layers 2 --world 4 [--recompute] [--all-reduce] --out DIR
 """
 import argparse, functools, gzip, json, os
 from collections import defaultdict
@@ -36,6 +36,8 @@ ap.add_argument("--mode", required=True, choices=["jit", "joint"])
 ap.add_argument("--layers", type=int, default=2)
 ap.add_argument("--world", type=int, default=4)
 ap.add_argument("--recompute", action="store_true", help="jit: the backward re-gathers (reshard after forward)")
+ap.add_argument("--all-reduce", action="store_true",
+                help="two dependent sum all-reduces in the output module (as loss parallel's): torch's split")
 ap.add_argument("--out", required=True)
 ARGS = ap.parse_args()
 
@@ -122,6 +124,13 @@ def forward(ps, tokens, n_layers):
         h = block(ps, l, h)
     h = rms(ps, "norm", h)
     logits = linear(ps, "output", h)
+    if ARGS.all_reduce:
+        with fxt.annotate({"module_fqn": "output"}):
+            # two all-reduces of one key, the second reading the first (loss parallel's sum-exp
+            # after its max): torch must put them in different buckets
+            total = funcol.all_reduce(logits.detach().float().sum(), "sum", GROUP)
+            scaled = funcol.all_reduce((logits.detach().float() * total).sum(), "sum", GROUP)
+            logits = logits + (scaled * 0).to(logits.dtype)
     with fxt.annotate({"module_fqn": "loss"}):
         # cross_entropy as the two ops it lowers to: on the meta device aten::nll_loss has no autograd
         # kernel under dynamo, so F.cross_entropy would leave every gradient undefined
@@ -392,9 +401,11 @@ def main():
     tokens = torch.empty((BATCH, SEQ), device=DEV, dtype=torch.int64)
     plan = module_plan(L)
     state_fqns = list(ps)
-    tag = f"{ARGS.mode}_{L}layer_w{ARGS.world}" + ("_recompute" if ARGS.recompute else "")
+    tag = f"{ARGS.mode}_{L}layer_w{ARGS.world}" + ("_recompute" if ARGS.recompute else "") + \
+        ("_allreduce" if ARGS.all_reduce else "")
     source = f"torch {torch.__version__} tools/torch_manual/gen_manual.py --mode {ARGS.mode} --layers {L} " \
-             f"--world {ARGS.world}" + (" --recompute" if ARGS.recompute else "")
+             f"--world {ARGS.world}" + (" --recompute" if ARGS.recompute else "") + \
+             (" --all-reduce" if ARGS.all_reduce else "")
     step = functools.partial(forward, n_layers=L)
     from torch._dynamo.backends.common import aot_autograd
     from functorch.compile import make_boxed_func
