@@ -1,8 +1,9 @@
 // torch's manual_overlap_bucketing (ManualOverlapScheduler.run: bucket each plan scope, then
 // reorder) for one FX graph, and torchtitan's JointManualOverlapScheduler on a joint graph: each
-// scope's forward and backward collectives are bucketed apart, the backward ones packed in FSDP2's
+// scope's forward and backward collectives are bucketed apart, each bucket packed in FSDP2's
 // parameter order. A pure function from a ManualGraph to the final order and buckets.
 
+import { ConfigError } from '../../errors';
 import { bucketScope, type BucketerState } from './bucketer';
 import { ItemGraph } from './item_graph';
 import { type ManualGraph, type ManualOptions, type ManualResult, scopeIndex, scopeNodes } from './manual_graph';
@@ -33,7 +34,8 @@ function disjointScopes(g: ManualGraph, scopes: readonly number[][]): Uint8Array
   for (const scope of scopes) {
     for (const i of scope) {
       if (inScope[i] === 1) {
-        throw new Error(`module bucket plan: node '${g.names[i]}' is in two plan entries (they must be disjoint)`);
+        const why = `node '${g.names[i]}' is in two entries of the module bucket plan (they must be disjoint)`;
+        throw new ConfigError('module_bucket_plans', why);
       }
       inScope[i] = 1;
     }

@@ -2,6 +2,7 @@
 // runs when a rewrite left an edge pointing backward: walk the order; a node with an input not yet
 // placed waits for it and is placed right after it; the output node stays last.
 
+import { FsdpSimError } from '../../errors';
 import type { ItemGraph } from './item_graph';
 
 /** torch's _do_stable_topological_sort_if_needed: sorts when a changed item has a late input or an early reader. */
@@ -54,7 +55,7 @@ function stableSort(items: ItemGraph): void {
     for (let j = woken.length - 1; j >= 0; j--) pending.push(woken[j]);
   }
   if (placed.length + outputs.length < order.length) {
-    throw new Error('manual scheduler: the rewritten graph has a cycle');
+    throw new FsdpSimError('manual_scheduler', 'the manual scheduler left a cycle in the graph it rewrote');
   }
   for (const id of order) items.list.remove(id);
   for (const id of [...placed, ...outputs]) items.list.pushBack(id);

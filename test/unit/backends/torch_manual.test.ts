@@ -31,6 +31,14 @@ describe('torch manual overlap scheduler fixtures', () => {
     expect(starts - bucketed + r.buckets.length).toBe(expected.collectivesAfter);
   });
 
+  it('refuses a plan whose entries share nodes, naming the node and the field', () => {
+    const { graph, expected } = readManualFixture(FILES.find((f) => f.startsWith('jit_'))!);
+    const plan = [...expected.plan, 'layers.0.attention'];
+    expect(() => manualOverlapSchedule(graph, { ...optionsOf(expected), plan })).toThrow(
+      expect.objectContaining({ field: 'module_bucket_plans', message: expect.stringMatching(/is in two entries/) }),
+    );
+  });
+
   it.each(FILES)('%s: torch\'s final order, node for node', (file) => {
     const { graph, expected } = readManualFixture(file);
     const r = manualOverlapSchedule(graph, optionsOf(expected));
