@@ -16,6 +16,7 @@ interface DumpNode {
   readonly module?: string;
   readonly compute?: boolean;
   readonly backward?: boolean;
+  readonly group?: string;
 }
 
 export interface ManualExpected {
@@ -71,7 +72,7 @@ function manualGraphOfDump(nodes: readonly DumpNode[]): ManualGraph {
     inputs,
     waitOf,
     kind,
-    bucketKey: nodes.map((d, i) => (kind[i] ? `${kind[i]}|${d.dtype}` : undefined)),
+    bucketKey: nodes.map((d, i) => (kind[i] ? `${kind[i]}|${d.group ?? ''}|${d.dtype}` : undefined)),
     candidate: flag((_, i) => isCandidate(nodes, inputs, users, kind[i], i)),
     placeholder: flag((d) => d.op === 'placeholder'),
     output: flag((d) => d.op === 'output'),

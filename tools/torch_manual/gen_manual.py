@@ -38,12 +38,18 @@ ap.add_argument("--world", type=int, default=4)
 ap.add_argument("--recompute", action="store_true", help="jit: the backward re-gathers (reshard after forward)")
 ap.add_argument("--all-reduce", action="store_true",
                 help="two dependent sum all-reduces in the output module (as loss parallel's): torch's split")
+ap.add_argument("--mesh", default="", help="DPxTP, e.g. 4x2: tools/torch_tp's torchtitan Llama with TP and "
+                                           "SimpleFSDP 2-D parameters instead (jit only)")
 ap.add_argument("--out", required=True)
 ARGS = ap.parse_args()
+MESH_DIMS = tuple(int(x) for x in ARGS.mesh.split("x")) if ARGS.mesh else None
+if MESH_DIMS:
+    ARGS.world = MESH_DIMS[0] * MESH_DIMS[1]
 
 dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=ARGS.world)
 GROUP = dist.group.WORLD
 DEV = "meta"
+GROUP_NAMES = {GROUP.group_name: "dp_shard"}
 
 from torch._inductor.fx_passes import overlap_manual_scheduling as oms
 from torch._inductor.fx_passes.overlap_scheduling import is_compute_node
@@ -149,6 +155,36 @@ def stack_fn(node):
     return [(fqn, torch.nn.Module)] if fqn else []
 
 
+def mesh_module_fqn(name):
+    """A dynamo module path as an fqn: "L['model'].layers['0'].attention" -> "layers.0.attention"."""
+    import re
+    name = re.sub(r"^L\['\w+'\]\.?", "", name)
+    return re.sub(r"\['([^']+)'\]", r".\1", name).lstrip(".")
+
+
+def mesh_stack_fn(node):
+    """2-D runs: the innermost module of nn_module_stack that is not SimpleFSDP's parametrization (the
+    step closes over the model, so dynamo names it L['model'], which torch's own cleaner keeps whole)."""
+    from torch._inductor.fx_passes.graph_view import _get_module_stack
+    names = [mesh_module_fqn(n) for n, _ in _get_module_stack(node) if "fget" not in n]
+    names = [n for n in names if n]
+    return [(names[-1], torch.nn.Module)] if names else []
+
+
+def module_of(node):
+    """The module the pass sees a node in."""
+    stack = mesh_stack_fn(node) if MESH_DIMS else stack_fn(node)
+    return stack[0][0] if stack else None
+
+
+def group_of(node):
+    """A collective's process group, by mesh dimension name."""
+    for a in node.args:
+        if isinstance(a, str) and a in GROUP_NAMES:
+            return GROUP_NAMES[a]
+    return None
+
+
 def is_backward(node):
     return node.meta.get("autograd_backward", False)
 
@@ -175,9 +211,11 @@ def dump_nodes(gm, joint):
     for i, n in enumerate(gm.graph.nodes):
         row = {"i": i, "name": n.name, "op": n.op, "target": str(n.target),
                "args": [a.name for a in n.all_input_nodes], **describe(n)}
-        fqn = n.meta.get("custom", {}).get("module_fqn")
+        fqn = module_of(n)
         if fqn:
             row["module"] = fqn
+        if is_coll_start(n) and group_of(n):
+            row["group"] = group_of(n)
         if n.op == "call_function" and is_compute_node(n):
             row["compute"] = True
         if joint and is_backward(n):
@@ -247,7 +285,7 @@ def run_and_record(gm, run_pass, joint):
 
 def jit_pass(plan):
     def run_pass(gm):
-        s = oms.ManualOverlapScheduler(gm, plan, False, module_stack_fn=stack_fn)
+        s = oms.ManualOverlapScheduler(gm, plan, False, module_stack_fn=mesh_stack_fn if MESH_DIMS else stack_fn)
         s.run()
         return s
     return run_pass
@@ -387,6 +425,24 @@ def reshard_after_forward(gm):
             n.meta["ac_graph_id"] = 100000
 
 
+def mesh_step(n_layers):
+    """tools/torch_tp/titan_model.py's torchtitan Llama (TP with sequence and loss parallel, SimpleFSDP
+    2-D parameters, no SAC) on a (dp_shard, tp) mesh: (step, inputs, parameter names)."""
+    import sys
+    from torch.distributed.device_mesh import init_device_mesh
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch_tp"))
+    import titan_model
+    mesh = init_device_mesh("cpu", MESH_DIMS, mesh_dim_names=("dp_shard", "tp"))
+    GROUP_NAMES.clear()
+    GROUP_NAMES.update({mesh["dp_shard"].get_group().group_name: "dp_shard",
+                        mesh["tp"].get_group().group_name: "tp"})
+    a = titan_model.Args(dim=128, n_layers=n_layers, n_heads=4, n_kv_heads=2, ffn=256, vocab=256, seq=64, batch=1)
+    torch.manual_seed(0)
+    names = [n for n, _ in titan_model.Llama(a).named_parameters()]
+    step, tokens, labels = titan_model.training_step(a, "none", mesh, mesh["dp_shard"], mesh["tp"])
+    return step, (tokens, labels), names
+
+
 def write(base, dump, expected):
     with gzip.open(os.path.join(ARGS.out, base + ".json.gz"), "wt") as f:
         json.dump({"dump": dump, "expected": expected}, f, separators=(",", ":"))
@@ -397,16 +453,18 @@ def write(base, dump, expected):
 def main():
     os.makedirs(ARGS.out, exist_ok=True)
     L = ARGS.layers
-    ps = make_params(L)
-    tokens = torch.empty((BATCH, SEQ), device=DEV, dtype=torch.int64)
     plan = module_plan(L)
-    state_fqns = list(ps)
+    if MESH_DIMS:
+        step, inputs, state_fqns = mesh_step(L)
+    else:
+        ps = make_params(L)
+        tokens = torch.empty((BATCH, SEQ), device=DEV, dtype=torch.int64)
+        step, inputs, state_fqns = functools.partial(forward, n_layers=L), (ps, tokens), list(ps)
     tag = f"{ARGS.mode}_{L}layer_w{ARGS.world}" + ("_recompute" if ARGS.recompute else "") + \
-        ("_allreduce" if ARGS.all_reduce else "")
+        ("_allreduce" if ARGS.all_reduce else "") + (f"_dp{MESH_DIMS[0]}tp{MESH_DIMS[1]}" if MESH_DIMS else "")
     source = f"torch {torch.__version__} tools/torch_manual/gen_manual.py --mode {ARGS.mode} --layers {L} " \
              f"--world {ARGS.world}" + (" --recompute" if ARGS.recompute else "") + \
-             (" --all-reduce" if ARGS.all_reduce else "")
-    step = functools.partial(forward, n_layers=L)
+             (" --all-reduce" if ARGS.all_reduce else "") + (f" --mesh {ARGS.mesh}" if ARGS.mesh else "")
     from torch._dynamo.backends.common import aot_autograd
     from functorch.compile import make_boxed_func
     meta = {"plan": plan, "stateFqns": state_fqns, "torch": torch.__version__, "mode": ARGS.mode}
@@ -438,9 +496,12 @@ def main():
     from torch._functorch import config as functorch_config
     backend = aot_autograd(fw_compiler=compiler("fw"), bw_compiler=compiler("bw"), keep_inference_input_mutations=True)
     torch._dynamo.reset()
-    with functorch_config.patch("joint_custom_pass", joint_hook):
+    import contextlib
+    from torch.distributed.tensor.parallel import loss_parallel
+    with functorch_config.patch("joint_custom_pass", joint_hook), \
+            (loss_parallel() if MESH_DIMS else contextlib.nullcontext()):
         compiled = torch.compile(step, backend=backend, fullgraph=True, dynamic=False)
-        compiled(ps, tokens).backward()
+        compiled(*inputs).backward()
 
 
 if __name__ == "__main__":
