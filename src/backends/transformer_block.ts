@@ -47,15 +47,15 @@ export function runTransformerBlock(
   const opts = resolveOptions('transformer_block', {}, {}, options as Record<string, unknown> | undefined);
   const ix = indexGraph(graph);
   const plan = defaultModulePlan(blockCount(graph));
-  const joint = graph.meta.jointGraph === true;
-  const options_: ManualOptions = joint
+  // aot_fx_trace hands torchtitan one joint graph; jit, a forward and a backward graph
+  const manual: ManualOptions = graph.meta.jointGraph === true
     ? { mode: 'joint', plan, paramModuleOrder: fsdpParamModuleOrder(graph.params) }
     : { mode: 'jit', plan };
   const out = new Output(ix);
   const reasons: Reason[] = [];
   for (const region of manualRegions(ix)) {
     const g = manualGraphOf(ix, region);
-    const result = manualOverlapSchedule(g, options_);
+    const result = manualOverlapSchedule(g, manual);
     out.add(region, g, result);
     reasons.push(...manualReasons(g, result, plan, region.phase));
   }
