@@ -34,6 +34,17 @@ describe('transformer_block (torch manual scheduler) on a built graph', () => {
     expect(bucketModules(g, s, 'reduce_scatter', 'backward')).toHaveLength(L + 1);
   });
 
+  it('runs the joint scheduler on an FSDP 4 × TP 2 joint graph: valid, deterministic, per-group buckets', () => {
+    const tp = buildStepGraph({ model: 'small', worldSize: 8, mesh: { dpReplicate: 1, dpShard: 4, tp: 2 } });
+    const g: StepGraph = { ...tp, meta: { ...tp.meta, jointGraph: true } };
+    const s = runTransformerBlock(g, cost);
+    expectValidSchedule(g, s);
+    expect(runTransformerBlock(g, cost)).toEqual(s);
+    const groupOf = new Map(g.nodes.map((n) => [n.name, n.collective?.group]));
+    for (const b of s.buckets) expect(new Set(b.members.map((m) => groupOf.get(m))).size).toBe(1);
+    expect(s.buckets.some((b) => groupOf.get(b.members[0]) === 'dp_shard')).toBe(true);
+  });
+
   it('jit packs a backward bucket in graph order, the joint graph in FSDP2 parameter order', () => {
     const order = fsdpParamModuleOrder(jit.params);
     const rank = (m: string) => order.get(m)!;
