@@ -102,7 +102,10 @@ export function allocationStreamOf(backend: BackendName): AllocationStream | und
 export const BACKEND_PASSES: Readonly<Record<BackendName, readonly string[]>> = {
   aot_eager: ['wait_after_collective'],
   aot_eager_autobucketing: ['schedule_overlap (OverlapScheduler)', 'bucket_collectives (OverlapPreservingBucketer)'],
-  transformer_block: ['bucket_per_transformer_block', 'prefetch_one_block_ahead'],
+  transformer_block: [
+    'manual_bucket_collectives (ManualOverlapPreservingBucketer, one bucket per module bucket plan entry)',
+    'manual_reorder_graph (ManualOverlapScheduler: prefetch the next entry, defer reduce-scatter waits)',
+  ],
   fsdp2_eager: [
     'fully_shard_per_block (flat all-gather / reduce-scatter per module)',
     'implicit_prefetch_one_module_ahead',
