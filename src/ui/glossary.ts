@@ -215,8 +215,8 @@ export const REASON_PLAIN: Readonly<Record<ReasonCode, string>> = {
   not_bucketed_byte_cap: 'Kept separate: the bucket would exceed its byte cap (max_bucket_memory_gb).',
   not_bucketed_key_mismatch: 'Kept separate: different kind, group or dtype cannot share a launch.',
   not_bucketed_would_expose: 'Kept separate: merging would leave communication exposed that is hidden now.',
-  block_bucket: 'Bucketed by hand: one bucket per transformer block.',
-  block_prefetch: 'Prefetched by hand: one block ahead.',
+  block_bucket: 'Bucketed by the module plan (torch\'s manual scheduler): one bucket per plan entry, e.g. a block.',
+  block_prefetch: 'Prefetched by the module plan: started while the previous plan entry computes.',
 };
 
 export function plainReason(code: string): string {
