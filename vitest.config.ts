@@ -4,7 +4,7 @@
 // runs in the isolated project; a test that leaves global state behind restores it (afterEach).
 import { defineConfig } from 'vitest/config';
 
-const MOCKING = ['test/unit/store/live_run.test.ts'];
+const MOCKING = ['test/unit/store/live_run.test.ts', 'test/unit/config/knob_one_declaration.test.ts'];
 
 export default defineConfig({
   test: {

@@ -25,12 +25,15 @@ export {
   matchLogGraphs,
   logMismatches,
   parseTorchPassLog,
-  runAutobucketing, torchProfileLabel, type Agreement, type Decision, type LogMismatch, type TorchLogGraph,
+  runAutobucketing, torchProfileLabel, type Agreement,
+  type AutobucketingOptions, type Decision, type LogMismatch, type TorchLogGraph,
 } from './autobucketing';
 export { fsdp2StreamOf, runFsdp2Eager } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock } from './transformer_block';
 export { indexGraph } from './graph_index';
-export type { KnobSpec } from './knob_specs';
+export { reassignFsdpAllGathers } from './collective_pgs';
+export { sinkReduceScatterWaits } from './dense_region';
+export type { KnobHelp, KnobSpec } from './knob_specs';
 
 /** `field must be one of [a, b, c], got 'x'` (torchtitan's wording). */
 function unknownBackend(field: string, got: unknown): ConfigError {
@@ -102,7 +105,10 @@ export function allocationStreamOf(backend: BackendName): AllocationStream | und
 export const BACKEND_PASSES: Readonly<Record<BackendName, readonly string[]>> = {
   aot_eager: ['wait_after_collective'],
   aot_eager_autobucketing: ['schedule_overlap (OverlapScheduler)', 'bucket_collectives (OverlapPreservingBucketer)'],
-  transformer_block: ['bucket_per_transformer_block', 'prefetch_one_block_ahead'],
+  transformer_block: [
+    'manual_bucket_collectives (ManualOverlapPreservingBucketer, one bucket per module bucket plan entry)',
+    'manual_reorder_graph (ManualOverlapScheduler: prefetch the next entry, defer reduce-scatter waits)',
+  ],
   fsdp2_eager: [
     'fully_shard_per_block (flat all-gather / reduce-scatter per module)',
     'implicit_prefetch_one_module_ahead',

@@ -1,14 +1,30 @@
-// Backend option parsing: every knob is declared with its type and range; unknown keys and
-// out-of-range values are a ConfigError naming the knob, the value and the valid range.
+// Backend option parsing: every knob is declared once, as a row with its type, range and help;
+// unknown keys and out-of-range values are a ConfigError naming the knob, the value and the valid
+// range. The config's field table derives its rows from these (docs/ARCHITECTURE.md §4).
 
 import { ConfigError } from '../errors';
 
-export type KnobSpec =
+/** What a knob does and what raising it costs; `torch` names the upstream argument. */
+export interface KnobHelp {
+  readonly does: string;
+  readonly cost?: string;
+  readonly torch?: string;
+}
+
+export type KnobSpec = (
   | { readonly type: 'number'; readonly min: number; readonly max: number; readonly integer?: boolean }
   | { readonly type: 'boolean' }
-  | { readonly type: 'enum'; readonly values: readonly string[] };
+  | { readonly type: 'enum'; readonly values: readonly string[] }
+) & { readonly help?: KnobHelp };
 
 export type KnobSpecs<O> = { readonly [K in keyof O]: KnobSpec };
+
+/** The value a knob's row allows: a number, a boolean or one of its enum's strings. */
+export type KnobValue<S extends KnobSpec> = S extends { readonly type: 'enum'; readonly values: readonly (infer V)[] }
+  ? V
+  : S extends { readonly type: 'boolean' }
+    ? boolean
+    : number;
 
 function rangeText(spec: KnobSpec): string {
   if (spec.type === 'boolean') return 'true or false';

@@ -37,95 +37,141 @@ export function buildMemoryTables(index: GraphIndex): MemoryTables {
   return CACHE(index);
 }
 
-function build(index: GraphIndex): MemoryTables {
-  const { graph, nodes, n } = index;
-  const tensors = graph.tensors;
-  // every tensor id → 2·slot of its non-persistent base (+1 when the id is an alias), or -1
+/**
+ * Numbers the non-persistent base tensors as they are first met: `codeOf(id)` is 2·slot of the id's
+ * base (+1 when the id is an alias), or -1 for a persistent one; `bytes[slot]` is the base's size.
+ */
+interface SlotCoder {
+  readonly codeOf: (id: string) => number;
+  readonly bytes: number[];
+}
+
+function slotCoder(tensors: Readonly<Record<string, TensorInfo>>): SlotCoder {
   const code = new Map<string, number>();
   const bytes: number[] = [];
   const baseSlot = new Map<string, number>();
+  const slotOf = (base: string): number => {
+    let slot = baseSlot.get(base);
+    if (slot === undefined) {
+      slot = bytes.length;
+      baseSlot.set(base, slot);
+      bytes.push(tensors[base]?.bytes ?? 0);
+    }
+    return slot;
+  };
   const codeOf = (id: string): number => {
     let c = code.get(id);
     if (c !== undefined) return c;
     const base = baseOf(tensors, id);
-    if (tensors[base]?.persistent) c = -1;
-    else {
-      let slot = baseSlot.get(base);
-      if (slot === undefined) {
-        slot = bytes.length;
-        baseSlot.set(base, slot);
-        bytes.push(tensors[base]?.bytes ?? 0);
-      }
-      c = 2 * slot + (base === id ? 0 : 1);
-    }
+    c = tensors[base]?.persistent ? -1 : 2 * slotOf(base) + (base === id ? 0 : 1);
     code.set(id, c);
     return c;
   };
-  // which slots have a producer (a node writing the base itself, not an alias)
+  return { codeOf, bytes };
+}
+
+/** Which slots have a producer (a node writing the base itself, not an alias); numbers every output's slot. */
+function producedSlots(index: GraphIndex, coder: SlotCoder): Uint8Array {
   const producedList: number[] = [];
-  for (const node of nodes) {
+  for (const node of index.nodes) {
     for (const t of node.outputs) {
-      const c = codeOf(t);
+      const c = coder.codeOf(t);
       if (c >= 0 && (c & 1) === 0) producedList.push(c >> 1);
     }
   }
-  const S = bytes.length;
-  const produced = new Uint8Array(S);
+  const produced = new Uint8Array(coder.bytes.length);
   for (const sl of producedList) produced[sl] = 1;
-  const inputOnly = new Uint8Array(S);
-  const lastTouch = new Int32Array(S).fill(-1);
-  const allocOff = new Int32Array(n + 1);
-  const touchOff = new Int32Array(n + 1);
-  const allocIdx: number[] = [];
-  const touchIdx: number[] = [];
-  const touchCount = new Int32Array(S);
-  const touch = (i: number, c: number) => {
-    const sl = c >> 1;
-    if (lastTouch[sl] === i) return;
-    lastTouch[sl] = i;
-    touchIdx.push(sl);
-    touchCount[sl]++;
-  };
-  for (let i = 0; i < n; i++) {
-    const node = nodes[i];
+  return produced;
+}
+
+/** The CSR tables of bases each node allocates and touches, filled in one pass over the nodes. */
+class TouchTables {
+  readonly inputOnly: Uint8Array; // slots used but never produced (step inputs): live from the start
+  readonly allocOff: Int32Array;
+  readonly touchOff: Int32Array;
+  readonly allocIdx: number[] = [];
+  readonly touchIdx: number[] = [];
+  readonly touchCount: Int32Array;
+  private readonly lastTouch: Int32Array;
+
+  constructor(
+    private readonly index: GraphIndex,
+    private readonly coder: SlotCoder,
+    private readonly produced: Uint8Array,
+  ) {
+    const slots = produced.length;
+    this.inputOnly = new Uint8Array(slots);
+    this.lastTouch = new Int32Array(slots).fill(-1);
+    this.touchCount = new Int32Array(slots);
+    this.allocOff = new Int32Array(index.n + 1);
+    this.touchOff = new Int32Array(index.n + 1);
+    for (let i = 0; i < index.n; i++) this.addNode(i);
+  }
+
+  private addNode(i: number): void {
+    const node = this.index.nodes[i];
     for (const id of node.outputs) {
-      const c = codeOf(id);
+      const c = this.coder.codeOf(id);
       if (c < 0) continue;
       if ((c & 1) === 0) {
-        if (lastTouch[c >> 1] !== i) allocIdx.push(c >> 1); // its own base: allocated here
-      } else if (!produced[c >> 1]) inputOnly[c >> 1] = 1;
-      touch(i, c);
+        if (this.lastTouch[c >> 1] !== i) this.allocIdx.push(c >> 1); // its own base: allocated here
+      } else if (!this.produced[c >> 1]) this.inputOnly[c >> 1] = 1;
+      this.touch(i, c);
     }
     for (const id of node.inputs) {
-      const c = codeOf(id);
+      const c = this.coder.codeOf(id);
       if (c < 0) continue;
-      if (!produced[c >> 1]) inputOnly[c >> 1] = 1;
-      touch(i, c);
+      if (!this.produced[c >> 1]) this.inputOnly[c >> 1] = 1;
+      this.touch(i, c);
     }
     // a collective's buffers stay in use until it ends: its wait touches them too
-    const coll = index.collOfWait[i];
+    const coll = this.index.collOfWait[i];
     if (coll >= 0) {
-      for (const id of nodes[coll].outputs) {
-        const c = codeOf(id);
-        if (c >= 0) touch(i, c);
-      }
-      for (const id of nodes[coll].inputs) {
-        const c = codeOf(id);
-        if (c >= 0) touch(i, c);
-      }
+      this.touchAll(i, this.index.nodes[coll].outputs);
+      this.touchAll(i, this.index.nodes[coll].inputs);
     }
-    allocOff[i + 1] = allocIdx.length;
-    touchOff[i + 1] = touchIdx.length;
+    this.allocOff[i + 1] = this.allocIdx.length;
+    this.touchOff[i + 1] = this.touchIdx.length;
   }
+
+  private touchAll(i: number, ids: readonly string[]): void {
+    for (const id of ids) {
+      const c = this.coder.codeOf(id);
+      if (c >= 0) this.touch(i, c);
+    }
+  }
+
+  private touch(i: number, c: number): void {
+    const sl = c >> 1;
+    if (this.lastTouch[sl] === i) return;
+    this.lastTouch[sl] = i;
+    this.touchIdx.push(sl);
+    this.touchCount[sl]++;
+  }
+}
+
+/** Bytes live before the first node: persistent bases, and the bases used that no node produces. */
+function initialLiveBytes(
+  tensors: Readonly<Record<string, TensorInfo>>, bytes: readonly number[], inputOnly: Uint8Array,
+): number {
   let initial = 0;
   for (const id in tensors) {
     const t = tensors[id];
     if (t.persistent && t.aliasOf === undefined) initial += t.bytes;
   }
-  for (let sl = 0; sl < S; sl++) if (inputOnly[sl]) initial += bytes[sl];
+  for (let sl = 0; sl < inputOnly.length; sl++) if (inputOnly[sl]) initial += bytes[sl];
+  return initial;
+}
+
+function build(index: GraphIndex): MemoryTables {
+  const tensors = index.graph.tensors;
+  const coder = slotCoder(tensors);
+  const produced = producedSlots(index, coder);
+  const t = new TouchTables(index, coder, produced);
   return {
-    baseBytes: Float64Array.from(bytes), allocOff, allocIdx: Int32Array.from(allocIdx), touchOff,
-    touchIdx: Int32Array.from(touchIdx), touchCount, initialBytes: initial,
+    baseBytes: Float64Array.from(coder.bytes), allocOff: t.allocOff, allocIdx: Int32Array.from(t.allocIdx),
+    touchOff: t.touchOff, touchIdx: Int32Array.from(t.touchIdx), touchCount: t.touchCount,
+    initialBytes: initialLiveBytes(tensors, coder.bytes, t.inputOnly),
   };
 }
 

@@ -39,7 +39,7 @@ export type ReasonCode =
   | 'not_bucketed_byte_cap'
   | 'not_bucketed_key_mismatch'
   | 'not_bucketed_would_expose'
-  | 'block_bucket' // transformer_block: one bucket per block
+  | 'block_bucket' // transformer_block: one bucket per module bucket plan entry
   | 'block_prefetch';
 
 /**
@@ -83,17 +83,19 @@ export type ReasonDetail =
   | { readonly kind: 'pre_bucketed'; readonly members: number; readonly merged: string }
   /** Not bucketed with the bucket seeded by `seed`, for `why`. */
   | { readonly kind: 'not_bucketed'; readonly why: NotBucketedWhy; readonly seed: string }
-  /** transformer_block: one bucket per block (`members` of them in `module`'s `phase` bucket). */
+  /** transformer_block: bucketed with the rest of plan entry `module` (`entry` of `entries`) in `phase`. */
   | {
       readonly kind: 'block_bucket';
       readonly coll: CollectiveKind;
       readonly members: number;
       readonly module: string;
       readonly phase: string;
+      readonly entry: number;
+      readonly entries: number;
     }
-  /** transformer_block: an all-gather issued right after `after`'s all-gather wait. */
-  | { readonly kind: 'block_prefetch_all_gather'; readonly after: string }
-  /** transformer_block: a reduce-scatter waited after `next`'s is issued (null: just before the optimizer). */
+  /** transformer_block: an all-gather bucket started before `before` (a plan entry's wait, or a compute node). */
+  | { readonly kind: 'block_prefetch_all_gather'; readonly before: string; readonly at: 'wait' | 'compute' }
+  /** transformer_block: a reduce-scatter bucket whose wait waits for `next`'s start (null: no later bucket). */
   | { readonly kind: 'block_prefetch_reduce_scatter'; readonly module: string; readonly next: string | null }
   /** fsdp2_eager: one fully_shard module communicated as one flat buffer. */
   | {

@@ -13,6 +13,7 @@ import {
   getPath,
   isAllowed,
   parseConfigQuery,
+  type FieldRule,
   type FieldSpec,
   type SimConfig,
 } from '../config';
@@ -29,48 +30,19 @@ export class UsageError extends Error {
   }
 }
 
+/** The rows that have a flag of their own: the flag is declared in the knob's row (config's CONFIG_FIELDS). */
+const FLAGGED = CONFIG_FIELDS.filter((f): f is FieldSpec & { readonly flag: string } => f.flag !== undefined);
+
 /** Config flags: --flag → SimConfig path. Any other path is reachable with --set PATH=VALUE. */
-export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
-  model: 'model',
-  ranks: 'ranks',
-  batch: 'localBatch',
-  'seq-len': 'seqLen',
-  hardware: 'hardware',
-  network: 'network',
-  'bandwidth-gbps': 'bandwidthGBps',
-  'latency-us': 'latencyUs',
-  'param-dtype': 'paramDtype',
-  'reduce-dtype': 'reduceDtype',
-  seed: 'seed',
-  'jitter-pct': 'jitterPct',
-  alignment: 'alignment',
-  'straggler-rank': 'straggler.rank',
-  'straggler-factor': 'straggler.factor',
-  ac: 'activationCheckpointing',
-  tp: 'parallelism.tensor_parallel_degree',
-  'dp-replicate': 'parallelism.data_parallel_replicate_degree',
-  'dp-shard': 'parallelism.data_parallel_shard_degree',
-  'gpus-per-node': 'parallelism.gpus_per_node',
-};
+export const CONFIG_FLAGS: Readonly<Record<string, string>> = Object.fromEntries(FLAGGED.map((f) => [f.flag, f.path]));
 
 /** Config flags that shape the step graph: `pass` reads the graph from an FX dump, so they cannot apply there. */
-export const GRAPH_SHAPE_FLAGS: readonly string[] = [
-  'model',
-  'ranks',
-  'batch',
-  'seq-len',
-  'ac',
-  'param-dtype',
-  'reduce-dtype',
-  'tp',
-  'dp-replicate',
-  'dp-shard',
-];
+export const GRAPH_SHAPE_FLAGS: readonly string[] = FLAGGED.filter((f) => f.graphShape).map((f) => f.flag);
 
 /** Flags whose value is not the config's own text: --alignment on|off is the boolean `alignment`. */
-const FLAG_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  alignment: { on: 'true', off: 'false' },
-};
+const FLAG_VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = Object.fromEntries(
+  FLAGGED.flatMap((f) => (f.flagWords ? [[f.flag, f.flagWords]] : [])),
+);
 
 export const CONFIG_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   ...Object.fromEntries(Object.keys(CONFIG_FLAGS).map((f) => [f, { type: 'string' as const }])),
@@ -175,16 +147,14 @@ export function parseFlags<const O extends NonNullable<ParseArgsConfig['options'
   }
 }
 
-/** A command flag's allowed values in the config's vocabulary (config/fields.ts), without a path. */
-export type FlagRule = FieldSpec extends infer F
-  ? F extends FieldSpec
-    ? Omit<F, 'path' | 'label' | 'group'>
-    : never
-  : never;
+/** A command flag's allowed values in the config's vocabulary (a knob row's rule, config/fields.ts). */
+export type FlagRule = FieldRule;
 
 /** The rule as a field named `--flag`, so that config's checks and messages apply to it as they are. */
-const asField = (flag: string, rule: FlagRule): FieldSpec =>
-  ({ ...rule, path: `--${flag}`, label: flag, group: 'live' }) as FieldSpec;
+const asField = (flag: string, rule: FlagRule): FieldRule & { readonly path: string } => ({
+  ...rule,
+  path: `--${flag}`,
+});
 
 /** `an integer in [1, 16]`: what a rule allows, for help and messages. */
 export const describeRule = (rule: FlagRule): string => describeAllowed(asField('', rule));

@@ -10,15 +10,15 @@ import { BACKEND_NAMES, type BackendName } from '../backends';
 import { DEFAULT_CONFIG, fieldSpec } from '../config';
 import type { HardwareName, NetworkName } from '../estimate';
 import { describeMesh } from '../graph';
-import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from '../runtime';
+import type { CollectiveAlgorithm } from '../runtime';
 import { runTrainingNode } from '../runtime/index_node';
 import {
   DEFAULT_GLOBAL_BATCH,
-  KERNEL_CHOICES,
   LIVE_DEFAULT_LR,
+  MAX_GLOBAL_BATCH,
+  MAX_LIVE_LR,
   RENAMED_KERNEL_CHOICES,
   MAX_LIVE_RANKS,
-  TIMING_MODES,
   defaultGlobalBatch,
   formatPhases,
   liveMesh,
@@ -37,10 +37,15 @@ interface TrainFlag {
   readonly dflt: string;
 }
 
-/** A config field's rule (hardware, network: the simulator's own declaration). */
-function fieldRule(path: string): FlagRule {
-  const { path: _p, label: _l, group: _g, ...rule } = fieldSpec(path)!;
-  return rule as FlagRule;
+/**
+ * A config knob's flag: its row's rule, and `train`'s default where the row names one (live.steps:
+ * 50, live.kernels: cpu), else the app's.
+ */
+function knobFlag(path: string): TrainFlag {
+  const f = fieldSpec(path);
+  if (f === undefined) throw new Error(`train: no config knob ${path}`);
+  const { path: _p, label: _l, group: _g, default: dflt, trainDefault, help: _h, ...rule } = f;
+  return { rule: rule as FlagRule, dflt: String(trainDefault ?? dflt) };
 }
 
 const oneOf = (values: readonly string[], dflt: string): TrainFlag => ({ rule: { kind: 'enum', values }, dflt });
@@ -55,16 +60,16 @@ const TRAIN_FLAGS = {
   ranks: int(1, MAX_LIVE_RANKS, 1),
   tp: int(1, MAX_LIVE_RANKS, 1),
   'dp-replicate': int(1, MAX_LIVE_RANKS, 1),
-  steps: int(1, 1_000_000, 50),
+  steps: knobFlag('live.steps'),
   backend: oneOf(BACKEND_NAMES, DEFAULT_CONFIG.backendA),
-  seed: int(0, 0xffffffff, 0),
-  kernels: oneOf(KERNEL_CHOICES, 'cpu'),
-  collective: oneOf(COLLECTIVE_ALGORITHMS, DEFAULT_CONFIG.live.collectiveAlgorithm),
-  timing: oneOf(TIMING_MODES, DEFAULT_CONFIG.live.timing),
-  hardware: { rule: fieldRule('hardware'), dflt: DEFAULT_CONFIG.hardware },
-  network: { rule: fieldRule('network'), dflt: DEFAULT_CONFIG.network },
-  lr: { rule: { kind: 'number', min: 0, max: 1, minOpen: true }, dflt: `${LIVE_DEFAULT_LR}` },
-  'global-batch': { rule: { kind: 'int', min: 1, max: 4096 }, dflt: '' },
+  seed: knobFlag('seed'),
+  kernels: knobFlag('live.kernels'),
+  collective: knobFlag('live.collectiveAlgorithm'),
+  timing: knobFlag('live.timing'),
+  hardware: knobFlag('hardware'),
+  network: knobFlag('network'),
+  lr: { rule: { kind: 'number', min: 0, max: MAX_LIVE_LR, minOpen: true }, dflt: `${LIVE_DEFAULT_LR}` },
+  'global-batch': { rule: { kind: 'int', min: 1, max: MAX_GLOBAL_BATCH }, dflt: '' },
   every: int(1, 1_000_000, 10),
 } as const satisfies Record<string, TrainFlag>;
 type TrainFlagName = keyof typeof TRAIN_FLAGS;
@@ -81,10 +86,17 @@ const TRAIN_OPTIONS = {
 /** What each value flag takes, for a missing value's message. */
 const TRAIN_ALLOWED = Object.fromEntries(Object.entries(TRAIN_FLAGS).map(([f, t]) => [f, describeRule(t.rule)]));
 
+/** `webgpu|cpu|auto`: an enum flag's choices, for the usage line. */
+const choices = (flag: TrainFlagName): string => {
+  const rule: FlagRule = TRAIN_FLAGS[flag].rule;
+  return rule.kind === 'enum' ? rule.values.join('|') : flag;
+};
+
 export const TRAIN_USAGE = [
-  'usage: fsdp-sim train --model tiny --ranks 1..16 [--tp T] [--dp-replicate R] --steps N --backend NAME [--seed S] ' +
-    '[--kernels webgpu|cpu|auto] [--collective direct|ring] [--timing preset|measured] [--hardware NAME] ' +
-    '[--network NAME] [--lr X] [--global-batch B] [--every K] [--json]',
+  `usage: fsdp-sim train --model tiny --ranks 1..${MAX_LIVE_RANKS} [--tp T] [--dp-replicate R] --steps N ` +
+    `--backend NAME [--seed S] [--kernels ${choices('kernels')}] [--collective ${choices('collective')}] ` +
+    `[--timing ${choices('timing')}] [--hardware NAME] [--network NAME] [--lr X] [--global-batch B] [--every K] ` +
+    '[--json]',
   '',
   ...Object.entries(TRAIN_FLAGS).map(([f, t]) => {
     const dflt = f === 'global-batch' ? `${DEFAULT_GLOBAL_BATCH} rounded up to a multiple of --ranks / --tp` : t.dflt;

@@ -1,19 +1,8 @@
-// The field table of SimConfig: one row per leaf (dotted path, type, allowed set or range).
-// validateConfig and the URL codec both walk it, so a knob added here is validated and
-// URL-encoded with no other change.
+// The field machinery of SimConfig: what a field row is (dotted path, type, allowed set or range,
+// default, help, CLI flag), how its allowed values are worded and checked, and dotted-path access.
+// The rows themselves, one per knob, are the table in knobs.ts (docs/ARCHITECTURE.md §4).
 
-import {
-  AUTOBUCKETING_DEFAULTS,
-  AUTOBUCKETING_KNOBS,
-  DEFAULT_TORCH_PROFILE,
-  type KnobSpec,
-  torchProfileLabel,
-} from '../backends';
-import { BACKEND_NAMES } from '../backends';
-import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
-import { COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES } from '../graph';
-import { AC_MODES, MODEL_NAMES } from '../model';
-import { MAX_RANKS } from './schema';
+import { DEFAULT_TORCH_PROFILE, type KnobHelp, torchProfileLabel } from '../backends';
 
 /** The sections a config is shown in (app config panel), in display order, with their titles. */
 export const FIELD_GROUPS = {
@@ -26,150 +15,49 @@ export const FIELD_GROUPS = {
 } as const;
 export type FieldGroup = keyof typeof FIELD_GROUPS;
 
-/** What every field has: its dotted path, a short label for people and its section. */
-interface FieldBase {
-  readonly path: string;
+/** Float dtypes parameters / gradients may be communicated in. */
+export const COMM_DTYPES = ['bf16', 'fp32', 'fp16'] as const;
+
+/** A field's value: every leaf of SimConfig is one of these. */
+type FieldValue = string | number | boolean | null;
+
+/** What values a field takes: its type and allowed set or range. */
+export type FieldRule =
+  | { readonly kind: 'enum'; readonly values: readonly string[]; readonly nullable?: boolean }
+  | { readonly kind: 'int'; readonly min: number; readonly max: number; readonly nullable?: boolean }
+  | {
+      readonly kind: 'number';
+      readonly min: number;
+      readonly max: number;
+      readonly minOpen?: boolean;
+      readonly nullable?: boolean;
+    }
+  | { readonly kind: 'bool' };
+
+/** Everything a knob's row says besides its rule and path; `V` is the type of its value. */
+export interface FieldAbout<V extends FieldValue = FieldValue> {
+  /** A short label for people (the panel's). */
   readonly label: string;
   readonly group: FieldGroup;
+  /** The app's default: DEFAULT_CONFIG is made of these. */
+  readonly default: V;
+  /** `fsdp-sim train`'s default where it differs from the app's on purpose (live.*). */
+  readonly trainDefault?: V;
+  /** What it does, what raising it costs, torch's / torchtitan's name (tooltips, glossary). */
+  readonly help: KnobHelp;
+  /** Its command-line flag (`seq-len` → --seq-len); any field is reachable with --set PATH=VALUE. */
+  readonly flag?: string;
+  /** The flag's own words for values (`--alignment on|off` → true / false). */
+  readonly flagWords?: Readonly<Record<string, string>>;
+  /** Shapes the step graph: `pass` reads its graph from an FX dump, so the flag cannot apply there. */
+  readonly graphShape?: boolean;
 }
 
-export type FieldSpec = FieldBase &
-  (
-    | { readonly kind: 'enum'; readonly values: readonly string[]; readonly nullable?: boolean }
-    | { readonly kind: 'int'; readonly min: number; readonly max: number; readonly nullable?: boolean }
-    | {
-        readonly kind: 'number';
-        readonly min: number;
-        readonly max: number;
-        readonly minOpen?: boolean;
-        readonly nullable?: boolean;
-      }
-    | { readonly kind: 'bool' }
-  );
-
-const DTYPES = ['bf16', 'fp32', 'fp16'] as const;
-const MAX_TOKENS_DIM = 1 << 20;
-
-/** Ranges of the autobucketing knobs we know; any other knob gets a generic range by its default's type. */
-const AUTOBUCKETING_RANGES: Readonly<Record<string, { min: number; max: number; minOpen?: boolean }>> = {
-  max_in_flight_gb: { min: 0, max: 1024 },
-  max_compute_pre_fetch: { min: 0, max: 100_000 },
-  max_coll_distance: { min: 0, max: 100_000 },
-  compute_overlap_multipler: { min: 0, max: 100 },
-  max_bucket_memory_gb: { min: 0, max: 1024 },
-  max_memory_increase_gb: { min: 0, max: 1024 },
-  max_memory_increase_ratio: { min: 0, max: 100 },
-  nccl_gpus_per_node: { min: 1, max: 1024 },
-};
-
-const INT_KNOBS: ReadonlySet<string> = new Set(['max_compute_pre_fetch', 'max_coll_distance', 'nccl_gpus_per_node']);
-
-function autobucketingFields(): FieldSpec[] {
-  return Object.entries(AUTOBUCKETING_DEFAULTS as Record<string, unknown>).map(([k, v]): FieldSpec => {
-    // torch's knob name is the label
-    const base = { path: `autobucketing.${k}`, label: k, group: 'autobucketing' } as const;
-    if (typeof v === 'boolean') return { ...base, kind: 'bool' };
-    const spec = (AUTOBUCKETING_KNOBS as Record<string, KnobSpec>)[k];
-    if (spec?.type === 'enum') return { ...base, kind: 'enum', values: spec.values };
-    if (typeof v === 'string') return { ...base, kind: 'enum', values: [v] };
-    const r = AUTOBUCKETING_RANGES[k] ?? { min: 0, max: 1e6 };
-    // counts are integers; sizes, ratios and multipliers are real numbers (also an unknown knob)
-    return INT_KNOBS.has(k) ? { ...base, kind: 'int', min: r.min, max: r.max } : { ...base, kind: 'number', ...r };
-  });
-}
-
-export const CONFIG_FIELDS: readonly FieldSpec[] = [
-  { path: 'model', label: 'model preset', group: 'cluster', kind: 'enum', values: MODEL_NAMES },
-  { path: 'ranks', label: 'ranks', group: 'cluster', kind: 'int', min: 1, max: MAX_RANKS },
-  { path: 'localBatch', label: 'local batch', group: 'cluster', kind: 'int', min: 1, max: 4096, nullable: true },
-  { path: 'seqLen', label: 'seq len', group: 'cluster', kind: 'int', min: 1, max: MAX_TOKENS_DIM, nullable: true },
-  { path: 'hardware', label: 'hardware', group: 'cluster', kind: 'enum', values: HARDWARE_NAMES },
-  { path: 'network', label: 'network preset', group: 'network', kind: 'enum', values: NETWORK_NAMES },
-  // 10 MB/s floor: below it a step takes years and the times overflow to Infinity
-  {
-    path: 'bandwidthGBps',
-    label: 'bandwidth (GB/s)',
-    group: 'network',
-    kind: 'number',
-    min: 0.01,
-    max: 100_000,
-    nullable: true,
-  },
-  { path: 'latencyUs', label: 'latency α (µs)', group: 'network', kind: 'number', min: 0, max: 1e6, nullable: true },
-  { path: 'backendA', label: 'backend A', group: 'backends', kind: 'enum', values: BACKEND_NAMES },
-  { path: 'backendB', label: 'backend B', group: 'backends', kind: 'enum', values: BACKEND_NAMES },
-  ...autobucketingFields(),
-  { path: 'paramDtype', label: 'param dtype', group: 'precision', kind: 'enum', values: DTYPES },
-  { path: 'reduceDtype', label: 'reduce dtype', group: 'precision', kind: 'enum', values: DTYPES },
-  {
-    path: 'activationCheckpointing',
-    label: 'activation ckpt',
-    group: 'cluster',
-    kind: 'enum',
-    values: AC_MODES,
-    nullable: true,
-  },
-  { path: 'seed', label: 'seed', group: 'precision', kind: 'int', min: 0, max: 2 ** 31 - 1 },
-  { path: 'jitterPct', label: 'jitter (± %)', group: 'precision', kind: 'number', min: 0, max: 50 },
-  { path: 'alignment', label: 'cross-rank alignment', group: 'precision', kind: 'bool' },
-  {
-    path: 'straggler.rank',
-    label: 'straggler rank',
-    group: 'precision',
-    kind: 'int',
-    min: 0,
-    max: MAX_RANKS - 1,
-    nullable: true,
-  },
-  { path: 'straggler.factor', label: 'straggler factor', group: 'precision', kind: 'number', min: 1, max: 100 },
-  { path: 'live.kernels', label: 'kernels', group: 'live', kind: 'enum', values: ['auto', 'webgpu', 'cpu'] },
-  { path: 'live.collectiveAlgorithm', label: 'collective', group: 'live', kind: 'enum', values: ['direct', 'ring'] },
-  { path: 'live.steps', label: 'steps', group: 'live', kind: 'int', min: 1, max: 10_000 },
-  { path: 'live.timing', label: 'timing', group: 'live', kind: 'enum', values: ['preset', 'measured'] },
-  // torchtitan's names; -1 = the ranks the other degrees leave (crossCheck rejects 0 and a bad product)
-  {
-    path: 'parallelism.data_parallel_shard_degree',
-    label: 'dp_shard (FSDP)',
-    group: 'cluster',
-    kind: 'int',
-    min: -1,
-    max: MAX_RANKS,
-  },
-  {
-    path: 'parallelism.data_parallel_replicate_degree',
-    label: 'dp_replicate (HSDP)',
-    group: 'cluster',
-    kind: 'int',
-    min: 1,
-    max: MAX_RANKS,
-  },
-  {
-    path: 'parallelism.tensor_parallel_degree',
-    label: 'tp (tensor parallel)',
-    group: 'cluster',
-    kind: 'int',
-    min: 1,
-    max: MAX_RANKS,
-  },
-  { path: 'parallelism.gpus_per_node', label: 'GPUs per node', group: 'network', kind: 'int', min: 1, max: MAX_RANKS },
-  // torch before pytorch PR #169404 (Dec 2025): the knob's help (ui/glossary.ts) cites it
-  { path: 'seqParallelGatherCopy', label: 'SP all-gather copy (older torch)', group: 'cluster', kind: 'bool' },
-  {
-    path: 'reshardAfterForward',
-    label: 'fsdp_reshard_after_forward',
-    group: 'cluster',
-    kind: 'enum',
-    values: RESHARD_POLICIES,
-  },
-  { path: 'compileMode', label: 'compile.mode', group: 'backends', kind: 'enum', values: COMPILE_MODES },
-  { path: 'memoryPolicy', label: 'compile.memory_policy', group: 'backends', kind: 'enum', values: MEMORY_POLICIES },
-];
-
-/** Groups: the nested objects of SimConfig. */
-export const CONFIG_GROUPS: readonly string[] = ['autobucketing', 'straggler', 'live', 'parallelism'];
+/** One row of the field table: a leaf of SimConfig, by dotted path. */
+export type FieldSpec = FieldRule & FieldAbout & { readonly path: string };
 
 /** `allowed` text for messages: `one of [a, b]` / `an integer in [1, 1024] or null`. */
-export function describeAllowed(f: FieldSpec): string {
+export function describeAllowed(f: FieldRule): string {
   switch (f.kind) {
     case 'enum':
       return `one of [${f.values.join(', ')}]${f.nullable ? ' or null (the default)' : ''}`;
@@ -183,7 +71,7 @@ export function describeAllowed(f: FieldSpec): string {
 }
 
 /** Whether v is an allowed value of f. */
-export function isAllowed(f: FieldSpec, v: unknown): boolean {
+export function isAllowed(f: FieldRule, v: unknown): boolean {
   switch (f.kind) {
     case 'enum':
       return (v === null && !!f.nullable) || (typeof v === 'string' && f.values.includes(v));

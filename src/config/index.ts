@@ -2,18 +2,19 @@
 
 export {
   DEFAULT_CONFIG,
-  MAX_RANKS,
   defaultConfig,
   type SimConfig,
 } from './schema';
+export { CONFIG_FIELDS, MAX_RANKS } from './knobs';
+export type { KnobHelp } from '../backends';
 export {
-  CONFIG_FIELDS,
   FIELD_GROUPS,
   describeAllowed,
   isAllowed,
   getPath,
   setPath,
   type FieldGroup,
+  type FieldRule,
   type FieldSpec,
 } from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError } from './validate';
@@ -21,7 +22,6 @@ export { configToQuery, decodeValue, parseConfigQuery } from './url';
 export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM, parseLinkQuery } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags } from './torchtitan_flags';
+export { cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
-export {
-  describeMesh, meshOfParallelism, type Mesh, type ParallelismConfig,
-} from './parallelism';
+export { describeMesh, meshOfParallelism, type Mesh, type ParallelismConfig } from './parallelism';

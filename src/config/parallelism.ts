@@ -20,13 +20,6 @@ export interface ParallelismConfig {
   gpus_per_node: number;
 }
 
-export const PARALLELISM_DEFAULTS: Readonly<ParallelismConfig> = {
-  data_parallel_shard_degree: -1,
-  data_parallel_replicate_degree: 1,
-  tensor_parallel_degree: 1,
-  gpus_per_node: 8,
-};
-
 const FIELDS: MeshFields = {
   dpReplicate: 'parallelism.data_parallel_replicate_degree',
   dpShard: 'parallelism.data_parallel_shard_degree',

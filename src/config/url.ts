@@ -3,7 +3,8 @@
 // field: a bad value is reported as a ConfigError and that field falls back to its default.
 
 import { ConfigError, err, ok, type Result } from '../errors';
-import { CONFIG_FIELDS, getPath, isAllowed, setPath, type FieldSpec } from './fields';
+import { getPath, isAllowed, setPath, type FieldRule } from './fields';
+import { CONFIG_FIELDS } from './knobs';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 import { changedFields, crossCheck, fieldError, fieldSpec } from './validate';
 
@@ -16,7 +17,7 @@ const INT_TEXT = /^[+-]?\d+$/;
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /** Text from the URL → a typed value, or undefined when it cannot be one for this field. */
-export function decodeValue(f: FieldSpec, s: string): unknown {
+export function decodeValue(f: FieldRule, s: string): unknown {
   if (f.kind === 'enum') return f.nullable && (s === 'null' || s === 'auto' || s === '') ? null : s;
   if (f.kind === 'bool') return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : s;
   if ((f.nullable && (s === 'null' || s === 'auto')) || (f.nullable && s === '')) return null;

@@ -2,7 +2,8 @@
 // or a ConfigError naming the field, the value and the allowed values / range. Unknown keys are errors.
 
 import { ConfigError, err, ok, oneOfMessage, preview, type Result } from '../errors';
-import { CONFIG_FIELDS, CONFIG_GROUPS, describeAllowed, getPath, isAllowed, setPath, type FieldSpec } from './fields';
+import { describeAllowed, getPath, isAllowed, setPath, type FieldRule, type FieldSpec } from './fields';
+import { CONFIG_FIELDS, CONFIG_GROUPS } from './knobs';
 import { meshOfParallelism } from './parallelism';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 
@@ -19,7 +20,7 @@ export function fieldSpec(path: string): FieldSpec | undefined {
 }
 
 /** `path must be <allowed>, got <value>` as a ConfigError. */
-export function fieldError(f: FieldSpec, got: unknown): ConfigError {
+export function fieldError(f: FieldRule & { readonly path: string }, got: unknown): ConfigError {
   if (f.kind === 'enum')
     return new ConfigError(f.path, oneOfMessage(f.path, f.nullable ? [...f.values, 'null'] : f.values, got));
   return new ConfigError(f.path, `${f.path} must be ${describeAllowed(f)}, got ${preview(got)}`);

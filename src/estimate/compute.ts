@@ -8,9 +8,11 @@
 // roofline at the peaks.
 // Views, waits and collective issues cost nothing on the compute stream; an imported node that
 // carries torch's own estimate (estMs) keeps it (collectives are timed by collectiveUs instead).
+// Each kernel launch costs the preset's eager launch, or its CUDA-graph replay cost when the step
+// runs as one captured graph (hardware.ts kernelLaunchUs; graph_trainer's cudagraph_pass).
 
 import { DTYPE_BYTES, type DType, type GraphNode } from '../graph';
-import type { AchievedEfficiency, HardwarePreset } from './hardware';
+import { kernelLaunchUs, type AchievedEfficiency, type HardwarePreset } from './hardware';
 
 /** Peak FLOP/s for a node: tensor cores at `dtype` for matmul-like ops, fp32 CUDA cores otherwise. */
 function peakFlops(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
@@ -109,21 +111,22 @@ export function attentionCompanions(node: GraphNode, dtype: DType): EagerKernels
 }
 
 /** Time of a compute / cast node at the preset's achieved rates, µs (no measured or imported time). */
-function achievedUs(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
+function achievedUs(hw: HardwarePreset, node: GraphNode, dtype: DType, launchUs: number): number {
   const a = hw.achieved;
   const flopsEff = a === undefined ? 1 : achievedFlopsFraction(a, node);
   const hbm = hw.hbmBytesPerS * (a === undefined ? 1 : a.hbm);
-  const own = rooflineUs(node.flops, eagerBytes(node), peakFlops(hw, node, dtype) * flopsEff, hbm, hw.launchUs);
+  const own = rooflineUs(node.flops, eagerBytes(node), peakFlops(hw, node, dtype) * flopsEff, hbm, launchUs);
   const extra = attentionCompanions(node, dtype);
-  return own + (extra.bytes / hbm) * 1e6 + extra.launches * hw.launchUs;
+  return own + (extra.bytes / hbm) * 1e6 + extra.launches * launchUs;
 }
 
-export function computeNodeUs(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
+/** µs of one node on the compute stream; `cudaGraphs`: its kernels replay from a captured graph. */
+export function computeNodeUs(hw: HardwarePreset, node: GraphNode, dtype: DType, cudaGraphs = false): number {
   switch (node.kind) {
     case 'compute':
     case 'cast':
       if (node.estMs !== undefined) return node.estMs * 1000;
-      return achievedUs(hw, node, dtype);
+      return achievedUs(hw, node, dtype, kernelLaunchUs(hw, cudaGraphs));
     case 'view':
     case 'wait':
     case 'all_gather':

@@ -25,6 +25,8 @@ export interface CostModelOptions {
   readonly computeScale?: number;
   /** Multiplies every collective time (default 1); measured mode uses it to keep the preset's compute:comm ratio. */
   readonly commScale?: number;
+  /** The step replays as one CUDA graph (graph_trainer's cudagraph_pass): kernels skip the host launch. */
+  readonly cudaGraphs?: boolean;
 }
 
 function positiveScale(field: string, v: number | undefined): number {
@@ -75,9 +77,12 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
   const scaleNote = [computeScale !== 1 ? `compute×${computeScale}` : '', commScale !== 1 ? `comm×${commScale}` : '']
     .filter(Boolean)
     .join(' ');
+  const cudaGraphs = opts.cudaGraphs === true;
   const computeKind = Object.keys(measured).length > 0 ? 'measured' : hw.achieved ? 'achieved' : 'roofline';
   const networkKind = net.kind === 'ring' ? ' ring' : ` (torch gpu type ${hw.torchGpuType})`;
-  const label = `${hw.name} ${computeKind} ${dtype} + ${net.name}${networkKind}${scaleNote ? ` (${scaleNote})` : ''}`;
+  const graphs = cudaGraphs ? ' CUDA graphs' : '';
+  const label =
+    `${hw.name} ${computeKind} ${dtype}${graphs} + ${net.name}${networkKind}${scaleNote ? ` (${scaleNote})` : ''}`;
 
   return {
     label,
@@ -85,7 +90,7 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
     computeUs(node: GraphNode): number {
       if (node.kind !== 'compute' && node.kind !== 'cast') return computeNodeUs(hw, node, dtype);
       const m = Object.hasOwn(measured, node.name) ? measured[node.name] : undefined;
-      return (m ?? computeNodeUs(hw, node, dtype)) * computeScale;
+      return (m ?? computeNodeUs(hw, node, dtype, cudaGraphs)) * computeScale;
     },
     collectiveUs(kind: CollectiveKind, bytes: number, groupSize: number, _dtype: DType, groupStride = 1): number {
       return collectiveRaw(kind, bytes, groupSize, groupStride) * commScale;

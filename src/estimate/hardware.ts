@@ -18,6 +18,13 @@
 //    BabelStream on H100 ≈ 3.0 TB/s of 3.35).
 //  - launch: ~4 µs per eager aten kernel (PyTorch's dispatcher + cudaLaunchKernel; the GPU runs
 //    ahead of the CPU only when kernels are longer than that).
+//  - launch inside a CUDA graph (graph_trainer's cudagraph_pass replays the step as one graph): the
+//    host work of each launch (Python, dispatcher, cudaLaunchKernel) is done once at capture, and
+//    what is left per kernel is the GPU's own step from one graph node to the next. CUDA.jl's
+//    documentation ("Graphs", cuda.juliagpu.org) measures 80 broadcast kernels at 260 µs launched
+//    one by one (3.25 µs each) and 70 µs replayed as one graph, 3.5 µs of it on the CPU: 0.875 µs a
+//    kernel, the kernels' own run time included (so an upper bound). NVIDIA's CUDA programming
+//    guide (§4.2 CUDA Graphs): launch set-up is paid "once for the entire graph during instantiation".
 //  - capacity: what torch.cuda reports as total memory, as torchtitan logs it ("CUDA capacity:
 //    NVIDIA H100 80GB HBM3 with 79.18GiB memory", "NVIDIA H200 with 139.81GiB memory"; the 96 GB
 //    H100 of its published runs: 95.0396 GiB, PR #165, and 40.96 GiB = 43.12 % in PR #1881);
@@ -57,6 +64,8 @@ export interface HardwarePreset {
   readonly hbmBytesPerS: number;
   /** Per-kernel launch overhead, µs (eager PyTorch, no CUDA graphs). */
   readonly launchUs: number;
+  /** Per-kernel cost inside a replayed CUDA graph, µs; absent: GRAPH_LAUNCH_US (see the file header). */
+  readonly graphLaunchUs?: number;
   /** HBM capacity as torch.cuda reports it (total_memory), bytes. */
   readonly hbmBytes: number;
   /** The datasheet's capacity, decimal GB (for labels). */
@@ -72,6 +81,14 @@ export interface HardwarePreset {
 
 const GB = 1e9;
 const TFLOPS = 1e12;
+
+/** A kernel's cost inside a replayed CUDA graph, µs: CUDA.jl's 70 µs for 80 graphed kernels (file header). */
+const GRAPH_LAUNCH_US = 70 / 80;
+
+/** What launching one kernel costs on `hw`, µs: eager (host-bound) or replayed from a CUDA graph. */
+export function kernelLaunchUs(hw: HardwarePreset, cudaGraphs: boolean): number {
+  return cudaGraphs ? (hw.graphLaunchUs ?? GRAPH_LAUNCH_US) : hw.launchUs;
+}
 
 /**
  * Compute overlapped with a collective runs 18.9 % slower on average (40.0 % at most) than alone:

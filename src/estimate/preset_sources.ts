@@ -3,7 +3,7 @@
 // The constants themselves live in hardware.ts and network.ts (their headers say more); this file
 // only names them and their sources, so a preset and its citation are read from one place.
 
-import { HARDWARE_PRESETS, type HardwareName, type HardwarePreset } from './hardware';
+import { HARDWARE_PRESETS, kernelLaunchUs, type HardwareName, type HardwarePreset } from './hardware';
 import type { NetworkPreset } from './network';
 import { formatPercent, gibText, fixed } from '../util';
 
@@ -23,6 +23,8 @@ const SRC = {
   flash: 'FlashAttention-2 (Dao 2023, arXiv 2307.08691) and FlashAttention-3 (arXiv 2407.08608) FA2 baselines',
   hbm: 'aten vectorized elementwise kernels ≈ 80 % of HBM peak (nvbandwidth / BabelStream: a copy reaches ~90 %)',
   launch: 'eager PyTorch: dispatcher + cudaLaunchKernel ≈ 4 µs per aten kernel',
+  graphLaunch: 'CUDA.jl docs, "Graphs": 80 kernels 260 µs one by one, 70 µs as one CUDA graph (0.875 µs each); '
+    + 'NVIDIA CUDA programming guide §4.2: launch set-up paid once, at instantiation',
   capacity: 'torch.cuda total_memory as torchtitan logs it ("CUDA capacity: …"; PR #165, PR #1881)',
   ncclIntra: 'nccl-tests all_gather_perf / reduce_scatter_perf on 8×H100 NVLink 4 (doc/PERFORMANCE.md busbw)',
   ncclInter: 'torchtitan benchmarks/llama3_h100_202412_torchtitan.md: 400 Gb/s RDMA per GPU; nccl-tests ≈ 90 % of it',
@@ -79,6 +81,7 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
     row('attn-bwd', 'flash attention backward', ofPeak(a.attentionBwd, hw.bf16Flops), SRC.flash),
     row('memory-bound', 'memory-bound kernels', memoryBound, SRC.hbm),
     row('launch', 'kernel launch', `${hw.launchUs} µs`, SRC.launch),
+    row('graph-launch', 'kernel launch in a CUDA graph', `${kernelLaunchUs(hw, true)} µs`, SRC.graphLaunch),
     EAGER_ATTENTION,
   ];
 }

@@ -2,7 +2,7 @@
 // per-rank jitter and straggler, and what the backends plan with (aligned median, or each
 // rank's own estimates when alignment is off — the case where ranks can disagree).
 
-import type { SimConfig } from '../config';
+import { cudaGraphsOn, type SimConfig } from '../config';
 import {
   NETWORK_PRESETS,
   alignCostModels,
@@ -54,12 +54,13 @@ export function networkFor(cfg: SimConfig): NetworkPreset {
   };
 }
 
-/** The config's base cost model (no noise): hardware roofline in paramDtype + the network. */
+/** The config's base cost model (no noise): hardware roofline in paramDtype + the network, CUDA graphs or not. */
 function baseCostModel(cfg: SimConfig, opts: CostOptions = {}): CostModel {
   return makeCostModel({
     hardware: cfg.hardware,
     network: networkFor(cfg),
     computeDtype: cfg.paramDtype,
+    cudaGraphs: cudaGraphsOn(cfg),
     ...(opts.measuredUs ? { measuredUs: opts.measuredUs } : {}),
     ...(opts.computeScale !== undefined ? { computeScale: opts.computeScale } : {}),
     ...(opts.commScale !== undefined ? { commScale: opts.commScale } : {}),

@@ -1,9 +1,9 @@
 // The pipeline: config → step graph → cost models → backend schedule(s) → simulation → metrics.
 // Pure (no DOM, workers or clock): the UI runs it on the main thread or in a worker, the CLI in Node.
 
-import { stepConfigOf, type SimConfig } from '../config';
+import { fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn, stepConfigOf, type SimConfig } from '../config';
 import { ConfigError } from '../errors';
-import { runBackend } from '../backends';
+import { reassignFsdpAllGathers, runBackend, sinkReduceScatterWaits } from '../backends';
 import type { BackendName, Schedule } from '../backends';
 import type { CostModel } from '../estimate';
 import { buildStepGraph } from '../graph';
@@ -102,24 +102,32 @@ function graphOf(cfg: SimConfig): StepGraph {
  * size is the graph's own (an imported graph's collectives are sized for it), not cfg.ranks.
  */
 export function runPipelineOnGraph(
-  graph: StepGraph,
+  built: StepGraph,
   cfg: SimConfig,
   backend: BackendName,
   opts: PipelineOptions = {},
 ): PipelineResult {
+  // graph_trainer's passes before bucketing: FSDP all-gathers on their own process group
+  const graph = fsdpAgRsOverlapOn(cfg, backend) ? reassignFsdpAllGathers(built) : built;
   const worldSize = graph.meta.worldSize;
   const costs = runCosts(cfg, graph, worldSize, opts);
   checkClockRange(graph, costs.time, cfg);
   const options = backendOptions(cfg, backend);
+  // and after it: FSDP reduce-scatter waits sunk to the end of the backward
+  const dense = fsdpDenseRegionOverlapOn(cfg, backend);
+  const plan1 = (c: CostModel) => {
+    const s = runBackend(backend, graph, c, options);
+    return dense ? sinkReduceScatterWaits(s) : s;
+  };
   let schedule: Schedule;
   let schedules: Schedule[] | undefined;
   const plan = costs.plan;
   if (isCostList(plan)) {
     // alignment off: each rank plans with its own estimates and may choose differently
-    schedules = plan.map((c) => runBackend(backend, graph, c, options));
+    schedules = plan.map(plan1);
     schedule = schedules[0];
   } else {
-    schedule = runBackend(backend, graph, plan, options);
+    schedule = plan1(plan);
   }
   const symmetric = !isCostList(plan) && !isCostList(costs.time);
   const emitted = opts.emitRanks ?? defaultEmitRanks(worldSize);

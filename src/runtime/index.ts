@@ -4,17 +4,16 @@
 // Every run reports where each step went (phases, per rank and step; exec/phases.ts).
 export { runTraining } from './coordinator';
 export {
-  DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, TIMING_MODES, defaultGlobalBatch, liveMesh, planTraining,
+  DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, defaultGlobalBatch, liveMesh, planTraining,
   type RankCount, type TimingMode, type TrainingOptions,
 } from './training_plan';
-export { KERNEL_CHOICES, RENAMED_KERNEL_CHOICES } from './rank';
+export { MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
 export type {
   KernelChoice,
-} from './rank';
+} from './live_options';
 export { formatPhases, phaseReport } from './exec';
 export { RANK_STAGES, startupCounts } from './startup';
 export type { RankStage, RankStartup, ResolvedKernels } from './startup';
 export { probeAdapter } from './gpu/index_probe'; // no shaders: the page probes without loading the kernels
 export type { AdapterProbe } from './gpu/index_probe';
-export { COLLECTIVE_ALGORITHMS } from './comm';
 export type { CollectiveAlgorithm } from './comm';

@@ -14,12 +14,9 @@ import { PhaseClock, executeStep, timedKernels, type GroupComms, type PhaseInter
 import { initFullParam, shardOf } from './init';
 import { dataParallelRank, localParam, meshIndex, meshOfGraph, tpSlice } from './mesh_ranks';
 import type { ResolvedKernels, StartupEvent } from './startup';
+import type { KernelChoice } from './live_options';
 
-/** Which kernels a rank runs, in the config's words (live.kernels): WGSL on WebGPU, the CPU reference, or either. */
-export type KernelChoice = 'webgpu' | 'cpu' | 'auto';
-export const KERNEL_CHOICES: readonly KernelChoice[] = ['webgpu', 'cpu', 'auto'];
-/** Old spellings a user may still type (`fsdp-sim train --kernels gpu`): the runtime once said 'gpu'. */
-export const RENAMED_KERNEL_CHOICES: ReadonlyMap<string, KernelChoice> = new Map([['gpu', 'webgpu']]);
+export type { KernelChoice } from './live_options';
 
 /** Everything a rank needs for a run; plain data (structured-clone safe). */
 export interface RankRunConfig {

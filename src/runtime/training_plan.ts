@@ -26,12 +26,12 @@ import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm';
 import type { DataConfig } from './data';
 import type { StepPhases } from './exec';
 import type { StartupProgress } from './startup';
-import { KERNEL_CHOICES, type KernelChoice } from './rank';
+import {
+  KERNEL_CHOICES, MAX_GLOBAL_BATCH, MAX_LIVE_LR, MAX_LIVE_RANKS, MAX_LIVE_STEPS, MAX_SEED, TIMING_MODES,
+  type KernelChoice, type TimingMode,
+} from './live_options';
 
-export type TimingMode = 'preset' | 'measured';
-export const TIMING_MODES: readonly TimingMode[] = ['preset', 'measured'];
-/** Live runs take any world size up to 16: uneven dim-0 shards are zero-padded, as FSDP pads them. */
-export const MAX_LIVE_RANKS = 16;
+export { MAX_LIVE_RANKS, type TimingMode } from './live_options';
 export type RankCount = number;
 
 /** Learning rate for live runs of `tiny`: higher than torchtitan's 8e-4 so the loss halves in ~40 steps. */
@@ -134,18 +134,18 @@ function oneOf<T extends string | number>(field: string, allowed: readonly T[], 
 export function planTraining(opts: TrainingOptions): TrainingPlan {
   oneOf('model', ['tiny'], opts.model);
   const ranks = intIn('ranks', opts.ranks, 1, MAX_LIVE_RANKS);
-  intIn('steps', opts.steps, 1, 1_000_000);
+  intIn('steps', opts.steps, 1, MAX_LIVE_STEPS);
   const backend = oneOf('backend', BACKEND_NAMES, opts.backend);
-  intIn('seed', opts.seed, 0, 0xffffffff);
+  intIn('seed', opts.seed, 0, MAX_SEED);
   oneOf('kernels', KERNEL_CHOICES, opts.kernels);
   oneOf('collective', COLLECTIVE_ALGORITHMS, opts.collective);
   oneOf('timing', TIMING_MODES, opts.timing);
   const lr = opts.lr ?? LIVE_DEFAULT_LR;
-  if (!Number.isFinite(lr) || lr <= 0 || lr > 1)
-    throw new ConfigError('lr', `lr must be a number in (0, 1], got ${JSON.stringify(opts.lr)}`);
+  if (!Number.isFinite(lr) || lr <= 0 || lr > MAX_LIVE_LR)
+    throw new ConfigError('lr', `lr must be a number in (0, ${MAX_LIVE_LR}], got ${JSON.stringify(opts.lr)}`);
   const mesh = liveMesh({ ...opts, ranks });
   const dp = mesh.dpReplicate * mesh.dpShard;
-  const globalBatch = intIn('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, 4096);
+  const globalBatch = intIn('globalBatch', opts.globalBatch ?? defaultGlobalBatch(dp), 1, MAX_GLOBAL_BATCH);
   if (globalBatch % dp !== 0) {
     const why = `globalBatch must be divisible by the ${dp} data-parallel ranks (ranks / tp), got ${globalBatch}`;
     throw new ConfigError('globalBatch', why);

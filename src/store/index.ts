@@ -5,7 +5,7 @@ export { livePlanOf, RANK_STAGES, startupCounts } from './live_run';
 export type { AdapterProbe, RankStage, RankStartup, ResolvedKernels } from './live_run';
 export { startUrlSync, readUrlState, applyUrlState } from './url_sync';
 export {
-  LIVE_MEASURED_CLOCK, type Side, type SideResult, type LiveState, type Notice,
+  LIVE_MEASURED_CLOCK, type Side, type SideResult, type Selection, type LiveState, type Notice,
 } from './store_types';
 export {
   buildGraph, diffBackends, diffCsv, hidesInB, networkFor, parseVary, sweepCsv, exposedCommByGroup, assumptionText,

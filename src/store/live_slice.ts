@@ -3,7 +3,8 @@
 // takes the config's mesh (TP, HSDP) as far as the live workers and the tiny model can.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { type AdapterProbe, probeAdapter, runTraining } from '../runtime'; // the browser flavour (Web Workers)
+// the browser flavour (Web Workers)
+import { type AdapterProbe, probeAdapter, runTraining, type TrainingOptions } from '../runtime';
 import type { BackendName } from '../backends';
 import { describeMesh, type SimConfig } from '../config';
 import { sideFromEvents } from './engine';
@@ -59,19 +60,85 @@ async function switchToTrainable<S extends ConfigSlice & ResultsSlice>(get: () =
   await get().whenSimulated();
 }
 
-export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice & ConfigSlice>(
+type LiveStore = LiveSlice & ResultsSlice & ViewSlice & ConfigSlice;
+type TrainingProgress = Parameters<NonNullable<TrainingOptions['onProgress']>>[0];
+
+/** One run as the store follows it: the side it draws on, what it trains, and whether it has drawn yet. */
+interface LiveRunState {
+  readonly side: Side;
+  readonly backend: BackendName;
+  readonly ranks: number;
+  readonly key: RunKey; // what ran, so only like runs are compared
+  drewEvents: boolean;
+}
+
+/** The live side, once the run ended: what ran (only like runs are compared) and where it stopped. */
+function tagSide<S extends LiveStore>(get: () => S, run: LiveRunState, stoppedAfter?: number): void {
+  if (!run.drewEvents) return;
+  const r = get().sides[run.side];
+  if (r?.source !== 'live') return;
+  get().setSide(run.side, { ...r, run: run.key, ...(stoppedAfter === undefined ? {} : { stoppedAfter }) }, true);
+}
+
+/** Each step's progress into the store: the loss curve, and the step's events drawn on the run's side. */
+function progressInto<S extends LiveStore>(
+  get: () => S, setLive: (p: Partial<LiveState>) => void, cfg: SimConfig, run: LiveRunState,
+): (p: TrainingProgress) => void {
+  return (p) => {
+    const losses = [...get().live.losses, { step: p.step, loss: p.loss }];
+    setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses });
+    // measured timing draws the step as this machine ran it: its readbacks, uploads and barrier waits too
+    const wall = cfg.live.timing === 'measured' && p.wallEvents?.length ? p.wallEvents : undefined;
+    const events = wall ?? p.events;
+    if (!events?.length) return;
+    // "measured" only when the wall clock is drawn; a replay on the cost model is not measured
+    const clock = wall ? LIVE_MEASURED_CLOCK : LIVE_MODEL_CLOCK;
+    const side = sideFromEvents(events, [], `${run.backend} (live)`, run.backend, 'live', clock, run.ranks);
+    get().setSide(run.side, side, run.drewEvents);
+    run.drewEvents = true;
+  };
+}
+
+/** Trains the (already switched) config on its side until it ends, fails or is aborted, keeping `live` current. */
+async function trainLive<S extends LiveStore>(
+  set: StoreApi<S>['setState'], get: () => S, signal: AbortSignal, opts: { steps?: number; side?: Side },
+): Promise<void> {
+  const setLive = (p: Partial<LiveState>) => set({ live: { ...get().live, ...p } } as Partial<S>);
+  const cfg: SimConfig = get().config;
+  const side = opts.side ?? 'b';
+  const backend = (side === 'a' ? cfg.backendA : cfg.backendB) as BackendName;
+  const steps = opts.steps ?? cfg.live.steps;
+  const options = liveRunOptions(cfg, backend, steps);
+  const ranks = options.ranks;
+  const mesh = describeMesh(liveMeshOf(cfg.parallelism, ranks));
+  set({ live: { ...IDLE_LIVE, running: true, steps, side, ranks, mesh } } as Partial<S>);
+  const key: RunKey = { model: 'tiny', mesh, kernels: cfg.live.kernels };
+  const run: LiveRunState = { side, backend, ranks, key, drewEvents: false };
+  try {
+    const res = await runTraining({
+      ...options,
+      signal,
+      onStartup: (p) => setLive({ startup: p.ranks, startupMs: p.elapsedMs, kernels: p.kernels ?? null }),
+      onProgress: progressInto(get, setLive, cfg, run),
+    });
+    setLive({ running: false, device: res.device, stepsPerSec: res.stepsPerSec });
+    tagSide(get, run);
+  } catch (e) {
+    const aborted = signal.aborted;
+    const step = get().live.step;
+    const partial = step < steps ? step : undefined; // Stop after the last step: a finished run
+    const error = aborted ? null : `Live run failed: ${(e as Error).message}`;
+    setLive({ running: false, error, stoppedAfter: aborted ? partial ?? null : null });
+    tagSide(get, run, partial);
+  }
+}
+
+export function createLiveSlice<S extends LiveStore>(
   set: StoreApi<S>['setState'], get: () => S,
 ): LiveSlice {
   let controller: AbortController | null = null;
   let probe: Promise<AdapterProbe> | null = null;
   let starting = false; // between the click and the run: switching the config, re-simulating A
-  const setLive = (p: Partial<LiveState>) => set({ live: { ...get().live, ...p } } as Partial<S>);
-  /** The live side, once the run ended: what ran (only like runs are compared) and where it stopped. */
-  const tagSide = (side: Side, run: RunKey, stoppedAfter?: number) => {
-    const r = get().sides[side];
-    if (r?.source !== 'live') return;
-    get().setSide(side, { ...r, run, ...(stoppedAfter === undefined ? {} : { stoppedAfter }) }, true);
-  };
   return {
     live: IDLE_LIVE,
     liveAdapter: null,
@@ -91,56 +158,16 @@ export function createLiveSlice<S extends LiveSlice & ResultsSlice & ViewSlice &
       } finally {
         starting = false;
       }
-      const cfg: SimConfig = get().config;
-      const side = opts.side ?? 'b';
-      const backend = (side === 'a' ? cfg.backendA : cfg.backendB) as BackendName;
-      const steps = opts.steps ?? cfg.live.steps;
-      const run = liveRunOptions(cfg, backend, steps);
-      const ranks = run.ranks;
-      const mesh = liveMeshOf(cfg.parallelism, ranks);
       controller = new AbortController();
-      set({ live: { ...IDLE_LIVE, running: true, steps, side, ranks, mesh: describeMesh(mesh) } } as Partial<S>);
-      let firstEvents = true;
-      const runKey: RunKey = { model: 'tiny', mesh: describeMesh(mesh), kernels: cfg.live.kernels };
       try {
-        const res = await runTraining({
-          ...run,
-          signal: controller.signal,
-          onStartup: (p) => setLive({ startup: p.ranks, startupMs: p.elapsedMs, kernels: p.kernels ?? null }),
-          onProgress: (p) => {
-            const losses = [...get().live.losses, { step: p.step, loss: p.loss }];
-            setLive({ step: p.step, stepsPerSec: p.stepsPerSec, losses });
-            // measured timing draws the step as this machine ran it: its readbacks, uploads and barrier waits too
-            const wall = cfg.live.timing === 'measured' && p.wallEvents?.length ? p.wallEvents : undefined;
-            const events = wall ?? p.events;
-            if (events?.length) {
-              // "measured" only when the wall clock is drawn; a replay on the cost model is not measured
-              const clock = wall ? LIVE_MEASURED_CLOCK : LIVE_MODEL_CLOCK;
-              get().setSide(
-                side,
-                sideFromEvents(events, [], `${backend} (live)`, backend, 'live', clock, ranks),
-                !firstEvents,
-              );
-              firstEvents = false;
-            }
-          },
-        });
-        setLive({ running: false, device: res.device, stepsPerSec: res.stepsPerSec });
-        if (!firstEvents) tagSide(side, runKey);
-      } catch (e) {
-        const aborted = controller?.signal.aborted;
-        const step = get().live.step;
-        const partial = step < steps ? step : undefined; // Stop after the last step: a finished run
-        const error = aborted ? null : `Live run failed: ${(e as Error).message}`;
-        setLive({ running: false, error, stoppedAfter: aborted ? partial ?? null : null });
-        if (!firstEvents) tagSide(side, runKey, partial);
+        await trainLive(set, get, controller.signal, opts);
       } finally {
         controller = null;
       }
     },
     stopLive: () => {
       controller?.abort();
-      setLive({ running: false });
+      set({ live: { ...get().live, running: false } } as Partial<S>);
     },
   };
 }

@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { SimConfig } from '../config';
 import { parseVary, sweepPoints, type SweepAxis, type SweepRow } from '../pipeline';
-import { startSweepRun, type SweepRun } from './sweep_runner';
+import { startSweepRun, type SweepMessage, type SweepRequest, type SweepRun } from './sweep_runner';
 
 export interface SweepSlice {
   /** The varied fields and their values (what `sweep=` in the URL holds). */
@@ -41,33 +41,96 @@ export const sweepToUrl = (axes: readonly SweepAxis[]): string =>
 /** Axes from `sweep=` text; a bad field or value throws the ConfigError naming it. */
 export const sweepFromUrl = (text: string): SweepAxis[] => text.split(URL_AXIS_SEP).map(parseVary);
 
+type SweepProgress = SweepSlice['sweepProgress'];
+
+/**
+ * Rows reach the store at most every FLUSH_MS: fast points (tiny model: ms each) must not
+ * re-render the plots per point, or the page has no time left for the Stop click.
+ */
+class RowBatcher {
+  private pending: { rows: SweepRow[]; progress: SweepProgress } | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly emit: (rows: readonly SweepRow[], progress: SweepProgress) => void) {}
+
+  add(rows: readonly SweepRow[], progress: SweepProgress): void {
+    this.pending = { rows: [...(this.pending?.rows ?? []), ...rows], progress };
+    this.timer ??= setTimeout(this.flush, FLUSH_MS);
+  }
+
+  readonly flush = (): void => {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.pending) return;
+    const { rows, progress } = this.pending;
+    this.pending = null;
+    this.emit(rows, progress);
+  };
+}
+
+/** The one sweep running at a time; messages of a stopped or replaced run are dropped. */
+class SweepDriver {
+  private run: SweepRun | null = null;
+  private generation = 0; // a runner may answer synchronously, so each run checks it is still the latest
+
+  constructor(
+    private readonly rows: RowBatcher,
+    private readonly setPartial: (p: Partial<SweepSlice>) => void,
+  ) {}
+
+  start(req: SweepRequest): void {
+    const mine = ++this.generation;
+    this.run = startSweepRun(req, (m) => {
+      if (this.generation === mine) this.receive(m);
+    });
+  }
+
+  stop(): void {
+    this.generation++;
+    this.run?.stop();
+    this.run = null;
+    this.rows.flush(); // the points done so far stay
+  }
+
+  private receive(m: SweepMessage): void {
+    if (m.type === 'rows') {
+      this.rows.add(m.rows, { done: m.done, total: m.total });
+      return;
+    }
+    this.rows.flush();
+    this.run = null;
+    this.setPartial({ sweepRunning: false, ...(m.type === 'error' ? { sweepError: m.error } : {}) });
+  }
+}
+
+/** Checks the axes against the config (every value, before any simulation), then starts the sweep. */
+function startSweepOn(
+  driver: SweepDriver, base: SimConfig, axes: readonly SweepAxis[], setPartial: (p: Partial<SweepSlice>) => void,
+): void {
+  driver.stop();
+  const backends = [base.backendA, base.backendB].filter((b, i, xs) => xs.indexOf(b) === i);
+  let total: number;
+  try {
+    total = sweepPoints(base, axes).length;
+  } catch (e) {
+    setPartial({
+      sweepAxes: axes, sweepError: (e as Error).message, sweepRunning: false, sweepRows: [], sweepProgress: null,
+    });
+    return;
+  }
+  setPartial({
+    sweepAxes: axes, sweepBase: base, sweepRows: [], sweepError: null, sweepRunning: true,
+    sweepProgress: { done: 0, total },
+  });
+  driver.start({ base, axes, backends });
+}
+
 export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['setState'], get: () => S): SweepSlice {
   const setPartial = (p: Partial<SweepSlice>) => set(p as Partial<S>);
-  let run: SweepRun | null = null;
-  let generation = 0; // messages of a stopped or replaced run are dropped (a runner may answer synchronously)
-  // rows reach the store at most every FLUSH_MS: fast points (tiny model: ms each) must not
-  // re-render the plots per point, or the page has no time left for the Stop click
-  let pending: {
-    rows: SweepRow[];
-    progress: SweepSlice['sweepProgress'];
-  } | null = null;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    if (!pending) return;
-    setPartial({
-      sweepRows: [...get().sweepRows, ...pending.rows],
-      sweepProgress: pending.progress,
-    });
-    pending = null;
-  };
-  const stop = () => {
-    generation++;
-    run?.stop();
-    run = null;
-    flush(); // the points done so far stay
-  };
+  const rows = new RowBatcher((more, progress) =>
+    setPartial({ sweepRows: [...get().sweepRows, ...more], sweepProgress: progress }),
+  );
+  const driver = new SweepDriver(rows, setPartial);
   return {
     sweepAxes: [],
     sweepBase: null,
@@ -75,52 +138,9 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
     sweepProgress: null,
     sweepRunning: false,
     sweepError: null,
-    startSweep: (axes) => {
-      stop();
-      const base = get().config;
-      const backends = [base.backendA, base.backendB].filter((b, i, xs) => xs.indexOf(b) === i);
-      let total: number;
-      try {
-        total = sweepPoints(base, axes).length; // every value checked before any simulation
-      } catch (e) {
-        setPartial({
-          sweepAxes: axes,
-          sweepError: (e as Error).message,
-          sweepRunning: false,
-          sweepRows: [],
-          sweepProgress: null,
-        });
-        return;
-      }
-      setPartial({
-        sweepAxes: axes,
-        sweepBase: base,
-        sweepRows: [],
-        sweepError: null,
-        sweepRunning: true,
-        sweepProgress: { done: 0, total },
-      });
-      const mine = ++generation;
-      run = startSweepRun({ base, axes, backends }, (m) => {
-        if (generation !== mine) return;
-        if (m.type === 'rows') {
-          pending = {
-            rows: [...(pending?.rows ?? []), ...m.rows],
-            progress: { done: m.done, total: m.total },
-          };
-          timer ??= setTimeout(flush, FLUSH_MS);
-        } else {
-          flush();
-          run = null;
-          setPartial({
-            sweepRunning: false,
-            ...(m.type === 'error' ? { sweepError: m.error } : {}),
-          });
-        }
-      });
-    },
+    startSweep: (axes) => startSweepOn(driver, get().config, axes, setPartial),
     stopSweep: () => {
-      stop();
+      driver.stop();
       setPartial({ sweepRunning: false });
     },
     loadSweepPoint: (index) => {
@@ -130,14 +150,9 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
       if (p) get().setConfig(p.config);
     },
     clearSweep: () => {
-      stop();
+      driver.stop();
       setPartial({
-        sweepAxes: [],
-        sweepBase: null,
-        sweepRows: [],
-        sweepProgress: null,
-        sweepRunning: false,
-        sweepError: null,
+        sweepAxes: [], sweepBase: null, sweepRows: [], sweepProgress: null, sweepRunning: false, sweepError: null,
       });
     },
   };

@@ -134,6 +134,143 @@ async function peek(
 
 class StreamFail extends Error {}
 
+/** The file's bytes as JSON text: gzip (known by its magic bytes) inflated, its first bytes already read. */
+async function openText(
+  name: string,
+  bytes: ReadableStream<Uint8Array>,
+): Promise<{ rest: ReadableStream<Uint8Array>; gzip: boolean }> {
+  let { head, rest } = await peek(bytes, 2);
+  const gzip = isGzip(head);
+  if (gzip) {
+    rest = rest.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>);
+  }
+  // read the first (inflated) bytes now: a corrupt gzip header fails here, as a gzip error
+  ({ head, rest } = await peek(rest, 3).catch((e) => {
+    throw gunzipError(name, e);
+  }));
+  return { rest, gzip };
+}
+
+/** The streaming parser of one file and what it keeps: the projected events and the top-level fields. */
+class TraceCollector {
+  readonly parser = new JSONParser({ paths: ['$.*', '$.traceEvents.*'], keepStack: false });
+  private readonly kept: unknown[] = [];
+  private top: Json | undefined;
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    private readonly name: string,
+    private readonly keep: Keep,
+    private readonly budget: KeptBudget | undefined,
+  ) {
+    this.parser.onValue = ({ value, key, parent, stack }) => {
+      if ((stack.length === 1 || stack.length === 2) && Array.isArray(parent)) {
+        this.take(value);
+        parent.length = 0; // the parser's copy goes: the projection is what stays
+      } else if (stack.length === 1 && typeof key === 'string') {
+        this.top ??= {};
+        this.top[key] = key === 'traceEvents' && Array.isArray(value) ? this.kept : value;
+      }
+    };
+  }
+
+  /** The trace object the importers take: a top-level array's events, or the object with its kept events. */
+  result(topLevelArray: boolean): unknown {
+    return topLevelArray ? { traceEvents: this.kept } : (this.top ?? {});
+  }
+
+  private readonly intern = (s: string): string => {
+    const t = this.names.get(s);
+    if (t !== undefined) return t;
+    this.names.set(s, s);
+    return s;
+  };
+
+  private take(v: unknown): void {
+    const k = this.keep(v, this.intern);
+    const { budget, name } = this;
+    if (k !== DROPPED && budget && ++budget.kept > budget.max)
+      throw new ImportError(
+        name,
+        `${name} takes the import past its budget of ${budget.max.toLocaleString('en-US')} kept trace events ` +
+          `(over all files); ${budget.raise}`,
+      );
+    this.kept.push(k);
+  }
+}
+
+/** The JSON text chunk by chunk: its first character decides whether it streams ('{', '[') or is parsed whole. */
+class TextFeed {
+  first = -1; // the first character of the text, once seen
+  private scalar = '';
+  private readonly decoder = new TextDecoder();
+
+  constructor(private readonly parser: JSONParser) {}
+
+  /** Whether the text is no object or array (so far: nothing but whitespace is one too). */
+  get isScalar(): boolean {
+    return this.first !== 0x7b && this.first !== 0x5b;
+  }
+
+  feed(bytes: Uint8Array): void {
+    let chunk = bytes;
+    if (this.first < 0) {
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3); // BOM
+      let i = 0;
+      while (i < chunk.length && isSpace(chunk[i])) i++;
+      if (i === chunk.length) return;
+      this.first = chunk[i];
+      if (!/["\-0-9tfn{[]/.test(String.fromCharCode(this.first))) {
+        const start = JSON.stringify(String.fromCharCode(this.first));
+        throw new StreamFail(`it starts with ${start}, which starts no JSON value`);
+      }
+    }
+    if (this.isScalar) {
+      this.scalar += this.decoder.decode(chunk, { stream: true });
+      if (this.scalar.length > 2 ** 20) throw new StreamFail('it is not a Chrome trace object or array');
+      return;
+    }
+    if (this.parser.isEnded) {
+      // text after the value: JSON.parse refuses it unless it is whitespace
+      if (chunk.some((c) => !isSpace(c))) throw new StreamFail('unexpected text after the end of the JSON value');
+      return;
+    }
+    this.parser.write(chunk);
+  }
+
+  /** The scalar's value (JSON.parse throws on an empty or bad text). */
+  scalarValue(): unknown {
+    return JSON.parse(this.scalar + this.decoder.decode());
+  }
+}
+
+/** Reads the text to its end into `text`; returns the bytes read. Past `maxBytes` it stops with an ImportError. */
+async function pump(
+  name: string,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  text: TextFeed,
+  { gzip, maxBytes }: { gzip: boolean; maxBytes: number },
+): Promise<number> {
+  let n = 0;
+  for (;;) {
+    let r: ReadableStreamReadResult<Uint8Array>;
+    try {
+      r = await reader.read();
+    } catch (e) {
+      throw gzip ? gunzipError(name, e) : e;
+    }
+    if (r.done) return n;
+    n += r.value.length;
+    if (n > maxBytes) {
+      await reader.cancel();
+      const inflated = gzip ? 'inflates (gzip) to' : 'holds';
+      const over = `more than the ${mib(maxBytes)} limit on a trace's text; not read further`;
+      throw new ImportError(name, `${name} ${inflated} ${over}`);
+    }
+    text.feed(r.value);
+  }
+}
+
 /**
  * A trace file's JSON, read as a stream: each event of its `traceEvents` (or of a top-level array)
  * kept as `opts.keep` projects it. Errors are ImportErrors naming `name`: not gzip, not JSON, cut
@@ -145,100 +282,22 @@ export async function readTraceStream(
   opts: StreamOptions,
 ): Promise<unknown> {
   const { keep, budget, maxBytes = Infinity } = opts;
-  let { head, rest } = await peek(bytes, 2);
-  let gzip = false;
-  if (isGzip(head)) {
-    gzip = true;
-    rest = rest.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>);
-  }
-  ({ head, rest } = await peek(rest, 3).catch((e) => {
-    throw gunzipError(name, e);
-  }));
-  const names = new Map<string, string>();
-  const intern = (s: string): string => {
-    const t = names.get(s);
-    if (t !== undefined) return t;
-    names.set(s, s);
-    return s;
-  };
-  const kept: unknown[] = [];
-  let top: Json | undefined;
-  const take = (v: unknown) => {
-    const k = keep(v, intern);
-    if (k !== DROPPED && budget && ++budget.kept > budget.max)
-      throw new ImportError(
-        name,
-        `${name} takes the import past its budget of ${budget.max.toLocaleString('en-US')} kept trace events ` +
-          `(over all files); ${budget.raise}`,
-      );
-    kept.push(k);
-  };
-  const parser = new JSONParser({ paths: ['$.*', '$.traceEvents.*'], keepStack: false });
-  parser.onValue = ({ value, key, parent, stack }) => {
-    if (stack.length === 1 && Array.isArray(parent)) {
-      take(value);
-      parent.length = 0; // the parser's copy goes: the projection is what stays
-    } else if (stack.length === 2 && Array.isArray(parent)) {
-      take(value);
-      parent.length = 0;
-    } else if (stack.length === 1 && typeof key === 'string') {
-      top ??= {};
-      top[key] = key === 'traceEvents' && Array.isArray(value) ? kept : value;
-    }
-  };
+  const { rest, gzip } = await openText(name, bytes);
+  const events = new TraceCollector(name, keep, budget);
+  const text = new TextFeed(events.parser);
   const reader = rest.getReader();
-  let first = -1; // the first character of the text: '{' and '[' stream, a scalar is parsed whole
-  let scalar = '';
-  let n = 0;
-  const decoder = new TextDecoder();
   try {
-    for (;;) {
-      let r: ReadableStreamReadResult<Uint8Array>;
-      try {
-        r = await reader.read();
-      } catch (e) {
-        throw gzip ? gunzipError(name, e) : e;
-      }
-      if (r.done) break;
-      let chunk = r.value;
-      n += chunk.length;
-      if (n > maxBytes) {
-        await reader.cancel();
-        const inflated = gzip ? 'inflates (gzip) to' : 'holds';
-        const over = `more than the ${mib(maxBytes)} limit on a trace's text; not read further`;
-        throw new ImportError(name, `${name} ${inflated} ${over}`);
-      }
-      if (first < 0) {
-        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3); // BOM
-        let i = 0;
-        while (i < chunk.length && isSpace(chunk[i])) i++;
-        if (i === chunk.length) continue;
-        first = chunk[i];
-        if (!/["\-0-9tfn{[]/.test(String.fromCharCode(first))) {
-          const start = JSON.stringify(String.fromCharCode(first));
-          throw new StreamFail(`it starts with ${start}, which starts no JSON value`);
-        }
-      }
-      if (first !== 0x7b && first !== 0x5b) {
-        scalar += decoder.decode(chunk, { stream: true });
-        if (scalar.length > 2 ** 20) throw new StreamFail('it is not a Chrome trace object or array');
-        continue;
-      }
-      if (parser.isEnded) {
-        // text after the value: JSON.parse refuses it unless it is whitespace
-        if (chunk.some((c) => !isSpace(c))) throw new StreamFail('unexpected text after the end of the JSON value');
-        continue;
-      }
-      parser.write(chunk);
+    const n = await pump(name, reader, text, { gzip, maxBytes });
+    if (text.isScalar) return text.scalarValue();
+    if (!events.parser.isEnded) {
+      throw new StreamFail(`it ends after ${n} bytes, inside its JSON value (a file cut short?)`);
     }
-    if (first !== 0x7b && first !== 0x5b) return JSON.parse(scalar + decoder.decode());
-    if (!parser.isEnded) throw new StreamFail(`it ends after ${n} bytes, inside its JSON value (a file cut short?)`);
   } catch (e) {
     if (e instanceof ImportError) throw e;
     await reader.cancel().catch(() => undefined);
     throw new ImportError(name, `${name} is not valid JSON: ${(e as Error).message}`);
   }
-  return first === 0x5b ? { traceEvents: kept } : (top ?? {});
+  return events.result(text.first === 0x5b);
 }
 
 const gunzipError = (name: string, e: unknown): ImportError =>

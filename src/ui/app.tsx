@@ -167,8 +167,6 @@ export function App() {
   const theme = useResolvedTheme();
   useThemeAttribute(theme);
   useKeyboardNav();
-  const simMs = useApp((s) => s.simMs);
-  const simulating = useApp((s) => s.simulating);
   const tour = useTour();
   const present = useApp((s) => s.present);
   useFirstScreenFit();
@@ -179,63 +177,111 @@ export function App() {
     setGlossary(true);
     requestAnimationFrame(() => document.querySelector('[data-testid="glossary"]')?.scrollIntoView({ block: 'start' }));
   };
+  const help = { onTour: tour.open, onGlossary: openGlossary, onWalk: () => setWalk(true) };
   return (
     <div className={`app${drawer ? ' drawer-open' : ''}${present ? ' present' : ''}`}>
-      <header className="app-header">
-        <button type="button" className="drawer-toggle" onClick={() => setDrawer(!drawer)} aria-expanded={drawer}
-          aria-controls="config-drawer" data-testid="drawer-toggle">
-          {drawer ? 'Close config' : 'Config'}
-        </button>
-        <h1>fsdp-sim</h1>
-        <span className="subtitle">SimpleFSDP training step, two backends compared</span>
-        {simulating && <span className="busy" data-testid="simulating" role="status">simulating…</span>}
-        <LiveBar />
-        <StoryMenu />
-        <HelpMenu onTour={tour.open} onGlossary={openGlossary} onWalk={() => setWalk(true)} />
-        <button type="button" className="fit" onClick={() => appStore.getState().fitAll()}
-          title="fit the whole step (0)">Fit</button>
-        {!present && <PresentToggle />}
-        <ThemeToggle />
-      </header>
+      <AppHeader drawer={drawer} onDrawer={setDrawer} present={present} help={help} />
       {present && <PresentBar />}
       <Banners />
       <div className="layout">
-        <aside className="sidebar" id="config-drawer" aria-label="configuration">
-          <button type="button" className="drawer-close" onClick={() => setDrawer(false)}
-            data-testid="drawer-close">Close config</button>
-          <ErrorBoundary name="Config"><ConfigPanel /></ErrorBoundary>
-        </aside>
-        {drawer && <div className="drawer-scrim" onClick={() => setDrawer(false)} aria-hidden="true" />}
-        <main className="content">
-          <StoryCaption />
-          <Headline />
-          <Legend />
-          <ErrorBoundary name="Timeline A"><Timeline side="a" label="A" /></ErrorBoundary>
-          <ErrorBoundary name="Timeline B"><Timeline side="b" label="B" /></ErrorBoundary>
-          <ErrorBoundary name="Diff"><DiffTable /></ErrorBoundary>
-          {walk && <ErrorBoundary name="Step-through"><StepThrough onClose={() => setWalk(false)} /></ErrorBoundary>}
-          <div className="grid-3">
-            <ErrorBoundary name="Metrics"><MetricsTable /></ErrorBoundary>
-            <ErrorBoundary name="Explain"><ExplainPanel /></ErrorBoundary>
-            <ErrorBoundary name="Details"><DetailsPanel /></ErrorBoundary>
-          </div>
-          {glossary && (
-            <ErrorBoundary name="Glossary"><GlossaryPanel onClose={() => setGlossary(false)} /></ErrorBoundary>
-          )}
-          <div className="grid-2">
-            <ErrorBoundary name="Memory chart"><MemoryChart /></ErrorBoundary>
-            <ErrorBoundary name="Loss chart"><LossChart /></ErrorBoundary>
-          </div>
-          <ErrorBoundary name="Sweep"><SweepPanel /></ErrorBoundary>
-          <ErrorBoundary name="Calibration"><CalibrationPanel /></ErrorBoundary>
-          <ErrorBoundary name="Export/import"><IoPanel /></ErrorBoundary>
-          <footer className="muted small">
-            simulated both backends in {fmtUs(simMs * 1000, { unit: 'ms', digits: 0 })} · each timeline's
-            header names its clock (cost model, measured or imported)
-          </footer>
-        </main>
+        <ConfigDrawer open={drawer} onClose={() => setDrawer(false)} />
+        <MainContent walk={walk} onWalkClose={() => setWalk(false)}
+          glossary={glossary} onGlossaryClose={() => setGlossary(false)} />
       </div>
       {tour.step !== null && <Tour step={tour.step} onStep={tour.setStep} onClose={tour.close} />}
     </div>
+  );
+}
+
+interface HeaderProps {
+  readonly drawer: boolean;
+  readonly onDrawer: (open: boolean) => void;
+  readonly present: boolean;
+  readonly help: Parameters<typeof HelpMenu>[0];
+}
+
+/** The header: the config drawer's toggle, title, busy mark, live controls, stories, help, fit, present, theme. */
+function AppHeader({ drawer, onDrawer, present, help }: HeaderProps) {
+  const simulating = useApp((s) => s.simulating);
+  return (
+    <header className="app-header">
+      <button type="button" className="drawer-toggle" onClick={() => onDrawer(!drawer)} aria-expanded={drawer}
+        aria-controls="config-drawer" data-testid="drawer-toggle">
+        {drawer ? 'Close config' : 'Config'}
+      </button>
+      <h1>fsdp-sim</h1>
+      <span className="subtitle">SimpleFSDP training step, two backends compared</span>
+      {simulating && <span className="busy" data-testid="simulating" role="status">simulating…</span>}
+      <LiveBar />
+      <StoryMenu />
+      <HelpMenu {...help} />
+      <button type="button" className="fit" onClick={() => appStore.getState().fitAll()}
+        title="fit the whole step (0)">Fit</button>
+      {!present && <PresentToggle />}
+      <ThemeToggle />
+    </header>
+  );
+}
+
+/** The config panel, a drawer below 900 px with a scrim that closes it. */
+function ConfigDrawer({ open, onClose }: { open: boolean; onClose: () => void }) {
+  return (
+    <>
+      <aside className="sidebar" id="config-drawer" aria-label="configuration">
+        <button type="button" className="drawer-close" onClick={onClose}
+          data-testid="drawer-close">Close config</button>
+        <ErrorBoundary name="Config"><ConfigPanel /></ErrorBoundary>
+      </aside>
+      {open && <div className="drawer-scrim" onClick={onClose} aria-hidden="true" />}
+    </>
+  );
+}
+
+interface MainProps {
+  readonly walk: boolean;
+  readonly onWalkClose: () => void;
+  readonly glossary: boolean;
+  readonly onGlossaryClose: () => void;
+}
+
+/** The main column: caption, headline, the two timelines, then the panels and charts below them. */
+function MainContent({ walk, onWalkClose, glossary, onGlossaryClose }: MainProps) {
+  return (
+    <main className="content">
+      <StoryCaption />
+      <Headline />
+      <Legend />
+      <ErrorBoundary name="Timeline A"><Timeline side="a" label="A" /></ErrorBoundary>
+      <ErrorBoundary name="Timeline B"><Timeline side="b" label="B" /></ErrorBoundary>
+      <ErrorBoundary name="Diff"><DiffTable /></ErrorBoundary>
+      {walk && <ErrorBoundary name="Step-through"><StepThrough onClose={onWalkClose} /></ErrorBoundary>}
+      <div className="grid-3">
+        <ErrorBoundary name="Metrics"><MetricsTable /></ErrorBoundary>
+        <ErrorBoundary name="Explain"><ExplainPanel /></ErrorBoundary>
+        <ErrorBoundary name="Details"><DetailsPanel /></ErrorBoundary>
+      </div>
+      {glossary && (
+        <ErrorBoundary name="Glossary"><GlossaryPanel onClose={onGlossaryClose} /></ErrorBoundary>
+      )}
+      <div className="grid-2">
+        <ErrorBoundary name="Memory chart"><MemoryChart /></ErrorBoundary>
+        <ErrorBoundary name="Loss chart"><LossChart /></ErrorBoundary>
+      </div>
+      <ErrorBoundary name="Sweep"><SweepPanel /></ErrorBoundary>
+      <ErrorBoundary name="Calibration"><CalibrationPanel /></ErrorBoundary>
+      <ErrorBoundary name="Export/import"><IoPanel /></ErrorBoundary>
+      <SimFooter />
+    </main>
+  );
+}
+
+/** How long simulating both backends took, and where each timeline's clock is named. */
+function SimFooter() {
+  const simMs = useApp((s) => s.simMs);
+  return (
+    <footer className="muted small">
+      simulated both backends in {fmtUs(simMs * 1000, { unit: 'ms', digits: 0 })} · each timeline's
+      header names its clock (cost model, measured or imported)
+    </footer>
   );
 }

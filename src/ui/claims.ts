@@ -210,7 +210,7 @@ export const bHangsANot: ClaimCheck = ({ a, b }) => {
   if (!words || !span) return { holds: false, text: 'B does not hang here: every rank issued the same collectives.' };
   const aOk = a.mismatch === undefined;
   const full = aOk ? ` A runs its full ${fmtUs(a.metrics.stepTimeUs)} step.` : '';
-  const text =
-    `B ${words} (the banner names both). On real GPUs NCCL would wait forever; ${hangSpanWords(span)}${full}`;
+  const forever = 'On real GPUs NCCL would wait forever';
+  const text = `B ${words} (the banner names both). ${forever}; ${hangSpanWords(span)}${full}`;
   return { holds: aOk, text };
 };

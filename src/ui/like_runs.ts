@@ -3,6 +3,7 @@
 // hangs halfway says nothing about the backends, so the headline and the metrics table draw none
 // and say why instead.
 
+import type { SimConfig } from '../config';
 import type { LiveState, SideResult } from '../store';
 import { clockKind, sameClock } from './clocks';
 import { hangWords } from './claims';
@@ -20,7 +21,7 @@ const CLOCK_WORDS = { model: 'cost model', measured: 'measured', imported: 'impo
 /** What the advice and the kernels' names read: the timing a Run live would use, the last live run's kernels. */
 export interface LiveContext {
   /** config.live.timing: what Run live A+B would time both sides with. */
-  readonly timing: 'preset' | 'measured';
+  readonly timing: SimConfig['live']['timing'];
   /** The side the last live run drew, and its ranks' kernels as they reported them ('' while unknown). */
   readonly side: LiveState['side'];
   readonly device: string;

@@ -91,8 +91,15 @@ function detailText(d: ReasonDetail): string {
 function blockBucketText(d: Detail<'block_bucket'>): string {
   const what = d.members > 1
     ? `one of ${d.members} ${d.coll}s merged into ${d.module}'s ${d.phase} bucket`
-    : `the only ${d.coll} of ${d.module} in ${d.phase}, so it stays alone`;
-  return `${what}: torchtitan's one bucket per transformer block.`;
+    : `the only ${d.coll} of ${d.module} in ${d.phase}, a bucket of one`;
+  return `${what}: entry ${d.entry} of ${d.entries} of torchtitan's module bucket plan (torch's manual scheduler).`;
+}
+
+function blockPrefetchText(d: Detail<'block_prefetch_all_gather'>): string {
+  return d.at === 'wait'
+    ? `started before ${d.before}'s all-gather wait, so it overlaps ${d.before}'s compute (torch's manual ` +
+        'scheduler prefetches the next plan entry).'
+    : `started before ${d.before}, the first compute node of its graph (torch's manual scheduler).`;
 }
 
 function fsdp2BucketText(d: Detail<'fsdp2_bucket'>): string {
@@ -114,12 +121,12 @@ function blockText(d: Exclude<ReasonDetail, { kind: AutobucketingKind }>): strin
     case 'block_bucket':
       return blockBucketText(d);
     case 'block_prefetch_all_gather':
-      return `issued one block ahead, right after ${d.after}'s all-gather wait, so it overlaps that block's compute.`;
+      return blockPrefetchText(d);
     case 'block_prefetch_reduce_scatter':
       return d.next !== null
-        ? `issued after ${d.module}'s last gradient and waited one block later, after ${d.next}'s reduce-scatter ` +
-          'is issued.'
-        : `issued after ${d.module}'s last gradient and waited just before the optimizer.`;
+        ? `${d.module}'s reduce-scatter bucket is waited only after ${d.next}'s is issued, so it overlaps ` +
+          `${d.next}'s backward (torch's manual scheduler).`
+        : `${d.module}'s reduce-scatter bucket is the last; its wait stays where the program has it.`;
     case 'fsdp2_bucket':
       return fsdp2BucketText(d);
     case 'fsdp2_prefetch_all_gather':

@@ -11,8 +11,9 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url
 /** The absolute path of a fixture under test/fixtures, from its parts ('hta/expected.json'; 'fx', name). */
 export const fixturePath = (...rel: string[]): string => join(REPO_ROOT, 'test/fixtures', ...rel);
 
-/** The file URL of a fixture; a folder's ends in '/' when `rel` does (a base for `new URL(name, dir)`). */
-export const fixtureUrl = (rel: string): URL => pathToFileURL(fixturePath(rel) + (rel.endsWith('/') ? '/' : ''));
+/** The file URL of a fixture; a folder's ('' or a path ending in '/') ends in '/', a base for `new URL(name, dir)`. */
+export const fixtureUrl = (rel: string): URL =>
+  pathToFileURL(fixturePath(rel) + (rel === '' || rel.endsWith('/') ? '/' : ''));
 
 /** A fixture's text (utf-8). */
 export const fixtureText = (rel: string): string => readFileSync(fixturePath(rel), 'utf8');

@@ -29,6 +29,7 @@ export {
   AUTOBUCKETING_PROFILES,
   DEFAULT_TORCH_PROFILE,
   torchProfileLabel,
+  type AutobucketingOptions,
 } from './options';
 export {
   compareWithTorch,

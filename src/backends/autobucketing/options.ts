@@ -4,70 +4,217 @@
 // profiles by torch version: torch 2.15's are the defaults, torch 2.11's the seed's.
 // Upstream: https://github.com/pytorch/pytorch/blob/main/torch/_inductor/fx_passes/overlap_scheduling.py
 
-import type { KnobSpecs } from '../knob_specs';
+import type { KnobHelp, KnobSpec, KnobValue } from '../knob_specs';
 
-export interface AutobucketingOptions {
-  /** Most collective bytes (input + output, GiB) in flight at once; more fragments the caching allocator. */
-  max_in_flight_gb: number;
-  /** A collective may be started at most this many compute nodes before the compute node it feeds. */
-  max_compute_pre_fetch: number;
-  /**
-   * Only the next this-many unscheduled collectives are prefetch candidates (and bucketing looks this
-   * far); bounds compile time.
-   */
-  max_coll_distance: number;
-  /** Scale on compute time when hiding communication (torch's spelling, 'multipler', kept verbatim). */
-  compute_overlap_multipler: number;
-  /** Peak memory may rise above the original order's peak by the larger of this (GiB) ... */
-  max_memory_increase_gb: number;
-  /** ... and this fraction of the original peak. */
-  max_memory_increase_ratio: number;
-  /**
-   * Bucket the least-hidden collectives first (they gain most from fewer launches); 'auto' (torch
-   * 2.13's None): only on groups carrying FSDP all-gathers.
-   */
-  bucket_exposed_first: 'true' | 'false' | 'auto';
-  /** Run the overlap-preserving bucketer after scheduling. */
-  collective_bucketing: boolean;
-  /**
-   * torch test_configs.assume_bucketing_reduces_latency: a collective started while a same-kind one
-   * is in flight counts without its latency.
-   */
-  assume_bucketing_reduces_latency: boolean;
-  /** Byte cap of one bucket (sum of members' input + output bytes, GiB): torch passes max_bucket_memory_gb=2.0. */
-  max_bucket_memory_gb: number;
-  /** Prefetch candidates grouped by bucket key, so same-bucket collectives start together and can merge. */
-  prioritize_bucketing_during_scheduling: boolean;
-  /**
-   * torch 2.13: off-path collectives (backward reduce-scatters) wait until this many GiB of one key
-   * are ready, then go together; 0 = None (off, as in 2.11).
-   */
-  max_off_bucket_gb: number;
-  /** Bucket only the groups that carry FSDP all-gathers (torch's proxy for inter-node groups). */
-  bucket_only_internode_comms: boolean;
-  /** torch 2.13: before scheduling, merge adjacent FSDP all-gathers / reduce-scatters into link-saturating buckets. */
-  pre_bucketing_fsdp_collectives: boolean;
-  /** Pre-bucket cap, MB; 0 = None: from the interconnect's saturation size. */
-  pre_bucketing_fsdp_collectives_bucket_cap_mb: number;
-  /** Floor of the computed cap, MB. */
-  pre_bucketing_fsdp_collectives_min_bucket_cap_mb: number;
-  /** Ceiling of the computed cap, MB. */
-  pre_bucketing_fsdp_collectives_max_bucket_cap_mb: number;
-  /** Scale on the saturation size before clipping. */
-  pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: number;
-  /** GPU generation torch detects (picks its NCCL tables, NVLink and IB profiles). */
-  nccl_gpu_type: 'volta' | 'ampere' | 'hopper' | 'blackwell';
-  /** GPUs per node torch assumes (torch.cuda.device_count(); 8 without CUDA). */
-  nccl_gpus_per_node: number;
-  /** torch bucket_mode: 'coalesced' merges reduce-scatters copy-free (one NCCL group); all-gathers as 'default'. */
-  bucket_mode: 'default' | 'coalesced';
-  /**
-   * torch 2.15: while the scheduler handles a wait (its exposed time prefetches other groups'
-   * collectives), a wait handled inside it does not hide that outer collective, and a candidate the
-   * nested handling already started is skipped. Off: torch <= 2.14.
-   */
-  guard_nested_waits: boolean;
-}
+const AB = 'schedule_overlap_bucketing';
+const GIB_MAX = 1024; // GiB: past any GPU's memory, so the top of the range caps nothing in practice
+const COUNT_MAX = 100_000; // compute nodes or collectives: past any step graph's length
+const SCALE_MAX = 100;
+const MB_MAX = 1_000_000; // a terabyte
+
+/**
+ * The knobs, one row each: name (the key, torch's), type, range, integer-ness and help (what it
+ * does, what raising it costs, torch's argument). Their values by torch version are the profiles
+ * below; the config's field table, URL, CLI, panel and glossary all derive from these rows.
+ */
+export const AUTOBUCKETING_KNOBS = {
+  // more collective bytes in flight also fragment the caching allocator
+  max_in_flight_gb: {
+    type: 'number', min: 0, max: GIB_MAX,
+    help: {
+      does: 'Most collective bytes (GiB) in flight at once.',
+      cost: 'raising it: more prefetch overlapping, more memory and allocator fragmentation',
+      torch: `${AB}(max_in_flight_gb=…)`,
+    },
+  },
+  // counted in compute nodes before the compute node the collective feeds
+  max_compute_pre_fetch: {
+    type: 'number', min: 0, max: COUNT_MAX, integer: true,
+    help: {
+      does: 'How many compute nodes ahead of its use an all-gather may start.',
+      cost: 'raising it: earlier prefetch, gathered weights live longer (memory)',
+      torch: `${AB}(max_compute_pre_fetch=…)`,
+    },
+  },
+  // only the next this-many unscheduled collectives are candidates (bucketing looks as far): bounds compile time
+  max_coll_distance: {
+    type: 'number', min: 0, max: COUNT_MAX, integer: true,
+    help: {
+      does: 'How many upcoming collectives are prefetch and bucket candidates.',
+      cost: 'raising it: more choices, slower compile',
+      torch: `${AB}(max_coll_distance=…)`,
+    },
+  },
+  // torch's spelling, 'multipler', kept verbatim
+  compute_overlap_multipler: {
+    type: 'number', min: 0, max: SCALE_MAX,
+    help: {
+      does: 'Scale on compute time when deciding what hides a collective.',
+      cost: 'raising it: assumes more hiding, may leave comm exposed in reality',
+      torch: `${AB}(compute_overlap_multipler=…)`,
+    },
+  },
+  // peak memory may rise above the original order's peak by the larger of this and the ratio's share
+  max_memory_increase_gb: {
+    type: 'number', min: 0, max: GIB_MAX,
+    help: {
+      does: 'Peak memory may grow over the original order by this much (GiB) …',
+      cost: 'raising it: more prefetch, higher peak',
+      torch: `${AB}(max_memory_increase_gb=…)`,
+    },
+  },
+  max_memory_increase_ratio: {
+    type: 'number', min: 0, max: SCALE_MAX,
+    help: {
+      does: '… or by this fraction of the original peak, whichever is larger.',
+      cost: 'raising it: more prefetch, higher peak',
+      torch: `${AB}(max_memory_increase_ratio=…)`,
+    },
+  },
+  // 'auto' (torch 2.13's None): only on groups carrying FSDP all-gathers
+  bucket_exposed_first: {
+    type: 'enum', values: ['true', 'false', 'auto'],
+    help: {
+      does: 'Bucket the least hidden collectives first (they gain most).',
+      torch: `${AB}(bucket_exposed_first=…)`,
+    },
+  },
+  // the overlap-preserving bucketer after scheduling
+  collective_bucketing: {
+    type: 'boolean',
+    help: {
+      does: 'Merge collectives into buckets after scheduling.',
+      cost: 'off: one launch per parameter',
+      torch: `${AB}(collective_bucketing=…)`,
+    },
+  },
+  // a collective started while a same-kind one is in flight counts without its latency
+  assume_bucketing_reduces_latency: {
+    type: 'boolean',
+    help: {
+      does: 'A collective started while a same-kind one is in flight pays no extra latency.',
+      torch: 'test_configs.assume_bucketing_reduces_latency',
+    },
+  },
+  // sum of the members' input + output bytes; torch passes max_bucket_memory_gb=2.0
+  max_bucket_memory_gb: {
+    type: 'number', min: 0, max: GIB_MAX,
+    help: {
+      does: 'Byte cap of one bucket (GiB, inputs + outputs).',
+      cost: 'raising it: fewer, bigger launches; more memory per bucket',
+      torch: 'OverlapPreservingBucketer(max_bucket_memory_gb=…)',
+    },
+  },
+  // candidates grouped by bucket key, so same-bucket collectives start together and can merge
+  prioritize_bucketing_during_scheduling: {
+    type: 'boolean',
+    help: {
+      does: 'Start same-bucket collectives together while scheduling, so they can merge.',
+      cost: 'on: fewer launches, sometimes a later start for one of them',
+      torch: `${AB}(prioritize_bucketing_during_scheduling=…)`,
+    },
+  },
+  // torch 2.13; 0 = None (off, as in 2.11)
+  max_off_bucket_gb: {
+    type: 'number', min: 0, max: GIB_MAX,
+    help: {
+      does: 'Off-path collectives (backward reduce-scatters) wait until this many GiB of one kind are ready, then go '
+        + 'together (0: off).',
+      cost: 'raising it: bigger reduce-scatter buckets, gradients held longer (memory)',
+      torch: `${AB}(max_off_bucket_gb=…)`,
+    },
+  },
+  // groups carrying FSDP all-gathers: torch's proxy for inter-node groups
+  bucket_only_internode_comms: {
+    type: 'boolean',
+    help: {
+      does: 'Bucket only the process groups that cross nodes (the FSDP all-gathers).',
+      torch: `${AB}(bucket_only_internode_comms=…)`,
+    },
+  },
+  // torch 2.13: before scheduling, into link-saturating buckets
+  pre_bucketing_fsdp_collectives: {
+    type: 'boolean',
+    help: {
+      does: 'torch 2.13: before scheduling, merge neighbouring FSDP all-gathers (and reduce-scatters) into '
+        + 'buckets big enough to saturate the link.',
+      cost: 'on: fewer launches, a layer\'s weights may arrive with the next layer\'s',
+      torch: `${AB}(pre_bucketing_fsdp_collectives=…)`,
+    },
+  },
+  // MB; 0 = None: from the interconnect's saturation size
+  pre_bucketing_fsdp_collectives_bucket_cap_mb: {
+    type: 'number', min: 0, max: MB_MAX,
+    help: {
+      does: 'Pre-bucket cap in MB; 0 lets torch size it from the link (its saturation model).',
+      torch: `${AB}(pre_bucketing_fsdp_collectives_bucket_cap_mb=…)`,
+    },
+  },
+  pre_bucketing_fsdp_collectives_min_bucket_cap_mb: {
+    type: 'number', min: 0, max: MB_MAX,
+    help: {
+      does: 'Smallest pre-bucket cap torch computes (MB).',
+      torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_min_bucket_cap_mb=…',
+    },
+  },
+  pre_bucketing_fsdp_collectives_max_bucket_cap_mb: {
+    type: 'number', min: 0, max: MB_MAX,
+    help: {
+      does: 'Largest pre-bucket cap torch computes (MB).',
+      torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_max_bucket_cap_mb=…',
+    },
+  },
+  pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: {
+    type: 'number', min: 0, max: SCALE_MAX,
+    help: {
+      does: 'Scale on the link-saturation size before it is clipped to the cap range.',
+      torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier=…',
+    },
+  },
+  // picks torch's NCCL tables, NVLink and IB profiles
+  nccl_gpu_type: {
+    type: 'enum', values: ['volta', 'ampere', 'hopper', 'blackwell'],
+    help: {
+      does: 'GPU generation torch detects: picks its NCCL tables and NVLink / InfiniBand profiles for the '
+        + 'pre-bucket cap and the merged collectives\' estimates.',
+      torch: 'what comm_analysis.get_gpu_type() returns (nccl_gpu_type=…)',
+    },
+  },
+  nccl_gpus_per_node: {
+    type: 'number', min: 1, max: 1024, integer: true,
+    help: {
+      does: 'GPUs per node torch assumes when it decides whether a group stays on NVLink.',
+      torch: 'torch.cuda.device_count(), 8 without CUDA (nccl_gpus_per_node=…)',
+    },
+  },
+  // all-gathers merge as in 'default' either way
+  bucket_mode: {
+    type: 'enum', values: ['default', 'coalesced'],
+    help: {
+      does: 'How torch merges a bucket. default: copy the members into one buffer, one collective, copy out. '
+        + 'coalesced: reduce-scatters go as one NCCL group call over the members\' own tensors, no copies '
+        + '(all-gathers merge as in default); a coalesced pre-bucket is not bucketed again.',
+      cost: 'coalesced: no copy-in / copy-out time or buffer, but the copies no longer hide communication',
+      torch: `${AB}(bucket_mode=…)`,
+    },
+  },
+  // torch 2.15 (see TORCH_2_15 below); off: torch <= 2.14
+  guard_nested_waits: {
+    type: 'boolean',
+    help: {
+      does: 'torch 2.15: while a wait\'s exposed time prefetches another group\'s collectives, a wait handled '
+        + 'inside that does not hide the outer collective. Off: torch 2.14 and before.',
+      cost: 'on: the outer collective keeps more exposed time (three process groups or more, e.g. HSDP × TP)',
+      torch: "torch 2.15's OverlapScheduler.wait_starts_being_handled, not an argument " +
+        '(guard_nested_waits=… picks it)',
+    },
+  },
+} as const satisfies Readonly<Record<string, KnobSpec & { readonly help: KnobHelp }>>;
+
+/** The knobs' values, typed by their rows. */
+export type AutobucketingOptions = {
+  -readonly [K in keyof typeof AUTOBUCKETING_KNOBS]: KnobValue<(typeof AUTOBUCKETING_KNOBS)[K]>;
+};
 
 /** torch 2.11's arguments (the seed's profile; the reference graphs were passed with them). */
 const TORCH_2_11: Readonly<AutobucketingOptions> = {
@@ -168,30 +315,6 @@ export function profileOf(opts: Readonly<AutobucketingOptions>): TorchProfile | 
   return 'custom';
 }
 
-export const AUTOBUCKETING_KNOBS: KnobSpecs<AutobucketingOptions> = {
-  max_in_flight_gb: { type: 'number', min: 0, max: Infinity },
-  max_compute_pre_fetch: { type: 'number', min: 0, max: Infinity, integer: true },
-  max_coll_distance: { type: 'number', min: 0, max: Infinity, integer: true },
-  compute_overlap_multipler: { type: 'number', min: 0, max: Infinity },
-  max_memory_increase_gb: { type: 'number', min: 0, max: Infinity },
-  max_memory_increase_ratio: { type: 'number', min: 0, max: Infinity },
-  bucket_exposed_first: { type: 'enum', values: ['true', 'false', 'auto'] },
-  collective_bucketing: { type: 'boolean' },
-  assume_bucketing_reduces_latency: { type: 'boolean' },
-  max_bucket_memory_gb: { type: 'number', min: 0, max: Infinity },
-  prioritize_bucketing_during_scheduling: { type: 'boolean' },
-  max_off_bucket_gb: { type: 'number', min: 0, max: Infinity },
-  bucket_only_internode_comms: { type: 'boolean' },
-  pre_bucketing_fsdp_collectives: { type: 'boolean' },
-  pre_bucketing_fsdp_collectives_bucket_cap_mb: { type: 'number', min: 0, max: Infinity },
-  pre_bucketing_fsdp_collectives_min_bucket_cap_mb: { type: 'number', min: 0, max: Infinity },
-  pre_bucketing_fsdp_collectives_max_bucket_cap_mb: { type: 'number', min: 0, max: Infinity },
-  pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: { type: 'number', min: 0, max: Infinity },
-  nccl_gpu_type: { type: 'enum', values: ['volta', 'ampere', 'hopper', 'blackwell'] },
-  nccl_gpus_per_node: { type: 'number', min: 1, max: Infinity, integer: true },
-  bucket_mode: { type: 'enum', values: ['default', 'coalesced'] },
-  guard_nested_waits: { type: 'boolean' },
-};
 
 /** torch's gb_to_bytes: GiB. */
 export const gbToBytes = (gb: number): number => Math.floor(gb * 1024 * 1024 * 1024);

@@ -405,18 +405,61 @@ function foldedCast(r: Region, ag: GraphNode, users: UserTable): GraphNode | und
   return isCast && u !== undefined && u.length === 1 && !readByOutput(r, p) ? p : undefined;
 }
 
-/** all_gather_merge_fn_to_trace: empty, narrow, flat views, cat, copy_, the gather into `out`, wait, split, clones. */
-function mergeAllGather(ctx: MergeCtx, members: GraphNode[]): void {
+/** One all-gather bucket's shapes: each member's input (a folded cast's source), its numel, the gather's dtype. */
+interface AllGatherPlan {
+  readonly folded: (GraphNode | undefined)[];
+  readonly ins: string[];
+  readonly waits: GraphNode[];
+  readonly numels: number[];
+  readonly G: number; // group size
+  readonly N: number; // the shards' summed numel
+  readonly dtype: DType; // the narrowest member dtype
+}
+
+function planAllGather(ctx: MergeCtx, members: GraphNode[]): AllGatherPlan {
   const r = ctx.r;
   const folded = members.map((m) => foldedCast(r, m, ctx.users));
   const ins = members.map((m, k) => folded[k]?.inputs[0] ?? m.inputs[0]);
-  const waits = members.map((m) => ctx.waitOf.get(m.name)!);
-  const G = members[0].collective!.groupSize;
-  const dtype = members.map((m) => m.collective!.dtype).sort((a, b) => DTYPE_BYTES[a] - DTYPE_BYTES[b])[0];
   const numels = ins.map((t) => numelOf(r.tensors[t]));
-  const N = numels.reduce((a, b) => a + b, 0);
-  const inDtype = r.tensors[ins[0]].dtype;
+  return {
+    folded,
+    ins,
+    waits: members.map((m) => ctx.waitOf.get(m.name)!),
+    numels,
+    G: members[0].collective!.groupSize,
+    N: numels.reduce((a, b) => a + b, 0),
+    dtype: members.map((m) => m.collective!.dtype).sort((a, b) => DTYPE_BYTES[a] - DTYPE_BYTES[b])[0],
+  };
+}
+
+/** all_gather_merge_fn_to_trace: empty, narrow, flat views, cat, copy_, the gather into `out`, wait, split, clones. */
+function mergeAllGather(ctx: MergeCtx, members: GraphNode[]): void {
+  const plan = planAllGather(ctx, members);
   const b = new Builder(ctx, members[0]);
+  const { empty, copy } = allGatherCopyIn(b, ctx.r, plan);
+  const { N, G, dtype } = plan;
+  const start = b.node('all_gather_into_tensor_out', '_c10d_functional.all_gather_into_tensor_out.default', {
+    kind: 'all_gather',
+    inputs: [copy.outputs[0], empty.outputs[0]],
+    outputs: (n) => [b.tensor(n, [N * G], dtype, empty.outputs[0])],
+    extra: collectiveFields(ctx, members, N * DTYPE_BYTES[dtype], N * G * DTYPE_BYTES[dtype]),
+  });
+  const wait = b.node(`wait_tensor`, '_c10d_functional.wait_tensor.default', {
+    kind: 'wait',
+    inputs: start.outputs,
+    outputs: (n) => [b.tensor(n, [N * G], dtype, start.outputs[0])],
+    extra: { waitOf: start.name, ...(members[0].params ? { params: members.flatMap((m) => m.params ?? []) } : {}) },
+  });
+  allGatherCopyOut(b, ctx.r, plan, wait);
+  staleUsers(ctx, plan.waits);
+  const folded = plan.folded.filter((f): f is GraphNode => f !== undefined);
+  splice(ctx, members, plan.waits, folded, b.made, plan.ins, start, wait);
+}
+
+/** The copy-in: the (N·G) output buffer, its own shard's slice, the inputs flattened and cat, copy_ into the slice. */
+function allGatherCopyIn(b: Builder, r: Region, plan: AllGatherPlan): { empty: GraphNode; copy: GraphNode } {
+  const { ins, numels, N, G, dtype } = plan;
+  const inDtype = r.tensors[ins[0]].dtype;
   const empty = b.node('empty', 'aten.empty.memory_format', {
     kind: 'compute',
     inputs: [],
@@ -442,33 +485,25 @@ function mergeAllGather(ctx: MergeCtx, members: GraphNode[]): void {
     outputs: (n) => [b.tensor(n, [N], inDtype)],
     ioBytes: 2 * inBytes,
   });
-  const shardBytes = N * DTYPE_BYTES[dtype];
   const copy = b.node('copy_', 'aten.copy_.default', {
     kind: 'compute',
     inputs: [slice.outputs[0], cat.outputs[0]],
     outputs: (n) => [b.tensor(n, [N], dtype, slice.outputs[0])],
-    ioBytes: 2 * shardBytes + inBytes,
+    ioBytes: 2 * N * DTYPE_BYTES[dtype] + inBytes,
   });
-  const outBytes = N * G * DTYPE_BYTES[dtype];
-  const start = b.node('all_gather_into_tensor_out', '_c10d_functional.all_gather_into_tensor_out.default', {
-    kind: 'all_gather',
-    inputs: [copy.outputs[0], empty.outputs[0]],
-    outputs: (n) => [b.tensor(n, [N * G], dtype, empty.outputs[0])],
-    extra: collectiveFields(ctx, members, shardBytes, outBytes),
-  });
-  const wait = b.node(`wait_tensor`, '_c10d_functional.wait_tensor.default', {
-    kind: 'wait',
-    inputs: start.outputs,
-    outputs: (n) => [b.tensor(n, [N * G], dtype, start.outputs[0])],
-    extra: { waitOf: start.name, ...(members[0].params ? { params: members.flatMap((m) => m.params ?? []) } : {}) },
-  });
+  return { empty, copy };
+}
+
+/** The copy-out: the gathered buffer as (G, N) rows, split per member, each piece cloned into the member's output. */
+function allGatherCopyOut(b: Builder, r: Region, plan: AllGatherPlan, wait: GraphNode): void {
+  const { ins, numels, G, N, dtype } = plan;
   const rows = b.node(`view_${ins.length}`, 'aten.view.default', {
     kind: 'view',
     inputs: wait.outputs,
     outputs: (n) => [b.tensor(n, [G, N], dtype, wait.outputs[0])],
   });
   const pieces = splitAndGetitems(b, rows.outputs[0], numels.map((c) => [G, c]), dtype);
-  waits.forEach((w, k) => {
+  plan.waits.forEach((w, k) => {
     const o = r.tensors[w.outputs[0]];
     const clone = b.node(k === 0 ? 'clone' : `clone_${k}`, 'aten.clone.default', {
       kind: 'compute',
@@ -482,8 +517,6 @@ function mergeAllGather(ctx: MergeCtx, members: GraphNode[]): void {
       outputs: () => [b.tensor(w.outputs[0], o.shape, o.dtype, clone.outputs[0])],
     });
   });
-  staleUsers(ctx, waits);
-  splice(ctx, members, waits, folded.filter((f): f is GraphNode => f !== undefined), b.made, ins, start, wait);
 }
 
 /** reduce_scatter_merge_fn_to_trace: (G, -1) views, cat on dim 1, flatten, one reduce-scatter, wait, split, views. */

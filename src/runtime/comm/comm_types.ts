@@ -9,14 +9,14 @@ import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems } from './lay
 export type CollectiveAlgorithm = 'direct' | 'ring';
 export const COLLECTIVE_ALGORITHMS: readonly CollectiveAlgorithm[] = ['direct', 'ring'];
 
-export type CommOpKind = 'all_gather' | 'reduce_scatter' | 'barrier';
+export type CommOpKind = 'all_gather' | 'reduce_scatter' | 'barrier' | 'all_to_all';
 export type ReduceOp = 'sum' | 'avg';
 
 /** What a rank publishes in the control buffer before every collective; all ranks must agree. */
 export interface CollectiveDescriptor {
   readonly seq: number; // 0-based count of collectives (barriers included) on this communicator
   readonly kind: CommOpKind;
-  readonly elems: number; // unsharded elements: all_gather output, reduce_scatter input; 0 for barrier
+  readonly elems: number; // unsharded elements: all_gather output, reduce_scatter input; 0: barrier, all_to_all
   readonly tensorsHash: number; // FNV-1a 32 of the tensor names joined by '\n'
   readonly label: string; // the caller's label (node / bucket name; cut to LABEL_CHARS), not compared
   readonly tensorsText: string; // `[a, b]`, cut to fit the slot; shown in mismatch errors
@@ -62,6 +62,15 @@ export interface RankCommApi {
   reduceScatter(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void;
   /** input and output: the same length, any (a reduce-scatter of the zero-padded input, then an all-gather). */
   allReduce(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void;
+  /**
+   * torch's all_to_all_single with split sizes (f32 elements): input holds sendSplits[j] elements for rank j, in rank
+   * order; output gets recvSplits[i] from rank i, in rank order. Rank i's sendSplits[j] must equal rank j's
+   * recvSplits[i]; a difference throws collective_mismatch on every rank naming the pair. Zero sizes are allowed.
+   */
+  allToAll(
+    desc: CollectiveRequest, input: Float32Array, output: Float32Array,
+    sendSplits: readonly number[], recvSplits: readonly number[],
+  ): void;
   barrier(label: string): void;
   /** Optional hook told of every wait at a barrier (performance.now ms at start and end): the step breakdown. */
   onWait?: ((startMs: number, endMs: number) => void) | undefined;

@@ -6,7 +6,7 @@ import { fnv1a } from '../../util';
 import { DESC_SLOTS, DESC_TEXT_BYTES, DESC_WORDS, type ControlLayout } from './layout';
 import type { CollectiveDescriptor, CommOpKind } from './comm_types';
 
-const KIND_CODES: readonly CommOpKind[] = ['all_gather', 'reduce_scatter', 'barrier'];
+const KIND_CODES: readonly CommOpKind[] = ['all_gather', 'reduce_scatter', 'barrier', 'all_to_all'];
 
 /** FNV-1a 32-bit over the UTF-16 code units of the names joined by '\n' (order matters). */
 export function hashTensorNames(names: readonly string[]): number {
@@ -40,9 +40,10 @@ function sameDescriptor(a: CollectiveDescriptor, b: CollectiveDescriptor): boole
   return a.seq === b.seq && a.kind === b.kind && a.elems === b.elems && a.tensorsHash === b.tensorsHash;
 }
 
-/** `all_gather(4096 elems, [wq, wk])`; barriers print as `barrier([label])`. */
+/** `all_gather(4096 elems, [wq, wk])`; `barrier([label])`; `all_to_all([x])` (its sizes differ per rank). */
 export function formatDescriptor(d: CollectiveDescriptor): string {
-  return d.kind === 'barrier' ? `barrier(${d.tensorsText})` : `${d.kind}(${d.elems} elems, ${d.tensorsText})`;
+  if (d.kind === 'barrier' || d.kind === 'all_to_all') return `${d.kind}(${d.tensorsText})`;
+  return `${d.kind}(${d.elems} elems, ${d.tensorsText})`;
 }
 
 /** Slot index of `rank`'s descriptor for `seq` (two per rank, by seq parity; see DESC_SLOTS). */

@@ -1,6 +1,6 @@
 // Control SharedArrayBuffer layout for the rank collectives: one Int32 word table (futex word,
 // abort flag, arrival / done counters, per-rank barrier epochs, done epochs and ring step counters,
-// per-rank descriptors) followed by
+// per-rank descriptors, per-rank all-to-all split tables) followed by
 // byte regions for the abort reason and each rank's descriptor text. Offsets are computed here once
 // so the coordinator (which allocates) and every rank (which reads) agree.
 
@@ -39,17 +39,22 @@ export interface ControlLayout {
   readonly doneBase: number; // Int32 index of DONE[0]: epoch whose data each rank has finished reading
   readonly ringBase: number; // Int32 index of RING[0]: ring steps each rank has posted (cumulative)
   readonly descBase: number; // Int32 index of rank 0's descriptor words (slot of seq parity 0)
+  readonly splitBase: number; // Int32 index of rank 0's all-to-all split table (slot of seq parity 0)
   readonly abortReasonByte: number; // byte offset of the abort reason
   readonly descTextByte: number; // byte offset of rank 0's descriptor text
   readonly bytes: number; // total control buffer size
 }
+
+/** Int32 words of one all-to-all split slot: the n send sizes, then the n receive sizes (elements). */
+export const splitWords = (worldSize: number): number => 2 * worldSize;
 
 export function controlLayout(worldSize: number): ControlLayout {
   const arriveBase = W_FIXED;
   const doneBase = arriveBase + worldSize;
   const ringBase = doneBase + worldSize;
   const descBase = ringBase + worldSize;
-  const words = descBase + worldSize * DESC_SLOTS * DESC_WORDS;
+  const splitBase = descBase + worldSize * DESC_SLOTS * DESC_WORDS;
+  const words = splitBase + worldSize * DESC_SLOTS * splitWords(worldSize);
   const abortReasonByte = words * 4;
   const descTextByte = abortReasonByte + ABORT_REASON_BYTES;
   const bytes = descTextByte + worldSize * DESC_SLOTS * DESC_TEXT_BYTES;
@@ -59,6 +64,7 @@ export function controlLayout(worldSize: number): ControlLayout {
     doneBase,
     ringBase,
     descBase,
+    splitBase,
     abortReasonByte,
     descTextByte,
     bytes: Math.ceil(bytes / 8) * 8,

@@ -29,6 +29,11 @@ function runStep(comm: RankComm, step: RankJob['steps'][number]): ScriptStepResu
       comm.allReduce(step, step.input, output, step.reduce);
       return { op: step.op, output };
     }
+    case 'all_to_all': {
+      const output = new Float32Array(step.recvSplits.reduce((a, b) => a + b, 0));
+      comm.allToAll(step, step.input, output, step.sendSplits, step.recvSplits);
+      return { op: step.op, output };
+    }
     case 'barrier':
       comm.barrier(step.label);
       return { op: step.op };

@@ -24,6 +24,14 @@ export type RankStep =
       readonly input: Float32Array;
       readonly reduce: ReduceOp;
     }
+  | {
+      readonly op: 'all_to_all';
+      readonly label: string;
+      readonly tensors: readonly string[];
+      readonly input: Float32Array;
+      readonly sendSplits: readonly number[];
+      readonly recvSplits: readonly number[];
+    }
   | { readonly op: 'barrier'; readonly label: string }
   | { readonly op: 'abort'; readonly reason: string }
   | { readonly op: 'sleep'; readonly ms: number } // busy elsewhere (a straggler), not in a collective
@@ -38,7 +46,7 @@ export type RankStep =
 
 export interface ScriptStepResult {
   readonly op: RankStep['op'];
-  readonly output?: Float32Array; // all_gather / reduce_scatter / all_reduce
+  readonly output?: Float32Array; // all_gather / reduce_scatter / all_reduce / all_to_all
   readonly timesMs?: readonly number[]; // bench: wall time of each timed collective on this rank
 }
 

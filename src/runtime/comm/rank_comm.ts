@@ -20,6 +20,9 @@ import {
   latencyAreaElems,
   type ControlLayout,
 } from './layout';
+import {
+  directAllToAllRead, directAllToAllWrite, firstSplitMismatch, splitMismatchText, splitsProblem, writeSplits,
+} from './all_to_all';
 import { ringAllGather, ringReduceScatter } from './ring';
 import { ControlSync, assertCanBlock } from './sync';
 import type {
@@ -195,6 +198,38 @@ export class RankComm implements RankCommApi {
   private scratch(slot: 'padded' | 'part' | 'full', elems: number): Float32Array {
     if (this.allReduceScratch[slot].length < elems) this.allReduceScratch[slot] = new Float32Array(elems);
     return this.allReduceScratch[slot].subarray(0, elems);
+  }
+
+  allToAll(
+    desc: CollectiveRequest, input: Float32Array, output: Float32Array,
+    sendSplits: readonly number[], recvSplits: readonly number[],
+  ): void {
+    const n = this.worldSize;
+    const where = `all_to_all '${desc.label}'${this.groupText}`;
+    const problem = splitsProblem('sendSplits', sendSplits, n, input.length, 'the input')
+      ?? splitsProblem('recvSplits', recvSplits, n, output.length, 'the output');
+    this.checkShape(where, problem === undefined, problem ?? '');
+    this.checkShape(where, n === 1 || input.length <= this.view.regionElems,
+      `input of ${input.length} elems exceeds the data buffer's per-rank region of ${this.view.regionElems} elems ` +
+        '(worldSize × maxElemsPerRank): size createCommInit from the largest all-to-all input');
+    const seq = this.publish('all_to_all', 0, desc);
+    writeSplits(this.sync.words, this.layout, this.rank, seq, sendSplits, recvSplits);
+    // Writes every region: wait for seq − 1's readers (ring collectives read regions too).
+    if (this.algorithm === 'ring' || this.lastRead !== 'none') {
+      this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
+    }
+    if (n > 1) directAllToAllWrite(this.view, this.rank, input);
+    this.agree(seq);
+    const bad = firstSplitMismatch(this.sync.words, this.layout, seq);
+    if (bad) {
+      throw new CollectiveError('collective_mismatch',
+        `all_to_all split mismatch at seq ${seq} '${desc.label}'${this.groupText}: ` +
+          `${splitMismatchText(bad, (r) => this.sync.rankName(r))} (seen by rank ${this.sync.rankName(this.rank)}; ` +
+          'rank i\'s sendSplits[j] must equal rank j\'s recvSplits[i])');
+    }
+    directAllToAllRead(this.view, this.sync.words, this.layout, this.rank, seq, input, output);
+    this.lastRead = 'all';
+    this.sync.finish();
   }
 
   barrier(label: string): void {

@@ -15,8 +15,8 @@ export interface AttentionDims { batch: number; seq: number; heads: number; kvHe
 export interface CrossEntropyDims { T: number; V: number }
 export interface AdamwAttrs { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number }
 
-/** A positive integer attribute (`op.name`), else a ConfigError naming it. */
-export function intAttr(op: ComputeOp, attrs: OpAttrs, name: string, min = 1): number {
+/** A positive integer attribute (`op.name`), else a ConfigError naming it. `op`: a ComputeOp or a MoE kernel op. */
+export function intAttr(op: string, attrs: OpAttrs, name: string, min = 1): number {
   const v = attrs[name];
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
     throw new ConfigError(`${op}.${name}`, `${op}.${name} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);

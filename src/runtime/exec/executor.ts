@@ -14,7 +14,7 @@ import { crossEntropyDims, embeddingDims } from '../cpu';
 import { commFor, groupComm, runAllGather, runAllReduce, runReduceScatter, type GroupComms } from './collectives';
 import { shardedCrossEntropy, shardedCrossEntropyBwd, type ShardedLogits } from './loss_parallel';
 import { PhaseClock } from './phases';
-import { elemTypeOf, elemsOf, planGraph } from './plan';
+import { elemTypeOf, elemsOf, planGraph, type ExecPlan } from './plan';
 
 export interface StepContext {
   readonly kernels: KernelBackend;
@@ -119,91 +119,128 @@ async function runLossParallel(
   ctx.kernels.upload(outs[0], shardedCrossEntropyBwd(x, kept.lse));
 }
 
-/** Run one step of `schedule` on this rank. Tokens and targets must already be in `ctx.state`. */
-export async function executeStep(schedule: Schedule, ctx: StepContext): Promise<StepResult> {
-  const graph = schedule.graph;
-  const plan = planGraph(graph);
-  const { kernels } = ctx;
-  const env = new TensorEnv(graph, ctx.state);
-  const owned = new Map<string, DeviceTensor>(); // root id → storage this step allocated
-  const nodeUs = ctx.measure ? new Map<string, number>() : undefined;
-  const clock = ctx.clock ?? new PhaseClock();
-  const lossKept: { lse?: Float64Array } = {};
-  const create = (id: string): DeviceTensor => {
-    const t = kernels.create(id, elemsOf(graph.tensors, id), elemTypeOf(graph.tensors, id));
-    owned.set(id, t);
-    env.set(id, t);
+/** One step's working state on this rank: the tensors it made, the storage it owns until their last reader. */
+class StepRun {
+  readonly plan: ExecPlan;
+  readonly env: TensorEnv;
+  readonly nodeUs: Map<string, number> | undefined;
+  private readonly owned = new Map<string, DeviceTensor>(); // root id → storage this step allocated
+  private readonly clock: PhaseClock;
+  private readonly lossKept: { lse?: Float64Array } = {};
+
+  constructor(private readonly graph: StepGraph, private readonly ctx: StepContext) {
+    this.plan = planGraph(graph);
+    this.env = new TensorEnv(graph, ctx.state);
+    this.nodeUs = ctx.measure ? new Map<string, number>() : undefined;
+    this.clock = ctx.clock ?? new PhaseClock();
+  }
+
+  private readonly create = (id: string): DeviceTensor => {
+    const t = this.ctx.kernels.create(id, elemsOf(this.graph.tensors, id), elemTypeOf(this.graph.tensors, id));
+    this.owned.set(id, t);
+    this.env.set(id, t);
     return t;
   };
-  if (ctx.measure) await kernels.sync(); // start the first node's timer from an idle queue
 
-  for (let i = 0; i < graph.nodes.length; i++) {
-    const node = graph.nodes[i];
-    const action = plan.actions[i];
-    const ins = node.inputs.map((id) => env.get(node, id));
+  /** Runs node i; a promise only when it waits on something (plain compute stays synchronous). */
+  runNode(i: number): Promise<void> | undefined {
+    const node = this.graph.nodes[i];
+    const action = this.plan.actions[i];
+    const ins = node.inputs.map((id) => this.env.get(node, id));
+    const { kernels, comms } = this.ctx;
     switch (action) {
-      case 'compute': {
-        const outs = node.outputs.map(create);
-        if (isLossParallel(graph, node)) {
-          await clock.spanAsync('collective', node.name, () => runLossParallel(node, ctx, ins, outs, lossKept));
-          break;
-        }
-        const attrs = kernelAttrs(graph, node, ctx);
-        const t0 = nodeUs !== undefined ? globalThis.performance.now() : 0;
-        kernels.run(node.op as ComputeOp, attrs, ins, outs, ctx.step);
-        if (nodeUs !== undefined) {
-          // Device time when the backend can time (GPU timestamps), else host wall time (CPU kernels).
-          const dt = await kernels.sync();
-          nodeUs.set(node.name, dt ?? (globalThis.performance.now() - t0) * 1000);
-        }
-        break;
-      }
+      case 'compute':
+        return this.compute(node, ins);
       case 'alias':
-        node.outputs.forEach((id, k) => env.set(id, ins[k]));
-        break;
+        node.outputs.forEach((id, k) => this.env.set(id, ins[k]));
+        return undefined;
       case 'copy_view':
-        await clock.spanAsync('compute', node.name, () => copyView(kernels, ins[0], create(node.outputs[0])));
-        break;
+        return this.clock.spanAsync('compute', node.name, () =>
+          copyView(kernels, ins[0], this.create(node.outputs[0])),
+        );
       case 'all_gather':
       case 'reduce_scatter':
       case 'all_reduce': {
         const run = RUN_COLLECTIVE[action];
-        const comm = commFor(node, ctx.comms);
-        await clock.spanAsync('collective', node.name, () => run(node, kernels, comm, ins, node.outputs.map(create)));
-        break;
+        const comm = commFor(node, comms);
+        return this.clock.spanAsync('collective', node.name, () =>
+          run(node, kernels, comm, ins, node.outputs.map(this.create)),
+        );
       }
     }
-    // Release storage whose last reader was this node.
+  }
+
+  private compute(node: GraphNode, ins: readonly DeviceTensor[]): Promise<void> | undefined {
+    const outs = node.outputs.map(this.create);
+    if (isLossParallel(this.graph, node)) {
+      return this.clock.spanAsync('collective', node.name, () =>
+        runLossParallel(node, this.ctx, ins, outs, this.lossKept),
+      );
+    }
+    const attrs = kernelAttrs(this.graph, node, this.ctx);
+    const t0 = this.nodeUs !== undefined ? globalThis.performance.now() : 0;
+    this.ctx.kernels.run(node.op as ComputeOp, attrs, ins, outs, this.ctx.step);
+    return this.nodeUs === undefined ? undefined : this.timeNode(node.name, t0);
+  }
+
+  /** Device time when the backend can time (GPU timestamps), else host wall time (CPU kernels). */
+  private async timeNode(name: string, t0: number): Promise<void> {
+    const dt = await this.ctx.kernels.sync();
+    this.nodeUs?.set(name, dt ?? (globalThis.performance.now() - t0) * 1000);
+  }
+
+  /** Releases storage whose last reader was node i. */
+  releaseAfter(i: number): void {
+    const node = this.graph.nodes[i];
     for (const id of [...node.inputs, ...node.outputs]) {
-      const root = plan.rootOf.get(id) ?? id;
-      if (plan.lastUse.get(root) === i) {
-        const t = owned.get(root);
+      const root = this.plan.rootOf.get(id) ?? id;
+      if (this.plan.lastUse.get(root) === i) {
+        const t = this.owned.get(root);
         if (t !== undefined) {
-          kernels.release(t);
-          owned.delete(root);
+          this.ctx.kernels.release(t);
+          this.owned.delete(root);
         }
       }
     }
   }
 
-  const lossT = env.find(LOSS);
-  if (lossT === undefined) throw new FsdpSimError('runtime', `the schedule never produced '${LOSS}'`);
-  const lossHost = new Float32Array(1);
-  await kernels.download(lossT, lossHost);
-
-  // Optimizer results become the next step's persistent state.
-  for (const p of graph.params) {
-    const ids = paramTensorIds(p.name);
-    for (const [cur, next] of [[ids.shard, ids.shardNext], [ids.m, ids.mNext], [ids.v, ids.vNext]] as const) {
-      const t = env.find(next);
-      if (t === undefined) continue;
-      const old = ctx.state.get(cur);
-      if (old !== undefined && old !== t) kernels.release(old);
-      ctx.state.set(cur, t);
-      owned.delete(plan.rootOf.get(next) ?? next);
-    }
+  async readLoss(): Promise<number> {
+    const lossT = this.env.find(LOSS);
+    if (lossT === undefined) throw new FsdpSimError('runtime', `the schedule never produced '${LOSS}'`);
+    const lossHost = new Float32Array(1);
+    await this.ctx.kernels.download(lossT, lossHost);
+    return lossHost[0];
   }
-  // Anything still owned (the loss, unread outputs) goes back now.
-  for (const t of owned.values()) kernels.release(t);
-  return { loss: lossHost[0], nodeUs };
+
+  /** Optimizer results become the next step's persistent state; anything else still owned goes back. */
+  finish(): void {
+    const { kernels, state } = this.ctx;
+    for (const p of this.graph.params) {
+      const ids = paramTensorIds(p.name);
+      for (const [cur, next] of [[ids.shard, ids.shardNext], [ids.m, ids.mNext], [ids.v, ids.vNext]] as const) {
+        const t = this.env.find(next);
+        if (t === undefined) continue;
+        const old = state.get(cur);
+        if (old !== undefined && old !== t) kernels.release(old);
+        state.set(cur, t);
+        this.owned.delete(this.plan.rootOf.get(next) ?? next);
+      }
+    }
+    // the loss and unread outputs
+    for (const t of this.owned.values()) kernels.release(t);
+  }
+}
+
+/** Run one step of `schedule` on this rank. Tokens and targets must already be in `ctx.state`. */
+export async function executeStep(schedule: Schedule, ctx: StepContext): Promise<StepResult> {
+  const run = new StepRun(schedule.graph, ctx);
+  if (ctx.measure) await ctx.kernels.sync(); // start the first node's timer from an idle queue
+  for (let i = 0; i < schedule.graph.nodes.length; i++) {
+    const waiting = run.runNode(i);
+    if (waiting !== undefined) await waiting;
+    run.releaseAfter(i);
+  }
+  const loss = await run.readLoss();
+  run.finish();
+  return { loss, nodeUs: run.nodeUs };
 }

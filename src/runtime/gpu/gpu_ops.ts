@@ -4,8 +4,8 @@
 import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph';
 import {
-  adamwBiasCorrections, adamwAttrs, adamwStep, attentionDims, crossEntropyDims, embeddingDims, intAttr, matmulDims,
-  rmsNormDims,
+  type AttentionDims, adamwBiasCorrections, adamwAttrs, adamwStep, attentionDims, crossEntropyDims, embeddingDims,
+  intAttr, matmulDims, rmsNormDims,
 } from '../cpu';
 import type { OpAttrs } from '../kernels';
 import { GpuLimitError } from './gpu_errors';
@@ -38,10 +38,12 @@ function grid(device: GPUDevice, groups: number, what: string): [number, number]
   return [x, y];
 }
 
-type Bindings = readonly (readonly [number, GPUBuffer])[];
+export type Bindings = readonly (readonly [number, GPUBuffer])[];
 
-function kernel(
-  ctx: PlanContext, shader: ShaderName, entry: string, bindings: Bindings, groups: number, label: string,
+/** One dispatch of `shader`'s `entry` (its override constants from kernel_constants.ts). */
+export function kernel(
+  ctx: Pick<PlanContext, 'device'>, shader: ShaderName, entry: string, bindings: Bindings, groups: number,
+  label: string,
   shape?: AttentionShape,
 ): Dispatch {
   return {
@@ -52,7 +54,7 @@ function kernel(
   };
 }
 
-const groupsOf = (n: number) => Math.ceil(n / WG);
+export const groupsOf = (n: number) => Math.ceil(n / WG);
 
 /** What planning one op reads: its attrs, its tensors' buffers in ops.ts order, a uniform packer. */
 interface OpArgs<O extends ComputeOp> {
@@ -142,8 +144,22 @@ function planSwiglu({ ctx, op, attrs, ins, outs, params }: OpArgs<'swiglu' | 'sw
       [[4, ins[0]], [0, ins[1]], [1, ins[2]], [5, outs[0]], [6, outs[1]], [3, p]], groupsOf(n), op)];
 }
 
-function planAttention({ ctx, op, attrs, ins, outs, params }: OpArgs<'attention' | 'attention_bwd'>): Dispatch[] {
+function planAttention(args: OpArgs<'attention' | 'attention_bwd'>): Dispatch[] {
+  const { op, attrs, params } = args;
   const d = attentionDims(op, attrs);
+  checkAttentionShape(op, d);
+  // small shapes: a thread per row (attention.wgsl's SMALL path), else a workgroup per row
+  const small = d.seq <= ATTENTION_SMALL && d.headDim <= ATTENTION_SMALL;
+  const p = params([
+    u32(d.batch), u32(d.seq), u32(d.heads), u32(d.kvHeads), u32(d.headDim), f32(1 / Math.sqrt(d.headDim)),
+    u32(small ? 1 : 0),
+  ]);
+  const groups = (n: number) => (small ? groupsOf(n) : n);
+  return op === 'attention' ? planAttentionFwd(args, d, p, groups) : planAttentionBwd(args, d, p, groups);
+}
+
+/** The WGSL kernel's bounds on an attention shape, else a ConfigError naming the attribute. */
+function checkAttentionShape(op: ComputeOp, d: AttentionDims): void {
   if (d.seq > ATTENTION_MAX_SEQ) {
     throw new ConfigError(`${op}.seq`, `${op}.seq must be ≤ ${ATTENTION_MAX_SEQ} for the WGSL kernel, got ${d.seq}`);
   }
@@ -151,19 +167,24 @@ function planAttention({ ctx, op, attrs, ins, outs, params }: OpArgs<'attention'
     const got = `got ${d.headDim}`;
     throw new ConfigError(`${op}.headDim`, `${op}.headDim must be ≤ ${ATTENTION_MAX_HD} for the WGSL kernel, ${got}`);
   }
-  // small shapes: a thread per row (attention.wgsl's SMALL path), else a workgroup per row
-  const small = d.seq <= ATTENTION_SMALL && d.headDim <= ATTENTION_SMALL;
-  const p = params([
-    u32(d.batch), u32(d.seq), u32(d.heads), u32(d.kvHeads), u32(d.headDim), f32(1 / Math.sqrt(d.headDim)),
-    u32(small ? 1 : 0),
-  ]);
+}
+
+/** Workgroups for `n` rows: the SMALL path packs WG rows into one. */
+type RowGroups = (n: number) => number;
+
+function planAttentionFwd(
+  { ctx, op, ins, outs }: OpArgs<'attention' | 'attention_bwd'>, d: AttentionDims, p: GPUBuffer, groups: RowGroups,
+): Dispatch[] {
+  const [q, k, v] = ins;
+  const bindings: Bindings = [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]];
+  return [kernel(ctx, 'attention', 'fwd', bindings, groups(d.batch * d.heads * d.seq), op, d)];
+}
+
+/** Three passes (attention.wgsl): D_i = dO_i·o_i, then dq per query row, then dk and dv per key row. */
+function planAttentionBwd(
+  { ctx, op, ins, outs }: OpArgs<'attention' | 'attention_bwd'>, d: AttentionDims, p: GPUBuffer, groups: RowGroups,
+): Dispatch[] {
   const rows = d.batch * d.heads * d.seq;
-  const groups = (n: number) => (small ? groupsOf(n) : n);
-  if (op === 'attention') {
-    const [q, k, v] = ins;
-    const bindings: Bindings = [[0, q], [1, k], [2, v], [3, outs[0]], [4, outs[1]], [5, p]];
-    return [kernel(ctx, 'attention', 'fwd', bindings, groups(rows), op, d)];
-  }
   const [dO, q, k, v, o, lse] = ins;
   const D = ctx.scratch(rows, 'attention_bwd D');
   return [

@@ -13,6 +13,7 @@ export const SHADER_NAMES = [
   'attention',
   'add',
   'cross_entropy', 'adamw',
+  'moe_router', 'moe_rows', 'grouped_matmul',
 ] as const;
 
 export type ShaderName = (typeof SHADER_NAMES)[number];
@@ -27,6 +28,10 @@ export const ENTRY_POINTS: readonly (readonly [ShaderName, string])[] = [
   ['add', 'main'],
   ['cross_entropy', 'rows'], ['cross_entropy', 'mean'], ['cross_entropy', 'bwd'],
   ['adamw', 'main'],
+  ['moe_router', 'fwd'], ['moe_router', 'bwd'],
+  ['moe_rows', 'gather'], ['moe_rows', 'scatter_add'], ['moe_rows', 'combine'], ['moe_rows', 'combine_bwd_src'],
+  ['moe_rows', 'combine_bwd_w'],
+  ['grouped_matmul', 'fwd'], ['grouped_matmul', 'bwd_x'], ['grouped_matmul', 'bwd_w'],
 ];
 
 let sources: Readonly<Record<ShaderName, string>> | null = null;

@@ -59,6 +59,18 @@ export function Toast({ kind, text, inline = false }: { kind: 'error' | 'info'; 
   );
 }
 
+/** Without cross-origin isolation there is no SharedArrayBuffer: how to serve the page so there is. */
+function CoiBanner() {
+  return (
+    <div className="banner warn" data-testid="banner-coi">
+      Not cross-origin isolated: SharedArrayBuffer is unavailable, so live runs cannot start. Serve the page with
+      {' '}<code>Cross-Origin-Opener-Policy: same-origin</code> and{' '}
+      <code>Cross-Origin-Embedder-Policy: require-corp</code> (<code>npm start</code> does), or let{' '}
+      <code>coi-serviceworker.js</code> install and reload the page (static hosts such as GitHub Pages).
+    </div>
+  );
+}
+
 export function Banners() {
   const noWebGpu = useNoWebGpu();
   const simError = useApp((s) => s.simError);
@@ -75,14 +87,7 @@ export function Banners() {
           unaffected.
         </div>
       )}
-      {!isolated && (
-        <div className="banner warn" data-testid="banner-coi">
-          Not cross-origin isolated: SharedArrayBuffer is unavailable, so live runs cannot start. Serve the page with
-          {' '}<code>Cross-Origin-Opener-Policy: same-origin</code> and{' '}
-          <code>Cross-Origin-Embedder-Policy: require-corp</code> (<code>npm start</code> does), or let{' '}
-          <code>coi-serviceworker.js</code> install and reload the page (static hosts such as GitHub Pages).
-        </div>
-      )}
+      {!isolated && <CoiBanner />}
       {simError && <div className="banner error" role="alert" data-testid="banner-sim-error">{simError}</div>}
       {liveError && <div className="banner error" role="alert" data-testid="banner-live-error">{liveError}</div>}
       {[mmA && ['A', mmA] as const, mmB && ['B', mmB] as const].filter(Boolean).map((x) => {

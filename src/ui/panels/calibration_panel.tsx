@@ -173,7 +173,70 @@ function Reasons({ fit }: { fit: Calibration }) {
   );
 }
 
-export function CalibrationPanel() {
+/** The ring fitted per process group, each with a button that applies it to the config. */
+function GroupsTable({ groups }: { groups: readonly GroupFit[] }) {
+  return (
+    <table data-testid="calib-groups" hidden={groups.length === 0}>
+      <thead>
+        <tr>
+          <th>group</th>
+          <th>n</th>
+          <th>α µs</th>
+          <th>β GB/s</th>
+          <th>error rms / max</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {groups.map((g) => (
+          <tr key={`${g.group}|${g.groupSize}`} data-group={g.group}>
+            <td>{g.group}</td>
+            <td>{g.groupSize}</td>
+            <td data-col="alpha">{fixed(g.alphaUs, 3)}</td>
+            <td data-col="beta">{fixed(g.betaBytesPerS / 1e9, 2)}</td>
+            <td>
+              {fmtPct(g.rmsRelErr * 100, 2)} / {fmtPct(g.maxRelErr * 100, 2)}
+            </td>
+            <td>
+              <button type="button" onClick={() => applyRing(g)} data-testid="calib-apply">
+                Use this ring
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Measured against simulated time per op class, and the scale between them. */
+function ScalesTable({ scales }: { scales: Calibration['scales'] }) {
+  return (
+    <table data-testid="calib-scales">
+      <thead>
+        <tr>
+          <th>op class</th>
+          <th>measured µs/step</th>
+          <th>simulated µs/step</th>
+          <th>scale</th>
+        </tr>
+      </thead>
+      <tbody>
+        {scales.map((s) => (
+          <tr key={s.cls} data-cls={s.cls}>
+            <td>{s.cls}</td>
+            <td>{fixed(s.measuredUs, 1)}</td>
+            <td>{fixed(s.simulatedUs, 1)}</td>
+            <td data-col="scale">{fixed(s.scale, 3)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The fit of the files last loaded (in a worker), its error, and whether one is running. */
+function useCalibration() {
   const [fit, setFit] = useState<Calibration | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -195,6 +258,11 @@ export function CalibrationPanel() {
     setFit(m.type === 'done' ? m.calibration : null);
     setError(m.type === 'error' ? m.error : null);
   };
+  return { fit, error, busy, load };
+}
+
+export function CalibrationPanel() {
+  const { fit, error, busy, load } = useCalibration();
   return (
     <section className="panel calib-panel" data-testid="calib-panel" aria-label="calibration from a real run">
       <h2>
@@ -222,56 +290,8 @@ export function CalibrationPanel() {
         <div className="grid-2">
           {fit.groups.length > 0 ? <Scatter groups={fit.groups} /> : <div />}
           <div className="small">
-            <table data-testid="calib-groups" hidden={fit.groups.length === 0}>
-              <thead>
-                <tr>
-                  <th>group</th>
-                  <th>n</th>
-                  <th>α µs</th>
-                  <th>β GB/s</th>
-                  <th>error rms / max</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {fit.groups.map((g) => (
-                  <tr key={`${g.group}|${g.groupSize}`} data-group={g.group}>
-                    <td>{g.group}</td>
-                    <td>{g.groupSize}</td>
-                    <td data-col="alpha">{g.alphaUs.toFixed(3)}</td>
-                    <td data-col="beta">{(g.betaBytesPerS / 1e9).toFixed(2)}</td>
-                    <td>
-                      {fmtPct(g.rmsRelErr * 100, 2)} / {fmtPct(g.maxRelErr * 100, 2)}
-                    </td>
-                    <td>
-                      <button type="button" onClick={() => applyRing(g)} data-testid="calib-apply">
-                        Use this ring
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <table data-testid="calib-scales">
-              <thead>
-                <tr>
-                  <th>op class</th>
-                  <th>measured µs/step</th>
-                  <th>simulated µs/step</th>
-                  <th>scale</th>
-                </tr>
-              </thead>
-              <tbody>
-                {fit.scales.map((s) => (
-                  <tr key={s.cls} data-cls={s.cls}>
-                    <td>{s.cls}</td>
-                    <td>{s.measuredUs.toFixed(1)}</td>
-                    <td>{s.simulatedUs.toFixed(1)}</td>
-                    <td data-col="scale">{Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <GroupsTable groups={fit.groups} />
+            <ScalesTable scales={fit.scales} />
           </div>
         </div>
       )}

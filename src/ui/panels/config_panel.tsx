@@ -1,13 +1,14 @@
-// Config panel: one control per SimConfig field, generated from the config's field table
-// (CONFIG_FIELDS), grouped. Enums are selects, booleans checkboxes, numbers text fields that
+// Config panel: one control per SimConfig field, drawn from its model (config_panel_model.ts: the
+// config's knob table, grouped). Enums are selects, booleans checkboxes, numbers text fields that
 // commit on Enter / blur / a short pause; a value validateConfig refuses stays in the field
 // with its message and the last good config keeps running.
 
 import { Fragment, type ReactNode, useEffect, useRef, useState } from 'react';
-import { CONFIG_FIELDS, FIELD_GROUPS, describeAllowed, getPath, type FieldGroup, type FieldSpec } from '../../config';
+import { describeAllowed, getPath, type FieldSpec } from '../../config';
 import { appStore } from '../../store';
 import { useApp } from '../use_app';
-import { backendFlagsHelp, knobTooltip } from '../glossary';
+import { configPanelModel, type PanelField } from '../config_panel_model';
+import { backendFlagsHelp } from '../glossary';
 
 const COMMIT_DELAY_MS = 400;
 
@@ -119,12 +120,12 @@ function FxImportNote() {
   );
 }
 
-function Field({ f }: { f: FieldSpec }) {
+function Field({ field: f, control: kind, help: rowHelp }: PanelField) {
   const value = useApp((s) => getPath(s.config, f.path));
   const error = useApp((s) => s.fieldErrors[f.path]);
   const [focused, setFocused] = useState(false);
   const flags = useApp((s) => backendFlagsHelp(f.path, s.config)); // a backend's torchtitan command line
-  const help = [knobTooltip(f.path, describeAllowed(f)), flags].filter(Boolean).join('\n');
+  const help = [rowHelp, flags].filter(Boolean).join('\n');
   let control: ReactNode;
   if (f.kind === 'enum' && f.path === 'model') control = <ModelSelect f={f} value={value} />;
   else if (f.kind === 'enum') {
@@ -149,7 +150,7 @@ function Field({ f }: { f: FieldSpec }) {
   }
   return (
     // focus (a tap on the label or the control, or Tab) shows the knob's help under it
-    <div className={`field ${f.kind === 'bool' ? 'field-bool' : f.kind === 'enum' ? 'field-enum' : ''}`}
+    <div className={`field ${kind === 'checkbox' ? 'field-bool' : kind === 'select' ? 'field-enum' : ''}`}
       data-field={f.path}>
       {/* biome-ignore lint/a11y/noLabelWithoutControl: the control is {control}, inside the label */}
       <label title={help} onFocus={() => setFocused(true)} onBlur={() => setFocused(false)}>
@@ -163,11 +164,8 @@ function Field({ f }: { f: FieldSpec }) {
 }
 
 export function ConfigPanel() {
-  // labels and sections come with each field from the config's field table (config/fields.ts)
-  const groups = (Object.entries(FIELD_GROUPS) as [FieldGroup, string][]).map(([id, title]) => ({
-    title,
-    fields: CONFIG_FIELDS.filter((f) => f.group === id),
-  }));
+  // labels, sections and help come with each field from the config's knob table
+  const groups = configPanelModel();
   return (
     <section className="panel config" data-testid="config">
       <div className="config-head">
@@ -176,10 +174,10 @@ export function ConfigPanel() {
           data-testid="cfg-reset">reset</button>
       </div>
       <FxImportNote />
-      {groups.map((g) => g.fields.length > 0 && (
+      {groups.map((g) => (
         <fieldset key={g.title}>
           <legend>{g.title}</legend>
-          {g.fields.map((f) => <Field key={f.path} f={f} />)}
+          {g.fields.map((p) => <Field key={p.field.path} {...p} />)}
         </fieldset>
       ))}
     </section>

@@ -1,11 +1,12 @@
 // Details of the event clicked on a timeline: op, params, bytes, start, duration, bucket, and
 // the backend's reason.
 
-import { reasonText } from '../../store';
+import { type Bucket, type Reason, reasonText } from '../../store';
+import type { TraceEvent } from '../../trace';
 import { useApp } from '../use_app';
 import { fmtBytes, fmtUs } from '../ui_format';
 import { plainReason } from '../glossary';
-import { useInputKind } from '../input_kind';
+import { type InputKind, useInputKind } from '../input_kind';
 import { bucketOf, reasonsForEvent } from '../reason_lookup';
 
 export function DetailsPanel() {
@@ -14,43 +15,57 @@ export function DetailsPanel() {
   const sides = useApp((s) => s.sides);
   const r = selection ? sides[selection.side] : null;
   const e = selection && r ? r.events[selection.eventIndex] : undefined;
-  if (!r || !e) {
-    const hint = input === 'touch'
-      ? 'Tap an event on a timeline to see its details. Pinch to zoom, drag to pan.'
-      : 'Click an event on a timeline to see its details. Wheel or W/S zoom, drag or A/D pan.';
-    return (
-      <section className="panel details" data-testid="details">
-        <h2>Selection</h2><p className="muted" data-testid="details-hint">{hint}</p>
-      </section>
-    );
-  }
-  const b = bucketOf(r.schedule, e);
+  if (!r || !e) return <DetailsHint input={input} />;
   const reasons = reasonsForEvent(r.schedule, e);
   return (
     <section className="panel details" data-testid="details">
       <h2>Selection <span className="muted">({selection!.side.toUpperCase()})</span></h2>
-      <dl>
-        <dt>name</dt><dd><code>{e.name}</code></dd>
-        <dt>kind</dt><dd>{e.kind}{e.op ? ` · ${e.op}` : ''}</dd>
-        <dt>rank / stream</dt><dd>{e.rank} / {e.stream}</dd>
-        <dt>start</dt><dd>{fmtUs(e.start)}</dd>
-        <dt>duration</dt><dd>{fmtUs(e.dur)}</dd>
-        {e.bytes !== undefined && <><dt>bytes</dt><dd>{fmtBytes(e.bytes)}</dd></>}
-        {b && <><dt>bucket</dt><dd>#{b.id}: {b.members.length} collectives, {fmtBytes(b.bytes)}</dd></>}
-        {e.params?.length ? <><dt>params</dt><dd className="params">{e.params.join(', ')}</dd></> : null}
-      </dl>
-      {reasons.length > 0 && (
-        <ul className="reasons">
-          {reasons.slice(0, 6).map((x) => {
-            const text = reasonText(x);
-            return (
-              <li key={`${x.node}:${x.code}:${text}`}>
-                {plainReason(x.code)} <span className="muted">({text})</span> <code>{x.node}</code>
-              </li>
-            );
-          })}
-        </ul>
-      )}
+      <EventFacts e={e} bucket={bucketOf(r.schedule, e)} />
+      {reasons.length > 0 && <EventReasons reasons={reasons} />}
     </section>
+  );
+}
+
+/** Nothing selected: how to select, in the words of the hand on the screen. */
+function DetailsHint({ input }: { input: InputKind }) {
+  const hint = input === 'touch'
+    ? 'Tap an event on a timeline to see its details. Pinch to zoom, drag to pan.'
+    : 'Click an event on a timeline to see its details. Wheel or W/S zoom, drag or A/D pan.';
+  return (
+    <section className="panel details" data-testid="details">
+      <h2>Selection</h2><p className="muted" data-testid="details-hint">{hint}</p>
+    </section>
+  );
+}
+
+/** What the event is, where and when it ran, and what it moved. */
+function EventFacts({ e, bucket: b }: { e: TraceEvent; bucket: Bucket | undefined }) {
+  return (
+    <dl>
+      <dt>name</dt><dd><code>{e.name}</code></dd>
+      <dt>kind</dt><dd>{e.kind}{e.op ? ` · ${e.op}` : ''}</dd>
+      <dt>rank / stream</dt><dd>{e.rank} / {e.stream}</dd>
+      <dt>start</dt><dd>{fmtUs(e.start)}</dd>
+      <dt>duration</dt><dd>{fmtUs(e.dur)}</dd>
+      {e.bytes !== undefined && <><dt>bytes</dt><dd>{fmtBytes(e.bytes)}</dd></>}
+      {b && <><dt>bucket</dt><dd>#{b.id}: {b.members.length} collectives, {fmtBytes(b.bytes)}</dd></>}
+      {e.params?.length ? <><dt>params</dt><dd className="params">{e.params.join(', ')}</dd></> : null}
+    </dl>
+  );
+}
+
+/** The backend's reasons behind the event (its bucket's), the first six. */
+function EventReasons({ reasons }: { reasons: readonly Reason[] }) {
+  return (
+    <ul className="reasons">
+      {reasons.slice(0, 6).map((x) => {
+        const text = reasonText(x);
+        return (
+          <li key={`${x.node}:${x.code}:${text}`}>
+            {plainReason(x.code)} <span className="muted">({text})</span> <code>{x.node}</code>
+          </li>
+        );
+      })}
+    </ul>
   );
 }

@@ -5,11 +5,12 @@
 import { useMemo, useState } from 'react';
 import {
   appStore, buildGraph, diffBackends, diffCsv, hidesInB, reasonText, type BackendDiff, type DiffRow,
-  type SideResult, type StepGraph,
+  type Selection, type SideResult, type StepGraph,
 } from '../../store';
 import { useApp } from '../use_app';
 import { downloadBlob } from '../download';
 import { fmtBytes, fmtUs } from '../ui_format';
+import { fixed } from '../../util';
 
 type SortKey = 'order' | 'name' | 'bytes' | 'startA' | 'exposedA' | 'startB' | 'exposedB' | 'delta';
 
@@ -127,23 +128,17 @@ function Header({
   );
 }
 
-export function DiffTable() {
-  const sides = useApp((s) => s.sides);
-  const selection = useApp((s) => s.selection);
-  const [open, setOpen] = useState(false);
-  const [rank, setRank] = useState(0);
-  const [f, setF] = useState<Filters>({
-    kind: '',
-    layer: '',
-    exposedInB: false,
-    search: '',
-  });
+interface SortProps {
+  readonly sort: SortKey;
+  readonly desc: boolean;
+  readonly onSort: (k: SortKey) => void;
+}
+
+/** The sort column and direction, and the "top exposed" view (a click on a header leaves it). */
+function useSort() {
   const [sort, setSort] = useState<SortKey>('order');
   const [desc, setDesc] = useState(false);
   const [top, setTop] = useState(false);
-  const worldRanks = sides.a ? [...new Set(sides.a.events.map((e) => e.rank))].sort((x, y) => x - y) : [0];
-  const r = worldRanks.includes(rank) ? rank : (worldRanks[0] ?? 0);
-  const d = useDiff(sides.a, sides.b, r, open);
   const onSort = (k: SortKey) => {
     setTop(false);
     if (k === sort) setDesc(!desc);
@@ -152,8 +147,167 @@ export function DiffTable() {
       setDesc(k.startsWith('exposed') || k === 'bytes');
     }
   };
-  const shown = typeof d === 'string' ? [] : visibleRows(d, f, sort, desc, top);
+  return { sort, desc, top, setTop, onSort };
+}
+
+function DiffHead(p: SortProps) {
+  return (
+    <thead>
+      <tr>
+        <Header k="name" label="collective" {...p} />
+        <th>kind</th>
+        <th>layer</th>
+        <Header k="bytes" label="bytes" {...p} />
+        <th>bucket B</th>
+        <Header k="startA" label="start A µs" {...p} />
+        <Header k="exposedA" label="exposed A µs" {...p} />
+        <Header k="startB" label="start B µs" {...p} />
+        <Header k="exposedB" label="exposed B µs" {...p} />
+        <Header k="delta" label="Δ µs" {...p} />
+        <th>what hides it in B</th>
+        <th>reason</th>
+      </tr>
+    </thead>
+  );
+}
+
+/** One collective under A and B; a click selects it on both timelines. */
+function DiffRowView({ row, picked, onPick }: { row: DiffRow; picked: boolean; onPick: () => void }) {
+  return (
+    <tr
+      data-name={row.name}
+      aria-selected={picked}
+      className={picked ? 'selected' : undefined}
+      onClick={onPick}
+      style={{ cursor: 'pointer' }}
+    >
+      <td>{row.name}</td>
+      <td>{row.kind}</td>
+      <td>{row.layer ?? ''}</td>
+      <td>{fmtBytes(row.bytes)}</td>
+      <td>{row.b?.bucketId === null || !row.b ? '' : `#${row.b.bucketId} (${row.b.bucketSize})`}</td>
+      <td>{us(row.a?.startUs)}</td>
+      <td data-col="exposedA">{us(row.a?.exposedUs)}</td>
+      <td>{us(row.b?.startUs)}</td>
+      <td data-col="exposedB">{us(row.b?.exposedUs)}</td>
+      <td>{fixed(row.deltaExposedUs, 1)}</td>
+      <td>{hidesInB(row)}</td>
+      <td title={row.reasons.map((x) => reasonText(x)).join(' ')}>
+        {row.reasons.map((x) => x.code).join(', ')}
+      </td>
+    </tr>
+  );
+}
+
+function DiffSummary({ d }: { d: BackendDiff }) {
+  return (
+    <p className="small" data-testid="diff-summary">
+      rank {d.rank}: {d.rows.length} collectives · exposed {fmtUs(d.exposedUsA)} under {d.backendA},{' '}
+      {fmtUs(d.exposedUsB)} under {d.backendB}
+      {d.unmatchedA + d.unmatchedB ? ` · unmatched: ${d.unmatchedA} in A, ${d.unmatchedB} in B` : ''}
+    </p>
+  );
+}
+
+/** The rank whose collectives are compared (the ranks of side A's events). */
+function RankPicker({ rank, ranks, setRank }: {
+  rank: number; ranks: readonly number[]; setRank: (r: number) => void;
+}) {
+  return (
+    <label>
+      rank{' '}
+      <select value={rank} onChange={(e) => setRank(Number(e.target.value))} data-testid="diff-rank">
+        {ranks.map((k) => (
+          <option key={k} value={k}>
+            {k}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The filters on kind, layer, exposure in B and name. */
+function FilterInputs({ f, setF }: { f: Filters; setF: (f: Filters) => void }) {
+  return (
+    <>
+      <label>
+        kind{' '}
+        <select value={f.kind} onChange={(e) => setF({ ...f, kind: e.target.value })} data-testid="diff-kind">
+          <option value="">all</option>
+          <option value="all_gather">all_gather</option>
+          <option value="reduce_scatter">reduce_scatter</option>
+        </select>
+      </label>
+      <label>
+        layer{' '}
+        <input
+          type="number"
+          min={0}
+          value={f.layer}
+          onChange={(e) => setF({ ...f, layer: e.target.value })}
+          data-testid="diff-layer"
+          style={{ width: '4em' }}
+        />
+      </label>
+      <label>
+        <input
+          type="checkbox"
+          checked={f.exposedInB}
+          onChange={(e) => setF({ ...f, exposedInB: e.target.checked })}
+          data-testid="diff-exposed-b"
+        />{' '}
+        exposed in B
+      </label>
+      <input
+        type="search"
+        placeholder="name"
+        value={f.search}
+        onChange={(e) => setF({ ...f, search: e.target.value })}
+        data-testid="diff-search"
+        aria-label="filter by name"
+      />
+    </>
+  );
+}
+
+/** The "top exposed" toggle, the CSV of the rows shown, and how many are shown. */
+function ViewButtons({ top, setTop, shown, total }: {
+  top: boolean; setTop: (t: boolean) => void; shown: readonly DiffRow[]; total: number;
+}) {
+  const csv = () => downloadBlob(new Blob([diffCsv(shown, reasonText)], { type: 'text/csv' }), 'fsdp-sim-diff.csv');
+  return (
+    <>
+      <button type="button" aria-pressed={top} onClick={() => setTop(!top)} data-testid="diff-top">
+        Top {TOP_N} exposed in B
+      </button>
+      <button type="button" onClick={csv} data-testid="diff-csv">
+        Export CSV
+      </button>
+      <span className="muted" data-testid="diff-count">
+        {shown.length} of {total} rows
+      </span>
+    </>
+  );
+}
+
+/** Whether a row is the collective selected on timeline A (on the rank shown). */
+function isPicked(a: SideResult | null, selection: Selection | null, rank: number, row: DiffRow): boolean {
   const selA = selection?.side === 'a' ? selection.eventIndex : -1;
+  return !!a && selA >= 0 && a.events[selA]?.name === row.a?.node && a.events[selA]?.rank === rank;
+}
+
+export function DiffTable() {
+  const sides = useApp((s) => s.sides);
+  const selection = useApp((s) => s.selection);
+  const [open, setOpen] = useState(false);
+  const [rank, setRank] = useState(0);
+  const [f, setF] = useState<Filters>({ kind: '', layer: '', exposedInB: false, search: '' });
+  const { sort, desc, top, setTop, onSort } = useSort();
+  const worldRanks = sides.a ? [...new Set(sides.a.events.map((e) => e.rank))].sort((x, y) => x - y) : [0];
+  const r = worldRanks.includes(rank) ? rank : (worldRanks[0] ?? 0);
+  const d = useDiff(sides.a, sides.b, r, open);
+  const shown = typeof d === 'string' ? [] : visibleRows(d, f, sort, desc, top);
   return (
     <details
       className="panel diff-panel"
@@ -168,125 +322,24 @@ export function DiffTable() {
         <p className="muted small">{d}</p>
       ) : (
         <>
-          <p className="small" data-testid="diff-summary">
-            rank {d.rank}: {d.rows.length} collectives · exposed {fmtUs(d.exposedUsA)} under {d.backendA},{' '}
-            {fmtUs(d.exposedUsB)} under {d.backendB}
-            {d.unmatchedA + d.unmatchedB ? ` · unmatched: ${d.unmatchedA} in A, ${d.unmatchedB} in B` : ''}
-          </p>
+          <DiffSummary d={d} />
           <div className="diff-filters small">
-            <label>
-              rank{' '}
-              <select value={r} onChange={(e) => setRank(Number(e.target.value))} data-testid="diff-rank">
-                {worldRanks.map((k) => (
-                  <option key={k} value={k}>
-                    {k}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              kind{' '}
-              <select value={f.kind} onChange={(e) => setF({ ...f, kind: e.target.value })} data-testid="diff-kind">
-                <option value="">all</option>
-                <option value="all_gather">all_gather</option>
-                <option value="reduce_scatter">reduce_scatter</option>
-              </select>
-            </label>
-            <label>
-              layer{' '}
-              <input
-                type="number"
-                min={0}
-                value={f.layer}
-                onChange={(e) => setF({ ...f, layer: e.target.value })}
-                data-testid="diff-layer"
-                style={{ width: '4em' }}
-              />
-            </label>
-            <label>
-              <input
-                type="checkbox"
-                checked={f.exposedInB}
-                onChange={(e) => setF({ ...f, exposedInB: e.target.checked })}
-                data-testid="diff-exposed-b"
-              />{' '}
-              exposed in B
-            </label>
-            <input
-              type="search"
-              placeholder="name"
-              value={f.search}
-              onChange={(e) => setF({ ...f, search: e.target.value })}
-              data-testid="diff-search"
-              aria-label="filter by name"
-            />
-            <button type="button" aria-pressed={top} onClick={() => setTop(!top)} data-testid="diff-top">
-              Top {TOP_N} exposed in B
-            </button>
-            <button
-              type="button"
-              onClick={() => {
-                downloadBlob(new Blob([diffCsv(shown, reasonText)], { type: 'text/csv' }), 'fsdp-sim-diff.csv');
-              }}
-              data-testid="diff-csv"
-            >
-              Export CSV
-            </button>
-            <span className="muted" data-testid="diff-count">
-              {shown.length} of {d.rows.length} rows
-            </span>
+            <RankPicker rank={r} ranks={worldRanks} setRank={setRank} />
+            <FilterInputs f={f} setF={setF} />
+            <ViewButtons top={top} setTop={setTop} shown={shown} total={d.rows.length} />
           </div>
           <div className="diff-scroll">
             <table className="diff-table small" data-testid="diff-table">
-              <thead>
-                <tr>
-                  <Header k="name" label="collective" sort={sort} desc={desc} onSort={onSort} />
-                  <th>kind</th>
-                  <th>layer</th>
-                  <Header k="bytes" label="bytes" sort={sort} desc={desc} onSort={onSort} />
-                  <th>bucket B</th>
-                  <Header k="startA" label="start A µs" sort={sort} desc={desc} onSort={onSort} />
-                  <Header k="exposedA" label="exposed A µs" sort={sort} desc={desc} onSort={onSort} />
-                  <Header k="startB" label="start B µs" sort={sort} desc={desc} onSort={onSort} />
-                  <Header k="exposedB" label="exposed B µs" sort={sort} desc={desc} onSort={onSort} />
-                  <Header k="delta" label="Δ µs" sort={sort} desc={desc} onSort={onSort} />
-                  <th>what hides it in B</th>
-                  <th>reason</th>
-                </tr>
-              </thead>
+              <DiffHead sort={sort} desc={desc} onSort={onSort} />
               <tbody>
-                {shown.map((row) => {
-                  const picked =
-                    !!sides.a &&
-                    selA >= 0 &&
-                    sides.a.events[selA]?.name === row.a?.node &&
-                    sides.a.events[selA]?.rank === r;
-                  return (
-                    <tr
-                      key={row.name}
-                      data-name={row.name}
-                      aria-selected={picked}
-                      className={picked ? 'selected' : undefined}
-                      onClick={() => sides.a && sides.b && selectRow(sides.a, sides.b, r, row)}
-                      style={{ cursor: 'pointer' }}
-                    >
-                      <td>{row.name}</td>
-                      <td>{row.kind}</td>
-                      <td>{row.layer ?? ''}</td>
-                      <td>{fmtBytes(row.bytes)}</td>
-                      <td>{row.b?.bucketId === null || !row.b ? '' : `#${row.b.bucketId} (${row.b.bucketSize})`}</td>
-                      <td>{us(row.a?.startUs)}</td>
-                      <td data-col="exposedA">{us(row.a?.exposedUs)}</td>
-                      <td>{us(row.b?.startUs)}</td>
-                      <td data-col="exposedB">{us(row.b?.exposedUs)}</td>
-                      <td>{row.deltaExposedUs.toFixed(1)}</td>
-                      <td>{hidesInB(row)}</td>
-                      <td title={row.reasons.map((x) => reasonText(x)).join(' ')}>
-                        {row.reasons.map((x) => x.code).join(', ')}
-                      </td>
-                    </tr>
-                  );
-                })}
+                {shown.map((row) => (
+                  <DiffRowView
+                    key={row.name}
+                    row={row}
+                    picked={isPicked(sides.a, selection, r, row)}
+                    onPick={() => sides.a && sides.b && selectRow(sides.a, sides.b, r, row)}
+                  />
+                ))}
               </tbody>
             </table>
           </div>

@@ -2,7 +2,7 @@
 // our own traces (one file per rank or merged) and FX graph dumps. A bad file gives a message
 // naming what is wrong; the page stays as it was.
 
-import { useRef, useState } from 'react';
+import { type RefObject, useRef, useState } from 'react';
 import { appStore, importFxFiles, importTraceFiles, type Side, type SideResult } from '../../store';
 import { useApp } from '../use_app';
 import {
@@ -96,6 +96,55 @@ async function exportTimelinesPng(sides: Sides, theme: ReturnType<typeof useReso
   }
 }
 
+/** Trace files (one per rank, or merged) into one side; every failure ends in a message. */
+async function importTracesInto(side: Side, list: FileList | null, notify: Notify): Promise<void> {
+  // unreadable or corrupt files, and anything the import throws
+  try {
+    const files = await readTraceFiles(list);
+    if (!files.length) return;
+    const r = importTraceFiles(files);
+    if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
+    else {
+      appStore.getState().setSide(side, r.value);
+      const notes = r.value.warnings?.length ? ` Note: ${r.value.warnings.join('; ')}.` : '';
+      const names = files.map((f) => f.name).join(', ');
+      const what = `${r.value.events.length} events ${rankWords(r.value)}`;
+      notify('info', `Imported ${names} into ${side.toUpperCase()}: ${what}.${notes}`);
+    }
+  } catch (e) {
+    notify('error', `Import failed: ${(e as Error).message}`);
+  }
+}
+
+/** FX graph dumps (and torch's pass log): both backends run on the graph, one per side. */
+async function importFxInto(list: FileList | null, notify: Notify): Promise<void> {
+  try {
+    const files = await readFiles(list);
+    if (!files.length) return;
+    const r = importFxFiles(files, appStore.getState().config);
+    if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
+    else {
+      const st = appStore.getState();
+      const fxGraph = r.value.a.title.replace(/^\S+ on /, ''); // the dumps' names (a pass log is not the model)
+      st.setSide('a', { ...r.value.a, fxGraph });
+      st.setSide('b', { ...r.value.b, fxGraph });
+      notify('info', `Ran both backends on the FX graph ${fxGraph}: the Config panel shows it as the model. ` +
+        'A reload drops it (the URL holds only the config).');
+    }
+  } catch (e) {
+    notify('error', `Import failed: ${(e as Error).message}`);
+  }
+}
+
+/** Runs an import, then empties its file input so that picking the same file again imports it again. */
+async function thenClear(input: RefObject<HTMLInputElement | null>, work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } finally {
+    if (input.current) input.current.value = '';
+  }
+}
+
 export function IoPanel() {
   const sides = useApp((s) => s.sides);
   const theme = useResolvedTheme();
@@ -107,48 +156,8 @@ export function IoPanel() {
 
   const exportTrace = (side: Side) => exportSideTrace(side, sides[side], notify);
   const exportPng = () => exportTimelinesPng(sides, theme, notify);
-
-  const onTraceFiles = async (list: FileList | null) => {
-    // every failure ends in a message: unreadable or corrupt files, and anything the import throws
-    try {
-      const files = await readTraceFiles(list);
-      if (!files.length) return;
-      const r = importTraceFiles(files);
-      if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
-      else {
-        appStore.getState().setSide(importSide, r.value);
-        const notes = r.value.warnings?.length ? ` Note: ${r.value.warnings.join('; ')}.` : '';
-        const names = files.map((f) => f.name).join(', ');
-        const what = `${r.value.events.length} events ${rankWords(r.value)}`;
-        notify('info', `Imported ${names} into ${importSide.toUpperCase()}: ${what}.${notes}`);
-      }
-    } catch (e) {
-      notify('error', `Import failed: ${(e as Error).message}`);
-    } finally {
-      if (traceInput.current) traceInput.current.value = '';
-    }
-  };
-
-  const onFxFile = async (list: FileList | null) => {
-    try {
-      const files = await readFiles(list);
-      if (!files.length) return;
-      const r = importFxFiles(files, appStore.getState().config);
-      if (!r.ok) notify('error', `Import failed: ${r.error.message}`);
-      else {
-        const st = appStore.getState();
-        const fxGraph = r.value.a.title.replace(/^\S+ on /, ''); // the dumps' names (a pass log is not the model)
-        st.setSide('a', { ...r.value.a, fxGraph });
-        st.setSide('b', { ...r.value.b, fxGraph });
-        notify('info', `Ran both backends on the FX graph ${fxGraph}: the Config panel shows it as the model. ` +
-          'A reload drops it (the URL holds only the config).');
-      }
-    } catch (e) {
-      notify('error', `Import failed: ${(e as Error).message}`);
-    } finally {
-      if (fxInput.current) fxInput.current.value = '';
-    }
-  };
+  const onTraceFiles = (list: FileList | null) => thenClear(traceInput, importTracesInto(importSide, list, notify));
+  const onFxFile = (list: FileList | null) => thenClear(fxInput, importFxInto(list, notify));
 
   return (
     <section className="panel io" data-testid="io">

@@ -187,41 +187,11 @@ export function MetricsTable() {
     <section className="panel metrics" data-testid="metrics">
       <h2>Metrics <span className="muted">(HTA definitions; each row says how it combines the ranks)</span></h2>
       <table>
-        <thead>
-          <tr>
-            <th />
-            <th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}{hangsMark(a)}</th>
-            <th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}{hangsMark(b)}</th>
-            <th><DefinedTerm def={DELTA_DEF}>B vs A</DefinedTerm></th>
-          </tr>
-        </thead>
+        <MetricsHead a={a} b={b} />
         <tbody>
-          {rows.map((r) => {
-            const va = a && !(a.mismatch && r.fullStep) ? r.get(a.metrics, a) : NaN;
-            const vb = b && !(b.mismatch && r.fullStep) ? r.get(b.metrics, b) : NaN;
-            if (r.whenNonZero && !(va > 0) && !(vb > 0)) return null;
-            const both = comparable && Number.isFinite(va) && Number.isFinite(vb) && va !== vb;
-            const better = both && (vb < va) === r.lowerIsBetter;
-            const worse = both && !better;
-            return (
-              <tr key={r.key} data-metric={r.key}
-                className={r.key.startsWith('peak') && over.length > 0 ? 'warn-text' : undefined}>
-                <th data-agg={r.agg}>
-                  <DefinedTerm def={headTitle(r)} term={r.term}>{r.label}</DefinedTerm>{' '}
-                  <span className="muted small">({r.agg})</span>
-                </th>
-                <td data-side="a" data-value={String(va)} data-hung={a?.mismatch ? '' : undefined}>
-                  {cellText(r, a, va)}
-                </td>
-                <td data-side="b" data-value={String(vb)} data-hung={b?.mismatch ? '' : undefined}>
-                  {cellText(r, b, vb)}
-                </td>
-                <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>
-                  {comparable ? deltaText(r.key, va, vb) : MISSING}
-                </td>
-              </tr>
-            );
-          })}
+          {rows.map((r) => (
+            <MetricRow key={r.key} row={r} a={a} b={b} comparable={comparable} peakOverHbm={over.length > 0} />
+          ))}
         </tbody>
       </table>
       {unlike && (
@@ -229,19 +199,81 @@ export function MetricsTable() {
           No B-vs-A change: {unlike.text}
         </p>
       )}
-      {over.length > 0 && (
-        <p className="small warn-text" data-testid="metrics-hbm-warning" role="alert">
-          Does not fit in HBM: {over.map(describeOver).join('; ')}.{' '}
-          {hbmAdvice(cfg, Math.max(...over.map((o) => o.fit.peakBytes)))}
-        </p>
-      )}
-      {(a?.mismatch || b?.mismatch) && (
-        <p className="small warn-text" data-testid="metrics-mismatch-note">
-          {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step never completes, so it has no full-step
-          figure (step time, {MEMORY_NAMES.allocated}, {MEMORY_NAMES.reserved}: not a full step); its other figures
-          cover its ranks' events up to where each blocked (to the hang).
-        </p>
-      )}
+      {over.length > 0 && <HbmWarning over={over} cfg={cfg} />}
+      {(a?.mismatch || b?.mismatch) && <HangNote a={a} />}
     </section>
+  );
+}
+
+type Side = SideResult | null | undefined;
+
+/** The column heads: each side's backend (short name, full in the tooltip), then B vs A. */
+function MetricsHead({ a, b }: { a: Side; b: Side }) {
+  return (
+    <thead>
+      <tr>
+        <th />
+        <th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}{hangsMark(a)}</th>
+        <th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}{hangsMark(b)}</th>
+        <th><DefinedTerm def={DELTA_DEF}>B vs A</DefinedTerm></th>
+      </tr>
+    </thead>
+  );
+}
+
+interface MetricRowProps {
+  readonly row: Row;
+  readonly a: Side;
+  readonly b: Side;
+  readonly comparable: boolean;
+  /** A side's peak is over HBM: the peak rows are marked. */
+  readonly peakOverHbm: boolean;
+}
+
+/** One metric of both sides and B's change against A; none for a row shown only when non-zero and zero on both. */
+function MetricRow({ row: r, a, b, comparable, peakOverHbm }: MetricRowProps) {
+  const va = a && !(a.mismatch && r.fullStep) ? r.get(a.metrics, a) : NaN;
+  const vb = b && !(b.mismatch && r.fullStep) ? r.get(b.metrics, b) : NaN;
+  if (r.whenNonZero && !(va > 0) && !(vb > 0)) return null;
+  const both = comparable && Number.isFinite(va) && Number.isFinite(vb) && va !== vb;
+  const better = both && (vb < va) === r.lowerIsBetter;
+  const worse = both && !better;
+  return (
+    <tr data-metric={r.key} className={r.key.startsWith('peak') && peakOverHbm ? 'warn-text' : undefined}>
+      <th data-agg={r.agg}>
+        <DefinedTerm def={headTitle(r)} term={r.term}>{r.label}</DefinedTerm>{' '}
+        <span className="muted small">({r.agg})</span>
+      </th>
+      <td data-side="a" data-value={String(va)} data-hung={a?.mismatch ? '' : undefined}>
+        {cellText(r, a, va)}
+      </td>
+      <td data-side="b" data-value={String(vb)} data-hung={b?.mismatch ? '' : undefined}>
+        {cellText(r, b, vb)}
+      </td>
+      <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>
+        {comparable ? deltaText(r.key, va, vb) : MISSING}
+      </td>
+    </tr>
+  );
+}
+
+/** Which sides do not fit in HBM, and the levers that would lower the highest peak. */
+function HbmWarning({ over, cfg }: { over: readonly OverHbm[]; cfg: SimConfig }) {
+  return (
+    <p className="small warn-text" data-testid="metrics-hbm-warning" role="alert">
+      Does not fit in HBM: {over.map(describeOver).join('; ')}.{' '}
+      {hbmAdvice(cfg, Math.max(...over.map((o) => o.fit.peakBytes)))}
+    </p>
+  );
+}
+
+/** A side that hangs has no full-step figure; its others cover its events up to the hang. */
+function HangNote({ a }: { a: Side }) {
+  return (
+    <p className="small warn-text" data-testid="metrics-mismatch-note">
+      {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step never completes, so it has no full-step
+      figure (step time, {MEMORY_NAMES.allocated}, {MEMORY_NAMES.reserved}: not a full step); its other figures
+      cover its ranks' events up to where each blocked (to the hang).
+    </p>
   );
 }

@@ -100,66 +100,21 @@ function walkSummary(a: readonly WalkStep[], b: readonly WalkStep[]): string {
 }
 
 export function StepThrough({ onClose }: { onClose: () => void }) {
-  const a = useApp((s) => s.sides.a);
-  const b = useApp((s) => s.sides.b);
-  const blocks = useMemo(() => blocksOf(b?.events ?? a?.events ?? []), [a, b]);
-  const [block, setBlock] = useState(0);
-  const [i, setI] = useState(0);
-  const [playing, setPlaying] = useState(false);
-  const k = blocks.includes(block) ? block : blocks[0] ?? 0;
-  const walkA = useMemo(() => (a ? walkBlock(a.events, a.memory, k) : []), [a, k]);
-  const walkB = useMemo(() => (b ? walkBlock(b.events, b.memory, k) : []), [b, k]);
-  const pairs = useMemo(() => pairWalks(walkA, walkB), [walkA, walkB]);
-  const n = pairs.length;
-  const at = Math.min(i, Math.max(0, n - 1));
-  const pair = pairs[at];
-  const [ia, ib] = pair ? [pair.a, pair.b] : [-1, -1];
+  const walk = useWalk();
+  const { a, b, walkA, walkB, ia, ib } = walk;
   const shiftUs = followWindow(walkA[ia], walkB[ib])?.shiftUs ?? 0;
-
   const ref = useRef<HTMLElement>(null);
   useEffect(() => { ref.current?.scrollIntoView({ block: 'nearest' }); }, []); // opened below the fold: bring it up
-  useEffect(() => () => appStore.getState().setShiftB(0), []); // closed: the timelines share one window again
-  useEffect(() => { // follow the op on both timelines at a readable zoom; B's run of it is selected
-    const sa = walkA[ia];
-    const sb = walkB[ib];
-    const f = followWindow(sa, sb);
-    if (!f) return;
-    const st = appStore.getState();
-    st.setWindow(f.window);
-    st.setShiftB(f.shiftUs);
-    if (sb) st.select({ side: 'b', eventIndex: sb.eventIndex });
-    else if (sa) st.select({ side: 'a', eventIndex: sa.eventIndex });
-  }, [walkA, walkB, ia, ib]);
-  useEffect(() => {
-    if (playing && at >= n - 1) setPlaying(false); // played to the end of the block
-  }, [playing, at, n]);
-  useEffect(() => {
-    if (!playing) return;
-    const id = setInterval(() => setI((x) => Math.min(x + 1, n - 1)), PLAY_MS);
-    return () => clearInterval(id);
-  }, [playing, n]);
-
+  useFollowOp(walk);
+  usePlayback(walk);
   return (
     <section className="panel step-through" data-testid="step-through" aria-labelledby="walk-title" ref={ref}>
       <div className="panel-head">
-        <h2 id="walk-title">Learn one layer: block {k}, forward, backward, optimizer</h2>
+        <h2 id="walk-title">Learn one layer: block {walk.k}, forward, backward, optimizer</h2>
         <button type="button" className="link" onClick={onClose} data-testid="walk-close"
           aria-label="close the step-through">close</button>
       </div>
-      <div className="row walk-controls">
-        <label>block <select value={k} onChange={(e) => { setBlock(Number(e.target.value)); setI(0); }}
-          data-testid="walk-block">
-          {blocks.map((x) => <option key={x} value={x}>layers.{x}</option>)}
-        </select></label>
-        <button type="button" onClick={() => setI(Math.max(0, at - 1))} disabled={at === 0} data-testid="walk-prev"
-          aria-label="previous op">◀ Prev</button>
-        <button type="button" onClick={() => setPlaying(!playing)} data-testid="walk-play"
-          aria-pressed={playing}>{playing ? 'Pause' : 'Play'}</button>
-        <button type="button" onClick={() => setI(Math.min(n - 1, at + 1))} disabled={at >= n - 1}
-          data-testid="walk-next" aria-label="next op">Next ▶</button>
-        <input type="range" min={0} max={Math.max(0, n - 1)} value={at} onChange={(e) => setI(Number(e.target.value))}
-          aria-label="op in the block" data-testid="walk-slider" />
-      </div>
+      <WalkControls walk={walk} />
       <div className="walk-sides">
         {a && <SideWalk side="a" r={a} steps={walkA} at={ia} />}
         {b && <SideWalk side="b" r={b} steps={walkB} at={ib} />}
@@ -176,5 +131,75 @@ export function StepThrough({ onClose }: { onClose: () => void }) {
         optimizer); the line below it is the memory held. {walkSummary(walkA, walkB)}
       </p>
     </section>
+  );
+}
+
+/** The walk's state: the block shown, both sides' ops in it, the pair of ops at the cursor, playing or not. */
+function useWalk() {
+  const a = useApp((s) => s.sides.a);
+  const b = useApp((s) => s.sides.b);
+  const blocks = useMemo(() => blocksOf(b?.events ?? a?.events ?? []), [a, b]);
+  const [block, setBlock] = useState(0);
+  const [i, setI] = useState(0);
+  const [playing, setPlaying] = useState(false);
+  const k = blocks.includes(block) ? block : blocks[0] ?? 0;
+  const walkA = useMemo(() => (a ? walkBlock(a.events, a.memory, k) : []), [a, k]);
+  const walkB = useMemo(() => (b ? walkBlock(b.events, b.memory, k) : []), [b, k]);
+  const pairs = useMemo(() => pairWalks(walkA, walkB), [walkA, walkB]);
+  const n = pairs.length;
+  const at = Math.min(i, Math.max(0, n - 1));
+  const pair = pairs[at];
+  const [ia, ib] = pair ? [pair.a, pair.b] : [-1, -1];
+  return { a, b, blocks, k, setBlock, setI, playing, setPlaying, walkA, walkB, n, at, ia, ib };
+}
+
+type Walk = ReturnType<typeof useWalk>;
+
+/** What the op at the cursor does to the timelines, and what closing the walk undoes. */
+function useFollowOp({ walkA, walkB, ia, ib }: Walk): void {
+  useEffect(() => () => appStore.getState().setShiftB(0), []); // closed: the timelines share one window again
+  useEffect(() => { // follow the op on both timelines at a readable zoom; B's run of it is selected
+    const sa = walkA[ia];
+    const sb = walkB[ib];
+    const f = followWindow(sa, sb);
+    if (!f) return;
+    const st = appStore.getState();
+    st.setWindow(f.window);
+    st.setShiftB(f.shiftUs);
+    if (sb) st.select({ side: 'b', eventIndex: sb.eventIndex });
+    else if (sa) st.select({ side: 'a', eventIndex: sa.eventIndex });
+  }, [walkA, walkB, ia, ib]);
+}
+
+/** Play steps one op every PLAY_MS and stops at the block's last op. */
+function usePlayback({ playing, setPlaying, setI, at, n }: Walk): void {
+  useEffect(() => {
+    if (playing && at >= n - 1) setPlaying(false); // played to the end of the block
+  }, [playing, at, n, setPlaying]);
+  useEffect(() => {
+    if (!playing) return;
+    const id = setInterval(() => setI((x) => Math.min(x + 1, n - 1)), PLAY_MS);
+    return () => clearInterval(id);
+  }, [playing, n, setI]);
+}
+
+/** Block, Prev, Play/Pause, Next and the slider over the block's ops. */
+function WalkControls({ walk }: { walk: Walk }) {
+  const { k, blocks, setBlock, setI, playing, setPlaying, at, n } = walk;
+  return (
+    <div className="row walk-controls">
+      <label>block <select value={k} onChange={(e) => { setBlock(Number(e.target.value)); setI(0); }}
+        data-testid="walk-block">
+        {blocks.map((x) => <option key={x} value={x}>layers.{x}</option>)}
+      </select></label>
+      <button type="button" onClick={() => setI(Math.max(0, at - 1))} disabled={at === 0} data-testid="walk-prev"
+        aria-label="previous op">◀ Prev</button>
+      <button type="button" onClick={() => setPlaying(!playing)} data-testid="walk-play"
+        aria-pressed={playing}>{playing ? 'Pause' : 'Play'}</button>
+      <button type="button" onClick={() => setI(Math.min(n - 1, at + 1))} disabled={at >= n - 1}
+        data-testid="walk-next" aria-label="next op">Next ▶</button>
+      <input type="range" min={0} max={Math.max(0, n - 1)} value={at} onChange={(e) => setI(Number(e.target.value))}
+        aria-label="op in the block" data-testid="walk-slider" />
+    </div>
   );
 }

@@ -161,18 +161,51 @@ function SweepHint() {
   );
 }
 
-export function SweepPanel() {
-  const axes = useApp((s) => s.sweepAxes);
-  const rows = useApp((s) => s.sweepRows);
-  const progress = useApp((s) => s.sweepProgress);
-  const running = useApp((s) => s.sweepRunning);
-  const error = useApp((s) => s.sweepError);
+interface ControlsProps {
+  readonly onStart: () => void;
+  readonly running: boolean;
+  readonly progress: { readonly done: number; readonly total: number } | null;
+  readonly axes: readonly SweepAxis[];
+  readonly rows: readonly SweepRow[];
+}
+
+/** Run, Stop, the progress so far and the CSV export. */
+function SweepControls({ onStart, running, progress, axes, rows }: ControlsProps) {
+  const csv = () =>
+    downloadBlob(new Blob([sweepCsv(axes, rows, mismatchText)], { type: 'text/csv' }), 'fsdp-sim-sweep.csv');
+  return (
+    <div className="sweep-controls">
+      <button type="button" onClick={onStart} disabled={running} data-testid="sweep-run">
+        Run sweep
+      </button>
+      <button
+        type="button"
+        onClick={() => appStore.getState().stopSweep()}
+        disabled={!running}
+        data-testid="sweep-stop"
+      >
+        Stop
+      </button>
+      {progress && (
+        <span className="small">
+          <progress value={progress.done} max={progress.total} data-testid="sweep-progress" /> {progress.done}/
+          {progress.total} points{running ? '' : ' (done)'}
+        </span>
+      )}
+      <button type="button" onClick={csv} disabled={!rows.length} data-testid="sweep-csv">
+        Export CSV
+      </button>
+    </div>
+  );
+}
+
+/** The two axes as typed (field and values text), and starting a sweep from them. */
+function useAxesForm(axes: readonly SweepAxis[]) {
   const [f0, setF0] = useState(axes[0]?.path ?? 'autobucketing.max_in_flight_gb');
   const [v0, setV0] = useState(axes[0]?.values.join(',') ?? '0.5,1,2,5,10');
   const [f1, setF1] = useState(axes[1]?.path ?? '');
   const [v1, setV1] = useState(axes[1]?.values.join(',') ?? '');
   const [inputError, setInputError] = useState<string | null>(null);
-  const [hovered, setHovered] = useState<number | null>(null);
   const start = () => {
     try {
       const specs = [parseVary(`${f0}=${v0}`), ...(f1 ? [parseVary(`${f1}=${v1}`)] : [])];
@@ -182,13 +215,22 @@ export function SweepPanel() {
       setInputError((e as Error).message);
     }
   };
+  return { f0, setF0, v0, setV0, f1, setF1, v1, setV1, inputError, start };
+}
+
+export function SweepPanel() {
+  const axes = useApp((s) => s.sweepAxes);
+  const rows = useApp((s) => s.sweepRows);
+  const progress = useApp((s) => s.sweepProgress);
+  const running = useApp((s) => s.sweepRunning);
+  const error = useApp((s) => s.sweepError);
+  const { f0, setF0, v0, setV0, f1, setF1, v1, setV1, inputError, start } = useAxesForm(axes);
+  const [hovered, setHovered] = useState<number | null>(null);
   const onPick = useCallback((p: number) => appStore.getState().loadSweepPoint(p), []);
   const series = useMemo(
     () => (axes.length ? FIGURES.map((f) => ({ f, s: seriesOf(rows, axes, f) })) : []),
     [rows, axes],
   );
-  const csv = () =>
-    downloadBlob(new Blob([sweepCsv(axes, rows, mismatchText)], { type: 'text/csv' }), 'fsdp-sim-sweep.csv');
   return (
     <section className="panel sweep-panel" data-testid="sweep-panel" aria-label="parameter sweep">
       <h2>
@@ -196,28 +238,7 @@ export function SweepPanel() {
       </h2>
       <AxisInput k={0} field={f0} values={v0} optional={false} onField={setF0} onValues={setV0} />
       <AxisInput k={1} field={f1} values={v1} optional onField={setF1} onValues={setV1} />
-      <div className="sweep-controls">
-        <button type="button" onClick={start} disabled={running} data-testid="sweep-run">
-          Run sweep
-        </button>
-        <button
-          type="button"
-          onClick={() => appStore.getState().stopSweep()}
-          disabled={!running}
-          data-testid="sweep-stop"
-        >
-          Stop
-        </button>
-        {progress && (
-          <span className="small">
-            <progress value={progress.done} max={progress.total} data-testid="sweep-progress" /> {progress.done}/
-            {progress.total} points{running ? '' : ' (done)'}
-          </span>
-        )}
-        <button type="button" onClick={csv} disabled={!rows.length} data-testid="sweep-csv">
-          Export CSV
-        </button>
-      </div>
+      <SweepControls onStart={start} running={running} progress={progress} axes={axes} rows={rows} />
       {(inputError ?? error) && (
         <p className="error small" role="alert" data-testid="sweep-error">
           {inputError ?? error}

@@ -2,7 +2,7 @@
 // the metrics, the knobs, Run live), each outlining its target with its card beside it, never
 // over it. Skippable (Skip, Escape), shown once per browser (localStorage), reopened by Tour.
 
-import { useEffect, useLayoutEffect, useRef } from 'react';
+import { type RefObject, useEffect, useLayoutEffect, useRef } from 'react';
 import type { SideResult } from '../../store';
 import { useApp } from '../use_app';
 import { type InputKind, useInputKind } from '../input_kind';
@@ -136,6 +136,54 @@ export function Tour({ step, onStep, onClose }: { step: number; onStep: (k: numb
   const close = () => { markDone(); onClose(); };
   const segs = s.text({ a, b, input });
   const words = segs.map((x) => (typeof x === 'string' ? x : x.control)).join(''); // re-place when they change
+  usePlacedCard(s, words, cardRef, nextRef);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { markDone(); onClose(); } };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+  return (
+    <div className="tour" role="dialog" aria-labelledby="tour-title" aria-describedby="tour-text" data-testid="tour"
+      data-step={step} ref={cardRef}>
+      <div className="tour-head">
+        <b id="tour-title">{s.title}</b>
+        <span className="muted small">{step + 1} / {TOUR_STEPS.length}</span>
+      </div>
+      <p id="tour-text"><Segments segs={segs} /></p>
+      <TourButtons step={step} onStep={onStep} close={close} nextRef={nextRef} />
+    </div>
+  );
+}
+
+interface TourButtonsProps {
+  readonly step: number;
+  readonly onStep: (k: number) => void;
+  readonly close: () => void;
+  readonly nextRef: RefObject<HTMLButtonElement | null>;
+}
+
+/** Skip, Back (after the first step), and Next (Done on the last step). */
+function TourButtons({ step, onStep, close, nextRef }: TourButtonsProps) {
+  const last = step === TOUR_STEPS.length - 1;
+  return (
+    <div className="tour-buttons">
+      <button type="button" className="link" onClick={close} data-testid="tour-skip">Skip tour</button>
+      {step > 0 && <button type="button" onClick={() => onStep(step - 1)} data-testid="tour-back">Back</button>}
+      <button type="button" className="primary" ref={nextRef} onClick={() => (last ? close() : onStep(step + 1))}
+        data-testid="tour-next">
+        {last ? 'Done' : 'Next'}
+      </button>
+    </div>
+  );
+}
+
+/**
+ * Outlines the step's target and places the card beside it (scrolling once if it fits nowhere),
+ * again on resize and scroll; focuses Next.
+ */
+function usePlacedCard(
+  s: Step, words: string, cardRef: RefObject<HTMLDivElement | null>, nextRef: RefObject<HTMLButtonElement | null>,
+): void {
   // biome-ignore lint/correctness/useExhaustiveDependencies: words change the card's height: place it again
   useLayoutEffect(() => {
     const el = visibleTarget(s.target);
@@ -153,28 +201,4 @@ export function Tour({ step, onStep, onClose }: { step: number; onStep: (k: numb
       window.removeEventListener('scroll', again);
     };
   }, [s, words]);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { markDone(); onClose(); } };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
-  const last = step === TOUR_STEPS.length - 1;
-  return (
-    <div className="tour" role="dialog" aria-labelledby="tour-title" aria-describedby="tour-text" data-testid="tour"
-      data-step={step} ref={cardRef}>
-      <div className="tour-head">
-        <b id="tour-title">{s.title}</b>
-        <span className="muted small">{step + 1} / {TOUR_STEPS.length}</span>
-      </div>
-      <p id="tour-text"><Segments segs={segs} /></p>
-      <div className="tour-buttons">
-        <button type="button" className="link" onClick={close} data-testid="tour-skip">Skip tour</button>
-        {step > 0 && <button type="button" onClick={() => onStep(step - 1)} data-testid="tour-back">Back</button>}
-        <button type="button" className="primary" ref={nextRef} onClick={() => (last ? close() : onStep(step + 1))}
-          data-testid="tour-next">
-          {last ? 'Done' : 'Next'}
-        </button>
-      </div>
-    </div>
-  );
 }

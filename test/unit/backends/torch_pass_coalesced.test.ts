@@ -85,7 +85,7 @@ describe('torch 2.13 bucket_mode "coalesced"', () => {
 describe('the bucket_mode knob through config, URL and --set', () => {
   it('is torch\'s "default" in both profiles; --set reaches it; the URL keeps it; a bad value names it', () => {
     for (const p of Object.values(AUTOBUCKETING_PROFILES)) expect(p.bucket_mode).toBe('default');
-    expect(AUTOBUCKETING_KNOBS.bucket_mode).toEqual({ type: 'enum', values: ['default', 'coalesced'] });
+    expect(AUTOBUCKETING_KNOBS.bucket_mode).toMatchObject({ type: 'enum', values: ['default', 'coalesced'] });
     const cfg = configFromFlags('pass', { set: ['autobucketing.bucket_mode=coalesced'] });
     expect(cfg.autobucketing.bucket_mode).toBe('coalesced');
     const back = configFromQuery(configToQuery(cfg));

@@ -27,8 +27,9 @@ describe('backendFlagsHelp', () => {
     expect(lines).toHaveLength(want.length);
     expect(lines[0]).toMatch(/^torchtitan 2025-10 .*cannot run this: no aot_fx_trace before graph_trainer/);
     expect(lines[2]).toBe(
-      'torchtitan 2026 (experiments/graph_trainer): --compile.mode aot_fx_trace --compile.backend aot_eager ' +
-        '--parallelism.fsdp_reshard_after_forward never --compile.memory_policy full',
+      'torchtitan 2026 (experiments/graph_trainer): --compile.mode aot_fx_trace --compile.disable_passes ' +
+        'joint_transformer_block_bucketing_reordering_pass --parallelism.fsdp_reshard_after_forward never ' +
+        '--compile.memory_policy full',
     );
     expect(backendFlagsHelp('backendB', cfg({ backendB: 'fsdp2_eager' }))).toMatch(/no compile flags \(eager\)/);
   });

@@ -10,7 +10,7 @@ import { sideFromRun } from '../../../src/store/engine';
 import type { SideResult } from '../../../src/store';
 import { clockKind, sameClock } from '../../../src/ui/clocks';
 import { fmtBytes, fmtTick } from '../../../src/ui/ui_format';
-import { KNOB_HELP, REASON_PLAIN, knobHelp, knobTooltip, plainReason } from '../../../src/ui/glossary';
+import { REASON_PLAIN, knobHelp, knobTooltip, plainReason } from '../../../src/ui/glossary';
 import { STORIES, storyConfig } from '../../../src/ui/stories';
 import { blocksOf, leadIn, memoryAt, opIdentity, pairWalks, walkBlock, type WalkStep } from '../../../src/ui/step_walk';
 
@@ -47,7 +47,7 @@ describe('plain words', () => {
   it('every reason code has a plain sentence, and an unknown code still reads as words', () => {
     const codes = Object.keys(REASON_PLAIN) as ReasonCode[];
     expect(codes.length).toBeGreaterThan(10);
-    expect(KNOB_HELP['autobucketing.max_in_flight_gb'].cost).toMatch(/^raising it/);
+    expect(knobHelp('autobucketing.max_in_flight_gb')?.cost).toMatch(/^raising it/);
     for (const c of codes) expect(plainReason(c)).toMatch(/^[A-Z].*\.$/);
     expect(plainReason('some_new_code')).toBe('some new code');
   });

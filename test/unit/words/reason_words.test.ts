@@ -58,13 +58,22 @@ describe('reasonText', () => {
   });
 
   it('words transformer_block and FSDP2 in torchtitan terms', () => {
-    const one = { kind: 'block_bucket', coll: 'all_gather', module: 'layers.1', phase: 'forward' } as const;
+    const one = {
+      kind: 'block_bucket', coll: 'all_gather', module: 'layers.1', phase: 'forward', entry: 3, entries: 5,
+    } as const;
     expect(text({ ...one, members: 3 })).toBe(
-      "one of 3 all_gathers merged into layers.1's forward bucket: torchtitan's one bucket per transformer block.",
+      "one of 3 all_gathers merged into layers.1's forward bucket: entry 3 of 5 of torchtitan's module bucket plan " +
+        "(torch's manual scheduler).",
     );
-    expect(text({ ...one, members: 1 })).toMatch(/^the only all_gather of layers\.1 in forward, so it stays alone/);
+    expect(text({ ...one, members: 1 })).toMatch(/^the only all_gather of layers\.1 in forward, a bucket of one/);
     expect(text({ kind: 'block_prefetch_reduce_scatter', module: 'layers.2', next: null }))
-      .toBe("issued after layers.2's last gradient and waited just before the optimizer.");
+      .toBe("layers.2's reduce-scatter bucket is the last; its wait stays where the program has it.");
+    expect(text({ kind: 'block_prefetch_reduce_scatter', module: 'layers.2', next: 'layers.1' }))
+      .toMatch(/^layers\.2's reduce-scatter bucket is waited only after layers\.1's is issued/);
+    expect(text({ kind: 'block_prefetch_all_gather', before: 'layers.0', at: 'wait' }))
+      .toMatch(/^started before layers\.0's all-gather wait, so it overlaps layers\.0's compute/);
+    expect(text({ kind: 'block_prefetch_all_gather', before: 'mm_3', at: 'compute' }))
+      .toMatch(/^started before mm_3, the first compute node/);
     const flat = { kind: 'fsdp2_bucket', phase: 'backward', group: 'tp', module: 'layers.0' } as const;
     expect(text({ ...flat, coll: 'all_reduce' })).toMatch(/^all-reduced on tp with the rest of layers\.0: FSDP2/);
     expect(text({ ...flat, coll: 'all_gather' })).toMatch(/^all-gathered \(backward\) with/);
