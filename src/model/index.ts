@@ -10,4 +10,4 @@ export {
   isModelName,
   validateModelArgs,
 } from './presets';
-export { paramCount, paramTable, type ParamSpec } from './param_table';
+export { activeParamCount, paramCount, paramTable, type ParamSpec } from './param_table';
