@@ -51,6 +51,8 @@ export const CONFIG_FLAGS: Readonly<Record<string, string>> = {
   'dp-replicate': 'parallelism.data_parallel_replicate_degree',
   'dp-shard': 'parallelism.data_parallel_shard_degree',
   'gpus-per-node': 'parallelism.gpus_per_node',
+  ep: 'parallelism.expert_parallel_degree', // moesim
+  'moe-load-imbalance': 'moeLoadImbalance', // moesim
 };
 
 /** Config flags that shape the step graph: `pass` reads the graph from an FX dump, so they cannot apply there. */

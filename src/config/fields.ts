@@ -152,6 +152,17 @@ export const CONFIG_FIELDS: readonly FieldSpec[] = [
     max: MAX_RANKS,
   },
   { path: 'parallelism.gpus_per_node', label: 'GPUs per node', group: 'network', kind: 'int', min: 1, max: MAX_RANKS },
+  // --- moesim: expert parallel and MoE routing (to be ported to the knob declarations) ---
+  {
+    path: 'parallelism.expert_parallel_degree',
+    label: 'ep (expert parallel)',
+    group: 'cluster',
+    kind: 'int',
+    min: 1,
+    max: MAX_RANKS,
+  },
+  { path: 'moeLoadImbalance', label: 'MoE load imbalance', group: 'cluster', kind: 'number', min: 1, max: MAX_RANKS },
+  // --- end moesim ---
   // torch before pytorch PR #169404 (Dec 2025): the knob's help (ui/glossary.ts) cites it
   { path: 'seqParallelGatherCopy', label: 'SP all-gather copy (older torch)', group: 'cluster', kind: 'bool' },
   {

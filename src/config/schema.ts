@@ -110,6 +110,13 @@ export interface SimConfig {
    * activationCheckpointing instead): default (graph SAC), full, eager (op SAC) or none.
    */
   memoryPolicy: MemoryPolicy;
+  // --- moesim: MoE routing (to be ported to the knob declarations) ---
+  /**
+   * MoE models: the busiest expert-parallel rank receives this many times its balanced share of
+   * routed tokens (1: balanced; at most expert_parallel_degree).
+   */
+  moeLoadImbalance: number;
+  // --- end moesim ---
 }
 
 export const MAX_RANKS = 1024;
@@ -140,6 +147,7 @@ export const DEFAULT_CONFIG: Readonly<SimConfig> = deepFreeze({
   reshardAfterForward: 'default',
   compileMode: 'jit', // fsdp-sim's numbers so far: SimpleFSDP's torch.compile path
   memoryPolicy: 'default',
+  moeLoadImbalance: 1, // moesim: balanced routing
 } satisfies SimConfig);
 
 function deepFreeze<T extends object>(o: T): T {

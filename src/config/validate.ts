@@ -3,7 +3,8 @@
 
 import { ConfigError, err, ok, oneOfMessage, preview, type Result } from '../errors';
 import { CONFIG_FIELDS, CONFIG_GROUPS, describeAllowed, getPath, isAllowed, setPath, type FieldSpec } from './fields';
-import { resolveMesh } from './parallelism';
+import { expertParallelError, resolveMesh } from './parallelism';
+import { MODEL_PRESETS } from '../model';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>
@@ -40,7 +41,7 @@ export function crossCheck(cfg: SimConfig): ConfigError | undefined {
     if (e instanceof ConfigError) return e;
     throw e;
   }
-  return undefined;
+  return expertParallelError(MODEL_PRESETS[cfg.model], cfg.parallelism); // moesim
 }
 
 /**

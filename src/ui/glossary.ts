@@ -260,6 +260,18 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
     cost: 'more: less memory per rank, activation collectives on the critical path',
     torch: 'parallelism.tensor_parallel_degree',
   },
+  // --- moesim: expert parallel and MoE routing ---
+  'parallelism.expert_parallel_degree': {
+    does: 'Expert parallel (MoE models): ranks the routed experts are split across; tokens travel to their '
+      + 'experts and back by all-to-all.',
+    cost: 'more: fewer experts per rank (less memory), an all-to-all pair per MoE block on the critical path',
+    torch: 'parallelism.expert_parallel_degree',
+  },
+  moeLoadImbalance: {
+    does: 'MoE routing: how many times its balanced share of tokens the busiest expert-parallel rank receives.',
+    cost: 'more: larger all-to-alls and grouped GEMMs on the busiest rank, which every rank waits for',
+  },
+  // --- end moesim ---
   'parallelism.gpus_per_node': {
     does: 'GPUs per node: a process group inside a node runs on NVLink, one spanning nodes on IB.',
   },

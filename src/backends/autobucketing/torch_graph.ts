@@ -5,7 +5,7 @@
 // Upstream: torch/_inductor/fx_passes/overlap_scheduling.py (OverlapScheduler.__init__).
 
 import type { CostModel } from '../../estimate';
-import type { Phase } from '../../graph';
+import { collectiveCostBytes, type Phase } from '../../graph';
 import type { GraphIndex } from '../graph_index';
 import { bucketKey } from '../rewrite';
 import { weakMemo } from '../../util';
@@ -229,7 +229,7 @@ export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassReg
     if (cls[t] === NodeClass.Wait) estUs[t] = 0;
     else if (cls[t] === NodeClass.Collective) {
       const c = node.collective!;
-      const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+      const bytes = collectiveCostBytes(c);
       estUs[t] = finiteOr0(
         node.estMs !== undefined
           ? node.estMs * 1000
