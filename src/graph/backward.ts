@@ -67,7 +67,10 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   for (let i = args.nLayers - 1; i >= 0; i--) {
     e.layer = i;
     const ac = c.activationCheckpointing ?? 'none';
-    if (ac !== 'none') {
+    const tape = s.tapes[i];
+    if (tape !== undefined) {
+      dx = tape.backward(dx);
+    } else if (ac !== 'none') {
       // re-gathers first, so their waits feed the recompute and the gradient ops alike
       const weights = emitBlockRegather(c, i);
       const recomputed = emitBlockRecompute(c, i, s.layers[i], weights, ac);

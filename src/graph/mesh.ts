@@ -27,7 +27,7 @@ export const MESH_DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
 export const epDegree = (m: Mesh): number => m.ep ?? 1;
 
 /** The expert weights' FSDP degree: torchtitan's efsdp = dp_shard · cp · tp / ep (cp = 1 here). */
-const efsdpDegree = (m: Mesh): number => (m.dpShard * m.tp) / epDegree(m);
+export const efsdpDegree = (m: Mesh): number => (m.dpShard * m.tp) / epDegree(m);
 
 /** SimpleFSDP's data-parallel group on a 1-D mesh (the name torchtitan's simple_fsdp gives it). */
 export const DP_GROUP = 'dp';

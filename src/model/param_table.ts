@@ -65,8 +65,12 @@ const swigluParams = (prefix: string, D: number, F: number): Rows => [
   [`${prefix}.w3.weight`, [F, D]],
 ];
 
-/** Routed experts' FQN prefix (torchtitan MoE.routed_experts.inner_experts). */
-const EXPERTS_PREFIX = 'moe.routed_experts.inner_experts';
+/** Routed experts' FQN suffixes in a block (torchtitan MoE.routed_experts.inner_experts, GroupedExperts). */
+export const EXPERT_WEIGHTS = {
+  w1: 'moe.routed_experts.inner_experts.w1_EFD', // [E, F, D]
+  w2: 'moe.routed_experts.inner_experts.w2_EDF', // [E, D, F]
+  w3: 'moe.routed_experts.inner_experts.w3_EFD', // [E, F, D]
+} as const;
 
 /** One block's parameters in module order (MoE registers routed_experts, router, shared_experts). */
 function blockParams(a: ModelArgs, layer: number): { rows: Rows; experts: ReadonlySet<string> } {
@@ -79,9 +83,9 @@ function blockParams(a: ModelArgs, layer: number): { rows: Rows; experts: Readon
   const E = m.numExperts;
   const F = m.moeFfnDim;
   const experts: Rows = [
-    [`${EXPERTS_PREFIX}.w1_EFD`, [E, F, a.dim]],
-    [`${EXPERTS_PREFIX}.w2_EDF`, [E, a.dim, F]],
-    [`${EXPERTS_PREFIX}.w3_EFD`, [E, F, a.dim]],
+    [EXPERT_WEIGHTS.w1, [E, F, a.dim]],
+    [EXPERT_WEIGHTS.w2, [E, a.dim, F]],
+    [EXPERT_WEIGHTS.w3, [E, F, a.dim]],
   ];
   const shared = m.numSharedExperts > 0 ? swigluParams('moe.shared_experts', a.dim, F * m.numSharedExperts) : [];
   return {
