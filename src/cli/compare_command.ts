@@ -163,7 +163,9 @@ function resultOf(r: PipelineResult): CompareResult {
   };
 }
 
-const meshJson = (m: Mesh) => ({ dp_replicate: m.dpReplicate, dp_shard: m.dpShard, tp: m.tp });
+const meshJson = (m: Mesh) => ({
+  dp_replicate: m.dpReplicate, dp_shard: m.dpShard, tp: m.tp, ...(m.ep !== undefined ? { ep: m.ep } : {}),
+});
 
 export async function compareCommand(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseFlags('compare', argv, COMPARE_OPTIONS);

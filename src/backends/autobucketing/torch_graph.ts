@@ -381,9 +381,12 @@ function identifyCollectives(ix: GraphIndex, region: PassRegion, fx: FxNodes): P
       const c = node.collective!;
       sizeBytes[t] = node.sizeBytes ?? c.inputBytes + c.outputBytes;
       group[t] = c.group;
-      // torch's get_collective_type knows no coalesced op: ('', None), the key it shares with no bucket
-      bKey[t] = isCoalesced(node) ? '' : bucketKey(node);
-      fullKey[t] = isCoalesced(node) ? '' : `${c.kind}|${bKey[t]}`;
+      // torch's get_collective_type and bucket_key know no coalesced op and no all_to_all_single
+      // (fx_passes/bucketing.py): ('', None), the key it shares with no bucket. The scheduler still
+      // schedules an all-to-all: _schedulable_wait_node recognises its kernel (NCCL_COLL.ALL_TO_ALL).
+      const unbucketed = isCoalesced(node) || c.kind === 'all_to_all';
+      bKey[t] = unbucketed ? '' : bucketKey(node);
+      fullKey[t] = unbucketed ? '' : `${c.kind}|${bKey[t]}`;
       continue;
     }
     cheap[t] = node.kind === 'view' || POINTWISE.has(opName(String(node.op))) ? 1 : 0;
