@@ -113,7 +113,7 @@ export interface SimConfig {
   // --- moesim: MoE routing (to be ported to the knob declarations) ---
   /**
    * MoE models: the busiest expert-parallel rank receives this many times its balanced share of
-   * routed tokens (1: balanced; at most expert_parallel_degree).
+   * routed tokens (1: balanced; capped at expert_parallel_degree, every routed token).
    */
   moeLoadImbalance: number;
   // --- end moesim ---

@@ -75,8 +75,8 @@ export interface StepConfig {
   readonly memoryPolicy?: MemoryPolicy;
   /**
    * MoE routing (moe.ts): the busiest expert-parallel rank receives this many times its balanced
-   * share of routed tokens, in [1, ep]; default 1 (balanced, as torchtitan's load-balancing bias
-   * aims for).
+   * share of routed tokens, ≥ 1, capped at ep (every routed token); default 1 (balanced, as
+   * torchtitan's load-balancing bias aims for).
    */
   readonly moeLoadImbalance?: number;
 }
@@ -295,6 +295,6 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
     reshardAfterForward: enumOf('reshardAfterForward', RESHARD_POLICIES, c.reshardAfterForward, 'default'),
     compileMode: enumOf('compileMode', COMPILE_MODES, c.compileMode, 'jit'),
     memoryPolicy: enumOf('memoryPolicy', MEMORY_POLICIES, c.memoryPolicy, 'default'),
-    moeLoadImbalance: opt('moeLoadImbalance', 1, 1, epDegree(mesh), false, false),
+    moeLoadImbalance: opt('moeLoadImbalance', 1, 1, MAX_WORLD_SIZE, false, false),
   };
 }

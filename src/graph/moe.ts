@@ -5,7 +5,7 @@
 // per-expert token counts (E integers), then the token rows; each side permutes rows locally.
 //
 // Routing model: every rank routes its T tokens to k experts, T·k rows of D. Balanced, each ep
-// rank receives T·k rows back; under imbalance the busiest rank receives ⌈T·k·imbalance⌉ rows.
+// rank receives T·k rows back; under imbalance the busiest rank receives ⌈T·k·min(imbalance, ep)⌉.
 // The graph is that rank's program: its grouped GEMMs and the all-to-alls it takes part in are the
 // ones every rank waits for at the combine. torchtitan's D2H sync on the counts (.tolist()) and
 // the router's fp32 autocast are not modelled.
@@ -17,9 +17,12 @@ import { backwardWeight, param } from './forward';
 import { epDegree } from './mesh';
 import { type BlockTape, tapeAdd, tapeFeedForward, tapeLinear, tapeSwiglu, tapeTokens } from './tape';
 
-/** Rows of D each rank's experts compute on: T·k balanced, ⌈T·k·imbalance⌉ on the busiest rank. */
+/**
+ * Rows of D each rank's experts compute on: T·k balanced, ⌈T·k·imbalance⌉ on the busiest rank,
+ * the imbalance capped at ep (that rank then receives every routed token of the group).
+ */
 function routedRows(tokens: number, topK: number, ep: number, imbalance: number): number {
-  return ep === 1 ? tokens * topK : Math.ceil(tokens * topK * imbalance);
+  return Math.ceil(tokens * topK * Math.min(imbalance, ep));
 }
 
 interface Routing {

@@ -268,7 +268,8 @@ export const KNOB_HELP: Readonly<Record<string, KnobHelp>> = {
     torch: 'parallelism.expert_parallel_degree',
   },
   moeLoadImbalance: {
-    does: 'MoE routing: how many times its balanced share of tokens the busiest expert-parallel rank receives.',
+    does: 'MoE routing: how many times its balanced share of tokens the busiest expert-parallel rank receives '
+      + '(capped at ep: every routed token).',
     cost: 'more: larger all-to-alls and grouped GEMMs on the busiest rank, which every rank waits for',
   },
   // --- end moesim ---

@@ -71,6 +71,12 @@ describe('one dsv3-16b MoE block, FSDP 8 × EP 2', () => {
     }
   });
 
+  it('caps the imbalance at ep: the busiest rank receives at most every routed token of its group', () => {
+    const dispatch = (g: StepGraph) => g.nodes.find((n) => n.name === 'layers.1.moe.dispatch.all_to_all')!.collective!;
+    expect(dispatch(build(4)).outputBytes).toBe(2 * T * K * D * 2);
+    expect(dispatch(build(4))).toEqual(dispatch(build(2)));
+  });
+
   it('mirrors the two token all-to-alls in the backward', () => {
     const names = layerNodes(build(), 'backward').filter((n) => n.kind === 'all_to_all').map((n) => n.name);
     expect(names).toEqual(['layers.1.moe.combine.all_to_all.bwd', 'layers.1.moe.dispatch.all_to_all.bwd']);
