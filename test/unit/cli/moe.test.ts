@@ -22,6 +22,7 @@ describe('fsdp-sim compare --model moe-tiny --ep 2', () => {
     }
     const text = await cli(['compare', '--model', 'moe-tiny', '--ranks', '4', '--ep', '2']);
     expect(text.out).toContain('FSDP 4 × EP 2');
+    expect(text.out).toMatch(/aot_eager: .*ep: 5 A2A \(exposed [\d.]+ ms\)/); // the per-group line
   });
 
   it('refuses --ep on a dense model, naming the flag', async () => {
