@@ -48,8 +48,10 @@ export const COMPUTE_OPS: readonly ComputeOp[] = [
 ];
 
 /** The MoE ops: live training does not run them yet (runtime kernels are a separate piece of work). */
-export type MoeOp =
-  | 'router_topk' | 'router_topk_bwd' | 'moe_permute' | 'moe_scatter_add' | 'moe_combine_bwd' | 'grouped_mm';
+export const MOE_OPS = [
+  'router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add', 'moe_combine_bwd', 'grouped_mm',
+] as const satisfies readonly ComputeOp[];
+export type MoeOp = (typeof MOE_OPS)[number];
 
 /**
  * Ops the overlap scheduler treats as compute nodes (torch: mm, bmm, attention fwd/bwd, and
