@@ -88,11 +88,11 @@ export const COMPARE_USAGE = [
 
 /**
  * What would cut the peak: recompute first, then tensor parallel (it splits activations and
- * logits); on an MoE model, where neither is modelled yet, fewer tokens per rank.
+ * logits); on an MoE model, whose TP is not modelled yet, fewer tokens per rank after recompute.
  */
 function peakHint(cfg: SimConfig, ac: string, meshTp: number): string {
-  if (MODEL_PRESETS[cfg.model].moe !== undefined)
-    return ' (try a smaller --batch: AC and TP of MoE blocks are not modelled)';
+  const moe = MODEL_PRESETS[cfg.model].moe !== undefined;
+  if (moe && ac === 'full') return ' (try a smaller --batch: TP of MoE blocks is not modelled)';
   const tp = ac === 'full' && meshTp === 1 ? tpToTry(cfg) : undefined;
   return ac !== 'full' ? ' (try --ac full)' : tp ? ` (try --tp ${tp})` : '';
 }

@@ -229,10 +229,11 @@ function checkMoe(args: ModelArgs, mesh: Mesh, ac: ActivationCheckpointing): voi
     throw new ConfigError(
       'mesh.tp', `mesh.tp must be 1 on an MoE model (TP of MoE blocks is not modelled), got ${mesh.tp}`,
     );
-  if (ac !== 'none')
+  if (ac === 'selective')
     throw new ConfigError(
       'activationCheckpointing',
-      `activationCheckpointing must be 'none' on an MoE model (recompute of MoE blocks is not modelled), got '${ac}'`,
+      "activationCheckpointing must be 'none' or 'full' on an MoE model (selective recompute of MoE blocks is " +
+        "not modelled), got 'selective'",
     );
 }
 

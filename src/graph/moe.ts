@@ -12,8 +12,8 @@
 
 import { EXPERT_WEIGHTS } from '../model';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes, matmulFlops } from './flops';
-import { emitCollective, emitGather, emitReduceScatter, gradId } from './fsdp';
-import { backwardWeight, param } from './forward';
+import { emitCollective, emitReduceScatter, gradId } from './fsdp';
+import { param } from './forward';
 import { epDegree } from './mesh';
 import { type BlockTape, tapeAdd, tapeFeedForward, tapeLinear, tapeSwiglu, tapeTokens } from './tape';
 
@@ -39,7 +39,7 @@ function emitRouter(t: BlockTape, p: string, x: string): Routing {
   const E = moe.numExperts;
   const k = moe.topK;
   const logits = tapeLinear(t, `${p}.moe.router.gate.weight`, `${p}.moe.router.gate`, x, E, t.c.args.dim);
-  const name = `${p}.moe.router.topk`;
+  const name = t.name(`${p}.moe.router.topk`);
   const scores = e.tensor(`${name}.scores`, [T, k], 'fp32');
   const ids = e.tensor(`${name}.ids`, [T, k], 'i32');
   const counts = e.tensor(`${name}.counts`, [E], 'i32');
@@ -60,8 +60,9 @@ function emitRouter(t: BlockTape, p: string, x: string): Routing {
 }
 
 /** Rows of x gathered in routing order (moe_permute): no flops, reads and writes the rows. */
-function permute(t: BlockTape, name: string, x: string, ids: string, rowsOut: number): string {
+function permute(t: BlockTape, base: string, x: string, ids: string, rowsOut: number): string {
   const { e } = t;
+  const name = t.name(base);
   const [rowsIn, D] = e.tensors[x].shape;
   const y = e.tensor(name, [rowsOut, D], e.tensors[x].dtype);
   e.node({
@@ -72,8 +73,9 @@ function permute(t: BlockTape, name: string, x: string, ids: string, rowsOut: nu
 }
 
 /** Rows summed back in token order (moe_scatter_add), weighted by `scores` when given. */
-function scatterAdd(t: BlockTape, name: string, y: string, ids: string, rowsOut: number, scores?: string): string {
+function scatterAdd(t: BlockTape, base: string, y: string, ids: string, rowsOut: number, scores?: string): string {
   const { e } = t;
+  const name = t.name(base);
   const [rowsIn, D] = e.tensors[y].shape;
   const out = e.tensor(name, [rowsOut, D], e.tensors[y].dtype);
   const inputs = scores === undefined ? [y, ids] : [y, ids, scores];
@@ -86,8 +88,9 @@ function scatterAdd(t: BlockTape, name: string, y: string, ids: string, rowsOut:
 }
 
 /** all_to_all_single on ep of [rows, D] → [rowsOut, D]. */
-function allToAll(t: BlockTape, name: string, x: string, rowsOut: number): string {
+function allToAll(t: BlockTape, base: string, x: string, rowsOut: number): string {
   const src = t.e.tensors[x];
+  const name = t.name(base);
   return emitCollective(t.c, {
     name, kind: 'all_to_all', dim: 'ep', input: x, outShape: [rowsOut, ...src.shape.slice(1)], dtype: src.dtype,
     out: `${name}.out`,
@@ -129,8 +132,9 @@ function emitCombine(t: BlockTape, p: string, y: string, r: Routing, R: number):
   const ep = epDegree(t.c.mesh!);
   const unsorted = ep === 1 ? y : permute(t, `${p}.moe.combine.unsort`, y, r.ids, R);
   const back = ep === 1 ? y : allToAll(t, `${p}.moe.combine.all_to_all`, unsorted, T * k);
-  const name = `${p}.moe.combine`;
-  const out = scatterAdd(t, name, back, r.ids, T, r.scores);
+  const base = `${p}.moe.combine`;
+  const name = t.name(base);
+  const out = scatterAdd(t, base, back, r.ids, T, r.scores);
   t.record(() => {
     const dBack = e.tensor(`${name}.bwd`, [T * k, D], e.tensors[back].dtype);
     const dScores = e.tensor(`${name}.bwd.scores`, [T, k], 'fp32');
@@ -141,20 +145,21 @@ function emitCombine(t: BlockTape, p: string, y: string, r: Routing, R: number):
     });
     t.accumulate(r.scores, dScores, `${name}.bwd`);
     if (ep === 1) return t.accumulate(y, dBack, `${name}.bwd`);
-    const dUnsorted = allToAll(t, `${name}.all_to_all.bwd`, dBack, R);
-    t.accumulate(y, permute(t, `${name}.unsort.bwd`, dUnsorted, r.ids, R), `${name}.unsort.bwd`);
+    const dUnsorted = allToAll(t, `${base}.all_to_all.bwd`, dBack, R);
+    t.accumulate(y, permute(t, `${base}.unsort.bwd`, dUnsorted, r.ids, R), `${name}.unsort.bwd`);
   });
   return out;
 }
 
 /** C[R,N] = x[R,K]·W_eᵀ over this rank's experts (W [E/ep, N, K]); backward as a linear's. */
-function groupedLinear(t: BlockTape, fqn: string, name: string, x: string, N: number, K: number): string {
+function groupedLinear(t: BlockTape, fqn: string, base: string, x: string, N: number, K: number): string {
   const { c, e } = t;
+  const name = t.name(base);
   const R = e.tensors[x].shape[0];
   const dt = c.paramDtype;
   const sp = param(c, fqn);
   const groups = sp.rows;
-  const w = emitGather(c, sp, '');
+  const w = t.forwardWeight(fqn);
   const mm = (o: { name: string; a: string; b: string; M: number; N: number; K: number; transA?: boolean }) => {
     const shape = o.transA ? [groups, o.M, o.N] : [o.M, o.N];
     const out = e.tensor(o.name, shape, dt);
@@ -170,7 +175,7 @@ function groupedLinear(t: BlockTape, fqn: string, name: string, x: string, N: nu
   t.record(() => {
     const dY = t.grad(y);
     mm({ name: gradId(fqn), a: dY, b: x, M: N, N: K, K: R, transA: true });
-    const wb = backwardWeight(c, fqn);
+    const wb = t.backwardWeight(fqn);
     const dX = mm({ name: `${name}.bwd`, a: dY, b: wb, M: R, N: K, K: N });
     emitReduceScatter(c, sp);
     t.accumulate(x, dX, `${name}.bwd`);

@@ -10,6 +10,7 @@ import { headDim, isMoeLayer, type MlaArgs } from '../model';
 import type { Emitter } from './emitter';
 import { emitAttention, emitAttentionBwd } from './emit_ops';
 import { attentionBwdFlops, attentionFwdFlops, ioBytes } from './flops';
+import { markRecompute } from './checkpoint';
 import type { ModelCtx } from './forward';
 import { emitMoe } from './moe';
 import { BlockTape, tapeAdd, tapeFeedForward, tapeLinear, tapeRmsNorm } from './tape';
@@ -34,8 +35,9 @@ const mlaAttrs = (s: MlaShape) => ({
 });
 
 /** SDPA of MLA: reads q, kv (k_nope | v per head) and kv_a (its k_pe columns) → [o, lse]. */
-function mlaSdpa(t: BlockTape, name: string, q: string, kv: string, kva: string, s: MlaShape): string {
+function mlaSdpa(t: BlockTape, base: string, q: string, kv: string, kva: string, s: MlaShape): string {
   const e: Emitter = t.e;
+  const name = t.name(base);
   const T = s.batch * s.seq;
   const o = e.tensor(name, [T, s.heads * s.vHeadDim], e.tensors[q].dtype);
   const lse = e.tensor(`${name}.lse`, [s.batch * s.heads * s.seq], 'fp32');
@@ -89,7 +91,7 @@ function emitGqa(t: BlockTape, p: string, xn: string): string {
   const k = lin('wk', xn, KVH * hd, D);
   const v = lin('wv', xn, KVH * hd, D);
   const shape = { batch: t.c.batch, seq: t.c.seqLen, heads: H, kvHeads: KVH, headDim: hd };
-  const name = `${p}.attention.sdpa`;
+  const name = t.name(`${p}.attention.sdpa`);
   const [o, lse] = emitAttention(t.e, { ...shape, name, q, k, v, dtype: dt });
   t.record(() => {
     const bwd = { ...shape, name: `${name}.bwd`, dO: t.grad(o), q, k, v, o, lse, dtype: dt };
@@ -101,9 +103,15 @@ function emitGqa(t: BlockTape, p: string, xn: string): string {
   return lin('wo', o, D, H * hd);
 }
 
-/** One block on x [T, D]: its output and the tape its backward runs from. */
-export function emitTapeBlock(c: ModelCtx, i: number, x: string): { out: string; tape: BlockTape } {
-  const t = new BlockTape(c);
+/**
+ * One block on x [T, D]: its output and the tape its backward runs from. `recompute`: the
+ * activation-checkpointing recompute in the backward (nodes marked attrs.recompute).
+ */
+export function emitTapeBlock(c: ModelCtx, i: number, x: string, recompute = false): { out: string; tape: BlockTape } {
+  const t = new BlockTape(c, recompute);
+  // a recompute reads weights the backward gathers first, in module order (checkpoint.ts does the same)
+  if (recompute) for (const p of c.params.values()) if (p.spec.layer === i) t.backwardWeight(p.spec.name);
+  const from = c.e.nodes.length;
   const { args } = c;
   const D = args.dim;
   const p = `layers.${i}`;
@@ -115,6 +123,7 @@ export function emitTapeBlock(c: ModelCtx, i: number, x: string): { out: string;
   const f = moe ? emitMoe(t, i, hn) : tapeFeedForward(t, `${p}.feed_forward`, hn, args.ffnDim);
   const out = tapeAdd(t, `${p}.${moe ? 'moe' : 'feed_forward'}.residual`, h, f);
   t.bound(x, out);
+  if (recompute) markRecompute(c.e, from);
   return { out, tape: t };
 }
 

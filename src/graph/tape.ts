@@ -3,9 +3,13 @@
 // summing the gradients of a tensor read twice with `add`. The MoE / MLA block (moe_block.ts)
 // is built this way; the Llama block keeps its hand-written backward (backward.ts).
 // Parameter gradients follow the Llama block's order: dW, re-gather W, dX, then dW's reduce-scatter.
+// Under full activation checkpointing the backward emits the block's forward again on a fresh tape
+// in `recompute` mode (names suffixed, each weight gathered once for the backward and read by both
+// the recompute and the gradients) and runs that tape: the first forward's activations die with it.
 
 import type { Emitter } from './emitter';
 import { emitAdd, emitMatmul, emitRmsNorm, emitRmsNormBwd, emitSwiglu, emitSwigluBwd } from './emit_ops';
+import { RECOMPUTE_SUFFIX } from './checkpoint';
 import { backwardWeight, param, tokensPerRank, type ModelCtx } from './forward';
 import { emitGather, emitReduceScatter, gradId } from './fsdp';
 
@@ -13,8 +17,37 @@ export class BlockTape {
   private readonly steps: (() => void)[] = [];
   private readonly grads = new Map<string, string>();
   private ends: { readonly input: string; readonly out: string } | undefined;
+  /** Recompute mode: the backward's gathered weights by FQN (gathered on first use). */
+  private readonly regathered: Map<string, string> | undefined;
 
-  constructor(readonly c: ModelCtx) {}
+  constructor(readonly c: ModelCtx, recompute = false) {
+    this.regathered = recompute ? new Map() : undefined;
+  }
+
+  /** A node name of this tape: suffixed in recompute mode, so the forward's names stay unique. */
+  name(n: string): string {
+    return this.regathered === undefined ? n : `${n}${RECOMPUTE_SUFFIX}`;
+  }
+
+  /** The weight a forward op reads: gathered just before its use, or (recompute) the backward's gather. */
+  forwardWeight(fqn: string): string {
+    return this.regathered === undefined ? emitGather(this.c, param(this.c, fqn), '') : this.backwardWeight(fqn);
+  }
+
+  /** The weight a gradient op reads (forward.ts backwardWeight), once per FQN in recompute mode. */
+  backwardWeight(fqn: string): string {
+    const m = this.regathered;
+    if (m === undefined) return backwardWeight(this.c, fqn);
+    let w = m.get(fqn);
+    if (w === undefined) m.set(fqn, (w = backwardWeight(this.c, fqn)));
+    return w;
+  }
+
+  /** The block's input tensor (what a recompute starts from). */
+  get input(): string {
+    if (this.ends === undefined) throw new Error('internal: a block tape without its input and output');
+    return this.ends.input;
+  }
 
   /** The block's input and output tensors: where its backward starts and what it returns. */
   bound(input: string, out: string): void {
@@ -53,16 +86,17 @@ export class BlockTape {
 }
 
 /** y[M,N] = x[M,K]·Wᵀ for the parameter `fqn` (W [N, K], gathered just before its use). */
-export function tapeLinear(t: BlockTape, fqn: string, name: string, x: string, N: number, K: number): string {
+export function tapeLinear(t: BlockTape, fqn: string, base: string, x: string, N: number, K: number): string {
   const { c, e } = t;
+  const name = t.name(base);
   const M = e.tensors[x].shape[0];
   const dt = c.paramDtype;
-  const w = emitGather(c, param(c, fqn), '');
+  const w = t.forwardWeight(fqn);
   const y = emitMatmul(e, { name, a: x, b: w, M, N, K, transB: true, dtype: dt, params: [fqn] });
   t.record(() => {
     const dY = t.grad(y);
     emitMatmul(e, { name: gradId(fqn), a: dY, b: x, M: N, N: K, K: M, transA: true, dtype: dt, params: [fqn] });
-    const wb = backwardWeight(c, fqn);
+    const wb = t.backwardWeight(fqn);
     const dX = emitMatmul(e, { name: `${name}.bwd`, a: dY, b: wb, M, N: K, K: N, dtype: dt, params: [fqn] });
     emitReduceScatter(c, param(c, fqn));
     t.accumulate(x, dX, `${name}.bwd`);
@@ -71,14 +105,15 @@ export function tapeLinear(t: BlockTape, fqn: string, name: string, x: string, N
 }
 
 /** RMSNorm over the first `cols` columns of x with the weight `fqn`. */
-export function tapeRmsNorm(t: BlockTape, fqn: string, name: string, x: string, cols: number): string {
+export function tapeRmsNorm(t: BlockTape, fqn: string, label: string, x: string, cols: number): string {
   const { c, e } = t;
+  const name = t.name(label);
   const rows = e.tensors[x].shape[0];
-  const w = emitGather(c, param(c, fqn), '');
+  const w = t.forwardWeight(fqn);
   const base = { rows, cols, dtype: c.paramDtype, params: [fqn] };
   const [y, rstd] = emitRmsNorm(e, { ...base, name, x, w, eps: c.args.normEps });
   t.record(() => {
-    const wb = backwardWeight(c, fqn);
+    const wb = t.backwardWeight(fqn);
     const [dx] = emitRmsNormBwd(e, { ...base, name: `${name}.bwd`, dy: t.grad(y), x, w: wb, rstd, dw: gradId(fqn) });
     emitReduceScatter(c, param(c, fqn));
     t.accumulate(x, dx, `${name}.bwd`);
@@ -87,7 +122,8 @@ export function tapeRmsNorm(t: BlockTape, fqn: string, name: string, x: string, 
 }
 
 /** c = a + b; the gradient flows to both. */
-export function tapeAdd(t: BlockTape, name: string, a: string, b: string): string {
+export function tapeAdd(t: BlockTape, base: string, a: string, b: string): string {
+  const name = t.name(base);
   const out = emitAdd(t.e, { name, a, b });
   t.record(() => {
     const g = t.grad(out);
@@ -98,7 +134,8 @@ export function tapeAdd(t: BlockTape, name: string, a: string, b: string): strin
 }
 
 /** g = silu(a)·b. */
-export function tapeSwiglu(t: BlockTape, name: string, a: string, b: string): string {
+export function tapeSwiglu(t: BlockTape, base: string, a: string, b: string): string {
+  const name = t.name(base);
   const g = emitSwiglu(t.e, { name, a, b });
   t.record(() => {
     const [da, db] = emitSwigluBwd(t.e, { name: `${name}.bwd`, dg: t.grad(g), a, b });

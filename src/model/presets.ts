@@ -133,7 +133,7 @@ export const TRAIN_AC_MODE: Readonly<Record<ModelName, ActivationCheckpointing>>
   'llama3-8b': 'selective',
   'llama3-70b': 'full',
   'llama3-405b': 'full',
-  // torchtitan's deepseek_v3 configs use SelectiveAC; recompute of an MoE block is not modelled yet
+  // torchtitan's deepseek_v3 configs use SelectiveAC, which fsdp-sim does not model on MoE blocks yet
   'moe-tiny': 'none',
   'dsv3-debug': 'none',
   'dsv3-16b': 'none',

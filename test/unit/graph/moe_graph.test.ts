@@ -107,6 +107,21 @@ describe('one dsv3-16b MoE block, FSDP 8 × EP 2', () => {
     expect(sumFlops(layerNodes(g, 'forward'), ['matmul', 'grouped_mm'])).toBe(handMatmulFlops(T * K));
   });
 
+  it('under full AC recomputes the block in the backward: forward FLOPs again, all-to-alls included', () => {
+    const g = buildStepGraph({
+      model: 'dsv3-16b', worldSize: 8, batch: B, seqLen: S, mesh, activationCheckpointing: 'full',
+    });
+    verifyGraph(g);
+    const bwd = layerNodes(g, 'backward');
+    const recomputed = bwd.filter((n) => n.attrs?.recompute === true);
+    expect(sumFlops(recomputed, ['matmul', 'grouped_mm'])).toBe(handMatmulFlops(T * K));
+    expect(sumFlops(bwd, ['matmul', 'grouped_mm'])).toBe(3 * handMatmulFlops(T * K));
+    expect(bwd.filter((n) => n.kind === 'all_to_all')).toHaveLength(3 + 2); // the forward's three, then two
+    // each of the block's 14 weights is gathered once for the backward, read by recompute and gradients
+    expect(bwd.filter((n) => n.kind === 'all_gather')).toHaveLength(14);
+    expect(recomputed.some((n) => n.kind === 'all_gather')).toBe(false);
+  });
+
   it('keeps the first block dense', () => {
     const ops = layerNodes(build(), 'forward').map((n) => n.name);
     expect(ops.some((n) => n.startsWith('layers.1.moe.'))).toBe(true);
