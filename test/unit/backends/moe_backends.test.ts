@@ -18,6 +18,14 @@ const graphs: [string, StepGraph, number][] = [
     4,
   ],
   [
+    'moe-tiny, FSDP 4 × EP 2, AC full',
+    buildStepGraph({
+      model: 'moe-tiny', worldSize: 4, activationCheckpointing: 'full',
+      mesh: { dpReplicate: 1, dpShard: 4, tp: 1, ep: 2 },
+    }),
+    4,
+  ],
+  [
     'dsv3-debug, HSDP 2 × 4 × EP 4, imbalance 1.5',
     buildStepGraph({
       model: 'dsv3-debug', worldSize: 8, batch: 1, seqLen: 512, moeLoadImbalance: 1.5,
