@@ -4,7 +4,7 @@
 // wait-after-collective (a wait depends on the collective it completes).
 // Malformed graphs are a GraphError naming the first bad node (index, kind, inputs).
 
-import { GraphError, kahnOrder } from '../graph';
+import { GraphError, isCollectiveKind, kahnOrder } from '../graph';
 import type { GraphNode, StepGraph } from '../graph';
 import { sortAscending, weakMemo } from '../util';
 
@@ -37,7 +37,6 @@ export interface GraphIndex {
   readonly inputSrc: Int32Array;
 }
 
-const isCollectiveKind = (k: string) => k === 'all_gather' || k === 'reduce_scatter' || k === 'all_reduce';
 
 function badNode(i: number, node: GraphNode, why: string): GraphError {
   const message = `graph node ${i} (${node.kind} '${node.name}', inputs [${node.inputs.join(', ')}]) ${why}`;

@@ -7,7 +7,7 @@
 //    outputs (each still aliasOf its member's collective output), in member order,
 // so every original consumer reads exactly the tensor it read before. Tensors are unchanged.
 
-import type { GraphNode, StepGraph } from '../graph';
+import { collectiveCostBytes, type GraphNode, type StepGraph } from '../graph';
 import type { Bucket } from './schedule_types';
 import type { GraphIndex } from './graph_index';
 
@@ -30,10 +30,7 @@ export function bucketKey(node: GraphNode): string {
 }
 
 /** The bytes a bucket reports: gathered output (AG) or full input (RS), per rank. */
-function collectiveBytes(node: GraphNode): number {
-  const c = node.collective!;
-  return c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
-}
+const collectiveBytes = (node: GraphNode): number => collectiveCostBytes(node.collective!);
 
 function commonLayer(nodes: readonly GraphNode[]): number | undefined {
   const l = nodes[0].layer;

@@ -23,6 +23,7 @@ import {
   type Mesh,
 } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
+import { MODEL_PRESETS } from '../model';
 import { runPipelineOnGraph, type PipelineResult, stepFigures } from '../pipeline';
 import { EMIT_ALL_BELOW, mismatchReport, type MismatchReport, exposedCommByGroup } from '../sim';
 import { mismatchText } from '../words';
@@ -85,6 +86,17 @@ export const COMPARE_USAGE = [
   ...configFlagHelp(['ac']),
 ].join('\n');
 
+/**
+ * What would cut the peak: recompute first, then tensor parallel (it splits activations and
+ * logits); on an MoE model, whose TP is not modelled yet, fewer tokens per rank after recompute.
+ */
+function peakHint(cfg: SimConfig, ac: string, meshTp: number): string {
+  const moe = MODEL_PRESETS[cfg.model].moe !== undefined;
+  if (moe && ac === 'full') return ' (try a smaller --batch: TP of MoE blocks is not modelled)';
+  const tp = ac === 'full' && meshTp === 1 ? tpToTry(cfg) : undefined;
+  return ac !== 'full' ? ' (try --ac full)' : tp ? ` (try --tp ${tp})` : '';
+}
+
 /** The table of the runs that finished, and a warning for each peak over the GPU's HBM. */
 function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly PipelineResult[]): void {
   const rows = runs.filter((r) => !r.sim.mismatch).map((r) => ({ ...rowOf(r.backend, r.metrics), ...stepFigures(r) }));
@@ -92,11 +104,9 @@ function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly Pipe
   const run = `${cfg.model} on ${cfg.ranks} × ${cfg.hardware} (${describeMesh(mesh)})`;
   io.out(`${run}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`);
   if (rows.length) io.out(formatTable(rows, cfg.hardware));
-  if (mesh.tp > 1 || mesh.dpReplicate > 1)
+  if (mesh.tp > 1 || mesh.dpReplicate > 1 || (mesh.ep ?? 1) > 1)
     for (const r of runs) if (!r.sim.mismatch) io.out(`${r.backend}: ${describeGroupCounts(r)}`);
-  // what would cut the peak: recompute first, then tensor parallel (it splits activations and logits)
-  const tp = ac === 'full' && mesh.tp === 1 ? tpToTry(cfg) : undefined;
-  const hint = ac !== 'full' ? ' (try --ac full)' : tp ? ` (try --tp ${tp})` : '';
+  const hint = peakHint(cfg, ac, mesh.tp);
   for (const r of rows) {
     const fit = hbmFit(r.peakReservedBytes, cfg.hardware);
     const said = describeHbmFit(fit, 'peak reserved');
@@ -120,11 +130,11 @@ function tpToTry(cfg: SimConfig): number | undefined {
 
 /** `dp_shard: 81 AG, 80 RS (exposed 12.3 ms); tp: ...`: a run's launches and exposure per process group. */
 function describeGroupCounts(r: PipelineResult): string {
-  const short = { all_gather: 'AG', reduce_scatter: 'RS', all_reduce: 'AR' } as const;
+  const short = { all_gather: 'AG', reduce_scatter: 'RS', all_reduce: 'AR', all_to_all: 'A2A' } as const;
   const exposed = exposedMsByGroup(r);
   return Object.entries(collectivesByGroup(r.schedule.graph.nodes))
     .map(([g, c]) => {
-      const kinds = (Object.keys(short) as (keyof typeof short)[]).filter((k) => c[k] > 0);
+      const kinds = (Object.keys(short) as (keyof typeof short)[]).filter((k) => (c[k] ?? 0) > 0);
       const n = kinds.map((k) => `${c[k]} ${short[k]}`);
       return `${g}: ${n.join(', ')} (exposed ${formatDuration((exposed[g] ?? 0) * 1000, { unit: 'ms', digits: 2 })})`;
     })
@@ -163,7 +173,9 @@ function resultOf(r: PipelineResult): CompareResult {
   };
 }
 
-const meshJson = (m: Mesh) => ({ dp_replicate: m.dpReplicate, dp_shard: m.dpShard, tp: m.tp });
+const meshJson = (m: Mesh) => ({
+  dp_replicate: m.dpReplicate, dp_shard: m.dpShard, tp: m.tp, ...(m.ep !== undefined ? { ep: m.ep } : {}),
+});
 
 export async function compareCommand(argv: readonly string[], io: Io): Promise<number> {
   const { values } = parseFlags('compare', argv, COMPARE_OPTIONS);

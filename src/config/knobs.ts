@@ -240,6 +240,26 @@ const MESH_ROWS = [
     label: 'GPUs per node', group: 'network', kind: 'int', min: 1, max: MAX_RANKS, default: 8, flag: 'gpus-per-node',
     help: { does: 'GPUs per node: a process group inside a node runs on NVLink, one spanning nodes on IB.' },
   }),
+  // torchtitan's default: no expert parallel (a dense model refuses more; parallelism.ts says why)
+  knob('parallelism.expert_parallel_degree', {
+    label: 'ep (expert parallel)', group: 'cluster', kind: 'int', min: 1, max: MAX_RANKS, default: 1, flag: 'ep',
+    graphShape: true,
+    help: {
+      does: 'Expert parallel (MoE models): ranks the routed experts are split across; tokens travel to their '
+        + 'experts and back by all-to-all.',
+      cost: 'more: fewer experts per rank (less memory), an all-to-all pair per MoE block on the critical path',
+      torch: 'parallelism.expert_parallel_degree',
+    },
+  }),
+  knob('moeLoadImbalance', {
+    label: 'MoE load imbalance', group: 'cluster', kind: 'number', min: 1, max: MAX_RANKS, default: 1,
+    flag: 'moe-load-imbalance', graphShape: true,
+    help: {
+      does: 'MoE routing: how many times its balanced share of tokens the busiest expert-parallel rank receives '
+        + '(capped at ep: every routed token; 1: balanced).',
+      cost: 'more: larger all-to-alls and grouped GEMMs on the busiest rank, which every rank waits for',
+    },
+  }),
   // torch before pytorch PR #169404 (Dec 2025); off: torch 2.13, where the batch-1 all-gather needs no copy
   knob('seqParallelGatherCopy', {
     label: 'SP all-gather copy (older torch)', group: 'cluster', kind: 'bool', default: false,

@@ -55,6 +55,7 @@ export interface SimConfig {
   memoryPolicy: MemoryPolicy;
   cudaGraphs: 'on' | 'off' | null;
   fsdpAgRsOverlap: boolean;
+  moeLoadImbalance: number;
   fsdpDenseRegionOverlap: boolean;
 }
 

@@ -37,5 +37,6 @@ export function stepConfigOf(cfg: SimConfig): StepConfig {
     reshardAfterForward: cfg.reshardAfterForward,
     compileMode: cfg.compileMode,
     memoryPolicy: cfg.memoryPolicy,
+    ...(cfg.moeLoadImbalance !== 1 ? { moeLoadImbalance: cfg.moeLoadImbalance } : {}),
   };
 }

@@ -2,9 +2,10 @@
 // or a ConfigError naming the field, the value and the allowed values / range. Unknown keys are errors.
 
 import { ConfigError, err, ok, oneOfMessage, preview, type Result } from '../errors';
+import { MODEL_PRESETS } from '../model';
 import { describeAllowed, getPath, isAllowed, setPath, type FieldRule, type FieldSpec } from './fields';
 import { CONFIG_FIELDS, CONFIG_GROUPS } from './knobs';
-import { meshOfParallelism } from './parallelism';
+import { expertParallelError, meshOfParallelism } from './parallelism';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>
@@ -41,7 +42,7 @@ export function crossCheck(cfg: SimConfig): ConfigError | undefined {
     if (e instanceof ConfigError) return e;
     throw e;
   }
-  return undefined;
+  return expertParallelError(MODEL_PRESETS[cfg.model], cfg.parallelism);
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { CollectiveKind } from '../graph';
 import type { NcclAnalyticalNetwork, RingNetwork } from './network';
 import type { TorchGpuType } from './hardware';
+import { ringSteps } from './nccl_2_13';
 
 /**
  * α-β ring on n ranks: T = (n−1)·α + ((n−1)/n)·S/β, µs. S = gathered output (all-gather) or full
@@ -29,6 +30,9 @@ export function nodesSpanned(n: number, stride: number, gpusPerNode: number): nu
  * The α-β ring with a network preset's intra- or inter-node parameters picked by the nodes the
  * group spans; β is the achieved bus bandwidth at this message size, β·S/(S + S½), when the preset
  * gives S½. An all-reduce is a reduce-scatter then an all-gather of the same bytes: twice the ring.
+ * An all-to-all (NCCL's grouped send/recv to each of the n−1 peers) follows nccl-tests'
+ * doc/PERFORMANCE.md: busbw = algbw·(n−1)/n with S the bytes a rank sends, so T = (n−1)/n·S/β,
+ * the ring's form; S is its larger side (collectiveCostBytes), and its n−1 steps pay α each.
  */
 export function ringNetworkUs(
   net: RingNetwork,
@@ -90,7 +94,7 @@ export function ncclCollectiveRuntimeUs(
   const bw = nNodes === 1 ? net.intraNodeBwGBs : net.interNodeBwGBs;
   const nChannels = 2;
   const busBw = Math.min(llMaxBw, nChannels * bw * (nNodes > 1 || coll === 'all_reduce' ? 1 / 4 : 1 / 3));
-  const nSteps = coll === 'all_reduce' ? 2 * (nRanks - 1) : nRanks - 1;
+  const nSteps = ringSteps(coll, nRanks);
   const algoBwGBPerNs = (busBw * (nRanks / nSteps)) / 1e9;
 
   // latency: base + per-step NVLink or network hop
@@ -106,8 +110,8 @@ export function ncclCollectiveRuntimeUs(
 /**
  * torch's estimate for one of our collectives, µs. `bytes` follows the CostModel contract (gathered
  * output of an all-gather, full input of a reduce-scatter); torch counts input + output, i.e.
- * bytes·(1 + 1/n) for both kinds, 2·bytes for an all-reduce. `stride`: rank distance of the group's
- * members (mesh.ts), for the nodes it spans.
+ * bytes·(1 + 1/n) for both kinds, 2·bytes for an all-reduce and an all-to-all (its larger side).
+ * `stride`: rank distance of the group's members (mesh.ts), for the nodes it spans.
  */
 export function ncclAnalyticalUs(
   kind: CollectiveKind,
@@ -122,6 +126,6 @@ export function ncclAnalyticalUs(
   stride = 1,
 ): number {
   if (n <= 1) return 0;
-  const size = kind === 'all_reduce' ? 2 * bytes : bytes + bytes / n;
+  const size = kind === 'all_reduce' || kind === 'all_to_all' ? 2 * bytes : bytes + bytes / n;
   return ncclCollectiveRuntimeUs(size, n, kind, gpuType, net, nodesSpanned(n, stride, net.gpusPerNode));
 }

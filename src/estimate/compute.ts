@@ -132,6 +132,7 @@ export function computeNodeUs(hw: HardwarePreset, node: GraphNode, dtype: DType,
     case 'all_gather':
     case 'reduce_scatter':
     case 'all_reduce':
+    case 'all_to_all':
       return 0;
   }
 }

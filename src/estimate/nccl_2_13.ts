@@ -7,6 +7,13 @@
 import type { CollectiveKind } from '../graph';
 import type { TorchGpuType } from './hardware';
 
+/**
+ * Ring steps torch's model charges a collective on n ranks: 2(n−1) for an all-reduce and, as torch
+ * 2.15's comm_analysis charges NCCL_COLL.ALL_TO_ALL, for an all-to-all; n−1 for the others.
+ */
+export const ringSteps = (coll: CollectiveKind, n: number): number =>
+  coll === 'all_reduce' || coll === 'all_to_all' ? 2 * (n - 1) : n - 1;
+
 /** What torch detects about the machine: GPU generation, GPUs per node, NVLink present. */
 export interface Nccl213Topology {
   readonly gpuType: TorchGpuType;
@@ -123,7 +130,7 @@ function algoTimeUs(
   else if (algo === TREE && proto === SIMPLE && coll === 'all_reduce')
     busBw = Math.min(bw * 0.92, ch * PER_CH_TREE[g][index2]);
   if (busBw <= 0) return -1;
-  const nSteps = coll === 'all_reduce' ? 2 * (n - 1) : n - 1;
+  const nSteps = ringSteps(coll, n);
   let bandwidth = algo === RING ? (busBw * n) / nSteps : busBw * 0.5;
   if (bandwidth <= 0) return -1;
   let lat = BASE_LAT[algo][proto];
@@ -187,7 +194,7 @@ export function minSaturationBytes(
   if (groupSize <= 1) return 0;
   const ic = interconnect(groupSize, topo);
   const [busGBs, hopUs, baseUs, floor] = PROFILES[ic === 'nvlink' ? `nvlink_${topo.gpuType}` : ic];
-  const nSteps = coll === 'all_reduce' ? 2 * (groupSize - 1) : groupSize - 1;
+  const nSteps = ringSteps(coll, groupSize);
   const latencyS = (baseUs + nSteps * hopUs) * 1e-6;
   const bytes = Math.trunc((efficiency / (1 - efficiency)) * latencyS * busGBs * 1e9);
   return Math.max(bytes, floor);

@@ -21,6 +21,7 @@ import {
   type LayerSaved,
   type ModelCtx,
 } from './forward';
+import { emitTapeBlock } from './moe_block';
 import { TARGETS, TOKENS } from './ops';
 import { emitGradAllReduce, emitSeqGather, emitSeqReduceScatter, partialGradId } from './tp';
 
@@ -67,7 +68,11 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   for (let i = args.nLayers - 1; i >= 0; i--) {
     e.layer = i;
     const ac = c.activationCheckpointing ?? 'none';
-    if (ac !== 'none') {
+    const tape = s.tapes[i];
+    if (tape !== undefined) {
+      // full AC: the block's forward again from its saved input, on a tape of its own
+      dx = (ac === 'full' ? emitTapeBlock(c, i, tape.input, true).tape : tape).backward(dx);
+    } else if (ac !== 'none') {
       // re-gathers first, so their waits feed the recompute and the gradient ops alike
       const weights = emitBlockRegather(c, i);
       const recomputed = emitBlockRecompute(c, i, s.layers[i], weights, ac);

@@ -10,7 +10,7 @@ import { resolveStepConfig, type StepConfig } from './config';
 import { Emitter } from './emitter';
 import { emitForward, type ModelCtx } from './forward';
 import { emitAdamw, emitParamState, shardParam, type ShardedParam } from './fsdp';
-import { isOneDim } from './mesh';
+import { efsdpDegree, epDegree, isOneDim } from './mesh';
 import { TARGETS, TOKENS } from './ops';
 import { recomputePlan } from './recompute_plan';
 import type { StepGraph } from './types';
@@ -20,7 +20,9 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
   const r = resolveStepConfig(cfg);
   const e = new Emitter();
   const table = paramTable(r.args);
-  const sharded: ShardedParam[] = table.map((s) => shardParam(s, r.mesh.dpShard, r.mesh.tp));
+  const ep = epDegree(r.mesh);
+  const sharded: ShardedParam[] = table.map((s) =>
+    s.expert ? shardParam(s, efsdpDegree(r.mesh), 1, ep) : shardParam(s, r.mesh.dpShard, r.mesh.tp));
   const plan = recomputePlan(r);
   const ctx: ModelCtx = {
     e,
@@ -37,6 +39,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
     savePolicy: plan.savePolicy,
     regatherBlocks: plan.regatherBlocks,
     regatherOutside: plan.regatherOutside,
+    moeLoadImbalance: r.moeLoadImbalance,
   };
   const T = r.batch * r.seqLen;
   // step inputs: this rank's micro-batch (token ids are int32)
@@ -59,7 +62,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
     meta: {
       model: r.modelName,
       worldSize: r.worldSize,
-      ...(isOneDim(r.mesh) ? {} : { mesh: r.mesh }), // 1-D graphs keep their JSON as it was
+      ...(isOneDim(r.mesh) && ep === 1 ? {} : { mesh: r.mesh }), // 1-D graphs keep their JSON as it was
       paramDtype: r.paramDtype,
       reduceDtype: r.reduceDtype,
       batch: r.batch,

@@ -93,7 +93,7 @@ export function emitBlockRecompute(
 }
 
 /** Sets attrs.recompute on the nodes emitted since `from` (the Emitter has no attrs hook). */
-function markRecompute(e: Emitter, from: number): void {
+export function markRecompute(e: Emitter, from: number): void {
   for (let k = from; k < e.nodes.length; k++) {
     const n = e.nodes[k];
     e.nodes[k] = { ...n, attrs: { ...n.attrs, recompute: true } };

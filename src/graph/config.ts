@@ -13,7 +13,7 @@ import {
   type ActivationCheckpointing,
 } from '../model';
 import { intIn } from '../util';
-import { fsdpMesh, meshSize, type Mesh } from './mesh';
+import { epDegree, fsdpMesh, meshSize, type Mesh } from './mesh';
 import {
   COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, type CompileMode, type MemoryPolicy, type ReshardPolicy,
 } from './recompute_plan';
@@ -73,6 +73,12 @@ export interface StepConfig {
   readonly compileMode?: CompileMode;
   /** graph_trainer `compile.memory_policy` (aot_fx_trace only); default 'default'. */
   readonly memoryPolicy?: MemoryPolicy;
+  /**
+   * MoE routing (moe.ts): the busiest expert-parallel rank receives this many times its balanced
+   * share of routed tokens, ≥ 1, capped at ep (every routed token); default 1 (balanced, as
+   * torchtitan's load-balancing bias aims for).
+   */
+  readonly moeLoadImbalance?: number;
 }
 
 export type { ActivationCheckpointing };
@@ -96,6 +102,7 @@ export interface ResolvedStepConfig {
   readonly reshardAfterForward: ReshardPolicy;
   readonly compileMode: CompileMode;
   readonly memoryPolicy: MemoryPolicy;
+  readonly moeLoadImbalance: number;
 }
 
 const STEP_CONFIG_DEFAULTS = {
@@ -114,6 +121,7 @@ const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
 const KEYS = [
   'model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay',
   'activationCheckpointing', 'mesh', 'seqParallelGatherCopy', 'reshardAfterForward', 'compileMode', 'memoryPolicy',
+  'moeLoadImbalance',
 ];
 const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
@@ -157,12 +165,14 @@ function enumOf<T extends string>(field: string, values: readonly T[], v: unknow
 function meshOf(v: unknown, worldSize: number): Mesh {
   if (v === undefined) return fsdpMesh(worldSize);
   if (typeof v !== 'object' || v === null)
-    throw new ConfigError('mesh', `mesh must be {dpReplicate, dpShard, tp}, got ${JSON.stringify(v)}`);
+    throw new ConfigError('mesh', `mesh must be {dpReplicate, dpShard, tp, ep?}, got ${JSON.stringify(v)}`);
   const o = v as Record<string, unknown>;
+  const ep = o.ep === undefined ? 1 : intIn('mesh.ep', o.ep, 1, MAX_WORLD_SIZE);
   const m: Mesh = {
     dpReplicate: intIn('mesh.dpReplicate', o.dpReplicate, 1, MAX_WORLD_SIZE),
     dpShard: intIn('mesh.dpShard', o.dpShard, 1, MAX_WORLD_SIZE),
     tp: intIn('mesh.tp', o.tp, 1, MAX_WORLD_SIZE),
+    ...(ep > 1 ? { ep } : {}),
   };
   if (meshSize(m) !== worldSize) {
     throw new ConfigError(
@@ -195,6 +205,36 @@ function checkTpSplits(args: ModelArgs, tokens: number, tp: number): void {
           `the tp group`,
       );
   }
+}
+
+/**
+ * What an MoE step needs (torchtitan's checks, and what fsdp-sim does not model yet): an expert-
+ * parallel degree only on an MoE model, dividing its experts (each ep rank holds E / ep of them).
+ */
+function checkMoe(args: ModelArgs, mesh: Mesh, ac: ActivationCheckpointing): void {
+  const ep = epDegree(mesh);
+  const moe = args.moe;
+  if (moe === undefined) {
+    if (ep > 1)
+      throw new ConfigError('mesh.ep', `mesh.ep (expert_parallel_degree ${ep}) needs an MoE model; this one is dense`);
+    return;
+  }
+  if (moe.numExperts % ep !== 0)
+    throw new ConfigError(
+      'mesh.ep',
+      `mesh.ep (expert_parallel_degree ${ep}) must divide the model's numExperts (${moe.numExperts}): each ep ` +
+        'rank holds numExperts / ep experts',
+    );
+  if (mesh.tp > 1)
+    throw new ConfigError(
+      'mesh.tp', `mesh.tp must be 1 on an MoE model (TP of MoE blocks is not modelled), got ${mesh.tp}`,
+    );
+  if (ac === 'selective')
+    throw new ConfigError(
+      'activationCheckpointing',
+      "activationCheckpointing must be 'none' or 'full' on an MoE model (selective recompute of MoE blocks is " +
+        "not modelled), got 'selective'",
+    );
 }
 
 /** Validates every field (ConfigError naming the field, value and valid set) and fills defaults. */
@@ -230,6 +270,10 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
   }
   const mesh = meshOf(c.mesh, worldSize);
   checkTpSplits(args, batch * seqLen, mesh.tp);
+  const activationCheckpointing = enumOf(
+    'activationCheckpointing', AC_MODES, c.activationCheckpointing, STEP_CONFIG_DEFAULTS.activationCheckpointing,
+  );
+  checkMoe(args, mesh, activationCheckpointing);
   const d = STEP_CONFIG_DEFAULTS;
   const opt = (k: string, dflt: number, lo: number, hi: number, loOpen: boolean, hiOpen: boolean) =>
     c[k] === undefined ? dflt : numIn(k, c[k], lo, hi, loOpen, hiOpen);
@@ -246,13 +290,12 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
     beta2: opt('beta2', d.beta2, 0, 1, false, true),
     eps: opt('eps', d.eps, 0, 1, true, false),
     weightDecay: opt('weightDecay', d.weightDecay, 0, 10, false, false),
-    activationCheckpointing: enumOf(
-      'activationCheckpointing', AC_MODES, c.activationCheckpointing, d.activationCheckpointing,
-    ),
+    activationCheckpointing,
     mesh,
     seqParallelGatherCopy: boolOf('seqParallelGatherCopy', c.seqParallelGatherCopy, false),
     reshardAfterForward: enumOf('reshardAfterForward', RESHARD_POLICIES, c.reshardAfterForward, 'default'),
     compileMode: enumOf('compileMode', COMPILE_MODES, c.compileMode, 'jit'),
     memoryPolicy: enumOf('memoryPolicy', MEMORY_POLICIES, c.memoryPolicy, 'default'),
+    moeLoadImbalance: opt('moeLoadImbalance', 1, 1, MAX_WORLD_SIZE, false, false),
   };
 }

@@ -33,6 +33,7 @@ export const ELEMENTWISE_FLOPS_PER_ELEM = {
   embedding_bwd: 1,
   adamw: 12,
   cast: 1,
+  router_topk: 8, // per [T, E] score: exp, sum, scale, and a top-k pass
 } as const;
 
 /** Bytes read + written by a node: the sum of its tensors' sizes. */

@@ -10,6 +10,8 @@ import { emitAdd, emitAttention, emitMatmul, emitRmsNorm, emitSwiglu } from './e
 import { emitGather, gatheredId, type FsdpCtx, type ShardedParam } from './fsdp';
 import { LOSS, TARGETS, TOKENS } from './ops';
 import type { SavePolicy } from './recompute_plan';
+import { emitTapeBlock, usesTapeBlocks } from './moe_block';
+import type { BlockTape } from './tape';
 import { emitSeqGather, emitSeqReduceScatter, tpDegree } from './tp';
 
 /** Activations one block saves for its backward. */
@@ -36,6 +38,8 @@ export interface LayerSaved {
 
 export interface ForwardSaved {
   readonly layers: readonly LayerSaved[];
+  /** The MoE / MLA blocks' recorded backwards (moe_block.ts), by layer; empty for a Llama model. */
+  readonly tapes: readonly BlockTape[];
   readonly hL: string; // last block output (final norm input)
   readonly hf: string; // final norm output
   readonly hfFull: string; // hf all-gathered on tp (hf when tp = 1)
@@ -55,6 +59,8 @@ export interface ModelCtx extends FsdpCtx {
   /** A block's / the other parameters are gathered again for the backward; absent = true (reshard). */
   readonly regatherBlocks?: boolean;
   readonly regatherOutside?: boolean;
+  /** MoE routing (moe.ts): the busiest ep rank's multiple of the balanced share; absent = 1. */
+  readonly moeLoadImbalance?: number;
 }
 
 export const tokensPerRank = (c: ModelCtx): number => c.batch * c.seqLen;
@@ -109,8 +115,15 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   let x = emitSeqReduceScatter(c, 'tok_embeddings', embOut);
 
   const layers: LayerSaved[] = [];
+  const tapes: BlockTape[] = [];
   for (let i = 0; i < args.nLayers; i++) {
     e.layer = i;
+    if (usesTapeBlocks(c)) {
+      const block = emitTapeBlock(c, i, x);
+      tapes.push(block.tape);
+      x = block.out;
+      continue;
+    }
     const s = emitLayerForward(c, i, x);
     layers.push(s);
     x = s.out!; // a full (non-partial) forward always ends with the residual add
@@ -148,7 +161,7 @@ export function emitForward(c: ModelCtx): ForwardSaved {
     name: 'loss', kind: 'compute', op: 'cross_entropy', inputs: [logits, TARGETS], outputs: [LOSS],
     flops: EW.cross_entropy * T * V, bytesMoved: ioBytes(e.tensors, [logits, TARGETS, LOSS]), attrs: { T, V },
   });
-  return { layers, hL, hf, hfFull, rstdF, logits };
+  return { layers, tapes, hL, hf, hfFull, rstdF, logits };
 }
 
 /** Activations selective AC may keep from the forward instead of recomputing them. */

@@ -11,7 +11,9 @@
 //     paddedRows − rows (the attr is present only when it is > 0; tiny/small never pad on 1..8 ranks).
 // On a mesh (mesh.ts) the parameter is first split by its TP placement (tpPlacement: torchtitan's
 // Llama plan), and FSDP shards that local TP shard on dim 0 across dp_shard; with HSDP the
-// reduce-scattered gradient shard is then all-reduced (avg) across dp_replicate.
+// reduce-scattered gradient shard is then all-reduced (avg) across dp_replicate. A routed expert's
+// weights [E, ...] are first split across ep (each rank keeps E / ep experts) and FSDP-shard over
+// efsdp, their own group (mesh.ts), as torchtitan's MoE sharding does.
 
 import type { ParamSpec } from '../model';
 import type { Emitter } from './emitter';
@@ -30,7 +32,9 @@ export interface ShardedParam {
   readonly rest: readonly number[]; // local (TP) shape[1..]
   readonly shardRows: number;
   readonly paddedRows: number; // shardRows · n
-  readonly numel: number; // local (TP) numel
+  readonly numel: number; // local (TP / EP) numel
+  /** The mesh dimension whose group FSDP-shards it: 'dp_shard', or 'efsdp' for a routed expert. */
+  readonly fsdpDim: 'dp_shard' | 'efsdp';
 }
 
 /**
@@ -52,10 +56,15 @@ function tpLocalShape(shape: readonly number[], placement: TpPlacement, tp: numb
   return shape.map((x, i) => (i === d ? x / tp : x));
 }
 
-/** n: the dp_shard degree; tp: the TP degree (the builder has checked it divides the split dims). */
-export function shardParam(spec: ParamSpec, n: number, tp = 1): ShardedParam {
-  const placement = tpPlacement(spec.name);
-  const local = tpLocalShape(spec.shape, placement, tp);
+/**
+ * n: the dp_shard degree; tp: the TP degree (the builder has checked it divides the split dims).
+ * A routed expert (spec.expert) is split across ep on dim 0 instead, and n is then the efsdp degree.
+ */
+export function shardParam(spec: ParamSpec, n: number, tp = 1, ep = 1): ShardedParam {
+  const placement = spec.expert ? 'replicate' : tpPlacement(spec.name);
+  const local = spec.expert
+    ? spec.shape.map((x, i) => (i === 0 ? x / ep : x))
+    : tpLocalShape(spec.shape, placement, tp);
   const rows = local[0];
   const shardRows = Math.ceil(rows / n);
   const numel = local.reduce((a, b) => a * b, 1);
@@ -68,6 +77,7 @@ export function shardParam(spec: ParamSpec, n: number, tp = 1): ShardedParam {
     shardRows,
     paddedRows: shardRows * n,
     numel,
+    fsdpDim: spec.expert ? 'efsdp' : 'dp_shard',
     info: {
       name: spec.name,
       shape: [...spec.shape],
@@ -99,6 +109,14 @@ function groupFields(c: FsdpCtx, dim: MeshDim): Pick<CollectiveInfo, 'group' | '
     : { group: g.group, groupSize: g.size, groupStride: g.stride };
 }
 
+/** torch's functional collective of each kind (_c10d_functional.*). */
+const COLLECTIVE_OPS: Readonly<Record<CollectiveKind, string>> = {
+  all_gather: 'all_gather_into_tensor',
+  reduce_scatter: 'reduce_scatter_tensor',
+  all_reduce: 'all_reduce',
+  all_to_all: 'all_to_all_single',
+};
+
 /**
  * collective → wait of one tensor on a mesh group; returns the wait's output (aliasing the
  * collective's). `out` is the id the wait writes (the tensor consumers read).
@@ -118,9 +136,7 @@ export function emitCollective(
   },
 ): string {
   const { e } = c;
-  const op = s.kind === 'all_gather'
-    ? 'all_gather_into_tensor'
-    : s.kind === 'reduce_scatter' ? 'reduce_scatter_tensor' : 'all_reduce';
+  const op = COLLECTIVE_OPS[s.kind];
   const cOut = e.tensor(s.name, s.outShape, s.dtype);
   e.node({
     name: s.name, kind: s.kind, op, inputs: [s.input], outputs: [cOut], ...(s.params ? { params: s.params } : {}),
@@ -173,7 +189,7 @@ export function emitGather(c: FsdpCtx, p: ShardedParam, tag: '' | 'bwd.'): strin
   e.node({
     name: agName, kind: 'all_gather', op: 'all_gather_into_tensor', inputs: [castOut], outputs: [agOut], params: [fqn],
     collective: {
-      kind: 'all_gather', ...groupFields(c, 'dp_shard'), dtype: paramDtype,
+      kind: 'all_gather', ...groupFields(c, p.fsdpDim), dtype: paramDtype,
       inputBytes: e.tensors[castOut].bytes, outputBytes: e.tensors[agOut].bytes,
     },
     attrs: { rows: p.rows, shardRows: p.shardRows, paddedRows: p.paddedRows },
@@ -224,7 +240,7 @@ export function emitReduceScatter(c: FsdpCtx, p: ShardedParam): string {
     outputs: [rsOut],
     params: [fqn],
     collective: {
-      kind: 'reduce_scatter', ...groupFields(c, 'dp_shard'), dtype: reduceDtype, reduceOp: 'avg',
+      kind: 'reduce_scatter', ...groupFields(c, p.fsdpDim), dtype: reduceDtype, reduceOp: 'avg',
       inputBytes: e.tensors[castOut].bytes, outputBytes: e.tensors[rsOut].bytes,
     },
     attrs: { rows: p.rows, shardRows: p.shardRows, paddedRows: p.paddedRows },

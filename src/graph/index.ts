@@ -1,10 +1,10 @@
 // Public API of src/graph: the IR contract, the SimpleFSDP builder, verifier, ordering,
 // printing and the FX graph importer.
 export {
-  DTYPE_BYTES, type DType, type TensorInfo, type CollectiveKind, type Phase, type GraphNode, type ParamInfo,
-  type GraphMeta, type StepGraph,
+  DTYPE_BYTES, collectiveCostBytes, isCollectiveKind, type DType, type TensorInfo, type CollectiveKind, type Phase,
+  type GraphNode, type ParamInfo, type GraphMeta, type StepGraph,
 } from './types';
-export { paramTensorIds, TOKENS, TARGETS, LOSS, type ComputeOp } from './ops';
+export { paramTensorIds, TOKENS, TARGETS, LOSS, type ComputeOp, type MoeOp } from './ops';
 export { GraphError } from './graph_errors';
 export {
   resolveStepConfig,

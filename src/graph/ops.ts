@@ -27,15 +27,37 @@ export type ComputeOp =
   | 'cross_entropy' // in [logits [T,V], targets i32 [T]] → [loss [1]]; attrs {T, V}
   | 'cross_entropy_bwd' // in [logits, targets] → [dLogits [T,V]] = (softmax − onehot)/T; attrs {T, V}
   // optimizer on the local shard (decoupled weight decay); the step number t comes from the runtime
-  | 'adamw'; // in [p, g, m, v] → [p', m', v']; attrs {n, lr, beta1, beta2, eps, weightDecay}
+  | 'adamw' // in [p, g, m, v] → [p', m', v']; attrs {n, lr, beta1, beta2, eps, weightDecay}
+  // mixture of experts (moe.ts; torchtitan models/common/moe.py): E experts, top k per token, R routed rows
+  // softmax, top k, and the tokens each expert got (counts, the dispatch's split sizes)
+  | 'router_topk' // in [logits [T,E]] → [scores fp32 [T,k], ids i32 [T,k], counts i32 [E]]; attrs {T, E, k}
+  | 'router_topk_bwd' // in [dScores, logits, ids] → [dLogits [T,E]]; attrs {T, E, k}
+  // rows gathered in routing order
+  | 'moe_permute' // in [x [rowsIn,D], ids] → [y [rowsOut,D]]; attrs {rowsIn, rowsOut, D}
+  // rows summed back in token order, weighted by the scores when given (combine; a permute's backward)
+  | 'moe_scatter_add' // in [y [rowsIn,D], ids, scores?] → [x [rowsOut,D]]; attrs {rowsIn, rowsOut, D, k}
+  | 'moe_combine_bwd' // in [dOut [T,D], y [T·k,D], scores, ids] → [dY [T·k,D], dScores [T,k]]; attrs {T, D, k}
+  // per-expert matmul over contiguous row groups (torch._grouped_mm): C[R,N] = A[R,K]·B_eᵀ (B [E,N,K],
+  // transB); the weight gradient dB_e = dC_eᵀ·A_e is {transA} with output [E,N,K]
+  | 'grouped_mm'; // in [A, B] → [C]; attrs {M: R, N, K, groups: E, transA, transB}
 
 export const COMPUTE_OPS: readonly ComputeOp[] = [
   'embedding', 'embedding_bwd', 'matmul', 'rms_norm', 'rms_norm_bwd', 'swiglu', 'swiglu_bwd',
   'attention', 'attention_bwd', 'add', 'copy', 'cross_entropy', 'cross_entropy_bwd', 'adamw',
+  'router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add', 'moe_combine_bwd', 'grouped_mm',
 ];
 
-/** Ops the overlap scheduler treats as compute nodes (torch: mm, bmm, attention fwd/bwd). */
-export const MATMUL_LIKE_OPS: ReadonlySet<string> = new Set(['matmul', 'attention', 'attention_bwd']);
+/** The MoE ops: live training does not run them yet (runtime kernels are a separate piece of work). */
+export const MOE_OPS = [
+  'router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add', 'moe_combine_bwd', 'grouped_mm',
+] as const satisfies readonly ComputeOp[];
+export type MoeOp = (typeof MOE_OPS)[number];
+
+/**
+ * Ops the overlap scheduler treats as compute nodes (torch: mm, bmm, attention fwd/bwd, and
+ * _grouped_mm, which torch's flop counter counts).
+ */
+export const MATMUL_LIKE_OPS: ReadonlySet<string> = new Set(['matmul', 'attention', 'attention_bwd', 'grouped_mm']);
 
 /** Step inputs every rank feeds: its own micro-batch. */
 export const TOKENS = 'tokens'; // i32 [T]

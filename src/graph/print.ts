@@ -2,13 +2,13 @@
 //   %12 layers.0.attention.wq.all_gather = all_gather[dp×8 bf16 8.00 MiB](layers.0.attention.wq.cast)
 
 import { formatBytes } from '../util';
-import type { GraphNode, StepGraph } from './types';
+import { collectiveCostBytes, type GraphNode, type StepGraph } from './types';
 
 function nodeToString(n: GraphNode): string {
   let what: string;
   if (n.collective) {
     const c = n.collective;
-    const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+    const bytes = collectiveCostBytes(c);
     const op = c.reduceOp ? ` ${c.reduceOp}` : '';
     what = `${n.kind}[${c.group}×${c.groupSize} ${c.dtype}${op} ${formatBytes(bytes)}]`;
   } else if (n.kind === 'wait') {

@@ -36,7 +36,12 @@ export interface TensorInfo {
   readonly aliasOf?: string;
 }
 
-export type CollectiveKind = 'all_gather' | 'reduce_scatter' | 'all_reduce';
+export type CollectiveKind = 'all_gather' | 'reduce_scatter' | 'all_reduce' | 'all_to_all';
+
+/** The collective kinds: each is also the NodeKind of the node that issues it. */
+export const COLLECTIVE_KINDS: readonly CollectiveKind[] = ['all_gather', 'reduce_scatter', 'all_reduce', 'all_to_all'];
+
+export const isCollectiveKind = (k: string): k is CollectiveKind => (COLLECTIVE_KINDS as readonly string[]).includes(k);
 
 /** A parameter's tensor-parallel placement (torchtitan's Llama plan): Shard(0), Shard(1) or Replicate. */
 export type TpPlacement = 'colwise' | 'rowwise' | 'replicate';
@@ -50,9 +55,20 @@ export type NodeKind =
   | 'all_gather' // start of an all-gather (issued on the group's comm stream)
   | 'reduce_scatter' // start of a reduce-scatter
   | 'all_reduce' // start of an all-reduce (HSDP gradients on dp_replicate, partial TP gradients on tp)
+  | 'all_to_all' // start of an all_to_all_single (MoE token dispatch / combine on ep)
   | 'wait'; // blocks the compute stream until its collective ends
 
 export type Phase = 'forward' | 'backward' | 'optimizer';
+
+/**
+ * The bytes a collective's cost is priced on (the CostModel contract): an all-gather's gathered
+ * output, a reduce-scatter's / all-reduce's full input, an all-to-all's larger side (the rank
+ * that receives more than it sends, under routing imbalance, sets the pace).
+ */
+export function collectiveCostBytes(c: Pick<CollectiveInfo, 'kind' | 'inputBytes' | 'outputBytes'>): number {
+  if (c.kind === 'all_gather') return c.outputBytes;
+  return c.kind === 'all_to_all' ? Math.max(c.inputBytes, c.outputBytes) : c.inputBytes;
+}
 
 export interface CollectiveInfo {
   readonly kind: CollectiveKind;
@@ -61,8 +77,8 @@ export interface CollectiveInfo {
   /** Ranks between consecutive members of the group (mesh.ts: tp 1, dp_shard tp, ...); absent = 1. */
   readonly groupStride?: number;
   readonly dtype: DType;
-  readonly inputBytes: number; // per rank: a shard (AG) or the full tensor (RS)
-  readonly outputBytes: number; // per rank: the full tensor (AG) or a shard (RS)
+  readonly inputBytes: number; // per rank: a shard (AG), the full tensor (RS), the rows sent (all-to-all)
+  readonly outputBytes: number; // per rank: the full tensor (AG), a shard (RS), the rows received (all-to-all)
   readonly reduceOp?: 'sum' | 'avg';
   /** Original collectives merged into this one by bucketing (names); absent when not a bucket. */
   readonly members?: readonly string[];
@@ -108,7 +124,7 @@ export interface GraphMeta {
   readonly model: string; // preset name or 'fx-import'
   readonly worldSize: number;
   /** The device mesh (graph/mesh.ts); absent = FSDP on worldSize ranks. */
-  readonly mesh?: { readonly dpReplicate: number; readonly dpShard: number; readonly tp: number };
+  readonly mesh?: { readonly dpReplicate: number; readonly dpShard: number; readonly tp: number; readonly ep?: number };
   readonly paramDtype: DType;
   readonly reduceDtype: DType;
   readonly batch: number;

@@ -2,10 +2,10 @@
 // first bad node, naming its index, kind and inputs. Run after every pass in tests and dev.
 
 import { GraphError } from './graph_errors';
-import { DTYPE_BYTES, type GraphNode, type StepGraph } from './types';
+import { COLLECTIVE_KINDS as KINDS_OF_COLLECTIVES, DTYPE_BYTES, type GraphNode, type StepGraph } from './types';
 
-const COLLECTIVE_KINDS = new Set(['all_gather', 'reduce_scatter', 'all_reduce']);
-const KINDS = new Set(['compute', 'cast', 'view', 'all_gather', 'reduce_scatter', 'all_reduce', 'wait']);
+const COLLECTIVE_KINDS: ReadonlySet<string> = new Set(KINDS_OF_COLLECTIVES);
+const KINDS = new Set(['compute', 'cast', 'view', ...KINDS_OF_COLLECTIVES, 'wait']);
 
 function fail(n: GraphNode, i: number, why: string): never {
   const ins = Array.isArray(n?.inputs) ? n.inputs : [];

@@ -1,5 +1,5 @@
 // Public API of src/model: presets, args and the parameter table.
-export { MODEL_NAMES, headDim, type ModelArgs, type ModelName } from './model_args';
+export { MODEL_NAMES, headDim, isMoeLayer, type MlaArgs, type ModelArgs, type ModelName } from './model_args';
 export {
   AC_MODES,
   MAX_DIM,
@@ -9,4 +9,4 @@ export {
   isModelName,
   validateModelArgs,
 } from './presets';
-export { paramCount, paramTable, type ParamSpec } from './param_table';
+export { EXPERT_WEIGHTS, paramCount, paramTable, type ParamSpec } from './param_table';

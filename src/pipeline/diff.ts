@@ -6,7 +6,7 @@
 
 import { bisector } from 'd3-array';
 import type { Reason, Schedule } from '../backends';
-import type { GraphNode, StepGraph } from '../graph';
+import { collectiveCostBytes, type GraphNode, type StepGraph } from '../graph';
 import type { TraceEvent } from '../trace';
 import { formatDuration } from '../util';
 import { csvOf } from './csv';
@@ -167,8 +167,7 @@ function sideOf(ix: SideIndex, name: string): DiffSide | null {
 
 const collectivesOf = (run: DiffInput): GraphNode[] => run.graph.nodes.filter((n) => n.collective);
 
-const bytesOf = (n: GraphNode): number =>
-  n.collective!.kind === 'all_gather' ? n.collective!.outputBytes : n.collective!.inputBytes;
+const bytesOf = (n: GraphNode): number => collectiveCostBytes(n.collective!);
 
 /**
  * The diff of run A against run B on `rank` (whose events both must hold). Rows follow A's

@@ -6,7 +6,7 @@ import { ConfigError } from '../errors';
 import { reassignFsdpAllGathers, runBackend, sinkReduceScatterWaits } from '../backends';
 import type { BackendName, Schedule } from '../backends';
 import type { CostModel } from '../estimate';
-import { buildStepGraph } from '../graph';
+import { buildStepGraph, collectiveCostBytes } from '../graph';
 import type { StepGraph } from '../graph';
 import { EMIT_ALL_BELOW, simulate } from '../sim';
 import type { SimResult } from '../sim';
@@ -57,7 +57,7 @@ function checkClockRange(graph: StepGraph, time: CostModel | readonly CostModel[
   let worst = { us: -1, name: '', what: '' };
   for (const node of graph.nodes) {
     const c = node.collective;
-    const bytes = c === undefined ? 0 : c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+    const bytes = c === undefined ? 0 : collectiveCostBytes(c);
     const us =
       node.estMs !== undefined
         ? node.estMs * 1000

@@ -7,7 +7,7 @@
 // its last reader ends, where a collective "ends" at its wait (reduce-scatter input freed when the
 // RS ends); aliases count once, against their base, and extend the base's life.
 
-import type { GraphNode, StepGraph, TensorInfo } from '../graph';
+import { isCollectiveKind, type GraphNode, type StepGraph, type TensorInfo } from '../graph';
 import type { MemoryCurve } from '../trace';
 import { weakMemo } from '../util';
 
@@ -107,7 +107,7 @@ export function liveIntervals(graph: StepGraph, nodes: readonly GraphNode[]): Ma
     (i) => i,
     (i) => {
       const n = nodes[i];
-      return n.kind === 'all_gather' || n.kind === 'reduce_scatter' || n.kind === 'all_reduce'
+      return isCollectiveKind(n.kind)
         ? (waits.get(n.name) ?? last)
         : i;
     },

@@ -14,7 +14,7 @@
 import type { Schedule } from '../backends';
 import type { CostModel } from '../estimate';
 import { ConfigError, FsdpSimError } from '../errors';
-import type { GraphNode } from '../graph';
+import { isCollectiveKind, type GraphNode } from '../graph';
 import type { MemoryCurve, StreamName, TraceEvent } from '../trace';
 import { bucketCopies, type BucketCopies } from './bucket_copies';
 import { CommBusy } from './contention';
@@ -107,7 +107,7 @@ class Engine {
     const start = s.pos;
     while (!s.halted && s.pos < s.nodes.length) {
       const node = s.nodes[s.pos];
-      if (node.kind === 'all_gather' || node.kind === 'reduce_scatter' || node.kind === 'all_reduce') {
+      if (isCollectiveKind(node.kind)) {
         if (!this.issue(s, node)) break;
       } else if (node.kind === 'wait') {
         if (!this.wait(s, node)) break;

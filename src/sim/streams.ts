@@ -2,7 +2,7 @@
 // process-group membership, bucket lookup and event construction.
 
 import type { Schedule } from '../backends';
-import type { GraphNode } from '../graph';
+import { collectiveCostBytes, type GraphNode } from '../graph';
 import { COMPUTE_STREAM, commStream, type StreamName, type TraceEvent } from '../trace';
 import { weakMemo } from '../util';
 
@@ -11,8 +11,7 @@ export { sideStream } from '../trace'; // stream identities: trace/stream.ts
 /** Bytes a collective is timed with: the gathered output (all-gather) or the full input (reduce-scatter). */
 export function collectiveBytes(node: GraphNode): number {
   const c = node.collective;
-  if (c === undefined) return 0;
-  return c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+  return c === undefined ? 0 : collectiveCostBytes(c);
 }
 
 /** What every rank must agree on at a sequence number: kind, bytes, dtype and the tensors carried. */

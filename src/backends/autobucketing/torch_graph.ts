@@ -5,7 +5,7 @@
 // Upstream: torch/_inductor/fx_passes/overlap_scheduling.py (OverlapScheduler.__init__).
 
 import type { CostModel } from '../../estimate';
-import type { Phase } from '../../graph';
+import { collectiveCostBytes, type Phase } from '../../graph';
 import type { GraphIndex } from '../graph_index';
 import { bucketKey } from '../rewrite';
 import { weakMemo } from '../../util';
@@ -229,7 +229,7 @@ export function buildTorchGraph(ix: GraphIndex, cost: CostModel, region: PassReg
     if (cls[t] === NodeClass.Wait) estUs[t] = 0;
     else if (cls[t] === NodeClass.Collective) {
       const c = node.collective!;
-      const bytes = c.kind === 'all_gather' ? c.outputBytes : c.inputBytes;
+      const bytes = collectiveCostBytes(c);
       estUs[t] = finiteOr0(
         node.estMs !== undefined
           ? node.estMs * 1000
@@ -381,9 +381,12 @@ function identifyCollectives(ix: GraphIndex, region: PassRegion, fx: FxNodes): P
       const c = node.collective!;
       sizeBytes[t] = node.sizeBytes ?? c.inputBytes + c.outputBytes;
       group[t] = c.group;
-      // torch's get_collective_type knows no coalesced op: ('', None), the key it shares with no bucket
-      bKey[t] = isCoalesced(node) ? '' : bucketKey(node);
-      fullKey[t] = isCoalesced(node) ? '' : `${c.kind}|${bKey[t]}`;
+      // torch's get_collective_type and bucket_key know no coalesced op and no all_to_all_single
+      // (fx_passes/bucketing.py): ('', None), the key it shares with no bucket. The scheduler still
+      // schedules an all-to-all: _schedulable_wait_node recognises its kernel (NCCL_COLL.ALL_TO_ALL).
+      const unbucketed = isCoalesced(node) || c.kind === 'all_to_all';
+      bKey[t] = unbucketed ? '' : bucketKey(node);
+      fullKey[t] = unbucketed ? '' : `${c.kind}|${bKey[t]}`;
       continue;
     }
     cheap[t] = node.kind === 'view' || POINTWISE.has(opName(String(node.op))) ? 1 : 0;

@@ -119,6 +119,9 @@ export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number
       return { inputs: [d.T * d.V, d.T], outputs: [d.T * d.V] };
     }
     case 'adamw': { const n = adamwAttrs(attrs).n; return { inputs: [n, n, n, n], outputs: [n, n, n] }; }
+    case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
+    case 'grouped_mm':
+      throw new ConfigError('op', `live training does not run the MoE op ${op} yet`);
     default: {
       const never: never = op;
       throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);

@@ -48,6 +48,8 @@ function actionOf(graph: StepGraph, node: GraphNode): NodeAction {
       return node.kind;
     case 'wait':
       return 'alias';
+    case 'all_to_all':
+      throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': live training does not run all_to_all yet`);
     case 'cast': {
       const from = graph.tensors[node.inputs[0]]?.dtype;
       const to = graph.tensors[node.outputs[0]]?.dtype;

@@ -91,6 +91,9 @@ export function planOp(
       return planCrossEntropy(args(op));
     case 'adamw':
       return planAdamw(args(op), step);
+    case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
+    case 'grouped_mm':
+      throw new ConfigError('op', `live training does not run the MoE op ${op} yet`);
     default: {
       const never: never = op;
       throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);

@@ -2,7 +2,7 @@
 // backend dispatches with the constants it dispatches them with, concurrently
 // (createComputePipelineAsync). Without it each op compiles synchronously on first use
 // (~1 s per pipeline on SwiftShader). `pipelinesFor` lists only what a step's ops need.
-import type { ComputeOp } from '../../graph';
+import type { ComputeOp, MoeOp } from '../../graph';
 import { attentionDims } from '../cpu';
 import type { OpAttrs } from '../kernels';
 import { type MatmulVariant, MATMUL_VARIANT_INFO, MATMUL_VARIANTS } from './gpu_matmul';
@@ -35,7 +35,7 @@ export interface PipelineSpec {
 }
 
 /** The entry points each op records (gpu_ops.ts), in dispatch order. */
-const OP_ENTRIES: Readonly<Record<Exclude<ComputeOp, 'matmul'>, readonly (readonly [ShaderName, string])[]>> = {
+const OP_ENTRIES: Readonly<Record<Exclude<ComputeOp, 'matmul' | MoeOp>, readonly (readonly [ShaderName, string])[]>> = {
   embedding: [['embedding', 'fwd']],
   embedding_bwd: [['embedding', 'bwd']],
   rms_norm: [['rms_norm', 'fwd']],

@@ -1,5 +1,6 @@
 // Test helper: random valid SimConfigs drawn from the field table (seeded).
 import { CONFIG_FIELDS, DEFAULT_CONFIG, validateConfig, type FieldSpec, type SimConfig } from '../../../src/config';
+import { MODEL_PRESETS, type ModelName } from '../../../src/model';
 
 /** A random allowed value of a field (independent of the codec: drawn from the spec). */
 export function randomValue(f: FieldSpec, r: () => number): unknown {
@@ -33,7 +34,12 @@ export function randomConfig(r: () => number): SimConfig {
     par.tensor_parallel_degree = tp;
     par.data_parallel_replicate_degree = rep;
     par.data_parallel_shard_degree = r() < 0.5 ? -1 : ranks / (tp * rep);
+    // expert parallel only on an MoE model: a divisor of dp_shard · tp and of the experts
+    const model = (partial.model ?? DEFAULT_CONFIG.model) as ModelName;
+    const experts = MODEL_PRESETS[model].moe?.numExperts ?? 1;
+    par.expert_parallel_degree = pick(divisorsOf(ranks / rep).filter((d) => experts % d === 0));
   }
+
   const v = validateConfig(partial);
   if (!v.ok) throw v.error;
   return v.value;

@@ -65,13 +65,16 @@ interface CompareResult {
   readonly exposedCommMsByGroup: Readonly<Record<string, number>>;
 }
 interface CompareOut {
-  readonly mesh: { readonly dp_replicate: number; readonly dp_shard: number; readonly tp: number };
+  readonly mesh: {
+    readonly dp_replicate: number; readonly dp_shard: number; readonly tp: number; readonly ep?: number;
+  };
   readonly results: readonly CompareResult[];
 }
 
-function meshText({ dp_replicate: r, dp_shard: s, tp }: CompareOut['mesh']): string {
+function meshText({ dp_replicate: r, dp_shard: s, tp, ep }: CompareOut['mesh']): string {
   const fsdp = r > 1 ? `HSDP ${r} × ${s}` : `FSDP ${s}`;
-  return tp > 1 ? `${fsdp} × TP ${tp}` : fsdp;
+  const dense = tp > 1 ? `${fsdp} × TP ${tp}` : fsdp;
+  return ep !== undefined && ep > 1 ? `${dense} × EP ${ep}` : dense;
 }
 
 const KIND_SHORT: readonly (readonly [string, string])[] = [

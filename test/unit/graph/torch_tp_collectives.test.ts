@@ -32,6 +32,7 @@ const TRACES: Record<string, TorchTrace> = FIXTURE.variants['sac=op,reshard_afte
 const LOSS_PARALLEL = 'loss_parallel_all_reduce';
 const OP = {
   all_gather: 'all_gather_into_tensor', reduce_scatter: 'reduce_scatter_tensor', all_reduce: 'all_reduce',
+  all_to_all: 'all_to_all_single',
 } as const;
 const DTYPE: Record<string, string> = { bf16: 'bfloat16', fp32: 'float32', fp16: 'float16' };
 

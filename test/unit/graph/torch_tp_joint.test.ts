@@ -28,7 +28,10 @@ const FIXTURE_PATH = fixturePath('torch_tp/llama3_8b_fsdp4_tp2_joint.json.gz');
 const FIXTURE = JSON.parse(gunzipSync(readFileSync(FIXTURE_PATH)).toString());
 const JOINT: Record<string, readonly JointCollective[]> = FIXTURE.variants['sac=none,reshard_after_forward=true'];
 const LOSS_PARALLEL = 'loss_parallel_all_reduce';
-const OP = { all_gather: 'all_gather_into_tensor', reduce_scatter: 'reduce_scatter_tensor', all_reduce: 'all_reduce' };
+const OP = {
+  all_gather: 'all_gather_into_tensor', reduce_scatter: 'reduce_scatter_tensor', all_reduce: 'all_reduce',
+  all_to_all: 'all_to_all_single',
+};
 const DTYPE: Record<string, string> = { bf16: 'bfloat16', fp32: 'float32', fp16: 'float16' };
 
 function graphOf(nLayers: number, extra: Partial<StepConfig>): StepGraph {

@@ -16,7 +16,7 @@ import { exportChromeTrace } from '../../../src/trace/chrome_export';
 import { importTrace } from '../../../src/trace/import';
 import { expectNoOverlapPerStream, expectWaitsAfterCollectives } from './invariants';
 
-const DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
+const DIMS = ['dp_replicate', 'dp_shard', 'tp'] as const satisfies readonly MeshDim[];
 const m222: Mesh = { dpReplicate: 2, dpShard: 2, tp: 2 };
 
 /** Mesh coordinates of a rank, row-major over [dp_replicate, dp_shard, tp] (torch's DeviceMesh). */
