@@ -92,7 +92,7 @@ const GB = 1e9;
 const TFLOPS = 1e12;
 
 /** PCIe Gen5 x16, one direction (the H100 / H200 datasheets' 128 GB/s is both together). */
-export const PCIE_GEN5_X16_BYTES_PER_S = 64 * GB;
+const PCIE_GEN5_X16_BYTES_PER_S = 64 * GB;
 
 /** The bytes/s one host copy gets on `hw`: its preset's host link, or PCIe Gen5 x16's. */
 export function hostLinkBytesPerS(hw: HardwarePreset): number {

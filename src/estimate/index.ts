@@ -1,7 +1,7 @@
 // Public API of the estimate layer: hardware / network presets, compute and collective models,
 // makeCostModel, per-rank jitter and cross-rank alignment.
 export type { CostModel } from './cost_types';
-export { HARDWARE_NAMES, HARDWARE_PRESETS, describeAchieved, hostLinkBytesPerS } from './hardware';
+export { HARDWARE_NAMES, HARDWARE_PRESETS, describeAchieved } from './hardware';
 export type { HardwareName, HardwarePreset } from './hardware';
 export { NETWORK_NAMES, NETWORK_PRESETS } from './network';
 export type { NetworkName, NetworkPreset, RingNetwork } from './network';

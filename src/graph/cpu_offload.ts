@@ -22,7 +22,7 @@ import type { GraphNode, StepGraph, TensorInfo } from './types';
 /** The side stream every ao copy runs on (offload_ops.py `_transfer_streams`: one per device). */
 export const TRANSFER_STREAM = 'ao_transfer';
 /** torchtitan's cpu_offload_budget_gb default, GB as it counts them (1024³ bytes). */
-export const CPU_OFFLOAD_BUDGET_BYTES = 100 * 1024 ** 3;
+const CPU_OFFLOAD_BUDGET_BYTES = 100 * 1024 ** 3;
 /** cpu_offload.py _MIN_OFFLOAD_BYTES: smaller tensors are not worth a copy. */
 const MIN_OFFLOAD_BYTES = 4096;
 

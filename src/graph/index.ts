@@ -9,9 +9,7 @@ export {
   type StepConfig,
 } from './config';
 export { RECOMPUTE_SUFFIX, blockWeights, isRecomputeNode } from './checkpoint';
-export {
-  CPU_OFFLOAD_BUDGET_BYTES, TRANSFER_STREAM, hbmBytes, hostTransferOf, type TransferDirection,
-} from './cpu_offload';
+export { TRANSFER_STREAM, hbmBytes, hostTransferOf } from './cpu_offload';
 export { buildStepGraph } from './builder';
 export {
   COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, recomputePlan, reshardsAfterForward,

@@ -73,7 +73,9 @@ export function recomputePlan(k: RecomputeKnobs): RecomputePlan {
       cpuOffload: false,
     };
   }
-  const sac: PolicyPlan = { activationCheckpointing: 'selective', savePolicy: 'graph_default', regatherBlocks: reshard };
+  const sac: PolicyPlan = {
+    activationCheckpointing: 'selective', savePolicy: 'graph_default', regatherBlocks: reshard,
+  };
   const byPolicy: Record<MemoryPolicy, PolicyPlan> = {
     default: sac,
     full: { activationCheckpointing: 'full', savePolicy: 'eager', regatherBlocks: true },
