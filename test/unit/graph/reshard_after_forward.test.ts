@@ -138,7 +138,7 @@ describe('config fields', () => {
   it('validates each field by name with its allowed values', () => {
     const cases = [
       ['reshardAfterForward', 'sometimes', 'default, always, never'], ['compileMode', 'aot', 'jit, aot_fx_trace'],
-      ['memoryPolicy', 'most', 'default, full, eager, none'],
+      ['memoryPolicy', 'most', 'default, full, eager, sac_and_offload, none'],
     ] as const;
     for (const [field, bad, allowed] of cases) {
       const r = validateConfig({ [field]: bad });
@@ -148,7 +148,7 @@ describe('config fields', () => {
         expect(r.error.message).toContain(allowed);
       }
     }
-    expect(() => tiny({ memoryPolicy: 'most' as never })).toThrow(/memoryPolicy.*default, full, eager, none/);
+    expect(() => tiny({ memoryPolicy: 'most' as never })).toThrow(/memoryPolicy.*default, full, eager, sac_and_offload, none/);
   });
 
   it('round-trips through the URL', () => {
