@@ -63,7 +63,8 @@ describe('sac_and_offload', () => {
       expect(g.nodes.slice(producer + 1, at).every(isAdded), off.name).toBe(true); // other copies and waits
       expect(g.tensors[off.outputs[0]].host).toBe(true);
       const wait = position(g, `${t}.offload_wait`);
-      const lastForwardRead = g.nodes.findLastIndex((n) => n.phase === 'forward' && n.inputs.includes(t) && !isAdded(n));
+      const lastForwardRead = g.nodes.findLastIndex((n) => n.phase === 'forward' && n.inputs.includes(t)
+        && !isAdded(n));
       const nextLayerEnd = g.nodes.findLastIndex((n) => n.phase === 'forward' && n.layer === off.layer! + 1
         && !isAdded(n));
       expect(wait).toBeGreaterThan(Math.max(lastForwardRead, nextLayerEnd));
