@@ -215,7 +215,8 @@ describe('knobs that change nothing are refused by name, with the reason', () =>
     [['compare', '--set', 'memoryPolicy=full'], /--set memoryPolicy applies to compileMode=aot_fx_trace/],
     [['compare', '--set', 'memoryPolicy=sac_and_offload'], /--set memoryPolicy applies to compileMode=aot_fx_trace/],
     [['compare', '--set', 'fsdpAgRsOverlap=true'], new RegExp('--set fsdpAgRsOverlap applies to '
-      + "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_ag_rs_overlap[)]; under compileMode=jit it changes nothing: give")],
+      + "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_ag_rs_overlap[)]; "
+      + 'under compileMode=jit it changes nothing: give')],
     [['compare', '--set', 'fsdpDenseRegionOverlap=true'], new RegExp('--set fsdpDenseRegionOverlap applies to '
       + "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_dense_region_overlap[)]")],
     [['compare', '--ac', 'full', '--set', 'compileMode=aot_fx_trace'], /--ac changes nothing under/],
