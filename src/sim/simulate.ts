@@ -142,7 +142,8 @@ class Engine {
     const endUs = s.busy.finish(startUs, dur, slowdown);
     s.sideFreeUs.set(stream, endUs);
     for (const t of node.outputs) s.sideReadyUs.set(t, endUs);
-    s.startUs[s.pos] = startUs;
+    // ao.reload allocates its output on the compute stream when issued, before its copy waits for the stream
+    s.startUs[s.pos] = hostTransferOf(node) === undefined ? startUs : s.tUs;
     s.endUs[s.pos] = endUs;
     if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, startUs, endUs - startUs, stream));
     s.lastEndUs = Math.max(s.lastEndUs, endUs);
