@@ -152,6 +152,17 @@ describe('config fields', () => {
     expect(() => tiny({ memoryPolicy: 'most' as never })).toThrow(allowed);
   });
 
+  it("refuses a policy graph_trainer's configs.py does not take, from a URL too, naming the allowed values", () => {
+    // cpu_offload_all: graph_trainer's README example, which its memory_policy Literal no longer accepts
+    const r = configFromQuery('compileMode=aot_fx_trace&memoryPolicy=cpu_offload_all');
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.field).toBe('memoryPolicy');
+      expect(r.error.message).toMatch(/cpu_offload_all/);
+      expect(r.error.message).toContain('default, full, eager, sac_and_offload, none');
+    }
+  });
+
   it('round-trips through the URL', () => {
     const cfg = validateConfig({ reshardAfterForward: 'never', compileMode: 'aot_fx_trace', memoryPolicy: 'none' });
     if (!cfg.ok) throw cfg.error;
