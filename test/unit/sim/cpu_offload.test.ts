@@ -7,6 +7,7 @@ import {
   buildStepGraph, hostTransferOf, TRANSFER_STREAM, type GraphNode, type StepConfig, type StepGraph,
 } from '../../../src/graph';
 import { scheduleMemoryProfile, simulate } from '../../../src/sim';
+import { scheduleAllocations } from '../../../src/sim/allocator';
 import { sideStream, type TraceEvent } from '../../../src/trace';
 
 const WORLD = 4;
@@ -46,6 +47,13 @@ describe('sac_and_offload memory', () => {
     const off = run(g).sim.memory[0].peakBytes;
     expect(off).toBeLessThan(base);
     expect(off).toBeGreaterThanOrEqual(base - offloadedBytes(g));
+  });
+
+  it('gives the caching allocator the reloaded tensors and none of the host copies', () => {
+    const base = graphOf('default');
+    const g = graphOf('sac_and_offload');
+    const reloads = g.nodes.filter((n) => hostTransferOf(n) === 'h2d').length;
+    expect(scheduleAllocations(g).length).toBe(scheduleAllocations(base).length + reloads);
   });
 
   it('never lowers the peak on a slower link: slower copies only delay the waits that free HBM', () => {
