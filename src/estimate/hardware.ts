@@ -32,7 +32,7 @@
 //  - host link: PCIe, the same bandwidth each way (full duplex). NVIDIA's H100 datasheet (SXM5 and
 //    NVL: "PCIe Gen5: 128GB/s") and H200 datasheet ("PCIe Gen5: 128GB/s") give both directions
 //    together: PCIe Gen5 x16, 64 GB/s per direction; the A100 datasheet's "PCIe Gen4: 64GB/s" is 32
-//    per direction. Peaks: a pinned cudaMemcpyAsync reaches ~80-90 % of them (nvbandwidth).
+//    per direction. The copies are costed at that peak (an upper bound on what pinned copies reach).
 
 import { ConfigError, oneOfMessage } from '../errors';
 import { GIB, formatPercent } from '../util';
