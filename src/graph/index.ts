@@ -9,6 +9,7 @@ export {
   type StepConfig,
 } from './config';
 export { RECOMPUTE_SUFFIX, blockWeights, isRecomputeNode } from './checkpoint';
+export { TRANSFER_STREAM, hbmBytes, hostTransferOf } from './cpu_offload';
 export { buildStepGraph } from './builder';
 export {
   COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, recomputePlan, reshardsAfterForward,
