@@ -5,7 +5,7 @@
 // so that `current` after scheduling every node of an order reproduces that profile.
 // Mirrors torch's MemoryTracker (torch/_inductor/fx_passes/memory_estimator.py) in role.
 
-import type { TensorInfo } from '../graph';
+import { hbmBytes, type TensorInfo } from '../graph';
 import { weakMemo } from '../util';
 import type { GraphIndex } from './graph_index';
 
@@ -55,7 +55,7 @@ function slotCoder(tensors: Readonly<Record<string, TensorInfo>>): SlotCoder {
     if (slot === undefined) {
       slot = bytes.length;
       baseSlot.set(base, slot);
-      bytes.push(tensors[base]?.bytes ?? 0);
+      bytes.push(hbmBytes(tensors[base]));
     }
     return slot;
   };

@@ -234,18 +234,30 @@ function refuseInert(command: string, q: URLSearchParams, config: SimConfig, typ
 }
 
 /**
+ * graph_trainer's flags that only its aot_fx_trace graph reads, and what jit does instead. cudaGraphs
+ * is not one: under jit its 'on' is FSDP2's (torchtitan's core trainer, config/torchtitan_flags.ts).
+ */
+const AOT_FX_TRACE_ONLY: readonly { readonly path: string; readonly torch: string; readonly instead: string }[] = [
+  { path: 'memoryPolicy', torch: 'compile.memory_policy', instead: ' (--ac chooses what is recomputed)' },
+  { path: 'fsdpAgRsOverlap', torch: 'compile.enable_fsdp_ag_rs_overlap', instead: '' },
+  { path: 'fsdpDenseRegionOverlap', torch: 'compile.enable_fsdp_dense_region_overlap', instead: '' },
+];
+
+/**
  * Why a knob set in `config` (`given(path)`) changes nothing under its compile mode, or undefined:
- * memoryPolicy under jit, activation checkpointing under aot_fx_trace. `name` words the knob (its flag).
+ * memoryPolicy and the FSDP overlap flags under jit, activation checkpointing under aot_fx_trace.
+ * `name` words the knob (its flag).
  */
 export function inertKnob(
   given: (path: string) => boolean,
   config: SimConfig,
   name: (path: string) => string,
 ): string | undefined {
-  if (given('memoryPolicy') && config.compileMode === 'jit')
+  const aotOnly = AOT_FX_TRACE_ONLY.find((k) => given(k.path));
+  if (aotOnly !== undefined && config.compileMode === 'jit')
     return (
-      `${name('memoryPolicy')} applies to compileMode=aot_fx_trace (graph_trainer's compile.memory_policy); under ` +
-      'compileMode=jit it changes nothing (--ac chooses what is recomputed): give --set compileMode=aot_fx_trace too'
+      `${name(aotOnly.path)} applies to compileMode=aot_fx_trace (graph_trainer's ${aotOnly.torch}); under ` +
+      `compileMode=jit it changes nothing${aotOnly.instead}: give --set compileMode=aot_fx_trace too`
     );
   if (given('activationCheckpointing') && config.compileMode === 'aot_fx_trace')
     return (

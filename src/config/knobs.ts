@@ -291,8 +291,10 @@ const MESH_ROWS = [
     label: 'compile.memory_policy', group: 'backends', kind: 'enum', values: MEMORY_POLICIES, default: 'default',
     help: {
       does: 'What an aot_fx_trace graph recomputes in the backward: default (mm, SDPA, reduce-scatter saved), full, '
-        + 'eager (every second mm recomputed) or none. jit reads activation ckpt instead.',
-      cost: 'none: no recompute, most activation memory',
+        + 'eager (every second mm recomputed), sac_and_offload (default, the saved activations of all blocks but the '
+        + 'last copied to host memory and back on their own stream) or none (graph_trainer before the flag). jit '
+        + 'reads activation ckpt instead.',
+      cost: 'none: no recompute, most activation memory; sac_and_offload: host copies, exposed past a layer\'s time',
       torch: 'compile.memory_policy',
     },
   }),

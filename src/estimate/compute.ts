@@ -11,8 +11,8 @@
 // Each kernel launch costs the preset's eager launch, or its CUDA-graph replay cost when the step
 // runs as one captured graph (hardware.ts kernelLaunchUs; graph_trainer's cudagraph_pass).
 
-import { DTYPE_BYTES, type DType, type GraphNode } from '../graph';
-import { kernelLaunchUs, type AchievedEfficiency, type HardwarePreset } from './hardware';
+import { DTYPE_BYTES, hostTransferOf, type DType, type GraphNode } from '../graph';
+import { hostLinkBytesPerS, kernelLaunchUs, type AchievedEfficiency, type HardwarePreset } from './hardware';
 
 /** Peak FLOP/s for a node: tensor cores at `dtype` for matmul-like ops, fp32 CUDA cores otherwise. */
 function peakFlops(hw: HardwarePreset, node: GraphNode, dtype: DType): number {
@@ -120,12 +120,18 @@ function achievedUs(hw: HardwarePreset, node: GraphNode, dtype: DType, launchUs:
   return own + (extra.bytes / hbm) * 1e6 + extra.launches * launchUs;
 }
 
+/** An ao offload / reload (graph/cpu_offload.ts): its bytes over the host link, one copy launched. */
+function hostCopyUs(hw: HardwarePreset, node: GraphNode, cudaGraphs: boolean): number {
+  return (node.bytesMoved / hostLinkBytesPerS(hw)) * 1e6 + kernelLaunchUs(hw, cudaGraphs);
+}
+
 /** µs of one node on the compute stream; `cudaGraphs`: its kernels replay from a captured graph. */
 export function computeNodeUs(hw: HardwarePreset, node: GraphNode, dtype: DType, cudaGraphs = false): number {
   switch (node.kind) {
     case 'compute':
     case 'cast':
       if (node.estMs !== undefined) return node.estMs * 1000;
+      if (hostTransferOf(node) !== undefined) return hostCopyUs(hw, node, cudaGraphs);
       return achievedUs(hw, node, dtype, kernelLaunchUs(hw, cudaGraphs));
     case 'view':
     case 'wait':

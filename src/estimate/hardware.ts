@@ -29,6 +29,10 @@
 //    NVIDIA H100 80GB HBM3 with 79.18GiB memory", "NVIDIA H200 with 139.81GiB memory"; the 96 GB
 //    H100 of its published runs: 95.0396 GiB, PR #165, and 40.96 GiB = 43.12 % in PR #1881);
 //    79.25 GiB visible on an A100-SXM4-80GB.
+//  - host link: PCIe, the same bandwidth each way (full duplex). NVIDIA's H100 datasheet (SXM5 and
+//    NVL: "PCIe Gen5: 128GB/s") and H200 datasheet ("PCIe Gen5: 128GB/s") give both directions
+//    together: PCIe Gen5 x16, 64 GB/s per direction; the A100 datasheet's "PCIe Gen4: 64GB/s" is 32
+//    per direction. The copies are costed at that peak (an upper bound on what pinned copies reach).
 
 import { ConfigError, oneOfMessage } from '../errors';
 import { GIB, formatPercent, fixed } from '../util';
@@ -66,6 +70,11 @@ export interface HardwarePreset {
   readonly launchUs: number;
   /** Per-kernel cost inside a replayed CUDA graph, µs; absent: GRAPH_LAUNCH_US (see the file header). */
   readonly graphLaunchUs?: number;
+  /**
+   * Host link (PCIe) bandwidth per direction, bytes/s: graph_trainer's CPU offload copies over it;
+   * absent on a custom preset → PCIe Gen5 x16's (see the file header).
+   */
+  readonly hostLinkBytesPerS?: number;
   /** HBM capacity as torch.cuda reports it (total_memory), bytes. */
   readonly hbmBytes: number;
   /** The datasheet's capacity, decimal GB (for labels). */
@@ -81,6 +90,14 @@ export interface HardwarePreset {
 
 const GB = 1e9;
 const TFLOPS = 1e12;
+
+/** PCIe Gen5 x16, one direction (the H100 / H200 datasheets' 128 GB/s is both together). */
+const PCIE_GEN5_X16_BYTES_PER_S = 64 * GB;
+
+/** The bytes/s one host copy gets on `hw`: its preset's host link, or PCIe Gen5 x16's. */
+export function hostLinkBytesPerS(hw: HardwarePreset): number {
+  return hw.hostLinkBytesPerS ?? PCIE_GEN5_X16_BYTES_PER_S;
+}
 
 /** A kernel's cost inside a replayed CUDA graph, µs: CUDA.jl's 70 µs for 80 graphed kernels (file header). */
 const GRAPH_LAUNCH_US = 70 / 80;
@@ -128,6 +145,7 @@ const H100_SXM = {
   bf16Flops: 989 * TFLOPS,
   fp32Flops: 67 * TFLOPS,
   hbmBytesPerS: 3350 * GB,
+  hostLinkBytesPerS: PCIE_GEN5_X16_BYTES_PER_S,
   launchUs: 4,
   achieved: HOPPER_H100,
   torchGpuType: 'hopper',
@@ -156,6 +174,7 @@ export const HARDWARE_PRESETS: Readonly<Record<HardwareName, HardwarePreset>> = 
     bf16Flops: 989 * TFLOPS,
     fp32Flops: 67 * TFLOPS,
     hbmBytesPerS: 4800 * GB,
+    hostLinkBytesPerS: PCIE_GEN5_X16_BYTES_PER_S,
     launchUs: 4,
     hbmBytes: 139.81 * GIB,
     hbmDatasheetGB: 141,
@@ -168,6 +187,7 @@ export const HARDWARE_PRESETS: Readonly<Record<HardwareName, HardwarePreset>> = 
     bf16Flops: 312 * TFLOPS,
     fp32Flops: 19.5 * TFLOPS,
     hbmBytesPerS: 2039 * GB,
+    hostLinkBytesPerS: 32 * GB, // PCIe Gen4 x16, one direction
     launchUs: 4,
     hbmBytes: 79.25 * GIB,
     hbmDatasheetGB: 80,

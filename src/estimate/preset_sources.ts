@@ -3,7 +3,9 @@
 // The constants themselves live in hardware.ts and network.ts (their headers say more); this file
 // only names them and their sources, so a preset and its citation are read from one place.
 
-import { HARDWARE_PRESETS, kernelLaunchUs, type HardwareName, type HardwarePreset } from './hardware';
+import {
+  HARDWARE_PRESETS, hostLinkBytesPerS, kernelLaunchUs, type HardwareName, type HardwarePreset,
+} from './hardware';
 import type { NetworkPreset } from './network';
 import { formatPercent, gibText, fixed } from '../util';
 
@@ -30,6 +32,7 @@ const SRC = {
   ncclInter: 'torchtitan benchmarks/llama3_h100_202412_torchtitan.md: 400 Gb/s RDMA per GPU; nccl-tests ≈ 90 % of it',
   torchNccl: 'torch._inductor comm_analysis.estimate_nccl_collective_runtime (NCCL tuning.cc, ring LL, 2 channels)',
   eagerAttention: 'torchtitan models/llama3/model/model.py, Attention.forward (apply_rotary_emb, repeat_kv, transpose)',
+  hostLink: 'NVIDIA H100 and H200 datasheets: "PCIe Gen5: 128GB/s" (both directions); A100: "PCIe Gen4: 64GB/s"',
 } as const;
 
 /** Where each preset's peaks come from (datasheets; the 96 GB H100 interpolated at its power limit). */
@@ -67,6 +70,8 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
     row('fp32-peak', 'fp32 peak (CUDA cores)', tflops(hw.fp32Flops), peaks),
     row('hbm-bw', 'HBM bandwidth', `${fixed(hw.hbmBytesPerS / 1e12, 2)} TB/s`, peaks),
     row('hbm', 'HBM capacity', hbmGiB, peaks === 'custom preset' ? peaks : SRC.capacity),
+    row('host-link', 'host link (CPU offload copies)', `${hostLinkBytesPerS(hw) / 1e9} GB/s each way`,
+      hw.hostLinkBytesPerS === undefined ? 'custom preset: PCIe Gen5 x16 assumed' : SRC.hostLink),
   ];
   const a = hw.achieved;
   if (a === undefined) {

@@ -7,6 +7,7 @@
 import { paramTable } from '../model';
 import { emitBackward } from './backward';
 import { resolveStepConfig, type StepConfig } from './config';
+import { applyCpuOffload, offloadCandidates } from './cpu_offload';
 import { Emitter } from './emitter';
 import { emitForward, type ModelCtx } from './forward';
 import { emitAdamw, emitParamState, shardParam, type ShardedParam } from './fsdp';
@@ -55,7 +56,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
     e.layer = p.spec.layer;
     emitAdamw(ctx, p, r);
   }
-  return {
+  const graph: StepGraph = {
     nodes: e.nodes,
     tensors: e.tensors,
     params: sharded.map((p) => p.info),
@@ -71,4 +72,5 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
       source: 'fsdp-sim simple_fsdp builder',
     },
   };
+  return plan.cpuOffload ? applyCpuOffload(graph, offloadCandidates(graph)) : graph; // memory policy sac_and_offload
 }

@@ -11,6 +11,7 @@ export {
   type ActivationCheckpointing,
   type StepConfig,
 } from './config';
+export { TRANSFER_STREAM, hbmBytes, hostTransferOf } from './cpu_offload';
 export { buildStepGraph } from './builder';
 export {
   COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, recomputePlan, reshardsAfterForward,

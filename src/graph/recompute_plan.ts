@@ -13,10 +13,15 @@
 //    'default' saves the compute-intensive ops (mm, SDPA, reduce_scatter) and recomputes the
 //    rest, a block's parameter all-gathers too unless reshard is off (its force_save_nodes);
 //    'full' recomputes the block but its output; 'eager' is the eager op SAC (every second mm
-//    recomputed); 'none' saves everything. Only 'default' reads the reshard policy — 'full' and
-//    'eager' re-gather a block's parameters either way, 'none' never does.
+//    recomputed); 'sac_and_offload' is 'default' and then offloads the saved activations of every
+//    block but the last to host memory (cpu_offload.ts). Only 'default' and 'sac_and_offload' read
+//    the reshard policy — 'full' and 'eager' re-gather a block's parameters either way.
+//  - 'none' is no value of graph_trainer's `--compile.memory_policy`: it is graph_trainer before
+//    the flag (torchtitan #3060, 2026-04-23), whose aot_fx_trace recomputed nothing and never
+//    re-gathered — the graph PR #2961's published runs traced
+//    (test/unit/graph/torch_tp_joint.test.ts). torchtitanFlags has no flag for it.
 // Upstream: torchtitan/distributed/fsdp.py, experiments/simple_fsdp/backend.py,
-// experiments/graph_trainer/memory_policy.py.
+// experiments/graph_trainer/memory_policy.py, configs.py (memory_policy's Literal).
 
 import type { ActivationCheckpointing } from '../model';
 
@@ -24,7 +29,8 @@ export const RESHARD_POLICIES = ['default', 'always', 'never'] as const;
 export type ReshardPolicy = (typeof RESHARD_POLICIES)[number];
 export const COMPILE_MODES = ['jit', 'aot_fx_trace'] as const;
 export type CompileMode = (typeof COMPILE_MODES)[number];
-export const MEMORY_POLICIES = ['default', 'full', 'eager', 'none'] as const;
+/** graph_trainer's `compile.memory_policy` values, then 'none' (graph_trainer before it, see above). */
+export const MEMORY_POLICIES = ['default', 'full', 'eager', 'sac_and_offload', 'none'] as const;
 export type MemoryPolicy = (typeof MEMORY_POLICIES)[number];
 
 /** torchtitan's get_fsdp_reshard_after_forward_policy. */
@@ -45,6 +51,8 @@ export interface RecomputePlan {
   readonly regatherOutside: boolean;
   /** One forward-backward graph (aot_fx_trace): graph passes run once over both phases. */
   readonly joint: boolean;
+  /** Saved block activations go to host memory and back (graph_trainer's apply_cpu_offload_pass). */
+  readonly cpuOffload: boolean;
 }
 
 type PolicyPlan = Pick<RecomputePlan, 'activationCheckpointing' | 'savePolicy' | 'regatherBlocks'>;
@@ -62,13 +70,19 @@ export function recomputePlan(k: RecomputeKnobs): RecomputePlan {
     const ac = k.activationCheckpointing;
     return {
       activationCheckpointing: ac, savePolicy: 'eager', regatherBlocks: reshard, regatherOutside: reshard, joint: false,
+      cpuOffload: false,
     };
   }
+  const sac: PolicyPlan = {
+    activationCheckpointing: 'selective', savePolicy: 'graph_default', regatherBlocks: reshard,
+  };
   const byPolicy: Record<MemoryPolicy, PolicyPlan> = {
-    default: { activationCheckpointing: 'selective', savePolicy: 'graph_default', regatherBlocks: reshard },
+    default: sac,
     full: { activationCheckpointing: 'full', savePolicy: 'eager', regatherBlocks: true },
     eager: { activationCheckpointing: 'selective', savePolicy: 'eager', regatherBlocks: true },
+    sac_and_offload: sac, // _sac_and_offload_memory_policy_pass: the default pass, then the offload tags
     none: { activationCheckpointing: 'none', savePolicy: 'eager', regatherBlocks: false },
   };
-  return { ...byPolicy[k.memoryPolicy], regatherOutside: false, joint: true };
+  const cpuOffload = k.memoryPolicy === 'sac_and_offload';
+  return { ...byPolicy[k.memoryPolicy], regatherOutside: false, joint: true, cpuOffload };
 }

@@ -34,6 +34,8 @@ export interface TensorInfo {
   readonly persistent?: boolean;
   /** A view of another tensor's storage (e.g. a wait_tensor's result aliases its collective's output). */
   readonly aliasOf?: string;
+  /** In pinned host memory, not HBM (graph_trainer's CPU offload, cpu_offload.ts): no device bytes. */
+  readonly host?: boolean;
 }
 
 export type CollectiveKind = 'all_gather' | 'reduce_scatter' | 'all_reduce' | 'all_to_all';

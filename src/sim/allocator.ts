@@ -176,6 +176,7 @@ export function scheduleAllocations(
   }
   const merged = new Map<string, Allocation>();
   for (const [base, iv] of intervals) {
+    if (graph.tensors[base]?.host === true) continue; // pinned host memory: not the CUDA caching allocator's
     const key = flat.get(base) ?? base;
     const cur = merged.get(key);
     const s = stream.get(base) ?? 'compute';

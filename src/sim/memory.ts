@@ -5,9 +5,10 @@
 // Rules (docs/ARCHITECTURE.md §5): persistent tensors are always live; a tensor is allocated when
 // its producer starts (an all-gather's output when the collective is issued); it is freed after
 // its last reader ends, where a collective "ends" at its wait (reduce-scatter input freed when the
-// RS ends); aliases count once, against their base, and extend the base's life.
+// RS ends); aliases count once, against their base, and extend the base's life; a host tensor
+// (CPU offload) takes no HBM.
 
-import { isCollectiveKind, type GraphNode, type StepGraph, type TensorInfo } from '../graph';
+import { hbmBytes, isCollectiveKind, type GraphNode, type StepGraph, type TensorInfo } from '../graph';
 import type { MemoryCurve } from '../trace';
 import { weakMemo } from '../util';
 
@@ -80,7 +81,7 @@ export function tensorLifetimes(
     const info = tensors[base];
     if (info?.persistent) return;
     const cur = out.get(base);
-    if (cur === undefined) out.set(base, { alloc: allocAt ?? origin, free: useEnd, bytes: info?.bytes ?? 0 });
+    if (cur === undefined) out.set(base, { alloc: allocAt ?? origin, free: useEnd, bytes: hbmBytes(info) });
     else {
       if (allocAt !== undefined) cur.alloc = Math.min(cur.alloc, allocAt);
       cur.free = Math.max(cur.free, useEnd);

@@ -4,7 +4,7 @@
 // the graph's tensor table, which every backend's rewritten graph shares, so they are indexed once
 // per table (WeakMap) and reused by every backend and every simulation of it.
 
-import type { GraphNode, TensorInfo } from '../graph';
+import { hbmBytes, type GraphNode, type TensorInfo } from '../graph';
 import type { MemoryCurve } from '../trace';
 import { weakMemo } from '../util';
 import { baseOf } from './memory';
@@ -44,7 +44,7 @@ function buildTable(tensors: Readonly<Record<string, TensorInfo>>): TensorTable 
     let s = baseSlot.get(base);
     if (s === undefined) {
       s = bytes.length;
-      bytes.push(bi?.bytes ?? 0);
+      bytes.push(hbmBytes(bi));
       baseSlot.set(base, s);
     }
     slotOf.set(id, s);

@@ -4,17 +4,19 @@
 // every rank of its group has issued it and the group's stream is free (collectives on a group run
 // in issue order, one NCCL stream per group), and lasts the cost model's estimate (the slowest
 // rank's when ranks differ). A wait blocks the compute stream until its collective ends.
-// A backend may put non-collective nodes on side streams (schedule.sideStreams: FSDP2's copy-in):
+// A backend may put non-collective nodes on side streams (schedule.sideStreams: FSDP2's copy-in), and
+// graph_trainer's CPU offload copies run on their transfer stream (graph/cpu_offload.ts):
 // such a node is enqueued when the compute stream reaches it (the CPU issues in program order),
 // runs when its stream is free, and whatever reads its outputs starts after it ends (a CUDA event
-// wait); the compute stream goes on meanwhile.
+// wait); the compute stream goes on meanwhile. A host copy is the copy engine's, not the SMs', so
+// collectives in flight do not slow it.
 // Ranks that issue different collectives at the same sequence number are reported (the hang
 // torch's cross-rank alignment prevents) and stop there; the simulation always terminates.
 
 import type { Schedule } from '../backends';
 import type { CostModel } from '../estimate';
 import { ConfigError, FsdpSimError } from '../errors';
-import { isCollectiveKind, type GraphNode } from '../graph';
+import { hostTransferOf, isCollectiveKind, TRANSFER_STREAM, type GraphNode } from '../graph';
 import type { MemoryCurve, StreamName, TraceEvent } from '../trace';
 import { bucketCopies, type BucketCopies } from './bucket_copies';
 import { CommBusy } from './contention';
@@ -136,10 +138,12 @@ class Engine {
   private side(s: RankState, node: GraphNode, stream: StreamName): void {
     const dur = s.cost.computeUs(node);
     const startUs = Math.max(s.tUs, s.sideFreeUs.get(stream) ?? 0, sideReady(s, node));
-    const endUs = s.busy.finish(startUs, dur, s.cost.overlapSlowdown ?? 0);
+    const slowdown = hostTransferOf(node) === undefined ? (s.cost.overlapSlowdown ?? 0) : 0;
+    const endUs = s.busy.finish(startUs, dur, slowdown);
     s.sideFreeUs.set(stream, endUs);
     for (const t of node.outputs) s.sideReadyUs.set(t, endUs);
-    s.startUs[s.pos] = startUs;
+    // ao.reload allocates its output on the compute stream when issued, before its copy waits for the stream
+    s.startUs[s.pos] = hostTransferOf(node) === undefined ? startUs : s.tUs;
     s.endUs[s.pos] = endUs;
     if (s.emit && dur > 0) s.events.push(computeEvent(s.rank, node, startUs, endUs - startUs, stream));
     s.lastEndUs = Math.max(s.lastEndUs, endUs);
@@ -286,9 +290,10 @@ function sideReady(s: RankState, node: GraphNode): number {
 }
 
 function sidesOf(schedule: Schedule): ReadonlyMap<string, StreamName> | undefined {
-  const sides = schedule.sideStreams;
-  if (sides === undefined) return undefined;
-  return new Map(Object.entries(sides).map(([node, stream]) => [node, sideStream(stream)]));
+  const sides = Object.entries(schedule.sideStreams ?? {});
+  for (const n of schedule.graph.nodes) if (hostTransferOf(n) !== undefined) sides.push([n.name, TRANSFER_STREAM]);
+  if (sides.length === 0) return undefined;
+  return new Map(sides.map(([node, stream]) => [node, sideStream(stream)]));
 }
 
 function memoryCurve(s: RankState): MemoryCurve {

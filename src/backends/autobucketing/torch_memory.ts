@@ -5,6 +5,7 @@
 // freed. `wait_tensor` makes a fresh storage (its fake kernel is `empty_like`).
 // Upstream: torch/_inductor/fx_passes/memory_estimator.py (GraphAliasTracker, MemoryTracker).
 
+import { hbmBytes } from '../../graph';
 import { weakMemo } from '../../util';
 import { NodeClass, type TorchGraph } from './torch_graph';
 
@@ -41,7 +42,7 @@ function buildStorageTables(tg: TorchGraph): StorageTables {
     let s = storageOf.get(root);
     if (s === undefined) {
       storageOf.set(root, (s = bytes.length));
-      bytes.push(tensors[root]?.bytes ?? 0);
+      bytes.push(hbmBytes(tensors[root]));
       // torch asks the storage's allocator in this graph: a backward input viewing a primal is freed
       releasable.push(tensors[id]?.persistent ? 0 : 1);
     }

@@ -92,7 +92,8 @@ function buildPlan(graph: StepGraph): ExecPlan {
     const action = actionOf(graph, node);
     actions.push(action);
     if (action === 'alias') {
-      if (node.inputs.length !== node.outputs.length) {
+      // ao.wait_tensor (CPU offload) reads a second input it only keeps alive
+      if (node.inputs.length !== node.outputs.length + (node.op === 'ao.wait_tensor' ? 1 : 0)) {
         throw new FsdpSimError(
           'runtime',
           `node ${node.id} '${node.name}' (${node.kind}) has ${node.inputs.length} inputs but ${node.outputs.length} ` +

@@ -212,6 +212,12 @@ describe('sweep --vary backendA / backendB runs the backends it names', () => {
 describe('knobs that change nothing are refused by name, with the reason', () => {
   it.each([
     [['compare', '--set', 'memoryPolicy=full'], /--set memoryPolicy applies to compileMode=aot_fx_trace/],
+    [['compare', '--set', 'memoryPolicy=sac_and_offload'], /--set memoryPolicy applies to compileMode=aot_fx_trace/],
+    [['compare', '--set', 'fsdpAgRsOverlap=true'], new RegExp('--set fsdpAgRsOverlap applies to '
+      + "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_ag_rs_overlap[)]; "
+      + 'under compileMode=jit it changes nothing: give')],
+    [['compare', '--set', 'fsdpDenseRegionOverlap=true'], new RegExp('--set fsdpDenseRegionOverlap applies to '
+      + "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_dense_region_overlap[)]")],
     [['compare', '--ac', 'full', '--set', 'compileMode=aot_fx_trace'], /--ac changes nothing under/],
     [['pass', '--fx-graph', TINY_FW, '--set', 'ranks=64'], /--set ranks=64 does not apply/],
   ])('%j', async (args, re) => {
@@ -232,6 +238,10 @@ describe('knobs that change nothing are refused by name, with the reason', () =>
   it('takes memoryPolicy under aot_fx_trace, and --ac under jit', async () => {
     const aot = ['--set', 'compileMode=aot_fx_trace', '--set', 'memoryPolicy=full'];
     expect((await cli(['compare', '--model', 'tiny', ...aot])).code).toBe(0);
+    const overlap = ['--set', 'compileMode=aot_fx_trace', '--set', 'fsdpAgRsOverlap=true'];
+    expect((await cli(['compare', '--model', 'tiny', ...overlap])).code).toBe(0);
+    // cudaGraphs is read under jit too (FSDP2's core-trainer capture): not refused
+    expect((await cli(['compare', '--model', 'tiny', '--set', 'cudaGraphs=on'])).code).toBe(0);
     expect((await cli(['compare', '--model', 'tiny', '--ac', 'full'])).code).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES } from '../../../src/backends/schedule_types';
 import { main } from '../../../src/cli/cli';
 import { TORCHTITAN_VERSIONS, torchtitanFlags } from '../../../src/config/torchtitan_flags';
+import { MEMORY_POLICIES } from '../../../src/graph';
 
 const JIT = { compileMode: 'jit', reshardAfterForward: 'default', memoryPolicy: 'default' } as const;
 const NEVER_FULL = { compileMode: 'aot_fx_trace', reshardAfterForward: 'never', memoryPolicy: 'full' } as const;
@@ -56,6 +57,23 @@ describe('torchtitanFlags', () => {
     // graph_trainer's memory policies are default|full|eager|sac_and_offload: none (PR #2961's) is gone
     const none = torchtitanFlags('transformer_block', { ...aot, memoryPolicy: 'none' });
     expect(flagsAt(none, '2026')).toBeNull();
+  });
+
+  it("emits graph_trainer's --compile.memory_policy for each of its policies, and no command for 'none'", () => {
+    const aot = { ...JIT, compileMode: 'aot_fx_trace' } as const;
+    const at = (memoryPolicy: typeof MEMORY_POLICIES[number]) =>
+      flagsAt(torchtitanFlags('transformer_block', { ...aot, memoryPolicy }), '2026');
+    const want: Record<typeof MEMORY_POLICIES[number], string | null> = {
+      default: '--compile.mode aot_fx_trace',
+      full: '--compile.mode aot_fx_trace --compile.memory_policy full',
+      eager: '--compile.mode aot_fx_trace --compile.memory_policy eager',
+      sac_and_offload: '--compile.mode aot_fx_trace --compile.memory_policy sac_and_offload',
+      none: null,
+    };
+    for (const p of MEMORY_POLICIES) expect(at(p), p).toBe(want[p]);
+    // jit never names a memory policy (activation_checkpoint.mode decides there)
+    expect(flagsAt(torchtitanFlags('transformer_block', { ...JIT, memoryPolicy: 'sac_and_offload' }), '2026'))
+      .not.toContain('memory_policy');
   });
 
   it('drops cudagraph_pass when CUDA graphs are off, and asks for the FSDP overlap passes when on', () => {

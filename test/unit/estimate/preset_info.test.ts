@@ -24,9 +24,13 @@ describe('hardwareAssumptions', () => {
       expect(rows.get('gemm-small')!.value).toContain(String(a.gemmHalfDim));
       expect(rows.get('launch')!.value).toBe(`${hw.launchUs} µs`);
       expect(rows.get('attn-eager')!.source).toMatch(/torchtitan .*Attention\.forward/);
+      expect(number(rows.get('host-link')!.value)).toBe(hw.hostLinkBytesPerS! / 1e9);
       for (const r of rows.values()) expect(r.source, `${name} ${r.key}`).not.toMatch(/^(custom preset|)$/);
     }
     expect(byKey(hardwareAssumptions(HARDWARE_PRESETS['h100-96gb'])).get('bf16-peak')!.source).toMatch(/500 W/);
+    for (const name of ['h100', 'h200'] as const) {
+      expect(byKey(hardwareAssumptions(HARDWARE_PRESETS[name])).get('host-link')!.value).toBe('64 GB/s each way');
+    }
   });
 
   it('says a custom preset is custom and a preset without achieved rates is the plain roofline', () => {
@@ -36,6 +40,10 @@ describe('hardwareAssumptions', () => {
     expect(rows.find((r) => r.key === 'achieved')!.value).toMatch(/roofline/);
     expect(rows.some((r) => r.key === 'gemm')).toBe(false);
     expect(rows.some((r) => r.key === 'attn-eager')).toBe(true); // the roofline pays them too
+    const noLink: HardwarePreset = { ...custom, hostLinkBytesPerS: undefined };
+    expect(hardwareAssumptions(noLink).find((r) => r.key === 'host-link')).toMatchObject({
+      value: '64 GB/s each way', source: 'custom preset: PCIe Gen5 x16 assumed',
+    });
   });
 });
 

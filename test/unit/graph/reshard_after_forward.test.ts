@@ -139,7 +139,7 @@ describe('config fields', () => {
   it('validates each field by name with its allowed values', () => {
     const cases = [
       ['reshardAfterForward', 'sometimes', 'default, always, never'], ['compileMode', 'aot', 'jit, aot_fx_trace'],
-      ['memoryPolicy', 'most', 'default, full, eager, none'],
+      ['memoryPolicy', 'most', 'default, full, eager, sac_and_offload, none'],
     ] as const;
     for (const [field, bad, allowed] of cases) {
       const r = validateConfig({ [field]: bad });
@@ -149,7 +149,19 @@ describe('config fields', () => {
         expect(r.error.message).toContain(allowed);
       }
     }
-    expect(() => tiny({ memoryPolicy: 'most' as never })).toThrow(/memoryPolicy.*default, full, eager, none/);
+    const allowed = /memoryPolicy.*default, full, eager, sac_and_offload, none/;
+    expect(() => tiny({ memoryPolicy: 'most' as never })).toThrow(allowed);
+  });
+
+  it("refuses a policy graph_trainer's configs.py does not take, from a URL too, naming the allowed values", () => {
+    // cpu_offload_all: graph_trainer's README example, which its memory_policy Literal no longer accepts
+    const r = configFromQuery('compileMode=aot_fx_trace&memoryPolicy=cpu_offload_all');
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.field).toBe('memoryPolicy');
+      expect(r.error.message).toMatch(/cpu_offload_all/);
+      expect(r.error.message).toContain('default, full, eager, sac_and_offload, none');
+    }
   });
 
   it('round-trips through the URL', () => {

@@ -23,11 +23,18 @@ describe('runTrainingNode with kept gathered parameters and the joint graph', ()
     expect(backwardGathers({ ...BASE, compileMode: 'aot_fx_trace', memoryPolicy: 'none' })).toBe(0);
   });
 
+  it('plans host copies for sac_and_offload (the live run copies them as plain copies)', () => {
+    const offload = { ...BASE, compileMode: 'aot_fx_trace', memoryPolicy: 'sac_and_offload' } as const;
+    const transfers = planTraining(offload).schedule.graph.nodes.filter((n) => n.attrs?.transfer !== undefined);
+    expect(transfers.length).toBeGreaterThan(0);
+  });
+
   it.each([
     ['reshard never', { reshardAfterForward: 'never' }],
     ['reshard never + selective AC', { reshardAfterForward: 'never', activationCheckpointing: 'selective' }],
     ['aot_fx_trace, memory policy none', { compileMode: 'aot_fx_trace', memoryPolicy: 'none' }],
     ['aot_fx_trace, memory policy default', { compileMode: 'aot_fx_trace' }],
+    ['aot_fx_trace, memory policy sac_and_offload', { compileMode: 'aot_fx_trace', memoryPolicy: 'sac_and_offload' }],
   ] as const)('%s: the same losses and parameters as the resharded run (autobucketing)', async (_, extra) => {
     const [want, run] = [await reference(), await trainOnce({ ...base, ...extra })];
     expect(run.losses).toEqual(want.losses);
