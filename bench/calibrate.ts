@@ -9,7 +9,8 @@
 import { fitCollectives, modelUs } from '../src/pipeline/calibrate';
 import { LeftOutTally, traceSamples } from '../src/pipeline/calibrate_kineto';
 import { resolveCollectives } from '../src/pipeline/calibrate_resolve';
-import { fmt, median, type Row } from './stats';
+import { fmt, type Row } from './stats';
+import { midpointMedian } from '../src/util';
 
 const KERNELS = 200_000;
 const COLLECTIVES = 100_000;
@@ -73,7 +74,7 @@ function medianMs(fn: () => unknown): number {
     fn();
     xs.push(performance.now() - t0);
   }
-  return median(xs);
+  return midpointMedian(xs);
 }
 
 /** The old grouping: each addition copies the group's list. */

@@ -9,7 +9,8 @@ import type { TorchProfile } from '../src/backends/autobucketing/options';
 import { makeCostModel } from '../src/estimate';
 import { simulate } from '../src/sim';
 import { benchPassChains } from './pass_chain';
-import { fmt, median, type Row } from './stats';
+import { fmt, type Row } from './stats';
+import { midpointMedian } from '../src/util';
 
 const MODELS = ['llama3-8b', 'llama3-70b', 'llama3-405b'] as const;
 const RANKS = [8, 64, 1024] as const;
@@ -22,7 +23,7 @@ function timeMs(fn: () => void, reps = REPS): number {
     fn();
     ts.push(performance.now() - t0);
   }
-  return median(ts);
+  return midpointMedian(ts);
 }
 
 /** Median ms of `fn` on a new input each repetition; making the input is not timed. */
@@ -34,7 +35,7 @@ function coldTimeMs<T>(make: () => T, fn: (input: T) => void, reps = REPS): numb
     fn(input);
     ts.push(performance.now() - t0);
   }
-  return median(ts);
+  return midpointMedian(ts);
 }
 
 export interface ScaleRecord {

@@ -8,7 +8,8 @@
 
 import { type Adapter, openPage } from './browser';
 import type { StartupPageCase, StartupPageRecord } from './pages/startup';
-import { fmt, median, type Row } from './stats';
+import { fmt, type Row } from './stats';
+import { midpointMedian } from '../src/util';
 
 const RANKS = 8;
 const REPS = 3;
@@ -25,14 +26,14 @@ export interface StartupRecord {
 }
 
 const stageMs = (runs: readonly StartupPageRecord[], stage: 'started' | 'ready' | 'stepped') =>
-  median(runs.flatMap((r) => r.stages.map((s) => s.at[stage] ?? NaN)).filter(Number.isFinite));
+  midpointMedian(runs.flatMap((r) => r.stages.map((s) => s.at[stage] ?? NaN)).filter(Number.isFinite));
 
 function rows(rec: StartupRecord): Row[] {
   const gpu = rec.runs.filter((r) => r.kernels === 'webgpu');
   const cpu = rec.runs.filter((r) => r.kernels === 'cpu');
   if (gpu.length === 0 || cpu.length === 0) return [];
-  const g = median(gpu.map((r) => r.firstLossS));
-  const c = median(cpu.map((r) => r.firstLossS));
+  const g = midpointMedian(gpu.map((r) => r.firstLossS));
+  const c = midpointMedian(cpu.map((r) => r.firstLossS));
   const ratio = g / c;
   const s = (ms: number) => fmt(ms / 1000, 1);
   const longest = Math.max(...rec.runs.map((r) => r.longestTaskMs));

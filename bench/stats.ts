@@ -1,14 +1,7 @@
-// Bench statistics and reporting: medians of repeated runs, a plain-text table, and the
-// machine description printed beside every figure (these machines are shared and noisy).
+// Bench statistics and reporting: repeated runs (their medians: util's midpointMedian), a plain-text
+// table, and the machine description printed beside every figure (these machines are shared and noisy).
 
 import os from 'node:os';
-
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 /** Run fn `reps` times after `warmup` untimed runs; returns each run's wall time in ms. */
 export async function timeRuns(fn: () => unknown | Promise<unknown>, reps: number, warmup = 1): Promise<number[]> {

@@ -16,7 +16,8 @@ import type { RankCount } from '../src/runtime';
 import { phaseReport, type StepPhases } from '../src/runtime/exec';
 import { openPage } from './browser';
 import type { TrainingPageCase, TrainingPageRecord } from './pages/training';
-import { fmt, median, type Row } from './stats';
+import { fmt, type Row } from './stats';
+import { midpointMedian } from '../src/util';
 
 export interface TrainingRecord {
   readonly backend: BackendName;
@@ -40,7 +41,7 @@ async function one(backend: BackendName, kernels: 'cpu' | 'webgpu', ranks: RankC
     onProgress: () => stamps.push(performance.now()),
   });
   const gaps = stamps.slice(1).map((t, i) => t - stamps[i]); // ms per step after the first
-  const steady = gaps.length ? 1000 / median(gaps) : res.stepsPerSec;
+  const steady = gaps.length ? 1000 / midpointMedian(gaps) : res.stepsPerSec;
   return {
     backend, kernels, ranks, steps, device: res.device, stepsPerSec: steady, coordinatorStepsPerSec: res.stepsPerSec,
     wallS: (performance.now() - t0) / 1000, finalLoss: res.losses[res.losses.length - 1], paramsHash: res.finalParamsHash,

@@ -1,5 +1,6 @@
 // Shared bits of the bench pages: the readiness handshake bench/browser.ts waits on, a seeded
-// RNG for inputs, and medians. Pages expose one async entry on `window.__bench`.
+// RNG for inputs, and percentiles (medians: util's midpointMedian). Pages expose one async entry on
+// `window.__bench`.
 
 export function ready(api: Record<string, (opts: never) => Promise<unknown>>): void {
   const w = window as unknown as { __bench?: unknown; __benchReady?: boolean };
@@ -20,13 +21,6 @@ export function seededFloats(n: number, seed: number): Float32Array {
     out[i] = z / 2 ** 31 - 1;
   }
   return out;
-}
-
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** p-th percentile (0..100), nearest rank. */

@@ -5,7 +5,8 @@ import { createCommInit } from '../../src/runtime/comm';
 import { fixedSpinUs } from '../../src/runtime/comm/sync';
 import { rankCoresInBrowser } from '../../src/runtime/coordinator';
 import type { CommWorkerJob } from './comm_worker';
-import { median, ready, warmupOf } from './bench_page';
+import { ready, warmupOf } from './bench_page';
+import { midpointMedian } from '../../src/util';
 
 export interface CommPageCase {
   readonly kind: 'all_gather' | 'reduce_scatter';
@@ -38,7 +39,7 @@ function memcpyMs(bytes: number, iters: number): number {
     dst.set(src);
     ts.push(performance.now() - t0);
   }
-  return median(ts);
+  return midpointMedian(ts);
 }
 
 function spawn(n: number): Worker[] {
@@ -74,7 +75,7 @@ async function run(o: CommPageOptions): Promise<CommPageRecord[]> {
     const iters = c.totalBytes >= 64 * 2 ** 20 ? o.itersBig : o.itersSmall;
     const { times, ok } = await runCase(workers, c, iters);
     // Measured right after the case (not once per size): this box is shared, its load drifts.
-    const rec = { ...c, shardBytes: c.totalBytes / c.worldSize, medianMs: median(times), timesMs: times, ok, memcpyMs: memcpyMs(c.totalBytes, Math.max(5, iters)) };
+    const rec = { ...c, shardBytes: c.totalBytes / c.worldSize, medianMs: midpointMedian(times), timesMs: times, ok, memcpyMs: memcpyMs(c.totalBytes, Math.max(5, iters)) };
     console.info(`comm ${c.kind} n=${c.worldSize} ${c.totalBytes / 2 ** 20} MB: ${rec.medianMs.toFixed(1)} ms (memcpy ${rec.memcpyMs.toFixed(1)} ms) ok=${ok}`);
     out.push(rec);
   }

@@ -10,9 +10,11 @@ import * as tf from '@tensorflow/tfjs-core';
 import { WebGPUBackend } from '@tensorflow/tfjs-backend-webgpu';
 import { matmul as cpuMatmul } from '../../src/runtime/cpu';
 import {
-  encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, matmulFlops, requestKernelDevice, type MatmulVariant,
+  encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, requestKernelDevice, type MatmulVariant,
 } from '../../src/runtime/gpu';
-import { median, ready, seededFloats } from './bench_page';
+import { matmulFlops } from '../../src/graph/flops';
+import { ready, seededFloats } from './bench_page';
+import { midpointMedian } from '../../src/util';
 
 export interface MatmulPageOptions {
   readonly sizes: readonly number[];
@@ -171,7 +173,7 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
     const B = seededFloats(n * n, 2000 + n);
     const rows = checkRows(n);
     const ref = referenceRows(A, B, n, rows);
-    const flops = matmulFlops({ M: n, N: n, K: n });
+    const flops = matmulFlops(n, n, n);
     const reps = o.reps[n] ?? 3;
     const perRep = o.perRep[n] ?? 1;
     const warmup = n <= o.warmupMaxSize; // above it the (seconds-long) checked run is the warm-up
@@ -186,8 +188,8 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
       const check = compare(await readBuffer(device, c, n * n * 4), ref, n, rows);
       const t = check.ok ? await timeOurs(device, ours.timestampQuery, v, a, b, c, n, reps, perRep, warmup) : { timesMs: [], gpuMs: [] };
       const timesMs = t.timesMs;
-      const gpuMs = ours.timestampQuery && t.gpuMs.length ? median(t.gpuMs) : null;
-      const ms = median(timesMs);
+      const gpuMs = ours.timestampQuery && t.gpuMs.length ? midpointMedian(t.gpuMs) : null;
+      const ms = midpointMedian(timesMs);
       console.info(`matmul ${n} ours v${v}: ok=${check.ok} ${ms.toFixed(1)} ms`);
       cases.push({ size: n, impl: `ours v${v}`, about: MATMUL_VARIANT_INFO[v].about, ...check, checkedRows: rows.length,
         msPerMatmul: ms, gpuMs, gflops: flops / (ms * 1e6), timesMs });
@@ -199,7 +201,7 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
     const check = compare(new Float32Array(await tc.data()), ref, n, rows);
     tc.dispose();
     const timesMs = check.ok ? await timeTfjs(backend, ta, tb, reps, perRep, warmup) : [];
-    const ms = median(timesMs);
+    const ms = midpointMedian(timesMs);
     console.info(`matmul ${n} tfjs: ok=${check.ok} ${ms.toFixed(1)} ms`);
     cases.push({ size: n, impl: 'tfjs', about: 'tfjs-backend-webgpu 4.22 matMul', ...check, checkedRows: rows.length,
       msPerMatmul: ms, gpuMs: null, gflops: flops / (ms * 1e6), timesMs });

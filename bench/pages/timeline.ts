@@ -8,7 +8,8 @@ import { buildColumns } from '../../src/ui/timeline/columns';
 import { drawTimeline, GUTTER_PX, layoutLanes, MIN_LABEL_PX } from '../../src/ui/timeline/draw';
 import { panWindow, TimeScale, zoomWindow, type TimeWindow } from '../../src/trace/time_scale';
 import { paletteFor } from '../../src/ui/palette';
-import { median, percentile, ready, seededFloats } from './bench_page';
+import { percentile, ready, seededFloats } from './bench_page';
+import { midpointMedian } from '../../src/util';
 
 export interface TimelinePageOptions {
   readonly sizes: readonly number[]; // events per trace
@@ -125,8 +126,8 @@ async function run(o: TimelinePageOptions): Promise<TimelineRecord[]> {
     }
     const rec: TimelineRecord = {
       events: n, lanes: cols.lanes.length, frames: ours.length, buildMs,
-      oursMedianMs: median(ours), oursP95Ms: percentile(ours, 95), oursMaxMs: Math.max(...ours),
-      naiveFrames: naive.length, naiveMedianMs: median(naive), naiveP95Ms: percentile(naive, 95), rectsMedian: median(rects),
+      oursMedianMs: midpointMedian(ours), oursP95Ms: percentile(ours, 95), oursMaxMs: Math.max(...ours),
+      naiveFrames: naive.length, naiveMedianMs: midpointMedian(naive), naiveP95Ms: percentile(naive, 95), rectsMedian: midpointMedian(rects),
       oursTimesMs: ours, rects,
     };
     console.info(`timeline ${n}: ours ${rec.oursMedianMs.toFixed(2)} / p95 ${rec.oursP95Ms.toFixed(2)} ms, naive ${rec.naiveMedianMs.toFixed(2)} ms`);

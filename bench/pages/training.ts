@@ -5,7 +5,8 @@
 import type { BackendName } from '../../src/backends/schedule_types';
 import { runTraining } from '../../src/runtime/coordinator';
 import { phaseReport, type StepPhases } from '../../src/runtime/exec';
-import { median, ready } from './bench_page';
+import { ready } from './bench_page';
+import { midpointMedian } from '../../src/util';
 
 export interface TrainingPageCase {
   readonly backend: BackendName;
@@ -31,7 +32,7 @@ async function runCase(c: TrainingPageCase): Promise<TrainingPageRecord> {
   });
   const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
   const rec: TrainingPageRecord = {
-    ...c, device: res.device, stepsPerSec: 1000 / median(gaps), firstStepS: (stamps[0] - t0) / 1000,
+    ...c, device: res.device, stepsPerSec: 1000 / midpointMedian(gaps), firstStepS: (stamps[0] - t0) / 1000,
     finalLoss: res.losses[res.losses.length - 1], paramsHash: res.finalParamsHash, phases: phaseReport(res.phases).mean,
   };
   console.info(`training ${c.backend} gpu × ${c.ranks}: ${rec.stepsPerSec.toFixed(3)} steps/s on ${rec.device}`);

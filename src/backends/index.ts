@@ -11,7 +11,10 @@ import { fsdp2Eager, fsdp2StreamOf } from './fsdp2_eager';
 import { transformerBlock } from './transformer_block';
 import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './schedule_types';
 
-export * from './schedule_types';
+export {
+  BACKEND_NAMES, type BackendName, type Bucket, type ReasonCode, type ReasonDetail, type PrefetchRefusalDetail,
+  type NotBucketedWhy, type Reason, type Schedule, type PassStats, type Backend,
+} from './schedule_types';
 export { runAotEager } from './aot_eager';
 export {
   AUTOBUCKETING_DEFAULTS,

@@ -11,7 +11,7 @@ import { UsageError, parseFlags } from './flags';
 import { textTable } from './cli_format';
 import { stdinOnce, type Io } from './io';
 import { readTraceFiles } from './trace_input';
-import { GIB, formatDuration, formatPercent } from '../util';
+import { GIB, formatDuration, formatPercent, MISSING, fixed, gibText } from '../util';
 
 const ANALYZE_OPTIONS = {
   json: { type: 'boolean' },
@@ -29,8 +29,6 @@ export const ANALYZE_USAGE = [
   '                       nonComputePct, spanUs, ...}], iterations: [{iteration, rank, ...}], overall};',
   '                       a rank without communication has overlapPct null (HTA: NaN)',
 ].join('\n');
-
-const fixed = (x: number, d: number): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
 /** The columns a rank's row and an iteration's row share: span and HTA's temporal breakdown. */
 const BREAKDOWN_HEAD = ['span ms', 'overlap %', 'idle %', 'compute %', 'non-compute %'] as const;
@@ -58,7 +56,7 @@ function formatAnalysis(a: TraceAnalysis): string {
       String(r.rank),
       ...breakdownCells(r),
       fixed(r.exposedCommUs / 1000, 3),
-      r.peakMemoryBytes ? fixed(r.peakMemoryBytes / GIB, 2) : '—',
+      r.peakMemoryBytes ? fixed(r.peakMemoryBytes / GIB, 2) : MISSING,
       ...kinds.map((k) => String(r.collectives[k])),
     ]),
   );
@@ -73,11 +71,11 @@ function formatAnalysis(a: TraceAnalysis): string {
     COMM_KINDS.filter((k) => o.collectives[k] > 0)
       .map((k) => `${COMM_LABELS[k]} ${o.collectives[k]}`)
       .join(', ') || 'none';
-  const ms = (us: number) => formatDuration(us, { unit: 'ms', digits: 3, missing: '—' });
-  const peak = o.peakMemoryBytes ? `${fixed(o.peakMemoryBytes / GIB, 2)} GiB` : '—';
+  const ms = (us: number) => formatDuration(us, { unit: 'ms', digits: 3 });
+  const peak = o.peakMemoryBytes ? gibText(o.peakMemoryBytes) : MISSING;
   const overall = [
     `overall: step ${ms(o.stepTimeUs)}, exposed comm ${ms(o.exposedCommUs)} (mean over ranks),`,
-    `  overlap ${formatPercent(o.overlapPct, 2, '—')}, idle ${ms(o.idleUs)}, peak ${peak}, ` +
+    `  overlap ${formatPercent(o.overlapPct, 2)}, idle ${ms(o.idleUs)}, peak ${peak}, ` +
       `collectives per rank (max): ${counts}`,
   ].join('\n');
   return [ranks, '', iters, '', overall].join('\n');

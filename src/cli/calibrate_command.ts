@@ -7,7 +7,7 @@ import { assumptionText, unfittedText, wordedCalibration } from '../words';
 import { CONFIG_OPTIONS, UsageError, configFromFlags, parseFlags } from './flags';
 import { stdinOnce, type Io } from './io';
 import { readTraceFiles } from './trace_input';
-import { formatPercent } from '../util';
+import { formatPercent, MISSING, fixed } from '../util';
 
 const CALIBRATE_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -45,8 +45,8 @@ function formatCalibration(c: Calibration): string {
         g.group.padEnd(13),
         String(g.groupSize).padEnd(3),
         String(g.samples).padStart(11),
-        g.alphaUs.toFixed(3).padStart(9),
-        (g.betaBytesPerS / 1e9).toFixed(2).padStart(12),
+        fixed(g.alphaUs, 3).padStart(9),
+        fixed(g.betaBytesPerS / 1e9, 2).padStart(12),
         `${pct(g.rmsRelErr)} / ${pct(g.maxRelErr)}`,
       ].join('  '),
     );
@@ -55,13 +55,9 @@ function formatCalibration(c: Calibration): string {
     lines.push(
       [
         s.cls.padEnd(11),
-        (s.absent ? '—' : s.measuredUs.toFixed(1)).padStart(16),
-        s.simulatedUs.toFixed(1).padStart(17),
-        s.absent
-          ? '1 (no kernel of the class in the trace: unchanged)'
-          : Number.isFinite(s.scale)
-            ? s.scale.toFixed(3)
-            : '—',
+        (s.absent ? MISSING : fixed(s.measuredUs, 1)).padStart(16),
+        fixed(s.simulatedUs, 1).padStart(17),
+        s.absent ? '1 (no kernel of the class in the trace: unchanged)' : fixed(s.scale, 3),
       ].join('  '),
     );
   if (c.unfitted.length) lines.push('', 'not fitted:', ...c.unfitted.map((u) => `  ${unfittedText(u)}`));
@@ -70,8 +66,8 @@ function formatCalibration(c: Calibration): string {
   if (c.groups.length === 1 && g)
     lines.push(
       '',
-      `to simulate with the fitted ring: --latency-us ${+g.alphaUs.toFixed(3)} ` +
-        `--bandwidth-gbps ${+(g.betaBytesPerS / 1e9).toFixed(3)} --network pcie-ethernet ` +
+      `to simulate with the fitted ring: --latency-us ${+fixed(g.alphaUs, 3)} ` +
+        `--bandwidth-gbps ${+fixed(g.betaBytesPerS / 1e9, 3)} --network pcie-ethernet ` +
         '(a preset without a half-bandwidth size, so the ring is pure α-β)',
     );
   return lines.join('\n');

@@ -16,7 +16,7 @@ import { printable } from './cli_format';
 
 const COMMANDS = ['compare', 'sweep', 'diff', 'calibrate', 'pass', 'train', 'analyze', 'help'] as const;
 
-export const USAGE = [
+export const CLI_USAGE = [
   'usage: fsdp-sim <command> [flags]',
   '',
   'commands:',
@@ -52,7 +52,7 @@ export async function main(argv: readonly string[], raw: Io = processIo): Promis
         const usages = [
           COMPARE_USAGE, SWEEP_USAGE, DIFF_USAGE, CALIBRATE_USAGE, PASS_USAGE, TRAIN_USAGE, ANALYZE_USAGE,
         ];
-        io.out([USAGE, ...usages].join('\n\n'));
+        io.out([CLI_USAGE, ...usages].join('\n\n'));
         return command === undefined ? 2 : 0;
       }
       case 'compare':

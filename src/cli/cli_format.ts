@@ -3,7 +3,7 @@
 import { hbmFit } from '../config';
 import type { HardwareName } from '../estimate';
 import type { TraceMetrics } from '../trace';
-import { GIB, gibText } from '../util';
+import { GIB, fixed, gibText } from '../util';
 
 export interface CompareRow {
   readonly backend: string;
@@ -75,14 +75,14 @@ export function formatTable(rows: readonly CompareRow[], hardware?: HardwareName
   if (hbm !== undefined) head.push(`fits ${gibText(hbm, 1)} HBM`);
   const body = rows.map((r) => [
     r.backend,
-    r.stepTimeMs.toFixed(2),
-    r.exposedCommMs.toFixed(2),
-    Number.isFinite(r.overlapPct) ? r.overlapPct.toFixed(1) : '—', // NaN: no communication time (HTA's 0/0)
-    (r.peakMemoryBytes / GIB).toFixed(2),
+    fixed(r.stepTimeMs, 2),
+    fixed(r.exposedCommMs, 2),
+    fixed(r.overlapPct, 1), // NaN (MISSING): no communication time (HTA's 0/0)
+    fixed(r.peakMemoryBytes / GIB, 2),
     ...(figures
       ? [
-          (r.peakAllocatedBytes! / GIB).toFixed(2),
-          (r.peakReservedBytes! / GIB).toFixed(2),
+          fixed(r.peakAllocatedBytes! / GIB, 2),
+          fixed(r.peakReservedBytes! / GIB, 2),
           Math.round(r.tokensPerSecPerGpu!).toLocaleString('en-US'),
         ]
       : []),

@@ -8,7 +8,7 @@ import {
   activationCheckpointingOf,
   describeHbmFit,
   hbmFit,
-  resolveMesh,
+  meshOfParallelism,
   stepConfigOf,
   type SimConfig,
 } from '../config';
@@ -100,7 +100,7 @@ function peakHint(cfg: SimConfig, ac: string, meshTp: number): string {
 /** The table of the runs that finished, and a warning for each peak over the GPU's HBM. */
 function printComparison(io: Io, cfg: SimConfig, ac: string, runs: readonly PipelineResult[]): void {
   const rows = runs.filter((r) => !r.sim.mismatch).map((r) => ({ ...rowOf(r.backend, r.metrics), ...stepFigures(r) }));
-  const mesh = resolveMesh(cfg.ranks, cfg.parallelism);
+  const mesh = meshOfParallelism(cfg.ranks, cfg.parallelism);
   const run = `${cfg.model} on ${cfg.ranks} × ${cfg.hardware} (${describeMesh(mesh)})`;
   io.out(`${run}, activation checkpointing ${ac} (${runs[0]?.costLabel ?? ''})`);
   if (rows.length) io.out(formatTable(rows, cfg.hardware));
@@ -198,7 +198,7 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     .filter((r) => r.sim.mismatch)
     .map((r) => `fsdp-sim compare: ${r.backend}: ${mismatchText(r.sim.mismatch!)}`);
   if (values.json) {
-    const mesh = meshJson(resolveMesh(cfg.ranks, cfg.parallelism));
+    const mesh = meshJson(meshOfParallelism(cfg.ranks, cfg.parallelism));
     const flags = Object.fromEntries(backends.map((b) => [b, torchtitanFlags(b, cfg)]));
     io.out(JSON.stringify({ mesh, results: runs.map(resultOf), torchtitanFlags: flags }));
   }

@@ -15,7 +15,7 @@ import {
   findCulprit,
   type Culprit,
 } from '../pipeline';
-import { resolveMesh } from '../config';
+import { meshOfParallelism } from '../config';
 import { waitOfGraph } from '../trace';
 import { culpritSkipText, mismatchText, reasonText, wordedDiff } from '../words';
 import {
@@ -31,7 +31,7 @@ import {
 } from './flags';
 import { textTable } from './cli_format';
 import type { Io } from './io';
-import { formatDuration } from '../util';
+import { formatDuration, fixed } from '../util';
 
 const DIFF_OPTIONS = {
   ...CONFIG_OPTIONS,
@@ -67,7 +67,7 @@ const DIFF_ALLOWED = { rank: 'an integer in [0, --ranks − 1]', top: describeRu
 const HIDES_WIDTH = 56;
 const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
 
-const us = (x: number | null | undefined) => formatDuration(x, { unit: 'µs', digits: 1, bare: true, missing: '—' });
+const us = (x: number | null | undefined) => formatDuration(x, { unit: 'µs', digits: 1, bare: true });
 
 /** A culprit as `diff` shows it: `note` says why it was not computed. */
 type ShownCulprit = Culprit & { readonly note?: string };
@@ -108,7 +108,7 @@ function formatDiff(d: BackendDiff, top: number | undefined, culprits: readonly 
   const body = rows.map((r) => [
     r.name,
     r.kind,
-    (r.bytes / 1024).toFixed(0),
+    fixed(r.bytes / 1024, 0),
     r.b?.bucketId === null || r.b === null ? '' : `#${r.b.bucketId} (${r.b.bucketSize})`,
     us(r.a?.startUs),
     us(r.a?.exposedUs),
@@ -143,7 +143,7 @@ export async function diffCommand(argv: readonly string[], io: Io): Promise<numb
   const top = values.top === undefined ? undefined : (flagValue('diff', 'top', TOP_RULE, values.top) as number);
   const graph = buildGraph(cfg);
   // the ranks the culprit compares (all below EMIT_ALL_BELOW; from there as many as it needs)
-  const mesh = resolveMesh(cfg.ranks, cfg.parallelism);
+  const mesh = meshOfParallelism(cfg.ranks, cfg.parallelism);
   const plan = culpritPlan({
     worldSize: cfg.ranks,
     rank,

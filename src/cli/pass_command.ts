@@ -19,7 +19,7 @@ import { countKinds, graphToString, importFxGraph, type StepGraph } from '../gra
 import type { SimConfig } from '../config';
 import { runPipelineOnGraph, type PipelineResult } from '../pipeline';
 import { mismatchReport } from '../sim';
-import { formatDuration, formatPercent, mibText } from '../util';
+import { formatDuration, formatPercent, mibText, fixed } from '../util';
 import { logMismatchText, mismatchText, reasonText, wordedAgreement } from '../words';
 
 import {
@@ -245,7 +245,7 @@ function printGraphStats(io: Io, g: PassStats): void {
   const pb = g.preBucketing;
   if (pb) {
     const timed = pb.estimator === 'cost-model' ? 'the cost model' : "torch 2.13's analytical NCCL model";
-    const what = `${pb.buckets.length} FSDP buckets, cap ${pb.capMb.toFixed(1)} MB`;
+    const what = `${pb.buckets.length} FSDP buckets, cap ${fixed(pb.capMb, 1)} MB`;
     io.out(`pre-bucketing (${g.phase}): ${what}; merged collectives timed by ${timed}`);
   }
   const exposed = `scheduled exposed ${msText(g.scheduledExposedMs, true)} of ${msText(g.potentialExposedMs)}`;

@@ -24,7 +24,7 @@ import {
 } from './flags';
 import { textTable } from './cli_format';
 import type { Io } from './io';
-import { GIB, formatShare } from '../util';
+import { GIB, formatShare, fixed } from '../util';
 import { mismatchText, wordedSweepRow } from '../words';
 
 const SWEEP_OPTIONS = {
@@ -81,15 +81,14 @@ function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[])
     '#RS',
     'fits HBM',
   ];
-  const num = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : '—');
   const body = rows.map((r) => [
     ...axes.map((a) => String(r.values[a.path])),
     r.backend,
-    num(r.stepTimeMs, 2),
-    num(r.exposedCommMs, 2),
-    num(r.overlapPct, 1),
-    num(r.peakMemoryBytes / GIB, 2),
-    num(r.peakReservedBytes / GIB, 2),
+    fixed(r.stepTimeMs, 2),
+    fixed(r.exposedCommMs, 2),
+    fixed(r.overlapPct, 1),
+    fixed(r.peakMemoryBytes / GIB, 2),
+    fixed(r.peakReservedBytes / GIB, 2),
     String(r.allGathers),
     String(r.reduceScatters),
     r.hang ? 'hang' : r.fitsHbm ? 'yes' : 'NO',
@@ -108,8 +107,8 @@ function checkBudget(text: string | undefined, seconds: number, n: number, backe
   const minutes = seconds / 60;
   if (minutes <= budget) return;
   throw new UsageError(
-    `fsdp-sim sweep: ${n} points × ${backends.length} backend(s) would run about ${minutes.toFixed(0)} min ` +
-      `(~${((seconds / n / backends.length) * 1000).toFixed(0)} ms a run), over the ${budget} min budget; ` +
+    `fsdp-sim sweep: ${n} points × ${backends.length} backend(s) would run about ${fixed(minutes, 0)} min ` +
+      `(~${fixed((seconds / n / backends.length) * 1000, 0)} ms a run), over the ${budget} min budget; ` +
       `narrow the --vary values or give --budget-min ${Math.ceil(minutes)}`,
   );
 }

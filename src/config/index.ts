@@ -2,7 +2,6 @@
 
 export {
   DEFAULT_CONFIG,
-  PARALLELISM_DEFAULTS,
   defaultConfig,
   type SimConfig,
 } from './schema';
@@ -13,15 +12,16 @@ export {
   describeAllowed,
   isAllowed,
   getPath,
+  setPath,
   type FieldGroup,
   type FieldRule,
   type FieldSpec,
 } from './fields';
 export { validateConfig, changedFields, fieldSpec, fieldError } from './validate';
-export { configToQuery, configFromQuery, decodeValue, parseConfigQuery } from './url';
+export { configToQuery, decodeValue, parseConfigQuery } from './url';
 export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM, parseLinkQuery } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags } from './torchtitan_flags';
 export { cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
-export { describeMesh, resolveMesh, type Mesh, type ParallelismConfig } from './parallelism';
+export { describeMesh, meshOfParallelism, type Mesh, type ParallelismConfig } from './parallelism';

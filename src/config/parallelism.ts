@@ -32,7 +32,7 @@ const FIELDS: MeshFields = {
 };
 
 /** The mesh of the config's parallelism on `ranks` ranks; errors name the config's fields. */
-export function resolveMesh(ranks: number, p: Readonly<ParallelismConfig>): Mesh {
+export function meshOfParallelism(ranks: number, p: Readonly<ParallelismConfig>): Mesh {
   const degrees = { dpReplicate: p.data_parallel_replicate_degree, dpShard: p.data_parallel_shard_degree };
   return resolveDegrees(ranks, { ...degrees, tp: p.tensor_parallel_degree, ep: p.expert_parallel_degree }, FIELDS);
 }

@@ -4,7 +4,7 @@
 import type { ActivationCheckpointing, StepConfig } from '../graph';
 import { recomputePlan } from '../graph';
 import { TRAIN_AC_MODE } from '../model';
-import { resolveMesh } from './parallelism';
+import { meshOfParallelism } from './parallelism';
 import type { SimConfig } from './schema';
 
 /**
@@ -32,7 +32,7 @@ export function stepConfigOf(cfg: SimConfig): StepConfig {
     paramDtype: cfg.paramDtype,
     reduceDtype: cfg.reduceDtype,
     activationCheckpointing: activationCheckpointingOf(cfg),
-    mesh: resolveMesh(cfg.ranks, cfg.parallelism),
+    mesh: meshOfParallelism(cfg.ranks, cfg.parallelism),
     ...(cfg.seqParallelGatherCopy ? { seqParallelGatherCopy: true } : {}),
     reshardAfterForward: cfg.reshardAfterForward,
     compileMode: cfg.compileMode,

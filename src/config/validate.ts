@@ -5,7 +5,7 @@ import { ConfigError, err, ok, oneOfMessage, preview, type Result } from '../err
 import { MODEL_PRESETS } from '../model';
 import { describeAllowed, getPath, isAllowed, setPath, type FieldRule, type FieldSpec } from './fields';
 import { CONFIG_FIELDS, CONFIG_GROUPS } from './knobs';
-import { expertParallelError, resolveMesh } from './parallelism';
+import { expertParallelError, meshOfParallelism } from './parallelism';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>
@@ -37,7 +37,7 @@ export function crossCheck(cfg: SimConfig): ConfigError | undefined {
     );
   }
   try {
-    resolveMesh(cfg.ranks, cfg.parallelism);
+    meshOfParallelism(cfg.ranks, cfg.parallelism);
   } catch (e) {
     if (e instanceof ConfigError) return e;
     throw e;

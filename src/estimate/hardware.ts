@@ -35,7 +35,7 @@
 //    per direction. The copies are costed at that peak (an upper bound on what pinned copies reach).
 
 import { ConfigError, oneOfMessage } from '../errors';
-import { GIB, formatPercent } from '../util';
+import { GIB, formatPercent, fixed } from '../util';
 
 export type HardwareName = 'h100' | 'h100-96gb' | 'h200' | 'a100';
 
@@ -212,7 +212,7 @@ export function describeAchieved(hw: HardwarePreset): string {
   return (
     `${hw.name}: GEMM ${t(a.gemm, hw.bf16Flops)} large, half that at min dim ${a.gemmHalfDim}; ` +
     `flash attention fwd ${t(a.attentionFwd, hw.bf16Flops)}, bwd ${t(a.attentionBwd, hw.bf16Flops)}; ` +
-    `memory-bound ${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${formatPercent(a.hbm * 100, 0)}); launch ` +
+    `memory-bound ${fixed((a.hbm * hw.hbmBytesPerS) / 1e12, 2)} TB/s (${formatPercent(a.hbm * 100, 0)}); launch ` +
       `${hw.launchUs} µs`
   );
 }

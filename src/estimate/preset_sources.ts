@@ -7,7 +7,7 @@ import {
   HARDWARE_PRESETS, hostLinkBytesPerS, kernelLaunchUs, type HardwareName, type HardwarePreset,
 } from './hardware';
 import type { NetworkPreset } from './network';
-import { formatPercent, gibText } from '../util';
+import { formatPercent, gibText, fixed } from '../util';
 
 export interface Assumption {
   /** Stable id for tests and the DOM ('gemm', 'nvlink-bw', ...). */
@@ -68,7 +68,7 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
   const rows = [
     row('bf16-peak', 'bf16 tensor-core peak', tflops(hw.bf16Flops), peaks),
     row('fp32-peak', 'fp32 peak (CUDA cores)', tflops(hw.fp32Flops), peaks),
-    row('hbm-bw', 'HBM bandwidth', `${(hw.hbmBytesPerS / 1e12).toFixed(2)} TB/s`, peaks),
+    row('hbm-bw', 'HBM bandwidth', `${fixed(hw.hbmBytesPerS / 1e12, 2)} TB/s`, peaks),
     row('hbm', 'HBM capacity', hbmGiB, peaks === 'custom preset' ? peaks : SRC.capacity),
     row('host-link', 'host link (CPU offload copies)', `${hostLinkBytesPerS(hw) / 1e9} GB/s each way`,
       hw.hostLinkBytesPerS === undefined ? 'custom preset: PCIe Gen5 x16 assumed' : SRC.hostLink),
@@ -77,7 +77,7 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
   if (a === undefined) {
     return [...rows, row('achieved', 'achieved rates', 'none: the roofline at the peaks', peaks), EAGER_ATTENTION];
   }
-  const memoryBound = `${((a.hbm * hw.hbmBytesPerS) / 1e12).toFixed(2)} TB/s (${formatPercent(a.hbm * 100, 0)} of HBM)`;
+  const memoryBound = `${fixed((a.hbm * hw.hbmBytesPerS) / 1e12, 2)} TB/s (${formatPercent(a.hbm * 100, 0)} of HBM)`;
   return [
     ...rows,
     row('gemm', 'large GEMMs', ofPeak(a.gemm, hw.bf16Flops), SRC.mamf),

@@ -6,8 +6,7 @@ export {
   MODEL_PRESETS,
   TRAIN_AC_MODE,
   type ActivationCheckpointing,
-  getModelArgs,
   isModelName,
   validateModelArgs,
 } from './presets';
-export { EXPERT_WEIGHTS, activeParamCount, paramCount, paramTable, type ParamSpec } from './param_table';
+export { EXPERT_WEIGHTS, paramCount, paramTable, type ParamSpec } from './param_table';

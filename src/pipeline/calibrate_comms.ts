@@ -27,7 +27,7 @@ export interface CommInfo {
 }
 
 /** Bytes per element: record_param_comms' ScalarType names and the profiler's C++ 'Input type' names. */
-export const DTYPE_BYTES: ReadonlyMap<string, number> = new Map([
+export const TRACE_DTYPE_BYTES: ReadonlyMap<string, number> = new Map([
   ...(['Double', 'Long', 'ComplexFloat', 'double', 'long', 'long int', 'int64_t', 'c10::complex<float>'] as const).map(
     (k) => [k, 8] as const,
   ),

@@ -24,7 +24,7 @@ export type LeftOutReason =
   /** No element counts anywhere (kernel args, record_param_comms, nccl:* op). */
   | { readonly code: 'no_size' }
   | { readonly code: 'no_dtype' }
-  /** A dtype name of no known size (the known ones: calibrate_comms.ts DTYPE_BYTES). */
+  /** A dtype name of no known size (the known ones: calibrate_comms.ts TRACE_DTYPE_BYTES). */
   | { readonly code: 'bad_dtype'; readonly dtype: string }
   | { readonly code: 'bad_bytes'; readonly bytes: number }
   | { readonly code: 'no_duration' }

@@ -5,7 +5,7 @@
 // once (src/words/ words it as a note), and each collective that cannot be resolved counted with
 // the field it lacks.
 
-import { DTYPE_BYTES, type CommInfo } from './calibrate_comms';
+import { TRACE_DTYPE_BYTES, type CommInfo } from './calibrate_comms';
 import type { CollectiveSample } from './calibrate_fit';
 import { type LeftOutTally, MAX_RANK, type RawCollective } from './calibrate_kineto';
 import type { LeftOutReason } from './calibrate_reasons';
@@ -31,7 +31,7 @@ function ringBytes(c: RawCollective, n: number): number | LeftOutReason {
   if (i.ringBytes !== undefined) return i.ringBytes;
   if (i.inNel === undefined && i.outNel === undefined) return { code: 'no_size' };
   if (i.dtype === undefined) return { code: 'no_dtype' };
-  const size = DTYPE_BYTES.get(i.dtype);
+  const size = TRACE_DTYPE_BYTES.get(i.dtype);
   if (size === undefined) return { code: 'bad_dtype', dtype: i.dtype };
   // all-gather: S is the gathered output; reduce-scatter and all-reduce: the full input
   if (c.kind === 'all_gather') return (i.outNel ?? i.inNel! * n) * size;

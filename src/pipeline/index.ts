@@ -7,11 +7,10 @@ export {
   buildGraph,
   type PipelineResult,
 } from './run';
-export { runCosts, networkFor } from './cost';
-export { simMetrics } from './symmetric_metrics';
+export { networkFor } from './cost';
 export { calibrate, type Calibration, type FitPoint, type GroupFit, type Unfitted } from './calibrate';
-export { DTYPE_BYTES } from './calibrate_comms';
-export { calibrateKeep, TraceSampleReader, traceSamples } from './calibrate_kineto';
+export { TRACE_DTYPE_BYTES } from './calibrate_comms';
+export { calibrateKeep, TraceSampleReader } from './calibrate_kineto';
 export type { KindCount, LeftOutReason } from './calibrate_reasons';
 export type { SizeAssumption } from './calibrate_resolve';
 export { diffBackends, diffCsv, hidesInB, type BackendDiff, type DiffRow } from './diff';

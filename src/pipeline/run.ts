@@ -12,7 +12,7 @@ import { EMIT_ALL_BELOW, simulate } from '../sim';
 import type { SimResult } from '../sim';
 import type { TraceMetrics } from '../trace';
 import { runCosts, type CostOptions } from './cost';
-import { lruMemo } from '../util';
+import { lruMemo, fixed } from '../util';
 import { simMetrics } from './symmetric_metrics';
 
 export interface PipelineOptions extends CostOptions {
@@ -72,7 +72,7 @@ function checkClockRange(graph: StepGraph, time: CostModel | readonly CostModel[
   throw new ConfigError(
     'cost',
     `the step's durations add up to ${total.toExponential(3)} µs` +
-      `${noise > 1 ? ` (up to ×${noise.toFixed(2)} with contention and noise)` : ''}, ` +
+      `${noise > 1 ? ` (up to ×${fixed(noise, 2)} with contention and noise)` : ''}, ` +
       `past the simulated clock's 2^53 µs: node '${worst.name}' (${worst.what}) alone takes ` +
       `${worst.us.toExponential(3)} µs by ${from}; smaller shapes, or a faster --hardware / --bandwidth-gbps`,
   );

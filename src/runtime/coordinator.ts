@@ -21,8 +21,6 @@ import {
 import { advanceStartup, initialStartup, type ResolvedKernels, type RankStartup, type StartupEvent } from './startup';
 import { wallEvents } from './wall_events';
 
-export * from './training_plan';
-
 /** One spawned rank, whatever the environment (Web Worker or worker_threads). */
 export interface RankPort {
   post(msg: RankInitMessage | RankStartMessage): void;

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RankMessage } from './rank';
-import { runTrainingWith, type RankPort, type TrainingOptions, type TrainingResult } from './coordinator';
+import { runTrainingWith, type RankPort } from './coordinator';
+import type { TrainingOptions, TrainingResult } from './training_plan';
 import { bundledEntryUrl } from './bundled_entry';
 
 const WORKER_URL = new URL('./rank_node.worker.ts', import.meta.url);

@@ -2,21 +2,16 @@
 // N rank Web Workers, the schedule executor, seeded init and the synthetic dataset. The Node
 // flavour, runTrainingNode, is in ./coordinator_node (not re-exported: it imports node: modules).
 // Every run reports where each step went (phases, per rank and step; exec/phases.ts).
+export { runTraining } from './coordinator';
 export {
-   DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS,
-  defaultGlobalBatch, liveMesh,
-   planTraining, runTraining,
-} from './coordinator';
-export type {
-  RankCount, TimingMode, TrainingOptions,
-} from './coordinator';
+  DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, defaultGlobalBatch, liveMesh, planTraining,
+  type RankCount, type TimingMode, type TrainingOptions,
+} from './training_plan';
 export { MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
 export type {
   KernelChoice,
 } from './live_options';
 export { formatPhases, phaseReport } from './exec';
-export type { PhaseInterval } from './exec';
-export { wallEvents } from './wall_events';
 export { RANK_STAGES, startupCounts } from './startup';
 export type { RankStage, RankStartup, ResolvedKernels } from './startup';
 export { probeAdapter } from './gpu/index_probe'; // no shaders: the page probes without loading the kernels

@@ -6,7 +6,7 @@ import type { StepGraph } from '../graph';
 import { MESH_DIMS, isOneDim, meshGroup } from '../graph';
 import { createCommInit, type CollectiveAlgorithm } from './comm';
 import { elemsOf } from './exec';
-import { groupInstance, meshOfGraph } from './mesh_ranks';
+import { meshGroupInstance, meshOfGraph } from './mesh_ranks';
 import type { GroupCommInit } from './rank';
 
 /** The process groups live ranks need: every mesh dimension of size > 1 ('dp' on a 1-D mesh, whatever its size). */
@@ -48,7 +48,7 @@ export function createMeshComms(
   const perRank: GroupCommInit[][] = Array.from({ length: world }, () => []);
   for (const [group, maxElems] of maxElemsByGroup(graph)) {
     for (let rank = 0; rank < world; rank++) {
-      const g = groupInstance(mesh, group, rank);
+      const g = meshGroupInstance(mesh, group, rank);
       if (g.localRank !== 0) continue; // each instance is built once, by its first member
       const init = createCommInit(g.members.length, maxElems, {
         ...opts, ...(isOneDim(mesh) ? {} : { group: { name: group, ranks: g.members } }),

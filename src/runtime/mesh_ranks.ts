@@ -5,7 +5,8 @@
 // shard of that local slice). The 1-D mesh is the special case tp = dp_replicate = 1.
 
 import { FsdpSimError } from '../errors';
-import { MESH_DIMS, fsdpMesh, meshGroup, type Mesh, type MeshDim } from '../graph';
+import { MESH_DIMS, fsdpMesh, meshGroup, meshSize, type Mesh, type MeshDim } from '../graph';
+import { groupInstance } from '../sim';
 import type { GraphMeta, ParamInfo } from '../graph';
 
 /** The graph's mesh (a graph without one is FSDP on every rank). */
@@ -29,8 +30,8 @@ function dimOfGroup(mesh: Mesh, group: string): MeshDim | undefined {
   return MESH_DIMS.find((d) => meshGroup(mesh, d).group === group);
 }
 
-/** The instance of `group` that `rank` belongs to. */
-export function groupInstance(mesh: Mesh, group: string, rank: number): GroupInstance {
+/** The instance of `group` that `rank` belongs to (sim's groupInstance on the group's size and stride). */
+export function meshGroupInstance(mesh: Mesh, group: string, rank: number): GroupInstance {
   const dim = dimOfGroup(mesh, group);
   if (dim === undefined) {
     const known = MESH_DIMS.map((d) => meshGroup(mesh, d).group);
@@ -38,9 +39,9 @@ export function groupInstance(mesh: Mesh, group: string, rank: number): GroupIns
     throw new FsdpSimError('runtime', `process group '${group}' is not a dimension of the mesh (groups: ${groups})`);
   }
   const { size, stride } = meshGroup(mesh, dim);
-  const localRank = meshIndex(mesh, dim, rank);
-  const base = rank - localRank * stride;
-  return { group, members: Array.from({ length: size }, (_, i) => base + i * stride), localRank };
+  const { first } = groupInstance(rank, size, meshSize(mesh), stride);
+  const members = Array.from({ length: size }, (_, i) => first + i * stride);
+  return { group, members, localRank: (rank - first) / stride };
 }
 
 /** Data parallelism over the mesh: ranks of one tp group train on the same rows. */

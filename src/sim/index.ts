@@ -4,17 +4,9 @@ export type { CollectiveMismatch, SimResult } from './sim_types';
 export { simulate } from './simulate';
 export { mismatchReport, type MismatchReport } from './mismatch';
 export {
-  MemoryTracker,
-  liveIntervals,
-  persistentBytes,
-  scheduleMemoryProfile,
-  tensorLifetimes,
-} from './memory';
-export {
   groupInstance,
   rerankEvent,
 } from './streams';
-export { fastMemoryCurve } from './memory_curve';
 export { EMIT_ALL_BELOW } from './symmetric';
 export { exposedCommByGroup } from './group_exposure';
 export { allocatorPeaks } from './allocator';

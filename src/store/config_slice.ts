@@ -2,7 +2,7 @@
 // validator refuses stays in the field with its message; the config keeps its last good value.
 
 import type { StoreApi } from 'zustand/vanilla';
-import { DEFAULT_CONFIG, FIRST_SCREEN_CONFIG, validateConfig, type SimConfig } from '../config';
+import { DEFAULT_CONFIG, FIRST_SCREEN_CONFIG, setPath, validateConfig, type SimConfig } from '../config';
 
 export interface ConfigSlice {
   readonly config: SimConfig;
@@ -15,18 +15,11 @@ export interface ConfigSlice {
   resetConfig(): void;
 }
 
-/** Copy of obj with the dotted path set to value (plain objects only). */
-function setPath(obj: unknown, path: string, value: unknown): unknown {
-  const [head, ...rest] = path.split('.');
-  const base = (obj && typeof obj === 'object' ? obj : {}) as Record<string, unknown>;
-  return { ...base, [head]: rest.length ? setPath(base[head], rest.join('.'), value) : value };
-}
-
-export function getPath(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const k of path.split('.'))
-    cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
-  return cur;
+/** A copy of cfg with the dotted path set to value (config's setPath on a clone: cfg is never changed). */
+function withField(cfg: SimConfig, path: string, value: unknown): Record<string, unknown> {
+  const next = structuredClone(cfg) as unknown as Record<string, unknown>;
+  setPath(next, path, value);
+  return next;
 }
 
 export function createConfigSlice<S extends ConfigSlice>(
@@ -43,7 +36,7 @@ export function createConfigSlice<S extends ConfigSlice>(
     setField: (path, value) => {
       let r: ReturnType<typeof validateConfig>;
       try {
-        r = validateConfig(setPath(get().config, path, value));
+        r = validateConfig(withField(get().config, path, value));
       } catch (e) {
         setPartial({ fieldErrors: { ...get().fieldErrors, [path]: (e as Error).message } });
         return false;

@@ -1,7 +1,7 @@
 // Engine adapter: the only place the store calls the pure pipeline (config → graph → backends →
 // sim → metrics) and the trace/graph importers, turning their outputs into SideResults.
 
-import { describeMesh, resolveMesh, type SimConfig } from '../config';
+import { describeMesh, meshOfParallelism, type SimConfig } from '../config';
 import { compareBackends, runPipelineOnGraph, stepFigures } from '../pipeline';
 import { computeMetrics, importTrace } from '../trace';
 import { importFxGraph } from '../graph';
@@ -47,7 +47,7 @@ export function simulateConfig(cfg: SimConfig): { a: SideResult; b: SideResult }
 
 /** What a simulated side ran: the config's model and mesh on the cost model. */
 function simRunKey(cfg: SimConfig): RunKey {
-  return { model: cfg.model, mesh: describeMesh(resolveMesh(cfg.ranks, cfg.parallelism)), kernels: 'cost model' };
+  return { model: cfg.model, mesh: describeMesh(meshOfParallelism(cfg.ranks, cfg.parallelism)), kernels: 'cost model' };
 }
 
 /** Live-run events (one step from the virtual clock) as a side. */

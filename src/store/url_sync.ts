@@ -20,6 +20,7 @@ import type { AppState } from './app_store';
 import type { ThemeChoice } from './view_slice';
 import type { Selection } from './store_types';
 import { sweepFromUrl, sweepToUrl } from './sweep_slice';
+import { fixed } from '../util';
 
 const VIEW_KEY = 'view';
 const THEME_KEY = 'theme';
@@ -85,7 +86,7 @@ export function writeUrl(s: AppState): string {
   const params = new URLSearchParams(configKeys(s.config));
   const w = s.window;
   // ns precision
-  if (w.startUs > 0 || w.endUs < s.limitUs) params.set(VIEW_KEY, `${+w.startUs.toFixed(3)},${+w.endUs.toFixed(3)}`);
+  if (w.startUs > 0 || w.endUs < s.limitUs) params.set(VIEW_KEY, `${+fixed(w.startUs, 3)},${+fixed(w.endUs, 3)}`);
   if (s.theme !== 'auto') params.set(THEME_KEY, s.theme);
   // a selection is only shareable while both sides come from the config (not a file or live run)
   const simulated = s.sides.a?.source === 'sim' && s.sides.b?.source === 'sim';

@@ -1,6 +1,6 @@
 // Public API of the trace layer: event model, HTA-style metrics, Chrome-trace export and import.
 
-export * from './event';
+export type { EventKind, StreamName, TraceEvent, MemoryCurve } from './event';
 export { union, intersect, totalLength, type Interval } from './intervals';
 export {
   aggregateMetrics,

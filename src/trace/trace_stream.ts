@@ -13,6 +13,7 @@ import { JSONParser } from '@streamparser/json';
 import { ImportError } from '../errors';
 import { MEMORY_COUNTER } from './chrome_export';
 import { isObject, type Json } from './import_fields';
+import { mibText } from '../util';
 
 /** What an event becomes: a projection of it, the event itself, or DROPPED (its reader skips it). */
 export type Keep = (e: unknown, intern: (s: string) => string) => unknown;
@@ -90,7 +91,7 @@ export const importKeep: Keep = (e, intern) => {
 
 const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-const mib = (n: number): string => `${(n / 2 ** 20).toFixed(n < 2 ** 20 ? 3 : 0)} MiB`;
+const mib = (n: number): string => mibText(n, n < 2 ** 20 ? 3 : 0);
 
 /** The first chunks of a stream until `n` bytes (or its end), and the rest as a stream. */
 async function peek(

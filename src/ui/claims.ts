@@ -5,7 +5,7 @@
 
 import type { SimConfig } from '../config';
 import type { SideResult } from '../store';
-import { GIB, formatShare } from '../util';
+import { GIB, formatShare, MISSING } from '../util';
 import { MEMORY_NAMES } from './glossary';
 import { fmtBytes, fmtUs } from './ui_format';
 
@@ -154,7 +154,7 @@ export const othersWaitForStraggler: ClaimCheck = ({ a, b, cfg }) => {
     ? `Every other rank sits idle at least ${fmtUs(ia.others)} on A and ${fmtUs(ib.others)} on B waiting for ` +
       `rank ${slow} (rank ${slow} itself: ${fmtUs(ia.own)} / ${fmtUs(ib.own)}): ` +
       'the slowest rank sets the step for everyone.'
-    : `The other ranks are not idler than rank ${slow ?? '–'} here (A: ${fmtUs(ia.others)} vs ${fmtUs(ia.own)}).`;
+    : `The other ranks are not idler than rank ${slow ?? MISSING} here (A: ${fmtUs(ia.others)} vs ${fmtUs(ia.own)}).`;
   return { holds, text };
 };
 

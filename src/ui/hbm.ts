@@ -8,6 +8,7 @@ import type { HardwareName } from '../estimate';
 import type { SideResult } from '../store';
 import { MEMORY_NAMES } from './glossary';
 import { fmtBytes } from './ui_format';
+import { fixed } from '../util';
 
 /** An HBM fit that names the peak it checked ('peak reserved' or 'peak live tensors'). */
 export interface NamedHbmFit extends HbmFit {
@@ -29,6 +30,6 @@ export function sideHbmFit(r: SideResult | null | undefined, hardware: HardwareN
 
 /** `peak reserved 234.24 GiB = 2.96 × h100 HBM (79.18 GiB)`: how far over, in the HBMs it would take. */
 export function overHbmWords(f: HbmFit & { readonly what?: string }): string {
-  const times = (f.peakBytes / f.hbmBytes).toFixed(2);
+  const times = fixed(f.peakBytes / f.hbmBytes, 2);
   return `${f.what ?? 'peak'} ${fmtBytes(f.peakBytes)} = ${times} × ${f.hardware} HBM (${fmtBytes(f.hbmBytes)})`;
 }

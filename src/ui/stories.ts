@@ -4,7 +4,7 @@
 // so every number in it is the run's own. `?story=<id>` alone loads one; the URL then carries
 // the config, view and selection as usual, so a link restores it exactly.
 
-import { describeMesh, parseConfigQuery, resolveMesh, type SimConfig } from '../config';
+import { describeMesh, parseConfigQuery, meshOfParallelism, type SimConfig } from '../config';
 import type { Side } from '../store';
 import type { TraceEvent } from '../trace';
 import { MEMORY_NAMES } from './glossary';
@@ -31,7 +31,7 @@ export interface Story {
 }
 
 const isAgOnRank0 = (e: TraceEvent) => e.rank === 0 && e.kind === 'all_gather';
-const meshOf = (cfg: SimConfig) => describeMesh(resolveMesh(cfg.ranks, cfg.parallelism));
+const meshOf = (cfg: SimConfig) => describeMesh(meshOfParallelism(cfg.ranks, cfg.parallelism));
 const nodesOf = (cfg: SimConfig) => Math.ceil(cfg.ranks / cfg.parallelism.gpus_per_node);
 
 export const STORIES: readonly Story[] = [

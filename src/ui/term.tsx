@@ -28,7 +28,7 @@ function place(anchor: HTMLElement, card: HTMLElement): void {
   card.style.top = `${top + window.scrollY}px`;
 }
 
-export function Term({ def, term, children }: Props) {
+export function DefinedTerm({ def, term, children }: Props) {
   const [open, setOpen] = useState(false);
   const pinned = useRef(false); // opened by a tap or click: hover-out leaves it open
   const wasOpen = useRef(false); // open when the pointer went down: that tap closes it

@@ -2,7 +2,7 @@
 // written in the unit its size calls for ('846.6 µs', '12.35 ms', '1.20 s') or in a fixed unit
 // for a table column, through the same d3-format fixed-point as sizes (units.ts).
 
-import { fixed } from './units';
+import { MISSING, fixed } from './units';
 
 type TimeUnit = 'µs' | 'ms' | 's';
 
@@ -21,8 +21,6 @@ export interface DurationStyle {
   readonly digits?: number;
   /** The number alone, for a column whose header names the unit. */
   readonly bare?: boolean;
-  /** The text for a missing or non-finite duration; '–' unless given. */
-  readonly missing?: string;
 }
 
 function defaultDigits(us: number, unit: TimeUnit): number {
@@ -34,7 +32,7 @@ function defaultDigits(us: number, unit: TimeUnit): number {
 
 /** A duration of `us` microseconds as text: '846.6 µs', '12.35 ms', '1.20 s', '0 µs'. */
 export function formatDuration(us: number | null | undefined, style: DurationStyle = {}): string {
-  if (us === null || us === undefined || !Number.isFinite(us)) return style.missing ?? '–';
+  if (us === null || us === undefined || !Number.isFinite(us)) return MISSING;
   const unit = style.unit ?? timeUnitOf(us);
   // nothing at all reads '0 µs', not '0.00 µs' (a column's fixed digits keep its alignment)
   const digits = style.digits ?? (us === 0 ? 0 : defaultDigits(us, unit));

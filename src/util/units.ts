@@ -12,8 +12,12 @@ export const GIB = 1024 ** 3;
 const LOCALE = formatLocale({ decimal: '.', thousands: ',', grouping: [3], currency: ['', ''], minus: '-' });
 const FIXED: ((x: number) => string)[] = [];
 
-/** `x` with `digits` decimals ('1.50'). */
+/** The text of a missing or non-finite figure, on screen and in the command line alike. */
+export const MISSING = '–';
+
+/** `x` with `digits` decimals ('1.50'); MISSING when x is not finite. */
 export function fixed(x: number, digits: number): string {
+  if (!Number.isFinite(x)) return MISSING;
   FIXED[digits] ??= LOCALE.format(`.${digits}f`);
   return FIXED[digits](x);
 }
@@ -29,8 +33,17 @@ export function mibText(bytes: number, digits = 1): string {
 }
 
 /** Bytes as KiB with `digits` decimals: '40.0 KiB'. */
-export function kibText(bytes: number, digits = 1): string {
+function kibText(bytes: number, digits = 1): string {
   return `${fixed(bytes / KIB, digits)} KiB`;
+}
+
+/**
+ * Bytes for a sentence beside torch's GB knobs (GB are GiB: gb_to_bytes multiplies by 1024³): GiB from
+ * 0.1 GiB ('0.50 GiB', '12.5 GiB'), then MiB, then KiB, so a 40 KiB bucket is not '0.0 GiB'.
+ */
+export function sizeText(bytes: number): string {
+  if (bytes >= 0.1 * GIB) return gibText(bytes, bytes >= 10 * GIB ? 1 : 2);
+  return bytes >= 0.1 * MIB ? mibText(bytes) : kibText(bytes);
 }
 
 /** Binary units up to EiB: a 70B model's 14 PiB of traffic reads '13.77 PiB', not '14383148.32 GiB'. */
@@ -44,7 +57,7 @@ function byteUnitIndex(b: number): number {
 
 /** Bytes in the largest binary unit below them: '416.02 MiB' (a no-break space: never wraps). */
 export function formatBytes(b: number): string {
-  if (!Number.isFinite(b)) return '–';
+  if (!Number.isFinite(b)) return MISSING;
   const k = byteUnitIndex(b);
   const v = b / 2 ** (10 * k);
   if (k === 0) return `${b}\u00a0B`;

@@ -3,16 +3,15 @@
 // the fit (pipeline/calibrate_reasons.ts LeftOutReason), each in one sentence naming the trace's
 // fields; the CLI (text and --json) and the calibration panel say the same.
 
-import { format } from 'd3-format';
 import {
   type Calibration,
-  DTYPE_BYTES,
+  TRACE_DTYPE_BYTES,
   type KindCount,
   type LeftOutReason,
   type SizeAssumption,
   type Unfitted,
 } from '../pipeline';
-import { formatDuration } from '../util';
+import { formatDuration, sizeText } from '../util';
 
 export function assumptionText(a: SizeAssumption): string {
   if (a.from === 'config') return `group '${a.group}': no 'Group size' in the trace, n = ${a.n} from the config`;
@@ -21,8 +20,6 @@ export function assumptionText(a: SizeAssumption): string {
     `(distributedInfo.world_size = ${a.n}), c10d's default process group`
   );
 }
-
-const bytesText = format('.3~s');
 
 /** Why a collective, or a group, was left out: one clause, after `group 'x' (kinds): `. */
 export function leftOutText(r: LeftOutReason): string {
@@ -56,22 +53,22 @@ export function leftOutText(r: LeftOutReason): string {
     case 'no_dtype':
       return "it has element counts but no 'dtype' (kernel args, record_param_comms) or 'Input type' (nccl:* op)";
     case 'bad_dtype':
-      return `its 'dtype' is ${JSON.stringify(r.dtype)}, not one of [${[...DTYPE_BYTES.keys()].join(', ')}]`;
+      return `its 'dtype' is ${JSON.stringify(r.dtype)}, not one of [${[...TRACE_DTYPE_BYTES.keys()].join(', ')}]`;
     case 'bad_bytes':
       return `its size (${r.bytes} B) is not a finite number ≥ 0`;
     case 'no_duration':
       return 'its kernel has no duration';
     case 'one_size':
       return (
-        `its ${r.samples} collective(s) all move ${bytesText(r.bytes)}B: with one size α and β ` +
+        `its ${r.samples} collective(s) all move ${sizeText(r.bytes)}: with one size α and β ` +
         'cannot be told apart; profile steps with collectives of different sizes'
       );
     case 'singular':
       return 'its collectives give a singular fit (sizes too close)';
     case 'no_growth':
       return (
-        `their durations do not grow with size (${bytesText(r.lo.bytes)}B took ${formatDuration(r.lo.durUs)}, ` +
-        `${bytesText(r.hi.bytes)}B ${formatDuration(r.hi.durUs)}), so no positive bandwidth fits; a collective ` +
+        `their durations do not grow with size (${sizeText(r.lo.bytes)} took ${formatDuration(r.lo.durUs)}, ` +
+        `${sizeText(r.hi.bytes)} ${formatDuration(r.hi.durUs)}), so no positive bandwidth fits; a collective ` +
         "kernel's time includes its wait for the slowest rank: profile steps where ranks arrive together"
       );
   }

@@ -4,8 +4,8 @@
 // the UI (through store/core_api.ts) and the CLI word them here, so the screen and the command
 // line say the same thing (docs/ARCHITECTURE.md §4).
 
-export { fmtGb, reasonText, wordedDiff } from './reason_words';
+export { reasonText, wordedDiff } from './reason_words';
 export { mismatchOpText, mismatchText, wordedSweepRow } from './mismatch_words';
 export { culpritSkipText } from './culprit_words';
-export { assumptionText, leftOutText, unfittedText, wordedCalibration } from './calibrate_words';
+export { assumptionText, unfittedText, wordedCalibration } from './calibrate_words';
 export { decisionText, logMismatchText, wordedAgreement } from './torch_log_words';

@@ -4,16 +4,7 @@
 
 import type { NotBucketedWhy, PrefetchRefusalDetail, Reason, ReasonDetail } from '../backends';
 import type { BackendDiff } from '../pipeline';
-import { GIB, MIB, formatDuration, formatPercent, gibText, kibText, mibText } from '../util';
-
-/**
- * Bytes in the app's binary units (torch's GB are GiB: gb_to_bytes multiplies by 1024³); a 40 KiB bucket is
- * not '0.0 MB'.
- */
-export function fmtGb(bytes: number): string {
-  if (bytes >= 0.1 * GIB) return gibText(bytes, bytes >= 10 * GIB ? 1 : 2);
-  return bytes >= 0.1 * MIB ? mibText(bytes) : kibText(bytes);
-}
+import { formatDuration, formatPercent, sizeText } from '../util';
 
 /** torch's estimates are ms; the app writes durations from µs. */
 const fmtMs = (ms: number) => formatDuration(ms * 1000);
@@ -28,10 +19,10 @@ function refusalText(behind: string, r: PrefetchRefusalDetail): string {
     case 'not_prefetched_compute_distance':
       return `${by}: needed ${r.computeNodesAhead} compute nodes later, beyond max_compute_pre_fetch.`;
     case 'not_prefetched_in_flight_budget':
-      return `${by}: in-flight budget full (${fmtGb(r.bytes)} > max_in_flight_gb ${fmtGb(r.limitBytes)}).`;
+      return `${by}: in-flight budget full (${sizeText(r.bytes)} > max_in_flight_gb ${sizeText(r.limitBytes)}).`;
     case 'not_prefetched_memory_budget':
-      return `${by}: memory would reach ${fmtGb(r.bytes)} > allowed ${fmtGb(r.limitBytes)} (original peak ` +
-        `${fmtGb(r.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`;
+      return `${by}: memory would reach ${sizeText(r.bytes)} > allowed ${sizeText(r.limitBytes)} (original peak ` +
+        `${sizeText(r.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`;
     case 'not_prefetched_depends_on_compute': {
       if (r.blocker === null) return `${by}: it depends on that node.`;
       const what = r.wait
@@ -85,7 +76,7 @@ function detailText(d: ReasonDetail): string {
       return `${d.coll} issued from the ready queue; its wait came after only ${fmtMs(d.estMs - d.exposedMs)} of ` +
         `work, ${fmtMs(d.exposedMs)} of ${fmtMs(d.estMs)} exposed.`;
     case 'bucketed':
-      return `bucketed with ${d.members - 1} other ${d.coll}(s) into bucket ${d.bucket} (${fmtGb(d.bytes)} in + ` +
+      return `bucketed with ${d.members - 1} other ${d.coll}(s) into bucket ${d.bucket} (${sizeText(d.bytes)} in + ` +
         `out); one launch instead of ${d.members}.`;
     case 'pre_bucketed':
       return `pre-bucketed with ${d.members - 1} other collective(s) before scheduling (torch 2.13's FSDP ` +

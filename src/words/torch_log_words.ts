@@ -3,6 +3,7 @@
 
 import type { Agreement, Decision, LogMismatch } from '../backends';
 import { reasonText } from './reason_words';
+import { formatDuration, gibText } from '../util';
 
 export function decisionText(d: Decision): string {
   switch (d.kind) {
@@ -34,7 +35,6 @@ export function wordedAgreement(a: Agreement) {
 }
 
 const some = (names: readonly string[], count: number) => `${names.join(', ')}${count > names.length ? ', …' : ''}`;
-const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
 
 /** Why torch's log is not of this pass, said before any agreement figure (`pass --torch-log`). */
 export function logMismatchText(m: LogMismatch): string {
@@ -51,9 +51,9 @@ export function logMismatchText(m: LogMismatch): string {
         `(${m.phase}) schedules one by one (${some(m.names, m.count)}): the log was made without it ` +
         "(torch 2.11's knobs: --torch-profile 2.11); the agreement compares two different passes";
     case 'other_runtimes': {
-      const ms = (x: number) => `${x.toFixed(2)} ms`;
+      const ms = (x: number) => formatDuration(x * 1000, { unit: 'ms', digits: 2 });
       const t = m.originalPeakBytes.torch;
-      const peak = t === undefined ? '' : `, original peak ${gib(t)} vs ${gib(m.originalPeakBytes.fsdpSim)}`;
+      const peak = t === undefined ? '' : `, original peak ${gibText(t)} vs ${gibText(m.originalPeakBytes.fsdpSim)}`;
       const pot = m.potentialExposedMs;
       const sums = Number.isNaN(pot.torch) ? '' : `collectives' estimates ${ms(pot.torch)} vs ${ms(pot.fsdpSim)}`;
       return `torch's log (${m.phase}) was made with other runtimes or another world size ` +

@@ -1,7 +1,8 @@
 // Seeded random cases for every compute op, small and with sizes that are not multiples of any
 // tile or workgroup (37, 45, 23, 70…), so edges are exercised. Backward ops get forward
 // intermediates (o, lse, rstd) from the CPU reference.
-import { attention, rmsNorm } from '../../src/runtime/cpu';
+import { attention } from '../../src/runtime/cpu/attention';
+import { rmsNorm } from '../../src/runtime/cpu/rms_norm';
 import { type OpCase, randF32, randI32, rng } from './kernel_check';
 
 export const MATMUL_SHAPES: readonly (readonly [M: number, N: number, K: number])[] = [

@@ -2,7 +2,7 @@
 // running one case on any KernelBackend, and llm.c-style result checking
 // (tolerance abs + |ref|·eps, first mismatches printed, stop after 10).
 import type { ComputeOp } from '../../src/graph/ops';
-import { expectedLengths } from '../../src/runtime/cpu';
+import { expectedLengths } from '../../src/runtime/cpu/attrs';
 import type { HostArray, KernelBackend, OpAttrs } from '../../src/runtime/kernels';
 export { rng } from '../helpers/rng';
 

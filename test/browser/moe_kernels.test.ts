@@ -2,7 +2,7 @@
 // twins (src/runtime/cpu/moe_ops.ts) on seeded cases, in both browser instances; the router's
 // expert picks and the plain gathers must be equal, the sums within abs + |ref|·eps.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runMoeCpuOp } from '../../src/runtime/cpu';
+import { runMoeCpuOp } from '../../src/runtime/cpu/moe_ops';
 import {
   createGpuKernels, createGpuMoeKernels, type GpuKernelBackend, type GpuMoeKernels, requestKernelDevice,
 } from '../../src/runtime/gpu';

@@ -3,7 +3,8 @@
 // the losses must be finite and match the same run on the CPU reference kernels. The 2 × 2 mesh
 // (FSDP 2 × TP 2) runs the vocabulary-sharded embedding in WGSL and the loss across the tp group.
 import { describe, expect, inject, it } from 'vitest';
-import { runTraining, type TrainingOptions } from '../../src/runtime/coordinator';
+import { runTraining } from '../../src/runtime/coordinator';
+import type { TrainingOptions } from '../../src/runtime/training_plan';
 
 const OPTS: TrainingOptions = {
   model: 'tiny', ranks: 4, steps: 3, backend: 'aot_eager_autobucketing', seed: 3, kernels: 'webgpu',

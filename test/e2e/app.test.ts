@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { computeMetrics, importTrace } from '../../src/trace';
 import { GUTTER_PX } from '../../src/ui/timeline/draw';
-import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
+import { artifactsDir, launchBrowser, startPreview } from './harness';
 import {
   canvasInk, expectedLanes, laneCount, metric, nextFrames, probeOf, rankStreams, setField, storeConfig, waitForApp,
   windowOf,
 } from './page';
+import { fixturePath } from '../helpers/fixtures';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -307,8 +308,8 @@ describe('export and import', () => {
   it('imports a Kineto trace (one file per rank) onto timeline A with metrics', async () => {
     await page.selectOption('[data-testid="import-side"]', 'a');
     await page.setInputFiles('[data-testid="import-trace"]', [
-      findFixture('test/fixtures/kineto/rank0.pt.trace.json'),
-      findFixture('test/fixtures/kineto/rank1.pt.trace.json'),
+      fixturePath('kineto/rank0.pt.trace.json'),
+      fixturePath('kineto/rank1.pt.trace.json'),
     ]);
     await page.waitForSelector('[data-testid="notice-info"]');
     const rs = await rankStreams(page, 'a');
@@ -320,7 +321,7 @@ describe('export and import', () => {
   });
 
   it('imports an FX graph dump (forward + backward) and runs both backends on it', async () => {
-    const fx = ['fw', 'bw'].map((k) => findFixture(`test/fixtures/fx/tiny_4layer_${k}.json`));
+    const fx = ['fw', 'bw'].map((k) => fixturePath(`fx/tiny_4layer_${k}.json`));
     await page.setInputFiles('[data-testid="import-fx"]', fx);
     await page.waitForFunction(() => document.querySelector('[data-testid="timeline-b"] .timeline-title')?.textContent?.includes('tiny_4layer_fw'));
     expect(await page.textContent('[data-testid="timeline-a"] .timeline-title')).toContain('tiny_4layer_bw');

@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/cli';
 import { kinetoFiles } from '../helpers/kineto_synth';
 import { launchBrowser, startPreview } from './harness';
 import { waitForApp } from './page';
+import { cli } from '../helpers/cli';
+import { fixturePath } from '../helpers/fixtures';
 
 let browser: Browser;
 let page: Page;
@@ -50,7 +51,7 @@ describe('calibration panel on real traces', () => {
   it("fits HTA's sample in a worker and says why it leaves its all-to-alls out", async () => {
     await open('model=small&ranks=128');
     const hta = [0, 1].map((r) =>
-      file(`sampled_rank-${r}.json.gz`, readFileSync(`test/fixtures/hta/sampled_rank-${r}.json.gz`)),
+      file(`sampled_rank-${r}.json.gz`, readFileSync(fixturePath('hta', `sampled_rank-${r}.json.gz`))),
     );
     await page.setInputFiles('[data-testid="calib-files"]', hta);
     await page.waitForSelector('[data-testid="calib-groups"] tr[data-group="default"]');
@@ -65,12 +66,8 @@ describe('calibration panel on real traces', () => {
 
   it("recovers the α and β of fsdp-sim's own export, and Use this ring applies them", async () => {
     const run = ['--model', 'small', '--ranks', '2', '--network', 'pcie-ethernet'];
-    const io = { out: () => {}, err: () => {} };
-    const code = await main(
-      ['compare', ...run, '--latency-us', '3', '--bandwidth-gbps', '80', '--backends', 'aot_eager', '--trace', dir],
-      io,
-    );
-    expect(code).toBe(0);
+    const args = ['compare', ...run, '--latency-us', '3', '--bandwidth-gbps', '80', '--backends', 'aot_eager'];
+    expect((await cli([...args, '--trace', dir])).code).toBe(0);
     await open('model=small&ranks=2');
     await page.setInputFiles('[data-testid="calib-files"]', [
       file('aot_eager.trace.json', readFileSync(join(dir, 'aot_eager.trace.json'))),

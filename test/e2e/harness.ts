@@ -5,14 +5,16 @@
 import { createServer, type Server } from 'node:http';
 import { readFile, stat, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { extname, join, normalize, resolve } from 'node:path';
+import { extname, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { preview, type PreviewServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { waitForApp } from './page';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+import { REPO_ROOT as ROOT } from '../helpers/fixtures';
+
+export { ROOT };
 export const DIST = join(ROOT, 'dist');
 export const ARTIFACTS = join(ROOT, 'artifacts');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -73,13 +75,6 @@ export async function launchBrowser(): Promise<Browser> {
 export async function artifactsDir(): Promise<string> {
   await mkdir(ARTIFACTS, { recursive: true });
   return ARTIFACTS;
-}
-
-/** A fixture inside the repository (the suite reads nothing outside it). */
-export function findFixture(path: string): string {
-  const p = resolve(ROOT, path);
-  if (!existsSync(p)) throw new Error(`fixture not found: ${path}`);
-  return p;
 }
 
 /** A session on the built app: preview server, browser, one page past the tour, page errors collected. */

@@ -8,10 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { importTrace } from '../../src/trace/import';
 import { computeMetrics } from '../../src/trace/metrics';
 import { gunzipSync } from 'node:zlib';
-import { ROOT, appForFile } from './harness';
+import { appForFile } from './harness';
 import { metric, rankStreams } from './page';
+import { fixturePath } from '../helpers/fixtures';
 
-const HTA = join(ROOT, 'test/fixtures/hta');
+const HTA = fixturePath('hta');
 const FILES = ['sampled_rank-0.json.gz', 'sampled_rank-1.json.gz'].map((f) => join(HTA, f));
 
 const app = appForFile();

@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import type { TimelineProbe } from '../../src/ui';
 
-export type Side = 'a' | 'b';
+type Side = 'a' | 'b';
 
 /** Both timelines have drawn a frame: the first simulation is in. */
 export async function waitForApp(page: Page): Promise<void> {

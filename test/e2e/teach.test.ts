@@ -11,8 +11,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { FIRST_SCREEN_CONFIG } from '../../src/config';
 import { REASON_PLAIN, TERMS } from '../../src/ui/glossary';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
-import { artifactsDir, findFixture, launchBrowser, startPreview } from './harness';
+import { artifactsDir, launchBrowser, startPreview } from './harness';
 import { metric, nextFrames, probeOf, setField, storeConfig, waitForApp, windowOf } from './page';
+import { fixturePath } from '../helpers/fixtures';
 
 let browser: Browser;
 let previewSrv: { url: string; close: () => Promise<void> };
@@ -439,7 +440,7 @@ describe('minor fixes: feedback', () => {
     const { context, page } = await freshPage(true);
     await page.goto(previewSrv.url);
     await waitForApp(page);
-    await page.setInputFiles('[data-testid="import-trace"]', [findFixture('test/fixtures/kineto/rank0.pt.trace.json')]);
+    await page.setInputFiles('[data-testid="import-trace"]', [fixturePath('kineto/rank0.pt.trace.json')]);
     const notice = await page.waitForSelector('[data-testid="notice-info"]');
     await page.locator('[data-testid="resimulate"]').scrollIntoViewIfNeeded();
     const n = (await notice.boundingBox())!;

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_PROFILES } from '../../src/backends';
-import { ROOT, appForFile } from './harness';
+import { appForFile } from './harness';
 import { probeOf } from './page';
+import { fixturePath } from '../helpers/fixtures';
 
-const FIX = join(ROOT, 'test/fixtures/torch_pass');
+const FIX = fixturePath('torch_pass');
 const GRAPH = 'llama8b_2layer_seq2048_saved';
 const gz = (p: string) => gunzipSync(readFileSync(join(FIX, p))).toString('utf8');
 const dir = mkdtempSync(join(tmpdir(), 'fsdp-sim-torch-log-'));

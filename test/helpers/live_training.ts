@@ -4,7 +4,7 @@
 // when files share one module cache (vitest.config.ts, isolate: false). Callers only read results.
 
 import { runTrainingNode } from '../../src/runtime/coordinator_node';
-import type { TrainingOptions, TrainingResult } from '../../src/runtime/coordinator';
+import type { TrainingOptions, TrainingResult } from '../../src/runtime/training_plan';
 
 /** tiny, 3 steps (the third loss sees two optimizer updates), 4 rows a step (one a rank on 4), preset clock. */
 export const LIVE_BASE: TrainingOptions = {

@@ -2,7 +2,8 @@
 // mesh and a 3-D HSDP × TP mesh, all on 8 ranks (the smallest world with a real 3-D mesh), and
 // which ranks share a process group there, for invariants that hold per group instance.
 
-import { fsdpMesh, isOneDim, meshGroup, type Mesh, type MeshDim, type MeshGroup } from '../../src/graph';
+import { fsdpMesh, isOneDim, meshGroup, type Mesh, type MeshDim } from '../../src/graph';
+import type { MeshGroup } from '../../src/graph/mesh';
 import { groupInstance } from '../../src/sim';
 
 export const MESH_RANKS = 8;

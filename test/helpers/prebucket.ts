@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import { type TorchPassExpected, gzJsonReader } from './torch_fixtures';
 import { type PassStats, type Schedule, runAutobucketing } from '../../src/backends';
-import type { AutobucketingOptions } from '../../src/backends/autobucketing';
+import type { AutobucketingOptions } from '../../src/backends/autobucketing/options';
 import { profileOf } from '../../src/backends/autobucketing/options';
 import { preBucketFsdp } from '../../src/backends/autobucketing/pre_bucket';
 import { buildTorchGraph, passRegions } from '../../src/backends/autobucketing/torch_graph';

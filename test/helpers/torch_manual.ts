@@ -4,8 +4,10 @@
 // is_fsdp_all_gather: one placeholder ancestor; is_fsdp_reduce_scatter: only one-input readers
 // down to the output; a folded cast: an all-gather's single-reader dtype cast).
 import type { CollectiveKind } from '../../src/graph';
-import type { ManualGraph, ManualResult, PlanEntry } from '../../src/backends/manual';
+import type { ManualGraph, ManualResult } from '../../src/backends/manual';
+import type { PlanEntry } from '../../src/backends/manual/manual_graph';
 import { gzJsonReader } from './torch_fixtures';
+import { fixtureUrl } from './fixtures';
 
 interface DumpNode {
   readonly name: string;
@@ -37,7 +39,7 @@ export interface ManualFixture {
 }
 
 export const readManualFixture = (() => {
-  const read = gzJsonReader(new URL('../fixtures/torch_manual/', import.meta.url));
+  const read = gzJsonReader(fixtureUrl('torch_manual/'));
   return (file: string): ManualFixture => {
     const { dump, expected } = read(file) as { dump: { nodes: DumpNode[] }; expected: ManualExpected };
     return { graph: manualGraphOfDump(dump.nodes), expected };

@@ -27,9 +27,9 @@ export {
   AUTOBUCKETING_DEFAULTS,
   AUTOBUCKETING_KNOBS,
   AUTOBUCKETING_PROFILES,
-  type AutobucketingOptions,
   DEFAULT_TORCH_PROFILE,
   torchProfileLabel,
+  type AutobucketingOptions,
 } from './options';
 export {
   compareWithTorch,

@@ -6,7 +6,6 @@ export {
   type ManualGraph,
   type ManualOptions,
   type ManualResult,
-  type PlanEntry,
 } from './manual_graph';
 export { manualOverlapSchedule } from './scheduler';
 export { blockCount, fsdpParamModuleOrder, manualGraphOf, manualRegions, type ManualRegion } from './from_step_graph';

@@ -9,13 +9,13 @@ import { CONTROL_MAGIC, W_MAGIC, W_WORLD, controlLayout, dataElems } from './lay
 export type CollectiveAlgorithm = 'direct' | 'ring';
 export const COLLECTIVE_ALGORITHMS: readonly CollectiveAlgorithm[] = ['direct', 'ring'];
 
-export type CollectiveKind = 'all_gather' | 'reduce_scatter' | 'barrier' | 'all_to_all';
+export type CommOpKind = 'all_gather' | 'reduce_scatter' | 'barrier' | 'all_to_all';
 export type ReduceOp = 'sum' | 'avg';
 
 /** What a rank publishes in the control buffer before every collective; all ranks must agree. */
 export interface CollectiveDescriptor {
   readonly seq: number; // 0-based count of collectives (barriers included) on this communicator
-  readonly kind: CollectiveKind;
+  readonly kind: CommOpKind;
   readonly elems: number; // unsharded elements: all_gather output, reduce_scatter input; 0: barrier, all_to_all
   readonly tensorsHash: number; // FNV-1a 32 of the tensor names joined by '\n'
   readonly label: string; // the caller's label (node / bucket name; cut to LABEL_CHARS), not compared

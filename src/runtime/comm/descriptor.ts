@@ -4,9 +4,9 @@
 
 import { fnv1a } from '../../util';
 import { DESC_SLOTS, DESC_TEXT_BYTES, DESC_WORDS, type ControlLayout } from './layout';
-import type { CollectiveDescriptor, CollectiveKind } from './comm_types';
+import type { CollectiveDescriptor, CommOpKind } from './comm_types';
 
-const KIND_CODES: readonly CollectiveKind[] = ['all_gather', 'reduce_scatter', 'barrier', 'all_to_all'];
+const KIND_CODES: readonly CommOpKind[] = ['all_gather', 'reduce_scatter', 'barrier', 'all_to_all'];
 
 /** FNV-1a 32-bit over the UTF-16 code units of the names joined by '\n' (order matters). */
 export function hashTensorNames(names: readonly string[]): number {
@@ -30,7 +30,7 @@ export function tensorListText(names: readonly string[]): string {
 }
 
 export function makeDescriptor(
-  seq: number, kind: CollectiveKind, elems: number, names: readonly string[], label: string,
+  seq: number, kind: CommOpKind, elems: number, names: readonly string[], label: string,
 ): CollectiveDescriptor {
   const cutLabel = label.slice(0, LABEL_CHARS).replaceAll(SEP, ' ');
   return { seq, kind, elems, tensorsHash: hashTensorNames(names), label: cutLabel, tensorsText: tensorListText(names) };

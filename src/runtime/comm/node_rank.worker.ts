@@ -4,14 +4,14 @@
 
 import { parentPort } from 'node:worker_threads';
 import { FsdpSimError } from '../../errors';
-import type { RankJob, RankOutcome, StepResult } from './node_script';
+import type { RankJob, RankOutcome, ScriptStepResult } from './node_script';
 import { RankComm } from './rank_comm';
 
 function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-function runStep(comm: RankComm, step: RankJob['steps'][number]): StepResult {
+function runStep(comm: RankComm, step: RankJob['steps'][number]): ScriptStepResult {
   const n = comm.worldSize;
   switch (step.op) {
     case 'all_gather': {
@@ -66,7 +66,7 @@ function runStep(comm: RankComm, step: RankJob['steps'][number]): StepResult {
 
 function runJob(job: RankJob): RankOutcome {
   const t0 = performance.now();
-  const results: StepResult[] = [];
+  const results: ScriptStepResult[] = [];
   try {
     const comm = new RankComm(job.init, job.rank);
     for (const step of job.steps) results.push(runStep(comm, step));

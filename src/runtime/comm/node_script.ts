@@ -44,7 +44,7 @@ export type RankStep =
       readonly warmup: number;
     };
 
-export interface StepResult {
+export interface ScriptStepResult {
   readonly op: RankStep['op'];
   readonly output?: Float32Array; // all_gather / reduce_scatter / all_reduce / all_to_all
   readonly timesMs?: readonly number[]; // bench: wall time of each timed collective on this rank
@@ -58,7 +58,7 @@ interface RankError {
 
 export interface RankOutcome {
   readonly rank: number;
-  readonly results: readonly StepResult[]; // steps completed before any error
+  readonly results: readonly ScriptStepResult[]; // steps completed before any error
   readonly error?: RankError;
   readonly elapsedMs: number;
 }

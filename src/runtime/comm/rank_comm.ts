@@ -28,7 +28,7 @@ import { ControlSync, assertCanBlock } from './sync';
 import type {
   CollectiveAlgorithm,
   CollectiveDescriptor,
-  CollectiveKind,
+  CommOpKind,
   CollectiveRequest,
   CommInit,
   RankCommApi,
@@ -255,7 +255,7 @@ export class RankComm implements RankCommApi {
   }
 
   /** Write this rank's descriptor into its slot for the next seq; returns the seq. */
-  private publish(kind: CollectiveKind, elems: number, req: CollectiveRequest): number {
+  private publish(kind: CommOpKind, elems: number, req: CollectiveRequest): number {
     const seq = this.seq++;
     const names = kind === 'barrier' ? [req.label] : req.tensors;
     // Training repeats the same collectives every step: hash, text and message are built once per request.

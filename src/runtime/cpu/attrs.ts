@@ -13,7 +13,7 @@ export interface EmbeddingDims { V: number; D: number; T: number; vocabStart?: n
 export interface RmsNormDims { rows: number; cols: number; eps: number }
 export interface AttentionDims { batch: number; seq: number; heads: number; kvHeads: number; headDim: number }
 export interface CrossEntropyDims { T: number; V: number }
-export interface AdamwHyper { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number }
+export interface AdamwAttrs { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number }
 
 /** A positive integer attribute (`op.name`), else a ConfigError naming it. `op`: a ComputeOp or a MoE kernel op. */
 export function intAttr(op: string, attrs: OpAttrs, name: string, min = 1): number {
@@ -70,7 +70,7 @@ export const crossEntropyDims = (op: ComputeOp, a: OpAttrs): CrossEntropyDims =>
   T: intAttr(op, a, 'T'), V: intAttr(op, a, 'V'),
 });
 
-export const adamwHyper = (a: OpAttrs): AdamwHyper => ({
+export const adamwAttrs = (a: OpAttrs): AdamwAttrs => ({
   n: intAttr('adamw', a, 'n'), lr: numAttr('adamw', a, 'lr'), beta1: numAttr('adamw', a, 'beta1'),
   beta2: numAttr('adamw', a, 'beta2'), eps: numAttr('adamw', a, 'eps'),
   weightDecay: numAttr('adamw', a, 'weightDecay', 0),
@@ -118,7 +118,7 @@ export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number
       const d = crossEntropyDims(op, attrs);
       return { inputs: [d.T * d.V, d.T], outputs: [d.T * d.V] };
     }
-    case 'adamw': { const n = adamwHyper(attrs).n; return { inputs: [n, n, n, n], outputs: [n, n, n] }; }
+    case 'adamw': { const n = adamwAttrs(attrs).n; return { inputs: [n, n, n, n], outputs: [n, n, n] }; }
     case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
     case 'grouped_mm':
       throw new ConfigError('op', `live training does not run the MoE op ${op} yet`);

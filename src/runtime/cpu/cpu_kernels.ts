@@ -7,7 +7,7 @@ import { adamw } from './adamw';
 import { add } from './add';
 import { attention, attentionBwd } from './attention';
 import {
-  adamwHyper, adamwStep, attentionDims, checkTensors, crossEntropyDims, embeddingDims, intAttr, matmulDims,
+  adamwAttrs, adamwStep, attentionDims, checkTensors, crossEntropyDims, embeddingDims, intAttr, matmulDims,
   rmsNormDims,
 } from './attrs';
 import { crossEntropy, crossEntropyBwd } from './cross_entropy';
@@ -66,7 +66,7 @@ export function runCpuOp(
     case 'cross_entropy': return crossEntropy(fi(0), ii(1), fo(0), crossEntropyDims(op, attrs));
     case 'cross_entropy_bwd': return crossEntropyBwd(fi(0), ii(1), fo(0), crossEntropyDims(op, attrs));
     case 'adamw':
-      return adamw(fi(0), fi(1), fi(2), fi(3), fo(0), fo(1), fo(2), adamwHyper(attrs), adamwStep(step));
+      return adamw(fi(0), fi(1), fi(2), fi(3), fo(0), fo(1), fo(2), adamwAttrs(attrs), adamwStep(step));
     case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
     case 'grouped_mm':
       throw new ConfigError('op', `live training does not run the MoE op ${op} yet`);

@@ -1,7 +1,7 @@
 // Schedule executor: runs one step of a schedule on one rank (kernels + SAB collectives).
 export { executeStep } from './executor';
-export type { ExecComm, GroupComms } from './collectives';
+export type { GroupComms } from './collectives';
 export { elemsOf } from './plan';
-export { PHASES, PhaseClock, formatPhases, phaseReport } from './phases';
+export { PhaseClock, formatPhases, phaseReport } from './phases';
 export type { PhaseInterval, StepPhases } from './phases';
 export { timedKernels } from './timed_kernels';

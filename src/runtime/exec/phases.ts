@@ -8,14 +8,14 @@
 import { formatDuration } from '../../util';
 
 export const PHASES = ['compute', 'collective', 'barrier', 'readback', 'upload', 'compile'] as const;
-export type Phase = (typeof PHASES)[number];
+export type ExecPhase = (typeof PHASES)[number];
 
 /** One rank's step: its wall time and the time per phase, all ms. other = stepMs − Σ phases. */
-export type StepPhases = Readonly<Record<Phase | 'other' | 'stepMs', number>>;
+export type StepPhases = Readonly<Record<ExecPhase | 'other' | 'stepMs', number>>;
 
 /** One timed interval of a step (measured timing mode): ms since the step started. */
 export interface PhaseInterval {
-  readonly phase: Phase;
+  readonly phase: ExecPhase;
   readonly name: string;
   readonly startMs: number;
   readonly durMs: number;
@@ -24,7 +24,7 @@ export interface PhaseInterval {
 const now = (): number => globalThis.performance.now();
 
 export class PhaseClock {
-  private readonly ms: Record<Phase, number> = {
+  private readonly ms: Record<ExecPhase, number> = {
     compute: 0,
     collective: 0,
     barrier: 0,
@@ -42,7 +42,7 @@ export class PhaseClock {
   }
 
   /** Give `durMs` that ended at `endMs` (performance.now) to `phase`. */
-  add(phase: Phase, durMs: number, name: string = phase, endMs: number = now()): void {
+  add(phase: ExecPhase, durMs: number, name: string = phase, endMs: number = now()): void {
     if (!(durMs > 0)) return;
     this.ms[phase] += durMs;
     this.attributed += durMs;
@@ -50,7 +50,7 @@ export class PhaseClock {
   }
 
   /** Time `fn` as `phase`, less whatever nested spans and add() calls took meanwhile. */
-  span<T>(phase: Phase, name: string, fn: () => T): T {
+  span<T>(phase: ExecPhase, name: string, fn: () => T): T {
     const a0 = this.attributed;
     const t = now();
     try {
@@ -60,7 +60,7 @@ export class PhaseClock {
     }
   }
 
-  async spanAsync<T>(phase: Phase, name: string, fn: () => Promise<T>): Promise<T> {
+  async spanAsync<T>(phase: ExecPhase, name: string, fn: () => Promise<T>): Promise<T> {
     const a0 = this.attributed;
     const t = now();
     try {
@@ -70,7 +70,7 @@ export class PhaseClock {
     }
   }
 
-  private close(phase: Phase, name: string, t: number, a0: number): void {
+  private close(phase: ExecPhase, name: string, t: number, a0: number): void {
     const end = now();
     const own = end - t - (this.attributed - a0);
     this.ms[phase] += own;

@@ -105,6 +105,3 @@ export function encodeMatmul(
   pass.dispatchWorkgroups(x, y);
   pass.end();
 }
-
-/** 2·M·N·K, for napkin GFLOP/s. */
-export const matmulFlops = (d: Pick<MatmulDims, 'M' | 'N' | 'K'>) => 2 * d.M * d.N * d.K;

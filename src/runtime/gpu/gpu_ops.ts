@@ -4,7 +4,7 @@
 import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph';
 import {
-  type AttentionDims, adamwBiasCorrections, adamwHyper, adamwStep, attentionDims, crossEntropyDims, embeddingDims,
+  type AttentionDims, adamwBiasCorrections, adamwAttrs, adamwStep, attentionDims, crossEntropyDims, embeddingDims,
   intAttr, matmulDims, rmsNormDims,
 } from '../cpu';
 import type { OpAttrs } from '../kernels';
@@ -224,7 +224,7 @@ function planCrossEntropy(
 }
 
 function planAdamw({ ctx, op, attrs, ins, outs, params }: OpArgs<'adamw'>, step: number | undefined): Dispatch[] {
-  const h = adamwHyper(attrs);
+  const h = adamwAttrs(attrs);
   const { bc1, bc2 } = adamwBiasCorrections(h, adamwStep(step));
   const p = params([
     u32(h.n), f32(h.lr), f32(h.beta1), f32(h.beta2), f32(h.eps), f32(h.weightDecay), f32(bc1), f32(bc2),

@@ -5,9 +5,10 @@ import { useApp } from '../use_app';
 import { paletteFor } from '../palette';
 import { useResolvedTheme } from '../theme';
 import { LineChart } from './line_chart';
+import { fixed } from '../../util';
 
 const fmtStep = (v: number) => String(Math.round(v));
-const fmtLoss = (v: number) => v.toFixed(2);
+const fmtLoss = (v: number) => fixed(v, 2);
 
 export function LossChart() {
   const losses = useApp((s) => s.live.losses);

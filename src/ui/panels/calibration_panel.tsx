@@ -19,6 +19,7 @@ import {
   unfittedText,
 } from '../../store';
 import { fmtPct, fmtUs } from '../ui_format';
+import { fixed } from '../../util';
 
 const SIZE = { width: 420, height: 260 };
 const M = { top: 10, right: 12, bottom: 36, left: 56 };
@@ -140,8 +141,8 @@ function applyRing(g: GroupFit): void {
   st.setConfig({
     ...st.config,
     network: 'pcie-ethernet',
-    latencyUs: +g.alphaUs.toFixed(3),
-    bandwidthGBps: +(g.betaBytesPerS / 1e9).toFixed(3),
+    latencyUs: +fixed(g.alphaUs, 3),
+    bandwidthGBps: +fixed(g.betaBytesPerS / 1e9, 3),
   });
 }
 
@@ -191,8 +192,8 @@ function GroupsTable({ groups }: { groups: readonly GroupFit[] }) {
           <tr key={`${g.group}|${g.groupSize}`} data-group={g.group}>
             <td>{g.group}</td>
             <td>{g.groupSize}</td>
-            <td data-col="alpha">{g.alphaUs.toFixed(3)}</td>
-            <td data-col="beta">{(g.betaBytesPerS / 1e9).toFixed(2)}</td>
+            <td data-col="alpha">{fixed(g.alphaUs, 3)}</td>
+            <td data-col="beta">{fixed(g.betaBytesPerS / 1e9, 2)}</td>
             <td>
               {fmtPct(g.rmsRelErr * 100, 2)} / {fmtPct(g.maxRelErr * 100, 2)}
             </td>
@@ -224,9 +225,9 @@ function ScalesTable({ scales }: { scales: Calibration['scales'] }) {
         {scales.map((s) => (
           <tr key={s.cls} data-cls={s.cls}>
             <td>{s.cls}</td>
-            <td>{s.measuredUs.toFixed(1)}</td>
-            <td>{s.simulatedUs.toFixed(1)}</td>
-            <td data-col="scale">{Number.isFinite(s.scale) ? s.scale.toFixed(3) : '—'}</td>
+            <td>{fixed(s.measuredUs, 1)}</td>
+            <td>{fixed(s.simulatedUs, 1)}</td>
+            <td data-col="scale">{fixed(s.scale, 3)}</td>
           </tr>
         ))}
       </tbody>

@@ -4,8 +4,8 @@
 // with its message and the last good config keeps running.
 
 import { Fragment, type ReactNode, useEffect, useRef, useState } from 'react';
-import { describeAllowed, type FieldSpec } from '../../config';
-import { appStore, getPath } from '../../store';
+import { describeAllowed, getPath, type FieldSpec } from '../../config';
+import { appStore } from '../../store';
 import { useApp } from '../use_app';
 import { configPanelModel, type PanelField } from '../config_panel_model';
 import { backendFlagsHelp } from '../glossary';

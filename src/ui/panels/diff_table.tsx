@@ -10,6 +10,7 @@ import {
 import { useApp } from '../use_app';
 import { downloadBlob } from '../download';
 import { fmtBytes, fmtUs } from '../ui_format';
+import { fixed } from '../../util';
 
 type SortKey = 'order' | 'name' | 'bytes' | 'startA' | 'exposedA' | 'startB' | 'exposedB' | 'delta';
 
@@ -73,7 +74,7 @@ function selectRow(a: SideResult, b: SideResult, rank: number, r: DiffRow): void
   st.setWindow({ startUs: Math.max(0, lo - pad), endUs: hi + pad });
 }
 
-const us = (x: number | null | undefined) => fmtUs(x, { unit: 'µs', digits: 1, bare: true, missing: '—' });
+const us = (x: number | null | undefined) => fmtUs(x, { unit: 'µs', digits: 1, bare: true });
 
 /** A side the config's step graph describes: simulated from the config (not a trace, a live run or an FX dump). */
 const fromConfig = (s: SideResult | null): s is SideResult & { schedule: NonNullable<SideResult['schedule']> } =>
@@ -189,7 +190,7 @@ function DiffRowView({ row, picked, onPick }: { row: DiffRow; picked: boolean; o
       <td data-col="exposedA">{us(row.a?.exposedUs)}</td>
       <td>{us(row.b?.startUs)}</td>
       <td data-col="exposedB">{us(row.b?.exposedUs)}</td>
-      <td>{row.deltaExposedUs.toFixed(1)}</td>
+      <td>{fixed(row.deltaExposedUs, 1)}</td>
       <td>{hidesInB(row)}</td>
       <td title={row.reasons.map((x) => reasonText(x)).join(' ')}>
         {row.reasons.map((x) => x.code).join(', ')}

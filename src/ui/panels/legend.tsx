@@ -9,7 +9,7 @@ import type { EventKind } from '../../trace';
 import { termById } from '../glossary';
 import { navHint, useInputKind } from '../input_kind';
 import { EXPOSED_ENTRY, PEER_WAIT_ENTRY, legendFor, paletteFor } from '../palette';
-import { Term } from '../term';
+import { DefinedTerm } from '../term';
 import { useResolvedTheme } from '../theme';
 
 function defn(id: string): string {
@@ -36,23 +36,26 @@ export function Legend() {
     <div className="legend" data-testid="legend">
       {entries.map((l) => (
         <span key={l.key} className="legend-item" data-kinds={l.kinds.join(' ')}>
-          <Term def={defn(l.term)} term={l.term}><i style={{ background: palette[l.color] }} />{l.label}</Term>
+          <DefinedTerm def={defn(l.term)} term={l.term}>
+            <i style={{ background: palette[l.color] }} />
+            {l.label}
+          </DefinedTerm>
         </span>
       ))}
       <span className="legend-item" data-kinds="peer_wait">
-        <Term def={defn(PEER_WAIT_ENTRY.term)} term={PEER_WAIT_ENTRY.term}>
+        <DefinedTerm def={defn(PEER_WAIT_ENTRY.term)} term={PEER_WAIT_ENTRY.term}>
           <i style={{ background: palette[PEER_WAIT_ENTRY.color] }} />{PEER_WAIT_ENTRY.label}
-        </Term>
+        </DefinedTerm>
       </span>
       <span className="legend-item" data-kinds="exposed">
-        <Term def={defn(EXPOSED_ENTRY.term)} term={EXPOSED_ENTRY.term}>
+        <DefinedTerm def={defn(EXPOSED_ENTRY.term)} term={EXPOSED_ENTRY.term}>
           <i style={{ background: palette[EXPOSED_ENTRY.color] }} />{EXPOSED_ENTRY.label}
-        </Term>
+        </DefinedTerm>
       </span>
       <span className="legend-item" data-kinds="bucket">
-        <Term def={defn('bucket')} term="bucket">
+        <DefinedTerm def={defn('bucket')} term="bucket">
           <i className="outline" style={{ borderColor: palette.bucket }} />bucket members ({tapWord})
-        </Term>
+        </DefinedTerm>
       </span>
       <span className="muted nav-hint" data-testid="nav-hint" data-input={input}>{navHint(input)}</span>
     </div>

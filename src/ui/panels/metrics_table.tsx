@@ -14,7 +14,8 @@ import { type LiveContext, unlikeness } from '../like_runs';
 import { fmtBytes, fmtDelta, fmtPct, fmtUs } from '../ui_format';
 import { MEMORY_NAMES, termById } from '../glossary';
 import { type NamedHbmFit, sideHbmFit } from '../hbm';
-import { Term } from '../term';
+import { DefinedTerm } from '../term';
+import { MISSING, fixed } from '../../util';
 
 interface Row {
   readonly key: string;
@@ -69,10 +70,10 @@ export const ROWS: readonly Row[] = [
   })),
 ];
 
-/** A side's cell: '–' when unknown; on a side that hangs, 'not a full step' or the figure 'to the hang'. */
+/** A side's cell: MISSING when unknown; on a side that hangs, 'not a full step' or the figure 'to the hang'. */
 export function cellText(r: Pick<Row, 'fmt' | 'fullStep'>, side: SideResult | null | undefined, v: number): string {
   if (side?.mismatch && r.fullStep) return 'not a full step';
-  if (!side || !Number.isFinite(v)) return '–';
+  if (!side || !Number.isFinite(v)) return MISSING;
   return side.mismatch ? `${r.fmt(v)} to the hang` : r.fmt(v);
 }
 
@@ -102,7 +103,7 @@ function withGroupRows(extra: readonly Row[]): readonly Row[] {
 
 /** Column heads stay short: 'aot_eager_autobucketing' → 'autobucketing' (full name in the tooltip). */
 function shortTitle(t: string | undefined): string {
-  return t ? t.replace(/^aot_eager_(?=\w)/, '') : '–';
+  return t ? t.replace(/^aot_eager_(?=\w)/, '') : MISSING;
 }
 
 /** Sides whose peak exceeds the hardware's HBM (unknown peaks make no claim). */
@@ -156,7 +157,7 @@ function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
 /** B vs A: points for the overlap (a percent already), else the relative change. */
 function deltaText(key: string, va: number, vb: number): string {
   if (key !== 'overlap') return fmtDelta(va, vb);
-  return Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${Math.abs(vb - va).toFixed(1)} pt` : '–';
+  return Number.isFinite(va - vb) ? `${vb - va >= 0 ? '+' : '−'}${fixed(Math.abs(vb - va), 1)} pt` : MISSING;
 }
 
 /** ' · hangs' after the column head of a side whose step hangs. */
@@ -214,7 +215,7 @@ function MetricsHead({ a, b }: { a: Side; b: Side }) {
         <th />
         <th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}{hangsMark(a)}</th>
         <th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}{hangsMark(b)}</th>
-        <th><Term def={DELTA_DEF}>B vs A</Term></th>
+        <th><DefinedTerm def={DELTA_DEF}>B vs A</DefinedTerm></th>
       </tr>
     </thead>
   );
@@ -240,7 +241,7 @@ function MetricRow({ row: r, a, b, comparable, peakOverHbm }: MetricRowProps) {
   return (
     <tr data-metric={r.key} className={r.key.startsWith('peak') && peakOverHbm ? 'warn-text' : undefined}>
       <th data-agg={r.agg}>
-        <Term def={headTitle(r)} term={r.term}>{r.label}</Term>{' '}
+        <DefinedTerm def={headTitle(r)} term={r.term}>{r.label}</DefinedTerm>{' '}
         <span className="muted small">({r.agg})</span>
       </th>
       <td data-side="a" data-value={String(va)} data-hung={a?.mismatch ? '' : undefined}>
@@ -250,7 +251,7 @@ function MetricRow({ row: r, a, b, comparable, peakOverHbm }: MetricRowProps) {
         {cellText(r, b, vb)}
       </td>
       <td className={better ? 'better' : worse ? 'worse' : ''} data-delta={r.key}>
-        {comparable ? deltaText(r.key, va, vb) : '–'}
+        {comparable ? deltaText(r.key, va, vb) : MISSING}
       </td>
     </tr>
   );

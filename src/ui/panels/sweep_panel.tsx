@@ -13,6 +13,7 @@ import { downloadBlob } from '../download';
 import { MEMORY_NAMES } from '../glossary';
 import { forHand, useInputKind } from '../input_kind';
 import { byteTicks, fmtBytes, fmtPct, fmtUs } from '../ui_format';
+import { fixed } from '../../util';
 
 /** The rows' times are ms: written as ms with two decimals. */
 const MS = { unit: 'ms', digits: 2 } as const;
@@ -34,13 +35,13 @@ const FIGURES: readonly Figure[] = [
     id: 'step',
     title: 'step time (ms)',
     y: (r) => r.stepTimeMs,
-    fmt: (v) => v.toFixed(v < 10 ? 2 : 0),
+    fmt: (v) => fixed(v, v < 10 ? 2 : 0),
   },
   {
     id: 'exposed',
     title: 'exposed communication (ms)',
     y: (r) => r.exposedCommMs,
-    fmt: (v) => v.toFixed(v < 10 ? 2 : 0),
+    fmt: (v) => fixed(v, v < 10 ? 2 : 0),
   },
   {
     id: 'peak',
@@ -140,7 +141,7 @@ function Hover({ point, rows, axes }: { point: number; rows: readonly SweepRow[]
       {at.map((r) => (
         <div key={r.backend}>
           {r.backend}: step {fmtUs(r.stepTimeMs * 1000, MS)} · exposed {fmtUs(r.exposedCommMs * 1000, MS)} ·
-          overlap {fmtPct(r.overlapPct, 1, '—')} · peak {fmtBytes(r.peakMemoryBytes)} ·{' '}
+          overlap {fmtPct(r.overlapPct, 1)} · peak {fmtBytes(r.peakMemoryBytes)} ·{' '}
           {r.allGathers} AG / {r.reduceScatters} RS
           {r.fitsHbm ? '' : ' · does not fit HBM'}
           {r.hang ? ` · ${mismatchText(r.hang)}` : ''}

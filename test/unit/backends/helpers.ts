@@ -5,7 +5,8 @@
 import { expect } from 'vitest';
 import { AUTOBUCKETING_DEFAULTS, type Schedule } from '../../../src/backends';
 import type { CostModel } from '../../../src/estimate/cost_types';
-import { isTopologicalOrder, verifyGraph } from '../../../src/graph';
+import { isTopologicalOrder } from '../../../src/graph/toposort';
+import { verifyGraph } from '../../../src/graph/verify';
 import type { DType, GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';
 export { rng } from '../../helpers/rng';
 import { rng } from '../../helpers/rng';

@@ -6,8 +6,9 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { manualOverlapSchedule, type ManualOptions } from '../../../src/backends/manual';
 import { type ManualExpected, orderTokens, readManualFixture } from '../../helpers/torch_manual';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const DIR = new URL('../../fixtures/torch_manual/', import.meta.url);
+const DIR = fixtureUrl('torch_manual/');
 const FILES = readdirSync(DIR).filter((f) => f.endsWith('.json.gz'));
 
 function optionsOf(e: ManualExpected): ManualOptions {

@@ -10,8 +10,9 @@ import { buildTorchGraph, passRegions } from '../../../src/backends/autobucketin
 import { scheduleOverlap } from '../../../src/backends/autobucketing/torch_scheduler';
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph } from '../../../src/graph';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const readGz = gzJsonReader(new URL('../../fixtures/torch_pass/', import.meta.url));
+const readGz = gzJsonReader(fixtureUrl('torch_pass/'));
 
 interface Expected extends TorchPassExpected {
   readonly allowedPeakBytes: number;

@@ -7,20 +7,18 @@
 import { describe, expect, it } from 'vitest';
 import { expectPassStats, expectPreBuckets, expectScheduleOrder, preBucketFixtures } from '../../helpers/prebucket';
 import { runAutobucketing } from '../../../src/backends';
-import {
-  AUTOBUCKETING_KNOBS,
-  AUTOBUCKETING_PROFILES,
-  type AutobucketingOptions,
-} from '../../../src/backends/autobucketing';
+import { AUTOBUCKETING_KNOBS, AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
+import type { AutobucketingOptions } from '../../../src/backends/autobucketing/options';
 import { isCoalesced } from '../../../src/backends/autobucketing/coalesced';
 import { preBucketFsdp } from '../../../src/backends/autobucketing/pre_bucket';
 import { NCCL_213_DEFAULT_TOPOLOGY } from '../../../src/estimate/nccl_2_13';
 import { makeCostModel } from '../../../src/estimate';
 import { configFromFlags } from '../../../src/cli/flags';
 import { configFromQuery, configToQuery } from '../../../src/config/url';
+import { fixtureUrl } from '../../helpers/fixtures';
 
 const { expected: EXPECTED, pairs: PAIRS, load, want: wantOf } = preBucketFixtures(
-  new URL('../../fixtures/torch_pass/coalesced/', import.meta.url),
+  fixtureUrl('torch_pass/coalesced/'),
 );
 const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
 const PROFILES = { A: AUTOBUCKETING_PROFILES['torch-2.13'], B: AUTOBUCKETING_PROFILES['torch-2.11'] };

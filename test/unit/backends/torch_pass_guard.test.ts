@@ -10,6 +10,7 @@ import { scheduleOverlap } from '../../../src/backends/autobucketing/torch_sched
 import { indexGraph } from '../../../src/backends/graph_index';
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph } from '../../../src/graph';
+import { fixtureUrl } from '../../helpers/fixtures';
 
 interface Case {
   readonly dump: unknown;
@@ -17,7 +18,7 @@ interface Case {
   readonly exposedMs: Record<string, number>;
   readonly recursesIn213: boolean;
 }
-const FIXTURE = gzJsonReader(new URL('../../fixtures/torch_pass/guard_2_15/', import.meta.url))('cases.json.gz') as {
+const FIXTURE = gzJsonReader(fixtureUrl('torch_pass/guard_2_15/'))('cases.json.gz') as {
   torch: string;
   cases: Record<string, Case>;
 };

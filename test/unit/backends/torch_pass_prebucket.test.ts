@@ -10,9 +10,10 @@ import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
 import { makeCostModel } from '../../../src/estimate';
 import { configFromFlags } from '../../../src/cli/flags';
 import { configFromQuery, configToQuery } from '../../../src/config/url';
+import { fixtureUrl } from '../../helpers/fixtures';
 
 const { expected: EXPECTED, pairs: PAIRS, load, want: wantOf } = preBucketFixtures(
-  new URL('../../fixtures/torch_pass/prebucket/', import.meta.url),
+  fixtureUrl('torch_pass/prebucket/'),
 );
 const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
 const PROFILE = AUTOBUCKETING_PROFILES['torch-2.13'];

@@ -11,14 +11,15 @@ import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
 import { profileOf } from '../../../src/backends/autobucketing/options';
 import { makeCostModel } from '../../../src/estimate';
 import { configFromFlags } from '../../../src/cli/flags';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const { load } = preBucketFixtures(new URL('../../fixtures/torch_pass/prebucket/', import.meta.url));
+const { load } = preBucketFixtures(fixtureUrl('torch_pass/prebucket/'));
 const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
 const PROFILE = AUTOBUCKETING_PROFILES['torch-2.15'];
 
 /** A version's fixture folder: torch's answers, with the torch that made each. */
 function answers(folder: string) {
-  const expected = gzJsonReader(new URL(`../../fixtures/torch_pass/${folder}/`, import.meta.url))(
+  const expected = gzJsonReader(fixtureUrl(`torch_pass/${folder}/`))(
     'expected.json.gz',
   ) as Record<string, PreBucketExpected & { readonly torch: string }>;
   const pairs = [...new Set(Object.keys(expected).map((k) => k.replace(/_(fw|bw)$/, '')))];

@@ -15,6 +15,7 @@ import { indexGraph } from '../../../src/backends/graph_index';
 import { makeCostModel } from '../../../src/estimate';
 import { NCCL_213_DEFAULT_TOPOLOGY } from '../../../src/estimate/nccl_2_13';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
+import { fixtureUrl } from '../../helpers/fixtures';
 
 interface Expected extends TorchPassExpected {
   readonly torch: string;
@@ -24,7 +25,7 @@ interface Expected extends TorchPassExpected {
   readonly allowedPeakBytes: number;
 }
 
-const readGz = gzJsonReader(new URL('../../fixtures/torch_pass_2d/v2_15/', import.meta.url));
+const readGz = gzJsonReader(fixtureUrl('torch_pass_2d/v2_15/'));
 const EXPECTED = (readGz('expected.json.gz') as { CA: Record<string, Expected> }).CA;
 const GRAPHS = [...new Set(Object.keys(EXPECTED).map((k) => k.replace(/_(fw|bw)$/, '')))];
 const PROFILE = AUTOBUCKETING_PROFILES['torch-2.15'];

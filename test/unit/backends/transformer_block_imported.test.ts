@@ -7,9 +7,10 @@ import { runTransformerBlock } from '../../../src/backends';
 import { importFxGraph } from '../../../src/graph';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
 import { expectValidSchedule, rooflineCost } from './helpers';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const read = gzJsonReader(new URL('../../fixtures/', import.meta.url));
-const PASS = readdirSync(new URL('../../fixtures/torch_pass/fx/', import.meta.url))
+const read = gzJsonReader(fixtureUrl(''));
+const PASS = readdirSync(fixtureUrl('torch_pass/fx/'))
   .filter((f) => f.endsWith('_fw.json.gz'))
   .map((f) => `torch_pass/fx/${f.replace(/_fw\.json\.gz$/, '')}`);
 const GRAPHS = [...PASS, 'fx_dump_2d/tiny_dp4_tp2'];

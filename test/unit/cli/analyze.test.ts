@@ -2,13 +2,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
+import { fixturePath } from '../../helpers/fixtures';
 
-const HTA = fileURLToPath(new URL('../../fixtures/hta/', import.meta.url));
+const HTA = fixturePath('hta/');
 const expected = JSON.parse(readFileSync(join(HTA, 'expected.json'), 'utf8')).trace_filter;
 const files: string[] = expected.files.map((f: string) => join(HTA, f));
 const tmp = mkdtempSync(join(tmpdir(), 'fsdp-sim-analyze-'));
@@ -35,7 +35,7 @@ describe('fsdp-sim analyze', () => {
     expect(j.warnings.every((w: string) => files.some((f) => w.startsWith(f)))).toBe(true);
   });
 
-  it('reads plain .json the same as .json.gz, and prints a table with "—" where there is no figure', async () => {
+  it('reads plain .json the same as .json.gz, and prints a table with "–" where there is no figure', async () => {
     const plain = join(tmp, 'rank0.json');
     writeFileSync(plain, gunzipSync(readFileSync(files[0])));
     const [gz, js] = await Promise.all([cli(['analyze', files[0], '--json']), cli(['analyze', plain, '--json'])]);
@@ -44,7 +44,7 @@ describe('fsdp-sim analyze', () => {
     expect(text.code).toBe(0);
     expect(text.out).toMatch(/^rank\s+span ms\s+overlap %\s+idle %\s+compute %\s+non-compute %/);
     expect(text.out).toContain('53.56'); // rank 0's idle %, as HTA prints it
-    expect(text.out).toMatch(/peak —/); // the file has no memory records: unknown, not 0
+    expect(text.out).toMatch(/peak –/); // the file has no memory records: unknown, not 0
   });
 
   it('gives null overlap (HTA: NaN) for a rank without communication', async () => {
@@ -53,7 +53,7 @@ describe('fsdp-sim analyze', () => {
     writeFileSync(f, JSON.stringify(exportChromeTrace({ events, worldSize: 1 })));
     const j = JSON.parse((await cli(['analyze', f, '--json'])).out);
     expect(j.ranks[0].overlapPct).toBeNull();
-    expect((await cli(['analyze', f])).out).toMatch(/^0\s+0\.010\s+—/m);
+    expect((await cli(['analyze', f])).out).toMatch(/^0\s+0\.010\s+–/m);
   });
 
   it('fails with one line naming the file: missing, not JSON, malformed field, no file at all', async () => {

@@ -2,13 +2,13 @@
 // events kept are (FSDP_SIM_MAX_KEPT_EVENTS), and the output is the whole-text reader's.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keptEventsBudget } from '../../../src/cli/trace_input';
-import { cli, tempDirs } from './run_cli';
+import { cli, tempDirs } from '../../helpers/cli';
+import { fixturePath } from '../../helpers/fixtures';
 
-const HTA = fileURLToPath(new URL('../../fixtures/hta/', import.meta.url));
+const HTA = fixturePath('hta/');
 const files: string[] = JSON.parse(readFileSync(join(HTA, 'expected.json'), 'utf8')).trace_filter.files.map(
   (f: string) => join(HTA, f),
 );

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 import { ALPHA_US, BETA, SCALES, kinetoFiles } from '../../helpers/kineto_synth';
+import { fixturePath } from '../../helpers/fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'fsdp-calib-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -69,7 +70,7 @@ describe('fsdp-sim calibrate', () => {
   });
 
   it("fits HTA's real sample from its nccl:* ops and says why it leaves its all-to-alls out", async () => {
-    const hta = [0, 1].map((r) => `test/fixtures/hta/sampled_rank-${r}.json.gz`);
+    const hta = [0, 1].map((r) => fixturePath('hta', `sampled_rank-${r}.json.gz`));
     const r = await cli(['calibrate', ...hta, '--ranks', '128']);
     expect([r.code, r.err]).toEqual([0, '']);
     expect(r.out).toMatch(/\ndefault\s+128\s+12\s+[\d.]+\s+[\d.]+ /);

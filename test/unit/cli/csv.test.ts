@@ -4,7 +4,7 @@ import { csvParse } from 'd3-dsv';
 import { describe, expect, it } from 'vitest';
 import { DIFF_COLUMNS, diffCells, type DiffRow } from '../../../src/pipeline/diff';
 import { SWEEP_COLUMNS } from '../../../src/pipeline/sweep';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 
 describe('CSV through d3-dsv', () => {
   it('diff --csv reads back cell for cell as the JSON rows, quoted cells whole', async () => {

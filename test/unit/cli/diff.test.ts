@@ -1,6 +1,6 @@
 // `fsdp-sim diff` in process: JSON rows for every collective, CSV, the top-exposed table and usage errors.
 import { describe, expect, it } from 'vitest';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 import { defaultConfig } from '../../../src/config';
 import { buildGraph } from '../../../src/pipeline';
 import { DIFF_COLUMNS } from '../../../src/pipeline/diff';

@@ -9,7 +9,7 @@ import { TRAIN_USAGE } from '../../../src/cli/train_command';
 import { CONFIG_FIELDS, DEFAULT_CONFIG, describeAllowed, fieldSpec } from '../../../src/config';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../../../src/estimate';
 import { MAX_LIVE_RANKS } from '../../../src/runtime/training_plan';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 
 /** A regex matching `text` literally. */
 const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));

@@ -3,18 +3,17 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { compareWithTorch, parseTorchPassLog, type PassStats } from '../../../src/backends';
-import { cli, tempDirs } from './run_cli';
+import { cli, tempDirs } from '../../helpers/cli';
+import { fixturePath, REPO_ROOT } from '../../helpers/fixtures';
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const tempDir = tempDirs('fsdp-sim-31-');
-const TINY_FW = join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json');
+const TINY_FW = fixturePath('fx/tiny_4layer_fw.json');
 const sh = (script: string) =>
-  promisify(execFile)('bash', ['-c', script], { cwd: REPO }).then(
+  promisify(execFile)('bash', ['-c', script], { cwd: REPO_ROOT }).then(
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => e,
   );
@@ -79,7 +78,7 @@ describe('compare --trace DIR: one run, switched into place', () => {
 });
 
 describe('pass --torch-log: only torch\'s own log of this pass', () => {
-  const FIX = join(REPO, 'test/fixtures/torch_pass');
+  const FIX = fixturePath('torch_pass');
   const gz = (p: string) => gunzipSync(readFileSync(join(FIX, p))).toString('utf8');
   const G = 'llama8b_2layer_seq2048_saved';
   const inputs = () => {
@@ -297,7 +296,7 @@ describe('calibrate and analyze say what a trace holds', () => {
     const r = await cli(['calibrate', f, '--model', 'tiny', '--ranks', '8']);
     expect(r.code).toBe(0);
     expect(r.out.split('\n')[0]).toBe('no collectives were found in the trace: no process group to fit α, β to');
-    expect(r.out).toMatch(/^attention +— +[\d.]+ +1 \(no kernel of the class in the trace: unchanged\)$/m);
+    expect(r.out).toMatch(/^attention +– +[\d.]+ +1 \(no kernel of the class in the trace: unchanged\)$/m);
     const j = JSON.parse((await cli(['calibrate', f, '--model', 'tiny', '--ranks', '8', '--json'])).out);
     expect(j.scales.find((s: { cls: string }) => s.cls === 'attention')).toMatchObject({ scale: 1, absent: true });
   });

@@ -3,21 +3,21 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES } from '../../../src/backends/schedule_types';
-import { cli as inProcess } from './run_cli';
+import { cli as inProcess } from '../../helpers/cli';
 import { HARDWARE_NAMES } from '../../../src/estimate';
 import { importTrace } from '../../../src/trace/import';
+import { fixturePath, REPO_ROOT } from '../../helpers/fixtures';
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const FX = (f: string) => join(REPO, 'test/fixtures/fx', f);
+const FX = (f: string) => fixturePath('fx', f);
 const run = promisify(execFile);
 
 async function cli(args: string[], entry: string[] = ['--import', 'tsx', 'src/cli/cli.ts']) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...entry, ...args], { cwd: REPO, maxBuffer: 64 << 20 });
+    const options = { cwd: REPO_ROOT, maxBuffer: 64 << 20 };
+    const { stdout, stderr } = await run(process.execPath, [...entry, ...args], options);
     return { code: 0, stdout, stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -155,7 +155,7 @@ describe('fsdp-sim pass', () => {
   });
 
   it('fails with exit 1 naming the file on a malformed dump', async () => {
-    const r = await inProcess(['pass', '--fx-graph', join(REPO, 'test/fixtures/kineto/rank0.pt.trace.json')]);
+    const r = await inProcess(['pass', '--fx-graph', fixturePath('kineto/rank0.pt.trace.json')]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('rank0.pt.trace.json');
   });

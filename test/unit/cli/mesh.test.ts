@@ -1,7 +1,7 @@
 // `fsdp-sim compare` on a mesh: the mesh flags, the mesh in the JSON, collectives per process
 // group, and usage errors naming the flag.
 import { describe, expect, it } from 'vitest';
-import { cli as inProcess } from './run_cli';
+import { cli as inProcess } from '../../helpers/cli';
 
 type Counts = { all_gather: number; reduce_scatter: number; all_reduce: number };
 type Result = {

@@ -1,7 +1,7 @@
 // `fsdp-sim compare` on an MoE model with expert parallel: --ep, the mesh in the JSON, the ep
 // group's all-to-alls counted apart, and the errors naming the field.
 import { describe, expect, it } from 'vitest';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 
 type Counts = Record<string, number>;
 type Result = { collectives: Record<string, Counts>; collectivesTotal: Counts; stepTimeMs: number };

@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/cli';
 import { parseTorchPassLog } from '../../../src/backends';
+import { cli } from '../../helpers/cli';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const FIX = new URL('../../fixtures/torch_pass/', import.meta.url);
+const FIX = fixtureUrl('torch_pass/');
 const gz = (p: string) => gunzipSync(readFileSync(new URL(p, FIX))).toString('utf8');
 const GRAPH = 'llama8b_2layer_seq2048_saved';
 const dir = mkdtempSync(join(tmpdir(), 'fsdp-sim-pass-'));
@@ -21,12 +22,7 @@ const fw = file('fw.json', gz(`fx/${GRAPH}_fw.json.gz`));
 const bw = file('bw.json', gz(`fx/${GRAPH}_bw.json.gz`));
 const log = gz(`logs/${GRAPH}_fw.log.gz`) + gz(`logs/${GRAPH}_bw.log.gz`);
 
-async function pass(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(['pass', ...args], { out: (t) => void out.push(t), err: (t) => void err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const pass = (args: string[]) => cli(['pass', ...args]);
 
 describe('parseTorchPassLog', () => {
   it("reads torch's buckets, prefetches and summary per graph", () => {

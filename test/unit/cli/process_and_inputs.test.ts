@@ -11,22 +11,21 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inputLimit, readInputText } from '../../../src/cli/io';
-import { cli, tempDirs } from './run_cli';
+import { cli, tempDirs } from '../../helpers/cli';
 import { importTrace } from '../../../src/trace/import';
+import { fixturePath, REPO_ROOT } from '../../helpers/fixtures';
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 const tempDir = tempDirs('fsdp-sim-i22-');
 
 describe('the package bin shares main.ts process wrapper (C3)', () => {
   it('bin/fsdp-sim.mjs diff ... | head -1 prints one line and exits quietly (no EPIPE stack)', async () => {
     const sh = 'node bin/fsdp-sim.mjs diff --model llama3-8b --ranks 8 | head -1';
-    const { stdout, stderr } = await promisify(execFile)('bash', ['-o', 'pipefail', '-c', sh], { cwd: REPO });
+    const { stdout, stderr } = await promisify(execFile)('bash', ['-o', 'pipefail', '-c', sh], { cwd: REPO_ROOT });
     expect(stdout).toMatch(/^rank 0: \d+ collectives/);
     expect(stderr).toBe('');
   });
@@ -113,7 +112,7 @@ describe('HTA reads every rank of a per-rank export', () => {
 });
 
 describe('input files are read bounded, by one reader (H4, H5, U2, U3)', () => {
-  const FW = join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json');
+  const FW = fixturePath('fx/tiny_4layer_fw.json');
 
   it('refuses a device, a directory and a file over the limit before reading any of it', async () => {
     // a pipe is read: test/unit/cli/hostile_inputs.test.ts
@@ -183,14 +182,14 @@ describe('input files are read bounded, by one reader (H4, H5, U2, U3)', () => {
 });
 
 describe('--trace temporaries never outlive a run (A2)', () => {
-  const TRACE_FILES = join(REPO, 'src/cli/trace_files.ts');
+  const TRACE_FILES = join(REPO_ROOT, 'src/cli/trace_files.ts');
 
   /** Runs `script` (TypeScript) in a child node; resolves to how it ended. */
   const child = (script: string, dir: string) =>
     new Promise<{ code: number | null; signal: NodeJS.Signals | null; pid: number }>((resolve) => {
       const file = join(dir, 'child.mts');
       writeFileSync(file, script);
-      const c = spawn(process.execPath, ['--import', 'tsx', file], { cwd: REPO, stdio: 'ignore' });
+      const c = spawn(process.execPath, ['--import', 'tsx', file], { cwd: REPO_ROOT, stdio: 'ignore' });
       c.on('exit', (code, signal) => resolve({ code, signal, pid: c.pid! }));
     });
 

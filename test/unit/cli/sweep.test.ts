@@ -1,6 +1,6 @@
 // `fsdp-sim sweep` in process: the JSON / CSV / table shapes, and usage errors (exit 2, one line).
 import { describe, expect, it } from 'vitest';
-import { cli } from './run_cli';
+import { cli } from '../../helpers/cli';
 
 describe('fsdp-sim sweep', () => {
   it('prints one JSON row per point and backend, the cross product in order', async () => {

@@ -6,12 +6,12 @@ import { createCommInit, type CollectiveAlgorithm } from '../../../src/runtime/c
 import type { CommGroup } from '../../../src/runtime/comm/comm_types';
 import { NodeRankPool, type RankOutcome, type RankStep } from '../../../src/runtime/comm/node';
 
-export const MAX_RANKS = 8;
+const POOL_RANKS = 8;
 let shared: Promise<NodeRankPool> | undefined;
 
-/** The file's pool of MAX_RANKS workers; scenarios with fewer ranks use the first ones. */
+/** The file's pool of POOL_RANKS workers; scenarios with fewer ranks use the first ones. */
 export function pool(): Promise<NodeRankPool> {
-  shared ??= NodeRankPool.create(MAX_RANKS);
+  shared ??= NodeRankPool.create(POOL_RANKS);
   return shared;
 }
 

@@ -1,7 +1,8 @@
 // Fuzz: random and mangled configs / URLs always end in a SimConfig or a ConfigError that names
 // the field — never a throw; valid small configs run through the pipeline.
 import { describe, expect, it } from 'vitest';
-import { CONFIG_FIELDS, DEFAULT_CONFIG, configFromQuery, parseConfigQuery, validateConfig } from '../../../src/config';
+import { CONFIG_FIELDS, DEFAULT_CONFIG, parseConfigQuery, validateConfig } from '../../../src/config';
+import { configFromQuery } from '../../../src/config/url';
 import { ConfigError } from '../../../src/errors';
 import { runPipeline } from '../../../src/pipeline';
 import { rng } from '../../helpers/rng';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeHbmFit, hbmFit } from '../../../src/config';
 import { formatTable, type CompareRow } from '../../../src/cli/cli_format';
-import { main } from '../../../src/cli/cli';
+import { cli } from '../../helpers/cli';
 
 const GB = 1e9;
 const GIB = 2 ** 30;
@@ -44,12 +44,7 @@ describe('formatTable with hardware', () => {
 });
 
 describe('fsdp-sim compare --ac', () => {
-  async function run(args: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await main(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const run = cli;
   it('runs with AC full (more step time on tiny: the recompute), rejects an unknown mode naming the field', async () => {
     const none = await run(['compare', '--backends', 'aot_eager', '--ac', 'none']);
     const full = await run(['compare', '--backends', 'aot_eager', '--ac', 'full']);

@@ -2,15 +2,11 @@
 // (torchtitan's train configs) and the StepConfig the builder gets.
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_CONFIG,
-  activationCheckpointingOf,
-  configFromQuery,
-  configToQuery,
-  defaultConfig,
-  stepConfigOf,
-  validateConfig,
+  DEFAULT_CONFIG, activationCheckpointingOf, configToQuery, defaultConfig, stepConfigOf, validateConfig,
 } from '../../../src/config';
-import { buildStepGraph, isRecomputeNode } from '../../../src/graph';
+import { configFromQuery } from '../../../src/config/url';
+import { buildStepGraph } from '../../../src/graph';
+import { isRecomputeNode } from '../../../src/graph/checkpoint';
 
 describe('activationCheckpointingOf', () => {
   it('uses the preset mode when null: none for tiny, selective for 8b, full for 70b and 405b (torchtitan)', () => {

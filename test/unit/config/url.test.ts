@@ -1,15 +1,10 @@
 // URL codec: only non-defaults, random round trips, per-field fallback on bad values.
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_CONFIG,
-  FIRST_SCREEN_CONFIG,
-  configFromQuery,
-  configToQuery,
-  parseConfigQuery,
-  parseLinkQuery,
-  validateConfig,
+  DEFAULT_CONFIG, FIRST_SCREEN_CONFIG, configToQuery, parseConfigQuery, parseLinkQuery, validateConfig,
   type SimConfig,
 } from '../../../src/config';
+import { configFromQuery } from '../../../src/config/url';
 import { rng } from '../../helpers/rng';
 import { randomConfig } from './random_config';
 

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixed, GIB } from '../../../src/util';
 import { docFiles, outputBlocks, readDoc, ROOT, runLine, type Table, tables } from './markdown';
+import { fixturePath } from '../../helpers/fixtures';
 
 type Cells = Readonly<Record<string, string>>;
 
@@ -147,7 +148,7 @@ interface RankFigures {
 }
 /** HTA's own figures for its sample, as HTA computed them (the file the doc names). */
 function htaExpected(): Readonly<Record<string, RankFigures>> {
-  return JSON.parse(readFileSync(join(ROOT, 'test/fixtures/hta/expected.json'), 'utf8')).trace_filter.ranks;
+  return JSON.parse(readFileSync(fixturePath('hta/expected.json'), 'utf8')).trace_filter.ranks;
 }
 
 function analyzeCells(out: string, doc: Cells): Record<string, string> {

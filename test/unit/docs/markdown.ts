@@ -3,10 +3,11 @@
 // Reads only files inside the repository; runs a command the way a reader's shell would.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { REPO_ROOT as ROOT } from '../../helpers/fixtures';
 
-export const ROOT = resolve(import.meta.dirname, '../../..');
+export { ROOT };
 
 /** README.md and every docs/*.md, as paths relative to the repository root. */
 export function docFiles(): string[] {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { makeCostModel, ncclAnalyticalUs, ncclCollectiveRuntimeUs, ringCollectiveUs, ringNetworkUs, NETWORK_PRESETS } from '../../../src/estimate';
 import type { RingNetwork } from '../../../src/estimate';
+import { fixtureUrl } from '../../helpers/fixtures';
 
 interface TorchRow {
   collective: string;
@@ -10,7 +11,7 @@ interface TorchRow {
   world_size: number;
   torch_estimate_ms: number;
 }
-const REF = new URL('../../fixtures/torch_collective_estimates.json', import.meta.url);
+const REF = fixtureUrl('torch_collective_estimates.json');
 const rows: TorchRow[] = JSON.parse(readFileSync(REF, 'utf8')).rows;
 const DTYPE_SIZE = { bfloat16: 2, float32: 4 } as const;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { alignCostModels, jitteredCostModels, makeCostModel } from '../../../src/estimate';
-import { lowerMedian } from '../../../src/util';
+import { lowerMedian } from '../../../src/util/median';
 import type { GraphNode, StepGraph } from '../../../src/graph/types';
 
 function mkNode(i: number): GraphNode {

@@ -2,17 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
 import {
-  DTYPE_BYTES,
-  LOSS,
-  MATMUL_LIKE_OPS,
-  TARGETS,
-  TOKENS,
-  buildStepGraph,
-  paramTensorIds,
-  verifyGraph,
-  type GraphNode,
-  type StepGraph,
+  DTYPE_BYTES, LOSS, TARGETS, TOKENS, buildStepGraph, paramTensorIds, type GraphNode, type StepGraph,
 } from '../../../src/graph';
+import { MATMUL_LIKE_OPS } from '../../../src/graph/ops';
+import { verifyGraph } from '../../../src/graph/verify';
 import { MODEL_NAMES, MODEL_PRESETS, paramTable } from '../../../src/model';
 import { expectedLengths } from '../../../src/runtime/cpu/attrs';
 

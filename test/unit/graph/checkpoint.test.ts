@@ -5,17 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { BACKEND_NAMES, runBackend } from '../../../src/backends';
 import { makeCostModel } from '../../../src/estimate';
-import {
-  RECOMPUTE_SUFFIX,
-  blockWeights,
-  buildStepGraph,
-  isRecomputeNode,
-  resolveStepConfig,
-  verifyGraph,
-  type StepGraph,
-} from '../../../src/graph';
+import { buildStepGraph, resolveStepConfig, type StepGraph } from '../../../src/graph';
+import { RECOMPUTE_SUFFIX, blockWeights, isRecomputeNode } from '../../../src/graph/checkpoint';
+import { verifyGraph } from '../../../src/graph/verify';
 import { MODEL_PRESETS } from '../../../src/model';
-import { scheduleMemoryProfile, simulate } from '../../../src/sim';
+import { simulate } from '../../../src/sim';
+import { scheduleMemoryProfile } from '../../../src/sim/memory';
 import { expectCollectivesAligned, expectNoOverlapPerStream, expectWaitsAfterCollectives } from '../sim/invariants';
 import { DEFAULT_CAP_BYTES, expectValidSchedule } from '../backends/helpers';
 

@@ -3,7 +3,8 @@
 // tag_all_offloadable_activations), where the copies and waits go (apply_cpu_offload_pass,
 // defer_offload_waits, prefetch_reloads), and that nothing else changes.
 import { describe, expect, it } from 'vitest';
-import { buildStepGraph, hostTransferOf, verifyGraph, type StepConfig } from '../../../src/graph';
+import { buildStepGraph, hostTransferOf, type StepConfig } from '../../../src/graph';
+import { verifyGraph } from '../../../src/graph/verify';
 import { offloadCandidates } from '../../../src/graph/cpu_offload';
 import type { GraphNode, StepGraph } from '../../../src/graph/types';
 

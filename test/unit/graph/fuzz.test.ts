@@ -3,8 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, FsdpSimError, ImportError } from '../../../src/errors';
-import { buildStepGraph, importFxGraph, isTopologicalOrder, verifyGraph } from '../../../src/graph';
+import { buildStepGraph, importFxGraph } from '../../../src/graph';
+import { isTopologicalOrder } from '../../../src/graph/toposort';
+import { verifyGraph } from '../../../src/graph/verify';
 import { rng } from '../../helpers/rng';
+import { fixturePath } from '../../helpers/fixtures';
 
 const CONFIG_CASES = 600;
 const FX_CASES = 600;
@@ -84,8 +87,8 @@ describe('fuzz: buildStepGraph', () => {
 });
 
 describe('fuzz: importFxGraph', () => {
-  const FW = JSON.parse(readFileSync(new URL('../../fixtures/fx/tiny_4layer_fw.json', import.meta.url), 'utf8'));
-  const BW = JSON.parse(readFileSync(new URL('../../fixtures/fx/tiny_4layer_bw.json', import.meta.url), 'utf8'));
+  const FW = JSON.parse(readFileSync(fixturePath('fx/tiny_4layer_fw.json'), 'utf8'));
+  const BW = JSON.parse(readFileSync(fixturePath('fx/tiny_4layer_bw.json'), 'utf8'));
   const FIELDS = ['i', 'name', 'op', 'target', 'args', 'shape', 'dtype', 'multi', 'est_ms'];
 
   it(`ends ${FX_CASES} mangled dumps in a value or an ImportError, never an exception`, () => {

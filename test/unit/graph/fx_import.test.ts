@@ -2,7 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../../src/errors';
-import { MATMUL_LIKE_OPS, importFxGraph, isTopologicalOrder, verifyGraph, type StepGraph } from '../../../src/graph';
+import { importFxGraph, type StepGraph } from '../../../src/graph';
+import { MATMUL_LIKE_OPS } from '../../../src/graph/ops';
+import { isTopologicalOrder } from '../../../src/graph/toposort';
+import { verifyGraph } from '../../../src/graph/verify';
+import { fixtureUrl } from '../../helpers/fixtures';
 
 interface RawNode {
   i: number;
@@ -22,7 +26,7 @@ interface Raw {
   nodes: RawNode[];
 }
 
-const FX_DIR = new URL('../../fixtures/fx/', import.meta.url);
+const FX_DIR = fixtureUrl('fx/');
 const load = (f: string): Raw => JSON.parse(readFileSync(new URL(f, FX_DIR), 'utf8'));
 const FW = load('tiny_4layer_fw.json');
 const BW = load('tiny_4layer_bw.json');

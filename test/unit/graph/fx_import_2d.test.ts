@@ -7,7 +7,7 @@ import { expectCollectiveGroups } from '../../helpers/fx_2d';
 import { expectPhaseStats, expectScheduleOrder } from '../../helpers/prebucket';
 import { type TorchPassExpected, gzJsonReader } from '../../helpers/torch_fixtures';
 import { runAutobucketing } from '../../../src/backends';
-import { cli } from '../cli/run_cli';
+import { cli } from '../../helpers/cli';
 import {
   AUTOBUCKETING_PROFILES,
   profileOf,
@@ -15,8 +15,9 @@ import {
 } from '../../../src/backends/autobucketing/options';
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const DIR = new URL('../../fixtures/torch_pass_2d/', import.meta.url);
+const DIR = fixtureUrl('torch_pass_2d/');
 const readGz = gzJsonReader(DIR);
 
 interface Expected extends TorchPassExpected {

@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAutobucketing } from '../../../src/backends';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing';
-import { main } from '../../../src/cli/cli';
 import { makeCostModel } from '../../../src/estimate';
 import { ImportError } from '../../../src/errors';
-import { importFxGraph, readFxDump, type StepGraph } from '../../../src/graph';
+import { importFxGraph, type StepGraph } from '../../../src/graph';
+import { readFxDump } from '../../../src/graph/fx_schema';
+import { cli } from '../../helpers/cli';
+import { fixtureUrl } from '../../helpers/fixtures';
 
 interface RawNode {
   name: string;
@@ -24,7 +26,7 @@ interface Raw {
   nodes: RawNode[];
 }
 
-const FX = new URL('../../fixtures/fx/', import.meta.url);
+const FX = fixtureUrl('fx/');
 const text = (f: string) => readFileSync(new URL(f, FX), 'utf8');
 const FW = (): Raw => JSON.parse(text('tiny_4layer_fw.json'));
 const BW = (): Raw => JSON.parse(text('tiny_4layer_bw.json'));
@@ -153,14 +155,9 @@ describe('a UTF-8 byte-order mark (issue 22 U3)', () => {
       writeFileSync(f, `\uFEFF${text(`tiny_4layer_${p}.json`)}`);
       return f;
     });
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await main(['pass', '--fx-graph', ...files, '--json'], {
-      out: (t) => void out.push(t),
-      err: (t) => void err.push(t),
-    });
-    expect(err.join('\n')).toBe('');
-    expect(code).toBe(0);
-    expect(JSON.parse(out.join('\n')).collectivesBefore).toBeGreaterThan(0);
+    const r = await cli(['pass', '--fx-graph', ...files, '--json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).collectivesBefore).toBeGreaterThan(0);
   });
 });

@@ -1,18 +1,13 @@
 // The step graph on dp_replicate × dp_shard × tp meshes (torchtitan's Llama plan with sequence
 // parallel, FSDP on the local TP shard, HSDP gradient all-reduce) and the mesh config.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, resolveMesh, stepConfigOf, validateConfig } from '../../../src/config';
+import { DEFAULT_CONFIG, meshOfParallelism, stepConfigOf, validateConfig } from '../../../src/config';
 import { ConfigError } from '../../../src/errors';
 import {
-  buildStepGraph,
-  collectivesByGroup,
-  paramTensorIds,
-  tpPlacement,
-  verifyGraph,
-  type GraphNode,
-  type Mesh,
-  type StepGraph,
+  buildStepGraph, collectivesByGroup, paramTensorIds, type GraphNode, type Mesh, type StepGraph,
 } from '../../../src/graph';
+import { tpPlacement } from '../../../src/graph/fsdp';
+import { verifyGraph } from '../../../src/graph/verify';
 import { MODEL_PRESETS, paramTable } from '../../../src/model';
 
 const mesh = (dpReplicate: number, dpShard: number, tp: number): Mesh => ({ dpReplicate, dpShard, tp });
@@ -24,10 +19,10 @@ const matmulFlops = (g: StepGraph) => g.nodes.filter((n) => n.matmulLike).reduce
 describe('mesh config (torchtitan parallelism.*)', () => {
   it('resolves -1 as the rest and checks the product against ranks, naming the fields', () => {
     const p = { ...DEFAULT_CONFIG.parallelism };
-    expect(resolveMesh(64, { ...p, tensor_parallel_degree: 8 })).toEqual(mesh(1, 8, 8));
-    expect(resolveMesh(64, { ...p, data_parallel_replicate_degree: 2 })).toEqual(mesh(2, 32, 1));
+    expect(meshOfParallelism(64, { ...p, tensor_parallel_degree: 8 })).toEqual(mesh(1, 8, 8));
+    expect(meshOfParallelism(64, { ...p, data_parallel_replicate_degree: 2 })).toEqual(mesh(2, 32, 1));
     expect(
-      resolveMesh(8, {
+      meshOfParallelism(8, {
         ...p,
         data_parallel_shard_degree: 2,
         data_parallel_replicate_degree: 2,

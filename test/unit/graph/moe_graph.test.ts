@@ -3,7 +3,8 @@
 // 128 + rope 64, v 128), 64 experts of hidden 1408, top-6, 2 shared experts. FSDP 8 × EP 2:
 // efsdp = 8 / 2 = 4 ranks, stride 2; ep = 2 consecutive ranks.
 import { describe, expect, it } from 'vitest';
-import { buildStepGraph, verifyGraph, type GraphNode, type StepGraph } from '../../../src/graph';
+import { buildStepGraph, type GraphNode, type StepGraph } from '../../../src/graph';
+import { verifyGraph } from '../../../src/graph/verify';
 
 const B = 1;
 const S = 512;

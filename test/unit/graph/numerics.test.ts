@@ -3,9 +3,10 @@
 // own loss, N-rank gradients are the average of per-rank gradients (padding included), and a
 // few AdamW steps lower the loss.
 import { describe, expect, it } from 'vitest';
-import { LOSS, TARGETS, TOKENS, buildStepGraph, paramTensorIds, verifyGraph, type StepGraph } from '../../../src/graph';
+import { LOSS, TARGETS, TOKENS, buildStepGraph, paramTensorIds, type StepGraph } from '../../../src/graph';
+import { verifyGraph } from '../../../src/graph/verify';
 import type { ModelArgs } from '../../../src/model';
-import { runCpuOp, type CpuTensor } from '../../../src/runtime/cpu';
+import { runCpuOp, type CpuTensor } from '../../../src/runtime/cpu/cpu_kernels';
 import { rng } from '../../helpers/rng';
 
 type Arr = Float32Array | Int32Array;

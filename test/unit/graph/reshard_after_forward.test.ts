@@ -3,13 +3,14 @@
 // backward gathers again, what it recomputes, and how long a kept gathered parameter lives.
 import { describe, expect, it } from 'vitest';
 import { runBackend } from '../../../src/backends';
-import { activationCheckpointingOf, configFromQuery, configToQuery, validateConfig } from '../../../src/config';
+import { activationCheckpointingOf, configToQuery, validateConfig } from '../../../src/config';
+import { configFromQuery } from '../../../src/config/url';
 import { makeCostModel } from '../../../src/estimate';
-import {
-  buildStepGraph, isRecomputeNode, recomputePlan, reshardsAfterForward, verifyGraph, type StepConfig,
-} from '../../../src/graph';
+import { buildStepGraph, recomputePlan, reshardsAfterForward, type StepConfig } from '../../../src/graph';
+import { isRecomputeNode } from '../../../src/graph/checkpoint';
+import { verifyGraph } from '../../../src/graph/verify';
 import type { GraphNode, StepGraph } from '../../../src/graph/types';
-import { scheduleMemoryProfile, liveIntervals } from '../../../src/sim';
+import { scheduleMemoryProfile, liveIntervals } from '../../../src/sim/memory';
 
 const tiny = (extra: Partial<StepConfig> = {}): StepGraph => buildStepGraph({ model: 'tiny', worldSize: 4, ...extra });
 const mesh2d = (extra: Partial<StepConfig> = {}): StepGraph =>

@@ -1,6 +1,7 @@
 // Dependencies with reasons, topological-order checks and Kahn ordering.
 import { describe, expect, it } from 'vitest';
-import { GraphError, buildStepGraph, dependencies, isTopologicalOrder, kahnOrder, topoOrder } from '../../../src/graph';
+import { GraphError, buildStepGraph, kahnOrder, topoOrder } from '../../../src/graph';
+import { dependencies, isTopologicalOrder } from '../../../src/graph/toposort';
 
 const g = buildStepGraph({ model: 'tiny', worldSize: 4 });
 const id = (name: string) => g.nodes.findIndex((n) => n.name === name);

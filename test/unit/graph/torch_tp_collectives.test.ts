@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { buildStepGraph } from '../../../src/graph';
 import type { StepGraph } from '../../../src/graph/types';
 import { MODEL_PRESETS } from '../../../src/model';
+import { fixturePath } from '../../helpers/fixtures';
 
 interface TorchCollective {
   readonly op: string;
@@ -26,7 +27,7 @@ interface TorchTrace {
   readonly bw: { readonly list: readonly TorchCollective[] };
 }
 
-const FIXTURE = JSON.parse(readFileSync('test/fixtures/torch_tp/llama3_8b_fsdp4_tp2.json', 'utf8'));
+const FIXTURE = JSON.parse(readFileSync(fixturePath('torch_tp/llama3_8b_fsdp4_tp2.json'), 'utf8'));
 const TRACES: Record<string, TorchTrace> = FIXTURE.variants['sac=op,reshard_after_forward=true'].traces;
 const LOSS_PARALLEL = 'loss_parallel_all_reduce';
 const OP = {

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { buildStepGraph, type StepConfig } from '../../../src/graph';
 import type { GraphNode, StepGraph } from '../../../src/graph/types';
 import { MODEL_PRESETS } from '../../../src/model';
+import { fixturePath } from '../../helpers/fixtures';
 
 interface JointCollective {
   readonly phase: 'fw' | 'bw';
@@ -23,7 +24,7 @@ interface JointCollective {
   readonly out_dtype: string;
 }
 
-const FIXTURE_PATH = 'test/fixtures/torch_tp/llama3_8b_fsdp4_tp2_joint.json.gz';
+const FIXTURE_PATH = fixturePath('torch_tp/llama3_8b_fsdp4_tp2_joint.json.gz');
 const FIXTURE = JSON.parse(gunzipSync(readFileSync(FIXTURE_PATH)).toString());
 const JOINT: Record<string, readonly JointCollective[]> = FIXTURE.variants['sac=none,reshard_after_forward=true'];
 const LOSS_PARALLEL = 'loss_parallel_all_reduce';

@@ -1,7 +1,8 @@
 // verifyGraph stops at the first bad node with its index, kind and inputs.
 import { describe, expect, it } from 'vitest';
 import { FsdpSimError } from '../../../src/errors';
-import { GraphError, buildStepGraph, verifyGraph, type GraphNode, type StepGraph } from '../../../src/graph';
+import { GraphError, buildStepGraph, type GraphNode, type StepGraph } from '../../../src/graph';
+import { verifyGraph } from '../../../src/graph/verify';
 
 const base = () => buildStepGraph({ model: 'tiny', worldSize: 2 });
 const withNodes = (g: StepGraph, nodes: GraphNode[]): StepGraph => ({

@@ -2,7 +2,8 @@
 // and the validation of their `moe` / `mla` args.
 import { describe, expect, it } from 'vitest';
 import type { ConfigError } from '../../../src/errors';
-import { MODEL_PRESETS, activeParamCount, paramCount, paramTable, validateModelArgs } from '../../../src/model';
+import { MODEL_PRESETS, paramCount, paramTable, validateModelArgs } from '../../../src/model';
+import { activeParamCount } from '../../../src/model/param_table';
 
 describe('DeepSeek-V3 presets', () => {
   it('dsv3-671b has the 671B total and 37B activated parameters of arXiv 2412.19437 (MTP aside)', () => {

@@ -1,9 +1,8 @@
 // Model presets, argument validation and the parameter table against published Llama 3 sizes.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
-import {
-  MODEL_NAMES, MODEL_PRESETS, getModelArgs, headDim, paramCount, paramTable, validateModelArgs,
-} from '../../../src/model';
+import { MODEL_NAMES, MODEL_PRESETS, headDim, paramCount, paramTable, validateModelArgs } from '../../../src/model';
+import { getModelArgs } from '../../../src/model/presets';
 
 describe('MODEL_PRESETS', () => {
   it('has one entry per model name, tiny first', () => {

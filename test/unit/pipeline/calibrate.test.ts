@@ -17,7 +17,8 @@ import {
 } from '../../../src/pipeline/calibrate';
 import { opClassOfKernel, traceSamples } from '../../../src/pipeline/calibrate_kineto';
 import { importTrace } from '../../../src/trace';
-import { leftOutText, unfittedText } from '../../../src/words';
+import { unfittedText } from '../../../src/words';
+import { leftOutText } from '../../../src/words/calibrate_words';
 import {
   ALPHA_US,
   BETA,
@@ -28,6 +29,7 @@ import {
   bigKinetoRank,
   kinetoFiles as files,
 } from '../../helpers/kineto_synth';
+import { fixturePath } from '../../helpers/fixtures';
 
 const samplesOf = (f: { name: string; json: unknown }[]) => {
   const t = traceSamples(f);
@@ -132,7 +134,7 @@ describe('calibrate', () => {
     const f = fitCollectives(one);
     expect(f.groups).toEqual([]);
     expect(f.unfitted.map(unfittedText)).toEqual([
-      "group 'dp' (all_gather ×3, n = 8): its 3 collective(s) all move 1.05MB: with one size α and β cannot be " +
+      "group 'dp' (all_gather ×3, n = 8): its 3 collective(s) all move 1.0 MiB: with one size α and β cannot be " +
         'told apart; profile steps with collectives of different sizes',
     ]);
     const bad = traceSamples([{ name: 'x.json', json: { foo: 1 } }]);
@@ -144,7 +146,7 @@ describe('calibrate', () => {
 describe('calibrate on real and hostile traces', () => {
   const hta = [0, 1].map((r) => ({
     name: `sampled_rank-${r}.json.gz`,
-    json: JSON.parse(gunzipSync(readFileSync(`test/fixtures/hta/sampled_rank-${r}.json.gz`)).toString()) as unknown,
+    json: JSON.parse(gunzipSync(readFileSync(fixturePath(`hta/sampled_rank-${r}.json.gz`))).toString()) as unknown,
   }));
 
   it("fits HTA's sample from its nccl:* ops' Input Dims, as the least-squares optimum", () => {

@@ -3,10 +3,10 @@
 // ranks give; what cannot be computed says so.
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, type SimConfig } from '../../../src/config';
-import { main } from '../../../src/cli/cli';
 import { buildGraph, runPipelineOnGraph } from '../../../src/pipeline';
 import { CULPRIT_EVENT_BUDGET, culpritPlan, findCulprit } from '../../../src/pipeline/culprit';
 import { waitOfGraph } from '../../../src/trace/chrome_export';
+import { cli } from '../../helpers/cli';
 
 const run = { worldSize: 64, rank: 0, nodes: 1000, jitterPct: 0, straggler: null, oneDim: true };
 
@@ -56,11 +56,10 @@ describe("a straggler's culprit from three ranks", () => {
 describe('fsdp-sim diff from 64 ranks up', () => {
   it('names the straggler at 64 ranks as at 63', async () => {
     for (const ranks of ['63', '64']) {
-      const out: string[] = [];
       const args = ['diff', '--model', 'tiny', '--ranks', ranks, '--straggler-rank', '5', '--straggler-factor', '2'];
-      const code = await main([...args, '--json'], { out: (t) => void out.push(t), err: () => {} });
-      expect(code).toBe(0);
-      const j = JSON.parse(out.join('')) as { culpritA: { ranks: { rank: number }[]; worst: { rank: number } } };
+      const r = await cli([...args, '--json']);
+      expect(r.code).toBe(0);
+      const j = JSON.parse(r.out) as { culpritA: { ranks: { rank: number }[]; worst: { rank: number } } };
       expect(j.culpritA.ranks[0].rank, ranks).toBe(5);
       expect(j.culpritA.worst.rank, ranks).toBe(5);
     }

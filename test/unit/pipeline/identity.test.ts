@@ -14,6 +14,7 @@ import { simulate } from '../../../src/sim';
 import type { SimResult } from '../../../src/sim/sim_types';
 import type { Schedule } from '../../../src/backends/schedule_types';
 import type { StepGraph } from '../../../src/graph/types';
+import { fixturePath } from '../../helpers/fixtures';
 
 function cfg(partial: Record<string, unknown>): SimConfig {
   const r = validateConfig(partial);
@@ -75,7 +76,7 @@ function goldenLines(sim: SimResult): string {
 /** Each run's collectives against its golden file, test/fixtures/identity/<pin>/<run>.txt. */
 async function expectGolden(pin: string, sims: Readonly<Record<string, SimResult>>): Promise<void> {
   for (const [run, sim] of Object.entries(sims)) {
-    await expect(goldenLines(sim)).toMatchFileSnapshot(`../../fixtures/identity/${pin}/${run}.txt`);
+    await expect(goldenLines(sim)).toMatchFileSnapshot(fixturePath('identity', pin, `${run}.txt`));
   }
 }
 

@@ -3,7 +3,8 @@
 // trims events without changing the metrics.
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type SimConfig } from '../../../src/config';
-import { runPipeline, simMetrics } from '../../../src/pipeline';
+import { runPipeline } from '../../../src/pipeline';
+import { simMetrics } from '../../../src/pipeline/symmetric_metrics';
 import { computeMetrics } from '../../../src/trace/metrics';
 
 function cfg(partial: Record<string, unknown>): SimConfig {

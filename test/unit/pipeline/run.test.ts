@@ -1,6 +1,5 @@
 // Pipeline: config → graph → cost models → schedule(s) → sim → metrics, end to end on small models.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends';
 import { validateConfig, type SimConfig } from '../../../src/config';
@@ -9,6 +8,7 @@ import { compareBackends, networkFor, runPipeline, runPipelineOnGraph } from '..
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
 import { importTrace } from '../../../src/trace/import';
 import { computeMetrics } from '../../../src/trace/metrics';
+import { fixturePath } from '../../helpers/fixtures';
 
 function cfg(partial: Record<string, unknown> = {}): SimConfig {
   const r = validateConfig(partial);
@@ -130,7 +130,7 @@ describe('compareBackends', () => {
 describe('runPipelineOnGraph', () => {
   it("runs backends on the imported torch FX graph at the graph's own world size", () => {
     const load = (f: string) =>
-      JSON.parse(readFileSync(fileURLToPath(new URL(`../../fixtures/fx/${f}`, import.meta.url)), 'utf8'));
+      JSON.parse(readFileSync(fixturePath(`fx/${f}`), 'utf8'));
     const g = importFxGraph([load('tiny_4layer_fw.json'), load('tiny_4layer_bw.json')]);
     if (!g.ok) throw g.error;
     const before = runPipelineOnGraph(g.value, cfg({ ranks: 2 }), 'aot_eager');

@@ -2,7 +2,7 @@
 // (CPU reference kernels, Node worker_threads) and change no bits — losses and final parameters
 // equal the run without AC, step for step. The runs without AC are shared (test/helpers/live_training.ts).
 import { describe, expect, it } from 'vitest';
-import { isRecomputeNode } from '../../../src/graph';
+import { isRecomputeNode } from '../../../src/graph/checkpoint';
 import { planTraining } from '../../../src/runtime/training_plan';
 import { LIVE_BASE, trainOnce } from '../../helpers/live_training';
 

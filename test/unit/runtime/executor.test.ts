@@ -6,9 +6,11 @@ import { buildStepGraph } from '../../../src/graph';
 import { LOSS, TARGETS, TOKENS, paramTensorIds } from '../../../src/graph/ops';
 import type { GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';
 import { createCommInit, RankComm } from '../../../src/runtime/comm';
-import { createCpuKernels, type CpuTensor } from '../../../src/runtime/cpu';
+import { createCpuKernels } from '../../../src/runtime/cpu';
+import type { CpuTensor } from '../../../src/runtime/cpu/cpu_kernels';
 import { batchRows } from '../../../src/runtime/data';
-import { executeStep, type ExecComm } from '../../../src/runtime/exec';
+import { executeStep } from '../../../src/runtime/exec';
+import type { ExecComm } from '../../../src/runtime/exec/collectives';
 import type { DeviceTensor, KernelBackend } from '../../../src/runtime/kernels';
 import { initRankState } from '../../../src/runtime/rank';
 

@@ -2,20 +2,22 @@
 // and TP slices of parameters that reassemble to the full tensor.
 import { describe, expect, it } from 'vitest';
 import { buildStepGraph } from '../../../src/graph';
-import { dataParallelRank, groupInstance, tpAssemble, tpSlice, tpSplitDim } from '../../../src/runtime/mesh_ranks';
+import { dataParallelRank, meshGroupInstance, tpAssemble, tpSlice, tpSplitDim } from '../../../src/runtime/mesh_ranks';
 import { createMeshComms, maxElemsByGroup } from '../../../src/runtime/mesh_comms';
 
 const mesh = { dpReplicate: 2, dpShard: 2, tp: 2 }; // ranks: rep · 4 + shard · 2 + tp
 
 describe('mesh ranks', () => {
   it('puts consecutive ranks in a tp group, tp-strided ones in dp_shard, and the halves in dp_replicate', () => {
-    expect(groupInstance(mesh, 'tp', 5)).toEqual({ group: 'tp', members: [4, 5], localRank: 1 });
-    expect(groupInstance(mesh, 'dp_shard', 5)).toEqual({ group: 'dp_shard', members: [5, 7], localRank: 0 });
-    expect(groupInstance(mesh, 'dp_replicate', 5)).toEqual({ group: 'dp_replicate', members: [1, 5], localRank: 1 });
-    expect(() => groupInstance(mesh, 'dp', 0)).toThrow(/process group 'dp' is not a dimension of the mesh/);
+    expect(meshGroupInstance(mesh, 'tp', 5)).toEqual({ group: 'tp', members: [4, 5], localRank: 1 });
+    expect(meshGroupInstance(mesh, 'dp_shard', 5)).toEqual({ group: 'dp_shard', members: [5, 7], localRank: 0 });
+    expect(meshGroupInstance(mesh, 'dp_replicate', 5)).toEqual({
+      group: 'dp_replicate', members: [1, 5], localRank: 1,
+    });
+    expect(() => meshGroupInstance(mesh, 'dp', 0)).toThrow(/process group 'dp' is not a dimension of the mesh/);
     // a 1-D mesh keeps SimpleFSDP's one group
     const fsdp4 = { dpReplicate: 1, dpShard: 4, tp: 1 };
-    expect(groupInstance(fsdp4, 'dp', 2)).toEqual({ group: 'dp', members: [0, 1, 2, 3], localRank: 2 });
+    expect(meshGroupInstance(fsdp4, 'dp', 2)).toEqual({ group: 'dp', members: [0, 1, 2, 3], localRank: 2 });
   });
 
   it('gives the ranks of one tp group the same data-parallel rows', () => {

@@ -1,7 +1,8 @@
 // The step breakdown's clock: nested spans count each millisecond once, add() hands a wait to its
 // phase, and the report's mean skips the warm-up step.
 import { describe, expect, it } from 'vitest';
-import { PHASES, PhaseClock, formatPhases, phaseReport, type StepPhases } from '../../../src/runtime/exec';
+import { PhaseClock, formatPhases, phaseReport, type StepPhases } from '../../../src/runtime/exec';
+import { PHASES } from '../../../src/runtime/exec/phases';
 
 function busy(ms: number): void {
   const end = performance.now() + ms;

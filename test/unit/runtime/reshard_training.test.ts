@@ -4,7 +4,7 @@
 // final parameters equal the resharded run's, step for step (CPU reference kernels, worker_threads;
 // the resharded run is shared: test/helpers/live_training.ts).
 import { describe, expect, it } from 'vitest';
-import type { TrainingOptions } from '../../../src/runtime/coordinator';
+import type { TrainingOptions } from '../../../src/runtime/training_plan';
 import { planTraining } from '../../../src/runtime/training_plan';
 import { LIVE_BASE, trainOnce } from '../../helpers/live_training';
 

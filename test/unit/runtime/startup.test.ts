@@ -3,7 +3,7 @@
 // stages a real run reports on Node worker_threads with CPU kernels.
 import { describe, expect, it } from 'vitest';
 import { runTrainingNode } from '../../../src/runtime/coordinator_node';
-import { planTraining } from '../../../src/runtime/coordinator';
+import { planTraining } from '../../../src/runtime/training_plan';
 import type { StartupProgress } from '../../../src/runtime/startup';
 import { kernelUses } from '../../../src/runtime/rank';
 import { advanceStartup, initialStartup, startupCounts } from '../../../src/runtime/startup';

@@ -6,8 +6,9 @@
 // read are trained once (test/helpers/live_training.ts).
 import { describe, expect, it } from 'vitest';
 import { runTrainingNode } from '../../../src/runtime/coordinator_node';
-import type { TrainingResult } from '../../../src/runtime/coordinator';
-import { PHASES, type StepPhases } from '../../../src/runtime/exec';
+import type { TrainingResult } from '../../../src/runtime/training_plan';
+import type { StepPhases } from '../../../src/runtime/exec';
+import { PHASES } from '../../../src/runtime/exec/phases';
 import { MAX_LIVE_RANKS } from '../../../src/runtime';
 import { planTraining } from '../../../src/runtime/training_plan';
 import { LIVE_BASE, trainOnce } from '../../helpers/live_training';

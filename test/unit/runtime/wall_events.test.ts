@@ -3,7 +3,8 @@
 // of their own — in µs, sorted by rank then start.
 import { describe, expect, it } from 'vitest';
 import { planTraining } from '../../../src/runtime/training_plan';
-import { wallEvents, type PhaseInterval } from '../../../src/runtime';
+import { wallEvents } from '../../../src/runtime/wall_events';
+import type { PhaseInterval } from '../../../src/runtime/exec';
 
 const plan = planTraining({
   model: 'tiny', ranks: 2, steps: 1, backend: 'aot_eager_autobucketing', seed: 0, kernels: 'cpu', collective: 'direct',

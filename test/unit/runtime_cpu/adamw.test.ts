@@ -1,6 +1,6 @@
 // Tests of the CPU AdamW against hand-derived one-step formulas (torch.optim.AdamW semantics).
 import { describe, expect, it } from 'vitest';
-import { adamw } from '../../../src/runtime/cpu';
+import { adamw } from '../../../src/runtime/cpu/adamw';
 
 const h = { n: 3, lr: 0.01, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1 };
 

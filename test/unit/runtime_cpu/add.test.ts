@@ -1,6 +1,6 @@
 // Tests of the CPU elementwise add.
 import { describe, expect, it } from 'vitest';
-import { add } from '../../../src/runtime/cpu';
+import { add } from '../../../src/runtime/cpu/add';
 
 describe('add', () => {
   it('adds elementwise up to n and leaves the tail alone', () => {

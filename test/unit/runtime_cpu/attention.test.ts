@@ -1,7 +1,7 @@
 // Tests of the CPU causal attention: an independent full-matrix reference (GQA), the causal mask,
 // and the backward (dq, dk, dv) by finite differences (fp64).
 import { describe, expect, it } from 'vitest';
-import { attention, attentionBwd, attentionIndex } from '../../../src/runtime/cpu';
+import { attention, attentionBwd, attentionIndex } from '../../../src/runtime/cpu/attention';
 import { expectGradMatches, randn64, rng, weightedSum } from './helpers';
 
 const d = { batch: 2, seq: 4, heads: 4, kvHeads: 2, headDim: 3 };

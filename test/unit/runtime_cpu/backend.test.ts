@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
 import { COMPUTE_OPS, MOE_OPS } from '../../../src/graph/ops';
-import { createCpuKernels, expectedLengths } from '../../../src/runtime/cpu';
+import { createCpuKernels } from '../../../src/runtime/cpu';
+import { expectedLengths } from '../../../src/runtime/cpu/attrs';
 
 describe('createCpuKernels', () => {
   it('runs a matmul through the KernelBackend interface and downloads the result', async () => {

@@ -1,6 +1,6 @@
 // Tests of the CPU cross-entropy: log V for uniform logits, overflow safety, backward by finite differences.
 import { describe, expect, it } from 'vitest';
-import { crossEntropy, crossEntropyBwd } from '../../../src/runtime/cpu';
+import { crossEntropy, crossEntropyBwd } from '../../../src/runtime/cpu/cross_entropy';
 import { expectGradMatches, randn64, rng } from './helpers';
 
 describe('crossEntropy', () => {

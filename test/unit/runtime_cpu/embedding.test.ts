@@ -1,7 +1,7 @@
 // Tests of the CPU embedding gather and its scatter-add backward (finite differences, fp64).
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
-import { embedding, embeddingBwd } from '../../../src/runtime/cpu';
+import { embedding, embeddingBwd } from '../../../src/runtime/cpu/embedding';
 import { expectGradMatches, randn64, rng, weightedSum } from './helpers';
 
 const d = { V: 5, D: 3, T: 6 };

@@ -2,7 +2,8 @@
 // test/browser/moe_kernels.test.ts): it dispatches to the kernels, and bad calls name the op and
 // the attribute or slot.
 import { describe, expect, it } from 'vitest';
-import { gatherRows, runMoeCpuOp } from '../../../src/runtime/cpu';
+import { gatherRows } from '../../../src/runtime/cpu';
+import { runMoeCpuOp } from '../../../src/runtime/cpu/moe_ops';
 
 describe('runMoeCpuOp', () => {
   const src = Float32Array.from({ length: 12 }, (_, i) => i);

@@ -1,6 +1,6 @@
 // Tests of the CPU RMSNorm: a hand-worked row, and the backward by finite differences (fp64).
 import { describe, expect, it } from 'vitest';
-import { rmsNorm, rmsNormBwd } from '../../../src/runtime/cpu';
+import { rmsNorm, rmsNormBwd } from '../../../src/runtime/cpu/rms_norm';
 import { expectGradMatches, randn64, rng, weightedSum } from './helpers';
 
 describe('rmsNorm', () => {

@@ -1,6 +1,6 @@
 // Tests of the CPU SwiGLU gate: the formula, and the backward by finite differences (fp64).
 import { describe, expect, it } from 'vitest';
-import { swiglu, swigluBwd } from '../../../src/runtime/cpu';
+import { swiglu, swigluBwd } from '../../../src/runtime/cpu/swiglu';
 import { expectGradMatches, randn64, rng, weightedSum } from './helpers';
 
 describe('swiglu', () => {

@@ -6,7 +6,8 @@ import { HARDWARE_PRESETS, makeCostModel } from '../../../src/estimate';
 import {
   buildStepGraph, hostTransferOf, TRANSFER_STREAM, type GraphNode, type StepConfig, type StepGraph,
 } from '../../../src/graph';
-import { scheduleMemoryProfile, simulate } from '../../../src/sim';
+import { simulate } from '../../../src/sim';
+import { scheduleMemoryProfile } from '../../../src/sim/memory';
 import { scheduleAllocations } from '../../../src/sim/allocator';
 import { sideStream, type TraceEvent } from '../../../src/trace';
 

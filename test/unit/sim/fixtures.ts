@@ -3,7 +3,7 @@
 import type { Bucket, Schedule } from '../../../src/backends/schedule_types';
 import type { CollectiveKind, GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';
 
-export type NodeSpec = Partial<GraphNode> & Pick<GraphNode, 'name' | 'kind'>;
+type NodeSpec = Partial<GraphNode> & Pick<GraphNode, 'name' | 'kind'>;
 
 export function tensor(id: string, bytes: number, extra: Partial<TensorInfo> = {}): TensorInfo {
   return { id, shape: [bytes / 4], dtype: 'fp32', bytes, ...extra };

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildStepGraph } from '../../../src/graph';
 import type { StepGraph } from '../../../src/graph/types';
-import { MemoryTracker, fastMemoryCurve, persistentBytes, tensorLifetimes } from '../../../src/sim';
+import { MemoryTracker, persistentBytes, tensorLifetimes } from '../../../src/sim/memory';
+import { fastMemoryCurve } from '../../../src/sim/memory_curve';
 import { rng } from '../../helpers/rng';
 
 function reference(graph: StepGraph, count: number, startUs: Float64Array, endUs: Float64Array, endOfStep: number) {

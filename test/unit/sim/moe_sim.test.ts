@@ -7,7 +7,8 @@ import { runBackend } from '../../../src/backends';
 import { makeCostModel } from '../../../src/estimate';
 import { buildStepGraph, paramTensorIds } from '../../../src/graph';
 import { MODEL_PRESETS, paramCount } from '../../../src/model';
-import { persistentBytes, simulate } from '../../../src/sim';
+import { simulate } from '../../../src/sim';
+import { persistentBytes } from '../../../src/sim/memory';
 
 const cost = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
 const B = 1;

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { jitteredCostModels, makeCostModel } from '../../../src/estimate';
 import { buildStepGraph } from '../../../src/graph';
-import { scheduleMemoryProfile, simulate } from '../../../src/sim';
+import { simulate } from '../../../src/sim';
+import { scheduleMemoryProfile } from '../../../src/sim/memory';
 import { schedule } from './fixtures';
 import { INVARIANT_MESHES, MESH_RANKS, meshGroups } from '../../helpers/meshes';
 import {

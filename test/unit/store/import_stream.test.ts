@@ -1,22 +1,21 @@
 // The app's trace import streams a picked File (File.stream(), as io_panel.tsx reads it) and gives
 // the side the whole-text import gave (issue 31).
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { calibrate, traceSamples } from '../../../src/pipeline';
+import { calibrate } from '../../../src/pipeline';
+import { traceSamples } from '../../../src/pipeline/calibrate_kineto';
 import { runCalibration } from '../../../src/store/calibrate_job';
 import { importTraceFiles } from '../../../src/store/engine';
 import { importKeep, keptBudget, readTraceStream } from '../../../src/trace';
 import { CFG, kinetoFiles } from '../../helpers/kineto_synth';
+import { fixturePath } from '../../helpers/fixtures';
 
-const HTA = '../../fixtures/hta/';
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const names: string[] = JSON.parse(readFileSync(here(`${HTA}expected.json`), 'utf8')).trace_filter.files;
+const names: string[] = JSON.parse(readFileSync(fixturePath('hta/expected.json'), 'utf8')).trace_filter.files;
 
 describe("the app's trace import", () => {
   it('streams picked .json.gz Files into the side the whole text gives', async () => {
-    const picked = names.map((n) => new File([readFileSync(here(`${HTA}${n}`))], n));
+    const picked = names.map((n) => new File([readFileSync(fixturePath('hta', n))], n));
     const budget = keptBudget();
     const streamed = await Promise.all(
       picked.map(async (f) => ({
@@ -24,7 +23,8 @@ describe("the app's trace import", () => {
         json: await readTraceStream(f.name, f.stream(), { keep: importKeep, budget }),
       })),
     );
-    const texts = names.map((n) => ({ name: n, text: gunzipSync(readFileSync(here(`${HTA}${n}`))).toString('utf8') }));
+    const unzip = (n: string) => gunzipSync(readFileSync(fixturePath('hta', n))).toString('utf8');
+    const texts = names.map((n) => ({ name: n, text: unzip(n) }));
     const a = importTraceFiles(streamed);
     const b = importTraceFiles(texts);
     if (!a.ok || !b.ok) throw new Error('import failed');

@@ -1,8 +1,8 @@
 // The mesh "Run live" trains on: the config's TP and HSDP degrees, scaled to the live workers and
 // to what the tiny model (4 heads) can split; dp_shard takes the rest.
 import { describe, expect, it } from 'vitest';
-import { PARALLELISM_DEFAULTS } from '../../../src/config';
-import { liveMeshOf } from '../../../src/store';
+import { PARALLELISM_DEFAULTS } from '../../../src/config/schema';
+import { liveMeshOf } from '../../../src/store/live_run';
 
 const p = (tp: number, rep: number) => ({
   ...PARALLELISM_DEFAULTS, tensor_parallel_degree: tp, data_parallel_replicate_degree: rep,

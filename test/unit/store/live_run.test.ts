@@ -6,7 +6,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { defaultConfig, type SimConfig } from '../../../src/config';
 import type { TrainingOptions } from '../../../src/runtime';
 import type { StartupProgress } from '../../../src/runtime/startup';
-import { createAppStore, livePlanOf, liveRunOptions, type SideResult } from '../../../src/store';
+import { livePlanOf, type SideResult } from '../../../src/store';
+import { createAppStore } from '../../../src/store/app_store';
+import { liveRunOptions } from '../../../src/store/live_run';
 
 /** What the mocked run reports while it starts: rank 0 compiling 3 of 17, rank 1 started. */
 const STARTUP: StartupProgress = {

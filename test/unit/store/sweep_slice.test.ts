@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config';
 import { parseVary, runSweep } from '../../../src/pipeline/sweep';
-import { createAppStore } from '../../../src/store';
+import { createAppStore } from '../../../src/store/app_store';
 import { sweepFromUrl, sweepToUrl } from '../../../src/store/sweep_slice';
 import { runPoints, type SweepMessage } from '../../../src/store/sweep_runner';
 import { readUrlState, writeUrl } from '../../../src/store/url_sync';

@@ -1,34 +1,12 @@
 // tools/lint/function_length.mjs on a small tree: a function of 81 physical lines fails (JSX and
 // lone braces count, unlike Biome's rule), one of 80 passes, a baselined one may keep (never grow)
 // its length, and --update only lowers lengths and drops fixed entries.
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { lintTree } from '../../helpers/lint_tree';
 
-const TOOL = fileURLToPath(new URL('../../../tools/lint/function_length.mjs', import.meta.url));
-let root = '';
-afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-async function check(files: Record<string, string>, baseline: Record<string, number>, ...args: string[]) {
-  root = mkdtempSync(join(tmpdir(), 'function-length-'));
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(join(root, p, '..'), { recursive: true });
-    writeFileSync(join(root, p), text);
-  }
-  mkdirSync(join(root, 'tools/lint'), { recursive: true });
-  writeFileSync(join(root, 'tools/lint/long_functions.json'), JSON.stringify(baseline));
-  try {
-    const env = { ...process.env, FUNCTION_LENGTH_ROOT: root };
-    const r = await promisify(execFile)(process.execPath, [TOOL, ...args], { env });
-    return { code: 0, ...r };
-  } catch (e) {
-    return e as { code: number; stdout: string; stderr: string };
-  }
-}
+const tree = lintTree('function_length.mjs', 'FUNCTION_LENGTH_ROOT');
+const check = (files: Record<string, string>, baseline: Record<string, number>, ...args: string[]) =>
+  tree.run({ ...files, 'tools/lint/long_functions.json': JSON.stringify(baseline) }, ...args);
 
 /** A component of `lines` physical lines, mostly JSX, which Biome's rule does not count. */
 function component(name: string, lines: number): string {
@@ -37,7 +15,7 @@ function component(name: string, lines: number): string {
   return [...head, ...body.slice(0, -1), '    </div>);', '}', ''].join('\n');
 }
 
-const baselineNow = () => JSON.parse(readFileSync(join(root, 'tools/lint/long_functions.json'), 'utf8'));
+const baselineNow = () => tree.json('tools/lint/long_functions.json');
 
 describe('function_length', () => {
   it('fails a function of 81 physical lines, naming file, line, name and length; passes 80', async () => {

@@ -4,16 +4,17 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFxGraph, readFxDump, type GraphNode, type StepGraph } from '../../../src/graph';
+import { importFxGraph, type GraphNode, type StepGraph } from '../../../src/graph';
+import { readFxDump } from '../../../src/graph/fx_schema';
+import { fixturePath, REPO_ROOT } from '../../helpers/fixtures';
 
 interface RawNode { i: number; name: string; op: string; target: string; args: string[]; shape?: number[]; dtype?: string; multi?: number[][]; est_ms?: number }
 interface Raw { format: string; graph: string; source: string; world_size: number; nodes: RawNode[] }
 
-const ROOT = resolve(__dirname, '../../..');
-const DRIVER = join(ROOT, 'test/unit/tools/fx_dump_driver.py');
-const FIXTURE = join(ROOT, 'test/fixtures/fx/tiny_4layer_fw.json');
+const DRIVER = join(REPO_ROOT, 'test/unit/tools/fx_dump_driver.py');
+const FIXTURE = fixturePath('fx/tiny_4layer_fw.json');
 const readJson = <T>(f: string): T => JSON.parse(readFileSync(f, 'utf8')) as T;
 
 /** Runs the driver in one mode; fails loudly (not skips) when python3 is missing. */

@@ -5,10 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { expectCollectiveGroups } from '../../helpers/fx_2d';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
-import { cli } from '../cli/run_cli';
+import { cli } from '../../helpers/cli';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
+import { fixtureUrl } from '../../helpers/fixtures';
 
-const DIR = new URL('../../fixtures/fx_dump_2d/', import.meta.url);
+const DIR = fixtureUrl('fx_dump_2d/');
 const readGz = gzJsonReader(DIR);
 const FILES = ['tiny_dp4_tp2_fw.json.gz', 'tiny_dp4_tp2_bw.json.gz'];
 

@@ -2,15 +2,10 @@
 // are the rule, an import against them or past a folder's (or a sub-folder's) index.ts fails
 // naming both files, WebGPU outside src/runtime/gpu/ fails, a baselined finding passes, and
 // --update only removes entries.
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { lintTree } from '../../helpers/lint_tree';
 
-const TOOL = fileURLToPath(new URL('../../../tools/lint/layers.mjs', import.meta.url));
 const REAL_DOC = readFileSync(new URL('../../../docs/ARCHITECTURE.md', import.meta.url), 'utf8');
 const DOC = [
   '# map', '## 2. Layers', '| layer | what | may import |', '|---|---|---|',
@@ -19,29 +14,15 @@ const DOC = [
   '| package | imported only by |', '|---|---|', '| `react` (the `useState` hook) | `high` |', '| `node:*` | `low` |',
   '## 3. Next', '',
 ].join('\n');
-let root = '';
-afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-async function check(files: Record<string, string>, baseline: string[], ...args: string[]) {
-  root = mkdtempSync(join(tmpdir(), 'layers-'));
-  const tree = { 'docs/ARCHITECTURE.md': DOC, 'src/errors.ts': 'export const E = 1;\n', ...files };
-  for (const [p, text] of Object.entries(tree)) {
-    mkdirSync(join(root, p, '..'), { recursive: true });
-    writeFileSync(join(root, p), text);
-  }
-  mkdirSync(join(root, 'tools/lint'), { recursive: true });
-  writeFileSync(join(root, 'tools/lint/layers.json'), JSON.stringify(baseline));
-  try {
-    const env = { ...process.env, LAYERS_ROOT: root };
-    const r = await promisify(execFile)(process.execPath, [TOOL, ...args], { env });
-    return { code: 0, ...r };
-  } catch (e) {
-    return e as { code: number; stdout: string; stderr: string };
-  }
+const tree = lintTree('layers.mjs', 'LAYERS_ROOT');
+function check(files: Record<string, string>, baseline: string[], ...args: string[]) {
+  const base = { 'docs/ARCHITECTURE.md': DOC, 'src/errors.ts': 'export const E = 1;\n' };
+  return tree.run({ ...base, ...files, 'tools/lint/layers.json': JSON.stringify(baseline) }, ...args);
 }
 
 const low = { 'src/low/index.ts': "export { x } from './x';\n", 'src/low/x.ts': 'export const x = 1;\n' };
-const baselineNow = () => JSON.parse(readFileSync(join(root, 'tools/lint/layers.json'), 'utf8'));
+const baselineNow = () => tree.json('tools/lint/layers.json');
 
 describe('layers', () => {
   it('passes imports down the table through index.ts, and errors from anywhere', async () => {

@@ -1,32 +1,11 @@
 // tools/lint/max_line_length.mjs: fails on a line over 120 characters, names file and line, and lets
 // a file listed in the baseline keep (never grow) its count.
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { lintTree } from '../../helpers/lint_tree';
 
-const TOOL = fileURLToPath(new URL('../../../tools/lint/max_line_length.mjs', import.meta.url));
-let root = '';
-afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-async function check(files: Record<string, string>, baseline: Record<string, number>, ...args: string[]) {
-  root = mkdtempSync(join(tmpdir(), 'max-line-'));
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(join(root, p, '..'), { recursive: true });
-    writeFileSync(join(root, p), text);
-  }
-  mkdirSync(join(root, 'tools/lint'), { recursive: true });
-  writeFileSync(join(root, 'tools/lint/long_lines.json'), JSON.stringify(baseline));
-  try {
-    const r = await promisify(execFile)(process.execPath, [TOOL, ...args], { env: { ...process.env, MAX_LINE_ROOT: root } });
-    return { code: 0, ...r };
-  } catch (e) {
-    return e as { code: number; stdout: string; stderr: string };
-  }
-}
+const tree = lintTree('max_line_length.mjs', 'MAX_LINE_ROOT');
+const check = (files: Record<string, string>, baseline: Record<string, number>, ...args: string[]) =>
+  tree.run({ ...files, 'tools/lint/long_lines.json': JSON.stringify(baseline) }, ...args);
 
 const long = `const x = '${'a'.repeat(120)}';\n`; // 133 characters
 const ok = 'const y = 1;\n';
@@ -47,7 +26,7 @@ describe('max_line_length', () => {
     expect((await check({ 'src/a.ts': long }, { 'src/a.ts': 1 })).code).toBe(0);
     expect((await check({ 'src/a.ts': long + long }, { 'src/a.ts': 1 })).code).toBe(1);
     const r = await check({ 'src/a.ts': ok, 'src/c.ts': long }, { 'src/a.ts': 2, 'src/c.ts': 3 }, '--update');
-    expect(JSON.parse(readFileSync(join(root, 'tools/lint/long_lines.json'), 'utf8'))).toEqual({ 'src/c.ts': 1 });
+    expect(tree.json('tools/lint/long_lines.json')).toEqual({ 'src/c.ts': 1 });
     expect(r.code).toBe(0);
   });
 });

@@ -1,30 +1,10 @@
 // tools/lint/stems.mjs: fails when two source files in src/ share a stem (index.ts excepted) or a
 // worker entry is not named <name>.worker.ts, naming the files.
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { lintTree } from '../../helpers/lint_tree';
 
-const TOOL = fileURLToPath(new URL('../../../tools/lint/stems.mjs', import.meta.url));
-let root = '';
-afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-async function check(paths: string[]) {
-  root = mkdtempSync(join(tmpdir(), 'stems-'));
-  for (const p of paths) {
-    mkdirSync(join(root, p, '..'), { recursive: true });
-    writeFileSync(join(root, p), 'export {};\n');
-  }
-  try {
-    await promisify(execFile)(process.execPath, [TOOL], { env: { ...process.env, STEMS_ROOT: root } });
-    return { code: 0, stderr: '' };
-  } catch (e) {
-    return e as { code: number; stderr: string };
-  }
-}
+const tree = lintTree('stems.mjs', 'STEMS_ROOT');
+const check = (paths: string[]) => tree.run(Object.fromEntries(paths.map((p) => [p, 'export {};\n'])));
 
 describe('stems', () => {
   it('passes distinct names, with an index.ts in every folder', async () => {

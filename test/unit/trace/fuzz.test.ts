@@ -1,7 +1,6 @@
 // Fuzz: mangled trace files (ours and Kineto) always end in a trace or an ImportError that names
 // where the problem is — never a throw, never a trace with impossible events.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../../src/errors';
 import { exportChromeTrace } from '../../../src/trace/chrome_export';
@@ -9,8 +8,9 @@ import { importTrace } from '../../../src/trace/import';
 import { computeMetrics } from '../../../src/trace/metrics';
 import { rng } from '../../helpers/rng';
 import { syntheticStep } from './helpers';
+import { fixturePath } from '../../helpers/fixtures';
 
-const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../../fixtures/kineto/${name}`, import.meta.url)), 'utf8');
+const fixture = (name: string) => readFileSync(fixturePath(`kineto/${name}`), 'utf8');
 
 const JUNK: unknown[] = [null, undefined, -1, 0, 1e300, NaN, Infinity, '', 'x', '12', true, [], {}, [1, 2], { a: 1 }, -0.5, 7.25];
 const FIELDS = ['ph', 'name', 'cat', 'pid', 'tid', 'ts', 'dur', 'args', 'bytes', 'kind', 'stream', 'rank', 'world_size', 'Device Id', 'Total Allocated', 'fsdp_sim', 'traceEvents', 'distributedInfo'];

@@ -2,7 +2,6 @@
 // of its test data (test/fixtures/hta, expected.json computed by HTA), and HTA's definitions on
 // hand-made Kineto traces (window, rounding, categories, ranks, every collective).
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { analyzeTrace } from '../../../src/trace/analysis';
@@ -12,10 +11,9 @@ import { traceText } from '../../../src/trace/gzip';
 import { importTrace } from '../../../src/trace/import';
 import { COMM_KINDS } from '../../../src/trace/kinds';
 import { computeMetrics } from '../../../src/trace/metrics';
+import { fixturePath } from '../../helpers/fixtures';
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const htaDir = '../../fixtures/hta/';
-const expected = JSON.parse(readFileSync(here(`${htaDir}expected.json`), 'utf8')).trace_filter as {
+const expected = JSON.parse(readFileSync(fixturePath('hta/expected.json'), 'utf8')).trace_filter as {
   files: string[];
   ranks: Record<
     string,
@@ -25,7 +23,7 @@ const expected = JSON.parse(readFileSync(here(`${htaDir}expected.json`), 'utf8')
 
 describe("HTA's figures on its own test traces", () => {
   it('matches overlap, idle, compute and non-compute % within 0.1 point and the span within 1 µs', async () => {
-    const texts = await Promise.all(expected.files.map((f) => traceText(f, readFileSync(here(`${htaDir}${f}`)))));
+    const texts = await Promise.all(expected.files.map((f) => traceText(f, readFileSync(fixturePath('hta', f)))));
     const r = importTrace(texts);
     if (!r.ok) throw r.error;
     const a = analyzeTrace(r.value.events, r.value.memory);
@@ -45,7 +43,7 @@ describe("HTA's figures on its own test traces", () => {
   });
 
   it('reads .json.gz and plain text the same', async () => {
-    const gz = readFileSync(here(`${htaDir}${expected.files[0]}`));
+    const gz = readFileSync(fixturePath('hta', expected.files[0]));
     const plain = gunzipSync(gz);
     expect(await traceText('a.json.gz', gz)).toBe(await traceText('a.json', plain));
     await expect(traceText('bad.json.gz', new Uint8Array([0x1f, 0x8b, 1, 2, 3]))).rejects.toThrow(

@@ -1,6 +1,5 @@
 // Trace import: round trip of our export, the hand-made Kineto fixture, and mangled files.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../../src/errors';
 import { exportChromeTrace, exportChromeTraces } from '../../../src/trace/chrome_export';
@@ -8,8 +7,9 @@ import { importTrace } from '../../../src/trace/import';
 import { isCommKind } from '../../../src/trace/kinds';
 import { computeMetrics } from '../../../src/trace/metrics';
 import { syntheticStep } from './helpers';
+import { fixturePath } from '../../helpers/fixtures';
 
-const fixture = (name: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`../../fixtures/kineto/${name}`, import.meta.url)), 'utf8'));
+const fixture = (name: string) => JSON.parse(readFileSync(fixturePath(`kineto/${name}`), 'utf8'));
 
 function expectSameMetrics(a: ReturnType<typeof computeMetrics>, b: ReturnType<typeof computeMetrics>) {
   expect(b.perRank.length).toBe(a.perRank.length);

@@ -2,7 +2,6 @@
 // import on the repo's fixtures, gzip streamed, no cap on a file's size, a cut or corrupt stream
 // named, and the budget on kept events worded with how to raise it.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { calibrateKeep, TraceSampleReader, traceSamples } from '../../../src/pipeline/calibrate_kineto';
@@ -15,10 +14,9 @@ import { traceText } from '../../../src/trace/gzip';
 import { importTrace, parseTraceFile } from '../../../src/trace/import';
 import { DROPPED, importKeep, keptBudget, readTraceStream } from '../../../src/trace/trace_stream';
 import { kinetoFiles } from '../../helpers/kineto_synth';
+import { fixturePath } from '../../helpers/fixtures';
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const HTA = '../../fixtures/hta/';
-const htaFiles: string[] = JSON.parse(readFileSync(here(`${HTA}expected.json`), 'utf8')).trace_filter.files;
+const htaFiles: string[] = JSON.parse(readFileSync(fixturePath('hta/expected.json'), 'utf8')).trace_filter.files;
 
 /** Bytes as a stream of `size`-byte chunks (a chunk boundary falls inside tokens and characters). */
 function chunked(bytes: Uint8Array | string, size = 4093): ReadableStream<Uint8Array> {
@@ -39,7 +37,7 @@ const ok = <T>(r: { ok: true; value: T } | { ok: false; error: Error }): T => {
 
 describe('a trace read as a stream', () => {
   it("gives HTA's fixtures the same events, memory, warnings and figures as the whole text (gzip)", async () => {
-    const gz = htaFiles.map((f) => new Uint8Array(readFileSync(here(`${HTA}${f}`))));
+    const gz = htaFiles.map((f) => new Uint8Array(readFileSync(fixturePath('hta', f))));
     const texts = await Promise.all(gz.map((b, i) => traceText(htaFiles[i], b)));
     const streamed = await Promise.all(
       gz.map((b, i) => readTraceStream(htaFiles[i], chunked(b), { keep: importKeep })),
@@ -55,7 +53,7 @@ describe('a trace read as a stream', () => {
   });
 
   it('imports files parsed as soon as each is read as it imports them together, errors included', async () => {
-    const gz = htaFiles.map((f) => new Uint8Array(readFileSync(here(`${HTA}${f}`))));
+    const gz = htaFiles.map((f) => new Uint8Array(readFileSync(fixturePath('hta', f))));
     const streamed = await Promise.all(
       gz.map((b, i) => readTraceStream(htaFiles[i], chunked(b), { keep: importKeep })),
     );
@@ -95,7 +93,7 @@ describe('a trace read as a stream', () => {
   });
 
   it('reads a trace larger than the old per-file cap, in pieces, and holds none of its text', async () => {
-    const text = await traceText(htaFiles[0], readFileSync(here(`${HTA}${htaFiles[0]}`)));
+    const text = await traceText(htaFiles[0], readFileSync(fixturePath('hta', htaFiles[0])));
     const cap = 2 ** 20; // the whole-text reader's cap, lowered for the test (it was 500 MiB, not raisable)
     expect(text.length).toBeGreaterThan(cap);
     await expect(traceText('big.json', new TextEncoder().encode(text), cap)).rejects.toThrow(/over the 1 MiB limit/);
@@ -108,7 +106,7 @@ describe('a trace read as a stream', () => {
   });
 
   it('names the file of a cut, corrupt or non-JSON stream', async () => {
-    const gz = new Uint8Array(readFileSync(here(`${HTA}${htaFiles[0]}`)));
+    const gz = new Uint8Array(readFileSync(fixturePath('hta', htaFiles[0])));
     const text = gunzipSync(gz);
     const read = (name: string, b: Uint8Array | string) => readTraceStream(name, chunked(b), { keep: importKeep });
     await expect(read('cut.json', text.subarray(0, text.length >> 1))).rejects.toThrow(

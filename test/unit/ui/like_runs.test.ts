@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { FIRST_SCREEN_CONFIG, parseConfigQuery, type SimConfig } from '../../../src/config';
-import { liveRanks, type SideResult } from '../../../src/store';
+import type { SideResult } from '../../../src/store';
+import { liveRanks } from '../../../src/store/live_run';
 import { simulateConfig } from '../../../src/store/engine';
 import { liveTrainableConfig } from '../../../src/store/live_slice';
 import { overHbmWords, sideHbmFit } from '../../../src/ui/hbm';

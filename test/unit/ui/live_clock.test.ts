@@ -1,7 +1,8 @@
 // A live side is labelled "measured" only when it draws the wall clock the workers measured
 // (LIVE_MEASURED_CLOCK); any other live clock, even one that mentions "measured", is the cost model's.
 import { describe, expect, it } from 'vitest';
-import { LIVE_MEASURED_CLOCK, LIVE_MODEL_CLOCK, type SideResult } from '../../../src/store';
+import { LIVE_MEASURED_CLOCK, type SideResult } from '../../../src/store';
+import { LIVE_MODEL_CLOCK } from '../../../src/store/store_types';
 import { clockKind, clockWords } from '../../../src/ui/clocks';
 
 const live = (clock: string) => ({ source: 'live', clock } as SideResult);

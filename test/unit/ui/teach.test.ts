@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReasonCode } from '../../../src/backends/schedule_types';
 import { CONFIG_FIELDS, defaultConfig, validateConfig } from '../../../src/config';
-import { fmtGb } from '../../../src/words';
 import { compareBackends } from '../../../src/pipeline';
 import { sideFromRun } from '../../../src/store/engine';
 import type { SideResult } from '../../../src/store';
@@ -30,13 +29,6 @@ describe('format', () => {
     expect(fmtBytes(416.02 * 2 ** 20)).toBe('416.02\u00a0MiB');
     expect(fmtBytes(40 * 1024)).toBe('40.0\u00a0KiB');
     expect(fmtBytes(12)).toBe('12\u00a0B');
-  });
-
-  it('reason texts use the same binary units: a 40 KiB bucket is not "0.0 MB"', () => {
-    expect(fmtGb(40 * 1024)).toBe('40.0 KiB');
-    expect(fmtGb(3 * 2 ** 20)).toBe('3.0 MiB');
-    expect(fmtGb(5 * 2 ** 30)).toBe('5.00 GiB');
-    expect(fmtGb(12.5 * 2 ** 30)).toBe('12.5 GiB');
   });
 });
 

@@ -1,7 +1,7 @@
 // src/util's time and percent text: the unit a duration's size calls for, fixed units for
 // columns, the missing-value text, axis ticks that resolve their step, and percentages.
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatPercent, formatShare, formatTimeTick } from '../../../src/util';
+import { MISSING, formatDuration, formatPercent, formatShare, formatTimeTick } from '../../../src/util';
 
 describe('formatDuration', () => {
   it('writes µs, ms and s with about four significant digits', () => {
@@ -35,8 +35,8 @@ describe('formatDuration', () => {
   });
 
   it('gives the missing text for null, undefined and non-finite durations', () => {
-    for (const x of [null, undefined, Number.NaN, Number.POSITIVE_INFINITY]) expect(formatDuration(x)).toBe('–');
-    expect(formatDuration(null, { unit: 'µs', bare: true, missing: '—' })).toBe('—');
+    for (const x of [null, undefined, Number.NaN, Number.POSITIVE_INFINITY]) expect(formatDuration(x)).toBe(MISSING);
+    expect(formatDuration(null, { unit: 'µs', bare: true })).toBe(MISSING);
   });
 
   it('matches toFixed in the chosen unit, over many magnitudes', () => {
@@ -65,8 +65,7 @@ describe('formatPercent', () => {
     expect(formatPercent(100)).toBe('100.0 %');
     expect(formatPercent(0.1234, 2)).toBe('0.12 %');
     expect(formatPercent(12.5, 0)).toBe('13 %');
-    expect(formatPercent(Number.NaN)).toBe('–');
-    expect(formatPercent(Number.NaN, 1, '—')).toBe('—');
+    expect(formatPercent(Number.NaN)).toBe(MISSING);
   });
 
   it('formatShare takes part of whole, and 0 % of nothing', () => {

@@ -2,9 +2,10 @@
 // odd and even counts, and the text of sizes as toFixed wrote it before d3-format.
 import { describe, expect, it } from 'vitest';
 import {
-  FNV_OFFSET, GIB, MIB, byteTicks, fixed, fnv1a, fnv1aBytes, formatBytes, gibText, intIn, lowerMedian,
-  lowerMedianInPlace, midpointMedian,
+  FNV_OFFSET, GIB, MIB, byteTicks, fixed, fnv1a, fnv1aBytes, formatBytes, gibText, intIn, lowerMedianInPlace,
+  midpointMedian, sizeText,
 } from '../../../src/util';
+import { lowerMedian } from '../../../src/util/median';
 import { ConfigError } from '../../../src/errors';
 
 describe('fnv1a', () => {
@@ -49,6 +50,14 @@ describe('units', () => {
     expect(formatBytes(416.02 * 2 ** 20)).toBe('416.02\u00a0MiB');
     expect(formatBytes(14 * 2 ** 50)).toBe('14.00\u00a0PiB');
     expect(formatBytes(Number.NaN)).toBe('–');
+  });
+
+  it("writes a size beside torch's GB knobs in GiB down to 0.1 GiB, then MiB, then KiB", () => {
+    expect(sizeText(40 * 1024)).toBe('40.0 KiB');
+    expect(sizeText(3 * 2 ** 20)).toBe('3.0 MiB');
+    expect(sizeText(0.5 * GIB)).toBe('0.50 GiB');
+    expect(sizeText(5 * GIB)).toBe('5.00 GiB');
+    expect(sizeText(12.5 * GIB)).toBe('12.5 GiB');
   });
 });
 

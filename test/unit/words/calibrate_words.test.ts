@@ -2,7 +2,8 @@
 // (the engine's codes and facts), and `calibrate --json`'s form.
 import { describe, expect, it } from 'vitest';
 import type { Calibration } from '../../../src/pipeline';
-import { assumptionText, leftOutText, unfittedText, wordedCalibration } from '../../../src/words';
+import { assumptionText, unfittedText, wordedCalibration } from '../../../src/words';
+import { leftOutText } from '../../../src/words/calibrate_words';
 
 describe('assumptionText', () => {
   it('says where a group size the trace did not record came from', () => {
@@ -64,12 +65,12 @@ describe('leftOutText and unfittedText', () => {
     expect(leftOutText({ code: 'no_group', world: true })).toBe("no 'Group size' or 'Process Group Name' in the trace");
     expect(leftOutText({ code: 'bad_bytes', bytes: Number.NaN })).toBe('its size (NaN B) is not a finite number ≥ 0');
     expect(leftOutText({ code: 'one_size', samples: 3, bytes: 16_777_216 })).toBe(
-      'its 3 collective(s) all move 16.8MB: with one size α and β cannot be told apart; ' +
+      'its 3 collective(s) all move 16.0 MiB: with one size α and β cannot be told apart; ' +
         'profile steps with collectives of different sizes',
     );
     expect(
       leftOutText({ code: 'no_growth', lo: { bytes: 1e6, durUs: 900 }, hi: { bytes: 1e8, durUs: 300 } }),
-    ).toMatch(/^their durations do not grow with size \(1MB took 900\.0 µs, 100MB 300\.0 µs\), so no positive/);
+    ).toMatch(/^their durations do not grow with size \(1\.0 MiB took 900\.0 µs, 95\.4 MiB 300\.0 µs\), so no/);
   });
 
   it('say the group, its kinds and size, then the reason', () => {

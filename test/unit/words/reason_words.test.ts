@@ -10,7 +10,7 @@ import {
   type Reason,
   type ReasonDetail,
 } from '../../../src/backends';
-import { fmtGb, reasonText } from '../../../src/words';
+import { reasonText } from '../../../src/words';
 import { handGraph, rooflineCost } from '../backends/helpers';
 
 const text = (detail: ReasonDetail) => reasonText({ detail });
@@ -129,10 +129,5 @@ describe('the sentences of each backend on a hand-made graph', () => {
     const buckets = sentences(s.reasons.filter((r) => r.code === 'block_bucket'));
     const flat = 'FSDP2 communicates one fully_shard module as one flat buffer.';
     expect(buckets.every((t) => t.endsWith(flat))).toBe(true);
-  });
-
-  it('writes bytes in binary units', () => {
-    expect(fmtGb(40 * 1024)).toBe('40.0 KiB');
-    expect(fmtGb(5 * 2 ** 30)).toBe('5.00 GiB');
   });
 });

@@ -1,4 +1,4 @@
-// One meaning per word (issue 30), in headless Chromium on the built app. On llama3-70b × 64 every
+// One meaning per word, in headless Chromium on the built app. On llama3-70b × 64 every
 // memory figure the headline, the metrics table, the HBM words and the memory chart show goes by
 // its one name (glossary.ts MEMORY_NAMES, the glossary-linked term of its row) and equals the
 // run's data; each row says how it combines the ranks. On ?story=hang the hung side shows no

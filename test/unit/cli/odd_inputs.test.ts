@@ -1,15 +1,14 @@
-// A second round of hostile inputs: the defects it found in the CLI. Each case
-// failed before its fix; every input is made here, in a fresh temporary folder.
+// Odd inputs (trace files without GPU kernels, a non-UTF-8 dump, sweep budgets): the CLI defects
+// they found. Each case failed before its fix; every input is made here, in a fresh temporary folder.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cli, tempDirs } from './run_cli';
+import { cli, tempDirs } from '../../helpers/cli';
+import { fixturePath } from '../../helpers/fixtures';
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const tempDir = tempDirs('fsdp-sim-31b-');
-const RANK1 = join(REPO, 'test/fixtures/kineto/rank1.pt.trace.json');
-const TINY_FW = join(REPO, 'test/fixtures/fx/tiny_4layer_fw.json');
+const tempDir = tempDirs('fsdp-sim-odd-');
+const RANK1 = fixturePath('kineto/rank1.pt.trace.json');
+const TINY_FW = fixturePath('fx/tiny_4layer_fw.json');
 
 describe('calibrate: a rank file without GPU kernels', () => {
   it('is refused, naming the file (it was averaged in as a rank that ran nothing: scales halved)', async () => {
@@ -27,7 +26,7 @@ describe('calibrate: a rank file without GPU kernels', () => {
 describe('analyze: a rank file without GPU kernels among others', () => {
   it('is refused, naming the file (it was left out of the report unsaid, and escaped the rank check)', async () => {
     const dir = tempDir();
-    const rank0 = join(REPO, 'test/fixtures/kineto/rank0.pt.trace.json');
+    const rank0 = fixturePath('kineto/rank0.pt.trace.json');
     for (const rank of [0, 1]) {
       const empty = join(dir, `rank${rank}.json`);
       writeFileSync(empty, JSON.stringify({ distributedInfo: { rank, world_size: 2 }, traceEvents: [] }));

@@ -1,4 +1,4 @@
-// One meaning per word (issue 30): each memory figure has one name, the glossary's, in the table,
+// One meaning per word: each memory figure has one name, the glossary's, in the table,
 // the headline, the claims and the HBM words; each metrics row says how it combines the ranks and
 // that is what it computes; a side that hangs shows no full-step figure; the live words name the
 // kernels a run used and advise only what Run live A+B will in fact give.

@@ -1,10 +1,10 @@
-// The CLI run in process for the CLI tests: main() with a buffered Io, so no test reads another's
-// output; and temporary folders that are removed after each test.
+// The CLI run in process, for every test that runs a command: main() with a buffered Io, so no
+// test reads another's output; and temporary folders that are removed after each test.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { main } from '../../../src/cli/cli';
+import { main } from '../../src/cli/cli';
 
 export interface CliRun {
   readonly code: number;

@@ -1,17 +1,17 @@
-// CLI defects found by probing (issue 12): each case failed before its fix. In-process main() with
-// a buffered Io, so no test depends on another's state; trace folders are fresh temp dirs.
+// How the CLI fails, case by case (defects found by probing): each case failed before its fix.
+// In-process main() with a buffered Io, so no test depends on another's state; trace folders are
+// fresh temp dirs.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { cli, tempDirs } from './run_cli';
+import { cli, tempDirs } from '../../helpers/cli';
 import { HARDWARE_NAMES } from '../../../src/estimate';
 import { importTrace } from '../../../src/trace/import';
+import { fixturePath, REPO_ROOT } from '../../helpers/fixtures';
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const FX = ['tiny_4layer_fw.json', 'tiny_4layer_bw.json'].map((f) => join(REPO, 'test/fixtures/fx', f));
+const FX = ['tiny_4layer_fw.json', 'tiny_4layer_bw.json'].map((f) => fixturePath('fx', f));
 // torch 2.11's knobs: 2.13's pre-bucketing leaves the tiny model one collective per graph and kind,
 // so no order for the ranks to disagree on
 const HANG = ['--ranks', '8', '--jitter-pct', '50', '--alignment', 'off', '--torch-profile', '2.11'];
@@ -156,7 +156,7 @@ describe('flags are checked, not ignored', () => {
 
   it('stops quietly when the reader of stdout goes away (| head)', async () => {
     const sh = `node --import tsx src/cli/cli.ts pass --fx-graph ${FX.join(' ')} | true`;
-    const { stderr } = await promisify(execFile)('bash', ['-o', 'pipefail', '-c', sh], { cwd: REPO });
+    const { stderr } = await promisify(execFile)('bash', ['-o', 'pipefail', '-c', sh], { cwd: REPO_ROOT });
     expect(stderr).toBe('');
   });
 });

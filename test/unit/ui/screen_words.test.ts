@@ -1,4 +1,4 @@
-// The small pure parts behind issue 21's screen fixes: byte sizes scaled past GiB, a legend entry
+// The small pure parts behind the screen's words: byte sizes scaled past GiB, a legend entry
 // for every kind the timeline draws, an unknown-URL-parameter message that names a few fields and
 // counts the rest, the window Learn one layer follows (both sides' ops whole), and the tour's
 // "what B does" sentence checked against the simulated run it describes.
