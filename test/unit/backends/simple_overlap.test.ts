@@ -1,9 +1,12 @@
 // The port of torch's inductor pass simple_overlap (src/backends/simple_overlap.ts) against torch's own
 // pass on small random graphs compiled by inductor (test/fixtures/torch_simple_overlap, made by
-// tools/torch_simple_overlap/gen_simple_overlap.py): the same starting peak, the same order after.
+// tools/torch_simple_overlap/gen_simple_overlap.py): the same starting peak, the same order after; and
+// the knob simple_overlap, which runs the port on aot_eager_autobucketing's schedule.
 import { describe, expect, it } from 'vitest';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
+import { AUTOBUCKETING_PROFILES, runAutobucketing, type Schedule } from '../../../src/backends';
 import { type OverlapBuffer, type OverlapNode, simpleOverlap } from '../../../src/backends/simple_overlap';
+import { expectValidSchedule, handGraph, rooflineCost } from './helpers';
 
 interface Case {
   readonly nodes: OverlapNode[];
@@ -78,5 +81,37 @@ describe('simple_overlap invariants', () => {
     expect(simpleOverlap(nodes, buffers).order).toEqual(['x', 'big', 'c', 'w']);
     const small = buffers.map((b) => (b.name === 'c.out' ? { ...b, sizeAlloc: 0, sizeFree: 0 } : b));
     expect(simpleOverlap(nodes, small).order).toEqual(['x', 'c', 'big', 'w']);
+  });
+});
+
+describe('simple_overlap knob on aot_eager_autobucketing', () => {
+  const g = handGraph({ layers: 4, paramsPerLayer: 3, seed: 7, elementwise: true });
+  const cost = rooflineCost();
+  const base = runAutobucketing(g, cost, { ...AUTOBUCKETING_PROFILES['torch-2.11'], max_compute_pre_fetch: 0 });
+  const on = runAutobucketing(g, cost, {
+    ...AUTOBUCKETING_PROFILES['torch-2.11'],
+    max_compute_pre_fetch: 0,
+    simple_overlap: true,
+  });
+  const kindOrder = (s: Schedule, kinds: string[]) =>
+    s.graph.nodes.filter((n) => kinds.includes(n.kind)).map((n) => n.name);
+  const COLLS = ['all_gather', 'reduce_scatter', 'all_reduce'];
+
+  it('is off in every profile: torch runs it in inductor only', () => {
+    for (const p of Object.values(AUTOBUCKETING_PROFILES)) expect(p.simple_overlap).toBe(false);
+  });
+
+  it('keeps a valid schedule, the collectives and the waits each in their order, and the buckets', () => {
+    expectValidSchedule(g, on);
+    expect(kindOrder(on, COLLS)).toEqual(kindOrder(base, COLLS));
+    expect(kindOrder(on, ['wait'])).toEqual(kindOrder(base, ['wait']));
+    expect(on.buckets).toEqual(base.buckets);
+  });
+
+  it('moves collectives up where the schedule left room', () => {
+    const at = (s: Schedule) => new Map(s.graph.nodes.map((n) => [n.name, n.id]));
+    const [b, o] = [at(base), at(on)];
+    const starts = kindOrder(base, COLLS);
+    expect(starts.some((n) => o.get(n)! < b.get(n)!)).toBe(true);
   });
 });
