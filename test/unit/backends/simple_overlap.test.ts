@@ -73,6 +73,12 @@ describe('simple_overlap invariants', () => {
     expect([r.movedCollectives, r.movedWaits]).toEqual([1, 1]);
   });
 
+  it('names the field of a buffer that points at an unknown node', () => {
+    const nodes = [node('x', 'other')];
+    expect(() => simpleOverlap(nodes, [buf('x', 1, ['y'])])).toThrow("buffer users names unknown node 'y'");
+    expect(() => simpleOverlap(nodes, [buf('z', 1, [])])).toThrow("buffer producer names unknown node 'z'");
+  });
+
   it('refuses a swap that would lift the peak', () => {
     // moving c above `big` keeps its 100-byte output live while big's 1000 bytes are: over the peak
     const nodes = [node('x', 'other'), node('big', 'other'), node('c', 'collective', ['x.out'])];
