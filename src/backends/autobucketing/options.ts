@@ -209,7 +209,8 @@ export const AUTOBUCKETING_KNOBS = {
         '(guard_nested_waits=… picks it)',
     },
   },
-  // inductor's pass, not this one's: on, fsdp-sim runs its port on the schedule this pass made
+  // inductor's pass, not this one's: on, fsdp-sim runs its port on the schedule this pass made.
+  // PR #189729 would turn it off after deadlocks; 2.15.0's config still has it on.
   simple_overlap: {
     type: 'boolean',
     help: {
