@@ -216,7 +216,8 @@ export const AUTOBUCKETING_KNOBS = {
     help: {
       does: "Runs inductor's simple_overlap on the schedule: each collective moves up and each wait down by "
         + 'adjacent swaps, never past another collective (wait), a node it depends on, or the starting memory peak.',
-      cost: 'on: more overlap where the schedule left room, no extra memory peak; no runtime estimate is read',
+      cost: 'on: more overlap where the schedule left room; the peak the pass counts (buffers freed after their '
+        + 'last user) never rises, the simulator\'s may; no runtime estimate is read',
       torch: 'torch._inductor.config.aten_distributed_optimizations.enable_simple_overlap: on by default in '
         + "2.14.1 and 2.15.0, but it runs only in inductor's Scheduler (compile.backend inductor), never on "
         + "SimpleFSDP's aot_eager backends, so every profile has it off (simple_overlap=… picks it)",
