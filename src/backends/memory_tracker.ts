@@ -9,7 +9,8 @@ import { hbmBytes, type TensorInfo } from '../graph';
 import { weakMemo } from '../util';
 import type { GraphIndex } from './graph_index';
 
-function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string): string {
+/** The tensor whose storage `id` views (itself when it is no alias). */
+export function baseOf(tensors: Readonly<Record<string, TensorInfo>>, id: string): string {
   let cur = id;
   for (let hops = 0; hops < 64; hops++) {
     const next = tensors[cur]?.aliasOf;

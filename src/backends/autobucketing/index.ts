@@ -14,6 +14,7 @@ import { indexGraph } from '../graph_index';
 import { resolveOptions } from '../knob_specs';
 import { rewriteGraph, type BucketPlan, type OrderItem } from '../rewrite';
 import type { Backend, PassStats, Reason, Schedule } from '../schedule_types';
+import { simpleOverlapGraph } from '../simple_overlap_graph';
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, type AutobucketingOptions, profileOf } from './options';
 import type { GraphIndex } from '../graph_index';
 import { fxNameOf } from './fx_names';
@@ -112,7 +113,7 @@ export function runAutobucketing(graph: StepGraph, cost: CostModel, options?: Pa
   });
   return {
     backend: 'aot_eager_autobucketing',
-    graph: out,
+    graph: opts.simple_overlap ? simpleOverlapGraph(out) : out,
     buckets,
     reasons: pre ? reasonsOnOriginals(reasons, pre) : reasons,
     options: { ...opts },

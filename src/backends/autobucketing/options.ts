@@ -209,6 +209,20 @@ export const AUTOBUCKETING_KNOBS = {
         '(guard_nested_waits=… picks it)',
     },
   },
+  // inductor's pass, not this one's: on, fsdp-sim runs its port on the schedule this pass made.
+  // PR #189729 would turn it off after deadlocks; 2.15.0's config still has it on.
+  simple_overlap: {
+    type: 'boolean',
+    help: {
+      does: "Runs inductor's simple_overlap on the schedule: each collective moves up and each wait down by "
+        + 'adjacent swaps, never past another collective (wait), a node it depends on, or the starting memory peak.',
+      cost: 'on: more overlap where the schedule left room; the peak the pass counts (buffers freed after their '
+        + 'last user) never rises, the simulator\'s may; no runtime estimate is read',
+      torch: 'torch._inductor.config.aten_distributed_optimizations.enable_simple_overlap: on by default in '
+        + "2.14.1 and 2.15.0, but it runs only in inductor's Scheduler (compile.backend inductor), never on "
+        + "SimpleFSDP's aot_eager backends, so every profile has it off (simple_overlap=… picks it)",
+    },
+  },
 } as const satisfies Readonly<Record<string, KnobSpec & { readonly help: KnobHelp }>>;
 
 /** The knobs' values, typed by their rows. */
@@ -240,6 +254,7 @@ const TORCH_2_11: Readonly<AutobucketingOptions> = {
   nccl_gpus_per_node: 8,
   bucket_mode: 'default',
   guard_nested_waits: false,
+  simple_overlap: false,
 };
 
 /**
