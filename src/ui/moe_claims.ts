@@ -26,7 +26,7 @@ export function epStaysExposed(share: number): ClaimCheck {
     const holds = ep >= share * total && others.every((us) => us < ep);
     const text = holds
       ? `Of B's ${fmtUs(total)} exposed communication, ${fmtUs(ep)} (${formatShare(ep, total, 0)}) is on the ep ` +
-        `lane: the all-to-alls. The FSDP groups' is mostly hidden ` +
+        `lane: the all-to-alls. The FSDP groups' communication is mostly hidden ` +
         `(B: ${groupList(gb, 'ep')}; A: ${groupList(ga, 'ep')}).`
       : `The all-to-alls are not what stays exposed here: ep ${fmtUs(ep)} of B's ${fmtUs(total)} ` +
         `(${groupList(gb, 'ep')}).`;
