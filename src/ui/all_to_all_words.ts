@@ -7,8 +7,8 @@ import type { Reason } from '../store';
 import type { TraceEvent } from '../trace';
 import { fmtBytes } from './ui_format';
 
-/** Token rows travel in bf16 (SimpleFSDP's activations). */
-const ACTIVATION_BYTES = 2;
+/** Bytes per element of the token rows: activations run in the param dtype (mixed precision). */
+const ELEMENT_BYTES: Readonly<Record<SimConfig['paramDtype'], number>> = { bf16: 2, fp16: 2, fp32: 4 };
 
 /** The ranks of `rank`'s ep group: ep consecutive ranks (ep is the mesh's innermost dim). */
 function epGroupOf(rank: number, ep: number): number[] {
@@ -29,12 +29,13 @@ export function allToAllMoves(e: TraceEvent, cfg: SimConfig): string {
   const peers = `exchanged with ${peersText(e.rank, ep)} of its ep group of ${ep}`;
   if (/\.counts\./.test(e.name)) return `${fmtBytes(bytes)}: the token count per expert, ${peers}`;
   const args = getModelArgs(cfg.model);
-  const rows = bytes / (args.dim * ACTIVATION_BYTES);
+  const elem = ELEMENT_BYTES[cfg.paramDtype];
+  const rows = bytes / (args.dim * elem);
   if (!Number.isInteger(rows) || !args.moe) return `${fmtBytes(bytes)} per rank, ${peers}`;
   const tokens = rows / args.moe.topK;
   return `${fmtBytes(bytes)} per rank: ${rows.toLocaleString('en-US')} token rows ` +
     `(${tokens.toLocaleString('en-US')} tokens × top-${args.moe.topK}) × hidden ${args.dim} × ` +
-    `${ACTIVATION_BYTES} B (bf16), ${peers}`;
+    `${elem} B (${cfg.paramDtype}), ${peers}`;
 }
 
 /** Why the all-to-all is (or is not) hidden, from the backend's reasons for it. */

@@ -85,9 +85,19 @@ describe('an all-to-all in the details panel', () => {
     const text = allToAllMoves(e, cfg);
     expect(text).toContain(fmtBytes(e.bytes!));
     expect(text).toContain(`${rows.toLocaleString('en-US')} token rows`);
-    expect(text).toContain(`× hidden ${args.dim} × 2 B`);
+    expect(text).toContain(`× hidden ${args.dim} × 2 B (bf16)`);
     expect(text).toContain('ranks 4, 6, 7 of its ep group of 4');
     expect(allToAllMoves(dispatch(0), cfg)).toContain('ranks 1, 2, 3 of');
+  });
+
+  it('counts 4 B an element when activations run in fp32', () => {
+    const fp32 = parseConfigQuery('model=moe-tiny&ranks=4&parallelism.expert_parallel_degree=2&paramDtype=fp32').config;
+    const tiny = getModelArgs(fp32.model);
+    const e = simulateConfig(fp32).b.events.find((x) => x.rank === 1 && /\.dispatch\.all_to_all$/.test(x.name))!;
+    const rows = tiny.batch * tiny.seqLen * tiny.moe!.topK;
+    expect(e.bytes).toBe(rows * tiny.dim * 4);
+    expect(allToAllMoves(e, fp32)).toContain(`${rows} token rows`);
+    expect(allToAllMoves(e, fp32)).toContain(`× hidden ${tiny.dim} × 4 B (fp32), exchanged with rank 0 of`);
   });
 
   it('says the counts all-to-all carries the per-expert counts', () => {
