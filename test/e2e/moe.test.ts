@@ -1,7 +1,8 @@
 // The MoE screen in headless Chromium: the moe-ep story (dsv3-debug, 8 ranks, ep 2) draws an ep and
 // an efsdp lane for every rank, its exposed band on ep is the data's; the caption's claims are
 // recomputed here from the sides the page holds and must read the same; the selected all-to-all's
-// details say what it moves; the diff lists its all-to-alls and a sweep runs over ep.
+// details say what it moves; a refused ep says why; the diff lists its all-to-alls and a sweep runs
+// over ep.
 
 import { describe, expect, it } from 'vitest';
 import type { SimConfig } from '../../src/config';
@@ -10,7 +11,7 @@ import { exposedCommByGroup } from '../../src/store';
 import { allToAllMoves } from '../../src/ui/all_to_all_words';
 import { storyById, storyCaption } from '../../src/ui/stories';
 import { appForFile } from './harness';
-import { probeOf } from './page';
+import { probeOf, setField, storeConfig } from './page';
 
 const app = appForFile({ width: 1440, height: 900 }, '?story=moe-ep');
 const SIM_TIMEOUT = 90_000;
@@ -93,6 +94,19 @@ describe('the MoE story', () => {
     expect([...names].sort()).toEqual([...onRank0].sort());
     expect(new Set(names).size).toBe(names.length);
     await app.page.click('[data-testid="diff-toggle"]');
+  }, SIM_TIMEOUT);
+
+  it('shows the ep knob in the config panel, and a refused ep says why in its field', async () => {
+    await storyShown();
+    const id = 'cfg-parallelism-expert_parallel_degree';
+    const errorOf = `[data-testid="${id}-error"]`;
+    expect(await app.page.inputValue(`[data-testid="${id}"]`)).toBe('2');
+    await setField(app.page, 'parallelism.expert_parallel_degree', '3');
+    const error = await app.page.textContent(errorOf);
+    expect(error).toMatch(/expert_parallel_degree \(3\) must divide .*\(8 · 1 = 8\)/);
+    expect(((await storeConfig(app.page)) as SimConfig).parallelism.expert_parallel_degree).toBe(2);
+    await setField(app.page, 'parallelism.expert_parallel_degree', '2');
+    expect(await app.page.locator(errorOf).count()).toBe(0);
   }, SIM_TIMEOUT);
 
   it('sweeps over the ep degree: one row per point and backend, each ep a different step', async () => {
