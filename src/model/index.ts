@@ -3,6 +3,7 @@ export { MODEL_NAMES, headDim, isMoeLayer, type MlaArgs, type ModelArgs, type Mo
 export {
   AC_MODES,
   MAX_DIM,
+  getModelArgs,
   MODEL_PRESETS,
   TRAIN_AC_MODE,
   type ActivationCheckpointing,

@@ -84,9 +84,13 @@ export const diffInputOf = (r: PipelineResult): DiffInput => ({
   events: r.sim.events,
 });
 
-/** How two graphs' collectives are matched: what they move, not what they are called. */
-export const matchKey = (n: Pick<GraphNode, 'params' | 'phase'> & { collective?: { kind: string } }): string =>
-  `${n.collective?.kind}|${n.phase}|${[...(n.params ?? [])].sort().join('+')}`;
+/**
+ * How two graphs' collectives are matched: what they move, not what they are called; one that moves
+ * no parameter (an MoE all-to-all: several per block, alike but for their names) by its name.
+ */
+export const matchKey = (
+  n: Pick<GraphNode, 'name' | 'params' | 'phase'> & { collective?: { kind: string } },
+): string => `${n.collective?.kind}|${n.phase}|${n.params?.length ? [...n.params].sort().join('+') : `@${n.name}`}`;
 
 const LAYER = /(?:^|\.)layers\.(\d+)\./;
 

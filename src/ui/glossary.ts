@@ -47,7 +47,36 @@ export const TERMS: readonly Term[] = [
   {
     id: 'other_collectives', term: 'other collectives',
     text: 'Collectives of imported traces beyond FSDP\'s two: all-reduce (loss, gradient norm), send/recv, ' +
-      'broadcast, all-to-all. HTA counts every one of them as communication.',
+      'broadcast. HTA counts every one of them as communication.',
+  },
+  {
+    id: 'all_to_all', term: 'all-to-all',
+    text: 'A collective where every rank of a group sends a different slice to every other rank: with expert ' +
+      'parallel, each MoE block sends every token row to the rank holding its chosen expert (dispatch) and back ' +
+      '(combine). Its input is the router\'s output, computed just before it, so torch\'s overlap pass cannot ' +
+      'start it early, and it never buckets one: it mostly stays exposed.',
+  },
+  {
+    id: 'expert_parallel', term: 'expert parallel',
+    text: 'Splitting the routed experts of an MoE model over the ranks of the ep group (ep consecutive ranks), ' +
+      'each holding E/ep experts whole; tokens travel to their experts and back by all-to-all. The timeline draws ' +
+      'an ep lane per rank for those all-to-alls.',
+  },
+  {
+    id: 'efsdp', term: 'efsdp',
+    text: 'The FSDP group of the experts\' weights under expert parallel (dp_shard × tp / ep ranks, torchtitan\'s ' +
+      'dp_shard_mod_ep): they are all-gathered and their gradients reduce-scattered there, on a lane of their ' +
+      'own, apart from the dense weights\' dp lane.',
+  },
+  {
+    id: 'router', term: 'router',
+    text: 'The MoE block\'s gate: a linear layer scoring each token against every expert, then a softmax top-k that ' +
+      'picks the k experts each token goes to. Its output decides what the dispatch all-to-all sends.',
+  },
+  {
+    id: 'grouped_gemm', term: 'grouped GEMM',
+    text: 'One kernel running a matmul per expert over that expert\'s tokens (the routed experts\' w1, w3, w2): ' +
+      'its work grows with the tokens routed to the busiest rank (moeLoadImbalance).',
   },
   {
     id: 'wait', term: 'wait',

@@ -1,4 +1,4 @@
-// One palette for the whole app: compute / all-gather / reduce-scatter / exposed, shared by the
+// One palette for the whole app: compute / all-gather / reduce-scatter / all-to-all / exposed, shared by the
 // canvas timeline, the legend and the d3 charts. CSS variables carry the same colours for HTML.
 
 import type { EventKind } from '../trace';
@@ -9,11 +9,12 @@ export interface Palette {
   readonly compute: string;
   readonly all_gather: string;
   readonly reduce_scatter: string;
-  // collectives of imported traces (all-reduce, send/recv, broadcast, all-to-all): one hue, one legend entry
+  // collectives of imported traces (all-reduce, send/recv, broadcast): one hue, one legend entry
   readonly all_reduce: string;
   readonly send_recv: string;
   readonly broadcast: string;
-  readonly all_to_all: string;
+  readonly all_to_all: string; // MoE token dispatch / combine on the ep group: a hue of its own
+
   readonly memory: string; // memcpy / memset / sync of imported traces: non-compute GPU time
   readonly sync: string;
   // live mode, measured timeline: host-side time of a rank (GPU → host readback, host → GPU upload, barrier wait)
@@ -40,7 +41,7 @@ const LIGHT: Palette = {
   all_reduce: '#76b7b2',
   send_recv: '#76b7b2',
   broadcast: '#76b7b2',
-  all_to_all: '#76b7b2',
+  all_to_all: '#9c755f',
   memory: '#9c9c9c',
   sync: '#9c9c9c',
   readback: '#edc948',
@@ -66,7 +67,7 @@ const DARK: Palette = {
   all_reduce: '#86d0ca',
   send_recv: '#86d0ca',
   broadcast: '#86d0ca',
-  all_to_all: '#86d0ca',
+  all_to_all: '#c9a283',
   memory: '#8a8f98',
   sync: '#8a8f98',
   readback: '#f1d35c',
@@ -108,7 +109,8 @@ export const LEGEND: readonly LegendEntry[] = [
     always: true },
   { key: 'reduce_scatter', kinds: ['reduce_scatter'], label: 'reduce-scatter', color: 'reduce_scatter',
     term: 'reduce_scatter', always: true },
-  { key: 'other_collectives', kinds: ['all_reduce', 'send_recv', 'broadcast', 'all_to_all'],
+  { key: 'all_to_all', kinds: ['all_to_all'], label: 'all-to-all', color: 'all_to_all', term: 'all_to_all' },
+  { key: 'other_collectives', kinds: ['all_reduce', 'send_recv', 'broadcast'],
     label: 'other collectives', color: 'all_reduce', term: 'other_collectives' },
   { key: 'memory', kinds: ['memory', 'sync'], label: 'memcpy / sync', color: 'memory', term: 'memcpy' },
   { key: 'readback', kinds: ['readback'], label: 'readback (GPU → host)', color: 'readback', term: 'readback' },

@@ -12,6 +12,7 @@ import {
   bHangsANot, type ClaimCheck, fasterStep, fewerAllGathers, fewerLaunches, hidesExposed, othersWaitForStraggler,
   peakRises, peakWithinTorchLimit, type RunData, staysExposed,
 } from './claims';
+import { allToAllsUnbucketed, epStaysExposed } from './moe_claims';
 
 export interface Story {
   readonly id: string;
@@ -31,6 +32,7 @@ export interface Story {
 }
 
 const isAgOnRank0 = (e: TraceEvent) => e.rank === 0 && e.kind === 'all_gather';
+const isDispatchOnRank0 = (e: TraceEvent) => e.rank === 0 && /\.moe\.dispatch\.all_to_all$/.test(e.name);
 const meshOf = (cfg: SimConfig) => describeMesh(meshOfParallelism(cfg.ranks, cfg.parallelism));
 const nodesOf = (cfg: SimConfig) => Math.ceil(cfg.ranks / cfg.parallelism.gpus_per_node);
 
@@ -99,6 +101,19 @@ export const STORIES: readonly Story[] = [
       `With ±${cfg.jitterPct} % jitter and cross-rank alignment off, each rank plans buckets from its own timings.`,
     claims: [bHangsANot],
     hint: 'Turn alignment on to fix it.',
+  },
+  {
+    id: 'moe-ep',
+    title: 'What the pass can and cannot hide in an MoE step',
+    query: 'model=dsv3-debug&ranks=8&parallelism.expert_parallel_degree=2',
+    zoom: [0, 0.25],
+    select: { side: 'b', pick: isDispatchOnRank0 },
+    setup: (cfg) =>
+      `${cfg.model} (mixture of experts) on ${cfg.ranks} GPUs (${meshOf(cfg)}): each block's routed tokens go to ` +
+      'their experts and back by all-to-all on the ep lane; the experts\' weights are sharded on efsdp, the ' +
+      'dense ones on dp.',
+    claims: [epStaysExposed(0.5), allToAllsUnbucketed, fasterStep],
+    hint: 'Click a brown all-to-all on B: the details say what it moves and why it cannot start earlier.',
   },
 ];
 

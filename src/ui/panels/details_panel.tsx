@@ -1,6 +1,7 @@
 // Details of the event clicked on a timeline: op, params, bytes, start, duration, bucket, and
-// the backend's reason.
+// the backend's reason; for a simulated all-to-all, what it moves and why it is exposed.
 
+import type { SimConfig } from '../../config';
 import { type Bucket, type Reason, reasonText } from '../../store';
 import type { TraceEvent } from '../../trace';
 import { useApp } from '../use_app';
@@ -8,11 +9,13 @@ import { fmtBytes, fmtUs } from '../ui_format';
 import { plainReason } from '../glossary';
 import { type InputKind, useInputKind } from '../input_kind';
 import { bucketOf, reasonsForEvent } from '../reason_lookup';
+import { allToAllExposure, allToAllMoves } from '../all_to_all_words';
 
 export function DetailsPanel() {
   const selection = useApp((s) => s.selection);
   const input = useInputKind();
   const sides = useApp((s) => s.sides);
+  const config = useApp((s) => s.config);
   const r = selection ? sides[selection.side] : null;
   const e = selection && r ? r.events[selection.eventIndex] : undefined;
   if (!r || !e) return <DetailsHint input={input} />;
@@ -21,6 +24,7 @@ export function DetailsPanel() {
     <section className="panel details" data-testid="details">
       <h2>Selection <span className="muted">({selection!.side.toUpperCase()})</span></h2>
       <EventFacts e={e} bucket={bucketOf(r.schedule, e)} />
+      {e.kind === 'all_to_all' && r.source === 'sim' && <AllToAllFacts e={e} cfg={config} reasons={reasons} />}
       {reasons.length > 0 && <EventReasons reasons={reasons} />}
     </section>
   );
@@ -50,6 +54,16 @@ function EventFacts({ e, bucket: b }: { e: TraceEvent; bucket: Bucket | undefine
       {e.bytes !== undefined && <><dt>bytes</dt><dd>{fmtBytes(e.bytes)}</dd></>}
       {b && <><dt>bucket</dt><dd>#{b.id}: {b.members.length} collectives, {fmtBytes(b.bytes)}</dd></>}
       {e.params?.length ? <><dt>params</dt><dd className="params">{e.params.join(', ')}</dd></> : null}
+    </dl>
+  );
+}
+
+/** A simulated MoE all-to-all: what it moves, to whom, and why torch's pass leaves it where it is. */
+function AllToAllFacts({ e, cfg, reasons }: { e: TraceEvent; cfg: SimConfig; reasons: readonly Reason[] }) {
+  return (
+    <dl data-testid="all-to-all-facts">
+      <dt>moves</dt><dd>{allToAllMoves(e, cfg)}</dd>
+      <dt>exposed?</dt><dd>{allToAllExposure(reasons)}</dd>
     </dl>
   );
 }

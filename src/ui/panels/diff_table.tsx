@@ -227,16 +227,15 @@ function RankPicker({ rank, ranks, setRank }: {
   );
 }
 
-/** The filters on kind, layer, exposure in B and name. */
-function FilterInputs({ f, setF }: { f: Filters; setF: (f: Filters) => void }) {
+/** The filters on kind (the kinds the diff holds: all-to-alls on an MoE run), layer, exposure in B and name. */
+function FilterInputs({ f, setF, kinds }: { f: Filters; setF: (f: Filters) => void; kinds: readonly string[] }) {
   return (
     <>
       <label>
         kind{' '}
         <select value={f.kind} onChange={(e) => setF({ ...f, kind: e.target.value })} data-testid="diff-kind">
           <option value="">all</option>
-          <option value="all_gather">all_gather</option>
-          <option value="reduce_scatter">reduce_scatter</option>
+          {kinds.map((k) => <option key={k} value={k}>{k}</option>)}
         </select>
       </label>
       <label>
@@ -325,7 +324,7 @@ export function DiffTable() {
           <DiffSummary d={d} />
           <div className="diff-filters small">
             <RankPicker rank={r} ranks={worldRanks} setRank={setRank} />
-            <FilterInputs f={f} setF={setF} />
+            <FilterInputs f={f} setF={setF} kinds={[...new Set(d.rows.map((x) => x.kind))]} />
             <ViewButtons top={top} setTop={setTop} shown={shown} total={d.rows.length} />
           </div>
           <div className="diff-scroll">

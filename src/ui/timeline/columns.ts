@@ -1,13 +1,14 @@
 // Columnar timeline data: trace events grouped into lanes (rank × stream), sorted by start,
 // held in typed arrays so the canvas can draw 100k events per frame without touching objects.
-// Also the per-rank "exposed communication" intervals: comm time not covered by compute (HTA),
-// and the part of each wait under them, from the metrics' own sets (trace rankTimeSets). Ranks
-// whose events are all alike (rank_groups.ts) can be folded into one lane set standing for all.
+// Also the "exposed communication" intervals: comm time not covered by compute (HTA), on each comm
+// lane where its own collectives run, and the part of each wait under them, from the metrics' own
+// sets (trace rankTimeSets). Ranks whose events are all alike (rank_groups.ts) can be folded into
+// one lane set standing for all.
 
 import { bisectLeft, bisectRight } from 'd3';
 import {
-  exposedIntervals, isCommStream, rankTimeSets, streamOf, waitSplit, type EventKind, type Interval, type StreamName,
-  type TraceEvent,
+  exposedIntervals, intersect, isCommStream, rankTimeSets, streamOf, union, waitSplit, type EventKind, type Interval,
+  type StreamName, type TraceEvent,
 } from '../../trace';
 import { rankLikeness, rankRangeText } from './rank_groups';
 
@@ -175,19 +176,32 @@ function laneIntervals(nLanes: number, listOf: (li: number) => readonly Interval
   return { offset, startUs, endUs };
 }
 
+/** Per comm lane, the union of its events' intervals (undefined on other lanes). */
+function commLaneBusy(lanes: readonly Lane[], events: readonly TraceEvent[], laneOf: Int32Array): Interval[][] {
+  const busy: Interval[][] = lanes.map(() => []);
+  events.forEach((e, i) => {
+    const li = laneOf[i];
+    if (li >= 0 && isCommStream(lanes[li].stream)) busy[li].push([e.start, e.start + e.dur]);
+  });
+  return busy.map((ivs) => union(ivs));
+}
+
 /**
- * Exposed comm per rank = U_comm − U_comp (waits are not compute), drawn on that rank's comm lanes;
- * the part of its waits under it, on its compute lane. Both from the metrics' sets (trace/metrics.ts).
+ * Exposed comm per rank = U_comm − U_comp (waits are not compute), drawn on each comm lane where
+ * that lane's own collectives run (on a mesh the dp, ep and efsdp lanes each show their group's
+ * share, as exposedCommByGroup counts it); the part of its waits under it, on its compute lane.
+ * Both from the metrics' sets (trace/metrics.ts).
  */
-function exposedColumns(lanes: readonly Lane[], events: readonly TraceEvent[]): ExposedColumns {
+function exposedColumns(lanes: readonly Lane[], events: readonly TraceEvent[], laneOf: Int32Array): ExposedColumns {
   const byRank = new Map<number, TraceEvent[]>();
   for (const l of lanes) byRank.set(l.rank, []);
   for (const e of events) byRank.get(e.rank)?.push(e);
   const sets = new Map([...byRank].map(([rank, evs]) => [rank, rankTimeSets(rank, evs)] as const));
   const exposed = new Map([...sets].map(([rank, t]) => [rank, exposedIntervals(t)] as const));
   const waitRed = new Map([...sets].map(([rank, t]) => [rank, waitSplit(t).exposed] as const));
+  const busy = commLaneBusy(lanes, events, laneOf);
   const ex = laneIntervals(lanes.length,
-    (li) => (isCommStream(lanes[li].stream) ? exposed.get(lanes[li].rank) : undefined));
+    (li) => (isCommStream(lanes[li].stream) ? intersect(exposed.get(lanes[li].rank) ?? [], busy[li]) : undefined));
   const waitExposed = laneIntervals(lanes.length,
     (li) => (streamOf(lanes[li].stream).kind === 'compute' ? waitRed.get(lanes[li].rank) : undefined));
   return { exposedOffset: ex.offset, exposedStartUs: ex.startUs, exposedEndUs: ex.endUs, waitExposed };
@@ -214,7 +228,7 @@ export function buildColumns(
   return {
     lanes, laneOffset, eventIndex, ...cols,
     blockMaxDurUs: blockMaxDur(cols.durUs),
-    ...exposedColumns(lanes, events),
+    ...exposedColumns(lanes, events, laneOf),
     endUs,
     ranksTotal: ranks.length,
     ranksShown: folded ? ranks.length : shown.size,

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../../src/trace/event';
 import { buildColumns, firstVisible, hitTest } from '../../../src/ui/timeline/columns';
+import { exposedCommByGroup } from '../../../src/sim/group_exposure';
 import { rng } from '../../helpers/rng';
 
 function ev(rank: number, stream: TraceEvent['stream'], kind: TraceEvent['kind'], start: number, dur: number, name = `${kind}@${start}`): TraceEvent {
@@ -71,6 +72,29 @@ describe('buildColumns', () => {
     const ex = [];
     for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++) ex.push([c.exposedStartUs[k], c.exposedEndUs[k]]);
     expect(ex).toEqual([[10, 20], [30, 34]]);
+  });
+
+  it('draws each comm lane\'s own exposed part on a mesh (dp, ep): the groups\' exposed comm', () => {
+    const events = [
+      ev(0, 'compute', 'compute', 0, 10),
+      ev(0, 'compute', 'compute', 30, 10),
+      ev(0, 'comm:dp', 'all_gather', 5, 10), // exposed [10,15)
+      ev(0, 'comm:ep', 'all_to_all', 12, 13), // exposed [12,25); [12,15) overlaps dp's
+      ev(0, 'comm:ep', 'all_to_all', 35, 10), // exposed [40,45)
+    ];
+    const c = buildColumns(events);
+    const lane = (stream: string) => {
+      const li = c.lanes.findIndex((l) => l.stream === stream);
+      const ex = [];
+      for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++) {
+        ex.push([c.exposedStartUs[k], c.exposedEndUs[k]]);
+      }
+      return ex;
+    };
+    expect(lane('comm:dp')).toEqual([[10, 15]]);
+    expect(lane('comm:ep')).toEqual([[12, 25], [40, 45]]);
+    const sum = (ivs: number[][]) => ivs.reduce((t, [s, e]) => t + e - s, 0);
+    expect({ dp: sum(lane('comm:dp')), ep: sum(lane('comm:ep')) }).toEqual(exposedCommByGroup(0, events));
   });
 
   it('exposed total matches a brute-force per-microsecond count on random traces', () => {
