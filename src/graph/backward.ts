@@ -26,13 +26,19 @@ import { TARGETS, TOKENS } from './ops';
 import { emitGradAllReduce, emitSeqGather, emitSeqReduceScatter, partialGradId } from './tp';
 
 export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
+  c.e.phase = 'backward';
+  c.e.layer = undefined;
+  const dx = emitBlocksBackward(c, s, emitHeadBackward(c, s));
+  emitEmbeddingBackward(c, dx);
+}
+
+/** The loss, the output projection and the final norm, backward: the gradient entering the last block. */
+function emitHeadBackward(c: ModelCtx, s: ForwardSaved): string {
   const { e, args, paramDtype: dt } = c;
   const T = tokensPerRank(c);
   const Ts = seqShardRows(c);
   const D = args.dim;
   const { V } = localDims(c);
-  e.phase = 'backward';
-  e.layer = undefined;
 
   const dLogits = e.tensor('loss.bwd', [T, V], dt);
   e.node({
@@ -50,7 +56,7 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   // final norm
   const nw = backwardWeight(c, 'norm.weight');
   const dwNorm = partialGradId(c, gradId('norm.weight'));
-  let dx = emitRmsNormBwd(e, {
+  const dx = emitRmsNormBwd(e, {
     name: 'norm.bwd',
     dy: dHf,
     x: s.hL,
@@ -65,6 +71,13 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
   emitGradAllReduce(c, 'norm.weight', gradId('norm.weight'));
   emitReduceScatter(c, param(c, 'norm.weight'));
 
+  return dx;
+}
+
+/** Every block's backward, last first: a recorded tape, a recompute under AC, or the saved activations. */
+function emitBlocksBackward(c: ModelCtx, s: ForwardSaved, dIn: string): string {
+  const { e, args } = c;
+  let dx = dIn;
   for (let i = args.nLayers - 1; i >= 0; i--) {
     e.layer = i;
     const ac = c.activationCheckpointing ?? 'none';
@@ -81,9 +94,17 @@ export function emitBackward(c: ModelCtx, s: ForwardSaved): void {
       dx = emitLayerBackward(c, i, s.layers[i], dx);
     }
   }
+  return dx;
+}
+
+/** tok_embeddings: its backward reads only the ids, so no re-gather. */
+function emitEmbeddingBackward(c: ModelCtx, dIn: string): void {
+  const { e, args, paramDtype: dt } = c;
+  const T = tokensPerRank(c);
+  const D = args.dim;
+  const { V } = localDims(c);
   e.layer = undefined;
-  // tok_embeddings: its backward reads only the ids, so no re-gather
-  dx = emitSeqGather(c, 'tok_embeddings.bwd', dx);
+  const dx = emitSeqGather(c, 'tok_embeddings.bwd', dIn);
   const embGrad = e.tensor(gradId('tok_embeddings.weight'), [V, D], dt);
   e.node({
     name: 'tok_embeddings.bwd',
@@ -112,6 +133,57 @@ function weightGradMatmul(c: ModelCtx, fqn: string, dY: string, x: string, outDi
   });
 }
 
+/** One block's backward context: its prefix, its weights' FQNs and where each gathered weight comes from. */
+interface BlockBwd {
+  readonly c: ModelCtx;
+  readonly p: string;
+  readonly fqn: (m: string) => string;
+  readonly gathered: (m: string) => string;
+}
+
+/**
+ * Linear y = x·Wᵀ (W [out, in]) backward in the order torch's autograd traces it: dW = dYᵀ·X,
+ * re-gather W, dX = dY·W, then dW's cast and reduce-scatter.
+ */
+function linearBwd(b: BlockBwd, m: string, dY: string, x: string, outDim: number, inDim: number): string {
+  const { c, p, fqn } = b;
+  weightGradMatmul(c, fqn(m), dY, x, outDim, inDim);
+  const w = b.gathered(m);
+  const dX = emitMatmul(c.e, {
+    name: `${p}.${m}.bwd`,
+    a: dY,
+    b: w,
+    M: tokensPerRank(c),
+    N: inDim,
+    K: outDim,
+    dtype: c.paramDtype,
+    params: [fqn(m)],
+  });
+  emitReduceScatter(c, param(c, fqn(m)));
+  return dX;
+}
+
+/** RMSNorm backward: dx, and dw as a partial gradient all-reduced over tp before its reduce-scatter. */
+function normBwd(b: BlockBwd, m: string, dy: string, x: string, rstd: string): string {
+  const { c, p, fqn } = b;
+  const w = b.gathered(m);
+  const [dx] = emitRmsNormBwd(c.e, {
+    name: `${p}.${m}.bwd`,
+    dy,
+    x,
+    w,
+    rstd,
+    rows: seqShardRows(c),
+    cols: c.args.dim,
+    dw: partialGradId(c, gradId(fqn(m))),
+    dtype: c.paramDtype,
+    params: [fqn(m)],
+  });
+  emitGradAllReduce(c, fqn(m), gradId(fqn(m)));
+  emitReduceScatter(c, param(c, fqn(m)));
+  return dx;
+}
+
 /**
  * `weights`: the block's weights already re-gathered (activation checkpointing); else each is gathered before its use.
  */
@@ -123,81 +195,41 @@ function emitLayerBackward(
   weights?: ReadonlyMap<string, string>,
 ): string {
   const { e, args, paramDtype: dt } = c;
-  const T = tokensPerRank(c);
-  const Ts = seqShardRows(c);
   const D = args.dim;
   const hd = headDim(args);
   const { H, KVH, F } = localDims(c);
   const p = `layers.${i}`;
   const fqn = (m: string) => `${p}.${m}.weight`;
-  const gathered = (m: string): string => weights?.get(fqn(m)) ?? backwardWeight(c, fqn(m));
-  /**
-   * Linear y = x·Wᵀ (W [out, in]) backward in the order torch's autograd traces it: dW = dYᵀ·X,
-   * re-gather W, dX = dY·W, then dW's cast and reduce-scatter.
-   */
-  const linearBwd = (m: string, dY: string, x: string, outDim: number, inDim: number): string => {
-    weightGradMatmul(c, fqn(m), dY, x, outDim, inDim);
-    const w = gathered(m);
-    const dX = emitMatmul(e, {
-      name: `${p}.${m}.bwd`,
-      a: dY,
-      b: w,
-      M: T,
-      N: inDim,
-      K: outDim,
-      dtype: dt,
-      params: [fqn(m)],
-    });
-    emitReduceScatter(c, param(c, fqn(m)));
-    return dX;
-  };
-  const normBwd = (m: string, dy: string, x: string, rstd: string): string => {
-    const w = gathered(m);
-    const [dx] = emitRmsNormBwd(e, {
-      name: `${p}.${m}.bwd`,
-      dy,
-      x,
-      w,
-      rstd,
-      rows: Ts,
-      cols: D,
-      dw: partialGradId(c, gradId(fqn(m))),
-      dtype: dt,
-      params: [fqn(m)],
-    });
-    emitGradAllReduce(c, fqn(m), gradId(fqn(m)));
-    emitReduceScatter(c, param(c, fqn(m)));
-    return dx;
-  };
+  const b: BlockBwd = { c, p, fqn, gathered: (m) => weights?.get(fqn(m)) ?? backwardWeight(c, fqn(m)) };
 
   // feed-forward: out = h + w2(swiglu(w1(hn), w3(hn)))
-  const dg = linearBwd('feed_forward.w2', emitSeqGather(c, `${p}.feed_forward.w2.bwd`, dOut), s.g, D, F);
+  const dg = linearBwd(b, 'feed_forward.w2', emitSeqGather(c, `${p}.feed_forward.w2.bwd`, dOut), s.g, D, F);
   const [da, db] = emitSwigluBwd(e, { name: `${p}.feed_forward.swiglu.bwd`, dg, a: s.a, b: s.b });
-  const dhn1 = linearBwd('feed_forward.w1', da, s.hnFull, F, D);
-  const dhn3 = linearBwd('feed_forward.w3', db, s.hnFull, F, D);
+  const dhn1 = linearBwd(b, 'feed_forward.w1', da, s.hnFull, F, D);
+  const dhn3 = linearBwd(b, 'feed_forward.w3', db, s.hnFull, F, D);
   const dhn = emitSeqReduceScatter(
     c,
     `${p}.ffn_norm.bwd_in`,
     emitAdd(e, { name: `${p}.feed_forward.bwd_sum`, a: dhn1, b: dhn3 }),
   );
-  const dhNorm = normBwd('ffn_norm', dhn, s.h, s.rstd2);
+  const dhNorm = normBwd(b, 'ffn_norm', dhn, s.h, s.rstd2);
   const dh = emitAdd(e, { name: `${p}.feed_forward.residual.bwd`, a: dOut, b: dhNorm });
   // attention: h = x + wo(sdpa(wq(xn), wk(xn), wv(xn)))
-  const dO = linearBwd('attention.wo', emitSeqGather(c, `${p}.attention.wo.bwd`, dh), s.o, D, H * hd);
+  const dO = linearBwd(b, 'attention.wo', emitSeqGather(c, `${p}.attention.wo.bwd`, dh), s.o, D, H * hd);
   const [dq, dk, dv] = emitAttentionBwd(e, {
     name: `${p}.attention.sdpa.bwd`, dO, q: s.q, k: s.k, v: s.v, o: s.o, lse: s.lse,
     batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt,
     recomputesPrologue: c.activationCheckpointing === 'selective',
   });
-  const dxq = linearBwd('attention.wq', dq, s.xnFull, H * hd, D);
-  const dxk = linearBwd('attention.wk', dk, s.xnFull, KVH * hd, D);
-  const dxv = linearBwd('attention.wv', dv, s.xnFull, KVH * hd, D);
+  const dxq = linearBwd(b, 'attention.wq', dq, s.xnFull, H * hd, D);
+  const dxk = linearBwd(b, 'attention.wk', dk, s.xnFull, KVH * hd, D);
+  const dxv = linearBwd(b, 'attention.wv', dv, s.xnFull, KVH * hd, D);
   const dqk = emitAdd(e, { name: `${p}.attention.bwd_sum.qk`, a: dxq, b: dxk });
   const dxn = emitSeqReduceScatter(
     c,
     `${p}.attention_norm.bwd_in`,
     emitAdd(e, { name: `${p}.attention.bwd_sum.qkv`, a: dqk, b: dxv }),
   );
-  const dxNorm = normBwd('attention_norm', dxn, s.x, s.rstd1);
+  const dxNorm = normBwd(b, 'attention_norm', dxn, s.x, s.rstd1);
   return emitAdd(e, { name: `${p}.attention.residual.bwd`, a: dh, b: dxNorm });
 }
