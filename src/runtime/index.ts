@@ -10,9 +10,9 @@ export {
 export type {
   RankCount, TimingMode, TrainingOptions,
 } from './coordinator';
-export { MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
+export { LIVE_MODELS, MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
 export type {
-  KernelChoice,
+  KernelChoice, LiveModel,
 } from './live_options';
 export { formatPhases, phaseReport } from './exec';
 export type { PhaseInterval } from './exec';

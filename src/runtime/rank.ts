@@ -12,7 +12,7 @@ import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';
 import { PhaseClock, executeStep, timedKernels, type GroupComms, type PhaseInterval, type StepPhases } from './exec';
 import { initFullParam, shardOf } from './init';
-import { dataParallelRank, localParam, meshIndex, meshOfGraph, tpSlice } from './mesh_ranks';
+import { dataParallelRank, isEpSplit, meshIndex, meshLocalParam, meshOfGraph, meshSlice } from './mesh_ranks';
 import type { ResolvedKernels, StartupEvent } from './startup';
 import type { KernelChoice } from './live_options';
 
@@ -107,12 +107,11 @@ export function initRankState(
 ): Map<string, DeviceTensor> {
   const state = new Map<string, DeviceTensor>();
   const mesh = meshOfGraph(schedule.graph.meta);
-  const tpIndex = meshIndex(mesh, 'tp', run.rank);
-  const dpShardIndex = meshIndex(mesh, 'dp_shard', run.rank);
   for (const p of schedule.graph.params) {
     const ids = paramTensorIds(p.name);
-    const local = tpSlice(initFullParam(p, run.seed), p, tpIndex, mesh.tp);
-    const shard = shardOf(local, localParam(p), dpShardIndex);
+    const local = meshSlice(initFullParam(p, run.seed), p, mesh, run.rank);
+    const fsdpIndex = meshIndex(mesh, isEpSplit(mesh, p) ? 'efsdp' : 'dp_shard', run.rank);
+    const shard = shardOf(local, meshLocalParam(mesh, p), fsdpIndex);
     const t = kernels.create(ids.shard, shard.length, 'f32');
     kernels.upload(t, shard);
     state.set(ids.shard, t);

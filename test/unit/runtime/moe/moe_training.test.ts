@@ -1,0 +1,30 @@
+// Live training of moe-tiny (Node worker_threads, CPU kernels): the step graph's router, the ep
+// all-to-alls, grouped expert GEMMs, combine, shared expert and backward run on the ranks, and expert
+// parallel changes only where the rows are computed: 2 and 4 ranks (ep 2, ep 4) match one rank's
+// losses for the same global batch, the loss falls, and a rerun is bit-identical.
+import { describe, expect, it } from 'vitest';
+import { trainOnce } from '../../../helpers/live_training';
+
+const MOE = { model: 'moe-tiny', steps: 4 } as const;
+
+describe('live training of moe-tiny', () => {
+  it('matches one rank within 1e-4 with expert parallel (2 ranks ep 2, 4 ranks ep 2 and ep 4)', async () => {
+    const one = await trainOnce({ ...MOE, ranks: 1 });
+    expect(one.losses[3]).toBeLessThan(one.losses[0]);
+    for (const [ranks, ep] of [[2, 2], [4, 2], [4, 4]]) {
+      const run = await trainOnce({ ...MOE, ranks, ep });
+      expect(run.losses).toHaveLength(4);
+      run.losses.forEach((l, i) =>
+        expect(Math.abs(l - one.losses[i]), `${ranks} ranks ep ${ep} step ${i + 1}`).toBeLessThan(1e-4));
+      // the counts and token exchanges run on the ep group's communicator
+      expect(run.events.some((e) => e.stream === 'comm:ep'), `${ranks} ranks ep ${ep}`).toBe(true);
+    }
+  }, 240_000);
+
+  it('gives bit-identical losses and parameters on a rerun with the same seed', async () => {
+    const first = await trainOnce({ ...MOE, ranks: 4, ep: 2 });
+    const again = await trainOnce({ ...MOE, ranks: 4, ep: 2, seed: 5, commTimeoutMs: 60_000 });
+    expect(again.losses).toEqual(first.losses);
+    expect(again.finalParamsHash).toBe(first.finalParamsHash);
+  }, 120_000);
+});
