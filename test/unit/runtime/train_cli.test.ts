@@ -127,3 +127,30 @@ describe('trainCommand', () => {
     expect(parseTrainArgs(['--ranks', '16', '--tp', '4']).opts.globalBatch).toBe(8);
   });
 });
+
+describe('trainCommand on moe-tiny', () => {
+  it('trains 4 ranks with --ep 2 for 5 steps, printing falling losses', async () => {
+    const { io, out, err } = bufferIo();
+    const argv = ['--model', 'moe-tiny', '--ranks', '4', '--ep', '2', '--steps', '5', '--every', '1'];
+    argv.push('--kernels', 'cpu');
+    expect(await trainCommand(argv, io)).toBe(0);
+    expect(err).toEqual([]);
+    expect(out[0]).toMatch(/^training moe-tiny on 4 rank\(s\) \(FSDP 4 × EP 2\), 5 steps/);
+    const losses = out.flatMap((l) => /^step +\d+ +loss (\S+)/.exec(l)?.[1] ?? []).map(Number);
+    expect(losses).toHaveLength(5);
+    expect(losses[4]).toBeLessThan(losses[0] - 0.2);
+    losses.slice(1).forEach((l, i) => expect(l, `step ${i + 2}`).toBeLessThan(losses[i]));
+  }, 120_000);
+
+  it('refuses an --ep that does not divide the ranks, and --ep on a dense model, naming the flag', async () => {
+    for (const [flags, why] of [
+      [['--model', 'moe-tiny', '--ranks', '4', '--ep', '3'], /ep \(3\) must divide/],
+      [['--model', 'tiny', '--ranks', '2', '--ep', '2'], /ep .*needs an MoE model/],
+    ] as const) {
+      const { io, err } = bufferIo();
+      expect(await trainCommand([...flags, '--kernels', 'cpu'], io), flags.join(' ')).toBe(2);
+      expect(err.join('\n')).toMatch(why);
+    }
+    expect(parseTrainArgs(['--model', 'moe-tiny', '--ranks', '4', '--ep', '4']).opts).toMatchObject({ ep: 4 });
+  });
+});
