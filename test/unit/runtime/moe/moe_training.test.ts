@@ -1,7 +1,8 @@
 // Live training of moe-tiny (Node worker_threads, CPU kernels): the step graph's router, the ep
 // all-to-alls, grouped expert GEMMs, combine, shared expert and backward run on the ranks, and expert
 // parallel changes only where the rows are computed: 2 and 4 ranks (ep 2, ep 4) match one rank's
-// losses for the same global batch, the loss falls, and a rerun is bit-identical.
+// losses for the same global batch, the loss falls, and a rerun is bit-identical, as are other
+// schedules of the same math (autobucketing, full activation checkpointing).
 import { describe, expect, it } from 'vitest';
 import { trainOnce } from '../../../helpers/live_training';
 
@@ -20,6 +21,17 @@ describe('live training of moe-tiny', () => {
       expect(run.events.some((e) => e.stream === 'comm:ep'), `${ranks} ranks ep ${ep}`).toBe(true);
     }
   }, 240_000);
+
+  it('trains the same bits with autobucketing and with full activation checkpointing', async () => {
+    const plain = await trainOnce({ ...MOE, ranks: 4, ep: 2 });
+    for (const over of [
+      { backend: 'aot_eager_autobucketing' }, { activationCheckpointing: 'full' },
+    ] as const) {
+      const run = await trainOnce({ ...MOE, ranks: 4, ep: 2, ...over });
+      expect(run.losses, JSON.stringify(over)).toEqual(plain.losses);
+      expect(run.finalParamsHash, JSON.stringify(over)).toBe(plain.finalParamsHash);
+    }
+  }, 120_000);
 
   it('gives bit-identical losses and parameters on a rerun with the same seed', async () => {
     const first = await trainOnce({ ...MOE, ranks: 4, ep: 2 });
