@@ -10,7 +10,9 @@ import { RankComm, type CommInit } from './comm';
 import type { DeviceTensor, KernelBackend, KernelUse } from './kernels';
 import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';
-import { PhaseClock, executeStep, timedKernels, type GroupComms, type PhaseInterval, type StepPhases } from './exec';
+import {
+  PhaseClock, executeStep, runsOnHost, timedKernels, type GroupComms, type PhaseInterval, type StepPhases,
+} from './exec';
 import { initFullParam, shardOf } from './init';
 import { dataParallelRank, isEpSplit, meshIndex, meshLocalParam, meshOfGraph, meshSlice } from './mesh_ranks';
 import type { ResolvedKernels, StartupEvent } from './startup';
@@ -223,11 +225,17 @@ async function runRank(
   return shards;
 }
 
+/** The kernels' label; on WebGPU, a schedule with MoE ops says they run on the CPU reference kernels. */
+export function deviceLabel(k: KernelBackend, schedule: Schedule): string {
+  const hostOps = schedule.graph.nodes.some((n) => n.kind === 'compute' && runsOnHost(n.op));
+  return k.kind === 'webgpu' && hostOps ? `${k.label}; MoE router, permutes and expert GEMMs on CPU kernels` : k.label;
+}
+
 /** Every compute op the schedule runs, once per op and attrs: what the kernels compile before step 1. */
 export function kernelUses(schedule: Schedule): KernelUse[] {
   const seen = new Map<string, KernelUse>();
   for (const n of schedule.graph.nodes) {
-    if (n.kind !== 'compute') continue;
+    if (n.kind !== 'compute' || runsOnHost(n.op)) continue; // the MoE ops are no kernel's
     const key = `${n.op}:${JSON.stringify(n.attrs ?? {})}`;
     if (!seen.has(key)) seen.set(key, { op: n.op, ...(n.attrs ? { attrs: n.attrs } : {}) });
   }
@@ -271,7 +279,7 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
     // before 'ready': the schedule's pipelines compile while the other workers start
     if (k.warm) await k.warm(kernelUses(msg.schedule), compiling);
     else compiling(0, 0);
-    host.post({ type: 'ready', rank, device: k.label });
+    host.post({ type: 'ready', rank, device: deviceLabel(k, msg.schedule) });
   };
   const start = async () => {
     if (init === undefined || comms === undefined || kernels === undefined) {

@@ -39,8 +39,11 @@ interface Routed {
 /** Makes (and hands to the step) a tensor of `elems` elements. */
 export type CreateTensor = (id: string, elems: number, type: ElemType) => DeviceTensor;
 
-const HOST_OPS = new Set(['router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add', 'moe_combine_bwd',
-  'grouped_mm']);
+const HOST_OPS: ReadonlySet<string> = new Set(['router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add',
+  'moe_combine_bwd', 'grouped_mm']);
+
+/** Whether the executor runs `op` on the host CPU kernels, whatever the rank's kernel backend (the MoE ops). */
+export const runsOnHost = (op: string | undefined): boolean => HOST_OPS.has(op ?? '');
 /** Row-wise ops that also run on routed rows: attrs.n counts elements. */
 const ROW_WISE_OPS = new Set(['swiglu', 'swiglu_bwd', 'add', 'copy']);
 
@@ -60,7 +63,7 @@ export class MoeRunner {
 
   /** Whether node is this runner's to run (a MoE op, or a row-wise op on routed rows). */
   owns(node: GraphNode): boolean {
-    if (HOST_OPS.has(node.op ?? '')) return true;
+    if (runsOnHost(node.op)) return true;
     const onRouted = node.inputs.some((id) => this.routed.has(id));
     if (onRouted && !ROW_WISE_OPS.has(node.op ?? '')) {
       throw this.error(node, `reads routed rows, but only ${[...ROW_WISE_OPS].join(', ')} and the MoE ops may`);
