@@ -13,7 +13,7 @@ import { FsdpSimError } from '../../errors';
 import { crossEntropyDims, embeddingDims } from '../cpu';
 import { commFor, groupComm, runAllGather, runAllReduce, runReduceScatter, type GroupComms } from './collectives';
 import { shardedCrossEntropy, shardedCrossEntropyBwd, type ShardedLogits } from './loss_parallel';
-import { MoeRunner } from './moe_exec';
+import { MoeRunner, runsOnHost } from './moe_exec';
 import { PhaseClock } from './phases';
 import { elemTypeOf, elemsOf, planGraph, type ExecPlan } from './plan';
 
@@ -183,7 +183,7 @@ class StepRun {
   }
 
   private compute(node: GraphNode, ins: readonly DeviceTensor[]): Promise<void> | undefined {
-    if (this.moe.owns(node)) return this.clock.spanAsync('compute', node.name, () => this.moe.compute(node, ins));
+    if (this.moe.owns(node)) return this.clock.spanAsync('compute', node.name, () => this.computeMoe(node, ins));
     const outs = node.outputs.map(this.create);
     if (isLossParallel(this.graph, node)) {
       return this.clock.spanAsync('collective', node.name, () =>
@@ -194,6 +194,15 @@ class StepRun {
     const t0 = this.nodeUs !== undefined ? globalThis.performance.now() : 0;
     this.ctx.kernels.run(node.op as ComputeOp, attrs, ins, outs, this.ctx.step);
     return this.nodeUs === undefined ? undefined : this.timeNode(node.name, t0);
+  }
+
+  /** A MoE node; measured, a host op takes its wall time (no device ran it), a row-wise kernel its device time. */
+  private async computeMoe(node: GraphNode, ins: readonly DeviceTensor[]): Promise<void> {
+    const t0 = globalThis.performance.now();
+    await this.moe.compute(node, ins);
+    if (this.nodeUs === undefined) return;
+    if (runsOnHost(node.op)) this.nodeUs.set(node.name, (globalThis.performance.now() - t0) * 1000);
+    else await this.timeNode(node.name, t0);
   }
 
   /** Device time when the backend can time (GPU timestamps), else host wall time (CPU kernels). */

@@ -1,12 +1,13 @@
 // The executor runs moe-tiny's step graph as a correct program: on one rank (CPU kernels) the
 // gradients AdamW receives — the router's through router_topk_bwd and the combine's scores, the
 // grouped expert GEMMs', the shared expert's — equal central finite differences of the executor's
-// own loss. (N ranks with expert parallel match this one rank: moe_training.test.ts.)
+// own loss; measured, every MoE node is timed. (N ranks with expert parallel match this one rank:
+// moe_training.test.ts.)
 import { describe, expect, it } from 'vitest';
 import { TARGETS, TOKENS, paramTensorIds } from '../../../../src/graph';
 import type { ModelArgs } from '../../../../src/model';
 import { createCpuKernels, type CpuTensor } from '../../../../src/runtime/cpu';
-import { executeStep, type ExecComm } from '../../../../src/runtime/exec';
+import { executeStep, runsOnHost, type ExecComm } from '../../../../src/runtime/exec';
 import type { DeviceTensor, KernelBackend } from '../../../../src/runtime/kernels';
 import { planTraining, type TrainingPlan } from '../../../../src/runtime/training_plan';
 import { rng } from '../../../helpers/rng';
@@ -35,7 +36,7 @@ function initParams(p: TrainingPlan, seed: number): Map<string, Float32Array> {
 }
 
 /** One step's loss at `params`, and the gradient each parameter's AdamW node read. */
-async function lossAndGrads(p: TrainingPlan, params: Map<string, Float32Array>, batch: Int32Array[]) {
+async function lossAndGrads(p: TrainingPlan, params: Map<string, Float32Array>, batch: Int32Array[], measure = false) {
   const cpu = createCpuKernels();
   const grads = new Map<string, Float32Array>();
   const kernels: KernelBackend = {
@@ -59,9 +60,10 @@ async function lossAndGrads(p: TrainingPlan, params: Map<string, Float32Array>, 
   }
   put(TOKENS, batch[0]);
   put(TARGETS, batch[1]);
-  const { loss } = await executeStep(p.schedule, { kernels, comms: new Map([['dp', SOLO]]), state, step: 1 });
+  const comms = new Map([['dp', SOLO]]);
+  const { loss, nodeUs } = await executeStep(p.schedule, { kernels, comms, state, step: 1, measure });
   const byParam = new Map([...params.keys()].map((n) => [n, grads.get(paramTensorIds(n).shardNext)]));
-  return { loss, grads: byParam };
+  return { loss, grads: byParam, nodeUs };
 }
 
 /** (L(w + ε) − L(w − ε)) / 2ε for entry `at` of parameter `name`. */
@@ -78,6 +80,18 @@ async function centralDifference(
 }
 
 describe('moe-tiny step graph on the executor', () => {
+  it('times every MoE node when measuring, and measuring changes no bit of the loss', async () => {
+    const p = plan();
+    const params = initParams(p, 11);
+    const T = p.graph.meta.batch * p.graph.meta.seqLen;
+    const batch = [0, 1].map(() => new Int32Array(T).map((_, i) => (i * 7) % 32));
+    const measured = await lossAndGrads(p, params, batch, true);
+    const moeNodes = p.graph.nodes.filter((n) => runsOnHost(n.op)).map((n) => n.name);
+    expect(moeNodes.length).toBeGreaterThan(5);
+    for (const name of moeNodes) expect(measured.nodeUs?.get(name), name).toBeGreaterThanOrEqual(0);
+    expect(measured.loss).toBe((await lossAndGrads(p, params, batch)).loss);
+  });
+
   it('gives gradients equal to finite differences of its loss (router, routed and shared experts)', async () => {
     const p = plan();
     const params = initParams(p, 11);

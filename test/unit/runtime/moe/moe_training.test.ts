@@ -33,6 +33,16 @@ describe('live training of moe-tiny', () => {
     }
   }, 120_000);
 
+  it('times the MoE nodes in measured mode, with the same losses', async () => {
+    const plain = await trainOnce({ ...MOE, ranks: 2, ep: 2 });
+    const measured = await trainOnce({ ...MOE, ranks: 2, ep: 2, timing: 'measured' });
+    expect(measured.losses).toEqual(plain.losses);
+    const timed = new Set((measured.wallEvents ?? []).map((e) => e.name));
+    for (const name of ['layers.1.moe.router.topk', 'layers.1.moe.experts.w1', 'layers.1.moe.combine']) {
+      expect(timed.has(name), name).toBe(true);
+    }
+  }, 120_000);
+
   it('gives bit-identical losses and parameters on a rerun with the same seed', async () => {
     const first = await trainOnce({ ...MOE, ranks: 4, ep: 2 });
     const again = await trainOnce({ ...MOE, ranks: 4, ep: 2, seed: 5, commTimeoutMs: 60_000 });
