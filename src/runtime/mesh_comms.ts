@@ -65,7 +65,7 @@ export function createMeshComms(
       const g = groupInstance(mesh, group, rank);
       if (g.localRank !== 0) continue; // each instance is built once, by its first member
       const init = createCommInit(g.members.length, maxElems, {
-        ...opts, ...(isOneDim(mesh) ? {} : { group: { name: group, ranks: g.members } }),
+        ...opts, ...(isOneDim(mesh) && (mesh.ep ?? 1) === 1 ? {} : { group: { name: group, ranks: g.members } }),
       });
       g.members.forEach((member, localRank) => perRank[member].push({ group, init, localRank }));
     }
