@@ -3,7 +3,8 @@
 // device used and where a step's time went; `--json` prints exactly
 // {"device","losses","finalParamsHash","stepsPerSec","phases"} (phases: exec/phases.ts phaseReport).
 // `--tp` and `--dp-replicate` train on a device mesh (torchtitan's tensor_parallel_degree and
-// data_parallel_replicate_degree; dp_shard takes the rest of the ranks).
+// data_parallel_replicate_degree; dp_shard takes the rest of the ranks); `--ep` splits a MoE
+// model's experts over expert-parallel ranks (expert_parallel_degree; it divides dp_shard · tp).
 // Bad flags: one line naming the flag and the allowed values, exit code 2.
 
 import { BACKEND_NAMES, type BackendName } from '../backends';
@@ -15,6 +16,7 @@ import { runTrainingNode } from '../runtime/index_node';
 import {
   DEFAULT_GLOBAL_BATCH,
   LIVE_DEFAULT_LR,
+  LIVE_MODELS,
   MAX_GLOBAL_BATCH,
   MAX_LIVE_LR,
   RENAMED_KERNEL_CHOICES,
@@ -25,6 +27,7 @@ import {
   phaseReport,
   planTraining,
   type KernelChoice,
+  type LiveModel,
   type TimingMode,
   type TrainingOptions,
 } from '../runtime';
@@ -56,9 +59,10 @@ const int = (min: number, max: number, dflt: number): TrainFlag => ({
 
 /** The value flags of train; --global-batch defaults by the data-parallel ranks (defaultGlobalBatch). */
 const TRAIN_FLAGS = {
-  model: oneOf(['tiny'], 'tiny'),
+  model: oneOf(LIVE_MODELS, 'tiny'),
   ranks: int(1, MAX_LIVE_RANKS, 1),
   tp: int(1, MAX_LIVE_RANKS, 1),
+  ep: int(1, MAX_LIVE_RANKS, 1),
   'dp-replicate': int(1, MAX_LIVE_RANKS, 1),
   steps: knobFlag('live.steps'),
   backend: oneOf(BACKEND_NAMES, DEFAULT_CONFIG.backendA),
@@ -93,7 +97,8 @@ const choices = (flag: TrainFlagName): string => {
 };
 
 export const TRAIN_USAGE = [
-  `usage: fsdp-sim train --model tiny --ranks 1..${MAX_LIVE_RANKS} [--tp T] [--dp-replicate R] --steps N ` +
+  `usage: fsdp-sim train --model ${choices('model')} --ranks 1..${MAX_LIVE_RANKS} [--tp T] [--dp-replicate R] ` +
+    '[--ep E] --steps N ' +
     `--backend NAME [--seed S] [--kernels ${choices('kernels')}] [--collective ${choices('collective')}] ` +
     `[--timing ${choices('timing')}] [--hardware NAME] [--network NAME] [--lr X] [--global-batch B] [--every K] ` +
     '[--json]',
@@ -151,9 +156,10 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
     notices,
     every: get<number>('every'),
     opts: {
-      model: get<'tiny'>('model'),
+      model: get<LiveModel>('model'),
       ranks,
       ...(tp > 1 ? { tp } : {}),
+      ...(get<number>('ep') > 1 ? { ep: get<number>('ep') } : {}),
       ...(dpReplicate > 1 ? { dpReplicate } : {}),
       steps: get<number>('steps'),
       backend: get<BackendName>('backend'),

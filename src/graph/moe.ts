@@ -160,14 +160,15 @@ function groupedLinear(t: BlockTape, fqn: string, base: string, x: string, N: nu
   const sp = param(c, fqn);
   const groups = sp.rows;
   const w = t.forwardWeight(fqn);
-  const mm = (o: { name: string; a: string; b: string; M: number; N: number; K: number; transA?: boolean }) => {
+  type Mm = { name: string; a: string; b: string; M: number; N: number; K: number; transA?: boolean; transB?: boolean };
+  const mm = (o: Mm) => {
     const shape = o.transA ? [groups, o.M, o.N] : [o.M, o.N];
     const out = e.tensor(o.name, shape, dt);
     e.node({
       name: o.name, kind: 'compute', op: 'grouped_mm', inputs: [o.a, o.b], outputs: [out], params: [fqn],
       flops: matmulFlops(o.M, o.N, o.K), // the rows split over the groups: 2·R·N·K in all
       bytesMoved: ioBytes(e.tensors, [o.a, o.b, out]),
-      attrs: { M: o.M, N: o.N, K: o.K, groups, transA: !!o.transA, transB: !o.transA },
+      attrs: { M: o.M, N: o.N, K: o.K, groups, transA: !!o.transA, transB: o.transB ?? !o.transA },
     });
     return out;
   };
@@ -176,7 +177,8 @@ function groupedLinear(t: BlockTape, fqn: string, base: string, x: string, N: nu
     const dY = t.grad(y);
     mm({ name: gradId(fqn), a: dY, b: x, M: N, N: K, K: R, transA: true });
     const wb = t.backwardWeight(fqn);
-    const dX = mm({ name: `${name}.bwd`, a: dY, b: wb, M: R, N: K, K: N });
+    // dX = dY·W_e: W [E, N, K] is read as it is stored
+    const dX = mm({ name: `${name}.bwd`, a: dY, b: wb, M: R, N: K, K: N, transB: false });
     emitReduceScatter(c, sp);
     t.accumulate(x, dX, `${name}.bwd`);
   });

@@ -47,7 +47,7 @@ export const COMPUTE_OPS: readonly ComputeOp[] = [
   'router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add', 'moe_combine_bwd', 'grouped_mm',
 ];
 
-/** The MoE ops: live training does not run them yet (runtime kernels are a separate piece of work). */
+/** The MoE ops: live training runs them on the host, outside the kernel backends (runtime/exec/moe_exec.ts). */
 export const MOE_OPS = [
   'router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add', 'moe_combine_bwd', 'grouped_mm',
 ] as const satisfies readonly ComputeOp[];

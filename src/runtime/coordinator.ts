@@ -11,7 +11,8 @@ import type { TraceEvent } from '../trace';
 import { fnv1aHex, unshard } from './init';
 import { fixedSpinUs } from './comm';
 import { createMeshComms } from './mesh_comms';
-import { localParam, meshIndex, meshOfGraph, tpAssemble } from './mesh_ranks';
+import { isEpSplit, meshIndex, meshLocalParam, meshOfGraph, tpAssemble } from './mesh_ranks';
+import { meshGroup } from '../graph';
 import type { PhaseInterval, StepPhases } from './exec';
 import type { GroupCommInit, RankInitMessage, RankMessage, RankStartMessage } from './rank';
 import {
@@ -48,17 +49,30 @@ function abortError(signal: AbortSignal): Error {
   return e;
 }
 
+/** Slices of dim 0 joined in order. */
+function concatSlices(slices: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(slices.reduce((n, s) => n + s.length, 0));
+  let at = 0;
+  for (const s of slices) {
+    out.set(s, at);
+    at += s.length;
+  }
+  return out;
+}
+
 /** FNV-1a over every full parameter: each TP slice unsharded from its dp_shard group (replica 0), slices joined. */
 function hashParams(plan: TrainingPlan, shardsByRank: readonly (readonly Float32Array[])[]): string {
   const graph = plan.schedule.graph;
   const mesh = meshOfGraph(graph.meta);
   const replica0 = shardsByRank.map((_, r) => r).filter((r) => meshIndex(mesh, 'dp_replicate', r) === 0);
   const fulls = graph.params.map((p, i) => {
-    const slices = Array.from({ length: mesh.tp }, (_, t) => {
-      const members = replica0.filter((r) => meshIndex(mesh, 'tp', r) === t); // dp_shard order: rank order
-      return unshard(members.map((r) => shardsByRank[r][i]), localParam(p));
+    // a routed expert: its E / ep experts sharded over efsdp, whose members are the ranks of one ep index
+    const dim = isEpSplit(mesh, p) ? 'ep' : 'tp';
+    const slices = Array.from({ length: meshGroup(mesh, dim).size }, (_, t) => {
+      const members = replica0.filter((r) => meshIndex(mesh, dim, r) === t); // FSDP order: rank order
+      return unshard(members.map((r) => shardsByRank[r][i]), meshLocalParam(mesh, p));
     });
-    return tpAssemble(slices, p);
+    return dim === 'ep' ? concatSlices(slices) : tpAssemble(slices, p);
   });
   return fnv1aHex(fulls);
 }

@@ -7,9 +7,9 @@ export {
   DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, defaultGlobalBatch, liveMesh, planTraining,
   type RankCount, type TimingMode, type TrainingOptions,
 } from './training_plan';
-export { MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
+export { LIVE_MODELS, MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
 export type {
-  KernelChoice,
+  KernelChoice, LiveModel,
 } from './live_options';
 export { formatPhases, phaseReport } from './exec';
 export { RANK_STAGES, startupCounts } from './startup';

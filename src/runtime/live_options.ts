@@ -8,6 +8,10 @@ export const KERNEL_CHOICES: readonly KernelChoice[] = ['webgpu', 'cpu', 'auto']
 /** Old spellings a user may still type (`fsdp-sim train --kernels gpu`): the runtime once said 'gpu'. */
 export const RENAMED_KERNEL_CHOICES: ReadonlyMap<string, KernelChoice> = new Map([['gpu', 'webgpu']]);
 
+/** The model presets a live run trains: the dense tiny and its mixture-of-experts twin. */
+export type LiveModel = 'tiny' | 'moe-tiny';
+export const LIVE_MODELS: readonly LiveModel[] = ['tiny', 'moe-tiny'];
+
 /** The virtual clock of a live run: the hardware preset's times, or the machine's measured ones. */
 export type TimingMode = 'preset' | 'measured';
 export const TIMING_MODES: readonly TimingMode[] = ['preset', 'measured'];

@@ -6,6 +6,7 @@
 
 import { FsdpSimError } from '../errors';
 import { MESH_DIMS, fsdpMesh, meshGroup, meshSize, type Mesh, type MeshDim } from '../graph';
+import { EXPERT_WEIGHTS } from '../model';
 import { groupInstance } from '../sim';
 import type { GraphMeta, ParamInfo } from '../graph';
 
@@ -25,16 +26,20 @@ export interface GroupInstance {
   readonly localRank: number;
 }
 
+/** The dense mesh's dimensions and, with expert parallel, the expert mesh's ep and efsdp. */
+export const liveDims = (mesh: Mesh): readonly MeshDim[] =>
+  (mesh.ep ?? 1) > 1 ? [...MESH_DIMS, 'ep', 'efsdp'] : MESH_DIMS;
+
 /** The mesh dimension a process group's name stands for ('dp' on a 1-D mesh); undefined when none does. */
 function dimOfGroup(mesh: Mesh, group: string): MeshDim | undefined {
-  return MESH_DIMS.find((d) => meshGroup(mesh, d).group === group);
+  return liveDims(mesh).find((d) => meshGroup(mesh, d).group === group);
 }
 
 /** The instance of `group` that `rank` belongs to (sim's groupInstance on the group's size and stride). */
 export function meshGroupInstance(mesh: Mesh, group: string, rank: number): GroupInstance {
   const dim = dimOfGroup(mesh, group);
   if (dim === undefined) {
-    const known = MESH_DIMS.map((d) => meshGroup(mesh, d).group);
+    const known = liveDims(mesh).map((d) => meshGroup(mesh, d).group);
     const groups = known.join(', ');
     throw new FsdpSimError('runtime', `process group '${group}' is not a dimension of the mesh (groups: ${groups})`);
   }
@@ -62,8 +67,28 @@ function splitGeometry(shape: readonly number[], dim: number): { outer: number; 
   return { outer: prod(shape.slice(0, dim)), extent: shape[dim], inner: prod(shape.slice(dim + 1)) };
 }
 
+/** Whether the parameter is a routed expert's weights split across ep (graph/fsdp.ts shardParam's expert case). */
+export function isEpSplit(mesh: Mesh, p: ParamInfo): boolean {
+  return (mesh.ep ?? 1) > 1 && Object.values(EXPERT_WEIGHTS).some((w) => p.name.endsWith(`.${w}`));
+}
+
+/** The parameter as FSDP shards it on `mesh`: this rank's E / ep experts, or the TP-local shape. */
+export function meshLocalParam(mesh: Mesh, p: ParamInfo): ParamInfo {
+  if (!isEpSplit(mesh, p)) return localParam(p);
+  const shape = p.shape.map((x, d) => (d === 0 ? x / (mesh.ep ?? 1) : x));
+  return { ...p, shape, numel: p.numel / (mesh.ep ?? 1) };
+}
+
+/** The slice of a full parameter the rank's FSDP group shards: its experts (dim 0 over ep) or its TP slice. */
+export function meshSlice(full: Float32Array, p: ParamInfo, mesh: Mesh, rank: number): Float32Array {
+  if (!isEpSplit(mesh, p)) return tpSlice(full, p, meshIndex(mesh, 'tp', rank), mesh.tp);
+  const part = p.numel / (mesh.ep ?? 1);
+  const at = meshIndex(mesh, 'ep', rank) * part;
+  return full.slice(at, at + part);
+}
+
 /** The parameter as FSDP shards it: the TP-local shape (the full shape without TP). */
-export function localParam(p: ParamInfo): ParamInfo {
+function localParam(p: ParamInfo): ParamInfo {
   const shape = p.localShape ?? p.shape;
   return { ...p, shape, numel: shape.reduce((a, b) => a * b, 1) };
 }

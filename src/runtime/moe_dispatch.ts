@@ -34,19 +34,29 @@ function rowsPerRank(counts: ArrayLike<number>, ranks: number, local: number): n
 export function planDispatch(
   comm: MoeComm, experts: Int32Array, tokens: number, topK: number, numExperts: number, label: string,
 ): DispatchPlan {
-  const n = comm.worldSize;
-  const local = numExperts / n;
   const order = expertOrder(experts, tokens, topK, numExperts);
-  const sendCounts = Float32Array.from(order.counts); // exact: counts stay far below 2^24
-  const recv = new Float32Array(numExperts); // [source, local expert]
-  const split = new Array<number>(n).fill(local);
-  comm.allToAll({ label: `${label} counts`, tensors: [`${label}.counts`] }, sendCounts, recv, split, split);
-  const recvCounts = Int32Array.from(recv);
-  const regroup = sourceToExpertMajor(recvCounts, n, local);
+  return dispatchPlanOf(order, exchangeCounts(comm, order.counts, label), comm.worldSize);
+}
+
+/** This rank's per-expert counts out, [source rank, local expert] counts in (torchtitan's count all-to-all). */
+export function exchangeCounts(comm: MoeComm, counts: Int32Array, label: string): Int32Array {
+  const local = counts.length / comm.worldSize;
+  const recv = new Float32Array(counts.length); // [source, local expert]
+  const split = new Array<number>(comm.worldSize).fill(local);
+  // exact: counts stay far below 2^24
+  const request = { label: `${label} counts`, tensors: [`${label}.counts`] };
+  comm.allToAll(request, Float32Array.from(counts), recv, split, split);
+  return Int32Array.from(recv);
+}
+
+/** The plan from this rank's sorted picks and the counts the other ranks sent it. */
+export function dispatchPlanOf(order: ExpertOrder, recvCounts: Int32Array, ranks: number): DispatchPlan {
+  const local = order.counts.length / ranks;
+  const regroup = sourceToExpertMajor(recvCounts, ranks, local);
   return {
     order,
-    sendRows: rowsPerRank(order.counts, n, local),
-    recvRows: rowsPerRank(recvCounts, n, local),
+    sendRows: rowsPerRank(order.counts, ranks, local),
+    recvRows: rowsPerRank(recvCounts, ranks, local),
     toExpertMajor: regroup.index,
     toSourceMajor: regroup.back,
     localOffsets: offsetsOf(regroup.expertCounts),

@@ -10,9 +10,11 @@ import { RankComm, type CommInit } from './comm';
 import type { DeviceTensor, KernelBackend, KernelUse } from './kernels';
 import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';
-import { PhaseClock, executeStep, timedKernels, type GroupComms, type PhaseInterval, type StepPhases } from './exec';
+import {
+  PhaseClock, executeStep, runsOnHost, timedKernels, type GroupComms, type PhaseInterval, type StepPhases,
+} from './exec';
 import { initFullParam, shardOf } from './init';
-import { dataParallelRank, localParam, meshIndex, meshOfGraph, tpSlice } from './mesh_ranks';
+import { dataParallelRank, isEpSplit, meshIndex, meshLocalParam, meshOfGraph, meshSlice } from './mesh_ranks';
 import type { ResolvedKernels, StartupEvent } from './startup';
 import type { KernelChoice } from './live_options';
 
@@ -107,12 +109,11 @@ export function initRankState(
 ): Map<string, DeviceTensor> {
   const state = new Map<string, DeviceTensor>();
   const mesh = meshOfGraph(schedule.graph.meta);
-  const tpIndex = meshIndex(mesh, 'tp', run.rank);
-  const dpShardIndex = meshIndex(mesh, 'dp_shard', run.rank);
   for (const p of schedule.graph.params) {
     const ids = paramTensorIds(p.name);
-    const local = tpSlice(initFullParam(p, run.seed), p, tpIndex, mesh.tp);
-    const shard = shardOf(local, localParam(p), dpShardIndex);
+    const local = meshSlice(initFullParam(p, run.seed), p, mesh, run.rank);
+    const fsdpIndex = meshIndex(mesh, isEpSplit(mesh, p) ? 'efsdp' : 'dp_shard', run.rank);
+    const shard = shardOf(local, meshLocalParam(mesh, p), fsdpIndex);
     const t = kernels.create(ids.shard, shard.length, 'f32');
     kernels.upload(t, shard);
     state.set(ids.shard, t);
@@ -224,11 +225,17 @@ async function runRank(
   return shards;
 }
 
+/** The kernels' label; on WebGPU, a schedule with MoE ops says they run on the CPU reference kernels. */
+export function deviceLabel(k: KernelBackend, schedule: Schedule): string {
+  const hostOps = schedule.graph.nodes.some((n) => n.kind === 'compute' && runsOnHost(n.op));
+  return k.kind === 'webgpu' && hostOps ? `${k.label}; MoE router, permutes and expert GEMMs on CPU kernels` : k.label;
+}
+
 /** Every compute op the schedule runs, once per op and attrs: what the kernels compile before step 1. */
 export function kernelUses(schedule: Schedule): KernelUse[] {
   const seen = new Map<string, KernelUse>();
   for (const n of schedule.graph.nodes) {
-    if (n.kind !== 'compute') continue;
+    if (n.kind !== 'compute' || runsOnHost(n.op)) continue; // the MoE ops are no kernel's
     const key = `${n.op}:${JSON.stringify(n.attrs ?? {})}`;
     if (!seen.has(key)) seen.set(key, { op: n.op, ...(n.attrs ? { attrs: n.attrs } : {}) });
   }
@@ -272,7 +279,7 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
     // before 'ready': the schedule's pipelines compile while the other workers start
     if (k.warm) await k.warm(kernelUses(msg.schedule), compiling);
     else compiling(0, 0);
-    host.post({ type: 'ready', rank, device: k.label });
+    host.post({ type: 'ready', rank, device: deviceLabel(k, msg.schedule) });
   };
   const start = async () => {
     if (init === undefined || comms === undefined || kernels === undefined) {

@@ -27,8 +27,8 @@ import type { DataConfig } from './data';
 import type { StepPhases } from './exec';
 import type { StartupProgress } from './startup';
 import {
-  KERNEL_CHOICES, MAX_GLOBAL_BATCH, MAX_LIVE_LR, MAX_LIVE_RANKS, MAX_LIVE_STEPS, MAX_SEED, TIMING_MODES,
-  type KernelChoice, type TimingMode,
+  KERNEL_CHOICES, LIVE_MODELS, MAX_GLOBAL_BATCH, MAX_LIVE_LR, MAX_LIVE_RANKS, MAX_LIVE_STEPS, MAX_SEED, TIMING_MODES,
+  type KernelChoice, type LiveModel, type TimingMode,
 } from './live_options';
 
 export { MAX_LIVE_RANKS, type TimingMode } from './live_options';
@@ -62,8 +62,10 @@ interface TrainingProgress {
 }
 
 export interface TrainingOptions {
-  readonly model: 'tiny';
+  readonly model: LiveModel;
   readonly ranks: RankCount;
+  /** torchtitan parallelism.expert_parallel_degree (MoE models; divides dp_shard · tp); default 1. */
+  readonly ep?: number;
   /** torchtitan parallelism.tensor_parallel_degree (sequence parallel as its Llama plan); default 1. */
   readonly tp?: number;
   /** torchtitan parallelism.data_parallel_replicate_degree (HSDP); default 1. dp_shard is the rest of the ranks. */
@@ -132,7 +134,7 @@ function oneOf<T extends string | number>(field: string, allowed: readonly T[], 
 
 /** Validate the options (ConfigError naming the field), build graph and schedule. */
 export function planTraining(opts: TrainingOptions): TrainingPlan {
-  oneOf('model', ['tiny'], opts.model);
+  oneOf('model', LIVE_MODELS, opts.model);
   const ranks = intIn('ranks', opts.ranks, 1, MAX_LIVE_RANKS);
   intIn('steps', opts.steps, 1, MAX_LIVE_STEPS);
   const backend = oneOf('backend', BACKEND_NAMES, opts.backend);
@@ -154,7 +156,7 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   const graph = buildStepGraph({
     model: opts.modelArgs === undefined ? opts.model : args,
     worldSize: ranks, batch: globalBatch / dp, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
-    ...(isOneDim(mesh) ? {} : { mesh }),
+    ...(isOneDim(mesh) && (mesh.ep ?? 1) === 1 ? {} : { mesh }),
     ...(opts.activationCheckpointing !== undefined ? { activationCheckpointing: opts.activationCheckpointing } : {}),
     ...recomputeKnobs(opts),
   });
@@ -178,14 +180,15 @@ function recomputeKnobs(o: TrainingOptions): Pick<StepConfig, 'reshardAfterForwa
   };
 }
 
-const LIVE_MESH_FIELDS: MeshFields = { dpReplicate: 'dpReplicate', dpShard: 'dp_shard', tp: 'tp' };
+const LIVE_MESH_FIELDS: MeshFields = { dpReplicate: 'dpReplicate', dpShard: 'dp_shard', tp: 'tp', ep: 'ep' };
 
 /** The mesh of a live run: tp × dp_replicate from the options, dp_shard the rest of the ranks (torchtitan's -1). */
-export function liveMesh(opts: Pick<TrainingOptions, 'ranks' | 'tp' | 'dpReplicate'>): Mesh {
+export function liveMesh(opts: Pick<TrainingOptions, 'ranks' | 'tp' | 'dpReplicate' | 'ep'>): Mesh {
   const ranks = opts.ranks;
   const tp = intIn('tp', opts.tp ?? 1, 1, MAX_LIVE_RANKS);
   const dpReplicate = intIn('dpReplicate', opts.dpReplicate ?? 1, 1, MAX_LIVE_RANKS);
-  return resolveMesh(ranks, { dpReplicate, dpShard: -1, tp }, LIVE_MESH_FIELDS);
+  const ep = intIn('ep', opts.ep ?? 1, 1, MAX_LIVE_RANKS);
+  return resolveMesh(ranks, { dpReplicate, dpShard: -1, tp, ep }, LIVE_MESH_FIELDS);
 }
 
 /** Events of one step on the preset's clock. */

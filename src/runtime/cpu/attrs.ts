@@ -7,6 +7,10 @@ import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph';
 import type { OpAttrs } from '../kernels';
 
+/** A MoE op asked of a kernel backend: the executor runs those on the host (runtime/exec/moe_exec.ts). */
+export const notAKernel = (op: string): ConfigError =>
+  new ConfigError('op', `the MoE op ${op} runs on the host, in the executor's MoE runner, not in a kernel backend`);
+
 export interface MatmulDims { M: number; N: number; K: number; transA: boolean; transB: boolean }
 /** `vocabStart`: a vocabulary-sharded (TP) table holds ids [vocabStart, vocabStart + V); others read as zero rows. */
 export interface EmbeddingDims { V: number; D: number; T: number; vocabStart?: number }
@@ -121,7 +125,7 @@ export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number
     case 'adamw': { const n = adamwAttrs(attrs).n; return { inputs: [n, n, n, n], outputs: [n, n, n] }; }
     case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
     case 'grouped_mm':
-      throw new ConfigError('op', `live training does not run the MoE op ${op} yet`);
+      throw notAKernel(op);
     default: {
       const never: never = op;
       throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);

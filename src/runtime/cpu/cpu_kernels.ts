@@ -8,7 +8,7 @@ import { add } from './add';
 import { attention, attentionBwd } from './attention';
 import {
   adamwAttrs, adamwStep, attentionDims, checkTensors, crossEntropyDims, embeddingDims, intAttr, matmulDims,
-  rmsNormDims,
+  notAKernel, rmsNormDims,
 } from './attrs';
 import { crossEntropy, crossEntropyBwd } from './cross_entropy';
 import { embedding, embeddingBwd } from './embedding';
@@ -69,7 +69,7 @@ export function runCpuOp(
       return adamw(fi(0), fi(1), fi(2), fi(3), fo(0), fo(1), fo(2), adamwAttrs(attrs), adamwStep(step));
     case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
     case 'grouped_mm':
-      throw new ConfigError('op', `live training does not run the MoE op ${op} yet`);
+      throw notAKernel(op);
     default: {
       const never: never = op;
       throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);

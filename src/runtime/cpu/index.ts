@@ -2,7 +2,7 @@
 export { createCpuKernels } from './cpu_kernels';
 export {
   intAttr, adamwStep, checkTensors, matmulDims, embeddingDims, rmsNormDims, attentionDims,
-  crossEntropyDims, adamwAttrs, type AttentionDims, type MatmulDims,
+  crossEntropyDims, adamwAttrs, notAKernel, type AttentionDims, type MatmulDims,
 } from './attrs';
 export { matmul, matmulStrides } from './cpu_matmul';
 export { swiglu, swigluBwd } from './swiglu';

@@ -17,7 +17,9 @@ import type { DeviceTensor, KernelBackend, UploadPart } from '../kernels';
 import { FsdpSimError } from '../../errors';
 
 /** The part of the communicator the executor uses. */
-export type ExecComm = Pick<RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter' | 'allReduce' | 'onWait'>;
+export type ExecComm = Pick<
+  RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter' | 'allReduce' | 'allToAll' | 'onWait'
+>;
 
 /** A rank's communicators by process-group name: one per group the rank belongs to. */
 export type GroupComms = ReadonlyMap<string, ExecComm>;

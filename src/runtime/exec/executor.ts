@@ -8,11 +8,12 @@
 import type { Schedule } from '../../backends';
 import type { GraphNode, StepGraph } from '../../graph';
 import { LOSS, paramTensorIds, type ComputeOp } from '../../graph';
-import type { DeviceTensor, KernelBackend, OpAttrs } from '../kernels';
+import type { DeviceTensor, ElemType, KernelBackend, OpAttrs } from '../kernels';
 import { FsdpSimError } from '../../errors';
 import { crossEntropyDims, embeddingDims } from '../cpu';
 import { commFor, groupComm, runAllGather, runAllReduce, runReduceScatter, type GroupComms } from './collectives';
 import { shardedCrossEntropy, shardedCrossEntropyBwd, type ShardedLogits } from './loss_parallel';
+import { MoeRunner, runsOnHost } from './moe_exec';
 import { PhaseClock } from './phases';
 import { elemTypeOf, elemsOf, planGraph, type ExecPlan } from './plan';
 
@@ -127,16 +128,22 @@ class StepRun {
   private readonly owned = new Map<string, DeviceTensor>(); // root id → storage this step allocated
   private readonly clock: PhaseClock;
   private readonly lossKept: { lse?: Float64Array } = {};
+  private readonly moe: MoeRunner;
 
   constructor(private readonly graph: StepGraph, private readonly ctx: StepContext) {
     this.plan = planGraph(graph);
     this.env = new TensorEnv(graph, ctx.state);
     this.nodeUs = ctx.measure ? new Map<string, number>() : undefined;
     this.clock = ctx.clock ?? new PhaseClock();
+    this.moe = new MoeRunner(graph, ctx.kernels, this.createSized);
   }
 
-  private readonly create = (id: string): DeviceTensor => {
-    const t = this.ctx.kernels.create(id, elemsOf(this.graph.tensors, id), elemTypeOf(this.graph.tensors, id));
+  private readonly create = (id: string): DeviceTensor =>
+    this.createSized(id, elemsOf(this.graph.tensors, id), elemTypeOf(this.graph.tensors, id));
+
+  /** Storage for `id` of `elems` elements (the graph's size, or the rows a MoE op actually routed). */
+  private readonly createSized = (id: string, elems: number, type: ElemType): DeviceTensor => {
+    const t = this.ctx.kernels.create(id, elems, type);
     this.owned.set(id, t);
     this.env.set(id, t);
     return t;
@@ -152,7 +159,10 @@ class StepRun {
       case 'compute':
         return this.compute(node, ins);
       case 'alias':
-        node.outputs.forEach((id, k) => this.env.set(id, ins[k]));
+        node.outputs.forEach((id, k) => {
+          this.env.set(id, ins[k]);
+          this.moe.alias(node.inputs[k], id);
+        });
         return undefined;
       case 'copy_view':
         return this.clock.spanAsync('compute', node.name, () =>
@@ -167,10 +177,13 @@ class StepRun {
           run(node, kernels, comm, ins, node.outputs.map(this.create)),
         );
       }
+      case 'all_to_all':
+        return this.clock.spanAsync('collective', node.name, () => this.moe.allToAll(node, ins, commFor(node, comms)));
     }
   }
 
   private compute(node: GraphNode, ins: readonly DeviceTensor[]): Promise<void> | undefined {
+    if (this.moe.owns(node)) return this.clock.spanAsync('compute', node.name, () => this.computeMoe(node, ins));
     const outs = node.outputs.map(this.create);
     if (isLossParallel(this.graph, node)) {
       return this.clock.spanAsync('collective', node.name, () =>
@@ -181,6 +194,15 @@ class StepRun {
     const t0 = this.nodeUs !== undefined ? globalThis.performance.now() : 0;
     this.ctx.kernels.run(node.op as ComputeOp, attrs, ins, outs, this.ctx.step);
     return this.nodeUs === undefined ? undefined : this.timeNode(node.name, t0);
+  }
+
+  /** A MoE node; measured, a host op takes its wall time (no device ran it), a row-wise kernel its device time. */
+  private async computeMoe(node: GraphNode, ins: readonly DeviceTensor[]): Promise<void> {
+    const t0 = globalThis.performance.now();
+    await this.moe.compute(node, ins);
+    if (this.nodeUs === undefined) return;
+    if (runsOnHost(node.op)) this.nodeUs.set(node.name, (globalThis.performance.now() - t0) * 1000);
+    else await this.timeNode(node.name, t0);
   }
 
   /** Device time when the backend can time (GPU timestamps), else host wall time (CPU kernels). */

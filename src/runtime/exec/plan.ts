@@ -14,7 +14,8 @@ type NodeAction =
   | 'copy_view' // a view / fp32 cast that drops (prefix) or adds (zero padding) trailing elements
   | 'all_gather'
   | 'reduce_scatter'
-  | 'all_reduce';
+  | 'all_reduce'
+  | 'all_to_all';
 
 export interface ExecPlan {
   readonly actions: readonly NodeAction[];
@@ -45,11 +46,10 @@ function actionOf(graph: StepGraph, node: GraphNode): NodeAction {
     case 'all_gather':
     case 'reduce_scatter':
     case 'all_reduce':
+    case 'all_to_all':
       return node.kind;
     case 'wait':
       return 'alias';
-    case 'all_to_all':
-      throw new FsdpSimError('runtime', `node ${node.id} '${node.name}': live training does not run all_to_all yet`);
     case 'cast': {
       const from = graph.tensors[node.inputs[0]]?.dtype;
       const to = graph.tensors[node.outputs[0]]?.dtype;

@@ -5,7 +5,7 @@ import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph';
 import {
   type AttentionDims, adamwBiasCorrections, adamwAttrs, adamwStep, attentionDims, crossEntropyDims, embeddingDims,
-  intAttr, matmulDims, rmsNormDims,
+  intAttr, matmulDims, notAKernel, rmsNormDims,
 } from '../cpu';
 import type { OpAttrs } from '../kernels';
 import { GpuLimitError } from './gpu_errors';
@@ -93,7 +93,7 @@ export function planOp(
       return planAdamw(args(op), step);
     case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
     case 'grouped_mm':
-      throw new ConfigError('op', `live training does not run the MoE op ${op} yet`);
+      throw notAKernel(op);
     default: {
       const never: never = op;
       throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);

@@ -108,6 +108,9 @@ describe('executeStep', () => {
       allReduce() {
         throw new Error('a 1-D graph has no all_reduce');
       },
+      allToAll() {
+        throw new Error('a dense graph has no all_to_all');
+      },
     };
     const state = new Map<string, DeviceTensor>();
     const put = (id: string, data: number[], type: 'f32' | 'i32' = 'f32') => {

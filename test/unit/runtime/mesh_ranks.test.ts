@@ -59,4 +59,18 @@ describe('mesh ranks', () => {
     expect(tpOf(4)).toBe(tpOf(5));
     for (const c of comms[5]) expect(c.init.maxElemsPerRank).toBe(sizes.get(c.group));
   });
+
+  it('gives an expert-parallel MoE run ep and efsdp groups, ep sized for the worst routing', () => {
+    const moe = { dpReplicate: 1, dpShard: 4, tp: 1, ep: 2 };
+    const g = buildStepGraph({ model: 'moe-tiny', worldSize: 4, batch: 1, paramDtype: 'fp32', reduceDtype: 'fp32',
+      mesh: moe });
+    const comms = createMeshComms(g, { timeoutMs: 1000, algorithm: 'direct' });
+    expect(comms[1].map((c) => [c.group, c.localRank, c.init.group?.ranks])).toEqual([
+      ['dp', 1, [0, 1, 2, 3]], ['ep', 1, [0, 1]], ['efsdp', 0, [1, 3]],
+    ]);
+    // every rank of the ep group may send all its T·k rows of D to one rank: its region (n·M) holds them all
+    const rowsOfOneRank = g.meta.batch * g.meta.seqLen * 2 * 64; // T·k·D: moe-tiny routes to 2 experts, dim 64
+    const ep = comms[1].find((c) => c.group === 'ep');
+    expect(ep!.init.maxElemsPerRank).toBeGreaterThanOrEqual(rowsOfOneRank);
+  });
 });

@@ -45,7 +45,7 @@ describe('trainCommand', () => {
     [['--collective', 'tree'], /--collective must be one of \[direct, ring\]/],
     [['--steps=-1'], /--steps must be an integer in \[1, 1000000\], got "-1"/],
     [['--steps', '-1'], /--steps takes a value; one that starts with '-' must be written --steps=-1/],
-    [['--model', 'llama3-8b'], /--model must be one of \[tiny\]/],
+    [['--model', 'llama3-8b'], /--model must be one of \[tiny, moe-tiny\], got "llama3-8b"/],
     [['--frobnicate'], /Unknown option '--frobnicate'; valid flags: \[--model, .*--json.*\]/],
     [['--seed'], /--seed needs a value/],
   ])('exits 2 with one line naming the flag for %j', async (argv, re) => {
@@ -125,5 +125,32 @@ describe('trainCommand', () => {
   it('defaults the global batch per data-parallel rank: --tp ranks share their rows', () => {
     expect(parseTrainArgs(['--ranks', '4', '--tp', '2']).opts).toMatchObject({ ranks: 4, tp: 2, globalBatch: 8 });
     expect(parseTrainArgs(['--ranks', '16', '--tp', '4']).opts.globalBatch).toBe(8);
+  });
+});
+
+describe('trainCommand on moe-tiny', () => {
+  it('trains 4 ranks with --ep 2 for 5 steps, printing falling losses', async () => {
+    const { io, out, err } = bufferIo();
+    const argv = ['--model', 'moe-tiny', '--ranks', '4', '--ep', '2', '--steps', '5', '--every', '1'];
+    argv.push('--kernels', 'cpu');
+    expect(await trainCommand(argv, io)).toBe(0);
+    expect(err).toEqual([]);
+    expect(out[0]).toMatch(/^training moe-tiny on 4 rank\(s\) \(FSDP 4 × EP 2\), 5 steps/);
+    const losses = out.flatMap((l) => /^step +\d+ +loss (\S+)/.exec(l)?.[1] ?? []).map(Number);
+    expect(losses).toHaveLength(5);
+    expect(losses[4]).toBeLessThan(losses[0] - 0.2);
+    losses.slice(1).forEach((l, i) => expect(l, `step ${i + 2}`).toBeLessThan(losses[i]));
+  }, 120_000);
+
+  it('refuses an --ep that does not divide the ranks, and --ep on a dense model, naming the flag', async () => {
+    for (const [flags, why] of [
+      [['--model', 'moe-tiny', '--ranks', '4', '--ep', '3'], /ep \(3\) must divide/],
+      [['--model', 'tiny', '--ranks', '2', '--ep', '2'], /ep .*needs an MoE model/],
+    ] as const) {
+      const { io, err } = bufferIo();
+      expect(await trainCommand([...flags, '--kernels', 'cpu'], io), flags.join(' ')).toBe(2);
+      expect(err.join('\n')).toMatch(why);
+    }
+    expect(parseTrainArgs(['--model', 'moe-tiny', '--ranks', '4', '--ep', '4']).opts).toMatchObject({ ep: 4 });
   });
 });
