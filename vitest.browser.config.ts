@@ -11,8 +11,13 @@ import { ISOLATION_HEADERS } from './vite.config.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const BASE_FLAGS = [
-  '--headless=new', '--no-sandbox', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-quic',
+  '--headless=new',
+  '--no-sandbox',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
 ];
 
 const chromium = (gpuFlags: string[]) =>
@@ -30,12 +35,14 @@ export default defineConfig({
       screenshotFailures: false,
       instances: [
         {
-          browser: 'chromium', name: 'swiftshader-core',
+          browser: 'chromium',
+          name: 'swiftshader-core',
           provider: chromium(['--enable-unsafe-webgpu']),
           provide: { webgpuFeatureLevel: 'core' },
         },
         {
-          browser: 'chromium', name: 'lavapipe-compat',
+          browser: 'chromium',
+          name: 'lavapipe-compat',
           provider: chromium(['--use-angle=vulkan', '--use-webgpu-adapter=opengles']),
           provide: { webgpuFeatureLevel: 'compatibility' },
         },

@@ -8,8 +8,13 @@ import { ISOLATION_HEADERS } from '../vite.config';
 export type Adapter = 'swiftshader' | 'compat';
 
 const BASE_FLAGS = [
-  '--headless=new', '--no-sandbox', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-quic',
+  '--headless=new',
+  '--no-sandbox',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
 ];
 const ADAPTER_FLAGS: Record<Adapter, string[]> = {
   swiftshader: ['--enable-unsafe-webgpu'],
@@ -55,6 +60,8 @@ export async function openPage(adapter: Adapter, url: string): Promise<{ browser
     if (f === page.mainFrame()) process.stderr.write(`[page ${adapter}] navigated to ${f.url()}\n`);
   });
   await page.goto(url);
-  await page.waitForFunction(() => (window as unknown as { __benchReady?: boolean }).__benchReady === true, null, { timeout: 120_000 });
+  await page.waitForFunction(() => (window as unknown as { __benchReady?: boolean }).__benchReady === true, null, {
+    timeout: 120_000,
+  });
   return { browser, page };
 }

@@ -45,8 +45,14 @@ function trace(kernels: number, collectives: number): object {
     ev.push({ ph: 'X', cat: 'cpu_op', name: 'record_param_comms', pid: 1, tid: 1, ts: t, dur: 5, args: comm });
     const launch = { correlation: corr };
     ev.push({
-      ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel',
-      pid: 1, tid: 1, ts: t + 1, dur: 2, args: launch,
+      ph: 'X',
+      cat: 'cuda_runtime',
+      name: 'cudaLaunchKernel',
+      pid: 1,
+      tid: 1,
+      ts: t + 1,
+      dur: 2,
+      args: launch,
     });
     const dur = modelUs({ kind: 'all_gather', groupSize: 8, bytes }, ALPHA_US, BETA);
     const k = { stream: 20, correlation: corr };

@@ -51,7 +51,11 @@ export function commCases(full: boolean): CommPageCase[] {
 export const bytesMoved = (c: CommPageCase): number =>
   c.kind === 'all_gather' ? (c.worldSize + 1) * c.totalBytes : 2 * c.worldSize * c.totalBytes;
 
-async function nodeRecords(cases: readonly CommPageCase[], o: CommPageOptions, log: (s: string) => void): Promise<CommRecord[]> {
+async function nodeRecords(
+  cases: readonly CommPageCase[],
+  o: CommPageOptions,
+  log: (s: string) => void,
+): Promise<CommRecord[]> {
   const out: CommRecord[] = [];
   for (const n of WORLDS) {
     const mine = cases.filter((c) => c.worldSize === n);
@@ -61,12 +65,28 @@ async function nodeRecords(cases: readonly CommPageCase[], o: CommPageOptions, l
       for (const c of mine) {
         const iters = c.totalBytes >= 64 * MB ? o.itersBig : o.itersSmall;
         const r = await benchCollective({
-          kind: c.kind, worldSize: n, shardBytes: c.totalBytes / n, iters, warmup: warmupOf(c.totalBytes), pool, timeoutMs: 120_000,
+          kind: c.kind,
+          worldSize: n,
+          shardBytes: c.totalBytes / n,
+          iters,
+          warmup: warmupOf(c.totalBytes),
+          pool,
+          timeoutMs: 120_000,
         });
         // Measured right after the case (not once per size): this box is shared, its load drifts.
         const memcpyMs = memcpyBaseline(c.totalBytes, Math.max(5, iters)).medianMs;
-        const rec: CommRecord = { env: 'node', ...c, shardBytes: r.shardBytes, medianMs: r.medianMs, timesMs: r.timesMs, ok: true, memcpyMs };
-        log(`comm node ${c.kind} n=${n} ${c.totalBytes / MB} MB: ${fmt(rec.medianMs, 1)} ms (memcpy ${fmt(rec.memcpyMs, 1)} ms)`);
+        const rec: CommRecord = {
+          env: 'node',
+          ...c,
+          shardBytes: r.shardBytes,
+          medianMs: r.medianMs,
+          timesMs: r.timesMs,
+          ok: true,
+          memcpyMs,
+        };
+        log(
+          `comm node ${c.kind} n=${n} ${c.totalBytes / MB} MB: ${fmt(rec.medianMs, 1)} ms (memcpy ${fmt(rec.memcpyMs, 1)} ms)`,
+        );
         out.push(rec);
       }
     } finally {
@@ -87,7 +107,9 @@ function toRow(r: CommRecord): Row {
   return {
     section: 'comm',
     case: `${r.env} ${r.kind} ${r.worldSize} ranks, S=${r.totalBytes / MB} MB`,
-    value: r.ok ? `${fmt(moved, 2)} GB/s moved (${fmt(r.medianMs, 1)} ms; algbw ${fmt(algbw, 2)}, busbw ${fmt(busbw, 2)})` : 'WRONG RESULT',
+    value: r.ok
+      ? `${fmt(moved, 2)} GB/s moved (${fmt(r.medianMs, 1)} ms; algbw ${fmt(algbw, 2)}, busbw ${fmt(busbw, 2)})`
+      : 'WRONG RESULT',
     baseline: `memcpy ${fmt(memcpy, 2)} GB/s`,
     ratio: `${fmt(ratio, 2)}× memcpy`,
     target: gated ? `≥ ${COMM_TARGET}× memcpy` : '',
@@ -95,14 +117,19 @@ function toRow(r: CommRecord): Row {
   };
 }
 
-export async function benchComm(url: string, full: boolean, log: (s: string) => void): Promise<{ rows: Row[]; records: CommRecord[] }> {
+export async function benchComm(
+  url: string,
+  full: boolean,
+  log: (s: string) => void,
+): Promise<{ rows: Row[]; records: CommRecord[] }> {
   const cases = commCases(full);
   const opts: CommPageOptions = { cases, itersBig: 3, itersSmall: 8 };
   const records: CommRecord[] = await nodeRecords(cases, opts, log);
   const { browser, page } = await openPage('swiftshader', `${url}/bench/pages/comm.html`);
   try {
     const res = (await page.evaluate(
-      (o) => (window as unknown as { __bench: { comm(o: unknown): Promise<unknown> } }).__bench.comm(o), opts,
+      (o) => (window as unknown as { __bench: { comm(o: unknown): Promise<unknown> } }).__bench.comm(o),
+      opts,
     )) as CommPageRecord[];
     records.push(...res.map((r) => ({ env: 'browser' as const, ...r })));
   } finally {

@@ -56,7 +56,8 @@ export async function benchMatmul(url: string, adapters: readonly Adapter[], ful
     try {
       const opts = matmulPlan(adapter, full);
       const res = (await page.evaluate(
-        (o) => (window as unknown as { __bench: { matmul(o: unknown): Promise<unknown> } }).__bench.matmul(o), opts,
+        (o) => (window as unknown as { __bench: { matmul(o: unknown): Promise<unknown> } }).__bench.matmul(o),
+        opts,
       )) as MatmulPageResult;
       results[adapter] = res;
       for (const n of opts.sizes) {
@@ -67,19 +68,28 @@ export async function benchMatmul(url: string, adapters: readonly Adapter[], ful
         const best = ours.filter((c) => c.ok).sort((x, y) => y.gflops - x.gflops)[0];
         for (const c of ours) {
           rows.push({
-            section: 'matmul', case: `${adapter} ${n}³ ${c.impl}`,
-            value: c.ok ? `${fmt(c.gflops, 2)} GFLOP/s (${fmt(c.msPerMatmul, 1)} ms${c.gpuMs !== null ? `, gpu ${fmt(c.gpuMs, 1)} ms` : ''})` : `WRONG (max err ${c.maxErr})`,
+            section: 'matmul',
+            case: `${adapter} ${n}³ ${c.impl}`,
+            value: c.ok
+              ? `${fmt(c.gflops, 2)} GFLOP/s (${fmt(c.msPerMatmul, 1)} ms${c.gpuMs !== null ? `, gpu ${fmt(c.gpuMs, 1)} ms` : ''})`
+              : `WRONG (max err ${c.maxErr})`,
             baseline: tfjs?.ok ? `tfjs ${fmt(tfjs.gflops, 2)} GFLOP/s` : 'tfjs failed check',
             ratio: tfjs?.ok && c.ok ? `${fmt(c.gflops / tfjs.gflops, 2)}× tfjs` : '',
-            target: '', met: null,
+            target: '',
+            met: null,
           });
         }
         const ratio = best && tfjs?.ok ? best.gflops / tfjs.gflops : NaN;
         const gated = n >= 1024;
         rows.push({
-          section: 'matmul', case: `${adapter} ${n}³ BEST = ${best?.impl ?? 'none'}${bad.length ? ` (failed check: ${bad.join(', ')})` : ''}`,
-          value: best ? `${fmt(best.gflops, 2)} GFLOP/s${peak ? `, ${fmt((100 * best.gflops) / peak, 1)}% of CPU FMA peak est. ${fmt(peak, 0)}` : ''}` : 'none',
-          baseline: tfjs?.ok ? `tfjs ${fmt(tfjs.gflops, 2)} GFLOP/s (${fmt(tfjs.msPerMatmul, 1)} ms)` : 'tfjs failed check',
+          section: 'matmul',
+          case: `${adapter} ${n}³ BEST = ${best?.impl ?? 'none'}${bad.length ? ` (failed check: ${bad.join(', ')})` : ''}`,
+          value: best
+            ? `${fmt(best.gflops, 2)} GFLOP/s${peak ? `, ${fmt((100 * best.gflops) / peak, 1)}% of CPU FMA peak est. ${fmt(peak, 0)}` : ''}`
+            : 'none',
+          baseline: tfjs?.ok
+            ? `tfjs ${fmt(tfjs.gflops, 2)} GFLOP/s (${fmt(tfjs.msPerMatmul, 1)} ms)`
+            : 'tfjs failed check',
           ratio: `${fmt(ratio, 2)}× tfjs`,
           target: gated ? `≥ ${MATMUL_TARGET_RATIO}× tfjs` : '',
           met: gated ? ratio >= MATMUL_TARGET_RATIO && bad.length === 0 : null,

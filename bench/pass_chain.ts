@@ -16,11 +16,20 @@ export function fxChain(layers: number): unknown {
   const nodes: Record<string, unknown>[] = [];
   const add = (n: Record<string, unknown>) => nodes.push({ i: nodes.length, ...n });
   add({ name: 'x', op: 'placeholder', target: 'x', args: [], shape: [64, 64], dtype: 'bfloat16' });
-  for (let l = 1; l <= layers; l++) add({ name: `primals_${l}`, op: 'placeholder', target: `primals_${l}`, args: [], shape: [8, 64], dtype: 'float32' });
+  for (let l = 1; l <= layers; l++)
+    add({
+      name: `primals_${l}`,
+      op: 'placeholder',
+      target: `primals_${l}`,
+      args: [],
+      shape: [8, 64],
+      dtype: 'float32',
+    });
   let prev = 'x';
   for (let l = 0; l < layers; l++) {
     const s = l === 0 ? '' : `_${l}`;
-    const fn = (name: string, target: string, args: string[], shape: number[]) => add({ name: `${name}${s}`, op: 'call_function', target, args, shape, dtype: 'bfloat16' });
+    const fn = (name: string, target: string, args: string[], shape: number[]) =>
+      add({ name: `${name}${s}`, op: 'call_function', target, args, shape, dtype: 'bfloat16' });
     fn('_to_copy', 'aten._to_copy.default', [`primals_${l + 1}`], [8, 64]);
     fn('all_gather_into_tensor', '_c10d_functional.all_gather_into_tensor.default', [`_to_copy${s}`], [64, 64]);
     fn('wait_tensor', '_c10d_functional.wait_tensor.default', [`all_gather_into_tensor${s}`], [64, 64]);
@@ -28,7 +37,13 @@ export function fxChain(layers: number): unknown {
     prev = `mm${s}`;
   }
   add({ name: 'output', op: 'output', target: 'output', args: [prev] });
-  return { format: 'fsdp-sim fx dump v1', graph: 'forward', source: `synthetic chain of ${layers} layers`, world_size: 8, nodes };
+  return {
+    format: 'fsdp-sim fx dump v1',
+    graph: 'forward',
+    source: `synthetic chain of ${layers} layers`,
+    world_size: 8,
+    nodes,
+  };
 }
 
 const cpuMs = (since: NodeJS.CpuUsage): number => {

@@ -26,7 +26,16 @@ import { benchTraceStream } from './trace_stream';
 import { benchTraining } from './training';
 
 const SECTIONS = [
-  'matmul', 'comm', 'scale', 'scale405', 'timeline', 'training', 'startup', 'trace', 'sweep', 'calibrate',
+  'matmul',
+  'comm',
+  'scale',
+  'scale405',
+  'timeline',
+  'training',
+  'startup',
+  'trace',
+  'sweep',
+  'calibrate',
   'stream',
 ] as const;
 // what runs without --only: scale405's rows are in scale already
@@ -43,9 +52,13 @@ interface Args {
 }
 
 function listArg<T extends string>(flag: string, raw: string | undefined, valid: readonly T[]): T[] {
-  const xs = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const xs = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const x of xs) {
-    if (!(valid as readonly string[]).includes(x)) throw new Error(`${flag} must list values from [${valid.join(', ')}], got '${x}'`);
+    if (!(valid as readonly string[]).includes(x))
+      throw new Error(`${flag} must list values from [${valid.join(', ')}], got '${x}'`);
   }
   return xs as T[];
 }
@@ -53,15 +66,16 @@ function listArg<T extends string>(flag: string, raw: string | undefined, valid:
 /** The flags, read by node:util's parseArgs (strict: an unknown flag or a missing value is an error). */
 function readArgs(argv: readonly string[]): Args {
   const options = {
-    only: { type: 'string' }, adapters: { type: 'string' }, full: { type: 'boolean' },
+    only: { type: 'string' },
+    adapters: { type: 'string' },
+    full: { type: 'boolean' },
     'torch-profile': { type: 'string' },
   } as const;
   let values: { only?: string; adapters?: string; full?: boolean; 'torch-profile'?: string };
   try {
     ({ values } = parseArgs({ args: [...argv], options, strict: true }));
   } catch (e) {
-    const valid =
-      `valid: --only <${SECTIONS.join(',')}>, --adapters <${ADAPTERS.join(',')}>, --full, --torch-profile <2.11|2.13>`;
+    const valid = `valid: --only <${SECTIONS.join(',')}>, --adapters <${ADAPTERS.join(',')}>, --full, --torch-profile <2.11|2.13>`;
     throw new Error(`${(e as Error).message.split('\n')[0]}; ${valid}`);
   }
   const profile = values['torch-profile'];
@@ -95,42 +109,61 @@ async function main(): Promise<void> {
       try {
         if (section === 'matmul') {
           const r = await benchMatmul(url, args.adapters, args.full);
-          rows.push(...r.rows); details.matmul = r.results;
+          rows.push(...r.rows);
+          details.matmul = r.results;
         } else if (section === 'comm') {
           const r = await benchComm(url, args.full, log);
-          rows.push(...r.rows); details.comm = r.records;
+          rows.push(...r.rows);
+          details.comm = r.records;
         } else if (section === 'scale') {
           const r = benchScale(args.profile);
-          rows.push(...r.rows); details.scale = r.records;
+          rows.push(...r.rows);
+          details.scale = r.records;
         } else if (section === 'scale405') {
           const r = benchScale405(args.profile);
-          rows.push(...r.rows); details.scale405 = r.records;
+          rows.push(...r.rows);
+          details.scale405 = r.records;
         } else if (section === 'timeline') {
           const r = await benchTimeline(url);
-          rows.push(...r.rows); details.timeline = r.records;
+          rows.push(...r.rows);
+          details.timeline = r.records;
         } else if (section === 'sweep') {
           const r = benchSweep();
-          rows.push(...r.rows); details.sweep = r.records;
+          rows.push(...r.rows);
+          details.sweep = r.records;
         } else if (section === 'calibrate') {
           const r = benchCalibrate();
-          rows.push(...r.rows); details.calibrate = r.records;
+          rows.push(...r.rows);
+          details.calibrate = r.records;
         } else if (section === 'startup') {
           const r = await benchStartup(url, args.adapters, log);
-          rows.push(...r.rows); details.startup = r.records;
+          rows.push(...r.rows);
+          details.startup = r.records;
         } else if (section === 'stream') {
           const r = benchTraceStream(args.full, log);
-          rows.push(...r.rows); details.stream = r.records;
+          rows.push(...r.rows);
+          details.stream = r.records;
         } else if (section === 'trace') {
           const r = benchTraceImport();
-          rows.push(...r.rows); details.trace = r.records;
+          rows.push(...r.rows);
+          details.trace = r.records;
         } else {
           const r = await benchTraining(url, args.full, log);
-          rows.push(...r.rows); details.training = r.records;
+          rows.push(...r.rows);
+          details.training = r.records;
         }
       } catch (e) {
         const msg = e instanceof Error ? e.message : String(e);
         log(`${section} FAILED: ${msg}`);
-        rows.push({ section, case: 'section failed', value: msg.slice(0, 160), baseline: '', ratio: '', target: 'runs', met: false });
+        rows.push({
+          section,
+          case: 'section failed',
+          value: msg.slice(0, 160),
+          baseline: '',
+          ratio: '',
+          target: 'runs',
+          met: false,
+        });
       }
       sectionMs[section] = performance.now() - s0;
       log(`${section} done in ${(sectionMs[section] / 1000).toFixed(1)} s`);
@@ -142,21 +175,35 @@ async function main(): Promise<void> {
   const totalS = (performance.now() - t0) / 1000;
   const seen = (details.matmul ?? {}) as Partial<Record<Adapter, { adapter: string }>>;
   const adapterText = args.adapters.map((a) => (seen[a] ? `${a} = ${seen[a]!.adapter}` : a)).join('; ');
-  const head = `machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, node ${m.node}, ${m.platform}; `
-    + `adapters (headless Chromium ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}): ${adapterText}; total ${totalS.toFixed(0)} s`;
+  const head =
+    `machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, node ${m.node}, ${m.platform}; ` +
+    `adapters (headless Chromium ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}): ${adapterText}; total ${totalS.toFixed(0)} s`;
   const table = printTable(rows);
   process.stdout.write(`${head}\n\n${table}\n\n`);
   const met = rows.filter((r) => r.met !== null);
   process.stdout.write(`targets met: ${met.filter((r) => r.met).length}/${met.length}\n`);
   const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(new URL('latest.json', dir), JSON.stringify({
-    date: new Date().toISOString(), machine: m, args, totalS, sectionMs, rows, details,
-  }, null, 1));
+  writeFileSync(
+    new URL('latest.json', dir),
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: m,
+        args,
+        totalS,
+        sectionMs,
+        rows,
+        details,
+      },
+      null,
+      1,
+    ),
+  );
   process.stdout.write(`wrote bench/results/latest.json\n`);
 }
 
 main().catch((e) => {
-  process.stderr.write(`${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -39,8 +39,12 @@ function coldTimeMs<T>(make: () => T, fn: (input: T) => void, reps = REPS): numb
 }
 
 export interface ScaleRecord {
-  model: string; ranks: number; nodes: number;
-  buildMs: number; backendMs: Record<string, number>; simMs: Record<string, number>;
+  model: string;
+  ranks: number;
+  nodes: number;
+  buildMs: number;
+  backendMs: Record<string, number>;
+  simMs: Record<string, number>;
   totalMs: number; // build + slowest backend + its simulation
   kahnMs: number;
 }
@@ -56,7 +60,9 @@ const profileNote = (profile: TorchProfile | undefined) => (profile ? ` (${profi
 /** One model × ranks: build, each backend's pass and its simulation, and the row (a target on 405b × 1024). */
 function scaleCase(model: (typeof MODELS)[number], ranks: number, profile?: TorchProfile): [ScaleRecord, Row] {
   let graph: StepGraph | undefined;
-  const buildMs = timeMs(() => { graph = buildStepGraph({ model, worldSize: ranks }); });
+  const buildMs = timeMs(() => {
+    graph = buildStepGraph({ model, worldSize: ranks });
+  });
   const g = graph!;
   const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
   const kahnMs = timeMs(() => topoOrder(g));
@@ -68,7 +74,13 @@ function scaleCase(model: (typeof MODELS)[number], ranks: number, profile?: Torc
     // a fresh graph per repetition: the pass's per-graph caches (pre-bucketing, its index) start
     // cold, as on a new model or mesh; the build itself is not timed here
     const fresh = () => buildStepGraph({ model, worldSize: ranks });
-    backendMs[backend] = coldTimeMs(fresh, (f) => { schedule = runBackend(backend, f, cost, opts); }, 3);
+    backendMs[backend] = coldTimeMs(
+      fresh,
+      (f) => {
+        schedule = runBackend(backend, f, cost, opts);
+      },
+      3,
+    );
     simMs[backend] = timeMs(() => simulate({ worldSize: ranks, schedules: schedule, cost }), 3);
   }
   const totalMs = buildMs + Math.max(...BACKEND_NAMES.map((b) => backendMs[b] + simMs[b]));
@@ -104,10 +116,29 @@ export function benchScale(profile?: TorchProfile): { rows: Row[]; records: Scal
   }
   // Growth: ms per node across models (linear in nodes) and 1024 vs 8 ranks (flat in ranks).
   const per = (m: string, r: number) => records.find((x) => x.model === m && x.ranks === r)!;
-  const lin = per('llama3-405b', 8).totalMs / per('llama3-405b', 8).nodes / (per('llama3-8b', 8).totalMs / per('llama3-8b', 8).nodes);
+  const lin =
+    per('llama3-405b', 8).totalMs /
+    per('llama3-405b', 8).nodes /
+    (per('llama3-8b', 8).totalMs / per('llama3-8b', 8).nodes);
   const flat = per('llama3-405b', 1024).totalMs / per('llama3-405b', 8).totalMs;
-  rows.push({ section: 'scale', case: 'growth in nodes (405b vs 8b, ms/node)', value: fmt(lin, 2), baseline: '1.00 = linear', ratio: `${fmt(lin, 2)}×`, target: '≈ 1 (≤ 2)', met: lin <= 2 });
-  rows.push({ section: 'scale', case: 'growth in ranks (405b: 1024 vs 8)', value: fmt(flat, 2), baseline: '1.00 = flat', ratio: `${fmt(flat, 2)}×`, target: '≈ 1 (≤ 2)', met: flat <= 2 });
+  rows.push({
+    section: 'scale',
+    case: 'growth in nodes (405b vs 8b, ms/node)',
+    value: fmt(lin, 2),
+    baseline: '1.00 = linear',
+    ratio: `${fmt(lin, 2)}×`,
+    target: '≈ 1 (≤ 2)',
+    met: lin <= 2,
+  });
+  rows.push({
+    section: 'scale',
+    case: 'growth in ranks (405b: 1024 vs 8)',
+    value: fmt(flat, 2),
+    baseline: '1.00 = flat',
+    ratio: `${fmt(flat, 2)}×`,
+    target: '≈ 1 (≤ 2)',
+    met: flat <= 2,
+  });
   rows.push(meshRow(profile));
   rows.push(...benchPassChains());
   return { rows, records };
@@ -122,14 +153,22 @@ export function meshRow(profile?: TorchProfile): Row {
   const mesh = { dpReplicate: 1, dpShard: 128, tp: 8 };
   const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
   let g: StepGraph | undefined;
-  const buildMs = timeMs(() => { g = buildStepGraph({ model: 'llama3-405b', worldSize: 1024, mesh }); }, 3);
+  const buildMs = timeMs(() => {
+    g = buildStepGraph({ model: 'llama3-405b', worldSize: 1024, mesh });
+  }, 3);
   const kahnMs = timeMs(() => topoOrder(g!));
   const stageMs: Record<string, number> = {};
   for (const backend of BACKEND_NAMES) {
     const opts = optionsFor(backend, profile);
     let schedule = runBackend(backend, g!, cost, opts);
     const fresh = () => buildStepGraph({ model: 'llama3-405b', worldSize: 1024, mesh });
-    const passMs = coldTimeMs(fresh, (f) => { schedule = runBackend(backend, f, cost, opts); }, 3);
+    const passMs = coldTimeMs(
+      fresh,
+      (f) => {
+        schedule = runBackend(backend, f, cost, opts);
+      },
+      3,
+    );
     stageMs[backend] = passMs + timeMs(() => simulate({ worldSize: 1024, schedules: schedule, cost }), 3);
   }
   const slowest = BACKEND_NAMES.reduce((a, b) => (stageMs[b] > stageMs[a] ? b : a));

@@ -38,21 +38,26 @@ function rows(rec: StartupRecord): Row[] {
   const s = (ms: number) => fmt(ms / 1000, 1);
   const longest = Math.max(...rec.runs.map((r) => r.longestTaskMs));
   const same = new Set(gpu.map((r) => r.loss)).size === 1 ? '' : '; losses differ between repetitions!';
-  return [{
-    section: 'startup',
-    case: `time to first loss, tiny × ${RANKS} workers, webgpu (${gpu[0].device}) vs cpu`,
-    value: `${fmt(g, 1)} s (median of ${gpu.length}: ${gpu.map((r) => fmt(r.firstLossS, 1)).join(', ')}; `
-      + `rank medians: started ${s(stageMs(gpu, 'started'))} s, compiled ${s(stageMs(gpu, 'ready'))} s, `
-      + `step 1 ${s(stageMs(gpu, 'stepped'))} s; longest main-thread task ${fmt(longest, 0)} ms${same})`,
-    baseline: `cpu workers ${fmt(c, 1)} s (median of ${cpu.length}, same run)`,
-    ratio: `${fmt(ratio, 2)}× (lower is better)`,
-    target: `≤ ${TARGET[rec.adapter]}×`,
-    met: ratio <= TARGET[rec.adapter],
-  }];
+  return [
+    {
+      section: 'startup',
+      case: `time to first loss, tiny × ${RANKS} workers, webgpu (${gpu[0].device}) vs cpu`,
+      value:
+        `${fmt(g, 1)} s (median of ${gpu.length}: ${gpu.map((r) => fmt(r.firstLossS, 1)).join(', ')}; ` +
+        `rank medians: started ${s(stageMs(gpu, 'started'))} s, compiled ${s(stageMs(gpu, 'ready'))} s, ` +
+        `step 1 ${s(stageMs(gpu, 'stepped'))} s; longest main-thread task ${fmt(longest, 0)} ms${same})`,
+      baseline: `cpu workers ${fmt(c, 1)} s (median of ${cpu.length}, same run)`,
+      ratio: `${fmt(ratio, 2)}× (lower is better)`,
+      target: `≤ ${TARGET[rec.adapter]}×`,
+      met: ratio <= TARGET[rec.adapter],
+    },
+  ];
 }
 
 export async function benchStartup(
-  url: string, adapters: readonly Adapter[], log: (s: string) => void,
+  url: string,
+  adapters: readonly Adapter[],
+  log: (s: string) => void,
 ): Promise<{ rows: Row[]; records: StartupRecord[] }> {
   const records: StartupRecord[] = [];
   for (const adapter of adapters) {
@@ -61,7 +66,8 @@ export async function benchStartup(
     const { browser, page } = await openPage(adapter, `${url}/bench/pages/startup.html`);
     try {
       const runs = (await page.evaluate(
-        (c) => (window as unknown as { __bench: { startup(c: unknown): Promise<unknown> } }).__bench.startup(c), cases,
+        (c) => (window as unknown as { __bench: { startup(c: unknown): Promise<unknown> } }).__bench.startup(c),
+        cases,
       )) as StartupPageRecord[];
       for (const r of runs) log(`startup ${adapter} ${r.kernels} × ${r.ranks}: first loss ${fmt(r.firstLossS, 1)} s`);
       records.push({ adapter, runs });

@@ -36,8 +36,24 @@ export interface Row {
 }
 
 export function printTable(rows: readonly Row[]): string {
-  const head: Row = { section: 'section', case: 'case', value: 'ours', baseline: 'baseline', ratio: 'ratio', target: 'target', met: null };
-  const cells = (r: Row) => [r.section, r.case, r.value, r.baseline, r.ratio, r.target, r === head ? 'met' : r.met === null ? '' : r.met ? 'yes' : 'NO'];
+  const head: Row = {
+    section: 'section',
+    case: 'case',
+    value: 'ours',
+    baseline: 'baseline',
+    ratio: 'ratio',
+    target: 'target',
+    met: null,
+  };
+  const cells = (r: Row) => [
+    r.section,
+    r.case,
+    r.value,
+    r.baseline,
+    r.ratio,
+    r.target,
+    r === head ? 'met' : r.met === null ? '' : r.met ? 'yes' : 'NO',
+  ];
   const all = [head, ...rows].map(cells);
   const widths = all[0].map((_, i) => Math.max(...all.map((c) => c[i].length)));
   return all.map((c) => c.map((x, i) => x.padEnd(widths[i])).join('  ')).join('\n');

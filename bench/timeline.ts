@@ -9,12 +9,19 @@ import { fmt, type Row } from './stats';
 export const FRAME_BUDGET_MS = 16;
 
 export async function benchTimeline(url: string): Promise<{ rows: Row[]; records: TimelineRecord[] }> {
-  const opts: TimelinePageOptions = { sizes: [10_000, 100_000, 1_000_000], ranks: 8, widthPx: 1600, naiveMaxFrames: 12, naiveBudgetMs: 8000 };
+  const opts: TimelinePageOptions = {
+    sizes: [10_000, 100_000, 1_000_000],
+    ranks: 8,
+    widthPx: 1600,
+    naiveMaxFrames: 12,
+    naiveBudgetMs: 8000,
+  };
   const { browser, page } = await openPage('swiftshader', `${url}/bench/pages/timeline.html`);
   let records: TimelineRecord[];
   try {
     records = (await page.evaluate(
-      (o) => (window as unknown as { __bench: { timeline(o: unknown): Promise<unknown> } }).__bench.timeline(o), opts,
+      (o) => (window as unknown as { __bench: { timeline(o: unknown): Promise<unknown> } }).__bench.timeline(o),
+      opts,
     )) as TimelineRecord[];
   } finally {
     await browser.close();

@@ -30,13 +30,25 @@ const GEMM_KERNEL =
   'cublas';
 /** A Kineto kernel's launch facts, as an H100 trace records them (the importer reads few of them). */
 const KERNEL_ARGS = {
-  queued: 0, device: 0, context: 1, 'registers per thread': 168, 'shared memory': 213248, 'blocks per SM': 0.5,
-  'warps per SM': 2, grid: [132, 1, 1], block: [384, 1, 1], 'est. achieved occupancy %': 3,
+  queued: 0,
+  device: 0,
+  context: 1,
+  'registers per thread': 168,
+  'shared memory': 213248,
+  'blocks per SM': 0.5,
+  'warps per SM': 2,
+  grid: [132, 1, 1],
+  block: [384, 1, 1],
+  'est. achieved occupancy %': 3,
 };
 /** What record_param_comms adds to an all-gather kernel of `ranks` ranks. */
 const commArgs = (ranks: number) => ({
-  'Collective name': '_allgather_base', 'In msg nelems': 4194304, 'Out msg nelems': 4194304 * ranks,
-  'Group size': ranks, dtype: 'BFloat16', 'Process Group Name': '0',
+  'Collective name': '_allgather_base',
+  'In msg nelems': 4194304,
+  'Out msg nelems': 4194304 * ranks,
+  'Group size': ranks,
+  dtype: 'BFloat16',
+  'Process Group Name': '0',
 });
 
 /** One Kineto rank file of about `bytes` of JSON (deterministic), written in chunks. */
@@ -61,8 +73,14 @@ export function writeRankFile(path: string, rank: number, ranks: number, bytes: 
   };
   const line = (e: object) => `${JSON.stringify(e)},\n`;
   const host = { pid: 100, tid: 100 };
-  const profilerStep = (ts: number, dur: number) =>
-    ({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${step}`, ...host, ts, dur });
+  const profilerStep = (ts: number, dur: number) => ({
+    ph: 'X',
+    cat: 'user_annotation',
+    name: `ProfilerStep#${step}`,
+    ...host,
+    ts,
+    dur,
+  });
   for (let k = 0; n < bytes; k++) {
     if (k % perStep === 0) {
       if (k > 0) {
@@ -75,14 +93,35 @@ export function writeRankFile(path: string, rank: number, ranks: number, bytes: 
     const id = corr++;
     const stream = comm ? 20 : 7;
     parts.push(
-      line({ ph: 'X', cat: 'cpu_op', name: comm ? 'record_param_comms' : 'aten::mm', ...host, ts: t, dur: 12,
-        args: { 'External id': id, 'Record function id': 0, 'Sequence number': k, 'Fwd thread id': 1, 'Ev Idx': k } }),
-      line({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', ...host, ts: t + 2, dur: 5,
-        args: { 'External id': id, cbid: 211, correlation: id } }),
+      line({
+        ph: 'X',
+        cat: 'cpu_op',
+        name: comm ? 'record_param_comms' : 'aten::mm',
+        ...host,
+        ts: t,
+        dur: 12,
+        args: { 'External id': id, 'Record function id': 0, 'Sequence number': k, 'Fwd thread id': 1, 'Ev Idx': k },
+      }),
+      line({
+        ph: 'X',
+        cat: 'cuda_runtime',
+        name: 'cudaLaunchKernel',
+        ...host,
+        ts: t + 2,
+        dur: 5,
+        args: { 'External id': id, cbid: 211, correlation: id },
+      }),
       line({ ph: 's', id, ...host, ts: t + 2, cat: 'ac2g', name: 'ac2g' }),
-      line({ ph: 'X', cat: 'kernel', name: comm ? NCCL_KERNEL : GEMM_KERNEL, pid: 0, tid: stream, ts: t + 8,
+      line({
+        ph: 'X',
+        cat: 'kernel',
+        name: comm ? NCCL_KERNEL : GEMM_KERNEL,
+        pid: 0,
+        tid: stream,
+        ts: t + 8,
         dur: comm ? 40 : 25,
-        args: { ...KERNEL_ARGS, 'External id': id, stream, correlation: id, ...(comm ? commArgs(ranks) : {}) } }),
+        args: { ...KERNEL_ARGS, 'External id': id, stream, correlation: id, ...(comm ? commArgs(ranks) : {}) },
+      }),
       line({ ph: 'f', id, pid: 0, tid: stream, ts: t + 8, cat: 'ac2g', name: 'ac2g', bp: 'e' }),
     );
     t += 30;
@@ -147,7 +186,12 @@ export function benchTraceStream(
     [1, 50, true],
     [8, 50, true],
     [64, 4, true],
-    ...(full ? ([[1, 200, true], [8, 200, true]] as [number, number, boolean][]) : []),
+    ...(full
+      ? ([
+          [1, 200, true],
+          [8, 200, true],
+        ] as [number, number, boolean][])
+      : []),
   ];
   const rows: Row[] = [];
   const records: StreamRecord[] = [];

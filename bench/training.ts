@@ -33,18 +33,39 @@ export interface TrainingRecord {
   readonly phases: StepPhases; // mean ms per rank-step after the first
 }
 
-async function one(backend: BackendName, kernels: 'cpu' | 'webgpu', ranks: RankCount, steps: number): Promise<TrainingRecord> {
+async function one(
+  backend: BackendName,
+  kernels: 'cpu' | 'webgpu',
+  ranks: RankCount,
+  steps: number,
+): Promise<TrainingRecord> {
   const stamps: number[] = [];
   const t0 = performance.now();
   const res = await runTrainingNode({
-    model: 'tiny', ranks, steps, backend, seed: 0, kernels, collective: 'direct', timing: 'preset', hardware: 'h100',
+    model: 'tiny',
+    ranks,
+    steps,
+    backend,
+    seed: 0,
+    kernels,
+    collective: 'direct',
+    timing: 'preset',
+    hardware: 'h100',
     onProgress: () => stamps.push(performance.now()),
   });
   const gaps = stamps.slice(1).map((t, i) => t - stamps[i]); // ms per step after the first
   const steady = gaps.length ? 1000 / midpointMedian(gaps) : res.stepsPerSec;
   return {
-    backend, kernels, ranks, steps, device: res.device, stepsPerSec: steady, coordinatorStepsPerSec: res.stepsPerSec,
-    wallS: (performance.now() - t0) / 1000, finalLoss: res.losses[res.losses.length - 1], paramsHash: res.finalParamsHash,
+    backend,
+    kernels,
+    ranks,
+    steps,
+    device: res.device,
+    stepsPerSec: steady,
+    coordinatorStepsPerSec: res.stepsPerSec,
+    wallS: (performance.now() - t0) / 1000,
+    finalLoss: res.losses[res.losses.length - 1],
+    paramsHash: res.finalParamsHash,
     phases: phaseReport(res.phases).mean,
   };
 }
@@ -52,14 +73,20 @@ async function one(backend: BackendName, kernels: 'cpu' | 'webgpu', ranks: RankC
 /** `compute 12 · coll 3 · barrier 4 · rb 0.2 · up 0.1 · compile 0 ms` (mean per rank-step). */
 function phaseLine(p: StepPhases): string {
   const short = [
-    ['compute', p.compute], ['coll', p.collective], ['barrier', p.barrier], ['rb', p.readback], ['up', p.upload],
+    ['compute', p.compute],
+    ['coll', p.collective],
+    ['barrier', p.barrier],
+    ['rb', p.readback],
+    ['up', p.upload],
     ['compile', p.compile],
   ] as const;
   return `${short.map(([k, v]) => `${k} ${fmt(v, v < 10 ? 1 : 0)}`).join(' · ')} ms`;
 }
 
 export async function benchTraining(
-  url: string, full: boolean, log: (s: string) => void,
+  url: string,
+  full: boolean,
+  log: (s: string) => void,
 ): Promise<{ rows: Row[]; records: { node: TrainingRecord[]; browser: TrainingPageRecord[] } }> {
   const records: TrainingRecord[] = [];
   const cpuRanks: RankCount[] = [1, 2, 4, 8];
@@ -77,22 +104,29 @@ export async function benchTraining(
         log(`training ${backend} gpu ${ranks}: ${fmt(r.stepsPerSec, 3)} steps/s`);
         records.push(r);
       } catch (e) {
-        log(`training ${backend} gpu ${ranks}: no GPU run (${e instanceof Error ? e.message.slice(0, 200) : String(e)})`);
+        log(
+          `training ${backend} gpu ${ranks}: no GPU run (${e instanceof Error ? e.message.slice(0, 200) : String(e)})`,
+        );
       }
     }
   }
   const rows = records.map((r): Row => {
     const base = records.find((x) => x.backend === r.backend && x.kernels === 'cpu' && x.ranks === 1)!;
     const same = records.find((x) => x.kernels === 'cpu' && x.ranks === r.ranks && x.backend === 'aot_eager');
-    const bitsNote = same && r.kernels === 'cpu' && r.backend !== 'aot_eager'
-      ? (same.paramsHash === r.paramsHash ? ', params = aot_eager' : ', params ≠ aot_eager') : '';
+    const bitsNote =
+      same && r.kernels === 'cpu' && r.backend !== 'aot_eager'
+        ? same.paramsHash === r.paramsHash
+          ? ', params = aot_eager'
+          : ', params ≠ aot_eager'
+        : '';
     return {
       section: 'training',
       case: `tiny ${r.backend} ${r.kernels} × ${r.ranks} worker${r.ranks > 1 ? 's' : ''}`,
       value: `${fmt(r.stepsPerSec, r.stepsPerSec < 0.1 ? 3 : 2)} steps/s (${fmt(1000 / r.stepsPerSec, 0)} ms/step; loss ${fmt(r.finalLoss, 3)}${bitsNote}; ${phaseLine(r.phases)})`,
       baseline: `1 worker cpu ${fmt(base.stepsPerSec, 2)} steps/s`,
       ratio: `${fmt(r.stepsPerSec / base.stepsPerSec, 2)}×`,
-      target: '', met: null,
+      target: '',
+      met: null,
     };
   });
   rows.push(...bucketingRows(records));
@@ -113,7 +147,8 @@ async function browserRecords(url: string, log: (s: string) => void): Promise<Tr
   const { browser, page } = await openPage('compat', `${url}/bench/pages/training.html`);
   try {
     const out = (await page.evaluate(
-      (c) => (window as unknown as { __bench: { training(c: unknown): Promise<unknown> } }).__bench.training(c), cases,
+      (c) => (window as unknown as { __bench: { training(c: unknown): Promise<unknown> } }).__bench.training(c),
+      cases,
     )) as TrainingPageRecord[];
     for (const r of out) {
       log(`training browser ${r.backend} gpu ${r.ranks}: ${fmt(r.stepsPerSec, 3)} steps/s (${r.device})`);
@@ -129,10 +164,14 @@ function lavapipeRows(records: readonly TrainingPageRecord[]): Row[] {
   const rows: Row[] = records.map((r) => ({
     section: 'training',
     case: `browser tiny ${r.backend} gpu × ${r.ranks} worker${r.ranks > 1 ? 's' : ''} (${r.device})`,
-    value: `${fmt(r.stepsPerSec, 3)} steps/s (${fmt(1000 / r.stepsPerSec, 0)} ms/step; `
-      + `first step ${fmt(r.firstStepS, 1)} s; `
-      + `${phaseLine(r.phases)})`,
-    baseline: '', ratio: '', target: '', met: null,
+    value:
+      `${fmt(r.stepsPerSec, 3)} steps/s (${fmt(1000 / r.stepsPerSec, 0)} ms/step; ` +
+      `first step ${fmt(r.firstStepS, 1)} s; ` +
+      `${phaseLine(r.phases)})`,
+    baseline: '',
+    ratio: '',
+    target: '',
+    met: null,
   }));
   const at = (b: BackendName) => records.find((r) => r.backend === b && r.ranks === 4);
   const plain = at('aot_eager');
@@ -140,17 +179,24 @@ function lavapipeRows(records: readonly TrainingPageRecord[]): Row[] {
   if (plain === undefined || bucketed === undefined) return rows;
   const ratio = bucketed.stepsPerSec / plain.stepsPerSec;
   rows.push({
-    section: 'training', case: 'browser tiny autobucketing vs aot_eager, gpu × 4 (lavapipe)',
+    section: 'training',
+    case: 'browser tiny autobucketing vs aot_eager, gpu × 4 (lavapipe)',
     value: `${fmt(bucketed.stepsPerSec, 3)} steps/s`,
     baseline: `aot_eager ${fmt(plain.stepsPerSec, 3)} steps/s (same run)`,
-    ratio: `${fmt(ratio, 2)}×`, target: '≥ 1×', met: ratio >= 1,
+    ratio: `${fmt(ratio, 2)}×`,
+    target: '≥ 1×',
+    met: ratio >= 1,
   });
   const filed = 1 / FILED_LAVAPIPE_STEP_S;
   const best = Math.max(plain.stepsPerSec, bucketed.stepsPerSec);
   rows.push({
-    section: 'training', case: 'browser tiny gpu × 4 on lavapipe vs issue 13 as filed',
-    value: `${fmt(best, 3)} steps/s`, baseline: `${fmt(filed, 2)} steps/s (1.3 s/step as filed: not this run)`,
-    ratio: `${fmt(best / filed, 2)}×`, target: `≥ ${LAVAPIPE_TARGET}×`, met: best / filed >= LAVAPIPE_TARGET,
+    section: 'training',
+    case: 'browser tiny gpu × 4 on lavapipe vs issue 13 as filed',
+    value: `${fmt(best, 3)} steps/s`,
+    baseline: `${fmt(filed, 2)} steps/s (1.3 s/step as filed: not this run)`,
+    ratio: `${fmt(best / filed, 2)}×`,
+    target: `≥ ${LAVAPIPE_TARGET}×`,
+    met: best / filed >= LAVAPIPE_TARGET,
   });
   return rows;
 }

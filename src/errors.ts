@@ -2,7 +2,10 @@
 // messages give the problem, the value and the valid options or the next step.
 
 export class FsdpSimError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -10,14 +13,20 @@ export class FsdpSimError extends Error {
 
 /** A config / flag / URL value outside its allowed set or range. */
 export class ConfigError extends FsdpSimError {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super('config', message);
   }
 }
 
 /** A file (graph dump, trace) that cannot be read; `where` names the node/event and field. */
 export class ImportError extends FsdpSimError {
-  constructor(readonly where: string, message: string) {
+  constructor(
+    readonly where: string,
+    message: string,
+  ) {
     super('import', message);
   }
 }
@@ -48,7 +57,10 @@ export function preview(v: unknown, max = 80, depth = 0): string {
     s = depth >= PREVIEW_DEPTH ? '[…]' : `[${v.slice(0, 8).map(deeper).join(',')}${v.length > 8 ? ',…' : ''}]`;
   } else if (typeof v === 'object' && v !== null) {
     const o = v as Record<string, unknown>;
-    const items = () => Object.keys(o).slice(0, 8).map((k) => `${JSON.stringify(k)}:${deeper(o[k])}`);
+    const items = () =>
+      Object.keys(o)
+        .slice(0, 8)
+        .map((k) => `${JSON.stringify(k)}:${deeper(o[k])}`);
     s = depth >= PREVIEW_DEPTH ? '{…}' : `{${items().join(',')}}`;
   } else s = JSON.stringify(v) ?? String(v);
   return s.length > max ? `${s.slice(0, max - 3)}...` : s;

@@ -43,7 +43,10 @@ function memcpyMs(bytes: number, iters: number): number {
 }
 
 function spawn(n: number): Worker[] {
-  return Array.from({ length: n }, (_, r) => new Worker(new URL('./comm_worker.ts', import.meta.url), { type: 'module', name: `bench rank ${r}` }));
+  return Array.from(
+    { length: n },
+    (_, r) => new Worker(new URL('./comm_worker.ts', import.meta.url), { type: 'module', name: `bench rank ${r}` }),
+  );
 }
 
 async function runCase(workers: Worker[], c: CommPageCase, iters: number): Promise<{ times: number[]; ok: boolean }> {
@@ -51,12 +54,17 @@ async function runCase(workers: Worker[], c: CommPageCase, iters: number): Promi
   const elemsPerRank = c.totalBytes / 4 / n;
   const spinUs = fixedSpinUs(n, rankCoresInBrowser());
   const init = createCommInit(n, elemsPerRank, { timeoutMs: 120_000, ...(spinUs !== undefined ? { spinUs } : {}) });
-  const answers = await Promise.all(workers.slice(0, n).map((w, rank) => new Promise<{ timesMs?: number[]; ok?: boolean; error?: string }>((resolve) => {
-    w.onmessage = (ev) => resolve(ev.data);
-    w.onerror = (ev) => resolve({ error: ev.message });
-    const job: CommWorkerJob = { init, rank, kind: c.kind, elemsPerRank, iters, warmup: warmupOf(c.totalBytes) };
-    w.postMessage(job);
-  })));
+  const answers = await Promise.all(
+    workers.slice(0, n).map(
+      (w, rank) =>
+        new Promise<{ timesMs?: number[]; ok?: boolean; error?: string }>((resolve) => {
+          w.onmessage = (ev) => resolve(ev.data);
+          w.onerror = (ev) => resolve({ error: ev.message });
+          const job: CommWorkerJob = { init, rank, kind: c.kind, elemsPerRank, iters, warmup: warmupOf(c.totalBytes) };
+          w.postMessage(job);
+        }),
+    ),
+  );
   const err = answers.find((a) => a.error);
   if (err) throw new Error(`comm bench ${c.kind} n=${n}: ${err.error}`);
   const times = Array.from({ length: iters }, (_, i) => Math.max(...answers.map((a) => a.timesMs![i])));
@@ -75,8 +83,17 @@ async function run(o: CommPageOptions): Promise<CommPageRecord[]> {
     const iters = c.totalBytes >= 64 * 2 ** 20 ? o.itersBig : o.itersSmall;
     const { times, ok } = await runCase(workers, c, iters);
     // Measured right after the case (not once per size): this box is shared, its load drifts.
-    const rec = { ...c, shardBytes: c.totalBytes / c.worldSize, medianMs: midpointMedian(times), timesMs: times, ok, memcpyMs: memcpyMs(c.totalBytes, Math.max(5, iters)) };
-    console.info(`comm ${c.kind} n=${c.worldSize} ${c.totalBytes / 2 ** 20} MB: ${rec.medianMs.toFixed(1)} ms (memcpy ${rec.memcpyMs.toFixed(1)} ms) ok=${ok}`);
+    const rec = {
+      ...c,
+      shardBytes: c.totalBytes / c.worldSize,
+      medianMs: midpointMedian(times),
+      timesMs: times,
+      ok,
+      memcpyMs: memcpyMs(c.totalBytes, Math.max(5, iters)),
+    };
+    console.info(
+      `comm ${c.kind} n=${c.worldSize} ${c.totalBytes / 2 ** 20} MB: ${rec.medianMs.toFixed(1)} ms (memcpy ${rec.memcpyMs.toFixed(1)} ms) ok=${ok}`,
+    );
     out.push(rec);
   }
   workers.forEach((w) => w.terminate());

@@ -33,7 +33,10 @@ self.onmessage = (ev: MessageEvent<CommWorkerJob>) => {
     }
     // Spot-check the result: all-gather slot q holds q+1; reduce-scatter sums 1..n.
     const want = j.kind === 'all_gather' ? null : (n * (n + 1)) / 2;
-    const ok = want === null ? full.every((x, i) => x === Math.floor(i / j.elemsPerRank) + 1) : part[0] === want && part[part.length - 1] === want;
+    const ok =
+      want === null
+        ? full.every((x, i) => x === Math.floor(i / j.elemsPerRank) + 1)
+        : part[0] === want && part[part.length - 1] === want;
     (self as unknown as Worker).postMessage({ rank: j.rank, timesMs, ok });
   } catch (e) {
     (self as unknown as Worker).postMessage({ rank: j.rank, error: e instanceof Error ? e.message : String(e) });

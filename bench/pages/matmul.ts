@@ -10,7 +10,11 @@ import * as tf from '@tensorflow/tfjs-core';
 import { WebGPUBackend } from '@tensorflow/tfjs-backend-webgpu';
 import { matmul as cpuMatmul } from '../../src/runtime/cpu';
 import {
-  encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS, requestKernelDevice, type MatmulVariant,
+  encodeMatmul,
+  MATMUL_VARIANT_INFO,
+  MATMUL_VARIANTS,
+  requestKernelDevice,
+  type MatmulVariant,
 } from '../../src/runtime/gpu';
 import { matmulFlops } from '../../src/graph/flops';
 import { ready, seededFloats } from './bench_page';
@@ -64,7 +68,12 @@ function referenceRows(a: Float32Array, b: Float32Array, n: number, rows: readon
   return out;
 }
 
-function compare(got: Float32Array, ref: Float32Array, n: number, rows: readonly number[]): { ok: boolean; maxErr: number } {
+function compare(
+  got: Float32Array,
+  ref: Float32Array,
+  n: number,
+  rows: readonly number[],
+): { ok: boolean; maxErr: number } {
   let maxErr = 0;
   let bad = 0;
   rows.forEach((r, i) => {
@@ -79,7 +88,11 @@ function compare(got: Float32Array, ref: Float32Array, n: number, rows: readonly
 }
 
 async function readBuffer(device: GPUDevice, src: GPUBuffer, bytes: number): Promise<Float32Array> {
-  const staging = device.createBuffer({ label: 'bench readback', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const staging = device.createBuffer({
+    label: 'bench readback',
+    size: bytes,
+    usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
+  });
   const enc = device.createCommandEncoder({ label: 'bench readback' });
   enc.copyBufferToBuffer(src, 0, staging, 0, bytes);
   device.queue.submit([enc.finish()]);
@@ -90,7 +103,11 @@ async function readBuffer(device: GPUDevice, src: GPUBuffer, bytes: number): Pro
 }
 
 function upload(device: GPUDevice, data: Float32Array, label: string, extra = 0): GPUBuffer {
-  const buf = device.createBuffer({ label, size: data.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC | extra });
+  const buf = device.createBuffer({
+    label,
+    size: data.byteLength,
+    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC | extra,
+  });
   device.queue.writeBuffer(buf, 0, data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
   return buf;
 }
@@ -99,18 +116,54 @@ function upload(device: GPUDevice, data: Float32Array, label: string, extra = 0)
  * Wall time per dispatch of `perRep` dispatches in one submit, per rep; with timestamp-query the
  * first dispatch of each rep also carries timestampWrites (GPU time of one matmul, no extra run).
  */
-async function timeOurs(device: GPUDevice, timestamps: boolean, v: MatmulVariant, a: GPUBuffer, b: GPUBuffer, c: GPUBuffer,
-  n: number, reps: number, perRep: number, warmup: boolean): Promise<{ timesMs: number[]; gpuMs: number[] }> {
+async function timeOurs(
+  device: GPUDevice,
+  timestamps: boolean,
+  v: MatmulVariant,
+  a: GPUBuffer,
+  b: GPUBuffer,
+  c: GPUBuffer,
+  n: number,
+  reps: number,
+  perRep: number,
+  warmup: boolean,
+): Promise<{ timesMs: number[]; gpuMs: number[] }> {
   const dims = { M: n, N: n, K: n, transA: false, transB: false };
-  const qs = timestamps ? device.createQuerySet({ label: 'bench matmul timestamps', type: 'timestamp', count: 2 }) : null;
-  const resolve = qs && device.createBuffer({ label: 'bench timestamps resolve', size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const qs = timestamps
+    ? device.createQuerySet({ label: 'bench matmul timestamps', type: 'timestamp', count: 2 })
+    : null;
+  const resolve =
+    qs &&
+    device.createBuffer({
+      label: 'bench timestamps resolve',
+      size: 16,
+      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+    });
   const once = async (k: number) => {
     const enc = device.createCommandEncoder({ label: `bench matmul ${v}` });
-    const read = qs && device.createBuffer({ label: 'bench timestamps read', size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    const read =
+      qs &&
+      device.createBuffer({
+        label: 'bench timestamps read',
+        size: 16,
+        usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ,
+      });
     for (let i = 0; i < k; i++) {
-      encodeMatmul(device, enc, v, a, b, c, dims, i === 0 && qs ? { querySet: qs, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } : undefined);
+      encodeMatmul(
+        device,
+        enc,
+        v,
+        a,
+        b,
+        c,
+        dims,
+        i === 0 && qs ? { querySet: qs, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } : undefined,
+      );
     }
-    if (qs && resolve && read) { enc.resolveQuerySet(qs, 0, 2, resolve, 0); enc.copyBufferToBuffer(resolve, 0, read, 0, 16); }
+    if (qs && resolve && read) {
+      enc.resolveQuerySet(qs, 0, 2, resolve, 0);
+      enc.copyBufferToBuffer(resolve, 0, read, 0, 16);
+    }
     const t0 = performance.now();
     device.queue.submit([enc.finish()]);
     await device.queue.onSubmittedWorkDone();
@@ -132,20 +185,34 @@ async function timeOurs(device: GPUDevice, timestamps: boolean, v: MatmulVariant
     timesMs.push(x.ms);
     gpuMs.push(x.gpu);
   }
-  qs?.destroy(); resolve?.destroy();
+  qs?.destroy();
+  resolve?.destroy();
   return { timesMs, gpuMs };
 }
 
-async function timeTfjs(backend: WebGPUBackend, a: tf.Tensor2D, b: tf.Tensor2D, reps: number, perRep: number, warmup: boolean): Promise<number[]> {
+async function timeTfjs(
+  backend: WebGPUBackend,
+  a: tf.Tensor2D,
+  b: tf.Tensor2D,
+  reps: number,
+  perRep: number,
+  warmup: boolean,
+): Promise<number[]> {
   const be = backend as unknown as {
-    commandEncoder: GPUCommandEncoder | null; endComputePassEncoder(): void; submitQueue(): void; device: GPUDevice;
+    commandEncoder: GPUCommandEncoder | null;
+    endComputePassEncoder(): void;
+    submitQueue(): void;
+    device: GPUDevice;
   };
   const once = async (k: number) => {
     const t0 = performance.now();
     const outs: tf.Tensor[] = [];
     for (let i = 0; i < k; i++) outs.push(tf.matMul(a, b));
     // TF.js batches dispatches in an open pass; close it and submit, like our one submit.
-    if (be.commandEncoder) { be.endComputePassEncoder(); be.submitQueue(); }
+    if (be.commandEncoder) {
+      be.endComputePassEncoder();
+      be.submitQueue();
+    }
     await be.device.queue.onSubmittedWorkDone();
     const ms = (performance.now() - t0) / k;
     outs.forEach((t) => t.dispose());
@@ -179,22 +246,39 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
     const warmup = n <= o.warmupMaxSize; // above it the (seconds-long) checked run is the warm-up
     const a = upload(device, A, 'bench A');
     const b = upload(device, B, 'bench B');
-    const c = device.createBuffer({ label: 'bench C', size: n * n * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
+    const c = device.createBuffer({
+      label: 'bench C',
+      size: n * n * 4,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC,
+    });
     for (const v of MATMUL_VARIANTS) {
       if (v <= 2 && n > o.simpleMaxSize) continue;
       const enc = device.createCommandEncoder();
       encodeMatmul(device, enc, v, a, b, c, { M: n, N: n, K: n, transA: false, transB: false });
       device.queue.submit([enc.finish()]);
       const check = compare(await readBuffer(device, c, n * n * 4), ref, n, rows);
-      const t = check.ok ? await timeOurs(device, ours.timestampQuery, v, a, b, c, n, reps, perRep, warmup) : { timesMs: [], gpuMs: [] };
+      const t = check.ok
+        ? await timeOurs(device, ours.timestampQuery, v, a, b, c, n, reps, perRep, warmup)
+        : { timesMs: [], gpuMs: [] };
       const timesMs = t.timesMs;
       const gpuMs = ours.timestampQuery && t.gpuMs.length ? midpointMedian(t.gpuMs) : null;
       const ms = midpointMedian(timesMs);
       console.info(`matmul ${n} ours v${v}: ok=${check.ok} ${ms.toFixed(1)} ms`);
-      cases.push({ size: n, impl: `ours v${v}`, about: MATMUL_VARIANT_INFO[v].about, ...check, checkedRows: rows.length,
-        msPerMatmul: ms, gpuMs, gflops: flops / (ms * 1e6), timesMs });
+      cases.push({
+        size: n,
+        impl: `ours v${v}`,
+        about: MATMUL_VARIANT_INFO[v].about,
+        ...check,
+        checkedRows: rows.length,
+        msPerMatmul: ms,
+        gpuMs,
+        gflops: flops / (ms * 1e6),
+        timesMs,
+      });
     }
-    a.destroy(); b.destroy(); c.destroy();
+    a.destroy();
+    b.destroy();
+    c.destroy();
     const ta = tf.tensor2d(A, [n, n]);
     const tb = tf.tensor2d(B, [n, n]);
     const tc = tf.matMul(ta, tb);
@@ -203,9 +287,19 @@ async function run(o: MatmulPageOptions): Promise<MatmulPageResult> {
     const timesMs = check.ok ? await timeTfjs(backend, ta, tb, reps, perRep, warmup) : [];
     const ms = midpointMedian(timesMs);
     console.info(`matmul ${n} tfjs: ok=${check.ok} ${ms.toFixed(1)} ms`);
-    cases.push({ size: n, impl: 'tfjs', about: 'tfjs-backend-webgpu 4.22 matMul', ...check, checkedRows: rows.length,
-      msPerMatmul: ms, gpuMs: null, gflops: flops / (ms * 1e6), timesMs });
-    ta.dispose(); tb.dispose();
+    cases.push({
+      size: n,
+      impl: 'tfjs',
+      about: 'tfjs-backend-webgpu 4.22 matMul',
+      ...check,
+      checkedRows: rows.length,
+      msPerMatmul: ms,
+      gpuMs: null,
+      gflops: flops / (ms * 1e6),
+      timesMs,
+    });
+    ta.dispose();
+    tb.dispose();
   }
   device.destroy();
   return { adapter: ours.label, tfjsAdapter: theirs.label, timestampQuery: ours.timestampQuery, cases };

@@ -32,8 +32,16 @@ async function runCase(c: StartupPageCase): Promise<StartupPageRecord> {
   let ranks: readonly RankStartup[] = [];
   try {
     await runTraining({
-      model: 'tiny', ranks: c.ranks as never, steps: 1, backend: 'aot_eager', seed: 0, kernels: c.kernels,
-      collective: 'direct', timing: 'preset', hardware: 'h100', signal: ctl.signal,
+      model: 'tiny',
+      ranks: c.ranks as never,
+      steps: 1,
+      backend: 'aot_eager',
+      seed: 0,
+      kernels: c.kernels,
+      collective: 'direct',
+      timing: 'preset',
+      hardware: 'h100',
+      signal: ctl.signal,
       onStartup: (p) => {
         ranks = p.ranks;
       },

@@ -46,8 +46,17 @@ function syntheticTrace(events: number, ranks: number): TraceEvent[] {
       for (let i = 0; i < perLane && out.length < events; i++) {
         const dur = 2 + 40 * Math.abs(r[2 * i]); // µs
         const gap = 0.5 + 4 * Math.abs(r[2 * i + 1]);
-        const kind = stream === 'compute' ? (i % 9 === 8 ? 'wait' : 'compute') : i % 2 ? 'reduce_scatter' : 'all_gather';
-        out.push({ rank, stream, name: `layers.${i % 32}.${kind}.${i}`, kind, start: t, dur, bucketId: stream === 'compute' ? undefined : i >> 3 });
+        const kind =
+          stream === 'compute' ? (i % 9 === 8 ? 'wait' : 'compute') : i % 2 ? 'reduce_scatter' : 'all_gather';
+        out.push({
+          rank,
+          stream,
+          name: `layers.${i % 32}.${kind}.${i}`,
+          kind,
+          start: t,
+          dur,
+          bucketId: stream === 'compute' ? undefined : i >> 3,
+        });
         t += dur + gap;
       }
     }
@@ -65,8 +74,17 @@ function transforms(endUs: number): TimeWindow[] {
   return out;
 }
 
-function naiveDraw(ctx: CanvasRenderingContext2D, events: readonly TraceEvent[], laneTop: (e: TraceEvent) => number, laneH: number,
-  scale: TimeScale, colors: Record<string, string>, textColor: string, w: number, h: number): void {
+function naiveDraw(
+  ctx: CanvasRenderingContext2D,
+  events: readonly TraceEvent[],
+  laneTop: (e: TraceEvent) => number,
+  laneH: number,
+  scale: TimeScale,
+  colors: Record<string, string>,
+  textColor: string,
+  w: number,
+  h: number,
+): void {
   ctx.clearRect(0, 0, w, h);
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
@@ -106,31 +124,75 @@ async function run(o: TimelinePageOptions): Promise<TimelineRecord[]> {
     const wins = transforms(cols.endUs);
     const ours: number[] = [];
     const rects: number[] = [];
-    frameOf(() => drawTimeline({ ctx, cols, layout, scale: base, palette, names: (i) => events[i].name,
-      highlight: { bucketId: -1, eventIndex: -1 }, cssWidthPx: w, cssHeightPx: h })); // warm-up
+    frameOf(() =>
+      drawTimeline({
+        ctx,
+        cols,
+        layout,
+        scale: base,
+        palette,
+        names: (i) => events[i].name,
+        highlight: { bucketId: -1, eventIndex: -1 },
+        cssWidthPx: w,
+        cssHeightPx: h,
+      }),
+    ); // warm-up
     for (const win of wins) {
       const scale = base.withWindow(win);
-      ours.push(frameOf(() => rects.push(drawTimeline({ ctx, cols, layout, scale, palette, names: (i) => events[i].name,
-        highlight: { bucketId: -1, eventIndex: -1 }, cssWidthPx: w, cssHeightPx: h }))));
+      ours.push(
+        frameOf(() =>
+          rects.push(
+            drawTimeline({
+              ctx,
+              cols,
+              layout,
+              scale,
+              palette,
+              names: (i) => events[i].name,
+              highlight: { bucketId: -1, eventIndex: -1 },
+              cssWidthPx: w,
+              cssHeightPx: h,
+            }),
+          ),
+        ),
+      );
     }
     const laneIdx = new Map(cols.lanes.map((l, i) => [`${l.rank}|${l.stream}`, i]));
     const laneTop = (e: TraceEvent) => layout.top[laneIdx.get(`${e.rank}|${e.stream}`) ?? 0];
-    const colors = { compute: palette.compute, all_gather: palette.all_gather, reduce_scatter: palette.reduce_scatter, wait: palette.wait };
+    const colors = {
+      compute: palette.compute,
+      all_gather: palette.all_gather,
+      reduce_scatter: palette.reduce_scatter,
+      wait: palette.wait,
+    };
     const naive: number[] = [];
     const step = Math.max(1, Math.ceil(wins.length / o.naiveMaxFrames));
     let spent = 0;
     for (let i = 0; i < wins.length && (naive.length < 3 || spent < o.naiveBudgetMs); i += step) {
       const scale = base.withWindow(wins[i]);
-      naive.push(frameOf(() => naiveDraw(ctx, events, laneTop, layout.laneHeightPx, scale, colors, palette.textOnBar, w, h)));
+      naive.push(
+        frameOf(() => naiveDraw(ctx, events, laneTop, layout.laneHeightPx, scale, colors, palette.textOnBar, w, h)),
+      );
       spent += naive[naive.length - 1];
     }
     const rec: TimelineRecord = {
-      events: n, lanes: cols.lanes.length, frames: ours.length, buildMs,
-      oursMedianMs: midpointMedian(ours), oursP95Ms: percentile(ours, 95), oursMaxMs: Math.max(...ours),
-      naiveFrames: naive.length, naiveMedianMs: midpointMedian(naive), naiveP95Ms: percentile(naive, 95), rectsMedian: midpointMedian(rects),
-      oursTimesMs: ours, rects,
+      events: n,
+      lanes: cols.lanes.length,
+      frames: ours.length,
+      buildMs,
+      oursMedianMs: midpointMedian(ours),
+      oursP95Ms: percentile(ours, 95),
+      oursMaxMs: Math.max(...ours),
+      naiveFrames: naive.length,
+      naiveMedianMs: midpointMedian(naive),
+      naiveP95Ms: percentile(naive, 95),
+      rectsMedian: midpointMedian(rects),
+      oursTimesMs: ours,
+      rects,
     };
-    console.info(`timeline ${n}: ours ${rec.oursMedianMs.toFixed(2)} / p95 ${rec.oursP95Ms.toFixed(2)} ms, naive ${rec.naiveMedianMs.toFixed(2)} ms`);
+    console.info(
+      `timeline ${n}: ours ${rec.oursMedianMs.toFixed(2)} / p95 ${rec.oursP95Ms.toFixed(2)} ms, naive ${rec.naiveMedianMs.toFixed(2)} ms`,
+    );
     out.push(rec);
   }
   return out;

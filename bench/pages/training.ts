@@ -27,13 +27,26 @@ async function runCase(c: TrainingPageCase): Promise<TrainingPageRecord> {
   const t0 = performance.now();
   const stamps: number[] = [];
   const res = await runTraining({
-    model: 'tiny', ranks: c.ranks, steps: c.steps, backend: c.backend, seed: 0, kernels: 'webgpu',
-    collective: 'direct', timing: 'preset', hardware: 'h100', onProgress: () => stamps.push(performance.now()),
+    model: 'tiny',
+    ranks: c.ranks,
+    steps: c.steps,
+    backend: c.backend,
+    seed: 0,
+    kernels: 'webgpu',
+    collective: 'direct',
+    timing: 'preset',
+    hardware: 'h100',
+    onProgress: () => stamps.push(performance.now()),
   });
   const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
   const rec: TrainingPageRecord = {
-    ...c, device: res.device, stepsPerSec: 1000 / midpointMedian(gaps), firstStepS: (stamps[0] - t0) / 1000,
-    finalLoss: res.losses[res.losses.length - 1], paramsHash: res.finalParamsHash, phases: phaseReport(res.phases).mean,
+    ...c,
+    device: res.device,
+    stepsPerSec: 1000 / midpointMedian(gaps),
+    firstStepS: (stamps[0] - t0) / 1000,
+    finalLoss: res.losses[res.losses.length - 1],
+    paramsHash: res.finalParamsHash,
+    phases: phaseReport(res.phases).mean,
   };
   console.info(`training ${c.backend} gpu × ${c.ranks}: ${rec.stepsPerSec.toFixed(3)} steps/s on ${rec.device}`);
   return rec;

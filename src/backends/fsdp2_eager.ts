@@ -50,9 +50,10 @@ function fsdp2Reason(r: Reason, node: GraphNode | undefined): Reason {
   const { kind: coll, group } = node.collective;
   const phase = node.phase;
   if (r.code === 'block_bucket') return { ...r, detail: { kind: 'fsdp2_bucket', coll, phase, group, module } };
-  const detail: ReasonDetail = coll === 'all_gather'
-    ? { kind: 'fsdp2_prefetch_all_gather', phase, module }
-    : { kind: 'fsdp2_reduce_scatter', module };
+  const detail: ReasonDetail =
+    coll === 'all_gather'
+      ? { kind: 'fsdp2_prefetch_all_gather', phase, module }
+      : { kind: 'fsdp2_reduce_scatter', module };
   return { ...r, detail };
 }
 

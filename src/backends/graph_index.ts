@@ -37,7 +37,6 @@ export interface GraphIndex {
   readonly inputSrc: Int32Array;
 }
 
-
 function badNode(i: number, node: GraphNode, why: string): GraphError {
   const message = `graph node ${i} (${node.kind} '${node.name}', inputs [${node.inputs.join(', ')}]) ${why}`;
   return new GraphError(message, i, node.name, node.kind, node.inputs);
@@ -105,7 +104,9 @@ interface SourceEdges {
 }
 
 function sourceEdges(
-  src: readonly GraphNode[], nameIdx: ReadonlyMap<string, number>, producer: ReadonlyMap<string, number>,
+  src: readonly GraphNode[],
+  nameIdx: ReadonlyMap<string, number>,
+  producer: ReadonlyMap<string, number>,
 ): SourceEdges {
   const n0 = src.length;
   const preds: number[][] = new Array(n0);
@@ -144,7 +145,9 @@ function sourceEdges(
 
 /** The per-input producers in the new numbering. */
 function renumberedInputs(
-  order: readonly number[], newOf: Int32Array, src: Pick<GraphIndex, 'inputOff' | 'inputSrc'>,
+  order: readonly number[],
+  newOf: Int32Array,
+  src: Pick<GraphIndex, 'inputOff' | 'inputSrc'>,
 ): Pick<GraphIndex, 'inputOff' | 'inputSrc'> {
   const inputOff = new Int32Array(order.length + 1);
   const inputSrc = new Int32Array(src.inputSrc.length);
@@ -162,8 +165,12 @@ function renumberedInputs(
 
 /** Links wait `i` to the collective it completes (its position, returned); a bad wait is a GraphError. */
 function linkWait(
-  src: readonly GraphNode[], i: number, ps: readonly number[], nameIdx: ReadonlyMap<string, number>,
-  producer: ReadonlyMap<string, number>, links: { waitOf: Int32Array; collOf: Int32Array },
+  src: readonly GraphNode[],
+  i: number,
+  ps: readonly number[],
+  nameIdx: ReadonlyMap<string, number>,
+  producer: ReadonlyMap<string, number>,
+  links: { waitOf: Int32Array; collOf: Int32Array },
 ): number {
   const node = src[i];
   const { waitOf, collOf } = links;
@@ -206,7 +213,10 @@ function topoOrderOf(src: readonly GraphNode[], preds: readonly number[][]): num
 
 /** CSR predecessor and successor lists in the new numbering. */
 function csrOf(
-  order: readonly number[], newOf: Int32Array, preds: readonly number[][], identity: boolean,
+  order: readonly number[],
+  newOf: Int32Array,
+  preds: readonly number[][],
+  identity: boolean,
 ): Pick<GraphIndex, 'predOff' | 'predIdx' | 'succOff' | 'succIdx'> {
   const n0 = order.length;
   const predOff = new Int32Array(n0 + 1);
@@ -230,7 +240,10 @@ function csrOf(
 
 /** The per-node arrays in the new numbering. */
 function renumbered(
-  nodes: readonly GraphNode[], order: readonly number[], newOf: Int32Array, edges: SourceEdges,
+  nodes: readonly GraphNode[],
+  order: readonly number[],
+  newOf: Int32Array,
+  edges: SourceEdges,
   sourceNames: ReadonlyMap<string, number> | null, // the name index, when the numbering did not change
 ): Pick<GraphIndex, 'waitOfColl' | 'collOfWait' | 'isCompute' | 'placeholderInputs' | 'indexOfName'> {
   const n0 = order.length;
@@ -255,5 +268,8 @@ function stableTopoOrder(n: number, preds: readonly number[][]): number[] {
   let sorted = true;
   for (let i = 0; i < n && sorted; i++) for (const p of preds[i]) if (p > i) sorted = false;
   if (sorted) return Array.from({ length: n }, (_, i) => i);
-  return kahnOrder(n, preds.flatMap((ps, to) => ps.map((from) => ({ from, to }))));
+  return kahnOrder(
+    n,
+    preds.flatMap((ps, to) => ps.map((from) => ({ from, to }))),
+  );
 }

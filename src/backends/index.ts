@@ -12,8 +12,17 @@ import { transformerBlock } from './transformer_block';
 import { BACKEND_NAMES, type Backend, type BackendName, type Schedule } from './schedule_types';
 
 export {
-  BACKEND_NAMES, type BackendName, type Bucket, type ReasonCode, type ReasonDetail, type PrefetchRefusalDetail,
-  type NotBucketedWhy, type Reason, type Schedule, type PassStats, type Backend,
+  BACKEND_NAMES,
+  type BackendName,
+  type Bucket,
+  type ReasonCode,
+  type ReasonDetail,
+  type PrefetchRefusalDetail,
+  type NotBucketedWhy,
+  type Reason,
+  type Schedule,
+  type PassStats,
+  type Backend,
 } from './schedule_types';
 export { runAotEager } from './aot_eager';
 export {
@@ -25,8 +34,13 @@ export {
   matchLogGraphs,
   logMismatches,
   parseTorchPassLog,
-  runAutobucketing, torchProfileLabel, type Agreement,
-  type AutobucketingOptions, type Decision, type LogMismatch, type TorchLogGraph,
+  runAutobucketing,
+  torchProfileLabel,
+  type Agreement,
+  type AutobucketingOptions,
+  type Decision,
+  type LogMismatch,
+  type TorchLogGraph,
 } from './autobucketing';
 export { fsdp2StreamOf, runFsdp2Eager } from './fsdp2_eager';
 export { moduleOf, runTransformerBlock } from './transformer_block';

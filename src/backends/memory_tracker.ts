@@ -153,7 +153,9 @@ class TouchTables {
 
 /** Bytes live before the first node: persistent bases, and the bases used that no node produces. */
 function initialLiveBytes(
-  tensors: Readonly<Record<string, TensorInfo>>, bytes: readonly number[], inputOnly: Uint8Array,
+  tensors: Readonly<Record<string, TensorInfo>>,
+  bytes: readonly number[],
+  inputOnly: Uint8Array,
 ): number {
   let initial = 0;
   for (const id in tensors) {
@@ -170,8 +172,12 @@ function build(index: GraphIndex): MemoryTables {
   const produced = producedSlots(index, coder);
   const t = new TouchTables(index, coder, produced);
   return {
-    baseBytes: Float64Array.from(coder.bytes), allocOff: t.allocOff, allocIdx: Int32Array.from(t.allocIdx),
-    touchOff: t.touchOff, touchIdx: Int32Array.from(t.touchIdx), touchCount: t.touchCount,
+    baseBytes: Float64Array.from(coder.bytes),
+    allocOff: t.allocOff,
+    allocIdx: Int32Array.from(t.allocIdx),
+    touchOff: t.touchOff,
+    touchIdx: Int32Array.from(t.touchIdx),
+    touchCount: t.touchCount,
     initialBytes: initialLiveBytes(tensors, coder.bytes, t.inputOnly),
   };
 }
@@ -237,4 +243,3 @@ export function orderMemory(tables: MemoryTables, order: ArrayLike<number>): { l
   for (let p = 0; p < order.length; p++) live[p] = mem.schedule(order[p]);
   return { live, peak: mem.peak };
 }
-

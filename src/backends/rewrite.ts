@@ -110,7 +110,9 @@ export function rewriteGraph(
     const base =
       item.type === 'node'
         ? nodes[item.index]
-        : item.type === 'bucket_start' ? startNodes.get(item.bucket)! : waitNodes.get(item.bucket)!;
+        : item.type === 'bucket_start'
+          ? startNodes.get(item.bucket)!
+          : waitNodes.get(item.bucket)!;
     return base.id === pos ? base : { ...base, id: pos };
   });
   return { graph: { ...index.graph, nodes: out }, buckets };
@@ -126,7 +128,12 @@ function mergedEstimate(members: readonly GraphNode[]): { estMs?: number } {
     ? members.reduce((a, m) => Math.min(a, m.estMsSize0!), Infinity)
     : 0;
   const total = members.reduce((s, m) => s + m.estMs!, 0) - (members.length - 1) * latency;
-  return { estMs: Math.max(total, members.reduce((a, m) => Math.max(a, m.estMs!), 0)) };
+  return {
+    estMs: Math.max(
+      total,
+      members.reduce((a, m) => Math.max(a, m.estMs!), 0),
+    ),
+  };
 }
 
 /** Order items for a plain permutation of graph-index nodes. */

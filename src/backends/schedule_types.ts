@@ -129,7 +129,13 @@ export type PrefetchRefusalDetail =
 
 /** torch's bucketer's reasons not to merge a collective into a bucket. */
 export type NotBucketedWhy =
-  | 'hides_other' | 'byte_cap' | 'ancestor' | 'hiding_not_between' | 'enclosed' | 'path_starts' | 'path_waits';
+  | 'hides_other'
+  | 'byte_cap'
+  | 'ancestor'
+  | 'hiding_not_between'
+  | 'enclosed'
+  | 'path_starts'
+  | 'path_waits';
 
 export interface Reason {
   readonly node: string; // an original collective's name

@@ -42,15 +42,18 @@ export function moduleOf(node: Pick<GraphNode, 'layer' | 'params' | 'name'>): st
 }
 
 export function runTransformerBlock(
-  graph: StepGraph, _cost: CostModel, options?: Partial<TransformerBlockOptions>,
+  graph: StepGraph,
+  _cost: CostModel,
+  options?: Partial<TransformerBlockOptions>,
 ): Schedule {
   const opts = resolveOptions('transformer_block', {}, {}, options as Record<string, unknown> | undefined);
   const ix = indexGraph(graph);
   const plan = defaultModulePlan(blockCount(graph));
   // aot_fx_trace hands torchtitan one joint graph; jit, a forward and a backward graph
-  const manual: ManualOptions = graph.meta.jointGraph === true
-    ? { mode: 'joint', plan, paramModuleOrder: fsdpParamModuleOrder(graph.params) }
-    : { mode: 'jit', plan };
+  const manual: ManualOptions =
+    graph.meta.jointGraph === true
+      ? { mode: 'joint', plan, paramModuleOrder: fsdpParamModuleOrder(graph.params) }
+      : { mode: 'jit', plan };
   const out = new Output(ix);
   const reasons: Reason[] = [];
   for (const region of manualRegions(ix)) {
@@ -76,7 +79,15 @@ class Output {
 
   add(region: ManualRegion, g: ManualGraph, r: ManualResult): void {
     const global = (k: number) => region.nodes[k];
-    const bucketOf = new Map(r.buckets.flatMap((b) => [[b.start, b], [b.wait, b]] as const));
+    const bucketOf = new Map(
+      r.buckets.flatMap(
+        (b) =>
+          [
+            [b.start, b],
+            [b.wait, b],
+          ] as const,
+      ),
+    );
     const planOf = new Map<number, number>();
     for (const id of r.order) {
       if (id < g.n) {

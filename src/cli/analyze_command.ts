@@ -5,7 +5,13 @@
 
 import { ImportError } from '../errors';
 import {
-  analyzeTrace, type TraceAnalysis, importKeep, importTrace, parseTraceFile, COMM_KINDS, COMM_LABELS,
+  analyzeTrace,
+  type TraceAnalysis,
+  importKeep,
+  importTrace,
+  parseTraceFile,
+  COMM_KINDS,
+  COMM_LABELS,
 } from '../trace';
 import { UsageError, parseFlags } from './flags';
 import { textTable } from './cli_format';
@@ -45,13 +51,7 @@ const breakdownCells = (r: Breakdown): string[] => [
 function formatAnalysis(a: TraceAnalysis): string {
   const kinds = COMM_KINDS.filter((k) => a.ranks.some((r) => r.collectives[k] > 0));
   const ranks = textTable(
-    [
-      'rank',
-      ...BREAKDOWN_HEAD,
-      'exposed ms',
-      'peak GiB',
-      ...kinds.map((k) => `#${COMM_LABELS[k]}`),
-    ],
+    ['rank', ...BREAKDOWN_HEAD, 'exposed ms', 'peak GiB', ...kinds.map((k) => `#${COMM_LABELS[k]}`)],
     a.ranks.map((r) => [
       String(r.rank),
       ...breakdownCells(r),

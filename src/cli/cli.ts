@@ -23,10 +23,10 @@ export const CLI_USAGE = [
   '  compare   simulate a step under several backends and compare (table, --json, --trace DIR)',
   '  sweep     simulate the cross product of config values (--vary PATH=V1,V2 or A:B:STEP) under each backend',
   '  diff      match every collective of one rank under backend A to backend B: exposed time, what hides it, why',
-  '  calibrate fit the ring model (α, β per process group) and op-class time scales to a real run\'s Kineto traces',
+  "  calibrate fit the ring model (α, β per process group) and op-class time scales to a real run's Kineto traces",
   '  pass      run a backend on an imported torch FX graph dump and report what it changed',
   '  train     train for real on N ranks (worker threads, CPU or WebGPU kernels)',
-  '  analyze   read PyTorch-profiler traces (.json / .json.gz) and print Holistic Trace Analysis\' figures',
+  "  analyze   read PyTorch-profiler traces (.json / .json.gz) and print Holistic Trace Analysis' figures",
   "  help      this text; `fsdp-sim <command> --help` for a command's flags",
   '',
   'examples (in a clone of the repository, whose test/fixtures they read):',
@@ -50,7 +50,13 @@ export async function main(argv: readonly string[], raw: Io = processIo): Promis
         // train's module loads the live runtime; its usage is read from it only when asked
         const { TRAIN_USAGE } = await import('./train_command');
         const usages = [
-          COMPARE_USAGE, SWEEP_USAGE, DIFF_USAGE, CALIBRATE_USAGE, PASS_USAGE, TRAIN_USAGE, ANALYZE_USAGE,
+          COMPARE_USAGE,
+          SWEEP_USAGE,
+          DIFF_USAGE,
+          CALIBRATE_USAGE,
+          PASS_USAGE,
+          TRAIN_USAGE,
+          ANALYZE_USAGE,
         ];
         io.out([CLI_USAGE, ...usages].join('\n\n'));
         return command === undefined ? 2 : 0;

@@ -73,7 +73,7 @@ export const COMPARE_USAGE = [
   '                       process group and kind, a bucket counting once, e.g. {"dp_shard":{"all_gather":..,',
   '                       "reduce_scatter":..,"all_reduce":..},"tp":{..}}; a 1-D mesh has one group, "dp";',
   '                       collectivesTotal: the same summed over the groups, {all_gather, reduce_scatter, all_reduce};',
-  '                       exposedCommMsByGroup: rank 0\'s time each group\'s stream runs with no compute under it;',
+  "                       exposedCommMsByGroup: rank 0's time each group's stream runs with no compute under it;",
   '                       peakMemoryBytes:',
   '                       live graph tensors on the simulated clock; allocated / reserved: the CUDA caching allocator,',
   '                       as torch reports them);',
@@ -174,7 +174,10 @@ function resultOf(r: PipelineResult): CompareResult {
 }
 
 const meshJson = (m: Mesh) => ({
-  dp_replicate: m.dpReplicate, dp_shard: m.dpShard, tp: m.tp, ...(m.ep !== undefined ? { ep: m.ep } : {}),
+  dp_replicate: m.dpReplicate,
+  dp_shard: m.dpShard,
+  tp: m.tp,
+  ...(m.ep !== undefined ? { ep: m.ep } : {}),
 });
 
 export async function compareCommand(argv: readonly string[], io: Io): Promise<number> {
@@ -201,8 +204,7 @@ export async function compareCommand(argv: readonly string[], io: Io): Promise<n
     const mesh = meshJson(meshOfParallelism(cfg.ranks, cfg.parallelism));
     const flags = Object.fromEntries(backends.map((b) => [b, torchtitanFlags(b, cfg)]));
     io.out(JSON.stringify({ mesh, results: runs.map(resultOf), torchtitanFlags: flags }));
-  }
-  else printComparison(io, cfg, ac, runs);
+  } else printComparison(io, cfg, ac, runs);
   // traces last: the comparison is printed even when a trace cannot be written
   if (values.trace !== undefined && ok.length) {
     try {

@@ -229,7 +229,11 @@ export function configFromFlags(
 
 /** Knobs the config's compile mode never reads: refused by name with the reason, never taken silently. */
 function refuseInert(command: string, q: URLSearchParams, config: SimConfig, typed: ReadonlySet<string>): void {
-  const why = inertKnob((path) => q.has(path), config, (path) => flagOfPath(path, typed));
+  const why = inertKnob(
+    (path) => q.has(path),
+    config,
+    (path) => flagOfPath(path, typed),
+  );
   if (why !== undefined) throw new UsageError(`fsdp-sim ${command}: ${why}`);
 }
 

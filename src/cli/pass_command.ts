@@ -220,7 +220,6 @@ function passReport(before: PipelineResult, after: PipelineResult, log: ReturnTy
   };
 }
 
-
 /** The text report: before → after, the buckets, then per FX graph torch's own accounting. */
 function printPass(io: Io, backend: BackendName, out: ReturnType<typeof passReport>): void {
   io.out(`passes:        ${BACKEND_PASSES[backend].join(' → ')}`);
@@ -287,7 +286,9 @@ function torchAccounting(s: Schedule) {
   const graphs = s.passStats;
   if (graphs === undefined) return {};
   const reasons = s.reasons.map((r) => ({
-    collective: r.node.replace(/\.bw$/, ''), code: r.code, text: reasonText(r),
+    collective: r.node.replace(/\.bw$/, ''),
+    code: r.code,
+    text: reasonText(r),
   }));
   return {
     torchProfile: s.torchProfile,

@@ -46,13 +46,7 @@ function ranksOf(r: PipelineResult): number[] {
  * an earlier run left that would mix with these: rank files not written now, and the other form
  * (`.json` / `.json.gz`) of a merged file written now.
  */
-function traceFilesOf(
-  dir: string,
-  perRank: boolean,
-  runs: readonly PipelineResult[],
-  cfg: SimConfig,
-  gzip = false,
-) {
+function traceFilesOf(dir: string, perRank: boolean, runs: readonly PipelineResult[], cfg: SimConfig, gzip = false) {
   const ext = gzip ? '.trace.json.gz' : '.trace.json';
   const files: TraceFile[] = [];
   const stale: string[] = [];
@@ -72,7 +66,11 @@ function traceFilesOf(
       chunks: () => chromeTraceJson(exportChromeTrace(input, { ...opts, rank })),
     }));
     for (const f of mine) files.push(f);
-    for (const p of staleRankFiles(sub, mine.map((f) => f.path))) stale.push(p);
+    for (const p of staleRankFiles(
+      sub,
+      mine.map((f) => f.path),
+    ))
+      stale.push(p);
   }
   return { files, stale };
 }

@@ -66,7 +66,6 @@ export const SWEEP_USAGE = [
   'example: fsdp-sim sweep --model llama3-8b --ranks 8 --vary autobucketing.max_in_flight_gb=0.5,1,2,5,10',
 ].join('\n');
 
-
 /** A fixed-width table: the varied fields, then the figures of each backend's run. */
 function formatSweepTable(axes: readonly SweepAxis[], rows: readonly SweepRow[]): string {
   const head = [
@@ -163,7 +162,11 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<num
   const points = sweepPoints(cfg, axes); // every value checked, before anything runs
   // a varied knob the point's compile mode never reads gives identical rows: refused by name
   for (const p of points) {
-    const why = inertKnob((path) => axes.some((a) => a.path === path), p.config, (path) => `--vary ${path}`);
+    const why = inertKnob(
+      (path) => axes.some((a) => a.path === path),
+      p.config,
+      (path) => `--vary ${path}`,
+    );
     if (why !== undefined) throw new UsageError(`fsdp-sim sweep: point ${p.index}: ${why}`);
   }
   const seconds = sweepSeconds(points, backends);
@@ -173,7 +176,8 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<num
   if (values.json)
     io.out(
       JSON.stringify({ axes, rows: rows.map(wordedSweepRow) }, (_k, v) =>
-        typeof v === 'number' && Number.isNaN(v) ? null : v),
+        typeof v === 'number' && Number.isNaN(v) ? null : v,
+      ),
     );
   else if (values.csv) io.out(sweepCsv(axes, rows, mismatchText));
   else io.out(formatSweepTable(axes, rows));

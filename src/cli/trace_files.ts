@@ -268,7 +268,12 @@ export async function writeTraceFiles(
   const drop = new Set([...files.map((f) => f.path), ...stale].map((p) => join(target, rel(p))));
   await removedOnSignal(fresh, async () => {
     try {
-      await fillFresh(target, fresh, files.map((f) => ({ ...f, rel: rel(f.path) })), drop);
+      await fillFresh(
+        target,
+        fresh,
+        files.map((f) => ({ ...f, rel: rel(f.path) })),
+        drop,
+      );
     } catch (e) {
       rmSync(fresh, { recursive: true, force: true });
       throw e;

@@ -20,7 +20,8 @@ export function keptEventsBudget(env: Readonly<Record<string, string | undefined
   const max = text === undefined || text === '' ? MAX_KEPT_EVENTS : Number(text);
   if (!(Number.isInteger(max) && max > 0))
     throw new UsageError(`${KEPT_ENV} must be a whole number of events > 0, got '${text}'`);
-  const raise = `set ${KEPT_ENV} higher (it is ${max}; each kept event takes ~200 bytes of memory, so raise ` +
+  const raise =
+    `set ${KEPT_ENV} higher (it is ${max}; each kept event takes ~200 bytes of memory, so raise ` +
     `Node's heap with it: NODE_OPTIONS=--max-old-space-size=MiB), or give fewer files`;
   return keptBudget(max, raise);
 }

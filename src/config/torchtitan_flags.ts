@@ -119,8 +119,12 @@ function entryAt(version: TorchtitanVersion, backend: BackendName, k: FlagKnobs,
     fsdpAgRsOverlapOn({ fsdpAgRsOverlap: k.fsdpAgRsOverlap ?? false, compileMode: k.compileMode }, backend)
       ? '--compile.enable_fsdp_ag_rs_overlap'
       : '',
-    fsdpDenseRegionOverlapOn({ fsdpDenseRegionOverlap: k.fsdpDenseRegionOverlap ?? false, compileMode: k.compileMode },
-      backend) ? '--compile.enable_fsdp_dense_region_overlap' : '',
+    fsdpDenseRegionOverlapOn(
+      { fsdpDenseRegionOverlap: k.fsdpDenseRegionOverlap ?? false, compileMode: k.compileMode },
+      backend,
+    )
+      ? '--compile.enable_fsdp_dense_region_overlap'
+      : '',
   ];
   return { flags: withKnobs(flags.filter(Boolean).join(' '), k) };
 }

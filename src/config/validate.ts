@@ -55,10 +55,7 @@ export function validateConfig(
 ): Result<SimConfig, ConfigError> {
   if (!isPlainObject(partial)) {
     return err(
-      new ConfigError(
-        'config',
-        `config must be an object with keys [${TOP_KEYS.join(', ')}], got ${preview(partial)}`,
-      ),
+      new ConfigError('config', `config must be an object with keys [${TOP_KEYS.join(', ')}], got ${preview(partial)}`),
     );
   }
   for (const k of Object.keys(partial)) {

@@ -20,7 +20,11 @@ export function alignCostModels(models: readonly CostModel[], graph: StepGraph):
   const scratch = new Float64Array(models.length);
   // torch aligns the estimates of the graph's nodes up front; other nodes (a backend's new bucket
   // nodes) are aligned on first use, with the same rule
-  for (const node of graph.nodes) computeByName.set(node.name, medianOver(models, (m) => m.computeUs(node), scratch));
+  for (const node of graph.nodes)
+    computeByName.set(
+      node.name,
+      medianOver(models, (m) => m.computeUs(node), scratch),
+    );
   const collCache = new Map<string, number>();
   return {
     label: `median of ${models.length} ranks: ${models[0].label}`,

@@ -118,10 +118,10 @@ const OVERLAP_SLOWDOWN = 0.189;
 
 // GH100 (H100 and H200 SXM): MAMF 792.1 / 989 (H100), 821.0 / 989 (GH200); FA2 ~350 / ~300 TFLOPS
 const HOPPER_H100: AchievedEfficiency = {
-  gemm: 0.80,
+  gemm: 0.8,
   gemmHalfDim: 128,
   attentionFwd: 0.35,
-  attentionBwd: 0.30,
+  attentionBwd: 0.3,
   hbm: 0.8,
   overlapSlowdown: OVERLAP_SLOWDOWN,
 };
@@ -213,6 +213,6 @@ export function describeAchieved(hw: HardwarePreset): string {
     `${hw.name}: GEMM ${t(a.gemm, hw.bf16Flops)} large, half that at min dim ${a.gemmHalfDim}; ` +
     `flash attention fwd ${t(a.attentionFwd, hw.bf16Flops)}, bwd ${t(a.attentionBwd, hw.bf16Flops)}; ` +
     `memory-bound ${fixed((a.hbm * hw.hbmBytesPerS) / 1e12, 2)} TB/s (${formatPercent(a.hbm * 100, 0)}); launch ` +
-      `${hw.launchUs} µs`
+    `${hw.launchUs} µs`
   );
 }

@@ -70,7 +70,8 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
     const slow = s !== undefined && s.rank === rank ? s.factor : 1;
     models.push({
       ...(base.overlapSlowdown !== undefined ? { overlapSlowdown: base.overlapSlowdown } : {}),
-      label: `${base.label} ±${opts.jitterPct}% seed ${opts.seed} rank ` +
+      label:
+        `${base.label} ±${opts.jitterPct}% seed ${opts.seed} rank ` +
         `${rank}${slow !== 1 ? ` straggler×${slow}` : ''}`,
       computeUs: (node: GraphNode) => {
         const b = baseOfNode(node);
@@ -79,13 +80,13 @@ export function jitteredCostModels(base: CostModel, worldSize: number, opts: Jit
       collectiveUs: (kind: CollectiveKind, bytes: number, groupSize: number, dtype: DType, groupStride = 1) =>
         // the straggler is a slow GPU (throttled clocks), not a slow link: its collectives only get the noise
         base.collectiveUs(kind, bytes, groupSize, dtype, groupStride) *
-        (
-          1 + p * noiseUnit(
-            opts.seed,
-            rank,
-            `${kind}|${bytes}|${groupSize}|${dtype}${groupStride === 1 ? '' : `|${groupStride}`}`,
-          )
-        ),
+        (1 +
+          p *
+            noiseUnit(
+              opts.seed,
+              rank,
+              `${kind}|${bytes}|${groupSize}|${dtype}${groupStride === 1 ? '' : `|${groupStride}`}`,
+            )),
     });
   }
   return models;

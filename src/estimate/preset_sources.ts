@@ -4,7 +4,11 @@
 // only names them and their sources, so a preset and its citation are read from one place.
 
 import {
-  HARDWARE_PRESETS, hostLinkBytesPerS, kernelLaunchUs, type HardwareName, type HardwarePreset,
+  HARDWARE_PRESETS,
+  hostLinkBytesPerS,
+  kernelLaunchUs,
+  type HardwareName,
+  type HardwarePreset,
 } from './hardware';
 import type { NetworkPreset } from './network';
 import { formatPercent, gibText, fixed } from '../util';
@@ -25,8 +29,9 @@ const SRC = {
   flash: 'FlashAttention-2 (Dao 2023, arXiv 2307.08691) and FlashAttention-3 (arXiv 2407.08608) FA2 baselines',
   hbm: 'aten vectorized elementwise kernels ≈ 80 % of HBM peak (nvbandwidth / BabelStream: a copy reaches ~90 %)',
   launch: 'eager PyTorch: dispatcher + cudaLaunchKernel ≈ 4 µs per aten kernel',
-  graphLaunch: 'CUDA.jl docs, "Graphs": 80 kernels 260 µs one by one, 70 µs as one CUDA graph (0.875 µs each); '
-    + 'NVIDIA CUDA programming guide §4.2: launch set-up paid once, at instantiation',
+  graphLaunch:
+    'CUDA.jl docs, "Graphs": 80 kernels 260 µs one by one, 70 µs as one CUDA graph (0.875 µs each); ' +
+    'NVIDIA CUDA programming guide §4.2: launch set-up paid once, at instantiation',
   capacity: 'torch.cuda total_memory as torchtitan logs it ("CUDA capacity: …"; PR #165, PR #1881)',
   ncclIntra: 'nccl-tests all_gather_perf / reduce_scatter_perf on 8×H100 NVLink 4 (doc/PERFORMANCE.md busbw)',
   ncclInter: 'torchtitan benchmarks/llama3_h100_202412_torchtitan.md: 400 Gb/s RDMA per GPU; nccl-tests ≈ 90 % of it',
@@ -54,12 +59,20 @@ function peakSource(hw: HardwarePreset): string {
 }
 
 const row = (key: string, label: string, value: string, source: string): Assumption => ({
-  key, label, value, source,
+  key,
+  label,
+  value,
+  source,
 });
 
 /** The eager kernels attention nodes pay for (compute.ts attentionCompanions), on every preset. */
-const EAGER_ATTENTION = row('attn-eager', 'kernels around attention', 'RoPE on q and k, repeat_kv, the output copy: '
-  + 'memory-bound, a launch each; again in the backward, twice under selective AC', SRC.eagerAttention);
+const EAGER_ATTENTION = row(
+  'attn-eager',
+  'kernels around attention',
+  'RoPE on q and k, repeat_kv, the output copy: ' +
+    'memory-bound, a launch each; again in the backward, twice under selective AC',
+  SRC.eagerAttention,
+);
 
 /** One row per hardware constant the cost model uses, with its source. */
 export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
@@ -70,8 +83,12 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
     row('fp32-peak', 'fp32 peak (CUDA cores)', tflops(hw.fp32Flops), peaks),
     row('hbm-bw', 'HBM bandwidth', `${fixed(hw.hbmBytesPerS / 1e12, 2)} TB/s`, peaks),
     row('hbm', 'HBM capacity', hbmGiB, peaks === 'custom preset' ? peaks : SRC.capacity),
-    row('host-link', 'host link (CPU offload copies)', `${hostLinkBytesPerS(hw) / 1e9} GB/s each way`,
-      hw.hostLinkBytesPerS === undefined ? 'custom preset: PCIe Gen5 x16 assumed' : SRC.hostLink),
+    row(
+      'host-link',
+      'host link (CPU offload copies)',
+      `${hostLinkBytesPerS(hw) / 1e9} GB/s each way`,
+      hw.hostLinkBytesPerS === undefined ? 'custom preset: PCIe Gen5 x16 assumed' : SRC.hostLink,
+    ),
   ];
   const a = hw.achieved;
   if (a === undefined) {
@@ -97,8 +114,12 @@ const halfAt = (bytes: number | undefined) => (bytes === undefined ? '' : `, hal
 
 /** One row per network constant the collective model uses, with its source (`overridden`: the config's). */
 export function networkAssumptions(net: NetworkPreset, overridden = false): Assumption[] {
-  const nodes = row('gpus-per-node', 'GPUs per node', String(net.gpusPerNode),
-    'parallelism.gpus_per_node (a group spanning nodes runs on the inter-node link)');
+  const nodes = row(
+    'gpus-per-node',
+    'GPUs per node',
+    String(net.gpusPerNode),
+    'parallelism.gpus_per_node (a group spanning nodes runs on the inter-node link)',
+  );
   if (net.kind === 'nccl-analytical') {
     return [
       nodes,

@@ -42,14 +42,27 @@ function emitHeadBackward(c: ModelCtx, s: ForwardSaved): string {
 
   const dLogits = e.tensor('loss.bwd', [T, V], dt);
   e.node({
-    name: 'loss.bwd', kind: 'compute', op: 'cross_entropy_bwd', inputs: [s.logits, TARGETS], outputs: [dLogits],
-    flops: EW.cross_entropy_bwd * T * V, bytesMoved: ioBytes(e.tensors, [s.logits, TARGETS, dLogits]), attrs: { T, V },
+    name: 'loss.bwd',
+    kind: 'compute',
+    op: 'cross_entropy_bwd',
+    inputs: [s.logits, TARGETS],
+    outputs: [dLogits],
+    flops: EW.cross_entropy_bwd * T * V,
+    bytesMoved: ioBytes(e.tensors, [s.logits, TARGETS, dLogits]),
+    attrs: { T, V },
   });
   // output: logits = hf · Wᵀ
   weightGradMatmul(c, 'output.weight', dLogits, s.hfFull, V, D);
   const ow = backwardWeight(c, 'output.weight');
   const dHfFull = emitMatmul(e, {
-    name: 'output.bwd', a: dLogits, b: ow, M: T, N: D, K: V, dtype: dt, params: ['output.weight'],
+    name: 'output.bwd',
+    a: dLogits,
+    b: ow,
+    M: T,
+    N: D,
+    K: V,
+    dtype: dt,
+    params: ['output.weight'],
   });
   emitReduceScatter(c, param(c, 'output.weight'));
   const dHf = emitSeqReduceScatter(c, 'output.bwd', dHfFull);
@@ -113,7 +126,9 @@ function emitEmbeddingBackward(c: ModelCtx, dIn: string): void {
     inputs: [dx, TOKENS],
     outputs: [embGrad],
     params: ['tok_embeddings.weight'],
-    flops: EW.embedding_bwd * T * D, bytesMoved: ioBytes(e.tensors, [dx, TOKENS, embGrad]), attrs: { V, D, T },
+    flops: EW.embedding_bwd * T * D,
+    bytesMoved: ioBytes(e.tensors, [dx, TOKENS, embGrad]),
+    attrs: { V, D, T },
   });
   emitReduceScatter(c, param(c, 'tok_embeddings.weight'));
 }
@@ -217,8 +232,19 @@ function emitLayerBackward(
   // attention: h = x + wo(sdpa(wq(xn), wk(xn), wv(xn)))
   const dO = linearBwd(b, 'attention.wo', emitSeqGather(c, `${p}.attention.wo.bwd`, dh), s.o, D, H * hd);
   const [dq, dk, dv] = emitAttentionBwd(e, {
-    name: `${p}.attention.sdpa.bwd`, dO, q: s.q, k: s.k, v: s.v, o: s.o, lse: s.lse,
-    batch: c.batch, seq: c.seqLen, heads: H, kvHeads: KVH, headDim: hd, dtype: dt,
+    name: `${p}.attention.sdpa.bwd`,
+    dO,
+    q: s.q,
+    k: s.k,
+    v: s.v,
+    o: s.o,
+    lse: s.lse,
+    batch: c.batch,
+    seq: c.seqLen,
+    heads: H,
+    kvHeads: KVH,
+    headDim: hd,
+    dtype: dt,
     recomputesPrologue: c.activationCheckpointing === 'selective',
   });
   const dxq = linearBwd(b, 'attention.wq', dq, s.xnFull, H * hd, D);

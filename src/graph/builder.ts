@@ -23,7 +23,8 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
   const table = paramTable(r.args);
   const ep = epDegree(r.mesh);
   const sharded: ShardedParam[] = table.map((s) =>
-    s.expert ? shardParam(s, efsdpDegree(r.mesh), 1, ep) : shardParam(s, r.mesh.dpShard, r.mesh.tp));
+    s.expert ? shardParam(s, efsdpDegree(r.mesh), 1, ep) : shardParam(s, r.mesh.dpShard, r.mesh.tp),
+  );
   const plan = recomputePlan(r);
   const ctx: ModelCtx = {
     e,

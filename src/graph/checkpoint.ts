@@ -28,8 +28,15 @@ export const RECOMPUTE_SUFFIX = '.recompute';
 /** Weights of block i in forward order (the order the recompute reads them). */
 export function blockWeights(i: number): string[] {
   return [
-    'attention_norm', 'attention.wq', 'attention.wk', 'attention.wv', 'attention.wo',
-    'ffn_norm', 'feed_forward.w1', 'feed_forward.w3', 'feed_forward.w2',
+    'attention_norm',
+    'attention.wq',
+    'attention.wk',
+    'attention.wv',
+    'attention.wo',
+    'ffn_norm',
+    'feed_forward.w1',
+    'feed_forward.w3',
+    'feed_forward.w2',
   ].map((m) => `layers.${i}.${m}.weight`);
 }
 
@@ -76,7 +83,11 @@ function selectiveKeep(c: ModelCtx): ReadonlySet<SavedActivation> {
  * backward reads (recomputed, or saved ones for 'selective'). Marks the emitted nodes attrs.recompute.
  */
 export function emitBlockRecompute(
-  c: ModelCtx, i: number, fwd: LayerSaved, weights: ReadonlyMap<string, string>, mode: 'full' | 'selective' = 'full',
+  c: ModelCtx,
+  i: number,
+  fwd: LayerSaved,
+  weights: ReadonlyMap<string, string>,
+  mode: 'full' | 'selective' = 'full',
 ): LayerSaved {
   const from = c.e.nodes.length;
   const weight = (fqn: string): string => {
@@ -85,7 +96,9 @@ export function emitBlockRecompute(
     return w;
   };
   const saved = emitLayerForward(c, i, fwd.x, {
-    weight, suffix: RECOMPUTE_SUFFIX, partial: true,
+    weight,
+    suffix: RECOMPUTE_SUFFIX,
+    partial: true,
     ...(mode === 'selective' ? { saved: { from: fwd, keep: selectiveKeep(c) } } : {}),
   });
   markRecompute(c.e, from);

@@ -15,7 +15,12 @@ import {
 import { intIn } from '../util';
 import { epDegree, fsdpMesh, meshSize, type Mesh } from './mesh';
 import {
-  COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, type CompileMode, type MemoryPolicy, type ReshardPolicy,
+  COMPILE_MODES,
+  MEMORY_POLICIES,
+  RESHARD_POLICIES,
+  type CompileMode,
+  type MemoryPolicy,
+  type ReshardPolicy,
 } from './recompute_plan';
 import type { DType } from './types';
 
@@ -119,8 +124,23 @@ const STEP_CONFIG_DEFAULTS = {
 /** Float dtypes a parameter or a gradient may be communicated in. */
 const FLOAT_DTYPES: readonly DType[] = ['fp32', 'bf16', 'fp16'];
 const KEYS = [
-  'model', 'worldSize', 'batch', 'seqLen', 'paramDtype', 'reduceDtype', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay',
-  'activationCheckpointing', 'mesh', 'seqParallelGatherCopy', 'reshardAfterForward', 'compileMode', 'memoryPolicy',
+  'model',
+  'worldSize',
+  'batch',
+  'seqLen',
+  'paramDtype',
+  'reduceDtype',
+  'lr',
+  'beta1',
+  'beta2',
+  'eps',
+  'weightDecay',
+  'activationCheckpointing',
+  'mesh',
+  'seqParallelGatherCopy',
+  'reshardAfterForward',
+  'compileMode',
+  'memoryPolicy',
   'moeLoadImbalance',
 ];
 const MAX_WORLD_SIZE = 65536;
@@ -227,7 +247,8 @@ function checkMoe(args: ModelArgs, mesh: Mesh, ac: ActivationCheckpointing): voi
     );
   if (mesh.tp > 1)
     throw new ConfigError(
-      'mesh.tp', `mesh.tp must be 1 on an MoE model (TP of MoE blocks is not modelled), got ${mesh.tp}`,
+      'mesh.tp',
+      `mesh.tp must be 1 on an MoE model (TP of MoE blocks is not modelled), got ${mesh.tp}`,
     );
   if (ac === 'selective')
     throw new ConfigError(
@@ -271,7 +292,10 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
   const mesh = meshOf(c.mesh, worldSize);
   checkTpSplits(args, batch * seqLen, mesh.tp);
   const activationCheckpointing = enumOf(
-    'activationCheckpointing', AC_MODES, c.activationCheckpointing, STEP_CONFIG_DEFAULTS.activationCheckpointing,
+    'activationCheckpointing',
+    AC_MODES,
+    c.activationCheckpointing,
+    STEP_CONFIG_DEFAULTS.activationCheckpointing,
   );
   checkMoe(args, mesh, activationCheckpointing);
   const d = STEP_CONFIG_DEFAULTS;

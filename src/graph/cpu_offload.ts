@@ -92,8 +92,11 @@ export function applyCpuOffload(g: StepGraph, offloaded: readonly Offloaded[]): 
   // prefetch_reloads moves them in the order of their first backward readers, each just before its anchor
   for (const o of [...offloaded].sort((a, b) => anchors.firstBackwardRead(a) - anchors.firstBackwardRead(b))) {
     const ids = copyIds(o.tensor.id);
-    put(before, anchors.reload(o), copyNode(`${o.tensor.id}.reload`, 'h2d', [ids.hostReady], ids.reloaded,
-      'backward', o));
+    put(
+      before,
+      anchors.reload(o),
+      copyNode(`${o.tensor.id}.reload`, 'h2d', [ids.hostReady], ids.reloaded, 'backward', o),
+    );
   }
   const nodes: GraphNode[] = [];
   g.nodes.forEach((n, i) => {
@@ -110,21 +113,44 @@ function copyIds(id: string) {
 
 /** An ao copy: no FLOPs, its bytes over the host link (the runtime runs it as a plain copy). */
 function copyNode(
-  name: string, transfer: TransferDirection, inputs: string[], output: string, phase: 'forward' | 'backward',
+  name: string,
+  transfer: TransferDirection,
+  inputs: string[],
+  output: string,
+  phase: 'forward' | 'backward',
   o: Offloaded,
 ): GraphNode {
   const n = o.tensor.shape.reduce((a, b) => a * b, 1);
   return {
-    id: -1, name, kind: 'compute', op: 'copy', inputs, outputs: [output], flops: 0, bytesMoved: o.tensor.bytes,
-    matmulLike: false, phase, layer: o.layer, attrs: { n, transfer },
+    id: -1,
+    name,
+    kind: 'compute',
+    op: 'copy',
+    inputs,
+    outputs: [output],
+    flops: 0,
+    bytesMoved: o.tensor.bytes,
+    matmulLike: false,
+    phase,
+    layer: o.layer,
+    attrs: { n, transfer },
   };
 }
 
 /** ao.wait_tensor(host, keepalive=gpu): the compute stream waits for the D2H copy, then frees the HBM tensor. */
 function waitNode(o: Offloaded, ids: ReturnType<typeof copyIds>): GraphNode {
   return {
-    id: -1, name: `${o.tensor.id}.offload_wait`, kind: 'view', op: 'ao.wait_tensor', inputs: [ids.host, o.tensor.id],
-    outputs: [ids.hostReady], flops: 0, bytesMoved: 0, matmulLike: false, phase: 'forward', layer: o.layer,
+    id: -1,
+    name: `${o.tensor.id}.offload_wait`,
+    kind: 'view',
+    op: 'ao.wait_tensor',
+    inputs: [ids.host, o.tensor.id],
+    outputs: [ids.hostReady],
+    flops: 0,
+    bytesMoved: 0,
+    matmulLike: false,
+    phase: 'forward',
+    layer: o.layer,
   };
 }
 

@@ -27,8 +27,14 @@ export function emitMatmul(
   // B may be a padded gathered weight: only its first rows are read, so count the logical K·N.
   const bytes = e.tensors[o.a].bytes + tensorElems(o.K * o.N, e.tensors[o.b].dtype) + e.tensors[out].bytes;
   e.node({
-    name: o.name, kind: 'compute', op: 'matmul', inputs, outputs: [out],
-    flops: matmulFlops(o.M, o.N, o.K), bytesMoved: bytes, params: o.params,
+    name: o.name,
+    kind: 'compute',
+    op: 'matmul',
+    inputs,
+    outputs: [out],
+    flops: matmulFlops(o.M, o.N, o.K),
+    bytesMoved: bytes,
+    params: o.params,
     attrs: { M: o.M, N: o.N, K: o.K, transA: !!o.transA, transB: !!o.transB },
   });
   return out;
@@ -37,21 +43,29 @@ export function emitMatmul(
 const tensorElems = (n: number, dtype: DType): number => n * DTYPE_BYTES[dtype];
 
 /** y = rms_norm(x)·w → [y, rstd]. */
-export function emitRmsNorm(e: Emitter, o: Base & {
-  x: string;
-  w: string;
-  rows: number;
-  cols: number;
-  eps: number;
-  dtype: DType;
-}): [string, string] {
+export function emitRmsNorm(
+  e: Emitter,
+  o: Base & {
+    x: string;
+    w: string;
+    rows: number;
+    cols: number;
+    eps: number;
+    dtype: DType;
+  },
+): [string, string] {
   const y = e.tensor(o.name, [o.rows, o.cols], o.dtype);
   const rstd = e.tensor(`${o.name}.rstd`, [o.rows], 'fp32');
   e.node({
-    name: o.name, kind: 'compute', op: 'rms_norm', inputs: [o.x, o.w], outputs: [y, rstd],
+    name: o.name,
+    kind: 'compute',
+    op: 'rms_norm',
+    inputs: [o.x, o.w],
+    outputs: [y, rstd],
     flops: EW.rms_norm * o.rows * o.cols,
     bytesMoved: ioBytes(e.tensors, [o.x, y, rstd]) + tensorElems(o.cols, e.tensors[o.w].dtype),
-    params: o.params, attrs: { rows: o.rows, cols: o.cols, eps: o.eps },
+    params: o.params,
+    attrs: { rows: o.rows, cols: o.cols, eps: o.eps },
   });
   return [y, rstd];
 }
@@ -64,10 +78,15 @@ export function emitRmsNormBwd(
   const dx = e.tensor(o.name, [o.rows, o.cols], o.dtype);
   const dw = e.tensor(o.dw, [o.cols], o.dtype);
   e.node({
-    name: o.name, kind: 'compute', op: 'rms_norm_bwd', inputs: [o.dy, o.x, o.w, o.rstd], outputs: [dx, dw],
+    name: o.name,
+    kind: 'compute',
+    op: 'rms_norm_bwd',
+    inputs: [o.dy, o.x, o.w, o.rstd],
+    outputs: [dx, dw],
     flops: EW.rms_norm_bwd * o.rows * o.cols,
     bytesMoved: ioBytes(e.tensors, [o.dy, o.x, o.rstd, dx, dw]) + tensorElems(o.cols, e.tensors[o.w].dtype),
-    params: o.params, attrs: { rows: o.rows, cols: o.cols },
+    params: o.params,
+    attrs: { rows: o.rows, cols: o.cols },
   });
   return [dx, dw];
 }
@@ -89,17 +108,25 @@ const attnAttrs = (s: AttnShape) => ({
 });
 
 /** Causal attention → [o, lse]. */
-export function emitAttention(e: Emitter, o: Base & AttnShape & {
-  q: string;
-  k: string;
-  v: string;
-  dtype: DType;
-}): [string, string] {
+export function emitAttention(
+  e: Emitter,
+  o: Base &
+    AttnShape & {
+      q: string;
+      k: string;
+      v: string;
+      dtype: DType;
+    },
+): [string, string] {
   const T = o.batch * o.seq;
   const out = e.tensor(o.name, [T, o.heads * o.headDim], o.dtype);
   const lse = e.tensor(`${o.name}.lse`, [o.batch * o.heads * o.seq], 'fp32');
   e.node({
-    name: o.name, kind: 'compute', op: 'attention', inputs: [o.q, o.k, o.v], outputs: [out, lse],
+    name: o.name,
+    kind: 'compute',
+    op: 'attention',
+    inputs: [o.q, o.k, o.v],
+    outputs: [out, lse],
     flops: attentionFwdFlops(o.batch, o.heads, o.seq, o.headDim),
     bytesMoved: ioBytes(e.tensors, [o.q, o.k, o.v, out, lse]),
     attrs: attnAttrs(o),
@@ -110,11 +137,18 @@ export function emitAttention(e: Emitter, o: Base & AttnShape & {
 /** Attention backward → [dq, dk, dv]. */
 export function emitAttentionBwd(
   e: Emitter,
-  o: Base & AttnShape & {
-    dO: string; q: string; k: string; v: string; o: string; lse: string; dtype: DType;
-    /** The backward first recomputes the eager kernels before SDPA (selective AC; estimate/compute.ts). */
-    recomputesPrologue?: boolean;
-  },
+  o: Base &
+    AttnShape & {
+      dO: string;
+      q: string;
+      k: string;
+      v: string;
+      o: string;
+      lse: string;
+      dtype: DType;
+      /** The backward first recomputes the eager kernels before SDPA (selective AC; estimate/compute.ts). */
+      recomputesPrologue?: boolean;
+    },
 ): [string, string, string] {
   const T = o.batch * o.seq;
   const dq = e.tensor(`${o.name}.dq`, [T, o.heads * o.headDim], o.dtype);
@@ -122,7 +156,11 @@ export function emitAttentionBwd(
   const dv = e.tensor(`${o.name}.dv`, [T, o.kvHeads * o.headDim], o.dtype);
   const inputs = [o.dO, o.q, o.k, o.v, o.o, o.lse];
   e.node({
-    name: o.name, kind: 'compute', op: 'attention_bwd', inputs, outputs: [dq, dk, dv],
+    name: o.name,
+    kind: 'compute',
+    op: 'attention_bwd',
+    inputs,
+    outputs: [dq, dk, dv],
     flops: attentionBwdFlops(o.batch, o.heads, o.seq, o.headDim),
     bytesMoved: ioBytes(e.tensors, [...inputs, dq, dk, dv]),
     attrs: o.recomputesPrologue ? { ...attnAttrs(o), recomputesPrologue: true } : attnAttrs(o),
@@ -182,8 +220,14 @@ export function emitSwigluBwd(e: Emitter, o: Base & { dg: string; a: string; b: 
   const db = e.tensor(`${o.name}.db`, t.shape, t.dtype);
   const n = numel(t.shape);
   e.node({
-    name: o.name, kind: 'compute', op: 'swiglu_bwd', inputs: [o.dg, o.a, o.b], outputs: [da, db],
-    flops: EW.swiglu_bwd * n, bytesMoved: ioBytes(e.tensors, [o.dg, o.a, o.b, da, db]), attrs: { n },
+    name: o.name,
+    kind: 'compute',
+    op: 'swiglu_bwd',
+    inputs: [o.dg, o.a, o.b],
+    outputs: [da, db],
+    flops: EW.swiglu_bwd * n,
+    bytesMoved: ioBytes(e.tensors, [o.dg, o.a, o.b, da, db]),
+    attrs: { n },
   });
   return [da, db];
 }

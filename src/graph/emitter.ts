@@ -45,11 +45,16 @@ export class Emitter {
   }
 
   /** Registers a tensor and returns its id. */
-  tensor(id: string, shape: readonly number[], dtype: DType, extra?: {
-    persistent?: boolean;
-    aliasOf?: string;
-    bytes?: number;
-  }): string {
+  tensor(
+    id: string,
+    shape: readonly number[],
+    dtype: DType,
+    extra?: {
+      persistent?: boolean;
+      aliasOf?: string;
+      bytes?: number;
+    },
+  ): string {
     if (this.tensors[id] !== undefined) throw new GraphError(`tensor id '${id}' defined twice`);
     // fields assigned in a fixed order (the same as the spread form had): one shape per variant
     const bytes = extra?.bytes ?? tensorBytes(shape, dtype);

@@ -158,8 +158,14 @@ export function emitForward(c: ModelCtx): ForwardSaved {
   });
   e.tensor(LOSS, [1], 'fp32');
   e.node({
-    name: 'loss', kind: 'compute', op: 'cross_entropy', inputs: [logits, TARGETS], outputs: [LOSS],
-    flops: EW.cross_entropy * T * V, bytesMoved: ioBytes(e.tensors, [logits, TARGETS, LOSS]), attrs: { T, V },
+    name: 'loss',
+    kind: 'compute',
+    op: 'cross_entropy',
+    inputs: [logits, TARGETS],
+    outputs: [LOSS],
+    flops: EW.cross_entropy * T * V,
+    bytesMoved: ioBytes(e.tensors, [logits, TARGETS, LOSS]),
+    attrs: { T, V },
   });
   return { layers, tapes, hL, hf, hfFull, rstdF, logits };
 }
@@ -231,17 +237,17 @@ export function emitLayerForward(
   const [o, lse] = sv?.keep.has('o')
     ? [sv.from.o, sv.from.lse]
     : emitAttention(e, {
-      name: `${p}.attention.sdpa${sfx}`,
-      q,
-      k,
-      v,
-      batch: c.batch,
-      seq: c.seqLen,
-      heads: H,
-      kvHeads: KVH,
-      headDim: hd,
-      dtype: dt,
-    });
+        name: `${p}.attention.sdpa${sfx}`,
+        q,
+        k,
+        v,
+        batch: c.batch,
+        seq: c.seqLen,
+        heads: H,
+        kvHeads: KVH,
+        headDim: hd,
+        dtype: dt,
+      });
   const ao = kept('ao') ?? emitSeqReduceScatter(c, `${p}.attention.wo${sfx}`, linear('attention.wo', o, D, H * hd));
   const h = emitAdd(e, { name: `${p}.attention.residual${sfx}`, a: x, b: ao });
   const w2n = gather('ffn_norm');

@@ -139,10 +139,19 @@ export function emitCollective(
   const op = COLLECTIVE_OPS[s.kind];
   const cOut = e.tensor(s.name, s.outShape, s.dtype);
   e.node({
-    name: s.name, kind: s.kind, op, inputs: [s.input], outputs: [cOut], ...(s.params ? { params: s.params } : {}),
+    name: s.name,
+    kind: s.kind,
+    op,
+    inputs: [s.input],
+    outputs: [cOut],
+    ...(s.params ? { params: s.params } : {}),
     collective: {
-      kind: s.kind, ...groupFields(c, s.dim), dtype: s.dtype, ...(s.reduceOp ? { reduceOp: s.reduceOp } : {}),
-      inputBytes: e.tensors[s.input].bytes, outputBytes: e.tensors[cOut].bytes,
+      kind: s.kind,
+      ...groupFields(c, s.dim),
+      dtype: s.dtype,
+      ...(s.reduceOp ? { reduceOp: s.reduceOp } : {}),
+      inputBytes: e.tensors[s.input].bytes,
+      outputBytes: e.tensors[cOut].bytes,
     },
   });
   const w = e.tensor(s.out, s.outShape, s.dtype, { aliasOf: cOut });
@@ -180,17 +189,31 @@ export function emitGather(c: FsdpCtx, p: ShardedParam, tag: '' | 'bwd.'): strin
   const castName = `${fqn}.${tag}cast`;
   const castOut = e.tensor(castName, shardShape, paramDtype);
   e.node({
-    name: castName, kind: 'cast', op: 'cast', inputs: [shard], outputs: [castOut], params: [fqn],
-    flops: EW.cast * shardNumel, bytesMoved: ioBytes(e.tensors, [shard, castOut]),
+    name: castName,
+    kind: 'cast',
+    op: 'cast',
+    inputs: [shard],
+    outputs: [castOut],
+    params: [fqn],
+    flops: EW.cast * shardNumel,
+    bytesMoved: ioBytes(e.tensors, [shard, castOut]),
     attrs: { from: MASTER_DTYPE, to: paramDtype, n: shardNumel },
   });
   const agName = `${fqn}.${tag}all_gather`;
   const agOut = e.tensor(agName, [p.paddedRows, ...p.rest], paramDtype);
   e.node({
-    name: agName, kind: 'all_gather', op: 'all_gather_into_tensor', inputs: [castOut], outputs: [agOut], params: [fqn],
+    name: agName,
+    kind: 'all_gather',
+    op: 'all_gather_into_tensor',
+    inputs: [castOut],
+    outputs: [agOut],
+    params: [fqn],
     collective: {
-      kind: 'all_gather', ...groupFields(c, p.fsdpDim), dtype: paramDtype,
-      inputBytes: e.tensors[castOut].bytes, outputBytes: e.tensors[agOut].bytes,
+      kind: 'all_gather',
+      ...groupFields(c, p.fsdpDim),
+      dtype: paramDtype,
+      inputBytes: e.tensors[castOut].bytes,
+      outputBytes: e.tensors[agOut].bytes,
     },
     attrs: { rows: p.rows, shardRows: p.shardRows, paddedRows: p.paddedRows },
   });
@@ -226,8 +249,14 @@ export function emitReduceScatter(c: FsdpCtx, p: ShardedParam): string {
   const padRows = p.paddedRows - p.rows;
   const castOut = e.tensor(castName, [p.paddedRows, ...p.rest], reduceDtype);
   e.node({
-    name: castName, kind: 'cast', op: 'cast', inputs: [grad], outputs: [castOut], params: [fqn],
-    flops: EW.cast * p.numel, bytesMoved: ioBytes(e.tensors, [grad, castOut]),
+    name: castName,
+    kind: 'cast',
+    op: 'cast',
+    inputs: [grad],
+    outputs: [castOut],
+    params: [fqn],
+    flops: EW.cast * p.numel,
+    bytesMoved: ioBytes(e.tensors, [grad, castOut]),
     attrs: { from: e.tensors[grad].dtype, to: reduceDtype, n: p.numel, ...(padRows > 0 ? { padRows } : {}) },
   });
   const rsName = `${fqn}.reduce_scatter`;
@@ -240,8 +269,12 @@ export function emitReduceScatter(c: FsdpCtx, p: ShardedParam): string {
     outputs: [rsOut],
     params: [fqn],
     collective: {
-      kind: 'reduce_scatter', ...groupFields(c, p.fsdpDim), dtype: reduceDtype, reduceOp: 'avg',
-      inputBytes: e.tensors[castOut].bytes, outputBytes: e.tensors[rsOut].bytes,
+      kind: 'reduce_scatter',
+      ...groupFields(c, p.fsdpDim),
+      dtype: reduceDtype,
+      reduceOp: 'avg',
+      inputBytes: e.tensors[castOut].bytes,
+      outputBytes: e.tensors[rsOut].bytes,
     },
     attrs: { rows: p.rows, shardRows: p.shardRows, paddedRows: p.paddedRows },
   });
@@ -265,7 +298,10 @@ export function emitReduceScatter(c: FsdpCtx, p: ShardedParam): string {
     dim: 'dp_replicate',
     input: gradShard,
     outShape: [p.shardRows, ...p.rest],
-    dtype: reduceDtype, out: shardId, reduceOp: 'avg', params: [fqn],
+    dtype: reduceDtype,
+    out: shardId,
+    reduceOp: 'avg',
+    params: [fqn],
   });
 }
 
@@ -289,8 +325,14 @@ export function emitAdamw(c: FsdpCtx, p: ShardedParam, h: AdamwHyper): void {
   const inputs = [ids.shard, ids.gradShard, ids.m, ids.v];
   const outputs = [ids.shardNext, ids.mNext, ids.vNext];
   e.node({
-    name: `${p.spec.name}.adamw`, kind: 'compute', op: 'adamw', inputs, outputs, params: [p.spec.name],
-    flops: EW.adamw * n, bytesMoved: ioBytes(e.tensors, [...inputs, ...outputs]),
+    name: `${p.spec.name}.adamw`,
+    kind: 'compute',
+    op: 'adamw',
+    inputs,
+    outputs,
+    params: [p.spec.name],
+    flops: EW.adamw * n,
+    bytesMoved: ioBytes(e.tensors, [...inputs, ...outputs]),
     attrs: { n, lr: h.lr, beta1: h.beta1, beta2: h.beta2, eps: h.eps, weightDecay: h.weightDecay },
   });
 }

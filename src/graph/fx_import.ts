@@ -181,8 +181,7 @@ class Converter {
     const dims = fx.nonTensor ? [0] : shape;
     const id = this.e.tensor(this.irName(fx.name), dims, dtype, { persistent: /^primals_/.test(fx.name) });
     this.placeholders.push(id);
-    if ((dtype === 'i32' || dtype === 'i64') && this.tokensShape === undefined)
-      this.tokensShape = shape;
+    if ((dtype === 'i32' || dtype === 'i64') && this.tokensShape === undefined) this.tokensShape = shape;
     scope.set(fx.name, { tensors: [id], multi: false, input: true });
   }
 

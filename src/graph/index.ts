@@ -1,8 +1,17 @@
 // Public API of src/graph: the IR contract, the SimpleFSDP builder, verifier, ordering,
 // printing and the FX graph importer.
 export {
-  DTYPE_BYTES, collectiveCostBytes, isCollectiveKind, type DType, type TensorInfo, type CollectiveKind, type Phase,
-  type GraphNode, type ParamInfo, type GraphMeta, type StepGraph,
+  DTYPE_BYTES,
+  collectiveCostBytes,
+  isCollectiveKind,
+  type DType,
+  type TensorInfo,
+  type CollectiveKind,
+  type Phase,
+  type GraphNode,
+  type ParamInfo,
+  type GraphMeta,
+  type StepGraph,
 } from './types';
 export { paramTensorIds, TOKENS, TARGETS, LOSS, type ComputeOp, type MoeOp } from './ops';
 export { GraphError } from './graph_errors';
@@ -14,8 +23,14 @@ export {
 export { TRANSFER_STREAM, hbmBytes, hostTransferOf } from './cpu_offload';
 export { buildStepGraph } from './builder';
 export {
-  COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES, recomputePlan, reshardsAfterForward,
-  type CompileMode, type MemoryPolicy, type ReshardPolicy,
+  COMPILE_MODES,
+  MEMORY_POLICIES,
+  RESHARD_POLICIES,
+  recomputePlan,
+  reshardsAfterForward,
+  type CompileMode,
+  type MemoryPolicy,
+  type ReshardPolicy,
 } from './recompute_plan';
 export {
   collectivesByGroup,

@@ -44,15 +44,27 @@ function emitRouter(t: BlockTape, p: string, x: string): Routing {
   const ids = e.tensor(`${name}.ids`, [T, k], 'i32');
   const counts = e.tensor(`${name}.counts`, [E], 'i32');
   e.node({
-    name, kind: 'compute', op: 'router_topk', inputs: [logits], outputs: [scores, ids, counts],
-    flops: EW.router_topk * T * E, bytesMoved: ioBytes(e.tensors, [logits, scores, ids, counts]), attrs: { T, E, k },
+    name,
+    kind: 'compute',
+    op: 'router_topk',
+    inputs: [logits],
+    outputs: [scores, ids, counts],
+    flops: EW.router_topk * T * E,
+    bytesMoved: ioBytes(e.tensors, [logits, scores, ids, counts]),
+    attrs: { T, E, k },
   });
   t.record(() => {
     const dLogits = e.tensor(`${name}.bwd`, [T, E], e.tensors[logits].dtype);
     const inputs = [t.grad(scores), logits, ids];
     e.node({
-      name: `${name}.bwd`, kind: 'compute', op: 'router_topk_bwd', inputs, outputs: [dLogits],
-      flops: EW.router_topk * T * E, bytesMoved: ioBytes(e.tensors, [...inputs, dLogits]), attrs: { T, E, k },
+      name: `${name}.bwd`,
+      kind: 'compute',
+      op: 'router_topk_bwd',
+      inputs,
+      outputs: [dLogits],
+      flops: EW.router_topk * T * E,
+      bytesMoved: ioBytes(e.tensors, [...inputs, dLogits]),
+      attrs: { T, E, k },
     });
     t.accumulate(logits, dLogits, `${name}.bwd`);
   });
@@ -66,8 +78,13 @@ function permute(t: BlockTape, base: string, x: string, ids: string, rowsOut: nu
   const [rowsIn, D] = e.tensors[x].shape;
   const y = e.tensor(name, [rowsOut, D], e.tensors[x].dtype);
   e.node({
-    name, kind: 'compute', op: 'moe_permute', inputs: [x, ids], outputs: [y],
-    bytesMoved: ioBytes(e.tensors, [x, ids, y]), attrs: { rowsIn, rowsOut, D },
+    name,
+    kind: 'compute',
+    op: 'moe_permute',
+    inputs: [x, ids],
+    outputs: [y],
+    bytesMoved: ioBytes(e.tensors, [x, ids, y]),
+    attrs: { rowsIn, rowsOut, D },
   });
   return y;
 }
@@ -80,8 +97,13 @@ function scatterAdd(t: BlockTape, base: string, y: string, ids: string, rowsOut:
   const out = e.tensor(name, [rowsOut, D], e.tensors[y].dtype);
   const inputs = scores === undefined ? [y, ids] : [y, ids, scores];
   e.node({
-    name, kind: 'compute', op: 'moe_scatter_add', inputs, outputs: [out],
-    flops: (scores === undefined ? 1 : 2) * rowsIn * D, bytesMoved: ioBytes(e.tensors, [...inputs, out]),
+    name,
+    kind: 'compute',
+    op: 'moe_scatter_add',
+    inputs,
+    outputs: [out],
+    flops: (scores === undefined ? 1 : 2) * rowsIn * D,
+    bytesMoved: ioBytes(e.tensors, [...inputs, out]),
     attrs: { rowsIn, rowsOut, D, k: rowsIn / rowsOut },
   });
   return out;
@@ -92,7 +114,12 @@ function allToAll(t: BlockTape, base: string, x: string, rowsOut: number): strin
   const src = t.e.tensors[x];
   const name = t.name(base);
   return emitCollective(t.c, {
-    name, kind: 'all_to_all', dim: 'ep', input: x, outShape: [rowsOut, ...src.shape.slice(1)], dtype: src.dtype,
+    name,
+    kind: 'all_to_all',
+    dim: 'ep',
+    input: x,
+    outShape: [rowsOut, ...src.shape.slice(1)],
+    dtype: src.dtype,
     out: `${name}.out`,
   });
 }
@@ -140,8 +167,14 @@ function emitCombine(t: BlockTape, p: string, y: string, r: Routing, R: number):
     const dScores = e.tensor(`${name}.bwd.scores`, [T, k], 'fp32');
     const inputs = [t.grad(out), back, r.scores, r.ids];
     e.node({
-      name: `${name}.bwd`, kind: 'compute', op: 'moe_combine_bwd', inputs, outputs: [dBack, dScores],
-      flops: 3 * T * k * D, bytesMoved: ioBytes(e.tensors, [...inputs, dBack, dScores]), attrs: { T, D, k },
+      name: `${name}.bwd`,
+      kind: 'compute',
+      op: 'moe_combine_bwd',
+      inputs,
+      outputs: [dBack, dScores],
+      flops: 3 * T * k * D,
+      bytesMoved: ioBytes(e.tensors, [...inputs, dBack, dScores]),
+      attrs: { T, D, k },
     });
     t.accumulate(r.scores, dScores, `${name}.bwd`);
     if (ep === 1) return t.accumulate(y, dBack, `${name}.bwd`);
@@ -165,7 +198,12 @@ function groupedLinear(t: BlockTape, fqn: string, base: string, x: string, N: nu
     const shape = o.transA ? [groups, o.M, o.N] : [o.M, o.N];
     const out = e.tensor(o.name, shape, dt);
     e.node({
-      name: o.name, kind: 'compute', op: 'grouped_mm', inputs: [o.a, o.b], outputs: [out], params: [fqn],
+      name: o.name,
+      kind: 'compute',
+      op: 'grouped_mm',
+      inputs: [o.a, o.b],
+      outputs: [out],
+      params: [fqn],
       flops: matmulFlops(o.M, o.N, o.K), // the rows split over the groups: 2·R·N·K in all
       bytesMoved: ioBytes(e.tensors, [o.a, o.b, out]),
       attrs: { M: o.M, N: o.N, K: o.K, groups, transA: !!o.transA, transB: o.transB ?? !o.transA },

@@ -31,7 +31,12 @@ const mlaFlops = (s: MlaShape, bwd: boolean): number =>
   (bwd ? attentionBwdFlops : attentionFwdFlops)(s.batch, s.heads, s.seq, (s.qkHeadDim + s.vHeadDim) / 2);
 
 const mlaAttrs = (s: MlaShape) => ({
-  batch: s.batch, seq: s.seq, heads: s.heads, kvHeads: s.heads, headDim: s.qkHeadDim, vHeadDim: s.vHeadDim,
+  batch: s.batch,
+  seq: s.seq,
+  heads: s.heads,
+  kvHeads: s.heads,
+  headDim: s.qkHeadDim,
+  vHeadDim: s.vHeadDim,
 });
 
 /** SDPA of MLA: reads q, kv (k_nope | v per head) and kv_a (its k_pe columns) → [o, lse]. */
@@ -42,15 +47,27 @@ function mlaSdpa(t: BlockTape, base: string, q: string, kv: string, kva: string,
   const o = e.tensor(name, [T, s.heads * s.vHeadDim], e.tensors[q].dtype);
   const lse = e.tensor(`${name}.lse`, [s.batch * s.heads * s.seq], 'fp32');
   e.node({
-    name, kind: 'compute', op: 'attention', inputs: [q, kv, kva], outputs: [o, lse],
-    flops: mlaFlops(s, false), bytesMoved: ioBytes(e.tensors, [q, kv, kva, o, lse]), attrs: mlaAttrs(s),
+    name,
+    kind: 'compute',
+    op: 'attention',
+    inputs: [q, kv, kva],
+    outputs: [o, lse],
+    flops: mlaFlops(s, false),
+    bytesMoved: ioBytes(e.tensors, [q, kv, kva, o, lse]),
+    attrs: mlaAttrs(s),
   });
   t.record(() => {
     const grads = [q, kv, kva].map((id) => e.tensor(`${name}.bwd.d${id}`, e.tensors[id].shape, e.tensors[id].dtype));
     const inputs = [t.grad(o), q, kv, kva, o, lse];
     e.node({
-      name: `${name}.bwd`, kind: 'compute', op: 'attention_bwd', inputs, outputs: grads,
-      flops: mlaFlops(s, true), bytesMoved: ioBytes(e.tensors, [...inputs, ...grads]), attrs: mlaAttrs(s),
+      name: `${name}.bwd`,
+      kind: 'compute',
+      op: 'attention_bwd',
+      inputs,
+      outputs: grads,
+      flops: mlaFlops(s, true),
+      bytesMoved: ioBytes(e.tensors, [...inputs, ...grads]),
+      attrs: mlaAttrs(s),
     });
     [q, kv, kva].forEach((id, i) => t.accumulate(id, grads[i], `${name}.bwd.${i}`));
   });
@@ -68,8 +85,12 @@ function emitMla(t: BlockTape, p: string, xn: string, m: MlaArgs): string {
   const q =
     m.qLoraRank === 0
       ? lin('wq', xn, H * qk, D)
-      : lin('wq_b', tapeRmsNorm(t, w('q_norm'), `${p}.attention.q_norm`, lin('wq_a', xn, m.qLoraRank, D), m.qLoraRank),
-        H * qk, m.qLoraRank);
+      : lin(
+          'wq_b',
+          tapeRmsNorm(t, w('q_norm'), `${p}.attention.q_norm`, lin('wq_a', xn, m.qLoraRank, D), m.qLoraRank),
+          H * qk,
+          m.qLoraRank,
+        );
   const kva = lin('wkv_a', xn, m.kvLoraRank + m.qkRopeHeadDim, D);
   const latent = tapeRmsNorm(t, w('kv_norm'), `${p}.attention.kv_norm`, kva, m.kvLoraRank);
   const kv = lin('wkv_b', latent, H * (m.qkNopeHeadDim + m.vHeadDim), m.kvLoraRank);
@@ -126,4 +147,3 @@ export function emitTapeBlock(c: ModelCtx, i: number, x: string, recompute = fal
   if (recompute) markRecompute(c.e, from);
   return { out, tape: t };
 }
-

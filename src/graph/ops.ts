@@ -42,14 +42,36 @@ export type ComputeOp =
   | 'grouped_mm'; // in [A, B] → [C]; attrs {M: R, N, K, groups: E, transA, transB}
 
 export const COMPUTE_OPS: readonly ComputeOp[] = [
-  'embedding', 'embedding_bwd', 'matmul', 'rms_norm', 'rms_norm_bwd', 'swiglu', 'swiglu_bwd',
-  'attention', 'attention_bwd', 'add', 'copy', 'cross_entropy', 'cross_entropy_bwd', 'adamw',
-  'router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add', 'moe_combine_bwd', 'grouped_mm',
+  'embedding',
+  'embedding_bwd',
+  'matmul',
+  'rms_norm',
+  'rms_norm_bwd',
+  'swiglu',
+  'swiglu_bwd',
+  'attention',
+  'attention_bwd',
+  'add',
+  'copy',
+  'cross_entropy',
+  'cross_entropy_bwd',
+  'adamw',
+  'router_topk',
+  'router_topk_bwd',
+  'moe_permute',
+  'moe_scatter_add',
+  'moe_combine_bwd',
+  'grouped_mm',
 ];
 
 /** The MoE ops: live training runs them on the host, outside the kernel backends (runtime/exec/moe_exec.ts). */
 export const MOE_OPS = [
-  'router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add', 'moe_combine_bwd', 'grouped_mm',
+  'router_topk',
+  'router_topk_bwd',
+  'moe_permute',
+  'moe_scatter_add',
+  'moe_combine_bwd',
+  'grouped_mm',
 ] as const satisfies readonly ComputeOp[];
 export type MoeOp = (typeof MOE_OPS)[number];
 

@@ -21,14 +21,17 @@ function nodeToString(n: GraphNode): string {
   if (n.layer !== undefined) extra.push(`layer ${n.layer}`);
   if (n.flops > 0 && n.matmulLike) extra.push(`${(n.flops / 1e9).toPrecision(3)} GFLOP`);
   if (n.estMs !== undefined) extra.push(`est ${n.estMs.toPrecision(3)} ms`);
-  return `%${n.id} ${n.name} = ${what}(${n.inputs.join(', ')})${outs && outs !== n.name ? ` -> ${outs}` : ''}  # ` +
-    `${extra.join(', ')}`;
+  return (
+    `%${n.id} ${n.name} = ${what}(${n.inputs.join(', ')})${outs && outs !== n.name ? ` -> ${outs}` : ''}  # ` +
+    `${extra.join(', ')}`
+  );
 }
 
 /** The whole graph, one line per node, after a header with its meta. */
 export function graphToString(g: StepGraph): string {
   const m = g.meta;
-  const head = `# step graph ${m.model}: world ${m.worldSize}, batch ${m.batch}×${m.seqLen}, param ${m.paramDtype}, ` +
+  const head =
+    `# step graph ${m.model}: world ${m.worldSize}, batch ${m.batch}×${m.seqLen}, param ${m.paramDtype}, ` +
     `reduce ${m.reduceDtype}, ${g.nodes.length} nodes`;
   return [head, ...g.nodes.map(nodeToString)].join('\n');
 }

@@ -69,12 +69,18 @@ export function recomputePlan(k: RecomputeKnobs): RecomputePlan {
   if (k.compileMode === 'jit') {
     const ac = k.activationCheckpointing;
     return {
-      activationCheckpointing: ac, savePolicy: 'eager', regatherBlocks: reshard, regatherOutside: reshard, joint: false,
+      activationCheckpointing: ac,
+      savePolicy: 'eager',
+      regatherBlocks: reshard,
+      regatherOutside: reshard,
+      joint: false,
       cpuOffload: false,
     };
   }
   const sac: PolicyPlan = {
-    activationCheckpointing: 'selective', savePolicy: 'graph_default', regatherBlocks: reshard,
+    activationCheckpointing: 'selective',
+    savePolicy: 'graph_default',
+    regatherBlocks: reshard,
   };
   const byPolicy: Record<MemoryPolicy, PolicyPlan> = {
     default: sac,

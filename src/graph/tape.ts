@@ -20,7 +20,10 @@ export class BlockTape {
   /** Recompute mode: the backward's gathered weights by FQN (gathered on first use). */
   private readonly regathered: Map<string, string> | undefined;
 
-  constructor(readonly c: ModelCtx, recompute = false) {
+  constructor(
+    readonly c: ModelCtx,
+    recompute = false,
+  ) {
     this.regathered = recompute ? new Map() : undefined;
   }
 

@@ -16,7 +16,15 @@ export type ModelName =
   | 'dsv3-671b';
 
 export const MODEL_NAMES: readonly ModelName[] = [
-  'tiny', 'small', 'llama3-8b', 'llama3-70b', 'llama3-405b', 'moe-tiny', 'dsv3-debug', 'dsv3-16b', 'dsv3-671b',
+  'tiny',
+  'small',
+  'llama3-8b',
+  'llama3-70b',
+  'llama3-405b',
+  'moe-tiny',
+  'dsv3-debug',
+  'dsv3-16b',
+  'dsv3-671b',
 ];
 
 /** Mixture of experts (torchtitan models/common/moe.py `MoE`: token-choice top-k router, grouped experts). */
@@ -75,5 +83,4 @@ export interface ModelArgs {
 export const headDim = (a: ModelArgs): number => a.dim / a.nHeads;
 
 /** Whether block `layer` routes its tokens to experts (an MoE model past its dense first layers). */
-export const isMoeLayer = (a: ModelArgs, layer: number): boolean =>
-  a.moe !== undefined && layer >= a.moe.nDenseLayers;
+export const isMoeLayer = (a: ModelArgs, layer: number): boolean => a.moe !== undefined && layer >= a.moe.nDenseLayers;

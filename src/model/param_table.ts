@@ -46,10 +46,10 @@ function mlaParams(a: ModelArgs, m: MlaArgs): Rows {
     m.qLoraRank === 0
       ? [['attention.wq.weight', [qk, a.dim]]]
       : [
-        ['attention.wq_a.weight', [m.qLoraRank, a.dim]],
-        ['attention.q_norm.weight', [m.qLoraRank]],
-        ['attention.wq_b.weight', [qk, m.qLoraRank]],
-      ];
+          ['attention.wq_a.weight', [m.qLoraRank, a.dim]],
+          ['attention.q_norm.weight', [m.qLoraRank]],
+          ['attention.wq_b.weight', [qk, m.qLoraRank]],
+        ];
   return [
     ...q,
     ['attention.wkv_a.weight', [m.kvLoraRank + m.qkRopeHeadDim, a.dim]],

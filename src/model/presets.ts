@@ -103,7 +103,13 @@ export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
   // torchtitan deepseek_v3 '16B' (DeepSeek-MoE 16B shapes; 4 · 4096 tokens per rank)
   'dsv3-16b': dsv3(
     {
-      dim: 2048, nLayers: 27, nHeads: 16, vocabSize: 102400, ffnDim: 10944, seqLen: 4096, batch: 4,
+      dim: 2048,
+      nLayers: 27,
+      nHeads: 16,
+      vocabSize: 102400,
+      ffnDim: 10944,
+      seqLen: 4096,
+      batch: 4,
       mla: MLA_NO_Q_LORA,
     },
     { numExperts: 64, topK: 6, moeFfnDim: 1408, numSharedExperts: 2, nDenseLayers: 1 },
@@ -111,7 +117,13 @@ export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
   // torchtitan deepseek_v3 '671B' (sigmoid router, 8 groups of which 4 limited: routing cost only)
   'dsv3-671b': dsv3(
     {
-      dim: 7168, nLayers: 61, nHeads: 128, vocabSize: 129280, ffnDim: 18432, seqLen: 4096, batch: 4,
+      dim: 7168,
+      nLayers: 61,
+      nHeads: 128,
+      vocabSize: 129280,
+      ffnDim: 18432,
+      seqLen: 4096,
+      batch: 4,
       mla: { ...MLA_NO_Q_LORA, qLoraRank: 1536 },
     },
     { numExperts: 256, topK: 8, moeFfnDim: 2048, numSharedExperts: 1, nDenseLayers: 3 },
@@ -160,7 +172,11 @@ const MLA_FIELDS = ['qLoraRank', 'kvLoraRank', 'qkNopeHeadDim', 'qkRopeHeadDim',
 
 /** An object of integer fields, each in [lo, hi(key)]; unknown keys are an error. */
 function intRecord<K extends string>(
-  field: string, x: unknown, keys: readonly K[], lo: (k: K) => number, hi: number,
+  field: string,
+  x: unknown,
+  keys: readonly K[],
+  lo: (k: K) => number,
+  hi: number,
 ): Record<K, number> {
   if (typeof x !== 'object' || x === null || Array.isArray(x))
     throw new ConfigError(field, `${field} must be an object with keys [${keys.join(', ')}], got ${JSON.stringify(x)}`);
@@ -182,7 +198,8 @@ function validateMoe(field: string, x: unknown, nLayers: number): MoeArgs {
     throw new ConfigError(`${field}.topK`, `${field}.topK must be ≤ numExperts (${m.numExperts}), got ${m.topK}`);
   if (m.nDenseLayers > nLayers)
     throw new ConfigError(
-      `${field}.nDenseLayers`, `${field}.nDenseLayers must be ≤ nLayers (${nLayers}), got ${m.nDenseLayers}`,
+      `${field}.nDenseLayers`,
+      `${field}.nDenseLayers must be ≤ nLayers (${nLayers}), got ${m.nDenseLayers}`,
     );
   return m;
 }

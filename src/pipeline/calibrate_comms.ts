@@ -91,8 +91,7 @@ export function commInfoOf(args: Args | undefined, opName?: string): CommInfo {
   if (!args) return opName?.startsWith('nccl:') ? { op: opName.slice(5) } : {};
   const fromDims = opName?.startsWith('nccl:') ? inputElements(args['Input Dims'], args['Input type']) : {};
   const own = args.fsdp_sim;
-  const ringBytes =
-    typeof own === 'object' && own !== null ? num((own as Record<string, unknown>).bytes) : undefined;
+  const ringBytes = typeof own === 'object' && own !== null ? num((own as Record<string, unknown>).bytes) : undefined;
   const info: { -readonly [K in keyof CommInfo]: CommInfo[K] } = {};
   const bad = badCount(args);
   if (bad !== undefined) info.bad = bad;

@@ -7,18 +7,16 @@
 
 import { ImportError, err, ok, type Result } from '../errors';
 import {
-  htaCategory, checkOneRun, runIdentity, type RunIdentity, MAX_RANK, fileRank, DROPPED, type Keep,
+  htaCategory,
+  checkOneRun,
+  runIdentity,
+  type RunIdentity,
+  MAX_RANK,
+  fileRank,
+  DROPPED,
+  type Keep,
 } from '../trace';
-import {
-  fail,
-  isObject,
-  type Json,
-  MAX_TRACE_US,
-  readInt,
-  readSpan,
-  readString,
-  readTs,
-} from '../trace';
+import { fail, isObject, type Json, MAX_TRACE_US, readInt, readSpan, readString, readTs } from '../trace';
 import { type OpClass, opClassOfKernel, opClassOfOp } from './calibrate_classes';
 import { type LeftOutReason, reasonKey } from './calibrate_reasons';
 import {
@@ -156,7 +154,8 @@ export const calibrateKeep: Keep = (e, intern) => {
   if (args === undefined) return out;
   const comm =
     typeof name === 'string' &&
-    (name === 'record_param_comms' || name.startsWith('nccl:') ||
+    (name === 'record_param_comms' ||
+      name.startsWith('nccl:') ||
       (isKernelCat(e.cat) && kernelClass(name) === 'communication'));
   out.args = isObject(args) && !comm ? pick(args, ['correlation', 'fsdp_sim']) : args;
   return out;
@@ -165,8 +164,14 @@ export const calibrateKeep: Keep = (e, intern) => {
 /** One pass over a file's events: comm CPU ops and launches per thread, comm kernels, compute time. */
 function scan(evs: readonly unknown[], fw: string, classUs: Record<OpClass, number>): Scan {
   const s: Scan = {
-    ops: new Map(), launches: new Map(), comm: [], flowEnds: new Map(),
-    gpuPids: new Map(), steps: 0, stepPids: new Set(), kernels: 0,
+    ops: new Map(),
+    launches: new Map(),
+    comm: [],
+    flowEnds: new Map(),
+    gpuPids: new Map(),
+    steps: 0,
+    stepPids: new Set(),
+    kernels: 0,
   };
   const classes = new Map<string, OpClass | 'communication' | null>(); // few names repeat: classify each once
   const flowStarts = new Map<number, { key: string; ts: number }>();
@@ -309,7 +314,10 @@ export class TraceSampleReader {
       checkDistinct(reads);
       const ranks: { where: string; rank: number }[] = [];
       for (const r of reads) for (const rank of r.ranks) ranks.push({ where: r.identity.where, rank });
-      checkOneRun(reads.map((r) => r.identity), ranks);
+      checkOneRun(
+        reads.map((r) => r.identity),
+        ranks,
+      );
       const collectives: RawCollective[] = [];
       for (const r of reads) for (const c of r.collectives) collectives.push(c);
       const worldSize = reads.find((r) => r.identity.worldSize !== undefined)?.identity.worldSize;

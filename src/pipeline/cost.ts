@@ -45,8 +45,7 @@ export function networkFor(cfg: SimConfig): NetworkPreset {
   const a = cfg.latencyUs ?? undefined;
   return {
     ...base,
-    name:
-      cfg.network + (bw !== undefined ? ` ${cfg.bandwidthGBps} GB/s` : '') + (a !== undefined ? ` α ${a} µs` : ''),
+    name: cfg.network + (bw !== undefined ? ` ${cfg.bandwidthGBps} GB/s` : '') + (a !== undefined ? ` α ${a} µs` : ''),
     betaIntraBytesPerS: bw ?? base.betaIntraBytesPerS,
     betaInterBytesPerS: bw ?? base.betaInterBytesPerS,
     alphaIntraUs: a ?? base.alphaIntraUs,

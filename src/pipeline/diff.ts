@@ -88,9 +88,8 @@ export const diffInputOf = (r: PipelineResult): DiffInput => ({
  * How two graphs' collectives are matched: what they move, not what they are called; one that moves
  * no parameter (an MoE all-to-all: several per block, alike but for their names) by its name.
  */
-export const matchKey = (
-  n: Pick<GraphNode, 'name' | 'params' | 'phase'> & { collective?: { kind: string } },
-): string => `${n.collective?.kind}|${n.phase}|${n.params?.length ? [...n.params].sort().join('+') : `@${n.name}`}`;
+export const matchKey = (n: Pick<GraphNode, 'name' | 'params' | 'phase'> & { collective?: { kind: string } }): string =>
+  `${n.collective?.kind}|${n.phase}|${n.params?.length ? [...n.params].sort().join('+') : `@${n.name}`}`;
 
 const LAYER = /(?:^|\.)layers\.(\d+)\./;
 

@@ -19,7 +19,8 @@ const keepModuleUrls: Plugin = {
   setup(build) {
     build.onLoad({ filter: /\.ts$/ }, (args) => ({
       contents: readFileSync(args.path, 'utf8').replaceAll(
-        'import.meta.url', JSON.stringify(pathToFileURL(args.path).href),
+        'import.meta.url',
+        JSON.stringify(pathToFileURL(args.path).href),
       ),
       loader: 'ts',
     }));
@@ -28,8 +29,15 @@ const keepModuleUrls: Plugin = {
 
 async function bundle(entry: URL): Promise<URL> {
   const built = await build({
-    entryPoints: [fileURLToPath(entry)], bundle: true, platform: 'node', format: 'esm', target: 'node20',
-    packages: 'external', write: false, logLevel: 'silent', plugins: [keepModuleUrls],
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    write: false,
+    logLevel: 'silent',
+    plugins: [keepModuleUrls],
   });
   const out = built.outputFiles[0].contents;
   // named by content: concurrent processes write the same file, and a stale one is never reused

@@ -16,8 +16,13 @@ import { meshGroup } from '../graph';
 import type { PhaseInterval, StepPhases } from './exec';
 import type { GroupCommInit, RankInitMessage, RankMessage, RankStartMessage } from './rank';
 import {
-  DEFAULT_COMM_TIMEOUT_MS, measuredEvents, planTraining, presetEvents,
-  type TrainingOptions, type TrainingPlan, type TrainingResult,
+  DEFAULT_COMM_TIMEOUT_MS,
+  measuredEvents,
+  planTraining,
+  presetEvents,
+  type TrainingOptions,
+  type TrainingPlan,
+  type TrainingResult,
 } from './training_plan';
 import { advanceStartup, initialStartup, type ResolvedKernels, type RankStartup, type StartupEvent } from './startup';
 import { wallEvents } from './wall_events';
@@ -33,7 +38,11 @@ export type SpawnRank = (rank: number) => RankPort;
 
 /** A rank's failure, re-thrown on the coordinator with the rank in `rank` and in the message. */
 export class RankError extends FsdpSimError {
-  constructor(readonly rank: number, code: string, message: string) {
+  constructor(
+    readonly rank: number,
+    code: string,
+    message: string,
+  ) {
     super(code, message);
   }
 }
@@ -70,7 +79,10 @@ function hashParams(plan: TrainingPlan, shardsByRank: readonly (readonly Float32
     const dim = isEpSplit(mesh, p) ? 'ep' : 'tp';
     const slices = Array.from({ length: meshGroup(mesh, dim).size }, (_, t) => {
       const members = replica0.filter((r) => meshIndex(mesh, dim, r) === t); // FSDP order: rank order
-      return unshard(members.map((r) => shardsByRank[r][i]), meshLocalParam(mesh, p));
+      return unshard(
+        members.map((r) => shardsByRank[r][i]),
+        meshLocalParam(mesh, p),
+      );
     });
     return dim === 'ep' ? concatSlices(slices) : tpAssemble(slices, p);
   });
@@ -89,7 +101,8 @@ function prepareRun(opts: TrainingOptions, cores: number | undefined): PreparedR
   const plan = planTraining(opts);
   const spinUs = fixedSpinUs(opts.ranks, cores);
   const comms = createMeshComms(plan.schedule.graph, {
-    timeoutMs: opts.commTimeoutMs ?? DEFAULT_COMM_TIMEOUT_MS, algorithm: opts.collective,
+    timeoutMs: opts.commTimeoutMs ?? DEFAULT_COMM_TIMEOUT_MS,
+    algorithm: opts.collective,
     ...(spinUs !== undefined ? { spinUs } : {}),
   });
   const events = opts.timing === 'measured' ? [] : presetEvents(plan, opts.ranks);
@@ -100,9 +113,7 @@ function prepareRun(opts: TrainingOptions, cores: number | undefined): PreparedR
  * Run live training with ranks from `spawn`. `cores`: the cores the rank threads have to themselves
  * (it sets how long a waiting rank spins: comm/sync.ts fixedSpinUs); undefined: adaptive spins.
  */
-export function runTrainingWith(
-  spawn: SpawnRank, opts: TrainingOptions, cores?: number,
-): Promise<TrainingResult> {
+export function runTrainingWith(spawn: SpawnRank, opts: TrainingOptions, cores?: number): Promise<TrainingResult> {
   let prepared: PreparedRun;
   try {
     prepared = prepareRun(opts, cores);
@@ -170,14 +181,23 @@ class TrainingRun {
       for (let rank = 0; rank < n; rank++) {
         const port = spawn(rank);
         this.ports.push(port);
-        port.listen((m) => this.onMessage(rank, m), (e) => this.rankFailed(rank, e.name, undefined, e.message));
+        port.listen(
+          (m) => this.onMessage(rank, m),
+          (e) => this.rankFailed(rank, e.name, undefined, e.message),
+        );
         port.post({
           type: 'init',
           comms: this.comms[rank],
           schedule: plan.schedule,
           kernels: opts.kernels,
           run: {
-            rank, worldSize: n, steps: opts.steps, seed: opts.seed, data: plan.data, lr: plan.lr, measure,
+            rank,
+            worldSize: n,
+            steps: opts.steps,
+            seed: opts.seed,
+            data: plan.data,
+            lr: plan.lr,
+            measure,
             ...(opts.injectFault ? { injectFault: opts.injectFault } : {}),
           },
         });
@@ -221,7 +241,9 @@ class TrainingRun {
     const elapsedMs = performanceNow() - this.spawnedAt;
     try {
       this.opts.onStartup?.({
-        ranks: this.startup, elapsedMs, ...(this.kernels !== undefined ? { kernels: this.kernels } : {}),
+        ranks: this.startup,
+        elapsedMs,
+        ...(this.kernels !== undefined ? { kernels: this.kernels } : {}),
       });
     } catch (err) {
       this.fail(err instanceof Error ? err : new Error(String(err)));

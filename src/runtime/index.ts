@@ -4,12 +4,20 @@
 // Every run reports where each step went (phases, per rank and step; exec/phases.ts).
 export { runTraining } from './coordinator';
 export {
-  DEFAULT_GLOBAL_BATCH, LIVE_DEFAULT_LR, MAX_LIVE_RANKS, defaultGlobalBatch, liveMesh, planTraining,
-  type RankCount, type TimingMode, type TrainingOptions,
+  DEFAULT_GLOBAL_BATCH,
+  LIVE_DEFAULT_LR,
+  MAX_LIVE_RANKS,
+  defaultGlobalBatch,
+  liveMesh,
+  planTraining,
+  type RankCount,
+  type TimingMode,
+  type TrainingOptions,
 } from './training_plan';
 export { LIVE_MODELS, MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
 export type {
-  KernelChoice, LiveModel,
+  KernelChoice,
+  LiveModel,
 } from './live_options';
 export { formatPhases, phaseReport } from './exec';
 export { RANK_STAGES, startupCounts } from './startup';

@@ -16,7 +16,10 @@ import type { GroupCommInit } from './rank';
 function liveGroups(graph: StepGraph): string[] {
   const mesh = meshOfGraph(graph.meta);
   const dp = meshGroup(mesh, 'dp_shard').group;
-  const sized = liveDims(mesh).map((d) => meshGroup(mesh, d)).filter((g) => g.size > 1).map((g) => g.group);
+  const sized = liveDims(mesh)
+    .map((d) => meshGroup(mesh, d))
+    .filter((g) => g.size > 1)
+    .map((g) => g.group);
   return [...new Set(isOneDim(mesh) ? [dp, ...sized] : sized)];
 }
 
@@ -31,10 +34,14 @@ export function maxElemsByGroup(graph: StepGraph): Map<string, number> {
   for (const node of graph.nodes) {
     const c = node.collective;
     if (c !== undefined && node.kind !== 'wait') {
-      const elems = node.kind === 'all_gather' ? sum(node.inputs)
-        : node.kind === 'reduce_scatter' ? sum(node.outputs)
-          : node.kind === 'all_to_all' ? allToAllElems(graph, node)
-            : Math.ceil(sum(node.inputs) / c.groupSize);
+      const elems =
+        node.kind === 'all_gather'
+          ? sum(node.inputs)
+          : node.kind === 'reduce_scatter'
+            ? sum(node.outputs)
+            : node.kind === 'all_to_all'
+              ? allToAllElems(graph, node)
+              : Math.ceil(sum(node.inputs) / c.groupSize);
       out.set(c.group, Math.max(out.get(c.group) ?? 1, elems));
     }
     const tp = out.get('tp');
@@ -65,7 +72,8 @@ export function createMeshComms(
       const g = meshGroupInstance(mesh, group, rank);
       if (g.localRank !== 0) continue; // each instance is built once, by its first member
       const init = createCommInit(g.members.length, maxElems, {
-        ...opts, ...(isOneDim(mesh) && (mesh.ep ?? 1) === 1 ? {} : { group: { name: group, ranks: g.members } }),
+        ...opts,
+        ...(isOneDim(mesh) && (mesh.ep ?? 1) === 1 ? {} : { group: { name: group, ranks: g.members } }),
       });
       g.members.forEach((member, localRank) => perRank[member].push({ group, init, localRank }));
     }

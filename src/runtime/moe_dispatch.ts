@@ -32,7 +32,12 @@ function rowsPerRank(counts: ArrayLike<number>, ranks: number, local: number): n
 
 /** Sorts this rank's picks ([T, k] global expert ids) and exchanges the counts (one small all-to-all). */
 export function planDispatch(
-  comm: MoeComm, experts: Int32Array, tokens: number, topK: number, numExperts: number, label: string,
+  comm: MoeComm,
+  experts: Int32Array,
+  tokens: number,
+  topK: number,
+  numExperts: number,
+  label: string,
 ): DispatchPlan {
   const order = expertOrder(experts, tokens, topK, numExperts);
   return dispatchPlanOf(order, exchangeCounts(comm, order.counts, label), comm.worldSize);
@@ -69,7 +74,11 @@ export function dispatchPlanOf(order: ExpertOrder, recvCounts: Int32Array, ranks
  * expert-ordered rows out, source-major rows in), 'combine' back the other way.
  */
 export function exchangeRows(
-  comm: MoeComm, plan: DispatchPlan, rows: Float32Array, cols: number, direction: 'dispatch' | 'combine',
+  comm: MoeComm,
+  plan: DispatchPlan,
+  rows: Float32Array,
+  cols: number,
+  direction: 'dispatch' | 'combine',
   label: string,
 ): Float32Array {
   const [send, recv] = direction === 'dispatch' ? [plan.sendRows, plan.recvRows] : [plan.recvRows, plan.sendRows];

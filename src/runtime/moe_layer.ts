@@ -9,8 +9,17 @@
 
 import { ConfigError } from '../errors';
 import {
-  combineRows, combineRowsBwd, gatherRows, groupedMatmul, groupedMatmulBwdW, groupedMatmulBwdX, matmul, moeRouter,
-  moeRouterBwd, swiglu, swigluBwd,
+  combineRows,
+  combineRowsBwd,
+  gatherRows,
+  groupedMatmul,
+  groupedMatmulBwdW,
+  groupedMatmulBwdX,
+  matmul,
+  moeRouter,
+  moeRouterBwd,
+  swiglu,
+  swigluBwd,
 } from './cpu';
 import { exchangeRows, planDispatch, type DispatchPlan, type MoeComm } from './moe_dispatch';
 
@@ -56,7 +65,11 @@ function checkMoeDims(d: MoeDims, ranks: number): void {
 
 /** y [T, D] for x [T, D]; `label` names this layer's all-to-alls. */
 export function moeForward(
-  comm: MoeComm, d: MoeDims, w: MoeWeights, x: Float32Array, label = 'moe',
+  comm: MoeComm,
+  d: MoeDims,
+  w: MoeWeights,
+  x: Float32Array,
+  label = 'moe',
 ): { readonly y: Float32Array; readonly saved: MoeSaved } {
   checkMoeDims(d, comm.worldSize);
   const { tokens: T, dim: D, experts: E, topK: k } = d;
@@ -86,7 +99,10 @@ function expertsForward(d: MoeDims, w: MoeWeights, plan: DispatchPlan, xe: Float
   const R = plan.localRows;
   const L = plan.localOffsets.length - 1;
   const up = { rows: R, experts: L, K: d.dim, N: d.hidden };
-  const h1 = f32(R * d.hidden), h3 = f32(R * d.hidden), act = f32(R * d.hidden), ye = f32(R * d.dim);
+  const h1 = f32(R * d.hidden),
+    h3 = f32(R * d.hidden),
+    act = f32(R * d.hidden),
+    ye = f32(R * d.dim);
   groupedMatmul(xe, w.w1, plan.localOffsets, h1, up);
   groupedMatmul(xe, w.w3, plan.localOffsets, h3, up);
   swiglu(h1, h3, act, R * d.hidden);
@@ -96,12 +112,18 @@ function expertsForward(d: MoeDims, w: MoeWeights, plan: DispatchPlan, xe: Float
 
 /** dx [T, D] and this rank's gradients for dy [T, D] (the router's: this rank's part, to be all-reduced). */
 export function moeBackward(
-  comm: MoeComm, d: MoeDims, w: MoeWeights, saved: MoeSaved, dy: Float32Array, label = 'moe',
+  comm: MoeComm,
+  d: MoeDims,
+  w: MoeWeights,
+  saved: MoeSaved,
+  dy: Float32Array,
+  label = 'moe',
 ): { readonly dx: Float32Array; readonly grads: MoeWeights } {
   const { tokens: T, dim: D, experts: E, topK: k } = d;
   const { plan, gates } = saved;
   const R = plan.localRows;
-  const dBack = f32(T * k * D), dGates = f32(T * k);
+  const dBack = f32(T * k * D),
+    dGates = f32(T * k);
   const combined = { tokens: T, topK: k, cols: D, srcRows: T * k };
   combineRowsBwd(dy, saved.back, plan.order.posOf, gates, dBack, dGates, combined);
   const dys = exchangeRows(comm, plan, dBack, D, 'dispatch', `${label} bwd`); // the combine's way, reversed
@@ -130,12 +152,17 @@ function expertsBackward(d: MoeDims, w: MoeWeights, s: MoeSaved, dye: Float32Arr
   const offsets = s.plan.localOffsets;
   const up = { rows: R, experts: L, K: d.dim, N: d.hidden };
   const down = { rows: R, experts: L, K: d.hidden, N: d.dim };
-  const dAct = f32(R * d.hidden), w2 = f32(w.w2.length);
+  const dAct = f32(R * d.hidden),
+    w2 = f32(w.w2.length);
   groupedMatmulBwdX(dye, w.w2, offsets, dAct, down);
   groupedMatmulBwdW(dye, s.act, offsets, w2, down);
-  const dh1 = f32(R * d.hidden), dh3 = f32(R * d.hidden);
+  const dh1 = f32(R * d.hidden),
+    dh3 = f32(R * d.hidden);
   swigluBwd(dAct, s.h1, s.h3, dh1, dh3, R * d.hidden);
-  const dxe = f32(R * d.dim), dxe3 = f32(R * d.dim), w1 = f32(w.w1.length), w3 = f32(w.w3.length);
+  const dxe = f32(R * d.dim),
+    dxe3 = f32(R * d.dim),
+    w1 = f32(w.w1.length),
+    w3 = f32(w.w3.length);
   groupedMatmulBwdX(dh1, w.w1, offsets, dxe, up);
   groupedMatmulBwdX(dh3, w.w3, offsets, dxe3, up);
   for (let i = 0; i < dxe.length; i++) dxe[i] += dxe3[i];

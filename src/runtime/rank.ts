@@ -11,7 +11,13 @@ import type { DeviceTensor, KernelBackend, KernelUse } from './kernels';
 import { FsdpSimError } from '../errors';
 import { rankBatch, type DataConfig } from './data';
 import {
-  PhaseClock, executeStep, runsOnHost, timedKernels, type GroupComms, type PhaseInterval, type StepPhases,
+  PhaseClock,
+  executeStep,
+  runsOnHost,
+  timedKernels,
+  type GroupComms,
+  type PhaseInterval,
+  type StepPhases,
 } from './exec';
 import { initFullParam, shardOf } from './init';
 import { dataParallelRank, isEpSplit, meshIndex, meshLocalParam, meshOfGraph, meshSlice } from './mesh_ranks';
@@ -70,22 +76,22 @@ export interface RankStartMessage {
 export type RankMessage =
   /** Start-up progress (startup.ts); the first 'compiling' names the kernels the rank got. */
   | {
-    readonly type: 'startup';
-    readonly rank: number;
-    readonly event: StartupEvent;
-    readonly kernels?: Omit<ResolvedKernels, 'choice'>;
-  }
+      readonly type: 'startup';
+      readonly rank: number;
+      readonly event: StartupEvent;
+      readonly kernels?: Omit<ResolvedKernels, 'choice'>;
+    }
   | { readonly type: 'ready'; readonly rank: number; readonly device: string }
   | ({ readonly type: 'step'; readonly rank: number } & RankStepReport)
   | { readonly type: 'done'; readonly rank: number; readonly shards: readonly Float32Array[] }
   | {
-    readonly type: 'error';
-    readonly rank: number;
-    readonly name: string;
-    readonly code?: string;
-    readonly message: string;
-    readonly stack?: string;
-  };
+      readonly type: 'error';
+      readonly rank: number;
+      readonly name: string;
+      readonly code?: string;
+      readonly message: string;
+      readonly stack?: string;
+    };
 
 /** The error message a worker posts (and then aborts the communicator). */
 function errorMessage(rank: number, e: unknown): RankMessage {
@@ -150,7 +156,10 @@ function feedBatch(
   dp: { index: number; size: number },
 ): void {
   const b = rankBatch(run.data, step, dp.index, dp.size);
-  for (const [id, data] of [[TOKENS, b.tokens], [TARGETS, b.targets]] as const) {
+  for (const [id, data] of [
+    [TOKENS, b.tokens],
+    [TARGETS, b.targets],
+  ] as const) {
     let t = state.get(id);
     if (t === undefined) {
       t = kernels.create(id, data.length, 'i32');
@@ -207,14 +216,23 @@ async function runRank(
     setOnWait((startMs, endMs) => stepClock.add('barrier', endMs - startMs, 'barrier', endMs));
     feedBatch(state, timed, run, step, dp);
     const res = await executeStep(schedule, {
-      kernels: timed, comms, tpIndex, state, step, lr: run.lr, measure: run.measure, clock,
+      kernels: timed,
+      comms,
+      tpIndex,
+      state,
+      step,
+      lr: run.lr,
+      measure: run.measure,
+      clock,
     });
     if (!Number.isFinite(res.loss)) {
       throw new FsdpSimError('runtime', `rank ${run.rank}: loss is ${res.loss} at step ${step} (diverged; lower lr)`);
     }
     const phases = clock.result();
     onStep({
-      step, loss: res.loss, phases,
+      step,
+      loss: res.loss,
+      phases,
       ...(res.nodeUs ? { nodeUs: Object.fromEntries(res.nodeUs) } : {}),
       ...(clock.intervals ? { intervals: clock.intervals } : {}),
     });
@@ -272,10 +290,13 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
     const k = await host.kernels(msg.kernels);
     kernels = k;
     const resolved = { kind: k.kind, device: k.label, ...(k.noWebGpu !== undefined ? { noWebGpu: k.noWebGpu } : {}) };
-    const compiling = (compiled: number, total: number) => host.post({
-      type: 'startup', rank, event: { stage: 'compiling', compiled, kernels: total },
-      ...(compiled === 0 ? { kernels: resolved } : {}),
-    });
+    const compiling = (compiled: number, total: number) =>
+      host.post({
+        type: 'startup',
+        rank,
+        event: { stage: 'compiling', compiled, kernels: total },
+        ...(compiled === 0 ? { kernels: resolved } : {}),
+      });
     // before 'ready': the schedule's pipelines compile while the other workers start
     if (k.warm) await k.warm(kernelUses(msg.schedule), compiling);
     else compiling(0, 0);
@@ -285,17 +306,16 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
     if (init === undefined || comms === undefined || kernels === undefined) {
       throw new FsdpSimError('runtime', `rank ${rank}: 'start' arrived before 'init' finished`);
     }
-    const shards = await runRank(
-      init.schedule,
-      init.run,
-      kernels,
-      comms,
-      (r) => host.post({ type: 'step', rank, ...r }),
+    const shards = await runRank(init.schedule, init.run, kernels, comms, (r) =>
+      host.post({ type: 'step', rank, ...r }),
     );
     // Destroy before 'done': the coordinator terminates workers on 'done', and terminating one
     // inside a native GPU call (Dawn in Node) aborts the whole process.
     kernels.destroy();
-    host.post({ type: 'done', rank, shards }, shards.map((s) => s.buffer as ArrayBuffer));
+    host.post(
+      { type: 'done', rank, shards },
+      shards.map((s) => s.buffer as ArrayBuffer),
+    );
   };
   return (msg) => {
     const job = msg.type === 'init' ? setup(msg) : start();

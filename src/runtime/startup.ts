@@ -50,17 +50,21 @@ const order = (s: RankStage) => RANK_STAGES.indexOf(s);
 
 /** Rank `rank` after `e` at `ms`: stages only move forward; compile counts only grow. */
 export function advanceStartup(
-  ranks: readonly RankStartup[], rank: number, e: StartupEvent, ms: number,
+  ranks: readonly RankStartup[],
+  rank: number,
+  e: StartupEvent,
+  ms: number,
 ): RankStartup[] {
   const r = ranks[rank];
   if (r === undefined) return [...ranks];
   const stage = order(e.stage) > order(r.stage) ? e.stage : r.stage;
   const at = r.at[e.stage] === undefined ? { ...r.at, [e.stage]: ms } : r.at;
-  const next: RankStartup = e.stage === 'compiling'
-    ? { stage, at, kernels: e.kernels, compiled: Math.max(r.compiled, e.compiled) }
-    : e.stage === 'ready' || e.stage === 'stepped'
-      ? { stage, at, kernels: r.kernels, compiled: r.kernels }
-      : { ...r, stage, at };
+  const next: RankStartup =
+    e.stage === 'compiling'
+      ? { stage, at, kernels: e.kernels, compiled: Math.max(r.compiled, e.compiled) }
+      : e.stage === 'ready' || e.stage === 'stepped'
+        ? { stage, at, kernels: r.kernels, compiled: r.kernels }
+        : { ...r, stage, at };
   const out = [...ranks];
   out[rank] = next;
   return out;
@@ -68,12 +72,17 @@ export function advanceStartup(
 
 /** Counts over the ranks: how many reached each stage, and pipelines compiled of all. */
 export function startupCounts(ranks: readonly RankStartup[]): Record<RankStage, number> & {
-  compiled: number; kernels: number;
+  compiled: number;
+  kernels: number;
 } {
   const reached = (s: RankStage) => ranks.filter((r) => order(r.stage) >= order(s)).length;
   return {
-    spawned: ranks.length, started: reached('started'), compiling: reached('compiling'), ready: reached('ready'),
+    spawned: ranks.length,
+    started: reached('started'),
+    compiling: reached('compiling'),
+    ready: reached('ready'),
     stepped: reached('stepped'),
-    compiled: ranks.reduce((a, r) => a + r.compiled, 0), kernels: ranks.reduce((a, r) => a + r.kernels, 0),
+    compiled: ranks.reduce((a, r) => a + r.compiled, 0),
+    kernels: ranks.reduce((a, r) => a + r.kernels, 0),
   };
 }

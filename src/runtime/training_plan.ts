@@ -27,8 +27,17 @@ import type { DataConfig } from './data';
 import type { StepPhases } from './exec';
 import type { StartupProgress } from './startup';
 import {
-  KERNEL_CHOICES, LIVE_MODELS, MAX_GLOBAL_BATCH, MAX_LIVE_LR, MAX_LIVE_RANKS, MAX_LIVE_STEPS, MAX_SEED, TIMING_MODES,
-  type KernelChoice, type LiveModel, type TimingMode,
+  KERNEL_CHOICES,
+  LIVE_MODELS,
+  MAX_GLOBAL_BATCH,
+  MAX_LIVE_LR,
+  MAX_LIVE_RANKS,
+  MAX_LIVE_STEPS,
+  MAX_SEED,
+  TIMING_MODES,
+  type KernelChoice,
+  type LiveModel,
+  type TimingMode,
 } from './live_options';
 
 export { MAX_LIVE_RANKS, type TimingMode } from './live_options';
@@ -155,7 +164,11 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
   const args: ModelArgs = { ...MODEL_PRESETS[opts.model], ...opts.modelArgs };
   const graph = buildStepGraph({
     model: opts.modelArgs === undefined ? opts.model : args,
-    worldSize: ranks, batch: globalBatch / dp, paramDtype: 'fp32', reduceDtype: 'fp32', lr,
+    worldSize: ranks,
+    batch: globalBatch / dp,
+    paramDtype: 'fp32',
+    reduceDtype: 'fp32',
+    lr,
     ...(isOneDim(mesh) && (mesh.ep ?? 1) === 1 ? {} : { mesh }),
     ...(opts.activationCheckpointing !== undefined ? { activationCheckpointing: opts.activationCheckpointing } : {}),
     ...recomputeKnobs(opts),
@@ -220,7 +233,11 @@ export function measuredEvents(
   }
   const commScale = presetSum > 0 && measuredSum > 0 ? measuredSum / presetSum : 1;
   const cost = makeCostModel({
-    hardware: opts.hardware, network: opts.network ?? 'nvlink-ib', computeDtype: 'fp32', measuredUs, commScale,
+    hardware: opts.hardware,
+    network: opts.network ?? 'nvlink-ib',
+    computeDtype: 'fp32',
+    measuredUs,
+    commScale,
   });
   return [...simulate({ worldSize, schedules: plan.schedule, cost }).events];
 }

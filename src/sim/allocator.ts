@@ -180,9 +180,10 @@ export function scheduleAllocations(
     const key = flat.get(base) ?? base;
     const cur = merged.get(key);
     const s = stream.get(base) ?? 'compute';
-    const widened = cur === undefined
-      ? iv
-      : { alloc: Math.min(cur.alloc, iv.alloc), free: Math.max(cur.free, iv.free), bytes: cur.bytes + iv.bytes };
+    const widened =
+      cur === undefined
+        ? iv
+        : { alloc: Math.min(cur.alloc, iv.alloc), free: Math.max(cur.free, iv.free), bytes: cur.bytes + iv.bytes };
     merged.set(key, { ...widened, stream: s });
   }
   return [...merged.values(), ...hiddenTensors(nodes)];

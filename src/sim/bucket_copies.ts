@@ -33,8 +33,17 @@ const cache = weakMemo(
 /** A copy kernel reading and writing `bytes`, on behalf of the bucket node `of`. */
 function copyNode(of: GraphNode, name: string, bytes: number, inputs: readonly string[]): GraphNode {
   return {
-    id: -1, name, kind: 'compute', op: 'copy', inputs, outputs: [], flops: 0, bytesMoved: 2 * bytes,
-    matmulLike: false, phase: of.phase, ...(of.layer !== undefined ? { layer: of.layer } : {}),
+    id: -1,
+    name,
+    kind: 'compute',
+    op: 'copy',
+    inputs,
+    outputs: [],
+    flops: 0,
+    bytesMoved: 2 * bytes,
+    matmulLike: false,
+    phase: of.phase,
+    ...(of.layer !== undefined ? { layer: of.layer } : {}),
     ...(of.params !== undefined ? { params: of.params } : {}),
   };
 }

@@ -108,9 +108,7 @@ export function liveIntervals(graph: StepGraph, nodes: readonly GraphNode[]): Ma
     (i) => i,
     (i) => {
       const n = nodes[i];
-      return isCollectiveKind(n.kind)
-        ? (waits.get(n.name) ?? last)
-        : i;
+      return isCollectiveKind(n.kind) ? (waits.get(n.name) ?? last) : i;
     },
   );
 }

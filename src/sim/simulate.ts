@@ -204,9 +204,10 @@ class Engine {
       const c = is.node.collective!;
       // an imported collective keeps the estimate torch used for it
       const cost = this.ranks[this.rankIndex(is.rank)].cost;
-      const est = is.node.estMs !== undefined
-        ? is.node.estMs * 1000
-        : cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype, c.groupStride);
+      const est =
+        is.node.estMs !== undefined
+          ? is.node.estMs * 1000
+          : cost.collectiveUs(c.kind, collectiveBytes(is.node), c.groupSize, c.dtype, c.groupStride);
       durUs = Math.max(durUs, est);
     }
     const endUs = startUs + durUs;
@@ -330,11 +331,26 @@ export function simulate(opts: SimOptions): SimResult {
     const nodes = schedule.graph.nodes;
     const emit = symmetric ? emitSet.size > 0 : emitSet.has(rank);
     return {
-      rank, nodes, schedule, cost: costOf(rank), buckets: bucketIds(schedule), emit,
+      rank,
+      nodes,
+      schedule,
+      cost: costOf(rank),
+      buckets: bucketIds(schedule),
+      emit,
       // 1024 ranks × 16k nodes of timestamps is 256 MB: keep them only where a curve is emitted
-      startUs: new Float64Array(emit ? nodes.length : 0), endUs: new Float64Array(emit ? nodes.length : 0),
-      seqByGroup: new Map(), issued: new Map(), events: [], pos: 0, tUs: 0, lastEndUs: 0, halted: false,
-      sides: sidesOf(schedule), sideFreeUs: new Map(), sideReadyUs: new Map(), copies: bucketCopies(schedule),
+      startUs: new Float64Array(emit ? nodes.length : 0),
+      endUs: new Float64Array(emit ? nodes.length : 0),
+      seqByGroup: new Map(),
+      issued: new Map(),
+      events: [],
+      pos: 0,
+      tUs: 0,
+      lastEndUs: 0,
+      halted: false,
+      sides: sidesOf(schedule),
+      sideFreeUs: new Map(),
+      sideReadyUs: new Map(),
+      copies: bucketCopies(schedule),
       busy: new CommBusy(),
     };
   });

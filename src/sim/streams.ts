@@ -36,7 +36,10 @@ const descriptors = weakMemo((node: GraphNode) => node, describeCollective);
  * (rank − first) / stride.
  */
 export function groupInstance(
-  rank: number, groupSize: number, worldSize: number, stride = 1,
+  rank: number,
+  groupSize: number,
+  worldSize: number,
+  stride = 1,
 ): { key: number; first: number; size: number; stride: number } {
   if (groupSize * stride >= worldSize && stride === 1) return { key: 0, first: 0, size: worldSize, stride: 1 };
   if (groupSize <= 0 || worldSize === 1) return { key: 0, first: 0, size: worldSize, stride: 1 };

@@ -23,7 +23,9 @@ function withField(cfg: SimConfig, path: string, value: unknown): Record<string,
 }
 
 export function createConfigSlice<S extends ConfigSlice>(
-  set: StoreApi<S>['setState'], get: () => S, onChange: (cfg: SimConfig) => void,
+  set: StoreApi<S>['setState'],
+  get: () => S,
+  onChange: (cfg: SimConfig) => void,
 ): ConfigSlice {
   const setPartial = (p: Partial<ConfigSlice>) => set(p as Partial<S>);
   const clearError = (path: string) => {

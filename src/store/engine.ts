@@ -7,12 +7,7 @@ import { computeMetrics, importTrace } from '../trace';
 import { importFxGraph } from '../graph';
 import { ImportError, err, ok, type Result } from '../errors';
 import type { BackendName } from '../backends';
-import {
-  compareWithTorch,
-  matchLogGraphs,
-  parseTorchPassLog,
-  type TorchLogGraph,
-} from '../backends';
+import { compareWithTorch, matchLogGraphs, parseTorchPassLog, type TorchLogGraph } from '../backends';
 import type { PipelineResult } from '../pipeline';
 import type { MemoryCurve, TraceEvent } from '../trace';
 import type { RunKey, SideResult } from './store_types';
@@ -52,12 +47,22 @@ function simRunKey(cfg: SimConfig): RunKey {
 
 /** Live-run events (one step from the virtual clock) as a side. */
 export function sideFromEvents(
-  events: readonly TraceEvent[], memory: readonly MemoryCurve[], title: string, backend: string,
-  source: SideResult['source'], clock: string, worldSize?: number,
+  events: readonly TraceEvent[],
+  memory: readonly MemoryCurve[],
+  title: string,
+  backend: string,
+  source: SideResult['source'],
+  clock: string,
+  worldSize?: number,
 ): SideResult {
   const ranks = new Set(events.map((e) => e.rank));
   return {
-    title, backend, source, clock, events, memory,
+    title,
+    backend,
+    source,
+    clock,
+    events,
+    memory,
     metrics: computeMetrics(events, memory),
     worldSize: worldSize ?? ranks.size,
     symmetric: false,
@@ -119,7 +124,7 @@ export function importFxFiles(
             f.name,
             `${f.name} is neither an FX graph dump (JSON: ${(e as Error).message}) nor a torch log of the overlap ` +
               `pass (no overlap_scheduling / overlap_preserving_bucketer lines naming a collective)`,
-          )
+          ),
         );
       logs.push(...log);
     }
@@ -131,7 +136,7 @@ export function importFxFiles(
       new ImportError(
         picked,
         `${picked}: a torch log needs its FX graph dump(s) alongside: pick the dump(s) and the log together`,
-      )
+      ),
     );
   }
   // forward before backward, whatever order the files were picked in
@@ -148,8 +153,8 @@ export function importFxFiles(
       const matched = matchLogGraphs(stats, logs);
       return {
         ...side,
-        torchAgreement: stats.flatMap(
-          (p, k) => (matched[k] ? [compareWithTorch(p, matched[k], out.schedule.reasons)] : [])
+        torchAgreement: stats.flatMap((p, k) =>
+          matched[k] ? [compareWithTorch(p, matched[k], out.schedule.reasons)] : [],
         ),
       };
     };

@@ -44,11 +44,22 @@ export function liveRunOptions(cfg: SimConfig, backend: BackendName, steps: numb
   const ranks = liveRanks(cfg.ranks);
   const mesh = liveMeshOf(cfg.parallelism, ranks);
   return {
-    model: 'tiny', ranks, tp: mesh.tp, dpReplicate: mesh.dpReplicate, steps, backend, seed: cfg.seed,
+    model: 'tiny',
+    ranks,
+    tp: mesh.tp,
+    dpReplicate: mesh.dpReplicate,
+    steps,
+    backend,
+    seed: cfg.seed,
     kernels: cfg.live.kernels,
-    collective: cfg.live.collectiveAlgorithm, timing: cfg.live.timing, hardware: cfg.hardware, network: cfg.network,
+    collective: cfg.live.collectiveAlgorithm,
+    timing: cfg.live.timing,
+    hardware: cfg.hardware,
+    network: cfg.network,
     // the joint-graph knobs: what the backward gathers again and what the graph recomputes
-    reshardAfterForward: cfg.reshardAfterForward, compileMode: cfg.compileMode, memoryPolicy: cfg.memoryPolicy,
+    reshardAfterForward: cfg.reshardAfterForward,
+    compileMode: cfg.compileMode,
+    memoryPolicy: cfg.memoryPolicy,
   };
 }
 

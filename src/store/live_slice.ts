@@ -25,8 +25,20 @@ export interface LiveSlice {
 }
 
 const IDLE_LIVE: LiveState = {
-  running: false, step: 0, steps: 0, stepsPerSec: 0, losses: [], device: '', error: null, side: 'b', ranks: 0, mesh: '',
-  stoppedAfter: null, startup: [], startupMs: 0, kernels: null,
+  running: false,
+  step: 0,
+  steps: 0,
+  stepsPerSec: 0,
+  losses: [],
+  device: '',
+  error: null,
+  side: 'b',
+  ranks: 0,
+  mesh: '',
+  stoppedAfter: null,
+  startup: [],
+  startupMs: 0,
+  kernels: null,
 };
 
 /**
@@ -39,7 +51,9 @@ export function liveTrainableConfig(cfg: SimConfig): SimConfig {
   const mesh = liveMeshOf(cfg.parallelism, ranks);
   const shard = cfg.parallelism.data_parallel_shard_degree === -1 ? -1 : mesh.dpShard;
   const parallelism = {
-    ...cfg.parallelism, data_parallel_replicate_degree: mesh.dpReplicate, data_parallel_shard_degree: shard,
+    ...cfg.parallelism,
+    data_parallel_replicate_degree: mesh.dpReplicate,
+    data_parallel_shard_degree: shard,
     tensor_parallel_degree: mesh.tp,
   };
   return { ...cfg, model: 'tiny', ranks, localBatch: null, seqLen: null, activationCheckpointing: null, parallelism };
@@ -82,7 +96,10 @@ function tagSide<S extends LiveStore>(get: () => S, run: LiveRunState, stoppedAf
 
 /** Each step's progress into the store: the loss curve, and the step's events drawn on the run's side. */
 function progressInto<S extends LiveStore>(
-  get: () => S, setLive: (p: Partial<LiveState>) => void, cfg: SimConfig, run: LiveRunState,
+  get: () => S,
+  setLive: (p: Partial<LiveState>) => void,
+  cfg: SimConfig,
+  run: LiveRunState,
 ): (p: TrainingProgress) => void {
   return (p) => {
     const losses = [...get().live.losses, { step: p.step, loss: p.loss }];
@@ -101,7 +118,10 @@ function progressInto<S extends LiveStore>(
 
 /** Trains the (already switched) config on its side until it ends, fails or is aborted, keeping `live` current. */
 async function trainLive<S extends LiveStore>(
-  set: StoreApi<S>['setState'], get: () => S, signal: AbortSignal, opts: { steps?: number; side?: Side },
+  set: StoreApi<S>['setState'],
+  get: () => S,
+  signal: AbortSignal,
+  opts: { steps?: number; side?: Side },
 ): Promise<void> {
   const setLive = (p: Partial<LiveState>) => set({ live: { ...get().live, ...p } } as Partial<S>);
   const cfg: SimConfig = get().config;
@@ -128,14 +148,12 @@ async function trainLive<S extends LiveStore>(
     const step = get().live.step;
     const partial = step < steps ? step : undefined; // Stop after the last step: a finished run
     const error = aborted ? null : `Live run failed: ${(e as Error).message}`;
-    setLive({ running: false, error, stoppedAfter: aborted ? partial ?? null : null });
+    setLive({ running: false, error, stoppedAfter: aborted ? (partial ?? null) : null });
     tagSide(get, run, partial);
   }
 }
 
-export function createLiveSlice<S extends LiveStore>(
-  set: StoreApi<S>['setState'], get: () => S,
-): LiveSlice {
+export function createLiveSlice<S extends LiveStore>(set: StoreApi<S>['setState'], get: () => S): LiveSlice {
   let controller: AbortController | null = null;
   let probe: Promise<AdapterProbe> | null = null;
   let starting = false; // between the click and the run: switching the config, re-simulating A
@@ -143,7 +161,8 @@ export function createLiveSlice<S extends LiveStore>(
     live: IDLE_LIVE,
     liveAdapter: null,
     probeLiveAdapter: () => {
-      probe ??= probeAdapter().catch((e: unknown) => ({ found: false as const, why: (e as Error).message }))
+      probe ??= probeAdapter()
+        .catch((e: unknown) => ({ found: false as const, why: (e as Error).message }))
         .then((a) => {
           set({ liveAdapter: a } as Partial<S>);
           return a;

@@ -107,9 +107,9 @@ export function createResultsSlice<S extends ResultsSlice & ViewSlice>(
       if (noticeTimer) clearTimeout(noticeTimer);
       noticeTimer = notice
         ? setTimeout(
-          () => get().notice === notice && setPartial({ notice: null }),
-          notice.kind === 'error' ? NOTICE_ERROR_MS : NOTICE_INFO_MS,
-        )
+            () => get().notice === notice && setPartial({ notice: null }),
+            notice.kind === 'error' ? NOTICE_ERROR_MS : NOTICE_INFO_MS,
+          )
         : null;
     },
   };

@@ -65,9 +65,17 @@ export function packEvents(events: readonly TraceEvent[]): PackedEvents | null {
     return i;
   };
   const p = {
-    shape: new Uint16Array(n), rank: new Float64Array(n), start: new Float64Array(n), dur: new Float64Array(n),
-    bytes: new Float64Array(n), bucketId: new Float64Array(n), stream: new Int32Array(n), name: new Int32Array(n),
-    kind: new Int32Array(n), op: new Int32Array(n), paramsIdx: new Int32Array(n),
+    shape: new Uint16Array(n),
+    rank: new Float64Array(n),
+    start: new Float64Array(n),
+    dur: new Float64Array(n),
+    bytes: new Float64Array(n),
+    bucketId: new Float64Array(n),
+    stream: new Int32Array(n),
+    name: new Int32Array(n),
+    kind: new Int32Array(n),
+    op: new Int32Array(n),
+    paramsIdx: new Int32Array(n),
   };
   for (let i = 0; i < n; i++) {
     const e = events[i];
@@ -142,9 +150,17 @@ export function repeatedBlock(events: readonly TraceEvent[]): { block: readonly 
       const e = events[at + i];
       const f = events[i];
       if (
-        e.rank !== rank || e.start !== f.start || e.dur !== f.dur || e.name !== f.name || e.kind !== f.kind ||
-        e.stream !== f.stream || e.op !== f.op || e.bytes !== f.bytes || e.bucketId !== f.bucketId ||
-        e.params !== f.params || signature(e) !== sigs[i]
+        e.rank !== rank ||
+        e.start !== f.start ||
+        e.dur !== f.dur ||
+        e.name !== f.name ||
+        e.kind !== f.kind ||
+        e.stream !== f.stream ||
+        e.op !== f.op ||
+        e.bytes !== f.bytes ||
+        e.bucketId !== f.bucketId ||
+        e.params !== f.params ||
+        signature(e) !== sigs[i]
       )
         return null;
     }
@@ -190,16 +206,36 @@ function unpackBlock(p: PackedEvents): TraceEvent[] {
     const o: Record<string, unknown> = {};
     for (const k of p.shapes[p.shape[i]]) {
       switch (k) {
-        case 'rank': o.rank = p.rank[i]; break;
-        case 'stream': o.stream = at(p.stream[i]) as StreamName; break;
-        case 'name': o.name = at(p.name[i]); break;
-        case 'kind': o.kind = at(p.kind[i]) as EventKind; break;
-        case 'start': o.start = p.start[i]; break;
-        case 'dur': o.dur = p.dur[i]; break;
-        case 'bytes': o.bytes = p.bytes[i]; break;
-        case 'op': o.op = at(p.op[i]); break;
-        case 'bucketId': o.bucketId = p.bucketId[i]; break;
-        case 'params': o.params = p.paramsIdx[i] < 0 ? undefined : p.params[p.paramsIdx[i]]; break;
+        case 'rank':
+          o.rank = p.rank[i];
+          break;
+        case 'stream':
+          o.stream = at(p.stream[i]) as StreamName;
+          break;
+        case 'name':
+          o.name = at(p.name[i]);
+          break;
+        case 'kind':
+          o.kind = at(p.kind[i]) as EventKind;
+          break;
+        case 'start':
+          o.start = p.start[i];
+          break;
+        case 'dur':
+          o.dur = p.dur[i];
+          break;
+        case 'bytes':
+          o.bytes = p.bytes[i];
+          break;
+        case 'op':
+          o.op = at(p.op[i]);
+          break;
+        case 'bucketId':
+          o.bucketId = p.bucketId[i];
+          break;
+        case 'params':
+          o.params = p.paramsIdx[i] < 0 ? undefined : p.params[p.paramsIdx[i]];
+          break;
       }
     }
     out[i] = o as unknown as TraceEvent;

@@ -11,5 +11,10 @@ const scope = self as unknown as Scope;
 
 scope.onmessage = (ev) => {
   // nothing to yield to in a worker: the main thread stops it by terminating it
-  void runPoints(ev.data, (m) => scope.postMessage(m), () => false, async () => {});
+  void runPoints(
+    ev.data,
+    (m) => scope.postMessage(m),
+    () => false,
+    async () => {},
+  );
 };

@@ -105,7 +105,10 @@ class SweepDriver {
 
 /** Checks the axes against the config (every value, before any simulation), then starts the sweep. */
 function startSweepOn(
-  driver: SweepDriver, base: SimConfig, axes: readonly SweepAxis[], setPartial: (p: Partial<SweepSlice>) => void,
+  driver: SweepDriver,
+  base: SimConfig,
+  axes: readonly SweepAxis[],
+  setPartial: (p: Partial<SweepSlice>) => void,
 ): void {
   driver.stop();
   const backends = [base.backendA, base.backendB].filter((b, i, xs) => xs.indexOf(b) === i);
@@ -114,12 +117,20 @@ function startSweepOn(
     total = sweepPoints(base, axes).length;
   } catch (e) {
     setPartial({
-      sweepAxes: axes, sweepError: (e as Error).message, sweepRunning: false, sweepRows: [], sweepProgress: null,
+      sweepAxes: axes,
+      sweepError: (e as Error).message,
+      sweepRunning: false,
+      sweepRows: [],
+      sweepProgress: null,
     });
     return;
   }
   setPartial({
-    sweepAxes: axes, sweepBase: base, sweepRows: [], sweepError: null, sweepRunning: true,
+    sweepAxes: axes,
+    sweepBase: base,
+    sweepRows: [],
+    sweepError: null,
+    sweepRunning: true,
     sweepProgress: { done: 0, total },
   });
   driver.start({ base, axes, backends });
@@ -152,7 +163,12 @@ export function createSweepSlice<S extends SweepSlice & Host>(set: StoreApi<S>['
     clearSweep: () => {
       driver.stop();
       setPartial({
-        sweepAxes: [], sweepBase: null, sweepRows: [], sweepProgress: null, sweepRunning: false, sweepError: null,
+        sweepAxes: [],
+        sweepBase: null,
+        sweepRows: [],
+        sweepProgress: null,
+        sweepRunning: false,
+        sweepError: null,
       });
     },
   };

@@ -164,8 +164,13 @@ export function startUrlSync(store: StoreApi<AppState>): () => void {
       return;
     }
     if (s.config !== prev.config || s.story !== prev.story || s.sweepAxes !== prev.sweepAxes) push = true;
-    else if (s.window === prev.window && s.theme === prev.theme && s.selection === prev.selection
-      && s.present === prev.present) return;
+    else if (
+      s.window === prev.window &&
+      s.theme === prev.theme &&
+      s.selection === prev.selection &&
+      s.present === prev.present
+    )
+      return;
     if (!timer) timer = setTimeout(flush, 150);
   });
   return () => {

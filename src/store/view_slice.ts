@@ -50,7 +50,9 @@ export function createViewSlice<S extends ViewSlice>(set: StoreApi<S>['setState'
     story: null,
     present: false,
     setWindow: (w) => setPartial({ window: clampWindow(w, get().limitUs) }),
-    setShiftB: (us) => { if (us !== get().shiftBUs) setPartial({ shiftBUs: us }); },
+    setShiftB: (us) => {
+      if (us !== get().shiftBUs) setPartial({ shiftBUs: us });
+    },
     zoomBy: (k, atUs) => {
       const { window: w, limitUs } = get();
       setPartial({ window: zoomWindow(w, k, atUs ?? (w.startUs + w.endUs) / 2, limitUs) });

@@ -219,12 +219,18 @@ export function exportChromeTrace(input: TraceInput, opts: ExportOptions = {}): 
     }
   }
   // stable order: by rank, then start, then original index (determinism)
-  const order = events.map((e, i) => [e, i] as const).sort(
-    (a, b) => a[0].rank - b[0].rank || a[0].start - b[0].start || a[1] - b[1]
-  );
+  const order = events
+    .map((e, i) => [e, i] as const)
+    .sort((a, b) => a[0].rank - b[0].rank || a[0].start - b[0].start || a[1] - b[1]);
   const kernels = order.map(([e], i) => kernelEvent(e, tids.get(e.stream) ?? COMPUTE_TID, opts, members, i + 1));
   const counters = memory.flatMap(memoryEvents);
-  const flows = opts.waitOf ? waitFlows(order.map(([e]) => e), tids, opts.waitOf) : [];
+  const flows = opts.waitOf
+    ? waitFlows(
+        order.map(([e]) => e),
+        tids,
+        opts.waitOf,
+      )
+    : [];
   return {
     traceEvents: [...meta, ...kernels, ...counters, ...flows],
     displayTimeUnit: 'ms',
@@ -241,8 +247,8 @@ export function exportChromeTrace(input: TraceInput, opts: ExportOptions = {}): 
 
 /** One Chrome trace per rank (what `torch.profiler` writes: one file per rank), rank order. */
 export function exportChromeTraces(input: TraceInput, opts: Omit<ExportOptions, 'rank'> = {}): ChromeTrace[] {
-  const ranks = [
-    ...new Set([...input.events.map((e) => e.rank), ...(input.memory ?? []).map((m) => m.rank)])
-  ].sort((a, b) => a - b);
+  const ranks = [...new Set([...input.events.map((e) => e.rank), ...(input.memory ?? []).map((m) => m.rank)])].sort(
+    (a, b) => a - b,
+  );
   return ranks.map((rank) => exportChromeTrace(input, { ...opts, rank }));
 }

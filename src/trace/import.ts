@@ -10,7 +10,15 @@ import { ImportError, err, ok, type Result } from '../errors';
 import { TRACE_FORMAT, MEMORY_COUNTER } from './chrome_export';
 import type { EventKind, MemoryCurve, StreamName, TraceEvent } from './event';
 import {
-  fail, isObject, readInt, readNumber, readObject, readSpan, readString, readTs, type Json,
+  fail,
+  isObject,
+  readInt,
+  readNumber,
+  readObject,
+  readSpan,
+  readString,
+  readTs,
+  type Json,
 } from './import_fields';
 import { checkOneRun, runIdentity, type RunIdentity } from './import_runs';
 import { fileRank, kinetoEvents, MAX_RANK, rawEvents } from './kineto';
@@ -68,8 +76,12 @@ function ownEvent(e: Json, own: Json, w: string, rank: number): TraceEvent {
   if (parseStream(stream) === undefined) fail(`${ow}.stream`, "'compute', 'side:<name>' or 'comm:<group>'", stream);
   const span = readSpan(e, w);
   const ev: { -readonly [K in keyof TraceEvent]: TraceEvent[K] } = {
-    rank, stream: stream as StreamName, name: readString(own, 'name', ow), kind: kind as EventKind,
-    start: span.ts, dur: span.dur,
+    rank,
+    stream: stream as StreamName,
+    name: readString(own, 'name', ow),
+    kind: kind as EventKind,
+    start: span.ts,
+    dur: span.dur,
   };
   if (own.bucketId !== undefined) ev.bucketId = readInt(own, 'bucketId', ow, 0, Number.MAX_SAFE_INTEGER);
   if (own.bytes !== undefined) ev.bytes = readNumber(own, 'bytes', ow, 0);

@@ -19,8 +19,13 @@ export {
 export { importTrace, parseTraceFile } from './import';
 export { traceText } from './gzip';
 export {
-  DROPPED, importKeep, keptBudget, MAX_KEPT_EVENTS, readTraceStream,
-  type Keep, type KeptBudget,
+  DROPPED,
+  importKeep,
+  keptBudget,
+  MAX_KEPT_EVENTS,
+  readTraceStream,
+  type Keep,
+  type KeptBudget,
 } from './trace_stream';
 export { COMM_KINDS, COMM_LABELS } from './kinds';
 export { TimeScale, type TimeWindow } from './time_scale';

@@ -33,17 +33,21 @@ export function allToAllMoves(e: TraceEvent, cfg: SimConfig): string {
   const rows = bytes / (args.dim * elem);
   if (!Number.isInteger(rows) || !args.moe) return `${fmtBytes(bytes)} per rank, ${peers}`;
   const tokens = rows / args.moe.topK;
-  return `${fmtBytes(bytes)} per rank: ${rows.toLocaleString('en-US')} token rows ` +
+  return (
+    `${fmtBytes(bytes)} per rank: ${rows.toLocaleString('en-US')} token rows ` +
     `(${tokens.toLocaleString('en-US')} tokens × top-${args.moe.topK}) × hidden ${args.dim} × ` +
-    `${elem} B (${cfg.paramDtype}), ${peers}`;
+    `${elem} B (${cfg.paramDtype}), ${peers}`
+  );
 }
 
 /** Why the all-to-all is (or is not) hidden, from the backend's reasons for it. */
 export function allToAllExposure(reasons: readonly Reason[]): string {
   const never = "torch's pass never buckets an all-to-all (its bucketing knows no all_to_all_single)";
   if (reasons.some((r) => r.code === 'not_prefetched_depends_on_compute')) {
-    return `Exposed: its input is the router's output, permuted just before it, so there is nothing to ` +
-      `prefetch; only independent compute (the shared experts) can run under it; ${never}.`;
+    return (
+      `Exposed: its input is the router's output, permuted just before it, so there is nothing to ` +
+      `prefetch; only independent compute (the shared experts) can run under it; ${never}.`
+    );
   }
   if (reasons.some((r) => r.code === 'prefetched')) {
     return `Started early, behind compute that does not need its result; ${never}.`;

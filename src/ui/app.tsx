@@ -48,13 +48,26 @@ function useKeyboardNav(): void {
       if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
       const s = appStore.getState();
       switch (e.key.toLowerCase()) {
-        case 'w': s.zoomBy(KEY_ZOOM); break;
-        case 's': s.zoomBy(1 / KEY_ZOOM); break;
-        case 'a': s.panBy(-KEY_PAN); break;
-        case 'd': s.panBy(KEY_PAN); break;
-        case '0': s.fitAll(); break;
-        case 'escape': s.select(null); break;
-        default: return;
+        case 'w':
+          s.zoomBy(KEY_ZOOM);
+          break;
+        case 's':
+          s.zoomBy(1 / KEY_ZOOM);
+          break;
+        case 'a':
+          s.panBy(-KEY_PAN);
+          break;
+        case 'd':
+          s.panBy(KEY_PAN);
+          break;
+        case '0':
+          s.fitAll();
+          break;
+        case 'escape':
+          s.select(null);
+          break;
+        default:
+          return;
       }
       e.preventDefault();
     };
@@ -67,9 +80,14 @@ function ThemeToggle() {
   const theme = useApp((s) => s.theme);
   const next: Record<ThemeChoice, ThemeChoice> = { auto: 'dark', dark: 'light', light: 'auto' };
   return (
-    <button type="button" className="theme-toggle" onClick={() => appStore.getState().setTheme(next[theme])}
-      data-testid="theme-toggle" title="theme: auto → dark → light"
-      aria-label={`theme: ${theme} (switch to ${next[theme]})`}>
+    <button
+      type="button"
+      className="theme-toggle"
+      onClick={() => appStore.getState().setTheme(next[theme])}
+      data-testid="theme-toggle"
+      title="theme: auto → dark → light"
+      aria-label={`theme: ${theme} (switch to ${next[theme]})`}
+    >
       theme: {theme}
     </button>
   );
@@ -78,11 +96,25 @@ function ThemeToggle() {
 function HelpMenu({ onTour, onGlossary, onWalk }: { onTour: () => void; onGlossary: () => void; onWalk: () => void }) {
   return (
     <span className="help-menu">
-      <button type="button" onClick={onTour} data-testid="help-tour" title="reopen the tour">Tour</button>
-      <button type="button" onClick={onWalk} data-testid="help-walk"
-        title="walk one transformer block op by op under both backends">Learn one layer</button>
-      <button type="button" onClick={onGlossary} data-testid="help-glossary"
-        title="what FSDP, shards, all-gathers … are">Glossary</button>
+      <button type="button" onClick={onTour} data-testid="help-tour" title="reopen the tour">
+        Tour
+      </button>
+      <button
+        type="button"
+        onClick={onWalk}
+        data-testid="help-walk"
+        title="walk one transformer block op by op under both backends"
+      >
+        Learn one layer
+      </button>
+      <button
+        type="button"
+        onClick={onGlossary}
+        data-testid="help-glossary"
+        title="what FSDP, shards, all-gathers … are"
+      >
+        Glossary
+      </button>
     </span>
   );
 }
@@ -128,12 +160,21 @@ function PresentBar() {
   return (
     <div className="present-bar" data-testid="present-bar">
       <b className="present-title">{story ? story.title : 'fsdp-sim'}</b>
-      <button type="button" className="primary" data-testid="next-story" onClick={() => void applyStory(appStore, next)}
-        title={`next story: ${next.title}`}>
+      <button
+        type="button"
+        className="primary"
+        data-testid="next-story"
+        onClick={() => void applyStory(appStore, next)}
+        title={`next story: ${next.title}`}
+      >
         Next story: {next.title} ›
       </button>
-      <button type="button" data-testid="present-exit" title="leave the presentation view"
-        onClick={() => appStore.getState().setPresent(false)}>
+      <button
+        type="button"
+        data-testid="present-exit"
+        title="leave the presentation view"
+        onClick={() => appStore.getState().setPresent(false)}
+      >
         Exit
       </button>
     </div>
@@ -142,11 +183,15 @@ function PresentBar() {
 
 function PresentToggle() {
   return (
-    <button type="button" data-testid="present-toggle" title="presentation view: big type, a next-story control"
+    <button
+      type="button"
+      data-testid="present-toggle"
+      title="presentation view: big type, a next-story control"
       onClick={() => {
         appStore.getState().setPresent(true);
         focusSubject(appStore);
-      }}>
+      }}
+    >
       Present
     </button>
   );
@@ -185,8 +230,12 @@ export function App() {
       <Banners />
       <div className="layout">
         <ConfigDrawer open={drawer} onClose={() => setDrawer(false)} />
-        <MainContent walk={walk} onWalkClose={() => setWalk(false)}
-          glossary={glossary} onGlossaryClose={() => setGlossary(false)} />
+        <MainContent
+          walk={walk}
+          onWalkClose={() => setWalk(false)}
+          glossary={glossary}
+          onGlossaryClose={() => setGlossary(false)}
+        />
       </div>
       {tour.step !== null && <Tour step={tour.step} onStep={tour.setStep} onClose={tour.close} />}
     </div>
@@ -205,18 +254,29 @@ function AppHeader({ drawer, onDrawer, present, help }: HeaderProps) {
   const simulating = useApp((s) => s.simulating);
   return (
     <header className="app-header">
-      <button type="button" className="drawer-toggle" onClick={() => onDrawer(!drawer)} aria-expanded={drawer}
-        aria-controls="config-drawer" data-testid="drawer-toggle">
+      <button
+        type="button"
+        className="drawer-toggle"
+        onClick={() => onDrawer(!drawer)}
+        aria-expanded={drawer}
+        aria-controls="config-drawer"
+        data-testid="drawer-toggle"
+      >
         {drawer ? 'Close config' : 'Config'}
       </button>
       <h1>fsdp-sim</h1>
       <span className="subtitle">SimpleFSDP training step, two backends compared</span>
-      {simulating && <span className="busy" data-testid="simulating" role="status">simulating…</span>}
+      {simulating && (
+        <span className="busy" data-testid="simulating" role="status">
+          simulating…
+        </span>
+      )}
       <LiveBar />
       <StoryMenu />
       <HelpMenu {...help} />
-      <button type="button" className="fit" onClick={() => appStore.getState().fitAll()}
-        title="fit the whole step (0)">Fit</button>
+      <button type="button" className="fit" onClick={() => appStore.getState().fitAll()} title="fit the whole step (0)">
+        Fit
+      </button>
       {!present && <PresentToggle />}
       <ThemeToggle />
     </header>
@@ -228,9 +288,12 @@ function ConfigDrawer({ open, onClose }: { open: boolean; onClose: () => void })
   return (
     <>
       <aside className="sidebar" id="config-drawer" aria-label="configuration">
-        <button type="button" className="drawer-close" onClick={onClose}
-          data-testid="drawer-close">Close config</button>
-        <ErrorBoundary name="Config"><ConfigPanel /></ErrorBoundary>
+        <button type="button" className="drawer-close" onClick={onClose} data-testid="drawer-close">
+          Close config
+        </button>
+        <ErrorBoundary name="Config">
+          <ConfigPanel />
+        </ErrorBoundary>
       </aside>
       {open && <div className="drawer-scrim" onClick={onClose} aria-hidden="true" />}
     </>
@@ -251,25 +314,53 @@ function MainContent({ walk, onWalkClose, glossary, onGlossaryClose }: MainProps
       <StoryCaption />
       <Headline />
       <Legend />
-      <ErrorBoundary name="Timeline A"><Timeline side="a" label="A" /></ErrorBoundary>
-      <ErrorBoundary name="Timeline B"><Timeline side="b" label="B" /></ErrorBoundary>
-      <ErrorBoundary name="Diff"><DiffTable /></ErrorBoundary>
-      {walk && <ErrorBoundary name="Step-through"><StepThrough onClose={onWalkClose} /></ErrorBoundary>}
+      <ErrorBoundary name="Timeline A">
+        <Timeline side="a" label="A" />
+      </ErrorBoundary>
+      <ErrorBoundary name="Timeline B">
+        <Timeline side="b" label="B" />
+      </ErrorBoundary>
+      <ErrorBoundary name="Diff">
+        <DiffTable />
+      </ErrorBoundary>
+      {walk && (
+        <ErrorBoundary name="Step-through">
+          <StepThrough onClose={onWalkClose} />
+        </ErrorBoundary>
+      )}
       <div className="grid-3">
-        <ErrorBoundary name="Metrics"><MetricsTable /></ErrorBoundary>
-        <ErrorBoundary name="Explain"><ExplainPanel /></ErrorBoundary>
-        <ErrorBoundary name="Details"><DetailsPanel /></ErrorBoundary>
+        <ErrorBoundary name="Metrics">
+          <MetricsTable />
+        </ErrorBoundary>
+        <ErrorBoundary name="Explain">
+          <ExplainPanel />
+        </ErrorBoundary>
+        <ErrorBoundary name="Details">
+          <DetailsPanel />
+        </ErrorBoundary>
       </div>
       {glossary && (
-        <ErrorBoundary name="Glossary"><GlossaryPanel onClose={onGlossaryClose} /></ErrorBoundary>
+        <ErrorBoundary name="Glossary">
+          <GlossaryPanel onClose={onGlossaryClose} />
+        </ErrorBoundary>
       )}
       <div className="grid-2">
-        <ErrorBoundary name="Memory chart"><MemoryChart /></ErrorBoundary>
-        <ErrorBoundary name="Loss chart"><LossChart /></ErrorBoundary>
+        <ErrorBoundary name="Memory chart">
+          <MemoryChart />
+        </ErrorBoundary>
+        <ErrorBoundary name="Loss chart">
+          <LossChart />
+        </ErrorBoundary>
       </div>
-      <ErrorBoundary name="Sweep"><SweepPanel /></ErrorBoundary>
-      <ErrorBoundary name="Calibration"><CalibrationPanel /></ErrorBoundary>
-      <ErrorBoundary name="Export/import"><IoPanel /></ErrorBoundary>
+      <ErrorBoundary name="Sweep">
+        <SweepPanel />
+      </ErrorBoundary>
+      <ErrorBoundary name="Calibration">
+        <CalibrationPanel />
+      </ErrorBoundary>
+      <ErrorBoundary name="Export/import">
+        <IoPanel />
+      </ErrorBoundary>
       <SimFooter />
     </main>
   );
@@ -280,8 +371,8 @@ function SimFooter() {
   const simMs = useApp((s) => s.simMs);
   return (
     <footer className="muted small">
-      simulated both backends in {fmtUs(simMs * 1000, { unit: 'ms', digits: 0 })} · each timeline's
-      header names its clock (cost model, measured or imported)
+      simulated both backends in {fmtUs(simMs * 1000, { unit: 'ms', digits: 0 })} · each timeline's header names its
+      clock (cost model, measured or imported)
     </footer>
   );
 }

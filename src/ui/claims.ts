@@ -96,14 +96,16 @@ export const fasterStep: ClaimCheck = ({ a, b }) => {
 export const peakRises: ClaimCheck = ({ a, b }) => {
   const pa = a.metrics.peakMemoryBytes;
   const pb = b.metrics.peakMemoryBytes;
-  const res = a.allocator && b.allocator
-    ? `; ${MEMORY_NAMES.reserved} ${fmtBytes(a.allocator.peakReservedBytes)} → ` +
-      fmtBytes(b.allocator.peakReservedBytes)
-    : '';
+  const res =
+    a.allocator && b.allocator
+      ? `; ${MEMORY_NAMES.reserved} ${fmtBytes(a.allocator.peakReservedBytes)} → ` +
+        fmtBytes(b.allocator.peakReservedBytes)
+      : '';
   return pb > pa
     ? {
         holds: true,
-        text: `B's ${MEMORY_NAMES.live} are ${fmtBytes(pb - pa)} higher (${fmtBytes(pa)} → ${fmtBytes(pb)}${res}): ` +
+        text:
+          `B's ${MEMORY_NAMES.live} are ${fmtBytes(pb - pa)} higher (${fmtBytes(pa)} → ${fmtBytes(pb)}${res}): ` +
           'every all-gather started early keeps a full weight alive longer.',
       }
     : { holds: false, text: `B's ${MEMORY_NAMES.live} do not rise (${fmtBytes(pa)} → ${fmtBytes(pb)}${res}).` };
@@ -123,8 +125,11 @@ export const peakWithinTorchLimit: ClaimCheck = ({ a, b, cfg }) => {
   const holds = rise <= limit;
   const stats = b.schedule?.passStats ?? [];
   const graphs = stats
-    .map((p) => `${p.phase} ${fmtBytes(p.originalPeakBytes)} → ${fmtBytes(p.peakBytes)}, ` +
-      `allowed ${fmtBytes(p.allowedPeakBytes)}`)
+    .map(
+      (p) =>
+        `${p.phase} ${fmtBytes(p.originalPeakBytes)} → ${fmtBytes(p.peakBytes)}, ` +
+        `allowed ${fmtBytes(p.allowedPeakBytes)}`,
+    )
     .join('; ');
   const over = stats.filter((p) => p.peakBytes > p.allowedPeakBytes).map((p) => p.phase);
   const past = over.length ? ` Its ${over.join(' and ')} estimate ends above the allowance all the same.` : '';
@@ -196,11 +201,14 @@ function hangSpanWords(h: HangSpan): string {
   if (h.ends.length === 0) return `${marker}.`;
   const first = h.ends.reduce((x, y) => (y.endUs < x.endUs ? y : x));
   const last = h.ends.reduce((x, y) => (y.endUs > x.endUs ? y : x));
-  const span = `its ranks stop between ${fmtUs(first.endUs)} (rank ${first.rank}) and ${fmtUs(last.endUs)} ` +
+  const span =
+    `its ranks stop between ${fmtUs(first.endUs)} (rank ${first.rank}) and ${fmtUs(last.endUs)} ` +
     `(rank ${last.rank})`;
   const past = `${h.pastMarker} of the ${h.ends.length} ranks drawn run on past the marker`;
-  return `${marker}. B's timeline draws each rank up to where it stops at a collective that cannot complete: ` +
-    `${span}; ${past}.`;
+  return (
+    `${marker}. B's timeline draws each rank up to where it stops at a collective that cannot complete: ` +
+    `${span}; ${past}.`
+  );
 }
 
 /** B hangs (a collective mismatch) while A runs its full step. */

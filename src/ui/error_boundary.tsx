@@ -24,7 +24,9 @@ export class ErrorBoundary extends Component<Props, State> {
     return (
       <div className="banner error" role="alert" data-testid="boundary-error">
         {this.props.name} failed to render: {this.state.error.message}
-        <button type="button" onClick={() => this.setState({ error: null })}>Retry</button>
+        <button type="button" onClick={() => this.setState({ error: null })}>
+          Retry
+        </button>
       </div>
     );
   }

@@ -43,8 +43,7 @@ export function useInputKind(): InputKind {
 export function navHint(k: InputKind): string {
   return k === 'touch'
     ? 'drag to pan · pinch to zoom · tap an event to select it · tap a dotted word for its definition'
-    : 'wheel/W/S zoom · drag/A/D pan · 0 fit · click an event to select it · ' +
-      'focused timeline: arrows, +/−, Enter';
+    : 'wheel/W/S zoom · drag/A/D pan · 0 fit · click an event to select it · ' + 'focused timeline: arrows, +/−, Enter';
 }
 
 const CLICK_RE = /\b([Cc])lick(s|ed|ing)?\b/g;

@@ -56,7 +56,7 @@ export function liveAdvice(timing: LiveContext['timing']): string {
   return timing === 'measured'
     ? 'Run live A+B runs both sides live, timed in this browser: measured with measured.'
     : 'Run live A+B runs both sides live, both timed on the cost model (live timing preset: not measured); ' +
-      'set live timing to measured to compare measured with measured.';
+        'set live timing to measured to compare measured with measured.';
 }
 
 /** 'llama3-70b, FSDP 64, cost model' — what a side ran, in the fields where the two differ. */
@@ -85,11 +85,17 @@ function sameRun(a: SideResult, b: SideResult): boolean {
  * says what Run live A+B would give.
  */
 export function unlikeness(a: SideResult, b: SideResult, live?: LiveContext): Unlike | null {
-  for (const [name, s] of [['A', a], ['B', b]] as const) {
+  for (const [name, s] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
     const hang = hangWords(s);
     if (hang) return { kind: 'hang', text: `${name} ${hang}: not a full step, so no comparison is drawn.` };
   }
-  for (const [name, s] of [['A', a], ['B', b]] as const) {
+  for (const [name, s] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
     if (s.stoppedAfter === undefined) continue;
     const at = s.stoppedAfter > 0 ? `stopped after step ${s.stoppedAfter}` : 'stopped before its first step';
     return { kind: 'stopped', text: `${name} ${at} (a partial live run): not compared.` };
@@ -103,7 +109,8 @@ export function unlikeness(a: SideResult, b: SideResult, live?: LiveContext): Un
   }
   if (!sameRun(a, b)) {
     const dev = (side: LiveState['side']) => (live?.side === side ? live.device : '');
-    const text = `A and B are not like runs (A: ${runWords(a, b, dev('a'))}; B: ${runWords(b, a, dev('b'))}): ` +
+    const text =
+      `A and B are not like runs (A: ${runWords(a, b, dev('a'))}; B: ${runWords(b, a, dev('b'))}): ` +
       `no comparison is drawn.${advice}`;
     return { kind: 'run', text };
   }

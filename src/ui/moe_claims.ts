@@ -13,7 +13,10 @@ function exposedByGroup(s: SideResult): Record<string, number> {
 }
 
 const groupList = (g: Record<string, number>, skip: string) =>
-  Object.entries(g).filter(([k]) => k !== skip).map(([k, us]) => `${k} ${fmtUs(us)}`).join(', ');
+  Object.entries(g)
+    .filter(([k]) => k !== skip)
+    .map(([k, us]) => `${k} ${fmtUs(us)}`)
+    .join(', ');
 
 /** On B, the ep group (all-to-alls) holds at least `share` of the exposed comm and more than any other group. */
 export function epStaysExposed(share: number): ClaimCheck {
@@ -22,7 +25,9 @@ export function epStaysExposed(share: number): ClaimCheck {
     const gb = exposedByGroup(b);
     const ep = gb.ep ?? 0;
     const total = b.metrics.exposedCommUs;
-    const others = Object.entries(gb).filter(([k]) => k !== 'ep').map(([, us]) => us);
+    const others = Object.entries(gb)
+      .filter(([k]) => k !== 'ep')
+      .map(([, us]) => us);
     const holds = ep >= share * total && others.every((us) => us < ep);
     const text = holds
       ? `Of B's ${fmtUs(total)} exposed communication, ${fmtUs(ep)} (${formatShare(ep, total, 0)}) is on the ep ` +

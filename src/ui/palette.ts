@@ -105,13 +105,30 @@ export interface LegendEntry {
 /** Entries in legend order; every kind the timeline draws has one (a unit test holds it). */
 export const LEGEND: readonly LegendEntry[] = [
   { key: 'compute', kinds: ['compute'], label: 'compute', color: 'compute', term: 'compute', always: true },
-  { key: 'all_gather', kinds: ['all_gather'], label: 'all-gather', color: 'all_gather', term: 'all_gather',
-    always: true },
-  { key: 'reduce_scatter', kinds: ['reduce_scatter'], label: 'reduce-scatter', color: 'reduce_scatter',
-    term: 'reduce_scatter', always: true },
+  {
+    key: 'all_gather',
+    kinds: ['all_gather'],
+    label: 'all-gather',
+    color: 'all_gather',
+    term: 'all_gather',
+    always: true,
+  },
+  {
+    key: 'reduce_scatter',
+    kinds: ['reduce_scatter'],
+    label: 'reduce-scatter',
+    color: 'reduce_scatter',
+    term: 'reduce_scatter',
+    always: true,
+  },
   { key: 'all_to_all', kinds: ['all_to_all'], label: 'all-to-all', color: 'all_to_all', term: 'all_to_all' },
-  { key: 'other_collectives', kinds: ['all_reduce', 'send_recv', 'broadcast'],
-    label: 'other collectives', color: 'all_reduce', term: 'other_collectives' },
+  {
+    key: 'other_collectives',
+    kinds: ['all_reduce', 'send_recv', 'broadcast'],
+    label: 'other collectives',
+    color: 'all_reduce',
+    term: 'other_collectives',
+  },
   { key: 'memory', kinds: ['memory', 'sync'], label: 'memcpy / sync', color: 'memory', term: 'memcpy' },
   { key: 'readback', kinds: ['readback'], label: 'readback (GPU → host)', color: 'readback', term: 'readback' },
   { key: 'upload', kinds: ['upload'], label: 'upload (host → GPU)', color: 'upload', term: 'upload' },
@@ -121,12 +138,18 @@ export const LEGEND: readonly LegendEntry[] = [
 
 /** The part of a wait with no collective running yet: drawn in its own colour, counted as idle. */
 export const PEER_WAIT_ENTRY = {
-  key: 'peer_wait', label: 'wait for a late peer', color: 'peerWait', term: 'peer_wait',
+  key: 'peer_wait',
+  label: 'wait for a late peer',
+  color: 'peerWait',
+  term: 'peer_wait',
 } as const;
 
 /** The band behind communication no compute hides: not an event kind, drawn under them. */
 export const EXPOSED_ENTRY = {
-  key: 'exposed', label: 'comm not hidden by compute (band + red edge)', color: 'exposed', term: 'exposed',
+  key: 'exposed',
+  label: 'comm not hidden by compute (band + red edge)',
+  color: 'exposed',
+  term: 'exposed',
 } as const;
 
 /** Entries for the kinds present in the events (plus the always-shown ones), in legend order. */

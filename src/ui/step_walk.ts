@@ -47,7 +47,8 @@ export function memoryAt(curve: MemoryCurve | undefined, tUs: number): number {
   let lo = 0;
   let hi = curve.t.length - 1;
   if (tUs < curve.t[0]) return curve.bytes[0];
-  while (lo < hi) { // last index with t[i] <= tUs
+  while (lo < hi) {
+    // last index with t[i] <= tUs
     const mid = (lo + hi + 1) >> 1;
     if (curve.t[mid] <= tUs) lo = mid;
     else hi = mid - 1;
@@ -75,7 +76,13 @@ export function walkBlock(events: readonly TraceEvent[], memory: readonly Memory
   events.forEach((e, i) => {
     if (e.rank !== 0 || e.stream !== 'compute' || !inBlock(e, prefix, waitParams)) return;
     steps.push({
-      eventIndex: i, name: e.name, kind: e.kind, op: e.op, phase: phaseOf(e, bwdUs), startUs: e.start, durUs: e.dur,
+      eventIndex: i,
+      name: e.name,
+      kind: e.kind,
+      op: e.op,
+      phase: phaseOf(e, bwdUs),
+      startUs: e.start,
+      durUs: e.dur,
       inFlight: comm
         .filter((c) => c.start <= e.start && c.start + c.dur > e.start)
         .map((c) => ({ name: c.name, kind: c.kind })),
@@ -121,7 +128,9 @@ export function pairWalks(a: readonly WalkStep[], b: readonly WalkStep[]): WalkP
     const id = opIdentity(s);
     if (id === null || taken.has(j)) return;
     let at = 0; // after the last step whose B op runs before this one
-    pairs.forEach((p, k) => { if (p.b >= 0 && p.b < j) at = k + 1; });
+    pairs.forEach((p, k) => {
+      if (p.b >= 0 && p.b < j) at = k + 1;
+    });
     pairs.splice(at, 0, { name: id, a: -1, b: j });
   });
   return pairs;

@@ -9,8 +9,17 @@ import type { Side } from '../store';
 import type { TraceEvent } from '../trace';
 import { MEMORY_NAMES } from './glossary';
 import {
-  bHangsANot, type ClaimCheck, fasterStep, fewerAllGathers, fewerLaunches, hidesExposed, othersWaitForStraggler,
-  peakRises, peakWithinTorchLimit, type RunData, staysExposed,
+  bHangsANot,
+  type ClaimCheck,
+  fasterStep,
+  fewerAllGathers,
+  fewerLaunches,
+  hidesExposed,
+  othersWaitForStraggler,
+  peakRises,
+  peakWithinTorchLimit,
+  type RunData,
+  staysExposed,
 } from './claims';
 import { allToAllsUnbucketed, epStaysExposed } from './moe_claims';
 
@@ -87,8 +96,8 @@ export const STORIES: readonly Story[] = [
     query: 'model=tiny&ranks=4&straggler.rank=2&straggler.factor=2',
     zoom: [0, 0.5],
     setup: (cfg) =>
-      `Rank ${cfg.straggler.rank} computes ${cfg.straggler.factor}× slower; `
-      + `every collective needs all ${cfg.ranks} ranks.`,
+      `Rank ${cfg.straggler.rank} computes ${cfg.straggler.factor}× slower; ` +
+      `every collective needs all ${cfg.ranks} ranks.`,
     claims: [othersWaitForStraggler],
   },
   {
@@ -110,7 +119,7 @@ export const STORIES: readonly Story[] = [
     select: { side: 'b', pick: isDispatchOnRank0 },
     setup: (cfg) =>
       `${cfg.model} (mixture of experts) on ${cfg.ranks} GPUs (${meshOf(cfg)}): each block's routed tokens go to ` +
-      'their experts and back by all-to-all on the ep lane; the experts\' weights are sharded on efsdp, the ' +
+      "their experts and back by all-to-all on the ep lane; the experts' weights are sharded on efsdp, the " +
       'dense ones on dp.',
     claims: [epStaysExposed(0.5), allToAllsUnbucketed, fasterStep],
     hint: 'Click a brown all-to-all on B: the details say what it moves and why it cannot start earlier.',

@@ -67,7 +67,7 @@ export async function applyStory(store: AppStore, story: Story): Promise<void> {
   const [f0, f1] = story.zoom;
   s.setWindow({ startUs: f0 * s.limitUs, endUs: f1 * s.limitUs });
   const sel = story.select;
-  const events = sel ? s.sides[sel.side]?.events ?? [] : [];
+  const events = sel ? (s.sides[sel.side]?.events ?? []) : [];
   const i = sel ? events.findIndex(sel.pick) : -1;
   s.select(sel && i >= 0 ? { side: sel.side, eventIndex: i } : null);
   if (s.present) focusSubject(store);

@@ -43,8 +43,13 @@ export function DefinedTerm({ def, term, children }: Props) {
     const outside = (e: PointerEvent) => {
       if (!ref.current?.contains(e.target as Node)) close();
     };
-    const key = (e: KeyboardEvent) => { if (e.key === 'Escape') close(); };
-    const close = () => { pinned.current = false; setOpen(false); };
+    const key = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') close();
+    };
+    const close = () => {
+      pinned.current = false;
+      setOpen(false);
+    };
     document.addEventListener('pointerdown', outside, true);
     document.addEventListener('keydown', key);
     window.addEventListener('resize', close);
@@ -55,19 +60,40 @@ export function DefinedTerm({ def, term, children }: Props) {
     };
   }, [open]);
   return (
-    <button type="button" ref={ref} className="term" data-term={term} data-def={def} aria-expanded={open}
+    <button
+      type="button"
+      ref={ref}
+      className="term"
+      data-term={term}
+      data-def={def}
+      aria-expanded={open}
       aria-describedby={open ? id : undefined}
-      onPointerDown={() => { wasOpen.current = open && pinned.current; }}
-      onClick={() => { pinned.current = !wasOpen.current; setOpen(!wasOpen.current); wasOpen.current = false; }}
+      onPointerDown={() => {
+        wasOpen.current = open && pinned.current;
+      }}
+      onClick={() => {
+        pinned.current = !wasOpen.current;
+        setOpen(!wasOpen.current);
+        wasOpen.current = false;
+      }}
       onFocus={() => setOpen(true)}
-      onBlur={() => { pinned.current = false; setOpen(false); }}
+      onBlur={() => {
+        pinned.current = false;
+        setOpen(false);
+      }}
       onMouseEnter={() => setOpen(true)}
-      onMouseLeave={() => { if (!pinned.current && document.activeElement !== ref.current) setOpen(false); }}>
+      onMouseLeave={() => {
+        if (!pinned.current && document.activeElement !== ref.current) setOpen(false);
+      }}
+    >
       {children}
-      {open && createPortal(
-        <span className="term-card" role="tooltip" id={id} ref={cardRef} data-testid="term-card">{def}</span>,
-        document.body,
-      )}
+      {open &&
+        createPortal(
+          <span className="term-card" role="tooltip" id={id} ref={cardRef} data-testid="term-card">
+            {def}
+          </span>,
+          document.body,
+        )}
     </button>
   );
 }

@@ -37,7 +37,8 @@ function overlapSentence(a: SideResult, b: SideResult): string {
 function mergeSentence(a: SideResult, b: SideResult): string {
   const ca = a.metrics.collectives;
   const cb = b.metrics.collectives;
-  const counts = `A launches ${ca.all_gather} all-gathers and ${ca.reduce_scatter} reduce-scatters, ` +
+  const counts =
+    `A launches ${ca.all_gather} all-gathers and ${ca.reduce_scatter} reduce-scatters, ` +
     `B ${cb.all_gather} and ${cb.reduce_scatter}`;
   const m = mergedBuckets(b);
   if (m.buckets === 0) return `${counts}: nothing merged on this step.`;
@@ -47,9 +48,10 @@ function mergeSentence(a: SideResult, b: SideResult): string {
 /** Step 2 of the tour: what B does differently, from the two sides on screen. */
 export function whatBDoes(a: SideResult | null | undefined, b: SideResult | null | undefined): string {
   if (!a || !b) return 'B runs a second backend on the same step; its timeline shows what that changes.';
-  const intro = b.backend === 'aot_eager_autobucketing'
-    ? `B runs ${b.title}, torch's overlap scheduling and bucketing pass. ${PASS_WORDS}`
-    : `B runs ${b.title}, A runs ${a.title}.`;
+  const intro =
+    b.backend === 'aot_eager_autobucketing'
+      ? `B runs ${b.title}, torch's overlap scheduling and bucketing pass. ${PASS_WORDS}`
+      : `B runs ${b.title}, A runs ${a.title}.`;
   return `${intro} ${overlapSentence(a, b)} ${mergeSentence(a, b)}`;
 }
 

@@ -2,7 +2,16 @@
 // sizes, durations and percentages and their text, FNV-1a hashing, medians (named by which median
 // they are), integer checks, memoisation, sorting short integer lists.
 export {
-  GIB, MIB, MISSING, byteTicks, fixed, formatBytes, gibText, mibText, sizeText, type ByteTicks,
+  GIB,
+  MIB,
+  MISSING,
+  byteTicks,
+  fixed,
+  formatBytes,
+  gibText,
+  mibText,
+  sizeText,
+  type ByteTicks,
 } from './units';
 export { formatDuration, formatTimeTick } from './time';
 export { formatPercent, formatShare } from './percent';

@@ -21,8 +21,10 @@ function refusalText(behind: string, r: PrefetchRefusalDetail): string {
     case 'not_prefetched_in_flight_budget':
       return `${by}: in-flight budget full (${sizeText(r.bytes)} > max_in_flight_gb ${sizeText(r.limitBytes)}).`;
     case 'not_prefetched_memory_budget':
-      return `${by}: memory would reach ${sizeText(r.bytes)} > allowed ${sizeText(r.limitBytes)} (original peak ` +
-        `${sizeText(r.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`;
+      return (
+        `${by}: memory would reach ${sizeText(r.bytes)} > allowed ${sizeText(r.limitBytes)} (original peak ` +
+        `${sizeText(r.originalPeakBytes)} + max(max_memory_increase_gb, max_memory_increase_ratio × peak)).`
+      );
     case 'not_prefetched_depends_on_compute': {
       if (r.blocker === null) return `${by}: it depends on that node.`;
       const what = r.wait
@@ -57,8 +59,10 @@ type Detail<K extends ReasonDetail['kind']> = Extract<ReasonDetail, { kind: K }>
 
 function prefetchedText(d: Detail<'prefetched'>): string {
   const ahead = d.ahead === null ? 'off the compute path' : `${d.ahead} compute node(s) before its first use`;
-  return `${d.coll} prefetched behind ${d.behind} (${ahead}); ` +
-    `${hiddenPct(d.estMs, d.exposedMs)} of its ${fmtMs(d.estMs)} hidden.`;
+  return (
+    `${d.coll} prefetched behind ${d.behind} (${ahead}); ` +
+    `${hiddenPct(d.estMs, d.exposedMs)} of its ${fmtMs(d.estMs)} hidden.`
+  );
 }
 
 /** The autobucketing pass's sentences (scheduling, then bucketing); the other backends' from blockText. */
@@ -73,14 +77,20 @@ function detailText(d: ReasonDetail): string {
     case 'no_compute':
       return `${d.coll} not prefetched: nothing ran between its start and its wait; ${fmtMs(d.exposedMs)} exposed.`;
     case 'ready_queue':
-      return `${d.coll} issued from the ready queue; its wait came after only ${fmtMs(d.estMs - d.exposedMs)} of ` +
-        `work, ${fmtMs(d.exposedMs)} of ${fmtMs(d.estMs)} exposed.`;
+      return (
+        `${d.coll} issued from the ready queue; its wait came after only ${fmtMs(d.estMs - d.exposedMs)} of ` +
+        `work, ${fmtMs(d.exposedMs)} of ${fmtMs(d.estMs)} exposed.`
+      );
     case 'bucketed':
-      return `bucketed with ${d.members - 1} other ${d.coll}(s) into bucket ${d.bucket} (${sizeText(d.bytes)} in + ` +
-        `out); one launch instead of ${d.members}.`;
+      return (
+        `bucketed with ${d.members - 1} other ${d.coll}(s) into bucket ${d.bucket} (${sizeText(d.bytes)} in + ` +
+        `out); one launch instead of ${d.members}.`
+      );
     case 'pre_bucketed':
-      return `pre-bucketed with ${d.members - 1} other collective(s) before scheduling (torch 2.13's FSDP ` +
-        `pre-bucketing, \`${d.merged}\`); one launch instead of ${d.members}.`;
+      return (
+        `pre-bucketed with ${d.members - 1} other collective(s) before scheduling (torch 2.13's FSDP ` +
+        `pre-bucketing, \`${d.merged}\`); one launch instead of ${d.members}.`
+      );
     case 'not_bucketed':
       return notBucketedText(d.why, d.seed);
     default:
@@ -89,9 +99,10 @@ function detailText(d: ReasonDetail): string {
 }
 
 function blockBucketText(d: Detail<'block_bucket'>): string {
-  const what = d.members > 1
-    ? `one of ${d.members} ${d.coll}s merged into ${d.module}'s ${d.phase} bucket`
-    : `the only ${d.coll} of ${d.module} in ${d.phase}, a bucket of one`;
+  const what =
+    d.members > 1
+      ? `one of ${d.members} ${d.coll}s merged into ${d.module}'s ${d.phase} bucket`
+      : `the only ${d.coll} of ${d.module} in ${d.phase}, a bucket of one`;
   return `${what}: entry ${d.entry} of ${d.entries} of torchtitan's module bucket plan (torch's manual scheduler).`;
 }
 
@@ -103,14 +114,23 @@ function blockPrefetchText(d: Detail<'block_prefetch_all_gather'>): string {
 }
 
 function fsdp2BucketText(d: Detail<'fsdp2_bucket'>): string {
-  const what = d.coll === 'all_gather'
-    ? `all-gathered (${d.phase})`
-    : d.coll === 'all_reduce' ? `all-reduced on ${d.group}` : 'reduce-scattered';
+  const what =
+    d.coll === 'all_gather'
+      ? `all-gathered (${d.phase})`
+      : d.coll === 'all_reduce'
+        ? `all-reduced on ${d.group}`
+        : 'reduce-scattered';
   return `${what} with the rest of ${d.module}: FSDP2 communicates one fully_shard module as one flat buffer.`;
 }
 
 type AutobucketingKind =
-  | 'prefetched' | 'refused' | 'ready_queue_hidden' | 'no_compute' | 'ready_queue' | 'bucketed' | 'pre_bucketed'
+  | 'prefetched'
+  | 'refused'
+  | 'ready_queue_hidden'
+  | 'no_compute'
+  | 'ready_queue'
+  | 'bucketed'
+  | 'pre_bucketed'
   | 'not_bucketed';
 
 /** The other backends' sentences: aot_eager, transformer_block, fsdp2_eager. */
@@ -125,16 +145,20 @@ function blockText(d: Exclude<ReasonDetail, { kind: AutobucketingKind }>): strin
     case 'block_prefetch_reduce_scatter':
       return d.next !== null
         ? `${d.module}'s reduce-scatter bucket is waited only after ${d.next}'s is issued, so it overlaps ` +
-          `${d.next}'s backward (torch's manual scheduler).`
+            `${d.next}'s backward (torch's manual scheduler).`
         : `${d.module}'s reduce-scatter bucket is the last; its wait stays where the program has it.`;
     case 'fsdp2_bucket':
       return fsdp2BucketText(d);
     case 'fsdp2_prefetch_all_gather':
-      return `FSDP2's ${d.phase === 'forward' ? 'implicit' : 'backward'} prefetch: issued on the all-gather stream ` +
-        `one module ahead of ${d.module}'s compute.`;
+      return (
+        `FSDP2's ${d.phase === 'forward' ? 'implicit' : 'backward'} prefetch: issued on the all-gather stream ` +
+        `one module ahead of ${d.module}'s compute.`
+      );
     case 'fsdp2_reduce_scatter':
-      return `issued after ${d.module}'s last gradient and waited one module later, in the next module's ` +
-        `post-backward (FSDP2's reduce-scatter state).`;
+      return (
+        `issued after ${d.module}'s last gradient and waited one module later, in the next module's ` +
+        `post-backward (FSDP2's reduce-scatter state).`
+      );
   }
 }
 

@@ -29,7 +29,9 @@ export function wordedAgreement(a: Agreement) {
   return {
     ...a,
     disagreements: a.disagreements.map((d) => ({
-      ...d, torch: decisionText(d.torch), fsdpSim: decisionText(d.fsdpSim),
+      ...d,
+      torch: decisionText(d.torch),
+      fsdpSim: decisionText(d.fsdpSim),
     })),
   };
 }
@@ -43,22 +45,28 @@ export function logMismatchText(m: LogMismatch): string {
       const hint = m.preBucketedHere
         ? ''
         : ", or of a pass that pre-bucketed first (torch 2.13's knobs: --torch-profile 2.13)";
-      return `torch's log (${m.phase}) names ${m.count} collective(s) this FX graph does not have ` +
-        `(${some(m.names, m.count)}): a log of another graph${hint}`;
+      return (
+        `torch's log (${m.phase}) names ${m.count} collective(s) this FX graph does not have ` +
+        `(${some(m.names, m.count)}): a log of another graph${hint}`
+      );
     }
     case 'pre_bucketed_here':
-      return `this run's FSDP pre-bucketing (torch 2.13's knobs) merged ${m.count} collective(s) torch's log ` +
+      return (
+        `this run's FSDP pre-bucketing (torch 2.13's knobs) merged ${m.count} collective(s) torch's log ` +
         `(${m.phase}) schedules one by one (${some(m.names, m.count)}): the log was made without it ` +
-        "(torch 2.11's knobs: --torch-profile 2.11); the agreement compares two different passes";
+        "(torch 2.11's knobs: --torch-profile 2.11); the agreement compares two different passes"
+      );
     case 'other_runtimes': {
       const ms = (x: number) => formatDuration(x * 1000, { unit: 'ms', digits: 2 });
       const t = m.originalPeakBytes.torch;
       const peak = t === undefined ? '' : `, original peak ${gibText(t)} vs ${gibText(m.originalPeakBytes.fsdpSim)}`;
       const pot = m.potentialExposedMs;
       const sums = Number.isNaN(pot.torch) ? '' : `collectives' estimates ${ms(pot.torch)} vs ${ms(pot.fsdpSim)}`;
-      return `torch's log (${m.phase}) was made with other runtimes or another world size ` +
+      return (
+        `torch's log (${m.phase}) was made with other runtimes or another world size ` +
         `(torch vs this run: ${[sums, peak.slice(2)].filter(Boolean).join(', ')}); the agreement compares two ` +
-        'different passes';
+        'different passes'
+      );
     }
   }
 }

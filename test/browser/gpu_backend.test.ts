@@ -2,7 +2,13 @@
 // from the pool, loud errors for limits, validation failures and a lost device.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
-  createGpuKernels, defaultMatmulVariant, GpuError, GpuLimitError, type GpuKernelBackend, type KernelDevice, requestKernelDevice,
+  createGpuKernels,
+  defaultMatmulVariant,
+  GpuError,
+  GpuLimitError,
+  type GpuKernelBackend,
+  type KernelDevice,
+  requestKernelDevice,
 } from '../../src/runtime/gpu';
 
 const level = inject('webgpuFeatureLevel');
@@ -25,7 +31,13 @@ describe('defaultMatmulVariant', () => {
   });
 
   it('picks the tiled, register-blocked variant 3 on a named real GPU or when there is no adapter info', () => {
-    const h200 = { vendor: 'nvidia', architecture: 'hopper', device: 'nvidia-h200', description: '', isFallbackAdapter: false };
+    const h200 = {
+      vendor: 'nvidia',
+      architecture: 'hopper',
+      device: 'nvidia-h200',
+      description: '',
+      isFallbackAdapter: false,
+    };
     expect(defaultMatmulVariant(h200 as unknown as GPUAdapterInfo)).toBe(3);
     expect(defaultMatmulVariant(undefined)).toBe(3);
   });
@@ -47,7 +59,10 @@ describe('createGpuKernels', () => {
     const sizes = [5, 1, 130, 64];
     const ts = sizes.map((n, i) => {
       const t = k.create(`part${i}`, n, 'f32');
-      k.upload(t, Float32Array.from({ length: n }, (_, j) => 1000 * i + j));
+      k.upload(
+        t,
+        Float32Array.from({ length: n }, (_, j) => 1000 * i + j),
+      );
       return t;
     });
     for (const round of [0, 1]) {
@@ -67,12 +82,20 @@ describe('createGpuKernels', () => {
   });
 
   it('uploadScatter writes each slice of one host array where upload() would, and rejects a slice that does not fit', async () => {
-    const a = k.create('scatter a', 6, 'f32'), b = k.create('scatter b', 3, 'f32');
+    const a = k.create('scatter a', 6, 'f32'),
+      b = k.create('scatter b', 3, 'f32');
     k.upload(a, Float32Array.from([9, 9, 9, 9, 9, 9]));
     const src = new Float32Array(new SharedArrayBuffer(4 * 8)).map((_, i) => i + 1);
-    k.uploadScatter(src, [{ t: a, from: 0, length: 2, at: 4 }, { t: b, from: 5, length: 3, at: 0 }, { t: a, from: 2, length: 1, at: 0 }]);
+    k.uploadScatter(src, [
+      { t: a, from: 0, length: 2, at: 4 },
+      { t: b, from: 5, length: 3, at: 0 },
+      { t: a, from: 2, length: 1, at: 0 },
+    ]);
     const out = new Float32Array(9);
-    await k.downloadAll([{ t: a, into: out.subarray(0, 6) }, { t: b, into: out.subarray(6) }]);
+    await k.downloadAll([
+      { t: a, into: out.subarray(0, 6) },
+      { t: b, into: out.subarray(6) },
+    ]);
     expect(Array.from(out)).toEqual([3, 9, 9, 9, 1, 2, 6, 7, 8]);
     expect(() => k.uploadScatter(src, [{ t: b, from: 6, length: 3, at: 0 }])).toThrow(/does not fit/);
     k.release(a);
@@ -85,7 +108,9 @@ describe('createGpuKernels', () => {
     try {
       await w.warm?.();
       const before = w.compileMs ?? 0;
-      const a = w.create('a', 4, 'f32'), b = w.create('b', 4, 'f32'), c = w.create('c', 4, 'f32');
+      const a = w.create('a', 4, 'f32'),
+        b = w.create('b', 4, 'f32'),
+        c = w.create('c', 4, 'f32');
       w.run('matmul', { M: 2, N: 2, K: 2, transA: false, transB: false }, [a, b], [c]);
       w.run('add', { n: 4 }, [a, b], [c]);
       await w.sync();
@@ -111,7 +136,9 @@ describe('createGpuKernels', () => {
     const max = Math.min(kd.device.limits.maxStorageBufferBindingSize, kd.device.limits.maxBufferSize);
     const huge = Math.floor(max / 4) + 1;
     expect(() => k.create('huge', huge, 'f32')).toThrow(GpuLimitError);
-    expect(() => k.create('huge', huge, 'f32')).toThrow(/max(StorageBufferBindingSize|BufferSize) is \d+ on this device, tensor 'huge'/);
+    expect(() => k.create('huge', huge, 'f32')).toThrow(
+      /max(StorageBufferBindingSize|BufferSize) is \d+ on this device, tensor 'huge'/,
+    );
   });
 
   it('rejects sync() with a GpuError when WebGPU reports a validation error (aliased output)', async () => {

@@ -16,7 +16,8 @@ export function matmulCase(M: number, N: number, K: number, transA: boolean, tra
   const r = rng(seed);
   return {
     name: `matmul ${M}×${N}×${K}${transA ? ' Aᵀ' : ''}${transB ? ' Bᵀ' : ''}`,
-    op: 'matmul', attrs: { M, N, K, transA, transB },
+    op: 'matmul',
+    attrs: { M, N, K, transA, transB },
     inputs: [randF32(M * K, r), randF32(K * N, r)],
     tol: [[1e-5, 1e-4]],
   };
@@ -47,15 +48,35 @@ export function embeddingCases(seed: number): OpCase[] {
 export function rmsNormCases(seed: number): OpCase[] {
   const r = rng(seed);
   const cases: OpCase[] = [];
-  for (const [rows, cols] of [[5, 37], [3, 200]] as const) {
+  for (const [rows, cols] of [
+    [5, 37],
+    [3, 200],
+  ] as const) {
     const d = { rows, cols, eps: 1e-5 };
-    const x = randF32(rows * cols, r, 2), w = randF32(cols, r);
-    const y = new Float32Array(rows * cols), rstd = new Float32Array(rows);
+    const x = randF32(rows * cols, r, 2),
+      w = randF32(cols, r);
+    const y = new Float32Array(rows * cols),
+      rstd = new Float32Array(rows);
     rmsNorm(x, w, y, rstd, d);
-    cases.push({ name: `rms_norm ${rows}×${cols}`, op: 'rms_norm', attrs: d, inputs: [x, w], tol: [[1e-5, 1e-4], [1e-5, 1e-4]] });
     cases.push({
-      name: `rms_norm_bwd ${rows}×${cols}`, op: 'rms_norm_bwd', attrs: d,
-      inputs: [randF32(rows * cols, r), x, w, rstd], tol: [[1e-5, 1e-4], [1e-5, 1e-4]],
+      name: `rms_norm ${rows}×${cols}`,
+      op: 'rms_norm',
+      attrs: d,
+      inputs: [x, w],
+      tol: [
+        [1e-5, 1e-4],
+        [1e-5, 1e-4],
+      ],
+    });
+    cases.push({
+      name: `rms_norm_bwd ${rows}×${cols}`,
+      op: 'rms_norm_bwd',
+      attrs: d,
+      inputs: [randF32(rows * cols, r), x, w, rstd],
+      tol: [
+        [1e-5, 1e-4],
+        [1e-5, 1e-4],
+      ],
     });
   }
   return cases;
@@ -64,10 +85,20 @@ export function rmsNormCases(seed: number): OpCase[] {
 export function swigluCases(seed: number): OpCase[] {
   const r = rng(seed);
   const n = 1000;
-  const a = randF32(n, r, 4), b = randF32(n, r);
+  const a = randF32(n, r, 4),
+    b = randF32(n, r);
   return [
     { name: 'swiglu', op: 'swiglu', attrs: { n }, inputs: [a, b] },
-    { name: 'swiglu_bwd', op: 'swiglu_bwd', attrs: { n }, inputs: [randF32(n, r), a, b], tol: [[1e-5, 1e-4], [1e-5, 1e-4]] },
+    {
+      name: 'swiglu_bwd',
+      op: 'swiglu_bwd',
+      attrs: { n },
+      inputs: [randF32(n, r), a, b],
+      tol: [
+        [1e-5, 1e-4],
+        [1e-5, 1e-4],
+      ],
+    },
   ];
 }
 
@@ -81,15 +112,33 @@ export function attentionCases(seed: number): OpCase[] {
   ];
   for (const d of shapes) {
     const T = d.batch * d.seq;
-    const q = randF32(T * d.heads * d.headDim, r), k = randF32(T * d.kvHeads * d.headDim, r);
+    const q = randF32(T * d.heads * d.headDim, r),
+      k = randF32(T * d.kvHeads * d.headDim, r);
     const v = randF32(T * d.kvHeads * d.headDim, r);
-    const o = new Float32Array(q.length), lse = new Float32Array(d.batch * d.heads * d.seq);
+    const o = new Float32Array(q.length),
+      lse = new Float32Array(d.batch * d.heads * d.seq);
     attention(q, k, v, o, lse, d);
     const tag = `b${d.batch} s${d.seq} h${d.heads}/${d.kvHeads} hd${d.headDim}`;
-    cases.push({ name: `attention ${tag}`, op: 'attention', attrs: d, inputs: [q, k, v], tol: [[1e-5, 1e-4], [1e-5, 1e-5]] });
     cases.push({
-      name: `attention_bwd ${tag}`, op: 'attention_bwd', attrs: d,
-      inputs: [randF32(q.length, r), q, k, v, o, lse], tol: [[2e-5, 1e-4], [2e-5, 1e-4], [2e-5, 1e-4]],
+      name: `attention ${tag}`,
+      op: 'attention',
+      attrs: d,
+      inputs: [q, k, v],
+      tol: [
+        [1e-5, 1e-4],
+        [1e-5, 1e-5],
+      ],
+    });
+    cases.push({
+      name: `attention_bwd ${tag}`,
+      op: 'attention_bwd',
+      attrs: d,
+      inputs: [randF32(q.length, r), q, k, v, o, lse],
+      tol: [
+        [2e-5, 1e-4],
+        [2e-5, 1e-4],
+        [2e-5, 1e-4],
+      ],
     });
   }
   return cases;
@@ -99,7 +148,8 @@ export function elementwiseCases(seed: number): OpCase[] {
   const r = rng(seed);
   const n = 4099;
   const ce = { T: 7, V: 100 };
-  const logits = randF32(ce.T * ce.V, r, 5), targets = randI32(ce.T, r, ce.V);
+  const logits = randF32(ce.T * ce.V, r, 5),
+    targets = randI32(ce.T, r, ce.V);
   const adamw = { n: 333, lr: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1 };
   return [
     { name: 'add', op: 'add', attrs: { n }, inputs: [randF32(n, r), randF32(n, r)], tol: [[0, 0]] },
@@ -107,10 +157,21 @@ export function elementwiseCases(seed: number): OpCase[] {
     { name: 'cross_entropy', op: 'cross_entropy', attrs: ce, inputs: [logits, targets], tol: [[1e-5, 1e-5]] },
     { name: 'cross_entropy_bwd', op: 'cross_entropy_bwd', attrs: ce, inputs: [logits, targets], tol: [[1e-7, 1e-4]] },
     {
-      name: 'adamw step 3', op: 'adamw', attrs: adamw, step: 3,
-      inputs: [randF32(adamw.n, r), randF32(adamw.n, r), randF32(adamw.n, r, 0.1),
-        randF32(adamw.n, r, 0.01).map(Math.abs)],
-      tol: [[1e-6, 1e-5], [1e-7, 1e-5], [1e-9, 1e-5]],
+      name: 'adamw step 3',
+      op: 'adamw',
+      attrs: adamw,
+      step: 3,
+      inputs: [
+        randF32(adamw.n, r),
+        randF32(adamw.n, r),
+        randF32(adamw.n, r, 0.1),
+        randF32(adamw.n, r, 0.01).map(Math.abs),
+      ],
+      tol: [
+        [1e-6, 1e-5],
+        [1e-7, 1e-5],
+        [1e-9, 1e-5],
+      ],
     },
   ];
 }

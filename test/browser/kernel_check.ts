@@ -6,7 +6,6 @@ import { expectedLengths } from '../../src/runtime/cpu/attrs';
 import type { HostArray, KernelBackend, OpAttrs } from '../../src/runtime/kernels';
 export { rng } from '../helpers/rng';
 
-
 export const randF32 = (n: number, r: () => number, scale = 1) =>
   Float32Array.from({ length: n }, () => (r() * 2 - 1) * scale);
 export const randI32 = (n: number, r: () => number, hi: number) =>
@@ -33,11 +32,13 @@ export async function runCase(k: KernelBackend, c: OpCase): Promise<HostArray[]>
   const outs = lens.outputs.map((n, i) => k.create(`${c.name}.out${i}`, n, 'f32'));
   k.run(c.op, c.attrs, ins, outs, c.step);
   await k.sync();
-  const res = await Promise.all(outs.map(async (t) => {
-    const a = new Float32Array(t.length);
-    await k.download(t, a);
-    return a;
-  }));
+  const res = await Promise.all(
+    outs.map(async (t) => {
+      const a = new Float32Array(t.length);
+      await k.download(t, a);
+      return a;
+    }),
+  );
   for (const t of [...ins, ...outs]) k.release(t);
   return res;
 }
@@ -46,7 +47,13 @@ export async function runCase(k: KernelBackend, c: OpCase): Promise<HostArray[]>
  * Mismatches of `got` against `ref` (abs + |ref|·eps), as lines naming the buffer, index,
  * reference and result; at most 10, then a count. Empty when everything matches.
  */
-export function mismatches(buffer: string, ref: ArrayLike<number>, got: ArrayLike<number>, abs: number, eps: number): string[] {
+export function mismatches(
+  buffer: string,
+  ref: ArrayLike<number>,
+  got: ArrayLike<number>,
+  abs: number,
+  eps: number,
+): string[] {
   const out: string[] = [];
   let bad = 0;
   if (ref.length !== got.length) return [`${buffer}: length ${got.length}, reference ${ref.length}`];

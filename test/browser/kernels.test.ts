@@ -4,10 +4,23 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCpuKernels } from '../../src/runtime/cpu';
 import {
-  cachedPipelineCount, createGpuKernels, ENTRY_POINTS, precompileKernels, type GpuKernelBackend, type KernelDevice, MATMUL_VARIANTS, requestKernelDevice,
+  cachedPipelineCount,
+  createGpuKernels,
+  ENTRY_POINTS,
+  precompileKernels,
+  type GpuKernelBackend,
+  type KernelDevice,
+  MATMUL_VARIANTS,
+  requestKernelDevice,
 } from '../../src/runtime/gpu';
 import {
-  attentionCases, elementwiseCases, embeddingCases, MATMUL_SHAPES, matmulCase, rmsNormCases, swigluCases,
+  attentionCases,
+  elementwiseCases,
+  embeddingCases,
+  MATMUL_SHAPES,
+  matmulCase,
+  rmsNormCases,
+  swigluCases,
 } from './kernel_cases';
 import { compareCase, type OpCase, runCase } from './kernel_check';
 
@@ -61,7 +74,11 @@ describe('requestKernelDevice', () => {
 
   it('measures device time in sync() exactly when the device has timestamp-query', async () => {
     const b = gpu();
-    const [a, w, c] = [b.create('a', 128 * 128, 'f32'), b.create('w', 128 * 128, 'f32'), b.create('c', 128 * 128, 'f32')];
+    const [a, w, c] = [
+      b.create('a', 128 * 128, 'f32'),
+      b.create('w', 128 * 128, 'f32'),
+      b.create('c', 128 * 128, 'f32'),
+    ];
     await b.sync();
     b.run('matmul', { M: 128, N: 128, K: 128 }, [a, w], [c]);
     const us = await b.sync();
@@ -76,7 +93,12 @@ describe('matmul', () => {
     it(`variant ${variant} matches the CPU reference for every trans form and edge shape`, async () => {
       let seed = 100 * variant;
       for (const [M, N, K] of MATMUL_SHAPES) {
-        for (const [transA, transB] of [[false, false], [false, true], [true, false], [true, true]] as const) {
+        for (const [transA, transB] of [
+          [false, false],
+          [false, true],
+          [true, false],
+          [true, true],
+        ] as const) {
           await expectMatchesCpu(matmulCase(M, N, K, transA, transB, seed++), variant);
         }
       }

@@ -4,7 +4,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runMoeCpuOp } from '../../src/runtime/cpu/moe_ops';
 import {
-  createGpuKernels, createGpuMoeKernels, type GpuKernelBackend, type GpuMoeKernels, requestKernelDevice,
+  createGpuKernels,
+  createGpuMoeKernels,
+  type GpuKernelBackend,
+  type GpuMoeKernels,
+  requestKernelDevice,
 } from '../../src/runtime/gpu';
 import type { HostArray } from '../../src/runtime/kernels';
 import { mismatches } from './kernel_check';

@@ -7,8 +7,16 @@ import { runTraining } from '../../src/runtime/coordinator';
 import type { TrainingOptions } from '../../src/runtime/training_plan';
 
 const OPTS: TrainingOptions = {
-  model: 'tiny', ranks: 4, steps: 3, backend: 'aot_eager_autobucketing', seed: 3, kernels: 'webgpu',
-  collective: 'direct', timing: 'preset', hardware: 'h100', globalBatch: 8,
+  model: 'tiny',
+  ranks: 4,
+  steps: 3,
+  backend: 'aot_eager_autobucketing',
+  seed: 3,
+  kernels: 'webgpu',
+  collective: 'direct',
+  timing: 'preset',
+  hardware: 'h100',
+  globalBatch: 8,
 };
 
 // On the compatibility-mode adapter only: core mode (SwiftShader) trains end to end in the app's
@@ -35,7 +43,10 @@ describe.skipIf(inject('webgpuFeatureLevel') === 'core')('runTraining (browser)'
     const cpu = await runTraining({ ...OPTS, kernels: 'cpu' });
     expect(cpu.device).toBe('cpu reference');
     gpu.losses.forEach((l, i) => {
-      expect(Math.abs(l - cpu.losses[i]) / cpu.losses[i], `step ${i + 1}: gpu ${l} vs cpu ${cpu.losses[i]}`).toBeLessThan(1e-3);
+      expect(
+        Math.abs(l - cpu.losses[i]) / cpu.losses[i],
+        `step ${i + 1}: gpu ${l} vs cpu ${cpu.losses[i]}`,
+      ).toBeLessThan(1e-3);
     });
   }, 300_000);
 
@@ -45,8 +56,10 @@ describe.skipIf(inject('webgpuFeatureLevel') === 'core')('runTraining (browser)'
     expect(new Set(mesh.events.map((e) => e.stream))).toEqual(new Set(['compute', 'comm:dp_shard', 'comm:tp']));
     const one = await runTraining({ ...OPTS, ranks: 1, steps: 2, kernels: 'cpu', backend: 'aot_eager' });
     mesh.losses.forEach((l, i) => {
-      expect(Math.abs(l - one.losses[i]) / one.losses[i], `step ${i + 1}: mesh ${l} vs 1 rank ${one.losses[i]}`)
-        .toBeLessThan(1e-3);
+      expect(
+        Math.abs(l - one.losses[i]) / one.losses[i],
+        `step ${i + 1}: mesh ${l} vs 1 rank ${one.losses[i]}`,
+      ).toBeLessThan(1e-3);
     });
   }, 300_000);
 });

@@ -11,7 +11,16 @@ import { computeMetrics, importTrace } from '../../src/trace';
 import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
 import {
-  canvasInk, expectedLanes, laneCount, metric, nextFrames, probeOf, rankStreams, setField, storeConfig, waitForApp,
+  canvasInk,
+  expectedLanes,
+  laneCount,
+  metric,
+  nextFrames,
+  probeOf,
+  rankStreams,
+  setField,
+  storeConfig,
+  waitForApp,
   windowOf,
 } from './page';
 import { fixturePath } from '../helpers/fixtures';
@@ -38,7 +47,9 @@ beforeAll(async () => {
   await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1')); // the tour has its own test (teach.test.ts)
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
   await page.goto(`${previewSrv.url}?model=tiny&ranks=4`); // the first screen has its own test below
   await waitForApp(page);
 });
@@ -77,8 +88,11 @@ describe('first screen', () => {
       const underCompute = (e: Ev) => compute.some((c) => overlaps(c, e.start, e.start + e.dur));
       const hidden = b.filter((e) => e.kind === 'all_gather' && underCompute(e));
       return {
-        model: s.config.model, ranks: s.config.ranks, frac: [t0 / s.limitUs, t1 / s.limitUs],
-        buckets: b.filter((e) => e.kind === 'all_gather' && e.bucketId !== undefined).length, hidden: hidden.length,
+        model: s.config.model,
+        ranks: s.config.ranks,
+        frac: [t0 / s.limitUs, t1 / s.limitUs],
+        buckets: b.filter((e) => e.kind === 'all_gather' && e.bucketId !== undefined).length,
+        hidden: hidden.length,
         ag: [s.sides.a!.metrics.collectives.all_gather, s.sides.b!.metrics.collectives.all_gather],
       };
     });
@@ -173,7 +187,7 @@ describe('config panel', () => {
     await setField(page, 'ranks', '-3');
     const err = await page.waitForSelector('[data-testid="cfg-ranks-error"]');
     expect(await err.textContent()).toMatch(/ranks/);
-    expect((await storeConfig(page) as { ranks: number }).ranks).toBe(8);
+    expect(((await storeConfig(page)) as { ranks: number }).ranks).toBe(8);
     await setField(page, 'ranks', 'abc');
     expect(await page.textContent('[data-testid="cfg-ranks-error"]')).toMatch(/abc/);
     await setField(page, 'ranks', '4');
@@ -209,13 +223,17 @@ describe('timelines', () => {
     const target = await page.evaluate(() => {
       const s = window.__FSDP_SIM__!.store.getState();
       const ev = s.sides.b!.events;
-      const i = ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather' && e.bucketId !== undefined) >= 0
-        ? ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather' && e.bucketId !== undefined)
-        : ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather');
+      const i =
+        ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather' && e.bucketId !== undefined) >= 0
+          ? ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather' && e.bucketId !== undefined)
+          : ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather');
       return { t: ev[i].start + ev[i].dur / 2, stream: ev[i].stream, name: ev[i].name, w: s.window };
     });
     // zoom so the event is wide enough, then click it
-    await page.evaluate((t) => window.__FSDP_SIM__!.store.getState().setWindow({ startUs: t - 50, endUs: t + 50 }), target.t);
+    await page.evaluate(
+      (t) => window.__FSDP_SIM__!.store.getState().setWindow({ startUs: t - 50, endUs: t + 50 }),
+      target.t,
+    );
     await nextFrames(page, 2);
     const canvas = page.locator('[data-testid="timeline-b"] canvas');
     const box = (await canvas.boundingBox())!;
@@ -245,14 +263,29 @@ describe('large traces', () => {
       const base = st.sides.a!;
       const events = [];
       const kinds = ['compute', 'wait', 'compute', 'compute'] as const;
-      for (let rank = 0; rank < 8; rank++) { // MAX_RANKS_SHOWN: every event is on a drawn lane
+      for (let rank = 0; rank < 8; rank++) {
+        // MAX_RANKS_SHOWN: every event is on a drawn lane
         for (let i = 0; i < 6250; i++) {
           const t = i * 10 + rank * 0.3;
           events.push({ rank, stream: 'compute' as const, name: `mm_${i}`, kind: kinds[i % 4], start: t, dur: 8 });
-          events.push({ rank, stream: 'comm:dp' as const, name: `ag_${i}`, kind: i % 2 ? 'all_gather' as const : 'reduce_scatter' as const, start: t + 2, dur: 9 });
+          events.push({
+            rank,
+            stream: 'comm:dp' as const,
+            name: `ag_${i}`,
+            kind: i % 2 ? ('all_gather' as const) : ('reduce_scatter' as const),
+            start: t + 2,
+            dur: 9,
+          });
         }
       }
-      st.setSide('a', { ...base, title: 'synthetic 100k', events, memory: [], schedule: undefined, mismatch: undefined });
+      st.setSide('a', {
+        ...base,
+        title: 'synthetic 100k',
+        events,
+        memory: [],
+        schedule: undefined,
+        mismatch: undefined,
+      });
       const frame = () => new Promise<void>((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok())));
       await frame();
       const canvas = document.querySelector<HTMLCanvasElement>('[data-testid="timeline-a"] canvas')!;
@@ -275,7 +308,9 @@ describe('large traces', () => {
     expect(Math.max(...stats.drawn)).toBeLessThan(stats.n / 2);
     const sorted = [...stats.times].sort((x, y) => x - y);
     const median = sorted[Math.floor(sorted.length / 2)];
-    console.log(`100k events: redraw median ${median.toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms over ${stats.times.length} zoom steps`);
+    console.log(
+      `100k events: redraw median ${median.toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms over ${stats.times.length} zoom steps`,
+    );
     expect(median).toBeLessThan(100); // ~12–25 ms measured on 2 shared cores; generous for a loaded CI box
     await shot('08_100k_events');
     await page.click('[data-testid="resimulate"]');
@@ -323,7 +358,9 @@ describe('export and import', () => {
   it('imports an FX graph dump (forward + backward) and runs both backends on it', async () => {
     const fx = ['fw', 'bw'].map((k) => fixturePath(`fx/tiny_4layer_${k}.json`));
     await page.setInputFiles('[data-testid="import-fx"]', fx);
-    await page.waitForFunction(() => document.querySelector('[data-testid="timeline-b"] .timeline-title')?.textContent?.includes('tiny_4layer_fw'));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid="timeline-b"] .timeline-title')?.textContent?.includes('tiny_4layer_fw'),
+    );
     expect(await page.textContent('[data-testid="timeline-a"] .timeline-title')).toContain('tiny_4layer_bw');
     expect(await page.locator('[data-testid="notice-error"]').count()).toBe(0);
     expect(await metric(page, 'ag', 'a')).toBeGreaterThan(0);
@@ -336,11 +373,23 @@ describe('export and import', () => {
 
   it('shows a message naming the problem for a mangled file, and stays usable', async () => {
     const before = await rankStreams(page, 'a');
-    await page.setInputFiles('[data-testid="import-trace"]', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"traceEvents": [{"ph": "X", "ts": "soon"') });
+    await page.setInputFiles('[data-testid="import-trace"]', {
+      name: 'broken.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"traceEvents": [{"ph": "X", "ts": "soon"'),
+    });
     const msg = await page.waitForSelector('[data-testid="notice-error"]');
     expect(await msg.textContent()).toMatch(/broken\.json/);
-    await page.setInputFiles('[data-testid="import-trace"]', { name: 'wrong.json', mimeType: 'application/json', buffer: Buffer.from('{"traceEvents": [{"ph": "X", "ts": "soon", "dur": 1, "pid": 0, "tid": 7, "name": "k", "cat": "kernel"}]}') });
-    await expect.poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '').toMatch(/wrong\.json/);
+    await page.setInputFiles('[data-testid="import-trace"]', {
+      name: 'wrong.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(
+        '{"traceEvents": [{"ph": "X", "ts": "soon", "dur": 1, "pid": 0, "tid": 7, "name": "k", "cat": "kernel"}]}',
+      ),
+    });
+    await expect
+      .poll(async () => (await page.textContent('[data-testid="notice-error"]')) ?? '')
+      .toMatch(/wrong\.json/);
     await shot('05_import_error');
     expect(await rankStreams(page, 'a')).toEqual(before);
     await page.click('[data-testid="resimulate"]');
@@ -354,8 +403,12 @@ describe('live run', () => {
     await setField(page, 'live.steps', '3');
     await page.selectOption('[data-testid="cfg-live-kernels"]', 'cpu');
     await page.click('[data-testid="live-run"]');
-    await expect.poll(async () => Number(await page.getAttribute('[data-testid="live-progress"]', 'value')), { timeout: 45_000 }).toBeGreaterThanOrEqual(1);
-    await expect.poll(() => page.locator('[data-testid="loss-chart"] circle').count(), { timeout: 45_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(async () => Number(await page.getAttribute('[data-testid="live-progress"]', 'value')), { timeout: 45_000 })
+      .toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(() => page.locator('[data-testid="loss-chart"] circle').count(), { timeout: 45_000 })
+      .toBeGreaterThanOrEqual(2);
     await page.waitForSelector('[data-testid="live-run"]', { timeout: 45_000 }); // finished: the Run button is back
     const live = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().live);
     expect(live.error).toBeNull();
@@ -367,7 +420,9 @@ describe('live run', () => {
   it('Stop ends a live run cleanly', async () => {
     await setField(page, 'live.steps', '200');
     await page.click('[data-testid="live-run"]');
-    await expect.poll(async () => Number(await page.getAttribute('[data-testid="live-progress"]', 'value')), { timeout: 45_000 }).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(async () => Number(await page.getAttribute('[data-testid="live-progress"]', 'value')), { timeout: 45_000 })
+      .toBeGreaterThanOrEqual(1);
     await page.click('[data-testid="live-stop"]');
     await page.waitForSelector('[data-testid="live-run"]');
     const live = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().live);
@@ -400,7 +455,10 @@ describe('URL state', () => {
     expect(await storeConfig(p2)).toEqual(cfg);
     expect(await windowOf(p2, 'a')).toEqual(win);
     expect(await laneCount(p2, 'a')).toBe(await laneCount(page, 'a'));
-    expect(await p2.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toEqual({ side: 'b', eventIndex: 7 });
+    expect(await p2.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toEqual({
+      side: 'b',
+      eventIndex: 7,
+    });
     expect(await p2.textContent('[data-testid="details"]')).toBe(await page.textContent('[data-testid="details"]'));
     await p2.close();
   });

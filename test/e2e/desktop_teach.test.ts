@@ -22,7 +22,12 @@ let srv: { url: string; close: () => Promise<void> };
 let art: string;
 const pageErrors: string[] = [];
 
-interface OpenOpts { tourDone?: boolean; width?: number; height?: number; noWait?: boolean }
+interface OpenOpts {
+  tourDone?: boolean;
+  width?: number;
+  height?: number;
+  noWait?: boolean;
+}
 
 async function open(query: string, opts: OpenOpts = {}): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ viewport: { width: opts.width ?? 1440, height: opts.height ?? 900 } });
@@ -46,7 +51,10 @@ afterAll(async () => {
 });
 
 describe('the tour on a desktop', () => {
-  for (const vp of [{ width: 1440, height: 900 }, { width: 1280, height: 800 }]) {
+  for (const vp of [
+    { width: 1440, height: 900 },
+    { width: 1280, height: 800 },
+  ]) {
     it(`at ${vp.width}×${vp.height}: no card covers its target, every named control exists`, async () => {
       const { ctx, page } = await open(QUERY, { tourDone: false, ...vp });
       await page.locator('[data-testid="tour"]').waitFor();
@@ -74,10 +82,17 @@ describe('the tour on a desktop', () => {
     expect(text).toMatch(/overlap/);
     expect(text).toMatch(/merges small ones into buckets/);
     const [agA, agB, rsA, rsB] = await Promise.all(
-      [['ag', 'a'], ['ag', 'b'], ['rs', 'a'], ['rs', 'b']].map(([k, s]) => metric(page, k, s as 'a' | 'b')));
+      [
+        ['ag', 'a'],
+        ['ag', 'b'],
+        ['rs', 'a'],
+        ['rs', 'b'],
+      ].map(([k, s]) => metric(page, k, s as 'a' | 'b')),
+    );
     expect(text).toContain(`A launches ${agA} all-gathers and ${rsA} reduce-scatters, B ${agB} and ${rsB}`);
-    const buckets = await page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b!.schedule!.buckets
-      .filter((b) => b.members.length > 1).length);
+    const buckets = await page.evaluate(
+      () => window.__FSDP_SIM__!.store.getState().sides.b!.schedule!.buckets.filter((b) => b.members.length > 1).length,
+    );
     expect(text).toContain(buckets > 0 ? `${buckets} bucket` : 'nothing merged');
     const overlap = await metric(page, 'overlap', 'b');
     expect(text).toContain(`${overlap.toFixed(1)} % of B's communication runs under compute`);
@@ -86,16 +101,17 @@ describe('the tour on a desktop', () => {
 });
 
 describe('Learn one layer', () => {
-  it('scrolls into view; both sides walk one op, each inside its timeline\'s window, readable', async () => {
+  it("scrolls into view; both sides walk one op, each inside its timeline's window, readable", async () => {
     const { ctx, page } = await open(QUERY);
     await page.click('[data-testid="help-walk"]');
     const panel = page.locator('[data-testid="step-through"]');
     await panel.waitFor();
-    const inView = async () => page.evaluate(() => {
-      const r = document.querySelector('[data-testid="step-through"]')!.getBoundingClientRect();
-      const c = document.querySelector('.walk-controls')!.getBoundingClientRect();
-      return r.top >= 0 && r.top < window.innerHeight && c.bottom <= window.innerHeight;
-    });
+    const inView = async () =>
+      page.evaluate(() => {
+        const r = document.querySelector('[data-testid="step-through"]')!.getBoundingClientRect();
+        const c = document.querySelector('.walk-controls')!.getBoundingClientRect();
+        return r.top >= 0 && r.top < window.innerHeight && c.bottom <= window.innerHeight;
+      });
     await expect.poll(inView).toBe(true);
     const n = Number(await page.getAttribute('[data-testid="walk-slider"]', 'max')) + 1;
     // op 31: where pairing by position put A in the forward and B in the backward
@@ -105,16 +121,19 @@ describe('Learn one layer', () => {
     for (const k of visits) {
       await page.fill('[data-testid="walk-slider"]', String(k));
       // the step is one op of the step graph, on both sides; A walks in its own order
-      await expect.poll(async () => Number(await page.getAttribute('[data-testid="walk-a"]', 'data-index')))
+      await expect
+        .poll(async () => Number(await page.getAttribute('[data-testid="walk-a"]', 'data-index')))
         .toBeGreaterThan(prevA);
       prevA = Number(await page.getAttribute('[data-testid="walk-a"]', 'data-index'));
       const op = await page.getAttribute('[data-testid="walk-a"]', 'data-op');
       expect(await page.getAttribute('[data-testid="walk-b"]', 'data-op'), `op ${k}`).toBe(op);
-      const ops = await Promise.all((['a', 'b'] as const).map(async (side) => {
-        const el = page.locator(`[data-testid="walk-${side}"]`);
-        const num = async (a: string) => Number(await el.getAttribute(a));
-        return { side, start: await num('data-start'), dur: await num('data-dur') };
-      }));
+      const ops = await Promise.all(
+        (['a', 'b'] as const).map(async (side) => {
+          const el = page.locator(`[data-testid="walk-${side}"]`);
+          const num = async (a: string) => Number(await el.getAttribute(a));
+          return { side, start: await num('data-start'), dur: await num('data-dur') };
+        }),
+      );
       const longest = Math.max(...ops.map((o) => o.dur));
       // the timelines drew the followed view (wait on the frame's probe, not on time)
       const drawnAround = async () => {
@@ -142,15 +161,18 @@ describe('Learn one layer', () => {
 describe('labels, units and warnings', () => {
   it('shows every knob label whole at 1440 px: none cut, all distinct', async () => {
     const { ctx, page } = await open(QUERY);
-    const labels = await page.locator('.config .field').evaluateAll((els) => els.map((e) => {
-      const l = e.querySelector<HTMLElement>('.field-label')!;
-      const cut = l.scrollWidth > l.clientWidth || l.scrollHeight > l.clientHeight + 1;
-      return { path: e.getAttribute('data-field'), text: l.textContent, cut };
-    }));
+    const labels = await page.locator('.config .field').evaluateAll((els) =>
+      els.map((e) => {
+        const l = e.querySelector<HTMLElement>('.field-label')!;
+        const cut = l.scrollWidth > l.clientWidth || l.scrollHeight > l.clientHeight + 1;
+        return { path: e.getAttribute('data-field'), text: l.textContent, cut };
+      }),
+    );
     expect(labels.length).toBe(CONFIG_FIELDS.length);
     for (const f of CONFIG_FIELDS) expect(labels.find((l) => l.path === f.path)?.text).toBe(f.label);
     expect(labels.filter((l) => l.cut)).toEqual([]);
-    const seen = await page.locator('.config .field-label')
+    const seen = await page
+      .locator('.config .field-label')
       .evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, '')));
     expect(new Set(seen).size).toBe(seen.length);
     for (const k of ['max_memory_increase_gb', 'max_memory_increase_ratio']) expect(seen).toContain(k);
@@ -160,16 +182,18 @@ describe('labels, units and warnings', () => {
   for (const width of [1280, 1440]) {
     it(`at ${width} px every config select shows its options whole; no label is a PR number`, async () => {
       const { ctx, page } = await open(QUERY, { width });
-      const cut = await page.locator('.config select').evaluateAll((els) => els.flatMap((el) => {
-        const sel = el as HTMLSelectElement;
-        const probe = sel.cloneNode(true) as HTMLSelectElement; // the same select at its own width
-        probe.style.cssText = 'position:absolute;visibility:hidden;width:auto;max-width:none';
-        sel.parentElement!.appendChild(probe);
-        const need = probe.getBoundingClientRect().width;
-        probe.remove();
-        const has = sel.getBoundingClientRect().width;
-        return has + 0.5 < need ? [`${sel.dataset.testid}: ${has.toFixed(0)} < ${need.toFixed(0)} px`] : [];
-      }));
+      const cut = await page.locator('.config select').evaluateAll((els) =>
+        els.flatMap((el) => {
+          const sel = el as HTMLSelectElement;
+          const probe = sel.cloneNode(true) as HTMLSelectElement; // the same select at its own width
+          probe.style.cssText = 'position:absolute;visibility:hidden;width:auto;max-width:none';
+          sel.parentElement!.appendChild(probe);
+          const need = probe.getBoundingClientRect().width;
+          probe.remove();
+          const has = sel.getBoundingClientRect().width;
+          return has + 0.5 < need ? [`${sel.dataset.testid}: ${has.toFixed(0)} < ${need.toFixed(0)} px`] : [];
+        }),
+      );
       expect(cut).toEqual([]);
       expect(await page.locator('.config select').count()).toBeGreaterThan(5);
       const labels = await page.locator('.config .field-label').allTextContents();
@@ -199,7 +223,10 @@ describe('labels, units and warnings', () => {
     expect(await page.locator('[data-testid="hbm-warn"]').count()).toBe(0);
     expect(await page.textContent('[data-testid="memory-hbm-note"]')).toMatch(/^A and B fit in h100 HBM/);
     // the y axis ticks round GiB (0, 10, 20, 30), not round bytes (9.31, 18.63, 27.94 GiB)
-    const ticks = await page.locator('[data-testid="memory-chart"] g.chart-axis').nth(1).locator('.tick text')
+    const ticks = await page
+      .locator('[data-testid="memory-chart"] g.chart-axis')
+      .nth(1)
+      .locator('.tick text')
       .allTextContents();
     expect(ticks.length).toBeGreaterThan(2);
     for (const t of ticks) expect(t).toMatch(/^\d+\sGiB$/);
@@ -212,22 +239,29 @@ describe('labels, units and warnings', () => {
 
   it('the legend has an entry for every kind the timelines draw, live-run kinds included', async () => {
     const { ctx, page } = await open(QUERY);
-    const covered = async () => page.evaluate(() => {
-      const s = window.__FSDP_SIM__!.store.getState();
-      const drawn = new Set([s.sides.a, s.sides.b].flatMap((r) => r?.events.map((e) => e.kind) ?? []));
-      const legend = new Set([...document.querySelectorAll('[data-testid="legend"] [data-kinds]')]
-        .flatMap((e) => (e.getAttribute('data-kinds') ?? '').split(' ')));
-      return { drawn: [...drawn].sort(), missing: [...drawn].filter((k) => !legend.has(k)) };
-    });
+    const covered = async () =>
+      page.evaluate(() => {
+        const s = window.__FSDP_SIM__!.store.getState();
+        const drawn = new Set([s.sides.a, s.sides.b].flatMap((r) => r?.events.map((e) => e.kind) ?? []));
+        const legend = new Set(
+          [...document.querySelectorAll('[data-testid="legend"] [data-kinds]')].flatMap((e) =>
+            (e.getAttribute('data-kinds') ?? '').split(' '),
+          ),
+        );
+        return { drawn: [...drawn].sort(), missing: [...drawn].filter((k) => !legend.has(k)) };
+      });
     const before = await covered();
     expect(before.missing).toEqual([]);
     // a side that draws every kind the timeline knows (a live run's readback, upload, barrier; imports' copies)
-    await page.evaluate((kinds) => {
-      const s = window.__FSDP_SIM__!.store.getState();
-      const a = s.sides.a!;
-      const events = a.events.map((e, i) => (i < kinds.length ? { ...e, kind: kinds[i] as typeof e.kind } : e));
-      s.setSide('a', { ...a, events });
-    }, [...KIND_CODES]);
+    await page.evaluate(
+      (kinds) => {
+        const s = window.__FSDP_SIM__!.store.getState();
+        const a = s.sides.a!;
+        const events = a.events.map((e, i) => (i < kinds.length ? { ...e, kind: kinds[i] as typeof e.kind } : e));
+        s.setSide('a', { ...a, events });
+      },
+      [...KIND_CODES],
+    );
     await page.waitForSelector('[data-testid="legend"] [data-kinds="readback"]');
     const after = await covered();
     expect(after.drawn).toEqual([...KIND_CODES].sort());

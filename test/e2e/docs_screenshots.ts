@@ -22,7 +22,13 @@ async function main(): Promise<void> {
       { file: 'screenshot_projector.png', viewport: { width: 1280, height: 720 }, mobile: false, query: '&present=1' },
     ];
     for (const s of shots) {
-      const ctx = await browser.newContext({ viewport: s.viewport, isMobile: s.mobile, hasTouch: s.mobile, deviceScaleFactor: s.mobile ? 2 : 1, colorScheme: 'light' });
+      const ctx = await browser.newContext({
+        viewport: s.viewport,
+        isMobile: s.mobile,
+        hasTouch: s.mobile,
+        deviceScaleFactor: s.mobile ? 2 : 1,
+        colorScheme: 'light',
+      });
       await ctx.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
       const page = await ctx.newPage();
       await page.goto(`${srv.url}?story=overview${s.query}`);

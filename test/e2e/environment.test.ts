@@ -21,7 +21,10 @@ afterAll(async () => {
 
 describe('environment banners', () => {
   it('says live runs use CPU kernels when the browser has no WebGPU', async () => {
-    const plain = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu') });
+    const plain = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu'),
+    });
     try {
       const p = await plain.newPage({ viewport: { width: 1280, height: 800 } });
       await p.goto(previewSrv.url);

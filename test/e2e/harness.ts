@@ -21,12 +21,19 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Headless Chromium's flags here: WebGPU on, plus core WebGPU (SwiftShader). */
 export const CHROMIUM_ARGS = [
-  '--headless=new', '--no-sandbox', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-quic', '--enable-unsafe-webgpu',
+  '--headless=new',
+  '--no-sandbox',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--enable-unsafe-webgpu',
 ];
 
 export async function startPreview(): Promise<{ url: string; close: () => Promise<void> }> {
-  if (!existsSync(join(DIST, 'index.html'))) throw new Error(`no build in ${DIST}: run \`npm run test:e2e\` (it runs vite build first)`);
+  if (!existsSync(join(DIST, 'index.html')))
+    throw new Error(`no build in ${DIST}: run \`npm run test:e2e\` (it runs vite build first)`);
   const server: PreviewServer = await preview({
     root: ROOT,
     configFile: join(ROOT, 'vite.config.ts'),
@@ -38,9 +45,17 @@ export async function startPreview(): Promise<{ url: string; close: () => Promis
 }
 
 const TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-  '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml', '.wasm': 'application/wasm',
-  '.map': 'application/json', '.wgsl': 'text/plain', '.ico': 'image/x-icon',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm',
+  '.map': 'application/json',
+  '.wgsl': 'text/plain',
+  '.ico': 'image/x-icon',
 };
 
 /** A static file server for dist/ that sends no COOP/COEP: a GitHub-Pages-like host. */
@@ -63,12 +78,17 @@ export async function startStaticServer(dir = DIST): Promise<{ url: string; clos
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
   };
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 
@@ -89,7 +109,8 @@ export interface AppSession {
  * Read `page` and `pageErrors` inside the tests, once it is open.
  */
 export function appForFile(
-  viewport?: { width: number; height: number }, query = '',
+  viewport?: { width: number; height: number },
+  query = '',
 ): Pick<AppSession, 'page' | 'pageErrors'> {
   let app: AppSession | undefined;
   const open = (): AppSession => {
@@ -101,8 +122,12 @@ export function appForFile(
   });
   afterAll(async () => app?.close());
   return {
-    get page() { return open().page; },
-    get pageErrors() { return open().pageErrors; },
+    get page() {
+      return open().page;
+    },
+    get pageErrors() {
+      return open().pageErrors;
+    },
   };
 }
 

@@ -24,7 +24,7 @@ async function sources(p: Page): Promise<[string | undefined, string | undefined
 }
 
 describe('live clocks', () => {
-  it('names the adapter before any run and each side\'s clock in its header', async () => {
+  it("names the adapter before any run and each side's clock in its header", async () => {
     await app.page.waitForSelector('[data-testid="live-adapter"]');
     expect((await app.page.textContent('[data-testid="live-adapter"]'))!.length).toBeGreaterThan(3);
     expect(await app.page.textContent('[data-testid="clock-a"]')).toMatch(/simulated time \(cost model\)/);
@@ -39,7 +39,9 @@ describe('live clocks', () => {
     await app.page.waitForFunction(() => !window.__FSDP_SIM__!.store.getState().simulating);
     await app.page.click('[data-testid="live-run"]');
     // the first status names the stage, not "step 0/2 · 0.00 steps/s"
-    await expect.poll(() => app.page.textContent('[data-testid="live-status"]'), { timeout: LIVE_TIMEOUT }).toMatch(/starting \d+ workers|step [12]\/2/);
+    await expect
+      .poll(() => app.page.textContent('[data-testid="live-status"]'), { timeout: LIVE_TIMEOUT })
+      .toMatch(/starting \d+ workers|step [12]\/2/);
     await app.page.waitForSelector('[data-testid="live-run"]', { timeout: LIVE_TIMEOUT });
     expect(await sources(app.page)).toEqual(['sim', 'live']);
     expect(await app.page.textContent('[data-testid="clock-b"]')).toMatch(/real time, measured/);
@@ -62,26 +64,40 @@ describe('live clocks', () => {
   it('Run live A+B puts both sides on the measured clock and compares them', async () => {
     await app.page.click('[data-testid="live-run-both"]');
     await expect.poll(() => sources(app.page), { timeout: LIVE_TIMEOUT }).toEqual(['live', 'live']);
-    await expect.poll(() => app.page.evaluate(() => {
-      const s = window.__FSDP_SIM__!.store.getState();
-      return !s.live.running && s.live.side === 'b' && s.live.step === s.live.steps;
-    }), { timeout: LIVE_TIMEOUT }).toBe(true);
+    await expect
+      .poll(
+        () =>
+          app.page.evaluate(() => {
+            const s = window.__FSDP_SIM__!.store.getState();
+            return !s.live.running && s.live.side === 'b' && s.live.step === s.live.steps;
+          }),
+        { timeout: LIVE_TIMEOUT },
+      )
+      .toBe(true);
     await app.page.waitForSelector('[data-testid="live-run"]');
     expect(await app.page.textContent('[data-testid="clock-a"]')).toMatch(/real time, measured/);
     expect(await app.page.textContent('[data-testid="clock-b"]')).toMatch(/real time, measured/);
     expect(await app.page.locator('[data-testid="metrics-clock-note"]').count()).toBe(0);
     const stepDelta = await app.page.textContent('[data-testid="metrics"] td[data-delta="step"]');
     expect(stepDelta).toMatch(/^[−+][\d.]+ %$|^0$|×$/);
-    expect(await app.page.textContent('[data-testid="headline"]')).toMatch(/^autobucketing vs aot_eager \(both live, one clock\): step [−+]/);
+    expect(await app.page.textContent('[data-testid="headline"]')).toMatch(
+      /^autobucketing vs aot_eager \(both live, one clock\): step [−+]/,
+    );
   });
 
   it('preset timing says its live timeline is cost-model time, not measured', async () => {
     await app.page.selectOption('[data-testid="cfg-live-timing"]', 'preset');
     await app.page.waitForFunction(() => !window.__FSDP_SIM__!.store.getState().simulating);
     await app.page.click('[data-testid="live-run"]');
-    await expect.poll(() => app.page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b?.source), { timeout: LIVE_TIMEOUT }).toBe('live');
+    await expect
+      .poll(() => app.page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b?.source), {
+        timeout: LIVE_TIMEOUT,
+      })
+      .toBe('live');
     await app.page.waitForSelector('[data-testid="live-run"]', { timeout: LIVE_TIMEOUT });
-    expect(await app.page.textContent('[data-testid="clock-b"]')).toMatch(/cost-model time replayed for the live schedule \(not measured\)/);
+    expect(await app.page.textContent('[data-testid="clock-b"]')).toMatch(
+      /cost-model time replayed for the live schedule \(not measured\)/,
+    );
     // editing a live.* field afterwards keeps the live timeline (no re-simulation)
     await setField(app.page, 'live.steps', '5');
     await app.page.waitForFunction(() => {

@@ -8,10 +8,14 @@ type Side = 'a' | 'b';
 
 /** Both timelines have drawn a frame: the first simulation is in. */
 export async function waitForApp(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const t = window.__FSDP_SIM__?.timelines;
-    return t?.a !== undefined && t.b !== undefined;
-  }, undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => {
+      const t = window.__FSDP_SIM__?.timelines;
+      return t?.a !== undefined && t.b !== undefined;
+    },
+    undefined,
+    { timeout: 30_000 },
+  );
 }
 
 /** What the side's timeline drew in its last frame. */
@@ -51,7 +55,9 @@ export async function rankStreams(page: Page, side: Side): Promise<{ ranks: numb
 }
 
 export async function metric(page: Page, key: string, side: Side): Promise<number> {
-  return Number(await page.getAttribute(`[data-testid="metrics"] tr[data-metric="${key}"] td[data-side="${side}"]`, 'data-value'));
+  return Number(
+    await page.getAttribute(`[data-testid="metrics"] tr[data-metric="${key}"] td[data-side="${side}"]`, 'data-value'),
+  );
 }
 
 export async function windowOf(page: Page, side: Side): Promise<[number, number]> {
@@ -87,9 +93,13 @@ export async function setField(page: Page, path: string, value: string): Promise
 }
 
 export async function nextFrames(page: Page, n = 2): Promise<void> {
-  await page.evaluate((k) => new Promise<void>((ok) => {
-    let i = 0;
-    const f = () => (++i >= k ? ok() : requestAnimationFrame(f));
-    requestAnimationFrame(f);
-  }), n);
+  await page.evaluate(
+    (k) =>
+      new Promise<void>((ok) => {
+        let i = 0;
+        const f = () => (++i >= k ? ok() : requestAnimationFrame(f));
+        requestAnimationFrame(f);
+      }),
+    n,
+  );
 }

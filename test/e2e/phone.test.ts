@@ -22,8 +22,14 @@ async function overflow(p: Page): Promise<{ scrollWidth: number; clientWidth: nu
   return p.evaluate(() => {
     const w = document.documentElement.clientWidth;
     const offenders = [...document.querySelectorAll<HTMLElement>('body *')]
-      .filter((e) => e.getBoundingClientRect().right > w + 0.5 && getComputedStyle(e).visibility !== 'hidden' && !e.closest('.sidebar'))
-      .slice(0, 5).map((e) => `${e.tagName}.${e.className}`);
+      .filter(
+        (e) =>
+          e.getBoundingClientRect().right > w + 0.5 &&
+          getComputedStyle(e).visibility !== 'hidden' &&
+          !e.closest('.sidebar'),
+      )
+      .slice(0, 5)
+      .map((e) => `${e.tagName}.${e.className}`);
     return { scrollWidth: document.documentElement.scrollWidth, clientWidth: w, offenders };
   });
 }
@@ -31,7 +37,10 @@ async function overflow(p: Page): Promise<{ scrollWidth: number; clientWidth: nu
 type TouchPt = { x: number; y: number; id: number };
 
 async function touch(type: 'touchStart' | 'touchMove' | 'touchEnd', points: TouchPt[]): Promise<void> {
-  await cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : points.map((p) => ({ x: p.x, y: p.y, id: p.id })) });
+  await cdp.send('Input.dispatchTouchEvent', {
+    type,
+    touchPoints: type === 'touchEnd' ? [] : points.map((p) => ({ x: p.x, y: p.y, id: p.id })),
+  });
 }
 
 /** Canvas-relative centre of the first all-gather of B on rank 0, zoomed so it is wide. */
@@ -42,7 +51,9 @@ async function targetOnB(p: Page): Promise<{ x: number; y: number; name: string 
     const i = ev.findIndex((e) => e.rank === 0 && e.kind === 'all_gather');
     const mid = ev[i].start + ev[i].dur / 2;
     s.setWindow({ startUs: mid - 3 * ev[i].dur, endUs: mid + 3 * ev[i].dur });
-    const lanes = [...new Set(ev.filter((e) => e.rank === 0).map((e) => e.stream))].sort((x, y) => (x === 'compute' ? -1 : y === 'compute' ? 1 : x.localeCompare(y)));
+    const lanes = [...new Set(ev.filter((e) => e.rank === 0).map((e) => e.stream))].sort((x, y) =>
+      x === 'compute' ? -1 : y === 'compute' ? 1 : x.localeCompare(y),
+    );
     return { mid, lane: lanes.indexOf(ev[i].stream), name: ev[i].name };
   });
   const canvas = p.locator('[data-testid="timeline-b"] canvas');
@@ -59,7 +70,12 @@ beforeAll(async () => {
   art = await artifactsDir();
   previewSrv = await startPreview();
   browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
   await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -83,8 +99,11 @@ describe('phone 390×844', () => {
     expect(a.width).toBeGreaterThanOrEqual(300);
     expect(b.width).toBeGreaterThanOrEqual(300);
     expect(b.y).toBeGreaterThan(a.y + a.height - 1); // stacked
-    const panels = await Promise.all(['metrics', 'explain', 'details'].map((id) => page.locator(`[data-testid="${id}"]`).boundingBox()));
-    for (let i = 1; i < panels.length; i++) expect(panels[i]!.y).toBeGreaterThanOrEqual(panels[i - 1]!.y + panels[i - 1]!.height - 1); // no overlap
+    const panels = await Promise.all(
+      ['metrics', 'explain', 'details'].map((id) => page.locator(`[data-testid="${id}"]`).boundingBox()),
+    );
+    for (let i = 1; i < panels.length; i++)
+      expect(panels[i]!.y).toBeGreaterThanOrEqual(panels[i - 1]!.y + panels[i - 1]!.height - 1); // no overlap
     for (const p of panels) expect(p!.width).toBeGreaterThan(330);
     // the config sits in a closed drawer until asked for
     expect(await page.locator('[data-testid="config"]').isVisible()).toBe(false);
@@ -141,13 +160,20 @@ describe('phone 390×844', () => {
     const w1 = await windowOf(page, 'a');
     expect(w1[0]).toBeGreaterThan(w0[0]); // dragged left: later times come into view
     // a pan keeps the width (to ± 0.001 µs: the pan moves both ends by the same float step)
-    expect(Math.abs((w1[1] - w1[0]) - (w0[1] - w0[0]))).toBeLessThanOrEqual(0.001 + 1e-9);
+    expect(Math.abs(w1[1] - w1[0] - (w0[1] - w0[0]))).toBeLessThanOrEqual(0.001 + 1e-9);
     expect(await windowOf(page, 'b')).toEqual(w1);
     expect(await page.evaluate(() => window.__FSDP_SIM__!.store.getState().selection)).toBeNull(); // a drag is not a tap
     // pinch: two fingers moving apart zoom in around their midpoint
     const cx = box.x + GUTTER_PX + (box.width - GUTTER_PX) / 2;
-    await touch('touchStart', [{ x: cx - 30, y, id: 1 }, { x: cx + 30, y, id: 2 }]);
-    for (let k = 1; k <= 5; k++) await touch('touchMove', [{ x: cx - 30 - k * 12, y, id: 1 }, { x: cx + 30 + k * 12, y, id: 2 }]);
+    await touch('touchStart', [
+      { x: cx - 30, y, id: 1 },
+      { x: cx + 30, y, id: 2 },
+    ]);
+    for (let k = 1; k <= 5; k++)
+      await touch('touchMove', [
+        { x: cx - 30 - k * 12, y, id: 1 },
+        { x: cx + 30 + k * 12, y, id: 2 },
+      ]);
     await touch('touchEnd', []);
     await nextFrames(page, 3);
     const w2 = await windowOf(page, 'a');

@@ -24,7 +24,8 @@ async function shownRows(p: Page): Promise<string[][]> {
     rows.map((r) => {
       const text = (sel: string) => r.querySelector(sel)?.textContent ?? '';
       return [r.getAttribute('data-assumption') ?? '', text('.value'), text('.source')];
-    }));
+    }),
+  );
 }
 
 async function currentConfig(p: Page): Promise<SimConfig> {
@@ -78,7 +79,10 @@ describe('memory as torch reports it (metrics table)', () => {
     expect(cfg.hardware).toBe('h100');
     const runs = compareBackends(cfg);
     const hbm = HARDWARE_PRESETS.h100.hbmBytes;
-    for (const [side, run] of [['a', runs.a], ['b', runs.b]] as const) {
+    for (const [side, run] of [
+      ['a', runs.a],
+      ['b', runs.b],
+    ] as const) {
       const f = stepFigures(run);
       expect(await metric(app.page, 'peak_allocated', side)).toBe(f.peakAllocatedBytes);
       expect(await metric(app.page, 'peak_reserved', side)).toBe(f.peakReservedBytes);

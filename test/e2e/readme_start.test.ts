@@ -30,16 +30,23 @@ async function firstAnswer(deadline: number): Promise<Response> {
 }
 
 describe('npm start, as the README shows it', () => {
-  it('serves the built app on 127.0.0.1:4173 with COOP and COEP', async () => {
-    const taken = await fetch(URL).then(() => true, () => false);
-    expect(taken, `something already serves ${URL}: stop it, or this test would read its answer`).toBe(false);
-    server = spawn('npm', ['start'], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    server.stdout?.on('data', (d) => void (log += d));
-    server.stderr?.on('data', (d) => void (log += d));
-    const r = await firstAnswer(Date.now() + START_MS);
-    expect(r.status).toBe(200);
-    expect(r.headers.get('cross-origin-opener-policy')).toBe('same-origin');
-    expect(r.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
-    expect(await r.text()).toContain('<div id="root">');
-  }, START_MS + 10_000);
+  it(
+    'serves the built app on 127.0.0.1:4173 with COOP and COEP',
+    async () => {
+      const taken = await fetch(URL).then(
+        () => true,
+        () => false,
+      );
+      expect(taken, `something already serves ${URL}: stop it, or this test would read its answer`).toBe(false);
+      server = spawn('npm', ['start'], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      server.stdout?.on('data', (d) => void (log += d));
+      server.stderr?.on('data', (d) => void (log += d));
+      const r = await firstAnswer(Date.now() + START_MS);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(r.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
+      expect(await r.text()).toContain('<div id="root">');
+    },
+    START_MS + 10_000,
+  );
 });

@@ -24,28 +24,32 @@ interface StoryState {
 /** Wait until the story's view is applied and written to the URL, then read what the screen shows. */
 async function settled(page: Page, id: string): Promise<StoryState> {
   const story = STORIES.find((s) => s.id === id)!;
-  await page.waitForFunction(({ id, zoom, selects }) => {
-    const s = window.__FSDP_SIM__!.store.getState();
-    if (s.simulating || s.story !== id || s.sides.a?.source !== 'sim') return false;
-    const want = [zoom[0] * s.limitUs, zoom[1] * s.limitUs];
-    if (Math.abs(s.window.startUs - want[0]) > 1e-3 || Math.abs(s.window.endUs - want[1]) > 1e-3) return false;
-    if (selects !== (s.selection !== null)) return false;
-    const q = new URLSearchParams(location.search);
-    if (q.get('story') !== id || q.has('view') !== zoom[1] < 1 || q.has('sel') !== selects) return false;
-    // the URL flushed after the view landed (it is written 150 ms after each change)
-    const view = `${+s.window.startUs.toFixed(3)},${+s.window.endUs.toFixed(3)}`;
-    const sel = s.selection ? `${s.selection.side}${s.selection.eventIndex}` : null;
-    if ((zoom[1] < 1 && q.get('view') !== view) || (selects && q.get('sel') !== sel)) return false;
-    // and the config keys flushed: none for the first screen (llama3-8b × 8), else the model and
-    // what differs from the codec's tiny × 4
-    const ranks = Number(q.get('ranks') ?? (q.has('model') ? 4 : 8));
-    if ((q.get('model') ?? 'llama3-8b') !== s.config.model || ranks !== s.config.ranks) return false;
-    // and drawn: the headline and caption rendered from these sides
-    const head = document.querySelector<HTMLElement>('[data-testid="headline"]');
-    const cap = document.querySelector<HTMLElement>('[data-testid="story-caption"]');
-    const drawn = !!head && head.dataset.kind !== 'pending';
-    return drawn && cap?.dataset.story === id && !cap.textContent?.includes('Simulating…');
-  }, { id, zoom: story.zoom, selects: !!story.select }, { timeout: SIM_TIMEOUT });
+  await page.waitForFunction(
+    ({ id, zoom, selects }) => {
+      const s = window.__FSDP_SIM__!.store.getState();
+      if (s.simulating || s.story !== id || s.sides.a?.source !== 'sim') return false;
+      const want = [zoom[0] * s.limitUs, zoom[1] * s.limitUs];
+      if (Math.abs(s.window.startUs - want[0]) > 1e-3 || Math.abs(s.window.endUs - want[1]) > 1e-3) return false;
+      if (selects !== (s.selection !== null)) return false;
+      const q = new URLSearchParams(location.search);
+      if (q.get('story') !== id || q.has('view') !== zoom[1] < 1 || q.has('sel') !== selects) return false;
+      // the URL flushed after the view landed (it is written 150 ms after each change)
+      const view = `${+s.window.startUs.toFixed(3)},${+s.window.endUs.toFixed(3)}`;
+      const sel = s.selection ? `${s.selection.side}${s.selection.eventIndex}` : null;
+      if ((zoom[1] < 1 && q.get('view') !== view) || (selects && q.get('sel') !== sel)) return false;
+      // and the config keys flushed: none for the first screen (llama3-8b × 8), else the model and
+      // what differs from the codec's tiny × 4
+      const ranks = Number(q.get('ranks') ?? (q.has('model') ? 4 : 8));
+      if ((q.get('model') ?? 'llama3-8b') !== s.config.model || ranks !== s.config.ranks) return false;
+      // and drawn: the headline and caption rendered from these sides
+      const head = document.querySelector<HTMLElement>('[data-testid="headline"]');
+      const cap = document.querySelector<HTMLElement>('[data-testid="story-caption"]');
+      const drawn = !!head && head.dataset.kind !== 'pending';
+      return drawn && cap?.dataset.story === id && !cap.textContent?.includes('Simulating…');
+    },
+    { id, zoom: story.zoom, selects: !!story.select },
+    { timeout: SIM_TIMEOUT },
+  );
   return page.evaluate(() => {
     const s = window.__FSDP_SIM__!.store.getState();
     const sel = s.selection;
@@ -97,27 +101,31 @@ describe('stories', () => {
     expect(app.pageErrors).toEqual([]);
   }, 900_000);
 
-  it('the hang story headlines the hang, names the data\'s ranks and gives no step delta', async () => {
-    await fromLink(app.page, 'hang');
-    const m = await app.page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b?.mismatch);
-    expect(m).toBeDefined();
-    const headline = (await app.page.textContent('[data-testid="headline"]'))!;
-    const named = `B hangs at collective #${m!.seq}: ranks ${m!.ranks[0]} and ${m!.ranks[1]} issued different`;
-    expect(headline).toContain(named);
-    expect(headline).not.toMatch(/step [−+]|exposed communication [−+]|→/);
-    expect(await app.page.getAttribute('[data-testid="headline"]', 'data-kind')).toBe('hang');
-    const caption = (await app.page.textContent('[data-testid="story-caption"]'))!;
-    expect(caption).toContain(`ranks ${m!.ranks[0]} and ${m!.ranks[1]}`);
-    const banner = (await app.page.textContent('[data-testid="banner-mismatch"]'))!;
-    expect(banner).toContain(`rank ${m!.ranks[0]} issued`);
-    expect(banner).toContain(`rank ${m!.ranks[1]} issued`);
-    expect(banner).not.toMatch(/\d+B\b/); // sizes in binary units, not raw bytes
-    // one sentence, one flex item: no colon cut off from the bold title as an item of its own
-    expect(banner).toMatch(/^\s*Collective mismatch on B: at collective #/);
-    const items = await app.page.locator('[data-testid="banner-mismatch"]').evaluate((e) => e.childNodes.length);
-    expect(items).toBe(1);
-    // no B-vs-A figure in Metrics either
-    const deltas = await app.page.locator('[data-testid="metrics"] td[data-delta]').allTextContents();
-    expect(deltas.every((d) => d === '–')).toBe(true);
-  }, SIM_TIMEOUT);
+  it(
+    "the hang story headlines the hang, names the data's ranks and gives no step delta",
+    async () => {
+      await fromLink(app.page, 'hang');
+      const m = await app.page.evaluate(() => window.__FSDP_SIM__!.store.getState().sides.b?.mismatch);
+      expect(m).toBeDefined();
+      const headline = (await app.page.textContent('[data-testid="headline"]'))!;
+      const named = `B hangs at collective #${m!.seq}: ranks ${m!.ranks[0]} and ${m!.ranks[1]} issued different`;
+      expect(headline).toContain(named);
+      expect(headline).not.toMatch(/step [−+]|exposed communication [−+]|→/);
+      expect(await app.page.getAttribute('[data-testid="headline"]', 'data-kind')).toBe('hang');
+      const caption = (await app.page.textContent('[data-testid="story-caption"]'))!;
+      expect(caption).toContain(`ranks ${m!.ranks[0]} and ${m!.ranks[1]}`);
+      const banner = (await app.page.textContent('[data-testid="banner-mismatch"]'))!;
+      expect(banner).toContain(`rank ${m!.ranks[0]} issued`);
+      expect(banner).toContain(`rank ${m!.ranks[1]} issued`);
+      expect(banner).not.toMatch(/\d+B\b/); // sizes in binary units, not raw bytes
+      // one sentence, one flex item: no colon cut off from the bold title as an item of its own
+      expect(banner).toMatch(/^\s*Collective mismatch on B: at collective #/);
+      const items = await app.page.locator('[data-testid="banner-mismatch"]').evaluate((e) => e.childNodes.length);
+      expect(items).toBe(1);
+      // no B-vs-A figure in Metrics either
+      const deltas = await app.page.locator('[data-testid="metrics"] td[data-delta]').allTextContents();
+      expect(deltas.every((d) => d === '–')).toBe(true);
+    },
+    SIM_TIMEOUT,
+  );
 });

@@ -91,7 +91,7 @@ describe('first visit', () => {
     const stepB = await metric(page, 'step', 'b');
     expect(text).toMatch(/^autobucketing vs aot_eager: step /);
     expect(text).toContain(`${agA} → ${agB} all-gathers`);
-    const pct = (((stepB - stepA) / stepA) * 100);
+    const pct = ((stepB - stepA) / stepA) * 100;
     expect(text).toContain(`step ${pct < 0 ? '−' : '+'}${Math.abs(pct).toFixed(1)} %`);
     expect(text).toMatch(/exposed communication [−+][\d.]+ %/);
     expect(text).toMatch(/peak live tensors [−+][\d.]+ %/);
@@ -100,16 +100,28 @@ describe('first visit', () => {
 });
 
 describe('plain words', () => {
-  it('the glossary defines every term, with the diagram of one parameter\'s life', async () => {
+  it("the glossary defines every term, with the diagram of one parameter's life", async () => {
     const { context, page } = await freshPage(true);
     await page.goto(`${previewSrv.url}?model=tiny&ranks=4`);
     await waitForApp(page);
     await page.click('[data-testid="help-glossary"]');
     const g = page.locator('[data-testid="glossary"]');
     await g.waitFor();
-    const ids = await g.locator('[data-term-def]').evaluateAll((els) => els.map((e) => e.getAttribute('data-term-def')));
+    const ids = await g
+      .locator('[data-term-def]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-term-def')));
     expect(ids).toEqual(TERMS.map((t) => t.id));
-    for (const word of ['FSDP', 'shard', 'all-gather', 'reduce-scatter', 'wait', 'exposed communication', 'overlap', 'prefetch', 'bucket']) {
+    for (const word of [
+      'FSDP',
+      'shard',
+      'all-gather',
+      'reduce-scatter',
+      'wait',
+      'exposed communication',
+      'overlap',
+      'prefetch',
+      'bucket',
+    ]) {
       expect(await g.locator('dt', { hasText: new RegExp(`^${word}$`) }).count()).toBe(1);
     }
     const boxes = await page.locator('[data-testid="life-diagram"] text.life-label').allTextContents();
@@ -140,7 +152,9 @@ describe('plain words', () => {
     await page.keyboard.press('Escape');
     await card.waitFor({ state: 'detached' });
     for (const key of ['step', 'overlap', 'peak', 'ag', 'rs']) {
-      expect((await page.getAttribute(`[data-testid="metrics"] tr[data-metric="${key}"] .term`, 'data-def'))!.length).toBeGreaterThan(30);
+      expect(
+        (await page.getAttribute(`[data-testid="metrics"] tr[data-metric="${key}"] .term`, 'data-def'))!.length,
+      ).toBeGreaterThan(30);
     }
     // a focused knob shows its help under it
     await page.focus('[data-testid="cfg-autobucketing-max_in_flight_gb"]');
@@ -151,7 +165,9 @@ describe('plain words', () => {
     expect(knob).toMatch(/Cost: raising it/);
     expect(knob).toContain('schedule_overlap_bucketing(max_in_flight_gb=');
     expect(knob).toContain('[0, 1024]'); // the allowed range is still there
-    const titles = await page.locator('.config .field label').evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? ''));
+    const titles = await page
+      .locator('.config .field label')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? ''));
     for (const t of titles) expect(t.split('\n').length).toBeGreaterThan(1); // a description, not only the range
     await context.close();
   });
@@ -209,7 +225,9 @@ describe('timelines', () => {
     let reached = false;
     for (let k = 0; k < 80 && !reached; k++) {
       await page.keyboard.press('Tab');
-      reached = await page.evaluate(() => document.activeElement === document.querySelector('[data-testid="timeline-a"] canvas'));
+      reached = await page.evaluate(
+        () => document.activeElement === document.querySelector('[data-testid="timeline-a"] canvas'),
+      );
     }
     expect(reached).toBe(true);
     expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none'); // visible focus
@@ -241,7 +259,7 @@ describe('timelines', () => {
 });
 
 describe('learn one layer', () => {
-  it('steps through one block\'s forward and backward under both backends', async () => {
+  it("steps through one block's forward and backward under both backends", async () => {
     const { context, page } = await freshPage(true);
     await page.goto(`${previewSrv.url}?model=tiny&ranks=4`); // a block of tiny: a few dozen ops to click through
     await waitForApp(page);
@@ -255,8 +273,11 @@ describe('learn one layer', () => {
     const read = async (side: 'a' | 'b'): Promise<Seen> => {
       const el = page.locator(`[data-testid="walk-${side}"]`);
       return {
-        op: (await el.getAttribute('data-op'))!, index: Number(await el.getAttribute('data-index')), phase: (await el.getAttribute('data-phase'))!,
-        inFlight: Number(await el.getAttribute('data-in-flight')), memory: Number(await el.getAttribute('data-memory')),
+        op: (await el.getAttribute('data-op'))!,
+        index: Number(await el.getAttribute('data-index')),
+        phase: (await el.getAttribute('data-phase'))!,
+        inFlight: Number(await el.getAttribute('data-in-flight')),
+        memory: Number(await el.getAttribute('data-memory')),
         leadWaits: Number(await el.getAttribute('data-lead-waits')),
       };
     };
@@ -293,7 +314,9 @@ describe('learn one layer', () => {
     // Play advances by itself
     await page.fill('[data-testid="walk-slider"]', '0');
     await page.click('[data-testid="walk-play"]');
-    await expect.poll(async () => Number(await page.getAttribute('[data-testid="walk-b"]', 'data-index')), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(async () => Number(await page.getAttribute('[data-testid="walk-b"]', 'data-index')), { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
     await page.click('[data-testid="walk-play"]');
     await context.close();
   });
@@ -310,7 +333,7 @@ describe('story presets', () => {
     await page.selectOption('[data-testid="story-menu"]', 'straggler');
     await page.waitForSelector('[data-testid="story-caption"][data-story="straggler"]');
     await urlHas(page, 'story=straggler');
-    expect((await storeConfig(page) as { straggler: { rank: number } }).straggler.rank).toBe(2);
+    expect(((await storeConfig(page)) as { straggler: { rank: number } }).straggler.rank).toBe(2);
     await page.goBack();
     await page.waitForSelector('[data-testid="story-caption"]', { state: 'detached' });
     await settled(page);
@@ -333,15 +356,15 @@ describe('history', () => {
     await page.evaluate(() => window.__FSDP_SIM__!.store.getState().zoomBy(0.5));
     await urlHas(page, 'view=');
     await page.goBack();
-    await expect.poll(async () => (await storeConfig(page) as { network: string }).network).toBe('nvlink-ib');
-    expect((await storeConfig(page) as { ranks: number }).ranks).toBe(8);
+    await expect.poll(async () => ((await storeConfig(page)) as { network: string }).network).toBe('nvlink-ib');
+    expect(((await storeConfig(page)) as { ranks: number }).ranks).toBe(8);
     await expect.poll(() => page.inputValue('[data-testid="cfg-network"]')).toBe('nvlink-ib');
     await page.goBack();
-    await expect.poll(async () => (await storeConfig(page) as { ranks: number }).ranks).toBe(2);
+    await expect.poll(async () => ((await storeConfig(page)) as { ranks: number }).ranks).toBe(2);
     await expect.poll(() => page.inputValue('[data-testid="cfg-ranks"]')).toBe('2');
     await settled(page);
     await page.goForward();
-    await expect.poll(async () => (await storeConfig(page) as { ranks: number }).ranks).toBe(8);
+    await expect.poll(async () => ((await storeConfig(page)) as { ranks: number }).ranks).toBe(8);
     expect(pageErrors).toEqual([]);
     await context.close();
   });
@@ -369,12 +392,16 @@ describe('minor fixes', () => {
         const d = ctx.getImageData(0, y0, c.width, y1 - y0).data;
         const [r, g, bl] = [d[0], d[1], d[2]]; // the band's first pixel is background
         let n = 0;
-        for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - bl) > 60) n++;
+        for (let i = 0; i < d.length; i += 4)
+          if (Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - bl) > 60) n++;
         return n;
       };
       return {
-        height: img.height, expected: 2 * (canvasH + 36 * dpr) + 22 * dpr,
-        titleInk: inked(0, 20 * dpr), axisInk: inked(20 * dpr, 36 * dpr), legendInk: inked(img.height - 22 * dpr, img.height),
+        height: img.height,
+        expected: 2 * (canvasH + 36 * dpr) + 22 * dpr,
+        titleInk: inked(0, 20 * dpr),
+        axisInk: inked(20 * dpr, 36 * dpr),
+        legendInk: inked(img.height - 22 * dpr, img.height),
       };
     }, png.toString('base64'));
     expect(info.height).toBe(info.expected);
@@ -410,7 +437,7 @@ describe('minor fixes', () => {
     await context.close();
   });
 
-  it('the lane note says which ranks are shown and why the rest are hidden; no model: the bare link\'s', async () => {
+  it("the lane note says which ranks are shown and why the rest are hidden; no model: the bare link's", async () => {
     const { context, page } = await freshPage(true);
     await page.goto(`${previewSrv.url}?ranks=16`);
     await waitForApp(page);
@@ -465,18 +492,39 @@ describe('accessibility', () => {
       await page.evaluate((t) => window.__FSDP_SIM__!.store.getState().setTheme(t), theme);
       await nextFrames(page, 2);
       const violations = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+        const axe = (
+          window as unknown as {
+            axe: {
+              run: (
+                ctx: Document,
+                o: object,
+              ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+            };
+          }
+        ).axe;
         const r = await axe.run(document, { resultTypes: ['violations'] });
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+        return r.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
+        }));
       });
       const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       expect(bad, `${theme}: ${JSON.stringify(bad)}`).toEqual([]);
     }
     // every form control has an accessible name
-    const unnamed = await page.evaluate(() => [...document.querySelectorAll('input, select, button')].filter((el) => {
-      const h = el as HTMLElement;
-      return !(h.getAttribute('aria-label') || h.closest('label') || (h.textContent ?? '').trim() || h.getAttribute('title'));
-    }).length);
+    const unnamed = await page.evaluate(
+      () =>
+        [...document.querySelectorAll('input, select, button')].filter((el) => {
+          const h = el as HTMLElement;
+          return !(
+            h.getAttribute('aria-label') ||
+            h.closest('label') ||
+            (h.textContent ?? '').trim() ||
+            h.getAttribute('title')
+          );
+        }).length,
+    );
     expect(unnamed).toBe(0);
     await context.close();
   });

@@ -31,11 +31,16 @@ const app = appForFile(undefined, `?model=tiny&ranks=4&${AS_2_11}`); // the conf
 
 describe("an FX dump with torch's log of the pass", () => {
   it('agrees fully with the log torch wrote for it', async () => {
-    const files = [write('fw.json', gz(`fx/${GRAPH}_fw.json.gz`)), write('bw.json', gz(`fx/${GRAPH}_bw.json.gz`)),
-      write('torch_pass.log', gz(`logs/${GRAPH}_fw.log.gz`) + gz(`logs/${GRAPH}_bw.log.gz`))];
+    const files = [
+      write('fw.json', gz(`fx/${GRAPH}_fw.json.gz`)),
+      write('bw.json', gz(`fx/${GRAPH}_bw.json.gz`)),
+      write('torch_pass.log', gz(`logs/${GRAPH}_fw.log.gz`) + gz(`logs/${GRAPH}_bw.log.gz`)),
+    ];
     await app.page.setInputFiles('[data-testid="import-fx"]', files);
     const torch = await app.page.waitForSelector('[data-testid="explain-torch"]');
-    expect(await torch.textContent()).toMatch(/forward — buckets 100\.0 %, prefetches 100\.0 %.*backward — buckets 100\.0 %, prefetches 100\.0 %/);
+    expect(await torch.textContent()).toMatch(
+      /forward — buckets 100\.0 %, prefetches 100\.0 %.*backward — buckets 100\.0 %, prefetches 100\.0 %/,
+    );
     expect((await probeOf(app.page, 'b')).flagged).toBe(0);
     expect(await app.page.locator('[data-testid="notice-error"]').count()).toBe(0);
   });
@@ -61,9 +66,15 @@ describe("an FX dump with torch's log of the pass", () => {
     const k = lines.findIndex((l) => /bucketed \S+ with \S+ using timeline position/.test(l));
     const moved = /bucketed (\S+) with/.exec(lines[k])![1];
     lines.splice(k, 1); // torch "did not bucket" this one
-    const files = [write('fw.json', gz(`fx/${GRAPH}_fw.json.gz`)), write('bw.json', gz(`fx/${GRAPH}_bw.json.gz`)), write('edited.log', lines.join('\n'))];
+    const files = [
+      write('fw.json', gz(`fx/${GRAPH}_fw.json.gz`)),
+      write('bw.json', gz(`fx/${GRAPH}_bw.json.gz`)),
+      write('edited.log', lines.join('\n')),
+    ];
     await app.page.setInputFiles('[data-testid="import-fx"]', files);
-    await expect.poll(async () => (await app.page.textContent('[data-testid="explain-torch"]')) ?? '').toMatch(/forward — buckets (?!100\.0 %)\d+\.\d %/);
+    await expect
+      .poll(async () => (await app.page.textContent('[data-testid="explain-torch"]')) ?? '')
+      .toMatch(/forward — buckets (?!100\.0 %)\d+\.\d %/);
     await app.page.selectOption('[data-testid="explain-side"]', 'b');
     await app.page.selectOption('[data-testid="explain-node"]', moved);
     const says = await app.page.textContent('[data-testid="explain-torch-disagreements"]');
@@ -74,6 +85,8 @@ describe("an FX dump with torch's log of the pass", () => {
 
   it('refuses a log without its dump, naming the file', async () => {
     await app.page.setInputFiles('[data-testid="import-fx"]', [write('alone.log', gz(`logs/${GRAPH}_fw.log.gz`))]);
-    await expect.poll(async () => (await app.page.textContent('[data-testid="notice-error"]')) ?? '').toMatch(/alone\.log.*needs its FX graph dump/);
+    await expect
+      .poll(async () => (await app.page.textContent('[data-testid="notice-error"]')) ?? '')
+      .toMatch(/alone\.log.*needs its FX graph dump/);
   });
 });

@@ -52,7 +52,7 @@ const definition = (id: string) => {
 };
 
 describe('phone 390×844, touch: the first screen', () => {
-  it('shows the headline and timeline A\'s first two lanes before any scrolling', async () => {
+  it("shows the headline and timeline A's first two lanes before any scrolling", async () => {
     const head = (await page.locator('[data-testid="headline"]').boundingBox())!;
     expect(head.y + head.height).toBeLessThanOrEqual(VIEW.height);
     const canvas = (await page.locator('[data-testid="timeline-a"] canvas').boundingBox())!;
@@ -69,7 +69,8 @@ describe('phone 390×844, touch: the first screen', () => {
       const cells = [...table.querySelectorAll<HTMLElement>('th, td')];
       return {
         n: cells.length,
-        cells: cells.filter((c) => c.scrollWidth > c.clientWidth)
+        cells: cells
+          .filter((c) => c.scrollWidth > c.clientWidth)
           .map((c) => `${c.textContent}: ${c.scrollWidth} > ${c.clientWidth}`),
         table: table.scrollWidth <= section.clientWidth,
         section: section.scrollWidth <= section.clientWidth,
@@ -133,7 +134,7 @@ describe('phone 390×844, touch: words and details for the hand on the screen', 
     expect(await page.textContent('[data-testid="sweep-hint"]')).toMatch(/tap a point/);
   });
 
-  it('a tapped event\'s details appear under its timeline, with no card over the other ranks', async () => {
+  it("a tapped event's details appear under its timeline, with no card over the other ranks", async () => {
     const t = await page.evaluate(() => {
       const s = window.__FSDP_SIM__!.store.getState();
       const ev = s.sides.b!.events;

@@ -25,7 +25,7 @@ export async function namedControlsMissing(page: Page): Promise<string[]> {
     const visible = (e: HTMLElement) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
     const shown = [...document.querySelectorAll<HTMLElement>('button, select, summary, h2')]
       .filter((e) => !e.closest('[data-testid="tour"]') && visible(e))
-      .map((e) => (e instanceof HTMLSelectElement ? e.options[0]?.text ?? '' : e.textContent ?? '').trim());
+      .map((e) => (e instanceof HTMLSelectElement ? (e.options[0]?.text ?? '') : (e.textContent ?? '')).trim());
     return names.filter((n) => !shown.some((t) => t === n || t.startsWith(n)));
   });
 }

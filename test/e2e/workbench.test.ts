@@ -73,8 +73,11 @@ describe('sweep panel', () => {
     for (const id of ['exposed', 'peak', 'colls'])
       expect(await page.locator(`[data-testid="sweep-chart-${id}"] path.series`).count()).toBe(2);
     // peak memory ticks are round in the unit on screen (GiB), not round numbers of bytes
-    const peakTicks = await page.locator('[data-testid="sweep-chart-peak"] g.chart-axis').nth(1)
-      .locator('.tick text').allTextContents();
+    const peakTicks = await page
+      .locator('[data-testid="sweep-chart-peak"] g.chart-axis')
+      .nth(1)
+      .locator('.tick text')
+      .allTextContents();
     expect(peakTicks.length).toBeGreaterThan(2);
     for (const t of peakTicks) expect(t).toMatch(/^\d+(\.\d)?\s(GiB|MiB)$/);
     // the plotted heights follow the rows: a slower point sits higher (smaller cy)

@@ -147,7 +147,13 @@ export function bigKinetoRank(kernels: number, collectives: number): object {
   const ev: object[] = [];
   for (let i = 0; i < kernels; i++)
     ev.push({
-      ph: 'X', cat: 'kernel', name: KERNEL.matmul, pid: 0, tid: 7, ts: i * 10, dur: 5,
+      ph: 'X',
+      cat: 'kernel',
+      name: KERNEL.matmul,
+      pid: 0,
+      tid: 7,
+      ts: i * 10,
+      dur: 5,
       args: { stream: 7, correlation: i + 1 },
     });
   for (let i = 0; i < collectives; i++) {
@@ -155,17 +161,33 @@ export function bigKinetoRank(kernels: number, collectives: number): object {
     const corr = kernels + i + 1;
     const t = i * 20;
     const args = {
-      'Collective name': 'allgather_into_tensor', 'In msg nelems': bytes / 16, 'Out msg nelems': bytes / 2,
-      'Group size': 8, dtype: 'BFloat16', 'Process Group Name': '0',
+      'Collective name': 'allgather_into_tensor',
+      'In msg nelems': bytes / 16,
+      'Out msg nelems': bytes / 2,
+      'Group size': 8,
+      dtype: 'BFloat16',
+      'Process Group Name': '0',
     };
     ev.push({ ph: 'X', cat: 'cpu_op', name: 'record_param_comms', pid: 1, tid: 1, ts: t, dur: 5, args });
     ev.push({
-      ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: t + 1, dur: 2,
+      ph: 'X',
+      cat: 'cuda_runtime',
+      name: 'cudaLaunchKernel',
+      pid: 1,
+      tid: 1,
+      ts: t + 1,
+      dur: 2,
       args: { correlation: corr },
     });
     const dur = modelUs({ kind: 'all_gather', groupSize: 8, bytes }, ALPHA_US, BETA);
     ev.push({
-      ph: 'X', cat: 'kernel', name: NCCL.all_gather, pid: 0, tid: 20, ts: t + 3, dur,
+      ph: 'X',
+      cat: 'kernel',
+      name: NCCL.all_gather,
+      pid: 0,
+      tid: 20,
+      ts: t + 3,
+      dur,
       args: { stream: 20, correlation: corr },
     });
   }

@@ -8,8 +8,16 @@ import type { TrainingOptions, TrainingResult } from '../../src/runtime/training
 
 /** tiny, 3 steps (the third loss sees two optimizer updates), 4 rows a step (one a rank on 4), preset clock. */
 export const LIVE_BASE: TrainingOptions = {
-  model: 'tiny', ranks: 1, steps: 3, backend: 'aot_eager', seed: 5, kernels: 'cpu', collective: 'direct',
-  timing: 'preset', hardware: 'h100', globalBatch: 4,
+  model: 'tiny',
+  ranks: 1,
+  steps: 3,
+  backend: 'aot_eager',
+  seed: 5,
+  kernels: 'cpu',
+  collective: 'direct',
+  timing: 'preset',
+  hardware: 'h100',
+  globalBatch: 4,
 };
 
 const runs = new Map<string, Promise<TrainingResult>>();

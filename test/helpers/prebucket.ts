@@ -130,7 +130,11 @@ export function itMatchesTorchPerPair(t: TorchAnswers, profile: AutobucketingOpt
     for (const phase of ['forward', 'backward']) {
       const want = t.want(pair, phase);
       const mine = pre?.buckets.filter((b) => pre.graph.nodes.find((n) => n.name === b.start)?.phase === phase) ?? [];
-      expectPreBuckets(mine, (pre?.graph.nodes ?? []).filter((n) => n.phase === phase), want);
+      expectPreBuckets(
+        mine,
+        (pre?.graph.nodes ?? []).filter((n) => n.phase === phase),
+        want,
+      );
       const cap = pre?.caps.find((c) => c.phase === phase)?.capMb ?? null;
       if (want.capMb === null) expect(cap).toBeNull();
       else expect(cap).toBeCloseTo(want.capMb, 1);

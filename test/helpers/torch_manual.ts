@@ -89,7 +89,11 @@ function manualGraphOfDump(nodes: readonly DumpNode[]): ManualGraph {
 }
 
 function isCandidate(
-  nodes: readonly DumpNode[], inputs: number[][], users: number[][], kind: CollectiveKind | undefined, i: number,
+  nodes: readonly DumpNode[],
+  inputs: number[][],
+  users: number[][],
+  kind: CollectiveKind | undefined,
+  i: number,
 ): boolean {
   if (kind === 'all_reduce') return true;
   if (kind === 'all_gather') return placeholderAncestors(nodes, inputs, i) === 1;

@@ -29,9 +29,14 @@ function* sources(dir) {
 }
 
 const isFunction = (n) =>
-  (ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n)
-    || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n))
-  && n.body !== undefined;
+  (ts.isFunctionDeclaration(n) ||
+    ts.isFunctionExpression(n) ||
+    ts.isArrowFunction(n) ||
+    ts.isMethodDeclaration(n) ||
+    ts.isConstructorDeclaration(n) ||
+    ts.isGetAccessorDeclaration(n) ||
+    ts.isSetAccessorDeclaration(n)) &&
+  n.body !== undefined;
 
 /** A readable, line-independent name: its own, its variable's or property's, or the call it is passed to. */
 function ownName(node, file) {

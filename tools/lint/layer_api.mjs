@@ -54,7 +54,10 @@ function importsOf(file, files) {
     const init = ts.isVariableDeclaration(node) && node.initializer;
     const spec = init && ts.isAwaitExpression(init) ? dynamicSpecifier(init.expression) : null;
     if (spec !== null && ts.isObjectBindingPattern(node.name)) {
-      add(spec, node.name.elements.map((e) => (e.propertyName ?? e.name).text));
+      add(
+        spec,
+        node.name.elements.map((e) => (e.propertyName ?? e.name).text),
+      );
       return;
     }
     const any = dynamicSpecifier(node);
@@ -68,7 +71,11 @@ function importsOf(file, files) {
     if (ts.isImportDeclaration(st)) {
       const b = st.importClause?.namedBindings;
       if (b && ts.isNamespaceImport(b)) add(spec, ['*']);
-      else add(spec, (b?.elements ?? []).map((e) => (e.propertyName ?? e.name).text));
+      else
+        add(
+          spec,
+          (b?.elements ?? []).map((e) => (e.propertyName ?? e.name).text),
+        );
     } else if (ts.isExportDeclaration(st)) {
       const c = st.exportClause;
       add(spec, c && ts.isNamedExports(c) ? c.elements.map((e) => (e.propertyName ?? e.name).text) : ['*']);
@@ -80,10 +87,12 @@ function importsOf(file, files) {
 /** entry file → the names it exports (resolved through `export *` by the type checker). */
 function entryExports(program, entries) {
   const checker = program.getTypeChecker();
-  return new Map(entries.map((e) => {
-    const sym = checker.getSymbolAtLocation(program.getSourceFile(e));
-    return [e, sym ? checker.getExportsOfModule(sym).map((s) => s.name) : []];
-  }));
+  return new Map(
+    entries.map((e) => {
+      const sym = checker.getSymbolAtLocation(program.getSourceFile(e));
+      return [e, sym ? checker.getExportsOfModule(sym).map((s) => s.name) : []];
+    }),
+  );
 }
 
 /** entry → names used from outside its folder, with re-exports between entries of a folder followed. */
@@ -103,7 +112,10 @@ function usedNames(files, entries) {
     changed = false;
     for (const [from, to, names] of between) {
       const passes = (n) => names[0] === '*' || names.includes(n);
-      for (const [a, b] of [[from, to], [to, from]]) {
+      for (const [a, b] of [
+        [from, to],
+        [to, from],
+      ]) {
         for (const n of [...used.get(a)].filter((x) => x !== '*' && passes(x) && !used.get(b).has(x))) {
           used.get(b).add(n);
           changed = true;
@@ -137,8 +149,12 @@ const found = findings();
 if (process.argv.includes('--list')) {
   for (const key of [...found.keys()].sort()) process.stdout.write(`${key}\n`);
 } else {
-  const hint = "drop it from the entry; a test imports it from its own file (ARCHITECTURE §2)";
+  const hint = 'drop it from the entry; a test imports it from its own file (ARCHITECTURE §2)';
   process.exitCode = checkBaseline({
-    name: 'layer API', found, path: BASELINE, update: process.argv.includes('--update'), hint,
+    name: 'layer API',
+    found,
+    path: BASELINE,
+    update: process.argv.includes('--update'),
+    hint,
   });
 }

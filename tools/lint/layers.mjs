@@ -29,9 +29,22 @@ const GPU_DIR = join(SRC, 'runtime', 'gpu');
 // WebGPU values: the API's constant namespaces, and the calls on its objects (as `x.name(...)`)
 const GPU_VALUES = new Set(['GPUBufferUsage', 'GPUShaderStage', 'GPUMapMode', 'GPUTextureUsage', 'GPUColorWrite']);
 const GPU_CALLS = new Set([
-  'requestAdapter', 'requestDevice', 'createBuffer', 'createComputePipeline', 'createComputePipelineAsync',
-  'createShaderModule', 'createBindGroup', 'createBindGroupLayout', 'createPipelineLayout', 'createCommandEncoder',
-  'beginComputePass', 'dispatchWorkgroups', 'mapAsync', 'getMappedRange', 'writeBuffer', 'createQuerySet',
+  'requestAdapter',
+  'requestDevice',
+  'createBuffer',
+  'createComputePipeline',
+  'createComputePipelineAsync',
+  'createShaderModule',
+  'createBindGroup',
+  'createBindGroupLayout',
+  'createPipelineLayout',
+  'createCommandEncoder',
+  'beginComputePass',
+  'dispatchWorkgroups',
+  'mapAsync',
+  'getMappedRange',
+  'writeBuffer',
+  'createQuerySet',
   'resolveQuerySet',
 ]);
 
@@ -42,7 +55,13 @@ function tables(section) {
   for (const line of section.split('\n')) {
     if (!line.startsWith('|')) rows = null;
     else if (rows === null) out.set(line.split('|')[1].trim(), (rows = []));
-    else if (!/^\|[-| ]+\|$/.test(line)) rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
+    else if (!/^\|[-| ]+\|$/.test(line))
+      rows.push(
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      );
   }
   return out;
 }
@@ -146,7 +165,8 @@ function judge(layers, from, target) {
 /** The package table's row for a bare specifier: the longest entry naming it or a folder above it. */
 function packageRow(packages, spec) {
   const names = [...packages.keys()].filter((p) =>
-    p.endsWith('*') ? spec.startsWith(p.slice(0, -1)) : spec === p || spec.startsWith(`${p}/`));
+    p.endsWith('*') ? spec.startsWith(p.slice(0, -1)) : spec === p || spec.startsWith(`${p}/`),
+  );
   return names.sort((x, y) => y.length - x.length)[0];
 }
 
@@ -186,9 +206,10 @@ function webGpuUses(path) {
     ts.forEachChild(node, visit);
   };
   visit(file);
-  for (const spec of specifiers(path)) if (spec === 'webgpu' || spec.startsWith('webgpu/')) {
-    found.set(spec, [`webgpu ${rel(path)}: '${spec}'`, `${rel(path)} imports '${spec}' outside src/runtime/gpu/`]);
-  }
+  for (const spec of specifiers(path))
+    if (spec === 'webgpu' || spec.startsWith('webgpu/')) {
+      found.set(spec, [`webgpu ${rel(path)}: '${spec}'`, `${rel(path)} imports '${spec}' outside src/runtime/gpu/`]);
+    }
   return [...found.values()];
 }
 
@@ -219,8 +240,9 @@ if (process.argv.includes('--graph')) {
 } else if (process.argv.includes('--list')) {
   for (const key of [...found.keys()].sort()) process.stdout.write(`${key}\n`);
 } else {
-  const hint = `import through the folder's index.ts (export the name there), from the layers and packages ${DOC} `
-    + 'section 2 allows; WebGPU stays in src/runtime/gpu/';
+  const hint =
+    `import through the folder's index.ts (export the name there), from the layers and packages ${DOC} ` +
+    'section 2 allows; WebGPU stays in src/runtime/gpu/';
   const update = process.argv.includes('--update');
   process.exitCode = checkBaseline({ name: 'layers', found, path: BASELINE, update, hint });
 }

@@ -48,6 +48,10 @@ if (process.argv.includes('--list')) {
 } else {
   const hint = 'drop the export (or the declaration), or import it where it is meant to be used';
   process.exitCode = checkBaseline({
-    name: 'unused exports', found, path: BASELINE, update: process.argv.includes('--update'), hint,
+    name: 'unused exports',
+    found,
+    path: BASELINE,
+    update: process.argv.includes('--update'),
+    hint,
   });
 }

@@ -123,7 +123,9 @@ export function isFsdpReduceScatterWait(v: FxView, wait: GraphNode, users: UserT
  * the FSDP all-gathers themselves (is_fsdp_all_gather, asked again by the bucketing before any merge).
  */
 export function identifyFsdpGroups(v: FxView): {
-  groups: Set<string>; groupSize: number | null; fsdp: ReadonlySet<GraphNode>;
+  groups: Set<string>;
+  groupSize: number | null;
+  fsdp: ReadonlySet<GraphNode>;
 } {
   const groups = new Set<string>();
   const fsdp = new Set<GraphNode>();

@@ -73,5 +73,4 @@ export class FxNamespace {
 }
 
 /** The FX name of an IR node: the importer marks a backward name the forward already used with `.bw`. */
-export const fxNameOf = (irName: string): string =>
-  irName.endsWith('.bw') ? irName.replace(/(\.bw)+$/, '') : irName;
+export const fxNameOf = (irName: string): string => (irName.endsWith('.bw') ? irName.replace(/(\.bw)+$/, '') : irName);

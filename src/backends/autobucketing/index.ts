@@ -197,15 +197,15 @@ function passStats(phase: string, sched: OverlapResult, result: BucketResult, pr
       ...mine.filter((b) => !inBucket.has(b.start)).map(originals),
     ],
     estimates: estimateSources(tg),
-    ...(cap && pre ?
-      {
-        preBucketing: {
-          capMb: cap.capMb,
-          buckets: mine.map(originals),
-          merged: mine.map((b) => fxNameOf(b.start)),
-          estimator: pre.estimator,
-        },
-      }
+    ...(cap && pre
+      ? {
+          preBucketing: {
+            capMb: cap.capMb,
+            buckets: mine.map(originals),
+            merged: mine.map((b) => fxNameOf(b.start)),
+            estimator: pre.estimator,
+          },
+        }
       : {}),
   };
 }

@@ -20,7 +20,9 @@ const MB_MAX = 1_000_000; // a terabyte
 export const AUTOBUCKETING_KNOBS = {
   // more collective bytes in flight also fragment the caching allocator
   max_in_flight_gb: {
-    type: 'number', min: 0, max: GIB_MAX,
+    type: 'number',
+    min: 0,
+    max: GIB_MAX,
     help: {
       does: 'Most collective bytes (GiB) in flight at once.',
       cost: 'raising it: more prefetch overlapping, more memory and allocator fragmentation',
@@ -29,7 +31,10 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // counted in compute nodes before the compute node the collective feeds
   max_compute_pre_fetch: {
-    type: 'number', min: 0, max: COUNT_MAX, integer: true,
+    type: 'number',
+    min: 0,
+    max: COUNT_MAX,
+    integer: true,
     help: {
       does: 'How many compute nodes ahead of its use an all-gather may start.',
       cost: 'raising it: earlier prefetch, gathered weights live longer (memory)',
@@ -38,7 +43,10 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // only the next this-many unscheduled collectives are candidates (bucketing looks as far): bounds compile time
   max_coll_distance: {
-    type: 'number', min: 0, max: COUNT_MAX, integer: true,
+    type: 'number',
+    min: 0,
+    max: COUNT_MAX,
+    integer: true,
     help: {
       does: 'How many upcoming collectives are prefetch and bucket candidates.',
       cost: 'raising it: more choices, slower compile',
@@ -47,7 +55,9 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // torch's spelling, 'multipler', kept verbatim
   compute_overlap_multipler: {
-    type: 'number', min: 0, max: SCALE_MAX,
+    type: 'number',
+    min: 0,
+    max: SCALE_MAX,
     help: {
       does: 'Scale on compute time when deciding what hides a collective.',
       cost: 'raising it: assumes more hiding, may leave comm exposed in reality',
@@ -56,7 +66,9 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // peak memory may rise above the original order's peak by the larger of this and the ratio's share
   max_memory_increase_gb: {
-    type: 'number', min: 0, max: GIB_MAX,
+    type: 'number',
+    min: 0,
+    max: GIB_MAX,
     help: {
       does: 'Peak memory may grow over the original order by this much (GiB) …',
       cost: 'raising it: more prefetch, higher peak',
@@ -64,7 +76,9 @@ export const AUTOBUCKETING_KNOBS = {
     },
   },
   max_memory_increase_ratio: {
-    type: 'number', min: 0, max: SCALE_MAX,
+    type: 'number',
+    min: 0,
+    max: SCALE_MAX,
     help: {
       does: '… or by this fraction of the original peak, whichever is larger.',
       cost: 'raising it: more prefetch, higher peak',
@@ -73,7 +87,8 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // 'auto' (torch 2.13's None): only on groups carrying FSDP all-gathers
   bucket_exposed_first: {
-    type: 'enum', values: ['true', 'false', 'auto'],
+    type: 'enum',
+    values: ['true', 'false', 'auto'],
     help: {
       does: 'Bucket the least hidden collectives first (they gain most).',
       torch: `${AB}(bucket_exposed_first=…)`,
@@ -98,7 +113,9 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // sum of the members' input + output bytes; torch passes max_bucket_memory_gb=2.0
   max_bucket_memory_gb: {
-    type: 'number', min: 0, max: GIB_MAX,
+    type: 'number',
+    min: 0,
+    max: GIB_MAX,
     help: {
       does: 'Byte cap of one bucket (GiB, inputs + outputs).',
       cost: 'raising it: fewer, bigger launches; more memory per bucket',
@@ -116,10 +133,13 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // torch 2.13; 0 = None (off, as in 2.11)
   max_off_bucket_gb: {
-    type: 'number', min: 0, max: GIB_MAX,
+    type: 'number',
+    min: 0,
+    max: GIB_MAX,
     help: {
-      does: 'Off-path collectives (backward reduce-scatters) wait until this many GiB of one kind are ready, then go '
-        + 'together (0: off).',
+      does:
+        'Off-path collectives (backward reduce-scatters) wait until this many GiB of one kind are ready, then go ' +
+        'together (0: off).',
       cost: 'raising it: bigger reduce-scatter buckets, gradients held longer (memory)',
       torch: `${AB}(max_off_bucket_gb=…)`,
     },
@@ -136,36 +156,45 @@ export const AUTOBUCKETING_KNOBS = {
   pre_bucketing_fsdp_collectives: {
     type: 'boolean',
     help: {
-      does: 'torch 2.13: before scheduling, merge neighbouring FSDP all-gathers (and reduce-scatters) into '
-        + 'buckets big enough to saturate the link.',
-      cost: 'on: fewer launches, a layer\'s weights may arrive with the next layer\'s',
+      does:
+        'torch 2.13: before scheduling, merge neighbouring FSDP all-gathers (and reduce-scatters) into ' +
+        'buckets big enough to saturate the link.',
+      cost: "on: fewer launches, a layer's weights may arrive with the next layer's",
       torch: `${AB}(pre_bucketing_fsdp_collectives=…)`,
     },
   },
   // MB; 0 = None: from the interconnect's saturation size
   pre_bucketing_fsdp_collectives_bucket_cap_mb: {
-    type: 'number', min: 0, max: MB_MAX,
+    type: 'number',
+    min: 0,
+    max: MB_MAX,
     help: {
       does: 'Pre-bucket cap in MB; 0 lets torch size it from the link (its saturation model).',
       torch: `${AB}(pre_bucketing_fsdp_collectives_bucket_cap_mb=…)`,
     },
   },
   pre_bucketing_fsdp_collectives_min_bucket_cap_mb: {
-    type: 'number', min: 0, max: MB_MAX,
+    type: 'number',
+    min: 0,
+    max: MB_MAX,
     help: {
       does: 'Smallest pre-bucket cap torch computes (MB).',
       torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_min_bucket_cap_mb=…',
     },
   },
   pre_bucketing_fsdp_collectives_max_bucket_cap_mb: {
-    type: 'number', min: 0, max: MB_MAX,
+    type: 'number',
+    min: 0,
+    max: MB_MAX,
     help: {
       does: 'Largest pre-bucket cap torch computes (MB).',
       torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_max_bucket_cap_mb=…',
     },
   },
   pre_bucketing_fsdp_collectives_saturation_calibration_multiplier: {
-    type: 'number', min: 0, max: SCALE_MAX,
+    type: 'number',
+    min: 0,
+    max: SCALE_MAX,
     help: {
       does: 'Scale on the link-saturation size before it is clipped to the cap range.',
       torch: 'aten_distributed_optimizations.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier=…',
@@ -173,15 +202,20 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // picks torch's NCCL tables, NVLink and IB profiles
   nccl_gpu_type: {
-    type: 'enum', values: ['volta', 'ampere', 'hopper', 'blackwell'],
+    type: 'enum',
+    values: ['volta', 'ampere', 'hopper', 'blackwell'],
     help: {
-      does: 'GPU generation torch detects: picks its NCCL tables and NVLink / InfiniBand profiles for the '
-        + 'pre-bucket cap and the merged collectives\' estimates.',
+      does:
+        'GPU generation torch detects: picks its NCCL tables and NVLink / InfiniBand profiles for the ' +
+        "pre-bucket cap and the merged collectives' estimates.",
       torch: 'what comm_analysis.get_gpu_type() returns (nccl_gpu_type=…)',
     },
   },
   nccl_gpus_per_node: {
-    type: 'number', min: 1, max: 1024, integer: true,
+    type: 'number',
+    min: 1,
+    max: 1024,
+    integer: true,
     help: {
       does: 'GPUs per node torch assumes when it decides whether a group stays on NVLink.',
       torch: 'torch.cuda.device_count(), 8 without CUDA (nccl_gpus_per_node=…)',
@@ -189,11 +223,13 @@ export const AUTOBUCKETING_KNOBS = {
   },
   // all-gathers merge as in 'default' either way
   bucket_mode: {
-    type: 'enum', values: ['default', 'coalesced'],
+    type: 'enum',
+    values: ['default', 'coalesced'],
     help: {
-      does: 'How torch merges a bucket. default: copy the members into one buffer, one collective, copy out. '
-        + 'coalesced: reduce-scatters go as one NCCL group call over the members\' own tensors, no copies '
-        + '(all-gathers merge as in default); a coalesced pre-bucket is not bucketed again.',
+      does:
+        'How torch merges a bucket. default: copy the members into one buffer, one collective, copy out. ' +
+        "coalesced: reduce-scatters go as one NCCL group call over the members' own tensors, no copies " +
+        '(all-gathers merge as in default); a coalesced pre-bucket is not bucketed again.',
       cost: 'coalesced: no copy-in / copy-out time or buffer, but the copies no longer hide communication',
       torch: `${AB}(bucket_mode=…)`,
     },
@@ -202,11 +238,12 @@ export const AUTOBUCKETING_KNOBS = {
   guard_nested_waits: {
     type: 'boolean',
     help: {
-      does: 'torch 2.15: while a wait\'s exposed time prefetches another group\'s collectives, a wait handled '
-        + 'inside that does not hide the outer collective. Off: torch 2.14 and before.',
+      does:
+        "torch 2.15: while a wait's exposed time prefetches another group's collectives, a wait handled " +
+        'inside that does not hide the outer collective. Off: torch 2.14 and before.',
       cost: 'on: the outer collective keeps more exposed time (three process groups or more, e.g. HSDP × TP)',
-      torch: "torch 2.15's OverlapScheduler.wait_starts_being_handled, not an argument " +
-        '(guard_nested_waits=… picks it)',
+      torch:
+        "torch 2.15's OverlapScheduler.wait_starts_being_handled, not an argument " + '(guard_nested_waits=… picks it)',
     },
   },
   // inductor's pass, not this one's: on, fsdp-sim runs its port on the schedule this pass made.
@@ -214,13 +251,16 @@ export const AUTOBUCKETING_KNOBS = {
   simple_overlap: {
     type: 'boolean',
     help: {
-      does: "Runs inductor's simple_overlap on the schedule: each collective moves up and each wait down by "
-        + 'adjacent swaps, never past another collective (wait), a node it depends on, or the starting memory peak.',
-      cost: 'on: more overlap where the schedule left room; the peak the pass counts (buffers freed after their '
-        + 'last user) never rises, the simulator\'s may; no runtime estimate is read',
-      torch: 'torch._inductor.config.aten_distributed_optimizations.enable_simple_overlap: on by default in '
-        + "2.14.1 and 2.15.0, but it runs only in inductor's Scheduler (compile.backend inductor), never on "
-        + "SimpleFSDP's aot_eager backends, so every profile has it off (simple_overlap=… picks it)",
+      does:
+        "Runs inductor's simple_overlap on the schedule: each collective moves up and each wait down by " +
+        'adjacent swaps, never past another collective (wait), a node it depends on, or the starting memory peak.',
+      cost:
+        'on: more overlap where the schedule left room; the peak the pass counts (buffers freed after their ' +
+        "last user) never rises, the simulator's may; no runtime estimate is read",
+      torch:
+        'torch._inductor.config.aten_distributed_optimizations.enable_simple_overlap: on by default in ' +
+        "2.14.1 and 2.15.0, but it runs only in inductor's Scheduler (compile.backend inductor), never on " +
+        "SimpleFSDP's aot_eager backends, so every profile has it off (simple_overlap=… picks it)",
     },
   },
 } as const satisfies Readonly<Record<string, KnobSpec & { readonly help: KnobHelp }>>;
@@ -329,7 +369,6 @@ export function profileOf(opts: Readonly<AutobucketingOptions>): TorchProfile | 
   }
   return 'custom';
 }
-
 
 /** torch's gb_to_bytes: GiB. */
 export const gbToBytes = (gb: number): number => Math.floor(gb * 1024 * 1024 * 1024);

@@ -200,7 +200,10 @@ type PreBucketKnobs = CapKnobs & Partial<Pick<AutobucketingOptions, 'bucket_mode
 
 // per graph (held weakly), per the knobs and topology it reads: the UI and the bench re-run the
 // pass on one graph, and the same result object keeps the planning graph's index cached too
-const PRE_BUCKETS = weakMemo((graph: StepGraph) => graph, () => new LruCache<string, PreBucketResult | null>(8));
+const PRE_BUCKETS = weakMemo(
+  (graph: StepGraph) => graph,
+  () => new LruCache<string, PreBucketResult | null>(8),
+);
 
 /** torch's pre-bucketing over every FX graph of `graph`; null when no graph has an FSDP group. */
 export function preBucketFsdp(graph: StepGraph, knobs: PreBucketKnobs, topo: Nccl213Topology): PreBucketResult | null {
@@ -210,7 +213,11 @@ export function preBucketFsdp(graph: StepGraph, knobs: PreBucketKnobs, topo: Ncc
     knobs.pre_bucketing_fsdp_collectives_max_bucket_cap_mb,
     knobs.pre_bucketing_fsdp_collectives_saturation_calibration_multiplier,
     knobs.bucket_mode ?? null,
-    topo.gpuType, topo.gpusPerNode, topo.nvlink, topo.intraNodeBwGBs ?? null, topo.interNodeBwGBs ?? null,
+    topo.gpuType,
+    topo.gpusPerNode,
+    topo.nvlink,
+    topo.intraNodeBwGBs ?? null,
+    topo.interNodeBwGBs ?? null,
   ]);
   return PRE_BUCKETS(graph).getOrCompute(key, () => computePreBuckets(graph, knobs, topo));
 }
@@ -502,7 +509,12 @@ function allGatherCopyOut(b: Builder, r: Region, plan: AllGatherPlan, wait: Grap
     inputs: wait.outputs,
     outputs: (n) => [b.tensor(n, [G, N], dtype, wait.outputs[0])],
   });
-  const pieces = splitAndGetitems(b, rows.outputs[0], numels.map((c) => [G, c]), dtype);
+  const pieces = splitAndGetitems(
+    b,
+    rows.outputs[0],
+    numels.map((c) => [G, c]),
+    dtype,
+  );
   plan.waits.forEach((w, k) => {
     const o = r.tensors[w.outputs[0]];
     const clone = b.node(k === 0 ? 'clone' : `clone_${k}`, 'aten.clone.default', {
@@ -562,7 +574,12 @@ function mergeReduceScatter(ctx: MergeCtx, members: GraphNode[]): void {
     outputs: (n) => [b.tensor(n, [M], dtype, start.outputs[0])],
     extra: { waitOf: start.name },
   });
-  const pieces = splitAndGetitems(b, wait.outputs[0], cols.map((c) => [c]), dtype);
+  const pieces = splitAndGetitems(
+    b,
+    wait.outputs[0],
+    cols.map((c) => [c]),
+    dtype,
+  );
   waits.forEach((w, k) => {
     const o = r.tensors[w.outputs[0]];
     b.node(`view_${k0 + 1 + k}`, 'aten.view.default', {
@@ -584,7 +601,14 @@ function mergeReduceScatterCoalesced(ctx: MergeCtx, members: GraphNode[]): void 
   const G = members[0].collective!.groupSize;
   const b = new Builder(ctx, members[0]);
   const fields = collectiveFields(ctx, members, full, full / G);
-  const trace = traceCoalescedReduceScatter(b, r.tensors, ins, waits.map((w) => w.outputs[0]), G, fields);
+  const trace = traceCoalescedReduceScatter(
+    b,
+    r.tensors,
+    ins,
+    waits.map((w) => w.outputs[0]),
+    G,
+    fields,
+  );
   // each member's output keeps its layout (a fresh storage at offset 0): torch re-derives none of their users
   staleUsers(ctx, waits);
   splice(ctx, members, waits, [], b.made, ins, trace.start, trace.waits[0], trace.waits);
@@ -691,13 +715,7 @@ function splice(
 }
 
 /** torch _sort_bucket_region: re-sort from the earliest in-graph input to the latest, new nodes included. */
-function sortBucketRegion(
-  list: FxList,
-  made: GraphNode[],
-  ins: string[],
-  producer: ProducerOf,
-  ids: NodeIds,
-): void {
+function sortBucketRegion(list: FxList, made: GraphNode[], ins: string[], producer: ProducerOf, ids: NodeIds): void {
   const madeSet = new Set(made);
   const ext = new Set(
     ins.map((t) => producer.get(t)).filter((p): p is GraphNode => p !== undefined && !madeSet.has(p)),

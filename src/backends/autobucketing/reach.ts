@@ -19,7 +19,10 @@ export interface Dag {
 
 /** CSR parents of `n` nodes: the graph's plus extra ones per node. */
 export function withExtraParents(
-  n: number, parOff: Int32Array, parIdx: Int32Array, extra: ReadonlyMap<number, readonly number[]>,
+  n: number,
+  parOff: Int32Array,
+  parIdx: Int32Array,
+  extra: ReadonlyMap<number, readonly number[]>,
 ): { parOff: Int32Array; parIdx: Int32Array } {
   const off = new Int32Array(n + 1);
   for (let x = 0; x < n; x++) off[x + 1] = off[x] + parOff[x + 1] - parOff[x] + (extra.get(x)?.length ?? 0);

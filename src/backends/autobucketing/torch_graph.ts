@@ -347,7 +347,14 @@ function inputsAndUsers(parents: readonly number[][]): Pick<TorchGraph, 'parOff'
 }
 
 type CollectiveFields =
-  'waitOf' | 'startOf' | 'collectives' | 'sizeBytes' | 'group' | 'bucketKey' | 'fullKey' | 'cheap';
+  | 'waitOf'
+  | 'startOf'
+  | 'collectives'
+  | 'sizeBytes'
+  | 'group'
+  | 'bucketKey'
+  | 'fullKey'
+  | 'cheap';
 
 /**
  * torch's _identify_collectives: each collective start with its wait (registered at the wait, in

@@ -278,15 +278,27 @@ export function compareWithTorch(p: PassStats, log: TorchLogGraph, reasons: read
 /** Why a log and a run may not be of one pass (worded by src/words/ `logMismatchText`). */
 export type LogMismatch =
   /** The log names collectives the graph does not have: a log of another graph (or one pre-bucketed first). */
-  | { readonly kind: 'other_graph'; readonly phase: string; readonly names: readonly string[]; readonly count: number;
-      readonly preBucketedHere: boolean }
+  | {
+      readonly kind: 'other_graph';
+      readonly phase: string;
+      readonly names: readonly string[];
+      readonly count: number;
+      readonly preBucketedHere: boolean;
+    }
   /** This run's FSDP pre-bucketing (torch 2.13's knobs) merged collectives that torch's log scheduled one by one. */
-  | { readonly kind: 'pre_bucketed_here'; readonly phase: string; readonly names: readonly string[];
-      readonly count: number }
+  | {
+      readonly kind: 'pre_bucketed_here';
+      readonly phase: string;
+      readonly names: readonly string[];
+      readonly count: number;
+    }
   /** Same graph, other runtimes: torch's sum of collective estimates or its original peak differ from this run's. */
-  | { readonly kind: 'other_runtimes'; readonly phase: string;
+  | {
+      readonly kind: 'other_runtimes';
+      readonly phase: string;
       readonly potentialExposedMs: { readonly torch: number; readonly fsdpSim: number };
-      readonly originalPeakBytes: { readonly torch?: number; readonly fsdpSim: number } };
+      readonly originalPeakBytes: { readonly torch?: number; readonly fsdpSim: number };
+    };
 
 /** Two of torch's logged figures differ: more than its 2 printed decimals, or than 0.5 %. */
 const differs = (logged: number | undefined, ours: number, abs: number) =>
@@ -302,8 +314,15 @@ export function logMismatches(p: PassStats, log: TorchLogGraph): LogMismatch[] {
   const known = new Set([...p.collectives, ...pre]);
   const unknown = [...log.collectives].filter((c) => !known.has(c));
   if (unknown.length)
-    return [{ kind: 'other_graph', phase: p.phase, names: unknown.slice(0, 3), count: unknown.length,
-      preBucketedHere: p.preBucketing !== undefined }];
+    return [
+      {
+        kind: 'other_graph',
+        phase: p.phase,
+        names: unknown.slice(0, 3),
+        count: unknown.length,
+        preBucketedHere: p.preBucketing !== undefined,
+      },
+    ];
   const merged = new Set(pre);
   const alone = [...log.scheduled].filter((c) => merged.has(c));
   if (alone.length)
@@ -311,11 +330,13 @@ export function logMismatches(p: PassStats, log: TorchLogGraph): LogMismatch[] {
   const potential = own(log.summary, 'total_potential_exposed_ms');
   const peak = own(log.summary, 'original_peak_memory');
   if (differs(potential, p.potentialExposedMs, 0.01) || differs(peak, p.originalPeakBytes, 1))
-    return [{
-      kind: 'other_runtimes',
-      phase: p.phase,
-      potentialExposedMs: { torch: potential ?? Number.NaN, fsdpSim: p.potentialExposedMs },
-      originalPeakBytes: { ...(peak !== undefined ? { torch: peak } : {}), fsdpSim: p.originalPeakBytes },
-    }];
+    return [
+      {
+        kind: 'other_runtimes',
+        phase: p.phase,
+        potentialExposedMs: { torch: potential ?? Number.NaN, fsdpSim: p.potentialExposedMs },
+        originalPeakBytes: { ...(peak !== undefined ? { torch: peak } : {}), fsdpSim: p.originalPeakBytes },
+      },
+    ];
   return [];
 }

@@ -660,7 +660,10 @@ class OverlapScheduler {
    * returns how many. candidateOrder() gives their order.
    */
   private prefetchCandidates(
-    out: Int32Array, overlap: number, remaining: readonly number[], excludePg: number,
+    out: Int32Array,
+    overlap: number,
+    remaining: readonly number[],
+    excludePg: number,
   ): number {
     // collectives within max_compute_pre_fetch of the current compute node join the eligible set
     const horizon = this.currentCompute + this.opts.max_compute_pre_fetch;

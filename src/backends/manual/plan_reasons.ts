@@ -8,7 +8,10 @@ import { type ManualBucket, type ManualGraph, type ManualResult, type PlanEntry,
 
 /** One reason per member for its bucket, and one for its bucket's overlap dependency. */
 export function manualReasons(
-  g: ManualGraph, r: ManualResult, plan: readonly PlanEntry[], phase: 'forward' | 'backward' | 'joint',
+  g: ManualGraph,
+  r: ManualResult,
+  plan: readonly PlanEntry[],
+  phase: 'forward' | 'backward' | 'joint',
 ): Reason[] {
   const out: Reason[] = [];
   const prefetch = prefetchDetails(g, r, plan);
@@ -42,9 +45,12 @@ function prefetchDetails(g: ManualGraph, r: ManualResult, plan: readonly PlanEnt
     for (const s of sources) {
       const src = byStart.get(s);
       if (src?.kind !== 'all_gather') continue;
-      out.set(src, waitOf !== undefined
-        ? { kind: 'block_prefetch_all_gather', before: entryOf(waitOf), at: 'wait' }
-        : { kind: 'block_prefetch_all_gather', before: g.names[target], at: 'compute' });
+      out.set(
+        src,
+        waitOf !== undefined
+          ? { kind: 'block_prefetch_all_gather', before: entryOf(waitOf), at: 'wait' }
+          : { kind: 'block_prefetch_all_gather', before: g.names[target], at: 'compute' },
+      );
     }
     const next = sources.map((s) => byStart.get(s)).find((b) => b !== undefined && b.kind !== 'all_gather');
     if (waitOf !== undefined && next !== undefined) {

@@ -54,7 +54,12 @@ function gradientDeps(order: readonly number[], bi: BucketItems, mode: ManualMod
  * joint pairs per direction, and counts only compute nodes inside a plan scope of that direction.
  */
 function gatherDeps(
-  items: ItemGraph, order: readonly number[], bi: BucketItems, mode: ManualMode, inScope: Uint8Array, deps: Deps,
+  items: ItemGraph,
+  order: readonly number[],
+  bi: BucketItems,
+  mode: ManualMode,
+  inScope: Uint8Array,
+  deps: Deps,
 ): void {
   const g = items.g;
   const picked: number[][] = [[], []];
@@ -87,7 +92,10 @@ function gatherDeps(
 
 /** torch's overlap dependencies, in its insertion order. */
 export function overlapDeps(
-  items: ItemGraph, buckets: readonly ManualBucket[], mode: ManualMode, inScope: Uint8Array,
+  items: ItemGraph,
+  buckets: readonly ManualBucket[],
+  mode: ManualMode,
+  inScope: Uint8Array,
 ): OverlapDep[] {
   const order = items.list.toArray();
   const bi = bucketItems(buckets);
@@ -127,7 +135,9 @@ function mustBeBefore(items: ItemGraph, id: number, pos: Int32Array, earliest: n
 
 /** torch's _move_overlap_nodes: gradient waits moved after the latest start, gathers before the wait. */
 export function moveOverlapNodes(
-  items: ItemGraph, deps: readonly OverlapDep[], buckets: readonly ManualBucket[],
+  items: ItemGraph,
+  deps: readonly OverlapDep[],
+  buckets: readonly ManualBucket[],
 ): void {
   const kindOf = new Map(buckets.map((b) => [b.start, b.kind]));
   const moved = new Set<number>();

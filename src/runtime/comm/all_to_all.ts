@@ -13,8 +13,12 @@ const splitSlot = (layout: ControlLayout, rank: number, seq: number): number =>
 
 /** Before the barrier: this rank's send sizes then receive sizes (plain stores; the barrier publishes them). */
 export function writeSplits(
-  words: Int32Array, layout: ControlLayout, rank: number, seq: number,
-  sendSplits: readonly number[], recvSplits: readonly number[],
+  words: Int32Array,
+  layout: ControlLayout,
+  rank: number,
+  seq: number,
+  sendSplits: readonly number[],
+  recvSplits: readonly number[],
 ): void {
   const at = splitSlot(layout, rank, seq);
   const n = layout.worldSize;
@@ -65,8 +69,13 @@ export function directAllToAllWrite(v: DataView32, rank: number, input: Float32A
  * take in its region; this rank's own part straight from its input.
  */
 export function directAllToAllRead(
-  v: DataView32, words: Int32Array, layout: ControlLayout, rank: number, seq: number,
-  input: Float32Array, output: Float32Array,
+  v: DataView32,
+  words: Int32Array,
+  layout: ControlLayout,
+  rank: number,
+  seq: number,
+  input: Float32Array,
+  output: Float32Array,
 ): void {
   const n = layout.worldSize;
   let out = 0;
@@ -74,8 +83,10 @@ export function directAllToAllRead(
     let offset = 0;
     for (let j = 0; j < rank; j++) offset += sentBy(words, layout, q, j, seq);
     const count = sentBy(words, layout, q, rank, seq);
-    const from = q === rank ? input.subarray(offset, offset + count)
-      : v.data.subarray(q * v.regionElems + offset, q * v.regionElems + offset + count);
+    const from =
+      q === rank
+        ? input.subarray(offset, offset + count)
+        : v.data.subarray(q * v.regionElems + offset, q * v.regionElems + offset + count);
     output.set(from, out);
     out += count;
   }
@@ -83,7 +94,11 @@ export function directAllToAllRead(
 
 /** What is wrong with one rank's split sizes (`field`: sendSplits / recvSplits), or undefined. */
 export function splitsProblem(
-  field: string, splits: readonly number[], worldSize: number, bufferElems: number, buffer: string,
+  field: string,
+  splits: readonly number[],
+  worldSize: number,
+  bufferElems: number,
+  buffer: string,
 ): string | undefined {
   if (splits.length !== worldSize) return `${field} must list ${worldSize} sizes (one per rank), got ${splits.length}`;
   const bad = splits.findIndex((s) => !Number.isInteger(s) || s < 0);
@@ -95,6 +110,8 @@ export function splitsProblem(
 
 /** The mismatch error's words: which rank sends what to whom, and what the receiver expected. */
 export function splitMismatchText(m: SplitMismatch, name: (r: number) => number): string {
-  return `rank ${name(m.from)} sends ${m.sends} elems to rank ${name(m.to)}, which expects ${m.expects} ` +
-    `from rank ${name(m.from)}`;
+  return (
+    `rank ${name(m.from)} sends ${m.sends} elems to rank ${name(m.to)}, which expects ${m.expects} ` +
+    `from rank ${name(m.from)}`
+  );
 }

@@ -68,8 +68,11 @@ export interface RankCommApi {
    * recvSplits[i]; a difference throws collective_mismatch on every rank naming the pair. Zero sizes are allowed.
    */
   allToAll(
-    desc: CollectiveRequest, input: Float32Array, output: Float32Array,
-    sendSplits: readonly number[], recvSplits: readonly number[],
+    desc: CollectiveRequest,
+    input: Float32Array,
+    output: Float32Array,
+    sendSplits: readonly number[],
+    recvSplits: readonly number[],
   ): void;
   barrier(label: string): void;
   /** Optional hook told of every wait at a barrier (performance.now ms at start and end): the step breakdown. */
@@ -122,7 +125,8 @@ export function createCommInit(
     throw new ConfigError('spinUs', `spinUs must be a number ≥ 0 (µs), got ${JSON.stringify(opts.spinUs)}`);
   }
   const extra = {
-    ...(opts.group ? { group: opts.group } : {}), ...(opts.spinUs !== undefined ? { spinUs: opts.spinUs } : {}),
+    ...(opts.group ? { group: opts.group } : {}),
+    ...(opts.spinUs !== undefined ? { spinUs: opts.spinUs } : {}),
   };
   return { worldSize, control, data, maxElemsPerRank, timeoutMs, algorithm, ...extra };
 }

@@ -30,7 +30,11 @@ export function tensorListText(names: readonly string[]): string {
 }
 
 export function makeDescriptor(
-  seq: number, kind: CommOpKind, elems: number, names: readonly string[], label: string,
+  seq: number,
+  kind: CommOpKind,
+  elems: number,
+  names: readonly string[],
+  label: string,
 ): CollectiveDescriptor {
   const cutLabel = label.slice(0, LABEL_CHARS).replaceAll(SEP, ' ');
   return { seq, kind, elems, tensorsHash: hashTensorNames(names), label: cutLabel, tensorsText: tensorListText(names) };
@@ -59,7 +63,11 @@ export function encodeDescriptorText(d: CollectiveDescriptor): Uint8Array {
  * Plain stores: the barrier that follows (seq-cst Atomics) publishes them.
  */
 export function writeDescriptor(
-  words: Int32Array, bytes: Uint8Array, layout: ControlLayout, rank: number, d: CollectiveDescriptor,
+  words: Int32Array,
+  bytes: Uint8Array,
+  layout: ControlLayout,
+  rank: number,
+  d: CollectiveDescriptor,
   text: Uint8Array = encodeDescriptorText(d),
 ): void {
   const slot = slotOf(rank, d.seq);
@@ -88,8 +96,12 @@ export function readDescriptor(
   const sep = text.indexOf(SEP);
   const kind = KIND_CODES[words[w + 1]] ?? ('barrier' as const);
   return {
-    seq: words[w], kind, elems: words[w + 2], tensorsHash: words[w + 3],
-    label: text.slice(0, Math.max(0, sep)), tensorsText: text.slice(sep + 1),
+    seq: words[w],
+    kind,
+    elems: words[w + 2],
+    tensorsHash: words[w + 3],
+    label: text.slice(0, Math.max(0, sep)),
+    tensorsText: text.slice(sep + 1),
   };
 }
 

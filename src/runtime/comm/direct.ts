@@ -75,8 +75,14 @@ export function directAllGatherWrite(v: DataView32, n: number, rank: number, at:
  * garbage, and the collective throws after the barrier anyway). Marks what it copied in `copied`.
  */
 export function directAllGatherEarly(
-  v: DataView32, n: number, rank: number, at: Placement, input: Float32Array, output: Float32Array,
-  copied: Uint8Array, arrived: (q: number) => boolean,
+  v: DataView32,
+  n: number,
+  rank: number,
+  at: Placement,
+  input: Float32Array,
+  output: Float32Array,
+  copied: Uint8Array,
+  arrived: (q: number) => boolean,
 ): void {
   const c = input.length;
   output.set(input, rank * c);
@@ -91,10 +97,18 @@ export function directAllGatherEarly(
 
 /** After the barrier: the shards not copied yet, each run of consecutive ranks with one set. */
 export function directAllGatherRest(
-  v: DataView32, n: number, at: Placement, c: number, output: Float32Array, copied: Uint8Array,
+  v: DataView32,
+  n: number,
+  at: Placement,
+  c: number,
+  output: Float32Array,
+  copied: Uint8Array,
 ): void {
-  for (let q = 0; q < n;) {
-    if (copied[q]) { q++; continue; }
+  for (let q = 0; q < n; ) {
+    if (copied[q]) {
+      q++;
+      continue;
+    }
     let end = q + 1;
     while (end < n && !copied[end]) end++;
     output.set(v.data.subarray(at.base + q * at.stride, at.base + (end - 1) * at.stride + c), q * c);
@@ -140,7 +154,10 @@ export function reduceScatterSources(
  * that have arrived (this rank counts as arrived) into `output`. Returns how many it folded.
  */
 export function directReduceScatterEarly(
-  sources: readonly Float32Array[], rank: number, output: Float32Array, arrived: (q: number) => boolean,
+  sources: readonly Float32Array[],
+  rank: number,
+  output: Float32Array,
+  arrived: (q: number) => boolean,
 ): number {
   let k = 0;
   while (k < sources.length && (k === rank || arrived(k))) k++;
@@ -151,7 +168,10 @@ export function directReduceScatterEarly(
 
 /** After the barrier: folds sources[folded..n) into `output` (rank order, f32), ÷ n for avg. */
 export function directReduceScatterRest(
-  sources: readonly Float32Array[], folded: number, output: Float32Array, op: ReduceOp,
+  sources: readonly Float32Array[],
+  folded: number,
+  output: Float32Array,
+  op: ReduceOp,
 ): void {
   const n = sources.length;
   foldInRankOrder(sources, output, folded, n, op === 'avg' ? n : 1);

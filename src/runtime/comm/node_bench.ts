@@ -68,18 +68,28 @@ export async function benchCollective(o: CollectiveBenchOptions): Promise<Collec
   try {
     const spinUs = fixedSpinUs(o.worldSize, availableParallelism());
     const init = createCommInit(o.worldSize, elemsPerRank, {
-      algorithm, timeoutMs: o.timeoutMs ?? 30_000, ...(spinUs !== undefined ? { spinUs } : {}),
+      algorithm,
+      timeoutMs: o.timeoutMs ?? 30_000,
+      ...(spinUs !== undefined ? { spinUs } : {}),
     });
     const step = { op: 'bench', kind: o.kind, elemsPerRank, iters, warmup: o.warmup ?? 2 } as const;
-    const outcomes = await pool.run(init, Array.from({ length: o.worldSize }, () => [step]));
+    const outcomes = await pool.run(
+      init,
+      Array.from({ length: o.worldSize }, () => [step]),
+    );
     const failed = outcomes.find((x) => x.error);
     if (failed?.error) throw new Error(`bench rank ${failed.rank}: ${failed.error.message}`);
     const perIter = Array.from({ length: iters }, (_, i) =>
-      Math.max(...outcomes.map((x) => x.results[0].timesMs?.[i] ?? 0)));
+      Math.max(...outcomes.map((x) => x.results[0].timesMs?.[i] ?? 0)),
+    );
     const st = stats(perIter);
     const shardBytes = elemsPerRank * 4;
     return {
-      ...st, kind: o.kind, algorithm, worldSize: o.worldSize, shardBytes,
+      ...st,
+      kind: o.kind,
+      algorithm,
+      worldSize: o.worldSize,
+      shardBytes,
       busGbPerS: ((o.worldSize - 1) * shardBytes) / (st.medianMs * 1e6),
     };
   } finally {

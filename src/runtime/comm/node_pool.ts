@@ -13,10 +13,19 @@ const WORKER_URL = new URL('./node_rank.worker.ts', import.meta.url);
 
 function once<T>(w: Worker): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onMsg = (m: T): void => { w.off('error', onErr); w.off('exit', onExit); resolve(m); };
-    const onErr = (e: Error): void => { w.off('message', onMsg); w.off('exit', onExit); reject(e); };
+    const onMsg = (m: T): void => {
+      w.off('error', onErr);
+      w.off('exit', onExit);
+      resolve(m);
+    };
+    const onErr = (e: Error): void => {
+      w.off('message', onMsg);
+      w.off('exit', onExit);
+      reject(e);
+    };
     const onExit = (code: number): void => {
-      w.off('message', onMsg); w.off('error', onErr);
+      w.off('message', onMsg);
+      w.off('error', onErr);
       reject(new CollectiveError('worker_exit', `rank worker exited with code ${code} before answering`));
     };
     w.once('message', onMsg);

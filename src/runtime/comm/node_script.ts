@@ -5,11 +5,11 @@ import type { CommInit, ReduceOp } from './comm_types';
 
 export type RankStep =
   | {
-    readonly op: 'all_gather';
-    readonly label: string;
-    readonly tensors: readonly string[];
-    readonly input: Float32Array;
-  }
+      readonly op: 'all_gather';
+      readonly label: string;
+      readonly tensors: readonly string[];
+      readonly input: Float32Array;
+    }
   | {
       readonly op: 'reduce_scatter';
       readonly label: string;

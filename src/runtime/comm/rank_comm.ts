@@ -5,11 +5,25 @@
 
 import { CollectiveError } from '../../errors';
 import {
-  encodeDescriptorText, firstMismatch, formatDescriptor, makeDescriptor, readDescriptor, slotsAgree, writeDescriptor,
+  encodeDescriptorText,
+  firstMismatch,
+  formatDescriptor,
+  makeDescriptor,
+  readDescriptor,
+  slotsAgree,
+  writeDescriptor,
 } from './descriptor';
 import {
-  directAllGatherEarly, directAllGatherRest, directAllGatherWrite, directReduceScatterEarly, directReduceScatterRest,
-  directReduceScatterWrite, placement, reduceScatterSources, type DataView32, type Placement,
+  directAllGatherEarly,
+  directAllGatherRest,
+  directAllGatherWrite,
+  directReduceScatterEarly,
+  directReduceScatterRest,
+  directReduceScatterWrite,
+  placement,
+  reduceScatterSources,
+  type DataView32,
+  type Placement,
 } from './direct';
 import {
   CONTROL_MAGIC,
@@ -21,7 +35,12 @@ import {
   type ControlLayout,
 } from './layout';
 import {
-  directAllToAllRead, directAllToAllWrite, firstSplitMismatch, splitMismatchText, splitsProblem, writeSplits,
+  directAllToAllRead,
+  directAllToAllWrite,
+  firstSplitMismatch,
+  splitMismatchText,
+  splitsProblem,
+  writeSplits,
 } from './all_to_all';
 import { ringAllGather, ringReduceScatter } from './ring';
 import { ControlSync, assertCanBlock } from './sync';
@@ -69,7 +88,9 @@ export class RankComm implements RankCommApi {
   /** ` on group 'tp' (ranks 2, 3)` for a mesh sub-group, '' for the world: what messages add to where a rank was. */
   private readonly groupText: string;
   private readonly allReduceScratch = {
-    padded: new Float32Array(0), part: new Float32Array(0), full: new Float32Array(0),
+    padded: new Float32Array(0),
+    part: new Float32Array(0),
+    full: new Float32Array(0),
   };
 
   constructor(init: CommInit, rank: number) {
@@ -110,8 +131,10 @@ export class RankComm implements RankCommApi {
     this.groupText = init.group ? ` on group '${init.group.name}' (ranks ${init.group.ranks.join(', ')})` : '';
     const regionElems = n * init.maxElemsPerRank;
     this.view = {
-      data: new Float32Array(init.data), regionElems,
-      latencyBase: n * regionElems, latencyElems: latencyAreaElems(n, init.maxElemsPerRank),
+      data: new Float32Array(init.data),
+      regionElems,
+      latencyBase: n * regionElems,
+      latencyElems: latencyAreaElems(n, init.maxElemsPerRank),
     };
     this.copied = new Uint8Array(n);
     prefaultRegion(init.data, rank * this.view.regionElems, (rank + 1) * this.view.regionElems);
@@ -133,8 +156,11 @@ export class RankComm implements RankCommApi {
   allGather(desc: CollectiveRequest, input: Float32Array, output: Float32Array): void {
     const n = this.worldSize;
     const where = `all_gather '${desc.label}'${this.groupText}`;
-    this.checkShape(where, output.length === n * input.length,
-      `output has ${output.length} elems, expected worldSize × input = ${n} × ${input.length}`);
+    this.checkShape(
+      where,
+      output.length === n * input.length,
+      `output has ${output.length} elems, expected worldSize × input = ${n} × ${input.length}`,
+    );
     this.checkFits(where, input.length, 'shard (input)');
     const seq = this.publish('all_gather', n * input.length, desc);
     if (this.algorithm === 'ring') {
@@ -157,8 +183,11 @@ export class RankComm implements RankCommApi {
     const n = this.worldSize;
     const where = `reduce_scatter '${desc.label}'${this.groupText}`;
     this.checkShape(where, op === 'sum' || op === 'avg', `op must be one of [sum, avg], got ${JSON.stringify(op)}`);
-    this.checkShape(where, input.length === n * output.length,
-      `input has ${input.length} elems, expected worldSize × output = ${n} × ${output.length}`);
+    this.checkShape(
+      where,
+      input.length === n * output.length,
+      `input has ${input.length} elems, expected worldSize × output = ${n} × ${output.length}`,
+    );
     this.checkFits(where, output.length, 'shard (output chunk)');
     const seq = this.publish('reduce_scatter', input.length, desc);
     if (this.algorithm === 'ring') {
@@ -180,8 +209,11 @@ export class RankComm implements RankCommApi {
 
   allReduce(desc: CollectiveRequest, input: Float32Array, output: Float32Array, op: ReduceOp): void {
     const n = this.worldSize;
-    this.checkShape(`all_reduce '${desc.label}'${this.groupText}`, output.length === input.length,
-      `output has ${output.length} elems, expected the input's ${input.length}`);
+    this.checkShape(
+      `all_reduce '${desc.label}'${this.groupText}`,
+      output.length === input.length,
+      `output has ${output.length} elems, expected the input's ${input.length}`,
+    );
     const chunk = Math.ceil(input.length / n);
     const padded = this.scratch('padded', n * chunk);
     padded.set(input);
@@ -201,17 +233,24 @@ export class RankComm implements RankCommApi {
   }
 
   allToAll(
-    desc: CollectiveRequest, input: Float32Array, output: Float32Array,
-    sendSplits: readonly number[], recvSplits: readonly number[],
+    desc: CollectiveRequest,
+    input: Float32Array,
+    output: Float32Array,
+    sendSplits: readonly number[],
+    recvSplits: readonly number[],
   ): void {
     const n = this.worldSize;
     const where = `all_to_all '${desc.label}'${this.groupText}`;
-    const problem = splitsProblem('sendSplits', sendSplits, n, input.length, 'the input')
-      ?? splitsProblem('recvSplits', recvSplits, n, output.length, 'the output');
+    const problem =
+      splitsProblem('sendSplits', sendSplits, n, input.length, 'the input') ??
+      splitsProblem('recvSplits', recvSplits, n, output.length, 'the output');
     this.checkShape(where, problem === undefined, problem ?? '');
-    this.checkShape(where, n === 1 || input.length <= this.view.regionElems,
+    this.checkShape(
+      where,
+      n === 1 || input.length <= this.view.regionElems,
       `input of ${input.length} elems exceeds the data buffer's per-rank region of ${this.view.regionElems} elems ` +
-        '(worldSize × maxElemsPerRank): size createCommInit from the largest all-to-all input');
+        '(worldSize × maxElemsPerRank): size createCommInit from the largest all-to-all input',
+    );
     const seq = this.publish('all_to_all', 0, desc);
     writeSplits(this.sync.words, this.layout, this.rank, seq, sendSplits, recvSplits);
     // Writes every region: wait for seq − 1's readers (ring collectives read regions too).
@@ -222,10 +261,12 @@ export class RankComm implements RankCommApi {
     this.agree(seq);
     const bad = firstSplitMismatch(this.sync.words, this.layout, seq);
     if (bad) {
-      throw new CollectiveError('collective_mismatch',
+      throw new CollectiveError(
+        'collective_mismatch',
         `all_to_all split mismatch at seq ${seq} '${desc.label}'${this.groupText}: ` +
           `${splitMismatchText(bad, (r) => this.sync.rankName(r))} (seen by rank ${this.sync.rankName(this.rank)}; ` +
-          'rank i\'s sendSplits[j] must equal rank j\'s recvSplits[i])');
+          "rank i's sendSplits[j] must equal rank j's recvSplits[i])",
+      );
     }
     directAllToAllRead(this.view, this.sync.words, this.layout, this.rank, seq, input, output);
     this.lastRead = 'all';
@@ -248,9 +289,12 @@ export class RankComm implements RankCommApi {
    * never is (seq − 1 used the other one, or the regions).
    */
   private waitForReaders(at: Placement, where: string, seq: number): void {
-    const clash = at.reads === 'latency' ? false
-      : at.reads === 'all' ? this.lastRead !== 'none'
-        : this.lastRead === 'all' || this.lastRead === at.reads;
+    const clash =
+      at.reads === 'latency'
+        ? false
+        : at.reads === 'all'
+          ? this.lastRead !== 'none'
+          : this.lastRead === 'all' || this.lastRead === at.reads;
     if (clash) this.sync.waitFinished(`${where} (others reading seq ${seq - 1})`, seq);
   }
 
@@ -308,9 +352,12 @@ export class RankComm implements RankCommApi {
 
   private checkFits(where: string, shardElems: number, what: string): void {
     const m = this.maxElemsPerRank;
-    this.checkShape(where, shardElems <= m,
+    this.checkShape(
+      where,
+      shardElems <= m,
       `${what} of ${shardElems} elems (${shardElems * 4} bytes) exceeds the data buffer's per-rank shard of ` +
         `${m} elems (${m * 4} bytes; data buffer ${this.view.data.byteLength} bytes for ${this.worldSize} ranks): ` +
-        'size createCommInit(worldSize, maxElemsPerRank) from the schedule\'s largest bucket');
+        "size createCommInit(worldSize, maxElemsPerRank) from the schedule's largest bucket",
+    );
   }
 }

@@ -23,7 +23,8 @@ function ringPlace(v: DataView32, sync: ControlSync) {
   const n = sync.layout.worldSize;
   const r = sync.rank;
   return {
-    n, r,
+    n,
+    r,
     left: mod(r - 1, n),
     mine: r * v.regionElems,
     right: mod(r + 1, n) * v.regionElems,
@@ -33,7 +34,12 @@ function ringPlace(v: DataView32, sync: ControlSync) {
 
 /** Step k: send chunk (r−k) mod n (mine at k=0, else the one just received) to the right. */
 export function ringAllGather(
-  v: DataView32, sync: ControlSync, input: Float32Array, output: Float32Array, where: string, seq: number,
+  v: DataView32,
+  sync: ControlSync,
+  input: Float32Array,
+  output: Float32Array,
+  where: string,
+  seq: number,
 ): void {
   const { n, r, left, mine, right, base } = ringPlace(v, sync);
   const c = input.length;
@@ -57,7 +63,13 @@ export function ringAllGather(
 
 /** Step k: send partial sum of chunk (r−k−1) mod n (my input at k=0, received + mine after). */
 export function ringReduceScatter(
-  v: DataView32, sync: ControlSync, input: Float32Array, output: Float32Array, op: ReduceOp, where: string, seq: number,
+  v: DataView32,
+  sync: ControlSync,
+  input: Float32Array,
+  output: Float32Array,
+  op: ReduceOp,
+  where: string,
+  seq: number,
 ): void {
   const { n, r, left, mine, right, base } = ringPlace(v, sync);
   const c = output.length;

@@ -166,7 +166,8 @@ export class ControlSync {
     const deadline = startMs + this.timeoutMs;
     for (;;) {
       const snap = Atomics.load(this.words, word);
-      if (ready()) { // a collective that completed still completes; the abort shows at the next wait
+      if (ready()) {
+        // a collective that completed still completes; the abort shows at the next wait
         const endMs = now();
         this.adaptSpin(endMs - startMs);
         this.onWait?.(startMs, endMs);
@@ -200,9 +201,10 @@ export class ControlSync {
   /** After a spin that had to sleep: a wait a longer spin would have covered grows the budget, a long one halves it. */
   private adaptSpin(waitedMs: number): void {
     if (this.fixedSpin) return;
-    this.spinUs = waitedMs * 1000 <= this.spinMaxUs
-      ? Math.min(this.spinMaxUs, this.spinUs * 2)
-      : Math.max(SPIN_MIN_US, this.spinUs / 2);
+    this.spinUs =
+      waitedMs * 1000 <= this.spinMaxUs
+        ? Math.min(this.spinMaxUs, this.spinUs * 2)
+        : Math.max(SPIN_MIN_US, this.spinUs / 2);
   }
 
   /** Ranks whose per-rank word at `base` is still below `epoch`. */
@@ -278,6 +280,11 @@ export class ControlSync {
 
   /** Wait until `from` has posted at least `count` ring steps. */
   waitRing(from: number, count: number, where: string, seq: number): void {
-    this.waitUntil(() => this.ringPosted(from) >= count, () => [from], where, seq);
+    this.waitUntil(
+      () => this.ringPosted(from) >= count,
+      () => [from],
+      where,
+      seq,
+    );
   }
 }

@@ -11,7 +11,15 @@ export function adamwBiasCorrections(h: Pick<AdamwAttrs, 'beta1' | 'beta2'>, ste
 }
 
 export function adamw(
-  p: FArr, g: FArr, m: FArr, v: FArr, pOut: FArr, mOut: FArr, vOut: FArr, h: AdamwAttrs, step: number,
+  p: FArr,
+  g: FArr,
+  m: FArr,
+  v: FArr,
+  pOut: FArr,
+  mOut: FArr,
+  vOut: FArr,
+  h: AdamwAttrs,
+  step: number,
 ): void {
   const { bc1, bc2 } = adamwBiasCorrections(h, step);
   for (let i = 0; i < h.n; i++) {

@@ -57,7 +57,16 @@ export function attention(q: FArr, k: FArr, v: FArr, o: FArr, lse: FArr, d: Atte
 }
 
 export function attentionBwd(
-  dO: FArr, q: FArr, k: FArr, v: FArr, o: FArr, lse: FArr, dq: FArr, dk: FArr, dv: FArr, d: AttentionDims,
+  dO: FArr,
+  q: FArr,
+  k: FArr,
+  v: FArr,
+  o: FArr,
+  lse: FArr,
+  dq: FArr,
+  dk: FArr,
+  dv: FArr,
+  d: AttentionDims,
 ): void {
   const ix = attentionIndex(d);
   const hd = d.headDim;

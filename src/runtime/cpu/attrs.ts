@@ -11,13 +11,44 @@ import type { OpAttrs } from '../kernels';
 export const notAKernel = (op: string): ConfigError =>
   new ConfigError('op', `the MoE op ${op} runs on the host, in the executor's MoE runner, not in a kernel backend`);
 
-export interface MatmulDims { M: number; N: number; K: number; transA: boolean; transB: boolean }
+export interface MatmulDims {
+  M: number;
+  N: number;
+  K: number;
+  transA: boolean;
+  transB: boolean;
+}
 /** `vocabStart`: a vocabulary-sharded (TP) table holds ids [vocabStart, vocabStart + V); others read as zero rows. */
-export interface EmbeddingDims { V: number; D: number; T: number; vocabStart?: number }
-export interface RmsNormDims { rows: number; cols: number; eps: number }
-export interface AttentionDims { batch: number; seq: number; heads: number; kvHeads: number; headDim: number }
-export interface CrossEntropyDims { T: number; V: number }
-export interface AdamwAttrs { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number }
+export interface EmbeddingDims {
+  V: number;
+  D: number;
+  T: number;
+  vocabStart?: number;
+}
+export interface RmsNormDims {
+  rows: number;
+  cols: number;
+  eps: number;
+}
+export interface AttentionDims {
+  batch: number;
+  seq: number;
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+}
+export interface CrossEntropyDims {
+  T: number;
+  V: number;
+}
+export interface AdamwAttrs {
+  n: number;
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+}
 
 /** A positive integer attribute (`op.name`), else a ConfigError naming it. `op`: a ComputeOp or a MoE kernel op. */
 export function intAttr(op: string, attrs: OpAttrs, name: string, min = 1): number {
@@ -46,23 +77,33 @@ function boolAttr(op: ComputeOp, attrs: OpAttrs, name: string): boolean {
 }
 
 export const matmulDims = (a: OpAttrs): MatmulDims => ({
-  M: intAttr('matmul', a, 'M'), N: intAttr('matmul', a, 'N'), K: intAttr('matmul', a, 'K'),
-  transA: boolAttr('matmul', a, 'transA'), transB: boolAttr('matmul', a, 'transB'),
+  M: intAttr('matmul', a, 'M'),
+  N: intAttr('matmul', a, 'N'),
+  K: intAttr('matmul', a, 'K'),
+  transA: boolAttr('matmul', a, 'transA'),
+  transB: boolAttr('matmul', a, 'transB'),
 });
 
 export const embeddingDims = (op: ComputeOp, a: OpAttrs): EmbeddingDims => ({
-  V: intAttr(op, a, 'V'), D: intAttr(op, a, 'D'), T: intAttr(op, a, 'T'),
+  V: intAttr(op, a, 'V'),
+  D: intAttr(op, a, 'D'),
+  T: intAttr(op, a, 'T'),
   ...(a.vocabStart === undefined ? {} : { vocabStart: intAttr(op, a, 'vocabStart', 0) }),
 });
 
 export const rmsNormDims = (op: ComputeOp, a: OpAttrs): RmsNormDims => ({
-  rows: intAttr(op, a, 'rows'), cols: intAttr(op, a, 'cols'), eps: numAttr(op, a, 'eps', 1e-6),
+  rows: intAttr(op, a, 'rows'),
+  cols: intAttr(op, a, 'cols'),
+  eps: numAttr(op, a, 'eps', 1e-6),
 });
 
 export const attentionDims = (op: ComputeOp, a: OpAttrs): AttentionDims => {
   const d = {
-    batch: intAttr(op, a, 'batch'), seq: intAttr(op, a, 'seq'), heads: intAttr(op, a, 'heads'),
-    kvHeads: intAttr(op, a, 'kvHeads'), headDim: intAttr(op, a, 'headDim'),
+    batch: intAttr(op, a, 'batch'),
+    seq: intAttr(op, a, 'seq'),
+    heads: intAttr(op, a, 'heads'),
+    kvHeads: intAttr(op, a, 'kvHeads'),
+    headDim: intAttr(op, a, 'headDim'),
   };
   if (d.kvHeads > d.heads) {
     throw new ConfigError(`${op}.kvHeads`, `${op}.kvHeads must be ≤ heads (${d.heads}), got ${d.kvHeads}`);
@@ -71,12 +112,16 @@ export const attentionDims = (op: ComputeOp, a: OpAttrs): AttentionDims => {
 };
 
 export const crossEntropyDims = (op: ComputeOp, a: OpAttrs): CrossEntropyDims => ({
-  T: intAttr(op, a, 'T'), V: intAttr(op, a, 'V'),
+  T: intAttr(op, a, 'T'),
+  V: intAttr(op, a, 'V'),
 });
 
 export const adamwAttrs = (a: OpAttrs): AdamwAttrs => ({
-  n: intAttr('adamw', a, 'n'), lr: numAttr('adamw', a, 'lr'), beta1: numAttr('adamw', a, 'beta1'),
-  beta2: numAttr('adamw', a, 'beta2'), eps: numAttr('adamw', a, 'eps'),
+  n: intAttr('adamw', a, 'n'),
+  lr: numAttr('adamw', a, 'lr'),
+  beta1: numAttr('adamw', a, 'beta1'),
+  beta2: numAttr('adamw', a, 'beta2'),
+  eps: numAttr('adamw', a, 'eps'),
   weightDecay: numAttr('adamw', a, 'weightDecay', 0),
 });
 
@@ -91,39 +136,72 @@ export function adamwStep(step: number | undefined): number {
 /** Element counts each op expects, in [inputs, outputs] order (ops.ts). */
 export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number[]; outputs: number[] } {
   switch (op) {
-    case 'embedding': { const d = embeddingDims(op, attrs); return { inputs: [d.V * d.D, d.T], outputs: [d.T * d.D] }; }
+    case 'embedding': {
+      const d = embeddingDims(op, attrs);
+      return { inputs: [d.V * d.D, d.T], outputs: [d.T * d.D] };
+    }
     case 'embedding_bwd': {
       const d = embeddingDims(op, attrs);
       return { inputs: [d.T * d.D, d.T], outputs: [d.V * d.D] };
     }
-    case 'matmul': { const d = matmulDims(attrs); return { inputs: [d.M * d.K, d.K * d.N], outputs: [d.M * d.N] }; }
+    case 'matmul': {
+      const d = matmulDims(attrs);
+      return { inputs: [d.M * d.K, d.K * d.N], outputs: [d.M * d.N] };
+    }
     case 'rms_norm': {
       const d = rmsNormDims(op, attrs);
       const x = d.rows * d.cols;
       return { inputs: [x, d.cols], outputs: [x, d.rows] };
     }
     case 'rms_norm_bwd': {
-      const d = rmsNormDims(op, attrs); const x = d.rows * d.cols;
+      const d = rmsNormDims(op, attrs);
+      const x = d.rows * d.cols;
       return { inputs: [x, x, d.cols, d.rows], outputs: [x, d.cols] };
     }
-    case 'swiglu': { const n = intAttr(op, attrs, 'n'); return { inputs: [n, n], outputs: [n] }; }
-    case 'swiglu_bwd': { const n = intAttr(op, attrs, 'n'); return { inputs: [n, n, n], outputs: [n, n] }; }
-    case 'attention': case 'attention_bwd': {
-      const d = attentionDims(op, attrs); const T = d.batch * d.seq;
-      const q = T * d.heads * d.headDim; const kv = T * d.kvHeads * d.headDim; const lse = d.batch * d.heads * d.seq;
+    case 'swiglu': {
+      const n = intAttr(op, attrs, 'n');
+      return { inputs: [n, n], outputs: [n] };
+    }
+    case 'swiglu_bwd': {
+      const n = intAttr(op, attrs, 'n');
+      return { inputs: [n, n, n], outputs: [n, n] };
+    }
+    case 'attention':
+    case 'attention_bwd': {
+      const d = attentionDims(op, attrs);
+      const T = d.batch * d.seq;
+      const q = T * d.heads * d.headDim;
+      const kv = T * d.kvHeads * d.headDim;
+      const lse = d.batch * d.heads * d.seq;
       return op === 'attention'
         ? { inputs: [q, kv, kv], outputs: [q, lse] }
         : { inputs: [q, q, kv, kv, q, lse], outputs: [q, kv, kv] };
     }
-    case 'add': { const n = intAttr(op, attrs, 'n'); return { inputs: [n, n], outputs: [n] }; }
-    case 'copy': { const n = intAttr(op, attrs, 'n'); return { inputs: [n], outputs: [n] }; }
-    case 'cross_entropy': { const d = crossEntropyDims(op, attrs); return { inputs: [d.T * d.V, d.T], outputs: [1] }; }
+    case 'add': {
+      const n = intAttr(op, attrs, 'n');
+      return { inputs: [n, n], outputs: [n] };
+    }
+    case 'copy': {
+      const n = intAttr(op, attrs, 'n');
+      return { inputs: [n], outputs: [n] };
+    }
+    case 'cross_entropy': {
+      const d = crossEntropyDims(op, attrs);
+      return { inputs: [d.T * d.V, d.T], outputs: [1] };
+    }
     case 'cross_entropy_bwd': {
       const d = crossEntropyDims(op, attrs);
       return { inputs: [d.T * d.V, d.T], outputs: [d.T * d.V] };
     }
-    case 'adamw': { const n = adamwAttrs(attrs).n; return { inputs: [n, n, n, n], outputs: [n, n, n] }; }
-    case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
+    case 'adamw': {
+      const n = adamwAttrs(attrs).n;
+      return { inputs: [n, n, n, n], outputs: [n, n, n] };
+    }
+    case 'router_topk':
+    case 'router_topk_bwd':
+    case 'moe_permute':
+    case 'moe_scatter_add':
+    case 'moe_combine_bwd':
     case 'grouped_mm':
       throw notAKernel(op);
     default: {
@@ -135,13 +213,18 @@ export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number
 
 /** The input slot holding int32 token ids (tokens / targets); every other tensor is f32. */
 const I32_INPUT: Partial<Record<ComputeOp, number>> = {
-  embedding: 1, embedding_bwd: 1, cross_entropy: 1, cross_entropy_bwd: 1,
+  embedding: 1,
+  embedding_bwd: 1,
+  cross_entropy: 1,
+  cross_entropy_bwd: 1,
 };
 
 /** Throws naming the op, the slot, the tensor id and both lengths when a tensor is too short or missing. */
 export function checkTensors(
-  op: ComputeOp, attrs: OpAttrs,
-  inputs: readonly { id: string; length: number; type?: string }[], outputs: readonly { id: string; length: number }[],
+  op: ComputeOp,
+  attrs: OpAttrs,
+  inputs: readonly { id: string; length: number; type?: string }[],
+  outputs: readonly { id: string; length: number }[],
 ): void {
   const want = expectedLengths(op, attrs);
   const i32Slot = I32_INPUT[op];
@@ -158,8 +241,10 @@ export function checkTensors(
     }
     need.forEach((n, i) => {
       if (got[i].length < n) {
-        throw new ConfigError(`${op}.${kind}[${i}]`,
-          `${op} ${kind}[${i}] '${got[i].id}' needs ≥ ${n} elements, got ${got[i].length}`);
+        throw new ConfigError(
+          `${op}.${kind}[${i}]`,
+          `${op} ${kind}[${i}] '${got[i].id}' needs ≥ ${n} elements, got ${got[i].length}`,
+        );
       }
     });
   };

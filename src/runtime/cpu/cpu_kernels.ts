@@ -7,8 +7,16 @@ import { adamw } from './adamw';
 import { add } from './add';
 import { attention, attentionBwd } from './attention';
 import {
-  adamwAttrs, adamwStep, attentionDims, checkTensors, crossEntropyDims, embeddingDims, intAttr, matmulDims,
-  notAKernel, rmsNormDims,
+  adamwAttrs,
+  adamwStep,
+  attentionDims,
+  checkTensors,
+  crossEntropyDims,
+  embeddingDims,
+  intAttr,
+  matmulDims,
+  notAKernel,
+  rmsNormDims,
 } from './attrs';
 import { crossEntropy, crossEntropyBwd } from './cross_entropy';
 import { embedding, embeddingBwd } from './embedding';
@@ -44,30 +52,50 @@ function i32(t: DeviceTensor, op: ComputeOp, slot: string): Int32Array {
 
 /** Runs one op on host arrays; exported for tests and for the GPU tests' references. */
 export function runCpuOp(
-  op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number,
+  op: ComputeOp,
+  attrs: OpAttrs,
+  inputs: readonly DeviceTensor[],
+  outputs: readonly DeviceTensor[],
+  step?: number,
 ): void {
   checkTensors(op, attrs, inputs, outputs);
   const fi = (i: number) => f32(inputs[i], op, `inputs[${i}]`);
   const fo = (i: number) => f32(outputs[i], op, `outputs[${i}]`);
   const ii = (i: number) => i32(inputs[i], op, `inputs[${i}]`);
   switch (op) {
-    case 'embedding': return embedding(fi(0), ii(1), fo(0), embeddingDims(op, attrs));
-    case 'embedding_bwd': return embeddingBwd(fi(0), ii(1), fo(0), embeddingDims(op, attrs));
-    case 'matmul': return matmul(fi(0), fi(1), fo(0), matmulDims(attrs));
-    case 'rms_norm': return rmsNorm(fi(0), fi(1), fo(0), fo(1), rmsNormDims(op, attrs));
-    case 'rms_norm_bwd': return rmsNormBwd(fi(0), fi(1), fi(2), fi(3), fo(0), fo(1), rmsNormDims(op, attrs));
-    case 'swiglu': return swiglu(fi(0), fi(1), fo(0), intAttr(op, attrs, 'n'));
-    case 'swiglu_bwd': return swigluBwd(fi(0), fi(1), fi(2), fo(0), fo(1), intAttr(op, attrs, 'n'));
-    case 'attention': return attention(fi(0), fi(1), fi(2), fo(0), fo(1), attentionDims(op, attrs));
+    case 'embedding':
+      return embedding(fi(0), ii(1), fo(0), embeddingDims(op, attrs));
+    case 'embedding_bwd':
+      return embeddingBwd(fi(0), ii(1), fo(0), embeddingDims(op, attrs));
+    case 'matmul':
+      return matmul(fi(0), fi(1), fo(0), matmulDims(attrs));
+    case 'rms_norm':
+      return rmsNorm(fi(0), fi(1), fo(0), fo(1), rmsNormDims(op, attrs));
+    case 'rms_norm_bwd':
+      return rmsNormBwd(fi(0), fi(1), fi(2), fi(3), fo(0), fo(1), rmsNormDims(op, attrs));
+    case 'swiglu':
+      return swiglu(fi(0), fi(1), fo(0), intAttr(op, attrs, 'n'));
+    case 'swiglu_bwd':
+      return swigluBwd(fi(0), fi(1), fi(2), fo(0), fo(1), intAttr(op, attrs, 'n'));
+    case 'attention':
+      return attention(fi(0), fi(1), fi(2), fo(0), fo(1), attentionDims(op, attrs));
     case 'attention_bwd':
       return attentionBwd(fi(0), fi(1), fi(2), fi(3), fi(4), fi(5), fo(0), fo(1), fo(2), attentionDims(op, attrs));
-    case 'add': return add(fi(0), fi(1), fo(0), intAttr(op, attrs, 'n'));
-    case 'copy': return fo(0).set(fi(0).subarray(0, intAttr(op, attrs, 'n')));
-    case 'cross_entropy': return crossEntropy(fi(0), ii(1), fo(0), crossEntropyDims(op, attrs));
-    case 'cross_entropy_bwd': return crossEntropyBwd(fi(0), ii(1), fo(0), crossEntropyDims(op, attrs));
+    case 'add':
+      return add(fi(0), fi(1), fo(0), intAttr(op, attrs, 'n'));
+    case 'copy':
+      return fo(0).set(fi(0).subarray(0, intAttr(op, attrs, 'n')));
+    case 'cross_entropy':
+      return crossEntropy(fi(0), ii(1), fo(0), crossEntropyDims(op, attrs));
+    case 'cross_entropy_bwd':
+      return crossEntropyBwd(fi(0), ii(1), fo(0), crossEntropyDims(op, attrs));
     case 'adamw':
       return adamw(fi(0), fi(1), fi(2), fi(3), fo(0), fo(1), fo(2), adamwAttrs(attrs), adamwStep(step));
-    case 'router_topk': case 'router_topk_bwd': case 'moe_permute': case 'moe_scatter_add': case 'moe_combine_bwd':
+    case 'router_topk':
+    case 'router_topk_bwd':
+    case 'moe_permute':
+    case 'moe_scatter_add':
+    case 'moe_combine_bwd':
     case 'grouped_mm':
       throw notAKernel(op);
     default: {
@@ -85,7 +113,7 @@ function upload(t: DeviceTensor, data: HostArray, offset = 0): void {
       `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`,
     );
   }
-  if ((dst instanceof Float32Array) !== (data instanceof Float32Array)) {
+  if (dst instanceof Float32Array !== data instanceof Float32Array) {
     throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);
   }
   dst.set(data, offset);

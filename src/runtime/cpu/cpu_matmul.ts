@@ -6,8 +6,10 @@ import type { FArr } from './cpu_types';
 /** Element strides of op(A)[m,k] and op(B)[k,n] in their stored layout. */
 export function matmulStrides(d: MatmulDims) {
   return {
-    aM: d.transA ? 1 : d.K, aK: d.transA ? d.M : 1, // A[m,k] = a[m·aM + k·aK]
-    bK: d.transB ? 1 : d.N, bN: d.transB ? d.K : 1, // B[k,n] = b[k·bK + n·bN]
+    aM: d.transA ? 1 : d.K,
+    aK: d.transA ? d.M : 1, // A[m,k] = a[m·aM + k·aK]
+    bK: d.transB ? 1 : d.N,
+    bN: d.transB ? d.K : 1, // B[k,n] = b[k·bK + n·bN]
   };
 }
 

@@ -61,9 +61,7 @@ export function groupedMatmulBwdW(dy: FArr, x: FArr, offsets: IArr, dw: FArr, d:
 }
 
 /** The offsets, the [P, K] buffer (x or dx) and the [E, K, N] one (w or dw), each error naming its buffer. */
-function checkGrouped(
-  kernel: string, bufs: Readonly<Record<string, FArr>>, offsets: IArr, d: GroupedMatmulDims,
-): void {
+function checkGrouped(kernel: string, bufs: Readonly<Record<string, FArr>>, offsets: IArr, d: GroupedMatmulDims): void {
   checkOffsets(`${kernel}.offsets`, offsets, d.experts, d.rows);
   const [[rowsName, rows], [weightName, weight]] = Object.entries(bufs);
   checkMoeLength(`${kernel}.${rowsName}`, rows, d.rows * d.K);

@@ -22,7 +22,10 @@ export function checkOffsets(field: string, offsets: Int32Array, experts: number
   checkMoeLength(field, offsets, experts + 1);
   const bad = Array.from({ length: experts }, (_, e) => e).find((e) => offsets[e + 1] < offsets[e]);
   if (offsets[0] !== 0 || offsets[experts] !== rows || bad !== undefined) {
-    throw new ConfigError(field, `${field} must rise from 0 to rows=${rows} over ${experts + 1} entries, ` +
-      `got [${Array.from(offsets.subarray(0, experts + 1)).join(', ')}]`);
+    throw new ConfigError(
+      field,
+      `${field} must rise from 0 to rows=${rows} over ${experts + 1} entries, ` +
+        `got [${Array.from(offsets.subarray(0, experts + 1)).join(', ')}]`,
+    );
   }
 }

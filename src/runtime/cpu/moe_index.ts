@@ -42,12 +42,20 @@ export function offsetsOf(counts: ArrayLike<number>): Int32Array {
  * (counts[s·local + e]), regrouped expert-major: row i of the result is row index[i] of the received
  * buffer (gatherRows' index); its inverse (`back`) undoes it before the return all-to-all.
  */
-export function sourceToExpertMajor(counts: Int32Array, sources: number, local: number): {
-  readonly index: Int32Array; readonly back: Int32Array; readonly expertCounts: Int32Array;
+export function sourceToExpertMajor(
+  counts: Int32Array,
+  sources: number,
+  local: number,
+): {
+  readonly index: Int32Array;
+  readonly back: Int32Array;
+  readonly expertCounts: Int32Array;
 } {
   if (counts.length !== sources * local) {
-    throw new ConfigError('counts',
-      `counts must hold sources × local = ${sources * local} entries, got ${counts.length}`);
+    throw new ConfigError(
+      'counts',
+      `counts must hold sources × local = ${sources * local} entries, got ${counts.length}`,
+    );
   }
   const start = offsetsOf(counts); // received layout: source-major
   const total = start[sources * local];
@@ -58,7 +66,10 @@ export function sourceToExpertMajor(counts: Int32Array, sources: number, local: 
   for (let e = 0; e < local; e++) {
     for (let s = 0; s < sources; s++) {
       const at = s * local + e;
-      for (let r = start[at]; r < start[at + 1]; r++) { back[r] = i; index[i++] = r; }
+      for (let r = start[at]; r < start[at + 1]; r++) {
+        back[r] = i;
+        index[i++] = r;
+      }
       expertCounts[e] += counts[at];
     }
   }

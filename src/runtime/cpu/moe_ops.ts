@@ -23,23 +23,35 @@ const MOE_KERNEL_OPS = [
 export type MoeKernelOp = (typeof MOE_KERNEL_OPS)[number];
 
 export const routerDims = (op: MoeKernelOp, a: OpAttrs): RouterDims => ({
-  tokens: intAttr(op, a, 'tokens', 0), experts: intAttr(op, a, 'experts'), topK: intAttr(op, a, 'topK'),
+  tokens: intAttr(op, a, 'tokens', 0),
+  experts: intAttr(op, a, 'experts'),
+  topK: intAttr(op, a, 'topK'),
 });
 export const gatherDims = (op: MoeKernelOp, a: OpAttrs): GatherDims => ({
-  rows: intAttr(op, a, 'rows', 0), cols: intAttr(op, a, 'cols'), srcRows: intAttr(op, a, 'srcRows', 0),
+  rows: intAttr(op, a, 'rows', 0),
+  cols: intAttr(op, a, 'cols'),
+  srcRows: intAttr(op, a, 'srcRows', 0),
 });
 export const combineDims = (op: MoeKernelOp, a: OpAttrs): CombineDims => ({
-  tokens: intAttr(op, a, 'tokens', 0), topK: intAttr(op, a, 'topK'), cols: intAttr(op, a, 'cols'),
+  tokens: intAttr(op, a, 'tokens', 0),
+  topK: intAttr(op, a, 'topK'),
+  cols: intAttr(op, a, 'cols'),
   srcRows: intAttr(op, a, 'srcRows', 0),
 });
 export const groupedMatmulDims = (op: MoeKernelOp, a: OpAttrs): GroupedMatmulDims => ({
-  rows: intAttr(op, a, 'rows', 0), experts: intAttr(op, a, 'experts'),
-  K: intAttr(op, a, 'K'), N: intAttr(op, a, 'N'),
+  rows: intAttr(op, a, 'rows', 0),
+  experts: intAttr(op, a, 'experts'),
+  K: intAttr(op, a, 'K'),
+  N: intAttr(op, a, 'N'),
 });
 
 /** arrays[i] as f32 (or i32), else a ConfigError naming the op and the slot. */
 function typed<T extends HostArray>(
-  arrays: readonly HostArray[], i: number, op: string, slot: string, f32: boolean,
+  arrays: readonly HostArray[],
+  i: number,
+  op: string,
+  slot: string,
+  f32: boolean,
 ): T {
   const a = arrays[i];
   if (!(f32 ? a instanceof Float32Array : a instanceof Int32Array)) {
@@ -50,21 +62,33 @@ function typed<T extends HostArray>(
 
 /** Runs one MoE kernel op on host arrays. */
 export function runMoeCpuOp(
-  op: MoeKernelOp, attrs: OpAttrs, ins: readonly HostArray[], outs: readonly HostArray[],
+  op: MoeKernelOp,
+  attrs: OpAttrs,
+  ins: readonly HostArray[],
+  outs: readonly HostArray[],
 ): void {
   const f = (i: number) => typed<Float32Array>(ins, i, op, 'inputs', true);
   const n = (i: number) => typed<Int32Array>(ins, i, op, 'inputs', false);
   const o = (i: number) => typed<Float32Array>(outs, i, op, 'outputs', true);
   switch (op) {
-    case 'moe_router': return moeRouter(f(0), o(0), typed(outs, 1, op, 'outputs', false), routerDims(op, attrs));
-    case 'moe_router_bwd': return moeRouterBwd(f(0), f(1), n(2), o(0), routerDims(op, attrs));
-    case 'gather_rows': return gatherRows(f(0), n(1), o(0), gatherDims(op, attrs));
-    case 'scatter_add_rows': return combineRows(f(0), n(1), null, o(0), combineDims(op, attrs));
-    case 'combine_rows': return combineRows(f(0), n(1), f(2), o(0), combineDims(op, attrs));
-    case 'combine_rows_bwd': return combineRowsBwd(f(0), f(1), n(2), f(3), o(0), o(1), combineDims(op, attrs));
-    case 'grouped_matmul': return groupedMatmul(f(0), f(1), n(2), o(0), groupedMatmulDims(op, attrs));
-    case 'grouped_matmul_bwd_x': return groupedMatmulBwdX(f(0), f(1), n(2), o(0), groupedMatmulDims(op, attrs));
-    case 'grouped_matmul_bwd_w': return groupedMatmulBwdW(f(0), f(1), n(2), o(0), groupedMatmulDims(op, attrs));
+    case 'moe_router':
+      return moeRouter(f(0), o(0), typed(outs, 1, op, 'outputs', false), routerDims(op, attrs));
+    case 'moe_router_bwd':
+      return moeRouterBwd(f(0), f(1), n(2), o(0), routerDims(op, attrs));
+    case 'gather_rows':
+      return gatherRows(f(0), n(1), o(0), gatherDims(op, attrs));
+    case 'scatter_add_rows':
+      return combineRows(f(0), n(1), null, o(0), combineDims(op, attrs));
+    case 'combine_rows':
+      return combineRows(f(0), n(1), f(2), o(0), combineDims(op, attrs));
+    case 'combine_rows_bwd':
+      return combineRowsBwd(f(0), f(1), n(2), f(3), o(0), o(1), combineDims(op, attrs));
+    case 'grouped_matmul':
+      return groupedMatmul(f(0), f(1), n(2), o(0), groupedMatmulDims(op, attrs));
+    case 'grouped_matmul_bwd_x':
+      return groupedMatmulBwdX(f(0), f(1), n(2), o(0), groupedMatmulDims(op, attrs));
+    case 'grouped_matmul_bwd_w':
+      return groupedMatmulBwdW(f(0), f(1), n(2), o(0), groupedMatmulDims(op, attrs));
     default: {
       const never: never = op;
       throw new ConfigError('op', `op must be one of [${MOE_KERNEL_OPS.join(', ')}], got ${JSON.stringify(never)}`);

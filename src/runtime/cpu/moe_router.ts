@@ -64,7 +64,9 @@ export function moeRouterBwd(dGates: FArr, gates: FArr, experts: IArr, dLogits: 
 
 function checkRouterDims(d: RouterDims): void {
   if (!(Number.isInteger(d.topK) && d.topK >= 1 && d.topK <= d.experts)) {
-    throw new ConfigError('router.topK',
-      `router.topK must be an integer in [1, experts=${d.experts}], got ${JSON.stringify(d.topK)}`);
+    throw new ConfigError(
+      'router.topK',
+      `router.topK must be an integer in [1, experts=${d.experts}], got ${JSON.stringify(d.topK)}`,
+    );
   }
 }

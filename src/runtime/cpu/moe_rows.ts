@@ -51,7 +51,13 @@ export function combineRows(src: FArr, posOf: IArr, weights: FArr | null, dst: F
 
 /** combineRows' backward: dSrc[posOf[t,i],:] = w[t,i]·dDst[t,:];  dWeights[t,i] = ⟨dDst[t,:], src[posOf[t,i],:]⟩. */
 export function combineRowsBwd(
-  dDst: FArr, src: FArr, posOf: IArr, weights: FArr, dSrc: FArr, dWeights: FArr, d: CombineDims,
+  dDst: FArr,
+  src: FArr,
+  posOf: IArr,
+  weights: FArr,
+  dSrc: FArr,
+  dWeights: FArr,
+  d: CombineDims,
 ): void {
   checkCombine('combineRowsBwd', src, posOf, d);
   checkMoeLength('combineRowsBwd.dSrc', dSrc, d.srcRows * d.cols);

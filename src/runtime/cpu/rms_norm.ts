@@ -16,7 +16,13 @@ export function rmsNorm(x: FArr, w: FArr, y: FArr, rstd: FArr, d: RmsNormDims): 
 }
 
 export function rmsNormBwd(
-  dy: FArr, x: FArr, w: FArr, rstd: FArr, dx: FArr, dw: FArr, d: Omit<RmsNormDims, 'eps'>,
+  dy: FArr,
+  x: FArr,
+  w: FArr,
+  rstd: FArr,
+  dx: FArr,
+  dw: FArr,
+  d: Omit<RmsNormDims, 'eps'>,
 ): void {
   const C = d.cols;
   for (let r = 0; r < d.rows; r++) {

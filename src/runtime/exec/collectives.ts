@@ -18,7 +18,8 @@ import { FsdpSimError } from '../../errors';
 
 /** The part of the communicator the executor uses. */
 export type ExecComm = Pick<
-  RankCommApi, 'worldSize' | 'allGather' | 'reduceScatter' | 'allReduce' | 'allToAll' | 'onWait'
+  RankCommApi,
+  'worldSize' | 'allGather' | 'reduceScatter' | 'allReduce' | 'allToAll' | 'onWait'
 >;
 
 /** A rank's communicators by process-group name: one per group the rank belongs to. */
@@ -157,7 +158,10 @@ export async function runReduceScatter(
   const output = host('out', perRank);
   const op = node.collective?.reduceOp ?? 'avg';
   comm.reduceScatter(request(node), input, output, op);
-  kernels.uploadScatter(output, outs.map((t, i) => ({ t, from: starts[i], length: chunkOf[i], at: 0 })));
+  kernels.uploadScatter(
+    output,
+    outs.map((t, i) => ({ t, from: starts[i], length: chunkOf[i], at: 0 })),
+  );
 }
 
 /** All-reduce: `ins[i]` reduced across the group into `outs[i]` (created by the caller); one readback a bucket. */
@@ -178,5 +182,8 @@ export async function runAllReduce(
   await kernels.downloadAll(ins.map((t, i) => ({ t, into: input.subarray(starts[i], starts[i] + t.length) })));
   const output = host('out', total);
   comm.allReduce(request(node), input, output, node.collective?.reduceOp ?? 'sum');
-  kernels.uploadScatter(output, outs.map((t, i) => ({ t, from: starts[i], length: t.length, at: 0 })));
+  kernels.uploadScatter(
+    output,
+    outs.map((t, i) => ({ t, from: starts[i], length: t.length, at: 0 })),
+  );
 }

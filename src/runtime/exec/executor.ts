@@ -43,7 +43,10 @@ export interface StepResult {
 
 class TensorEnv {
   private readonly map = new Map<string, DeviceTensor>();
-  constructor(private readonly graph: StepGraph, private readonly state: ReadonlyMap<string, DeviceTensor>) {}
+  constructor(
+    private readonly graph: StepGraph,
+    private readonly state: ReadonlyMap<string, DeviceTensor>,
+  ) {}
 
   get(node: GraphNode, id: string): DeviceTensor {
     const t = this.map.get(id) ?? this.state.get(id);
@@ -105,9 +108,16 @@ async function runLossParallel(
 ): Promise<void> {
   const { T, V } = crossEntropyDims(node.op as ComputeOp, node.attrs ?? {});
   const x: ShardedLogits = {
-    logits: new Float32Array(T * V), targets: new Int32Array(T), T, V, vocabStart: (ctx.tpIndex ?? 0) * V,
+    logits: new Float32Array(T * V),
+    targets: new Int32Array(T),
+    T,
+    V,
+    vocabStart: (ctx.tpIndex ?? 0) * V,
   };
-  await ctx.kernels.downloadAll([{ t: ins[0], into: x.logits }, { t: ins[1], into: x.targets }]);
+  await ctx.kernels.downloadAll([
+    { t: ins[0], into: x.logits },
+    { t: ins[1], into: x.targets },
+  ]);
   if (node.op === 'cross_entropy') {
     const r = shardedCrossEntropy(x, groupComm(ctx.comms, 'tp', `node ${node.id} '${node.name}'`), node.name);
     kept.lse = r.lse;
@@ -130,7 +140,10 @@ class StepRun {
   private readonly lossKept: { lse?: Float64Array } = {};
   private readonly moe: MoeRunner;
 
-  constructor(private readonly graph: StepGraph, private readonly ctx: StepContext) {
+  constructor(
+    private readonly graph: StepGraph,
+    private readonly ctx: StepContext,
+  ) {
     this.plan = planGraph(graph);
     this.env = new TensorEnv(graph, ctx.state);
     this.nodeUs = ctx.measure ? new Map<string, number>() : undefined;
@@ -239,7 +252,11 @@ class StepRun {
     const { kernels, state } = this.ctx;
     for (const p of this.graph.params) {
       const ids = paramTensorIds(p.name);
-      for (const [cur, next] of [[ids.shard, ids.shardNext], [ids.m, ids.mNext], [ids.v, ids.vNext]] as const) {
+      for (const [cur, next] of [
+        [ids.shard, ids.shardNext],
+        [ids.m, ids.mNext],
+        [ids.v, ids.vNext],
+      ] as const) {
         const t = this.env.find(next);
         if (t === undefined) continue;
         const old = state.get(cur);

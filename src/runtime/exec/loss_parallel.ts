@@ -50,7 +50,9 @@ function rowStats(x: ShardedLogits, tp: ExecComm, label: string): { lse: Float64
 
 /** mean_t (logsumexp(logits[t, :]) − logits[t, y_t]) over the full vocabulary; `lse` is kept for the backward. */
 export function shardedCrossEntropy(
-  x: ShardedLogits, tp: ExecComm, label: string,
+  x: ShardedLogits,
+  tp: ExecComm,
+  label: string,
 ): { loss: number; lse: Float64Array } {
   const { lse, target } = rowStats(x, tp, label);
   let total = 0;

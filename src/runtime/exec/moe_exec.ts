@@ -12,8 +12,16 @@
 import type { GraphNode, StepGraph } from '../../graph';
 import { FsdpSimError } from '../../errors';
 import {
-  combineRows, combineRowsBwd, expertOrder, gatherRows, groupedMatmul, groupedMatmulBwdW, groupedMatmulBwdX,
-  moeRouter, moeRouterBwd, type ExpertOrder,
+  combineRows,
+  combineRowsBwd,
+  expertOrder,
+  gatherRows,
+  groupedMatmul,
+  groupedMatmulBwdW,
+  groupedMatmulBwdX,
+  moeRouter,
+  moeRouterBwd,
+  type ExpertOrder,
 } from '../cpu';
 import type { DeviceTensor, ElemType, HostArray, KernelBackend, OpAttrs } from '../kernels';
 import { dispatchPlanOf, exchangeCounts, exchangeRows, type DispatchPlan } from '../moe_dispatch';
@@ -39,8 +47,14 @@ interface Routed {
 /** Makes (and hands to the step) a tensor of `elems` elements. */
 export type CreateTensor = (id: string, elems: number, type: ElemType) => DeviceTensor;
 
-const HOST_OPS: ReadonlySet<string> = new Set(['router_topk', 'router_topk_bwd', 'moe_permute', 'moe_scatter_add',
-  'moe_combine_bwd', 'grouped_mm']);
+const HOST_OPS: ReadonlySet<string> = new Set([
+  'router_topk',
+  'router_topk_bwd',
+  'moe_permute',
+  'moe_scatter_add',
+  'moe_combine_bwd',
+  'grouped_mm',
+]);
 
 /** Whether the executor runs `op` on the host CPU kernels, whatever the rank's kernel backend (the MoE ops). */
 export const runsOnHost = (op: string | undefined): boolean => HOST_OPS.has(op ?? '');
@@ -81,12 +95,18 @@ export class MoeRunner {
     if (ROW_WISE_OPS.has(node.op ?? '')) return this.rowWise(node, ins);
     const host = await this.download(ins);
     switch (node.op) {
-      case 'router_topk': return this.router(node, host);
-      case 'router_topk_bwd': return this.routerBwd(node, host);
-      case 'moe_permute': return this.permute(node, host);
-      case 'moe_scatter_add': return this.scatterAdd(node, host);
-      case 'moe_combine_bwd': return this.combineBwd(node, host);
-      case 'grouped_mm': return this.groupedMm(node, host);
+      case 'router_topk':
+        return this.router(node, host);
+      case 'router_topk_bwd':
+        return this.routerBwd(node, host);
+      case 'moe_permute':
+        return this.permute(node, host);
+      case 'moe_scatter_add':
+        return this.scatterAdd(node, host);
+      case 'moe_combine_bwd':
+        return this.combineBwd(node, host);
+      case 'grouped_mm':
+        return this.groupedMm(node, host);
     }
     throw this.error(node, `is not a MoE op (${node.op})`);
   }
@@ -172,8 +192,15 @@ export class MoeRunner {
     const dY = new Float32Array(rows * cols);
     const dScores = new Float32Array(rows);
     const dims = { tokens: routing.tokens, topK: routing.topK, cols, srcRows: rows };
-    combineRowsBwd(dOut as Float32Array, y as Float32Array, routing.order.posOf, scores as Float32Array, dY, dScores,
-      dims);
+    combineRowsBwd(
+      dOut as Float32Array,
+      y as Float32Array,
+      routing.order.posOf,
+      scores as Float32Array,
+      dY,
+      dScores,
+      dims,
+    );
     this.upload(node.outputs[0], dY, { space: 'sorted', routing });
     this.upload(node.outputs[1], dScores);
   }
@@ -189,7 +216,8 @@ export class MoeRunner {
     const rows = offsets[offsets.length - 1];
     const experts = offsets.length - 1;
     const f = (x: HostArray) => x as Float32Array;
-    if (node.attrs?.transA === true) { // A = dY [R, M], B = x [R, N] → C [E, M, N]
+    if (node.attrs?.transA === true) {
+      // A = dY [R, M], B = x [R, N] → C [E, M, N]
       const out = new Float32Array(elemsOf(this.graph.tensors, node.outputs[0]));
       groupedMatmulBwdW(f(b), f(a), offsets, out, { rows, experts, K: M, N });
       return this.upload(node.outputs[0], out);
@@ -202,8 +230,12 @@ export class MoeRunner {
 
   /** Each group's row range: the global experts' (sorted rows, ep = 1) or this rank's experts' (expert-major). */
   private offsetsOf(node: GraphNode, A: Routed): Int32Array {
-    const offsets = A.space === 'sorted' ? A.routing.order.offsets
-      : A.space === 'expert' ? this.planOf(node, A.routing).localOffsets : undefined;
+    const offsets =
+      A.space === 'sorted'
+        ? A.routing.order.offsets
+        : A.space === 'expert'
+          ? this.planOf(node, A.routing).localOffsets
+          : undefined;
     const groups = Number(node.attrs?.groups);
     if (offsets === undefined || offsets.length - 1 !== groups) {
       const got = (offsets?.length ?? 1) - 1;

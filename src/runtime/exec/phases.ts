@@ -108,7 +108,7 @@ export function phaseReport(perStep: readonly (readonly StepPhases[])[]): {
   const rows = steady.flat();
   const sum = sumPhases(rows);
   const mean = Object.fromEntries(
-    Object.entries(sum).map(([k, v]) => [k, rows.length > 0 ? v / rows.length : 0])
+    Object.entries(sum).map(([k, v]) => [k, rows.length > 0 ? v / rows.length : 0]),
   ) as StepPhases;
   return { unit: 'ms', mean: round(mean), perStep: perStep.map((ranks) => ranks.map(round)) };
 }

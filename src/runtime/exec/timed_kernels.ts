@@ -30,16 +30,11 @@ export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelB
       return k.drainMs;
     },
     create: (id, length, type) => k.create(id, length, type),
-    upload: (t: DeviceTensor, data: HostArray, offset?: number) => clock().span(
-      'upload',
-      t.id,
-      () => k.upload(t, data, offset),
-    ),
+    upload: (t: DeviceTensor, data: HostArray, offset?: number) =>
+      clock().span('upload', t.id, () => k.upload(t, data, offset)),
     uploadScatter: (src: Float32Array, parts: readonly UploadPart[]) =>
-      clock().span(
-        'upload',
-        parts.length === 1 ? parts[0].t.id : `${parts.length} slices`,
-        () => k.uploadScatter(src, parts),
+      clock().span('upload', parts.length === 1 ? parts[0].t.id : `${parts.length} slices`, () =>
+        k.uploadScatter(src, parts),
       ),
     async download(t: DeviceTensor, into: HostArray): Promise<void> {
       await drainThen(t.id, () => k.download(t, into));

@@ -9,7 +9,8 @@ export interface AcquiredGpuKernels extends GpuKernelBackend {
 }
 
 async function createGpuKernelsFromGpu(
-  gpu: GPU | undefined, opts: RequestKernelDeviceOptions & GpuKernelsOptions = {},
+  gpu: GPU | undefined,
+  opts: RequestKernelDeviceOptions & GpuKernelsOptions = {},
 ): Promise<AcquiredGpuKernels> {
   const kd = await requestKernelDevice({ ...opts, gpu });
   const backend = createGpuKernels(kd.device, {

@@ -22,9 +22,15 @@ export function acquireBuffer(device: GPUDevice, bytes: number, label: string): 
 
 export function releaseBuffer(device: GPUDevice, buffer: GPUBuffer): void {
   let pool = POOLS.get(device);
-  if (!pool) { pool = new Map(); POOLS.set(device, pool); }
+  if (!pool) {
+    pool = new Map();
+    POOLS.set(device, pool);
+  }
   let free = pool.get(buffer.size);
-  if (!free) { free = []; pool.set(buffer.size, free); }
+  if (!free) {
+    free = [];
+    pool.set(buffer.size, free);
+  }
   buffer.label = `fsdp-sim pooled ${buffer.size} B`;
   free.push(buffer);
 }

@@ -38,7 +38,10 @@ const REQUIRED_LIMITS: readonly { limit: keyof GPUSupportedLimits & string; min:
 
 /** Limits asked of the adapter: the required ones plus buffer sizes, at the adapter's maximum. */
 const REQUESTED_LIMITS = [
-  ...REQUIRED_LIMITS.map((r) => r.limit), 'maxStorageBufferBindingSize', 'maxBufferSize', 'maxBindGroups',
+  ...REQUIRED_LIMITS.map((r) => r.limit),
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxBindGroups',
 ] as const;
 
 /** Throws a GpuLimitError naming the first limit below what the kernels need. */
@@ -68,10 +71,12 @@ async function requestAdapter(gpu: GPU, level: FeatureLevel, pp?: GPUPowerPrefer
 
 /** Which adapter the levels find first: core, then compatibility (or the one asked for). */
 async function firstAdapter(
-  gpu: GPU, want: FeatureLevel | 'auto' | undefined, pp?: GPUPowerPreference,
+  gpu: GPU,
+  want: FeatureLevel | 'auto' | undefined,
+  pp?: GPUPowerPreference,
 ): Promise<{ adapter: GPUAdapter | null; level: FeatureLevel; levels: FeatureLevel[] }> {
-  const levels: FeatureLevel[] = want === 'core' ? ['core']
-    : want === 'compatibility' ? ['compatibility'] : ['core', 'compatibility'];
+  const levels: FeatureLevel[] =
+    want === 'core' ? ['core'] : want === 'compatibility' ? ['compatibility'] : ['core', 'compatibility'];
   for (const l of levels) {
     const adapter = await requestAdapter(gpu, l, pp);
     if (adapter) return { adapter, level: l, levels };
@@ -87,8 +92,10 @@ function featureLevelOf(adapter: GPUAdapter, level: FeatureLevel): FeatureLevel 
 /** The adapter's name and kind, one wording for labels and probes: 'webgpu: google swiftshader (fallback, core)'. */
 function adapterLabel(adapter: GPUAdapter, featureLevel: FeatureLevel): { label: string; fallback: boolean } {
   const info = adapter.info;
-  const name = [info?.vendor, info?.architecture || info?.device].filter(Boolean).join(' ')
-    || info?.description || 'unnamed adapter';
+  const name =
+    [info?.vendor, info?.architecture || info?.device].filter(Boolean).join(' ') ||
+    info?.description ||
+    'unnamed adapter';
   const fallback = !!(info as GPUAdapterInfo & { isFallbackAdapter?: boolean })?.isFallbackAdapter;
   return { label: `webgpu: ${name} (${fallback ? 'fallback, ' : ''}${featureLevel})`, fallback };
 }
@@ -113,14 +120,18 @@ export async function probeAdapter(gpu: GPU | undefined = defaultGpu()): Promise
 export async function requestKernelDevice(opts: RequestKernelDeviceOptions = {}): Promise<KernelDevice> {
   const gpu = opts.gpu ?? defaultGpu();
   if (!gpu) {
-    throw new GpuError('navigator.gpu is missing: this context has no WebGPU (Chromium needs --enable-unsafe-webgpu '
-      + 'or a compatibility adapter flag; Node needs the `webgpu` package). Use createCpuKernels() instead.');
+    throw new GpuError(
+      'navigator.gpu is missing: this context has no WebGPU (Chromium needs --enable-unsafe-webgpu ' +
+        'or a compatibility adapter flag; Node needs the `webgpu` package). Use createCpuKernels() instead.',
+    );
   }
   const { adapter, level, levels } = await firstAdapter(gpu, opts.featureLevel, opts.powerPreference);
   if (!adapter) {
-    throw new GpuError(`no WebGPU adapter for featureLevel [${levels.join(', ')}]: the browser exposes navigator.gpu `
-      + 'but found no usable GPU (headless Chromium needs --enable-unsafe-webgpu for SwiftShader, or '
-      + '--use-angle=vulkan --use-webgpu-adapter=opengles for compatibility mode). Use createCpuKernels() instead.');
+    throw new GpuError(
+      `no WebGPU adapter for featureLevel [${levels.join(', ')}]: the browser exposes navigator.gpu ` +
+        'but found no usable GPU (headless Chromium needs --enable-unsafe-webgpu for SwiftShader, or ' +
+        '--use-angle=vulkan --use-webgpu-adapter=opengles for compatibility mode). Use createCpuKernels() instead.',
+    );
   }
   const featureLevel = featureLevelOf(adapter, level);
   checkKernelLimits(adapter.limits);

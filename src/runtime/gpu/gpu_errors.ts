@@ -10,7 +10,12 @@ export class GpuError extends FsdpSimError {
 
 /** `maxStorageBufferBindingSize is 134217728 on this adapter, kernel needs ≥ 268435456 (…)` */
 export class GpuLimitError extends GpuError {
-  constructor(readonly limit: string, readonly found: number, readonly required: number, why: string) {
+  constructor(
+    readonly limit: string,
+    readonly found: number,
+    readonly required: number,
+    why: string,
+  ) {
     super(`${limit} is ${found} on this device, ${why} needs ≥ ${required}`);
   }
 }

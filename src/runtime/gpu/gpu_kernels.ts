@@ -5,7 +5,14 @@ import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph';
 import { checkTensors } from '../cpu';
 import type {
-  DeviceTensor, DownloadPart, ElemType, HostArray, KernelBackend, KernelUse, OpAttrs, UploadPart,
+  DeviceTensor,
+  DownloadPart,
+  ElemType,
+  HostArray,
+  KernelBackend,
+  KernelUse,
+  OpAttrs,
+  UploadPart,
 } from '../kernels';
 import { acquireBuffer, bufferBytes, releaseBuffer } from './buffer_pool';
 import { GpuError, GpuLimitError } from './gpu_errors';
@@ -52,8 +59,12 @@ function watchDevice(device: GPUDevice, label: string): DeviceHealth {
   let lost: GPUDeviceLostInfo | null = null;
   let uncaptured: GPUError | null = null;
   let destroyed = false;
-  device.lost.then((info) => { lost = info; });
-  const onError = (ev: Event) => { uncaptured ??= (ev as GPUUncapturedErrorEvent).error; };
+  device.lost.then((info) => {
+    lost = info;
+  });
+  const onError = (ev: Event) => {
+    uncaptured ??= (ev as GPUUncapturedErrorEvent).error;
+  };
   device.addEventListener('uncapturederror', onError);
   return {
     alive(what: string): void {
@@ -88,7 +99,10 @@ interface Readback {
 
 /** Every part copied into one pooled staging buffer, one submit, one map: a bucket costs one round trip. */
 function createReadback(
-  device: GPUDevice, queue: GpuQueue, alive: (what: string) => void, bufferOf: (t: DeviceTensor) => GPUBuffer,
+  device: GPUDevice,
+  queue: GpuQueue,
+  alive: (what: string) => void,
+  bufferOf: (t: DeviceTensor) => GPUBuffer,
 ): Readback {
   const staging = new StagingPool(device, READBACK_USAGE, 'readback');
   let drainMs = 0;
@@ -156,7 +170,7 @@ function checkUpload(t: DeviceTensor, data: HostArray, offset: number): void {
       `upload into '${t.id}' of ${data.length} elements at offset ${offset} overflows its ${t.length} elements`,
     );
   }
-  if ((t.type === 'f32') !== (data instanceof Float32Array)) {
+  if ((t.type === 'f32') !== data instanceof Float32Array) {
     throw new ConfigError('upload', `upload into '${t.id}' (${t.type}) got a ${data.constructor.name}`);
   }
 }
@@ -177,21 +191,36 @@ function checkScatter(src: Float32Array, parts: readonly UploadPart[]): void {
 
 /** One compute pass for `op` on the pending encoder; its scratch buffers go back to the pool after. */
 function recordOp(
-  device: GPUDevice, queue: GpuQueue, matmulVariant: MatmulVariant, bufferOf: (t: DeviceTensor) => GPUBuffer,
-  op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number,
+  device: GPUDevice,
+  queue: GpuQueue,
+  matmulVariant: MatmulVariant,
+  bufferOf: (t: DeviceTensor) => GPUBuffer,
+  op: ComputeOp,
+  attrs: OpAttrs,
+  inputs: readonly DeviceTensor[],
+  outputs: readonly DeviceTensor[],
+  step?: number,
 ): void {
   queue.ensureRoom();
   const scratch: GPUBuffer[] = [];
   queue.scoped(() => {
-    const dispatches = planOp({
-      device, matmulVariant,
-      uniform: (data) => queue.uniform(data),
-      scratch: (n, what) => {
-        const b = acquireBuffer(device, bufferBytes(n), `scratch ${what}`).buffer;
-        scratch.push(b);
-        return b;
+    const dispatches = planOp(
+      {
+        device,
+        matmulVariant,
+        uniform: (data) => queue.uniform(data),
+        scratch: (n, what) => {
+          const b = acquireBuffer(device, bufferBytes(n), `scratch ${what}`).buffer;
+          scratch.push(b);
+          return b;
+        },
       },
-    }, op, attrs, inputs.map(bufferOf), outputs.map(bufferOf), step);
+      op,
+      attrs,
+      inputs.map(bufferOf),
+      outputs.map(bufferOf),
+      step,
+    );
     queue.pass(`${op} [${outputs.map((o) => o.id).join(', ')}]`, dispatches);
   });
   // Later passes that reuse a scratch buffer run after this one (pass order), so it can go back now.
@@ -258,7 +287,11 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     },
     downloadAll,
     run(
-      op: ComputeOp, attrs: OpAttrs, inputs: readonly DeviceTensor[], outputs: readonly DeviceTensor[], step?: number,
+      op: ComputeOp,
+      attrs: OpAttrs,
+      inputs: readonly DeviceTensor[],
+      outputs: readonly DeviceTensor[],
+      step?: number,
     ): void {
       alive(`run('${op}')`);
       checkTensors(op, attrs, inputs, outputs);

@@ -23,11 +23,15 @@ export const MATMUL_VARIANT_INFO: Readonly<Record<MatmulVariant, MatmulVariantIn
   1: { shader: 'matmul_1_naive', constants: { WG: 8 }, block: [8, 8], about: 'naive, one thread per C element' },
   2: { shader: 'matmul_2_tiled', constants: { TILE: 16 }, block: [16, 16], about: '16×16 shared-memory tiles' },
   3: {
-    shader: 'matmul_3_blocked', constants: { WG_X: 16, WG_Y: 16, BK: 16 }, block: [64, 64],
+    shader: 'matmul_3_blocked',
+    constants: { WG_X: 16, WG_Y: 16, BK: 16 },
+    block: [64, 64],
     about: '64×64 tiles, 4×4 register blocking per thread',
   },
   4: {
-    shader: 'matmul_4_direct', constants: { WG_X: 8, WG_Y: 8 }, block: [64, 64],
+    shader: 'matmul_4_direct',
+    constants: { WG_X: 8, WG_Y: 8 },
+    block: [64, 64],
     about: '8×8 register block per thread straight from storage, no workgroup memory (CPU adapters)',
   },
 };
@@ -85,23 +89,37 @@ export const matmulPipeline = (device: GPUDevice, variant: MatmulVariant) => {
  * time it with `timestampWrites` or with queue.onSubmittedWorkDone around the submit.
  */
 export function encodeMatmul(
-  device: GPUDevice, encoder: GPUCommandEncoder, variant: MatmulVariant,
-  a: GPUBuffer, b: GPUBuffer, c: GPUBuffer, dims: MatmulDims, timestampWrites?: GPUComputePassTimestampWrites,
+  device: GPUDevice,
+  encoder: GPUCommandEncoder,
+  variant: MatmulVariant,
+  a: GPUBuffer,
+  b: GPUBuffer,
+  c: GPUBuffer,
+  dims: MatmulDims,
+  timestampWrites?: GPUComputePassTimestampWrites,
 ): void {
   const pipeline = matmulPipeline(device, variant);
   const bytes = matmulParams(dims);
-  const params = device.createBuffer({ label: `matmul ${variant} params`, size: bytes.byteLength,
-    usage: USAGE.UNIFORM, mappedAtCreation: true });
+  const params = device.createBuffer({
+    label: `matmul ${variant} params`,
+    size: bytes.byteLength,
+    usage: USAGE.UNIFORM,
+    mappedAtCreation: true,
+  });
   new Uint8Array(params.getMappedRange()).set(new Uint8Array(bytes));
   params.unmap();
   const [x, y] = matmulWorkgroups(device, variant, dims);
   const label = `matmul ${variant} ${dims.M}×${dims.N}×${dims.K}`;
   const pass = encoder.beginComputePass({ label, timestampWrites });
   pass.setPipeline(pipeline);
-  pass.setBindGroup(0, device.createBindGroup({
-    label: `matmul ${variant} bind group`, layout: pipeline.getBindGroupLayout(0),
-    entries: [a, b, c, params].map((buffer, binding) => ({ binding, resource: { buffer } })),
-  }));
+  pass.setBindGroup(
+    0,
+    device.createBindGroup({
+      label: `matmul ${variant} bind group`,
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [a, b, c, params].map((buffer, binding) => ({ binding, resource: { buffer } })),
+    }),
+  );
   pass.dispatchWorkgroups(x, y);
   pass.end();
 }

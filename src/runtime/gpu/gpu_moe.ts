@@ -19,33 +19,86 @@ type Launch = (shader: ShaderName, entry: string, bindings: Bindings, threads: n
 
 /** The dispatches of one MoE op, in order; `ins` / `outs` as MOE_KERNEL_OPS lists them. */
 function planMoeOp(
-  ctx: MoeContext, op: MoeKernelOp, attrs: OpAttrs, ins: readonly GPUBuffer[], outs: readonly GPUBuffer[],
+  ctx: MoeContext,
+  op: MoeKernelOp,
+  attrs: OpAttrs,
+  ins: readonly GPUBuffer[],
+  outs: readonly GPUBuffer[],
 ): Dispatch[] {
   const launch: Launch = (shader, entry, bindings, threads, label) =>
     kernel(ctx, shader, entry, bindings, groupsOf(threads), label);
   const params = (...v: number[]) => ctx.uniform(packParams(v.map(u32)));
   switch (op) {
-    case 'moe_router': case 'moe_router_bwd': {
+    case 'moe_router':
+    case 'moe_router_bwd': {
       const d = routerDims(op, attrs);
       const p = params(d.tokens, d.experts, d.topK);
       return op === 'moe_router'
-        ? [launch('moe_router', 'fwd', [[0, ins[0]], [1, outs[0]], [2, outs[1]], [3, p]], d.tokens, op)]
-        : [launch('moe_router', 'bwd', [[4, ins[0]], [1, ins[1]], [2, ins[2]], [5, outs[0]], [3, p]], d.tokens, op)];
+        ? [
+            launch(
+              'moe_router',
+              'fwd',
+              [
+                [0, ins[0]],
+                [1, outs[0]],
+                [2, outs[1]],
+                [3, p],
+              ],
+              d.tokens,
+              op,
+            ),
+          ]
+        : [
+            launch(
+              'moe_router',
+              'bwd',
+              [
+                [4, ins[0]],
+                [1, ins[1]],
+                [2, ins[2]],
+                [5, outs[0]],
+                [3, p],
+              ],
+              d.tokens,
+              op,
+            ),
+          ];
     }
     case 'gather_rows': {
       const d = gatherDims(op, attrs);
       const p = params(d.rows, d.cols, 1);
-      return [launch('moe_rows', 'gather', [[0, ins[0]], [1, ins[1]], [2, outs[0]], [3, p]], d.rows * d.cols, op)];
+      return [
+        launch(
+          'moe_rows',
+          'gather',
+          [
+            [0, ins[0]],
+            [1, ins[1]],
+            [2, outs[0]],
+            [3, p],
+          ],
+          d.rows * d.cols,
+          op,
+        ),
+      ];
     }
-    case 'scatter_add_rows': case 'combine_rows': case 'combine_rows_bwd': {
+    case 'scatter_add_rows':
+    case 'combine_rows':
+    case 'combine_rows_bwd': {
       const d = combineDims(op, attrs);
       return planCombine(launch, op, d, params(d.tokens, d.cols, d.topK), ins, outs);
     }
-    case 'grouped_matmul': case 'grouped_matmul_bwd_x': case 'grouped_matmul_bwd_w': {
+    case 'grouped_matmul':
+    case 'grouped_matmul_bwd_x':
+    case 'grouped_matmul_bwd_w': {
       const d = groupedMatmulDims(op, attrs);
       const p = params(d.rows, d.experts, d.K, d.N);
       const [a, b, offsets] = ins;
-      const common: Bindings = [[2, offsets], [3, p], [4, outs[0]]];
+      const common: Bindings = [
+        [2, offsets],
+        [3, p],
+        [4, outs[0]],
+      ];
       if (op === 'grouped_matmul') {
         return [launch('grouped_matmul', 'fwd', [[0, a], [1, b], ...common], d.rows * d.N, op)];
       }
@@ -57,22 +110,75 @@ function planMoeOp(
 }
 
 function planCombine(
-  launch: Launch, op: 'scatter_add_rows' | 'combine_rows' | 'combine_rows_bwd', d: CombineDims, p: GPUBuffer,
-  ins: readonly GPUBuffer[], outs: readonly GPUBuffer[],
+  launch: Launch,
+  op: 'scatter_add_rows' | 'combine_rows' | 'combine_rows_bwd',
+  d: CombineDims,
+  p: GPUBuffer,
+  ins: readonly GPUBuffer[],
+  outs: readonly GPUBuffer[],
 ): Dispatch[] {
   const [a, posOf] = ins;
   const elems = d.tokens * d.cols;
   if (op !== 'combine_rows_bwd') {
     return op === 'scatter_add_rows'
-      ? [launch('moe_rows', 'scatter_add', [[0, a], [1, posOf], [2, outs[0]], [3, p]], elems, op)]
-      : [launch('moe_rows', 'combine', [[0, a], [1, posOf], [4, ins[2]], [2, outs[0]], [3, p]], elems, op)];
+      ? [
+          launch(
+            'moe_rows',
+            'scatter_add',
+            [
+              [0, a],
+              [1, posOf],
+              [2, outs[0]],
+              [3, p],
+            ],
+            elems,
+            op,
+          ),
+        ]
+      : [
+          launch(
+            'moe_rows',
+            'combine',
+            [
+              [0, a],
+              [1, posOf],
+              [4, ins[2]],
+              [2, outs[0]],
+              [3, p],
+            ],
+            elems,
+            op,
+          ),
+        ];
   }
   const [dDst, src, , gates] = ins;
   return [
-    launch('moe_rows', 'combine_bwd_src', [[5, dDst], [1, ins[2]], [4, gates], [6, outs[0]], [3, p]],
-      d.tokens * d.topK * d.cols, `${op} dSrc`),
-    launch('moe_rows', 'combine_bwd_w', [[5, dDst], [0, src], [1, ins[2]], [7, outs[1]], [3, p]],
-      d.tokens * d.topK, `${op} dGates`),
+    launch(
+      'moe_rows',
+      'combine_bwd_src',
+      [
+        [5, dDst],
+        [1, ins[2]],
+        [4, gates],
+        [6, outs[0]],
+        [3, p],
+      ],
+      d.tokens * d.topK * d.cols,
+      `${op} dSrc`,
+    ),
+    launch(
+      'moe_rows',
+      'combine_bwd_w',
+      [
+        [5, dDst],
+        [0, src],
+        [1, ins[2]],
+        [7, outs[1]],
+        [3, p],
+      ],
+      d.tokens * d.topK,
+      `${op} dGates`,
+    ),
   ];
 }
 

@@ -15,7 +15,10 @@ export { requestKernelDevice } from './device';
 export type { KernelDevice } from './device';
 export { GpuError, GpuLimitError } from './gpu_errors';
 export {
-  defaultMatmulVariant, encodeMatmul, MATMUL_VARIANT_INFO, MATMUL_VARIANTS,
+  defaultMatmulVariant,
+  encodeMatmul,
+  MATMUL_VARIANT_INFO,
+  MATMUL_VARIANTS,
 } from './gpu_matmul';
 export type { MatmulVariant } from './gpu_matmul';
 export { cachedPipelineCount } from './pipelines';

@@ -15,7 +15,10 @@ const CACHE = new WeakMap<GPUDevice, DeviceCache>();
 
 function cacheOf(device: GPUDevice): DeviceCache {
   let c = CACHE.get(device);
-  if (!c) { c = { modules: new Map(), pipelines: new Map(), compileMs: 0 }; CACHE.set(device, c); }
+  if (!c) {
+    c = { modules: new Map(), pipelines: new Map(), compileMs: 0 };
+    CACHE.set(device, c);
+  }
   return c;
 }
 
@@ -77,7 +80,10 @@ export function cachedPipelineCount(device: GPUDevice): number {
 
 /** Compiles one pipeline asynchronously into the cache (no-op when cached). */
 export async function compilePipelineAsync(
-  device: GPUDevice, shader: ShaderName, entry: string, constants: Constants = {},
+  device: GPUDevice,
+  shader: ShaderName,
+  entry: string,
+  constants: Constants = {},
 ): Promise<void> {
   const c = cacheOf(device);
   const key = pipelineKey(shader, entry, constants);

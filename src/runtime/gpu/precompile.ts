@@ -39,14 +39,24 @@ const OP_ENTRIES: Readonly<Record<Exclude<ComputeOp, 'matmul' | MoeOp>, readonly
   embedding: [['embedding', 'fwd']],
   embedding_bwd: [['embedding', 'bwd']],
   rms_norm: [['rms_norm', 'fwd']],
-  rms_norm_bwd: [['rms_norm', 'bwd_dx'], ['rms_norm', 'bwd_dw']],
+  rms_norm_bwd: [
+    ['rms_norm', 'bwd_dx'],
+    ['rms_norm', 'bwd_dw'],
+  ],
   swiglu: [['swiglu', 'fwd']],
   swiglu_bwd: [['swiglu', 'bwd']],
   attention: [['attention', 'fwd']],
-  attention_bwd: [['attention', 'bwd_d'], ['attention', 'bwd_dq'], ['attention', 'bwd_dkv']],
+  attention_bwd: [
+    ['attention', 'bwd_d'],
+    ['attention', 'bwd_dq'],
+    ['attention', 'bwd_dkv'],
+  ],
   add: [['add', 'main']],
   copy: [['add', 'main']],
-  cross_entropy: [['cross_entropy', 'rows'], ['cross_entropy', 'mean']],
+  cross_entropy: [
+    ['cross_entropy', 'rows'],
+    ['cross_entropy', 'mean'],
+  ],
   cross_entropy_bwd: [['cross_entropy', 'bwd']],
   adamw: [['adamw', 'main']],
 };
@@ -56,7 +66,8 @@ const OP_ENTRIES: Readonly<Record<Exclude<ComputeOp, 'matmul' | MoeOp>, readonly
  * getPipeline for, keys included). Ops that are not compute ops are skipped.
  */
 export function pipelinesFor(
-  ops: readonly { readonly op: string; readonly attrs?: OpAttrs }[], matmulVariant: MatmulVariant,
+  ops: readonly { readonly op: string; readonly attrs?: OpAttrs }[],
+  matmulVariant: MatmulVariant,
 ): PipelineSpec[] {
   const out = new Map<string, PipelineSpec>();
   const add = (shader: ShaderName, entry: string, constants: Constants) => {
@@ -79,12 +90,16 @@ export function pipelinesFor(
 
 /** Compile `specs` concurrently; `onCompiled(done, total)` after each one. */
 export async function precompilePipelines(
-  device: GPUDevice, specs: readonly PipelineSpec[], onCompiled?: (done: number, total: number) => void,
+  device: GPUDevice,
+  specs: readonly PipelineSpec[],
+  onCompiled?: (done: number, total: number) => void,
 ): Promise<void> {
   let done = 0;
   onCompiled?.(0, specs.length);
-  await Promise.all(specs.map(async (p) => {
-    await compilePipelineAsync(device, p.shader, p.entry, p.constants);
-    onCompiled?.(++done, specs.length);
-  }));
+  await Promise.all(
+    specs.map(async (p) => {
+      await compilePipelineAsync(device, p.shader, p.entry, p.constants);
+      onCompiled?.(++done, specs.length);
+    }),
+  );
 }

@@ -26,13 +26,20 @@ export class GpuQueue {
   private submitted = 0;
   private afterSubmitFns: (() => void)[] = [];
 
-  constructor(readonly device: GPUDevice, readonly label: string, timestamps: boolean) {
+  constructor(
+    readonly device: GPUDevice,
+    readonly label: string,
+    timestamps: boolean,
+  ) {
     this.querySet = timestamps
       ? device.createQuerySet({ label: `${label} timestamps`, type: 'timestamp', count: 2 * MAX_PASSES_PER_SUBMIT })
       : null;
     this.resolve = timestamps
-      ? device.createBuffer({ label: `${label} timestamp resolve`, size: 16 * MAX_PASSES_PER_SUBMIT,
-        usage: USAGE.QUERY_RESOLVE | USAGE.COPY_SRC })
+      ? device.createBuffer({
+          label: `${label} timestamp resolve`,
+          size: 16 * MAX_PASSES_PER_SUBMIT,
+          usage: USAGE.QUERY_RESOLVE | USAGE.COPY_SRC,
+        })
       : null;
   }
 
@@ -57,8 +64,11 @@ export class GpuQueue {
     if (size > 64) throw new GpuError(`uniform block of ${data.byteLength} bytes exceeds the pooled 64-byte blocks`);
     let u = this.uniforms[this.uniformsUsed];
     if (!u) {
-      u = this.device.createBuffer({ label: `${this.label} params ${this.uniformsUsed}`, size: 64,
-        usage: USAGE.UNIFORM | USAGE.COPY_DST });
+      u = this.device.createBuffer({
+        label: `${this.label} params ${this.uniformsUsed}`,
+        size: 64,
+        usage: USAGE.UNIFORM | USAGE.COPY_DST,
+      });
       this.uniforms.push(u);
     }
     this.uniformsUsed++;
@@ -73,16 +83,17 @@ export class GpuQueue {
     }
     const timestampWrites = this.querySet
       ? {
-        querySet: this.querySet,
-        beginningOfPassWriteIndex: 2 * this.passes,
-        endOfPassWriteIndex: 2 * this.passes + 1,
-      }
+          querySet: this.querySet,
+          beginningOfPassWriteIndex: 2 * this.passes,
+          endOfPassWriteIndex: 2 * this.passes + 1,
+        }
       : undefined;
     const pass = this.enc().beginComputePass({ label, timestampWrites });
     for (const d of dispatches) {
       const layout = d.pipeline.getBindGroupLayout(0);
       const bindGroup = this.device.createBindGroup({
-        label: `${d.label} bind group`, layout,
+        label: `${d.label} bind group`,
+        layout,
         entries: d.bindings.map(([binding, buffer]) => ({ binding, resource: { buffer } })),
       });
       pass.setPipeline(d.pipeline);
@@ -115,8 +126,11 @@ export class GpuQueue {
     if (this.querySet && this.resolve && this.passes > 0) {
       const bytes = 16 * this.passes;
       enc.resolveQuerySet(this.querySet, 0, 2 * this.passes, this.resolve, 0);
-      const readback = this.device.createBuffer({ label: `${this.label} timestamp readback`, size: bytes,
-        usage: USAGE.MAP_READ | USAGE.COPY_DST });
+      const readback = this.device.createBuffer({
+        label: `${this.label} timestamp readback`,
+        size: bytes,
+        usage: USAGE.MAP_READ | USAGE.COPY_DST,
+      });
       enc.copyBufferToBuffer(this.resolve, 0, readback, 0, bytes);
       this.readbacks.push({ buffer: readback, passes: this.passes });
     }

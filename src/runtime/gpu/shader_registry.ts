@@ -12,26 +12,47 @@ export const SHADER_NAMES = [
   'swiglu',
   'attention',
   'add',
-  'cross_entropy', 'adamw',
-  'moe_router', 'moe_rows', 'grouped_matmul',
+  'cross_entropy',
+  'adamw',
+  'moe_router',
+  'moe_rows',
+  'grouped_matmul',
 ] as const;
 
 export type ShaderName = (typeof SHADER_NAMES)[number];
 
 /** Every (shader, entry point) the backend dispatches; used to precompile pipelines. */
 export const ENTRY_POINTS: readonly (readonly [ShaderName, string])[] = [
-  ['matmul_1_naive', 'main'], ['matmul_2_tiled', 'main'], ['matmul_3_blocked', 'main'], ['matmul_4_direct', 'main'],
-  ['embedding', 'fwd'], ['embedding', 'bwd'],
-  ['rms_norm', 'fwd'], ['rms_norm', 'bwd_dx'], ['rms_norm', 'bwd_dw'],
-  ['swiglu', 'fwd'], ['swiglu', 'bwd'],
-  ['attention', 'fwd'], ['attention', 'bwd_d'], ['attention', 'bwd_dq'], ['attention', 'bwd_dkv'],
+  ['matmul_1_naive', 'main'],
+  ['matmul_2_tiled', 'main'],
+  ['matmul_3_blocked', 'main'],
+  ['matmul_4_direct', 'main'],
+  ['embedding', 'fwd'],
+  ['embedding', 'bwd'],
+  ['rms_norm', 'fwd'],
+  ['rms_norm', 'bwd_dx'],
+  ['rms_norm', 'bwd_dw'],
+  ['swiglu', 'fwd'],
+  ['swiglu', 'bwd'],
+  ['attention', 'fwd'],
+  ['attention', 'bwd_d'],
+  ['attention', 'bwd_dq'],
+  ['attention', 'bwd_dkv'],
   ['add', 'main'],
-  ['cross_entropy', 'rows'], ['cross_entropy', 'mean'], ['cross_entropy', 'bwd'],
+  ['cross_entropy', 'rows'],
+  ['cross_entropy', 'mean'],
+  ['cross_entropy', 'bwd'],
   ['adamw', 'main'],
-  ['moe_router', 'fwd'], ['moe_router', 'bwd'],
-  ['moe_rows', 'gather'], ['moe_rows', 'scatter_add'], ['moe_rows', 'combine'], ['moe_rows', 'combine_bwd_src'],
+  ['moe_router', 'fwd'],
+  ['moe_router', 'bwd'],
+  ['moe_rows', 'gather'],
+  ['moe_rows', 'scatter_add'],
+  ['moe_rows', 'combine'],
+  ['moe_rows', 'combine_bwd_src'],
   ['moe_rows', 'combine_bwd_w'],
-  ['grouped_matmul', 'fwd'], ['grouped_matmul', 'bwd_x'], ['grouped_matmul', 'bwd_w'],
+  ['grouped_matmul', 'fwd'],
+  ['grouped_matmul', 'bwd_x'],
+  ['grouped_matmul', 'bwd_w'],
 ];
 
 let sources: Readonly<Record<ShaderName, string>> | null = null;
@@ -42,8 +63,10 @@ export function installShaders(s: Readonly<Record<ShaderName, string>>): void {
 
 export function shaderSource(name: ShaderName): string {
   if (!sources) {
-    throw new GpuError(`WGSL sources are not installed (needed '${name}'): import the GPU kernels through `
-      + 'src/runtime/gpu (its index.ts loads shaders/*.wgsl), not its files directly');
+    throw new GpuError(
+      `WGSL sources are not installed (needed '${name}'): import the GPU kernels through ` +
+        'src/runtime/gpu (its index.ts loads shaders/*.wgsl), not its files directly',
+    );
   }
   const s = sources[name];
   if (typeof s !== 'string') throw new GpuError(`unknown WGSL shader '${name}'; known: [${SHADER_NAMES.join(', ')}]`);

@@ -24,8 +24,10 @@ export async function loadShaderSources(): Promise<Record<ShaderName, string>> {
   }
   const fsName = 'node:fs/promises'; // a variable keeps it out of browser bundles
   const { readFile } = (await import(/* @vite-ignore */ fsName)) as { readFile(u: URL, enc: 'utf8'): Promise<string> };
-  await Promise.all(SHADER_NAMES.map(async (name) => {
-    out[name] = await readFile(new URL(`${SHADER_DIR}${name}.wgsl`, import.meta.url), 'utf8');
-  }));
+  await Promise.all(
+    SHADER_NAMES.map(async (name) => {
+      out[name] = await readFile(new URL(`${SHADER_DIR}${name}.wgsl`, import.meta.url), 'utf8');
+    }),
+  );
   return out;
 }

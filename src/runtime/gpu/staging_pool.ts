@@ -13,7 +13,11 @@ export class StagingPool {
   private readonly free = new Map<number, GPUBuffer[]>();
   private readonly all = new Set<GPUBuffer>();
 
-  constructor(private readonly device: GPUDevice, private readonly usage: number, private readonly label: string) {}
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly usage: number,
+    private readonly label: string,
+  ) {}
 
   /** A staging buffer of at least `bytes` (a power of two ≥ MIN_BYTES). */
   acquire(bytes: number): GPUBuffer {

@@ -44,10 +44,21 @@ type Point = [number, number];
 function drawRefLines(root: Root, lines: readonly RefLine[], y: Scale, x0: number, x1: number): void {
   for (const l of lines) {
     const g = root.append('g').attr('class', 'ref-line').attr('data-ref', l.key);
-    g.append('line').attr('x1', x0).attr('x2', x1).attr('y1', y(l.y)).attr('y2', y(l.y))
-      .attr('stroke', l.color).attr('stroke-width', 1.5).attr('stroke-dasharray', '6 3');
-    g.append('text').attr('x', x1 - 2).attr('y', y(l.y) - 3).attr('text-anchor', 'end').attr('fill', l.color)
-      .attr('font-size', 10).text(l.label);
+    g.append('line')
+      .attr('x1', x0)
+      .attr('x2', x1)
+      .attr('y1', y(l.y))
+      .attr('y2', y(l.y))
+      .attr('stroke', l.color)
+      .attr('stroke-width', 1.5)
+      .attr('stroke-dasharray', '6 3');
+    g.append('text')
+      .attr('x', x1 - 2)
+      .attr('y', y(l.y) - 3)
+      .attr('text-anchor', 'end')
+      .attr('fill', l.color)
+      .attr('font-size', 10)
+      .text(l.label);
   }
 }
 
@@ -56,8 +67,13 @@ function yAxisOf(lo: number, hi: number, range: [number, number], p: Pick<Props,
   const t = p.yTicks?.(lo, hi, 4);
   const y = t ? scaleLinear().domain(t.domain) : scaleLinear().domain([lo, hi]).nice();
   y.range(range);
-  const axis = t ? axisLeft(y).tickValues(t.ticks).tickFormat((d) => t.label(Number(d)))
-    : axisLeft(y).ticks(4).tickFormat((d) => p.yFormat(Number(d)));
+  const axis = t
+    ? axisLeft(y)
+        .tickValues(t.ticks)
+        .tickFormat((d) => t.label(Number(d)))
+    : axisLeft(y)
+        .ticks(4)
+        .tickFormat((d) => p.yFormat(Number(d)));
   return { y, axis };
 }
 
@@ -77,7 +93,12 @@ export function LineChart(props: Props) {
     <div className="chart">
       <svg ref={ref} data-testid={testId} />
       <div className="chart-legend">
-        {series.map((s) => <span key={s.key}><i style={{ background: s.color }} />{s.label}</span>)}
+        {series.map((s) => (
+          <span key={s.key}>
+            <i style={{ background: s.color }} />
+            {s.label}
+          </span>
+        ))}
       </div>
     </div>
   );
@@ -97,18 +118,34 @@ function drawChart(svg: SVGSVGElement, c: ChartSpec): void {
   const xs = series.flatMap((s) => s.x);
   const ys = [...series.flatMap((s) => s.y), ...refLines.map((l) => l.y)];
   if (!xs.length) {
-    root.append('text').attr('x', width / 2).attr('y', height / 2).attr('text-anchor', 'middle')
-      .attr('class', 'chart-empty').text('no data yet');
+    root
+      .append('text')
+      .attr('x', width / 2)
+      .attr('y', height / 2)
+      .attr('text-anchor', 'middle')
+      .attr('class', 'chart-empty')
+      .text('no data yet');
     return;
   }
-  const x = scaleLinear().domain([min(xs) ?? 0, Math.max((max(xs) ?? 1), (min(xs) ?? 0) + 1e-9)])
+  const x = scaleLinear()
+    .domain([min(xs) ?? 0, Math.max(max(xs) ?? 1, (min(xs) ?? 0) + 1e-9)])
     .range([MARGIN.left, width - MARGIN.right]);
-  const { y, axis: yAxis } = yAxisOf(c.yFromZero ? 0 : (min(ys) ?? 0), max(ys) ?? 1,
-    [height - MARGIN.bottom, MARGIN.top], c);
-  root.append('g').attr('class', 'chart-axis').attr('transform', `translate(0,${height - MARGIN.bottom})`)
-    .call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 90))).tickFormat((d) => c.xFormat(Number(d))));
-  root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`)
-    .call(yAxis);
+  const { y, axis: yAxis } = yAxisOf(
+    c.yFromZero ? 0 : (min(ys) ?? 0),
+    max(ys) ?? 1,
+    [height - MARGIN.bottom, MARGIN.top],
+    c,
+  );
+  root
+    .append('g')
+    .attr('class', 'chart-axis')
+    .attr('transform', `translate(0,${height - MARGIN.bottom})`)
+    .call(
+      axisBottom(x)
+        .ticks(Math.max(2, Math.floor(width / 90)))
+        .tickFormat((d) => c.xFormat(Number(d))),
+    );
+  root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`).call(yAxis);
   drawRefLines(root, refLines, y, MARGIN.left, width - MARGIN.right);
   for (const s of series) drawSeries(root, s, x, y);
 }
@@ -123,11 +160,29 @@ function drawSeries(root: Root, s: Series, x: Scale, y: Scale): void {
       path.push(p);
     });
   } else path.push(...pts);
-  root.append('path').attr('class', 'series').attr('data-series', s.key).attr('fill', 'none')
-    .attr('stroke', s.color).attr('stroke-width', 1.6)
-    .attr('d', line<Point>().x((d) => x(d[0])).y((d) => y(d[1]))(path) ?? '');
+  root
+    .append('path')
+    .attr('class', 'series')
+    .attr('data-series', s.key)
+    .attr('fill', 'none')
+    .attr('stroke', s.color)
+    .attr('stroke-width', 1.6)
+    .attr(
+      'd',
+      line<Point>()
+        .x((d) => x(d[0]))
+        .y((d) => y(d[1]))(path) ?? '',
+    );
   if (s.points) {
-    root.append('g').attr('data-points', s.key).selectAll('circle').data(pts).join('circle')
-      .attr('cx', (d) => x(d[0])).attr('cy', (d) => y(d[1])).attr('r', 2.5).attr('fill', s.color);
+    root
+      .append('g')
+      .attr('data-points', s.key)
+      .selectAll('circle')
+      .data(pts)
+      .join('circle')
+      .attr('cx', (d) => x(d[0]))
+      .attr('cy', (d) => y(d[1]))
+      .attr('r', 2.5)
+      .attr('fill', s.color);
   }
 }

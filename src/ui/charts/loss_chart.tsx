@@ -13,10 +13,19 @@ const fmtLoss = (v: number) => fixed(v, 2);
 export function LossChart() {
   const losses = useApp((s) => s.live.losses);
   const palette = paletteFor(useResolvedTheme());
-  const series = useMemo(() => [{
-    key: 'loss', label: 'training loss (mean over ranks)', color: palette.all_gather, points: true,
-    x: losses.map((p) => p.step), y: losses.map((p) => p.loss),
-  }], [losses, palette]);
+  const series = useMemo(
+    () => [
+      {
+        key: 'loss',
+        label: 'training loss (mean over ranks)',
+        color: palette.all_gather,
+        points: true,
+        x: losses.map((p) => p.step),
+        y: losses.map((p) => p.loss),
+      },
+    ],
+    [losses, palette],
+  );
   return (
     <section className="panel">
       <h2>Loss (live run)</h2>

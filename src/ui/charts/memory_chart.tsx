@@ -34,26 +34,43 @@ function sideCurve(r: SideResult | null, cfg: SimConfig) {
 function HbmNote({ a, b, cfg, drawn }: { a: SideResult | null; b: SideResult | null; cfg: SimConfig; drawn: boolean }) {
   const bytes = fmtBytes(HARDWARE_PRESETS[cfg.hardware].hbmBytes);
   const hbm = `${cfg.hardware} HBM ${bytes}${drawn ? ' (dashed line)' : ''}`;
-  const fits = ([['A', a], ['B', b]] as const).flatMap(([k, r]) => {
+  const fits = (
+    [
+      ['A', a],
+      ['B', b],
+    ] as const
+  ).flatMap(([k, r]) => {
     const f = r && Number.isFinite(hbmPeakOf(r)) ? sideHbmFit(r, cfg.hardware) : null;
     return f ? [{ k, fits: f.fits, what: f.what }] : [];
   });
   const overFits = fits.filter((f) => !f.fits);
   const over = overFits.map((f) => f.k);
   const whats = [...new Set(overFits.map((f) => f.what))].join(' / ');
-  const hung = ([['A', a], ['B', b]] as const).filter(([, r]) => r?.mismatch).map(([k]) => k);
+  const hung = (
+    [
+      ['A', a],
+      ['B', b],
+    ] as const
+  )
+    .filter(([, r]) => r?.mismatch)
+    .map(([k]) => k);
   const noClaim = hung.length
     ? ` ${hung.join(' and ')} ${hung.length > 1 ? 'hang' : 'hangs'}: not a full step, so no fit claim.`
     : '';
   let text = `${hbm}: no memory measured on these sides, so no fit claim.`;
   if (over.length) {
     const below = whats === MEMORY_NAMES.reserved ? `, below ${MEMORY_NAMES.reserved}` : '';
-    text = `${over.join(' and ')} ${over.length > 1 ? 'do' : 'does'} not fit in ${hbm}: ${whats} passes it ` +
+    text =
+      `${over.join(' and ')} ${over.length > 1 ? 'do' : 'does'} not fit in ${hbm}: ${whats} passes it ` +
       `(the curves are live tensors${below}).${noClaim}`;
   } else if (fits.length) {
     text = `${fits.map((f) => f.k).join(' and ')} ${fits.length > 1 ? 'fit' : 'fits'} in ${hbm}.${noClaim}`;
   } else if (hung.length) text = `${hbm}:${noClaim}`;
-  return <p className={`small ${over.length ? 'warn-text' : 'muted'}`} data-testid="memory-hbm-note">{text}</p>;
+  return (
+    <p className={`small ${over.length ? 'warn-text' : 'muted'}`} data-testid="memory-hbm-note">
+      {text}
+    </p>
+  );
 }
 
 export function MemoryChart() {
@@ -66,8 +83,13 @@ export function MemoryChart() {
     const sa = sideCurve(a, cfg);
     const sb = sideCurve(b, cfg);
     const entry = (key: 'a' | 'b', title: string | undefined, s: NonNullable<typeof sa>, color: string): Series => ({
-      key, color, x: s.c.t, y: s.c.bytes, step: true,
-      label: `${key.toUpperCase()} ${title} (rank ${s.c.rank}, ${MEMORY_NAMES.live} ${fmtBytes(s.c.peakBytes)}` +
+      key,
+      color,
+      x: s.c.t,
+      y: s.c.bytes,
+      step: true,
+      label:
+        `${key.toUpperCase()} ${title} (rank ${s.c.rank}, ${MEMORY_NAMES.live} ${fmtBytes(s.c.peakBytes)}` +
         `${s.hung ? ' to the hang' : ''}${s.note})`,
     });
     if (sa) out.push(entry('a', a?.title, sa, palette.compute));
@@ -76,14 +98,24 @@ export function MemoryChart() {
   }, [a, b, cfg, palette]);
   const hbm = HARDWARE_PRESETS[cfg.hardware].hbmBytes;
   const peak = Math.max(0, ...series.flatMap((s) => s.y));
-  const lines = useMemo((): RefLine[] => (peak >= HBM_LINE_SHARE * hbm
-    ? [{ key: 'hbm', y: hbm, label: `${cfg.hardware} HBM ${fmtBytes(hbm)}`, color: palette.mismatch }]
-    : []), [peak, hbm, cfg.hardware, palette]);
+  const lines = useMemo(
+    (): RefLine[] =>
+      peak >= HBM_LINE_SHARE * hbm
+        ? [{ key: 'hbm', y: hbm, label: `${cfg.hardware} HBM ${fmtBytes(hbm)}`, color: palette.mismatch }]
+        : [],
+    [peak, hbm, cfg.hardware, palette],
+  );
   return (
     <section className="panel">
       <h2>Memory over time</h2>
-      <LineChart series={series} refLines={lines} xFormat={fmtTick} yFormat={fmtBytes} yTicks={byteTicks}
-        testId="memory-chart" />
+      <LineChart
+        series={series}
+        refLines={lines}
+        xFormat={fmtTick}
+        yFormat={fmtBytes}
+        yTicks={byteTicks}
+        testId="memory-chart"
+      />
       <HbmNote a={a} b={b} cfg={cfg} drawn={lines.length > 0} />
     </section>
   );

@@ -61,8 +61,13 @@ type Draw = Omit<Props, 'title' | 'testId'>;
 function yAxisOf(y: YScale, d: Draw) {
   const [lo, hi] = y.domain();
   const t = d.yTicks?.(lo, hi, 4);
-  return t ? axisLeft(y).tickValues(t.ticks).tickFormat((v) => t.label(Number(v)))
-    : axisLeft(y).ticks(4).tickFormat((v) => d.yFormat(Number(v)));
+  return t
+    ? axisLeft(y)
+        .tickValues(t.ticks)
+        .tickFormat((v) => t.label(Number(v)))
+    : axisLeft(y)
+        .ticks(4)
+        .tickFormat((v) => d.yFormat(Number(v)));
 }
 
 /** The x axis (numbers: linear ticks, else one per category) with its label, and the y axis. */
@@ -92,11 +97,7 @@ function drawAxes(root: Root, xs: readonly (number | string)[], y: YScale, width
     .attr('y', HEIGHT - 2)
     .attr('text-anchor', 'end')
     .text(d.xLabel);
-  root
-    .append('g')
-    .attr('class', 'chart-axis')
-    .attr('transform', `translate(${MARGIN.left},0)`)
-    .call(yAxisOf(y, d));
+  root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`).call(yAxisOf(y, d));
 }
 
 /** One series: its line, and a circle per point that hovers and picks its sweep point. */

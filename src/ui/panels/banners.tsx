@@ -43,10 +43,14 @@ export function Toast({ kind, text, inline = false }: { kind: 'error' | 'info'; 
     if (el) setClamped(el.scrollHeight > el.clientHeight + 1);
   }, []);
   return (
-    <div className={`banner toast ${kind}${inline ? ' inline' : ''}${expanded ? ' expanded' : ''}`}
+    <div
+      className={`banner toast ${kind}${inline ? ' inline' : ''}${expanded ? ' expanded' : ''}`}
       role={kind === 'error' ? 'alert' : 'status'}
-      data-testid={`notice-${kind}`}>
-      <span className="notice-text" ref={ref}>{text}</span>
+      data-testid={`notice-${kind}`}
+    >
+      <span className="notice-text" ref={ref}>
+        {text}
+      </span>
       {clamped && (
         <button type="button" className="link" onClick={() => setExpanded(!expanded)} data-testid="notice-more">
           {expanded ? 'less' : 'more'}
@@ -63,10 +67,10 @@ export function Toast({ kind, text, inline = false }: { kind: 'error' | 'info'; 
 function CoiBanner() {
   return (
     <div className="banner warn" data-testid="banner-coi">
-      Not cross-origin isolated: SharedArrayBuffer is unavailable, so live runs cannot start. Serve the page with
-      {' '}<code>Cross-Origin-Opener-Policy: same-origin</code> and{' '}
-      <code>Cross-Origin-Embedder-Policy: require-corp</code> (<code>npm start</code> does), or let{' '}
-      <code>coi-serviceworker.js</code> install and reload the page (static hosts such as GitHub Pages).
+      Not cross-origin isolated: SharedArrayBuffer is unavailable, so live runs cannot start. Serve the page with{' '}
+      <code>Cross-Origin-Opener-Policy: same-origin</code> and <code>Cross-Origin-Embedder-Policy: require-corp</code> (
+      <code>npm start</code> does), or let <code>coi-serviceworker.js</code> install and reload the page (static hosts
+      such as GitHub Pages).
     </div>
   );
 }
@@ -88,9 +92,17 @@ export function Banners() {
         </div>
       )}
       {!isolated && <CoiBanner />}
-      {simError && <div className="banner error" role="alert" data-testid="banner-sim-error">{simError}</div>}
-      {liveError && <div className="banner error" role="alert" data-testid="banner-live-error">{liveError}</div>}
-      {[mmA && ['A', mmA] as const, mmB && ['B', mmB] as const].filter(Boolean).map((x) => {
+      {simError && (
+        <div className="banner error" role="alert" data-testid="banner-sim-error">
+          {simError}
+        </div>
+      )}
+      {liveError && (
+        <div className="banner error" role="alert" data-testid="banner-live-error">
+          {liveError}
+        </div>
+      )}
+      {[mmA && (['A', mmA] as const), mmB && (['B', mmB] as const)].filter(Boolean).map((x) => {
         const [side, m] = x as readonly ['A' | 'B', NonNullable<typeof mmA>];
         return (
           <div key={side} className="banner error" role="alert" data-testid="banner-mismatch">
@@ -98,9 +110,9 @@ export function Banners() {
               <b>Collective mismatch on {side}:</b> at collective #{m.seq} rank {m.ranks[0]} issued{' '}
               <code>{mismatchOpText(m.ops[0])}</code> but rank {m.ranks[1]} issued{' '}
               <code>{mismatchOpText(m.ops[1])}</code> (t = {fmtUs(m.timeUs)}). On real GPUs this step would hang; the
-              simulation stops there, so {side}'s metrics cover only the part before it. Ranks chose different
-              buckets from their own timings; turn cross-rank alignment on (torch aligns estimates across ranks) or
-              set jitter to 0.
+              simulation stops there, so {side}'s metrics cover only the part before it. Ranks chose different buckets
+              from their own timings; turn cross-rank alignment on (torch aligns estimates across ranks) or set jitter
+              to 0.
             </span>
           </div>
         );

@@ -5,9 +5,7 @@
 // apply a fitted ring to the config (so the URL and exported traces carry it).
 
 import { useEffect, useRef, useState } from 'react';
-import {
-  axisBottom, axisLeft, scaleLog, schemeTableau10, select, type ScaleLogarithmic, type Selection,
-} from 'd3';
+import { axisBottom, axisLeft, scaleLog, schemeTableau10, select, type ScaleLogarithmic, type Selection } from 'd3';
 import {
   appStore,
   assumptionText,
@@ -91,7 +89,7 @@ function drawPoints(root: Root, pts: readonly Pt[], x: LogScale, y: LogScale): v
     .text(
       (p) =>
         `${p.name} (${p.kind}, ${p.bytes} B): measured ${fmtUs(p.measuredUs, { unit: 'µs', digits: 1 })}, ` +
-          `estimated ${fmtUs(p.estimatedUs, { unit: 'µs', digits: 1 })}`,
+        `estimated ${fmtUs(p.estimatedUs, { unit: 'µs', digits: 1 })}`,
     );
 }
 

@@ -49,12 +49,22 @@ function NumberField({ f, value, error }: { f: FieldSpec; value: unknown; error?
     lastCommitted.current = p.value;
     st.setField(f.path, p.value);
   };
-  useEffect(() => () => { if (timer.current) clearTimeout(timer.current); }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
   const nullable = (f.kind === 'int' || f.kind === 'number') && f.nullable;
   return (
     <input
-      type="text" inputMode="decimal" value={draft} placeholder={nullable ? 'preset' : ''}
-      aria-invalid={!!error} data-testid={testId(f.path)} className={error ? 'invalid' : ''}
+      type="text"
+      inputMode="decimal"
+      value={draft}
+      placeholder={nullable ? 'preset' : ''}
+      aria-invalid={!!error}
+      data-testid={testId(f.path)}
+      className={error ? 'invalid' : ''}
       onChange={(e) => {
         setDraft(e.target.value);
         if (timer.current) clearTimeout(timer.current);
@@ -62,7 +72,9 @@ function NumberField({ f, value, error }: { f: FieldSpec; value: unknown; error?
         timer.current = setTimeout(() => commit(text), COMMIT_DELAY_MS);
       }}
       onBlur={(e) => commit(e.target.value)}
-      onKeyDown={(e) => { if (e.key === 'Enter') commit((e.target as HTMLInputElement).value); }}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') commit((e.target as HTMLInputElement).value);
+      }}
     />
   );
 }
@@ -74,7 +86,14 @@ function wrappable(label: string): ReactNode {
   const parts = label.split('_');
   return parts.map((p, i) => (
     // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed label, in order
-    <Fragment key={i}>{p}{i < parts.length - 1 && <>_<wbr /></>}</Fragment>
+    <Fragment key={i}>
+      {p}
+      {i < parts.length - 1 && (
+        <>
+          _<wbr />
+        </>
+      )}
+    </Fragment>
   ));
 }
 
@@ -91,14 +110,26 @@ function ModelSelect({ f, value }: { f: FieldSpec & { kind: 'enum' }; value: unk
   const fx = useFxGraph();
   const pick = (v: string) => {
     const st = appStore.getState();
-    if (fx !== undefined && v === st.config.model) void st.resimulate(st.config); // same preset: run it again
+    if (fx !== undefined && v === st.config.model)
+      void st.resimulate(st.config); // same preset: run it again
     else st.setField(f.path, v);
   };
   return (
-    <select value={fx !== undefined ? '' : String(value)} data-testid={testId(f.path)}
-      onChange={(e) => pick(e.target.value)}>
-      {fx !== undefined && <option value="" disabled>FX graph: {fx}</option>}
-      {f.values.map((v) => <option key={v} value={v}>{v}</option>)}
+    <select
+      value={fx !== undefined ? '' : String(value)}
+      data-testid={testId(f.path)}
+      onChange={(e) => pick(e.target.value)}
+    >
+      {fx !== undefined && (
+        <option value="" disabled>
+          FX graph: {fx}
+        </option>
+      )}
+      {f.values.map((v) => (
+        <option key={v} value={v}>
+          {v}
+        </option>
+      ))}
     </select>
   );
 }
@@ -110,9 +141,9 @@ function FxImportNote() {
   const st = appStore.getState();
   return (
     <p className="small banner info fx-note" data-testid="cfg-fx-import" role="note">
-      Current model: the imported FX graph <code>{fx}</code>, run with this config's hardware, network and backend
-      knobs (the model preset and its shape fields do not apply to it). The URL holds only the config: a reload or
-      any config change runs the config again and drops the import.{' '}
+      Current model: the imported FX graph <code>{fx}</code>, run with this config's hardware, network and backend knobs
+      (the model preset and its shape fields do not apply to it). The URL holds only the config: a reload or any config
+      change runs the config again and drops the import.{' '}
       <button type="button" className="link" onClick={() => void st.resimulate(st.config)}>
         back to {st.config.model}
       </button>
@@ -139,26 +170,46 @@ function Field({ field: f, control: kind, help: rowHelp }: PanelField) {
         }}
       >
         {f.nullable && <option value="">{PRESET_DEFAULT_LABEL}</option>}
-        {f.values.map((v) => <option key={v} value={v}>{v}</option>)}
+        {f.values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
       </select>
     );
   } else if (f.kind === 'bool') {
-    control = <input type="checkbox" checked={value === true} data-testid={testId(f.path)}
-      onChange={(e) => appStore.getState().setField(f.path, e.target.checked)} />;
+    control = (
+      <input
+        type="checkbox"
+        checked={value === true}
+        data-testid={testId(f.path)}
+        onChange={(e) => appStore.getState().setField(f.path, e.target.checked)}
+      />
+    );
   } else {
     control = <NumberField f={f} value={value} error={error} />;
   }
   return (
     // focus (a tap on the label or the control, or Tab) shows the knob's help under it
-    <div className={`field ${kind === 'checkbox' ? 'field-bool' : kind === 'select' ? 'field-enum' : ''}`}
-      data-field={f.path}>
+    <div
+      className={`field ${kind === 'checkbox' ? 'field-bool' : kind === 'select' ? 'field-enum' : ''}`}
+      data-field={f.path}
+    >
       {/* biome-ignore lint/a11y/noLabelWithoutControl: the control is {control}, inside the label */}
       <label title={help} onFocus={() => setFocused(true)} onBlur={() => setFocused(false)}>
         <span className="field-label">{wrappable(f.label)}</span>
         {control}
       </label>
-      {focused && <div className="field-help" data-testid={`${testId(f.path)}-help`}>{help}</div>}
-      {error && <div className="field-error" role="alert" data-testid={`${testId(f.path)}-error`}>{error}</div>}
+      {focused && (
+        <div className="field-help" data-testid={`${testId(f.path)}-help`}>
+          {help}
+        </div>
+      )}
+      {error && (
+        <div className="field-error" role="alert" data-testid={`${testId(f.path)}-error`}>
+          {error}
+        </div>
+      )}
     </div>
   );
 }
@@ -170,14 +221,22 @@ export function ConfigPanel() {
     <section className="panel config" data-testid="config">
       <div className="config-head">
         <h2>Config</h2>
-        <button type="button" className="link" onClick={() => appStore.getState().resetConfig()}
-          data-testid="cfg-reset">reset</button>
+        <button
+          type="button"
+          className="link"
+          onClick={() => appStore.getState().resetConfig()}
+          data-testid="cfg-reset"
+        >
+          reset
+        </button>
       </div>
       <FxImportNote />
       {groups.map((g) => (
         <fieldset key={g.title}>
           <legend>{g.title}</legend>
-          {g.fields.map((p) => <Field key={p.field.path} {...p} />)}
+          {g.fields.map((p) => (
+            <Field key={p.field.path} {...p} />
+          ))}
         </fieldset>
       ))}
     </section>

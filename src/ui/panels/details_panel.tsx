@@ -22,7 +22,9 @@ export function DetailsPanel() {
   const reasons = reasonsForEvent(r.schedule, e);
   return (
     <section className="panel details" data-testid="details">
-      <h2>Selection <span className="muted">({selection!.side.toUpperCase()})</span></h2>
+      <h2>
+        Selection <span className="muted">({selection!.side.toUpperCase()})</span>
+      </h2>
       <EventFacts e={e} bucket={bucketOf(r.schedule, e)} />
       {e.kind === 'all_to_all' && r.source === 'sim' && <AllToAllFacts e={e} cfg={config} reasons={reasons} />}
       {reasons.length > 0 && <EventReasons reasons={reasons} />}
@@ -32,12 +34,16 @@ export function DetailsPanel() {
 
 /** Nothing selected: how to select, in the words of the hand on the screen. */
 function DetailsHint({ input }: { input: InputKind }) {
-  const hint = input === 'touch'
-    ? 'Tap an event on a timeline to see its details. Pinch to zoom, drag to pan.'
-    : 'Click an event on a timeline to see its details. Wheel or W/S zoom, drag or A/D pan.';
+  const hint =
+    input === 'touch'
+      ? 'Tap an event on a timeline to see its details. Pinch to zoom, drag to pan.'
+      : 'Click an event on a timeline to see its details. Wheel or W/S zoom, drag or A/D pan.';
   return (
     <section className="panel details" data-testid="details">
-      <h2>Selection</h2><p className="muted" data-testid="details-hint">{hint}</p>
+      <h2>Selection</h2>
+      <p className="muted" data-testid="details-hint">
+        {hint}
+      </p>
     </section>
   );
 }
@@ -46,14 +52,43 @@ function DetailsHint({ input }: { input: InputKind }) {
 function EventFacts({ e, bucket: b }: { e: TraceEvent; bucket: Bucket | undefined }) {
   return (
     <dl>
-      <dt>name</dt><dd><code>{e.name}</code></dd>
-      <dt>kind</dt><dd>{e.kind}{e.op ? ` · ${e.op}` : ''}</dd>
-      <dt>rank / stream</dt><dd>{e.rank} / {e.stream}</dd>
-      <dt>start</dt><dd>{fmtUs(e.start)}</dd>
-      <dt>duration</dt><dd>{fmtUs(e.dur)}</dd>
-      {e.bytes !== undefined && <><dt>bytes</dt><dd>{fmtBytes(e.bytes)}</dd></>}
-      {b && <><dt>bucket</dt><dd>#{b.id}: {b.members.length} collectives, {fmtBytes(b.bytes)}</dd></>}
-      {e.params?.length ? <><dt>params</dt><dd className="params">{e.params.join(', ')}</dd></> : null}
+      <dt>name</dt>
+      <dd>
+        <code>{e.name}</code>
+      </dd>
+      <dt>kind</dt>
+      <dd>
+        {e.kind}
+        {e.op ? ` · ${e.op}` : ''}
+      </dd>
+      <dt>rank / stream</dt>
+      <dd>
+        {e.rank} / {e.stream}
+      </dd>
+      <dt>start</dt>
+      <dd>{fmtUs(e.start)}</dd>
+      <dt>duration</dt>
+      <dd>{fmtUs(e.dur)}</dd>
+      {e.bytes !== undefined && (
+        <>
+          <dt>bytes</dt>
+          <dd>{fmtBytes(e.bytes)}</dd>
+        </>
+      )}
+      {b && (
+        <>
+          <dt>bucket</dt>
+          <dd>
+            #{b.id}: {b.members.length} collectives, {fmtBytes(b.bytes)}
+          </dd>
+        </>
+      )}
+      {e.params?.length ? (
+        <>
+          <dt>params</dt>
+          <dd className="params">{e.params.join(', ')}</dd>
+        </>
+      ) : null}
     </dl>
   );
 }
@@ -62,8 +97,10 @@ function EventFacts({ e, bucket: b }: { e: TraceEvent; bucket: Bucket | undefine
 function AllToAllFacts({ e, cfg, reasons }: { e: TraceEvent; cfg: SimConfig; reasons: readonly Reason[] }) {
   return (
     <dl data-testid="all-to-all-facts">
-      <dt>moves</dt><dd>{allToAllMoves(e, cfg)}</dd>
-      <dt>exposed?</dt><dd>{allToAllExposure(reasons)}</dd>
+      <dt>moves</dt>
+      <dd>{allToAllMoves(e, cfg)}</dd>
+      <dt>exposed?</dt>
+      <dd>{allToAllExposure(reasons)}</dd>
     </dl>
   );
 }

@@ -4,8 +4,17 @@
 
 import { useMemo, useState } from 'react';
 import {
-  appStore, buildGraph, diffBackends, diffCsv, hidesInB, reasonText, type BackendDiff, type DiffRow,
-  type Selection, type SideResult, type StepGraph,
+  appStore,
+  buildGraph,
+  diffBackends,
+  diffCsv,
+  hidesInB,
+  reasonText,
+  type BackendDiff,
+  type DiffRow,
+  type Selection,
+  type SideResult,
+  type StepGraph,
 } from '../../store';
 import { useApp } from '../use_app';
 import { downloadBlob } from '../download';
@@ -192,9 +201,7 @@ function DiffRowView({ row, picked, onPick }: { row: DiffRow; picked: boolean; o
       <td data-col="exposedB">{us(row.b?.exposedUs)}</td>
       <td>{fixed(row.deltaExposedUs, 1)}</td>
       <td>{hidesInB(row)}</td>
-      <td title={row.reasons.map((x) => reasonText(x)).join(' ')}>
-        {row.reasons.map((x) => x.code).join(', ')}
-      </td>
+      <td title={row.reasons.map((x) => reasonText(x)).join(' ')}>{row.reasons.map((x) => x.code).join(', ')}</td>
     </tr>
   );
 }
@@ -210,8 +217,14 @@ function DiffSummary({ d }: { d: BackendDiff }) {
 }
 
 /** The rank whose collectives are compared (the ranks of side A's events). */
-function RankPicker({ rank, ranks, setRank }: {
-  rank: number; ranks: readonly number[]; setRank: (r: number) => void;
+function RankPicker({
+  rank,
+  ranks,
+  setRank,
+}: {
+  rank: number;
+  ranks: readonly number[];
+  setRank: (r: number) => void;
 }) {
   return (
     <label>
@@ -235,7 +248,11 @@ function FilterInputs({ f, setF, kinds }: { f: Filters; setF: (f: Filters) => vo
         kind{' '}
         <select value={f.kind} onChange={(e) => setF({ ...f, kind: e.target.value })} data-testid="diff-kind">
           <option value="">all</option>
-          {kinds.map((k) => <option key={k} value={k}>{k}</option>)}
+          {kinds.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
         </select>
       </label>
       <label>
@@ -271,8 +288,16 @@ function FilterInputs({ f, setF, kinds }: { f: Filters; setF: (f: Filters) => vo
 }
 
 /** The "top exposed" toggle, the CSV of the rows shown, and how many are shown. */
-function ViewButtons({ top, setTop, shown, total }: {
-  top: boolean; setTop: (t: boolean) => void; shown: readonly DiffRow[]; total: number;
+function ViewButtons({
+  top,
+  setTop,
+  shown,
+  total,
+}: {
+  top: boolean;
+  setTop: (t: boolean) => void;
+  shown: readonly DiffRow[];
+  total: number;
 }) {
   const csv = () => downloadBlob(new Blob([diffCsv(shown, reasonText)], { type: 'text/csv' }), 'fsdp-sim-diff.csv');
   return (

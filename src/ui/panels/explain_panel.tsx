@@ -16,14 +16,21 @@ type Bucket = NonNullable<SideResult['schedule']>['buckets'][number];
 type Agreement = NonNullable<SideResult['torchAgreement']>[number];
 
 function bucketSentence(b: Bucket, current: string): string {
-  const others = b.members.filter((m) => m !== current).slice(0, 6).join(', ');
-  return `In bucket #${b.id} (${b.kind}, key ${b.key}, ${fmtBytes(b.bytes)}) with ${b.members.length - 1} other `
-    + `collective${b.members.length === 2 ? '' : 's'}: ${others}${b.members.length > 7 ? ', …' : ''}`;
+  const others = b.members
+    .filter((m) => m !== current)
+    .slice(0, 6)
+    .join(', ');
+  return (
+    `In bucket #${b.id} (${b.kind}, key ${b.key}, ${fmtBytes(b.bytes)}) with ${b.members.length - 1} other ` +
+    `collective${b.members.length === 2 ? '' : 's'}: ${others}${b.members.length > 7 ? ', …' : ''}`
+  );
 }
 
 function agreementWords(a: Agreement): string {
-  return `${a.phase} — buckets ${pct(a.bucketAgreement)}, prefetches ${pct(a.prefetchAgreement)}, `
-    + `collectives after ${a.collectivesAfter.torch} (torch) / ${a.collectivesAfter.fsdpSim}`;
+  return (
+    `${a.phase} — buckets ${pct(a.bucketAgreement)}, prefetches ${pct(a.prefetchAgreement)}, ` +
+    `collectives after ${a.collectivesAfter.torch} (torch) / ${a.collectivesAfter.fsdpSim}`
+  );
 }
 
 type Schedule = NonNullable<SideResult['schedule']>;
@@ -80,9 +87,7 @@ function TorchAgreement({ agreement, current }: { agreement: readonly Agreement[
   const torchSays = agreement.flatMap((a) => a.disagreements).filter((d) => d.collective === fxName);
   return (
     <div className="torch-agreement" data-testid="explain-torch">
-      <p className="small">
-        Against torch's log: {agreement.map(agreementWords).join('; ')}.
-      </p>
+      <p className="small">Against torch's log: {agreement.map(agreementWords).join('; ')}.</p>
       {torchSays.length === 0 ? (
         <p className="muted small">For this collective torch logged the same decisions.</p>
       ) : (
@@ -112,17 +117,25 @@ function Pickers({ side, setSide, current, setNode, names }: PickerProps) {
   return (
     <>
       <div className="row">
-        <label>side <select value={side} onChange={(e) => setSide(e.target.value as Side)}
-          data-testid="explain-side">
-          <option value="a">A · {sides.a?.title}</option>
-          <option value="b">B · {sides.b?.title}</option>
-        </select></label>
+        <label>
+          side{' '}
+          <select value={side} onChange={(e) => setSide(e.target.value as Side)} data-testid="explain-side">
+            <option value="a">A · {sides.a?.title}</option>
+            <option value="b">B · {sides.b?.title}</option>
+          </select>
+        </label>
       </div>
       <div className="row">
-        <label>collective <select value={current} onChange={(e) => setNode(e.target.value)}
-          data-testid="explain-node">
-          {names.map((n) => <option key={n} value={n}>{n}</option>)}
-        </select></label>
+        <label>
+          collective{' '}
+          <select value={current} onChange={(e) => setNode(e.target.value)} data-testid="explain-node">
+            {names.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
     </>
   );
@@ -137,7 +150,7 @@ export function ExplainPanel() {
   const schedule = sides[side]?.schedule ?? livePlan?.schedule;
   const names = useMemo(() => explainableCollectives(schedule), [schedule]);
   useFollowSelection(setSide, setNode);
-  const current = names.includes(node) ? node : names[0] ?? '';
+  const current = names.includes(node) ? node : (names[0] ?? '');
   const bucket = schedule?.buckets.find((b) => b.members.includes(current));
   const coll = schedule?.graph.nodes.find(
     (n) => n.kind !== 'wait' && (n.name === current || n.collective?.members?.includes(current)),
@@ -153,13 +166,11 @@ export function ExplainPanel() {
           <Pickers side={side} setSide={setSide} current={current} setNode={setNode} names={names} />
           {coll && <GroupLine coll={coll} />}
           <ReasonList reasons={schedule.reasons.filter((r) => r.node === current)} />
-          {bucket && (
-            <p className="bucket-info">{bucketSentence(bucket, current)}</p>
-          )}
+          {bucket && <p className="bucket-info">{bucketSentence(bucket, current)}</p>}
           {agreement && <TorchAgreement agreement={agreement} current={current} />}
           <p className="muted small">
-            {schedule.backend}: {plural(schedule.buckets.length, 'bucket')}, {plural(names.length, 'collective')}
-            {' '}explained.
+            {schedule.backend}: {plural(schedule.buckets.length, 'bucket')}, {plural(names.length, 'collective')}{' '}
+            explained.
           </p>
           {livePlan && (
             <p className="muted small" data-testid="explain-live-plan">

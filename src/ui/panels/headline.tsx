@@ -36,7 +36,12 @@ function headlineOf(a: SideResult, b: SideResult): string {
 
 /** Sides that do not fit in HBM (' Does not fit in HBM — B: peak reserved 84.57 GiB = 1.07 × h100 HBM …'). */
 function overHbm(a: SideResult, b: SideResult, hardware: HardwareName): string {
-  const over = ([['A', a], ['B', b]] as const).flatMap(([name, s]) => {
+  const over = (
+    [
+      ['A', a],
+      ['B', b],
+    ] as const
+  ).flatMap(([name, s]) => {
     const fit = s.source === 'sim' ? sideHbmFit(s, hardware) : null; // a live or imported step ran elsewhere
     return fit && !fit.fits ? [`${name}: ${overHbmWords(fit)}`] : [];
   });
@@ -51,7 +56,11 @@ export interface HeadlineView {
 
 /** The headline for the sides on screen: a comparison only between like runs. */
 export function headlineView(
-  a: SideResult | null, b: SideResult | null, cfg: SimConfig, simulating: boolean, live?: LiveContext,
+  a: SideResult | null,
+  b: SideResult | null,
+  cfg: SimConfig,
+  simulating: boolean,
+  live?: LiveContext,
 ): HeadlineView {
   if (!a || !b) {
     const what = `${cfg.model} on ${cfg.ranks} ranks`;
@@ -74,8 +83,12 @@ export function Headline() {
   const muted = v.kind === 'clock' || v.kind === 'run' || v.kind === 'pending';
   const warn = v.kind === 'hang' || v.kind === 'stopped';
   return (
-    <p className={`headline${muted ? ' muted' : ''}${warn ? ' warn-text' : ''}`}
-      data-testid="headline" data-kind={v.kind} aria-live="polite">
+    <p
+      className={`headline${muted ? ' muted' : ''}${warn ? ' warn-text' : ''}`}
+      data-testid="headline"
+      data-kind={v.kind}
+      aria-live="polite"
+    >
       {v.text}
     </p>
   );

@@ -6,7 +6,13 @@ import { type RefObject, useRef, useState } from 'react';
 import { appStore, importFxFiles, importTraceFiles, type Side, type SideResult } from '../../store';
 import { useApp } from '../use_app';
 import {
-  exportChromeTrace, importKeep, keptBudget, MAX_KEPT_EVENTS, parseTraceFile, readTraceStream, waitOfGraph,
+  exportChromeTrace,
+  importKeep,
+  keptBudget,
+  MAX_KEPT_EVENTS,
+  parseTraceFile,
+  readTraceStream,
+  waitOfGraph,
 } from '../../trace';
 import { scaleLinear } from 'd3';
 import { clockWords } from '../clocks';
@@ -36,8 +42,9 @@ async function readTraceFiles(list: FileList | null): Promise<{ name: string; js
   return Promise.all(files.map(read));
 }
 
-const FX_LOG_HINT = "Pick torch's DEBUG log of the pass (overlap_scheduling, overlap_preserving_bucketer) with the "
-  + "dump(s) to compare B's decisions with torch's";
+const FX_LOG_HINT =
+  "Pick torch's DEBUG log of the pass (overlap_scheduling, overlap_preserving_bucketer) with the " +
+  "dump(s) to compare B's decisions with torch's";
 
 function safeName(s: string): string {
   return s.replace(/[^a-z0-9_.-]+/gi, '_').slice(0, 60);
@@ -57,11 +64,14 @@ type Sides = ReturnType<typeof appStore.getState>['sides'];
 function exportSideTrace(side: Side, r: SideResult | null | undefined, notify: Notify): void {
   if (!r) return;
   try {
-    const trace = exportChromeTrace({ events: r.events, memory: r.memory, worldSize: r.worldSize }, {
-      buckets: r.schedule?.buckets,
-      label: r.title,
-      ...(r.schedule ? { waitOf: waitOfGraph(r.schedule.graph) } : {}), // collective → wait flows
-    });
+    const trace = exportChromeTrace(
+      { events: r.events, memory: r.memory, worldSize: r.worldSize },
+      {
+        buckets: r.schedule?.buckets,
+        label: r.title,
+        ...(r.schedule ? { waitOf: waitOfGraph(r.schedule.graph) } : {}), // collective → wait flows
+      },
+    );
     downloadJson(trace, `fsdp-sim_${side}_${safeName(r.title)}.trace.json`);
   } catch (e) {
     notify('error', `Export failed: ${(e as Error).message}`);
@@ -82,12 +92,16 @@ async function exportTimelinesPng(sides: Sides, theme: ReturnType<typeof useReso
     const p = paletteFor(theme);
     const w = appStore.getState().window;
     const cssW = canvases[0].canvas.clientWidth;
-    const x = scaleLinear().domain([w.startUs, w.endUs]).range([GUTTER_PX, cssW - 8]);
+    const x = scaleLinear()
+      .domain([w.startUs, w.endUs])
+      .range([GUTTER_PX, cssW - 8]);
     const tv = x.ticks(Math.max(2, Math.floor((cssW - GUTTER_PX) / 110)));
     const ticks = tv.map((t) => ({ xPx: x(t), label: fmtTick(t, tv.length > 1 ? tv[1] - tv[0] : undefined) }));
     const kinds = new Set([sides.a, sides.b].flatMap((r) => r?.events.map((e) => e.kind) ?? []));
-    const legend = [...legendFor(kinds), PEER_WAIT_ENTRY, EXPOSED_ENTRY]
-      .map((l) => ({ label: l.label, color: p[l.color] }));
+    const legend = [...legendFor(kinds), PEER_WAIT_ENTRY, EXPOSED_ENTRY].map((l) => ({
+      label: l.label,
+      color: p[l.color],
+    }));
     const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || p.text;
     const png = await timelinesPng(canvases, { background: p.background, text: p.text, muted, ticks, legend });
     downloadBlob(png, 'fsdp-sim_timelines.png');
@@ -128,8 +142,11 @@ async function importFxInto(list: FileList | null, notify: Notify): Promise<void
       const fxGraph = r.value.a.title.replace(/^\S+ on /, ''); // the dumps' names (a pass log is not the model)
       st.setSide('a', { ...r.value.a, fxGraph });
       st.setSide('b', { ...r.value.b, fxGraph });
-      notify('info', `Ran both backends on the FX graph ${fxGraph}: the Config panel shows it as the model. ` +
-        'A reload drops it (the URL holds only the config).');
+      notify(
+        'info',
+        `Ran both backends on the FX graph ${fxGraph}: the Config panel shows it as the model. ` +
+          'A reload drops it (the URL holds only the config).',
+      );
     }
   } catch (e) {
     notify('error', `Import failed: ${(e as Error).message}`);
@@ -164,30 +181,55 @@ export function IoPanel() {
       <h2>Export / import</h2>
       {notice && <Toast key={notice.text} kind={notice.kind} text={notice.text} inline />}
       <div className="row buttons">
-        <button type="button" onClick={() => exportTrace('a')} disabled={!sides.a}
-          data-testid="export-a">Trace A (.json)</button>
-        <button type="button" onClick={() => exportTrace('b')} disabled={!sides.b}
-          data-testid="export-b">Trace B (.json)</button>
-        <button type="button" onClick={exportPng} data-testid="export-png">Timelines (.png)</button>
+        <button type="button" onClick={() => exportTrace('a')} disabled={!sides.a} data-testid="export-a">
+          Trace A (.json)
+        </button>
+        <button type="button" onClick={() => exportTrace('b')} disabled={!sides.b} data-testid="export-b">
+          Trace B (.json)
+        </button>
+        <button type="button" onClick={exportPng} data-testid="export-png">
+          Timelines (.png)
+        </button>
       </div>
       <div className="row">
-        <label>trace into <select value={importSide} onChange={(e) => setImportSide(e.target.value as Side)}
-          data-testid="import-side">
-          <option value="a">A</option><option value="b">B</option>
-        </select></label>
-        <label className="file">Kineto / Chrome trace(s)…
-          <input ref={traceInput} type="file" accept=".json,.gz,application/json,application/gzip" multiple
+        <label>
+          trace into{' '}
+          <select value={importSide} onChange={(e) => setImportSide(e.target.value as Side)} data-testid="import-side">
+            <option value="a">A</option>
+            <option value="b">B</option>
+          </select>
+        </label>
+        <label className="file">
+          Kineto / Chrome trace(s)…
+          <input
+            ref={traceInput}
+            type="file"
+            accept=".json,.gz,application/json,application/gzip"
+            multiple
             data-testid="import-trace"
-            onChange={(e) => void onTraceFiles(e.target.files)} />
+            onChange={(e) => void onTraceFiles(e.target.files)}
+          />
         </label>
       </div>
       <div className="row">
-        <label className="file" title={FX_LOG_HINT}>FX graph dump(s), forward [+ backward] [+ torch's pass log]…
-          <input ref={fxInput} type="file" accept=".json,.log,.txt" multiple data-testid="import-fx"
-            onChange={(e) => void onFxFile(e.target.files)} />
+        <label className="file" title={FX_LOG_HINT}>
+          FX graph dump(s), forward [+ backward] [+ torch's pass log]…
+          <input
+            ref={fxInput}
+            type="file"
+            accept=".json,.log,.txt"
+            multiple
+            data-testid="import-fx"
+            onChange={(e) => void onFxFile(e.target.files)}
+          />
         </label>
-        <button type="button" onClick={() => void appStore.getState().resimulate(appStore.getState().config)}
-          data-testid="resimulate">Back to simulation</button>
+        <button
+          type="button"
+          onClick={() => void appStore.getState().resimulate(appStore.getState().config)}
+          data-testid="resimulate"
+        >
+          Back to simulation
+        </button>
       </div>
     </section>
   );

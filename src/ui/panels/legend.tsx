@@ -44,20 +44,25 @@ export function Legend() {
       ))}
       <span className="legend-item" data-kinds="peer_wait">
         <DefinedTerm def={defn(PEER_WAIT_ENTRY.term)} term={PEER_WAIT_ENTRY.term}>
-          <i style={{ background: palette[PEER_WAIT_ENTRY.color] }} />{PEER_WAIT_ENTRY.label}
+          <i style={{ background: palette[PEER_WAIT_ENTRY.color] }} />
+          {PEER_WAIT_ENTRY.label}
         </DefinedTerm>
       </span>
       <span className="legend-item" data-kinds="exposed">
         <DefinedTerm def={defn(EXPOSED_ENTRY.term)} term={EXPOSED_ENTRY.term}>
-          <i style={{ background: palette[EXPOSED_ENTRY.color] }} />{EXPOSED_ENTRY.label}
+          <i style={{ background: palette[EXPOSED_ENTRY.color] }} />
+          {EXPOSED_ENTRY.label}
         </DefinedTerm>
       </span>
       <span className="legend-item" data-kinds="bucket">
         <DefinedTerm def={defn('bucket')} term="bucket">
-          <i className="outline" style={{ borderColor: palette.bucket }} />bucket members ({tapWord})
+          <i className="outline" style={{ borderColor: palette.bucket }} />
+          bucket members ({tapWord})
         </DefinedTerm>
       </span>
-      <span className="muted nav-hint" data-testid="nav-hint" data-input={input}>{navHint(input)}</span>
+      <span className="muted nav-hint" data-testid="nav-hint" data-input={input}>
+        {navHint(input)}
+      </span>
     </div>
   );
 }

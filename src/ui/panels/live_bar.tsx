@@ -6,14 +6,20 @@
 
 import { useEffect, useState } from 'react';
 import {
-  type AdapterProbe, appStore, type LiveState, RANK_STAGES, type RankStage, type RankStartup, type ResolvedKernels,
+  type AdapterProbe,
+  appStore,
+  type LiveState,
+  RANK_STAGES,
+  type RankStage,
+  type RankStartup,
+  type ResolvedKernels,
   startupCounts,
 } from '../../store';
 import { useApp } from '../use_app';
 import { fmtUs } from '../ui_format';
 
-const LIVE_HINT = 'Live mode: train the tiny model for real on rank workers (timeline B); a larger config '
-  + 'switches to tiny first';
+const LIVE_HINT =
+  'Live mode: train the tiny model for real on rank workers (timeline B); a larger config ' + 'switches to tiny first';
 
 /**
  * What the live kernels are (or will be) and why, in one line: the resolved kernels once a run's
@@ -52,8 +58,11 @@ function startupText(live: LiveState): string {
 }
 
 const STAGE_WORDS: Readonly<Record<RankStage, string>> = {
-  spawned: 'worker spawned, loading', started: 'worker started, getting its kernels', compiling: 'compiling kernels',
-  ready: 'kernels ready, waiting for the others', stepped: 'first step done',
+  spawned: 'worker spawned, loading',
+  started: 'worker started, getting its kernels',
+  compiling: 'compiling kernels',
+  ready: 'kernels ready, waiting for the others',
+  stepped: 'first step done',
 };
 
 /** One box per rank, its stage as a data attribute (styled and tested) and in words (title). */
@@ -64,7 +73,11 @@ function RankStages({ startup }: { startup: readonly RankStartup[] }) {
         const counts = r.stage === 'compiling' && r.kernels > 0 ? ` ${r.compiled}/${r.kernels}` : '';
         const words = `rank ${i}: ${STAGE_WORDS[r.stage]}${counts}`;
         // biome-ignore lint/suspicious/noArrayIndexKey: ranks are positions, they never reorder
-        return <li key={i} data-stage={r.stage} title={words} aria-label={words}>{RANK_STAGES.indexOf(r.stage)}</li>;
+        return (
+          <li key={i} data-stage={r.stage} title={words} aria-label={words}>
+            {RANK_STAGES.indexOf(r.stage)}
+          </li>
+        );
       })}
     </ol>
   );
@@ -132,27 +145,52 @@ export function LiveBar() {
   return (
     <div className="live-bar" data-testid="live-bar">
       {live.running ? (
-        <button type="button" className="stop" onClick={() => appStore.getState().stopLive()}
-          data-testid="live-stop">Stop</button>
+        <button type="button" className="stop" onClick={() => appStore.getState().stopLive()} data-testid="live-stop">
+          Stop
+        </button>
       ) : (
         <>
-          <button type="button" className="primary" onClick={() => void appStore.getState().startLive()}
-            disabled={!canRun} title={why || LIVE_HINT}
-            data-testid="live-run">
+          <button
+            type="button"
+            className="primary"
+            onClick={() => void appStore.getState().startLive()}
+            disabled={!canRun}
+            title={why || LIVE_HINT}
+            data-testid="live-run"
+          >
             Run live
           </button>
-          <button type="button" onClick={() => void runBoth()} disabled={!canRun} data-testid="live-run-both"
-            title={why || 'Run A, then B, live on the same workers: both timelines on one clock'}>
+          <button
+            type="button"
+            onClick={() => void runBoth()}
+            disabled={!canRun}
+            data-testid="live-run-both"
+            title={why || 'Run A, then B, live on the same workers: both timelines on one clock'}
+          >
             Run live A+B
           </button>
         </>
       )}
-      <progress max={Math.max(1, live.steps)} value={live.step} data-testid="live-progress"
-        aria-label="live run progress" />
-      <span className={`muted live-status${live.running || live.step > 0 || live.stoppedAfter !== null ? '' : ' idle'}`}
-        data-testid="live-status" role="status" title={`${status}${device ? ` · ${device}` : ''}`}>{status}</span>
+      <progress
+        max={Math.max(1, live.steps)}
+        value={live.step}
+        data-testid="live-progress"
+        aria-label="live run progress"
+      />
+      <span
+        className={`muted live-status${live.running || live.step > 0 || live.stoppedAfter !== null ? '' : ' idle'}`}
+        data-testid="live-status"
+        role="status"
+        title={`${status}${device ? ` · ${device}` : ''}`}
+      >
+        {status}
+      </span>
       {stages && <RankStages startup={live.startup} />}
-      {device && <span className="muted small adapter" data-testid="live-adapter" title={device}>{device}</span>}
+      {device && (
+        <span className="muted small adapter" data-testid="live-adapter" title={device}>
+          {device}
+        </span>
+      )}
     </div>
   );
 }

@@ -42,32 +42,106 @@ export const AGGREGATES = {
 } as const;
 
 export const ROWS: readonly Row[] = [
-  { key: 'step', term: 'step', label: 'step time', agg: AGGREGATES.span, fullStep: true,
-    get: (m) => m.stepTimeUs, fmt: fmtUs, lowerIsBetter: true },
-  { key: 'exposed', term: 'exposed', label: 'exposed comm', agg: AGGREGATES.mean, fmt: fmtUs, lowerIsBetter: true,
-    get: (m) => m.exposedCommUs },
-  { key: 'overlap', term: 'overlap', label: 'overlap', agg: AGGREGATES.pooled, get: (m) => m.overlapPct, fmt: fmtPct,
-    lowerIsBetter: false },
-  { key: 'idle', term: 'idle', label: 'idle', agg: AGGREGATES.mean, get: (m) => m.idleUs, fmt: fmtUs,
-    lowerIsBetter: true },
+  {
+    key: 'step',
+    term: 'step',
+    label: 'step time',
+    agg: AGGREGATES.span,
+    fullStep: true,
+    get: (m) => m.stepTimeUs,
+    fmt: fmtUs,
+    lowerIsBetter: true,
+  },
+  {
+    key: 'exposed',
+    term: 'exposed',
+    label: 'exposed comm',
+    agg: AGGREGATES.mean,
+    fmt: fmtUs,
+    lowerIsBetter: true,
+    get: (m) => m.exposedCommUs,
+  },
+  {
+    key: 'overlap',
+    term: 'overlap',
+    label: 'overlap',
+    agg: AGGREGATES.pooled,
+    get: (m) => m.overlapPct,
+    fmt: fmtPct,
+    lowerIsBetter: false,
+  },
+  {
+    key: 'idle',
+    term: 'idle',
+    label: 'idle',
+    agg: AGGREGATES.mean,
+    get: (m) => m.idleUs,
+    fmt: fmtUs,
+    lowerIsBetter: true,
+  },
   // live runs and Kineto imports may carry no memory curve: unknown, not zero
-  { key: 'peak', term: 'peak', label: MEMORY_NAMES.live, agg: AGGREGATES.max, fmt: fmtBytes, lowerIsBetter: true,
-    get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN) },
+  {
+    key: 'peak',
+    term: 'peak',
+    label: MEMORY_NAMES.live,
+    agg: AGGREGATES.max,
+    fmt: fmtBytes,
+    lowerIsBetter: true,
+    get: (m, r) => (r.memory.length ? m.peakMemoryBytes : NaN),
+  },
   // the caching allocator's peaks, as torch reports them (simulated sides only), over the whole schedule
-  { key: 'peak_allocated', term: 'peak_allocated', label: MEMORY_NAMES.allocated, agg: AGGREGATES.rank0,
-    fullStep: true, fmt: fmtBytes, lowerIsBetter: true, whenNonZero: true,
-    get: (_m, r) => r.allocator?.peakAllocatedBytes ?? NaN },
-  { key: 'peak_reserved', term: 'peak_reserved', label: MEMORY_NAMES.reserved, agg: AGGREGATES.rank0,
-    fullStep: true, fmt: fmtBytes, lowerIsBetter: true, whenNonZero: true,
-    get: (_m, r) => r.allocator?.peakReservedBytes ?? NaN },
-  { key: 'ag', term: 'all_gather', label: '# all-gather', agg: AGGREGATES.max, fmt: String, lowerIsBetter: true,
-    get: (m) => m.collectives.all_gather },
-  { key: 'rs', term: 'reduce_scatter', label: '# reduce-scatter', agg: AGGREGATES.max, fmt: String,
-    lowerIsBetter: true, get: (m) => m.collectives.reduce_scatter },
-  ...COMM_KINDS.filter((k) => k !== 'all_gather' && k !== 'reduce_scatter').map((k): Row => ({
-    key: k, term: 'other_collectives', label: `# ${COMM_LABELS[k]}`, agg: AGGREGATES.max, fmt: String,
-    lowerIsBetter: true, whenNonZero: true, get: (m) => m.collectives[k],
-  })),
+  {
+    key: 'peak_allocated',
+    term: 'peak_allocated',
+    label: MEMORY_NAMES.allocated,
+    agg: AGGREGATES.rank0,
+    fullStep: true,
+    fmt: fmtBytes,
+    lowerIsBetter: true,
+    whenNonZero: true,
+    get: (_m, r) => r.allocator?.peakAllocatedBytes ?? NaN,
+  },
+  {
+    key: 'peak_reserved',
+    term: 'peak_reserved',
+    label: MEMORY_NAMES.reserved,
+    agg: AGGREGATES.rank0,
+    fullStep: true,
+    fmt: fmtBytes,
+    lowerIsBetter: true,
+    whenNonZero: true,
+    get: (_m, r) => r.allocator?.peakReservedBytes ?? NaN,
+  },
+  {
+    key: 'ag',
+    term: 'all_gather',
+    label: '# all-gather',
+    agg: AGGREGATES.max,
+    fmt: String,
+    lowerIsBetter: true,
+    get: (m) => m.collectives.all_gather,
+  },
+  {
+    key: 'rs',
+    term: 'reduce_scatter',
+    label: '# reduce-scatter',
+    agg: AGGREGATES.max,
+    fmt: String,
+    lowerIsBetter: true,
+    get: (m) => m.collectives.reduce_scatter,
+  },
+  ...COMM_KINDS.filter((k) => k !== 'all_gather' && k !== 'reduce_scatter').map(
+    (k): Row => ({
+      key: k,
+      term: 'other_collectives',
+      label: `# ${COMM_LABELS[k]}`,
+      agg: AGGREGATES.max,
+      fmt: String,
+      lowerIsBetter: true,
+      whenNonZero: true,
+      get: (m) => m.collectives[k],
+    }),
+  ),
 ];
 
 /** A side's cell: MISSING when unknown; on a side that hangs, 'not a full step' or the figure 'to the hang'. */
@@ -88,10 +162,17 @@ function groupRows(sides: readonly (SideResult | null | undefined)[]): Row[] {
   if (groups.length < 2) return [];
   const firstRanks = [...new Set([...exposure.keys()].map((r) => r.events[0].rank))];
   const agg = firstRanks.length === 1 ? `rank ${firstRanks[0]}` : "each side's first rank";
-  return groups.map((g): Row => ({
-    key: `exposed:${g}`, term: 'exposed', label: `exposed on ${g}`, agg, fmt: fmtUs, lowerIsBetter: true,
-    get: (_m, r) => exposure.get(r)?.[g] ?? 0,
-  }));
+  return groups.map(
+    (g): Row => ({
+      key: `exposed:${g}`,
+      term: 'exposed',
+      label: `exposed on ${g}`,
+      agg,
+      fmt: fmtUs,
+      lowerIsBetter: true,
+      get: (_m, r) => exposure.get(r)?.[g] ?? 0,
+    }),
+  );
 }
 
 /** ROWS with the per-group rows after 'exposed comm'. */
@@ -150,8 +231,8 @@ function hbmAdvice(cfg: SimConfig, peakBytes: number): string {
   }
   return levers.length
     ? `${levers.join(', ').replace(/, ([^,]*)$/, ' or $1')} would lower ${MEMORY_NAMES.reserved}.`
-    : 'This config already uses every lever fsdp-sim models; torchtitan adds pipeline parallelism here, '
-      + 'which fsdp-sim does not model.';
+    : 'This config already uses every lever fsdp-sim models; torchtitan adds pipeline parallelism here, ' +
+        'which fsdp-sim does not model.';
 }
 
 /** B vs A: points for the overlap (a percent already), else the relative change. */
@@ -162,7 +243,12 @@ function deltaText(key: string, va: number, vb: number): string {
 
 /** ' · hangs' after the column head of a side whose step hangs. */
 function hangsMark(r: SideResult | null | undefined) {
-  return r?.mismatch ? <span className="warn-text small" data-testid="metrics-hangs"> · hangs</span> : null;
+  return r?.mismatch ? (
+    <span className="warn-text small" data-testid="metrics-hangs">
+      {' '}
+      · hangs
+    </span>
+  ) : null;
 }
 
 const DELTA_DEF = "B vs A: B's change against A, relative (%) or in points (pt); green: better, red: worse.";
@@ -178,14 +264,22 @@ export function MetricsTable() {
   const cfg = useApp((s) => s.config);
   const liveSide = useApp((s) => s.live.side);
   const device = useApp((s) => s.live.device);
-  const over = overHbm([['A', a], ['B', b]], cfg.hardware);
+  const over = overHbm(
+    [
+      ['A', a],
+      ['B', b],
+    ],
+    cfg.hardware,
+  );
   const live: LiveContext = { timing: cfg.live.timing, side: liveSide, device };
   const unlike = a && b ? unlikeness(a, b, live) : null; // only like runs are compared (like_runs.ts)
   const comparable = unlike === null;
   const rows = useMemo(() => withGroupRows(groupRows([a, b])), [a, b]);
   return (
     <section className="panel metrics" data-testid="metrics">
-      <h2>Metrics <span className="muted">(HTA definitions; each row says how it combines the ranks)</span></h2>
+      <h2>
+        Metrics <span className="muted">(HTA definitions; each row says how it combines the ranks)</span>
+      </h2>
       <table>
         <MetricsHead a={a} b={b} />
         <tbody>
@@ -213,9 +307,17 @@ function MetricsHead({ a, b }: { a: Side; b: Side }) {
     <thead>
       <tr>
         <th />
-        <th title={a?.title}><span className="side-badge side-a">A</span> {shortTitle(a?.title)}{hangsMark(a)}</th>
-        <th title={b?.title}><span className="side-badge side-b">B</span> {shortTitle(b?.title)}{hangsMark(b)}</th>
-        <th><DefinedTerm def={DELTA_DEF}>B vs A</DefinedTerm></th>
+        <th title={a?.title}>
+          <span className="side-badge side-a">A</span> {shortTitle(a?.title)}
+          {hangsMark(a)}
+        </th>
+        <th title={b?.title}>
+          <span className="side-badge side-b">B</span> {shortTitle(b?.title)}
+          {hangsMark(b)}
+        </th>
+        <th>
+          <DefinedTerm def={DELTA_DEF}>B vs A</DefinedTerm>
+        </th>
       </tr>
     </thead>
   );
@@ -236,12 +338,14 @@ function MetricRow({ row: r, a, b, comparable, peakOverHbm }: MetricRowProps) {
   const vb = b && !(b.mismatch && r.fullStep) ? r.get(b.metrics, b) : NaN;
   if (r.whenNonZero && !(va > 0) && !(vb > 0)) return null;
   const both = comparable && Number.isFinite(va) && Number.isFinite(vb) && va !== vb;
-  const better = both && (vb < va) === r.lowerIsBetter;
+  const better = both && vb < va === r.lowerIsBetter;
   const worse = both && !better;
   return (
     <tr data-metric={r.key} className={r.key.startsWith('peak') && peakOverHbm ? 'warn-text' : undefined}>
       <th data-agg={r.agg}>
-        <DefinedTerm def={headTitle(r)} term={r.term}>{r.label}</DefinedTerm>{' '}
+        <DefinedTerm def={headTitle(r)} term={r.term}>
+          {r.label}
+        </DefinedTerm>{' '}
         <span className="muted small">({r.agg})</span>
       </th>
       <td data-side="a" data-value={String(va)} data-hung={a?.mismatch ? '' : undefined}>
@@ -271,9 +375,9 @@ function HbmWarning({ over, cfg }: { over: readonly OverHbm[]; cfg: SimConfig })
 function HangNote({ a }: { a: Side }) {
   return (
     <p className="small warn-text" data-testid="metrics-mismatch-note">
-      {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step never completes, so it has no full-step
-      figure (step time, {MEMORY_NAMES.allocated}, {MEMORY_NAMES.reserved}: not a full step); its other figures
-      cover its ranks' events up to where each blocked (to the hang).
+      {a?.mismatch ? 'A' : 'B'} hit a collective mismatch: its step never completes, so it has no full-step figure (step
+      time, {MEMORY_NAMES.allocated}, {MEMORY_NAMES.reserved}: not a full step); its other figures cover its ranks'
+      events up to where each blocked (to the hang).
     </p>
   );
 }

@@ -13,7 +13,10 @@ function Rows({ rows, group }: { readonly rows: readonly Assumption[]; readonly 
       {rows.map((r) => (
         <tr key={`${group}:${r.key}`} data-assumption={`${group}:${r.key}`}>
           <th scope="row">{r.label}</th>
-          <td><span className="value">{r.value}</span><span className="source muted">{r.source}</span></td>
+          <td>
+            <span className="value">{r.value}</span>
+            <span className="source muted">{r.source}</span>
+          </td>
         </tr>
       ))}
     </>
@@ -27,13 +30,28 @@ export function PresetAssumptions() {
   const net = useMemo(() => networkAssumptions(networkFor(cfg), overridden), [cfg, overridden]);
   return (
     <details className="preset-info" data-testid="preset-info">
-      <summary>What the preset assumes: <code>{cfg.hardware}</code> + <code>{cfg.network}</code></summary>
+      <summary>
+        What the preset assumes: <code>{cfg.hardware}</code> + <code>{cfg.network}</code>
+      </summary>
       <table className="small">
-        <thead><tr><th>constant</th><th>value · source</th></tr></thead>
+        <thead>
+          <tr>
+            <th>constant</th>
+            <th>value · source</th>
+          </tr>
+        </thead>
         <tbody>
-          <tr><th colSpan={2} scope="rowgroup">hardware (one set per GPU, never per model or run)</th></tr>
+          <tr>
+            <th colSpan={2} scope="rowgroup">
+              hardware (one set per GPU, never per model or run)
+            </th>
+          </tr>
           <Rows rows={hw} group="hardware" />
-          <tr><th colSpan={2} scope="rowgroup">network</th></tr>
+          <tr>
+            <th colSpan={2} scope="rowgroup">
+              network
+            </th>
+          </tr>
           <Rows rows={net} group="network" />
         </tbody>
       </table>

@@ -25,7 +25,11 @@ export function StoryMenu() {
         }}
       >
         <option value="">Stories…</option>
-        {STORIES.map((s) => <option key={s.id} value={s.id}>{s.title}</option>)}
+        {STORIES.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.title}
+          </option>
+        ))}
       </select>
     </label>
   );

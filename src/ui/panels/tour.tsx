@@ -28,7 +28,8 @@ interface Step {
 
 export const TOUR_STEPS: readonly Step[] = [
   {
-    target: ['[data-testid="timeline-a"]'], title: 'Two timelines, one training step',
+    target: ['[data-testid="timeline-a"]'],
+    title: 'Two timelines, one training step',
     text: ({ a, b }) => [
       `A runs ${a?.title ?? 'aot_eager'}, B runs ${b?.title ?? 'aot_eager_autobucketing'}, on the same model and `,
       "cluster. Each row is one rank's compute or communication stream; time runs left to right.",
@@ -36,37 +37,50 @@ export const TOUR_STEPS: readonly Step[] = [
   },
   { target: ['[data-testid="timeline-b"]'], title: 'What B does differently', text: ({ a, b }) => [whatBDoes(a, b)] },
   {
-    target: ['[data-testid="timeline-b"]'], title: 'A collective',
+    target: ['[data-testid="timeline-b"]'],
+    title: 'A collective',
     text: ({ input }) => [
       "Green all-gathers fetch a layer's weights from the other ranks; orange reduce-scatters share gradients. ",
       'Red is exposed communication: the GPU waits while a collective runs; purple, a wait for a peer that has ',
       `not started it yet. ${selectVerb(input)} one: arrows show its wait and the layer `,
-      'that uses it, and ', { control: 'Explain' }, ' says why it was scheduled so.',
+      'that uses it, and ',
+      { control: 'Explain' },
+      ' says why it was scheduled so.',
     ],
   },
   {
-    target: ['[data-testid="metrics"]'], title: 'The numbers',
+    target: ['[data-testid="metrics"]'],
+    title: 'The numbers',
     text: ({ input }) => [
-      "Step time, exposed communication, overlap and the memory peaks (live tensors, allocated, reserved) " +
+      'Step time, exposed communication, overlap and the memory peaks (live tensors, allocated, reserved) ' +
         "for A and B, and B's change against A. ",
       `${defineVerb(input)} a row name for its definition.`,
     ],
   },
   {
-    target: ['[data-testid="config"]', '[data-testid="drawer-toggle"]'], title: 'The knobs',
+    target: ['[data-testid="config"]', '[data-testid="drawer-toggle"]'],
+    title: 'The knobs',
     text: ({ input }) => [
-      ...(input === 'touch' ? [{ control: 'Config' }, ' opens the knobs: model', ] : ['Model']),
+      ...(input === 'touch' ? [{ control: 'Config' }, ' opens the knobs: model'] : ['Model']),
       ", ranks, network and every autobucketing knob with torch's defaults. ",
       `${input === 'touch' ? 'Tap' : 'Focus or hover'} one to read what it does and what raising it costs. `,
-      { control: 'Stories' }, ' (top) load ready-made scenarios.',
+      { control: 'Stories' },
+      ' (top) load ready-made scenarios.',
     ],
   },
   {
-    target: ['[data-testid="live-run"]'], title: 'Run it for real',
+    target: ['[data-testid="live-run"]'],
+    title: 'Run it for real',
     text: () => [
-      { control: 'Run live' }, ' trains the tiny model on Web Workers, one per rank, with WebGPU kernels and real ',
-      'all-gathers through shared memory. ', { control: 'Tour' }, ' reopens this tour, ', { control: 'Glossary' },
-      ' defines the words, ', { control: 'Learn one layer' }, ' walks one block op by op.',
+      { control: 'Run live' },
+      ' trains the tiny model on Web Workers, one per rank, with WebGPU kernels and real ',
+      'all-gathers through shared memory. ',
+      { control: 'Tour' },
+      ' reopens this tour, ',
+      { control: 'Glossary' },
+      ' defines the words, ',
+      { control: 'Learn one layer' },
+      ' walks one block op by op.',
     ],
   },
 ];
@@ -117,13 +131,26 @@ function placeCard(card: HTMLElement, target: HTMLElement, mayScroll: boolean): 
 }
 
 function visibleTarget(selectors: readonly string[]): HTMLElement | undefined {
-  return selectors.map((q) => document.querySelector<HTMLElement>(q))
+  return selectors
+    .map((q) => document.querySelector<HTMLElement>(q))
     .find((e): e is HTMLElement => !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden');
 }
 
 function Segments({ segs }: { segs: readonly TourSegment[] }) {
   // biome-ignore lint/suspicious/noArrayIndexKey: one step's fixed segments, in order
-  return <>{segs.map((x, i) => (typeof x === 'string' ? x : <b key={i} className="tour-control">{x.control}</b>))}</>;
+  return (
+    <>
+      {segs.map((x, i) =>
+        typeof x === 'string' ? (
+          x
+        ) : (
+          <b key={i} className="tour-control">
+            {x.control}
+          </b>
+        ),
+      )}
+    </>
+  );
 }
 
 export function Tour({ step, onStep, onClose }: { step: number; onStep: (k: number) => void; onClose: () => void }) {
@@ -133,23 +160,42 @@ export function Tour({ step, onStep, onClose }: { step: number; onStep: (k: numb
   const input = useInputKind();
   const nextRef = useRef<HTMLButtonElement>(null);
   const cardRef = useRef<HTMLDivElement>(null);
-  const close = () => { markDone(); onClose(); };
+  const close = () => {
+    markDone();
+    onClose();
+  };
   const segs = s.text({ a, b, input });
   const words = segs.map((x) => (typeof x === 'string' ? x : x.control)).join(''); // re-place when they change
   usePlacedCard(s, words, cardRef, nextRef);
   useEffect(() => {
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { markDone(); onClose(); } };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        markDone();
+        onClose();
+      }
+    };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [onClose]);
   return (
-    <div className="tour" role="dialog" aria-labelledby="tour-title" aria-describedby="tour-text" data-testid="tour"
-      data-step={step} ref={cardRef}>
+    <div
+      className="tour"
+      role="dialog"
+      aria-labelledby="tour-title"
+      aria-describedby="tour-text"
+      data-testid="tour"
+      data-step={step}
+      ref={cardRef}
+    >
       <div className="tour-head">
         <b id="tour-title">{s.title}</b>
-        <span className="muted small">{step + 1} / {TOUR_STEPS.length}</span>
+        <span className="muted small">
+          {step + 1} / {TOUR_STEPS.length}
+        </span>
       </div>
-      <p id="tour-text"><Segments segs={segs} /></p>
+      <p id="tour-text">
+        <Segments segs={segs} />
+      </p>
       <TourButtons step={step} onStep={onStep} close={close} nextRef={nextRef} />
     </div>
   );
@@ -167,10 +213,21 @@ function TourButtons({ step, onStep, close, nextRef }: TourButtonsProps) {
   const last = step === TOUR_STEPS.length - 1;
   return (
     <div className="tour-buttons">
-      <button type="button" className="link" onClick={close} data-testid="tour-skip">Skip tour</button>
-      {step > 0 && <button type="button" onClick={() => onStep(step - 1)} data-testid="tour-back">Back</button>}
-      <button type="button" className="primary" ref={nextRef} onClick={() => (last ? close() : onStep(step + 1))}
-        data-testid="tour-next">
+      <button type="button" className="link" onClick={close} data-testid="tour-skip">
+        Skip tour
+      </button>
+      {step > 0 && (
+        <button type="button" onClick={() => onStep(step - 1)} data-testid="tour-back">
+          Back
+        </button>
+      )}
+      <button
+        type="button"
+        className="primary"
+        ref={nextRef}
+        onClick={() => (last ? close() : onStep(step + 1))}
+        data-testid="tour-next"
+      >
         {last ? 'Done' : 'Next'}
       </button>
     </div>
@@ -182,7 +239,10 @@ function TourButtons({ step, onStep, close, nextRef }: TourButtonsProps) {
  * again on resize and scroll; focuses Next.
  */
 function usePlacedCard(
-  s: Step, words: string, cardRef: RefObject<HTMLDivElement | null>, nextRef: RefObject<HTMLButtonElement | null>,
+  s: Step,
+  words: string,
+  cardRef: RefObject<HTMLDivElement | null>,
+  nextRef: RefObject<HTMLButtonElement | null>,
 ): void {
   // biome-ignore lint/correctness/useExhaustiveDependencies: words change the card's height: place it again
   useLayoutEffect(() => {
@@ -192,7 +252,9 @@ function usePlacedCard(
     el?.scrollIntoView({ block: 'nearest' });
     if (el && card) card.dataset.placed = placeCard(card, el, true);
     nextRef.current?.focus({ preventScroll: true });
-    const again = () => { if (el && card) card.dataset.placed = placeCard(card, el, false); };
+    const again = () => {
+      if (el && card) card.dataset.placed = placeCard(card, el, false);
+    };
     window.addEventListener('resize', again);
     window.addEventListener('scroll', again, { passive: true });
     return () => {

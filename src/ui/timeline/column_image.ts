@@ -60,7 +60,11 @@ export class ColumnImage {
    * offscreen 2D context is available (the caller then fills the runs as rectangles).
    */
   draw(
-    ctx: CanvasRenderingContext2D, grid: ColumnGrid, topPx: Float64Array, laneHPx: number, colors: readonly string[],
+    ctx: CanvasRenderingContext2D,
+    grid: ColumnGrid,
+    topPx: Float64Array,
+    laneHPx: number,
+    colors: readonly string[],
   ): number {
     const { nCols, lanes } = this;
     if (typeof OffscreenCanvas === 'undefined') return -1;

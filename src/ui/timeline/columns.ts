@@ -7,16 +7,35 @@
 
 import { bisectLeft, bisectRight } from 'd3';
 import {
-  exposedIntervals, intersect, isCommStream, rankTimeSets, streamOf, union, waitSplit, type EventKind, type Interval,
-  type StreamName, type TraceEvent,
+  exposedIntervals,
+  intersect,
+  isCommStream,
+  rankTimeSets,
+  streamOf,
+  union,
+  waitSplit,
+  type EventKind,
+  type Interval,
+  type StreamName,
+  type TraceEvent,
 } from '../../trace';
 import { rankLikeness, rankRangeText } from './rank_groups';
 
 // kinds of imported traces appended after the first four, so their codes keep their meaning
 export const KIND_CODES: readonly EventKind[] = [
-  'compute', 'all_gather', 'reduce_scatter', 'wait',
-  'all_reduce', 'send_recv', 'broadcast', 'all_to_all', 'memory', 'sync',
-  'readback', 'upload', 'barrier', // live mode's measured timeline (runtime/wall_events.ts)
+  'compute',
+  'all_gather',
+  'reduce_scatter',
+  'wait',
+  'all_reduce',
+  'send_recv',
+  'broadcast',
+  'all_to_all',
+  'memory',
+  'sync',
+  'readback',
+  'upload',
+  'barrier', // live mode's measured timeline (runtime/wall_events.ts)
 ];
 const KIND_INDEX = Object.fromEntries(KIND_CODES.map((k, i) => [k, i])) as Readonly<Record<EventKind, number>>;
 
@@ -74,8 +93,11 @@ function streamOrder(s: StreamName): string {
 }
 
 /** Lanes of the shown ranks (by rank, compute first, side streams beside it), each event's lane (-1: hidden). */
-function findLanes(events: readonly TraceEvent[], shown: ReadonlySet<number>, standFor?: readonly number[]):
-  { lanes: Lane[]; laneOf: Int32Array } {
+function findLanes(
+  events: readonly TraceEvent[],
+  shown: ReadonlySet<number>,
+  standFor?: readonly number[],
+): { lanes: Lane[]; laneOf: Int32Array } {
   const who = (rank: number) => (standFor ? rankRangeText(standFor) : `r${rank}`);
   // lanes in first-seen order (rank → stream → id), then sorted; no string key per event
   const seen = new Map<number, Map<StreamName, number>>();
@@ -117,13 +139,19 @@ type EventColumns = Pick<TimelineColumns, 'startUs' | 'durUs' | 'maxEndUs' | 'la
 
 /** Sort each lane by start (in place in eventIndex), then copy the events' fields into columns. */
 function fillColumns(
-  events: readonly TraceEvent[], laneOffset: Uint32Array, eventIndex: Uint32Array,
+  events: readonly TraceEvent[],
+  laneOffset: Uint32Array,
+  eventIndex: Uint32Array,
 ): EventColumns & { endUs: number } {
   const n = eventIndex.length;
   const lanes = laneOffset.length - 1;
   const c = {
-    startUs: new Float64Array(n), durUs: new Float64Array(n), maxEndUs: new Float64Array(n),
-    kind: new Uint8Array(n), bucket: new Int32Array(n), laneMaxDurUs: new Float64Array(lanes),
+    startUs: new Float64Array(n),
+    durUs: new Float64Array(n),
+    maxEndUs: new Float64Array(n),
+    kind: new Uint8Array(n),
+    bucket: new Int32Array(n),
+    laneMaxDurUs: new Float64Array(lanes),
   };
   let endAll = 0;
   for (let li = 0; li < lanes; li++) {
@@ -200,10 +228,12 @@ function exposedColumns(lanes: readonly Lane[], events: readonly TraceEvent[], l
   const exposed = new Map([...sets].map(([rank, t]) => [rank, exposedIntervals(t)] as const));
   const waitRed = new Map([...sets].map(([rank, t]) => [rank, waitSplit(t).exposed] as const));
   const busy = commLaneBusy(lanes, events, laneOf);
-  const ex = laneIntervals(lanes.length,
-    (li) => (isCommStream(lanes[li].stream) ? intersect(exposed.get(lanes[li].rank) ?? [], busy[li]) : undefined));
-  const waitExposed = laneIntervals(lanes.length,
-    (li) => (streamOf(lanes[li].stream).kind === 'compute' ? waitRed.get(lanes[li].rank) : undefined));
+  const ex = laneIntervals(lanes.length, (li) =>
+    isCommStream(lanes[li].stream) ? intersect(exposed.get(lanes[li].rank) ?? [], busy[li]) : undefined,
+  );
+  const waitExposed = laneIntervals(lanes.length, (li) =>
+    streamOf(lanes[li].stream).kind === 'compute' ? waitRed.get(lanes[li].rank) : undefined,
+  );
   return { exposedOffset: ex.offset, exposedStartUs: ex.startUs, exposedEndUs: ex.endUs, waitExposed };
 }
 
@@ -213,7 +243,9 @@ function exposedColumns(lanes: readonly Lane[], events: readonly TraceEvent[], l
  * the whole world, when the simulation emitted some ranks of a symmetric run, each a copy of one).
  */
 export function buildColumns(
-  events: readonly TraceEvent[], maxRanks = MAX_RANKS_SHOWN, fold: { readonly worldSize?: number } | null = null,
+  events: readonly TraceEvent[],
+  maxRanks = MAX_RANKS_SHOWN,
+  fold: { readonly worldSize?: number } | null = null,
 ): TimelineColumns {
   const { ranks, alike } = rankLikeness(events);
   const folded = fold !== null && alike && Math.max(ranks.length, fold.worldSize ?? 0) > 1;
@@ -226,7 +258,10 @@ export function buildColumns(
   const { laneOffset, eventIndex } = groupByLane(laneOf, lanes.length);
   const { endUs, ...cols } = fillColumns(events, laneOffset, eventIndex);
   return {
-    lanes, laneOffset, eventIndex, ...cols,
+    lanes,
+    laneOffset,
+    eventIndex,
+    ...cols,
     blockMaxDurUs: blockMaxDur(cols.durUs),
     ...exposedColumns(lanes, events, laneOf),
     endUs,

@@ -186,10 +186,14 @@ function drawOutlines(d: DrawInput): void {
   const hl = d.highlight;
   if (hl.bucketId >= 0 || hl.eventIndex >= 0) {
     ctx.lineWidth = 2;
-    outlineEvents(d, (q) => {
-      if (c.eventIndex[q] === hl.eventIndex) return p.selected;
-      return hl.bucketId >= 0 && c.bucket[q] === hl.bucketId ? p.bucket : null;
-    }, 1.5);
+    outlineEvents(
+      d,
+      (q) => {
+        if (c.eventIndex[q] === hl.eventIndex) return p.selected;
+        return hl.bucketId >= 0 && c.bucket[q] === hl.bucketId ? p.bucket : null;
+      },
+      1.5,
+    );
   }
   const flagged = d.flagged;
   if (flagged && flagged.size > 0) {

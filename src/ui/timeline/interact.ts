@@ -28,7 +28,10 @@ export interface InteractTarget {
   readonly onKeyLane: (lane: number) => void;
 }
 
-interface Pt { x: number; y: number }
+interface Pt {
+  x: number;
+  y: number;
+}
 
 /** Event under canvas-local (x, y) within tolPx, or -1. */
 function eventAt(t: InteractTarget, x: number, y: number, tolPx: number): number {
@@ -120,9 +123,14 @@ function pointerHandlers(t: InteractTarget, local: Local) {
   };
   const onCancel = (ev: PointerEvent) => {
     g.pointers.delete(ev.pointerId);
-    if (g.pointers.size === 0) { g.drag = null; g.pinch = null; }
+    if (g.pointers.size === 0) {
+      g.drag = null;
+      g.pinch = null;
+    }
   };
-  const onLeave = (ev: PointerEvent) => { if (ev.pointerType === 'mouse') t.hover(-1, 0, 0); };
+  const onLeave = (ev: PointerEvent) => {
+    if (ev.pointerType === 'mouse') t.hover(-1, 0, 0);
+  };
   return { onDown, onMove, onUp, onCancel, onLeave };
 }
 
@@ -150,20 +158,38 @@ function keyHandlers(t: InteractTarget) {
     const st = appStore.getState();
     const lanes = t.cols.lanes.length;
     switch (ev.key) {
-      case 'ArrowLeft': st.panBy(-KEY_PAN); break;
-      case 'ArrowRight': st.panBy(KEY_PAN); break;
-      case '+': case '=': st.zoomBy(KEY_ZOOM); break;
-      case '-': case '_': st.zoomBy(1 / KEY_ZOOM); break;
-      case 'ArrowUp': keyLane = Math.max(0, keyLane - 1); t.onKeyLane(keyLane); break;
-      case 'ArrowDown': keyLane = Math.min(lanes - 1, keyLane + 1); t.onKeyLane(keyLane); break;
-      case 'Enter': case ' ': {
+      case 'ArrowLeft':
+        st.panBy(-KEY_PAN);
+        break;
+      case 'ArrowRight':
+        st.panBy(KEY_PAN);
+        break;
+      case '+':
+      case '=':
+        st.zoomBy(KEY_ZOOM);
+        break;
+      case '-':
+      case '_':
+        st.zoomBy(1 / KEY_ZOOM);
+        break;
+      case 'ArrowUp':
+        keyLane = Math.max(0, keyLane - 1);
+        t.onKeyLane(keyLane);
+        break;
+      case 'ArrowDown':
+        keyLane = Math.min(lanes - 1, keyLane + 1);
+        t.onKeyLane(keyLane);
+        break;
+      case 'Enter':
+      case ' ': {
         const w = sideWindow(st, t.side);
         const mid = (w.startUs + w.endUs) / 2;
         const hit = hitTest(t.cols, keyLane, mid, (w.endUs - w.startUs) / 2);
         if (hit >= 0) st.select({ side: t.side, eventIndex: hit });
         break;
       }
-      default: return;
+      default:
+        return;
     }
     ev.preventDefault();
     ev.stopPropagation(); // the page-wide W/S/A/D handler stays out of it
@@ -194,5 +220,7 @@ export function attachInteractions(t: InteractTarget): () => void {
     ['blur', key.onBlur as EventListener],
   ];
   for (const [name, fn, opts] of listeners) canvas.addEventListener(name, fn, opts);
-  return () => { for (const [name, fn] of listeners) canvas.removeEventListener(name, fn); };
+  return () => {
+    for (const [name, fn] of listeners) canvas.removeEventListener(name, fn);
+  };
 }

@@ -10,7 +10,12 @@
 
 import { bisectLeft } from 'd3';
 import {
-  firstVisible, gallopAtOrAfter, nextStartAtOrAfter, nextStartOrLong, type LaneIntervals, type TimelineColumns,
+  firstVisible,
+  gallopAtOrAfter,
+  nextStartAtOrAfter,
+  nextStartOrLong,
+  type LaneIntervals,
+  type TimelineColumns,
 } from './columns';
 import type { RectBatch } from './rect_batch';
 import type { TimeScale } from '../../trace';
@@ -47,8 +52,16 @@ export function columnGrid(scale: TimeScale): ColumnGrid {
  * Lane li for one frame: narrow events into `row` (length grid.nCols, all EMPTY_COLUMN on entry;
  * claimed columns get kind + 1), wide ones into `wide` (slot = kind code) at y = yPx.
  */
-export function laneColumns(c: TimelineColumns, li: number, scale: TimeScale, grid: ColumnGrid, row: Uint8Array,
-  wide: RectBatch, yPx: number, laneHPx: number): void {
+export function laneColumns(
+  c: TimelineColumns,
+  li: number,
+  scale: TimeScale,
+  grid: ColumnGrid,
+  row: Uint8Array,
+  wide: RectBatch,
+  yPx: number,
+  laneHPx: number,
+): void {
   const ws = scale.window.startUs;
   const t1 = scale.window.endUs;
   const pxPerUs = scale.pxPerUs;

@@ -74,8 +74,10 @@ function hoverHtml(r: SideResult, cols: TimelineColumns, i: number): string {
   const f = eventFacts(r, i);
   const reason = f.reason ? [`<i>${escapeHtml(f.reason)}</i>`] : [];
   const parts = waitParts(cols, i);
-  const split = parts && parts.peerUs > 0
-    ? [`${fmtUs(parts.exposedUs)} exposed communication (red) · ${fmtUs(parts.peerUs)} waiting for a late peer`] : [];
+  const split =
+    parts && parts.peerUs > 0
+      ? [`${fmtUs(parts.exposedUs)} exposed communication (red) · ${fmtUs(parts.peerUs)} waiting for a late peer`]
+      : [];
   return [`<b>${escapeHtml(f.name)}</b>`, ...[...f.rows, ...split].map(escapeHtml), ...reason].join('<br>');
 }
 
@@ -102,9 +104,21 @@ function SelectionLine({ side, r }: { side: Side; r: SideResult }) {
   const f = eventFacts(r, i);
   return (
     <div className={`sel-inline${touch ? ' touch' : ''}`} data-testid={`sel-inline-${side}`} role="status">
-      <button type="button" className="link" onClick={() => appStore.getState().select(null)}
-        aria-label="clear the selection">×</button>
-      <b>{f.name}</b> · {f.rows.join(' · ')}{f.reason && <> · <i>{f.reason}</i></>}
+      <button
+        type="button"
+        className="link"
+        onClick={() => appStore.getState().select(null)}
+        aria-label="clear the selection"
+      >
+        ×
+      </button>
+      <b>{f.name}</b> · {f.rows.join(' · ')}
+      {f.reason && (
+        <>
+          {' '}
+          · <i>{f.reason}</i>
+        </>
+      )}
     </div>
   );
 }
@@ -130,12 +144,20 @@ function mismatchMarker(r: SideResult) {
 
 /** The d3 axis over the canvas, on the same window and width as the scale. */
 function drawAxis(svg: SVGSVGElement, w: TimeWindow, scale: TimeScale, width: number): void {
-  const x = scaleLinear().domain([w.startUs, w.endUs]).range([GUTTER_PX, GUTTER_PX + scale.widthPx]);
+  const x = scaleLinear()
+    .domain([w.startUs, w.endUs])
+    .range([GUTTER_PX, GUTTER_PX + scale.widthPx]);
   const ticks = x.ticks(Math.max(2, Math.floor(scale.widthPx / 110)));
   const tickStep = ticks.length > 1 ? ticks[1] - ticks[0] : undefined;
   svg.setAttribute('width', String(width));
-  select(svg).select<SVGGElement>('g').attr('transform', `translate(0, ${AXIS_PX - 1})`)
-    .call(axisTop(x).tickValues(ticks).tickFormat((d) => fmtTick(Number(d), tickStep)));
+  select(svg)
+    .select<SVGGElement>('g')
+    .attr('transform', `translate(0, ${AXIS_PX - 1})`)
+    .call(
+      axisTop(x)
+        .tickValues(ticks)
+        .tickFormat((d) => fmtTick(Number(d), tickStep)),
+    );
 }
 
 interface FrameInput {
@@ -171,7 +193,12 @@ function drawFrame(f: FrameInput): TimeScale | null {
   const selEvent = sel >= 0 ? result.events[sel] : undefined;
   const subject = f.present ? { box: null } : undefined;
   const drawn = drawTimeline({
-    ctx, cols, layout, scale, palette, subject,
+    ctx,
+    cols,
+    layout,
+    scale,
+    palette,
+    subject,
     names: (i) => result.events[i].name,
     highlight: { eventIndex: sel, bucketId: selEvent?.bucketId ?? -1 },
     flagged,
@@ -181,7 +208,15 @@ function drawFrame(f: FrameInput): TimeScale | null {
   });
   const flow = selEvent ? flowOf(result.events, result.schedule, sel) : [];
   const flowArrows = drawOverlay({
-    ctx, cols, layout, scale, palette, events: result.events, flow, keyLane: f.keyLane, heightPx: height,
+    ctx,
+    cols,
+    layout,
+    scale,
+    palette,
+    events: result.events,
+    flow,
+    keyLane: f.keyLane,
+    heightPx: height,
   });
   drawAxis(f.svg, win, scale, f.widthPx);
   publishProbe(side, {
@@ -240,7 +275,17 @@ function useCanvasRedraw(refs: TimelineRefs, d: Drawable | null): void {
     let widthPx = 800;
     const redraw = () => {
       const input = {
-        canvas, svg, side, result, cols, layout, flagged, theme, widthPx, keyLane: refs.keyLane.current, totals,
+        canvas,
+        svg,
+        side,
+        result,
+        cols,
+        layout,
+        flagged,
+        theme,
+        widthPx,
+        keyLane: refs.keyLane.current,
+        totals,
         present: present === true,
       };
       const scale = drawFrame(input);
@@ -279,7 +324,10 @@ function useTimelineInput(refs: TimelineRefs, side: Side, d: Drawable | null): v
     const hover = (i: number, x: number, y: number) => {
       const tip = refs.tip.current;
       if (!tip) return;
-      if (i < 0) { tip.hidden = true; return; }
+      if (i < 0) {
+        tip.hidden = true;
+        return;
+      }
       tip.innerHTML = hoverHtml(result, cols, i);
       tip.hidden = false;
       const bodyW = refs.body.current?.clientWidth ?? 800;
@@ -287,7 +335,11 @@ function useTimelineInput(refs: TimelineRefs, side: Side, d: Drawable | null): v
       tip.style.top = `${y - (refs.scroll.current?.scrollTop ?? 0) + AXIS_PX + 14}px`;
     };
     return attachInteractions({
-      canvas, side, cols, layout, hover,
+      canvas,
+      side,
+      cols,
+      layout,
+      hover,
       scale: () => refs.scale.current,
       onKeyLane: (lane) => {
         refs.keyLane.current = lane;
@@ -311,13 +363,23 @@ function laneNoteOf(cols: TimelineColumns, r: SideResult): string {
   const shownRanks = [...new Set(cols.lanes.map((l) => l.rank))];
   const range = `r${shownRanks[0]}–r${shownRanks[shownRanks.length - 1]}`;
   const why = r.symmetric ? ' — with no jitter or straggler every rank runs the same schedule' : '';
-  return `showing ${cols.ranksShown} of ${cols.ranksTotal} ranks (${range}); `
-    + `${hidden} more hidden to keep lanes readable${why}`;
+  return (
+    `showing ${cols.ranksShown} of ${cols.ranksTotal} ranks (${range}); ` +
+    `${hidden} more hidden to keep lanes readable${why}`
+  );
 }
 
 /** The folded lanes' label, or how to fold them: 'r0–r7 · all ranks alike', 'ranks differ: each drawn'. */
-function FoldControl({ side, r, cols, onToggle }: {
-  side: Side; r: SideResult; cols: TimelineColumns; onToggle: () => void;
+function FoldControl({
+  side,
+  r,
+  cols,
+  onToggle,
+}: {
+  side: Side;
+  r: SideResult;
+  cols: TimelineColumns;
+  onToggle: () => void;
 }) {
   if (cols.ranksTotal <= 1 && !cols.folded) return null;
   if (!cols.alike) {
@@ -330,30 +392,65 @@ function FoldControl({ side, r, cols, onToggle }: {
   const stands = cols.folded ? rankRangeText(cols.lanes[0]?.ranks ?? []) : '';
   const symmetric = r.symmetric && r.worldSize > cols.ranksTotal ? ` (rank 0 simulated for all ${r.worldSize})` : '';
   return (
-    <button type="button" className="fold-toggle" data-testid={`fold-${side}`} aria-pressed={!cols.folded}
-      onClick={onToggle} title={cols.folded ? 'draw every rank' : 'draw alike ranks once'}>
-      {cols.folded ? <><b>{stands} · all ranks alike</b>{symmetric} · show each rank</> : 'fold alike ranks into one'}
+    <button
+      type="button"
+      className="fold-toggle"
+      data-testid={`fold-${side}`}
+      aria-pressed={!cols.folded}
+      onClick={onToggle}
+      title={cols.folded ? 'draw every rank' : 'draw alike ranks once'}
+    >
+      {cols.folded ? (
+        <>
+          <b>{stands} · all ranks alike</b>
+          {symmetric} · show each rank
+        </>
+      ) : (
+        'fold alike ranks into one'
+      )}
     </button>
   );
 }
 
-function TimelineHead({ side, label, r, cols, onToggleFold }: Props & {
-  r: SideResult; cols: TimelineColumns; onToggleFold: () => void;
+function TimelineHead({
+  side,
+  label,
+  r,
+  cols,
+  onToggleFold,
+}: Props & {
+  r: SideResult;
+  cols: TimelineColumns;
+  onToggleFold: () => void;
 }) {
   const laneNote = laneNoteOf(cols, r);
   const profile = profileWords(r);
-  const symmetricNote = !cols.folded && r.symmetric && r.worldSize > cols.ranksTotal
-    ? `ranks are symmetric: rank ${cols.lanes[0]?.rank ?? 0} stands for all ${r.worldSize}` : '';
+  const symmetricNote =
+    !cols.folded && r.symmetric && r.worldSize > cols.ranksTotal
+      ? `ranks are symmetric: rank ${cols.lanes[0]?.rank ?? 0} stands for all ${r.worldSize}`
+      : '';
   return (
     <div className="timeline-head">
       <b className={`side-badge side-${side}`}>{label}</b>
-      <span className="timeline-title" title={r.title}>{r.title}</span>
-      <span className="muted clock" data-testid={`clock-${side}`} title={r.clock}>{clockWords(r)}</span>
-      {profile && <span className="muted" data-testid={`profile-${side}`}>{profile}</span>}
+      <span className="timeline-title" title={r.title}>
+        {r.title}
+      </span>
+      <span className="muted clock" data-testid={`clock-${side}`} title={r.clock}>
+        {clockWords(r)}
+      </span>
+      {profile && (
+        <span className="muted" data-testid={`profile-${side}`}>
+          {profile}
+        </span>
+      )}
       <span className="muted">step {fmtUs(r.metrics.stepTimeUs)}</span>
       <HbmWarning r={r} />
       <FoldControl side={side} r={r} cols={cols} onToggle={onToggleFold} />
-      {laneNote && <span className="note" data-testid={`lane-note-${side}`}>{laneNote}</span>}
+      {laneNote && (
+        <span className="note" data-testid={`lane-note-${side}`}>
+          {laneNote}
+        </span>
+      )}
       {symmetricNote && <span className="note">{symmetricNote}</span>}
     </div>
   );
@@ -362,7 +459,9 @@ function TimelineHead({ side, label, r, cols, onToggleFold }: Props & {
 function EmptyTimeline({ side, label }: Props) {
   return (
     <section className="timeline empty" data-side={side}>
-      <div className="timeline-head"><b>{label}</b> <span className="muted">no data</span></div>
+      <div className="timeline-head">
+        <b>{label}</b> <span className="muted">no data</span>
+      </div>
     </section>
   );
 }
@@ -382,8 +481,8 @@ export function Timeline({ side, label }: Props) {
   const totals = useMemo(() => (cols ? laneRedTotals(cols) : null), [cols]);
   const flagged = useMemo(() => (result ? disagreeingEvents(result) : undefined), [result]);
   const simulating = useApp((s) => s.simulating);
-  const drawable = result && cols && layout && totals
-    ? { side, result, cols, layout, flagged, theme, totals, present } : null;
+  const drawable =
+    result && cols && layout && totals ? { side, result, cols, layout, flagged, theme, totals, present } : null;
   useCanvasRedraw(refs, drawable);
   useTimelineInput(refs, side, drawable);
   const drawn = drawable !== null;
@@ -393,19 +492,30 @@ export function Timeline({ side, label }: Props) {
   }, [drawn, side]);
 
   if (!result || !cols) return <EmptyTimeline side={side} label={label} />;
-  const aria = `timeline ${label}, ${result.title}: ${cols.lanes.length} lanes. Arrow left/right pan, `
-    + 'plus/minus zoom, up/down pick a lane, Enter selects the event at the centre line.';
+  const aria =
+    `timeline ${label}, ${result.title}: ${cols.lanes.length} lanes. Arrow left/right pan, ` +
+    'plus/minus zoom, up/down pick a lane, Enter selects the event at the centre line.';
   return (
-    <section className={`timeline${simulating ? ' stale' : ''}`} data-side={side} data-testid={`timeline-${side}`}
-      aria-busy={simulating}>
+    <section
+      className={`timeline${simulating ? ' stale' : ''}`}
+      data-side={side}
+      data-testid={`timeline-${side}`}
+      aria-busy={simulating}
+    >
       <TimelineHead side={side} label={label} r={result} cols={cols} onToggleFold={() => setExpanded(!expanded)} />
       <div className="timeline-body" ref={refs.body}>
-        <svg className="axis" ref={refs.axis} height={AXIS_PX} aria-hidden="true"><g /></svg>
+        <svg className="axis" ref={refs.axis} height={AXIS_PX} aria-hidden="true">
+          <g />
+        </svg>
         <div className="lanes-scroll" ref={refs.scroll}>
           <canvas ref={refs.canvas} tabIndex={0} role="img" aria-label={aria} />
         </div>
         <div className="tooltip" ref={refs.tip} hidden />
-        {simulating && <div className="stale-note" data-testid={`stale-${side}`}>simulating the new config…</div>}
+        {simulating && (
+          <div className="stale-note" data-testid={`stale-${side}`}>
+            simulating the new config…
+          </div>
+        )}
       </div>
       <SelectionLine side={side} r={result} />
     </section>

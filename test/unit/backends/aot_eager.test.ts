@@ -29,9 +29,15 @@ describe('runAotEager', () => {
     // a reduce-scatter wait the program placed just before the optimizer (a valid order)
     const late = handGraph({ layers: 2, paramsPerLayer: 2, seed: 5 });
     const nodes = [...late.nodes];
-    const w = nodes.findIndex((n) => n.kind === 'wait' && n.phase === 'backward' && n.waitOf!.endsWith('reduce_scatter'));
+    const w = nodes.findIndex(
+      (n) => n.kind === 'wait' && n.phase === 'backward' && n.waitOf!.endsWith('reduce_scatter'),
+    );
     const [wait] = nodes.splice(w, 1);
-    nodes.splice(nodes.findIndex((n) => n.phase === 'optimizer'), 0, wait);
+    nodes.splice(
+      nodes.findIndex((n) => n.phase === 'optimizer'),
+      0,
+      wait,
+    );
     const moved = { ...late, nodes: nodes.map((n, i) => ({ ...n, id: i })) };
     const s = runAotEager(moved, cost);
     const pos = expectValidSchedule(moved, s);

@@ -72,8 +72,9 @@ describe('runAutobucketing', () => {
     const prefetched = ags.filter((r) => r.code === 'prefetched');
     // torch: any node with a runtime estimate (a cast, a norm) may still start the next matmul's all-gather
     for (const r of prefetched) expect(r.detail).toMatchObject({ kind: 'prefetched', ahead: 0 });
-    const byDefault = run211(g, cost, { collective_bucketing: false })
-      .reasons.filter((r) => r.node.endsWith('all_gather') && r.code === 'prefetched');
+    const byDefault = run211(g, cost, { collective_bucketing: false }).reasons.filter(
+      (r) => r.node.endsWith('all_gather') && r.code === 'prefetched',
+    );
     expect(prefetched.length).toBeLessThan(byDefault.length);
   });
 
@@ -105,20 +106,25 @@ describe('runAutobucketing', () => {
       const memberWaits = b.members.map((m) => many.nodes.find((n) => n.waitOf === m)!);
       expect(waits[0].outputs).toEqual(memberWaits.flatMap((w) => w.outputs));
       expect(node.inputs).toEqual(b.members.flatMap((m) => many.nodes.find((n) => n.name === m)!.inputs));
-      expect(b.bytes).toBe(b.members.reduce((a, m) => {
-        const c = many.nodes.find((n) => n.name === m)!.collective!;
-        return a + (c.kind === 'all_gather' ? c.outputBytes : c.inputBytes);
-      }, 0));
+      expect(b.bytes).toBe(
+        b.members.reduce((a, m) => {
+          const c = many.nodes.find((n) => n.name === m)!.collective!;
+          return a + (c.kind === 'all_gather' ? c.outputBytes : c.inputBytes);
+        }, 0),
+      );
       for (const m of b.members) expect(codesOf(s, m)).toContain('bucketed');
     }
-    expect(s.graph.nodes.filter((n) => n.collective).length).toBeLessThan(many.nodes.filter((n) => n.collective).length);
+    expect(s.graph.nodes.filter((n) => n.collective).length).toBeLessThan(
+      many.nodes.filter((n) => n.collective).length,
+    );
   });
 
   it('never buckets across process groups', () => {
     const two = handGraph({ layers: 4, paramsPerLayer: 4, seed: 5, rows: 64, twoGroups: true });
     const s = runAutobucketing(two, cost);
     expectValidSchedule(two, s, { byteCapBytes: DEFAULT_CAP_BYTES });
-    for (const b of s.buckets) expect(new Set(b.members.map((m) => two.nodes.find((n) => n.name === m)!.collective!.group)).size).toBe(1);
+    for (const b of s.buckets)
+      expect(new Set(b.members.map((m) => two.nodes.find((n) => n.name === m)!.collective!.group)).size).toBe(1);
   });
 
   it('makes no bucket over a tiny byte cap and records the cap as the reason', () => {
@@ -174,7 +180,8 @@ describe('runAutobucketing', () => {
     const perRank = Array.from({ length: 8 }, (_, rank) => rooflineCost({ jitter: 0.6, rank, launchUs: 40 }));
     // each rank aligns the gathered estimates listed from its own first: every rank must plan the same
     const same = perRank.map((_, r) =>
-      run211(big, alignCostModels([...perRank.slice(r), ...perRank.slice(0, r)], big)));
+      run211(big, alignCostModels([...perRank.slice(r), ...perRank.slice(0, r)], big)),
+    );
     for (const [r, s] of same.entries()) expect(s, `rank ${r}`).toEqual(same[0]);
     const order = (s: Schedule) => s.graph.nodes.map((n) => n.name).join(',');
     // (2.13's pre-bucketing leaves this graph one collective per graph and kind: nothing left to reorder)

@@ -57,7 +57,10 @@ describe('CandidateOrder', () => {
     for (let trial = 0; trial < 200; trial++) {
       const cands = randomCands(r, 1 + Math.floor(r() * 60));
       const order = orderOf(cands, grouped);
-      const all = drain(order, cands.map((_, k) => k)).map((k) => cands[k].node);
+      const all = drain(
+        order,
+        cands.map((_, k) => k),
+      ).map((k) => cands[k].node);
       expect(all).toEqual(torchOrder(cands, grouped));
       // before() is that order, pairwise
       const pos = new Map(all.map((node, i) => [node, i]));
@@ -72,7 +75,10 @@ describe('CandidateOrder', () => {
     for (let trial = 0; trial < 100; trial++) {
       const cands = randomCands(r, 2 + Math.floor(r() * 50));
       const order = orderOf(cands, true);
-      const full = drain(order, cands.map((_, k) => k));
+      const full = drain(
+        order,
+        cands.map((_, k) => k),
+      );
       const late = new Set(full.filter(() => r() < 0.4));
       for (const k of full.filter((k) => !late.has(k)).reverse()) order.add(k);
       order.heapify();

@@ -1,7 +1,14 @@
 // fsdp2_eager: FSDP2's per-module flat all-gather / reduce-scatter with one module of prefetch,
 // and its allocations on the all-gather / reduce-scatter streams' own caching-allocator pools.
 import { describe, expect, it } from 'vitest';
-import { allocationStreamOf, fsdp2StreamOf, getBackend, runFsdp2Eager, runTransformerBlock, type Schedule } from '../../../src/backends';
+import {
+  allocationStreamOf,
+  fsdp2StreamOf,
+  getBackend,
+  runFsdp2Eager,
+  runTransformerBlock,
+  type Schedule,
+} from '../../../src/backends';
 import { defaultConfig, stepConfigOf } from '../../../src/config';
 import { makeCostModel } from '../../../src/estimate';
 import { buildStepGraph } from '../../../src/graph';
@@ -19,7 +26,8 @@ describe('runFsdp2Eager', () => {
     expect(s.backend).toBe('fsdp2_eager');
     expect(s.buckets.filter((b) => b.kind === 'all_gather')).toHaveLength(4 * 2);
     expect(s.buckets.filter((b) => b.kind === 'reduce_scatter')).toHaveLength(4);
-    for (const b of s.buckets) expect(new Set(b.members.map((m) => g.nodes.find((n) => n.name === m)!.layer)).size).toBe(1);
+    for (const b of s.buckets)
+      expect(new Set(b.members.map((m) => g.nodes.find((n) => n.name === m)!.layer)).size).toBe(1);
   });
 
   it('issues the next module all-gather one module ahead, as transformer_block, and says so in FSDP2 terms', () => {

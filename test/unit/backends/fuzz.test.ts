@@ -50,7 +50,10 @@ function randomGraph(r: () => number): StepGraph {
   });
   if (r() < 0.3) {
     // flip some matmul flags: the scheduler must not depend on where compute nodes are
-    g = { ...g, nodes: g.nodes.map((n) => (n.kind === 'compute' && r() < 0.2 ? { ...n, matmulLike: !n.matmulLike } : n)) };
+    g = {
+      ...g,
+      nodes: g.nodes.map((n) => (n.kind === 'compute' && r() < 0.2 ? { ...n, matmulLike: !n.matmulLike } : n)),
+    };
   }
   if (r() < 0.4) g = shuffleTopo(g, r);
   return g;
@@ -58,7 +61,7 @@ function randomGraph(r: () => number): StepGraph {
 
 function randomKnobs(r: () => number): { knobs: Record<string, number | boolean | string>; valid: boolean } {
   const knobs: Record<string, number | boolean | string> = {};
-  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
   if (r() < 0.5) knobs.max_in_flight_gb = pick([0, 1e-6, 0.001, 0.5, 5, 100]);
   if (r() < 0.5) knobs.max_compute_pre_fetch = pick([0, 1, 2, 5, 200]);
   if (r() < 0.5) knobs.max_coll_distance = pick([0, 1, 3, 200]);
@@ -72,8 +75,14 @@ function randomKnobs(r: () => number): { knobs: Record<string, number | boolean 
   if (r() < 0.15) {
     valid = false;
     const bad = pick<[string, number | boolean | string]>([
-      ['max_in_flight_gb', -1], ['max_compute_pre_fetch', 2.5], ['max_coll_distance', -3], ['compute_overlap_multipler', Number.NaN],
-      ['bucket_exposed_first', 1], ['max_bucket_memory_gb', 'big'], ['no_such_knob', 1], ['max_memory_increase_ratio', Infinity],
+      ['max_in_flight_gb', -1],
+      ['max_compute_pre_fetch', 2.5],
+      ['max_coll_distance', -3],
+      ['compute_overlap_multipler', Number.NaN],
+      ['bucket_exposed_first', 1],
+      ['max_bucket_memory_gb', 'big'],
+      ['no_such_knob', 1],
+      ['max_memory_increase_ratio', Infinity],
     ]);
     knobs[bad[0]] = bad[1];
   }
@@ -108,7 +117,9 @@ describe('every backend under fuzzing', () => {
           configErrors++;
           continue;
         }
-        expect(expectError, `trial ${trial} ${backend}: expected a ConfigError for ${JSON.stringify(opts)}`).toBe(false);
+        expect(expectError, `trial ${trial} ${backend}: expected a ConfigError for ${JSON.stringify(opts)}`).toBe(
+          false,
+        );
         schedules++;
         if (backend === 'aot_eager_autobucketing') {
           preBucketed += s.passStats?.filter((p) => (p.preBucketing?.buckets.length ?? 0) > 0).length ?? 0;
@@ -136,7 +147,7 @@ describe('every backend under fuzzing on meshes', () => {
 
   it('returns a valid schedule or a ConfigError for 40 random step graphs on meshes', () => {
     const r = rng(20261201);
-    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
     let schedules = 0;
     for (let trial = 0; trial < 40; trial++) {
       const mesh = pick(meshes);
@@ -162,7 +173,7 @@ describe('every backend under fuzzing on meshes', () => {
         expect(auto && !valid, `${what} ${backend}: expected a ConfigError`).toBe(false);
         // trial 25 (HSDP 2 × 2 × TP 2) once recursed without end: a prefetch path through a wait of
         // a group whose earlier wait was being handled (torch_scheduler.ts, behindWaitInProgress)
-        const cap = Math.floor({ ...AUTOBUCKETING_DEFAULTS, ...knobs }.max_bucket_memory_gb as number * 1024 ** 3);
+        const cap = Math.floor(({ ...AUTOBUCKETING_DEFAULTS, ...knobs }.max_bucket_memory_gb as number) * 1024 ** 3);
         expectValidSchedule(g, s, auto ? { byteCapBytes: cap } : {});
         // a bucket never mixes process groups
         const group = new Map(g.nodes.map((n) => [n.name, n.collective?.group]));

@@ -41,7 +41,8 @@ export function rooflineCost(o: RooflineOptions = {}): CostModel {
   return {
     label: `test roofline${jitter ? ` ±${jitter} rank ${rank}` : ''}`,
     computeUs(node: GraphNode) {
-      if (node.kind === 'view' || node.kind === 'wait' || node.kind === 'all_gather' || node.kind === 'reduce_scatter') return 0;
+      if (node.kind === 'view' || node.kind === 'wait' || node.kind === 'all_gather' || node.kind === 'reduce_scatter')
+        return 0;
       return (Math.max(node.flops / peak, node.bytesMoved / bw) + launch) * noise(node.name);
     },
     collectiveUs(_kind, bytes, groupSize) {
@@ -86,76 +87,225 @@ export function handGraph(o: HandGraphOptions): StepGraph {
   const D = 32;
   let act = t('x0', T, D, 'bf16', { persistent: true });
   const params: { name: string; rows: number; layer: number; group: string }[] = [];
-  const per = (l: number) => (typeof o.paramsPerLayer === 'number' ? o.paramsPerLayer : o.paramsPerLayer[l % o.paramsPerLayer.length]);
+  const per = (l: number) =>
+    typeof o.paramsPerLayer === 'number' ? o.paramsPerLayer : o.paramsPerLayer[l % o.paramsPerLayer.length];
   for (let l = 0; l < o.layers; l++) {
     for (let p = 0; p < per(l); p++) {
       const rows = n * (1 + Math.floor(r() * (rowsScale / n)));
-      params.push({ name: `layers.${l}.p${p}.weight`, rows, layer: l, group: o.twoGroups && p % 2 === 1 ? 'tp' : 'dp' });
+      params.push({
+        name: `layers.${l}.p${p}.weight`,
+        rows,
+        layer: l,
+        group: o.twoGroups && p % 2 === 1 ? 'tp' : 'dp',
+      });
     }
   }
   const gather = (p: (typeof params)[number], tag: string, phase: 'forward' | 'backward') => {
     const shard = `${p.name}.shard`;
     if (!tensors[shard]) t(shard, p.rows / n, D, 'fp32', { persistent: true });
     const cast = t(`${p.name}.${tag}cast`, p.rows / n, D, 'bf16');
-    node({ name: `${p.name}.${tag}cast`, kind: 'cast', op: 'cast', inputs: [shard], outputs: [cast], phase, layer: p.layer, params: [p.name], bytesMoved: tensors[shard].bytes + tensors[cast].bytes });
+    node({
+      name: `${p.name}.${tag}cast`,
+      kind: 'cast',
+      op: 'cast',
+      inputs: [shard],
+      outputs: [cast],
+      phase,
+      layer: p.layer,
+      params: [p.name],
+      bytesMoved: tensors[shard].bytes + tensors[cast].bytes,
+    });
     const ag = t(`${p.name}.${tag}all_gather`, p.rows, D, 'bf16');
     node({
-      name: `${p.name}.${tag}all_gather`, kind: 'all_gather', op: 'all_gather_into_tensor', inputs: [cast], outputs: [ag], phase, layer: p.layer, params: [p.name],
-      collective: { kind: 'all_gather', group: p.group, groupSize: n, dtype: 'bf16', inputBytes: tensors[cast].bytes, outputBytes: tensors[ag].bytes },
+      name: `${p.name}.${tag}all_gather`,
+      kind: 'all_gather',
+      op: 'all_gather_into_tensor',
+      inputs: [cast],
+      outputs: [ag],
+      phase,
+      layer: p.layer,
+      params: [p.name],
+      collective: {
+        kind: 'all_gather',
+        group: p.group,
+        groupSize: n,
+        dtype: 'bf16',
+        inputBytes: tensors[cast].bytes,
+        outputBytes: tensors[ag].bytes,
+      },
     });
     const full = t(`${p.name}.${tag}full`, p.rows, D, 'bf16', { aliasOf: ag });
-    node({ name: `${p.name}.${tag}wait`, kind: 'wait', op: 'wait_tensor', inputs: [ag], outputs: [full], phase, layer: p.layer, params: [p.name], waitOf: `${p.name}.${tag}all_gather` });
+    node({
+      name: `${p.name}.${tag}wait`,
+      kind: 'wait',
+      op: 'wait_tensor',
+      inputs: [ag],
+      outputs: [full],
+      phase,
+      layer: p.layer,
+      params: [p.name],
+      waitOf: `${p.name}.${tag}all_gather`,
+    });
     return full;
   };
   const saved: string[] = [];
   for (const p of params) {
     const full = gather(p, '', 'forward');
     const out = t(`${p.name}.fwd.out`, T, D, 'bf16');
-    node({ name: `${p.name}.fwd.mm`, kind: 'compute', op: 'matmul', inputs: [act, full], outputs: [out], phase: 'forward', layer: p.layer, matmulLike: true, flops: 2 * T * D * p.rows * 64, bytesMoved: tensors[full].bytes });
+    node({
+      name: `${p.name}.fwd.mm`,
+      kind: 'compute',
+      op: 'matmul',
+      inputs: [act, full],
+      outputs: [out],
+      phase: 'forward',
+      layer: p.layer,
+      matmulLike: true,
+      flops: 2 * T * D * p.rows * 64,
+      bytesMoved: tensors[full].bytes,
+    });
     saved.push(act);
     act = out;
     if (o.elementwise && r() < 0.5) {
       const e = t(`${p.name}.fwd.act`, T, D, 'bf16');
-      node({ name: `${p.name}.fwd.act`, kind: 'compute', op: 'add', inputs: [act], outputs: [e], phase: 'forward', layer: p.layer, bytesMoved: 2 * tensors[act].bytes });
+      node({
+        name: `${p.name}.fwd.act`,
+        kind: 'compute',
+        op: 'add',
+        inputs: [act],
+        outputs: [e],
+        phase: 'forward',
+        layer: p.layer,
+        bytesMoved: 2 * tensors[act].bytes,
+      });
       act = e;
     }
   }
   let grad = t('dloss', T, D, 'bf16');
-  node({ name: 'loss.bwd', kind: 'compute', op: 'cross_entropy_bwd', inputs: [act], outputs: [grad], phase: 'backward', bytesMoved: 2 * tensors[act].bytes });
+  node({
+    name: 'loss.bwd',
+    kind: 'compute',
+    op: 'cross_entropy_bwd',
+    inputs: [act],
+    outputs: [grad],
+    phase: 'backward',
+    bytesMoved: 2 * tensors[act].bytes,
+  });
   const rsList: { p: (typeof params)[number]; g: string }[] = [];
   for (let k = params.length - 1; k >= 0; k--) {
     const p = params[k];
     const full = gather(p, 'bwd.', 'backward');
     const dx = t(`${p.name}.bwd.dx`, T, D, 'bf16');
-    node({ name: `${p.name}.bwd.dx`, kind: 'compute', op: 'matmul', inputs: [grad, full], outputs: [dx], phase: 'backward', layer: p.layer, matmulLike: true, flops: 2 * T * D * p.rows * 64, bytesMoved: tensors[full].bytes });
+    node({
+      name: `${p.name}.bwd.dx`,
+      kind: 'compute',
+      op: 'matmul',
+      inputs: [grad, full],
+      outputs: [dx],
+      phase: 'backward',
+      layer: p.layer,
+      matmulLike: true,
+      flops: 2 * T * D * p.rows * 64,
+      bytesMoved: tensors[full].bytes,
+    });
     const dw = t(`${p.name}.grad`, p.rows, D, 'bf16');
-    node({ name: `${p.name}.bwd.dw`, kind: 'compute', op: 'matmul', inputs: [grad, saved[k]], outputs: [dw], phase: 'backward', layer: p.layer, matmulLike: true, flops: 2 * T * D * p.rows * 64, bytesMoved: tensors[dw].bytes });
+    node({
+      name: `${p.name}.bwd.dw`,
+      kind: 'compute',
+      op: 'matmul',
+      inputs: [grad, saved[k]],
+      outputs: [dw],
+      phase: 'backward',
+      layer: p.layer,
+      matmulLike: true,
+      flops: 2 * T * D * p.rows * 64,
+      bytesMoved: tensors[dw].bytes,
+    });
     grad = dx;
     const gc = t(`${p.name}.grad.cast`, p.rows, D, 'fp32');
-    node({ name: `${p.name}.grad.cast`, kind: 'cast', op: 'cast', inputs: [dw], outputs: [gc], phase: 'backward', layer: p.layer, params: [p.name], bytesMoved: tensors[dw].bytes + tensors[gc].bytes });
+    node({
+      name: `${p.name}.grad.cast`,
+      kind: 'cast',
+      op: 'cast',
+      inputs: [dw],
+      outputs: [gc],
+      phase: 'backward',
+      layer: p.layer,
+      params: [p.name],
+      bytesMoved: tensors[dw].bytes + tensors[gc].bytes,
+    });
     const rs = t(`${p.name}.reduce_scatter`, p.rows / n, D, 'fp32');
     node({
-      name: `${p.name}.reduce_scatter`, kind: 'reduce_scatter', op: 'reduce_scatter_tensor', inputs: [gc], outputs: [rs], phase: 'backward', layer: p.layer, params: [p.name],
-      collective: { kind: 'reduce_scatter', group: p.group, groupSize: n, dtype: 'fp32', reduceOp: 'avg', inputBytes: tensors[gc].bytes, outputBytes: tensors[rs].bytes },
+      name: `${p.name}.reduce_scatter`,
+      kind: 'reduce_scatter',
+      op: 'reduce_scatter_tensor',
+      inputs: [gc],
+      outputs: [rs],
+      phase: 'backward',
+      layer: p.layer,
+      params: [p.name],
+      collective: {
+        kind: 'reduce_scatter',
+        group: p.group,
+        groupSize: n,
+        dtype: 'fp32',
+        reduceOp: 'avg',
+        inputBytes: tensors[gc].bytes,
+        outputBytes: tensors[rs].bytes,
+      },
     });
     const gs = t(`${p.name}.grad.shard`, p.rows / n, D, 'fp32', { aliasOf: rs });
-    node({ name: `${p.name}.rs.wait`, kind: 'wait', op: 'wait_tensor', inputs: [rs], outputs: [gs], phase: 'backward', layer: p.layer, params: [p.name], waitOf: `${p.name}.reduce_scatter` });
+    node({
+      name: `${p.name}.rs.wait`,
+      kind: 'wait',
+      op: 'wait_tensor',
+      inputs: [rs],
+      outputs: [gs],
+      phase: 'backward',
+      layer: p.layer,
+      params: [p.name],
+      waitOf: `${p.name}.reduce_scatter`,
+    });
     rsList.push({ p, g: gs });
   }
   for (const { p, g } of rsList) {
     const next = t(`${p.name}.shard.next`, p.rows / n, D, 'fp32');
-    node({ name: `${p.name}.adamw`, kind: 'compute', op: 'adamw', inputs: [`${p.name}.shard`, g], outputs: [next], phase: 'optimizer', layer: p.layer, params: [p.name], bytesMoved: 4 * tensors[next].bytes });
+    node({
+      name: `${p.name}.adamw`,
+      kind: 'compute',
+      op: 'adamw',
+      inputs: [`${p.name}.shard`, g],
+      outputs: [next],
+      phase: 'optimizer',
+      layer: p.layer,
+      params: [p.name],
+      bytesMoved: 4 * tensors[next].bytes,
+    });
   }
-  return { nodes, tensors, params: [], meta: { model: 'hand', worldSize: n, paramDtype: 'bf16', reduceDtype: 'fp32', batch: 1, seqLen: T } };
+  return {
+    nodes,
+    tensors,
+    params: [],
+    meta: { model: 'hand', worldSize: n, paramDtype: 'bf16', reduceDtype: 'fp32', batch: 1, seqLen: T },
+  };
 }
 
 const isColl = (n: GraphNode) => n.kind === 'all_gather' || n.kind === 'reduce_scatter' || n.kind === 'all_reduce';
 
 /** The invariants every backend's schedule must satisfy; returns the positions by name. */
-export function expectValidSchedule(original: StepGraph, s: Schedule, o: { byteCapBytes?: number } = {}): Map<string, number> {
+export function expectValidSchedule(
+  original: StepGraph,
+  s: Schedule,
+  o: { byteCapBytes?: number } = {},
+): Map<string, number> {
   const g = s.graph;
   verifyGraph(g);
-  expect(isTopologicalOrder(g, g.nodes.map((_, i) => i))).toBe(true);
+  expect(
+    isTopologicalOrder(
+      g,
+      g.nodes.map((_, i) => i),
+    ),
+  ).toBe(true);
   const pos = new Map(g.nodes.map((n, i) => [n.name, i]));
   // every wait after its collective
   for (const [i, n] of g.nodes.entries()) if (n.kind === 'wait') expect(pos.get(n.waitOf!)!).toBeLessThan(i);
@@ -202,7 +352,10 @@ export function expectValidSchedule(original: StepGraph, s: Schedule, o: { byteC
     const units = new Set(b.members.map((m) => unitOf.get(m) ?? m));
     if (o.byteCapBytes !== undefined && units.size > 1) {
       const what = `${b.node}: ${units.size} units of ${b.members.length} collectives`;
-      expect(members.reduce((a, m) => a + m.collective!.inputBytes + m.collective!.outputBytes, 0), what).toBeLessThanOrEqual(o.byteCapBytes);
+      expect(
+        members.reduce((a, m) => a + m.collective!.inputBytes + m.collective!.outputBytes, 0),
+        what,
+      ).toBeLessThanOrEqual(o.byteCapBytes);
     }
   }
   return pos;

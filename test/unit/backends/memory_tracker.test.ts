@@ -11,7 +11,10 @@ describe('orderMemory', () => {
     for (const seed of [1, 2, 3]) {
       const g = handGraph({ layers: 3, paramsPerLayer: [1, 3], seed, elementwise: true });
       const ix = indexGraph(g);
-      const mine = orderMemory(buildMemoryTables(ix), Int32Array.from({ length: ix.n }, (_, i) => i));
+      const mine = orderMemory(
+        buildMemoryTables(ix),
+        Int32Array.from({ length: ix.n }, (_, i) => i),
+      );
       const ref = scheduleMemoryProfile(g);
       expect(Array.from(mine.live)).toEqual(ref.liveBytes);
       expect(mine.peak).toBe(ref.peakBytes);

@@ -42,7 +42,7 @@ describe.each(graphs)('every backend on %s', (_name, g) => {
 });
 
 describe('a wait of a group whose earlier wait is being handled', () => {
-  it('keeps out of prefetch paths: llama3-8b HSDP 2 × 4 on one rank\'s jittered estimates schedules', () => {
+  it("keeps out of prefetch paths: llama3-8b HSDP 2 × 4 on one rank's jittered estimates schedules", () => {
     // this plan once re-entered handleWait without end (RangeError), as torch's pass would
     const g = buildStepGraph({ model: 'llama3-8b', worldSize: 8, mesh: meshes['HSDP 2 × 4'] });
     const base = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });

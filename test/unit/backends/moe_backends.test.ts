@@ -20,7 +20,9 @@ const graphs: [string, StepGraph, number][] = [
   [
     'moe-tiny, FSDP 4 × EP 2, AC full',
     buildStepGraph({
-      model: 'moe-tiny', worldSize: 4, activationCheckpointing: 'full',
+      model: 'moe-tiny',
+      worldSize: 4,
+      activationCheckpointing: 'full',
       mesh: { dpReplicate: 1, dpShard: 4, tp: 1, ep: 2 },
     }),
     4,
@@ -28,7 +30,11 @@ const graphs: [string, StepGraph, number][] = [
   [
     'dsv3-debug, HSDP 2 × 4 × EP 4, imbalance 1.5',
     buildStepGraph({
-      model: 'dsv3-debug', worldSize: 8, batch: 1, seqLen: 512, moeLoadImbalance: 1.5,
+      model: 'dsv3-debug',
+      worldSize: 8,
+      batch: 1,
+      seqLen: 512,
+      moeLoadImbalance: 1.5,
       mesh: { dpReplicate: 2, dpShard: 4, tp: 1, ep: 4 },
     }),
     8,
@@ -44,7 +50,10 @@ describe.each(graphs)('every backend on %s', (_name, g, world) => {
     expect(runBackend(backend, g, cost)).toEqual(s);
     const byName = new Map(g.nodes.map((n) => [n.name, n]));
     for (const b of s.buckets) {
-      expect(b.members.some((m) => byName.get(m)!.kind === 'all_to_all'), b.node).toBe(false);
+      expect(
+        b.members.some((m) => byName.get(m)!.kind === 'all_to_all'),
+        b.node,
+      ).toBe(false);
       expect(new Set(b.members.map((m) => byName.get(m)!.collective!.group)).size).toBe(1);
     }
     // every all-to-all is still there, once, in program order (the ep group runs them in issue order)
@@ -55,17 +64,17 @@ describe.each(graphs)('every backend on %s', (_name, g, world) => {
   });
 });
 
-describe('torch\'s overlap pass on an MoE graph', () => {
+describe("torch's overlap pass on an MoE graph", () => {
   const [, g] = graphs[0];
 
-  it('buckets the expert weights\' collectives on efsdp apart from the dense ones on dp', () => {
+  it("buckets the expert weights' collectives on efsdp apart from the dense ones on dp", () => {
     const s = runBackend('aot_eager_autobucketing', g, cost);
     const byName = new Map(g.nodes.map((n) => [n.name, n]));
     const groups = new Set(s.buckets.map((b) => byName.get(b.members[0])!.collective!.group));
     expect(groups).toEqual(new Set(['dp', 'efsdp']));
   });
 
-  it('moves compute into an all-to-all\'s window: less exposed ep time than program order', () => {
+  it("moves compute into an all-to-all's window: less exposed ep time than program order", () => {
     const exposedEp = (backend: string) => {
       const res = simulate({ worldSize: 4, schedules: runBackend(backend, g, cost), cost });
       const waits = res.events.filter((e) => e.kind === 'wait' && e.name.includes('all_to_all'));

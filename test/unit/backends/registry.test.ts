@@ -24,8 +24,12 @@ describe('resolveBackendName', () => {
   });
 
   it('lets compile.model_backend_override win when set (torchtitan)', () => {
-    expect(resolveBackendName({ 'compile.backend': 'aot_eager', 'compile.model_backend_override': 'transformer_block' })).toBe('transformer_block');
-    expect(resolveBackendName({ 'compile.backend': 'transformer_block', 'compile.model_backend_override': '' })).toBe('transformer_block');
+    expect(
+      resolveBackendName({ 'compile.backend': 'aot_eager', 'compile.model_backend_override': 'transformer_block' }),
+    ).toBe('transformer_block');
+    expect(resolveBackendName({ 'compile.backend': 'transformer_block', 'compile.model_backend_override': '' })).toBe(
+      'transformer_block',
+    );
   });
 
   it('names the offending key in the error', () => {
@@ -53,8 +57,12 @@ describe('runBackend', () => {
     expect(() => runBackend('aot_eager_autobucketing', g, rooflineCost(), { max_in_flight_gb: -1 })).toThrow(
       'aot_eager_autobucketing.max_in_flight_gb must be a number in [0, 1024], got -1',
     );
-    expect(() => runBackend('aot_eager_autobucketing', g, rooflineCost(), { max_compute_pre_fetch: 1.5 })).toThrow(/an integer/);
-    expect(() => runBackend('aot_eager_autobucketing', g, rooflineCost(), { bucket_exposed_first: 'yes' })).toThrow(/one of \[true, false, auto\]/);
+    expect(() => runBackend('aot_eager_autobucketing', g, rooflineCost(), { max_compute_pre_fetch: 1.5 })).toThrow(
+      /an integer/,
+    );
+    expect(() => runBackend('aot_eager_autobucketing', g, rooflineCost(), { bucket_exposed_first: 'yes' })).toThrow(
+      /one of \[true, false, auto\]/,
+    );
     expect(() => runBackend('transformer_block', g, rooflineCost(), { x: 1 })).toThrow(ConfigError);
   });
 });

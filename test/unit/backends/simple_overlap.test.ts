@@ -28,8 +28,10 @@ describe("simple_overlap against torch's pass", () => {
 
   it('the memory bound decides swaps here: with every buffer free of bytes the port moves more', () => {
     const free = (c: Case): OverlapBuffer[] => c.buffers.map((b) => ({ ...b, sizeAlloc: 0, sizeFree: 0 }));
-    const differs = SEEDS.filter((s) => simpleOverlap(FIXTURE.cases[s].nodes, free(FIXTURE.cases[s])).order.join()
-      !== FIXTURE.cases[s].order.join());
+    const differs = SEEDS.filter(
+      (s) =>
+        simpleOverlap(FIXTURE.cases[s].nodes, free(FIXTURE.cases[s])).order.join() !== FIXTURE.cases[s].order.join(),
+    );
     expect(differs.length).toBeGreaterThan(0);
   });
 
@@ -66,8 +68,14 @@ describe('simple_overlap invariants', () => {
       node('b', 'other', ['a.out']),
       node('use', 'other', ['w1.out', 'b.out']),
     ];
-    const buffers = [buf('x', 1, ['c1']), buf('a', 1, ['b']), buf('c1', 1, ['w1']), buf('w1', 1, ['use']),
-      buf('b', 1, ['use']), buf('use', 1, [])];
+    const buffers = [
+      buf('x', 1, ['c1']),
+      buf('a', 1, ['b']),
+      buf('c1', 1, ['w1']),
+      buf('w1', 1, ['use']),
+      buf('b', 1, ['use']),
+      buf('use', 1, []),
+    ];
     const r = simpleOverlap(nodes, buffers);
     expect(r.order).toEqual(['x', 'c1', 'a', 'b', 'w1', 'use']);
     expect([r.movedCollectives, r.movedWaits]).toEqual([1, 1]);

@@ -119,7 +119,12 @@ describe('TargetReach', () => {
       });
       const order = Array.from({ length: n }, (_, i) => i);
       const targets = order.filter(() => r() < 0.4);
-      const csr = withExtraParents(n, new Int32Array(n + 1), new Int32Array(0), new Map(parents.map((ps, x) => [x, ps])));
+      const csr = withExtraParents(
+        n,
+        new Int32Array(n + 1),
+        new Int32Array(0),
+        new Map(parents.map((ps, x) => [x, ps])),
+      );
       const reach = new TargetReach({ n, order, ...csr }, targets);
       const searched = new TargetReach({ n, order, ...csr }, targets, 0); // bounded searches, no bitsets
       const ancestors = (y: number): Set<number> => {

@@ -22,7 +22,7 @@ describe('torch manual overlap scheduler fixtures', () => {
     expect(FILES.some((f) => f.startsWith('joint_'))).toBe(true);
   });
 
-  it.each(FILES)('%s: torch\'s buckets, in its packing order', (file) => {
+  it.each(FILES)("%s: torch's buckets, in its packing order", (file) => {
     const { graph, expected } = readManualFixture(file);
     const r = manualOverlapSchedule(graph, optionsOf(expected));
     expect(r.buckets.map((b) => b.members.map((m) => graph.names[m]))).toEqual(expected.buckets);
@@ -40,7 +40,7 @@ describe('torch manual overlap scheduler fixtures', () => {
     );
   });
 
-  it.each(FILES)('%s: torch\'s final order, node for node', (file) => {
+  it.each(FILES)("%s: torch's final order, node for node", (file) => {
     const { graph, expected } = readManualFixture(file);
     const r = manualOverlapSchedule(graph, optionsOf(expected));
     expect(orderTokens(graph, r)).toEqual(expected.order);

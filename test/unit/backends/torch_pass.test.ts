@@ -39,10 +39,11 @@ function dumps(graph: string, variant: 'main' | 'memzero'): Dump[] {
 /** Graphs whose baseline peak the dump cannot reproduce exactly (see the test), and by how much. */
 const KNOWN_STORAGE_GAP: Readonly<Record<string, number>> = { llama70b_2layer_seq2048_recompute_bw: 32 * 2 ** 20 };
 
-const sortedSets = (bs: readonly (readonly string[])[]) => bs.map((b) => [...b].sort()).sort((a, b) => a.join().localeCompare(b.join()));
+const sortedSets = (bs: readonly (readonly string[])[]) =>
+  bs.map((b) => [...b].sort()).sort((a, b) => a.join().localeCompare(b.join()));
 
 describe.each(['main', 'memzero'] as const)('torch 2.13 reference graphs (%s)', (variant) => {
-  it.each(GRAPHS)('%s: torch\'s buckets, prefetches, counts and exposure', (graph) => {
+  it.each(GRAPHS)("%s: torch's buckets, prefetches, counts and exposure", (graph) => {
     const imported = importFxGraph(dumps(graph, variant));
     if (!imported.ok) throw imported.error;
     const s = runAutobucketing(imported.value, cost, TORCH_2_11);
@@ -69,7 +70,7 @@ describe.each(['main', 'memzero'] as const)('torch 2.13 reference graphs (%s)', 
     expect(colls).toBe(stats.reduce((a, p) => a + p.collectivesAfter, 0));
   });
 
-  it.each(GRAPHS)('%s: torch\'s schedule order, node for node', (graph) => {
+  it.each(GRAPHS)("%s: torch's schedule order, node for node", (graph) => {
     const imported = importFxGraph(dumps(graph, variant));
     if (!imported.ok) throw imported.error;
     const ix = indexGraph(imported.value);
@@ -105,12 +106,20 @@ interface Generated {
 /** torch's pass arguments as the port's options (None → 0 for max_off_bucket_gb, the tri-state as a string). */
 function optionsOf(knobs: Generated['knobs']): Record<string, number | boolean | string> {
   const names = [
-    'max_in_flight_gb', 'max_compute_pre_fetch', 'max_coll_distance', 'compute_overlap_multipler', 'max_memory_increase_gb',
-    'max_memory_increase_ratio', 'collective_bucketing', 'prioritize_bucketing_during_scheduling', 'bucket_only_internode_comms',
+    'max_in_flight_gb',
+    'max_compute_pre_fetch',
+    'max_coll_distance',
+    'compute_overlap_multipler',
+    'max_memory_increase_gb',
+    'max_memory_increase_ratio',
+    'collective_bucketing',
+    'prioritize_bucketing_during_scheduling',
+    'bucket_only_internode_comms',
     'pre_bucketing_fsdp_collectives',
   ];
   const out: Record<string, number | boolean | string> = { ...TORCH_2_11 };
-  for (const k of names) if (typeof knobs[k] === 'number' || typeof knobs[k] === 'boolean') out[k] = knobs[k] as number | boolean;
+  for (const k of names)
+    if (typeof knobs[k] === 'number' || typeof knobs[k] === 'boolean') out[k] = knobs[k] as number | boolean;
   out.max_off_bucket_gb = typeof knobs.max_off_bucket_gb === 'number' ? knobs.max_off_bucket_gb : 0;
   out.bucket_exposed_first = knobs.bucket_exposed_first === null ? 'auto' : String(knobs.bucket_exposed_first);
   return out;

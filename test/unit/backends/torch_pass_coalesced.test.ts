@@ -17,9 +17,7 @@ import { configFromFlags } from '../../../src/cli/flags';
 import { configFromQuery, configToQuery } from '../../../src/config/url';
 import { fixtureUrl } from '../../helpers/fixtures';
 
-const { expected: EXPECTED, pairs: PAIRS, load, want: wantOf } = preBucketFixtures(
-  fixtureUrl('torch_pass/coalesced/'),
-);
+const { expected: EXPECTED, pairs: PAIRS, load, want: wantOf } = preBucketFixtures(fixtureUrl('torch_pass/coalesced/'));
 const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
 const PROFILES = { A: AUTOBUCKETING_PROFILES['torch-2.13'], B: AUTOBUCKETING_PROFILES['torch-2.11'] };
 const optsOf = (pair: string): AutobucketingOptions => ({
@@ -40,7 +38,7 @@ describe('torch 2.13 bucket_mode "coalesced"', () => {
   });
 
   it.each(PAIRS.filter((p) => p.startsWith('A_')))(
-    '%s: one coalesced reduce-scatter per bucket, no copies, a wait per member, torch\'s estimates',
+    "%s: one coalesced reduce-scatter per bucket, no copies, a wait per member, torch's estimates",
     (pair) => {
       const pre = preBucketFsdp(load(pair), optsOf(pair), NCCL_213_DEFAULT_TOPOLOGY);
       expect(pre).not.toBeNull();
@@ -55,18 +53,22 @@ describe('torch 2.13 bucket_mode "coalesced"', () => {
           expect(b.waits.length).toBe(rs ? b.members.length : 1);
         }
         // torch's pre-buckets, and every node it created and timed (no cat for a reduce-scatter)
-        expectPreBuckets(mine, pre!.graph.nodes.filter((n) => n.phase === phase), want);
+        expectPreBuckets(
+          mine,
+          pre!.graph.nodes.filter((n) => n.phase === phase),
+          want,
+        );
       }
     },
   );
 
-  it.each(PAIRS)('%s: torch\'s schedule order, node for node', (pair) => {
+  it.each(PAIRS)("%s: torch's schedule order, node for node", (pair) => {
     const opts = optsOf(pair);
     const pre = opts.pre_bucketing_fsdp_collectives ? preBucketFsdp(load(pair), opts, NCCL_213_DEFAULT_TOPOLOGY) : null;
     expectScheduleOrder(pre?.graph ?? load(pair), cost, opts, (phase) => wantOf(pair, phase));
   });
 
-  it.each(PAIRS)('%s: torch\'s buckets, prefetches, counts, exposure and peak', (pair) => {
+  it.each(PAIRS)("%s: torch's buckets, prefetches, counts, exposure and peak", (pair) => {
     expectPassStats(runAutobucketing(load(pair), cost, optsOf(pair)), (phase) => wantOf(pair, phase));
   });
 

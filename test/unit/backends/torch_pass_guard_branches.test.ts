@@ -58,7 +58,11 @@ describe("torch 2.15's nested-wait guard, gated branches", () => {
     expect(FIXTURE.torch.startsWith('2.15.0+')).toBe(true);
     expect(FIXTURE.torch214.startsWith('2.14.1+')).toBe(true);
     const gated = ['active_not_hidden', 'candidate_started', 'force_refused'];
-    for (const s of SEEDS) expect(gated.some((b) => FIXTURE.cases[s].branches[b] > 0), s).toBe(true);
+    for (const s of SEEDS)
+      expect(
+        gated.some((b) => FIXTURE.cases[s].branches[b] > 0),
+        s,
+      ).toBe(true);
   });
 
   it.each(SEEDS)("seed %s: torch-2.15 reaches torch 2.15's order and exposed times", (seed) => {

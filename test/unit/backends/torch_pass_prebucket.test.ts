@@ -12,9 +12,7 @@ import { configFromFlags } from '../../../src/cli/flags';
 import { configFromQuery, configToQuery } from '../../../src/config/url';
 import { fixtureUrl } from '../../helpers/fixtures';
 
-const { expected: EXPECTED, pairs: PAIRS, load, want: wantOf } = preBucketFixtures(
-  fixtureUrl('torch_pass/prebucket/'),
-);
+const { expected: EXPECTED, pairs: PAIRS, load, want: wantOf } = preBucketFixtures(fixtureUrl('torch_pass/prebucket/'));
 const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
 const PROFILE = AUTOBUCKETING_PROFILES['torch-2.13'];
 

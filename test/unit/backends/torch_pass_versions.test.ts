@@ -19,9 +19,10 @@ const PROFILE = AUTOBUCKETING_PROFILES['torch-2.15'];
 
 /** A version's fixture folder: torch's answers, with the torch that made each. */
 function answers(folder: string) {
-  const expected = gzJsonReader(fixtureUrl(`torch_pass/${folder}/`))(
-    'expected.json.gz',
-  ) as Record<string, PreBucketExpected & { readonly torch: string }>;
+  const expected = gzJsonReader(fixtureUrl(`torch_pass/${folder}/`))('expected.json.gz') as Record<
+    string,
+    PreBucketExpected & { readonly torch: string }
+  >;
   const pairs = [...new Set(Object.keys(expected).map((k) => k.replace(/_(fw|bw)$/, '')))];
   const want = (pair: string, phase: string) => expected[`${pair}_${phase === 'forward' ? 'fw' : 'bw'}`];
   return { expected, pairs, want };

@@ -61,7 +61,10 @@ describe('torch 2.15 defaults on 2-D graphs torch 2.15.0 traced', () => {
       expectPhaseStats(p, w);
       expect(p.preBucketing?.buckets ?? [], 'pre-buckets').toEqual(w.prebuckets);
       const pre = new Set(w.prebuckets.map((b) => b.join()));
-      expect(p.buckets.filter((b) => !pre.has(b.join())), 'buckets in join order').toEqual(w.bucketsApplied);
+      expect(
+        p.buckets.filter((b) => !pre.has(b.join())),
+        'buckets in join order',
+      ).toEqual(w.bucketsApplied);
       expect(p.originalPeakBytes).toBe(w.originalPeakBytes);
       expect(p.allowedPeakBytes).toBe(w.allowedPeakBytes);
     }

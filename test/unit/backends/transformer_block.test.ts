@@ -27,7 +27,9 @@ describe('runTransformerBlock', () => {
   it('issues the next block all-gather before the current block compute (one block ahead)', () => {
     const s = runTransformerBlock(g, cost);
     const pos = expectValidSchedule(g, s);
-    const fwd = s.buckets.filter((b) => b.kind === 'all_gather' && b.members[0].includes('.all_gather') && !b.members[0].includes('bwd'));
+    const fwd = s.buckets.filter(
+      (b) => b.kind === 'all_gather' && b.members[0].includes('.all_gather') && !b.members[0].includes('bwd'),
+    );
     for (let k = 1; k < fwd.length; k++) {
       const prevLayerMm = `layers.${k - 1}.p0.weight.fwd.mm`;
       expect(pos.get(fwd[k].node)!).toBeLessThan(pos.get(prevLayerMm)!);
@@ -59,9 +61,21 @@ describe('runTransformerBlock', () => {
 
 describe('moduleOf', () => {
   it('groups by block, with tok_embeddings and norm+output as their own modules', () => {
-    const base = { id: 0, kind: 'compute', op: 'x', inputs: [], outputs: [], flops: 0, bytesMoved: 0, matmulLike: false, phase: 'forward' } as const;
+    const base = {
+      id: 0,
+      kind: 'compute',
+      op: 'x',
+      inputs: [],
+      outputs: [],
+      flops: 0,
+      bytesMoved: 0,
+      matmulLike: false,
+      phase: 'forward',
+    } as const;
     expect(moduleOf({ ...base, name: 'a', layer: 3 })).toBe('layers.3');
-    expect(moduleOf({ ...base, name: 'tok_embeddings.weight.all_gather', params: ['tok_embeddings.weight'] })).toBe('tok_embeddings');
+    expect(moduleOf({ ...base, name: 'tok_embeddings.weight.all_gather', params: ['tok_embeddings.weight'] })).toBe(
+      'tok_embeddings',
+    );
     expect(moduleOf({ ...base, name: 'norm.weight.all_gather', params: ['norm.weight'] })).toBe('norm+output');
     expect(moduleOf({ ...base, name: 'output.weight.all_gather', params: ['output.weight'] })).toBe('norm+output');
   });

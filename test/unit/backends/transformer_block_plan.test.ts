@@ -23,7 +23,10 @@ const bucketModules = (g: StepGraph, s: Schedule, kind: string, phase: string) =
 };
 
 describe('transformer_block (torch manual scheduler) on a built graph', () => {
-  const modes = [['jit', jit], ['joint', joint]] as const;
+  const modes = [
+    ['jit', jit],
+    ['joint', joint],
+  ] as const;
   it.each(modes)('%s: valid and deterministic, one bucket per plan entry', (_m, g) => {
     const s = runTransformerBlock(g, cost);
     expectValidSchedule(g, s);
@@ -63,9 +66,15 @@ describe('transformer_block (torch manual scheduler) on a built graph', () => {
     const order = [...fsdpParamModuleOrder(jit.params).keys()];
     expect(order.slice(0, 10)).toEqual([
       'tok_embeddings',
-      'layers.0.attention.wq', 'layers.0.attention.wk', 'layers.0.attention.wv', 'layers.0.attention.wo',
-      'layers.0.feed_forward.w1', 'layers.0.feed_forward.w2', 'layers.0.feed_forward.w3',
-      'layers.0.attention_norm', 'layers.0.ffn_norm',
+      'layers.0.attention.wq',
+      'layers.0.attention.wk',
+      'layers.0.attention.wv',
+      'layers.0.attention.wo',
+      'layers.0.feed_forward.w1',
+      'layers.0.feed_forward.w2',
+      'layers.0.feed_forward.w3',
+      'layers.0.attention_norm',
+      'layers.0.ffn_norm',
     ]);
     expect(order.slice(-2)).toEqual(['norm', 'output']);
   });

@@ -77,7 +77,7 @@ describe('compare --trace DIR: one run, switched into place', () => {
   });
 });
 
-describe('pass --torch-log: only torch\'s own log of this pass', () => {
+describe("pass --torch-log: only torch's own log of this pass", () => {
   const FIX = fixturePath('torch_pass');
   const gz = (p: string) => gunzipSync(readFileSync(join(FIX, p))).toString('utf8');
   const G = 'llama8b_2layer_seq2048_saved';
@@ -97,7 +97,7 @@ describe('pass --torch-log: only torch\'s own log of this pass', () => {
     };
   };
 
-  it('refuses the FX dump itself (it names collectives, but no line of it is torch\'s)', async () => {
+  it("refuses the FX dump itself (it names collectives, but no line of it is torch's)", async () => {
     const f = inputs();
     const r = await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', f.fw]);
     expect(r.code).toBe(2);
@@ -116,8 +116,10 @@ describe('pass --torch-log: only torch\'s own log of this pass', () => {
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toMatch(
-      new RegExp(`^fsdp-sim pass: --torch-log '${other}': torch's log \\(forward\\) names 1 collective\\(s\\) ` +
-        'this FX graph does not have \\(all_gather_into_tensor_3000\\): a log of another graph'),
+      new RegExp(
+        `^fsdp-sim pass: --torch-log '${other}': torch's log \\(forward\\) names 1 collective\\(s\\) ` +
+          'this FX graph does not have \\(all_gather_into_tensor_3000\\): a log of another graph',
+      ),
     );
   });
 
@@ -144,8 +146,16 @@ describe('pass --torch-log: only torch\'s own log of this pass', () => {
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/^warning: --torch-log '.*': it stops mid-line, so it looks cut short/);
     // the whole log ends its last line: no such warning
-    const whole = await cli(['pass', '--fx-graph', f.fw, f.bw, '--torch-log', f.put('t.log', f.log), '--torch-profile',
-      '2.11']);
+    const whole = await cli([
+      'pass',
+      '--fx-graph',
+      f.fw,
+      f.bw,
+      '--torch-log',
+      f.put('t.log', f.log),
+      '--torch-profile',
+      '2.11',
+    ]);
     expect(whole.err).toBe('');
   });
 
@@ -175,8 +185,16 @@ describe('pass --torch-log: only torch\'s own log of this pass', () => {
     expect(log.buckets[0]).toHaveLength(n);
     const all = Array.from({ length: n }, (_, i) => name(i));
     const stats = (buckets: string[][]) =>
-      ({ phase: 'forward', collectives: all, collectivesBefore: n, collectivesAfter: buckets.length, overlapping: {},
-        buckets, potentialExposedMs: 0, scheduledExposedMs: 0 }) as unknown as PassStats;
+      ({
+        phase: 'forward',
+        collectives: all,
+        collectivesBefore: n,
+        collectivesAfter: buckets.length,
+        overlapping: {},
+        buckets,
+        potentialExposedMs: 0,
+        scheduledExposedMs: 0,
+      }) as unknown as PassStats;
     expect(compareWithTorch(stats([all]), log, []).bucketAgreement).toBe(1);
     // two halves: C(10⁴, 2)·2 of C(2·10⁴, 2) pairs agree; the first 10 disagreements only
     const halves = compareWithTorch(stats([all.slice(0, n / 2), all.slice(n / 2)]), log, []);
@@ -213,11 +231,21 @@ describe('knobs that change nothing are refused by name, with the reason', () =>
   it.each([
     [['compare', '--set', 'memoryPolicy=full'], /--set memoryPolicy applies to compileMode=aot_fx_trace/],
     [['compare', '--set', 'memoryPolicy=sac_and_offload'], /--set memoryPolicy applies to compileMode=aot_fx_trace/],
-    [['compare', '--set', 'fsdpAgRsOverlap=true'], new RegExp('--set fsdpAgRsOverlap applies to '
-      + "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_ag_rs_overlap[)]; "
-      + 'under compileMode=jit it changes nothing: give')],
-    [['compare', '--set', 'fsdpDenseRegionOverlap=true'], new RegExp('--set fsdpDenseRegionOverlap applies to '
-      + "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_dense_region_overlap[)]")],
+    [
+      ['compare', '--set', 'fsdpAgRsOverlap=true'],
+      new RegExp(
+        '--set fsdpAgRsOverlap applies to ' +
+          "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_ag_rs_overlap[)]; " +
+          'under compileMode=jit it changes nothing: give',
+      ),
+    ],
+    [
+      ['compare', '--set', 'fsdpDenseRegionOverlap=true'],
+      new RegExp(
+        '--set fsdpDenseRegionOverlap applies to ' +
+          "compileMode=aot_fx_trace [(]graph_trainer's compile[.]enable_fsdp_dense_region_overlap[)]",
+      ),
+    ],
     [['compare', '--ac', 'full', '--set', 'compileMode=aot_fx_trace'], /--ac changes nothing under/],
     [['pass', '--fx-graph', TINY_FW, '--set', 'ranks=64'], /--set ranks=64 does not apply/],
   ])('%j', async (args, re) => {
@@ -230,8 +258,15 @@ describe('knobs that change nothing are refused by name, with the reason', () =>
     const r = await cli(['sweep', '--model', 'tiny', '--vary', 'memoryPolicy=default,full']);
     expect([r.code, r.out]).toEqual([2, '']);
     expect(r.err).toMatch(/^fsdp-sim sweep: point 0: --vary memoryPolicy applies to compileMode=aot_fx_trace/);
-    const aot = await cli(['sweep', '--model', 'tiny', '--vary', 'activationCheckpointing=none,full',
-      '--set', 'compileMode=aot_fx_trace']);
+    const aot = await cli([
+      'sweep',
+      '--model',
+      'tiny',
+      '--vary',
+      'activationCheckpointing=none,full',
+      '--set',
+      'compileMode=aot_fx_trace',
+    ]);
     expect(aot.err).toMatch(/^fsdp-sim sweep: point 0: --vary activationCheckpointing changes nothing under/);
   });
 
@@ -247,7 +282,7 @@ describe('knobs that change nothing are refused by name, with the reason', () =>
 });
 
 describe('the simulated clock stays below 2^53 µs', () => {
-  it("refuses cost-model durations past it (no est_ms in the dump), naming the node and what is large", async () => {
+  it('refuses cost-model durations past it (no est_ms in the dump), naming the node and what is large', async () => {
     // 200 all-gathers of 2^50 bytes at 10 MB/s: ~5.6e13 µs each by the cost model
     const nodes: object[] = [];
     const outs: string[] = [];
@@ -262,8 +297,13 @@ describe('the simulated clock stays below 2^53 µs', () => {
       outs.push(w);
     }
     nodes.push({ name: 'output', op: 'output', target: 'output', args: outs });
-    const dump = { format: 'fsdp-sim fx dump v1', graph: 'forward', source: 'made by the test', world_size: 2,
-      nodes: nodes.map((n, i) => ({ i, ...n })) };
+    const dump = {
+      format: 'fsdp-sim fx dump v1',
+      graph: 'forward',
+      source: 'made by the test',
+      world_size: 2,
+      nodes: nodes.map((n, i) => ({ i, ...n })),
+    };
     const f = join(tempDir(), 'huge.json');
     writeFileSync(f, JSON.stringify(dump));
     const r = await cli(['pass', '--fx-graph', f, '--bandwidth-gbps', '0.01', '--backend', 'aot_eager']);
@@ -275,8 +315,16 @@ describe('the simulated clock stays below 2^53 µs', () => {
 });
 
 describe('calibrate and analyze say what a trace holds', () => {
-  const kernel = (name: string, ts: number, dur: number, correlation: number) =>
-    ({ ph: 'X', cat: 'kernel', name, ts, dur, pid: 0, tid: 7, args: { stream: 7, correlation } });
+  const kernel = (name: string, ts: number, dur: number, correlation: number) => ({
+    ph: 'X',
+    cat: 'kernel',
+    name,
+    ts,
+    dur,
+    pid: 0,
+    tid: 7,
+    args: { stream: 7, correlation },
+  });
   const trace = (cpu: object[]) => ({
     distributedInfo: { rank: 0, world_size: 8 },
     traceEvents: [
@@ -362,7 +410,10 @@ describe("'-', /dev/stdin and pipes are read where a file is expected", () => {
     ].join('\n');
     const r = await sh(script);
     expect([r.code, r.stderr]).toEqual([0, '']);
-    const outs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const outs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(outs).toHaveLength(4);
     for (const o of outs) expect(o).toEqual(outs[0]);
     expect(outs[0].collectivesBefore).toBeGreaterThan(0);

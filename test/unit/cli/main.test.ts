@@ -99,8 +99,10 @@ describe('fsdp-sim compare', () => {
     const r = await inProcess(['compare', '--model', 'tiny', '--ranks', '4', '--hardware', 'a100']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
-      new RegExp('backend\\s+step ms\\s+exposed comm ms\\s+overlap %\\s+peak live tensors GiB\\s+' +
-        'peak allocated GiB\\s+peak reserved GiB\\s+tok/s/GPU\\s+#AG\\s+#RS'),
+      new RegExp(
+        'backend\\s+step ms\\s+exposed comm ms\\s+overlap %\\s+peak live tensors GiB\\s+' +
+          'peak allocated GiB\\s+peak reserved GiB\\s+tok/s/GPU\\s+#AG\\s+#RS',
+      ),
     );
     expect(r.out.split('\n').filter((l) => /^aot_eager/.test(l))).toHaveLength(2);
   });

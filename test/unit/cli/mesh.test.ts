@@ -57,7 +57,11 @@ describe('fsdp-sim compare on a mesh', () => {
     const json = await compareJson(args);
     const table = await inProcess(['compare', ...args]);
     for (const x of json.results) {
-      const row = table.out.split('\n').find((l) => l.startsWith(`${x.backend} `))!.trim().split(/\s+/);
+      const row = table.out
+        .split('\n')
+        .find((l) => l.startsWith(`${x.backend} `))!
+        .trim()
+        .split(/\s+/);
       // #AG and #RS are the two columns before the HBM verdict
       expect(row.slice(-3, -1).map(Number)).toEqual([x.collectivesTotal.all_gather, x.collectivesTotal.reduce_scatter]);
     }

@@ -45,7 +45,10 @@ describe('fsdp-sim pass on a torch dump', () => {
     const out = JSON.parse(r.out);
     const expected = JSON.parse(gz('expected.json.gz')).main;
     expect(out.graphs.map((g: { phase: string }) => g.phase)).toEqual(['forward', 'backward']);
-    expect(out.scheduledExposedMs).toBeCloseTo(expected[`${GRAPH}_fw`].totalExposedMs + expected[`${GRAPH}_bw`].totalExposedMs, 9);
+    expect(out.scheduledExposedMs).toBeCloseTo(
+      expected[`${GRAPH}_fw`].totalExposedMs + expected[`${GRAPH}_bw`].totalExposedMs,
+      9,
+    );
     expect(out.potentialExposedMs).toBeGreaterThan(out.scheduledExposedMs);
     expect(out.reasons.length).toBeGreaterThanOrEqual(out.collectivesBefore);
     // every node carries torch's estimate in these dumps: the pass says so
@@ -80,14 +83,17 @@ describe('fsdp-sim pass on a torch dump', () => {
 });
 
 describe('--torch-profile', () => {
-  it("sets the autobucketing knobs as torch 2.13 does; --set still wins; a bad name is refused", async () => {
+  it('sets the autobucketing knobs as torch 2.13 does; --set still wins; a bad name is refused', async () => {
     const { configFromFlags } = await import('../../../src/cli/flags');
     // the default is 2.13's; 2.11 is the seed's
     const torch213 = { bucket_exposed_first: 'auto', max_off_bucket_gb: 0.5 };
     expect(configFromFlags('pass', {}).autobucketing).toMatchObject(torch213);
     const torch211 = { bucket_exposed_first: 'true', max_off_bucket_gb: 0 };
     expect(configFromFlags('pass', { 'torch-profile': '2.11' }).autobucketing).toMatchObject(torch211);
-    expect(configFromFlags('pass', { 'torch-profile': '2.13' }).autobucketing).toMatchObject({ bucket_exposed_first: 'auto', max_off_bucket_gb: 0.5 });
+    expect(configFromFlags('pass', { 'torch-profile': '2.13' }).autobucketing).toMatchObject({
+      bucket_exposed_first: 'auto',
+      max_off_bucket_gb: 0.5,
+    });
     const both = configFromFlags('pass', { 'torch-profile': '2.13', set: ['autobucketing.max_off_bucket_gb=2'] });
     expect(both.autobucketing.max_off_bucket_gb).toBe(2);
     const r = await pass(['--fx-graph', fw, '--torch-profile', '3.0']);

@@ -2,14 +2,7 @@
 // user strings, duplicate backends, the straggler factor given alone, the HBM hint, and per-rank
 // exports that Holistic Trace Analysis reads rank by rank.
 import { execFile, spawn } from 'node:child_process';
-import {
-  closeSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -18,7 +11,6 @@ import { inputLimit, readInputText } from '../../../src/cli/io';
 import { cli, tempDirs } from '../../helpers/cli';
 import { importTrace } from '../../../src/trace/import';
 import { fixturePath, REPO_ROOT } from '../../helpers/fixtures';
-
 
 const tempDir = tempDirs('fsdp-sim-i22-');
 

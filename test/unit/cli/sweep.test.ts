@@ -14,12 +14,27 @@ describe('fsdp-sim sweep', () => {
     ]);
     expect(j.rows).toHaveLength(8);
     expect(j.rows.map((x) => [(x.values as Record<string, number>).ranks, x.backend])).toEqual([
-      [2, 'aot_eager'], [2, 'aot_eager_autobucketing'], [2, 'aot_eager'], [2, 'aot_eager_autobucketing'],
-      [4, 'aot_eager'], [4, 'aot_eager_autobucketing'], [4, 'aot_eager'], [4, 'aot_eager_autobucketing'],
+      [2, 'aot_eager'],
+      [2, 'aot_eager_autobucketing'],
+      [2, 'aot_eager'],
+      [2, 'aot_eager_autobucketing'],
+      [4, 'aot_eager'],
+      [4, 'aot_eager_autobucketing'],
+      [4, 'aot_eager'],
+      [4, 'aot_eager_autobucketing'],
     ]);
     expect(Object.keys(j.rows[0]).sort()).toEqual([
-      'allGathers', 'backend', 'exposedCommMs', 'fitsHbm', 'overlapPct', 'peakMemoryBytes', 'peakReservedBytes',
-      'point', 'reduceScatters', 'stepTimeMs', 'values',
+      'allGathers',
+      'backend',
+      'exposedCommMs',
+      'fitsHbm',
+      'overlapPct',
+      'peakMemoryBytes',
+      'peakReservedBytes',
+      'point',
+      'reduceScatters',
+      'stepTimeMs',
+      'values',
     ]);
   });
 

@@ -39,7 +39,7 @@ describe('RankComm.allReduce', () => {
 });
 
 describe('RankComm on a mesh sub-group', () => {
-  it('names the group and the members\' global ranks in a mismatch', async () => {
+  it("names the group and the members' global ranks in a mismatch", async () => {
     const steps = [0, 1].map((r): RankStep[] => [
       { op: 'all_gather', label: 'x', tensors: [r === 0 ? 'a' : 'b'], input: new Float32Array(2) },
     ]);

@@ -2,7 +2,13 @@
 
 import { describe, expect, it } from 'vitest';
 import {
-  firstMismatch, formatDescriptor, hashTensorNames, makeDescriptor, readDescriptor, tensorListText, writeDescriptor,
+  firstMismatch,
+  formatDescriptor,
+  hashTensorNames,
+  makeDescriptor,
+  readDescriptor,
+  tensorListText,
+  writeDescriptor,
 } from '../../../src/runtime/comm/descriptor';
 import { DESC_TEXT_BYTES, controlLayout } from '../../../src/runtime/comm/layout';
 
@@ -21,8 +27,9 @@ describe('hashTensorNames', () => {
 
 describe('formatDescriptor', () => {
   it('prints kind, elems and tensor list like the mismatch error does', () => {
-    expect(formatDescriptor(makeDescriptor(12, 'all_gather', 4096, ['layers.0.attention.wq.weight'], 'ag.bucket0')))
-      .toBe('all_gather(4096 elems, [layers.0.attention.wq.weight])');
+    expect(
+      formatDescriptor(makeDescriptor(12, 'all_gather', 4096, ['layers.0.attention.wq.weight'], 'ag.bucket0')),
+    ).toBe('all_gather(4096 elems, [layers.0.attention.wq.weight])');
     expect(formatDescriptor(makeDescriptor(3, 'barrier', 0, ['step end'], 'step end'))).toBe('barrier([step end])');
   });
 });

@@ -45,16 +45,23 @@ export function seededF32(n: number, seed: number, scale = 1): Float32Array {
   let x = (seed * 2654435761) >>> 0 || 1;
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) {
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
-    out[i] = (x / 0x1_0000_0000 * 2 - 1) * scale;
+    x ^= x << 5;
+    x >>>= 0;
+    out[i] = ((x / 0x1_0000_0000) * 2 - 1) * scale;
   }
   return out;
 }
 
 /** Chunk r of rank q's input, summed over q in `order`, one f32 rounding per addition (Float32Array store). */
-export function reduceChunkRef(inputs: readonly Float32Array[], r: number, order: readonly number[], avg: boolean): Float32Array {
+export function reduceChunkRef(
+  inputs: readonly Float32Array[],
+  r: number,
+  order: readonly number[],
+  avg: boolean,
+): Float32Array {
   const n = inputs.length;
   const c = inputs[0].length / n;
   const acc = new Float32Array(c);

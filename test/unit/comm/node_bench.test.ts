@@ -16,7 +16,14 @@ describe('memcpyBaseline', () => {
 describe('benchCollective', () => {
   for (const kind of ['all_gather', 'reduce_scatter'] as const) {
     it(`times ${kind} of B bytes per shard on 2 workers with bus bandwidth (n−1)·B/t`, async () => {
-      const r = await benchCollective({ kind, shardBytes: 64 * 1024, worldSize: 2, algorithm: 'ring', iters: 4, warmup: 1 });
+      const r = await benchCollective({
+        kind,
+        shardBytes: 64 * 1024,
+        worldSize: 2,
+        algorithm: 'ring',
+        iters: 4,
+        warmup: 1,
+      });
       expect(r).toMatchObject({ kind, worldSize: 2, shardBytes: 64 * 1024, algorithm: 'ring' });
       expect(r.timesMs).toHaveLength(4);
       expect(r.minMs).toBeLessThanOrEqual(r.medianMs);

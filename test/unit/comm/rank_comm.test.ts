@@ -6,9 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AG_PARITY_MAX_BYTES } from '../../../src/runtime/comm/direct';
 import { LATENCY_AREA_BYTES } from '../../../src/runtime/comm/layout';
 import type { RankStep } from '../../../src/runtime/comm/node';
-import {
-  bitsOf, closePool, outputs, rankOrder, reduceChunkRef, ringOrder, runScenario, seededF32,
-} from './harness';
+import { bitsOf, closePool, outputs, rankOrder, reduceChunkRef, ringOrder, runScenario, seededF32 } from './harness';
 
 afterAll(closePool);
 
@@ -27,7 +25,10 @@ const ALGORITHMS = ['direct', 'ring'] as const;
 const concat = (parts: readonly Float32Array[]): Float32Array => {
   const out = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
   let at = 0;
-  for (const p of parts) { out.set(p, at); at += p.length; }
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 };
 
@@ -57,9 +58,13 @@ describe('RankComm.reduceScatter', () => {
       it(`matches the rank-order f32 reference bit for bit on ${n} ranks (direct, ${reduce})`, async () => {
         const chunk = 53;
         const inputs = Array.from({ length: n }, (_, r) => seededF32(n * chunk, 7 * n + r, 10));
-        const steps = inputs.map((input): RankStep[] => [{ op: 'reduce_scatter', label: 'rs', tensors: ['g'], input, reduce }]);
+        const steps = inputs.map((input): RankStep[] => [
+          { op: 'reduce_scatter', label: 'rs', tensors: ['g'], input, reduce },
+        ]);
         const out = outputs(await runScenario({ worldSize: n, maxElemsPerRank: chunk, steps }), 0);
-        out.forEach((o, r) => expect(bitsOf(o)).toEqual(bitsOf(reduceChunkRef(inputs, r, rankOrder(n), reduce === 'avg'))));
+        out.forEach((o, r) =>
+          expect(bitsOf(o)).toEqual(bitsOf(reduceChunkRef(inputs, r, rankOrder(n), reduce === 'avg'))),
+        );
       });
     }
 
@@ -79,7 +84,10 @@ describe('RankComm.reduceScatter', () => {
         for (let j = 0; j < chunk; j++) {
           let exact = 0; // f64, for the tolerance check only
           let mag = 0;
-          for (let q = 0; q < n; q++) { exact += inputs[q][r * chunk + j]; mag += Math.abs(inputs[q][r * chunk + j]); }
+          for (let q = 0; q < n; q++) {
+            exact += inputs[q][r * chunk + j];
+            mag += Math.abs(inputs[q][r * chunk + j]);
+          }
           expect(Math.abs(o[j] - exact)).toBeLessThanOrEqual(1e-6 + mag * n * 2 ** -23);
         }
       });
@@ -92,7 +100,9 @@ describe('RankComm.reduceScatter', () => {
     const n = 4;
     const chunk0 = [1, 1e8, -1e8, 0];
     const inputs = chunk0.map((v) => new Float32Array([v, 0, 0, 0]));
-    const steps = inputs.map((input): RankStep[] => [{ op: 'reduce_scatter', label: 'rs', tensors: ['g'], input, reduce: 'sum' }]);
+    const steps = inputs.map((input): RankStep[] => [
+      { op: 'reduce_scatter', label: 'rs', tensors: ['g'], input, reduce: 'sum' },
+    ]);
     const direct = outputs(await runScenario({ worldSize: n, maxElemsPerRank: 1, algorithm: 'direct', steps }), 0);
     const ring = outputs(await runScenario({ worldSize: n, maxElemsPerRank: 1, algorithm: 'ring', steps }), 0);
     expect(direct[0][0]).toBe(0);
@@ -108,10 +118,16 @@ describe('RankComm.reduceScatter', () => {
       const grads = Array.from({ length: n }, (_, r) => sizes.map((c, t) => seededF32(n * c, 1000 + 10 * r + t, 3)));
       // Bucket input: chunk q = member shards for rank q concatenated (rank-major).
       const bucketInput = (r: number): Float32Array =>
-        concat(Array.from({ length: n }, (_, q) => concat(grads[r].map((g, t) => g.subarray(q * sizes[t], (q + 1) * sizes[t])))));
+        concat(
+          Array.from({ length: n }, (_, q) =>
+            concat(grads[r].map((g, t) => g.subarray(q * sizes[t], (q + 1) * sizes[t]))),
+          ),
+        );
       const total = sizes.reduce((a, b) => a + b, 0);
       const steps = grads.map((gs, r): RankStep[] => [
-        ...gs.map((g, t): RankStep => ({ op: 'reduce_scatter', label: names[t], tensors: [names[t]], input: g, reduce: 'avg' })),
+        ...gs.map(
+          (g, t): RankStep => ({ op: 'reduce_scatter', label: names[t], tensors: [names[t]], input: g, reduce: 'avg' }),
+        ),
         { op: 'reduce_scatter', label: 'bucket', tensors: names, input: bucketInput(r), reduce: 'avg' },
       ]);
       const res = await runScenario({ worldSize: n, maxElemsPerRank: total, algorithm, steps });
@@ -129,24 +145,33 @@ describe('RankComm buffer reuse', () => {
       // one (direct: gather areas by seq parity, a done wait before a reduce-scatter overwrites).
       const n = 4;
       const m = 29;
-      const ag = (k: number): Float32Array[] => Array.from({ length: n }, (_, r) => seededF32(m - (k % 3), 500 + 10 * k + r));
-      const rs = (k: number): Float32Array[] => Array.from({ length: n }, (_, r) => seededF32(n * (m - k), 900 + 10 * k + r, 5));
+      const ag = (k: number): Float32Array[] =>
+        Array.from({ length: n }, (_, r) => seededF32(m - (k % 3), 500 + 10 * k + r));
+      const rs = (k: number): Float32Array[] =>
+        Array.from({ length: n }, (_, r) => seededF32(n * (m - k), 900 + 10 * k + r, 5));
       const plan = ['ag', 'ag', 'rs', 'ag', 'rs', 'rs', 'barrier', 'ag', 'ag', 'rs', 'ag'] as const;
-      const steps = Array.from({ length: n }, (_, r): RankStep[] => plan.flatMap((kind, k): RankStep[] => {
-        const pause: RankStep[] = r === (k % n) ? [{ op: 'sleep', ms: 15 }] : [];
-        if (kind === 'ag') return [...pause, { op: 'all_gather', label: `ag${k}`, tensors: ['w'], input: ag(k)[r] }];
-        if (kind === 'rs') return [...pause, { op: 'reduce_scatter', label: `rs${k}`, tensors: ['g'], input: rs(k)[r], reduce: 'sum' }];
-        return [...pause, { op: 'barrier', label: `b${k}` }];
-      }));
+      const steps = Array.from({ length: n }, (_, r): RankStep[] =>
+        plan.flatMap((kind, k): RankStep[] => {
+          const pause: RankStep[] = r === k % n ? [{ op: 'sleep', ms: 15 }] : [];
+          if (kind === 'ag') return [...pause, { op: 'all_gather', label: `ag${k}`, tensors: ['w'], input: ag(k)[r] }];
+          if (kind === 'rs')
+            return [
+              ...pause,
+              { op: 'reduce_scatter', label: `rs${k}`, tensors: ['g'], input: rs(k)[r], reduce: 'sum' },
+            ];
+          return [...pause, { op: 'barrier', label: `b${k}` }];
+        }),
+      );
       const res = await runScenario({ worldSize: n, maxElemsPerRank: m, algorithm, steps });
       for (const o of res) if (o.error) throw new Error(`rank ${o.rank}: ${o.error.message}`);
       plan.forEach((kind, k) => {
         if (kind === 'barrier') return;
         res.forEach((o) => {
           const out = o.results.filter((x) => x.op !== 'sleep')[k].output;
-          const want = kind === 'ag'
-            ? concat(ag(k))
-            : reduceChunkRef(rs(k), o.rank, algorithm === 'ring' ? ringOrder(n, o.rank) : rankOrder(n), false);
+          const want =
+            kind === 'ag'
+              ? concat(ag(k))
+              : reduceChunkRef(rs(k), o.rank, algorithm === 'ring' ? ringOrder(n, o.rank) : rankOrder(n), false);
           expect(bitsOf(out ?? new Float32Array(0)), `${kind}${k} rank ${o.rank}`).toEqual(bitsOf(want));
         });
       });
@@ -159,23 +184,31 @@ describe('RankComm large all-gathers', () => {
     const n = 2;
     const big = AG_PARITY_MAX_BYTES / 4 / n + 3; // n·c·4 just over the limit
     const small = 5;
-    const shards = (len: number, k: number): Float32Array[] => Array.from({ length: n }, (_, r) => seededF32(len, 70 + 10 * k + r));
+    const shards = (len: number, k: number): Float32Array[] =>
+      Array.from({ length: n }, (_, r) => seededF32(len, 70 + 10 * k + r));
     const plan: { kind: 'ag' | 'rs'; len: number }[] = [
-      { kind: 'ag', len: big }, { kind: 'ag', len: big }, { kind: 'ag', len: small }, { kind: 'ag', len: big },
-      { kind: 'rs', len: n * small }, { kind: 'ag', len: big },
+      { kind: 'ag', len: big },
+      { kind: 'ag', len: big },
+      { kind: 'ag', len: small },
+      { kind: 'ag', len: big },
+      { kind: 'rs', len: n * small },
+      { kind: 'ag', len: big },
     ];
-    const steps = Array.from({ length: n }, (_, r): RankStep[] => plan.flatMap(({ kind, len }, k): RankStep[] => [
-      ...(r === k % n ? [{ op: 'sleep', ms: 20 } as const] : []),
-      kind === 'ag'
-        ? { op: 'all_gather', label: `ag${k}`, tensors: ['w'], input: shards(len, k)[r] }
-        : { op: 'reduce_scatter', label: `rs${k}`, tensors: ['g'], input: shards(len, k)[r], reduce: 'sum' },
-    ]));
+    const steps = Array.from({ length: n }, (_, r): RankStep[] =>
+      plan.flatMap(({ kind, len }, k): RankStep[] => [
+        ...(r === k % n ? [{ op: 'sleep', ms: 20 } as const] : []),
+        kind === 'ag'
+          ? { op: 'all_gather', label: `ag${k}`, tensors: ['w'], input: shards(len, k)[r] }
+          : { op: 'reduce_scatter', label: `rs${k}`, tensors: ['g'], input: shards(len, k)[r], reduce: 'sum' },
+      ]),
+    );
     const res = await runScenario({ worldSize: n, maxElemsPerRank: big, steps, timeoutMs: 20_000 });
     for (const o of res) if (o.error) throw new Error(`rank ${o.rank}: ${o.error.message}`);
     plan.forEach(({ kind, len }, k) => {
       res.forEach((o) => {
         const out = o.results.filter((x) => x.op !== 'sleep')[k].output ?? new Float32Array(0);
-        const want = kind === 'ag' ? concat(shards(len, k)) : reduceChunkRef(shards(len, k), o.rank, rankOrder(n), false);
+        const want =
+          kind === 'ag' ? concat(shards(len, k)) : reduceChunkRef(shards(len, k), o.rank, rankOrder(n), false);
         expect(firstDiff(out, want), `${kind}${k} rank ${o.rank}`).toBe(-1);
       });
     });
@@ -189,24 +222,37 @@ describe('RankComm latency path', () => {
     const agBig = Math.floor(lat / n) + 7; // gathered n·c just over a latency area
     const rsBig = Math.floor(lat / (n * n)) + 5; // n·n·c just over
     const plan: { kind: 'ag' | 'rs'; c: number }[] = [
-      { kind: 'ag', c: 1000 }, { kind: 'rs', c: 999 }, { kind: 'rs', c: rsBig }, { kind: 'rs', c: 17 },
-      { kind: 'ag', c: agBig }, { kind: 'ag', c: 3 }, { kind: 'rs', c: rsBig }, { kind: 'rs', c: rsBig },
-      { kind: 'ag', c: 512 }, { kind: 'ag', c: agBig }, { kind: 'ag', c: agBig }, { kind: 'rs', c: 640 }, { kind: 'ag', c: 1 },
+      { kind: 'ag', c: 1000 },
+      { kind: 'rs', c: 999 },
+      { kind: 'rs', c: rsBig },
+      { kind: 'rs', c: 17 },
+      { kind: 'ag', c: agBig },
+      { kind: 'ag', c: 3 },
+      { kind: 'rs', c: rsBig },
+      { kind: 'rs', c: rsBig },
+      { kind: 'ag', c: 512 },
+      { kind: 'ag', c: agBig },
+      { kind: 'ag', c: agBig },
+      { kind: 'rs', c: 640 },
+      { kind: 'ag', c: 1 },
     ];
     const memo = new Map<string, Float32Array[]>();
     const shards = (len: number, k: number): Float32Array[] => {
       const key = `${len}/${k}`;
       let v = memo.get(key);
-      if (v === undefined) memo.set(key, (v = Array.from({ length: n }, (_, r) => seededF32(len, 300 + 10 * k + r, 1 + k))));
+      if (v === undefined)
+        memo.set(key, (v = Array.from({ length: n }, (_, r) => seededF32(len, 300 + 10 * k + r, 1 + k))));
       return v;
     };
     // A different rank is late to each collective: the others run ahead into the next one while it still reads.
-    const steps = Array.from({ length: n }, (_, r): RankStep[] => plan.flatMap(({ kind, c }, k): RankStep[] => [
-      ...(r === k % n ? [{ op: 'sleep', ms: 5 } as const] : []),
-      kind === 'ag'
-        ? { op: 'all_gather', label: `ag${k}`, tensors: ['w'], input: shards(c, k)[r] }
-        : { op: 'reduce_scatter', label: `rs${k}`, tensors: ['g'], input: shards(n * c, k)[r], reduce: 'avg' },
-    ]));
+    const steps = Array.from({ length: n }, (_, r): RankStep[] =>
+      plan.flatMap(({ kind, c }, k): RankStep[] => [
+        ...(r === k % n ? [{ op: 'sleep', ms: 5 } as const] : []),
+        kind === 'ag'
+          ? { op: 'all_gather', label: `ag${k}`, tensors: ['w'], input: shards(c, k)[r] }
+          : { op: 'reduce_scatter', label: `rs${k}`, tensors: ['g'], input: shards(n * c, k)[r], reduce: 'avg' },
+      ]),
+    );
     const res = await runScenario({ worldSize: n, maxElemsPerRank: agBig, steps, timeoutMs: 20_000 });
     for (const o of res) if (o.error) throw new Error(`rank ${o.rank}: ${o.error.message}`);
     plan.forEach(({ kind, c }, k) => {
@@ -240,21 +286,37 @@ describe('RankComm safety', () => {
   });
 
   it('flags a changed tensor list under a label already used (descriptors are cached per request)', async () => {
-    const ag = (tensors: string[]): RankStep => ({ op: 'all_gather', label: 'bucket0', tensors, input: new Float32Array(2) });
+    const ag = (tensors: string[]): RankStep => ({
+      op: 'all_gather',
+      label: 'bucket0',
+      tensors,
+      input: new Float32Array(2),
+    });
     const steps = [0, 1].map((r): RankStep[] => [ag(['a']), ag(['a']), ag(r === 0 ? ['a'] : ['c'])]);
     const res = await runScenario({ worldSize: 2, maxElemsPerRank: 2, steps, timeoutMs: 2_000 });
     for (const o of res) {
       expect(o.results).toHaveLength(2);
-      expect(o.error?.message).toMatch(/seq 2: rank 0 all_gather\(4 elems, \[a\]\) vs rank 1 all_gather\(4 elems, \[c\]\)/);
+      expect(o.error?.message).toMatch(
+        /seq 2: rank 0 all_gather\(4 elems, \[a\]\) vs rank 1 all_gather\(4 elems, \[c\]\)/,
+      );
     }
   });
 
   it('flags a different tensor list with the same size as a mismatch', async () => {
     const steps = [0, 1].map((r): RankStep[] => [
-      { op: 'reduce_scatter', label: 'rs', tensors: r === 0 ? ['a', 'b'] : ['b', 'a'], input: new Float32Array(4), reduce: 'sum' },
+      {
+        op: 'reduce_scatter',
+        label: 'rs',
+        tensors: r === 0 ? ['a', 'b'] : ['b', 'a'],
+        input: new Float32Array(4),
+        reduce: 'sum',
+      },
     ]);
     const res = await runScenario({ worldSize: 2, maxElemsPerRank: 2, steps, timeoutMs: 500 });
-    for (const o of res) expect(o.error?.message).toMatch(/seq 0: rank 0 reduce_scatter\(4 elems, \[a, b\]\) vs rank 1 reduce_scatter\(4 elems, \[b, a\]\)/);
+    for (const o of res)
+      expect(o.error?.message).toMatch(
+        /seq 0: rank 0 reduce_scatter\(4 elems, \[a, b\]\) vs rank 1 reduce_scatter\(4 elems, \[b, a\]\)/,
+      );
   });
 
   it('times out naming the rank that never arrives, its seq and op, on every other rank', async () => {
@@ -266,7 +328,9 @@ describe('RankComm safety', () => {
     expect(res[3].error).toBeUndefined();
     for (const o of res.slice(0, 3)) {
       expect(['collective_timeout', 'collective_aborted']).toContain(o.error?.code);
-      expect(o.error?.message).toMatch(/collective timeout at seq 0: rank \d waited 500 ms in all_gather\(32 elems, \[w\]\) 'ag' for ranks? [\d, ]*\b3\b/);
+      expect(o.error?.message).toMatch(
+        /collective timeout at seq 0: rank \d waited 500 ms in all_gather\(32 elems, \[w\]\) 'ag' for ranks? [\d, ]*\b3\b/,
+      );
       expect(o.error?.message).toContain('never arrived');
     }
   });
@@ -295,7 +359,9 @@ describe('RankComm safety', () => {
       expect(res[2].error).toBeUndefined();
       for (const o of res.filter((x) => x.rank !== 2)) {
         expect(o.error?.code).toBe('collective_aborted');
-        expect(o.error?.message).toMatch(/^collective aborted by rank 2 \(rank \d was in reduce_scatter.*\): loss is NaN at step 3$/);
+        expect(o.error?.message).toMatch(
+          /^collective aborted by rank 2 \(rank \d was in reduce_scatter.*\): loss is NaN at step 3$/,
+        );
         expect(o.elapsedMs).toBeLessThan(10_000);
       }
     });
@@ -307,7 +373,9 @@ describe('RankComm safety', () => {
     ]);
     const res = await runScenario({ worldSize: 2, maxElemsPerRank: 8, steps, timeoutMs: 20_000 });
     expect(res[0].error?.code).toBe('collective_shape');
-    expect(res[0].error?.message).toContain("all_gather 'big' on rank 0: shard (input) of 9 elems (36 bytes) exceeds the data buffer's per-rank shard of 8 elems (32 bytes; data buffer 384 bytes for 2 ranks)");
+    expect(res[0].error?.message).toContain(
+      "all_gather 'big' on rank 0: shard (input) of 9 elems (36 bytes) exceeds the data buffer's per-rank shard of 8 elems (32 bytes; data buffer 384 bytes for 2 ranks)",
+    );
     expect(res[1].error?.code).toBe('collective_aborted');
     expect(res[1].error?.message).toContain('collective aborted by rank 0');
   });

@@ -18,7 +18,9 @@ describe('sumInRankOrder', () => {
     for (const len of [1, 7, SUM_BLOCK, SUM_BLOCK + 3, 3 * SUM_BLOCK - 1]) {
       it(`matches the rank-order f32 sum bit for bit with ${n} sources of ${len} elems (sum and avg)`, () => {
         // Mixed magnitudes so the order of the additions shows in the bits.
-        const sources = Array.from({ length: n }, (_, q) => seededF32(len, 1000 * n + 17 * q + len, q % 2 ? 1e4 : 1e-2));
+        const sources = Array.from({ length: n }, (_, q) =>
+          seededF32(len, 1000 * n + 17 * q + len, q % 2 ? 1e4 : 1e-2),
+        );
         const sum = new Float32Array(len).fill(Number.NaN);
         sumInRankOrder(sources, sum, 1);
         expect(bitsOf(sum)).toEqual(bitsOf(reference(sources, 1)));

@@ -4,7 +4,11 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  SPIN_DEDICATED_US, SPIN_MAX_US, SPIN_MIN_US, fixedSpinUs, spinCeilingUs,
+  SPIN_DEDICATED_US,
+  SPIN_MAX_US,
+  SPIN_MIN_US,
+  fixedSpinUs,
+  spinCeilingUs,
 } from '../../../src/runtime/comm/sync';
 import { createCommInit } from '../../../src/runtime/comm';
 

@@ -18,7 +18,9 @@ describe('createCommInit', () => {
 
   it('names the field, value and valid set for a bad algorithm, world size or timeout', () => {
     expect(() => createCommInit(2, 1, { algorithm: 'tree' as never })).toThrow(ConfigError);
-    expect(() => createCommInit(2, 1, { algorithm: 'tree' as never })).toThrow('algorithm must be one of [direct, ring], got "tree"');
+    expect(() => createCommInit(2, 1, { algorithm: 'tree' as never })).toThrow(
+      'algorithm must be one of [direct, ring], got "tree"',
+    );
     expect(() => createCommInit(0, 1)).toThrow('worldSize must be an integer ≥ 1, got 0');
     expect(() => createCommInit(2, 1, { timeoutMs: 0 })).toThrow('timeoutMs must be > 0, got 0');
   });
@@ -40,9 +42,13 @@ describe('RankComm', () => {
   });
 
   it('says where to run it when Atomics.wait is forbidden (browser main thread)', () => {
-    vi.spyOn(Atomics, 'wait').mockImplementation(() => { throw new TypeError('Atomics.wait cannot be called in this context'); });
+    vi.spyOn(Atomics, 'wait').mockImplementation(() => {
+      throw new TypeError('Atomics.wait cannot be called in this context');
+    });
     expect(() => new RankComm(createCommInit(1, 1), 0)).toThrow(CollectiveError);
-    expect(() => new RankComm(createCommInit(1, 1), 0)).toThrow(/dedicated Web Workers or Node worker_threads, never on a browser main thread/);
+    expect(() => new RankComm(createCommInit(1, 1), 0)).toThrow(
+      /dedicated Web Workers or Node worker_threads, never on a browser main thread/,
+    );
   });
 
   for (const algorithm of ['direct', 'ring'] as const) {
@@ -63,12 +69,15 @@ describe('RankComm', () => {
   it('refuses every collective after an abort, naming the aborting rank and reason', () => {
     const comm = new RankComm(createCommInit(1, 1), 0);
     comm.abort('user pressed stop');
-    expect(() => comm.barrier('x')).toThrow("collective aborted by rank 0 (rank 0 was in barrier([x]) 'x'): user pressed stop");
+    expect(() => comm.barrier('x')).toThrow(
+      "collective aborted by rank 0 (rank 0 was in barrier([x]) 'x'): user pressed stop",
+    );
   });
 
   it('rejects a reduce_scatter input that is not worldSize × output', () => {
     const comm = new RankComm(createCommInit(1, 4), 0);
-    expect(() => comm.reduceScatter({ label: 'rs', tensors: ['g'] }, new Float32Array(3), new Float32Array(2), 'sum'))
-      .toThrow("reduce_scatter 'rs' on rank 0: input has 3 elems, expected worldSize × output = 1 × 2");
+    expect(() =>
+      comm.reduceScatter({ label: 'rs', tensors: ['g'] }, new Float32Array(3), new Float32Array(2), 'sum'),
+    ).toThrow("reduce_scatter 'rs' on rank 0: input has 3 elems, expected worldSize × output = 1 × 2");
   });
 });

@@ -104,7 +104,10 @@ describe('validateConfig fuzz', () => {
       small.straggler = { ...c.straggler, rank: c.straggler.rank === null ? null : c.straggler.rank % small.ranks };
       // the mesh was drawn for c.ranks: FSDP on the new ranks (meshes have their own tests)
       small.parallelism = {
-        ...c.parallelism, data_parallel_shard_degree: -1, data_parallel_replicate_degree: 1, tensor_parallel_degree: 1,
+        ...c.parallelism,
+        data_parallel_shard_degree: -1,
+        data_parallel_replicate_degree: 1,
+        tensor_parallel_degree: 1,
         expert_parallel_degree: 1, // the tiny model is dense
       };
       // the config validated, so nothing may throw: a ConfigError here would be a field the table lets through

@@ -63,7 +63,9 @@ describe('the knob table', () => {
       expect(f.help, key).toBe(spec.help);
       if (spec.type !== 'number') continue;
       expect([f.kind, 'min' in f && f.min, 'max' in f && f.max], key).toEqual([
-        spec.integer ? 'int' : 'number', spec.min, spec.max,
+        spec.integer ? 'int' : 'number',
+        spec.min,
+        spec.max,
       ]);
     }
     // the disagreements the one row settled: a finite range, integers where torch counts

@@ -2,7 +2,12 @@
 // (torchtitan's train configs) and the StepConfig the builder gets.
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_CONFIG, activationCheckpointingOf, configToQuery, defaultConfig, stepConfigOf, validateConfig,
+  DEFAULT_CONFIG,
+  activationCheckpointingOf,
+  configToQuery,
+  defaultConfig,
+  stepConfigOf,
+  validateConfig,
 } from '../../../src/config';
 import { configFromQuery } from '../../../src/config/url';
 import { buildStepGraph } from '../../../src/graph';

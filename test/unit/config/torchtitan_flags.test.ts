@@ -41,8 +41,9 @@ describe('torchtitanFlags', () => {
     expect(f.filter((e) => e.flags === null).map((e) => e.version)).toEqual(['2025-10', '2025-11']);
     expect(f[0].why).toMatch(/aot_fx_trace/);
     expect(flagsAt(f, '2026')).toBe(
-      '--compile.mode aot_fx_trace --compile.disable_passes joint_transformer_block_bucketing_reordering_pass'
-        + ' --parallelism.fsdp_reshard_after_forward never --compile.memory_policy full');
+      '--compile.mode aot_fx_trace --compile.disable_passes joint_transformer_block_bucketing_reordering_pass' +
+        ' --parallelism.fsdp_reshard_after_forward never --compile.memory_policy full',
+    );
     expect(flagsAt(torchtitanFlags('fsdp2_eager', { ...JIT, compileMode: 'aot_fx_trace' }), '2026')).toBeNull();
     const always = torchtitanFlags('aot_eager', { ...JIT, reshardAfterForward: 'always' });
     expect(flagsAt(always, '2026')).not.toContain('reshard');
@@ -61,9 +62,9 @@ describe('torchtitanFlags', () => {
 
   it("emits graph_trainer's --compile.memory_policy for each of its policies, and no command for 'none'", () => {
     const aot = { ...JIT, compileMode: 'aot_fx_trace' } as const;
-    const at = (memoryPolicy: typeof MEMORY_POLICIES[number]) =>
+    const at = (memoryPolicy: (typeof MEMORY_POLICIES)[number]) =>
       flagsAt(torchtitanFlags('transformer_block', { ...aot, memoryPolicy }), '2026');
-    const want: Record<typeof MEMORY_POLICIES[number], string | null> = {
+    const want: Record<(typeof MEMORY_POLICIES)[number], string | null> = {
       default: '--compile.mode aot_fx_trace',
       full: '--compile.mode aot_fx_trace --compile.memory_policy full',
       eager: '--compile.mode aot_fx_trace --compile.memory_policy eager',
@@ -72,21 +73,24 @@ describe('torchtitanFlags', () => {
     };
     for (const p of MEMORY_POLICIES) expect(at(p), p).toBe(want[p]);
     // jit never names a memory policy (activation_checkpoint.mode decides there)
-    expect(flagsAt(torchtitanFlags('transformer_block', { ...JIT, memoryPolicy: 'sac_and_offload' }), '2026'))
-      .not.toContain('memory_policy');
+    expect(
+      flagsAt(torchtitanFlags('transformer_block', { ...JIT, memoryPolicy: 'sac_and_offload' }), '2026'),
+    ).not.toContain('memory_policy');
   });
 
   it('drops cudagraph_pass when CUDA graphs are off, and asks for the FSDP overlap passes when on', () => {
     const aot = { ...JIT, compileMode: 'aot_fx_trace' } as const;
     const off = torchtitanFlags('aot_eager', { ...aot, cudaGraphs: 'off', fsdpAgRsOverlap: true });
     expect(flagsAt(off, '2026')).toBe(
-      '--compile.mode aot_fx_trace --compile.disable_passes joint_transformer_block_bucketing_reordering_pass,'
-        + 'cudagraph_pass --compile.enable_fsdp_ag_rs_overlap');
+      '--compile.mode aot_fx_trace --compile.disable_passes joint_transformer_block_bucketing_reordering_pass,' +
+        'cudagraph_pass --compile.enable_fsdp_ag_rs_overlap',
+    );
     const block = torchtitanFlags('transformer_block', { ...aot, cudaGraphs: 'off' });
     expect(flagsAt(block, '2026')).toBe('--compile.mode aot_fx_trace --compile.disable_passes cudagraph_pass');
     const dense = { ...aot, fsdpDenseRegionOverlap: true };
-    expect(flagsAt(torchtitanFlags('transformer_block', dense), '2026'))
-      .toBe('--compile.mode aot_fx_trace --compile.enable_fsdp_dense_region_overlap');
+    expect(flagsAt(torchtitanFlags('transformer_block', dense), '2026')).toBe(
+      '--compile.mode aot_fx_trace --compile.enable_fsdp_dense_region_overlap',
+    );
     expect(flagsAt(torchtitanFlags('aot_eager', dense), '2026')).not.toMatch(/dense_region/);
     // jit runs no cudagraph_pass and no reassign_collective_pgs_pass
     expect(flagsAt(torchtitanFlags('aot_eager', { ...JIT, fsdpAgRsOverlap: true }), '2026')).not.toMatch(/overlap/);
@@ -99,7 +103,8 @@ describe('torchtitanFlags', () => {
     expect(code).toBe(0);
     expect(Object.keys(json.torchtitanFlags)).toEqual(json.results.map((r: { backend: string }) => r.backend));
     expect(flagsAt(json.torchtitanFlags.aot_eager, '2026')).toBe(
-      '--compile.mode aot_fx_trace --compile.disable_passes joint_transformer_block_bucketing_reordering_pass,'
-        + 'cudagraph_pass');
+      '--compile.mode aot_fx_trace --compile.disable_passes joint_transformer_block_bucketing_reordering_pass,' +
+        'cudagraph_pass',
+    );
   }, 60_000);
 });

@@ -1,7 +1,12 @@
 // URL codec: only non-defaults, random round trips, per-field fallback on bad values.
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_CONFIG, FIRST_SCREEN_CONFIG, configToQuery, parseConfigQuery, parseLinkQuery, validateConfig,
+  DEFAULT_CONFIG,
+  FIRST_SCREEN_CONFIG,
+  configToQuery,
+  parseConfigQuery,
+  parseLinkQuery,
+  validateConfig,
   type SimConfig,
 } from '../../../src/config';
 import { configFromQuery } from '../../../src/config/url';
@@ -65,8 +70,8 @@ describe('configFromQuery', () => {
   });
 });
 
-describe('parseLinkQuery: the page\'s read of a link', () => {
-  it('a link without a model opens the bare link\'s model, not the codec\'s tiny', () => {
+describe("parseLinkQuery: the page's read of a link", () => {
+  it("a link without a model opens the bare link's model, not the codec's tiny", () => {
     expect(FIRST_SCREEN_CONFIG.model).not.toBe(DEFAULT_CONFIG.model);
     const { config, errors } = parseLinkQuery('?ranks=128');
     expect(errors).toEqual([]);
@@ -77,12 +82,16 @@ describe('parseLinkQuery: the page\'s read of a link', () => {
     expect(bad.errors.map((e) => e.field)).toEqual(['ranks']);
     expect(bad.config).toEqual({ ...FIRST_SCREEN_CONFIG, hardware: 'a100' });
   });
-  it('a link that names its model reads as written: the codec\'s defaults under it', () => {
+  it("a link that names its model reads as written: the codec's defaults under it", () => {
     expect(parseLinkQuery('model=tiny').config).toEqual(DEFAULT_CONFIG);
-    expect(parseLinkQuery('model=llama3-8b&ranks=16').config)
-      .toEqual({ ...DEFAULT_CONFIG, model: 'llama3-8b', ranks: 16 });
+    expect(parseLinkQuery('model=llama3-8b&ranks=16').config).toEqual({
+      ...DEFAULT_CONFIG,
+      model: 'llama3-8b',
+      ranks: 16,
+    });
     const r = rng(5);
-    for (let i = 0; i < 100; i++) { // the app writes the model into every link (store/url_sync.ts)
+    for (let i = 0; i < 100; i++) {
+      // the app writes the model into every link (store/url_sync.ts)
       const cfg = randomConfig(r);
       const rest = [...new URLSearchParams(configToQuery(cfg))].filter(([k]) => k !== 'model');
       expect(parseLinkQuery(new URLSearchParams([['model', cfg.model], ...rest]).toString()).config).toEqual(cfg);

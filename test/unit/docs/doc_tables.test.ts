@@ -66,7 +66,10 @@ interface CompareResult {
 }
 interface CompareOut {
   readonly mesh: {
-    readonly dp_replicate: number; readonly dp_shard: number; readonly tp: number; readonly ep?: number;
+    readonly dp_replicate: number;
+    readonly dp_shard: number;
+    readonly tp: number;
+    readonly ep?: number;
   };
   readonly results: readonly CompareResult[];
 }
@@ -78,7 +81,9 @@ function meshText({ dp_replicate: r, dp_shard: s, tp, ep }: CompareOut['mesh']):
 }
 
 const KIND_SHORT: readonly (readonly [string, string])[] = [
-  ['all_gather', 'AG'], ['reduce_scatter', 'RS'], ['all_reduce', 'AR'],
+  ['all_gather', 'AG'],
+  ['reduce_scatter', 'RS'],
+  ['all_reduce', 'AR'],
 ];
 /** 'dp_shard: 302 AG, 323 RS; tp: 482 AG, 402 RS, 161 AR' (kinds with no launch left out). */
 function perGroupText(c: CompareResult['collectives']): string {
@@ -123,8 +128,11 @@ function compareCells(out: string, doc: Cells): Record<string, string> {
     mesh: meshText(o.mesh),
     'collectives per group': perGroupText(r.collectives),
     'fsdp-sim tok/s/GPU': withRatio(tok(r.tokensPerSecPerGpu), r.tokensPerSecPerGpu, doc['published tok/s/GPU']),
-    'fsdp-sim reserved GiB':
-      withRatio(gib(r.peakReservedBytes), r.peakReservedBytes / GIB, doc['published memory GiB']),
+    'fsdp-sim reserved GiB': withRatio(
+      gib(r.peakReservedBytes),
+      r.peakReservedBytes / GIB,
+      doc['published memory GiB'],
+    ),
     'fsdp-sim alloc GiB': gib(r.peakAllocatedBytes),
     'fsdp-sim step ms': fixed(r.stepTimeMs, 0),
   };
@@ -211,8 +219,9 @@ function checkTable(t: Table): void {
   if (!HAS_PLACEHOLDER.test(template)) {
     const keys = t.head.filter((c) => r.keys.includes(c));
     const pick = (row: Cells) => Object.fromEntries(keys.map((k) => [k, row[k]]));
-    expect(t.rows.map(pick), `${t.file}:${t.line}: the rows of ${template}`)
-      .toEqual(r.rows(output(template), t.head).map(pick));
+    expect(t.rows.map(pick), `${t.file}:${t.line}: the rows of ${template}`).toEqual(
+      r.rows(output(template), t.head).map(pick),
+    );
   }
   for (const row of t.rows) {
     const command = commandFor(template, row);
@@ -251,20 +260,28 @@ describe('the docs’ tables', () => {
     for (const t of measured) {
       expect(t.head, `${t.file}:${t.line}`).toContain('command');
       for (const row of t.rows) {
-        const only = /^npm run bench -- --only (\w+)(?: --torch-profile 2\.1[1-5]| --full| --adapters [\w,]+)*$/
-          .exec(row.command);
+        const only = /^npm run bench -- --only (\w+)(?: --torch-profile 2\.1[1-5]| --full| --adapters [\w,]+)*$/.exec(
+          row.command,
+        );
         expect(only?.[1], `${t.file}:${t.line}: ${row.command}`).toBeOneOf(sections);
       }
     }
   });
 
   it('show each table’s and output’s command where a reader sees it, not only in the comment', () => {
-    const visible = (file: string) => readDoc(file).replace(/<!--[\s\S]*?-->/g, '').replace(/\s+/g, ' ');
+    const visible = (file: string) =>
+      readDoc(file)
+        .replace(/<!--[\s\S]*?-->/g, '')
+        .replace(/\s+/g, ' ');
     const hidden = [
       ...all.filter((t) => t.marker?.kind === 'table').map((t) => ({ file: t.file, command: t.marker!.text })),
       ...docFiles().flatMap((file) => outputBlocks(file).map((b) => ({ file, command: b.command }))),
     ].filter(({ file, command }) => {
-      const base = command.replace(PLACEHOLDER, '').replace(/ --json$/, '').replace(/\s+/g, ' ').trim();
+      const base = command
+        .replace(PLACEHOLDER, '')
+        .replace(/ --json$/, '')
+        .replace(/\s+/g, ' ')
+        .trim();
       return !visible(file).includes(base);
     });
     expect(hidden).toEqual([]);
@@ -277,7 +294,9 @@ describe('the docs’ tables', () => {
   for (const file of docFiles()) {
     for (const b of outputBlocks(file)) {
       it(`${file}:${b.line}: the output of ${b.command}`, () => {
-        const lines = output(b.command).split('\n').map((l) => l.trimEnd());
+        const lines = output(b.command)
+          .split('\n')
+          .map((l) => l.trimEnd());
         while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
         expect(b.text).toBe(lines.join('\n'));
       }, 120_000);

@@ -3,7 +3,7 @@
 // Reads only files inside the repository; runs a command the way a reader's shell would.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, } from 'node:path';
+import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { REPO_ROOT as ROOT } from '../../helpers/fixtures';
 
@@ -11,7 +11,9 @@ export { ROOT };
 
 /** README.md and every docs/*.md, as paths relative to the repository root. */
 export function docFiles(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort();
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   return ['README.md', ...docs.map((f) => `docs/${f}`)];
 }
 
@@ -115,7 +117,10 @@ interface Run {
 /** `bash -c LINE` in the repository root, as a reader would type it. */
 export function runLine(line: string, timeoutMs = 60_000): Run {
   const r = spawnSync('bash', ['-c', line], {
-    cwd: ROOT, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024,
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 256 * 1024 * 1024,
   });
   // a tool that colours its output anyway (vitest under vitest): the text without the colours
   return { status: r.status, stdout: stripVTControlCharacters(r.stdout), stderr: stripVTControlCharacters(r.stderr) };

@@ -36,12 +36,14 @@ const FACTS: Readonly<Record<string, RegExp>> = {
   'node bin/fsdp-sim.mjs help': /^usage: fsdp-sim <command> \[flags\]$/m,
   // docs/fidelity.md
   [`${SIM} pass --fx-graph ${TORCH_PASS}/fx/llama8b_2layer_seq2048_saved_fw.json.gz --torch-profile 2.11 ` +
-  `--torch-log ${TORCH_PASS}/logs/llama8b_2layer_seq2048_saved_fw.log.gz`]:
+    `--torch-log ${TORCH_PASS}/logs/llama8b_2layer_seq2048_saved_fw.log.gz`]:
     /agreement with torch's log \(forward\): buckets 100\.0 % of pairs, prefetches 100\.0 %/,
   [`${SIM} pass --fx-graph ${FX2D} --json`]: /"collectivesBefore":\s*55\b/,
   [`${SIM} analyze ${HTA} --json`]: /"rank": 1,\s+"overlapPct": 20\.05/,
-  [`${SIM} compare --model tiny --ranks 2 --trace ${TRACE_DIR} --per-rank`]:
-    new RegExp(`^traces: ${TRACE_DIR}/aot_eager/rank\\*\\.pt\\.trace\\.json`, 'm'),
+  [`${SIM} compare --model tiny --ranks 2 --trace ${TRACE_DIR} --per-rank`]: new RegExp(
+    `^traces: ${TRACE_DIR}/aot_eager/rank\\*\\.pt\\.trace\\.json`,
+    'm',
+  ),
   [`${SIM} analyze ${TRACE_DIR}/aot_eager/rank0.pt.trace.json ${TRACE_DIR}/aot_eager/rank1.pt.trace.json`]:
     /^1\s+[\d.]+\s+0\.00\s/m, // aot_eager overlaps nothing, on rank 1 too
   // docs/meshes.md
@@ -62,20 +64,29 @@ const FACTS: Readonly<Record<string, RegExp>> = {
 const commands = shCommands();
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
-const slug = (heading: string) => heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+const slug = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 
 /** Links to files of the repository (and their #anchors) that do not resolve. */
 function brokenLinks(file: string): string[] {
   const text = readDoc(file);
   const targets = [...text.matchAll(/\]\(([^)\s]+)\)|src="([^"]+)"/g)].map((m) => m[1] ?? m[2]);
-  return targets.filter((t) => !/^[a-z]+:/.test(t)).filter((t) => {
-    const [path, anchor] = t.split('#');
-    const target = path === '' ? file : join(dirname(file), path);
-    if (!existsSync(join(ROOT, target))) return true;
-    if (anchor === undefined) return false;
-    const headings = readDoc(target).split('\n').filter((l) => l.startsWith('#'));
-    return !headings.some((h) => slug(h.replace(/^#+\s*/, '')) === anchor);
-  }).map((t) => `${file}: ${t}`);
+  return targets
+    .filter((t) => !/^[a-z]+:/.test(t))
+    .filter((t) => {
+      const [path, anchor] = t.split('#');
+      const target = path === '' ? file : join(dirname(file), path);
+      if (!existsSync(join(ROOT, target))) return true;
+      if (anchor === undefined) return false;
+      const headings = readDoc(target)
+        .split('\n')
+        .filter((l) => l.startsWith('#'));
+      return !headings.some((h) => slug(h.replace(/^#+\s*/, '')) === anchor);
+    })
+    .map((t) => `${file}: ${t}`);
 }
 
 describe('the commands the docs show', () => {

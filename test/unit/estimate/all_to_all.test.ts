@@ -9,7 +9,10 @@ const MB = 1e6;
 
 describe('all-to-all on the α-β ring', () => {
   it('is (n−1)·α + (n−1)/n · S / β(S) on the link the group spans', () => {
-    for (const [n, bytes] of [[2, 48 * MB], [8, 6 * MB]] as const) {
+    for (const [n, bytes] of [
+      [2, 48 * MB],
+      [8, 6 * MB],
+    ] as const) {
       const beta = (net.betaIntraBytesPerS * bytes) / (bytes + (net.halfBwIntraBytes ?? 0));
       const hand = (n - 1) * net.alphaIntraUs + (((n - 1) / n) * bytes * 1e6) / beta;
       expect(ringNetworkUs(net, bytes, n, 'all_to_all')).toBeCloseTo(hand, 6);

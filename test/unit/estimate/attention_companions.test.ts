@@ -10,8 +10,17 @@ const SHAPE = { batch: 1, seq: 2, heads: 2, kvHeads: 1, headDim: 4 };
 
 function attn(op: 'attention' | 'attention_bwd', attrs: Record<string, number | boolean> = {}): GraphNode {
   return {
-    id: 0, name: op, kind: 'compute', op, inputs: [], outputs: [], flops: 0, bytesMoved: 0, matmulLike: true,
-    phase: op === 'attention' ? 'forward' : 'backward', attrs: { ...SHAPE, ...attrs },
+    id: 0,
+    name: op,
+    kind: 'compute',
+    op,
+    inputs: [],
+    outputs: [],
+    flops: 0,
+    bytesMoved: 0,
+    matmulLike: true,
+    phase: op === 'attention' ? 'forward' : 'backward',
+    attrs: { ...SHAPE, ...attrs },
   };
 }
 

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { makeCostModel, ncclAnalyticalUs, ncclCollectiveRuntimeUs, ringCollectiveUs, ringNetworkUs, NETWORK_PRESETS } from '../../../src/estimate';
+import {
+  makeCostModel,
+  ncclAnalyticalUs,
+  ncclCollectiveRuntimeUs,
+  ringCollectiveUs,
+  ringNetworkUs,
+  NETWORK_PRESETS,
+} from '../../../src/estimate';
 import type { RingNetwork } from '../../../src/estimate';
 import { fixtureUrl } from '../../helpers/fixtures';
 
@@ -38,7 +45,10 @@ describe('ringCollectiveUs', () => {
     expect(busBw(100 * net.halfBwIntraBytes!) / net.betaIntraBytesPerS).toBeGreaterThan(0.99);
     // a preset without S½ keeps β at every size
     const flat: RingNetwork = { ...net, halfBwIntraBytes: undefined };
-    expect(ringNetworkUs(flat, 1e6, 8)).toBeCloseTo(7 * net.alphaIntraUs + ((7 / 8) * 1e6 * 1e6) / net.betaIntraBytesPerS, 6);
+    expect(ringNetworkUs(flat, 1e6, 8)).toBeCloseTo(
+      7 * net.alphaIntraUs + ((7 / 8) * 1e6 * 1e6) / net.betaIntraBytesPerS,
+      6,
+    );
   });
 });
 
@@ -46,7 +56,11 @@ describe('ncclCollectiveRuntimeUs', () => {
   it('matches the formula by hand on one Hopper node (141 GB/s LL cap)', () => {
     // bus bw = min(141, 2·300/3) = 141 GB/s; algo bw = 141·8/7; latency 6.6 + 7·0.6 µs
     const GiB = 1024 ** 3;
-    const t = ncclCollectiveRuntimeUs(GiB, 8, 'all_gather', 'hopper', { gpusPerNode: 8, intraNodeBwGBs: 300, interNodeBwGBs: 25 });
+    const t = ncclCollectiveRuntimeUs(GiB, 8, 'all_gather', 'hopper', {
+      gpusPerNode: 8,
+      intraNodeBwGBs: 300,
+      interNodeBwGBs: 25,
+    });
     expect(t).toBeCloseTo(1e6 / ((141 * 8) / 7) + 6.6 + 4.2, 6);
   });
 
@@ -54,7 +68,11 @@ describe('ncclCollectiveRuntimeUs', () => {
     // 32 ranks, 4 nodes: bus bw = min(llMaxBws[0][2] = 20.4, 2·25/4 = 12.5); 31 steps, 3 of them inter-node,
     // intra steps cost max(0.6, 1.0) µs
     const GiB = 1024 ** 3;
-    const t = ncclCollectiveRuntimeUs(GiB, 32, 'reduce_scatter', 'hopper', { gpusPerNode: 8, intraNodeBwGBs: 300, interNodeBwGBs: 25 });
+    const t = ncclCollectiveRuntimeUs(GiB, 32, 'reduce_scatter', 'hopper', {
+      gpusPerNode: 8,
+      intraNodeBwGBs: 300,
+      interNodeBwGBs: 25,
+    });
     expect(t).toBeCloseTo(1e6 / ((12.5 * 32) / 31) + 6.6 + 28 * 1.0 + 3 * 2.7, 6);
   });
 

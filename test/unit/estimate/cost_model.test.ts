@@ -5,8 +5,17 @@ import type { GraphNode } from '../../../src/graph/types';
 
 function node(extra: Partial<GraphNode>): GraphNode {
   return {
-    id: 0, name: 'n', kind: 'compute', op: 'matmul', inputs: [], outputs: [], flops: 0, bytesMoved: 0,
-    matmulLike: false, phase: 'forward', ...extra,
+    id: 0,
+    name: 'n',
+    kind: 'compute',
+    op: 'matmul',
+    inputs: [],
+    outputs: [],
+    flops: 0,
+    bytesMoved: 0,
+    matmulLike: false,
+    phase: 'forward',
+    ...extra,
   };
 }
 
@@ -33,7 +42,8 @@ describe('makeCostModel', () => {
   });
 
   it('runs a thin GEMM slower per FLOP than a square one (tile / wave quantization)', () => {
-    const t = (M: number, N: number, K: number) => cost.computeUs(node({ matmulLike: true, flops: 2 * M * N * K, attrs: { M, N, K } })) - h100.launchUs;
+    const t = (M: number, N: number, K: number) =>
+      cost.computeUs(node({ matmulLike: true, flops: 2 * M * N * K, attrs: { M, N, K } })) - h100.launchUs;
     const tflops = (M: number, N: number, K: number) => (2 * M * N * K) / t(M, N, K) / 1e6;
     expect(tflops(8192, 8192, 8192)).toBeGreaterThan(tflops(8192, 1024, 4096));
     expect(tflops(8192, 128, 4096)).toBeCloseTo(989 * 0.8 * 0.5, 6); // half the large-GEMM rate at gemmHalfDim
@@ -46,7 +56,7 @@ describe('makeCostModel', () => {
     expect(cost.computeUs(bwd)).toBeGreaterThan(cost.computeUs(fwd)); // FA2's backward runs at fewer TFLOPS
   });
 
-  it('charges the loss the fp32 traffic of torchtitan\'s cross_entropy(pred.float())', () => {
+  it("charges the loss the fp32 traffic of torchtitan's cross_entropy(pred.float())", () => {
     const T = 8192;
     const V = 128256;
     const ce = node({ op: 'cross_entropy', flops: 5 * T * V, bytesMoved: 2 * T * V, attrs: { T, V } });
@@ -88,9 +98,18 @@ describe('makeCostModel', () => {
   });
 
   it('uses measured times and scales when given', () => {
-    const m = makeCostModel({ hardware: 'a100', network: 'nvlink-ib', measuredUs: { n: 7 }, computeScale: 2, commScale: 3 });
+    const m = makeCostModel({
+      hardware: 'a100',
+      network: 'nvlink-ib',
+      measuredUs: { n: 7 },
+      computeScale: 2,
+      commScale: 3,
+    });
     expect(m.computeUs(node({ flops: 1e15 }))).toBe(14);
-    expect(m.collectiveUs('all_gather', 1e9, 8, 'bf16')).toBeCloseTo(3 * cost.collectiveUs('all_gather', 1e9, 8, 'bf16'), 6);
+    expect(m.collectiveUs('all_gather', 1e9, 8, 'bf16')).toBeCloseTo(
+      3 * cost.collectiveUs('all_gather', 1e9, 8, 'bf16'),
+      6,
+    );
     expect(m.label).toContain('measured');
   });
 
@@ -100,7 +119,9 @@ describe('makeCostModel', () => {
   });
 
   it('rejects an unknown hardware, network or dtype with the allowed values', () => {
-    expect(() => makeCostModel({ hardware: 'tpu' as never, network: 'nvlink-ib' })).toThrow(/hardware must be one of \[h100, h100-96gb, h200, a100\], got "tpu"/);
+    expect(() => makeCostModel({ hardware: 'tpu' as never, network: 'nvlink-ib' })).toThrow(
+      /hardware must be one of \[h100, h100-96gb, h200, a100\], got "tpu"/,
+    );
     expect(() => makeCostModel({ hardware: 'h100', network: 'wifi' as never })).toThrow(ConfigError);
     try {
       makeCostModel({ hardware: 'h100', network: 'nvlink-ib', computeDtype: 'int8' as never });

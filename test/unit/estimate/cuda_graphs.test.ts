@@ -9,8 +9,17 @@ import type { GraphNode } from '../../../src/graph/types';
 
 function node(i: number, extra: Partial<GraphNode> = {}): GraphNode {
   return {
-    id: i, name: `n${i}`, kind: 'compute', op: 'add', inputs: [], outputs: [], flops: 1e6 * (i + 1),
-    bytesMoved: 1e6 * (i % 7 + 1), matmulLike: false, phase: 'forward', ...extra,
+    id: i,
+    name: `n${i}`,
+    kind: 'compute',
+    op: 'add',
+    inputs: [],
+    outputs: [],
+    flops: 1e6 * (i + 1),
+    bytesMoved: 1e6 * ((i % 7) + 1),
+    matmulLike: false,
+    phase: 'forward',
+    ...extra,
   };
 }
 

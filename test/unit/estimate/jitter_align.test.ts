@@ -5,13 +5,23 @@ import type { GraphNode, StepGraph } from '../../../src/graph/types';
 
 function mkNode(i: number): GraphNode {
   return {
-    id: i, name: `mm_${i}`, kind: 'compute', op: 'matmul', inputs: [], outputs: [], flops: 1e12 * (i + 1),
-    bytesMoved: 1e6, matmulLike: true, phase: 'forward',
+    id: i,
+    name: `mm_${i}`,
+    kind: 'compute',
+    op: 'matmul',
+    inputs: [],
+    outputs: [],
+    flops: 1e12 * (i + 1),
+    bytesMoved: 1e6,
+    matmulLike: true,
+    phase: 'forward',
   };
 }
 const nodes = Array.from({ length: 20 }, (_, i) => mkNode(i));
 const graph: StepGraph = {
-  nodes, tensors: {}, params: [],
+  nodes,
+  tensors: {},
+  params: [],
   meta: { model: 't', worldSize: 8, paramDtype: 'bf16', reduceDtype: 'fp32', batch: 1, seqLen: 1 },
 };
 const base = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
@@ -44,12 +54,17 @@ describe('jitteredCostModels', () => {
     const [r0, r1] = jitteredCostModels(base, 2, { jitterPct: 0, seed: 1, straggler: { rank: 1, factor: 1.5 } });
     expect(r0.computeUs(nodes[3])).toBeCloseTo(base.computeUs(nodes[3]), 9);
     expect(r1.computeUs(nodes[3])).toBeCloseTo(1.5 * base.computeUs(nodes[3]), 9);
-    expect(r1.collectiveUs('reduce_scatter', 1e8, 8, 'fp32')).toBeCloseTo(base.collectiveUs('reduce_scatter', 1e8, 8, 'fp32'), 9);
+    expect(r1.collectiveUs('reduce_scatter', 1e8, 8, 'fp32')).toBeCloseTo(
+      base.collectiveUs('reduce_scatter', 1e8, 8, 'fp32'),
+      9,
+    );
   });
 
   it('jitters collectives within ±jitterPct too', () => {
     const b = base.collectiveUs('all_gather', 1e8, 8, 'bf16');
-    const ts = jitteredCostModels(base, 16, { jitterPct: 10, seed: 2 }).map((m) => m.collectiveUs('all_gather', 1e8, 8, 'bf16'));
+    const ts = jitteredCostModels(base, 16, { jitterPct: 10, seed: 2 }).map((m) =>
+      m.collectiveUs('all_gather', 1e8, 8, 'bf16'),
+    );
     for (const t of ts) expect(Math.abs(t / b - 1)).toBeLessThanOrEqual(0.1);
     expect(new Set(ts).size).toBeGreaterThan(1);
   });
@@ -65,7 +80,9 @@ describe('jitteredCostModels', () => {
   });
 
   it('rejects a straggler rank outside the world', () => {
-    expect(() => jitteredCostModels(base, 2, { jitterPct: 1, seed: 1, straggler: { rank: 2, factor: 2 } })).toThrow(/straggler.rank/);
+    expect(() => jitteredCostModels(base, 2, { jitterPct: 1, seed: 1, straggler: { rank: 2, factor: 2 } })).toThrow(
+      /straggler.rank/,
+    );
   });
 });
 

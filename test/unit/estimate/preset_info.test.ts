@@ -2,8 +2,13 @@
 // once, with the value the preset holds and a named source; overrides and custom presets say so.
 import { describe, expect, it } from 'vitest';
 import {
-  HARDWARE_NAMES, HARDWARE_PRESETS, NETWORK_PRESETS, hardwareAssumptions, networkAssumptions,
-  type HardwarePreset, type RingNetwork,
+  HARDWARE_NAMES,
+  HARDWARE_PRESETS,
+  NETWORK_PRESETS,
+  hardwareAssumptions,
+  networkAssumptions,
+  type HardwarePreset,
+  type RingNetwork,
 } from '../../../src/estimate';
 
 const number = (s: string) => Number(/[\d.]+/.exec(s)![0]);
@@ -42,7 +47,8 @@ describe('hardwareAssumptions', () => {
     expect(rows.some((r) => r.key === 'attn-eager')).toBe(true); // the roofline pays them too
     const noLink: HardwarePreset = { ...custom, hostLinkBytesPerS: undefined };
     expect(hardwareAssumptions(noLink).find((r) => r.key === 'host-link')).toMatchObject({
-      value: '64 GB/s each way', source: 'custom preset: PCIe Gen5 x16 assumed',
+      value: '64 GB/s each way',
+      source: 'custom preset: PCIe Gen5 x16 assumed',
     });
   });
 });
@@ -61,10 +67,12 @@ describe('networkAssumptions', () => {
   });
 
   it("names the config's override, an uncited preset and torch's estimator as what they are", () => {
-    expect(networkAssumptions({ ...ring, betaIntraBytesPerS: 1e11 }, true).find((r) => r.key === 'intra-bw')!.source)
-      .toMatch(/override/);
-    expect(networkAssumptions(NETWORK_PRESETS['pcie-ethernet']).find((r) => r.key === 'intra-bw')!.source)
-      .toBe('illustrative');
+    expect(
+      networkAssumptions({ ...ring, betaIntraBytesPerS: 1e11 }, true).find((r) => r.key === 'intra-bw')!.source,
+    ).toMatch(/override/);
+    expect(networkAssumptions(NETWORK_PRESETS['pcie-ethernet']).find((r) => r.key === 'intra-bw')!.source).toBe(
+      'illustrative',
+    );
     const torch = networkAssumptions(NETWORK_PRESETS['nccl-analytical']);
     expect(torch.map((r) => r.key)).toEqual(['gpus-per-node', 'intra-bw', 'inter-bw']);
     expect(torch[1].source).toMatch(/comm_analysis/);

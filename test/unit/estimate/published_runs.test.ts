@@ -82,38 +82,135 @@ const PRE_BUCKETING: Readonly<Record<string, object>> = {
 };
 
 const PUBLISHED_RUNS: readonly PublishedRun[] = [
-  { name: 'SimpleFSDP, FSDP 8 (1 node)', source: PR_1881, ranks: 8, tp: 1, backend: 'transformer_block',
-    tokensPerSecPerGpu: 7227, memoryGiB: 40.96 },
-  { name: 'FSDP2 eager, FSDP 8 (1 node)', source: PR_1881, ranks: 8, tp: 1, backend: 'fsdp2_eager',
-    tokensPerSecPerGpu: 7380, memoryGiB: 47.82 },
-  { name: 'SimpleFSDP, FSDP 64 (8 nodes)', source: PR_1881, ranks: 64, tp: 1, backend: 'transformer_block',
-    tokensPerSecPerGpu: 4984, memoryGiB: 29.37 },
-  { name: 'FSDP2 eager, FSDP 64 (8 nodes)', source: PR_1881, ranks: 64, tp: 1, backend: 'fsdp2_eager',
-    tokensPerSecPerGpu: 5097, memoryGiB: 31.41 },
-  { name: 'SimpleFSDP, FSDP 4 × TP 2 (1 node)', source: PR_1881, ranks: 8, tp: 2, backend: 'transformer_block',
-    tokensPerSecPerGpu: 5881, memoryGiB: 28.28 },
-  { name: 'FSDP2 eager, FSDP 4 × TP 2 (1 node)', source: PR_1881, ranks: 8, tp: 2, backend: 'fsdp2_eager',
-    tokensPerSecPerGpu: 5898, memoryGiB: 35.33 },
-  { name: 'aot_fx_trace, FSDP 4 × TP 2 (1 node)', source: PR_2961, ranks: 8, tp: 2, backend: 'aot_eager',
-    tokensPerSecPerGpu: 6938, memoryGiB: null },
-  { name: 'aot_fx_trace + autobucketing, FSDP 4 × TP 2 (1 node)', source: PR_2961, ranks: 8, tp: 2,
-    backend: 'aot_eager_autobucketing', tokensPerSecPerGpu: 7214, memoryGiB: null },
-  { name: 'graph_trainer, memory policy default, FSDP 4 × TP 2', source: PR_3429, ranks: 8, tp: 2,
-    backend: 'transformer_block', tokensPerSecPerGpu: 6607, memoryGiB: 30.92, memoryPolicy: 'default' },
-  { name: 'graph_trainer, memory policy full, FSDP 4 × TP 2', source: PR_3429, ranks: 8, tp: 2,
-    backend: 'transformer_block', tokensPerSecPerGpu: 5933, memoryGiB: 20.70, memoryPolicy: 'full' },
-  { name: 'graph_trainer, memory policy default, FSDP 8', source: PR_3429, ranks: 8, tp: 1,
-    backend: 'transformer_block', tokensPerSecPerGpu: 7890, memoryGiB: 52.44, memoryPolicy: 'default' },
-  { name: 'graph_trainer, memory policy full, FSDP 8', source: PR_3429, ranks: 8, tp: 1,
-    backend: 'transformer_block', tokensPerSecPerGpu: 7006, memoryGiB: 32.07, memoryPolicy: 'full' },
+  {
+    name: 'SimpleFSDP, FSDP 8 (1 node)',
+    source: PR_1881,
+    ranks: 8,
+    tp: 1,
+    backend: 'transformer_block',
+    tokensPerSecPerGpu: 7227,
+    memoryGiB: 40.96,
+  },
+  {
+    name: 'FSDP2 eager, FSDP 8 (1 node)',
+    source: PR_1881,
+    ranks: 8,
+    tp: 1,
+    backend: 'fsdp2_eager',
+    tokensPerSecPerGpu: 7380,
+    memoryGiB: 47.82,
+  },
+  {
+    name: 'SimpleFSDP, FSDP 64 (8 nodes)',
+    source: PR_1881,
+    ranks: 64,
+    tp: 1,
+    backend: 'transformer_block',
+    tokensPerSecPerGpu: 4984,
+    memoryGiB: 29.37,
+  },
+  {
+    name: 'FSDP2 eager, FSDP 64 (8 nodes)',
+    source: PR_1881,
+    ranks: 64,
+    tp: 1,
+    backend: 'fsdp2_eager',
+    tokensPerSecPerGpu: 5097,
+    memoryGiB: 31.41,
+  },
+  {
+    name: 'SimpleFSDP, FSDP 4 × TP 2 (1 node)',
+    source: PR_1881,
+    ranks: 8,
+    tp: 2,
+    backend: 'transformer_block',
+    tokensPerSecPerGpu: 5881,
+    memoryGiB: 28.28,
+  },
+  {
+    name: 'FSDP2 eager, FSDP 4 × TP 2 (1 node)',
+    source: PR_1881,
+    ranks: 8,
+    tp: 2,
+    backend: 'fsdp2_eager',
+    tokensPerSecPerGpu: 5898,
+    memoryGiB: 35.33,
+  },
+  {
+    name: 'aot_fx_trace, FSDP 4 × TP 2 (1 node)',
+    source: PR_2961,
+    ranks: 8,
+    tp: 2,
+    backend: 'aot_eager',
+    tokensPerSecPerGpu: 6938,
+    memoryGiB: null,
+  },
+  {
+    name: 'aot_fx_trace + autobucketing, FSDP 4 × TP 2 (1 node)',
+    source: PR_2961,
+    ranks: 8,
+    tp: 2,
+    backend: 'aot_eager_autobucketing',
+    tokensPerSecPerGpu: 7214,
+    memoryGiB: null,
+  },
+  {
+    name: 'graph_trainer, memory policy default, FSDP 4 × TP 2',
+    source: PR_3429,
+    ranks: 8,
+    tp: 2,
+    backend: 'transformer_block',
+    tokensPerSecPerGpu: 6607,
+    memoryGiB: 30.92,
+    memoryPolicy: 'default',
+  },
+  {
+    name: 'graph_trainer, memory policy full, FSDP 4 × TP 2',
+    source: PR_3429,
+    ranks: 8,
+    tp: 2,
+    backend: 'transformer_block',
+    tokensPerSecPerGpu: 5933,
+    memoryGiB: 20.7,
+    memoryPolicy: 'full',
+  },
+  {
+    name: 'graph_trainer, memory policy default, FSDP 8',
+    source: PR_3429,
+    ranks: 8,
+    tp: 1,
+    backend: 'transformer_block',
+    tokensPerSecPerGpu: 7890,
+    memoryGiB: 52.44,
+    memoryPolicy: 'default',
+  },
+  {
+    name: 'graph_trainer, memory policy full, FSDP 8',
+    source: PR_3429,
+    ranks: 8,
+    tp: 1,
+    backend: 'transformer_block',
+    tokensPerSecPerGpu: 7006,
+    memoryGiB: 32.07,
+    memoryPolicy: 'full',
+  },
 ];
 
 function simulateRow(row: PublishedRun) {
   const cfg = validateConfig({
-    model: 'llama3-8b', ranks: row.ranks, localBatch: 1, seqLen: 8192, activationCheckpointing: 'selective',
-    hardware: 'h100-96gb', network: 'nvlink-ib', paramDtype: 'bf16', reduceDtype: 'fp32',
-    parallelism: { tensor_parallel_degree: row.tp }, seqParallelGatherCopy: SP_GATHER_COPY[row.source],
-    ...COMPILE[row.source], ...PRE_BUCKETING[row.source],
+    model: 'llama3-8b',
+    ranks: row.ranks,
+    localBatch: 1,
+    seqLen: 8192,
+    activationCheckpointing: 'selective',
+    hardware: 'h100-96gb',
+    network: 'nvlink-ib',
+    paramDtype: 'bf16',
+    reduceDtype: 'fp32',
+    parallelism: { tensor_parallel_degree: row.tp },
+    seqParallelGatherCopy: SP_GATHER_COPY[row.source],
+    ...COMPILE[row.source],
+    ...PRE_BUCKETING[row.source],
     ...(row.memoryPolicy !== undefined ? { memoryPolicy: row.memoryPolicy } : {}),
   });
   if (!cfg.ok) throw cfg.error;
@@ -171,19 +268,26 @@ describe('published torchtitan runs (Llama3-8B, H100 96 GB)', () => {
   // graph_trainer's default SAC policy and saves 33.0 % and 38.8 % of its memory
   it('trades throughput for memory under memory policy full as PR #3429 measured, within 5 points', () => {
     const [d4x2, f4x2, d8, f8] = PUBLISHED_RUNS.slice(8, 12);
-    for (const [def, full] of [[d4x2, f4x2], [d8, f8]]) {
+    for (const [def, full] of [
+      [d4x2, f4x2],
+      [d8, f8],
+    ]) {
       const [a, b] = [figuresOf(def), figuresOf(full)];
       const tpsDrop = 1 - b.tokensPerSecPerGpu / a.tokensPerSecPerGpu;
       const memDrop = 1 - b.peakReservedBytes / a.peakReservedBytes;
       const published = [1 - full.tokensPerSecPerGpu / def.tokensPerSecPerGpu, 1 - full.memoryGiB! / def.memoryGiB!];
-      expect(Math.abs(tpsDrop - published[0]), `${def.name}: tokens/s −${(tpsDrop * 100).toFixed(1)} %`)
-        .toBeLessThanOrEqual(0.05);
-      expect(Math.abs(memDrop - published[1]), `${def.name}: memory −${(memDrop * 100).toFixed(1)} %`)
-        .toBeLessThanOrEqual(0.05);
+      expect(
+        Math.abs(tpsDrop - published[0]),
+        `${def.name}: tokens/s −${(tpsDrop * 100).toFixed(1)} %`,
+      ).toBeLessThanOrEqual(0.05);
+      expect(
+        Math.abs(memDrop - published[1]),
+        `${def.name}: memory −${(memDrop * 100).toFixed(1)} %`,
+      ).toBeLessThanOrEqual(0.05);
     }
   }, 60_000);
 
-  it('hides the dp_shard collectives of the joint graph as torch\'s own pass does (94 % at 32 layers)', () => {
+  it("hides the dp_shard collectives of the joint graph as torch's own pass does (94 % at 32 layers)", () => {
     const [base, bucketed] = PUBLISHED_RUNS.slice(6, 8).map((r) => exposedCommByGroup(0, simulateRow(r).sim.events));
     // torch leaves 4.1 of 70.5 ms exposed (tools/torch_tp/results/pr2961_joint_pass.json): the first
     // all-gather (the embedding's) and the last reduce-scatters, whatever the depth
@@ -191,13 +295,15 @@ describe('published torchtitan runs (Llama3-8B, H100 96 GB)', () => {
     expect(bucketed.dp_shard / base.dp_shard).toBeLessThanOrEqual(0.1);
   }, 60_000);
 
-  it('speeds FSDP 4 × TP 2 up with autobucketing, with PR #2961\'s collective ops (1,820 → 1,382)', () => {
+  it("speeds FSDP 4 × TP 2 up with autobucketing, with PR #2961's collective ops (1,820 → 1,382)", () => {
     const [base, bucketed] = PUBLISHED_RUNS.slice(6, 8).map(figuresOf);
     const gainPts = (bucketed.tokensPerSecPerGpu / base.tokensPerSecPerGpu - 1) * 100;
     const publishedPts = (7214 / 6938 - 1) * 100;
     expect(gainPts).toBeGreaterThan(0);
-    expect(Math.abs(gainPts - publishedPts), `gain ${gainPts.toFixed(1)} % vs ${publishedPts.toFixed(1)} %`)
-      .toBeLessThanOrEqual(5);
+    expect(
+      Math.abs(gainPts - publishedPts),
+      `gain ${gainPts.toFixed(1)} % vs ${publishedPts.toFixed(1)} %`,
+    ).toBeLessThanOrEqual(5);
     const LOSS_PARALLEL = 3;
     const [before, after] = PUBLISHED_RUNS.slice(6, 8).map((r) => 2 * (collectivesOf(r) + LOSS_PARALLEL));
     expect(before).toBe(1820);

@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors';
 import {
-  DTYPE_BYTES, LOSS, TARGETS, TOKENS, buildStepGraph, paramTensorIds, type GraphNode, type StepGraph,
+  DTYPE_BYTES,
+  LOSS,
+  TARGETS,
+  TOKENS,
+  buildStepGraph,
+  paramTensorIds,
+  type GraphNode,
+  type StepGraph,
 } from '../../../src/graph';
 import { MATMUL_LIKE_OPS } from '../../../src/graph/ops';
 import { verifyGraph } from '../../../src/graph/verify';
@@ -55,7 +62,7 @@ describe('buildStepGraph', () => {
     }
   });
 
-  it('reduce-scatters each gradient after its op\'s backward (torch\'s order), averaged in the reduce dtype', () => {
+  it("reduce-scatters each gradient after its op's backward (torch's order), averaged in the reduce dtype", () => {
     const g = buildStepGraph({ model: 'small', worldSize: 4, reduceDtype: 'bf16' });
     for (const rs of g.nodes.filter((n) => n.kind === 'reduce_scatter')) {
       const [cast, wait] = [g.nodes[rs.id - 1], g.nodes[rs.id + 1]];
@@ -65,7 +72,10 @@ describe('buildStepGraph', () => {
       const grad = g.nodes.findLast((n) => n.id < cast.id && n.outputs.includes(cast.inputs[0]))!;
       // between dW and its cast only the same weight's dX matmul and that weight's re-gather run
       const between = g.nodes.slice(grad.id + 1, cast.id);
-      expect(between.every((n) => n.params?.includes(fqn)), fqn).toBe(true);
+      expect(
+        between.every((n) => n.params?.includes(fqn)),
+        fqn,
+      ).toBe(true);
       expect(between.filter((n) => n.op === 'matmul').length).toBeLessThanOrEqual(1);
       expect(rs.collective).toMatchObject({ reduceOp: 'avg', dtype: 'bf16', groupSize: 4 });
       expect(wait.waitOf).toBe(rs.name);

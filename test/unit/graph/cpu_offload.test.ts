@@ -19,11 +19,13 @@ const position = (g: StepGraph, name: string) => g.nodes.findIndex((n) => n.name
 function savedActivations(g: StepGraph): Set<string> {
   const last = Math.max(...g.nodes.flatMap((n) => (n.layer === undefined ? [] : [n.layer])));
   const readBack = new Set(g.nodes.filter((n) => n.phase === 'backward').flatMap((n) => n.inputs));
-  return new Set(g.nodes
-    .filter((n) => n.phase === 'forward' && n.layer !== undefined && n.layer < last)
-    .filter((n) => n.kind === 'compute' || n.kind === 'cast')
-    .flatMap((n) => n.outputs)
-    .filter((id) => readBack.has(id) && g.tensors[id].aliasOf === undefined && g.tensors[id].bytes >= 4096));
+  return new Set(
+    g.nodes
+      .filter((n) => n.phase === 'forward' && n.layer !== undefined && n.layer < last)
+      .filter((n) => n.kind === 'compute' || n.kind === 'cast')
+      .flatMap((n) => n.outputs)
+      .filter((id) => readBack.has(id) && g.tensors[id].aliasOf === undefined && g.tensors[id].bytes >= 4096),
+  );
 }
 
 describe('sac_and_offload', () => {
@@ -46,7 +48,9 @@ describe('sac_and_offload', () => {
       const original = (id: string) => id.replace(/\.reloaded$/, '');
       const kept = g.nodes.filter((n) => !isAdded(n)).map((n) => ({ ...n, id: 0, inputs: n.inputs.map(original) }));
       expect(kept).toEqual(base.nodes.map((n) => ({ ...n, id: 0 })));
-      const reloadedReads = g.nodes.filter((n) => n.phase === 'forward').flatMap((n) => n.inputs)
+      const reloadedReads = g.nodes
+        .filter((n) => n.phase === 'forward')
+        .flatMap((n) => n.inputs)
         .filter((id) => id.endsWith('.reloaded'));
       expect(reloadedReads).toEqual([]);
       const moved = new Set(offloads(g).map((n) => n.inputs[0]));
@@ -64,16 +68,19 @@ describe('sac_and_offload', () => {
       expect(g.nodes.slice(producer + 1, at).every(isAdded), off.name).toBe(true); // other copies and waits
       expect(g.tensors[off.outputs[0]].host).toBe(true);
       const wait = position(g, `${t}.offload_wait`);
-      const lastForwardRead = g.nodes.findLastIndex((n) => n.phase === 'forward' && n.inputs.includes(t)
-        && !isAdded(n));
-      const nextLayerEnd = g.nodes.findLastIndex((n) => n.phase === 'forward' && n.layer === off.layer! + 1
-        && !isAdded(n));
+      const lastForwardRead = g.nodes.findLastIndex(
+        (n) => n.phase === 'forward' && n.inputs.includes(t) && !isAdded(n),
+      );
+      const nextLayerEnd = g.nodes.findLastIndex(
+        (n) => n.phase === 'forward' && n.layer === off.layer! + 1 && !isAdded(n),
+      );
       expect(wait).toBeGreaterThan(Math.max(lastForwardRead, nextLayerEnd));
       expect(g.nodes[wait].inputs).toEqual([off.outputs[0], t]); // keepalive: the HBM tensor lives to here
       const reload = position(g, `${t}.reload`);
       const firstRead = g.nodes.findIndex((n) => n.inputs.includes(`${t}.reloaded`) && !isAdded(n));
-      const nextLayerBackward = g.nodes.findIndex((n) => n.phase === 'backward' && n.layer === off.layer! + 1
-        && !isAdded(n));
+      const nextLayerBackward = g.nodes.findIndex(
+        (n) => n.phase === 'backward' && n.layer === off.layer! + 1 && !isAdded(n),
+      );
       expect(reload).toBeLessThan(Math.min(firstRead, nextLayerBackward));
       expect(g.nodes[reload].bytesMoved).toBe(off.bytesMoved);
     }
@@ -96,7 +103,8 @@ describe('sac_and_offload', () => {
 
   it("leaves the other policies' graphs without copies", () => {
     for (const p of ['default', 'full', 'eager', 'none'] as const) expect(build(p).nodes.some(isAdded), p).toBe(false);
-    expect(buildStepGraph({ model: 'small', worldSize: 4, memoryPolicy: 'sac_and_offload' }).nodes.some(isAdded))
-      .toBe(false); // jit: activation_checkpoint.mode decides, no offload pass
+    expect(buildStepGraph({ model: 'small', worldSize: 4, memoryPolicy: 'sac_and_offload' }).nodes.some(isAdded)).toBe(
+      false,
+    ); // jit: activation_checkpoint.mode decides, no offload pass
   });
 });

@@ -150,7 +150,10 @@ describe.each(Object.keys(PROFILES) as (keyof typeof PROFILES)[])("torch's decis
       // 2.13's FSDP pre-buckets, then the bucketer's own buckets: seed first, in join order
       expect(p.preBucketing?.buckets ?? [], 'pre-buckets').toEqual(w.prebuckets);
       const pre = new Set(w.prebuckets.map((b) => b.join()));
-      expect(p.buckets.filter((b) => !pre.has(b.join())), 'buckets in join order').toEqual(w.bucketsApplied);
+      expect(
+        p.buckets.filter((b) => !pre.has(b.join())),
+        'buckets in join order',
+      ).toEqual(w.bucketsApplied);
       // with 2.11's knobs torch buckets only dp_shard collectives on these graphs (2.13's defaults
       // bucket two tp all-gathers of one backward, and the port with them: the sets above)
       if (profile === 'C') for (const b of p.buckets) for (const c of b) expect(dpNames.has(c), c).toBe(true);

@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, meshOfParallelism, stepConfigOf, validateConfig } from '../../../src/config';
 import { ConfigError } from '../../../src/errors';
 import {
-  buildStepGraph, collectivesByGroup, paramTensorIds, type GraphNode, type Mesh, type StepGraph,
+  buildStepGraph,
+  collectivesByGroup,
+  paramTensorIds,
+  type GraphNode,
+  type Mesh,
+  type StepGraph,
 } from '../../../src/graph';
 import { tpPlacement } from '../../../src/graph/fsdp';
 import { verifyGraph } from '../../../src/graph/verify';

@@ -68,19 +68,22 @@ describe('expert parallel in the configs', () => {
     if (!dense.ok) expect(dense.error.field).toBe('parallelism.expert_parallel_degree');
     const odd = validateConfig({ model: 'moe-tiny', ranks: 8, parallelism: { expert_parallel_degree: 8 } });
     expect(odd.ok).toBe(false);
-    if (!odd.ok) expect(odd.error.message).toContain('must divide the model\'s 4 routed experts');
+    if (!odd.ok) expect(odd.error.message).toContain("must divide the model's 4 routed experts");
     expect(validateConfig({ model: 'moe-tiny', ranks: 4, parallelism: { expert_parallel_degree: 2 } }).ok).toBe(true);
   });
 
   it('the step config refuses TP and activation checkpointing on MoE models, and an imbalance below 1', () => {
     const mesh = { dpReplicate: 1, dpShard: 4, tp: 1, ep: 2 };
     expect(() => resolveStepConfig({ model: 'tiny', worldSize: 4, mesh })).toThrow('needs an MoE model');
-    expect(() => resolveStepConfig({ model: 'moe-tiny', worldSize: 4, mesh: { ...mesh, dpShard: 2, tp: 2 } }))
-      .toThrow('mesh.tp must be 1 on an MoE model');
-    expect(() => resolveStepConfig({ model: 'moe-tiny', worldSize: 4, mesh, activationCheckpointing: 'selective' }))
-      .toThrow("activationCheckpointing must be 'none' or 'full' on an MoE model");
-    expect(() => resolveStepConfig({ model: 'moe-tiny', worldSize: 4, mesh, moeLoadImbalance: 0.5 }))
-      .toThrow('moeLoadImbalance must be a number in [1, 65536]');
+    expect(() => resolveStepConfig({ model: 'moe-tiny', worldSize: 4, mesh: { ...mesh, dpShard: 2, tp: 2 } })).toThrow(
+      'mesh.tp must be 1 on an MoE model',
+    );
+    expect(() =>
+      resolveStepConfig({ model: 'moe-tiny', worldSize: 4, mesh, activationCheckpointing: 'selective' }),
+    ).toThrow("activationCheckpointing must be 'none' or 'full' on an MoE model");
+    expect(() => resolveStepConfig({ model: 'moe-tiny', worldSize: 4, mesh, moeLoadImbalance: 0.5 })).toThrow(
+      'moeLoadImbalance must be a number in [1, 65536]',
+    );
     const skewed = resolveStepConfig({ model: 'moe-tiny', worldSize: 4, mesh, moeLoadImbalance: 1.5 });
     expect(skewed.moeLoadImbalance).toBe(1.5);
   });

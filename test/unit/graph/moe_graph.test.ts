@@ -19,7 +19,12 @@ const mesh = { dpReplicate: 1, dpShard: 8, tp: 1, ep: 2 };
 
 function build(imbalance = 1, ep = 2): StepGraph {
   const g = buildStepGraph({
-    model: 'dsv3-16b', worldSize: 8, batch: B, seqLen: S, mesh: { ...mesh, ep }, moeLoadImbalance: imbalance,
+    model: 'dsv3-16b',
+    worldSize: 8,
+    batch: B,
+    seqLen: S,
+    mesh: { ...mesh, ep },
+    moeLoadImbalance: imbalance,
   });
   verifyGraph(g);
   return g;
@@ -52,7 +57,7 @@ describe('one dsv3-16b MoE block, FSDP 8 × EP 2', () => {
     expect(attn.flops).toBe((2 * B * H * S * S * 192 + 2 * B * H * S * S * 128) / 2);
   });
 
-  it('dispatches and combines by all-to-all on ep: T·k rows sent, the busiest rank\'s rows received', () => {
+  it("dispatches and combines by all-to-all on ep: T·k rows sent, the busiest rank's rows received", () => {
     for (const imbalance of [1, 1.5]) {
       const R = Math.ceil(T * K * imbalance);
       const a2a = layerNodes(build(imbalance), 'forward').filter((n) => n.kind === 'all_to_all');
@@ -79,7 +84,9 @@ describe('one dsv3-16b MoE block, FSDP 8 × EP 2', () => {
   });
 
   it('mirrors the two token all-to-alls in the backward', () => {
-    const names = layerNodes(build(), 'backward').filter((n) => n.kind === 'all_to_all').map((n) => n.name);
+    const names = layerNodes(build(), 'backward')
+      .filter((n) => n.kind === 'all_to_all')
+      .map((n) => n.name);
     expect(names).toEqual(['layers.1.moe.combine.all_to_all.bwd', 'layers.1.moe.dispatch.all_to_all.bwd']);
   });
 
@@ -110,7 +117,12 @@ describe('one dsv3-16b MoE block, FSDP 8 × EP 2', () => {
 
   it('under full AC recomputes the block in the backward: forward FLOPs again, all-to-alls included', () => {
     const g = buildStepGraph({
-      model: 'dsv3-16b', worldSize: 8, batch: B, seqLen: S, mesh, activationCheckpointing: 'full',
+      model: 'dsv3-16b',
+      worldSize: 8,
+      batch: B,
+      seqLen: S,
+      mesh,
+      activationCheckpointing: 'full',
     });
     verifyGraph(g);
     const bwd = layerNodes(g, 'backward');
@@ -126,7 +138,9 @@ describe('one dsv3-16b MoE block, FSDP 8 × EP 2', () => {
   it('keeps the first block dense', () => {
     const ops = layerNodes(build(), 'forward').map((n) => n.name);
     expect(ops.some((n) => n.startsWith('layers.1.moe.'))).toBe(true);
-    const first = build().nodes.filter((n) => n.layer === 0).map((n) => n.name);
+    const first = build()
+      .nodes.filter((n) => n.layer === 0)
+      .map((n) => n.name);
     expect(first).toContain('layers.0.feed_forward.w1');
     expect(first.some((n) => n.includes('.moe.'))).toBe(false);
   });

@@ -126,11 +126,17 @@ describe('compileMode aot_fx_trace (one joint graph) and its memory policies', (
 
   it('plans from the knobs: jit reads activation_checkpoint.mode, aot_fx_trace the memory policy', () => {
     const base = {
-      compileMode: 'jit', reshardAfterForward: 'never', memoryPolicy: 'full', activationCheckpointing: 'none',
+      compileMode: 'jit',
+      reshardAfterForward: 'never',
+      memoryPolicy: 'full',
+      activationCheckpointing: 'none',
     } as const;
     expect(recomputePlan(base)).toMatchObject({ activationCheckpointing: 'none', regatherBlocks: false, joint: false });
     expect(recomputePlan({ ...base, compileMode: 'aot_fx_trace' })).toMatchObject({
-      activationCheckpointing: 'full', regatherBlocks: true, regatherOutside: false, joint: true,
+      activationCheckpointing: 'full',
+      regatherBlocks: true,
+      regatherOutside: false,
+      joint: true,
     });
   });
 });
@@ -138,7 +144,8 @@ describe('compileMode aot_fx_trace (one joint graph) and its memory policies', (
 describe('config fields', () => {
   it('validates each field by name with its allowed values', () => {
     const cases = [
-      ['reshardAfterForward', 'sometimes', 'default, always, never'], ['compileMode', 'aot', 'jit, aot_fx_trace'],
+      ['reshardAfterForward', 'sometimes', 'default, always, never'],
+      ['compileMode', 'aot', 'jit, aot_fx_trace'],
       ['memoryPolicy', 'most', 'default, full, eager, sac_and_offload, none'],
     ] as const;
     for (const [field, bad, allowed] of cases) {
@@ -175,7 +182,7 @@ describe('config fields', () => {
 });
 
 describe('activationCheckpointingOf', () => {
-  it('is the memory policy\'s recompute under aot_fx_trace (graph_trainer reads no activation_checkpoint.mode)', () => {
+  it("is the memory policy's recompute under aot_fx_trace (graph_trainer reads no activation_checkpoint.mode)", () => {
     const cfg = { model: 'llama3-8b', activationCheckpointing: 'selective', compileMode: 'aot_fx_trace' } as const;
     expect(activationCheckpointingOf({ ...cfg, memoryPolicy: 'none' })).toBe('none');
     expect(activationCheckpointingOf({ ...cfg, memoryPolicy: 'full' })).toBe('full');

@@ -31,15 +31,21 @@ const FIXTURE = JSON.parse(readFileSync(fixturePath('torch_tp/llama3_8b_fsdp4_tp
 const TRACES: Record<string, TorchTrace> = FIXTURE.variants['sac=op,reshard_after_forward=true'].traces;
 const LOSS_PARALLEL = 'loss_parallel_all_reduce';
 const OP = {
-  all_gather: 'all_gather_into_tensor', reduce_scatter: 'reduce_scatter_tensor', all_reduce: 'all_reduce',
+  all_gather: 'all_gather_into_tensor',
+  reduce_scatter: 'reduce_scatter_tensor',
+  all_reduce: 'all_reduce',
   all_to_all: 'all_to_all_single',
 } as const;
 const DTYPE: Record<string, string> = { bf16: 'bfloat16', fp32: 'float32', fp16: 'float16' };
 
 function graphOf(nLayers: number): StepGraph {
   return buildStepGraph({
-    model: { ...MODEL_PRESETS['llama3-8b'], nLayers }, worldSize: 8, batch: 1, seqLen: 8192,
-    activationCheckpointing: 'selective', mesh: { dpReplicate: 1, dpShard: 4, tp: 2 },
+    model: { ...MODEL_PRESETS['llama3-8b'], nLayers },
+    worldSize: 8,
+    batch: 1,
+    seqLen: 8192,
+    activationCheckpointing: 'selective',
+    mesh: { dpReplicate: 1, dpShard: 4, tp: 2 },
   });
 }
 
@@ -54,15 +60,18 @@ function tally(keys: readonly string[]): Map<string, number> {
 
 function torchKeys(t: TorchTrace, keep: (c: TorchCollective) => boolean): string[] {
   return (['fw', 'bw'] as const).flatMap((ph) =>
-    t[ph].list.filter(keep).map((c) => key(ph, c.group, c.op, c.in_bytes, c.out_bytes, c.out_dtype)));
+    t[ph].list.filter(keep).map((c) => key(ph, c.group, c.op, c.in_bytes, c.out_bytes, c.out_dtype)),
+  );
 }
 
 function simKeys(g: StepGraph): string[] {
-  return g.nodes.filter((n) => n.collective).map((n) => {
-    const c = n.collective!;
-    const phase = n.phase === 'forward' ? 'fw' : 'bw';
-    return key(phase, c.group, OP[c.kind], c.inputBytes, c.outputBytes, DTYPE[c.dtype]);
-  });
+  return g.nodes
+    .filter((n) => n.collective)
+    .map((n) => {
+      const c = n.collective!;
+      const phase = n.phase === 'forward' ? 'fw' : 'bw';
+      return key(phase, c.group, OP[c.kind], c.inputBytes, c.outputBytes, DTYPE[c.dtype]);
+    });
 }
 
 /** Copy nodes of fsdp-sim's graph that feed (before) or read (after) a tp collective. */
@@ -76,7 +85,8 @@ function simTpCopies(g: StepGraph): { before: number; after: number } {
 }
 
 const torchTpCopies = (t: TorchTrace, side: 'before' | 'after') =>
-  [...t.fw.list, ...t.bw.list].filter((c) => c.group === 'tp' && c.kind !== 'norm_weight_grad_all_reduce')
+  [...t.fw.list, ...t.bw.list]
+    .filter((c) => c.group === 'tp' && c.kind !== 'norm_weight_grad_all_reduce')
     .filter((c) => (c[side] ?? []).some((n) => n.is_copy)).length;
 
 describe('FSDP 4 × TP 2 collectives match torch 2.13 traced graphs (Llama3-8B dims)', () => {
@@ -102,8 +112,12 @@ describe('FSDP 4 × TP 2 collectives match torch 2.13 traced graphs (Llama3-8B d
     // backward graph, before the partitioner adds re-gathers and recomputed gathers.
     const g = graphOf(32);
     const colls = g.nodes.filter((n) => n.collective);
-    const regathered = colls.filter((n) => n.phase === 'backward' && n.collective!.kind === 'all_gather'
-      && (n.collective!.group !== 'tp' || n.attrs?.recompute === true)).length;
+    const regathered = colls.filter(
+      (n) =>
+        n.phase === 'backward' &&
+        n.collective!.kind === 'all_gather' &&
+        (n.collective!.group !== 'tp' || n.attrs?.recompute === true),
+    ).length;
     const joint = colls.length - regathered + 3; // + loss_parallel's 3 all-reduces
     expect(2 * joint).toBe(1820);
   });

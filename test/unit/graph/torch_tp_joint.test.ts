@@ -29,15 +29,22 @@ const FIXTURE = JSON.parse(gunzipSync(readFileSync(FIXTURE_PATH)).toString());
 const JOINT: Record<string, readonly JointCollective[]> = FIXTURE.variants['sac=none,reshard_after_forward=true'];
 const LOSS_PARALLEL = 'loss_parallel_all_reduce';
 const OP = {
-  all_gather: 'all_gather_into_tensor', reduce_scatter: 'reduce_scatter_tensor', all_reduce: 'all_reduce',
+  all_gather: 'all_gather_into_tensor',
+  reduce_scatter: 'reduce_scatter_tensor',
+  all_reduce: 'all_reduce',
   all_to_all: 'all_to_all_single',
 };
 const DTYPE: Record<string, string> = { bf16: 'bfloat16', fp32: 'float32', fp16: 'float16' };
 
 function graphOf(nLayers: number, extra: Partial<StepConfig>): StepGraph {
   return buildStepGraph({
-    model: { ...MODEL_PRESETS['llama3-8b'], nLayers }, worldSize: 8, batch: 1, seqLen: 8192,
-    mesh: { dpReplicate: 1, dpShard: 4, tp: 2 }, compileMode: 'aot_fx_trace', ...extra,
+    model: { ...MODEL_PRESETS['llama3-8b'], nLayers },
+    worldSize: 8,
+    batch: 1,
+    seqLen: 8192,
+    mesh: { dpReplicate: 1, dpShard: 4, tp: 2 },
+    compileMode: 'aot_fx_trace',
+    ...extra,
   });
 }
 
@@ -48,7 +55,8 @@ function tally(keys: readonly string[]): Map<string, number> {
 }
 
 const torchKeys = (list: readonly JointCollective[]) =>
-  list.filter((c) => c.kind !== LOSS_PARALLEL)
+  list
+    .filter((c) => c.kind !== LOSS_PARALLEL)
     .map((c) => `${c.phase} ${c.group} ${c.op} ${c.in_bytes}→${c.out_bytes} ${c.out_dtype}`);
 
 /** The collective nodes the backward adds to the traced graph: re-gathers and recomputed ones. */
@@ -57,11 +65,13 @@ const regather = (n: GraphNode) =>
 const added = (n: GraphNode) => n.attrs?.recompute === true || regather(n);
 
 function simKeys(g: StepGraph, keep: (n: GraphNode) => boolean = () => true): string[] {
-  return g.nodes.filter((n) => n.collective && keep(n)).map((n) => {
-    const c = n.collective!;
-    const phase = n.phase === 'forward' ? 'fw' : 'bw';
-    return `${phase} ${c.group} ${OP[c.kind]} ${c.inputBytes}→${c.outputBytes} ${DTYPE[c.dtype]}`;
-  });
+  return g.nodes
+    .filter((n) => n.collective && keep(n))
+    .map((n) => {
+      const c = n.collective!;
+      const phase = n.phase === 'forward' ? 'fw' : 'bw';
+      return `${phase} ${c.group} ${OP[c.kind]} ${c.inputBytes}→${c.outputBytes} ${DTYPE[c.dtype]}`;
+    });
 }
 
 describe('FSDP 4 × TP 2 joint-graph collectives match the graph torch 2.13 traces (Llama3-8B dims)', () => {

@@ -12,7 +12,7 @@ describe('DeepSeek-V3 presets', () => {
     expect(Math.abs(activeParamCount(a) / 37e9 - 1)).toBeLessThan(0.02);
   });
 
-  it('counts one dsv3-16b MoE block by hand from torchtitan\'s 16B config', () => {
+  it("counts one dsv3-16b MoE block by hand from torchtitan's 16B config", () => {
     // dim 2048, 16 heads, kv_lora 512, qk nope 128 + rope 64, v 128, 64 experts of hidden 1408, 2 shared
     const D = 2048;
     const attention = 16 * 192 * D + (512 + 64) * D + 512 + 16 * (128 + 128) * 512 + D * 16 * 128;

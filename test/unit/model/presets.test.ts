@@ -16,10 +16,29 @@ describe('MODEL_PRESETS', () => {
     }
   });
 
-  it('matches Meta\'s Llama 3 shapes', () => {
-    expect(MODEL_PRESETS['llama3-8b']).toMatchObject({ dim: 4096, nLayers: 32, nHeads: 32, nKvHeads: 8, ffnDim: 14336, vocabSize: 128256 });
-    expect(MODEL_PRESETS['llama3-70b']).toMatchObject({ dim: 8192, nLayers: 80, nHeads: 64, nKvHeads: 8, ffnDim: 28672 });
-    expect(MODEL_PRESETS['llama3-405b']).toMatchObject({ dim: 16384, nLayers: 126, nHeads: 128, nKvHeads: 8, ffnDim: 53248 });
+  it("matches Meta's Llama 3 shapes", () => {
+    expect(MODEL_PRESETS['llama3-8b']).toMatchObject({
+      dim: 4096,
+      nLayers: 32,
+      nHeads: 32,
+      nKvHeads: 8,
+      ffnDim: 14336,
+      vocabSize: 128256,
+    });
+    expect(MODEL_PRESETS['llama3-70b']).toMatchObject({
+      dim: 8192,
+      nLayers: 80,
+      nHeads: 64,
+      nKvHeads: 8,
+      ffnDim: 28672,
+    });
+    expect(MODEL_PRESETS['llama3-405b']).toMatchObject({
+      dim: 16384,
+      nLayers: 126,
+      nHeads: 128,
+      nKvHeads: 8,
+      ffnDim: 53248,
+    });
     for (const a of Object.values(MODEL_PRESETS)) {
       expect(a.dim % a.nHeads).toBe(0);
       expect(a.nHeads % a.nKvHeads).toBe(0);

@@ -165,7 +165,12 @@ describe('calibrate on real and hostile traces', () => {
     const pts = g.points.map((p) => ({ ...p, kind: p.kind as 'all_reduce', groupSize: 128 }));
     const cost = (a: number, b: number) => pts.reduce((s, p) => s + (modelUs(p, a, b) / p.measuredUs - 1) ** 2, 0);
     const best = cost(g.alphaUs, g.betaBytesPerS);
-    for (const [da, db] of [[1.01, 1], [0.99, 1], [1, 1.01], [1, 0.99]])
+    for (const [da, db] of [
+      [1.01, 1],
+      [0.99, 1],
+      [1, 1.01],
+      [1, 0.99],
+    ])
       expect(cost(g.alphaUs * da, g.betaBytesPerS * db)).toBeGreaterThan(best);
     expect(g.alphaUs).toBeGreaterThan(0);
     expect(c.unfitted.map(unfittedText)).toEqual([
@@ -184,7 +189,10 @@ describe('calibrate on real and hostile traces', () => {
   });
 
   it('refuses a string dur or a ts past 2^53 µs naming the field, as the trace importer does', () => {
-    for (const [key, bad] of [['dur', '50'], ['ts', 2 ** 60]] as const) {
+    for (const [key, bad] of [
+      ['dur', '50'],
+      ['ts', 2 ** 60],
+    ] as const) {
       const [f] = files(true);
       const evs = (f.json as { traceEvents: Record<string, unknown>[] }).traceEvents;
       const i = evs.findIndex((e) => e.cat === 'kernel');

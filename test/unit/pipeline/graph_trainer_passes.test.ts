@@ -6,7 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { reassignFsdpAllGathers } from '../../../src/backends';
 import {
-  cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn, validateConfig, type SimConfig,
+  cudaGraphsOn,
+  fsdpAgRsOverlapOn,
+  fsdpDenseRegionOverlapOn,
+  validateConfig,
+  type SimConfig,
 } from '../../../src/config';
 import { HARDWARE_PRESETS } from '../../../src/estimate';
 import { attentionCompanions } from '../../../src/estimate/compute';
@@ -67,7 +71,12 @@ describe('compile.enable_fsdp_ag_rs_overlap', () => {
   // Llama3-8B on 8 ranks at 100 GB/s, memory policy eager (every block gathered again for its
   // backward): a backward all-gather issued after a long fp32 reduce-scatter queues behind it on one stream
   const slow = {
-    model: 'llama3-8b', seqLen: 2048, localBatch: 1, ranks: 8, compileMode: 'aot_fx_trace', bandwidthGBps: 100,
+    model: 'llama3-8b',
+    seqLen: 2048,
+    localBatch: 1,
+    ranks: 8,
+    compileMode: 'aot_fx_trace',
+    bandwidthGBps: 100,
     memoryPolicy: 'eager',
   };
 
@@ -127,15 +136,16 @@ describe('compile.enable_fsdp_dense_region_overlap', () => {
   });
 
   for (const row of rows) {
-    it(`${JSON.stringify(row.parallelism ?? {})} ${row.memoryPolicy ?? 'default'}: sinks every FSDP reduce-scatter `
-      + 'wait to its first reader, moves nothing else, never slows the step, holds buffers longer', () => {
+    it(`${JSON.stringify(row.parallelism ?? {})} ${row.memoryPolicy ?? 'default'}: sinks every FSDP reduce-scatter ` +
+      'wait to its first reader, moves nothing else, never slows the step, holds buffers longer', () => {
       const off = runPipeline(config(row), 'transformer_block');
       const on = runPipeline(config({ ...row, fsdpDenseRegionOverlap: true }), 'transformer_block');
       const [a, b] = [off.schedule.graph.nodes, on.schedule.graph.nodes];
       expect(b.map((n, i) => n.id - i).every((d) => d === 0)).toBe(true);
       const rsWait = (n: GraphNode, nodes: readonly GraphNode[]) =>
-        n.kind === 'wait' && nodes.find((c) => c.name === n.waitOf)?.collective?.kind === 'reduce_scatter'
-        && nodes.find((c) => c.name === n.waitOf)?.collective?.group !== 'tp';
+        n.kind === 'wait' &&
+        nodes.find((c) => c.name === n.waitOf)?.collective?.kind === 'reduce_scatter' &&
+        nodes.find((c) => c.name === n.waitOf)?.collective?.group !== 'tp';
       const movedNames = new Set(a.filter((n) => rsWait(n, a)).map((n) => n.name));
       expect(movedNames.size).toBeGreaterThan(0);
       // every other node keeps its relative order
@@ -144,12 +154,13 @@ describe('compile.enable_fsdp_dense_region_overlap', () => {
       expect(new Set(b.map((n) => n.name))).toEqual(new Set(a.map((n) => n.name)));
       // each sunk wait sits right before the first node that reads its outputs (transformer_block alone
       // waits one block later), never after one
-      const sunk = (nodes: readonly GraphNode[]) => nodes.every((n, i) => {
-        if (!movedNames.has(n.name)) return true;
-        const reader = nodes.findIndex((r) => r.inputs.some((t) => n.outputs.includes(t)));
-        const between = nodes.slice(i + 1, reader === -1 ? nodes.length : reader);
-        return (reader === -1 || reader > i) && between.every((m) => movedNames.has(m.name) || m.kind === 'view');
-      });
+      const sunk = (nodes: readonly GraphNode[]) =>
+        nodes.every((n, i) => {
+          if (!movedNames.has(n.name)) return true;
+          const reader = nodes.findIndex((r) => r.inputs.some((t) => n.outputs.includes(t)));
+          const between = nodes.slice(i + 1, reader === -1 ? nodes.length : reader);
+          return (reader === -1 || reader > i) && between.every((m) => movedNames.has(m.name) || m.kind === 'view');
+        });
       expect(sunk(a)).toBe(false);
       expect(sunk(b)).toBe(true);
       expect(on.sim.mismatch).toBeUndefined();

@@ -70,7 +70,10 @@ const COLLECTIVE_KINDS = new Set(['all_gather', 'reduce_scatter', 'all_reduce'])
 /** One line per collective event: `r0 layers.0.attention.wq.all_gather 12.345 +6.789` (µs, to the ns). */
 function goldenLines(sim: SimResult): string {
   const line = (e: SimResult['events'][number]) => `r${e.rank} ${e.name} ${e.start.toFixed(3)} +${e.dur.toFixed(3)}`;
-  return `${sim.events.filter((e) => COLLECTIVE_KINDS.has(e.kind)).map(line).join('\n')}\n`;
+  return `${sim.events
+    .filter((e) => COLLECTIVE_KINDS.has(e.kind))
+    .map(line)
+    .join('\n')}\n`;
 }
 
 /** Each run's collectives against its golden file, test/fixtures/identity/<pin>/<run>.txt. */

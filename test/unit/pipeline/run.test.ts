@@ -129,8 +129,7 @@ describe('compareBackends', () => {
 
 describe('runPipelineOnGraph', () => {
   it("runs backends on the imported torch FX graph at the graph's own world size", () => {
-    const load = (f: string) =>
-      JSON.parse(readFileSync(fixturePath(`fx/${f}`), 'utf8'));
+    const load = (f: string) => JSON.parse(readFileSync(fixturePath(`fx/${f}`), 'utf8'));
     const g = importFxGraph([load('tiny_4layer_fw.json'), load('tiny_4layer_bw.json')]);
     if (!g.ok) throw g.error;
     const before = runPipelineOnGraph(g.value, cfg({ ranks: 2 }), 'aot_eager');

@@ -89,7 +89,9 @@ describe('ranges never collapse to repeated values (S6)', () => {
     // a link's list: the cap is checked before anything per value, and a repeat is found in one pass
     const many = Array.from({ length: 100_000 }, (_, i) => i).join(',');
     expect(() => parseVary(`seed=${many}`)).toThrow('seed: the list has 100000 values, more than 10000');
-    const late = `${Array.from({ length: 10_000 }, (_, i) => i).join(',').replace(/,9999$/, ',0')}`;
+    const late = `${Array.from({ length: 10_000 }, (_, i) => i)
+      .join(',')
+      .replace(/,9999$/, ',0')}`;
     const quoted = `'${late.slice(0, 60)}… (${late.length} characters)'`;
     expect(() => parseVary(`seed=${late}`)).toThrow(`seed: '0' is listed twice in ${quoted}`);
     const tenths = ['100', '100.1', '100.2', '100.3', '100.4', '100.5'];
@@ -113,7 +115,12 @@ describe('every point is checked before any runs (U4)', () => {
     const sent: SweepMessage[] = [];
     const axes = [parseVary('seed=1,2'), parseVary('parallelism.tensor_parallel_degree=1,8')];
     const req = { base: tiny({ ranks: 8 }), axes, backends: ['aot_eager'] as const };
-    await runPoints(req, (m) => void sent.push(m), () => false, async () => {});
+    await runPoints(
+      req,
+      (m) => void sent.push(m),
+      () => false,
+      async () => {},
+    );
     expect(sent.map((m) => m.type)).toEqual(['error']);
     const first = sent[0];
     expect(first.type === 'error' && first.error).toMatch(/^point 1 \(seed=1, parallelism\.tensor_parallel_degree=8/);

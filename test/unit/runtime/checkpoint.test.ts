@@ -11,7 +11,9 @@ const BASE = { ...LIVE_BASE, ranks: 2 };
 describe('runTrainingNode with activationCheckpointing', () => {
   it('plans a schedule with recompute nodes only when asked', () => {
     expect(planTraining(BASE).schedule.graph.nodes.some(isRecomputeNode)).toBe(false);
-    expect(planTraining({ ...BASE, activationCheckpointing: 'full' }).schedule.graph.nodes.some(isRecomputeNode)).toBe(true);
+    expect(planTraining({ ...BASE, activationCheckpointing: 'full' }).schedule.graph.nodes.some(isRecomputeNode)).toBe(
+      true,
+    );
   });
 
   it.each(['aot_eager', 'aot_eager_autobucketing'] as const)(
@@ -24,7 +26,8 @@ describe('runTrainingNode with activationCheckpointing', () => {
       expect(on.finalParamsHash).toBe(off.finalParamsHash);
       expect(off.losses[2]).toBeLessThan(off.losses[0]); // it trained
       // the virtual clock sees the recompute: more compute in the AC step
-      const computeUs = (r: typeof on) => r.events.filter((e) => e.rank === 0 && e.kind === 'compute').reduce((s, e) => s + e.dur, 0);
+      const computeUs = (r: typeof on) =>
+        r.events.filter((e) => e.rank === 0 && e.kind === 'compute').reduce((s, e) => s + e.dur, 0);
       expect(computeUs(on)).toBeGreaterThan(computeUs(off));
     },
     240_000,

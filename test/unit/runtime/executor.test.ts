@@ -39,10 +39,22 @@ function spyKernels() {
 }
 
 const t = (id: string, shape: number[], extra: Partial<TensorInfo> = {}): TensorInfo => ({
-  id, shape, dtype: extra.dtype ?? 'fp32', bytes: shape.reduce((a, b) => a * b, 1) * 4, ...extra,
+  id,
+  shape,
+  dtype: extra.dtype ?? 'fp32',
+  bytes: shape.reduce((a, b) => a * b, 1) * 4,
+  ...extra,
 });
-const node = (id: number, n: Partial<GraphNode> & Pick<GraphNode, 'name' | 'kind' | 'op' | 'inputs' | 'outputs'>): GraphNode => ({
-  id, flops: 0, bytesMoved: 0, matmulLike: false, phase: 'forward', ...n,
+const node = (
+  id: number,
+  n: Partial<GraphNode> & Pick<GraphNode, 'name' | 'kind' | 'op' | 'inputs' | 'outputs'>,
+): GraphNode => ({
+  id,
+  flops: 0,
+  bytesMoved: 0,
+  matmulLike: false,
+  phase: 'forward',
+  ...n,
 });
 
 /** Two params, a [4,2] and b [2,3], on 2 ranks: one AG bucket, one RS bucket, AdamW, a loss. */
@@ -51,33 +63,124 @@ function bucketGraph(): StepGraph {
   const B = paramTensorIds('b');
   const tensors: Record<string, TensorInfo> = {};
   for (const x of [
-    t(A.shard, [2, 2], { persistent: true }), t(A.m, [2, 2], { persistent: true }), t(A.v, [2, 2], { persistent: true }),
-    t(B.shard, [1, 3], { persistent: true }), t(B.m, [1, 3], { persistent: true }), t(B.v, [1, 3], { persistent: true }),
-    t('ag.a', [4, 2]), t('ag.b', [2, 3]), t('a.full', [4, 2], { aliasOf: 'ag.a' }), t('b.full', [2, 3], { aliasOf: 'ag.b' }),
-    t('a.grad', [4, 2]), t('b.grad', [2, 3]), t('rs.a', [2, 2]), t('rs.b', [1, 3]),
-    t(A.gradShard, [2, 2], { aliasOf: 'rs.a' }), t(B.gradShard, [1, 3], { aliasOf: 'rs.b' }),
-    t(TARGETS, [2], { dtype: 'i32', persistent: true }), t(LOSS, [1]),
-    t(A.shardNext, [2, 2]), t(A.mNext, [2, 2]), t(A.vNext, [2, 2]), t(B.shardNext, [1, 3]), t(B.mNext, [1, 3]), t(B.vNext, [1, 3]),
-  ]) tensors[x.id] = x;
+    t(A.shard, [2, 2], { persistent: true }),
+    t(A.m, [2, 2], { persistent: true }),
+    t(A.v, [2, 2], { persistent: true }),
+    t(B.shard, [1, 3], { persistent: true }),
+    t(B.m, [1, 3], { persistent: true }),
+    t(B.v, [1, 3], { persistent: true }),
+    t('ag.a', [4, 2]),
+    t('ag.b', [2, 3]),
+    t('a.full', [4, 2], { aliasOf: 'ag.a' }),
+    t('b.full', [2, 3], { aliasOf: 'ag.b' }),
+    t('a.grad', [4, 2]),
+    t('b.grad', [2, 3]),
+    t('rs.a', [2, 2]),
+    t('rs.b', [1, 3]),
+    t(A.gradShard, [2, 2], { aliasOf: 'rs.a' }),
+    t(B.gradShard, [1, 3], { aliasOf: 'rs.b' }),
+    t(TARGETS, [2], { dtype: 'i32', persistent: true }),
+    t(LOSS, [1]),
+    t(A.shardNext, [2, 2]),
+    t(A.mNext, [2, 2]),
+    t(A.vNext, [2, 2]),
+    t(B.shardNext, [1, 3]),
+    t(B.mNext, [1, 3]),
+    t(B.vNext, [1, 3]),
+  ])
+    tensors[x.id] = x;
   const coll = (kind: 'all_gather' | 'reduce_scatter') => ({
-    kind, group: 'dp', groupSize: 2, dtype: 'fp32' as const, inputBytes: 0, outputBytes: 0, reduceOp: 'avg' as const,
+    kind,
+    group: 'dp',
+    groupSize: 2,
+    dtype: 'fp32' as const,
+    inputBytes: 0,
+    outputBytes: 0,
+    reduceOp: 'avg' as const,
     members: [`a.${kind}`, `b.${kind}`],
   });
   const adam = { lr: 0.1, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0 };
   const nodes: GraphNode[] = [
-    node(0, { name: 'ag_bucket', kind: 'all_gather', op: 'all_gather_into_tensor', inputs: [A.shard, B.shard], outputs: ['ag.a', 'ag.b'], collective: coll('all_gather') }),
-    node(1, { name: 'ag_bucket.wait', kind: 'wait', op: 'wait_tensor', inputs: ['ag.a', 'ag.b'], outputs: ['a.full', 'b.full'], waitOf: 'ag_bucket' }),
-    node(2, { name: 'ga', kind: 'compute', op: 'add', inputs: ['a.full', 'a.full'], outputs: ['a.grad'], attrs: { n: 8 } }),
-    node(3, { name: 'gb', kind: 'compute', op: 'add', inputs: ['b.full', 'b.full'], outputs: ['b.grad'], attrs: { n: 6 } }),
-    node(4, { name: 'ce', kind: 'compute', op: 'cross_entropy', inputs: ['b.full', TARGETS], outputs: [LOSS], attrs: { T: 2, V: 3 } }),
-    node(5, { name: 'rs_bucket', kind: 'reduce_scatter', op: 'reduce_scatter_tensor', inputs: ['a.grad', 'b.grad'], outputs: ['rs.a', 'rs.b'], collective: coll('reduce_scatter') }),
-    node(6, { name: 'rs_bucket.wait', kind: 'wait', op: 'wait_tensor', inputs: ['rs.a', 'rs.b'], outputs: [A.gradShard, B.gradShard], waitOf: 'rs_bucket' }),
-    node(7, { name: 'a.adamw', kind: 'compute', op: 'adamw', inputs: [A.shard, A.gradShard, A.m, A.v], outputs: [A.shardNext, A.mNext, A.vNext], attrs: { n: 4, ...adam } }),
-    node(8, { name: 'b.adamw', kind: 'compute', op: 'adamw', inputs: [B.shard, B.gradShard, B.m, B.v], outputs: [B.shardNext, B.mNext, B.vNext], attrs: { n: 3, ...adam } }),
+    node(0, {
+      name: 'ag_bucket',
+      kind: 'all_gather',
+      op: 'all_gather_into_tensor',
+      inputs: [A.shard, B.shard],
+      outputs: ['ag.a', 'ag.b'],
+      collective: coll('all_gather'),
+    }),
+    node(1, {
+      name: 'ag_bucket.wait',
+      kind: 'wait',
+      op: 'wait_tensor',
+      inputs: ['ag.a', 'ag.b'],
+      outputs: ['a.full', 'b.full'],
+      waitOf: 'ag_bucket',
+    }),
+    node(2, {
+      name: 'ga',
+      kind: 'compute',
+      op: 'add',
+      inputs: ['a.full', 'a.full'],
+      outputs: ['a.grad'],
+      attrs: { n: 8 },
+    }),
+    node(3, {
+      name: 'gb',
+      kind: 'compute',
+      op: 'add',
+      inputs: ['b.full', 'b.full'],
+      outputs: ['b.grad'],
+      attrs: { n: 6 },
+    }),
+    node(4, {
+      name: 'ce',
+      kind: 'compute',
+      op: 'cross_entropy',
+      inputs: ['b.full', TARGETS],
+      outputs: [LOSS],
+      attrs: { T: 2, V: 3 },
+    }),
+    node(5, {
+      name: 'rs_bucket',
+      kind: 'reduce_scatter',
+      op: 'reduce_scatter_tensor',
+      inputs: ['a.grad', 'b.grad'],
+      outputs: ['rs.a', 'rs.b'],
+      collective: coll('reduce_scatter'),
+    }),
+    node(6, {
+      name: 'rs_bucket.wait',
+      kind: 'wait',
+      op: 'wait_tensor',
+      inputs: ['rs.a', 'rs.b'],
+      outputs: [A.gradShard, B.gradShard],
+      waitOf: 'rs_bucket',
+    }),
+    node(7, {
+      name: 'a.adamw',
+      kind: 'compute',
+      op: 'adamw',
+      inputs: [A.shard, A.gradShard, A.m, A.v],
+      outputs: [A.shardNext, A.mNext, A.vNext],
+      attrs: { n: 4, ...adam },
+    }),
+    node(8, {
+      name: 'b.adamw',
+      kind: 'compute',
+      op: 'adamw',
+      inputs: [B.shard, B.gradShard, B.m, B.v],
+      outputs: [B.shardNext, B.mNext, B.vNext],
+      attrs: { n: 3, ...adam },
+    }),
   ];
   return {
-    nodes, tensors,
-    params: [{ name: 'a', shape: [4, 2], numel: 8, shardRows: 2 }, { name: 'b', shape: [2, 3], numel: 6, shardRows: 1 }],
+    nodes,
+    tensors,
+    params: [
+      { name: 'a', shape: [4, 2], numel: 8, shardRows: 2 },
+      { name: 'b', shape: [2, 3], numel: 6, shardRows: 1 },
+    ],
     meta: { model: 'test', worldSize: 2, paramDtype: 'fp32', reduceDtype: 'fp32', batch: 1, seqLen: 2 },
   };
 }
@@ -97,7 +200,10 @@ describe('executeStep', () => {
         seen.ag = Float32Array.from(input);
         seen.tensors.push([...req.tensors]);
         output.set(input, 0);
-        output.set(input.map((x) => x + 100), input.length);
+        output.set(
+          input.map((x) => x + 100),
+          input.length,
+        );
       },
       reduceScatter(req, input, output, op) {
         expect(op).toBe('avg');
@@ -120,25 +226,38 @@ describe('executeStep', () => {
     };
     const A = paramTensorIds('a');
     const B = paramTensorIds('b');
-    put(A.shard, aShard); put(A.m, [0, 0, 0, 0]); put(A.v, [0, 0, 0, 0]);
-    put(B.shard, bShard); put(B.m, [0, 0, 0]); put(B.v, [0, 0, 0]);
+    put(A.shard, aShard);
+    put(A.m, [0, 0, 0, 0]);
+    put(A.v, [0, 0, 0, 0]);
+    put(B.shard, bShard);
+    put(B.m, [0, 0, 0]);
+    put(B.v, [0, 0, 0]);
     put(TARGETS, [0, 2], 'i32');
     const res = await executeStep(schedule, { kernels: k, comms: new Map([['dp', comm]]), state, step: 1 });
 
     expect([...(seen.ag as Float32Array)]).toEqual([...aShard, ...bShard]);
-    expect(seen.tensors).toEqual([['a.all_gather', 'b.all_gather'], ['a.reduce_scatter', 'b.reduce_scatter']]);
+    expect(seen.tensors).toEqual([
+      ['a.all_gather', 'b.all_gather'],
+      ['a.reduce_scatter', 'b.reduce_scatter'],
+    ]);
     const aFull = [...aShard, ...aShard.map((x) => x + 100)];
     const bFull = [...bShard, ...bShard.map((x) => x + 100)];
     const ga = aFull.map((x) => 2 * x);
     const gb = bFull.map((x) => 2 * x);
     // Chunk r = [a rows of rank r | b rows of rank r].
-    expect([...(seen.rs as Float32Array)]).toEqual([...ga.slice(0, 4), ...gb.slice(0, 3), ...ga.slice(4), ...gb.slice(3)]);
+    expect([...(seen.rs as Float32Array)]).toEqual([
+      ...ga.slice(0, 4),
+      ...gb.slice(0, 3),
+      ...ga.slice(4),
+      ...gb.slice(3),
+    ]);
     // AdamW got this rank's gradient shards.
     const adamws = runs.filter((r) => r.op === 'adamw');
     expect([...adamws[0].inputs[1]]).toEqual(ga.slice(0, 4));
     expect([...adamws[1].inputs[1]]).toEqual(gb.slice(0, 3));
     // Loss: cross-entropy of b.full rows against targets [0, 2].
-    const ce = (row: number[], y: number) => Math.log(row.reduce((s, x) => s + Math.exp(x - Math.max(...row)), 0)) + Math.max(...row) - row[y];
+    const ce = (row: number[], y: number) =>
+      Math.log(row.reduce((s, x) => s + Math.exp(x - Math.max(...row)), 0)) + Math.max(...row) - row[y];
     expect(res.loss).toBeCloseTo((ce(bFull.slice(0, 3), 0) + ce(bFull.slice(3), 2)) / 2, 4);
     // The state now holds the optimizer outputs; nothing else is left allocated.
     expect(state.get(A.shard)?.id).toBe(A.shardNext);
@@ -148,13 +267,34 @@ describe('executeStep', () => {
   });
 
   it('trains the tiny model on one rank: loss starts near ln V and one step lowers it on the same batch', async () => {
-    const graph = buildStepGraph({ model: 'tiny', worldSize: 1, batch: 2, paramDtype: 'fp32', reduceDtype: 'fp32', lr: 3e-3 });
+    const graph = buildStepGraph({
+      model: 'tiny',
+      worldSize: 1,
+      batch: 2,
+      paramDtype: 'fp32',
+      reduceDtype: 'fp32',
+      lr: 3e-3,
+    });
     const schedule: Schedule = { backend: 'aot_eager', graph, buckets: [], reasons: [], options: {} };
     const { k, live } = spyKernels();
     const comms = new Map([['dp', new RankComm(createCommInit(1, 1 << 15), 0)]]);
-    const state = initRankState(schedule, { rank: 0, worldSize: 1, steps: 2, seed: 1, data: { vocab: 256, seqLen: 32, globalBatch: 2, seed: 1 }, measure: false }, k);
+    const state = initRankState(
+      schedule,
+      {
+        rank: 0,
+        worldSize: 1,
+        steps: 2,
+        seed: 1,
+        data: { vocab: 256, seqLen: 32, globalBatch: 2, seed: 1 },
+        measure: false,
+      },
+      k,
+    );
     const batch = batchRows({ vocab: 256, seqLen: 32, globalBatch: 2, seed: 9 }, 1, 0, 2);
-    for (const [id, data] of [[TOKENS, batch.tokens], [TARGETS, batch.targets]] as const) {
+    for (const [id, data] of [
+      [TOKENS, batch.tokens],
+      [TARGETS, batch.targets],
+    ] as const) {
       const x = k.create(id, data.length, 'i32');
       k.upload(x, data);
       state.set(id, x);
@@ -170,7 +310,13 @@ describe('executeStep', () => {
   it('rejects a dtype-changing cast with a message naming the node', async () => {
     const graph = buildStepGraph({ model: 'tiny', worldSize: 1, paramDtype: 'bf16', reduceDtype: 'fp32' });
     const schedule: Schedule = { backend: 'aot_eager', graph, buckets: [], reasons: [], options: {} };
-    await expect(executeStep(schedule, { kernels: createCpuKernels(), comms: new Map([['dp', new RankComm(createCommInit(1, 1), 0)]]), state: new Map(), step: 1 }))
-      .rejects.toThrow(/cast fp32 → bf16 is not supported/);
+    await expect(
+      executeStep(schedule, {
+        kernels: createCpuKernels(),
+        comms: new Map([['dp', new RankComm(createCommInit(1, 1), 0)]]),
+        state: new Map(),
+        step: 1,
+      }),
+    ).rejects.toThrow(/cast fp32 → bf16 is not supported/);
   });
 });

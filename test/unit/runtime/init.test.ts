@@ -4,7 +4,10 @@ import type { ParamInfo } from '../../../src/graph/types';
 import { fnv1aHex, initFullParam, shardOf, splitmix32, unshard } from '../../../src/runtime/init';
 
 const param = (name: string, shape: number[], n: number): ParamInfo => ({
-  name, shape, numel: shape.reduce((a, b) => a * b, 1), shardRows: Math.ceil(shape[0] / n),
+  name,
+  shape,
+  numel: shape.reduce((a, b) => a * b, 1),
+  shardRows: Math.ceil(shape[0] / n),
 });
 
 describe('initFullParam', () => {
@@ -44,7 +47,12 @@ describe('shardOf', () => {
     const full = initFullParam(p, 1);
     expect([...shardOf(full, p, 2)]).toEqual([full[8], full[9], 0, 0]);
     expect([...shardOf(full, p, 3)]).toEqual([0, 0, 0, 0]);
-    expect(unshard([0, 1, 2, 3].map((r) => shardOf(full, p, r)), p)).toEqual(full);
+    expect(
+      unshard(
+        [0, 1, 2, 3].map((r) => shardOf(full, p, r)),
+        p,
+      ),
+    ).toEqual(full);
   });
 });
 

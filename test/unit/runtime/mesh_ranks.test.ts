@@ -12,7 +12,9 @@ describe('mesh ranks', () => {
     expect(meshGroupInstance(mesh, 'tp', 5)).toEqual({ group: 'tp', members: [4, 5], localRank: 1 });
     expect(meshGroupInstance(mesh, 'dp_shard', 5)).toEqual({ group: 'dp_shard', members: [5, 7], localRank: 0 });
     expect(meshGroupInstance(mesh, 'dp_replicate', 5)).toEqual({
-      group: 'dp_replicate', members: [1, 5], localRank: 1,
+      group: 'dp_replicate',
+      members: [1, 5],
+      localRank: 1,
     });
     expect(() => meshGroupInstance(mesh, 'dp', 0)).toThrow(/process group 'dp' is not a dimension of the mesh/);
     // a 1-D mesh keeps SimpleFSDP's one group
@@ -52,7 +54,9 @@ describe('mesh ranks', () => {
     expect([...sizes.keys()]).toEqual(['dp_replicate', 'dp_shard', 'tp']);
     const comms = createMeshComms(g, { timeoutMs: 1000, algorithm: 'direct' });
     expect(comms[5].map((c) => [c.group, c.localRank, c.init.group?.ranks])).toEqual([
-      ['dp_replicate', 1, [1, 5]], ['dp_shard', 0, [5, 7]], ['tp', 1, [4, 5]],
+      ['dp_replicate', 1, [1, 5]],
+      ['dp_shard', 0, [5, 7]],
+      ['tp', 1, [4, 5]],
     ]);
     // the two members of a group share its buffers
     const tpOf = (rank: number) => comms[rank].find((c) => c.group === 'tp')?.init.control;
@@ -62,11 +66,19 @@ describe('mesh ranks', () => {
 
   it('gives an expert-parallel MoE run ep and efsdp groups, ep sized for the worst routing', () => {
     const moe = { dpReplicate: 1, dpShard: 4, tp: 1, ep: 2 };
-    const g = buildStepGraph({ model: 'moe-tiny', worldSize: 4, batch: 1, paramDtype: 'fp32', reduceDtype: 'fp32',
-      mesh: moe });
+    const g = buildStepGraph({
+      model: 'moe-tiny',
+      worldSize: 4,
+      batch: 1,
+      paramDtype: 'fp32',
+      reduceDtype: 'fp32',
+      mesh: moe,
+    });
     const comms = createMeshComms(g, { timeoutMs: 1000, algorithm: 'direct' });
     expect(comms[1].map((c) => [c.group, c.localRank, c.init.group?.ranks])).toEqual([
-      ['dp', 1, [0, 1, 2, 3]], ['ep', 1, [0, 1]], ['efsdp', 0, [1, 3]],
+      ['dp', 1, [0, 1, 2, 3]],
+      ['ep', 1, [0, 1]],
+      ['efsdp', 0, [1, 3]],
     ]);
     // every rank of the ep group may send all its T·k rows of D to one rank: its region (n·M) holds them all
     const rowsOfOneRank = g.meta.batch * g.meta.seqLen * 2 * 64; // T·k·D: moe-tiny routes to 2 experts, dim 64

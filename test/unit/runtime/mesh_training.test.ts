@@ -31,7 +31,12 @@ describe('live training on a mesh', () => {
 
   it('draws a measured mesh step with a comm lane per group (selective AC); fsdp2_eager trains the same', async () => {
     const measured = await runTrainingNode({
-      ...BASE, ranks: 4, tp: 2, steps: 2, timing: 'measured', activationCheckpointing: 'selective',
+      ...BASE,
+      ranks: 4,
+      tp: 2,
+      steps: 2,
+      timing: 'measured',
+      activationCheckpointing: 'selective',
       backend: 'aot_eager_autobucketing',
     });
     const streams = new Set((measured.wallEvents ?? []).map((e) => e.stream));
@@ -48,9 +53,11 @@ describe('live training on a mesh', () => {
   }, 120_000);
 
   it('rejects a mesh the ranks do not factor into, naming the field', async () => {
-    await expect(runTrainingNode({ ...BASE, ranks: 4, tp: 3 }))
-      .rejects.toThrow(/tp · dpReplicate \(3 · 1\) must divide ranks \(4\)/);
-    await expect(runTrainingNode({ ...BASE, ranks: 4, tp: 2, globalBatch: 3 }))
-      .rejects.toThrow(/globalBatch must be divisible by the 2 data-parallel ranks/);
+    await expect(runTrainingNode({ ...BASE, ranks: 4, tp: 3 })).rejects.toThrow(
+      /tp · dpReplicate \(3 · 1\) must divide ranks \(4\)/,
+    );
+    await expect(runTrainingNode({ ...BASE, ranks: 4, tp: 2, globalBatch: 3 })).rejects.toThrow(
+      /globalBatch must be divisible by the 2 data-parallel ranks/,
+    );
   });
 });

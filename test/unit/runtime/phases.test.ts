@@ -6,11 +6,21 @@ import { PHASES } from '../../../src/runtime/exec/phases';
 
 function busy(ms: number): void {
   const end = performance.now() + ms;
-  while (performance.now() < end) { /* spin: a real, measurable interval */ }
+  while (performance.now() < end) {
+    /* spin: a real, measurable interval */
+  }
 }
 
 const row = (over: Partial<StepPhases>): StepPhases => ({
-  stepMs: 0, compute: 0, collective: 0, barrier: 0, readback: 0, upload: 0, compile: 0, other: 0, ...over,
+  stepMs: 0,
+  compute: 0,
+  collective: 0,
+  barrier: 0,
+  readback: 0,
+  upload: 0,
+  compile: 0,
+  other: 0,
+  ...over,
 });
 
 describe('PhaseClock', () => {
@@ -28,7 +38,10 @@ describe('PhaseClock', () => {
     expect(p.collective + p.readback).toBeCloseTo(ag?.durMs ?? NaN, 9);
     const covered = PHASES.reduce((a, k) => a + p[k], 0);
     expect(covered + p.other).toBeCloseTo(p.stepMs, 9);
-    expect(c.intervals?.map((i) => [i.phase, i.name])).toEqual([['readback', 'shard'], ['collective', 'ag']]);
+    expect(c.intervals?.map((i) => [i.phase, i.name])).toEqual([
+      ['readback', 'shard'],
+      ['collective', 'ag'],
+    ]);
   });
 
   it('hands a wait reported by add() to its phase and takes it out of the enclosing span', async () => {
@@ -68,6 +81,7 @@ describe('phaseReport', () => {
     expect(rep.perStep[1][1].compute).toBe(8);
     expect(phaseReport([[row({ stepMs: 5, compute: 5 })]]).mean.compute).toBe(5); // one step: it is the mean
     expect(formatPhases(rep.mean)).toBe(
-      'step 11.00 ms = compute 7.00 + collective 0.00 + barrier 4.00 + readback 0.00 + upload 0.00 + compile 0.00 + other 0.00');
+      'step 11.00 ms = compute 7.00 + collective 0.00 + barrier 4.00 + readback 0.00 + upload 0.00 + compile 0.00 + other 0.00',
+    );
   });
 });

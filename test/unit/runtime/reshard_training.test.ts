@@ -35,10 +35,14 @@ describe('runTrainingNode with kept gathered parameters and the joint graph', ()
     ['aot_fx_trace, memory policy none', { compileMode: 'aot_fx_trace', memoryPolicy: 'none' }],
     ['aot_fx_trace, memory policy default', { compileMode: 'aot_fx_trace' }],
     ['aot_fx_trace, memory policy sac_and_offload', { compileMode: 'aot_fx_trace', memoryPolicy: 'sac_and_offload' }],
-  ] as const)('%s: the same losses and parameters as the resharded run (autobucketing)', async (_, extra) => {
-    const [want, run] = [await reference(), await trainOnce({ ...base, ...extra })];
-    expect(run.losses).toEqual(want.losses);
-    expect(run.finalParamsHash).toBe(want.finalParamsHash);
-    expect(want.losses[2]).toBeLessThan(want.losses[0]);
-  }, 240_000);
+  ] as const)(
+    '%s: the same losses and parameters as the resharded run (autobucketing)',
+    async (_, extra) => {
+      const [want, run] = [await reference(), await trainOnce({ ...base, ...extra })];
+      expect(run.losses).toEqual(want.losses);
+      expect(run.finalParamsHash).toBe(want.finalParamsHash);
+      expect(want.losses[2]).toBeLessThan(want.losses[0]);
+    },
+    240_000,
+  );
 });

@@ -19,7 +19,10 @@ describe('startup bookkeeping', () => {
     r = advanceStartup(r, 0, { stage: 'compiling', compiled: 3, kernels: 5 }, 30);
     r = advanceStartup(r, 0, { stage: 'compiling', compiled: 2, kernels: 5 }, 31); // late message: counts never fall
     expect(r[0]).toEqual({
-      stage: 'compiling', compiled: 3, kernels: 5, at: { spawned: 0, started: 10, compiling: 20 },
+      stage: 'compiling',
+      compiled: 3,
+      kernels: 5,
+      at: { spawned: 0, started: 10, compiling: 20 },
     });
     expect(r[1].stage).toBe('spawned');
     r = advanceStartup(r, 0, { stage: 'ready' }, 40);
@@ -35,8 +38,15 @@ describe('startup bookkeeping', () => {
 
 describe('pipelines a schedule needs', () => {
   const plan = planTraining({
-    model: 'tiny', ranks: 2, steps: 1, backend: 'aot_eager', seed: 0, kernels: 'webgpu', collective: 'direct',
-    timing: 'preset', hardware: 'h100',
+    model: 'tiny',
+    ranks: 2,
+    steps: 1,
+    backend: 'aot_eager',
+    seed: 0,
+    kernels: 'webgpu',
+    collective: 'direct',
+    timing: 'preset',
+    hardware: 'h100',
   });
 
   it('lists each pipeline once, attention with its arrays sized to the run', () => {
@@ -62,8 +72,16 @@ describe('a run reports its start-up', () => {
   it('every rank goes spawned → started → compiling → ready → stepped, with the kernels it resolved', async () => {
     const seen: StartupProgress[] = [];
     await runTrainingNode({
-      model: 'tiny', ranks: 2, steps: 2, backend: 'aot_eager', seed: 0, kernels: 'cpu', collective: 'direct',
-      timing: 'preset', hardware: 'h100', onStartup: (p) => seen.push(p),
+      model: 'tiny',
+      ranks: 2,
+      steps: 2,
+      backend: 'aot_eager',
+      seed: 0,
+      kernels: 'cpu',
+      collective: 'direct',
+      timing: 'preset',
+      hardware: 'h100',
+      onStartup: (p) => seen.push(p),
     });
     expect(seen[0].ranks.map((r) => r.stage)).toEqual(['spawned', 'spawned']);
     const last = seen[seen.length - 1];

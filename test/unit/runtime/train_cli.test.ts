@@ -15,14 +15,36 @@ function bufferIo() {
 
 describe('parseTrainArgs', () => {
   it('reads every flag, in both --flag value and --flag=value forms', () => {
-    const a = parseTrainArgs(['--model', 'tiny', '--ranks=4', '--steps', '7', '--backend', 'aot_eager_autobucketing',
-      '--seed', '3', '--kernels', 'auto', '--collective', 'ring', '--json']);
+    const a = parseTrainArgs([
+      '--model',
+      'tiny',
+      '--ranks=4',
+      '--steps',
+      '7',
+      '--backend',
+      'aot_eager_autobucketing',
+      '--seed',
+      '3',
+      '--kernels',
+      'auto',
+      '--collective',
+      'ring',
+      '--json',
+    ]);
     expect(a.json).toBe(true);
-    expect(a.opts).toMatchObject({ model: 'tiny', ranks: 4, steps: 7, backend: 'aot_eager_autobucketing', seed: 3, kernels: 'auto', collective: 'ring' });
+    expect(a.opts).toMatchObject({
+      model: 'tiny',
+      ranks: 4,
+      steps: 7,
+      backend: 'aot_eager_autobucketing',
+      seed: 3,
+      kernels: 'auto',
+      collective: 'ring',
+    });
     expect(a.notices).toEqual([]);
   });
 
-  it("takes --kernels webgpu, and the old spelling gpu as webgpu with a notice saying so", () => {
+  it('takes --kernels webgpu, and the old spelling gpu as webgpu with a notice saying so', () => {
     expect(parseTrainArgs(['--kernels', 'webgpu']).opts.kernels).toBe('webgpu');
     const old = parseTrainArgs(['--kernels=gpu']);
     expect(old.opts.kernels).toBe('webgpu');
@@ -66,7 +88,10 @@ describe('trainCommand', () => {
 
   it('prints exactly {device, losses, finalParamsHash, stepsPerSec, phases} with --json', async () => {
     const { io, out, err } = bufferIo();
-    const code = await trainCommand(['--ranks', '2', '--steps', '2', '--backend', 'aot_eager', '--kernels', 'cpu', '--json'], io);
+    const code = await trainCommand(
+      ['--ranks', '2', '--steps', '2', '--backend', 'aot_eager', '--kernels', 'cpu', '--json'],
+      io,
+    );
     expect(err).toEqual([]);
     expect(code).toBe(0);
     expect(out).toHaveLength(1);
@@ -87,7 +112,10 @@ describe('trainCommand', () => {
     // `other` depends on how busy the machine is (a preempted worker's gap is `other`), so the check
     // is only that the phases are measured at all: most of the step, never more than all of it.
     const rows: Record<string, number>[] = res.phases.perStep.flat();
-    const covered = rows.reduce((a, r) => a + r.compute + r.collective + r.barrier + r.readback + r.upload + r.compile, 0);
+    const covered = rows.reduce(
+      (a, r) => a + r.compute + r.collective + r.barrier + r.readback + r.upload + r.compile,
+      0,
+    );
     const stepMs = rows.reduce((a, r) => a + r.stepMs, 0);
     expect(covered).toBeLessThanOrEqual(stepMs + 1e-6);
     expect(covered).toBeGreaterThan(0.5 * stepMs);
@@ -113,7 +141,10 @@ describe('trainCommand', () => {
       return JSON.parse(out[0]) as { losses: number[]; phases: { perStep: unknown[][] } };
     };
     const one = await run('--ranks', '1');
-    for (const mesh of [['--tp', '2'], ['--dp-replicate', '2']]) {
+    for (const mesh of [
+      ['--tp', '2'],
+      ['--dp-replicate', '2'],
+    ]) {
       const res = await run('--ranks', '4', ...mesh);
       expect(res.losses).toHaveLength(2);
       const at = (i: number) => `${mesh.join(' ')}, step ${i + 1}`;

@@ -21,14 +21,18 @@ const relErr = (a: number, b: number) => Math.abs(a - b) / Math.max(Math.abs(b),
  * a measured autobucketing timeline is checked per process group in mesh_training.test.ts.
  */
 let measuredRun: Promise<{ res: TrainingResult; progressEvents: number }> | undefined;
-const measured = () => (measuredRun ??= (async () => {
-  let progressEvents = 0;
-  const res = await runTrainingNode({
-    ...LIVE_BASE, ranks: 2, steps: 2, timing: 'measured',
-    onProgress: (p) => void (progressEvents += p.events?.length ?? 0),
-  });
-  return { res, progressEvents };
-})());
+const measured = () =>
+  (measuredRun ??= (async () => {
+    let progressEvents = 0;
+    const res = await runTrainingNode({
+      ...LIVE_BASE,
+      ranks: 2,
+      steps: 2,
+      timing: 'measured',
+      onProgress: (p) => void (progressEvents += p.events?.length ?? 0),
+    });
+    return { res, progressEvents };
+  })());
 
 describe('runTrainingNode', () => {
   it('matches the 1-rank losses within 1e-4 relative on 2 and 4 ranks, direct and ring (same seed, same global batch)', async () => {
@@ -38,7 +42,9 @@ describe('runTrainingNode', () => {
     for (const ranks of [2, 4] as const) {
       const many = await trainOnce({ ranks });
       expect(many.losses).toHaveLength(3);
-      many.losses.forEach((l, i) => expect(relErr(l, one.losses[i]), `${ranks} ranks, step ${i + 1}`).toBeLessThan(1e-4));
+      many.losses.forEach((l, i) =>
+        expect(relErr(l, one.losses[i]), `${ranks} ranks, step ${i + 1}`).toBeLessThan(1e-4),
+      );
     }
     // The ring algorithm sums in another order: other bits, same math.
     const ring = await trainOnce({ ranks: 4, collective: 'ring', backend: 'aot_eager_autobucketing' });
@@ -53,7 +59,12 @@ describe('runTrainingNode', () => {
     const params = planTraining({ ...LIVE_BASE, ...opts, ranks: MAX_LIVE_RANKS }).schedule.graph.params;
     expect(params.filter((p) => p.shape[0] % MAX_LIVE_RANKS === 0).map((p) => p.name)).toEqual([]);
     const one = await runTrainingNode({ ...LIVE_BASE, ...opts });
-    const many = await runTrainingNode({ ...LIVE_BASE, ...opts, ranks: MAX_LIVE_RANKS, backend: 'aot_eager_autobucketing' });
+    const many = await runTrainingNode({
+      ...LIVE_BASE,
+      ...opts,
+      ranks: MAX_LIVE_RANKS,
+      backend: 'aot_eager_autobucketing',
+    });
     expect(many.losses).toHaveLength(2);
     many.losses.forEach((l, i) => expect(relErr(l, one.losses[i]), `step ${i + 1}`).toBeLessThan(1e-4));
     expect(many.phases).toHaveLength(2);
@@ -75,7 +86,11 @@ describe('runTrainingNode', () => {
   it('halves the loss on the synthetic progressions within 40 steps', async () => {
     const progress: number[] = [];
     const res = await runTrainingNode({
-      ...LIVE_BASE, seed: 11, steps: 40, lr: 3e-3, onProgress: (p) => progress.push(p.step),
+      ...LIVE_BASE,
+      seed: 11,
+      steps: 40,
+      lr: 3e-3,
+      onProgress: (p) => progress.push(p.step),
     });
     expect(progress).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     const tail = res.losses.slice(-5).reduce((a, b) => a + b, 0) / 5;
@@ -102,7 +117,10 @@ describe('runTrainingNode', () => {
     const ctl = new AbortController();
     const seen: number[] = [];
     const run = runTrainingNode({
-      ...LIVE_BASE, ranks: 2, steps: 1000, signal: ctl.signal,
+      ...LIVE_BASE,
+      ranks: 2,
+      steps: 1000,
+      signal: ctl.signal,
       onProgress: (p) => {
         seen.push(p.step);
         if (p.step === 2) ctl.abort();
@@ -146,10 +164,12 @@ describe('runTrainingNode', () => {
     for (const rank of [0, 1]) {
       const mine = wall.filter((e) => e.rank === rank);
       const kinds = new Set(mine.map((e) => e.kind));
-      for (const k of ['compute', 'all_gather', 'reduce_scatter', 'readback', 'upload']) expect(kinds, `rank ${rank}`).toContain(k);
+      for (const k of ['compute', 'all_gather', 'reduce_scatter', 'readback', 'upload'])
+        expect(kinds, `rank ${rank}`).toContain(k);
       // Host work on the compute stream happens on one thread: no two of its intervals overlap.
       const host = mine.filter((e) => e.stream === 'compute').sort((a, b) => a.start - b.start);
-      for (let i = 1; i < host.length; i++) expect(host[i].start, host[i].name).toBeGreaterThanOrEqual(host[i - 1].start + host[i - 1].dur - 1e-6);
+      for (let i = 1; i < host.length; i++)
+        expect(host[i].start, host[i].name).toBeGreaterThanOrEqual(host[i - 1].start + host[i - 1].dur - 1e-6);
       // Every event lies inside the rank's measured step.
       const stepUs = res.phases[1][rank].stepMs * 1000;
       for (const e of mine) expect(e.start + e.dur).toBeLessThanOrEqual(stepUs + 1e-6);
@@ -161,8 +181,12 @@ describe('runTrainingNode', () => {
   }, 240_000);
 
   it('rejects bad options with a ConfigError naming the field', async () => {
-    await expect(runTrainingNode({ ...LIVE_BASE, ranks: 17 })).rejects.toThrow(/ranks must be an integer in \[1, 16\], got 17/);
-    await expect(runTrainingNode({ ...LIVE_BASE, ranks: 0 })).rejects.toThrow(/ranks must be an integer in \[1, 16\], got 0/);
+    await expect(runTrainingNode({ ...LIVE_BASE, ranks: 17 })).rejects.toThrow(
+      /ranks must be an integer in \[1, 16\], got 17/,
+    );
+    await expect(runTrainingNode({ ...LIVE_BASE, ranks: 0 })).rejects.toThrow(
+      /ranks must be an integer in \[1, 16\], got 0/,
+    );
     await expect(runTrainingNode({ ...LIVE_BASE, ranks: 4, globalBatch: 6 })).rejects.toThrow(/globalBatch/);
   });
 });

@@ -7,8 +7,15 @@ import { wallEvents } from '../../../src/runtime/wall_events';
 import type { PhaseInterval } from '../../../src/runtime/exec';
 
 const plan = planTraining({
-  model: 'tiny', ranks: 2, steps: 1, backend: 'aot_eager_autobucketing', seed: 0, kernels: 'cpu', collective: 'direct',
-  timing: 'measured', hardware: 'h100',
+  model: 'tiny',
+  ranks: 2,
+  steps: 1,
+  backend: 'aot_eager_autobucketing',
+  seed: 0,
+  kernels: 'cpu',
+  collective: 'direct',
+  timing: 'measured',
+  hardware: 'h100',
 });
 const ag = plan.schedule.graph.nodes.find((n) => n.kind === 'all_gather');
 const rs = plan.schedule.graph.nodes.find((n) => n.kind === 'reduce_scatter');
@@ -40,7 +47,10 @@ describe('wallEvents', () => {
   });
 
   it('drops a collective interval the graph does not know and skips ranks that sent none', () => {
-    const ev = wallEvents(plan.schedule.graph, [undefined, [{ phase: 'collective', name: 'no such node', startMs: 0, durMs: 1 }]]);
+    const ev = wallEvents(plan.schedule.graph, [
+      undefined,
+      [{ phase: 'collective', name: 'no such node', startMs: 0, durMs: 1 }],
+    ]);
     expect(ev).toEqual([]);
   });
 });

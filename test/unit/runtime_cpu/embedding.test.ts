@@ -16,17 +16,20 @@ describe('embedding', () => {
   });
 
   it('throws a ConfigError naming the token when an id is out of range', () => {
-    expect(() => embedding(new Float64Array(15), Int32Array.from([0, 5, 0, 0, 0, 0]), new Float64Array(18), d))
-      .toThrow(ConfigError);
-    expect(() => embedding(new Float64Array(15), Int32Array.from([0, 5, 0, 0, 0, 0]), new Float64Array(18), d))
-      .toThrow(/tokens\[1\]/);
+    expect(() => embedding(new Float64Array(15), Int32Array.from([0, 5, 0, 0, 0, 0]), new Float64Array(18), d)).toThrow(
+      ConfigError,
+    );
+    expect(() => embedding(new Float64Array(15), Int32Array.from([0, 5, 0, 0, 0, 0]), new Float64Array(18), d)).toThrow(
+      /tokens\[1\]/,
+    );
   });
 });
 
 describe('embeddingBwd', () => {
   it('matches finite differences of Σ out·R and leaves unused rows zero', () => {
     const r = rng(3);
-    const w = randn64(d.V * d.D, r), R = randn64(d.T * d.D, r);
+    const w = randn64(d.V * d.D, r),
+      R = randn64(d.T * d.D, r);
     const dW = new Float64Array(d.V * d.D).fill(7); // must be overwritten, not accumulated
     embeddingBwd(R, tokens, dW, d);
     const out = new Float64Array(d.T * d.D);
@@ -34,12 +37,15 @@ describe('embeddingBwd', () => {
       embedding(w, tokens, out, d);
       return weightedSum(out, R);
     });
-    for (let j = 0; j < d.D; j++) { expect(dW[1 * d.D + j]).toBe(0); expect(dW[3 * d.D + j]).toBe(0); }
+    for (let j = 0; j < d.D; j++) {
+      expect(dW[1 * d.D + j]).toBe(0);
+      expect(dW[3 * d.D + j]).toBe(0);
+    }
   });
 });
 
 describe('vocabulary-sharded embedding (TP: the table holds ids [vocabStart, vocabStart + V))', () => {
-  it('sums to the full table\'s output and gradient over the shards', () => {
+  it("sums to the full table's output and gradient over the shards", () => {
     const r = rng(4);
     const full = { V: 6, D: 3, T: 6 };
     const ids = Int32Array.from([5, 0, 3, 2, 2, 4]);

@@ -2,20 +2,21 @@
 // (an expert with no rows included), the backward dX and dW against finite differences (fp64),
 // and malformed offsets named.
 import { describe, expect, it } from 'vitest';
-import {
-  groupedMatmul, groupedMatmulBwdW, groupedMatmulBwdX, matmul,
-} from '../../../src/runtime/cpu';
+import { groupedMatmul, groupedMatmulBwdW, groupedMatmulBwdX, matmul } from '../../../src/runtime/cpu';
 import { expectGradMatches, randn64, rng, weightedSum } from './helpers';
 
-const E = 3, Kf = 4, N = 5;
+const E = 3,
+  Kf = 4,
+  N = 5;
 const OFFSETS = Int32Array.from([0, 3, 3, 7]); // expert 1 gets no rows
 const P = 7;
 const dims = { rows: P, experts: E, K: Kf, N };
 
 describe('groupedMatmul', () => {
-  it('multiplies each expert\'s rows by its own weight, like a dense matmul per slice', () => {
+  it("multiplies each expert's rows by its own weight, like a dense matmul per slice", () => {
     const r = rng(11);
-    const x = randn64(P * Kf, r), w = randn64(E * Kf * N, r);
+    const x = randn64(P * Kf, r),
+      w = randn64(E * Kf * N, r);
     const y = new Float64Array(P * N);
     groupedMatmul(x, w, OFFSETS, y, dims);
     for (let e = 0; e < E; e++) {
@@ -28,13 +29,16 @@ describe('groupedMatmul', () => {
 
   it('backward dX and dW match finite differences, dW zero for an expert with no rows', () => {
     const r = rng(12);
-    const x = randn64(P * Kf, r), w = randn64(E * Kf * N, r), R = randn64(P * N, r);
+    const x = randn64(P * Kf, r),
+      w = randn64(E * Kf * N, r),
+      R = randn64(P * N, r);
     const y = new Float64Array(P * N);
     const loss = () => {
       groupedMatmul(x, w, OFFSETS, y, dims);
       return weightedSum(y, R);
     };
-    const dx = new Float64Array(P * Kf), dw = new Float64Array(E * Kf * N).fill(Number.NaN);
+    const dx = new Float64Array(P * Kf),
+      dw = new Float64Array(E * Kf * N).fill(Number.NaN);
     groupedMatmulBwdX(R, w, OFFSETS, dx, dims);
     groupedMatmulBwdW(R, x, OFFSETS, dw, dims);
     expectGradMatches('dx', x, dx, loss);
@@ -44,8 +48,10 @@ describe('groupedMatmul', () => {
 
   it('names offsets that do not rise from 0 to the rows', () => {
     const bad = Int32Array.from([0, 4, 2, 7]);
-    const x = new Float32Array(P * Kf), w = new Float32Array(E * Kf * N);
-    expect(() => groupedMatmul(x, w, bad, new Float32Array(P * N), dims))
-      .toThrow('groupedMatmul.offsets must rise from 0 to rows=7 over 4 entries, got [0, 4, 2, 7]');
+    const x = new Float32Array(P * Kf),
+      w = new Float32Array(E * Kf * N);
+    expect(() => groupedMatmul(x, w, bad, new Float32Array(P * N), dims)).toThrow(
+      'groupedMatmul.offsets must rise from 0 to rows=7 over 4 entries, got [0, 4, 2, 7]',
+    );
   });
 });

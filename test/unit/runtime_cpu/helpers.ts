@@ -13,13 +13,21 @@ export function randn64(n: number, r: () => number, scale = 1): Float64Array {
  * in place and restored). Tolerance abs + |num|·rel.
  */
 export function expectGradMatches(
-  name: string, x: Float64Array, analytic: ArrayLike<number>, loss: () => number, h = 1e-6, abs = 1e-6, rel = 1e-5,
+  name: string,
+  x: Float64Array,
+  analytic: ArrayLike<number>,
+  loss: () => number,
+  h = 1e-6,
+  abs = 1e-6,
+  rel = 1e-5,
 ): void {
   const bad: string[] = [];
   for (let i = 0; i < x.length; i++) {
     const x0 = x[i];
-    x[i] = x0 + h; const lp = loss();
-    x[i] = x0 - h; const lm = loss();
+    x[i] = x0 + h;
+    const lp = loss();
+    x[i] = x0 - h;
+    const lm = loss();
     x[i] = x0;
     const num = (lp - lm) / (2 * h);
     if (!(Math.abs(num - analytic[i]) <= abs + Math.abs(num) * rel)) {

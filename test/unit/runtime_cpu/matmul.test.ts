@@ -20,11 +20,18 @@ describe('matmul', () => {
 
   it('gives the plain product for every trans form when the operands are stored transposed', () => {
     const r = rng(1);
-    const M = 5, N = 7, K = 3;
-    const a = randn64(M * K, r), b = randn64(K * N, r);
+    const M = 5,
+      N = 7,
+      K = 3;
+    const a = randn64(M * K, r),
+      b = randn64(K * N, r);
     const want = new Float64Array(M * N);
     matmul(a, b, want, { M, N, K, transA: false, transB: false });
-    for (const [transA, transB] of [[true, false], [false, true], [true, true]] as const) {
+    for (const [transA, transB] of [
+      [true, false],
+      [false, true],
+      [true, true],
+    ] as const) {
       const c = new Float64Array(M * N);
       matmul(transA ? transpose(a, M, K) : a, transB ? transpose(b, K, N) : b, c, { M, N, K, transA, transB });
       for (let i = 0; i < c.length; i++) expect(c[i]).toBeCloseTo(want[i], 12);

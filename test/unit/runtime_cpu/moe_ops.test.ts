@@ -19,14 +19,17 @@ describe('runMoeCpuOp', () => {
   });
 
   it('names a missing attribute and an index buffer of the wrong type', () => {
-    expect(() => runMoeCpuOp('gather_rows', { rows: 3, srcRows: 3 }, [src, index], [new Float32Array(12)]))
-      .toThrow('gather_rows.cols must be an integer ≥ 1, got undefined');
-    expect(() => runMoeCpuOp('gather_rows', { rows: 3, cols: 4, srcRows: 3 }, [src, src], [new Float32Array(12)]))
-      .toThrow('gather_rows inputs[1] must be i32');
+    expect(() => runMoeCpuOp('gather_rows', { rows: 3, srcRows: 3 }, [src, index], [new Float32Array(12)])).toThrow(
+      'gather_rows.cols must be an integer ≥ 1, got undefined',
+    );
+    expect(() =>
+      runMoeCpuOp('gather_rows', { rows: 3, cols: 4, srcRows: 3 }, [src, src], [new Float32Array(12)]),
+    ).toThrow('gather_rows inputs[1] must be i32');
   });
 
   it('refuses an op it does not know, listing the ones it does', () => {
-    expect(() => runMoeCpuOp('moe_magic' as 'gather_rows', {}, [], []))
-      .toThrow(/op must be one of \[moe_router, .*\], got "moe_magic"/);
+    expect(() => runMoeCpuOp('moe_magic' as 'gather_rows', {}, [], [])).toThrow(
+      /op must be one of \[moe_router, .*\], got "moe_magic"/,
+    );
   });
 });

@@ -3,12 +3,13 @@
 // a naive scatter-add of the gathered rows; combineRows' backward against finite differences (fp64);
 // the regrouping of all-to-all rows by expert against a naive loop.
 import { describe, expect, it } from 'vitest';
-import {
-  combineRows, combineRowsBwd, expertOrder, gatherRows, sourceToExpertMajor,
-} from '../../../src/runtime/cpu';
+import { combineRows, combineRowsBwd, expertOrder, gatherRows, sourceToExpertMajor } from '../../../src/runtime/cpu';
 import { expectGradMatches, randn64, rng, weightedSum } from './helpers';
 
-const T = 7, K = 2, E = 4, D = 3;
+const T = 7,
+  K = 2,
+  E = 4,
+  D = 3;
 /** Token picks [T, k], distinct per token; expert 3 gets none. */
 const PICKS = Int32Array.from([2, 0, 0, 1, 1, 2, 2, 1, 0, 2, 1, 0, 2, 0]);
 
@@ -30,8 +31,9 @@ describe('expertOrder', () => {
   });
 
   it('names the assignment whose expert is out of range', () => {
-    expect(() => expertOrder(Int32Array.from([0, 4]), 1, 2, 4))
-      .toThrow('expertOrder.experts[1] must be in [0, 4), got 4');
+    expect(() => expertOrder(Int32Array.from([0, 4]), 1, 2, 4)).toThrow(
+      'expertOrder.experts[1] must be in [0, 4), got 4',
+    );
   });
 });
 
@@ -45,7 +47,7 @@ describe('gatherRows and combineRows', () => {
     for (let p = 0; p < T * K; p++) for (let j = 0; j < D; j++) expect(got[p * D + j]).toBe(x[o.rowOf[p] * D + j]);
   });
 
-  it('without weights sums each token\'s rows back: a scatter-add, the gather\'s backward', () => {
+  it("without weights sums each token's rows back: a scatter-add, the gather's backward", () => {
     const src = randn64(T * K * D, rng(4));
     const want = new Float64Array(T * D);
     for (let p = 0; p < T * K; p++) for (let j = 0; j < D; j++) want[o.rowOf[p] * D + j] += src[p * D + j];
@@ -56,14 +58,17 @@ describe('gatherRows and combineRows', () => {
 
   it('combineRowsBwd matches finite differences for the rows and the weights', () => {
     const r = rng(5);
-    const src = randn64(T * K * D, r), w = randn64(T * K, r), R = randn64(T * D, r);
+    const src = randn64(T * K * D, r),
+      w = randn64(T * K, r),
+      R = randn64(T * D, r);
     const dims = { tokens: T, topK: K, cols: D, srcRows: T * K };
     const y = new Float64Array(T * D);
     const loss = () => {
       combineRows(src, o.posOf, w, y, dims);
       return weightedSum(y, R);
     };
-    const dSrc = new Float64Array(T * K * D), dW = new Float64Array(T * K);
+    const dSrc = new Float64Array(T * K * D),
+      dW = new Float64Array(T * K);
     combineRowsBwd(R, src, o.posOf, w, dSrc, dW, dims);
     expectGradMatches('dSrc', src, dSrc, loss);
     expectGradMatches('dWeights', w, dW, loss);

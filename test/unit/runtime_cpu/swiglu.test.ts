@@ -16,13 +16,16 @@ describe('swigluBwd', () => {
   it('matches finite differences for da and db', () => {
     const r = rng(5);
     const n = 11;
-    const a = randn64(n, r, 3), b = randn64(n, r), R = randn64(n, r);
+    const a = randn64(n, r, 3),
+      b = randn64(n, r),
+      R = randn64(n, r);
     const g = new Float64Array(n);
     const loss = () => {
       swiglu(a, b, g, n);
       return weightedSum(g, R);
     };
-    const da = new Float64Array(n), db = new Float64Array(n);
+    const da = new Float64Array(n),
+      db = new Float64Array(n);
     swigluBwd(R, a, b, da, db, n);
     expectGradMatches('da', a, da, loss);
     expectGradMatches('db', b, db, loss);

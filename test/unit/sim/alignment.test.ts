@@ -60,7 +60,8 @@ describe.each(INVARIANT_MESHES)('simulate with per-rank autobucketing plans, %s'
 it('plans buckets from the aligned estimates on FSDP 8, so the bucket check above is not vacuous', () => {
   const graph = buildStepGraph({ model: 'tiny', worldSize: MESH_RANKS, mesh: INVARIANT_MESHES[0][1] });
   const costs = jitteredCostModels(makeCostModel({ hardware: 'h100', network: 'nvlink-ib' }), MESH_RANKS, {
-    jitterPct: 30, seed: 1,
+    jitterPct: 30,
+    seed: 1,
   });
   const schedule = runBackend('aot_eager_autobucketing', graph, alignCostModels(costs, graph), {});
   expect(schedule.buckets.length).toBeGreaterThan(0);

@@ -6,14 +6,25 @@ import { defaultConfig, stepConfigOf } from '../../../src/config';
 import { runBackend } from '../../../src/backends';
 import { makeCostModel } from '../../../src/estimate';
 import { buildStepGraph } from '../../../src/graph';
-import { allocatorPeaks, cachingAllocatorPeaks, roundSize, scheduleAllocations, type Allocation } from '../../../src/sim/allocator';
+import {
+  allocatorPeaks,
+  cachingAllocatorPeaks,
+  roundSize,
+  scheduleAllocations,
+  type Allocation,
+} from '../../../src/sim/allocator';
 import { hiddenTensors } from '../../../src/sim/hidden_tensors';
 import { scheduleMemoryProfile } from '../../../src/sim/memory';
 import { rng } from '../../helpers/rng';
 import { tinyGraph } from './fixtures';
 
 const MiB = 2 ** 20;
-const a = (alloc: number, free: number, mib: number, stream = 'compute'): Allocation => ({ alloc, free, bytes: mib * MiB, stream });
+const a = (alloc: number, free: number, mib: number, stream = 'compute'): Allocation => ({
+  alloc,
+  free,
+  bytes: mib * MiB,
+  stream,
+});
 
 describe('roundSize', () => {
   it('rounds up to 512 B blocks, 512 B at least', () => {

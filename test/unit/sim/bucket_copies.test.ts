@@ -30,28 +30,62 @@ function bucketed() {
   const g = makeGraph(
     [
       { name: 'a.cast', kind: 'cast', flops: 5, inputs: ['a.fp32'], outputs: ['a.in'] },
-      { name: 'bucket_0.all_gather', kind: 'all_gather', inputs: ['a.in', 'b.in'], outputs: ['a.full', 'b.full'],
-        collective: { ...ag, members: ['a.ag', 'b.ag'] } },
-      { name: 'bucket_0.wait', kind: 'wait', inputs: ['a.full', 'b.full'], outputs: ['a.w', 'b.w'],
-        waitOf: 'bucket_0.all_gather' },
+      {
+        name: 'bucket_0.all_gather',
+        kind: 'all_gather',
+        inputs: ['a.in', 'b.in'],
+        outputs: ['a.full', 'b.full'],
+        collective: { ...ag, members: ['a.ag', 'b.ag'] },
+      },
+      {
+        name: 'bucket_0.wait',
+        kind: 'wait',
+        inputs: ['a.full', 'b.full'],
+        outputs: ['a.w', 'b.w'],
+        waitOf: 'bucket_0.all_gather',
+      },
       { name: 'mm', kind: 'compute', flops: 50, inputs: ['a.w', 'b.w'], outputs: ['g1', 'g2'] },
-      { name: 'bucket_1.reduce_scatter', kind: 'reduce_scatter', inputs: ['g1', 'g2'], outputs: ['s1', 's2'],
-        collective: { ...rs, members: ['g1.rs', 'g2.rs'] } },
-      { name: 'bucket_1.wait', kind: 'wait', inputs: ['s1', 's2'], outputs: ['s1.w', 's2.w'],
-        waitOf: 'bucket_1.reduce_scatter' },
+      {
+        name: 'bucket_1.reduce_scatter',
+        kind: 'reduce_scatter',
+        inputs: ['g1', 'g2'],
+        outputs: ['s1', 's2'],
+        collective: { ...rs, members: ['g1.rs', 'g2.rs'] },
+      },
+      {
+        name: 'bucket_1.wait',
+        kind: 'wait',
+        inputs: ['s1', 's2'],
+        outputs: ['s1.w', 's2.w'],
+        waitOf: 'bucket_1.reduce_scatter',
+      },
     ],
     [
-      tensor('a.fp32', 200, { persistent: true }), tensor('a.in', 100), tensor('b.in', 200, { persistent: true }),
-      tensor('a.full', 200), tensor('b.full', 400), tensor('a.w', 200, { aliasOf: 'a.full' }),
-      tensor('b.w', 400, { aliasOf: 'b.full' }), tensor('g1', 400), tensor('g2', 200), tensor('s1', 200),
-      tensor('s2', 100), tensor('s1.w', 200, { aliasOf: 's1' }), tensor('s2.w', 100, { aliasOf: 's2' }),
+      tensor('a.fp32', 200, { persistent: true }),
+      tensor('a.in', 100),
+      tensor('b.in', 200, { persistent: true }),
+      tensor('a.full', 200),
+      tensor('b.full', 400),
+      tensor('a.w', 200, { aliasOf: 'a.full' }),
+      tensor('b.w', 400, { aliasOf: 'b.full' }),
+      tensor('g1', 400),
+      tensor('g2', 200),
+      tensor('s1', 200),
+      tensor('s2', 100),
+      tensor('s1.w', 200, { aliasOf: 's1' }),
+      tensor('s2.w', 100, { aliasOf: 's2' }),
     ],
   );
   const buckets: Bucket[] = [
-    { id: 0, kind: 'all_gather', key: 'dp|fp32', node: 'bucket_0.all_gather', members: ['a.ag', 'b.ag'],
-      bytes: 600 },
-    { id: 1, kind: 'reduce_scatter', key: 'dp|sum|fp32', node: 'bucket_1.reduce_scatter',
-      members: ['g1.rs', 'g2.rs'], bytes: 600 },
+    { id: 0, kind: 'all_gather', key: 'dp|fp32', node: 'bucket_0.all_gather', members: ['a.ag', 'b.ag'], bytes: 600 },
+    {
+      id: 1,
+      kind: 'reduce_scatter',
+      key: 'dp|sum|fp32',
+      node: 'bucket_1.reduce_scatter',
+      members: ['g1.rs', 'g2.rs'],
+      bytes: 600,
+    },
   ];
   return schedule(g, buckets);
 }
@@ -62,7 +96,10 @@ describe('bucketCopies: the copy kernels of torch 2.13 bucketing.py', () => {
     const copyIn = c.copyIn.get('bucket_0.all_gather')!;
     expect([copyIn.op, copyIn.kind, copyIn.inputs, copyIn.bytesMoved]).toEqual(['copy', 'compute', ['b.in'], 400]);
     const outs = c.copyOut.get('bucket_0.wait')!.map((n) => [n.inputs, n.bytesMoved]);
-    expect(outs).toEqual([[['a.full'], 400], [['b.full'], 800]]);
+    expect(outs).toEqual([
+      [['a.full'], 400],
+      [['b.full'], 800],
+    ]);
   });
 
   it('reduce-scatter: one copy-in of every input byte (torch.cat), outputs are views; coalesced copies nothing', () => {
@@ -128,27 +165,43 @@ describe('CommBusy: compute slowed while a collective is in flight', () => {
     expect(b.finish(0, 5, 1)).toBe(5);
   });
 
-  it('the simulator stretches compute that overlaps a collective, by the cost model\'s slowdown', () => {
+  it("the simulator stretches compute that overlaps a collective, by the cost model's slowdown", () => {
     // mm0 issues nothing: the all-gather starts at 0 and runs 200 µs beside mm0 (100 µs of work)
     const g = makeGraph(
       [
-        { name: 'ag', kind: 'all_gather', inputs: ['w.shard'], outputs: ['w'],
-          collective: collective('all_gather', { inputBytes: 100, outputBytes: 200 }, 2) },
+        {
+          name: 'ag',
+          kind: 'all_gather',
+          inputs: ['w.shard'],
+          outputs: ['w'],
+          collective: collective('all_gather', { inputBytes: 100, outputBytes: 200 }, 2),
+        },
         { name: 'mm0', kind: 'compute', flops: 100, outputs: ['h'] },
         { name: 'ag.wait', kind: 'wait', inputs: ['w'], outputs: ['w.a'], waitOf: 'ag' },
         { name: 'mm1', kind: 'compute', flops: 30, inputs: ['h', 'w.a'], outputs: ['o'] },
       ],
       [
-        tensor('w.shard', 100, { persistent: true }), tensor('h', 8), tensor('w', 200),
-        tensor('w.a', 200, { aliasOf: 'w' }), tensor('o', 4),
+        tensor('w.shard', 100, { persistent: true }),
+        tensor('h', 8),
+        tensor('w', 200),
+        tensor('w.a', 200, { aliasOf: 'w' }),
+        tensor('o', 4),
       ],
     );
     const dur = (slow: number) => {
       const ev = simulate({ worldSize: 2, schedules: schedule(g), cost: cost(slow) }).events;
       return ev.filter((e) => e.rank === 0 && e.stream === 'compute').map((e) => [e.name, e.start, e.dur]);
     };
-    expect(dur(0)).toEqual([['mm0', 0, 100], ['ag.wait', 100, 100], ['mm1', 200, 30]]);
-    expect(dur(0.25)).toEqual([['mm0', 0, 125], ['ag.wait', 125, 75], ['mm1', 200, 30]]);
+    expect(dur(0)).toEqual([
+      ['mm0', 0, 100],
+      ['ag.wait', 100, 100],
+      ['mm1', 200, 30],
+    ]);
+    expect(dur(0.25)).toEqual([
+      ['mm0', 0, 125],
+      ['ag.wait', 125, 75],
+      ['mm1', 200, 30],
+    ]);
   });
 
   it('every GPU preset carries the cited slowdown, and makeCostModel passes it on', () => {

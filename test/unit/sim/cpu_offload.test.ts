@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { runBackend } from '../../../src/backends';
 import { HARDWARE_PRESETS, makeCostModel } from '../../../src/estimate';
 import {
-  buildStepGraph, hostTransferOf, TRANSFER_STREAM, type GraphNode, type StepConfig, type StepGraph,
+  buildStepGraph,
+  hostTransferOf,
+  TRANSFER_STREAM,
+  type GraphNode,
+  type StepConfig,
+  type StepGraph,
 } from '../../../src/graph';
 import { simulate } from '../../../src/sim';
 import { scheduleMemoryProfile } from '../../../src/sim/memory';
@@ -14,10 +19,11 @@ import { sideStream, type TraceEvent } from '../../../src/trace';
 const WORLD = 4;
 const graphOf = (memoryPolicy: StepConfig['memoryPolicy']): StepGraph =>
   buildStepGraph({ model: 'small', worldSize: WORLD, compileMode: 'aot_fx_trace', memoryPolicy });
-const costAt = (hostLinkBytesPerS?: number) => makeCostModel({
-  hardware: { ...HARDWARE_PRESETS.h100, ...(hostLinkBytesPerS === undefined ? {} : { hostLinkBytesPerS }) },
-  network: 'nvlink-ib',
-});
+const costAt = (hostLinkBytesPerS?: number) =>
+  makeCostModel({
+    hardware: { ...HARDWARE_PRESETS.h100, ...(hostLinkBytesPerS === undefined ? {} : { hostLinkBytesPerS }) },
+    network: 'nvlink-ib',
+  });
 
 function run(g: StepGraph, hostLinkBytesPerS?: number) {
   const cost = costAt(hostLinkBytesPerS);
@@ -72,7 +78,11 @@ describe('sac_and_offload time', () => {
   const byName = new Map(g.nodes.map((n) => [n.name, n]));
 
   it('runs every copy on the transfer stream, one at a time, each for its bytes over the host link', () => {
-    expect(transfers.map((e) => e.name).sort()).toEqual(copies(g).map((n) => n.name).sort());
+    expect(transfers.map((e) => e.name).sort()).toEqual(
+      copies(g)
+        .map((n) => n.name)
+        .sort(),
+    );
     for (let k = 1; k < transfers.length; k++) {
       expect(transfers[k].start).toBeGreaterThanOrEqual(transfers[k - 1].start + transfers[k - 1].dur - 1e-6);
     }

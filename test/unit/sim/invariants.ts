@@ -18,7 +18,10 @@ export function expectNoOverlapPerStream(res: SimResult): void {
     const sorted = [...evs].sort((a, b) => a.start - b.start);
     for (let i = 1; i < sorted.length; i++) {
       const prevEnd = sorted[i - 1].start + sorted[i - 1].dur;
-      if (sorted[i].start < prevEnd - 1e-9) throw new Error(`overlap on ${k}: ${sorted[i - 1].name} ends ${prevEnd} > ${sorted[i].name} starts ${sorted[i].start}`);
+      if (sorted[i].start < prevEnd - 1e-9)
+        throw new Error(
+          `overlap on ${k}: ${sorted[i - 1].name} ends ${prevEnd} > ${sorted[i].name} starts ${sorted[i].start}`,
+        );
     }
   }
 }
@@ -26,10 +29,11 @@ export function expectNoOverlapPerStream(res: SimResult): void {
 /** Each collective (n-th on its stream) starts at the same time on all ranks. */
 export function expectCollectivesAligned(res: SimResult, worldSize: number): void {
   const byRank = new Map<number, number[]>();
-  for (const e of res.events) if (e.kind === 'all_gather' || e.kind === 'reduce_scatter') {
-    if (!byRank.has(e.rank)) byRank.set(e.rank, []);
-    byRank.get(e.rank)!.push(e.start);
-  }
+  for (const e of res.events)
+    if (e.kind === 'all_gather' || e.kind === 'reduce_scatter') {
+      if (!byRank.has(e.rank)) byRank.set(e.rank, []);
+      byRank.get(e.rank)!.push(e.start);
+    }
   expect(byRank.size).toBe(worldSize);
   const ref = byRank.get(0)!;
   for (const starts of byRank.values()) expect(starts).toEqual(ref);
@@ -60,17 +64,26 @@ export function expectCollectivesAlignedInGroups(res: SimResult, worldSize: numb
 /** A wait never ends before its collective, and nothing after a wait starts before the collective ends. */
 export function expectWaitsAfterCollectives(res: SimResult, graph: StepGraph): void {
   const collEnd = new Map<string, number>();
-  for (const e of res.events) if (e.kind === 'all_gather' || e.kind === 'reduce_scatter' || e.kind === 'all_reduce') collEnd.set(`${e.rank}|${e.name}`, e.start + e.dur);
+  for (const e of res.events)
+    if (e.kind === 'all_gather' || e.kind === 'reduce_scatter' || e.kind === 'all_reduce')
+      collEnd.set(`${e.rank}|${e.name}`, e.start + e.dur);
   for (const rank of new Set(res.events.map((e) => e.rank))) {
     const onCompute = res.events.filter((e) => e.rank === rank && e.stream === 'compute');
     const computeByName = new Map(onCompute.map((e) => [e.name, e]));
     // a bucket's copy kernels run on the compute stream: `<collective>.copy_in` before it is issued,
     // `<wait>.copy_out.<k>` after the wait
-    const endOf = (names: readonly string[]) => Math.max(0, ...names.map((x) => {
-      const e = computeByName.get(x);
-      return e ? e.start + e.dur : 0;
-    }));
-    const copyOuts = group(onCompute.filter((e) => /\.copy_out\.\d+$/.test(e.name)), (e) => e.name.replace(/\.copy_out\.\d+$/, ''));
+    const endOf = (names: readonly string[]) =>
+      Math.max(
+        0,
+        ...names.map((x) => {
+          const e = computeByName.get(x);
+          return e ? e.start + e.dur : 0;
+        }),
+      );
+    const copyOuts = group(
+      onCompute.filter((e) => /\.copy_out\.\d+$/.test(e.name)),
+      (e) => e.name.replace(/\.copy_out\.\d+$/, ''),
+    );
     let mustStartAfter = 0; // the latest collective end among waits passed in program order
     let streamEnd = 0; // where the compute stream is: the end of its latest event so far
     for (const n of graph.nodes) {

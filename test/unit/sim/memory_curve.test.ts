@@ -10,7 +10,12 @@ import { rng } from '../../helpers/rng';
 
 function reference(graph: StepGraph, count: number, startUs: Float64Array, endUs: Float64Array, endOfStep: number) {
   const ran = graph.nodes.slice(0, count);
-  const lifetimes = tensorLifetimes(graph, ran, (i) => startUs[i], (i) => (Number.isNaN(endUs[i]) ? endOfStep : endUs[i]));
+  const lifetimes = tensorLifetimes(
+    graph,
+    ran,
+    (i) => startUs[i],
+    (i) => (Number.isNaN(endUs[i]) ? endOfStep : endUs[i]),
+  );
   const tracker = new MemoryTracker(3, persistentBytes(graph));
   for (const iv of lifetimes.values()) {
     tracker.alloc(iv.alloc, iv.bytes);
@@ -21,7 +26,11 @@ function reference(graph: StepGraph, count: number, startUs: Float64Array, endUs
 
 describe('fastMemoryCurve', () => {
   it('matches tensorLifetimes + MemoryTracker on random timings with many equal times', () => {
-    for (const [model, seed] of [['tiny', 1], ['small', 2], ['tiny', 3]] as const) {
+    for (const [model, seed] of [
+      ['tiny', 1],
+      ['small', 2],
+      ['tiny', 3],
+    ] as const) {
       const graph = buildStepGraph({ model, worldSize: 4 });
       const n = graph.nodes.length;
       const r = rng(seed);

@@ -59,54 +59,48 @@ describe('simulate on a 2 × 2 × 2 mesh', () => {
     ['aot_eager_autobucketing', {}],
     ['aot_eager_autobucketing', torch211],
     ['transformer_block', {}],
-  ] as const)(
-    '%s %o: every rank simulated, one comm stream per group, no hang',
-    (backend, options) => {
-      // jitter makes ranks differ, so all 8 are simulated and each group instance must wait for its members
-      const cost = jitteredCostModels(base, 8, { jitterPct: 10, seed: 4 });
-      const s = runBackend(backend, g, base, options);
-      const res = simulate({ worldSize: 8, schedules: s, cost });
-      expect(res.symmetric).toBe(false);
-      expect(res.mismatch).toBeUndefined();
-      expectNoOverlapPerStream(res);
-      expectWaitsAfterCollectives(res, s.graph);
-      for (let r = 0; r < 8; r++) {
-        const streams = new Set(res.events.filter((e) => e.rank === r).map((e) => e.stream));
-        expect([...streams].sort()).toEqual(['comm:dp_replicate', 'comm:dp_shard', 'comm:tp', 'compute']);
-      }
-      // a collective starts at one time on all members of its group instance, and TP and FSDP traffic overlap in time
-      const starts = new Map<string, number>();
-      for (const e of res.events) {
-        if (e.stream === 'compute') continue;
-        const c = s.graph.nodes.find((n) => n.name === e.name)!.collective!;
-        const inst = groupInstance(e.rank, c.groupSize, 8, c.groupStride);
-        const key = `${e.name}#${inst.first}`;
-        if (starts.has(key)) expect(e.start, key).toBe(starts.get(key));
-        else starts.set(key, e.start);
-      }
-      const r0 = res.events.filter((e) => e.rank === 0);
-      const overlaps = r0.some(
-        (a) =>
-          a.stream === 'comm:tp' &&
-          r0.some(
-            (b) =>
-              b.stream !== 'comm:tp' &&
-              b.stream !== 'compute' &&
-              b.start < a.start + a.dur &&
-              a.start < b.start + b.dur,
-          ),
-      );
-      // with 2.11's knobs TP and FSDP traffic overlap in time; 2.13's pre-bucketing gathers the whole
-      // tiny model (0.5 MiB of dp_shard traffic, cap 15.4 MiB at 2 ranks) in one bucket per graph and
-      // kind, which completes before the first layer's TP collectives
-      if (options === torch211) expect(overlaps).toBe(true);
-      else if (backend === 'aot_eager_autobucketing') {
-        const merged = (s.passStats ?? []).map((p) => p.preBucketing?.buckets.length);
-        expect(merged).toEqual([1, 2]);
-        expect(overlaps).toBe(false);
-      }
-    },
-  );
+  ] as const)('%s %o: every rank simulated, one comm stream per group, no hang', (backend, options) => {
+    // jitter makes ranks differ, so all 8 are simulated and each group instance must wait for its members
+    const cost = jitteredCostModels(base, 8, { jitterPct: 10, seed: 4 });
+    const s = runBackend(backend, g, base, options);
+    const res = simulate({ worldSize: 8, schedules: s, cost });
+    expect(res.symmetric).toBe(false);
+    expect(res.mismatch).toBeUndefined();
+    expectNoOverlapPerStream(res);
+    expectWaitsAfterCollectives(res, s.graph);
+    for (let r = 0; r < 8; r++) {
+      const streams = new Set(res.events.filter((e) => e.rank === r).map((e) => e.stream));
+      expect([...streams].sort()).toEqual(['comm:dp_replicate', 'comm:dp_shard', 'comm:tp', 'compute']);
+    }
+    // a collective starts at one time on all members of its group instance, and TP and FSDP traffic overlap in time
+    const starts = new Map<string, number>();
+    for (const e of res.events) {
+      if (e.stream === 'compute') continue;
+      const c = s.graph.nodes.find((n) => n.name === e.name)!.collective!;
+      const inst = groupInstance(e.rank, c.groupSize, 8, c.groupStride);
+      const key = `${e.name}#${inst.first}`;
+      if (starts.has(key)) expect(e.start, key).toBe(starts.get(key));
+      else starts.set(key, e.start);
+    }
+    const r0 = res.events.filter((e) => e.rank === 0);
+    const overlaps = r0.some(
+      (a) =>
+        a.stream === 'comm:tp' &&
+        r0.some(
+          (b) =>
+            b.stream !== 'comm:tp' && b.stream !== 'compute' && b.start < a.start + a.dur && a.start < b.start + b.dur,
+        ),
+    );
+    // with 2.11's knobs TP and FSDP traffic overlap in time; 2.13's pre-bucketing gathers the whole
+    // tiny model (0.5 MiB of dp_shard traffic, cap 15.4 MiB at 2 ranks) in one bucket per graph and
+    // kind, which completes before the first layer's TP collectives
+    if (options === torch211) expect(overlaps).toBe(true);
+    else if (backend === 'aot_eager_autobucketing') {
+      const merged = (s.passStats ?? []).map((p) => p.preBucketing?.buckets.length);
+      expect(merged).toEqual([1, 2]);
+      expect(overlaps).toBe(false);
+    }
+  });
 });
 
 describe('exposedCommByGroup', () => {

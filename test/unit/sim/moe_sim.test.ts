@@ -15,7 +15,11 @@ const B = 1;
 const S = 1024;
 const graphOf = (ep: number, moeLoadImbalance = 1) =>
   buildStepGraph({
-    model: 'dsv3-16b', worldSize: 8, batch: B, seqLen: S, moeLoadImbalance,
+    model: 'dsv3-16b',
+    worldSize: 8,
+    batch: B,
+    seqLen: S,
+    moeLoadImbalance,
     mesh: { dpReplicate: 1, dpShard: 8, tp: 1, ep },
   });
 
@@ -43,7 +47,9 @@ describe('dsv3-16b on FSDP 8 × EP 2', () => {
     const run = (ac: 'none' | 'full') => {
       // the config's 4 × 4096 tokens per rank, where activations outweigh the sharded state
       const g = buildStepGraph({
-        model: 'dsv3-16b', worldSize: 8, activationCheckpointing: ac,
+        model: 'dsv3-16b',
+        worldSize: 8,
+        activationCheckpointing: ac,
         mesh: { dpReplicate: 1, dpShard: 8, tp: 1, ep: 2 },
       });
       const res = simulate({ worldSize: 8, schedules: runBackend('aot_eager', g, cost), cost });

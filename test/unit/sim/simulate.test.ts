@@ -4,7 +4,12 @@ import { jitteredCostModels, makeCostModel } from '../../../src/estimate';
 import type { GraphNode } from '../../../src/graph/types';
 import { simulate } from '../../../src/sim';
 import { collective, makeGraph, schedule, tensor, tinyGraph } from './fixtures';
-import { expectCollectivesAligned, expectNoOverlapPerStream, expectWaitsAfterCollectives, sumCompute } from './invariants';
+import {
+  expectCollectivesAligned,
+  expectNoOverlapPerStream,
+  expectWaitsAfterCollectives,
+  sumCompute,
+} from './invariants';
 
 /** compute 10 µs per FLOP-unit; collectives 1 µs per byte: easy to check by hand. */
 const unitCost: CostModel = {
@@ -18,11 +23,23 @@ function twoNode() {
   const g = makeGraph(
     [
       { name: 'mm0', kind: 'compute', flops: 50, outputs: ['h'] },
-      { name: 'ag', kind: 'all_gather', inputs: ['w.shard'], outputs: ['w'], collective: collective('all_gather', { inputBytes: 100, outputBytes: 200 }, 2) },
+      {
+        name: 'ag',
+        kind: 'all_gather',
+        inputs: ['w.shard'],
+        outputs: ['w'],
+        collective: collective('all_gather', { inputBytes: 100, outputBytes: 200 }, 2),
+      },
       { name: 'ag.wait', kind: 'wait', inputs: ['w'], outputs: ['w.a'], waitOf: 'ag' },
       { name: 'mm1', kind: 'compute', flops: 30, inputs: ['h', 'w.a'], outputs: ['o'] },
     ],
-    [tensor('w.shard', 100, { persistent: true }), tensor('h', 8), tensor('w', 200), tensor('w.a', 200, { aliasOf: 'w' }), tensor('o', 4)],
+    [
+      tensor('w.shard', 100, { persistent: true }),
+      tensor('h', 8),
+      tensor('w', 200),
+      tensor('w.a', 200, { aliasOf: 'w' }),
+      tensor('o', 4),
+    ],
   );
   return g;
 }
@@ -48,7 +65,11 @@ describe('simulate', () => {
   it('hides an all-gather issued before compute (prefetch): no wait event', () => {
     const g = twoNode();
     const reordered = makeGraph([g.nodes[1], g.nodes[0], g.nodes[2], g.nodes[3]], Object.values(g.tensors));
-    const res = simulate({ worldSize: 2, schedules: schedule(reordered), cost: { ...unitCost, collectiveUs: () => 40 } });
+    const res = simulate({
+      worldSize: 2,
+      schedules: schedule(reordered),
+      cost: { ...unitCost, collectiveUs: () => 40 },
+    });
     expect(res.events.filter((e) => e.kind === 'wait')).toHaveLength(0);
     expect(res.stepUs).toBe(80);
   });
@@ -66,8 +87,18 @@ describe('simulate', () => {
   it('runs collectives on one group in issue order, one at a time', () => {
     const g = makeGraph(
       [
-        { name: 'a', kind: 'all_gather', outputs: ['A'], collective: collective('all_gather', { inputBytes: 50, outputBytes: 100 }, 2) },
-        { name: 'b', kind: 'all_gather', outputs: ['B'], collective: collective('all_gather', { inputBytes: 25, outputBytes: 50 }, 2) },
+        {
+          name: 'a',
+          kind: 'all_gather',
+          outputs: ['A'],
+          collective: collective('all_gather', { inputBytes: 50, outputBytes: 100 }, 2),
+        },
+        {
+          name: 'b',
+          kind: 'all_gather',
+          outputs: ['B'],
+          collective: collective('all_gather', { inputBytes: 25, outputBytes: 50 }, 2),
+        },
         { name: 'b.wait', kind: 'wait', inputs: ['B'], waitOf: 'b' },
         { name: 'a.wait', kind: 'wait', inputs: ['A'], waitOf: 'a' },
       ],
@@ -75,13 +106,20 @@ describe('simulate', () => {
     );
     const res = simulate({ worldSize: 2, schedules: schedule(g), cost: unitCost, emitRanks: [0] });
     const comm = res.events.filter((e) => e.stream === 'comm:dp');
-    expect(comm.map((e) => [e.name, e.start, e.dur])).toEqual([['a', 0, 100], ['b', 100, 50]]);
+    expect(comm.map((e) => [e.name, e.start, e.dur])).toEqual([
+      ['a', 0, 100],
+      ['b', 100, 50],
+    ]);
     expect(res.stepUs).toBe(150);
   });
 
   it('keeps the invariants with per-rank jittered costs on the tiny graph', () => {
     const g = tinyGraph(4);
-    const base: CostModel = { label: 'b', computeUs: (n) => (n.kind === 'compute' ? 100 : n.kind === 'cast' ? 5 : 0), collectiveUs: (_k, b) => b / 2 };
+    const base: CostModel = {
+      label: 'b',
+      computeUs: (n) => (n.kind === 'compute' ? 100 : n.kind === 'cast' ? 5 : 0),
+      collectiveUs: (_k, b) => b / 2,
+    };
     const costs = jitteredCostModels(base, 4, { jitterPct: 20, seed: 5, straggler: { rank: 2, factor: 2 } });
     const res = simulate({ worldSize: 4, schedules: schedule(g), cost: costs });
     expect(res.symmetric).toBe(false);
@@ -98,7 +136,8 @@ describe('simulate', () => {
   it('is deterministic: the same inputs give deep-equal results', () => {
     const g = tinyGraph(4);
     const base = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
-    const run = () => simulate({ worldSize: 4, schedules: schedule(g), cost: jitteredCostModels(base, 4, { jitterPct: 10, seed: 1 }) });
+    const run = () =>
+      simulate({ worldSize: 4, schedules: schedule(g), cost: jitteredCostModels(base, 4, { jitterPct: 10, seed: 1 }) });
     expect(run()).toEqual(run());
   });
 
@@ -106,14 +145,30 @@ describe('simulate', () => {
     // rank 0 issues w1 and w2 separately; rank 1 issues one bucket of both
     const ts = [tensor('x', 4), tensor('W1', 100), tensor('W2', 100), tensor('W12', 200)];
     const ag = (name: string, out: string, bytes: number, members?: string[]) => ({
-      name, kind: 'all_gather' as const, outputs: [out],
-      collective: { ...collective('all_gather', { inputBytes: bytes / 2, outputBytes: bytes }, 2), ...(members ? { members } : {}) },
+      name,
+      kind: 'all_gather' as const,
+      outputs: [out],
+      collective: {
+        ...collective('all_gather', { inputBytes: bytes / 2, outputBytes: bytes }, 2),
+        ...(members ? { members } : {}),
+      },
     });
     const s0 = makeGraph(
-      [ag('w1.ag', 'W1', 100), { name: 'w1.wait', kind: 'wait', inputs: ['W1'], waitOf: 'w1.ag' }, ag('w2.ag', 'W2', 100), { name: 'w2.wait', kind: 'wait', inputs: ['W2'], waitOf: 'w2.ag' }],
+      [
+        ag('w1.ag', 'W1', 100),
+        { name: 'w1.wait', kind: 'wait', inputs: ['W1'], waitOf: 'w1.ag' },
+        ag('w2.ag', 'W2', 100),
+        { name: 'w2.wait', kind: 'wait', inputs: ['W2'], waitOf: 'w2.ag' },
+      ],
       ts,
     );
-    const s1 = makeGraph([ag('bucket0', 'W12', 200, ['w1.ag', 'w2.ag']), { name: 'bucket0.wait', kind: 'wait', inputs: ['W12'], waitOf: 'bucket0' }], ts);
+    const s1 = makeGraph(
+      [
+        ag('bucket0', 'W12', 200, ['w1.ag', 'w2.ag']),
+        { name: 'bucket0.wait', kind: 'wait', inputs: ['W12'], waitOf: 'bucket0' },
+      ],
+      ts,
+    );
     const res = simulate({ worldSize: 2, schedules: [schedule(s0), schedule(s1)], cost: unitCost });
     expect(res.mismatch).toBeDefined();
     const mm = res.mismatch!;
@@ -131,7 +186,12 @@ describe('simulate', () => {
     const ts = [tensor('W1', 100)];
     const full = makeGraph(
       [
-        { name: 'w1.ag', kind: 'all_gather', outputs: ['W1'], collective: collective('all_gather', { inputBytes: 50, outputBytes: 100 }, 2) },
+        {
+          name: 'w1.ag',
+          kind: 'all_gather',
+          outputs: ['W1'],
+          collective: collective('all_gather', { inputBytes: 50, outputBytes: 100 }, 2),
+        },
         { name: 'w1.wait', kind: 'wait', inputs: ['W1'], waitOf: 'w1.ag' },
       ],
       ts,
@@ -147,7 +207,12 @@ describe('simulate', () => {
     expect(res.symmetric).toBe(true);
     expect(new Set(res.events.map((e) => e.rank))).toEqual(new Set([0]));
     expect(res.memory).toHaveLength(1);
-    const some = simulate({ worldSize: 1024, schedules: schedule(tinyGraph(1024)), cost: unitCost, emitRanks: [0, 1023] });
+    const some = simulate({
+      worldSize: 1024,
+      schedules: schedule(tinyGraph(1024)),
+      cost: unitCost,
+      emitRanks: [0, 1023],
+    });
     expect(some.events.filter((e) => e.rank === 1023).map((e) => [e.name, e.start])).toEqual(
       some.events.filter((e) => e.rank === 0).map((e) => [e.name, e.start]),
     );
@@ -155,7 +220,9 @@ describe('simulate', () => {
 
   it('rejects per-rank arrays of the wrong length and bad emitRanks', () => {
     const g = schedule(tinyGraph(2));
-    expect(() => simulate({ worldSize: 2, schedules: [g], cost: unitCost })).toThrow(/schedules must have one entry per rank/);
+    expect(() => simulate({ worldSize: 2, schedules: [g], cost: unitCost })).toThrow(
+      /schedules must have one entry per rank/,
+    );
     expect(() => simulate({ worldSize: 2, schedules: g, cost: unitCost, emitRanks: [2] })).toThrow(/emitRanks/);
   });
 });

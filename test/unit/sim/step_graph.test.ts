@@ -34,7 +34,10 @@ describe.each(INVARIANT_MESHES)('simulate on buildStepGraph, %s', (_name, mesh) 
     for (const group of meshGroups(mesh).keys()) {
       const nColl = graph.nodes.filter((x) => isColl(x.kind) && x.collective!.group === group).length;
       expect(nColl, group).toBeGreaterThan(0);
-      expect(res.events.filter((e) => e.rank === 0 && e.stream === `comm:${group}`), group).toHaveLength(nColl);
+      expect(
+        res.events.filter((e) => e.rank === 0 && e.stream === `comm:${group}`),
+        group,
+      ).toHaveLength(nColl);
     }
   });
 

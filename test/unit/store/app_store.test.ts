@@ -64,7 +64,14 @@ describe('live-only config changes', () => {
   it('editing live.* keeps the sides (a live timeline survives); any other field re-simulates', async () => {
     const st = store.getState();
     st.setConfig(structuredClone(DEFAULT_CONFIG));
-    await new Promise<void>((ok) => { const u = store.subscribe((s) => { if (!s.simulating && s.sides.a) { u(); ok(); } }); });
+    await new Promise<void>((ok) => {
+      const u = store.subscribe((s) => {
+        if (!s.simulating && s.sides.a) {
+          u();
+          ok();
+        }
+      });
+    });
     const sides = store.getState().sides;
     expect(store.getState().setField('live.steps', 3)).toBe(true);
     expect(store.getState().setField('live.timing', 'measured')).toBe(true);

@@ -5,7 +5,9 @@ import { PARALLELISM_DEFAULTS } from '../../../src/config/schema';
 import { liveMeshOf } from '../../../src/store/live_run';
 
 const p = (tp: number, rep: number) => ({
-  ...PARALLELISM_DEFAULTS, tensor_parallel_degree: tp, data_parallel_replicate_degree: rep,
+  ...PARALLELISM_DEFAULTS,
+  tensor_parallel_degree: tp,
+  data_parallel_replicate_degree: rep,
 });
 
 describe('liveMeshOf', () => {
@@ -15,7 +17,7 @@ describe('liveMeshOf', () => {
     expect(liveMeshOf(PARALLELISM_DEFAULTS, 8)).toEqual({ dpReplicate: 1, dpShard: 8, tp: 1 });
   });
 
-  it('scales TP 8 (70b on 64 ranks) to the tiny model\'s 4 heads, and degrees to the workers', () => {
+  it("scales TP 8 (70b on 64 ranks) to the tiny model's 4 heads, and degrees to the workers", () => {
     expect(liveMeshOf(p(8, 1), 8)).toEqual({ dpReplicate: 1, dpShard: 2, tp: 4 });
     expect(liveMeshOf(p(8, 2), 4)).toEqual({ dpReplicate: 1, dpShard: 1, tp: 4 });
     expect(liveMeshOf(p(2, 4), 2)).toEqual({ dpReplicate: 1, dpShard: 1, tp: 2 });

@@ -37,8 +37,15 @@ const withMesh = (tp: number, ranks = 4): SimConfig => {
 
 /** The side a live run leaves behind: its events are all the plan lookup needs besides the config. */
 const liveSide = (cfg: SimConfig): SideResult => ({
-  title: `${cfg.backendB} (live)`, backend: cfg.backendB, source: 'live', clock: 'live: preset timing',
-  events: [], memory: [], metrics: {} as SideResult['metrics'], worldSize: cfg.ranks, symmetric: false,
+  title: `${cfg.backendB} (live)`,
+  backend: cfg.backendB,
+  source: 'live',
+  clock: 'live: preset timing',
+  events: [],
+  memory: [],
+  metrics: {} as SideResult['metrics'],
+  worldSize: cfg.ranks,
+  symmetric: false,
 });
 
 const groupsOf = (cfg: SimConfig): string[] => {
@@ -60,7 +67,7 @@ describe('liveRunOptions', () => {
 });
 
 describe('live start-up in the store', () => {
-  it('keeps each rank\'s stage and what the kernels resolved to, for the live bar and the headline', async () => {
+  it("keeps each rank's stage and what the kernels resolved to, for the live bar and the headline", async () => {
     const store = createAppStore();
     store.getState().setConfig(withMesh(1, 2));
     await store.getState().startLive({ steps: 1 });
@@ -70,7 +77,7 @@ describe('live start-up in the store', () => {
     expect(live.kernels).toEqual(STARTUP.kernels);
   });
 
-  it('probes the adapter once, the runtime\'s way: none under Node, and says why', async () => {
+  it("probes the adapter once, the runtime's way: none under Node, and says why", async () => {
     const store = createAppStore();
     expect(store.getState().liveAdapter).toBeNull();
     const a = await store.getState().probeLiveAdapter();
@@ -92,7 +99,9 @@ describe('livePlanOf', () => {
     const flat = livePlanOf(liveSide(withMesh(1)), withMesh(1));
     const mesh = livePlanOf(liveSide(withMesh(2)), withMesh(2));
     expect(flat?.schedule.graph.meta.mesh ?? { dpReplicate: 1, dpShard: 4, tp: 1 }).toEqual({
-      dpReplicate: 1, dpShard: 4, tp: 1,
+      dpReplicate: 1,
+      dpShard: 4,
+      tp: 1,
     });
     expect(groupsOf(withMesh(1))).not.toContain('tp');
     expect(mesh?.memory[0]?.peakBytes).not.toBe(flat?.memory[0]?.peakBytes);

@@ -33,7 +33,7 @@ async function sweepInStore(base: SimConfig, vary: string) {
 }
 
 describe('sweep on an MoE run', () => {
-  it('over the ep degree: the rows are runSweep\'s, and a point loads its ep', async () => {
+  it("over the ep degree: the rows are runSweep's, and a point loads its ep", async () => {
     const base = configOf(MOE);
     const { rows, axes, store } = await sweepInStore(base, 'parallelism.expert_parallel_degree=1,2,4');
     expect(rows).toEqual(runSweep(base, axes, ['aot_eager', 'aot_eager_autobucketing']));
@@ -65,7 +65,7 @@ describe('sweep on an MoE run', () => {
 });
 
 describe('diff on an MoE run', () => {
-  it('lists every all-to-all of both sides, unbucketed in B, with B\'s reasons', async () => {
+  it("lists every all-to-all of both sides, unbucketed in B, with B's reasons", async () => {
     const store = createAppStore();
     const cfg = configOf(MOE);
     store.getState().setConfig(cfg);
@@ -83,7 +83,10 @@ describe('diff on an MoE run', () => {
       expect(r.a, r.name).not.toBeNull();
       expect(r.b, r.name).not.toBeNull();
       expect(r.bytes, r.name).toBeGreaterThan(0);
-      expect(r.reasons.some((x) => x.code === 'bucketed'), r.name).toBe(false);
+      expect(
+        r.reasons.some((x) => x.code === 'bucketed'),
+        r.name,
+      ).toBe(false);
       expect(r.reasons.length, r.name).toBeGreaterThan(0);
     }
     const bucketed = new Set(b.schedule!.buckets.filter((k) => k.members.length > 1).flatMap((k) => k.members));

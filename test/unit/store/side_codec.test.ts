@@ -65,7 +65,18 @@ describe('packEvents', () => {
   it('keeps absent, undefined and present optional fields apart', () => {
     const ev: TraceEvent[] = [
       { rank: 1, stream: 'compute', name: 'a', kind: 'compute', start: 0.5, dur: 2, op: 'mm' },
-      { rank: 1, stream: 'comm:dp', name: 'b', kind: 'all_gather', start: 1, dur: 3, bytes: 7, op: 'ag', bucketId: 0, params: ['w'] },
+      {
+        rank: 1,
+        stream: 'comm:dp',
+        name: 'b',
+        kind: 'all_gather',
+        start: 1,
+        dur: 3,
+        bytes: 7,
+        op: 'ag',
+        bucketId: 0,
+        params: ['w'],
+      },
       { rank: 2, stream: 'compute', name: 'c', kind: 'wait', start: -0, dur: 0, op: undefined },
     ];
     const back = unpackEvents(packEvents(ev)!);
@@ -74,7 +85,9 @@ describe('packEvents', () => {
   });
 
   it('declines events with fields it does not know (sent as they are)', () => {
-    const odd = [{ rank: 0, stream: 'compute', name: 'a', kind: 'compute', start: 0, dur: 1, extra: 1 }] as unknown as TraceEvent[];
+    const odd = [
+      { rank: 0, stream: 'compute', name: 'a', kind: 'compute', start: 0, dur: 1, extra: 1 },
+    ] as unknown as TraceEvent[];
     expect(packEvents(odd)).toBeNull();
     const { packed } = packSide({ ...sides({}).a, events: odd });
     expect(unpackSide(packed).events).toBe(odd);

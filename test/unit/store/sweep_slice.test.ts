@@ -45,7 +45,12 @@ describe('sweep slice', () => {
       sent.push(m);
       stopped = true;
     };
-    await runPoints(req, stopAfterFirst, () => stopped, () => Promise.resolve());
+    await runPoints(
+      req,
+      stopAfterFirst,
+      () => stopped,
+      () => Promise.resolve(),
+    );
     expect(sent.map((m) => (m.type === 'rows' ? `rows ${m.done}/${m.total}` : m.type))).toEqual(['rows 1/51']);
   });
 

@@ -12,7 +12,7 @@ function stateWith(cfg: SimConfig, window = { startUs: 0, endUs: 100 }, limitUs 
 }
 
 describe('writeUrl / readUrlState', () => {
-  it('writes nothing for the first screen, and names the model of the codec\'s defaults', () => {
+  it("writes nothing for the first screen, and names the model of the codec's defaults", () => {
     expect(writeUrl(stateWith(structuredClone(FIRST_SCREEN_CONFIG) as SimConfig))).toBe('');
     expect(readUrlState('').config).toBeNull(); // a bare link: the first screen
     // tiny × 4 differs from the codec defaults in nothing: without its model it reads back as the first screen
@@ -54,7 +54,7 @@ describe('writeUrl / readUrlState', () => {
     expect(r.config?.jitterPct).toBe(2);
   });
 
-  it('a link without a model opens the bare link\'s model (the first screen), not tiny', () => {
+  it("a link without a model opens the bare link's model (the first screen), not tiny", () => {
     const r = readUrlState('?ranks=128');
     expect(r.error).toBeNull();
     expect(r.config).toEqual({ ...FIRST_SCREEN_CONFIG, ranks: 128 });

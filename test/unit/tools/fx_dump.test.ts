@@ -4,14 +4,30 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFxGraph, type GraphNode, type StepGraph } from '../../../src/graph';
 import { readFxDump } from '../../../src/graph/fx_schema';
 import { fixturePath, REPO_ROOT } from '../../helpers/fixtures';
 
-interface RawNode { i: number; name: string; op: string; target: string; args: string[]; shape?: number[]; dtype?: string; multi?: number[][]; est_ms?: number }
-interface Raw { format: string; graph: string; source: string; world_size: number; nodes: RawNode[] }
+interface RawNode {
+  i: number;
+  name: string;
+  op: string;
+  target: string;
+  args: string[];
+  shape?: number[];
+  dtype?: string;
+  multi?: number[][];
+  est_ms?: number;
+}
+interface Raw {
+  format: string;
+  graph: string;
+  source: string;
+  world_size: number;
+  nodes: RawNode[];
+}
 
 const DRIVER = join(REPO_ROOT, 'test/unit/tools/fx_dump_driver.py');
 const FIXTURE = fixturePath('fx/tiny_4layer_fw.json');
@@ -19,10 +35,16 @@ const readJson = <T>(f: string): T => JSON.parse(readFileSync(f, 'utf8')) as T;
 
 /** Runs the driver in one mode; fails loudly (not skips) when python3 is missing. */
 function drive<T>(mode: string, outDir: string): T {
-  const r = spawnSync('python3', [DRIVER, mode, outDir], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 30_000 });
+  const r = spawnSync('python3', [DRIVER, mode, outDir], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    timeout: 30_000,
+  });
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
-    throw new Error(`fx_dump test needs python3 on PATH to run ${DRIVER} (spawn failed: ${code ?? r.error.message}); install python3 ≥ 3.8`);
+    throw new Error(
+      `fx_dump test needs python3 on PATH to run ${DRIVER} (spawn failed: ${code ?? r.error.message}); install python3 ≥ 3.8`,
+    );
   }
   if (r.status !== 0) throw new Error(`python3 ${DRIVER} ${mode} exited with ${r.status}:\n${r.stderr}`);
   return JSON.parse(r.stdout) as T;
@@ -59,7 +81,13 @@ describe('dump_graph_module', () => {
     expect(g.meta.worldSize).toBe(4);
     const ag = byName(g, 'all_gather_into_tensor');
     expect(ag.kind).toBe('all_gather');
-    expect(ag.collective).toMatchObject({ kind: 'all_gather', groupSize: 4, dtype: 'bf16', inputBytes: 4 * 16 * 2, outputBytes: 16 * 16 * 2 });
+    expect(ag.collective).toMatchObject({
+      kind: 'all_gather',
+      groupSize: 4,
+      dtype: 'bf16',
+      inputBytes: 4 * 16 * 2,
+      outputBytes: 16 * 16 * 2,
+    });
     expect(ag.estMs).toBeCloseTo((16 * 16 * 2) / 1e6, 12); // the driver's estimator: 1 ms per MB out
     expect(ag.params).toEqual(['primals_1']); // traced back through the bf16 cast to the shard
     const agWait = byName(g, 'wait_tensor');
@@ -70,7 +98,13 @@ describe('dump_graph_module', () => {
     const rs = byName(g, 'reduce_scatter_tensor');
     expect(rs.kind).toBe('reduce_scatter');
     expect(rs.phase).toBe('backward');
-    expect(rs.collective).toMatchObject({ kind: 'reduce_scatter', groupSize: 4, dtype: 'fp32', inputBytes: 16 * 16 * 4, outputBytes: 4 * 16 * 4 });
+    expect(rs.collective).toMatchObject({
+      kind: 'reduce_scatter',
+      groupSize: 4,
+      dtype: 'fp32',
+      inputBytes: 16 * 16 * 4,
+      outputBytes: 4 * 16 * 4,
+    });
     expect(byName(g, 'wait_tensor_1').waitOf).toBe('reduce_scatter_tensor');
     expect(byName(g, 'wait_tensor_1').estMs).toBeUndefined(); // waits carry no estimate
 
@@ -104,7 +138,14 @@ describe('dump_graph_module', () => {
       if (!r) continue;
       expect(r.i, `${n.name} order`).toBeGreaterThan(prevI);
       prevI = r.i;
-      const fields = (x: RawNode) => ({ op: x.op, target: x.target, args: x.args, shape: x.shape, dtype: x.dtype, multi: x.multi });
+      const fields = (x: RawNode) => ({
+        op: x.op,
+        target: x.target,
+        args: x.args,
+        shape: x.shape,
+        dtype: x.dtype,
+        multi: x.multi,
+      });
       expect(fields(n), n.name).toEqual(fields(r));
       expect(n.est_ms !== undefined, `${n.name} est_ms presence`).toBe(r.est_ms !== undefined);
     }
@@ -121,7 +162,14 @@ describe('dump_graph_module', () => {
 
 describe('fx_dump_backend', () => {
   it('dumps forward and backward of each dynamo graph on rank 0 only, and runs the graphs unchanged', () => {
-    const res = drive<{ results: string[]; aot_kwargs: string[]; files: string[]; files_all: string[]; dir: string; dir_all: string }>('backend', out);
+    const res = drive<{
+      results: string[];
+      aot_kwargs: string[];
+      files: string[];
+      files_all: string[];
+      dir: string;
+      dir_all: string;
+    }>('backend', out);
     expect(res.results).toEqual(['ran fw with 2 inputs', 'ran bw with 1 inputs']); // boxed calls reach gm.forward
     expect(res.aot_kwargs).toEqual(['keep_inference_input_mutations']); // extra kwargs go to aot_autograd
     expect(res.files).toEqual(['graph_0_bw.json', 'graph_0_fw.json', 'graph_1_bw.json', 'graph_1_fw.json']); // rank 1's call wrote none
@@ -132,17 +180,27 @@ describe('fx_dump_backend', () => {
     expect(fw.source).toMatch(/aot_autograd forward graph 0/);
     expect(readJson<Raw>(join(res.dir_all, 'graph_0_rank1_fw.json')).source).toBe('mine');
     const g = imported([fw, bw]);
-    expect(g.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter').map((n) => n.name)).toEqual(['all_gather_into_tensor', 'reduce_scatter_tensor']);
+    expect(g.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter').map((n) => n.name)).toEqual([
+      'all_gather_into_tensor',
+      'reduce_scatter_tensor',
+    ]);
   });
 });
 
 describe('dump_pass_input', () => {
   it("writes the graph torch's pass schedules with the pass's own estimates and classes, which fsdp-sim then uses", () => {
     const res = drive<{ files: [string, string] }>('pass_input', out);
-    const [fw, bw] = res.files.map((f) => readJson<Raw & { nodes: (RawNode & { kind?: string; est_ms_size0?: number; size_bytes?: number })[] }>(f));
+    const [fw, bw] = res.files.map((f) =>
+      readJson<Raw & { nodes: (RawNode & { kind?: string; est_ms_size0?: number; size_bytes?: number })[] }>(f),
+    );
     expect([fw.graph, bw.graph]).toEqual(['forward', 'backward']); // backward: it has tangents
     const node = (d: typeof fw, name: string) => d.nodes.find((n) => n.name === name)!;
-    expect(node(fw, 'all_gather_into_tensor')).toMatchObject({ kind: 'collective', est_ms: 1.5, est_ms_size0: 0.01, size_bytes: 1280 });
+    expect(node(fw, 'all_gather_into_tensor')).toMatchObject({
+      kind: 'collective',
+      est_ms: 1.5,
+      est_ms_size0: 0.01,
+      size_bytes: 1280,
+    });
     expect(node(fw, 'wait_tensor')).toMatchObject({ kind: 'wait' });
     expect(node(fw, 'mm')).toMatchObject({ kind: 'compute', est_ms: 0.25 });
     expect(node(fw, 't')).toMatchObject({ kind: 'view', est_ms: 0 });

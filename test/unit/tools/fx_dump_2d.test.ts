@@ -52,7 +52,11 @@ describe("fx_dump's own 2-D dump (torch 2.13, dp_shard 4 × tp 2)", () => {
     const [fw, bw] = dumps();
     const g = imported([fw, bw]);
     expect(g.meta).toMatchObject({ worldSize: 8, mesh: { dpReplicate: 1, dpShard: 4, tp: 2 } });
-    expectCollectiveGroups(g, [fw, bw].flatMap((d) => d.nodes.filter(isCollective)), 2);
+    expectCollectiveGroups(
+      g,
+      [fw, bw].flatMap((d) => d.nodes.filter(isCollective)),
+      2,
+    );
   });
 
   it('passes through `pass --fx-graph` under both profiles, counting every collective', async () => {

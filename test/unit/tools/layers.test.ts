@@ -8,11 +8,21 @@ import { lintTree } from '../../helpers/lint_tree';
 
 const REAL_DOC = readFileSync(new URL('../../../docs/ARCHITECTURE.md', import.meta.url), 'utf8');
 const DOC = [
-  '# map', '## 2. Layers', '| layer | what | may import |', '|---|---|---|',
-  '| `errors` | errors | — (below every layer) |', '| `low` | bottom | — |', '| `high` | top | `low` |',
-  '| `runtime` | gpu | `low` |', '',
-  '| package | imported only by |', '|---|---|', '| `react` (the `useState` hook) | `high` |', '| `node:*` | `low` |',
-  '## 3. Next', '',
+  '# map',
+  '## 2. Layers',
+  '| layer | what | may import |',
+  '|---|---|---|',
+  '| `errors` | errors | — (below every layer) |',
+  '| `low` | bottom | — |',
+  '| `high` | top | `low` |',
+  '| `runtime` | gpu | `low` |',
+  '',
+  '| package | imported only by |',
+  '|---|---|',
+  '| `react` (the `useState` hook) | `high` |',
+  '| `node:*` | `low` |',
+  '## 3. Next',
+  '',
 ].join('\n');
 
 const tree = lintTree('layers.mjs', 'LAYERS_ROOT');
@@ -61,8 +71,9 @@ describe('layers', () => {
     const files = {
       ...low,
       'src/high/ui.ts': "import { useState } from 'react';\nexport const u = useState;\n",
-      'src/low/store.ts': "import { useState } from 'react';\nimport { join } from 'node:path';\n"
-        + 'export const s = [useState, join];\n',
+      'src/low/store.ts':
+        "import { useState } from 'react';\nimport { join } from 'node:path';\n" +
+        'export const s = [useState, join];\n',
       'src/low/d.ts': "import { max } from 'd3';\nexport const m = max;\n",
     };
     const r = await check(files, []);
@@ -79,7 +90,8 @@ describe('layers', () => {
       'export async function f(d: GPUDevice) {',
       '  const a = await navigator.gpu.requestAdapter();',
       '  return [a, d.createBuffer({ size: 4, usage: GPUBufferUsage.STORAGE })];',
-      '}', '',
+      '}',
+      '',
     ].join('\n');
     const ok = { ...low, 'src/runtime/gpu/index.ts': gpu, 'src/runtime/rank.ts': "import '../low';\n" };
     expect((await check(ok, [])).code).toBe(0);
@@ -98,8 +110,9 @@ describe('layers', () => {
       'src/low/sub/index_probe.ts': "export { y } from './y';\n",
       'src/low/sub/y.ts': "import { x } from '../x';\nexport const y = x;\n",
       'src/low/open/w.ts': 'export const w = 1;\n',
-      'src/low/a.ts': "import { y } from './sub';\nimport { y as p } from './sub/index_probe';\n"
-        + "import { w } from './open/w';\nexport const a = [y, p, w];\n",
+      'src/low/a.ts':
+        "import { y } from './sub';\nimport { y as p } from './sub/index_probe';\n" +
+        "import { w } from './open/w';\nexport const a = [y, p, w];\n",
     };
     expect((await check(tree, [])).code).toBe(0);
     const r = await check({ ...tree, 'src/low/b.ts': "import { y } from './sub/y';\nexport const b = y;\n" }, []);
@@ -107,13 +120,14 @@ describe('layers', () => {
     expect(r.stderr).toContain('src/low/b.ts imports src/low/sub/y.ts past src/low/sub/index.ts');
   });
 
-  it('with the real table: React or zustand\'s React binding in store/ fails, zustand/vanilla passes', async () => {
+  it("with the real table: React or zustand's React binding in store/ fails, zustand/vanilla passes", async () => {
     const files = {
       'docs/ARCHITECTURE.md': REAL_DOC,
       'src/store/index.ts': "export { useStore } from 'zustand';\nexport { createStore } from 'zustand/vanilla';\n",
       'src/store/hook.ts': "import { useState } from 'react';\nexport const h = useState;\n",
-      'src/ui/use_app.ts': "import { useStore } from 'zustand';\nimport { useState } from 'react';\n"
-        + 'export const u = [useStore, useState];\n',
+      'src/ui/use_app.ts':
+        "import { useStore } from 'zustand';\nimport { useState } from 'react';\n" +
+        'export const u = [useStore, useState];\n',
     };
     const r = await check(files, []);
     expect(r.code).toBe(1);

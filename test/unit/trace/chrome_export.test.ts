@@ -1,11 +1,20 @@
 // Chrome-trace export: schema, metadata, counters, NCCL names, and no overlap on one (pid, tid).
 import { describe, expect, it } from 'vitest';
-import { exportChromeTrace, exportChromeTraces, ncclKernelName, type ChromeEvent } from '../../../src/trace/chrome_export';
+import {
+  exportChromeTrace,
+  exportChromeTraces,
+  ncclKernelName,
+  type ChromeEvent,
+} from '../../../src/trace/chrome_export';
 import { syntheticStep } from './helpers';
 
 describe('exportChromeTrace', () => {
   const step = syntheticStep(1, 3);
-  const trace = JSON.parse(JSON.stringify(exportChromeTrace(step))) as { traceEvents: ChromeEvent[]; displayTimeUnit: string; distributedInfo: { rank: number; world_size: number } };
+  const trace = JSON.parse(JSON.stringify(exportChromeTrace(step))) as {
+    traceEvents: ChromeEvent[];
+    displayTimeUnit: string;
+    distributedInfo: { rank: number; world_size: number };
+  };
 
   it('writes a Chrome trace object with displayTimeUnit and distributedInfo', () => {
     expect(trace.displayTimeUnit).toBe('ms');
@@ -28,7 +37,9 @@ describe('exportChromeTrace', () => {
   });
 
   it('names processes and threads with M metadata for every (pid, tid) used', () => {
-    const named = new Set(trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => `${e.pid}/${e.tid}`));
+    const named = new Set(
+      trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => `${e.pid}/${e.tid}`),
+    );
     const procs = new Set(trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'process_name').map((e) => e.pid));
     for (const e of trace.traceEvents.filter((x) => x.ph === 'X')) {
       expect(named.has(`${e.pid}/${e.tid}`)).toBe(true);
@@ -52,7 +63,9 @@ describe('exportChromeTrace', () => {
     }
     expect(ncclKernelName('all_gather')).toMatch(/^ncclDevKernel_AllGather_RING_LL\(/);
     expect(ncclKernelName('reduce_scatter', 'fp32')).toMatch(/^ncclDevKernel_ReduceScatter_Sum_f32_RING_LL/);
-    expect(trace.traceEvents.filter((e) => e.ph === 'X' && e.name.startsWith('mm_')).every((e) => e.cat === 'kernel')).toBe(true);
+    expect(
+      trace.traceEvents.filter((e) => e.ph === 'X' && e.name.startsWith('mm_')).every((e) => e.cat === 'kernel'),
+    ).toBe(true);
   });
 
   it('never overlaps two intervals on one (pid, tid)', () => {

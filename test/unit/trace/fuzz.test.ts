@@ -12,8 +12,45 @@ import { fixturePath } from '../../helpers/fixtures';
 
 const fixture = (name: string) => readFileSync(fixturePath(`kineto/${name}`), 'utf8');
 
-const JUNK: unknown[] = [null, undefined, -1, 0, 1e300, NaN, Infinity, '', 'x', '12', true, [], {}, [1, 2], { a: 1 }, -0.5, 7.25];
-const FIELDS = ['ph', 'name', 'cat', 'pid', 'tid', 'ts', 'dur', 'args', 'bytes', 'kind', 'stream', 'rank', 'world_size', 'Device Id', 'Total Allocated', 'fsdp_sim', 'traceEvents', 'distributedInfo'];
+const JUNK: unknown[] = [
+  null,
+  undefined,
+  -1,
+  0,
+  1e300,
+  NaN,
+  Infinity,
+  '',
+  'x',
+  '12',
+  true,
+  [],
+  {},
+  [1, 2],
+  { a: 1 },
+  -0.5,
+  7.25,
+];
+const FIELDS = [
+  'ph',
+  'name',
+  'cat',
+  'pid',
+  'tid',
+  'ts',
+  'dur',
+  'args',
+  'bytes',
+  'kind',
+  'stream',
+  'rank',
+  'world_size',
+  'Device Id',
+  'Total Allocated',
+  'fsdp_sim',
+  'traceEvents',
+  'distributedInfo',
+];
 
 /** Mutate a random nested value of a JSON tree in place. */
 function mangle(root: unknown, r: () => number): void {
@@ -28,7 +65,9 @@ function mangle(root: unknown, r: () => number): void {
       const op = r();
       if (op < 0.45) (node as Record<string, unknown>)[k] = JUNK[Math.floor(r() * JUNK.length)];
       else if (op < 0.65 && !Array.isArray(node)) delete (node as Record<string, unknown>)[k];
-      else if (op < 0.85 && !Array.isArray(node)) (node as Record<string, unknown>)[FIELDS[Math.floor(r() * FIELDS.length)]] = JUNK[Math.floor(r() * JUNK.length)];
+      else if (op < 0.85 && !Array.isArray(node))
+        (node as Record<string, unknown>)[FIELDS[Math.floor(r() * FIELDS.length)]] =
+          JUNK[Math.floor(r() * JUNK.length)];
       else if (Array.isArray(node)) node.splice(Math.floor(r() * node.length), 1);
       return;
     }
@@ -81,6 +120,7 @@ describe('importTrace fuzz', () => {
   });
 
   it('handles non-trace inputs', () => {
-    for (const x of [undefined, null, 42, 'null', '[]', [], [[]], { traceEvents: {} }, { traceEvents: [null] }]) expect(checkOutcome(x)).toBe('error');
+    for (const x of [undefined, null, 42, 'null', '[]', [], [[]], { traceEvents: {} }, { traceEvents: [null] }])
+      expect(checkOutcome(x)).toBe('error');
   });
 });

@@ -3,7 +3,10 @@
 import type { MemoryCurve, TraceEvent } from '../../../src/trace/event';
 import { rng } from '../../helpers/rng';
 
-export function syntheticStep(seed: number, worldSize = 2): { events: TraceEvent[]; memory: MemoryCurve[]; worldSize: number } {
+export function syntheticStep(
+  seed: number,
+  worldSize = 2,
+): { events: TraceEvent[]; memory: MemoryCurve[]; worldSize: number } {
   const r = rng(seed);
   const events: TraceEvent[] = [];
   const memory: MemoryCurve[] = [];
@@ -17,7 +20,17 @@ export function syntheticStep(seed: number, worldSize = 2): { events: TraceEvent
         const kind = r() < 0.5 ? 'all_gather' : 'reduce_scatter';
         tm = Math.max(tm, tc - r() * 10);
         const d = 2 + r() * 40.4321;
-        events.push({ rank, stream: 'comm:dp', name: `${kind}_${i}`, kind, start: tm, dur: d, bucketId: bucket++, bytes: Math.floor(r() * 1e8), params: [`layers.${i}.w`] });
+        events.push({
+          rank,
+          stream: 'comm:dp',
+          name: `${kind}_${i}`,
+          kind,
+          start: tm,
+          dur: d,
+          bucketId: bucket++,
+          bytes: Math.floor(r() * 1e8),
+          params: [`layers.${i}.w`],
+        });
         tm += d;
         if (r() < 0.5 && tm > tc) {
           events.push({ rank, stream: 'compute', name: `wait_${i}`, kind: 'wait', start: tc, dur: tm - tc });

@@ -13,7 +13,8 @@ const fixture = (name: string) => JSON.parse(readFileSync(fixturePath(`kineto/${
 
 function expectSameMetrics(a: ReturnType<typeof computeMetrics>, b: ReturnType<typeof computeMetrics>) {
   expect(b.perRank.length).toBe(a.perRank.length);
-  for (const k of ['stepTimeUs', 'computeUs', 'commUs', 'exposedCommUs', 'idleUs', 'overlapPct'] as const) expect(b[k]).toBeCloseTo(a[k], 2);
+  for (const k of ['stepTimeUs', 'computeUs', 'commUs', 'exposedCommUs', 'idleUs', 'overlapPct'] as const)
+    expect(b[k]).toBeCloseTo(a[k], 2);
   expect(b.peakMemoryBytes).toBe(a.peakMemoryBytes);
   expect(b.collectives).toEqual(a.collectives);
 }
@@ -28,7 +29,13 @@ describe('importTrace', () => {
     expectSameMetrics(computeMetrics(step.events, step.memory), computeMetrics(res.value.events, res.value.memory));
     const orig = step.events.find((e) => e.kind === 'all_gather')!;
     const back = res.value.events.find((e) => e.rank === orig.rank && e.name === orig.name)!;
-    expect(back).toMatchObject({ stream: orig.stream, kind: orig.kind, bucketId: orig.bucketId, bytes: orig.bytes, params: orig.params });
+    expect(back).toMatchObject({
+      stream: orig.stream,
+      kind: orig.kind,
+      bucketId: orig.bucketId,
+      bytes: orig.bytes,
+      params: orig.params,
+    });
   });
 
   it('reads our per-rank files back with the same metrics', () => {
@@ -92,7 +99,10 @@ describe('importTrace', () => {
     f.traceEvents[i].dur = -1;
     const cases: [unknown, RegExp][] = [
       [f, new RegExp(`traceEvents\\[${i}\\]\\.dur`)],
-      [{ traceEvents: [{ ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 0, dur: 1 }, 42] }, /traceEvents\[1\] must be an object/],
+      [
+        { traceEvents: [{ ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 0, dur: 1 }, 42] },
+        /traceEvents\[1\] must be an object/,
+      ],
       [{ events: [] }, /trace\.traceEvents must be an array/],
       ['{"traceEvents": [', /not valid JSON/],
       [{ traceEvents: [] }, /no GPU kernels/],

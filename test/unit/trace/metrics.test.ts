@@ -6,15 +6,46 @@ import type { EventKind, TraceEvent } from '../../../src/trace/event';
 import { rng } from '../../helpers/rng';
 
 const ev = (rank: number, kind: EventKind, start: number, dur: number): TraceEvent => ({
-  rank, kind, start, dur, name: `${kind}@${start}`, stream: kind === 'compute' || kind === 'wait' ? 'compute' : 'comm:dp',
+  rank,
+  kind,
+  start,
+  dur,
+  name: `${kind}@${start}`,
+  stream: kind === 'compute' || kind === 'wait' ? 'compute' : 'comm:dp',
 });
 
 describe('union / intersect', () => {
   it('merges overlapping and touching intervals and drops empty ones', () => {
-    expect(union([[5, 7], [0, 2], [1, 3], [3, 4], [9, 9]])).toEqual([[0, 4], [5, 7]]);
+    expect(
+      union([
+        [5, 7],
+        [0, 2],
+        [1, 3],
+        [3, 4],
+        [9, 9],
+      ]),
+    ).toEqual([
+      [0, 4],
+      [5, 7],
+    ]);
   });
   it('intersects two unions', () => {
-    expect(intersect([[0, 4], [6, 10]], [[2, 7], [9, 12]])).toEqual([[2, 4], [6, 7], [9, 10]]);
+    expect(
+      intersect(
+        [
+          [0, 4],
+          [6, 10],
+        ],
+        [
+          [2, 7],
+          [9, 12],
+        ],
+      ),
+    ).toEqual([
+      [2, 4],
+      [6, 7],
+      [9, 10],
+    ]);
     expect(totalLength(intersect([[0, 1]], [[1, 2]]))).toBe(0);
   });
 });
@@ -22,7 +53,13 @@ describe('union / intersect', () => {
 describe('rankMetrics', () => {
   it('computes HTA overlap and exposure on a hand-made step', () => {
     // compute [0,10] [12,20]; comm [5,15] [18,30]; a wait [20,30] on compute (not compute time)
-    const events = [ev(0, 'compute', 0, 10), ev(0, 'compute', 12, 8), ev(0, 'all_gather', 5, 10), ev(0, 'reduce_scatter', 18, 12), ev(0, 'wait', 20, 10)];
+    const events = [
+      ev(0, 'compute', 0, 10),
+      ev(0, 'compute', 12, 8),
+      ev(0, 'all_gather', 5, 10),
+      ev(0, 'reduce_scatter', 18, 12),
+      ev(0, 'wait', 20, 10),
+    ];
     const m = rankMetrics(0, events);
     // |U_comp| = 10 + 8 = 18; |U_comm| = [5,15]∪[18,30] = 10 + 12 = 22
     // U_comp ∩ U_comm = [5,10] + [12,15] + [18,20] = 5 + 3 + 2 = 10
@@ -54,16 +91,26 @@ describe('rankMetrics', () => {
         events.push(ev(0, kinds[Math.floor(r() * 4)], Math.floor(r() * 50), Math.floor(r() * 15)));
       }
       // reference: cell [t, t+1) is covered by a set if any interval of the set contains it
-      let comp = 0, comm = 0, both = 0, any = 0, lo = Infinity, hi = -Infinity;
-      for (const e of events) if (e.kind !== 'wait' && e.dur > 0) {
-        lo = Math.min(lo, e.start);
-        hi = Math.max(hi, e.start + e.dur);
-      }
+      let comp = 0,
+        comm = 0,
+        both = 0,
+        any = 0,
+        lo = Infinity,
+        hi = -Infinity;
+      for (const e of events)
+        if (e.kind !== 'wait' && e.dur > 0) {
+          lo = Math.min(lo, e.start);
+          hi = Math.max(hi, e.start + e.dur);
+        }
       for (let t = 0; t < 80; t++) {
-        const inSet = (k: (e: TraceEvent) => boolean) => events.some((e) => k(e) && e.start <= t && t + 1 <= e.start + e.dur);
+        const inSet = (k: (e: TraceEvent) => boolean) =>
+          events.some((e) => k(e) && e.start <= t && t + 1 <= e.start + e.dur);
         const c = inSet((e) => e.kind === 'compute');
         const m = inSet((e) => e.kind === 'all_gather' || e.kind === 'reduce_scatter');
-        comp += +c; comm += +m; both += +(c && m); any += +(c || m);
+        comp += +c;
+        comm += +m;
+        both += +(c && m);
+        any += +(c || m);
       }
       const got = rankMetrics(0, events);
       expect(got.computeUs).toBe(comp);
@@ -76,7 +123,12 @@ describe('rankMetrics', () => {
 
 describe('computeMetrics', () => {
   it('reports per-rank metrics, mean durations, max peak memory and the overall span', () => {
-    const events = [ev(0, 'compute', 0, 10), ev(0, 'all_gather', 0, 4), ev(1, 'compute', 2, 10), ev(1, 'all_gather', 10, 6)];
+    const events = [
+      ev(0, 'compute', 0, 10),
+      ev(0, 'all_gather', 0, 4),
+      ev(1, 'compute', 2, 10),
+      ev(1, 'all_gather', 10, 6),
+    ];
     const memory = [
       { rank: 0, t: [0, 5], bytes: [10, 30], peakBytes: 30 },
       { rank: 1, t: [0, 5], bytes: [10, 50], peakBytes: 50 },

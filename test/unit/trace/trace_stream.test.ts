@@ -118,8 +118,9 @@ describe('a trace read as a stream', () => {
     await expect(read('bad.json.gz', new Uint8Array([0x1f, 0x8b, 1, 2, 3]))).rejects.toThrow(
       /^bad\.json\.gz could not be decompressed \(gzip\)/,
     );
-    await expect(read('junk.json', '{"traceEvents": [{"ph": "X",, }]}'))
-      .rejects.toThrow(/^junk\.json is not valid JSON: /);
+    await expect(read('junk.json', '{"traceEvents": [{"ph": "X",, }]}')).rejects.toThrow(
+      /^junk\.json is not valid JSON: /,
+    );
     await expect(read('empty.json', '')).rejects.toThrow(/^empty\.json is not valid JSON: /);
     // a scalar or a BOM reads as JSON.parse reads it: the importer then words what it is not
     expect(await read('n.json', '42')).toBe(42);

@@ -6,13 +6,33 @@ import { subtract, totalLength } from '../../../src/trace/intervals';
 import type { EventKind, TraceEvent } from '../../../src/trace/event';
 
 const ev = (rank: number, kind: EventKind, start: number, dur: number): TraceEvent => ({
-  rank, kind, start, dur, name: `${kind}@${start}`,
+  rank,
+  kind,
+  start,
+  dur,
+  name: `${kind}@${start}`,
   stream: kind === 'compute' || kind === 'wait' ? 'compute' : 'comm:dp',
 });
 
 describe('subtract', () => {
   it('removes b from a, both unions', () => {
-    expect(subtract([[0, 10], [20, 30]], [[2, 4], [8, 22], [29, 40]])).toEqual([[0, 2], [4, 8], [22, 29]]);
+    expect(
+      subtract(
+        [
+          [0, 10],
+          [20, 30],
+        ],
+        [
+          [2, 4],
+          [8, 22],
+          [29, 40],
+        ],
+      ),
+    ).toEqual([
+      [0, 2],
+      [4, 8],
+      [22, 29],
+    ]);
     expect(subtract([[0, 5]], [])).toEqual([[0, 5]]);
     expect(subtract([[0, 5]], [[0, 5]])).toEqual([]);
   });
@@ -22,7 +42,10 @@ describe('waitSplit', () => {
   it('splits a wait on a late peer: red while the collective runs, the rest idle', () => {
     // compute [0,10]; wait [10,30]; the all-gather starts late (peer) at 24 and ends at 30
     const events = [
-      ev(0, 'compute', 0, 10), ev(0, 'wait', 10, 20), ev(0, 'all_gather', 24, 6), ev(0, 'compute', 30, 5),
+      ev(0, 'compute', 0, 10),
+      ev(0, 'wait', 10, 20),
+      ev(0, 'all_gather', 24, 6),
+      ev(0, 'compute', 30, 5),
     ];
     const t = rankTimeSets(0, events);
     const split = waitSplit(t);
@@ -35,7 +58,7 @@ describe('waitSplit', () => {
 
   it('exposed intervals measure exactly the metric on random traces; the split partitions the waits', () => {
     let s = 7;
-    const r = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const r = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     for (let trial = 0; trial < 20; trial++) {
       const events: TraceEvent[] = [];
       let tc = 0;

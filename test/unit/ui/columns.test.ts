@@ -7,7 +7,14 @@ import { buildColumns, firstVisible, hitTest } from '../../../src/ui/timeline/co
 import { exposedCommByGroup } from '../../../src/sim/group_exposure';
 import { rng } from '../../helpers/rng';
 
-function ev(rank: number, stream: TraceEvent['stream'], kind: TraceEvent['kind'], start: number, dur: number, name = `${kind}@${start}`): TraceEvent {
+function ev(
+  rank: number,
+  stream: TraceEvent['stream'],
+  kind: TraceEvent['kind'],
+  start: number,
+  dur: number,
+  name = `${kind}@${start}`,
+): TraceEvent {
   return { rank, stream, kind, start, dur, name };
 }
 
@@ -33,7 +40,12 @@ function randomTrace(seed: number, ranks: number, n: number): TraceEvent[] {
 
 describe('buildColumns', () => {
   it('makes one lane per rank × stream, compute first, ranks ascending', () => {
-    const c = buildColumns([ev(1, 'comm:dp', 'all_gather', 0, 1), ev(0, 'comm:dp', 'all_gather', 0, 1), ev(1, 'compute', 'compute', 0, 1), ev(0, 'compute', 'compute', 2, 1)]);
+    const c = buildColumns([
+      ev(1, 'comm:dp', 'all_gather', 0, 1),
+      ev(0, 'comm:dp', 'all_gather', 0, 1),
+      ev(1, 'compute', 'compute', 0, 1),
+      ev(0, 'compute', 'compute', 2, 1),
+    ]);
     expect(c.lanes.map((l) => l.label)).toEqual(['r0 compute', 'r0 comm:dp', 'r1 compute', 'r1 comm:dp']);
   });
 
@@ -70,11 +82,15 @@ describe('buildColumns', () => {
     const c = buildColumns(events);
     const li = c.lanes.findIndex((l) => l.stream === 'comm:dp');
     const ex = [];
-    for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++) ex.push([c.exposedStartUs[k], c.exposedEndUs[k]]);
-    expect(ex).toEqual([[10, 20], [30, 34]]);
+    for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++)
+      ex.push([c.exposedStartUs[k], c.exposedEndUs[k]]);
+    expect(ex).toEqual([
+      [10, 20],
+      [30, 34],
+    ]);
   });
 
-  it('draws each comm lane\'s own exposed part on a mesh (dp, ep): the groups\' exposed comm', () => {
+  it("draws each comm lane's own exposed part on a mesh (dp, ep): the groups' exposed comm", () => {
     const events = [
       ev(0, 'compute', 'compute', 0, 10),
       ev(0, 'compute', 'compute', 30, 10),
@@ -92,23 +108,36 @@ describe('buildColumns', () => {
       return ex;
     };
     expect(lane('comm:dp')).toEqual([[10, 15]]);
-    expect(lane('comm:ep')).toEqual([[12, 25], [40, 45]]);
+    expect(lane('comm:ep')).toEqual([
+      [12, 25],
+      [40, 45],
+    ]);
     const sum = (ivs: number[][]) => ivs.reduce((t, [s, e]) => t + e - s, 0);
     expect({ dp: sum(lane('comm:dp')), ep: sum(lane('comm:ep')) }).toEqual(exposedCommByGroup(0, events));
   });
 
   it('exposed total matches a brute-force per-microsecond count on random traces', () => {
-    const events = randomTrace(3, 2, 100).map((e) => ({ ...e, start: Math.round(e.start), dur: Math.max(1, Math.round(e.dur)) }));
+    const events = randomTrace(3, 2, 100).map((e) => ({
+      ...e,
+      start: Math.round(e.start),
+      dur: Math.max(1, Math.round(e.dur)),
+    }));
     const c = buildColumns(events);
     for (const rank of [0, 1]) {
       const li = c.lanes.findIndex((l) => l.rank === rank && l.stream !== 'compute');
       let total = 0;
-      for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++) total += c.exposedEndUs[k] - c.exposedStartUs[k];
+      for (let k = c.exposedOffset[li]; k < c.exposedOffset[li + 1]; k++)
+        total += c.exposedEndUs[k] - c.exposedStartUs[k];
       const end = Math.max(...events.map((e) => e.start + e.dur));
       let brute = 0;
       for (let t = 0; t < end; t++) {
-        const inside = (k: (e: TraceEvent) => boolean) => events.some((e) => e.rank === rank && k(e) && e.start <= t && t < e.start + e.dur);
-        if (inside((e) => e.kind === 'all_gather' || e.kind === 'reduce_scatter') && !inside((e) => e.kind === 'compute')) brute++;
+        const inside = (k: (e: TraceEvent) => boolean) =>
+          events.some((e) => e.rank === rank && k(e) && e.start <= t && t < e.start + e.dur);
+        if (
+          inside((e) => e.kind === 'all_gather' || e.kind === 'reduce_scatter') &&
+          !inside((e) => e.kind === 'compute')
+        )
+          brute++;
       }
       expect(total).toBe(brute);
     }
@@ -135,7 +164,10 @@ describe('firstVisible', () => {
         const p = firstVisible(c, li, t);
         let brute = c.laneOffset[li + 1];
         for (let q = c.laneOffset[li]; q < c.laneOffset[li + 1]; q++) {
-          if (c.maxEndUs[q] > t) { brute = q; break; }
+          if (c.maxEndUs[q] > t) {
+            brute = q;
+            break;
+          }
         }
         expect(p).toBe(brute);
       }

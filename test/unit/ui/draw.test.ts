@@ -25,15 +25,23 @@ function recordingContext() {
   let styleSets = 0;
   let fillStyle = '';
   const ctx = {
-    get fillStyle() { return fillStyle; },
-    set fillStyle(v: string) { fillStyle = v; styleSets++; },
+    get fillStyle() {
+      return fillStyle;
+    },
+    set fillStyle(v: string) {
+      fillStyle = v;
+      styleSets++;
+    },
     fillRect: (x: number, y: number, w: number) => calls.push({ style: fillStyle, x, y, w }),
     measureText: (s: string) => ({ width: 6 * s.length }),
   };
   const noop = () => {};
   const proxy = new Proxy(ctx as Record<string, unknown>, {
     get: (t, k) => (k in t ? t[k as string] : noop),
-    set: (t, k, v) => { t[k as string] = v; return true; },
+    set: (t, k, v) => {
+      t[k as string] = v;
+      return true;
+    },
   });
   return { ctx: proxy as unknown as CanvasRenderingContext2D, calls, styleSets: () => styleSets };
 }
@@ -45,7 +53,14 @@ function trace(n: number, ranks: number): TraceEvent[] {
     for (let i = 0; i < per; i++) {
       const t = i * 10 + rank * 0.3;
       out.push({ rank, stream: 'compute', name: `mm_${i}`, kind: i % 4 === 1 ? 'wait' : 'compute', start: t, dur: 8 });
-      out.push({ rank, stream: 'comm:dp', name: `ag_${i}`, kind: i % 2 ? 'all_gather' : 'reduce_scatter', start: t + 2, dur: 9 });
+      out.push({
+        rank,
+        stream: 'comm:dp',
+        name: `ag_${i}`,
+        kind: i % 2 ? 'all_gather' : 'reduce_scatter',
+        start: t + 2,
+        dur: 9,
+      });
     }
   }
   return out;
@@ -69,8 +84,17 @@ describe('drawTimeline', () => {
     const scale = new TimeScale({ startUs: 0, endUs: cols.endUs }, GUTTER_PX, widthPx - GUTTER_PX - 8);
     const rec = recordingContext();
     const p = paletteFor('light');
-    const drawn = drawTimeline({ ctx: rec.ctx, cols, layout, scale, palette: p, names: (i) => events[i].name,
-      highlight: { bucketId: -1, eventIndex: -1 }, cssWidthPx: widthPx, cssHeightPx: layout.heightPx });
+    const drawn = drawTimeline({
+      ctx: rec.ctx,
+      cols,
+      layout,
+      scale,
+      palette: p,
+      names: (i) => events[i].name,
+      highlight: { bucketId: -1, eventIndex: -1 },
+      cssWidthPx: widthPx,
+      cssHeightPx: layout.heightPx,
+    });
     // waits are drawn in the late-peer colour, red goes over their exposed part
     const kindColors = new Set([p.compute, p.all_gather, p.reduce_scatter, p.peerWait]);
     const eventRects = rec.calls.filter((c) => kindColors.has(c.style));

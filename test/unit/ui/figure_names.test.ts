@@ -36,8 +36,11 @@ describe('memory names', () => {
   });
 
   it('the table rows, the headline, the HBM words and the claims use those names', () => {
-    expect([row('peak').label, row('peak_allocated').label, row('peak_reserved').label])
-      .toEqual([MEMORY_NAMES.live, MEMORY_NAMES.allocated, MEMORY_NAMES.reserved]);
+    expect([row('peak').label, row('peak_allocated').label, row('peak_reserved').label]).toEqual([
+      MEMORY_NAMES.live,
+      MEMORY_NAMES.allocated,
+      MEMORY_NAMES.reserved,
+    ]);
     const h = headlineView(tiny.a, tiny.b, tinyCfg, false);
     expect(h.text).toMatch(new RegExp(`${MEMORY_NAMES.live} [−+][\\d.]+ %|${MEMORY_NAMES.live} 0`));
     expect(h.text).not.toMatch(/peak memory/);
@@ -65,15 +68,21 @@ describe('each metrics row computes the aggregate it names', () => {
   it('exposed comm and idle: means over ranks; overlap: pooled', () => {
     expect(new Set(pr.map((m) => m.exposedCommUs)).size).toBeGreaterThan(1); // ranks differ here
     expect(row('exposed').agg).toBe(AGGREGATES.mean);
-    expect(row('exposed').get(s.metrics, s)).toBeCloseTo(mean((m) => m.exposedCommUs), 6);
+    expect(row('exposed').get(s.metrics, s)).toBeCloseTo(
+      mean((m) => m.exposedCommUs),
+      6,
+    );
     expect(row('idle').agg).toBe(AGGREGATES.mean);
-    expect(row('idle').get(s.metrics, s)).toBeCloseTo(mean((m) => m.idleUs), 6);
+    expect(row('idle').get(s.metrics, s)).toBeCloseTo(
+      mean((m) => m.idleUs),
+      6,
+    );
     expect(row('overlap').agg).toBe(AGGREGATES.pooled);
     const pooled = (100 * pr.reduce((x, m) => x + m.overlapUs, 0)) / pr.reduce((x, m) => x + m.commUs, 0);
     expect(row('overlap').get(s.metrics, s)).toBeCloseTo(pooled, 6);
   });
 
-  it('peak live tensors and collective counts: maxima over ranks; allocator peaks: rank 0\'s schedule', () => {
+  it("peak live tensors and collective counts: maxima over ranks; allocator peaks: rank 0's schedule", () => {
     expect(row('peak').agg).toBe(AGGREGATES.max);
     expect(row('peak').get(s.metrics, s)).toBe(Math.max(...s.memory.map((c) => c.peakBytes)));
     expect(row('ag').agg).toBe(AGGREGATES.max);
@@ -98,7 +107,7 @@ describe('a side that hangs', () => {
     expect(Number.isNaN(sideHbmFit(b, hangCfg.hardware)!.peakBytes)).toBe(true);
   });
 
-  it('the caption says where each rank\'s timeline stops, from the events', () => {
+  it("the caption says where each rank's timeline stops, from the events", () => {
     const { a, b } = hang();
     const span = hangSpan(b)!;
     const ends = new Map<number, number>();
@@ -127,7 +136,7 @@ describe('a side that hangs', () => {
 });
 
 describe('live words', () => {
-  it('names the kernels a run used, resolving auto from the ranks\' labels', () => {
+  it("names the kernels a run used, resolving auto from the ranks' labels", () => {
     expect(kernelsWords('webgpu')).toBe('WebGPU kernels');
     expect(kernelsWords('cpu')).toBe('CPU kernels');
     expect(kernelsWords('cost model')).toBe('cost model');
@@ -139,7 +148,10 @@ describe('live words', () => {
 
   it('a live B beside a simulated A names its resolved kernels and advises only what A+B gives', () => {
     const b: SideResult = {
-      ...tiny.b, source: 'live', clock: 'live: preset timing', title: 'aot_eager_autobucketing (live)',
+      ...tiny.b,
+      source: 'live',
+      clock: 'live: preset timing',
+      title: 'aot_eager_autobucketing (live)',
       run: { model: 'tiny', mesh: 'FSDP 4', kernels: 'auto' },
     };
     const a: SideResult = { ...tiny.a, run: { model: 'tiny', mesh: 'FSDP 4', kernels: 'cost model' } };

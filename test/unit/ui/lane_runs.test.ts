@@ -4,9 +4,23 @@
 
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../../src/trace/event';
-import { buildColumns, firstExposed, nextStartAtOrAfter, nextStartOrLong, type TimelineColumns } from '../../../src/ui/timeline/columns';
+import {
+  buildColumns,
+  firstExposed,
+  nextStartAtOrAfter,
+  nextStartOrLong,
+  type TimelineColumns,
+} from '../../../src/ui/timeline/columns';
 import { parseCanvasColor } from '../../../src/ui/timeline/column_image';
-import { EMPTY_COLUMN, SNAP_PX, columnGrid, exposedRuns, laneColumns, rowRuns, type ExposedPaths } from '../../../src/ui/timeline/lane_runs';
+import {
+  EMPTY_COLUMN,
+  SNAP_PX,
+  columnGrid,
+  exposedRuns,
+  laneColumns,
+  rowRuns,
+  type ExposedPaths,
+} from '../../../src/ui/timeline/lane_runs';
 import { RectBatch } from '../../../src/ui/timeline/rect_batch';
 import { TimeScale } from '../../../src/trace/time_scale';
 import { rng } from '../../helpers/rng';
@@ -22,7 +36,14 @@ function trace(seed: number, n: number, durScaleUs: number): TraceEvent[] {
     out.push({ rank: 0, stream: 'compute', kind: r() < 0.15 ? 'wait' : 'compute', start: tc, dur: d, name: `c${i}` });
     tc += d + r() * durScaleUs;
     const dm = durScaleUs * (0.05 + r() * 2);
-    out.push({ rank: 0, stream: 'comm:dp', kind: r() < 0.5 ? 'all_gather' : 'reduce_scatter', start: tm, dur: dm, name: `m${i}` });
+    out.push({
+      rank: 0,
+      stream: 'comm:dp',
+      kind: r() < 0.5 ? 'all_gather' : 'reduce_scatter',
+      start: tm,
+      dur: dm,
+      name: `m${i}`,
+    });
     tm += dm + r() * 3 * durScaleUs;
   }
   return out;
@@ -39,7 +60,10 @@ function frame(c: TimelineColumns, li: number, scale: TimeScale): Frame {
   const batch = new RectBatch(4);
   laneColumns(c, li, scale, grid, row, batch, 0, 10);
   const wide: Frame['wide'] = [];
-  const probe = { fillStyle: '', fillRect: (x: number, _y: number, w: number) => wide.push({ kind: Number(probe.fillStyle), x, w }) };
+  const probe = {
+    fillStyle: '',
+    fillRect: (x: number, _y: number, w: number) => wide.push({ kind: Number(probe.fillStyle), x, w }),
+  };
   batch.fill(probe as unknown as CanvasRenderingContext2D, ['0', '1', '2', '3']);
   return { row, wide };
 }
@@ -72,10 +96,20 @@ function reference(c: TimelineColumns, li: number, scale: TimeScale): Frame {
   return { row, wide };
 }
 
-const WINDOWS: [number, number][] = [[0, 1], [0, 0.25], [0.3, 0.35], [0.5, 0.5004], [0.9, 1]];
+const WINDOWS: [number, number][] = [
+  [0, 1],
+  [0, 0.25],
+  [0.3, 0.35],
+  [0.5, 0.5004],
+  [0.9, 1],
+];
 
 describe('laneColumns', () => {
-  for (const [durScale, what] of [[1, 'every event is sub-pixel'], [400, 'events are a few pixels wide'], [5000, 'events are wide']] as const) {
+  for (const [durScale, what] of [
+    [1, 'every event is sub-pixel'],
+    [400, 'events are a few pixels wide'],
+    [5000, 'events are wide'],
+  ] as const) {
     it(`claims the same columns and wide rectangles as a brute-force walk when ${what}`, () => {
       const c = buildColumns(trace(5, 4000, durScale));
       for (const [f0, f1] of WINDOWS) {
@@ -95,7 +129,8 @@ describe('laneColumns', () => {
   it('leaves every column empty when the window holds no event', () => {
     const c = buildColumns(trace(2, 100, 1));
     const scale = new TimeScale({ startUs: c.endUs + 10, endUs: c.endUs + 20 }, 96, 500);
-    for (let li = 0; li < c.lanes.length; li++) expect(frame(c, li, scale).row.every((v) => v === EMPTY_COLUMN)).toBe(true);
+    for (let li = 0; li < c.lanes.length; li++)
+      expect(frame(c, li, scale).row.every((v) => v === EMPTY_COLUMN)).toBe(true);
   });
 });
 
@@ -104,7 +139,12 @@ describe('rowRuns', () => {
     const row = Uint8Array.from([0, 1, 1, 2, 2, 2, 0, 0, 1, 3, 3, 0]);
     const runs: [number, number, number][] = [];
     expect(rowRuns(row, (code, j, n) => runs.push([code, j, n]))).toBe(4);
-    expect(runs).toEqual([[1, 1, 2], [2, 3, 3], [1, 8, 1], [3, 9, 2]]);
+    expect(runs).toEqual([
+      [1, 1, 2],
+      [2, 3, 3],
+      [1, 8, 1],
+      [3, 9, 2],
+    ]);
     const rebuilt = new Uint8Array(row.length);
     for (const [code, j, n] of runs) rebuilt.fill(code, j, j + n);
     expect(Array.from(rebuilt)).toEqual(Array.from(row));
@@ -116,8 +156,16 @@ describe('exposedRuns', () => {
     const c = buildColumns(trace(9, 3000, 10));
     const scale = new TimeScale({ startUs: 0.2 * c.endUs, endUs: 0.6 * c.endUs }, 96, 800);
     const bands: [number, number][] = [];
-    const paths = { band: { rect: (x: number, _y: number, w: number) => bands.push([x, x + w]) }, strip: { rect: () => {} } };
-    exposedRuns(c, { top: new Float64Array(c.lanes.length), laneHeightPx: 10 }, scale, paths as unknown as ExposedPaths);
+    const paths = {
+      band: { rect: (x: number, _y: number, w: number) => bands.push([x, x + w]) },
+      strip: { rect: () => {} },
+    };
+    exposedRuns(
+      c,
+      { top: new Float64Array(c.lanes.length), laneHeightPx: 10 },
+      scale,
+      paths as unknown as ExposedPaths,
+    );
     let visible = 0;
     for (let k = 0; k < c.exposedStartUs.length; k++) {
       const s = c.exposedStartUs[k];

@@ -21,8 +21,12 @@ const big = () => (big70 ??= simulateConfig(cfgOf('model=llama3-70b&ranks=16')))
 /** A live side as the live slice tags it once the run ends. */
 function live(kernels: string, extra: Partial<SideResult> = {}): SideResult {
   return {
-    ...sims.b, source: 'live', clock: 'live: measured timing', title: 'aot_eager_autobucketing (live)',
-    run: { model: 'tiny', mesh: 'FSDP 8', kernels }, ...extra,
+    ...sims.b,
+    source: 'live',
+    clock: 'live: measured timing',
+    title: 'aot_eager_autobucketing (live)',
+    run: { model: 'tiny', mesh: 'FSDP 8', kernels },
+    ...extra,
   };
 }
 
@@ -62,7 +66,7 @@ describe('unlikeness', () => {
     expect(unlikeness(live('cpu', { stoppedAfter: 0 }), live('cpu'))?.text).toMatch(/^A stopped before its first step/);
   });
 
-  it('headlines a hang with the data\'s ranks and no speed-up figure', () => {
+  it("headlines a hang with the data's ranks and no speed-up figure", () => {
     const cfg = cfgOf('model=llama3-8b&ranks=8&jitterPct=20&alignment=false&seed=1'); // the hang story's
     const { a, b } = simulateConfig(cfg);
     const m = b.mismatch!;

@@ -5,7 +5,7 @@ import { LIVE_MEASURED_CLOCK, type SideResult } from '../../../src/store';
 import { LIVE_MODEL_CLOCK } from '../../../src/store/store_types';
 import { clockKind, clockWords } from '../../../src/ui/clocks';
 
-const live = (clock: string) => ({ source: 'live', clock } as SideResult);
+const live = (clock: string) => ({ source: 'live', clock }) as SideResult;
 
 describe('live clock labels', () => {
   it('only the wall-clock timeline is measured', () => {

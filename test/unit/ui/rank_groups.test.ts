@@ -12,8 +12,10 @@ function ev(rank: number, stream: TraceEvent['stream'], kind: Kind, start: numbe
 /** One rank's step: compute, an all-gather and its wait; `late` delays the collective (a late peer). */
 function step(rank: number, late = 0): TraceEvent[] {
   return [
-    ev(rank, 'compute', 'compute', 0, 10), ev(rank, 'comm:dp', 'all_gather', 5 + late, 10),
-    ev(rank, 'compute', 'wait', 10, 5 + late), ev(rank, 'compute', 'compute', 15 + late, 10),
+    ev(rank, 'compute', 'compute', 0, 10),
+    ev(rank, 'comm:dp', 'all_gather', 5 + late, 10),
+    ev(rank, 'compute', 'wait', 10, 5 + late),
+    ev(rank, 'compute', 'compute', 15 + late, 10),
   ];
 }
 

@@ -74,23 +74,41 @@ describe('unknown URL parameters', () => {
 
 describe('Learn one layer: the followed window', () => {
   const op = (startUs: number, durUs: number): WalkStep => ({
-    eventIndex: 0, name: 'x', kind: 'compute', phase: 'forward', startUs, durUs, inFlight: [], memoryBytes: NaN,
+    eventIndex: 0,
+    name: 'x',
+    kind: 'compute',
+    phase: 'forward',
+    startUs,
+    durUs,
+    inFlight: [],
+    memoryBytes: NaN,
   });
   /** The window each timeline draws: the shared one for A, shifted for B. */
   const windows = (f: FollowView) => ({
-    a: f.window, b: { startUs: f.window.startUs + f.shiftUs, endUs: f.window.endUs + f.shiftUs },
+    a: f.window,
+    b: { startUs: f.window.startUs + f.shiftUs, endUs: f.window.endUs + f.shiftUs },
   });
-  it('holds each side\'s op whole in its timeline\'s window, at a readable zoom however far apart', () => {
-    const cases = [[op(100, 5), op(9000, 40)], [op(5000, 2), op(10, 1)], [op(7, 3), undefined],
-      [undefined, op(40, 3)], [op(1000, 300), op(1100, 280)], [op(1_059_079, 4), op(722_724, 4)]] as const;
+  it("holds each side's op whole in its timeline's window, at a readable zoom however far apart", () => {
+    const cases = [
+      [op(100, 5), op(9000, 40)],
+      [op(5000, 2), op(10, 1)],
+      [op(7, 3), undefined],
+      [undefined, op(40, 3)],
+      [op(1000, 300), op(1100, 280)],
+      [op(1_059_079, 4), op(722_724, 4)],
+    ] as const;
     for (const [a, b] of cases) {
       const f = followWindow(a, b)!;
       const w = windows(f);
       const longest = Math.max(a?.durUs ?? 0, b?.durUs ?? 0);
-      for (const [s, win] of [[a, w.a], [b, w.b]] as const) if (s) {
-        expect(win.startUs).toBeLessThan(s.startUs);
-        expect(win.endUs).toBeGreaterThan(s.startUs + s.durUs);
-      }
+      for (const [s, win] of [
+        [a, w.a],
+        [b, w.b],
+      ] as const)
+        if (s) {
+          expect(win.startUs).toBeLessThan(s.startUs);
+          expect(win.endUs).toBeGreaterThan(s.startUs + s.durUs);
+        }
       // readable: the longer op fills at least 1/20 of the window (not 0–863 ms around a 4 µs op)
       expect(longest / (f.window.endUs - f.window.startUs)).toBeGreaterThanOrEqual(1 / 20);
     }
@@ -107,7 +125,7 @@ describe('the tour says what B does, from the run', () => {
     return { a: sideFromRun(a), b: sideFromRun(b) };
   };
 
-  it('names the pass\'s three moves and fills in the counts of the run', () => {
+  it("names the pass's three moves and fills in the counts of the run", () => {
     const { a, b } = sides('tiny', 4);
     const text = whatBDoes(a, b);
     expect(text).toMatch(/starts each collective as early/);
@@ -136,15 +154,16 @@ describe('mouse words on touch', () => {
   it('forHand says tap for click on touch, keeps the sentence on a mouse', () => {
     const hint = 'Click a green all-gather on B; clicking it again, or a click elsewhere, clears it.';
     expect(forHand(hint, 'mouse')).toBe(hint);
-    expect(forHand(hint, 'touch'))
-      .toBe('Tap a green all-gather on B; tapping it again, or a tap elsewhere, clears it.');
+    expect(forHand(hint, 'touch')).toBe(
+      'Tap a green all-gather on B; tapping it again, or a tap elsewhere, clears it.',
+    );
     expect(forHand('click a point to load it; clicks, clicked', 'touch')).toBe('tap a point to load it; taps, tapped');
     expect(forHand('clickable quickly', 'touch')).toBe('clickable quickly'); // whole words only
   });
 });
 
 describe('config labels', () => {
-  it('name what a knob is, not a PR number; the knob\'s help cites the PR', () => {
+  it("name what a knob is, not a PR number; the knob's help cites the PR", () => {
     for (const f of CONFIG_FIELDS) expect(f.label, f.path).not.toMatch(/#\d/);
     const sp = CONFIG_FIELDS.find((f) => f.path === 'seqParallelGatherCopy')!;
     expect(sp.label).toBe('SP all-gather copy (older torch)');

@@ -38,7 +38,7 @@ const rs = (s: SideResult) => s.metrics.collectives.reduce_scatter;
 const exposed = (s: SideResult) => s.metrics.exposedCommUs;
 
 describe('the first screen', () => {
-  it.each(PROFILES)('%s: B issues at most 70 percent of A\'s all-gathers and hides most exposed communication', (p) => {
+  it.each(PROFILES)("%s: B issues at most 70 percent of A's all-gathers and hides most exposed communication", (p) => {
     const { a, b } = run(withProfile(FIRST_SCREEN_CONFIG as SimConfig, p));
     expect(ag(b)).toBeLessThanOrEqual(0.7 * ag(a));
     expect(exposed(b)).toBeLessThan(0.5 * exposed(a));
@@ -66,7 +66,7 @@ describe.each(PROFILES)('stories under %s', (p) => {
     expect(caption).toContain('llama3-8b on 8 GPUs');
   });
 
-  it('ranks-64: B still leaves ≥ 25 % of its step exposed, hides ≥ 30 % of A\'s, launches fewer', () => {
+  it("ranks-64: B still leaves ≥ 25 % of its step exposed, hides ≥ 30 % of A's, launches fewer", () => {
     const { a, b, claims, caption } = storyRun('ranks-64', p);
     expect(exposed(b)).toBeGreaterThanOrEqual(0.25 * b.metrics.stepTimeUs);
     expect(exposed(b)).toBeLessThanOrEqual(0.7 * exposed(a));
@@ -97,7 +97,7 @@ describe.each(PROFILES)('stories under %s', (p) => {
     }
   });
 
-  it('slow-network: B still leaves ≥ 25 % of its step exposed though it hides ≥ 20 % of A\'s', () => {
+  it("slow-network: B still leaves ≥ 25 % of its step exposed though it hides ≥ 20 % of A's", () => {
     const { a, b, claims, caption } = storyRun('slow-network', p);
     expect(exposed(b)).toBeGreaterThanOrEqual(0.25 * b.metrics.stepTimeUs);
     expect(exposed(b)).toBeLessThanOrEqual(0.8 * exposed(a));

@@ -9,12 +9,17 @@ import type { Story } from '../../../src/ui/stories';
 import { applyStory } from '../../../src/ui/story_apply';
 
 const story = (id: string, query: string, select: boolean): Story => ({
-  id, title: id, query, zoom: [0, 0.5], setup: () => '', claims: [],
+  id,
+  title: id,
+  query,
+  zoom: [0, 0.5],
+  setup: () => '',
+  claims: [],
   ...(select ? { select: { side: 'b' as const, pick: (e) => e.rank === 0 && e.kind === 'all_gather' } } : {}),
 });
 
 describe('applyStory', () => {
-  it('zooms and selects even when the story\'s config is already the one on screen', async () => {
+  it("zooms and selects even when the story's config is already the one on screen", async () => {
     const store = createAppStore();
     const picks = story('picks', 'model=tiny&ranks=4', true);
     store.getState().setConfig(parseConfigQuery(picks.query).config);

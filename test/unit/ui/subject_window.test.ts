@@ -6,7 +6,12 @@ import { STORIES } from '../../../src/ui/stories';
 import { nextStory, subjectWindow } from '../../../src/ui/story_apply';
 
 const ag = (rank: number, start: number, dur: number, bucketId?: number): TraceEvent => ({
-  rank, stream: 'comm:dp', kind: 'all_gather', name: `ag@${start}`, start, dur,
+  rank,
+  stream: 'comm:dp',
+  kind: 'all_gather',
+  name: `ag@${start}`,
+  start,
+  dur,
   ...(bucketId !== undefined ? { bucketId } : {}),
 });
 

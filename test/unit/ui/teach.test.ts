@@ -39,7 +39,11 @@ describe('plain words', () => {
       expect(knobTooltip(f.path, 'x').split('\n').length, f.path).toBeGreaterThan(1);
       if (f.path.startsWith('autobucketing.')) {
         expect(knobHelp(f.path)!.torch, f.path).toBeTruthy();
-        expect(knobTooltip(f.path, 'x')).toContain(f.path.split('.')[1] === 'assume_bucketing_reduces_latency' ? 'assume_bucketing_reduces_latency' : `${f.path.split('.')[1]}=`);
+        expect(knobTooltip(f.path, 'x')).toContain(
+          f.path.split('.')[1] === 'assume_bucketing_reduces_latency'
+            ? 'assume_bucketing_reduces_latency'
+            : `${f.path.split('.')[1]}=`,
+        );
       }
     }
   });
@@ -67,7 +71,7 @@ describe('plain words', () => {
 });
 
 describe('clocks', () => {
-  const side = (source: SideResult['source'], clock: string) => ({ source, clock } as SideResult);
+  const side = (source: SideResult['source'], clock: string) => ({ source, clock }) as SideResult;
   it('a measured live side is never on the same clock as a simulated one', () => {
     expect(clockKind(side('sim', 'cost model: h100'))).toBe('model');
     expect(clockKind(side('live', 'live: measured timing'))).toBe('measured');
@@ -106,7 +110,9 @@ describe('step-through walk', () => {
         expect(e.rank).toBe(0);
         expect(e.stream).toBe('compute');
         // brute force: the collectives running on rank 0 when the op starts
-        const brute = s.events.filter((c) => c.rank === 0 && c.stream !== 'compute' && c.start <= e.start && c.start + c.dur > e.start).map((c) => c.name);
+        const brute = s.events
+          .filter((c) => c.rank === 0 && c.stream !== 'compute' && c.start <= e.start && c.start + c.dur > e.start)
+          .map((c) => c.name);
         expect(w.inFlight.map((c) => c.name)).toEqual(brute);
       }
     }
@@ -122,17 +128,36 @@ describe('step-through walk', () => {
 
 describe('step-through pairing: both sides on the same op', () => {
   const step = (name: string, kind: WalkStep['kind'], op?: string): WalkStep => ({
-    eventIndex: 0, name, kind, op, phase: 'forward', startUs: 0, durUs: 1, inFlight: [], memoryBytes: NaN,
+    eventIndex: 0,
+    name,
+    kind,
+    op,
+    phase: 'forward',
+    startUs: 0,
+    durUs: 1,
+    inFlight: [],
+    memoryBytes: NaN,
   });
-  it('pairs ops by what they compute, in A\'s order; waits and bucket copies are no step', () => {
-    const a = [step('w.cast', 'compute', 'cast'), step('w.wait', 'wait', 'wait_tensor'),
-      step('mm', 'compute', 'matmul'), step('add', 'compute', 'add')];
-    const b = [step('w.cast', 'compute', 'cast'), step('bucket_0.wait', 'wait', 'wait_tensor'),
-      step('bucket_0.wait.copy_out.0', 'compute', 'copy'), step('add', 'compute', 'add'), step('extra', 'compute', 'x'),
-      step('mm', 'compute', 'matmul')];
+  it("pairs ops by what they compute, in A's order; waits and bucket copies are no step", () => {
+    const a = [
+      step('w.cast', 'compute', 'cast'),
+      step('w.wait', 'wait', 'wait_tensor'),
+      step('mm', 'compute', 'matmul'),
+      step('add', 'compute', 'add'),
+    ];
+    const b = [
+      step('w.cast', 'compute', 'cast'),
+      step('bucket_0.wait', 'wait', 'wait_tensor'),
+      step('bucket_0.wait.copy_out.0', 'compute', 'copy'),
+      step('add', 'compute', 'add'),
+      step('extra', 'compute', 'x'),
+      step('mm', 'compute', 'matmul'),
+    ];
     expect(opIdentity(b[2])).toBeNull();
     expect(pairWalks(a, b)).toEqual([
-      { name: 'w.cast', a: 0, b: 0 }, { name: 'mm', a: 2, b: 5 }, { name: 'add', a: 3, b: 3 },
+      { name: 'w.cast', a: 0, b: 0 },
+      { name: 'mm', a: 2, b: 5 },
+      { name: 'add', a: 3, b: 3 },
       { name: 'extra', a: -1, b: 4 },
     ]);
     expect(leadIn(b, 3).map((s) => s.name)).toEqual(['bucket_0.wait', 'bucket_0.wait.copy_out.0']);
@@ -140,7 +165,7 @@ describe('step-through pairing: both sides on the same op', () => {
     expect(leadIn(a, 0)).toEqual([]);
   });
 
-  it('on llama3-8b × 8, where A\'s op k and B\'s op k differ, every step is one op on both sides', () => {
+  it("on llama3-8b × 8, where A's op k and B's op k differ, every step is one op on both sides", () => {
     const cfg = validateConfig({ ...defaultConfig(), model: 'llama3-8b', ranks: 8 });
     if (!cfg.ok) throw cfg.error;
     const { a, b } = compareBackends(cfg.value);

@@ -2,8 +2,19 @@
 // odd and even counts, and the text of sizes as toFixed wrote it before d3-format.
 import { describe, expect, it } from 'vitest';
 import {
-  FNV_OFFSET, GIB, MIB, byteTicks, fixed, fnv1a, fnv1aBytes, formatBytes, gibText, intIn, lowerMedianInPlace,
-  midpointMedian, sizeText,
+  FNV_OFFSET,
+  GIB,
+  MIB,
+  byteTicks,
+  fixed,
+  fnv1a,
+  fnv1aBytes,
+  formatBytes,
+  gibText,
+  intIn,
+  lowerMedianInPlace,
+  midpointMedian,
+  sizeText,
 } from '../../../src/util';
 import { lowerMedian } from '../../../src/util/median';
 import { ConfigError } from '../../../src/errors';

@@ -7,8 +7,9 @@ import { leftOutText } from '../../../src/words/calibrate_words';
 
 describe('assumptionText', () => {
   it('says where a group size the trace did not record came from', () => {
-    expect(assumptionText({ group: 'dp', n: 4, from: 'config' }))
-      .toBe("group 'dp': no 'Group size' in the trace, n = 4 from the config");
+    expect(assumptionText({ group: 'dp', n: 4, from: 'config' })).toBe(
+      "group 'dp': no 'Group size' in the trace, n = 4 from the config",
+    );
     expect(assumptionText({ group: 'default', n: 128, from: 'world' })).toBe(
       "group 'default': the trace records no process group or 'Group size'; taken as the world " +
         "(distributedInfo.world_size = 128), c10d's default process group",
@@ -22,7 +23,10 @@ describe('assumptionText', () => {
         {
           group: 'dp',
           groupSize: 4,
-          kinds: [{ kind: 'all_reduce', count: 8 }, { kind: 'all_gather', count: 4 }],
+          kinds: [
+            { kind: 'all_reduce', count: 8 },
+            { kind: 'all_gather', count: 4 },
+          ],
           samples: 12,
           reason: { code: 'singular' },
         },
@@ -68,9 +72,9 @@ describe('leftOutText and unfittedText', () => {
       'its 3 collective(s) all move 16.0 MiB: with one size α and β cannot be told apart; ' +
         'profile steps with collectives of different sizes',
     );
-    expect(
-      leftOutText({ code: 'no_growth', lo: { bytes: 1e6, durUs: 900 }, hi: { bytes: 1e8, durUs: 300 } }),
-    ).toMatch(/^their durations do not grow with size \(1\.0 MiB took 900\.0 µs, 95\.4 MiB 300\.0 µs\), so no/);
+    expect(leftOutText({ code: 'no_growth', lo: { bytes: 1e6, durUs: 900 }, hi: { bytes: 1e8, durUs: 300 } })).toMatch(
+      /^their durations do not grow with size \(1\.0 MiB took 900\.0 µs, 95\.4 MiB 300\.0 µs\), so no/,
+    );
   });
 
   it('say the group, its kinds and size, then the reason', () => {

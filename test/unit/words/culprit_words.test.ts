@@ -4,7 +4,12 @@ import { CULPRIT_EVENT_BUDGET, culpritPlan } from '../../../src/pipeline/culprit
 import { culpritSkipText } from '../../../src/words';
 
 const big = {
-  worldSize: 1024, rank: 0, nodes: CULPRIT_EVENT_BUDGET / 512, jitterPct: 5, straggler: null, oneDim: true,
+  worldSize: 1024,
+  rank: 0,
+  nodes: CULPRIT_EVENT_BUDGET / 512,
+  jitterPct: 5,
+  straggler: null,
+  oneDim: true,
 };
 
 describe('culpritSkipText', () => {

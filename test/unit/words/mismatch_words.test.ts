@@ -21,16 +21,26 @@ describe('mismatchText', () => {
     );
   });
 
-  it('writes a collective\'s size in the one bytes text, not raw bytes', () => {
-    expect(mismatchOpText('all_gather 234881024B bf16 [w1.all_gather, w3.all_gather]'))
-      .toBe('all_gather 224.00\u00a0MiB bf16 [w1.all_gather, w3.all_gather]');
+  it("writes a collective's size in the one bytes text, not raw bytes", () => {
+    expect(mismatchOpText('all_gather 234881024B bf16 [w1.all_gather, w3.all_gather]')).toBe(
+      'all_gather 224.00\u00a0MiB bf16 [w1.all_gather, w3.all_gather]',
+    );
     expect(mismatchOpText('nothing (rank 3 finished)')).toBe('nothing (rank 3 finished)');
   });
 
   it('words a hung sweep row as its error, last, and leaves a good one as it is', () => {
     const row = {
-      point: 0, values: { seed: 1 }, backend: 'aot_eager', stepTimeMs: 1, exposedCommMs: 0, overlapPct: 0,
-      peakMemoryBytes: 0, peakReservedBytes: 0, allGathers: 1, reduceScatters: 1, fitsHbm: true,
+      point: 0,
+      values: { seed: 1 },
+      backend: 'aot_eager',
+      stepTimeMs: 1,
+      exposedCommMs: 0,
+      overlapPct: 0,
+      peakMemoryBytes: 0,
+      peakReservedBytes: 0,
+      allGathers: 1,
+      reduceScatters: 1,
+      fitsHbm: true,
     } satisfies SweepRow;
     expect(wordedSweepRow(row)).toEqual(row);
     const hung = wordedSweepRow({ ...row, hang: m });

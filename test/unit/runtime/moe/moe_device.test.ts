@@ -14,7 +14,8 @@ describe('MoE runs and the kernel backend', () => {
   it('labels a WebGPU rank of a MoE schedule with the ops that run on CPU kernels', () => {
     const gpu = backend('webgpu', 'webgpu: test adapter');
     expect(deviceLabel(gpu, schedule('moe-tiny'))).toBe(
-      'webgpu: test adapter; MoE router, permutes and expert GEMMs on CPU kernels');
+      'webgpu: test adapter; MoE router, permutes and expert GEMMs on CPU kernels',
+    );
     expect(deviceLabel(gpu, schedule('tiny'))).toBe('webgpu: test adapter');
     expect(deviceLabel(backend('cpu', 'cpu reference'), schedule('moe-tiny'))).toBe('cpu reference');
   });

@@ -16,14 +16,29 @@ import { rng } from '../../../helpers/rng';
 
 /** moe-tiny's shape, smaller: 4 experts, top 2, one shared expert, the second block MoE. */
 const SMALL: Partial<ModelArgs> = {
-  dim: 16, nLayers: 2, nHeads: 2, nKvHeads: 2, vocabSize: 32, ffnDim: 24, seqLen: 8,
+  dim: 16,
+  nLayers: 2,
+  nHeads: 2,
+  nKvHeads: 2,
+  vocabSize: 32,
+  ffnDim: 24,
+  seqLen: 8,
   moe: { numExperts: 4, topK: 2, moeFfnDim: 12, numSharedExperts: 1, nDenseLayers: 1 },
 };
 
 function plan(): TrainingPlan {
   return planTraining({
-    model: 'moe-tiny', modelArgs: SMALL, ranks: 1, steps: 1, backend: 'aot_eager', seed: 1, kernels: 'cpu',
-    collective: 'direct', timing: 'preset', hardware: 'h100', globalBatch: 2,
+    model: 'moe-tiny',
+    modelArgs: SMALL,
+    ranks: 1,
+    steps: 1,
+    backend: 'aot_eager',
+    seed: 1,
+    kernels: 'cpu',
+    collective: 'direct',
+    timing: 'preset',
+    hardware: 'h100',
+    globalBatch: 2,
   });
 }
 
@@ -70,7 +85,11 @@ async function lossAndGrads(p: TrainingPlan, params: Map<string, Float32Array>, 
 
 /** (L(w + ε) − L(w − ε)) / 2ε for entry `at` of parameter `name`. */
 async function centralDifference(
-  p: TrainingPlan, params: Map<string, Float32Array>, batch: Int32Array[], name: string, at: number,
+  p: TrainingPlan,
+  params: Map<string, Float32Array>,
+  batch: Int32Array[],
+  name: string,
+  at: number,
 ): Promise<number> {
   const eps = 1e-2;
   const loss = async (d: number) => {
@@ -102,8 +121,10 @@ describe('moe-tiny step graph on the executor', () => {
     const batch = [0, 1].map(() => Int32Array.from({ length: T }, () => Math.floor(r() * 32)));
     const { grads } = await lossAndGrads(p, params, batch);
     const checked = [
-      'layers.1.moe.router.gate.weight', 'layers.1.moe.routed_experts.inner_experts.w1_EFD',
-      'layers.1.moe.routed_experts.inner_experts.w2_EDF', 'layers.1.moe.routed_experts.inner_experts.w3_EFD',
+      'layers.1.moe.router.gate.weight',
+      'layers.1.moe.routed_experts.inner_experts.w1_EFD',
+      'layers.1.moe.routed_experts.inner_experts.w2_EDF',
+      'layers.1.moe.routed_experts.inner_experts.w3_EFD',
       'layers.1.attention.wq.weight',
     ];
     const shared = p.graph.params.find((q) => q.name.startsWith('layers.1.moe.shared_experts'));

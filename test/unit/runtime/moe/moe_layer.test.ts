@@ -24,11 +24,18 @@ async function runOnWorkers(ranks: number, job: Omit<MoeJob, 'init' | 'rank'>): 
   const init = commFor(ranks);
   const workers = Array.from({ length: ranks }, () => new Worker(url));
   try {
-    return await Promise.all(workers.map((w, rank) => new Promise<MoeRun>((resolve, reject) => {
-      w.once('message', (m: { run?: MoeRun; error?: string }) => (m.run ? resolve(m.run) : reject(new Error(m.error))));
-      w.once('error', reject);
-      w.postMessage({ ...job, init, rank });
-    })));
+    return await Promise.all(
+      workers.map(
+        (w, rank) =>
+          new Promise<MoeRun>((resolve, reject) => {
+            w.once('message', (m: { run?: MoeRun; error?: string }) =>
+              m.run ? resolve(m.run) : reject(new Error(m.error)),
+            );
+            w.once('error', reject);
+            w.postMessage({ ...job, init, rank });
+          }),
+      ),
+    );
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -55,7 +62,7 @@ describe('MoE layer, expert parallel', () => {
     expect(solo.losses[STEPS - 1]).toBeLessThan(0.9 * solo.losses[0]);
   });
 
-  it('still matches when every token picks rank 0\'s experts and the other ranks get no rows', async () => {
+  it("still matches when every token picks rank 0's experts and the other ranks get no rows", async () => {
     // x ≥ 0 and router columns +4 for experts 0, 1 (rank 0's of 4), −4 for the rest: every pick is 0 or 1.
     const skewed = {
       ...problem,
@@ -110,11 +117,14 @@ describe('MoE layer backward', () => {
     const checks = [['x', p.x, dx] as const, ...weights];
     for (const [name, param, grad] of checks) {
       const bad: string[] = [];
-      for (let i = 0; i < param.length; i += 3) { // a third of the entries: f32 differences are slow enough
+      for (let i = 0; i < param.length; i += 3) {
+        // a third of the entries: f32 differences are slow enough
         const v = param[i];
         const h = 1e-2;
-        param[i] = v + h; const lp = loss();
-        param[i] = v - h; const lm = loss();
+        param[i] = v + h;
+        const lp = loss();
+        param[i] = v - h;
+        const lm = loss();
         param[i] = v;
         const num = (lp - lm) / (2 * h);
         if (Math.abs(num - grad[i]) > 2e-3 + 2e-2 * Math.abs(num)) {

@@ -35,7 +35,9 @@ export function makeProblem(seed: number, dims: MoeDims): MoeProblem {
   const r = rng(seed);
   const { tokens: T, dim: D, hidden: F, experts: E } = dims;
   const weights = {
-    router: uniform(D * E, r, 1), w1: uniform(E * D * F, r, 0.5), w3: uniform(E * D * F, r, 0.5),
+    router: uniform(D * E, r, 1),
+    w1: uniform(E * D * F, r, 0.5),
+    w3: uniform(E * D * F, r, 0.5),
     w2: uniform(E * F * D, r, 0.5),
   };
   return { dims, weights, x: uniform(T * D, r, 1), target: uniform(T * D, r, 0.5) };
@@ -44,12 +46,16 @@ export function makeProblem(seed: number, dims: MoeDims): MoeProblem {
 /** Rank `rank` of `ranks`: its tokens (a contiguous slice of the batch) and its experts. */
 function sliceFor(p: MoeProblem, rank: number, ranks: number) {
   const { tokens: T, dim: D, hidden: F, experts: E } = p.dims;
-  const t = T / ranks, L = E / ranks;
+  const t = T / ranks,
+    L = E / ranks;
   const experts = (w: Float32Array) => w.slice(rank * L * D * F, (rank + 1) * L * D * F);
   return {
     dims: { ...p.dims, tokens: t },
     weights: {
-      router: p.weights.router.slice(), w1: experts(p.weights.w1), w3: experts(p.weights.w3), w2: experts(p.weights.w2),
+      router: p.weights.router.slice(),
+      w1: experts(p.weights.w1),
+      w3: experts(p.weights.w3),
+      w2: experts(p.weights.w2),
     },
     x: p.x.slice(rank * t * D, (rank + 1) * t * D),
     target: p.target.slice(rank * t * D, (rank + 1) * t * D),
@@ -69,7 +75,7 @@ export function runMoeJob(job: MoeJob): MoeRun {
     const loss = new Float32Array(1);
     for (let i = 0; i < y.length; i++) {
       dy[i] = (y[i] - target[i]) / globalT;
-      loss[0] += 0.5 * (y[i] - target[i]) ** 2 / globalT;
+      loss[0] += (0.5 * (y[i] - target[i]) ** 2) / globalT;
     }
     comm.allReduce({ label: 'loss', tensors: ['loss'] }, loss, loss, 'sum');
     losses.push(loss[0]);

@@ -12,22 +12,31 @@ describe('live training of moe-tiny', () => {
   it('matches one rank within 1e-4 with expert parallel (2 ranks ep 1, 2; 4 ranks ep 2, 4, HSDP 2 ep 2)', async () => {
     const one = await trainOnce({ ...MOE, ranks: 1 });
     expect(one.losses[3]).toBeLessThan(one.losses[0]);
-    for (const [ranks, ep, dpReplicate] of [[2, 1, 1], [2, 2, 1], [4, 2, 1], [4, 4, 1], [4, 2, 2]]) {
+    for (const [ranks, ep, dpReplicate] of [
+      [2, 1, 1],
+      [2, 2, 1],
+      [4, 2, 1],
+      [4, 4, 1],
+      [4, 2, 2],
+    ]) {
       const run = await trainOnce({ ...MOE, ranks, ep, ...(dpReplicate > 1 ? { dpReplicate } : {}) });
       expect(run.losses).toHaveLength(4);
       run.losses.forEach((l, i) =>
-        expect(Math.abs(l - one.losses[i]), `${ranks} ranks ep ${ep} hsdp ${dpReplicate} step ${i + 1}`)
-          .toBeLessThan(1e-4));
+        expect(Math.abs(l - one.losses[i]), `${ranks} ranks ep ${ep} hsdp ${dpReplicate} step ${i + 1}`).toBeLessThan(
+          1e-4,
+        ),
+      );
       // the counts and token exchanges run on the ep group's communicator (none without expert parallel)
-      expect(run.events.some((e) => e.stream === 'comm:ep'), `${ranks} ranks ep ${ep}`).toBe(ep > 1);
+      expect(
+        run.events.some((e) => e.stream === 'comm:ep'),
+        `${ranks} ranks ep ${ep}`,
+      ).toBe(ep > 1);
     }
   }, 240_000);
 
   it('trains the same bits with autobucketing and with full activation checkpointing', async () => {
     const plain = await trainOnce({ ...MOE, ranks: 4, ep: 2 });
-    for (const over of [
-      { backend: 'aot_eager_autobucketing' }, { activationCheckpointing: 'full' },
-    ] as const) {
+    for (const over of [{ backend: 'aot_eager_autobucketing' }, { activationCheckpointing: 'full' }] as const) {
       const run = await trainOnce({ ...MOE, ranks: 4, ep: 2, ...over });
       expect(run.losses, JSON.stringify(over)).toEqual(plain.losses);
       expect(run.finalParamsHash, JSON.stringify(over)).toBe(plain.finalParamsHash);
