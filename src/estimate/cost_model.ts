@@ -81,7 +81,8 @@ export function makeCostModel(opts: CostModelOptions): CostModel {
   const computeKind = Object.keys(measured).length > 0 ? 'measured' : hw.achieved ? 'achieved' : 'roofline';
   const networkKind = net.kind === 'ring' ? ' ring' : ` (torch gpu type ${hw.torchGpuType})`;
   const graphs = cudaGraphs ? ' CUDA graphs' : '';
-  const label = `${hw.name} ${computeKind} ${dtype}${graphs} + ${net.name}${networkKind}${scaleNote ? ` (${scaleNote})` : ''}`;
+  const scale = scaleNote ? ` (${scaleNote})` : '';
+  const label = `${hw.name} ${computeKind} ${dtype}${graphs} + ${net.name}${networkKind}${scale}`;
 
   return {
     label,

@@ -227,6 +227,29 @@ function recordOp(
   for (const b of scratch) releaseBuffer(device, b);
 }
 
+/**
+ * One write into a pooled staging buffer, then device-side copies recorded in order with the
+ * kernels around them (no flush: they ride in the next stretch's submission). The staging
+ * buffer goes back to the pool only once submitted, so no later write can overtake its copies.
+ */
+function recordScatter(
+  device: GPUDevice,
+  queue: GpuQueue,
+  uploads: StagingPool,
+  bufferOf: (t: DeviceTensor) => GPUBuffer,
+  src: Float32Array,
+  parts: readonly UploadPart[],
+): void {
+  const stage = uploads.acquire(bufferBytes(src.length));
+  queue.scoped(() => {
+    device.queue.writeBuffer(stage, 0, src.buffer, src.byteOffset, src.byteLength);
+    const enc = queue.enc();
+    for (const p of parts)
+      if (p.length > 0) enc.copyBufferToBuffer(stage, p.from * 4, bufferOf(p.t), p.at * 4, p.length * 4);
+  });
+  queue.afterSubmit(() => uploads.release(stage));
+}
+
 export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}): GpuKernelBackend {
   const matmulVariant = opts.matmulVariant ?? defaultMatmulVariant(device.adapterInfo);
   matmulVariantInfo(matmulVariant);
@@ -270,17 +293,7 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     uploadScatter(src: Float32Array, parts: readonly UploadPart[]): void {
       alive(`uploadScatter(${parts.length} slices)`);
       checkScatter(src, parts);
-      // One write into a pooled staging buffer, then device-side copies recorded in order with the
-      // kernels around them (no flush: they ride in the next stretch's submission). The staging
-      // buffer goes back to the pool only once submitted, so no later write can overtake its copies.
-      const stage = uploads.acquire(bufferBytes(src.length));
-      queue.scoped(() => {
-        device.queue.writeBuffer(stage, 0, src.buffer, src.byteOffset, src.byteLength);
-        const enc = queue.enc();
-        for (const p of parts)
-          if (p.length > 0) enc.copyBufferToBuffer(stage, p.from * 4, bufferOf(p.t), p.at * 4, p.length * 4);
-      });
-      queue.afterSubmit(() => uploads.release(stage));
+      recordScatter(device, queue, uploads, bufferOf, src, parts);
     },
     download(t: DeviceTensor, into: HostArray): Promise<void> {
       return downloadAll([{ t, into }]);

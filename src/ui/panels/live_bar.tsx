@@ -72,8 +72,8 @@ function RankStages({ startup }: { startup: readonly RankStartup[] }) {
       {startup.map((r, i) => {
         const counts = r.stage === 'compiling' && r.kernels > 0 ? ` ${r.compiled}/${r.kernels}` : '';
         const words = `rank ${i}: ${STAGE_WORDS[r.stage]}${counts}`;
-        // biome-ignore lint/suspicious/noArrayIndexKey: ranks are positions, they never reorder
         return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: ranks are positions, they never reorder
           <li key={i} data-stage={r.stage} title={words} aria-label={words}>
             {RANK_STAGES.indexOf(r.stage)}
           </li>

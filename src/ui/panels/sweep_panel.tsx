@@ -140,7 +140,8 @@ function Hover({ point, rows, axes }: { point: number; rows: readonly SweepRow[]
       <b>{where}</b>
       {at.map((r) => (
         <div key={r.backend}>
-          {r.backend}: step {fmtUs(r.stepTimeMs * 1000, MS)} · exposed {fmtUs(r.exposedCommMs * 1000, MS)} · overlap{' '}
+          {r.backend}: step {fmtUs(r.stepTimeMs * 1000, MS)} · exposed {fmtUs(r.exposedCommMs * 1000, MS)}
+          {' · overlap '}
           {fmtPct(r.overlapPct, 1)} · peak {fmtBytes(r.peakMemoryBytes)} · {r.allGathers} AG / {r.reduceScatters} RS
           {r.fitsHbm ? '' : ' · does not fit HBM'}
           {r.hang ? ` · ${mismatchText(r.hang)}` : ''}

@@ -137,13 +137,13 @@ function visibleTarget(selectors: readonly string[]): HTMLElement | undefined {
 }
 
 function Segments({ segs }: { segs: readonly TourSegment[] }) {
-  // biome-ignore lint/suspicious/noArrayIndexKey: one step's fixed segments, in order
   return (
     <>
       {segs.map((x, i) =>
         typeof x === 'string' ? (
           x
         ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: one step's fixed segments, in order
           <b key={i} className="tour-control">
             {x.control}
           </b>

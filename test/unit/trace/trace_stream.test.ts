@@ -141,7 +141,7 @@ describe('a trace read as a stream', () => {
     ).rejects.toThrow(
       new RegExp(
         String.raw`^b\.json takes the import past its budget of 3 kept trace events \(over all files\); ` +
-          String.raw`set FSDP_SIM_MAX_KEPT_EVENTS higher$`,
+          'set FSDP_SIM_MAX_KEPT_EVENTS higher$',
       ),
     );
   });
