@@ -31,7 +31,7 @@ describe('an unknown flag', () => {
 
   it("train's valid flags are its own (no config flag it does not read)", async () => {
     const err = await usageError(['train', '--jitter-pct', '5']);
-    expect(err).toMatch(/Unknown option '--jitter-pct'; valid flags: \[--model, --ranks, --tp, --dp-replicate, /);
+    expect(err).toMatch(/Unknown option '--jitter-pct'; valid flags: \[--model, --ranks, --tp, --ep, --dp-replicate, /);
   });
 });
 
