@@ -11,6 +11,10 @@ for pg, name, size in ((DENSE_PG, "dp_shard", WORLD), (EP_PG, "ep", EP), (EFSDP_
     GROUP_NAMES[pg.group_name] = name
     GROUP_SIZES[pg.group_name] = size
 MOE = dict(dim=512, ffn=1024, experts=8, top_k=2, tokens=1024)
+# MOE_SEND_WEIGHTS=1: dispatch also sends each routed row's gate weight in its own all_to_all_single (as
+# DeepEP's dispatch carries topk_weights) and the experts' side applies it: two independent all-to-alls
+# on ep per dispatch, which a bucketer that had a key for them could merge.
+SEND_WEIGHTS = os.environ.get("MOE_SEND_WEIGHTS") == "1"
 
 
 def gathered(shard, pg):
@@ -43,8 +47,12 @@ class MoEBlock(nn.Module):
         grouped = routed.view(self.local, -1, m["dim"])
         up = torch.nn.functional.silu(torch.bmm(grouped, gathered(self.w_up, EFSDP_PG)[: self.local]))
         down = torch.bmm(up, gathered(self.w_down, EFSDP_PG)[: self.local]).reshape(-1, m["dim"])
+        gate = top_v.flatten()[order].unsqueeze(-1).to(down.dtype)
+        if SEND_WEIGHTS:
+            gate_there = fcol.all_to_all_single_autograd(gate, None, None, EP_PG)    # dispatch's weights
+            down = down * gate_there
         back = fcol.all_to_all_single_autograd(down, None, None, EP_PG)              # combine
-        weighted = back * top_v.flatten()[order].unsqueeze(-1).to(back.dtype)
+        weighted = back if SEND_WEIGHTS else back * gate
         return x + torch.zeros_like(h).index_add(0, src_token, weighted)
 
 
@@ -77,5 +85,5 @@ def trace_moe(n_layers, tag):
 
 if __name__ == "__main__":
     CUR["reshard"] = True
-    trace_moe(ARGS.layers, ARGS.tag or f"moe_{ARGS.layers}layer")
+    trace_moe(ARGS.layers, ARGS.tag or f"moe_{ARGS.layers}layer" + ("_sendw" if SEND_WEIGHTS else ""))
     print("done", flush=True)

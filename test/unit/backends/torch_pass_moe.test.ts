@@ -30,17 +30,19 @@ function allToAllSlots(order: readonly string[], waitOf: ReadonlyMap<string, str
 }
 
 describe('torch 2.15.0 on MoE steps', () => {
-  it('the fixtures: torch 2.15.0, its defaults, 2 all-to-alls a layer a phase on ep, none bucketed', () => {
-    expect(fixtures.pairs).toEqual(['moe_1layer', 'moe_2layer']);
-    for (const [pair, layers] of [
-      ['moe_1layer', 1],
-      ['moe_2layer', 2],
+  it('the fixtures: torch 2.15.0, its defaults, the all-to-alls each phase has on ep, none bucketed', () => {
+    expect(fixtures.pairs).toEqual(['moe_1layer', 'moe_1layer_sendw', 'moe_2layer']);
+    // dispatch + combine a layer; _sendw also sends the gate weights: a second, independent dispatch
+    for (const [pair, allToAlls] of [
+      ['moe_1layer', 2],
+      ['moe_1layer_sendw', 3],
+      ['moe_2layer', 4],
     ] as const) {
       for (const phase of PHASES) {
         const w = want(pair, phase);
         expect(w.torch.startsWith('2.15.0+')).toBe(true);
         expect(w.knobs.pre_bucketing_fsdp_collectives).toBe(PROFILE.pre_bucketing_fsdp_collectives);
-        expect(w.allToAll).toHaveLength(2 * layers);
+        expect(w.allToAll).toHaveLength(allToAlls);
         const bucketed = [...w.buckets, ...w.preBuckets].flat();
         expect(bucketed.filter((n) => n.includes('all_to_all'))).toEqual([]);
       }
