@@ -13,7 +13,7 @@ Model (world 4, dense mesh dp_shard 4; sparse mesh efsdp 2 x ep 2, as torchtitan
   autograd ops: dense weights on dp_shard, expert weights on efsdp (backward: reduce-scatter on the same group).
   The reshard-after-forward joint pass (gen_2d.py's annotate_fsdp_all_gather) makes the backward re-gather.
 
-Usage: gen_moe.py GEN_2D_PY --layers 2 --tag NAME --out DIR [--knobs JSON]
+Usage: [MOE_SEND_WEIGHTS=1] gen_moe.py GEN_2D_PY --layers 2 [--tag NAME] --out DIR [--knobs JSON]
 """
 import os, sys
 
