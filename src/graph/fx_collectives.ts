@@ -40,7 +40,8 @@ export function collectiveGroup(
 
 /**
  * Checks the result shape against the input: an all-gather stacks `size` shards on dim 0, a
- * reduce-scatter splits dim 0 in `size`, an all-reduce keeps the shape.
+ * reduce-scatter splits dim 0 in `size`, an all-reduce keeps the shape, an all_to_all_single keeps
+ * every dim but 0 (its split sizes set how many rows go out and come back).
  */
 export function checkCollectiveShape(
   kind: CollectiveKind,
@@ -51,6 +52,11 @@ export function checkCollectiveShape(
 ): void {
   if (kind === 'all_reduce') {
     if (j(out) !== j(input)) bad('shape', `${j(out)} differs from its input's ${j(input)} (an all_reduce keeps it)`);
+    return;
+  }
+  if (kind === 'all_to_all') {
+    if (out.length !== input.length || out.length === 0 || out.some((v, k) => k > 0 && v !== input[k]))
+      bad('shape', `${j(out)} does not fit an all_to_all_single of ${j(input)} (every dim but 0 kept)`);
     return;
   }
   const [from, to] = kind === 'all_gather' ? [input, out] : [out, input]; // shard, full

@@ -141,11 +141,12 @@ class Converter {
         return c.bad(
           'target',
           `'${fx.target}' is not supported (collectives: all_gather_into_tensor, reduce_scatter_tensor, ` +
-            'all_reduce, wait_tensor)',
+            'all_reduce, all_to_all_single, wait_tensor)',
         );
       case 'all_gather':
       case 'reduce_scatter':
       case 'all_reduce':
+      case 'all_to_all':
         return this.collective(c, cls);
       case 'wait':
         return this.wait(c);
@@ -196,13 +197,14 @@ class Converter {
     if (t.dtype !== dtype) bad('dtype', `${dtype} differs from its input's ${t.dtype}`);
     const name = this.irName(fx.name);
     const out = e.tensor(name, shape, dtype);
-    // tp collectives move activations: the parameter and gradient dtypes are FSDP's
-    const fsdp = g.group !== 'tp';
+    // tp and ep collectives move activations: the parameter and gradient dtypes are FSDP's
+    const fsdp = kind !== 'all_to_all' && g.group !== 'tp';
     if (fsdp && kind === 'all_gather') this.firstAgDtype ??= dtype;
     if (fsdp && kind === 'reduce_scatter') this.firstRsDtype ??= dtype;
     const param = fsdp && kind === 'all_gather' ? this.traceParam(src, shape) : undefined;
     // SimpleFSDP averages gradients; tensor parallelism sums partial results
-    const reduceOp = kind === 'all_gather' ? undefined : kind === 'reduce_scatter' && fsdp ? 'avg' : 'sum';
+    const reduceOp =
+      kind === 'all_gather' || kind === 'all_to_all' ? undefined : kind === 'reduce_scatter' && fsdp ? 'avg' : 'sum';
     const node = e.node({
       name,
       kind,
@@ -232,7 +234,10 @@ class Converter {
     // on a collective the forward saved): any other wait on a graph input is a no-op view
     if (ins.length === 1 && ins[0].input) return this.viewOrCast(c, 'view');
     if (ins.length !== 1 || ins[0].collective === undefined)
-      bad('args', 'must name exactly one all_gather / reduce_scatter / all_reduce node (wait on a non-collective)');
+      bad(
+        'args',
+        'must name exactly one all_gather / reduce_scatter / all_reduce / all_to_all node (wait on a non-collective)',
+      );
     const coll = ins[0].collective as string;
     if (this.waited.has(coll)) bad('args', `waits on '${coll}' a second time`);
     this.waited.add(coll);

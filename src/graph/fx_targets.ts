@@ -6,6 +6,7 @@ export type FxClass =
   | 'all_gather'
   | 'reduce_scatter'
   | 'all_reduce'
+  | 'all_to_all'
   | 'wait'
   | 'other_collective'
   | 'getitem'
@@ -64,6 +65,7 @@ export function classifyTarget(target: string): FxClass {
     if (op === 'all_gather_into_tensor') return 'all_gather';
     if (op === 'reduce_scatter_tensor') return 'reduce_scatter';
     if (op === 'all_reduce') return 'all_reduce';
+    if (op === 'all_to_all_single') return 'all_to_all';
     if (op === 'wait_tensor') return 'wait';
     return 'other_collective';
   }

@@ -247,7 +247,7 @@ describe('importFxGraph on malformed dumps', () => {
     raw.nodes[3].i = 4;
     expect(importError(raw).where).toBe('nodes[3].i');
     const ar = clone(FW);
-    ar.nodes[pos('all_gather_into_tensor')].target = '_c10d_functional.all_to_all_single.default';
+    ar.nodes[pos('all_gather_into_tensor')].target = '_c10d_functional.broadcast.default';
     expect(importError(ar).message).toMatch(/not supported/);
     expect(importError([FW, FW]).where).toBe('graph');
     expect(importError([]).where).toBe('dumps');
