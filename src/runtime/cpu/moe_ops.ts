@@ -1,7 +1,8 @@
 // The MoE kernels as ops with attrs, like the ComputeOps of src/graph/ops.ts: one name per kernel,
 // its attrs parsed into dims, and the CPU runner over host arrays (the reference the WGSL runner,
-// gpu/gpu_moe.ts, is checked against). When the step graph gains MoE nodes, runCpuOp and planOp
-// route them here. Inputs and outputs are listed in the order each case below takes them.
+// gpu/gpu_moe.ts, is checked against). Both kernel backends run them as ordinary ops of `run`
+// (the CPU one here, the WebGPU one through planMoeOp). Inputs and outputs are listed in the order each
+// case below takes them.
 import { ConfigError } from '../../errors';
 import type { HostArray, OpAttrs } from '../kernels';
 import { intAttr } from './attrs';
@@ -21,6 +22,10 @@ const MOE_KERNEL_OPS = [
   'grouped_matmul_bwd_w', // [dy, x, offsets(i32)] → [dw]
 ] as const;
 export type MoeKernelOp = (typeof MOE_KERNEL_OPS)[number];
+
+const MOE_KERNEL_OP_SET: ReadonlySet<string> = new Set(MOE_KERNEL_OPS);
+/** Whether a kernel op is one of the MoE kernels (else a ComputeOp of src/graph/ops.ts). */
+export const isMoeKernelOp = (op: string): op is MoeKernelOp => MOE_KERNEL_OP_SET.has(op);
 
 export const routerDims = (op: MoeKernelOp, a: OpAttrs): RouterDims => ({
   tokens: intAttr(op, a, 'tokens', 0),
