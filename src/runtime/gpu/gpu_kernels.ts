@@ -2,7 +2,7 @@
 // op on a pending encoder (submitted at sync/download/upload), sync() reports device time from
 // timestamp queries when the device has them. Checked against the CPU backend in test/browser.
 import { ConfigError } from '../../errors';
-import { checkTensors, isMoeKernelOp } from '../cpu';
+import { checkMoeTensors, checkTensors, isMoeKernelOp } from '../cpu';
 import type {
   DeviceTensor,
   DownloadPart,
@@ -190,7 +190,7 @@ function checkScatter(src: Float32Array, parts: readonly UploadPart[]): void {
   }
 }
 
-/** One compute pass for `op` on the pending encoder; its scratch buffers go back to the pool after. */
+/** Checks `op`'s tensors, then records one compute pass on the pending encoder; its scratch buffers go back after. */
 function recordOp(
   device: GPUDevice,
   queue: GpuQueue,
@@ -202,6 +202,8 @@ function recordOp(
   outputs: readonly DeviceTensor[],
   step?: number,
 ): void {
+  if (isMoeKernelOp(op)) checkMoeTensors(op, attrs, inputs, outputs);
+  else checkTensors(op, attrs, inputs, outputs);
   queue.ensureRoom();
   const scratch: GPUBuffer[] = [];
   queue.scoped(() => {
@@ -305,7 +307,6 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
       step?: number,
     ): void {
       alive(`run('${op}')`);
-      if (!isMoeKernelOp(op)) checkTensors(op, attrs, inputs, outputs); // MoE ops: sized by the host's plan
       recordOp(device, queue, matmulVariant, bufferOf, op, attrs, inputs, outputs, step);
     },
     async sync(): Promise<number | undefined> {
