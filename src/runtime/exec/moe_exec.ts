@@ -22,9 +22,8 @@ import { elemTypeOf, elemsOf } from './plan';
 
 type RowSpace = 'sorted' | 'arrived' | 'expert';
 
-/** One router's picks on this rank, and (ep > 1) the plan its count all-to-all made. */
+/** One router's picks on this rank ordered by expert, and (ep > 1) the plan its count all-to-all made. */
 interface Routing {
-  readonly ids: Int32Array; // [T, k]
   readonly order: ExpertOrder;
   readonly tokens: number;
   readonly topK: number;
@@ -83,6 +82,7 @@ export function moeKernelsOf(node: GraphNode): MoeKernelOp[] {
   }
   return [];
 }
+
 /** Row-wise ops that also run on routed rows: attrs.n counts elements. */
 const ROW_WISE_OPS = new Set(['swiglu', 'swiglu_bwd', 'add', 'copy']);
 
@@ -164,7 +164,7 @@ export class MoeRunner {
     const [, idsT] = this.runKernel('moe_router', { tokens: T, experts: E, topK: k }, [logits], outs);
     const ids = new Int32Array(T * k);
     await this.kernels.download(idsT, ids);
-    const routing: Routing = { ids, order: expertOrder(ids, T, k, E), tokens: T, topK: k };
+    const routing: Routing = { order: expertOrder(ids, T, k, E), tokens: T, topK: k };
     this.routings.set(idsId, routing).set(counts, routing);
     this.upload(counts, routing.order.counts);
   }
