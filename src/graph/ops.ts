@@ -64,7 +64,7 @@ export const COMPUTE_OPS: readonly ComputeOp[] = [
   'grouped_mm',
 ];
 
-/** The MoE ops: live training runs them on the host, outside the kernel backends (runtime/exec/moe_exec.ts). */
+/** The MoE ops: live training plans them from the routing, then runs their kernels (runtime/exec/moe_exec.ts). */
 export const MOE_OPS = [
   'router_topk',
   'router_topk_bwd',

@@ -3,9 +3,12 @@
 // The executor runs each compute node of a schedule through `run`, op by op.
 
 import type { ComputeOp } from '../graph';
+import type { MoeKernelOp } from './cpu';
 
 export type ElemType = 'f32' | 'i32';
 export type HostArray = Float32Array | Int32Array;
+/** What `run` runs: a graph compute op, or one of the MoE kernels the executor plans on the host. */
+export type KernelOp = ComputeOp | MoeKernelOp;
 export type OpAttrs = Readonly<Record<string, number | string | boolean>>;
 
 /** One slice of a scatter upload: src[from, from + length) → t[at, at + length). */
@@ -49,9 +52,9 @@ export interface KernelBackend {
   uploadScatter(src: Float32Array, parts: readonly UploadPart[]): void;
   /** Several downloads as one readback (WebGPU: one staging buffer, one map): a bucket's members at once. */
   downloadAll(parts: readonly DownloadPart[]): Promise<void>;
-  /** Enqueue one op (semantics in src/graph/ops.ts). `step` is AdamW's 1-based step number. */
+  /** Enqueue one op (semantics in src/graph/ops.ts, cpu/moe_ops.ts). `step` is AdamW's 1-based step number. */
   run(
-    op: ComputeOp,
+    op: KernelOp,
     attrs: OpAttrs,
     inputs: readonly DeviceTensor[],
     outputs: readonly DeviceTensor[],

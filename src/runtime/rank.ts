@@ -13,7 +13,8 @@ import { rankBatch, type DataConfig } from './data';
 import {
   PhaseClock,
   executeStep,
-  runsOnHost,
+  isMoeOp,
+  moeKernelsOf,
   timedKernels,
   type GroupComms,
   type PhaseInterval,
@@ -243,17 +244,16 @@ async function runRank(
   return shards;
 }
 
-/** The kernels' label; on WebGPU, a schedule with MoE ops says they run on the CPU reference kernels. */
-export function deviceLabel(k: KernelBackend, schedule: Schedule): string {
-  const hostOps = schedule.graph.nodes.some((n) => n.kind === 'compute' && runsOnHost(n.op));
-  return k.kind === 'webgpu' && hostOps ? `${k.label}; MoE router, permutes and expert GEMMs on CPU kernels` : k.label;
-}
-
 /** Every compute op the schedule runs, once per op and attrs: what the kernels compile before step 1. */
 export function kernelUses(schedule: Schedule): KernelUse[] {
   const seen = new Map<string, KernelUse>();
   for (const n of schedule.graph.nodes) {
-    if (n.kind !== 'compute' || runsOnHost(n.op)) continue; // the MoE ops are no kernel's
+    if (n.kind !== 'compute') continue;
+    if (isMoeOp(n.op)) {
+      // sized by the routing at run time; their pipelines take no shape, so the op names them
+      for (const op of moeKernelsOf(n)) seen.set(op, { op });
+      continue;
+    }
     const key = `${n.op}:${JSON.stringify(n.attrs ?? {})}`;
     if (!seen.has(key)) seen.set(key, { op: n.op, ...(n.attrs ? { attrs: n.attrs } : {}) });
   }
@@ -300,7 +300,7 @@ export function createRankServer(host: RankHost): (msg: RankInitMessage | RankSt
     // before 'ready': the schedule's pipelines compile while the other workers start
     if (k.warm) await k.warm(kernelUses(msg.schedule), compiling);
     else compiling(0, 0);
-    host.post({ type: 'ready', rank, device: deviceLabel(k, msg.schedule) });
+    host.post({ type: 'ready', rank, device: k.label });
   };
   const start = async () => {
     if (init === undefined || comms === undefined || kernels === undefined) {

@@ -1,36 +1,28 @@
 // The WGSL MoE kernels (router, row gather / scatter-add / combine, grouped GEMM) against their CPU
-// twins (src/runtime/cpu/moe_ops.ts) on seeded cases, in both browser instances; the router's
-// expert picks and the plain gathers must be equal, the sums within abs + |ref|·eps.
+// twins (src/runtime/cpu/moe_ops.ts) on seeded cases, run as ordinary ops of the WebGPU backend, in
+// both browser instances; the router's expert picks and the plain gathers must be equal, the sums
+// within abs + |ref|·eps.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runMoeCpuOp } from '../../src/runtime/cpu/moe_ops';
-import {
-  createGpuKernels,
-  createGpuMoeKernels,
-  type GpuKernelBackend,
-  type GpuMoeKernels,
-  requestKernelDevice,
-} from '../../src/runtime/gpu';
+import { createGpuKernels, type GpuKernelBackend, requestKernelDevice } from '../../src/runtime/gpu';
 import type { HostArray } from '../../src/runtime/kernels';
 import { mismatches } from './kernel_check';
 import { groupedMatmulCases, type MoeCase, routerCases, rowCases } from './moe_kernel_cases';
 
 const level = inject('webgpuFeatureLevel');
 let backend: GpuKernelBackend | undefined;
-let moe: GpuMoeKernels | undefined;
 let acquireError: unknown;
 
 beforeAll(async () => {
   try {
     const kd = await requestKernelDevice({ featureLevel: level });
     backend = createGpuKernels(kd.device, { label: kd.label });
-    moe = createGpuMoeKernels(backend);
   } catch (e) {
     acquireError = e;
   }
 });
 
 afterAll(() => {
-  moe?.destroy();
   backend?.destroy();
 });
 
@@ -38,7 +30,7 @@ const fresh = (o: MoeCase['outputs'][number]): HostArray =>
   o.type === 'i32' ? new Int32Array(o.length) : new Float32Array(o.length);
 
 async function runOnGpu(c: MoeCase): Promise<HostArray[]> {
-  if (!backend || !moe) throw new Error(`no WebGPU device (${level}): ${String(acquireError)}`);
+  if (!backend) throw new Error(`no WebGPU device (${level}): ${String(acquireError)}`);
   const b = backend;
   const ins = c.inputs.map((data, i) => {
     const t = b.create(`${c.name}.in${i}`, data.length, data instanceof Int32Array ? 'i32' : 'f32');
@@ -46,9 +38,7 @@ async function runOnGpu(c: MoeCase): Promise<HostArray[]> {
     return t;
   });
   const outs = c.outputs.map((o, i) => b.create(`${c.name}.out${i}`, o.length, o.type));
-  await b.sync(); // uploads land before the MoE runner's own submit
-  moe.run(c.op, c.attrs, ins, outs);
-  await moe.sync();
+  b.run(c.op, c.attrs, ins, outs); // an ordinary op of the backend, on its own queue
   const got = c.outputs.map(fresh);
   await b.downloadAll(outs.map((t, i) => ({ t, into: got[i] })));
   for (const t of [...ins, ...outs]) b.release(t);

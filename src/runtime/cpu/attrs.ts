@@ -7,9 +7,9 @@ import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph';
 import type { OpAttrs } from '../kernels';
 
-/** A MoE op asked of a kernel backend: the executor runs those on the host (runtime/exec/moe_exec.ts). */
+/** A graph MoE op asked of a kernel backend: the executor's MoE runner (runtime/exec/moe_exec.ts) plans it. */
 export const notAKernel = (op: string): ConfigError =>
-  new ConfigError('op', `the MoE op ${op} runs on the host, in the executor's MoE runner, not in a kernel backend`);
+  new ConfigError('op', `the MoE op ${op} is planned by the executor's MoE runner, which runs its MoE kernels instead`);
 
 export interface MatmulDims {
   M: number;

@@ -1,10 +1,11 @@
-// CPU KernelBackend: runs every ComputeOp with the reference kernels on host arrays. It is the
+// CPU KernelBackend: runs every ComputeOp and MoE kernel op with the reference kernels on host arrays. It is the
 // oracle for the WGSL kernels and the fallback when there is no WebGPU adapter.
 import { ConfigError } from '../../errors';
 import type { ComputeOp } from '../../graph';
 import type { DeviceTensor, ElemType, HostArray, KernelBackend, OpAttrs } from '../kernels';
 import { adamw } from './adamw';
 import { add } from './add';
+import { isMoeKernelOp, runMoeCpuOp } from './moe_ops';
 import { attention, attentionBwd } from './attention';
 import {
   adamwAttrs,
@@ -144,7 +145,9 @@ export function createCpuKernels(): KernelBackend {
       for (const { t, into } of parts) into.set((t as CpuTensor).data.subarray(0, Math.min(into.length, t.length)));
     },
     run(op, attrs, inputs, outputs, step) {
-      runCpuOp(op, attrs, inputs, outputs, step);
+      const data = (t: DeviceTensor) => (t as CpuTensor).data;
+      if (isMoeKernelOp(op)) runMoeCpuOp(op, attrs, inputs.map(data), outputs.map(data));
+      else runCpuOp(op, attrs, inputs, outputs, step);
     },
     async sync() {
       return undefined;

@@ -21,6 +21,6 @@ export { moeRouter, moeRouterBwd } from './moe_router';
 export { combineRows, combineRowsBwd, gatherRows } from './moe_rows';
 export { expertOrder, offsetsOf, sourceToExpertMajor, type ExpertOrder } from './moe_index';
 export { groupedMatmul, groupedMatmulBwdW, groupedMatmulBwdX } from './grouped_matmul';
-export { combineDims, gatherDims, groupedMatmulDims, routerDims } from './moe_ops';
+export { combineDims, gatherDims, groupedMatmulDims, isMoeKernelOp, routerDims, checkMoeTensors } from './moe_ops';
 export type { MoeKernelOp } from './moe_ops';
 export type { CombineDims } from './moe_rows';

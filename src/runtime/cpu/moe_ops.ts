@@ -1,10 +1,12 @@
 // The MoE kernels as ops with attrs, like the ComputeOps of src/graph/ops.ts: one name per kernel,
 // its attrs parsed into dims, and the CPU runner over host arrays (the reference the WGSL runner,
-// gpu/gpu_moe.ts, is checked against). When the step graph gains MoE nodes, runCpuOp and planOp
-// route them here. Inputs and outputs are listed in the order each case below takes them.
+// gpu/gpu_moe.ts, is checked against). Both kernel backends run them as ordinary ops of `run`
+// (the CPU one here, the WebGPU one through planMoeOp). Inputs and outputs are listed in the order each
+// case below takes them.
 import { ConfigError } from '../../errors';
 import type { HostArray, OpAttrs } from '../kernels';
 import { intAttr } from './attrs';
+import { checkMoeLength } from './moe_checks';
 import { groupedMatmul, groupedMatmulBwdW, groupedMatmulBwdX, type GroupedMatmulDims } from './grouped_matmul';
 import { moeRouter, moeRouterBwd, type RouterDims } from './moe_router';
 import { combineRows, combineRowsBwd, gatherRows, type CombineDims, type GatherDims } from './moe_rows';
@@ -21,6 +23,10 @@ const MOE_KERNEL_OPS = [
   'grouped_matmul_bwd_w', // [dy, x, offsets(i32)] → [dw]
 ] as const;
 export type MoeKernelOp = (typeof MOE_KERNEL_OPS)[number];
+
+const MOE_KERNEL_OP_SET: ReadonlySet<string> = new Set(MOE_KERNEL_OPS);
+/** Whether a kernel op is one of the MoE kernels (else a ComputeOp of src/graph/ops.ts). */
+export const isMoeKernelOp = (op: string): op is MoeKernelOp => MOE_KERNEL_OP_SET.has(op);
 
 export const routerDims = (op: MoeKernelOp, a: OpAttrs): RouterDims => ({
   tokens: intAttr(op, a, 'tokens', 0),
@@ -44,6 +50,53 @@ export const groupedMatmulDims = (op: MoeKernelOp, a: OpAttrs): GroupedMatmulDim
   K: intAttr(op, a, 'K'),
   N: intAttr(op, a, 'N'),
 });
+
+/** The fewest elements each input and output of `op` must hold (slots in MOE_KERNEL_OPS order). */
+export function moeTensorLengths(op: MoeKernelOp, a: OpAttrs): { inputs: number[]; outputs: number[] } {
+  switch (op) {
+    case 'moe_router':
+    case 'moe_router_bwd': {
+      const { tokens: T, experts: E, topK: k } = routerDims(op, a);
+      return op === 'moe_router'
+        ? { inputs: [T * E], outputs: [T * k, T * k] }
+        : { inputs: [T * k, T * k, T * k], outputs: [T * E] };
+    }
+    case 'gather_rows': {
+      const d = gatherDims(op, a);
+      return { inputs: [d.srcRows * d.cols, d.rows], outputs: [d.rows * d.cols] };
+    }
+    case 'scatter_add_rows':
+    case 'combine_rows':
+    case 'combine_rows_bwd': {
+      const { tokens: T, topK: k, cols, srcRows } = combineDims(op, a);
+      const [src, picks, dst] = [srcRows * cols, T * k, T * cols];
+      if (op === 'combine_rows_bwd') return { inputs: [dst, src, picks, picks], outputs: [src, picks] };
+      return { inputs: op === 'combine_rows' ? [src, picks, picks] : [src, picks], outputs: [dst] };
+    }
+    case 'grouped_matmul':
+    case 'grouped_matmul_bwd_x':
+    case 'grouped_matmul_bwd_w': {
+      const { rows, experts, K, N } = groupedMatmulDims(op, a);
+      const [x, w, y, offsets] = [rows * K, experts * K * N, rows * N, experts + 1];
+      if (op === 'grouped_matmul') return { inputs: [x, w, offsets], outputs: [y] };
+      return op === 'grouped_matmul_bwd_x'
+        ? { inputs: [y, w, offsets], outputs: [x] }
+        : { inputs: [y, x, offsets], outputs: [w] };
+    }
+  }
+}
+
+/** Each tensor of `op` holds at least what its slot needs (the WGSL kernels would clamp a short one). */
+export function checkMoeTensors(
+  op: MoeKernelOp,
+  attrs: OpAttrs,
+  ins: readonly { readonly length: number }[],
+  outs: readonly { readonly length: number }[],
+): void {
+  const want = moeTensorLengths(op, attrs);
+  want.inputs.forEach((n, i) => checkMoeLength(`${op}.inputs[${i}]`, ins[i] ?? [], n));
+  want.outputs.forEach((n, i) => checkMoeLength(`${op}.outputs[${i}]`, outs[i] ?? [], n));
+}
 
 /** arrays[i] as f32 (or i32), else a ConfigError naming the op and the slot. */
 function typed<T extends HostArray>(

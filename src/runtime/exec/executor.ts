@@ -13,7 +13,7 @@ import { FsdpSimError } from '../../errors';
 import { crossEntropyDims, embeddingDims } from '../cpu';
 import { commFor, groupComm, runAllGather, runAllReduce, runReduceScatter, type GroupComms } from './collectives';
 import { shardedCrossEntropy, shardedCrossEntropyBwd, type ShardedLogits } from './loss_parallel';
-import { MoeRunner, runsOnHost } from './moe_exec';
+import { MoeRunner } from './moe_exec';
 import { PhaseClock } from './phases';
 import { elemTypeOf, elemsOf, planGraph, type ExecPlan } from './plan';
 
@@ -209,13 +209,11 @@ class StepRun {
     return this.nodeUs === undefined ? undefined : this.timeNode(node.name, t0);
   }
 
-  /** A MoE node; measured, a host op takes its wall time (no device ran it), a row-wise kernel its device time. */
+  /** A MoE node (its kernels, and the router's readback of its picks), measured like any compute node. */
   private async computeMoe(node: GraphNode, ins: readonly DeviceTensor[]): Promise<void> {
     const t0 = globalThis.performance.now();
     await this.moe.compute(node, ins);
-    if (this.nodeUs === undefined) return;
-    if (runsOnHost(node.op)) this.nodeUs.set(node.name, (globalThis.performance.now() - t0) * 1000);
-    else await this.timeNode(node.name, t0);
+    if (this.nodeUs !== undefined) await this.timeNode(node.name, t0);
   }
 
   /** Device time when the backend can time (GPU timestamps), else host wall time (CPU kernels). */

@@ -4,8 +4,7 @@
 // backend reports how long it waited for that submission (`drainMs`), and that wait is compute —
 // otherwise every readback would carry the kernels queued before it.
 
-import type { DeviceTensor, DownloadPart, HostArray, KernelBackend, OpAttrs, UploadPart } from '../kernels';
-import type { ComputeOp } from '../../graph';
+import type { DeviceTensor, DownloadPart, HostArray, KernelBackend, KernelOp, OpAttrs, UploadPart } from '../kernels';
 import type { PhaseClock } from './phases';
 
 export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelBackend {
@@ -43,7 +42,7 @@ export function timedKernels(k: KernelBackend, clock: () => PhaseClock): KernelB
       await drainThen(parts.length === 1 ? parts[0].t.id : `${parts.length} tensors`, () => k.downloadAll(parts));
     },
     run(
-      op: ComputeOp,
+      op: KernelOp,
       attrs: OpAttrs,
       inputs: readonly DeviceTensor[],
       outputs: readonly DeviceTensor[],

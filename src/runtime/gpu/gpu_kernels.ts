@@ -2,14 +2,14 @@
 // op on a pending encoder (submitted at sync/download/upload), sync() reports device time from
 // timestamp queries when the device has them. Checked against the CPU backend in test/browser.
 import { ConfigError } from '../../errors';
-import type { ComputeOp } from '../../graph';
-import { checkTensors } from '../cpu';
+import { checkMoeTensors, checkTensors, isMoeKernelOp } from '../cpu';
 import type {
   DeviceTensor,
   DownloadPart,
   ElemType,
   HostArray,
   KernelBackend,
+  KernelOp,
   KernelUse,
   OpAttrs,
   UploadPart,
@@ -18,7 +18,8 @@ import { acquireBuffer, bufferBytes, releaseBuffer } from './buffer_pool';
 import { GpuError, GpuLimitError } from './gpu_errors';
 import type { MatmulVariant } from './gpu_matmul';
 import { defaultMatmulVariant, matmulVariantInfo } from './gpu_matmul';
-import { planOp } from './gpu_ops';
+import { planMoeOp } from './gpu_moe';
+import { type PlanContext, planOp } from './gpu_ops';
 import { compileMsOf } from './pipelines';
 import { pipelinesFor, precompileKernels, precompilePipelines } from './precompile';
 import { GpuQueue } from './queue';
@@ -189,38 +190,37 @@ function checkScatter(src: Float32Array, parts: readonly UploadPart[]): void {
   }
 }
 
-/** One compute pass for `op` on the pending encoder; its scratch buffers go back to the pool after. */
+/** Checks `op`'s tensors, then records one compute pass on the pending encoder; its scratch buffers go back after. */
 function recordOp(
   device: GPUDevice,
   queue: GpuQueue,
   matmulVariant: MatmulVariant,
   bufferOf: (t: DeviceTensor) => GPUBuffer,
-  op: ComputeOp,
+  op: KernelOp,
   attrs: OpAttrs,
   inputs: readonly DeviceTensor[],
   outputs: readonly DeviceTensor[],
   step?: number,
 ): void {
+  if (isMoeKernelOp(op)) checkMoeTensors(op, attrs, inputs, outputs);
+  else checkTensors(op, attrs, inputs, outputs);
   queue.ensureRoom();
   const scratch: GPUBuffer[] = [];
   queue.scoped(() => {
-    const dispatches = planOp(
-      {
-        device,
-        matmulVariant,
-        uniform: (data) => queue.uniform(data),
-        scratch: (n, what) => {
-          const b = acquireBuffer(device, bufferBytes(n), `scratch ${what}`).buffer;
-          scratch.push(b);
-          return b;
-        },
+    const ctx: PlanContext = {
+      device,
+      matmulVariant,
+      uniform: (data) => queue.uniform(data),
+      scratch: (n, what) => {
+        const b = acquireBuffer(device, bufferBytes(n), `scratch ${what}`).buffer;
+        scratch.push(b);
+        return b;
       },
-      op,
-      attrs,
-      inputs.map(bufferOf),
-      outputs.map(bufferOf),
-      step,
-    );
+    };
+    const [ins, outs] = [inputs.map(bufferOf), outputs.map(bufferOf)];
+    const dispatches = isMoeKernelOp(op)
+      ? planMoeOp(ctx, op, attrs, ins, outs)
+      : planOp(ctx, op, attrs, ins, outs, step);
     queue.pass(`${op} [${outputs.map((o) => o.id).join(', ')}]`, dispatches);
   });
   // Later passes that reuse a scratch buffer run after this one (pass order), so it can go back now.
@@ -300,14 +300,13 @@ export function createGpuKernels(device: GPUDevice, opts: GpuKernelsOptions = {}
     },
     downloadAll,
     run(
-      op: ComputeOp,
+      op: KernelOp,
       attrs: OpAttrs,
       inputs: readonly DeviceTensor[],
       outputs: readonly DeviceTensor[],
       step?: number,
     ): void {
       alive(`run('${op}')`);
-      checkTensors(op, attrs, inputs, outputs);
       recordOp(device, queue, matmulVariant, bufferOf, op, attrs, inputs, outputs, step);
     },
     async sync(): Promise<number | undefined> {

@@ -1,15 +1,12 @@
 // The MoE kernels on WebGPU (shaders/moe_router.wgsl, moe_rows.wgsl, grouped_matmul.wgsl): each
-// MoeKernelOp (cpu/moe_ops.ts, whose CPU runner is the spec) mapped to its dispatches, and a small
-// runner recording them on its own queue. Bindings match each shader's @binding one-to-one.
-// Once the step graph has MoE nodes, planOp (gpu_ops.ts) routes them to planMoeOp and the backend's
-// own queue; until then the runner orders itself by syncs: sync the backend before run(), and this
-// runner before the backend downloads what it wrote.
+// MoeKernelOp (cpu/moe_ops.ts, whose CPU runner is the spec) mapped to its dispatches. The backend's
+// run() (gpu_kernels.ts) records them like any op's, on its own queue. Bindings match each shader's
+// @binding one-to-one.
 import { type CombineDims, combineDims, gatherDims, groupedMatmulDims, routerDims, type MoeKernelOp } from '../cpu';
-import type { DeviceTensor, OpAttrs } from '../kernels';
-import type { GpuKernelBackend } from './gpu_kernels';
+import type { OpAttrs } from '../kernels';
 import { type Bindings, groupsOf, kernel, type PlanContext } from './gpu_ops';
 import { packParams, u32 } from './params';
-import { type Dispatch, GpuQueue } from './queue';
+import type { Dispatch } from './queue';
 import type { ShaderName } from './shader_registry';
 
 type MoeContext = Pick<PlanContext, 'device' | 'uniform'>;
@@ -21,7 +18,7 @@ type Launch = (shader: ShaderName, entry: string, bindings: Bindings, threads: n
 type Params = (...v: number[]) => GPUBuffer;
 
 /** The dispatches of one MoE op, in order; `ins` / `outs` as MOE_KERNEL_OPS lists them. */
-function planMoeOp(
+export function planMoeOp(
   ctx: MoeContext,
   op: MoeKernelOp,
   attrs: OpAttrs,
@@ -181,33 +178,4 @@ function planCombine(
       `${op} dGates`,
     ),
   ];
-}
-
-export interface GpuMoeKernels {
-  /** Records one MoE op on tensors of `backend` (a compute pass on this runner's queue). */
-  run(op: MoeKernelOp, attrs: OpAttrs, ins: readonly DeviceTensor[], outs: readonly DeviceTensor[]): void;
-  /** Submits and waits; throws the first validation error. */
-  sync(): Promise<void>;
-  destroy(): void;
-}
-
-/** The MoE kernels beside `backend`, on its device and tensors. */
-export function createGpuMoeKernels(backend: GpuKernelBackend): GpuMoeKernels {
-  const queue = new GpuQueue(backend.device, 'moe kernels', false);
-  const ctx: MoeContext = { device: backend.device, uniform: (data) => queue.uniform(data) };
-  return {
-    run(op, attrs, ins, outs) {
-      queue.ensureRoom();
-      queue.scoped(() => {
-        const label = `${op} [${outs.map((o) => o.id).join(', ')}]`;
-        queue.pass(label, planMoeOp(ctx, op, attrs, ins.map(backend.bufferOf), outs.map(backend.bufferOf)));
-      });
-    },
-    async sync() {
-      await queue.sync();
-    },
-    destroy() {
-      queue.destroy();
-    },
-  };
 }

@@ -7,8 +7,6 @@ import { loadShaderSources } from './shaders';
 installShaders(await loadShaderSources());
 
 export { createGpuKernels } from './gpu_kernels';
-export { createGpuMoeKernels } from './gpu_moe';
-export type { GpuMoeKernels } from './gpu_moe';
 export type { GpuKernelBackend } from './gpu_kernels';
 export { createGpuKernelsFromNavigator } from './acquire';
 export { requestKernelDevice } from './device';

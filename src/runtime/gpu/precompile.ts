@@ -3,7 +3,7 @@
 // (createComputePipelineAsync). Without it each op compiles synchronously on first use
 // (~1 s per pipeline on SwiftShader). `pipelinesFor` lists only what a step's ops need.
 import type { ComputeOp, MoeOp } from '../../graph';
-import { attentionDims } from '../cpu';
+import { attentionDims, type MoeKernelOp } from '../cpu';
 import type { OpAttrs } from '../kernels';
 import { type MatmulVariant, MATMUL_VARIANT_INFO, MATMUL_VARIANTS } from './gpu_matmul';
 import { dispatchConstants } from './kernel_constants';
@@ -34,8 +34,10 @@ export interface PipelineSpec {
   readonly constants: Constants;
 }
 
-/** The entry points each op records (gpu_ops.ts), in dispatch order. */
-const OP_ENTRIES: Readonly<Record<Exclude<ComputeOp, 'matmul' | MoeOp>, readonly (readonly [ShaderName, string])[]>> = {
+type KernelEntries = readonly (readonly [ShaderName, string])[];
+
+/** The entry points each op records (gpu_ops.ts, gpu_moe.ts), in dispatch order. */
+const OP_ENTRIES: Readonly<Record<Exclude<ComputeOp, 'matmul' | MoeOp> | MoeKernelOp, KernelEntries>> = {
   embedding: [['embedding', 'fwd']],
   embedding_bwd: [['embedding', 'bwd']],
   rms_norm: [['rms_norm', 'fwd']],
@@ -59,6 +61,18 @@ const OP_ENTRIES: Readonly<Record<Exclude<ComputeOp, 'matmul' | MoeOp>, readonly
   ],
   cross_entropy_bwd: [['cross_entropy', 'bwd']],
   adamw: [['adamw', 'main']],
+  moe_router: [['moe_router', 'fwd']],
+  moe_router_bwd: [['moe_router', 'bwd']],
+  gather_rows: [['moe_rows', 'gather']],
+  scatter_add_rows: [['moe_rows', 'scatter_add']],
+  combine_rows: [['moe_rows', 'combine']],
+  combine_rows_bwd: [
+    ['moe_rows', 'combine_bwd_src'],
+    ['moe_rows', 'combine_bwd_w'],
+  ],
+  grouped_matmul: [['grouped_matmul', 'fwd']],
+  grouped_matmul_bwd_x: [['grouped_matmul', 'bwd_x']],
+  grouped_matmul_bwd_w: [['grouped_matmul', 'bwd_w']],
 };
 
 /**

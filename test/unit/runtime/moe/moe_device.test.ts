@@ -1,28 +1,59 @@
-// What a MoE run says about its device: the MoE ops run on the host CPU kernels whatever the rank's
-// backend (exec/moe_exec.ts), so a WebGPU rank's label says so, and its kernels never compile them.
+// What a MoE run asks of its kernel backend: each MoE node runs MoE kernels (cpu/moe_ops.ts) through the
+// rank's KernelBackend (exec/moe_exec.ts), so the kernels a rank compiles before step 1 are those, never
+// the graph's MoE ops, and on WebGPU every one of them has its pipelines in the warm list.
 import { describe, expect, it } from 'vitest';
 import { MOE_OPS } from '../../../../src/graph/ops';
-import { deviceLabel, kernelUses } from '../../../../src/runtime/rank';
-import type { KernelBackend } from '../../../../src/runtime/kernels';
+import { moeKernelsOf } from '../../../../src/runtime/exec';
+import { pipelinesFor } from '../../../../src/runtime/gpu/precompile';
+import { kernelUses } from '../../../../src/runtime/rank';
 import { planTraining } from '../../../../src/runtime/training_plan';
 import { LIVE_BASE } from '../../../helpers/live_training';
 
 const schedule = (model: 'tiny' | 'moe-tiny') => planTraining({ ...LIVE_BASE, model, ranks: 2 }).schedule;
-const backend = (kind: 'webgpu' | 'cpu', label: string) => ({ kind, label }) as KernelBackend;
+const MOE_KERNELS = [
+  'moe_router',
+  'moe_router_bwd',
+  'gather_rows',
+  'combine_rows',
+  'combine_rows_bwd',
+  'grouped_matmul',
+  'grouped_matmul_bwd_x',
+  'grouped_matmul_bwd_w',
+];
 
 describe('MoE runs and the kernel backend', () => {
-  it('labels a WebGPU rank of a MoE schedule with the ops that run on CPU kernels', () => {
-    const gpu = backend('webgpu', 'webgpu: test adapter');
-    expect(deviceLabel(gpu, schedule('moe-tiny'))).toBe(
-      'webgpu: test adapter; MoE router, permutes and expert GEMMs on CPU kernels',
+  it('maps each MoE node to the kernels it runs: the router backward recomputes the gates first', () => {
+    const nodes = schedule('moe-tiny').graph.nodes.filter((n) => n.kind === 'compute');
+    const of = (op: string) => nodes.filter((n) => n.op === op).map((n) => moeKernelsOf(n).join(' '));
+    expect(new Set(of('router_topk_bwd'))).toEqual(new Set(['moe_router moe_router_bwd']));
+    expect(new Set(of('grouped_mm'))).toEqual(
+      new Set(['grouped_matmul', 'grouped_matmul_bwd_x', 'grouped_matmul_bwd_w']),
     );
-    expect(deviceLabel(gpu, schedule('tiny'))).toBe('webgpu: test adapter');
-    expect(deviceLabel(backend('cpu', 'cpu reference'), schedule('moe-tiny'))).toBe('cpu reference');
+    expect(of('matmul').every((k) => k === '')).toBe(true);
   });
 
-  it('asks the kernels to compile no MoE op, but the row-wise ops the experts share', () => {
+  it('asks the kernels to compile the MoE kernels, no MoE graph op, and the row-wise ops the experts share', () => {
     const ops = new Set(kernelUses(schedule('moe-tiny')).map((u) => u.op));
     for (const op of MOE_OPS) expect(ops.has(op), op).toBe(false);
-    expect([...ops]).toEqual(expect.arrayContaining(['matmul', 'swiglu', 'attention', 'adamw']));
+    expect([...ops]).toEqual(expect.arrayContaining([...MOE_KERNELS, 'matmul', 'swiglu', 'attention', 'adamw']));
+    expect([...kernelUses(schedule('tiny'))].some((u) => MOE_KERNELS.includes(u.op))).toBe(false);
+  });
+
+  it('warms a pipeline for every entry point the MoE kernels dispatch on WebGPU', () => {
+    const specs = pipelinesFor(kernelUses(schedule('moe-tiny')), 1);
+    const entries = new Set(specs.map((s) => `${s.shader}:${s.entry}`));
+    for (const e of [
+      'moe_router:fwd',
+      'moe_router:bwd',
+      'moe_rows:gather',
+      'moe_rows:combine',
+      'moe_rows:combine_bwd_src',
+      'moe_rows:combine_bwd_w',
+      'grouped_matmul:fwd',
+      'grouped_matmul:bwd_x',
+      'grouped_matmul:bwd_w',
+    ]) {
+      expect(entries.has(e), e).toBe(true);
+    }
   });
 });
