@@ -93,8 +93,10 @@ export function computeFlops(
     const a = shapes[matmulFirstOperand(fx.target)];
     const b = shapes[matmulFirstOperand(fx.target) + 1];
     const c = fx.shape;
-    if (!a || !b || !c || a.length < 2 || b.length < 2 || c.length < 2)
-      bad('shape', `matmul '${fx.target}' needs two ≥2-D operands and a ≥2-D result, got ${j(a)} · ${j(b)} → ${j(c)}`);
+    if (!a || !b || !c || a.length < 2 || b.length < 2 || c.length < 2) {
+      const got = `${j(a)} · ${j(b)} → ${j(c)}`;
+      bad('shape', `matmul '${fx.target}' needs two ≥2-D operands and a ≥2-D result, got ${got}`);
+    }
     const K = a[a.length - 1];
     if (b[b.length - 2] !== K || c[c.length - 2] !== a[a.length - 2] || c[c.length - 1] !== b[b.length - 1]) {
       bad('shape', `matmul shapes do not agree: ${j(a)} · ${j(b)} → ${j(c)}`);

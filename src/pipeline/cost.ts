@@ -43,9 +43,10 @@ export function networkFor(cfg: SimConfig): NetworkPreset {
   const base: RingNetwork = preset.kind === 'ring' ? preset : (NETWORK_PRESETS['nvlink-ib'] as RingNetwork);
   const bw = cfg.bandwidthGBps === null ? undefined : cfg.bandwidthGBps * 1e9; // bytes/s
   const a = cfg.latencyUs ?? undefined;
+  const alpha = a !== undefined ? ` α ${a} µs` : '';
   return {
     ...base,
-    name: cfg.network + (bw !== undefined ? ` ${cfg.bandwidthGBps} GB/s` : '') + (a !== undefined ? ` α ${a} µs` : ''),
+    name: `${cfg.network}${bw !== undefined ? ` ${cfg.bandwidthGBps} GB/s` : ''}${alpha}`,
     betaIntraBytesPerS: bw ?? base.betaIntraBytesPerS,
     betaInterBytesPerS: bw ?? base.betaInterBytesPerS,
     alphaIntraUs: a ?? base.alphaIntraUs,

@@ -39,11 +39,14 @@ export function useInputKind(): InputKind {
   return useSyncExternalStore(subscribe, inputKind, () => 'mouse');
 }
 
+/** What the keyboard does once a timeline has focus. */
+const KEYS_HINT = 'focused timeline: arrows, +/−, Enter';
+
 /** The navigation hint for the input at hand. */
 export function navHint(k: InputKind): string {
   return k === 'touch'
     ? 'drag to pan · pinch to zoom · tap an event to select it · tap a dotted word for its definition'
-    : 'wheel/W/S zoom · drag/A/D pan · 0 fit · click an event to select it · ' + 'focused timeline: arrows, +/−, Enter';
+    : `wheel/W/S zoom · drag/A/D pan · 0 fit · click an event to select it · ${KEYS_HINT}`;
 }
 
 const CLICK_RE = /\b([Cc])lick(s|ed|ing)?\b/g;

@@ -17,6 +17,9 @@ const MB_MAX = 1_000_000; // a terabyte
  * does, what raising it costs, torch's argument). Their values by torch version are the profiles
  * below; the config's field table, URL, CLI, panel and glossary all derive from these rows.
  */
+/** The guard is torch 2.15's behaviour, not a pass argument; the knob picks it. */
+const NOT_AN_ARGUMENT = 'not an argument (guard_nested_waits=… picks it)';
+
 export const AUTOBUCKETING_KNOBS = {
   // more collective bytes in flight also fragment the caching allocator
   max_in_flight_gb: {
@@ -242,8 +245,7 @@ export const AUTOBUCKETING_KNOBS = {
         "torch 2.15: while a wait's exposed time prefetches another group's collectives, a wait handled " +
         'inside that does not hide the outer collective. Off: torch 2.14 and before.',
       cost: 'on: the outer collective keeps more exposed time (three process groups or more, e.g. HSDP × TP)',
-      torch:
-        "torch 2.15's OverlapScheduler.wait_starts_being_handled, not an argument " + '(guard_nested_waits=… picks it)',
+      torch: `torch 2.15's OverlapScheduler.wait_starts_being_handled, ${NOT_AN_ARGUMENT}`,
     },
   },
   // inductor's pass, not this one's: on, fsdp-sim runs its port on the schedule this pass made.

@@ -49,7 +49,10 @@ export function combineRows(src: FArr, posOf: IArr, weights: FArr | null, dst: F
   }
 }
 
-/** combineRows' backward: dSrc[posOf[t,i],:] = w[t,i]·dDst[t,:];  dWeights[t,i] = ⟨dDst[t,:], src[posOf[t,i],:]⟩. */
+/**
+ * combineRows' backward: dSrc[posOf[t,i],:] = w[t,i]·dDst[t,:];
+ * dWeights[t,i] = ⟨dDst[t,:], src[posOf[t,i],:]⟩.
+ */
 export function combineRowsBwd(
   dDst: FArr,
   src: FArr,
