@@ -7,31 +7,14 @@ import { MATMUL_LIKE_OPS } from '../../../src/graph/ops';
 import { isTopologicalOrder } from '../../../src/graph/toposort';
 import { verifyGraph } from '../../../src/graph/verify';
 import { fixtureUrl } from '../../helpers/fixtures';
-
-interface RawNode {
-  i: number;
-  name: string;
-  op: string;
-  target: string;
-  args: string[];
-  shape?: number[];
-  dtype?: string;
-  multi?: number[][];
-  est_ms?: number;
-}
-interface Raw {
-  format: string;
-  graph: string;
-  world_size: number;
-  nodes: RawNode[];
-}
+import type { RawFxDump } from '../../helpers/fx_raw';
 
 const FX_DIR = fixtureUrl('fx/');
-const load = (f: string): Raw => JSON.parse(readFileSync(new URL(f, FX_DIR), 'utf8'));
+const load = (f: string): RawFxDump => JSON.parse(readFileSync(new URL(f, FX_DIR), 'utf8'));
 const FW = load('tiny_4layer_fw.json');
 const BW = load('tiny_4layer_bw.json');
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x));
-const count = (r: Raw, re: RegExp) => r.nodes.filter((n) => re.test(n.target)).length;
+const count = (r: RawFxDump, re: RegExp) => r.nodes.filter((n) => re.test(n.target)).length;
 
 function imported(x: unknown): StepGraph {
   const r = importFxGraph(x);
@@ -167,7 +150,7 @@ describe('importFxGraph on the torch fixtures', () => {
 });
 
 describe('importFxGraph on malformed dumps', () => {
-  const pos = (name: string, raw: Raw = FW) => raw.nodes.findIndex((n) => n.name === name);
+  const pos = (name: string, raw: RawFxDump = FW) => raw.nodes.findIndex((n) => n.name === name);
 
   it('rejects a wrong format string', () => {
     const e = importError({ ...FW, format: 'fx dump v2' });

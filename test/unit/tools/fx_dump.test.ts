@@ -9,25 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFxGraph, type GraphNode, type StepGraph } from '../../../src/graph';
 import { readFxDump } from '../../../src/graph/fx_schema';
 import { fixturePath, REPO_ROOT } from '../../helpers/fixtures';
-
-interface RawNode {
-  i: number;
-  name: string;
-  op: string;
-  target: string;
-  args: string[];
-  shape?: number[];
-  dtype?: string;
-  multi?: number[][];
-  est_ms?: number;
-}
-interface Raw {
-  format: string;
-  graph: string;
-  source: string;
-  world_size: number;
-  nodes: RawNode[];
-}
+import type { RawFxNode, RawFxDump } from '../../helpers/fx_raw';
 
 const DRIVER = join(REPO_ROOT, 'test/unit/tools/fx_dump_driver.py');
 const FIXTURE = fixturePath('fx/tiny_4layer_fw.json');
@@ -72,7 +54,7 @@ describe('dump_graph_module', () => {
   it('writes a fake SimpleFSDP forward + backward that importFxGraph accepts, with collectives, waits and mm intact', () => {
     const res = drive<{ world_size: { fw: number; bw: number }; files: [string, string] }>('simple', out);
     expect(res.world_size).toEqual({ fw: 4, bw: 4 }); // inferred from the collectives' group-size arg
-    const [fw, bw] = res.files.map((f) => readJson<Raw>(f));
+    const [fw, bw] = res.files.map((f) => readJson<RawFxDump>(f));
     expect(fw.format).toBe('fsdp-sim fx dump v1');
     expect([fw.graph, bw.graph]).toEqual(['forward', 'backward']);
     expect(fw.nodes.map((n) => n.i)).toEqual(fw.nodes.map((_, k) => k));
@@ -119,7 +101,7 @@ describe('dump_graph_module', () => {
 
   it('skips None and non-node args (dtype kwargs, group size and name) and writes no est_ms without torch', () => {
     const res = drive<{ default_est_file: string }>('simple', out);
-    const d = readJson<Raw>(res.default_est_file);
+    const d = readJson<RawFxDump>(res.default_est_file);
     expect(d.nodes.find((n) => n.name === 'output')?.args).toEqual(['mm', 'primals_2']);
     expect(d.nodes.find((n) => n.name === 'all_gather_into_tensor')?.args).toEqual(['_to_copy']);
     expect(d.nodes.some((n) => n.est_ms !== undefined)).toBe(false);
@@ -128,8 +110,8 @@ describe('dump_graph_module', () => {
 
   it("reproduces torch's own fixture fields for torch-like versions of its nodes", () => {
     const res = drive<{ file: string }>('fixture', out);
-    const mine = readJson<Raw>(res.file);
-    const ref = new Map(readJson<Raw>(FIXTURE).nodes.map((n) => [n.name, n]));
+    const mine = readJson<RawFxDump>(res.file);
+    const ref = new Map(readJson<RawFxDump>(FIXTURE).nodes.map((n) => [n.name, n]));
     expect(mine.nodes.length).toBe(24);
     let prevI = -1;
     for (const n of mine.nodes) {
@@ -138,7 +120,7 @@ describe('dump_graph_module', () => {
       if (!r) continue;
       expect(r.i, `${n.name} order`).toBeGreaterThan(prevI);
       prevI = r.i;
-      const fields = (x: RawNode) => ({
+      const fields = (x: RawFxNode) => ({
         op: x.op,
         target: x.target,
         args: x.args,
@@ -174,11 +156,11 @@ describe('fx_dump_backend', () => {
     expect(res.aot_kwargs).toEqual(['keep_inference_input_mutations']); // extra kwargs go to aot_autograd
     expect(res.files).toEqual(['graph_0_bw.json', 'graph_0_fw.json', 'graph_1_bw.json', 'graph_1_fw.json']); // rank 1's call wrote none
     expect(res.files_all).toEqual(['graph_0_rank1_bw.json', 'graph_0_rank1_fw.json']);
-    const fw = readJson<Raw>(join(res.dir, 'graph_0_fw.json'));
-    const bw = readJson<Raw>(join(res.dir, 'graph_0_bw.json'));
+    const fw = readJson<RawFxDump>(join(res.dir, 'graph_0_fw.json'));
+    const bw = readJson<RawFxDump>(join(res.dir, 'graph_0_bw.json'));
     expect([fw.graph, bw.graph, fw.world_size]).toEqual(['forward', 'backward', 4]);
     expect(fw.source).toMatch(/aot_autograd forward graph 0/);
-    expect(readJson<Raw>(join(res.dir_all, 'graph_0_rank1_fw.json')).source).toBe('mine');
+    expect(readJson<RawFxDump>(join(res.dir_all, 'graph_0_rank1_fw.json')).source).toBe('mine');
     const g = imported([fw, bw]);
     expect(g.nodes.filter((n) => n.kind === 'all_gather' || n.kind === 'reduce_scatter').map((n) => n.name)).toEqual([
       'all_gather_into_tensor',
@@ -191,7 +173,7 @@ describe('dump_pass_input', () => {
   it("writes the graph torch's pass schedules with the pass's own estimates and classes, which fsdp-sim then uses", () => {
     const res = drive<{ files: [string, string] }>('pass_input', out);
     const [fw, bw] = res.files.map((f) =>
-      readJson<Raw & { nodes: (RawNode & { kind?: string; est_ms_size0?: number; size_bytes?: number })[] }>(f),
+      readJson<RawFxDump & { nodes: (RawFxNode & { kind?: string; est_ms_size0?: number; size_bytes?: number })[] }>(f),
     );
     expect([fw.graph, bw.graph]).toEqual(['forward', 'backward']); // backward: it has tangents
     const node = (d: typeof fw, name: string) => d.nodes.find((n) => n.name === name)!;
@@ -213,8 +195,8 @@ describe('dump_pass_input', () => {
 });
 
 describe('group fields of collectives', () => {
-  type Node = RawNode & { group_size?: number; group_name?: string; mesh_dim?: string; value_type?: string };
-  type Dump = Omit<Raw, 'nodes'> & {
+  type Node = RawFxNode & { group_size?: number; group_name?: string; mesh_dim?: string; value_type?: string };
+  type Dump = Omit<RawFxDump, 'nodes'> & {
     mesh?: Record<string, unknown>;
     group_names?: Record<string, string>;
     nodes: Node[];

@@ -2,17 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { computeMetrics, rankMetrics } from '../../../src/trace/metrics';
 import { intersect, totalLength, union } from '../../../src/trace/intervals';
-import type { EventKind, TraceEvent } from '../../../src/trace/event';
 import { rng } from '../../helpers/rng';
-
-const ev = (rank: number, kind: EventKind, start: number, dur: number): TraceEvent => ({
-  rank,
-  kind,
-  start,
-  dur,
-  name: `${kind}@${start}`,
-  stream: kind === 'compute' || kind === 'wait' ? 'compute' : 'comm:dp',
-});
+import type { EventKind, TraceEvent } from '../../../src/trace/event';
+import { ev } from '../../helpers/trace_events';
 
 describe('union / intersect', () => {
   it('merges overlapping and touching intervals and drops empty ones', () => {

@@ -3,16 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { exposedIntervals, rankMetrics, rankTimeSets, waitSplit } from '../../../src/trace/metrics';
 import { subtract, totalLength } from '../../../src/trace/intervals';
-import type { EventKind, TraceEvent } from '../../../src/trace/event';
-
-const ev = (rank: number, kind: EventKind, start: number, dur: number): TraceEvent => ({
-  rank,
-  kind,
-  start,
-  dur,
-  name: `${kind}@${start}`,
-  stream: kind === 'compute' || kind === 'wait' ? 'compute' : 'comm:dp',
-});
+import type { TraceEvent } from '../../../src/trace/event';
+import { ev } from '../../helpers/trace_events';
 
 describe('subtract', () => {
   it('removes b from a, both unions', () => {
