@@ -1,5 +1,7 @@
 // Compute time of one node: a roofline at *achieved* rates per op class (hardware.ts cites them):
 //   GEMM       flops / (bf16 peak · gemm · d/(d + gemmHalfDim)), d = the smallest of M, N, K
+//   grouped    flops / (bf16 peak · groupedGemm · d/(d + gemmHalfDim)), d per expert (torch._grouped_mm);
+//              without groupedGemm, one plain GEMM and one launch per expert (torchtitan's for-loop)
 //   attention  flops / (bf16 peak · attentionFwd | attentionBwd)      (flash attention)
 //   the rest   max(flops / fp32 peak, bytes / (HBM · hbm))             (memory-bound kernels)
 // each + launch overhead, with `bytes` what the op moves as torchtitan's eager aten kernels run it
@@ -38,13 +40,39 @@ function minGemmDim(node: GraphNode): number {
   return dims.length === 0 ? Infinity : Math.min(...dims);
 }
 
+/** Experts a grouped GEMM node runs (1 for any other node). */
+function gemmGroups(node: GraphNode): number {
+  const g = node.op === 'grouped_mm' ? Number(node.attrs?.groups) : 1;
+  return Number.isSafeInteger(g) && g > 1 ? g : 1;
+}
+
+/**
+ * Smallest dimension of one expert's GEMM in a grouped GEMM: the routed rows split over the experts
+ * (M, or K for the weight gradient, which contracts over the rows: attrs.transA).
+ */
+function minGroupedDim(node: GraphNode): number {
+  const a = node.attrs ?? {};
+  const groups = gemmGroups(node);
+  const rows = a.transA === true ? Number(a.K) : Number(a.M);
+  const dims = [Number(a.M), Number(a.N), Number(a.K)].filter((d) => d > 0);
+  if (!(rows > 0) || dims.length < 3) return minGemmDim(node);
+  return Math.min(rows / groups, ...dims);
+}
+
 /** Achieved fraction of the tensor-core peak for a matmul-like node (1 for ops on CUDA cores). */
 function achievedFlopsFraction(a: AchievedEfficiency, node: GraphNode): number {
   if (!node.matmulLike) return 1;
   if (node.op === 'attention') return a.attentionFwd;
   if (node.op === 'attention_bwd') return a.attentionBwd;
-  const d = minGemmDim(node);
-  return d === Infinity ? a.gemm : (a.gemm * d) / (d + a.gemmHalfDim);
+  const grouped = node.op === 'grouped_mm';
+  const d = grouped ? minGroupedDim(node) : minGemmDim(node);
+  const rate = grouped ? (a.groupedGemm ?? a.gemm) : a.gemm;
+  return d === Infinity ? rate : (rate * d) / (d + a.gemmHalfDim);
+}
+
+/** Launches beyond the first: a grouped GEMM without a grouped kernel runs one mm per expert. */
+function extraGemmLaunches(a: AchievedEfficiency | undefined, node: GraphNode): number {
+  return a !== undefined && a.groupedGemm === undefined ? gemmGroups(node) - 1 : 0;
 }
 
 /**
@@ -117,7 +145,7 @@ function achievedUs(hw: HardwarePreset, node: GraphNode, dtype: DType, launchUs:
   const hbm = hw.hbmBytesPerS * (a === undefined ? 1 : a.hbm);
   const own = rooflineUs(node.flops, eagerBytes(node), peakFlops(hw, node, dtype) * flopsEff, hbm, launchUs);
   const extra = attentionCompanions(node, dtype);
-  return own + (extra.bytes / hbm) * 1e6 + extra.launches * launchUs;
+  return own + (extra.bytes / hbm) * 1e6 + (extra.launches + extraGemmLaunches(a, node)) * launchUs;
 }
 
 /** An ao offload / reload (graph/cpu_offload.ts): its bytes over the host link, one copy launched. */

@@ -9,6 +9,16 @@
 //  - small GEMMs: tile and wave quantization (NVIDIA "Matrix Multiplication Background" user's
 //    guide, Deep Learning Performance docs): a GEMM whose smallest dimension is a few 128-wide tiles
 //    leaves SMs idle in the last wave; modelled as efficiency × d/(d + GEMM_HALF_DIM) (see gemmEff).
+//  - grouped GEMMs (MoE experts, torch._grouped_mm: CUTLASS's SM90 grouped kernel picked by fixed
+//    heuristics, pytorch/pytorch#163425): far below a plain GEMM of the same FLOPs. ByteDance-Seed/VeOmni
+//    PR #460 times a torch._grouped_mm MoE forward on H100 (32768 tokens, hidden 2048): 10.218 ms for
+//    128 experts of 768 top-8, 11.411 ms for 512 experts of 512 top-10 (242 and 181 TFLOP/s). One
+//    fraction for both, applied with the tile factor d/(d + gemmHalfDim) at the per-expert d and with
+//    the permutes and SwiGLU priced as below: 0.32 of the bf16 peak puts the first 9 % slow and the
+//    second 9 % fast (test/unit/estimate/grouped_gemm.test.ts). The same fraction on H200
+//    (same GH100). The CUTLASS kernel needs SM90: below it torch runs at::native::_grouped_mm_fallback
+//    (libtorch_cuda, torch 2.15.0), one mm per group, which is how a preset without `groupedGemm`
+//    (A100) prices a grouped GEMM: a plain GEMM and a launch per local expert.
 //  - attention: FlashAttention-2 (what torch SDPA's flash backend runs), Dao 2023 (arXiv
 //    2307.08691) §4.1 and the FlashAttention-3 paper's FA2 baselines (arXiv 2407.08608, Fig. 5-6):
 //    on H100 causal head-dim 128 at 8k-16k tokens, forward ≈ 350 TFLOPS, backward ≈ 300 TFLOPS;
@@ -48,6 +58,11 @@ export interface AchievedEfficiency {
   readonly gemm: number;
   /** Smallest GEMM dimension at which a GEMM runs at half of `gemm` (tile / wave quantization). */
   readonly gemmHalfDim: number;
+  /**
+   * torch._grouped_mm (MoE experts), of the bf16 peak before the tile factor at the per-expert
+   * dimensions; absent: no grouped kernel (pre-SM90), one plain GEMM per expert.
+   */
+  readonly groupedGemm?: number;
   /** Flash attention forward (causal FLOPs counted once, as FlashAttention reports), of the bf16 peak. */
   readonly attentionFwd: number;
   /** Flash attention backward, of the bf16 peak. */
@@ -116,10 +131,12 @@ export function kernelLaunchUs(hw: HardwarePreset, cudaGraphs: boolean): number 
  */
 const OVERLAP_SLOWDOWN = 0.189;
 
-// GH100 (H100 and H200 SXM): MAMF 792.1 / 989 (H100), 821.0 / 989 (GH200); FA2 ~350 / ~300 TFLOPS
+// GH100 (H100 and H200 SXM): MAMF 792.1 / 989 (H100), 821.0 / 989 (GH200); FA2 ~350 / ~300 TFLOPS;
+// torch._grouped_mm 0.32 (VeOmni PR #460, see the header)
 const HOPPER_H100: AchievedEfficiency = {
   gemm: 0.8,
   gemmHalfDim: 128,
+  groupedGemm: 0.32,
   attentionFwd: 0.35,
   attentionBwd: 0.3,
   hbm: 0.8,

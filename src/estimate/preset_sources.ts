@@ -26,6 +26,8 @@ const TFLOPS = 1e12;
 const SRC = {
   mamf: 'MAMF table (max achievable matmul FLOPS, torch.matmul bf16), stas00/ml-engineering compute/accelerator',
   tiles: 'NVIDIA Deep Learning Performance guide, "Matrix Multiplication Background": tile and wave quantization',
+  grouped: 'ByteDance-Seed/VeOmni PR #460: torch._grouped_mm MoE forwards on H100 (242 and 181 TFLOP/s at hidden 2048)',
+  groupedFallback: 'torch 2.15 at::native::_grouped_mm_fallback below SM90: one mm per group',
   flash: 'FlashAttention-2 (Dao 2023, arXiv 2307.08691) and FlashAttention-3 (arXiv 2407.08608) FA2 baselines',
   hbm: 'aten vectorized elementwise kernels ≈ 80 % of HBM peak (nvbandwidth / BabelStream: a copy reaches ~90 %)',
   launch: 'eager PyTorch: dispatcher + cudaLaunchKernel ≈ 4 µs per aten kernel',
@@ -74,6 +76,23 @@ const EAGER_ATTENTION = row(
   SRC.eagerAttention,
 );
 
+/** The MoE experts' grouped GEMMs: torch._grouped_mm's measured rate, or one mm per expert. */
+function groupedGemmRow(groupedGemm: number | undefined, peak: number): Assumption {
+  if (groupedGemm === undefined)
+    return row(
+      'gemm-grouped',
+      'grouped GEMMs (MoE experts)',
+      'one GEMM and one launch per expert',
+      SRC.groupedFallback,
+    );
+  return row(
+    'gemm-grouped',
+    'grouped GEMMs (MoE experts)',
+    `${ofPeak(groupedGemm, peak)} × the tile factor`,
+    SRC.grouped,
+  );
+}
+
 /** One row per hardware constant the cost model uses, with its source. */
 export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
   const peaks = peakSource(hw);
@@ -99,6 +118,7 @@ export function hardwareAssumptions(hw: HardwarePreset): Assumption[] {
     ...rows,
     row('gemm', 'large GEMMs', ofPeak(a.gemm, hw.bf16Flops), SRC.mamf),
     row('gemm-small', 'small GEMMs', `half the large rate at min(M, N, K) = ${a.gemmHalfDim}`, SRC.tiles),
+    groupedGemmRow(a.groupedGemm, hw.bf16Flops),
     row('attn-fwd', 'flash attention forward', ofPeak(a.attentionFwd, hw.bf16Flops), SRC.flash),
     row('attn-bwd', 'flash attention backward', ofPeak(a.attentionBwd, hw.bf16Flops), SRC.flash),
     row('memory-bound', 'memory-bound kernels', memoryBound, SRC.hbm),

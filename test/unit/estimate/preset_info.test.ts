@@ -27,6 +27,9 @@ describe('hardwareAssumptions', () => {
       expect(number(rows.get('memory-bound')!.value)).toBeCloseTo((a.hbm * hw.hbmBytesPerS) / 1e12, 2);
       expect(number(rows.get('hbm')!.value)).toBeCloseTo(hw.hbmBytes / 2 ** 30, 2);
       expect(rows.get('gemm-small')!.value).toContain(String(a.gemmHalfDim));
+      const grouped = rows.get('gemm-grouped')!;
+      if (a.groupedGemm === undefined) expect(grouped.value).toMatch(/one GEMM and one launch per expert/);
+      else expect(number(grouped.value)).toBeCloseTo((a.groupedGemm * hw.bf16Flops) / 1e12, -0.5);
       expect(rows.get('launch')!.value).toBe(`${hw.launchUs} µs`);
       expect(rows.get('attn-eager')!.source).toMatch(/torchtitan .*Attention\.forward/);
       expect(number(rows.get('host-link')!.value)).toBe(hw.hostLinkBytesPerS! / 1e9);
