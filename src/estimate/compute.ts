@@ -153,14 +153,25 @@ function hostCopyUs(hw: HardwarePreset, node: GraphNode, cudaGraphs: boolean): n
   return (node.bytesMoved / hostLinkBytesPerS(hw)) * 1e6 + kernelLaunchUs(hw, cudaGraphs);
 }
 
-/** µs of one node on the compute stream; `cudaGraphs`: its kernels replay from a captured graph. */
+/**
+ * Whether a node's kernels can sit in graph_trainer's captured CUDA graph (torchtitan
+ * experiments/graph_trainer/cudagraph.py `is_cudagraphable`, b5bcd76): aten._grouped_mm below
+ * compute capability 10.0 ("may perform internal CPU<->CUDA copies") and ops on data-dependent
+ * shapes (attrs.dynamicShape: the routed rows an EP all-to-all brings) run eager between the graphs.
+ */
+function cudagraphable(hw: HardwarePreset, node: GraphNode): boolean {
+  if (node.op === 'grouped_mm' && hw.torchGpuType !== 'blackwell') return false;
+  return node.attrs?.dynamicShape !== true;
+}
+
+/** µs of one node on the compute stream; `cudaGraphs`: the step's kernels replay from captured graphs. */
 export function computeNodeUs(hw: HardwarePreset, node: GraphNode, dtype: DType, cudaGraphs = false): number {
   switch (node.kind) {
     case 'compute':
     case 'cast':
       if (node.estMs !== undefined) return node.estMs * 1000;
       if (hostTransferOf(node) !== undefined) return hostCopyUs(hw, node, cudaGraphs);
-      return achievedUs(hw, node, dtype, kernelLaunchUs(hw, cudaGraphs));
+      return achievedUs(hw, node, dtype, kernelLaunchUs(hw, cudaGraphs && cudagraphable(hw, node)));
     case 'view':
     case 'wait':
     case 'all_gather':

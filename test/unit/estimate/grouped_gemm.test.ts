@@ -108,3 +108,23 @@ describe('grouped GEMMs (torch._grouped_mm)', () => {
     expect(a100.computeUs(n)).toBeCloseTo((n.flops / (312e12 * eff)) * 1e6 + 64 * hw.launchUs, 6);
   });
 });
+
+describe('CUDA graphs around an MoE block (graph_trainer cudagraph.py is_cudagraphable)', () => {
+  const eager = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
+  const graphed = makeCostModel({ hardware: 'h100', network: 'nvlink-ib', cudaGraphs: true });
+  const launch = HARDWARE_PRESETS.h100.launchUs;
+
+  it('replays a plain GEMM from the graph but launches a Hopper grouped GEMM eagerly', () => {
+    const mm = node({ op: 'matmul', matmulLike: true, flops: 2 * 4096 ** 3, attrs: { M: 4096, N: 4096, K: 4096 } });
+    expect(eager.computeUs(mm) - graphed.computeUs(mm)).toBeGreaterThan(launch / 2);
+    const grouped = groupedMm(24576, 1408, 2048, 32);
+    expect(graphed.computeUs(grouped)).toBe(eager.computeUs(grouped));
+  });
+
+  it('launches an op on data-dependent shapes eagerly', () => {
+    const permute = node({ op: 'moe_permute', bytesMoved: 1e8 });
+    expect(graphed.computeUs(permute)).toBeLessThan(eager.computeUs(permute));
+    const routed = { ...permute, attrs: { dynamicShape: true } };
+    expect(graphed.computeUs(routed)).toBe(eager.computeUs(routed));
+  });
+});
