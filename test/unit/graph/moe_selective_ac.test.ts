@@ -6,12 +6,17 @@
 // (saved), w3 6, w2 7 (saved); SDPA, topk and the all-to-alls are saved; grouped_mm, norms, adds,
 // SwiGLU, permutes and the combine are not.
 import { describe, expect, it } from 'vitest';
+import { BACKEND_NAMES, runBackend } from '../../../src/backends';
+import { makeCostModel } from '../../../src/estimate';
 import { buildStepGraph, type GraphNode, type StepGraph, type StepConfig } from '../../../src/graph';
 import { isRecomputeNode, RECOMPUTE_SUFFIX } from '../../../src/graph/checkpoint';
 import type { ModelCtx } from '../../../src/graph/forward';
 import { savedForwardNodes } from '../../../src/graph/sac_policy';
 import { verifyGraph } from '../../../src/graph/verify';
+import { simulate } from '../../../src/sim';
 import { scheduleMemoryProfile } from '../../../src/sim/memory';
+import { DEFAULT_CAP_BYTES, expectValidSchedule } from '../backends/helpers';
+import { expectCollectivesAligned } from '../sim/invariants';
 
 const B = 1;
 const S = 512;
@@ -176,5 +181,27 @@ describe("graph_trainer's default memory policy on dsv3-16b (aot_fx_trace)", () 
     const flops = stepFlops(g);
     expect(flops).toBeGreaterThan(stepFlops(build({ compileMode: 'aot_fx_trace', memoryPolicy: 'none' })));
     expect(flops).toBeLessThan(stepFlops(sac()));
+  });
+});
+
+describe('every backend runs a selective dsv3-debug step, 4 ranks × EP 2', () => {
+  const cost = makeCostModel({ hardware: 'h100', network: 'nvlink-ib' });
+  const mesh = { dpReplicate: 1, dpShard: 4, tp: 1, ep: 2 };
+  const g = verifyGraph(
+    buildStepGraph({
+      model: 'dsv3-debug',
+      worldSize: 4,
+      batch: 1,
+      seqLen: 256,
+      mesh,
+      activationCheckpointing: 'selective',
+    }),
+  );
+  it.each(BACKEND_NAMES)('%s returns a valid schedule the simulator runs without a mismatch', (backend) => {
+    const s = runBackend(backend, g, cost);
+    expectValidSchedule(g, s, backend === 'aot_eager_autobucketing' ? { byteCapBytes: DEFAULT_CAP_BYTES } : {});
+    const res = simulate({ worldSize: 4, schedules: s, cost });
+    expect(res.mismatch).toBeUndefined();
+    expectCollectivesAligned(res, 4);
   });
 });
