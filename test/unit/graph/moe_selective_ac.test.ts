@@ -146,7 +146,7 @@ describe('selective AC on a dsv3-16b MoE block, FSDP 8 × EP 2', () => {
       T * K * 4 + // expert ids (i32)
       R * D * BF16 + // dispatch all-to-all output
       T * K * D * BF16 + // combine all-to-all output
-      T * FS * BF16; // shared experts' w1
+      T * FS * BF16; // shared experts' w1 (w2's output is saved too, but no gradient reads it)
     expect(savedBytes(sac())).toBe(hand);
     expect(savedBytes(build({ activationCheckpointing: 'full' }))).toBe(T * D * BF16);
     expect(savedBytes(build())).toBeGreaterThan(hand);
