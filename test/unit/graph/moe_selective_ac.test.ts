@@ -83,6 +83,21 @@ describe('the save policies on a dsv3-16b block (sac_policy.ts)', () => {
     );
   });
 
+  it('dsv3-671b (q_lora 1536): wq_a 1, wkv_a 3, wo 5 and shared w3 7 of its mms saved', () => {
+    const g = buildStepGraph({
+      model: 'dsv3-671b',
+      worldSize: 8,
+      batch: 1,
+      seqLen: 64,
+      mesh: { dpReplicate: 1, dpShard: 8, tp: 1, ep: 8 },
+    });
+    const block = g.nodes.filter((n) => n.layer === 3 && n.phase === 'forward'); // the first MoE block
+    const mms = ['attention.wq_a', 'attention.wkv_a', 'attention.wo', 'moe.shared_experts.w3'];
+    const names = [...mms, 'attention.sdpa', 'moe.router.topk'].map((n) => `layers.3.${n}`);
+    const a2a = always.filter((n) => n.includes('all_to_all')).map((n) => n.replace('layers.1.', 'layers.3.'));
+    expect(saved('eager', block)).toEqual([...names, ...a2a].sort());
+  });
+
   it('the dense block 0: wq, wkv_b, w1, w2 of its seven mms and SDPA', () => {
     const names = ['attention.wq', 'attention.wkv_b', 'attention.sdpa', 'feed_forward.w1', 'feed_forward.w2'];
     expect(saved('eager', forward(0))).toEqual(names.map((n) => `layers.0.${n}`).sort());
