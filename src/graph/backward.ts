@@ -21,7 +21,7 @@ import {
   type LayerSaved,
   type ModelCtx,
 } from './forward';
-import { emitTapeBlock } from './moe_block';
+import { emitTapeRecomputeBackward } from './tape_recompute';
 import { TARGETS, TOKENS } from './ops';
 import { emitGradAllReduce, emitSeqGather, emitSeqReduceScatter, partialGradId } from './tp';
 
@@ -96,8 +96,8 @@ function emitBlocksBackward(c: ModelCtx, s: ForwardSaved, dIn: string): string {
     const ac = c.activationCheckpointing ?? 'none';
     const tape = s.tapes[i];
     if (tape !== undefined) {
-      // full AC: the block's forward again from its saved input, on a tape of its own
-      dx = (ac === 'full' ? emitTapeBlock(c, i, tape.input, true).tape : tape).backward(dx);
+      // under AC: the block's forward again from its saved input, on a tape of its own
+      dx = ac === 'none' ? tape.backward(dx) : emitTapeRecomputeBackward(c, i, tape, ac, dx);
     } else if (ac !== 'none') {
       // re-gathers first, so their waits feed the recompute and the gradient ops alike
       const weights = emitBlockRegather(c, i);

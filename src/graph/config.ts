@@ -231,7 +231,7 @@ function checkTpSplits(args: ModelArgs, tokens: number, tp: number): void {
  * What an MoE step needs (torchtitan's checks, and what fsdp-sim does not model yet): an expert-
  * parallel degree only on an MoE model, dividing its experts (each ep rank holds E / ep of them).
  */
-function checkMoe(args: ModelArgs, mesh: Mesh, ac: ActivationCheckpointing): void {
+function checkMoe(args: ModelArgs, mesh: Mesh): void {
   const ep = epDegree(mesh);
   const moe = args.moe;
   if (moe === undefined) {
@@ -249,12 +249,6 @@ function checkMoe(args: ModelArgs, mesh: Mesh, ac: ActivationCheckpointing): voi
     throw new ConfigError(
       'mesh.tp',
       `mesh.tp must be 1 on an MoE model (TP of MoE blocks is not modelled), got ${mesh.tp}`,
-    );
-  if (ac === 'selective')
-    throw new ConfigError(
-      'activationCheckpointing',
-      "activationCheckpointing must be 'none' or 'full' on an MoE model (selective recompute of MoE blocks is " +
-        "not modelled), got 'selective'",
     );
 }
 
@@ -297,7 +291,7 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
     c.activationCheckpointing,
     STEP_CONFIG_DEFAULTS.activationCheckpointing,
   );
-  checkMoe(args, mesh, activationCheckpointing);
+  checkMoe(args, mesh);
   const d = STEP_CONFIG_DEFAULTS;
   const opt = (k: string, dflt: number, lo: number, hi: number, loOpen: boolean, hiOpen: boolean) =>
     c[k] === undefined ? dflt : numIn(k, c[k], lo, hi, loOpen, hiOpen);

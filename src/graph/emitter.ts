@@ -96,4 +96,22 @@ export class Emitter {
     if (pm !== null) for (const t of n.outputs) if (!pm.has(t)) pm.set(t, n.id);
     return n;
   }
+
+  /**
+   * Rewrites the nodes from position `from` on (a pass over what was just emitted): `keep` gives a
+   * node's replacement, or undefined to drop it. Kept nodes are renumbered; a dropped node's name
+   * and output tensors are forgotten.
+   */
+  rewriteFrom(from: number, keep: (n: GraphNode) => GraphNode | undefined): void {
+    for (const n of this.nodes.splice(from)) {
+      const m = keep(n);
+      if (m !== undefined) {
+        this.nodes.push({ ...m, id: this.nodes.length });
+        continue;
+      }
+      this.names.delete(n.name);
+      for (const t of n.outputs) delete this.tensors[t];
+    }
+    this.producerMap = null;
+  }
 }

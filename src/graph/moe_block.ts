@@ -67,7 +67,8 @@ function mlaSdpa(t: BlockTape, base: string, q: string, kv: string, kva: string,
       outputs: grads,
       flops: mlaFlops(s, true),
       bytesMoved: ioBytes(e.tensors, [...inputs, ...grads]),
-      attrs: mlaAttrs(s),
+      // selective AC recomputes the eager kernels before SDPA first (estimate/compute.ts)
+      attrs: { ...mlaAttrs(s), ...(t.c.activationCheckpointing === 'selective' ? { recomputesPrologue: true } : {}) },
     });
     [q, kv, kva].forEach((id, i) => t.accumulate(id, grads[i], `${name}.bwd.${i}`));
   });
@@ -115,7 +116,8 @@ function emitGqa(t: BlockTape, p: string, xn: string): string {
   const name = t.name(`${p}.attention.sdpa`);
   const [o, lse] = emitAttention(t.e, { ...shape, name, q, k, v, dtype: dt });
   t.record(() => {
-    const bwd = { ...shape, name: `${name}.bwd`, dO: t.grad(o), q, k, v, o, lse, dtype: dt };
+    const recomputesPrologue = t.c.activationCheckpointing === 'selective';
+    const bwd = { ...shape, name: `${name}.bwd`, dO: t.grad(o), q, k, v, o, lse, dtype: dt, recomputesPrologue };
     const [dq, dk, dv] = emitAttentionBwd(t.e, bwd);
     t.accumulate(q, dq, `${name}.bwd.q`);
     t.accumulate(k, dk, `${name}.bwd.k`);

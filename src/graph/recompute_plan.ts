@@ -13,9 +13,12 @@
 //    'default' saves the compute-intensive ops (mm, SDPA, reduce_scatter) and recomputes the
 //    rest, a block's parameter all-gathers too unless reshard is off (its force_save_nodes);
 //    'full' recomputes the block but its output; 'eager' is the eager op SAC (every second mm
-//    recomputed); 'sac_and_offload' is 'default' and then offloads the saved activations of every
-//    block but the last to host memory (cpu_offload.ts). Only 'default' and 'sac_and_offload' read
-//    the reshard policy — 'full' and 'eager' re-gather a block's parameters either way.
+//    recomputed, without the eager policy's forced recompute of the router gate: sac_policy.ts);
+//    'sac_and_offload' is 'default' and then offloads the saved activations of every block but
+//    the last to host memory (cpu_offload.ts). On MoE blocks 'default' also saves topk and the
+//    all-to-alls and recomputes the grouped GEMMs (sac_policy.ts). Only 'default' and
+//    'sac_and_offload' read the reshard policy — 'full' and 'eager' re-gather a block's parameters
+//    either way.
 //  - 'none' is no value of graph_trainer's `--compile.memory_policy`: it is graph_trainer before
 //    the flag (torchtitan #3060, 2026-04-23), whose aot_fx_trace recomputed nothing and never
 //    re-gathered — the graph PR #2961's published runs traced
@@ -38,8 +41,8 @@ export function reshardsAfterForward(policy: ReshardPolicy, ppEnabled = false): 
   return policy === 'always' || (policy === 'default' && !ppEnabled);
 }
 
-/** Which activations a selective recompute keeps: the eager op policy's or graph_trainer's default. */
-export type SavePolicy = 'eager' | 'graph_default';
+/** Which activations a selective recompute keeps: the eager op policy's, graph_trainer's eager or default. */
+export type SavePolicy = 'eager' | 'graph_eager' | 'graph_default';
 
 export interface RecomputePlan {
   /** The recompute the graph has: none, a whole block (full) or what the save policy leaves. */
@@ -85,7 +88,7 @@ export function recomputePlan(k: RecomputeKnobs): RecomputePlan {
   const byPolicy: Record<MemoryPolicy, PolicyPlan> = {
     default: sac,
     full: { activationCheckpointing: 'full', savePolicy: 'eager', regatherBlocks: true },
-    eager: { activationCheckpointing: 'selective', savePolicy: 'eager', regatherBlocks: true },
+    eager: { activationCheckpointing: 'selective', savePolicy: 'graph_eager', regatherBlocks: true },
     sac_and_offload: sac, // _sac_and_offload_memory_policy_pass: the default pass, then the offload tags
     none: { activationCheckpointing: 'none', savePolicy: 'eager', regatherBlocks: false },
   };

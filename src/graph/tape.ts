@@ -6,17 +6,22 @@
 // Under full activation checkpointing the backward emits the block's forward again on a fresh tape
 // in `recompute` mode (names suffixed, each weight gathered once for the backward and read by both
 // the recompute and the gradients) and runs that tape: the first forward's activations die with it.
+// Under selective AC the tape's forward nodes are what the save policy decides on (tape_recompute.ts).
 
 import type { Emitter } from './emitter';
 import { emitAdd, emitMatmul, emitRmsNorm, emitRmsNormBwd, emitSwiglu, emitSwigluBwd } from './emit_ops';
 import { RECOMPUTE_SUFFIX } from './checkpoint';
 import { backwardWeight, param, tokensPerRank, type ModelCtx } from './forward';
 import { emitGather, emitReduceScatter, gradId } from './fsdp';
+import type { GraphNode } from './types';
 
 export class BlockTape {
   private readonly steps: (() => void)[] = [];
   private readonly grads = new Map<string, string>();
   private ends: { readonly input: string; readonly out: string } | undefined;
+  /** Positions of the tape's first node and one past its last forward node (set by `bound`). */
+  private readonly first: number;
+  private end = -1;
   /** Recompute mode: the backward's gathered weights by FQN (gathered on first use). */
   private readonly regathered: Map<string, string> | undefined;
 
@@ -25,6 +30,7 @@ export class BlockTape {
     recompute = false,
   ) {
     this.regathered = recompute ? new Map() : undefined;
+    this.first = c.e.nodes.length;
   }
 
   /** A node name of this tape: suffixed in recompute mode, so the forward's names stay unique. */
@@ -55,6 +61,13 @@ export class BlockTape {
   /** The block's input and output tensors: where its backward starts and what it returns. */
   bound(input: string, out: string): void {
     this.ends = { input, out };
+    this.end = this.e.nodes.length;
+  }
+
+  /** The nodes the block's forward emitted, in order (its weight gathers included). */
+  forwardNodes(): readonly GraphNode[] {
+    if (this.end < 0) throw new Error('internal: a block tape without its input and output');
+    return this.e.nodes.slice(this.first, this.end);
   }
 
   get e(): Emitter {

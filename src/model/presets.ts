@@ -137,7 +137,7 @@ export type ActivationCheckpointing = (typeof AC_MODES)[number];
 /**
  * torchtitan's `activation_checkpoint.mode` in each flavor's train config: llama3_70b.toml and
  * llama3_405b.toml use "full", llama3_8b.toml "selective" (selective_ac_option "op"); tiny / small
- * (our debugmodels, trained live in the browser) run without AC; so do the MoE presets, for now.
+ * (our debugmodels, trained live in the browser) run without AC; so do the MoE presets by default.
  */
 export const TRAIN_AC_MODE: Readonly<Record<ModelName, ActivationCheckpointing>> = {
   tiny: 'none',
@@ -145,7 +145,7 @@ export const TRAIN_AC_MODE: Readonly<Record<ModelName, ActivationCheckpointing>>
   'llama3-8b': 'selective',
   'llama3-70b': 'full',
   'llama3-405b': 'full',
-  // torchtitan's deepseek_v3 configs use SelectiveAC, which fsdp-sim does not model on MoE blocks yet
+  // torchtitan's deepseek_v3 configs use SelectiveAC (modelled: --ac selective); these default to none
   'moe-tiny': 'none',
   'dsv3-debug': 'none',
   'dsv3-16b': 'none',
