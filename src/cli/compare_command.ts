@@ -23,7 +23,6 @@ import {
   type Mesh,
 } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
-import { MODEL_PRESETS } from '../model';
 import { runPipelineOnGraph, type PipelineResult, stepFigures } from '../pipeline';
 import { EMIT_ALL_BELOW, mismatchReport, type MismatchReport, exposedCommByGroup } from '../sim';
 import { mismatchText } from '../words';
@@ -86,13 +85,8 @@ export const COMPARE_USAGE = [
   ...configFlagHelp(['ac']),
 ].join('\n');
 
-/**
- * What would cut the peak: recompute first, then tensor parallel (it splits activations and
- * logits); on an MoE model, whose TP is not modelled yet, fewer tokens per rank after recompute.
- */
+/** What would cut the peak: recompute first, then tensor parallel (it splits activations and logits). */
 function peakHint(cfg: SimConfig, ac: string, meshTp: number): string {
-  const moe = MODEL_PRESETS[cfg.model].moe !== undefined;
-  if (moe && ac === 'full') return ' (try a smaller --batch: TP of MoE blocks is not modelled)';
   const tp = ac === 'full' && meshTp === 1 ? tpToTry(cfg) : undefined;
   return ac !== 'full' ? ' (try --ac full)' : tp ? ` (try --tp ${tp})` : '';
 }

@@ -11,7 +11,7 @@ import { applyCpuOffload, offloadCandidates } from './cpu_offload';
 import { Emitter } from './emitter';
 import { emitForward, type ModelCtx } from './forward';
 import { emitAdamw, emitParamState, shardParam, type ShardedParam } from './fsdp';
-import { efsdpDegree, epDegree, isOneDim } from './mesh';
+import { epDegree, expertFsdpDegree, isOneDim } from './mesh';
 import { TARGETS, TOKENS } from './ops';
 import { recomputePlan } from './recompute_plan';
 import type { StepGraph } from './types';
@@ -23,7 +23,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
   const table = paramTable(r.args);
   const ep = epDegree(r.mesh);
   const sharded: ShardedParam[] = table.map((s) =>
-    s.expert ? shardParam(s, efsdpDegree(r.mesh), 1, ep) : shardParam(s, r.mesh.dpShard, r.mesh.tp),
+    shardParam(s, s.expert ? expertFsdpDegree(r.mesh) : r.mesh.dpShard, r.mesh.tp, ep),
   );
   const plan = recomputePlan(r);
   const ctx: ModelCtx = {

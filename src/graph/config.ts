@@ -228,8 +228,31 @@ function checkTpSplits(args: ModelArgs, tokens: number, tp: number): void {
 }
 
 /**
- * What an MoE step needs (torchtitan's checks, and what fsdp-sim does not model yet): an expert-
- * parallel degree only on an MoE model, dividing its experts (each ep rank holds E / ep of them).
+ * The hidden dims torchtitan's MoE TP plan splits (moe_sharding.py, b5bcd76): the shared experts'
+ * (colwise w1/w3, rowwise w2) always, the routed experts' F (w1_EFD Shard(1), w2_EDF Shard(2)) when
+ * expert parallel is off; under ep > 1 the routed experts are split over ep only.
+ */
+function checkMoeTpSplits(moe: NonNullable<ModelArgs['moe']>, mesh: Mesh): void {
+  const tp = mesh.tp;
+  if (tp === 1) return;
+  const dims: [string, number][] = [];
+  if (moe.numSharedExperts > 0)
+    dims.push(['moe.moeFfnDim · moe.numSharedExperts', moe.moeFfnDim * moe.numSharedExperts]);
+  if (epDegree(mesh) === 1) dims.push(['moe.moeFfnDim', moe.moeFfnDim]);
+  for (const [name, v] of dims) {
+    if (v % tp !== 0)
+      throw new ConfigError(
+        'mesh.tp',
+        `mesh.tp (tensor_parallel_degree ${tp}) must divide the model's ${name} (${v}): the MoE TP plan splits it ` +
+          'across the tp group',
+      );
+  }
+}
+
+/**
+ * What an MoE step needs (torchtitan's checks): an expert-
+ * parallel degree only on an MoE model, dividing its experts (each ep rank holds E / ep of them),
+ * and a tp that divides what the MoE TP plan splits.
  */
 function checkMoe(args: ModelArgs, mesh: Mesh): void {
   const ep = epDegree(mesh);
@@ -245,11 +268,7 @@ function checkMoe(args: ModelArgs, mesh: Mesh): void {
       `mesh.ep (expert_parallel_degree ${ep}) must divide the model's numExperts (${moe.numExperts}): each ep ` +
         'rank holds numExperts / ep experts',
     );
-  if (mesh.tp > 1)
-    throw new ConfigError(
-      'mesh.tp',
-      `mesh.tp must be 1 on an MoE model (TP of MoE blocks is not modelled), got ${mesh.tp}`,
-    );
+  checkMoeTpSplits(moe, mesh);
 }
 
 /** Validates every field (ConfigError naming the field, value and valid set) and fills defaults. */

@@ -10,10 +10,11 @@
 //   - the gradient cast before the reduce-scatter appends zero rows: attrs.padRows =
 //     paddedRows − rows (the attr is present only when it is > 0; tiny/small never pad on 1..8 ranks).
 // On a mesh (mesh.ts) the parameter is first split by its TP placement (tpPlacement: torchtitan's
-// Llama plan), and FSDP shards that local TP shard on dim 0 across dp_shard; with HSDP the
-// reduce-scattered gradient shard is then all-reduced (avg) across dp_replicate. A routed expert's
-// weights [E, ...] are first split across ep (each rank keeps E / ep experts) and FSDP-shard over
-// efsdp, their own group (mesh.ts), as torchtitan's MoE sharding does.
+// Llama plan, and DeepSeek-V3's for MLA), and FSDP shards that local TP shard on dim 0 across
+// dp_shard; with HSDP the reduce-scattered gradient shard is then all-reduced (avg) across
+// dp_replicate. A routed expert's weights [E, ...] are first split across ep (each rank keeps
+// E / ep experts) and FSDP-shard over efsdp, their own group (mesh.ts); without expert parallel
+// TP splits them on F instead and they FSDP-shard with the dense weights (expertTpPlacement).
 
 import type { ParamSpec } from '../model';
 import type { Emitter } from './emitter';
@@ -41,30 +42,49 @@ export interface ShardedParam {
  * torchtitan's Llama TP plan (parallelize_llama / apply_tp): wq, wk, wv, w1, w3 and `output`
  * ColwiseParallel (weight Shard(0)), wo and w2 RowwiseParallel (weight Shard(1)), tok_embeddings
  * RowwiseParallel on an embedding (weight Shard(0): the vocabulary), norms Replicate.
+ * DeepSeek-V3 (torchtitan/models/deepseek_v3/sharding.py _set_deepseek_v3_layer_sharding, b5bcd76):
+ * MLA's up-projections wq_b and wkv_b colwise; the low-rank wq_a, wkv_a, q_norm, kv_norm and the
+ * router gate Replicate; the shared experts' w1/w3/w2 as a dense FFN's.
  */
 export function tpPlacement(fqn: string): TpPlacement {
   if (/\.(wo|w2)\.weight$/.test(fqn)) return 'rowwise';
-  if (/\.(wq|wk|wv|w1|w3)\.weight$/.test(fqn) || fqn === 'output.weight' || fqn === 'tok_embeddings.weight')
+  if (/\.(wq|wk|wv|w1|w3|wq_b|wkv_b)\.weight$/.test(fqn) || fqn === 'output.weight' || fqn === 'tok_embeddings.weight')
     return 'colwise';
   return 'replicate';
 }
 
-/** The TP-local shape of a parameter: dim 0 (colwise) or dim 1 (rowwise) divided by tp. */
-function tpLocalShape(shape: readonly number[], placement: TpPlacement, tp: number): number[] {
+/**
+ * A routed expert's TP placement without expert parallel (moe_sharding.py
+ * expert_param_placement_dense, the layout deepseek_v3/sharding.py passes): w1_EFD and w3_EFD
+ * Shard(1) (colwise on F), w2_EDF Shard(2) (rowwise on F).
+ */
+const expertTpPlacement = (fqn: string): TpPlacement => (fqn.endsWith('w2_EDF') ? 'rowwise' : 'colwise');
+
+/** The TP-local shape: the output dim (colwise) or the input dim (rowwise) divided by tp; `lead` dims before them. */
+function tpLocalShape(shape: readonly number[], placement: TpPlacement, tp: number, lead = 0): number[] {
   if (tp === 1 || placement === 'replicate') return [...shape];
-  const d = placement === 'colwise' ? 0 : 1;
+  const d = lead + (placement === 'colwise' ? 0 : 1);
   return shape.map((x, i) => (i === d ? x / tp : x));
 }
 
+/** A parameter's TP placement and local shape: a routed expert is split on E by ep, or (ep = 1) on F by tp. */
+function localPlacement(spec: ParamSpec, tp: number, ep: number): { placement: TpPlacement; local: number[] } {
+  if (!spec.expert) {
+    const placement = tpPlacement(spec.name);
+    return { placement, local: tpLocalShape(spec.shape, placement, tp) };
+  }
+  if (ep > 1) return { placement: 'replicate', local: spec.shape.map((x, i) => (i === 0 ? x / ep : x)) };
+  const placement = expertTpPlacement(spec.name);
+  return { placement, local: tpLocalShape(spec.shape, placement, tp, 1) };
+}
+
 /**
- * n: the dp_shard degree; tp: the TP degree (the builder has checked it divides the split dims).
- * A routed expert (spec.expert) is split across ep on dim 0 instead, and n is then the efsdp degree.
+ * n: the FSDP degree of the parameter's group (dp_shard, or efsdp for a routed expert under expert
+ * parallel: mesh.ts expertFsdpDegree); tp, ep: the degrees (the builder has checked they divide the
+ * split dims). Under ep > 1 a routed expert is split on dim 0 by ep and not by tp.
  */
 export function shardParam(spec: ParamSpec, n: number, tp = 1, ep = 1): ShardedParam {
-  const placement = spec.expert ? 'replicate' : tpPlacement(spec.name);
-  const local = spec.expert
-    ? spec.shape.map((x, i) => (i === 0 ? x / ep : x))
-    : tpLocalShape(spec.shape, placement, tp);
+  const { placement, local } = localPlacement(spec, tp, ep);
   const rows = local[0];
   const shardRows = Math.ceil(rows / n);
   const numel = local.reduce((a, b) => a * b, 1);

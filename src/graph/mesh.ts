@@ -27,7 +27,14 @@ export const MESH_DIMS: readonly MeshDim[] = ['dp_replicate', 'dp_shard', 'tp'];
 export const epDegree = (m: Mesh): number => m.ep ?? 1;
 
 /** The expert weights' FSDP degree: torchtitan's efsdp = dp_shard · cp · tp / ep (cp = 1 here). */
-export const efsdpDegree = (m: Mesh): number => (m.dpShard * m.tp) / epDegree(m);
+const efsdpDegree = (m: Mesh): number => (m.dpShard * m.tp) / epDegree(m);
+
+/**
+ * The group size the routed experts FSDP-shard over: efsdp under expert parallel; without it
+ * dp_shard, the experts then being TP-split like dense weights (torchtitan moe_sharding.py
+ * expert_param_placement_dense: DP and TP axes only).
+ */
+export const expertFsdpDegree = (m: Mesh): number => (epDegree(m) > 1 ? efsdpDegree(m) : m.dpShard);
 
 /** SimpleFSDP's data-parallel group on a 1-D mesh (the name torchtitan's simple_fsdp gives it). */
 export const DP_GROUP = 'dp';
@@ -114,7 +121,7 @@ export function meshGroup(m: Mesh, dim: MeshDim): MeshGroup {
       return { group: 'ep', size: epDegree(m), stride: 1 };
     case 'efsdp':
       // without expert parallel the experts shard with the dense weights, on their group
-      return epDegree(m) === 1 && m.tp === 1
+      return epDegree(m) === 1
         ? meshGroup(m, 'dp_shard')
         : { group: 'efsdp', size: efsdpDegree(m), stride: epDegree(m) };
   }

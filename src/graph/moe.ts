@@ -9,13 +9,24 @@
 // The graph is that rank's program: its grouped GEMMs and the all-to-alls it takes part in are the
 // ones every rank waits for at the combine. torchtitan's D2H sync on the counts (.tolist()) and
 // the router's fp32 autocast are not modelled.
+//
+// Tensor parallel with sequence parallel (torchtitan/models/common/moe_sharding.py
+// set_moe_sharding_config, b5bcd76): the block hands the MoE its sequence shard [T/tp, D].
+// - ep > 1: the router (gate Replicate) routes the rank's own T/tp tokens, the routed experts are
+//   split over ep only and the all-to-alls carry the local tokens; the output stays a sequence shard.
+// - ep = 1: the input is all-gathered on tp (every rank routes all T tokens), the routed experts are
+//   split on F (w1/w3 Shard(1), w2 Shard(2)), so the combined output is a partial sum, reduce-scattered.
+// The shared experts are a TP FFN either way: input replicated (gathered), w1/w3 colwise, w2 rowwise,
+// reduce-scattered. Routed and shared outputs are each reduce-scattered to the sequence shard (their
+// configs' out_dst_shardings), then added.
 
 import { EXPERT_WEIGHTS } from '../model';
 import { ELEMENTWISE_FLOPS_PER_ELEM as EW, ioBytes, matmulFlops } from './flops';
 import { emitCollective, emitReduceScatter, gradId } from './fsdp';
 import { param } from './forward';
 import { epDegree } from './mesh';
-import { type BlockTape, tapeAdd, tapeFeedForward, tapeLinear, tapeSwiglu, tapeTokens } from './tape';
+import { type BlockTape, tapeAdd, tapeFeedForward, tapeLinear, tapeSwiglu } from './tape';
+import { tapeSeqGather, tapeSeqReduceScatter, tpDegree } from './tp';
 
 /**
  * Rows of D each rank's experts compute on: T·k balanced, ⌈T·k·imbalance⌉ on the busiest rank,
@@ -29,13 +40,14 @@ interface Routing {
   readonly scores: string; // fp32 [T, k]
   readonly ids: string; // i32 [T, k]
   readonly counts: string; // i32 [E]: tokens per expert (torchtitan num_local_tokens_per_expert)
+  readonly tokens: number; // T: the rows routed (the rank's tokens, or its sequence shard's)
 }
 
 /** gate → softmax → top k (router_topk); the gate's gradient comes back through the scores. */
 function emitRouter(t: BlockTape, p: string, x: string): Routing {
   const { e } = t;
   const moe = t.c.args.moe!;
-  const T = tapeTokens(t);
+  const T = e.tensors[x].shape[0];
   const E = moe.numExperts;
   const k = moe.topK;
   const logits = tapeLinear(t, `${p}.moe.router.gate.weight`, `${p}.moe.router.gate`, x, E, t.c.args.dim);
@@ -68,7 +80,7 @@ function emitRouter(t: BlockTape, p: string, x: string): Routing {
     });
     t.accumulate(logits, dLogits, `${name}.bwd`);
   });
-  return { scores, ids, counts };
+  return { scores, ids, counts, tokens: T };
 }
 
 /** Rows of x gathered in routing order (moe_permute): no flops, reads and writes the rows. */
@@ -129,7 +141,7 @@ function allToAll(t: BlockTape, base: string, x: string, rowsOut: number): strin
  * token all-to-all, then permute into expert order. Backward: the mirror image.
  */
 function emitDispatch(t: BlockTape, p: string, x: string, r: Routing, R: number): string {
-  const T = tapeTokens(t);
+  const T = r.tokens;
   const k = t.c.args.moe!.topK;
   const E = t.c.args.moe!.numExperts;
   const ep = epDegree(t.c.mesh!);
@@ -153,7 +165,7 @@ function emitDispatch(t: BlockTape, p: string, x: string, r: Routing, R: number)
 /** Expert outputs back to their tokens, weighted by the router scores (scatter_add). */
 function emitCombine(t: BlockTape, p: string, y: string, r: Routing, R: number): string {
   const { e } = t;
-  const T = tapeTokens(t);
+  const T = r.tokens;
   const D = t.c.args.dim;
   const k = t.c.args.moe!.topK;
   const ep = epDegree(t.c.mesh!);
@@ -223,22 +235,40 @@ function groupedLinear(t: BlockTape, fqn: string, base: string, x: string, N: nu
   return y;
 }
 
-/** The MoE feed-forward on the normed input x [T, D]: routed experts plus shared experts. */
-export function emitMoe(t: BlockTape, layer: number, x: string): string {
+/** The routed experts on the rows x [T, D]: router, dispatch, grouped GEMMs (F split by tp when ep = 1), combine. */
+function emitRoutedExperts(t: BlockTape, p: string, x: string): string {
   const moe = t.c.args.moe!;
   const D = t.c.args.dim;
-  const F = moe.moeFfnDim;
-  const p = `layers.${layer}`;
-  const R = routedRows(tapeTokens(t), moe.topK, epDegree(t.c.mesh!), t.c.moeLoadImbalance ?? 1);
+  const ep = epDegree(t.c.mesh!);
+  const F = ep > 1 ? moe.moeFfnDim : moe.moeFfnDim / tpDegree(t.c);
   const r = emitRouter(t, p, x);
+  const R = routedRows(r.tokens, moe.topK, ep, t.c.moeLoadImbalance ?? 1);
   const routed = emitDispatch(t, p, x, r, R);
   const ex = (w: keyof typeof EXPERT_WEIGHTS) => `${p}.${EXPERT_WEIGHTS[w]}`;
   const h1 = groupedLinear(t, ex('w1'), `${p}.moe.experts.w1`, routed, F, D);
   const h3 = groupedLinear(t, ex('w3'), `${p}.moe.experts.w3`, routed, F, D);
   const g = tapeSwiglu(t, `${p}.moe.experts.swiglu`, h1, h3);
   const y = groupedLinear(t, ex('w2'), `${p}.moe.experts.w2`, g, D, F);
-  const combined = emitCombine(t, p, y, r, R);
-  if (moe.numSharedExperts === 0) return combined;
-  const shared = tapeFeedForward(t, `${p}.moe.shared_experts`, x, F * moe.numSharedExperts);
-  return tapeAdd(t, `${p}.moe.sum`, combined, shared);
+  return emitCombine(t, p, y, r, R);
+}
+
+/**
+ * The MoE feed-forward on the normed input x [T, D] (its sequence shard [T/tp, D] under TP):
+ * routed experts plus shared experts, the output in x's layout.
+ */
+export function emitMoe(t: BlockTape, layer: number, x: string): string {
+  const moe = t.c.args.moe!;
+  const p = `layers.${layer}`;
+  const ep = epDegree(t.c.mesh!);
+  // ep = 1: the MoE boundary replicates its input (moe_sharding.py _moe_sharding_config)
+  const xFull = ep > 1 ? x : tapeSeqGather(t, `${p}.moe`, x);
+  const routedOut = emitRoutedExperts(t, p, ep > 1 ? x : xFull);
+  const routed = ep > 1 ? routedOut : tapeSeqReduceScatter(t, `${p}.moe.routed_experts`, routedOut);
+  if (moe.numSharedExperts === 0) return routed;
+  // the shared experts gather their own input under ep > 1 (_shared_experts_sharding_configs)
+  const sharedIn = ep > 1 ? tapeSeqGather(t, `${p}.moe.shared_experts`, x) : xFull;
+  const F = (moe.moeFfnDim * moe.numSharedExperts) / tpDegree(t.c);
+  const sharedOut = tapeFeedForward(t, `${p}.moe.shared_experts`, sharedIn, F);
+  const shared = tapeSeqReduceScatter(t, `${p}.moe.shared_experts.w2`, sharedOut);
+  return tapeAdd(t, `${p}.moe.sum`, routed, shared);
 }

@@ -5,15 +5,20 @@
 // MLA: q = wq(xn) (or wq_b(q_norm(wq_a(xn)))), kv_a = wkv_a(xn) = [latent | k_pe],
 // kv = wkv_b(kv_norm(latent)) = per head [k_nope | v]; attention over qk head dim nope + rope
 // and v head dim v. RoPE, as for Llama (forward.ts), is not modelled.
+// Tensor parallel (torchtitan/models/deepseek_v3/sharding.py, b5bcd76), with sequence parallel:
+// the norms run on the block's sequence shard; attention all-gathers its normed input on tp, splits
+// the heads (wq / wq_b / wkv_b colwise, wo rowwise, reduce-scattered back), and runs the low-rank
+// wq_a, wkv_a and their norms replicated on every token; the dense FFN is the Llama plan's.
 
 import { headDim, isMoeLayer, type MlaArgs } from '../model';
 import type { Emitter } from './emitter';
 import { emitAttention, emitAttentionBwd } from './emit_ops';
 import { attentionBwdFlops, attentionFwdFlops, ioBytes } from './flops';
 import { markRecompute } from './checkpoint';
-import type { ModelCtx } from './forward';
+import { localDims, type ModelCtx } from './forward';
 import { emitMoe } from './moe';
 import { BlockTape, tapeAdd, tapeFeedForward, tapeLinear, tapeRmsNorm } from './tape';
+import { tapeSeqGather, tapeSeqReduceScatter } from './tp';
 
 /** Whether the model's blocks are built on a tape (MoE or MLA) rather than by the Llama emitters. */
 export const usesTapeBlocks = (c: ModelCtx): boolean => c.args.moe !== undefined || c.args.mla !== undefined;
@@ -75,11 +80,11 @@ function mlaSdpa(t: BlockTape, base: string, q: string, kv: string, kva: string,
   return o;
 }
 
-/** MLA on the normed input xn [T, D] → wo's output [T, D]. */
+/** MLA on the normed input xn [T, D] (all-gathered on tp) → wo's output [T, D], a partial sum under TP. */
 function emitMla(t: BlockTape, p: string, xn: string, m: MlaArgs): string {
   const { args } = t.c;
   const D = args.dim;
-  const H = args.nHeads;
+  const { H } = localDims(t.c);
   const qk = m.qkNopeHeadDim + m.qkRopeHeadDim;
   const w = (s: string) => `${p}.attention.${s}.weight`;
   const lin = (s: string, x: string, N: number, K: number) => tapeLinear(t, w(s), `${p}.attention.${s}`, x, N, K);
@@ -100,13 +105,12 @@ function emitMla(t: BlockTape, p: string, xn: string, m: MlaArgs): string {
   return lin('wo', o, D, H * m.vHeadDim);
 }
 
-/** Grouped-query attention (the Llama block's, on the tape) → wo's output [T, D]. */
+/** Grouped-query attention (the Llama block's, on the tape) → wo's output [T, D], a partial sum under TP. */
 function emitGqa(t: BlockTape, p: string, xn: string): string {
   const { args, paramDtype: dt } = t.c;
   const D = args.dim;
   const hd = headDim(args);
-  const H = args.nHeads;
-  const KVH = args.nKvHeads;
+  const { H, KVH } = localDims(t.c);
   const lin = (s: string, x: string, N: number, K: number) =>
     tapeLinear(t, `${p}.attention.${s}.weight`, `${p}.attention.${s}`, x, N, K);
   const q = lin('wq', xn, H * hd, D);
@@ -126,9 +130,17 @@ function emitGqa(t: BlockTape, p: string, xn: string): string {
   return lin('wo', o, D, H * hd);
 }
 
+/** The dense SwiGLU on the sequence shard hn: gathered on tp, w1/w3 colwise, w2 rowwise, reduce-scattered. */
+function emitDenseFfn(t: BlockTape, p: string, hn: string): string {
+  const full = tapeSeqGather(t, `${p}.ffn_norm`, hn);
+  const out = tapeFeedForward(t, `${p}.feed_forward`, full, localDims(t.c).F);
+  return tapeSeqReduceScatter(t, `${p}.feed_forward.w2`, out);
+}
+
 /**
- * One block on x [T, D]: its output and the tape its backward runs from. `recompute`: the
- * activation-checkpointing recompute in the backward (nodes marked attrs.recompute).
+ * One block on x [T, D] (its sequence shard [T/tp, D] under TP): its output and the tape its
+ * backward runs from. `recompute`: the activation-checkpointing recompute in the backward (nodes
+ * marked attrs.recompute).
  */
 export function emitTapeBlock(c: ModelCtx, i: number, x: string, recompute = false): { out: string; tape: BlockTape } {
   const t = new BlockTape(c, recompute);
@@ -139,11 +151,13 @@ export function emitTapeBlock(c: ModelCtx, i: number, x: string, recompute = fal
   const D = args.dim;
   const p = `layers.${i}`;
   const xn = tapeRmsNorm(t, `${p}.attention_norm.weight`, `${p}.attention_norm`, x, D);
-  const ao = args.mla ? emitMla(t, p, xn, args.mla) : emitGqa(t, p, xn);
+  const xnFull = tapeSeqGather(t, `${p}.attention_norm`, xn);
+  const aoFull = args.mla ? emitMla(t, p, xnFull, args.mla) : emitGqa(t, p, xnFull);
+  const ao = tapeSeqReduceScatter(t, `${p}.attention.wo`, aoFull);
   const h = tapeAdd(t, `${p}.attention.residual`, x, ao);
   const hn = tapeRmsNorm(t, `${p}.ffn_norm.weight`, `${p}.ffn_norm`, h, D);
   const moe = isMoeLayer(args, i);
-  const f = moe ? emitMoe(t, i, hn) : tapeFeedForward(t, `${p}.feed_forward`, hn, args.ffnDim);
+  const f = moe ? emitMoe(t, i, hn) : emitDenseFfn(t, p, hn);
   const out = tapeAdd(t, `${p}.${moe ? 'moe' : 'feed_forward'}.residual`, h, f);
   t.bound(x, out);
   if (recompute) markRecompute(c.e, from);

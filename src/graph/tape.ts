@@ -11,8 +11,9 @@
 import type { Emitter } from './emitter';
 import { emitAdd, emitMatmul, emitRmsNorm, emitRmsNormBwd, emitSwiglu, emitSwigluBwd } from './emit_ops';
 import { RECOMPUTE_SUFFIX } from './checkpoint';
-import { backwardWeight, param, tokensPerRank, type ModelCtx } from './forward';
-import { emitGather, emitReduceScatter, gradId } from './fsdp';
+import { backwardWeight, param, type ModelCtx } from './forward';
+import { emitGather } from './fsdp';
+import { emitWeightGradSync, weightGradOut } from './tp';
 import type { GraphNode } from './types';
 
 export class BlockTape {
@@ -111,10 +112,11 @@ export function tapeLinear(t: BlockTape, fqn: string, base: string, x: string, N
   const y = emitMatmul(e, { name, a: x, b: w, M, N, K, transB: true, dtype: dt, params: [fqn] });
   t.record(() => {
     const dY = t.grad(y);
-    emitMatmul(e, { name: gradId(fqn), a: dY, b: x, M: N, N: K, K: M, transA: true, dtype: dt, params: [fqn] });
+    const dW = weightGradOut(c, param(c, fqn)); // tp.ts: a replicated weight's is partial under TP
+    emitMatmul(e, { name: dW, a: dY, b: x, M: N, N: K, K: M, transA: true, dtype: dt, params: [fqn] });
     const wb = t.backwardWeight(fqn);
     const dX = emitMatmul(e, { name: `${name}.bwd`, a: dY, b: wb, M, N: K, K: N, dtype: dt, params: [fqn] });
-    emitReduceScatter(c, param(c, fqn));
+    emitWeightGradSync(c, param(c, fqn));
     t.accumulate(x, dX, `${name}.bwd`);
   });
   return y;
@@ -130,8 +132,9 @@ export function tapeRmsNorm(t: BlockTape, fqn: string, label: string, x: string,
   const [y, rstd] = emitRmsNorm(e, { ...base, name, x, w, eps: c.args.normEps });
   t.record(() => {
     const wb = t.backwardWeight(fqn);
-    const [dx] = emitRmsNormBwd(e, { ...base, name: `${name}.bwd`, dy: t.grad(y), x, w: wb, rstd, dw: gradId(fqn) });
-    emitReduceScatter(c, param(c, fqn));
+    const dw = weightGradOut(c, param(c, fqn));
+    const [dx] = emitRmsNormBwd(e, { ...base, name: `${name}.bwd`, dy: t.grad(y), x, w: wb, rstd, dw });
+    emitWeightGradSync(c, param(c, fqn));
     t.accumulate(x, dx, `${name}.bwd`);
   });
   return y;
@@ -169,6 +172,3 @@ export function tapeFeedForward(t: BlockTape, prefix: string, x: string, F: numb
   const g = tapeSwiglu(t, `${prefix}.swiglu`, a, b);
   return tapeLinear(t, `${prefix}.w2.weight`, `${prefix}.w2`, g, D, F);
 }
-
-/** Tokens per rank, the rows of every [T, ·] activation (no sequence parallel on MoE models). */
-export const tapeTokens = (t: BlockTape): number => tokensPerRank(t.c);

@@ -4,7 +4,8 @@
 // (Shard(1) → Replicate); the partial sums out of wo, w2 and the row-wise embedding are
 // reduce-scattered back to sequence shards. The backward mirrors each (all-gather ↔ reduce-scatter),
 // and a replicated (norm) weight's gradient, partial across tp, is all-reduced on 'tp'.
-// On tp = 1 every helper is the identity, so a 1-D graph is unchanged.
+// On tp = 1 every helper is the identity, so a 1-D graph is unchanged. The tape* helpers are the
+// same collectives in a block built on a BlockTape (moe_block.ts), their mirrors recorded.
 //
 // Layout copies. torchtitan's activations are [B, S, D] and these collectives work on dim 1 (S);
 // NCCL only gathers and scatters dim 0, so torch's functional collectives reshape around them
@@ -15,7 +16,8 @@
 // when the batch is 1 — StepConfig.seqParallelGatherCopy models the older torch.
 
 import { emitCopy } from './emit_ops';
-import { emitCollective, type FsdpCtx } from './fsdp';
+import { emitCollective, emitReduceScatter, gradId, type FsdpCtx, type ShardedParam } from './fsdp';
+import type { BlockTape } from './tape';
 
 export const tpDegree = (c: FsdpCtx): number => c.mesh?.tp ?? 1;
 
@@ -72,4 +74,38 @@ export function emitGradAllReduce(c: FsdpCtx, fqn: string, grad: string): void {
     reduceOp: 'sum',
     params: [fqn],
   });
+}
+
+/**
+ * Whether a parameter's weight gradient is a partial sum across tp: a weight TP leaves Replicate
+ * (a norm, MLA's low-rank projections, the router gate) reads a sequence shard or a partial
+ * gradient on each tp rank; a routed expert is never one (split on F by tp, or on E by ep).
+ */
+const hasPartialGrad = (c: FsdpCtx, p: ShardedParam): boolean =>
+  tpDegree(c) > 1 && !p.spec.expert && p.info.tp === undefined;
+
+/** The id a weight-gradient op writes for `p`: the gradient itself, or its tp-partial sum. */
+export const weightGradOut = (c: FsdpCtx, p: ShardedParam): string =>
+  hasPartialGrad(c, p) ? partialGradId(c, gradId(p.spec.name)) : gradId(p.spec.name);
+
+/** A weight gradient's sync: the tp all-reduce of a partial one, then FSDP's reduce-scatter. */
+export function emitWeightGradSync(c: FsdpCtx, p: ShardedParam): void {
+  if (hasPartialGrad(c, p)) emitGradAllReduce(c, p.spec.name, gradId(p.spec.name));
+  emitReduceScatter(c, p);
+}
+
+/** emitSeqGather on a tape: the gradient of the gathered tensor is reduce-scattered back. */
+export function tapeSeqGather(t: BlockTape, base: string, x: string): string {
+  const name = t.name(base);
+  const full = emitSeqGather(t.c, name, x);
+  if (full !== x) t.record(() => t.accumulate(x, emitSeqReduceScatter(t.c, `${name}.bwd`, t.grad(full)), name));
+  return full;
+}
+
+/** emitSeqReduceScatter on a tape: the shard's gradient is all-gathered back (the partial's, replicated). */
+export function tapeSeqReduceScatter(t: BlockTape, base: string, x: string): string {
+  const name = t.name(base);
+  const shard = emitSeqReduceScatter(t.c, name, x);
+  if (shard !== x) t.record(() => t.accumulate(x, emitSeqGather(t.c, `${name}.bwd`, t.grad(shard)), name));
+  return shard;
 }

@@ -39,6 +39,23 @@ const graphs: [string, StepGraph, number][] = [
     }),
     8,
   ],
+  [
+    'dsv3-debug, FSDP 4 × TP 2 × EP 2, AC full',
+    buildStepGraph({
+      model: 'dsv3-debug',
+      worldSize: 8,
+      batch: 1,
+      seqLen: 512,
+      activationCheckpointing: 'full',
+      mesh: { dpReplicate: 1, dpShard: 4, tp: 2, ep: 2 },
+    }),
+    8,
+  ],
+  [
+    'moe-tiny, FSDP 2 × TP 2 (experts split on F)',
+    buildStepGraph({ model: 'moe-tiny', worldSize: 4, mesh: { dpReplicate: 1, dpShard: 2, tp: 2 } }),
+    4,
+  ],
 ];
 
 const a2aNames = (g: StepGraph) => g.nodes.filter((n) => n.kind === 'all_to_all').map((n) => n.name);
