@@ -83,8 +83,12 @@ function emitRouter(t: BlockTape, p: string, x: string): Routing {
   return { scores, ids, counts, tokens: T };
 }
 
-/** Rows of x gathered in routing order (moe_permute): no flops, reads and writes the rows. */
-function permute(t: BlockTape, base: string, x: string, ids: string, rowsOut: number): string {
+/**
+ * Rows of x gathered in routing order (moe_permute): no flops, reads and writes the rows.
+ * `received`: it reads or writes the rows an all-to-all brought, whose count is data-dependent
+ * (graph_trainer's cudagraph pass leaves such ops out of its graphs: estimate/compute.ts).
+ */
+function permute(t: BlockTape, base: string, x: string, ids: string, rowsOut: number, received = false): string {
   const { e } = t;
   const name = t.name(base);
   const [rowsIn, D] = e.tensors[x].shape;
@@ -96,7 +100,7 @@ function permute(t: BlockTape, base: string, x: string, ids: string, rowsOut: nu
     inputs: [x, ids],
     outputs: [y],
     bytesMoved: ioBytes(e.tensors, [x, ids, y]),
-    attrs: { rowsIn, rowsOut, D },
+    attrs: received ? { rowsIn, rowsOut, D, dynamicShape: true } : { rowsIn, rowsOut, D },
   });
   return y;
 }
@@ -153,9 +157,9 @@ function emitDispatch(t: BlockTape, p: string, x: string, r: Routing, R: number)
   }
   allToAll(t, `${p}.moe.dispatch.counts.all_to_all`, r.counts, E);
   const received = allToAll(t, `${p}.moe.dispatch.all_to_all`, sent, R);
-  const routed = permute(t, `${p}.moe.dispatch.sort`, received, r.ids, R);
+  const routed = permute(t, `${p}.moe.dispatch.sort`, received, r.ids, R, true);
   t.record(() => {
-    const back = permute(t, `${p}.moe.dispatch.sort.bwd`, t.grad(routed), r.ids, R);
+    const back = permute(t, `${p}.moe.dispatch.sort.bwd`, t.grad(routed), r.ids, R, true);
     const returned = allToAll(t, `${p}.moe.dispatch.all_to_all.bwd`, back, T * k);
     t.accumulate(x, toTokens(returned), `${p}.moe.dispatch`);
   });
@@ -169,7 +173,7 @@ function emitCombine(t: BlockTape, p: string, y: string, r: Routing, R: number):
   const D = t.c.args.dim;
   const k = t.c.args.moe!.topK;
   const ep = epDegree(t.c.mesh!);
-  const unsorted = ep === 1 ? y : permute(t, `${p}.moe.combine.unsort`, y, r.ids, R);
+  const unsorted = ep === 1 ? y : permute(t, `${p}.moe.combine.unsort`, y, r.ids, R, true);
   const back = ep === 1 ? y : allToAll(t, `${p}.moe.combine.all_to_all`, unsorted, T * k);
   const base = `${p}.moe.combine`;
   const name = t.name(base);
@@ -191,7 +195,7 @@ function emitCombine(t: BlockTape, p: string, y: string, r: Routing, R: number):
     t.accumulate(r.scores, dScores, `${name}.bwd`);
     if (ep === 1) return t.accumulate(y, dBack, `${name}.bwd`);
     const dUnsorted = allToAll(t, `${base}.all_to_all.bwd`, dBack, R);
-    t.accumulate(y, permute(t, `${base}.unsort.bwd`, dUnsorted, r.ids, R), `${name}.unsort.bwd`);
+    t.accumulate(y, permute(t, `${base}.unsort.bwd`, dUnsorted, r.ids, R, true), `${name}.unsort.bwd`);
   });
   return out;
 }

@@ -135,6 +135,13 @@ describe('one dsv3-16b MoE block, FSDP 8 × EP 2', () => {
     expect(recomputed.some((n) => n.kind === 'all_gather')).toBe(false);
   });
 
+  it('marks the ops on the rows an all-to-all received as data-dependent in shape, only under EP', () => {
+    const dynamic = (g: StepGraph) => g.nodes.filter((n) => n.layer === 1 && n.attrs?.dynamicShape === true);
+    const names = dynamic(build()).map((n) => n.name.replace('layers.1.moe.', ''));
+    expect(names).toEqual(['dispatch.sort', 'combine.unsort', 'combine.unsort.bwd', 'dispatch.sort.bwd']);
+    expect(dynamic(build(1, 1))).toEqual([]);
+  });
+
   it('keeps the first block dense', () => {
     const ops = layerNodes(build(), 'forward').map((n) => n.name);
     expect(ops.some((n) => n.startsWith('layers.1.moe.'))).toBe(true);
