@@ -23,6 +23,7 @@ import {
   type Mesh,
 } from '../graph';
 import { HARDWARE_NAMES } from '../estimate';
+import { MODEL_NAMES, TRAIN_AC_MODE } from '../model';
 import { runPipelineOnGraph, type PipelineResult, stepFigures } from '../pipeline';
 import { EMIT_ALL_BELOW, mismatchReport, type MismatchReport, exposedCommByGroup } from '../sim';
 import { mismatchText } from '../words';
@@ -79,11 +80,18 @@ export const COMPARE_USAGE = [
   '                       a backend whose ranks disagree on a collective (a hang) gets {backend, error} and exit 1',
   '  --set PATH=VALUE     any other config field, e.g. --set autobucketing.max_in_flight_gb=2 (repeatable)',
   "  --ac MODE            activation checkpointing (torchtitan activation_checkpoint.mode); default: the preset's",
-  '                       train config: full for llama3-70b/405b, selective (op) for llama3-8b, else none',
+  ...trainAcLines(),
   '  --tp N, --dp-replicate N, --dp-shard N (-1 = the rest), --gpus-per-node N: the device mesh',
   '                       (torchtitan parallelism.*): FSDP × TP with sequence parallel, HSDP; product = --ranks',
   ...configFlagHelp(['ac']),
 ].join('\n');
+
+/** --ac's default, worded from the presets' one table of train configs (model TRAIN_AC_MODE). */
+function trainAcLines(): string[] {
+  const of = (mode: string) => MODEL_NAMES.filter((m) => TRAIN_AC_MODE[m] === mode).join(', ');
+  const pad = ' '.repeat(23);
+  return [`${pad}train config: full for ${of('full')};`, `${pad}selective (op) for ${of('selective')}; else none`];
+}
 
 /** What would cut the peak: recompute first, then tensor parallel (it splits activations and logits). */
 function peakHint(cfg: SimConfig, ac: string, meshTp: number): string {

@@ -137,7 +137,9 @@ export type ActivationCheckpointing = (typeof AC_MODES)[number];
 /**
  * torchtitan's `activation_checkpoint.mode` in each flavor's train config: llama3_70b.toml and
  * llama3_405b.toml use "full", llama3_8b.toml "selective" (selective_ac_option "op"); tiny / small
- * (our debugmodels, trained live in the browser) run without AC; so do the MoE presets by default.
+ * (our debugmodels, trained live in the browser) run without AC, and so does moe-tiny. torchtitan's
+ * deepseek_v3 config_registry.py (b5bcd76) gives debugmodel, 16b and 671b `SelectiveAC.Config()`:
+ * op-level selective AC.
  */
 export const TRAIN_AC_MODE: Readonly<Record<ModelName, ActivationCheckpointing>> = {
   tiny: 'none',
@@ -145,11 +147,10 @@ export const TRAIN_AC_MODE: Readonly<Record<ModelName, ActivationCheckpointing>>
   'llama3-8b': 'selective',
   'llama3-70b': 'full',
   'llama3-405b': 'full',
-  // torchtitan's deepseek_v3 configs use SelectiveAC (modelled: --ac selective); these default to none
   'moe-tiny': 'none',
-  'dsv3-debug': 'none',
-  'dsv3-16b': 'none',
-  'dsv3-671b': 'none',
+  'dsv3-debug': 'selective',
+  'dsv3-16b': 'selective',
+  'dsv3-671b': 'selective',
 };
 
 export function isModelName(x: unknown): x is ModelName {
