@@ -19,7 +19,7 @@ import { fixturePath } from '../../helpers/fixtures';
 type Cells = Readonly<Record<string, string>>;
 
 /** Columns that name a row or feed its command, never figures. */
-const LABELS = new Set(['flags', 'PR #1881 row', 'PR #2961 row', 'PR #3429 row', 'step']);
+const LABELS = new Set(['flags', 'PR #1881 row', 'PR #2961 row', 'PR #3429 row', 'run', 'step']);
 const isCited = (column: string) => column.startsWith('published ');
 
 /** A cell that is a figure: a number, with a unit or a sign at most. */
