@@ -46,7 +46,8 @@ describe('EP chunking', () => {
 
   for (const policy of ['full', 'none'] as const) {
     for (const opts of OPTIONS) {
-      it(`keeps FLOPs, token all-to-all bytes and FSDP collectives (${opts.chunkDim}, ${opts.moduleFqn}, ${policy})`, () => {
+      const what = `${opts.chunkDim}, ${opts.moduleFqn}, ${policy}`;
+      it(`keeps FLOPs, token all-to-all bytes and FSDP collectives (${what})`, () => {
         const g = buildGraph(ep2({ memoryPolicy: policy }));
         const c = verifyGraph(epOverlapGraph(g, opts));
         // the partial gradients' adds are the only new FLOPs: one per element of each chunked parameter
@@ -102,7 +103,8 @@ function markersByRegion(g: StepGraph): Map<string, { chunk: number; label: stri
 
 describe('EP overlap schedule', () => {
   for (const opts of OPTIONS) {
-    it(`launches marker pairs 0, 1 forward and 1, 0 backward, each wait after the peer launch (${opts.moduleFqn}, ${opts.chunkDim})`, () => {
+    const what = `${opts.moduleFqn}, ${opts.chunkDim}`;
+    it(`launches marker pairs 0, 1 forward and 1, 0 backward, each wait after the peer launch (${what})`, () => {
       const c = epOverlapGraph(buildGraph(ep2()), opts);
       const regions = markersByRegion(c);
       expect(regions.size).toBe(2 * 5); // 5 MoE blocks, forward and backward
