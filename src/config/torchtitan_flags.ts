@@ -13,7 +13,7 @@
 
 import type { BackendName } from '../backends';
 import { reshardsAfterForward, type CompileMode, type MemoryPolicy, type ReshardPolicy } from '../graph';
-import { cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
+import { cudaGraphsOn, epOverlapOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
 import type { SimConfig } from './schema';
 
 export const TORCHTITAN_VERSIONS = ['2025-10', '2025-11', '2026'] as const;
@@ -83,6 +83,7 @@ export interface FlagKnobs {
   readonly cudaGraphs?: SimConfig['cudaGraphs'];
   readonly fsdpAgRsOverlap?: boolean;
   readonly fsdpDenseRegionOverlap?: boolean;
+  readonly epOverlap?: SimConfig['epOverlap'];
 }
 
 type Entry = Omit<TorchtitanFlags, 'version' | 'experiment'>;
@@ -125,8 +126,25 @@ function entryAt(version: TorchtitanVersion, backend: BackendName, k: FlagKnobs,
     )
       ? '--compile.enable_fsdp_dense_region_overlap'
       : '',
+    epOverlapFlags(k, backend),
   ];
   return { flags: withKnobs(flags.filter(Boolean).join(' '), k) };
+}
+
+/** configs.py EpOverlapConfig's defaults: a flag is written only where the config differs. */
+const EP_OVERLAP_DEFAULTS = { chunkDim: 'batch', strategy: 'graph', moduleFqn: 'layers.*' } as const;
+const EP_OVERLAP_FLAGS = { chunkDim: 'chunk_dim', strategy: 'strategy', moduleFqn: 'module_fqn' } as const;
+
+/** `--compile.ep_overlap.*` where the EP overlap passes run ('' where they do not). */
+function epOverlapFlags(k: FlagKnobs, backend: BackendName): string {
+  const ep = k.epOverlap;
+  if (ep === undefined || !epOverlapOn({ epOverlap: ep, compileMode: k.compileMode }, backend)) return '';
+  const keys = Object.keys(EP_OVERLAP_FLAGS) as (keyof typeof EP_OVERLAP_FLAGS)[];
+  const changed = keys.filter((key) => ep[key] !== EP_OVERLAP_DEFAULTS[key]);
+  return [
+    '--compile.ep_overlap.enabled',
+    ...changed.map((key) => `--compile.ep_overlap.${EP_OVERLAP_FLAGS[key]} ${ep[key]}`),
+  ].join(' ');
 }
 
 /** FSDP2 in eager mode: the core trainer captures CUDA graphs by default since Aug 2026 (PR #3559), never before. */
