@@ -228,27 +228,64 @@ function spanStarts(step: ChunkedStep): Int32Array {
 }
 
 /**
- * The step graph with each region's nodes in `sequences[k]`'s order, placed where its body began;
- * the source's other nodes keep their order, and one inside a region's span runs as soon as what
- * it reads is ready (a weight's all-gather before the body needs it, a gradient's reduce-scatter
- * right after its materialization). A stable topological sort, like torch's.
+ * For each source node inside a span that a region's body reads (through others inside it too):
+ * the position in the region's sequence of its first reader. The rest of a span reads the body or
+ * nothing of it.
+ */
+function firstUses(step: ChunkedStep, nodes: readonly GraphNode[], inSpan: (i: number) => number, seqStart: number[]) {
+  const producer = new Map<string, number>();
+  nodes.forEach((n, i) => {
+    for (const t of n.outputs) producer.set(t, i);
+  });
+  const use = new Map<number, number>();
+  step.regions.forEach((r, k) => {
+    for (let j = 0; j < seqStart[k + 1] - seqStart[k]; j++) {
+      const stack = [seqStart[k] + j];
+      while (stack.length > 0) {
+        const i = stack.pop() as number;
+        for (const t of nodes[i].inputs) {
+          const p = producer.get(t);
+          if (p === undefined || inSpan(p) !== r.span[0] || use.has(p)) continue;
+          use.set(p, j);
+          stack.push(p);
+        }
+      }
+    }
+  });
+  return use;
+}
+
+/**
+ * The step graph with each region's nodes in `sequences[k]`'s order, placed where its body began.
+ * The source's other nodes keep their order; one inside a region's span that the body reads (a
+ * weight's cast, all-gather, wait) runs just before its first reader, as torchtitan's bucketing and
+ * stable topological sort leave it; one that reads the body (a gradient's cast and reduce-scatter)
+ * as soon as what it reads is ready.
  */
 export function assembleChunked(step: ChunkedStep, sequences: readonly (readonly GraphNode[])[]): StepGraph {
   const first = spanStarts(step);
-  const nodes: GraphNode[] = [];
-  const keys: number[][] = [];
-  for (const { node, at } of step.outside) {
-    nodes.push(node);
-    keys.push(first[at] === -1 ? [at, 0, 0] : [first[at], 0, at]);
-  }
+  const nodes: GraphNode[] = step.outside.map((o) => o.node);
+  const inSpan = (i: number) => (i < step.outside.length ? first[step.outside[i].at] : -1);
+  const seqStart = [nodes.length];
   const chain: { from: number; to: number }[] = [];
-  step.regions.forEach((r, k) =>
-    sequences[k].forEach((n, j) => {
+  for (const seq of sequences) {
+    seq.forEach((n, j) => {
       if (j > 0) chain.push({ from: nodes.length - 1, to: nodes.length });
       nodes.push(n);
-      keys.push([r.span[0], 1, j]);
-    }),
-  );
+    });
+    seqStart.push(nodes.length);
+  }
+  const use = firstUses(step, nodes, inSpan, seqStart);
+  const keys = nodes.map((_, i): number[] => {
+    if (i >= step.outside.length) {
+      const k = seqStart.findIndex((s) => s > i) - 1;
+      return [step.regions[k].span[0], 1, i - seqStart[k], 1, 0];
+    }
+    const at = step.outside[i].at;
+    const j = use.get(i);
+    if (first[at] === -1) return [at, 0, 0, 0, 0];
+    return j === undefined ? [first[at], 0, at, 0, 0] : [first[at], 1, j, 0, at];
+  });
   const unordered = { ...step.source, nodes, tensors: step.tensors };
   const order = kahnOrder(nodes.length, [...dependencies(unordered), ...chain], (i) => keys[i]);
   return { ...unordered, nodes: order.map((i, id) => (nodes[i].id === id ? nodes[i] : { ...nodes[i], id })) };
