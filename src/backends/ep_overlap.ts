@@ -30,6 +30,7 @@ const isComm = (n: GraphNode): boolean => n.collective !== undefined || n.kind =
 function regionDeps(r: ChunkedRegion): Map<GraphNode, GraphNode[]> {
   const producer = new Map<string, GraphNode>();
   for (const n of [...r.bodies[0], ...r.bodies[1]]) for (const t of n.outputs) producer.set(t, n);
+  const byName = new Map([...r.bodies[0], ...r.bodies[1]].map((n) => [n.name, n]));
   const deps = new Map<GraphNode, GraphNode[]>();
   for (const body of r.bodies) {
     const countWaits: GraphNode[] = [];
@@ -37,7 +38,7 @@ function regionDeps(r: ChunkedRegion): Map<GraphNode, GraphNode[]> {
       const own = n.inputs.map((t) => producer.get(t)).filter((p): p is GraphNode => p !== undefined);
       // the dispatch's split sizes are the counts exchange's result, read on the host (.tolist())
       deps.set(n, isMarker(n) ? [...own, ...countWaits] : own);
-      const waited = n.kind === 'wait' ? body.find((c) => c.name === n.waitOf) : undefined;
+      const waited = n.waitOf === undefined ? undefined : byName.get(n.waitOf);
       if (waited !== undefined && isCounts(waited)) countWaits.push(n);
     }
   }
@@ -110,9 +111,7 @@ function regionSequence(r: ChunkedRegion, pairFirst: boolean): GraphNode[] {
   if (markers[0].length === 0) return [...r.bodies[0], ...r.bodies[1]]; // no token exchange: not scheduled
   const deps = regionDeps(r);
   const order: Chunk[] = r.phase === 'backward' ? [1, 0] : [0, 1];
-  const pos = new Map(
-    [...r.bodies[0], ...r.bodies[1]].map((n) => [n, r.bodies[0].indexOf(n) + r.bodies[1].indexOf(n) + 1]),
-  );
+  const pos = new Map(r.bodies.flatMap((body) => body.map((n, k) => [n, k] as const))); // program order in its chunk
   const byPosition = (nodes: Iterable<GraphNode>) =>
     [...new Set(nodes)].sort((a, b) => (pos.get(a) ?? 0) - (pos.get(b) ?? 0));
   const closures = r.bodies.map((body, c) => markers[c].map((m) => closureOf(m, body, deps)));

@@ -14,6 +14,7 @@
 // what ep_process_group_pass.py ensures.
 
 import { ConfigError } from '../errors';
+import { GraphError } from './graph_errors';
 import { CHUNK_IDS, chunkName, chunkNode, chunkTensor, materializeNode, splitNodes } from './ep_chunk_nodes';
 import { kahnOrder, dependencies } from './toposort';
 import type { GraphNode, Phase, StepGraph, TensorInfo } from './types';
@@ -169,7 +170,7 @@ function chunkRegion(s: ChunkState, p: PlannedRegion, readers: ReadonlyMap<strin
       delete s.tensors[t]; // no reader outside a body: only its chunks exist
       continue;
     }
-    if (!s.tokens.has(t) && !s.grads.has(t)) throw new ConfigError('epOverlap.enabled', `cannot materialize ${t}`);
+    if (!s.tokens.has(t) && !s.grads.has(t)) throw new GraphError(`ep chunking cannot make ${t} whole for its readers`);
     materializations.push(materializeNode(s.tensors[t], s.grads.has(t), at, s.tensors));
   }
   return {
@@ -195,15 +196,16 @@ export function chunkEpRegions(g: StepGraph, opts: EpChunkOptions): ChunkedStep 
   const grads = new Set(g.params.map((p) => `${p.name}.grad`));
   const tokens = tokenTensors(g, grads);
   const roots = regionRoots(g, opts.moduleFqn);
-  if (roots.length === 0) {
-    throw new ConfigError('epOverlap.enabled', `epOverlap found no ${opts.moduleFqn} region with an EP all-to-all`);
-  }
   const planned: PlannedRegion[] = (['forward', 'backward'] as const)
     .flatMap((phase) =>
       roots.map((r) => ({ ...r, phase, body: bodyOf(g, (n) => inModule(n, r.root, r.layer, phase), tokens, grads) })),
     )
     .filter((p) => p.body.length > 0)
     .sort((a, b) => a.body[0] - b.body[0]); // program order: a region reads what earlier ones chunked
+  if (planned.length === 0) {
+    // ep_chunk_pass.py: "No EP all-to-all regions matched"
+    throw new ConfigError('epOverlap.enabled', `epOverlap found no ${opts.moduleFqn} region with an EP all-to-all`);
+  }
   const inBody = new Set(planned.flatMap((p) => p.body));
   const s: ChunkState = { g, opts, tokens, grads, tensors: { ...g.tensors }, perChunk: new Set(), inBody };
   const readers = new Map<string, number[]>();
@@ -220,7 +222,7 @@ function spanStarts(step: ChunkedStep): Int32Array {
   const first = new Int32Array(step.source.nodes.length).fill(-1);
   for (const r of step.regions) {
     for (let p = r.span[0]; p <= r.span[1]; p++) {
-      if (first[p] !== -1) throw new ConfigError('epOverlap.moduleFqn', `chunked regions overlap at ${r.root}`);
+      if (first[p] !== -1) throw new GraphError(`chunked regions overlap at ${r.root} (${r.phase})`, p);
       first[p] = r.span[0];
     }
   }
