@@ -81,6 +81,26 @@ describe('EP chunking', () => {
       expect(byName.get(`layers.1.moe.experts.w1.chunk${k}`)?.inputs[1]).toBe(w1?.inputs[1]);
     }
   });
+
+  it('splits a live-in by a view along the batch and by two copies along the sequence', () => {
+    const g = buildGraph(ep2());
+    const x = g.tensors['layers.1.ffn_norm'];
+    const batch = epOverlapGraph(g, { chunkDim: 'batch', moduleFqn: 'layers.*.moe' });
+    const view = batch.nodes.find((n) => n.name === 'layers.1.ffn_norm.split');
+    expect(view?.kind).toBe('view');
+    expect(view?.outputs.map((t) => batch.tensors[t].aliasOf)).toEqual([x.id, x.id]);
+    const seq = epOverlapGraph(g, { chunkDim: 'seq', moduleFqn: 'layers.*.moe' });
+    const copies = seq.nodes.filter((n) => n.name.startsWith('layers.1.ffn_norm.split'));
+    expect(copies.map((n) => [n.op, n.bytesMoved])).toEqual([
+      ['copy', x.bytes],
+      ['copy', x.bytes],
+    ]);
+  });
+
+  it('is deterministic: two builds of one config chunk to the same graph', () => {
+    const opts = { chunkDim: 'batch', moduleFqn: 'layers.*' } as const;
+    expect(epOverlapGraph(buildGraph(ep2()), opts)).toEqual(epOverlapGraph(buildGraph(ep2()), opts));
+  });
 });
 
 /** Token exchanges of each region and phase, in graph order: chunk and label. */
