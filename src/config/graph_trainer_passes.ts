@@ -27,12 +27,22 @@ export function fsdpAgRsOverlapOn(
   return cfg.fsdpAgRsOverlap && cfg.compileMode === 'aot_fx_trace' && backend !== 'fsdp2_eager';
 }
 
-/** Whether `backend`'s schedule runs schedule_fsdp_comms_to_dense_regions_pass (transformer_block only). */
+/**
+ * Whether `backend`'s schedule runs schedule_fsdp_comms_to_dense_regions_pass (transformer_block
+ * only). With EP overlap on, passes.py ignores it (a warning) unless graph chunking roots at layers.*.moe.
+ */
 export function fsdpDenseRegionOverlapOn(
-  cfg: Pick<SimConfig, 'fsdpDenseRegionOverlap' | 'compileMode'>,
+  cfg: Pick<SimConfig, 'fsdpDenseRegionOverlap' | 'compileMode'> & Partial<Pick<SimConfig, 'epOverlap'>>,
   backend: BackendName,
 ): boolean {
-  return cfg.fsdpDenseRegionOverlap && cfg.compileMode === 'aot_fx_trace' && backend === 'transformer_block';
+  const ep = cfg.epOverlap;
+  const ignored =
+    ep !== undefined &&
+    epOverlapOn({ epOverlap: ep, compileMode: cfg.compileMode }, backend) &&
+    (ep.moduleFqn !== 'layers.*.moe' || ep.strategy !== 'graph');
+  return (
+    cfg.fsdpDenseRegionOverlap && cfg.compileMode === 'aot_fx_trace' && backend === 'transformer_block' && !ignored
+  );
 }
 
 /** Whether `backend`'s graph runs the EP-overlap passes (the backends graph_trainer traces). */

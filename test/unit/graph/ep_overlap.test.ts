@@ -5,7 +5,7 @@
 // torchtitan refuses are refused by field.
 import { describe, expect, it } from 'vitest';
 import { epOverlapGraph } from '../../../src/backends';
-import { validateConfig, type SimConfig } from '../../../src/config';
+import { fsdpDenseRegionOverlapOn, validateConfig, type SimConfig } from '../../../src/config';
 import type { EpChunkOptions, GraphNode, StepGraph } from '../../../src/graph';
 import { verifyGraph } from '../../../src/graph/verify';
 import { MODEL_PRESETS } from '../../../src/model';
@@ -187,6 +187,15 @@ describe('EP overlap in the simulated step', () => {
       expect(on.fsdp).toBeLessThan(off.fsdp * 1.05);
     });
   }
+
+  it('drops the dense-region FSDP pass unless graph chunking roots at layers.*.moe, as passes.py does', () => {
+    const dense = (epOverlap: Record<string, unknown>) =>
+      fsdpDenseRegionOverlapOn(ep2({ fsdpDenseRegionOverlap: true, epOverlap }), 'transformer_block');
+    expect(dense({ enabled: false })).toBe(true);
+    expect(dense({ enabled: true, moduleFqn: 'layers.*' })).toBe(false);
+    expect(dense({ enabled: true, moduleFqn: 'layers.*.moe', strategy: 'eager' })).toBe(false);
+    expect(dense({ enabled: true, moduleFqn: 'layers.*.moe', strategy: 'graph' })).toBe(true);
+  });
 
   it('leaves backends graph_trainer does not trace as they were', () => {
     const cfg = ep2({ epOverlap: { enabled: true } });
