@@ -63,8 +63,9 @@ describe('EP chunking', () => {
           2 * g.nodes.filter((n) => n.kind === 'all_to_all').length,
         );
         expect(fsdpNames(c)).toEqual(fsdpNames(g));
-        // one add per parameter of each chunked module: the MoE's router, 3 expert and 3 shared-expert weights
-        if (opts.moduleFqn === 'layers.*.moe') expect(adds.length).toBe(7 * moeLayers);
+        // one add per parameter of each chunked module: the MoE's router, 3 expert and 3 shared-expert
+        // weights; a whole block adds its 2 norms and MLA's wq, wkv_a, kv_norm, wkv_b, wo
+        expect(adds.length).toBe((opts.moduleFqn === 'layers.*.moe' ? 7 : 7 + 7) * moeLayers);
       });
     }
   }
