@@ -13,6 +13,7 @@
 
 import type { BackendName } from '../backends';
 import { reshardsAfterForward, type CompileMode, type MemoryPolicy, type ReshardPolicy } from '../graph';
+import { CONFIG_FIELDS } from './knobs';
 import { cudaGraphsOn, epOverlapOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
 import type { SimConfig } from './schema';
 
@@ -131,20 +132,21 @@ function entryAt(version: TorchtitanVersion, backend: BackendName, k: FlagKnobs,
   return { flags: withKnobs(flags.filter(Boolean).join(' '), k) };
 }
 
-/** configs.py EpOverlapConfig's defaults: a flag is written only where the config differs. */
-const EP_OVERLAP_DEFAULTS = { chunkDim: 'batch', strategy: 'graph', moduleFqn: 'layers.*' } as const;
-const EP_OVERLAP_FLAGS = { chunkDim: 'chunk_dim', strategy: 'strategy', moduleFqn: 'module_fqn' } as const;
+/** The EP-overlap leaves with a torchtitan flag of their own besides `enabled`. */
+const EP_OVERLAP_LEAVES = ['chunkDim', 'strategy', 'moduleFqn'] as const;
 
-/** `--compile.ep_overlap.*` where the EP overlap passes run ('' where they do not). */
+/**
+ * `--compile.ep_overlap.*` where the EP overlap passes run ('' where they do not): enabled, and each
+ * leaf whose value is not its row's default (the rows' defaults are configs.py EpOverlapConfig's).
+ */
 function epOverlapFlags(k: FlagKnobs, backend: BackendName): string {
   const ep = k.epOverlap;
   if (ep === undefined || !epOverlapOn({ epOverlap: ep, compileMode: k.compileMode }, backend)) return '';
-  const keys = Object.keys(EP_OVERLAP_FLAGS) as (keyof typeof EP_OVERLAP_FLAGS)[];
-  const changed = keys.filter((key) => ep[key] !== EP_OVERLAP_DEFAULTS[key]);
-  return [
-    '--compile.ep_overlap.enabled',
-    ...changed.map((key) => `--compile.ep_overlap.${EP_OVERLAP_FLAGS[key]} ${ep[key]}`),
-  ].join(' ');
+  const changed = EP_OVERLAP_LEAVES.flatMap((leaf) => {
+    const row = CONFIG_FIELDS.find((f) => f.path === `epOverlap.${leaf}`);
+    return row?.help?.torch === undefined || ep[leaf] === row.default ? [] : [`--${row.help.torch} ${ep[leaf]}`];
+  });
+  return ['--compile.ep_overlap.enabled', ...changed].join(' ');
 }
 
 /** FSDP2 in eager mode: the core trainer captures CUDA graphs by default since Aug 2026 (PR #3559), never before. */
