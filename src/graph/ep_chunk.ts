@@ -9,9 +9,9 @@
 //  - a token live-in from outside is split; one made per chunk by an earlier region (the forward's,
 //    read by the backward) is read per chunk (its provenance);
 //  - a live-out read outside the body is made whole: cat, or add of two partial gradients.
-// The chunks come out in the pass's order (chunk 0, then chunk 1); backends/ep_overlap.ts reorders
-// them per ep_overlap_pass.py's contract. The simulator gives `ep` its own stream already, which is
-// what ep_process_group_pass.py ensures.
+// chunkEpRegions returns the regions unordered; backends/ep_overlap.ts orders each per
+// ep_overlap_pass.py's contract and assembleChunked places them in the step. The simulator gives `ep`
+// its own stream already, which is what ep_process_group_pass.py ensures.
 
 import { ConfigError } from '../errors';
 import { GraphError } from './graph_errors';
@@ -89,14 +89,14 @@ function inModule(n: GraphNode, root: string, layer: number, phase: Phase): bool
 /** Positions of the body: module nodes reading a token tensor or a tensor the body made (not a gradient). */
 function bodyOf(
   g: StepGraph,
-  inBody: (n: GraphNode) => boolean,
+  inRegion: (n: GraphNode) => boolean,
   tokens: ReadonlySet<string>,
   grads: ReadonlySet<string>,
 ) {
   const made = new Set<string>();
   const body: number[] = [];
   g.nodes.forEach((n, i) => {
-    if (!inBody(n) || !n.inputs.some((t) => made.has(t) || tokens.has(t))) return;
+    if (!inRegion(n) || !n.inputs.some((t) => made.has(t) || tokens.has(t))) return;
     body.push(i);
     for (const t of n.outputs) if (!grads.has(t)) made.add(t);
   });
