@@ -1,7 +1,8 @@
 // aot_eager: torch.compile's eager-through-AOTAutograd backend. No reordering pass runs, so
 // SimpleFSDP's collectives sit where the program put them and each wait_tensor comes right after
 // its collective: nothing overlaps. We keep program order and only move every wait up to
-// directly after its collective (moving waits, nothing else).
+// directly after its collective (moving waits, nothing else), except the waits graph_trainer's EP
+// overlap pass placed (ep_overlap.ts: it runs last in that pass list, so its order is the graph's).
 
 import type { CostModel } from '../estimate';
 import type { StepGraph } from '../graph';
@@ -23,7 +24,7 @@ export function runAotEager(graph: StepGraph, _cost: CostModel, options?: Partia
     order.push(i);
     placed[i] = 1;
     const w = index.waitOfColl[i];
-    if (w >= 0 && !placed[w]) {
+    if (w >= 0 && !placed[w] && index.nodes[i].attrs?.chunk === undefined) {
       // a wait depends only on its collective (checked by indexGraph), so it can follow at once
       order.push(w);
       placed[w] = 1;

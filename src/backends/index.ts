@@ -47,6 +47,7 @@ export { moduleOf, runTransformerBlock } from './transformer_block';
 export { indexGraph } from './graph_index';
 export { reassignFsdpAllGathers } from './collective_pgs';
 export { sinkReduceScatterWaits } from './dense_region';
+export { epOverlapGraph } from './ep_overlap';
 export type { KnobHelp, KnobSpec } from './knob_specs';
 
 /** `field must be one of [a, b, c], got 'x'` (torchtitan's wording). */

@@ -5,9 +5,13 @@
 // list when `--compile.enable_fsdp_ag_rs_overlap` is set (compile_time_passes); FSDP2 in eager
 // mode has no traced graph to run it on. schedule_fsdp_comms_to_dense_regions_pass runs with
 // `--compile.enable_fsdp_dense_region_overlap`, after the transformer-block bucketing it checks
-// (strict bucket counts): fsdp-sim's transformer_block.
+// (strict bucket counts): fsdp-sim's transformer_block. `--compile.ep_overlap.enabled` adds the EP
+// chunk, process-group and schedule passes to the aot_fx_trace list (construct_default_graph_passes),
+// on the traced graph of aot_eager and transformer_block alike (backends/ep_overlap.ts).
 
 import type { BackendName } from '../backends';
+import { ConfigError } from '../errors';
+import type { EpChunkOptions } from '../graph';
 import type { SimConfig } from './schema';
 
 /** The config's CUDA graphs, its compile mode's default resolved. */
@@ -23,10 +27,80 @@ export function fsdpAgRsOverlapOn(
   return cfg.fsdpAgRsOverlap && cfg.compileMode === 'aot_fx_trace' && backend !== 'fsdp2_eager';
 }
 
-/** Whether `backend`'s schedule runs schedule_fsdp_comms_to_dense_regions_pass (transformer_block only). */
+/**
+ * Whether `backend`'s schedule runs schedule_fsdp_comms_to_dense_regions_pass (transformer_block
+ * only). With EP overlap on, passes.py ignores it (a warning) unless graph chunking roots at layers.*.moe.
+ */
 export function fsdpDenseRegionOverlapOn(
-  cfg: Pick<SimConfig, 'fsdpDenseRegionOverlap' | 'compileMode'>,
+  cfg: Pick<SimConfig, 'fsdpDenseRegionOverlap' | 'compileMode'> & Partial<Pick<SimConfig, 'epOverlap'>>,
   backend: BackendName,
 ): boolean {
-  return cfg.fsdpDenseRegionOverlap && cfg.compileMode === 'aot_fx_trace' && backend === 'transformer_block';
+  const ep = cfg.epOverlap;
+  const ignored =
+    ep !== undefined &&
+    epOverlapOn({ epOverlap: ep, compileMode: cfg.compileMode }, backend) &&
+    (ep.moduleFqn !== 'layers.*.moe' || ep.strategy !== 'graph');
+  return (
+    cfg.fsdpDenseRegionOverlap && cfg.compileMode === 'aot_fx_trace' && backend === 'transformer_block' && !ignored
+  );
+}
+
+/** Whether `backend`'s graph runs the EP-overlap passes (the backends graph_trainer traces). */
+export function epOverlapOn(cfg: Pick<SimConfig, 'epOverlap' | 'compileMode'>, backend: BackendName): boolean {
+  const traced = backend === 'aot_eager' || backend === 'transformer_block';
+  return cfg.epOverlap.enabled && cfg.compileMode === 'aot_fx_trace' && traced;
+}
+
+/** The regions and dim the EP chunk pass splits. */
+export const epOverlapOptionsOf = (cfg: Pick<SimConfig, 'epOverlap'>): EpChunkOptions => ({
+  chunkDim: cfg.epOverlap.chunkDim,
+  moduleFqn: cfg.epOverlap.moduleFqn,
+});
+
+type EpOverlapFields = Pick<SimConfig, 'epOverlap' | 'compileMode' | 'memoryPolicy' | 'parallelism'>;
+
+/**
+ * What torchtitan refuses with EP overlap on, by field: jit mode (its passes are aot_fx_trace's),
+ * no expert parallel (README: "only meaningful when expert_parallel_degree > 1"), seq chunks of
+ * whole blocks (configs.py validate_ep_overlap_config), tensor parallel under graph chunking
+ * (passes.py); and what is not modelled: eager chunking under TP, CPU offload.
+ */
+export function epOverlapError(cfg: EpOverlapFields): ConfigError | undefined {
+  const ep = cfg.epOverlap;
+  if (!ep.enabled) return undefined;
+  const p = cfg.parallelism;
+  const refuse = (field: string, why: string) => new ConfigError(field, `${why} with epOverlap.enabled`);
+  if (cfg.compileMode !== 'aot_fx_trace') {
+    return refuse(
+      'compileMode',
+      `compileMode must be 'aot_fx_trace' (graph_trainer's pass list), got '${cfg.compileMode}',`,
+    );
+  }
+  if (p.expert_parallel_degree <= 1) {
+    return refuse(
+      'parallelism.expert_parallel_degree',
+      `parallelism.expert_parallel_degree must be > 1, got ${p.expert_parallel_degree},`,
+    );
+  }
+  if (ep.chunkDim === 'seq' && ep.moduleFqn !== 'layers.*.moe') {
+    return refuse(
+      'epOverlap.chunkDim',
+      "epOverlap.chunkDim must be 'batch' with epOverlap.moduleFqn 'layers.*' (seq: 'layers.*.moe' only),",
+    );
+  }
+  if (p.tensor_parallel_degree > 1) {
+    const why =
+      ep.strategy === 'graph' ? 'graph EP chunking does not support it' : 'eager chunking under TP is not modelled';
+    return refuse(
+      'parallelism.tensor_parallel_degree',
+      `parallelism.tensor_parallel_degree must be 1 (${why}), got ${p.tensor_parallel_degree},`,
+    );
+  }
+  if (cfg.memoryPolicy === 'sac_and_offload') {
+    return refuse(
+      'memoryPolicy',
+      "memoryPolicy must be 'default', 'full', 'eager' or 'none' (CPU offload of chunks is not modelled)",
+    );
+  }
+  return undefined;
 }

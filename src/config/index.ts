@@ -22,6 +22,12 @@ export { configToQuery, decodeValue, parseConfigQuery } from './url';
 export { FIRST_SCREEN_CONFIG, FIRST_SCREEN_ZOOM, parseLinkQuery } from './first_screen';
 export { activationCheckpointingOf, stepConfigOf } from './step_config';
 export { torchtitanFlags } from './torchtitan_flags';
-export { cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
+export {
+  cudaGraphsOn,
+  epOverlapOn,
+  epOverlapOptionsOf,
+  fsdpAgRsOverlapOn,
+  fsdpDenseRegionOverlapOn,
+} from './graph_trainer_passes';
 export { describeHbmFit, hbmFit, type HbmFit } from './hbm_fit';
 export { describeMesh, meshOfParallelism, type Mesh, type ParallelismConfig } from './parallelism';

@@ -8,7 +8,14 @@
 
 import { AUTOBUCKETING_DEFAULTS, AUTOBUCKETING_KNOBS, BACKEND_NAMES, type KnobHelp, type KnobSpec } from '../backends';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../estimate';
-import { COMPILE_MODES, MEMORY_POLICIES, RESHARD_POLICIES } from '../graph';
+import {
+  COMPILE_MODES,
+  EP_CHUNK_DIMS,
+  EP_CHUNK_STRATEGIES,
+  EP_MODULE_FQNS,
+  MEMORY_POLICIES,
+  RESHARD_POLICIES,
+} from '../graph';
 import { AC_MODES, MODEL_NAMES } from '../model';
 import {
   COLLECTIVE_ALGORITHMS,
@@ -44,6 +51,63 @@ function backendField(key: BackendKnob): FieldSpec & { readonly path: `autobucke
 }
 
 const backendFields = () => (Object.keys(AUTOBUCKETING_KNOBS) as BackendKnob[]).map(backendField);
+
+// graph_trainer's EP overlap (torchtitan configs.py EpOverlapConfig; config/graph_trainer_passes.ts
+// says where it runs and what it refuses). disable_early_grad_accumulation has no row: it moves the
+// gradients' add across views only (ep_chunk_pass.py), which the simulator times the same.
+const EP_OVERLAP_ROWS = [
+  knob('epOverlap.enabled', {
+    label: 'compile.ep_overlap.enabled',
+    group: 'backends',
+    kind: 'bool',
+    default: false,
+    help: {
+      does:
+        'aot_fx_trace, ep > 1: run each selected MoE region as two chunks of the tokens, scheduled so one ' +
+        "chunk computes while the other's dispatch / combine all-to-alls run.",
+      cost: 'smaller kernels (each on half the tokens), one more counts all-to-all per region, cat / add at its edges',
+      torch: 'compile.ep_overlap.enabled',
+    },
+  }),
+  knob('epOverlap.chunkDim', {
+    label: 'compile.ep_overlap.chunk_dim',
+    group: 'backends',
+    kind: 'enum',
+    values: EP_CHUNK_DIMS,
+    default: 'batch',
+    help: {
+      does: 'Which token dim the two chunks split: batch, or seq (MoE roots only: attention needs the full K/V).',
+      cost: 'seq: the split copies its halves contiguous',
+      torch: 'compile.ep_overlap.chunk_dim',
+    },
+  }),
+  knob('epOverlap.strategy', {
+    label: 'compile.ep_overlap.strategy',
+    group: 'backends',
+    kind: 'enum',
+    values: EP_CHUNK_STRATEGIES,
+    default: 'graph',
+    help: {
+      does:
+        'eager: wrap the module forwards before tracing; graph: chunk the traced graph. The same two chunks ' +
+        'and schedule here; graph refuses tensor parallel.',
+      torch: 'compile.ep_overlap.strategy',
+    },
+  }),
+  knob('epOverlap.moduleFqn', {
+    label: 'compile.ep_overlap.module_fqn',
+    group: 'backends',
+    kind: 'enum',
+    values: EP_MODULE_FQNS,
+    default: 'layers.*',
+    help: {
+      does:
+        'The regions chunked: each MoE transformer block (layers.*: attention too) or each MoE module ' +
+        '(layers.*.moe, whose first dispatch pair goes out together).',
+      torch: 'compile.ep_overlap.module_fqn',
+    },
+  }),
+] as const;
 
 /** Model and cluster shape, network, backends: the rows before the backend knobs. */
 const CLUSTER_ROWS = [
@@ -521,6 +585,7 @@ const MESH_ROWS = [
       torch: 'compile.enable_fsdp_dense_region_overlap',
     },
   }),
+  ...EP_OVERLAP_ROWS,
 ] as const;
 
 type Rows = readonly (FieldSpec & { readonly path: string })[];

@@ -6,7 +6,7 @@
 
 import type { AutobucketingOptions, BackendName } from '../backends';
 import type { HardwareName, NetworkName } from '../estimate';
-import type { CompileMode, MemoryPolicy, ReshardPolicy } from '../graph';
+import type { CompileMode, EpChunkDim, EpChunkStrategy, EpModuleFqn, MemoryPolicy, ReshardPolicy } from '../graph';
 import type { ActivationCheckpointing, ModelName } from '../model';
 import type { CollectiveAlgorithm, KernelChoice, TimingMode } from '../runtime/index_options';
 import type { COMM_DTYPES } from './fields';
@@ -18,6 +18,14 @@ type CommDtype = (typeof COMM_DTYPES)[number];
 interface StragglerConfig {
   rank: number | null;
   factor: number;
+}
+
+/** graph_trainer's compile.ep_overlap (configs.py EpOverlapConfig). */
+interface EpOverlapConfig {
+  enabled: boolean;
+  chunkDim: EpChunkDim;
+  strategy: EpChunkStrategy;
+  moduleFqn: EpModuleFqn;
 }
 
 interface LiveConfig {
@@ -57,6 +65,7 @@ export interface SimConfig {
   fsdpAgRsOverlap: boolean;
   moeLoadImbalance: number;
   fsdpDenseRegionOverlap: boolean;
+  epOverlap: EpOverlapConfig;
 }
 
 /** Every leaf of SimConfig as a dotted path: `seed`, `live.steps`, `autobucketing.max_in_flight_gb`. */

@@ -13,7 +13,8 @@
 
 import type { BackendName } from '../backends';
 import { reshardsAfterForward, type CompileMode, type MemoryPolicy, type ReshardPolicy } from '../graph';
-import { cudaGraphsOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
+import { CONFIG_FIELDS } from './knobs';
+import { cudaGraphsOn, epOverlapOn, fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn } from './graph_trainer_passes';
 import type { SimConfig } from './schema';
 
 export const TORCHTITAN_VERSIONS = ['2025-10', '2025-11', '2026'] as const;
@@ -83,6 +84,7 @@ export interface FlagKnobs {
   readonly cudaGraphs?: SimConfig['cudaGraphs'];
   readonly fsdpAgRsOverlap?: boolean;
   readonly fsdpDenseRegionOverlap?: boolean;
+  readonly epOverlap?: SimConfig['epOverlap'];
 }
 
 type Entry = Omit<TorchtitanFlags, 'version' | 'experiment'>;
@@ -125,8 +127,26 @@ function entryAt(version: TorchtitanVersion, backend: BackendName, k: FlagKnobs,
     )
       ? '--compile.enable_fsdp_dense_region_overlap'
       : '',
+    epOverlapFlags(k, backend),
   ];
   return { flags: withKnobs(flags.filter(Boolean).join(' '), k) };
+}
+
+/** The EP-overlap leaves with a torchtitan flag of their own besides `enabled`. */
+const EP_OVERLAP_LEAVES = ['chunkDim', 'strategy', 'moduleFqn'] as const;
+
+/**
+ * `--compile.ep_overlap.*` where the EP overlap passes run ('' where they do not): enabled, and each
+ * leaf whose value is not its row's default (the rows' defaults are configs.py EpOverlapConfig's).
+ */
+function epOverlapFlags(k: FlagKnobs, backend: BackendName): string {
+  const ep = k.epOverlap;
+  if (ep === undefined || !epOverlapOn({ epOverlap: ep, compileMode: k.compileMode }, backend)) return '';
+  const changed = EP_OVERLAP_LEAVES.flatMap((leaf) => {
+    const row = CONFIG_FIELDS.find((f) => f.path === `epOverlap.${leaf}`);
+    return row?.help?.torch === undefined || ep[leaf] === row.default ? [] : [`--${row.help.torch} ${ep[leaf]}`];
+  });
+  return ['--compile.ep_overlap.enabled', ...changed].join(' ');
 }
 
 /** FSDP2 in eager mode: the core trainer captures CUDA graphs by default since Aug 2026 (PR #3559), never before. */

@@ -5,6 +5,7 @@ import { ConfigError, err, ok, oneOfMessage, preview, type Result } from '../err
 import { MODEL_PRESETS } from '../model';
 import { describeAllowed, getPath, isAllowed, setPath, type FieldRule, type FieldSpec } from './fields';
 import { CONFIG_FIELDS, CONFIG_GROUPS } from './knobs';
+import { epOverlapError } from './graph_trainer_passes';
 import { expertParallelError, meshOfParallelism } from './parallelism';
 import { DEFAULT_CONFIG, type SimConfig } from './schema';
 
@@ -42,7 +43,7 @@ export function crossCheck(cfg: SimConfig): ConfigError | undefined {
     if (e instanceof ConfigError) return e;
     throw e;
   }
-  return expertParallelError(MODEL_PRESETS[cfg.model], cfg.parallelism);
+  return expertParallelError(MODEL_PRESETS[cfg.model], cfg.parallelism) ?? epOverlapError(cfg);
 }
 
 /**

@@ -47,6 +47,19 @@ export {
   type MeshFields,
 } from './mesh';
 export { kahnOrder, topoOrder, type Edge } from './toposort';
+export {
+  EP_CHUNK_DIMS,
+  EP_CHUNK_STRATEGIES,
+  EP_MODULE_FQNS,
+  assembleChunked,
+  chunkEpRegions,
+  withMaterializations,
+  type ChunkedRegion,
+  type EpChunkDim,
+  type EpChunkOptions,
+  type EpChunkStrategy,
+  type EpModuleFqn,
+} from './ep_chunk';
 export { countKinds, graphToString } from './print';
 export { importFxGraph } from './fx_import';
 export { PyHeap } from './heap';

@@ -1,9 +1,16 @@
 // The pipeline: config → step graph → cost models → backend schedule(s) → simulation → metrics.
 // Pure (no DOM, workers or clock): the UI runs it on the main thread or in a worker, the CLI in Node.
 
-import { fsdpAgRsOverlapOn, fsdpDenseRegionOverlapOn, stepConfigOf, type SimConfig } from '../config';
+import {
+  epOverlapOn,
+  epOverlapOptionsOf,
+  fsdpAgRsOverlapOn,
+  fsdpDenseRegionOverlapOn,
+  stepConfigOf,
+  type SimConfig,
+} from '../config';
 import { ConfigError } from '../errors';
-import { reassignFsdpAllGathers, runBackend, sinkReduceScatterWaits } from '../backends';
+import { epOverlapGraph, reassignFsdpAllGathers, runBackend, sinkReduceScatterWaits } from '../backends';
 import type { BackendName, Schedule } from '../backends';
 import type { CostModel } from '../estimate';
 import { buildStepGraph, collectiveCostBytes } from '../graph';
@@ -107,8 +114,11 @@ export function runPipelineOnGraph(
   backend: BackendName,
   opts: PipelineOptions = {},
 ): PipelineResult {
-  // graph_trainer's passes before bucketing: FSDP all-gathers on their own process group
-  const graph = fsdpAgRsOverlapOn(cfg, backend) ? reassignFsdpAllGathers(built) : built;
+  // graph_trainer's passes before bucketing: MoE regions chunked and scheduled for EP overlap (its
+  // schedule pass runs after bucketing upstream; the backends keep the compute order it sets), FSDP
+  // all-gathers on their own process group
+  const chunked = epOverlapOn(cfg, backend) ? epOverlapGraph(built, epOverlapOptionsOf(cfg)) : built;
+  const graph = fsdpAgRsOverlapOn(cfg, backend) ? reassignFsdpAllGathers(chunked) : chunked;
   const worldSize = graph.meta.worldSize;
   const costs = runCosts(cfg, graph, worldSize, opts);
   checkClockRange(graph, costs.time, cfg);

@@ -40,6 +40,9 @@ export function randomConfig(r: () => number): SimConfig {
     par.expert_parallel_degree = pick(divisorsOf(ranks / rep).filter((d) => experts % d === 0));
   }
 
+  // EP overlap only where its passes run (graph_trainer_passes.ts epOverlapError): else drawn off
+  const epo = (partial as { epOverlap?: { enabled?: boolean } }).epOverlap;
+  if (epo?.enabled === true && !validateConfig(partial).ok) epo.enabled = false;
   const v = validateConfig(partial);
   if (!v.ok) throw v.error;
   return v.value;

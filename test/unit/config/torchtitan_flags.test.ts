@@ -98,6 +98,23 @@ describe('torchtitanFlags', () => {
     expect(jitGraphs.map((e) => e.flags)).toEqual([null, null, null]);
   });
 
+  it('asks for --compile.ep_overlap.* on the traced backends, each field only where it is not the default', () => {
+    const aot = { ...JIT, compileMode: 'aot_fx_trace' } as const;
+    const ep = { enabled: true, chunkDim: 'batch', strategy: 'graph', moduleFqn: 'layers.*' } as const;
+    expect(flagsAt(torchtitanFlags('transformer_block', { ...aot, epOverlap: ep }), '2026')).toBe(
+      '--compile.mode aot_fx_trace --compile.ep_overlap.enabled',
+    );
+    const moe = { ...ep, chunkDim: 'seq', strategy: 'eager', moduleFqn: 'layers.*.moe' } as const;
+    expect(flagsAt(torchtitanFlags('transformer_block', { ...aot, epOverlap: moe }), '2026')).toBe(
+      '--compile.mode aot_fx_trace --compile.ep_overlap.enabled --compile.ep_overlap.chunk_dim seq' +
+        ' --compile.ep_overlap.strategy eager --compile.ep_overlap.module_fqn layers.*.moe',
+    );
+    expect(flagsAt(torchtitanFlags('aot_eager', { ...aot, epOverlap: ep }), '2026')).toMatch(/ep_overlap\.enabled$/);
+    expect(
+      flagsAt(torchtitanFlags('transformer_block', { ...aot, epOverlap: { ...moe, enabled: false } }), '2026'),
+    ).toBe('--compile.mode aot_fx_trace');
+  });
+
   it('is in compare --json, one list per backend compared, for the config compared', async () => {
     const { code, json } = await compareJson(['--set', 'compileMode=aot_fx_trace', '--set', 'cudaGraphs=off']);
     expect(code).toBe(0);
