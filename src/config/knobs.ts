@@ -23,6 +23,7 @@ import type { ConfigPath, ConfigValue } from './schema';
 export const MAX_RANKS = 1024;
 const MAX_TOKENS_DIM = 1 << 20;
 const CUDA_GRAPHS = ['on', 'off'] as const;
+const COMPILE_LOSS = ['on', 'off'] as const;
 /** torchtitan's name for the backend knobs; the command line itself follows, by version (backendFlagsHelp). */
 const BACKEND_FLAG = 'compile.backend and its passes, as below for each torchtitan version';
 
@@ -519,6 +520,25 @@ const MESH_ROWS = [
         'regions; in a dense model that leaves the launches and sinks the reduce-scatter waits to the end.',
       cost: 'reduce-scatter buffers live until the end of the backward',
       torch: 'compile.enable_fsdp_dense_region_overlap',
+    },
+  }),
+  // null: the preset's torchtitan train config (model TRAIN_COMPILE_LOSS): on for dsv3-16b, dsv3-671b, llama3-405b
+  knob('compileLoss', {
+    label: 'compile loss',
+    group: 'backends',
+    kind: 'enum',
+    values: COMPILE_LOSS,
+    nullable: true,
+    default: null,
+    flag: 'compile-loss',
+    graphShape: true,
+    help: {
+      does:
+        'torch.compile the loss: inductor fuses the fp32 upcast, log_softmax and nll_loss, so no fp32 ' +
+        "[tokens, vocab] tensor is allocated and the backward writes the logits' gradient directly. " +
+        "Default: the preset's train config (on for dsv3-16b, dsv3-671b, llama3-405b).",
+      cost: 'off: four fp32 [tokens, vocab] tensors at the loss (18 + 22 bytes per logit of HBM traffic)',
+      torch: 'compile.enable with compile.components containing "loss"',
     },
   }),
 ] as const;

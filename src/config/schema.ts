@@ -57,6 +57,7 @@ export interface SimConfig {
   fsdpAgRsOverlap: boolean;
   moeLoadImbalance: number;
   fsdpDenseRegionOverlap: boolean;
+  compileLoss: 'on' | 'off' | null;
 }
 
 /** Every leaf of SimConfig as a dotted path: `seed`, `live.steps`, `autobucketing.max_in_flight_gb`. */
