@@ -534,9 +534,10 @@ const MESH_ROWS = [
     graphShape: true,
     help: {
       does:
-        'torch.compile the loss: inductor fuses the fp32 upcast, log_softmax and nll_loss, so no fp32 ' +
-        "[tokens, vocab] tensor is allocated and the backward writes the logits' gradient directly. " +
-        "Default: the preset's train config (on for dsv3-16b, dsv3-671b, llama3-405b).",
+        'torch.compile the loss with inductor: it fuses the fp32 upcast, log_softmax and nll_loss, so no fp32 ' +
+        "[tokens, vocab] tensor is allocated and the backward writes the logits' gradient directly. A loss " +
+        "compiled with compile.backend aot_eager runs the eager ops: off. Default: the preset's train config " +
+        '(on for dsv3-16b, dsv3-671b, llama3-405b).',
       cost: 'off: four fp32 [tokens, vocab] tensors at the loss (18 + 22 bytes per logit of HBM traffic)',
       torch: 'compile.enable with compile.components containing "loss"',
     },
