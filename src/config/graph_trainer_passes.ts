@@ -68,39 +68,31 @@ type EpOverlapFields = Pick<SimConfig, 'epOverlap' | 'compileMode' | 'memoryPoli
 export function epOverlapError(cfg: EpOverlapFields): ConfigError | undefined {
   const ep = cfg.epOverlap;
   if (!ep.enabled) return undefined;
-  const p = cfg.parallelism;
-  const refuse = (field: string, why: string) => new ConfigError(field, `${why} with epOverlap.enabled`);
-  if (cfg.compileMode !== 'aot_fx_trace') {
-    return refuse(
-      'compileMode',
-      `compileMode must be 'aot_fx_trace' (graph_trainer's pass list), got '${cfg.compileMode}',`,
-    );
-  }
-  if (p.expert_parallel_degree <= 1) {
-    return refuse(
-      'parallelism.expert_parallel_degree',
-      `parallelism.expert_parallel_degree must be > 1, got ${p.expert_parallel_degree},`,
-    );
-  }
   if (ep.chunkDim === 'seq' && ep.moduleFqn !== 'layers.*.moe') {
-    return refuse(
+    return new ConfigError(
       'epOverlap.chunkDim',
-      "epOverlap.chunkDim must be 'batch' with epOverlap.moduleFqn 'layers.*' (seq: 'layers.*.moe' only),",
+      "epOverlap.chunkDim must be 'batch' with epOverlap.moduleFqn 'layers.*' (seq: 'layers.*.moe' only)",
     );
   }
+  const needs = epOverlapNeeds(cfg);
+  // The knob is what conflicts: a URL that switched it on is read back with it off (url.ts).
+  return needs === undefined ? undefined : new ConfigError('epOverlap.enabled', `epOverlap.enabled needs ${needs}`);
+}
+
+/** What else graph_trainer's EP passes need, worded with the field and its allowed values. */
+function epOverlapNeeds(cfg: EpOverlapFields): string | undefined {
+  const p = cfg.parallelism;
+  if (cfg.compileMode !== 'aot_fx_trace')
+    return `compileMode 'aot_fx_trace' (graph_trainer's pass list), got '${cfg.compileMode}'`;
+  if (p.expert_parallel_degree <= 1) return `parallelism.expert_parallel_degree > 1, got ${p.expert_parallel_degree}`;
   if (p.tensor_parallel_degree > 1) {
     const why =
-      ep.strategy === 'graph' ? 'graph EP chunking does not support it' : 'eager chunking under TP is not modelled';
-    return refuse(
-      'parallelism.tensor_parallel_degree',
-      `parallelism.tensor_parallel_degree must be 1 (${why}), got ${p.tensor_parallel_degree},`,
-    );
+      cfg.epOverlap.strategy === 'graph'
+        ? 'graph EP chunking does not support TP'
+        : 'eager chunking under TP is not modelled';
+    return `parallelism.tensor_parallel_degree 1 (${why}), got ${p.tensor_parallel_degree}`;
   }
-  if (cfg.memoryPolicy === 'sac_and_offload') {
-    return refuse(
-      'memoryPolicy',
-      "memoryPolicy must be 'default', 'full', 'eager' or 'none' (CPU offload of chunks is not modelled)",
-    );
-  }
+  if (cfg.memoryPolicy === 'sac_and_offload')
+    return "memoryPolicy 'default', 'full', 'eager' or 'none' (CPU offload of chunks is not modelled)";
   return undefined;
 }

@@ -16,7 +16,7 @@ import {
   MEMORY_POLICIES,
   RESHARD_POLICIES,
 } from '../graph';
-import { AC_MODES, MODEL_NAMES } from '../model';
+import { AC_MODES, MODEL_NAMES, TRAIN_COMPILE_LOSS } from '../model';
 import {
   COLLECTIVE_ALGORITHMS,
   KERNEL_CHOICES,
@@ -30,6 +30,7 @@ import type { ConfigPath, ConfigValue } from './schema';
 export const MAX_RANKS = 1024;
 const MAX_TOKENS_DIM = 1 << 20;
 const CUDA_GRAPHS = ['on', 'off'] as const;
+const COMPILE_LOSS = ['on', 'off'] as const;
 /** torchtitan's name for the backend knobs; the command line itself follows, by version (backendFlagsHelp). */
 const BACKEND_FLAG = 'compile.backend and its passes, as below for each torchtitan version';
 
@@ -586,6 +587,26 @@ const MESH_ROWS = [
     },
   }),
   ...EP_OVERLAP_ROWS,
+  // null: the preset's torchtitan train config (model TRAIN_COMPILE_LOSS)
+  knob('compileLoss', {
+    label: 'compile loss',
+    group: 'backends',
+    kind: 'enum',
+    values: COMPILE_LOSS,
+    nullable: true,
+    default: null,
+    flag: 'compile-loss',
+    graphShape: true,
+    help: {
+      does:
+        'torch.compile the loss with inductor: it fuses the fp32 upcast, log_softmax and nll_loss, so no fp32 ' +
+        "[tokens, vocab] tensor is allocated and the backward writes the logits' gradient directly. A loss " +
+        "compiled with compile.backend aot_eager runs the eager ops: off. Default: the preset's train config " +
+        `(on for ${MODEL_NAMES.filter((m) => TRAIN_COMPILE_LOSS[m]).join(', ')}).`,
+      cost: 'off: four fp32 [tokens, vocab] tensors at the loss (18 + 22 bytes per logit of HBM traffic)',
+      torch: 'compile.enable with compile.components containing "loss"',
+    },
+  }),
 ] as const;
 
 type Rows = readonly (FieldSpec & { readonly path: string })[];

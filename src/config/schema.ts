@@ -66,6 +66,7 @@ export interface SimConfig {
   moeLoadImbalance: number;
   fsdpDenseRegionOverlap: boolean;
   epOverlap: EpOverlapConfig;
+  compileLoss: 'on' | 'off' | null;
 }
 
 /** Every leaf of SimConfig as a dotted path: `seed`, `live.steps`, `autobucketing.max_in_flight_gb`. */

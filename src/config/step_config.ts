@@ -1,9 +1,9 @@
 // SimConfig → StepConfig: the fields of the run config the step-graph builder reads, with the
-// preset defaults resolved (activation checkpointing: torchtitan's train config per flavor).
+// preset defaults resolved (activation checkpointing, the compiled loss: torchtitan's train config per flavor).
 
 import type { ActivationCheckpointing, StepConfig } from '../graph';
 import { recomputePlan } from '../graph';
-import { TRAIN_AC_MODE } from '../model';
+import { TRAIN_AC_MODE, TRAIN_COMPILE_LOSS } from '../model';
 import { meshOfParallelism } from './parallelism';
 import type { SimConfig } from './schema';
 
@@ -22,6 +22,11 @@ export function activationCheckpointingOf(
   return plan.activationCheckpointing;
 }
 
+/** Whether the config's loss is compiled: its compileLoss, or (null) the preset's torchtitan train config. */
+export function compileLossOf(cfg: Pick<SimConfig, 'model' | 'compileLoss'>): boolean {
+  return cfg.compileLoss === null ? TRAIN_COMPILE_LOSS[cfg.model] : cfg.compileLoss === 'on';
+}
+
 /** The StepConfig of a SimConfig (SimpleFSDP on cfg.ranks ranks). */
 export function stepConfigOf(cfg: SimConfig): StepConfig {
   return {
@@ -38,5 +43,6 @@ export function stepConfigOf(cfg: SimConfig): StepConfig {
     compileMode: cfg.compileMode,
     memoryPolicy: cfg.memoryPolicy,
     ...(cfg.moeLoadImbalance !== 1 ? { moeLoadImbalance: cfg.moeLoadImbalance } : {}),
+    ...(compileLossOf(cfg) ? { compileLoss: true } : {}),
   };
 }

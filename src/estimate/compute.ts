@@ -86,9 +86,12 @@ function extraGemmLaunches(a: AchievedEfficiency | undefined, node: GraphNode): 
  * fp32 output (8 + 4), 18 B per logit in all; the backward writes the fp32 gradient of the
  * log-probabilities (4), log_softmax_backward reads it and the saved output and writes the fp32
  * gradient (12), and the cast reads it and writes bf16 (6): 22 B per logit (the same aten ops
- * whose tensors src/sim/hidden_tensors.ts allocates).
+ * whose tensors src/sim/hidden_tensors.ts allocates). A compiled loss (attrs.compiled) is inductor's
+ * fused kernels, which hidden_tensors.ts describes: one read of the logits forward, one read and one
+ * write of the logits' size backward, i.e. the node's own inputs and outputs (bytesMoved).
  */
-function eagerBytes(node: GraphNode): number {
+export function eagerBytes(node: GraphNode): number {
+  if (node.attrs?.compiled === true) return node.bytesMoved;
   const logits = Number(node.attrs?.T ?? 0) * Number(node.attrs?.V ?? 0);
   if (node.op === 'cross_entropy') return Math.max(node.bytesMoved, 18 * logits);
   if (node.op === 'cross_entropy_bwd') return Math.max(node.bytesMoved, 22 * logits);

@@ -14,6 +14,7 @@ import { emitReduceScatter, gradId } from './fsdp';
 import {
   backwardWeight,
   localDims,
+  lossAttrs,
   param,
   seqShardRows,
   tokensPerRank,
@@ -49,7 +50,7 @@ function emitHeadBackward(c: ModelCtx, s: ForwardSaved): string {
     outputs: [dLogits],
     flops: EW.cross_entropy_bwd * T * V,
     bytesMoved: ioBytes(e.tensors, [s.logits, TARGETS, dLogits]),
-    attrs: { T, V },
+    attrs: lossAttrs(c, T, V),
   });
   // output: logits = hf · Wᵀ
   weightGradMatmul(c, 'output.weight', dLogits, s.hfFull, V, D);

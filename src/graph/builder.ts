@@ -42,6 +42,7 @@ export function buildStepGraph(cfg: StepConfig): StepGraph {
     regatherBlocks: plan.regatherBlocks,
     regatherOutside: plan.regatherOutside,
     moeLoadImbalance: r.moeLoadImbalance,
+    compiledLoss: r.compileLoss,
   };
   const T = r.batch * r.seqLen;
   // step inputs: this rank's micro-batch (token ids are int32)

@@ -84,6 +84,12 @@ export interface StepConfig {
    * torchtitan's load-balancing bias aims for).
    */
   readonly moeLoadImbalance?: number;
+  /**
+   * torchtitan `compile.components` with "loss" (inductor): the loss nodes carry attrs.compiled, and
+   * the allocator and the cost model price inductor's fused kernels instead of the eager fp32 ops.
+   * Default false (eager).
+   */
+  readonly compileLoss?: boolean;
 }
 
 export type { ActivationCheckpointing };
@@ -108,6 +114,7 @@ export interface ResolvedStepConfig {
   readonly compileMode: CompileMode;
   readonly memoryPolicy: MemoryPolicy;
   readonly moeLoadImbalance: number;
+  readonly compileLoss: boolean;
 }
 
 const STEP_CONFIG_DEFAULTS = {
@@ -142,6 +149,7 @@ const KEYS = [
   'compileMode',
   'memoryPolicy',
   'moeLoadImbalance',
+  'compileLoss',
 ];
 const MAX_WORLD_SIZE = 65536;
 /** Tokens per rank: keeps every tensor's byte count an exact integer (< 2^53). */
@@ -334,5 +342,6 @@ export function resolveStepConfig(cfg: unknown): ResolvedStepConfig {
     compileMode: enumOf('compileMode', COMPILE_MODES, c.compileMode, 'jit'),
     memoryPolicy: enumOf('memoryPolicy', MEMORY_POLICIES, c.memoryPolicy, 'default'),
     moeLoadImbalance: opt('moeLoadImbalance', 1, 1, MAX_WORLD_SIZE, false, false),
+    compileLoss: boolOf('compileLoss', c.compileLoss, false),
   };
 }

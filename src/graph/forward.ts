@@ -61,6 +61,13 @@ export interface ModelCtx extends FsdpCtx {
   readonly regatherOutside?: boolean;
   /** MoE routing (moe.ts): the busiest ep rank's multiple of the balanced share; absent = 1. */
   readonly moeLoadImbalance?: number;
+  /** The loss is compiled (StepConfig.compileLoss); absent = eager. */
+  readonly compiledLoss?: boolean;
+}
+
+/** The loss nodes' attrs: their shape, and `compiled` when inductor fuses them (sim/hidden_tensors.ts). */
+export function lossAttrs(c: ModelCtx, T: number, V: number): Readonly<Record<string, number | boolean>> {
+  return c.compiledLoss === true ? { T, V, compiled: true } : { T, V };
 }
 
 export const tokensPerRank = (c: ModelCtx): number => c.batch * c.seqLen;
@@ -165,7 +172,7 @@ export function emitForward(c: ModelCtx): ForwardSaved {
     outputs: [LOSS],
     flops: EW.cross_entropy * T * V,
     bytesMoved: ioBytes(e.tensors, [logits, TARGETS, LOSS]),
-    attrs: { T, V },
+    attrs: lossAttrs(c, T, V),
   });
   return { layers, tapes, hL, hf, hfFull, rstdF, logits };
 }

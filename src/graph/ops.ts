@@ -24,8 +24,8 @@ export type ComputeOp =
   // a layout copy (torch's cat of chunks around a sequence-parallel collective): same values
   | 'copy' // in [x] → [y]; attrs {n}
   // loss: mean over the T local tokens of −log softmax(logits)[target]
-  | 'cross_entropy' // in [logits [T,V], targets i32 [T]] → [loss [1]]; attrs {T, V}
-  | 'cross_entropy_bwd' // in [logits, targets] → [dLogits [T,V]] = (softmax − onehot)/T; attrs {T, V}
+  | 'cross_entropy' // in [logits [T,V], targets i32 [T]] → [loss [1]]; attrs {T, V, compiled?}
+  | 'cross_entropy_bwd' // in [logits, targets] → [dLogits [T,V]] = (softmax − onehot)/T; attrs {T, V, compiled?}
   // optimizer on the local shard (decoupled weight decay); the step number t comes from the runtime
   | 'adamw' // in [p, g, m, v] → [p', m', v']; attrs {n, lr, beta1, beta2, eps, weightDecay}
   // mixture of experts (moe.ts; torchtitan models/common/moe.py): E experts, top k per token, R routed rows

@@ -6,6 +6,7 @@ export {
   getModelArgs,
   MODEL_PRESETS,
   TRAIN_AC_MODE,
+  TRAIN_COMPILE_LOSS,
   type ActivationCheckpointing,
   isModelName,
   validateModelArgs,

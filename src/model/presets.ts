@@ -153,6 +153,27 @@ export const TRAIN_AC_MODE: Readonly<Record<ModelName, ActivationCheckpointing>>
   'dsv3-671b': 'selective',
 };
 
+/**
+ * Whether torchtitan's train config of each flavor compiles the loss (`compile.enable` with "loss" in
+ * `compile.components`, whose default is ["model", "loss"]: torchtitan config/configs.py CompileConfig).
+ * deepseek_v3 config_registry.py (b5bcd76) gives 16b and 671b `CompileConfig(enable=True,
+ * components=["loss"])`, as deepseek_v3_16b.toml / deepseek_v3_671b.toml did in Oct 2025 (8a2686c4a);
+ * its debugmodel compiles nothing. llama3 config_registry.py (b5bcd76) compiles only 405b (enable=True,
+ * the default components), as llama3_405b.toml did; llama3_8b.toml and llama3_70b.toml had enable=false.
+ * tiny / small / moe-tiny are our debugmodels (eager).
+ */
+export const TRAIN_COMPILE_LOSS: Readonly<Record<ModelName, boolean>> = {
+  tiny: false,
+  small: false,
+  'llama3-8b': false,
+  'llama3-70b': false,
+  'llama3-405b': true,
+  'moe-tiny': false,
+  'dsv3-debug': false,
+  'dsv3-16b': true,
+  'dsv3-671b': true,
+};
+
 export function isModelName(x: unknown): x is ModelName {
   return typeof x === 'string' && (MODEL_NAMES as readonly string[]).includes(x);
 }

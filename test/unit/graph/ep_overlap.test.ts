@@ -213,8 +213,12 @@ describe('EP overlap refusals', () => {
   };
   const on = { enabled: true };
   it.each([
-    [{ compileMode: 'jit', parallelism: { expert_parallel_degree: 2 }, epOverlap: on }, 'compileMode', 'aot_fx_trace'],
-    [{ epOverlap: on }, 'parallelism.expert_parallel_degree', '> 1'],
+    [
+      { compileMode: 'jit', parallelism: { expert_parallel_degree: 2 }, epOverlap: on },
+      'epOverlap.enabled',
+      "compileMode 'aot_fx_trace'",
+    ],
+    [{ epOverlap: on }, 'epOverlap.enabled', 'parallelism.expert_parallel_degree > 1'],
     [
       { parallelism: { expert_parallel_degree: 2 }, epOverlap: { ...on, chunkDim: 'seq' } },
       'epOverlap.chunkDim',
@@ -222,13 +226,13 @@ describe('EP overlap refusals', () => {
     ],
     [
       { parallelism: { expert_parallel_degree: 2, tensor_parallel_degree: 2 }, epOverlap: on },
-      'parallelism.tensor_parallel_degree',
-      'must be 1',
+      'epOverlap.enabled',
+      'parallelism.tensor_parallel_degree 1',
     ],
     [
       { parallelism: { expert_parallel_degree: 2 }, memoryPolicy: 'sac_and_offload', epOverlap: on },
-      'memoryPolicy',
-      "'full'",
+      'epOverlap.enabled',
+      "memoryPolicy 'default', 'full'",
     ],
     [{ epOverlap: { moduleFqn: 'layers.*.attention' } }, 'epOverlap.moduleFqn', '[layers.*, layers.*.moe]'],
     [{ epOverlap: { chunkDim: 'tokens' } }, 'epOverlap.chunkDim', '[batch, seq]'],
