@@ -4,8 +4,9 @@
 //    8 H100 (95 GiB reported: the 96 GB hosts), batch 1 × 4096, SimpleFSDP on aot_eager against FSDP2
 //    eager. "FSDP=4 EP=2" is dp_shard 8 with ep 2 (the experts' FSDP degree efsdp = 4), "FSDP=2 TP=2
 //    EP=2" dp_shard 4 × tp 2 with ep 2. The 16B config of the day ran op-level selective AC; FSDP2's
-//    DSV3 path passed DSV3's save list, SimpleFSDP's passed none (nothing saved: full recompute). Its
-//    TP rows ran the TP plan of the day; fsdp-sim models b5bcd76's (experts split over ep only).
+//    DSV3 path passed DSV3's save list, SimpleFSDP's passed none (nothing saved: full recompute). The
+//    loss was compiled: by inductor under FSDP2 (fused), by SimpleFSDP's aot_eager backend (eager
+//    ops). Its TP rows ran the TP plan of the day; fsdp-sim models b5bcd76's (experts over ep only).
 //  - pytorch/torchtitan issue #1789 "DeepSeek-V3-16B OOMs on 8 x H100 80GB HBM3" (Oct 2025): the 16B
 //    config of the day (ep 8, op-level selective AC, FSDP2 eager, the loss compiled) with the local
 //    batch lowered, taken as 4 (PR #1792 then set it): step 10 of its log.
@@ -92,6 +93,8 @@ function figuresOf(run: MoeRun) {
     hardware: run.hardware,
     network: 'nvlink-ib',
     activationCheckpointing: run.ac,
+    // the loss compiled by inductor under FSDP2, by SimpleFSDP's aot_eager backend (eager ops) under it
+    compileLoss: run.backend === 'aot_eager' ? 'off' : 'on',
     parallelism: { tensor_parallel_degree: run.tp, expert_parallel_degree: run.ep },
   });
   if (!cfg.ok) throw cfg.error;
