@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { graphNode } from '../../helpers/graph_node';
 import { ConfigError } from '../../../src/errors';
 import { HARDWARE_PRESETS, describeAchieved, makeCostModel, rooflineUs } from '../../../src/estimate';
 import type { GraphNode } from '../../../src/graph/types';
 
-function node(extra: Partial<GraphNode>): GraphNode {
-  return {
-    id: 0,
-    name: 'n',
-    kind: 'compute',
-    op: 'matmul',
-    inputs: [],
-    outputs: [],
-    flops: 0,
-    bytesMoved: 0,
-    matmulLike: false,
-    phase: 'forward',
-    ...extra,
-  };
-}
+const node = (extra: Partial<GraphNode>): GraphNode => graphNode({ op: 'matmul', ...extra });
 
 describe('rooflineUs', () => {
   it('takes the larger of compute and memory time plus launch', () => {

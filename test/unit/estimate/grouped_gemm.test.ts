@@ -6,26 +6,13 @@
 // order (a gather of the routed rows), the grouped GEMMs w1, w3, w2, SwiGLU (two eager kernels) and
 // the combine (read the routed rows, write the tokens).
 import { describe, expect, it } from 'vitest';
+import { graphNode } from '../../helpers/graph_node';
 import { HARDWARE_PRESETS, makeCostModel } from '../../../src/estimate';
 import type { GraphNode } from '../../../src/graph/types';
 
 const BF16 = 2;
 
-function node(extra: Partial<GraphNode>): GraphNode {
-  return {
-    id: 0,
-    name: 'n',
-    kind: 'compute',
-    op: 'add',
-    inputs: [],
-    outputs: [],
-    flops: 0,
-    bytesMoved: 0,
-    matmulLike: false,
-    phase: 'forward',
-    ...extra,
-  };
-}
+const node = graphNode;
 
 /** x[R, K] · W_eᵀ over `experts` groups → [R, N] (forward), as graph/moe.ts emits it. */
 const groupedMm = (R: number, N: number, K: number, experts: number) =>
