@@ -221,9 +221,13 @@ describe('timelines', () => {
     const { context, page } = await freshPage(true);
     await page.goto(`${previewSrv.url}?model=tiny&ranks=4`);
     await waitForApp(page);
-    // Tab reaches the canvases: keep tabbing until timeline A's canvas has focus
+    // Tab reaches the canvases: keep tabbing until timeline A's canvas has focus, at most once per
+    // focusable element (the knob panel grows with every knob)
+    const stops = await page.evaluate(
+      () => document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]').length,
+    );
     let reached = false;
-    for (let k = 0; k < 80 && !reached; k++) {
+    for (let k = 0; k <= stops && !reached; k++) {
       await page.keyboard.press('Tab');
       reached = await page.evaluate(
         () => document.activeElement === document.querySelector('[data-testid="timeline-a"] canvas'),
