@@ -5,6 +5,7 @@ import { moduleOf, runAotEager, runTransformerBlock } from '../../../src/backend
 import { simulate } from '../../../src/sim';
 import { computeMetrics } from '../../../src/trace';
 import { expectValidSchedule, handGraph, rooflineCost } from './helpers';
+import { graphNode } from '../../helpers/graph_node';
 
 describe('runTransformerBlock', () => {
   const g = handGraph({ layers: 4, paramsPerLayer: 3, seed: 4 });
@@ -61,17 +62,7 @@ describe('runTransformerBlock', () => {
 
 describe('moduleOf', () => {
   it('groups by block, with tok_embeddings and norm+output as their own modules', () => {
-    const base = {
-      id: 0,
-      kind: 'compute',
-      op: 'x',
-      inputs: [],
-      outputs: [],
-      flops: 0,
-      bytesMoved: 0,
-      matmulLike: false,
-      phase: 'forward',
-    } as const;
+    const base = graphNode({});
     expect(moduleOf({ ...base, name: 'a', layer: 3 })).toBe('layers.3');
     expect(moduleOf({ ...base, name: 'tok_embeddings.weight.all_gather', params: ['tok_embeddings.weight'] })).toBe(
       'tok_embeddings',

@@ -2,6 +2,7 @@
 
 import type { Bucket, Schedule } from '../../../src/backends/schedule_types';
 import type { CollectiveKind, GraphNode, StepGraph, TensorInfo } from '../../../src/graph/types';
+import { graphNode } from '../../helpers/graph_node';
 
 type NodeSpec = Partial<GraphNode> & Pick<GraphNode, 'name' | 'kind'>;
 
@@ -10,17 +11,7 @@ export function tensor(id: string, bytes: number, extra: Partial<TensorInfo> = {
 }
 
 export function makeGraph(specs: readonly NodeSpec[], tensors: readonly TensorInfo[], worldSize = 2): StepGraph {
-  const nodes: GraphNode[] = specs.map((s, i) => ({
-    op: s.kind,
-    inputs: [],
-    outputs: [],
-    flops: 0,
-    bytesMoved: 0,
-    matmulLike: false,
-    phase: 'forward',
-    ...s,
-    id: i,
-  }));
+  const nodes: GraphNode[] = specs.map((s, i) => graphNode({ op: s.kind, ...s, id: i }));
   return {
     nodes,
     tensors: Object.fromEntries(tensors.map((t) => [t.id, t])),
