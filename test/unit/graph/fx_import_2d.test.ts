@@ -16,6 +16,7 @@ import {
 import { makeCostModel } from '../../../src/estimate';
 import { importFxGraph, type StepGraph } from '../../../src/graph';
 import { fixtureUrl } from '../../helpers/fixtures';
+import type { RawFxDump } from '../../helpers/fx_raw';
 
 const DIR = fixtureUrl('torch_pass_2d/');
 const readGz = gzJsonReader(DIR);
@@ -26,24 +27,8 @@ interface Expected extends TorchPassExpected {
   readonly prebuckets: string[][];
   readonly allowedPeakBytes: number;
 }
-interface RawNode {
-  name: string;
-  op: string;
-  target: string;
-  args: string[];
-  shape?: number[];
-  dtype?: string;
-  multi?: number[][];
-  kind?: string;
-  group_size?: number;
-  group_name?: string;
-  mesh_dim?: string;
-}
-interface Raw {
-  world_size: number;
-  mesh: { dp_shard: number; tp: number };
-  nodes: RawNode[];
-}
+/** A 2-D dump: its mesh gives the dp_shard and tp sizes. */
+type Raw = RawFxDump & { mesh: { dp_shard: number; tp: number } };
 
 const PROFILES = { C: 'torch-2.11', CA: 'torch-2.13' } as const;
 const EXPECTED = readGz('expected.json.gz') as Record<keyof typeof PROFILES, Record<string, Expected>>;

@@ -172,9 +172,7 @@ describe('fx_dump_backend', () => {
 describe('dump_pass_input', () => {
   it("writes the graph torch's pass schedules with the pass's own estimates and classes, which fsdp-sim then uses", () => {
     const res = drive<{ files: [string, string] }>('pass_input', out);
-    const [fw, bw] = res.files.map((f) =>
-      readJson<RawFxDump & { nodes: (RawFxNode & { kind?: string; est_ms_size0?: number; size_bytes?: number })[] }>(f),
-    );
+    const [fw, bw] = res.files.map((f) => readJson<RawFxDump>(f));
     expect([fw.graph, bw.graph]).toEqual(['forward', 'backward']); // backward: it has tangents
     const node = (d: typeof fw, name: string) => d.nodes.find((n) => n.name === name)!;
     expect(node(fw, 'all_gather_into_tensor')).toMatchObject({
@@ -195,14 +193,8 @@ describe('dump_pass_input', () => {
 });
 
 describe('group fields of collectives', () => {
-  type Node = RawFxNode & { group_size?: number; group_name?: string; mesh_dim?: string; value_type?: string };
-  type Dump = Omit<RawFxDump, 'nodes'> & {
-    mesh?: Record<string, unknown>;
-    group_names?: Record<string, string>;
-    nodes: Node[];
-  };
-  const groupOf = (d: Dump, name: string) => {
-    const { group_size, group_name, mesh_dim } = d.nodes.find((n) => n.name === name) ?? ({} as Node);
+  const groupOf = (d: RawFxDump, name: string) => {
+    const { group_size, group_name, mesh_dim } = d.nodes.find((n) => n.name === name) ?? ({} as RawFxNode);
     return { group_size, group_name, mesh_dim };
   };
 
@@ -212,7 +204,7 @@ describe('group fields of collectives', () => {
       out,
     );
     expect(res.found_root).toBe(true); // a DTensor's tp sub-mesh gives its (dp_shard, tp) root
-    const d = readJson<Dump>(res.files['2d']);
+    const d = readJson<RawFxDump>(res.files['2d']);
     expect(d.mesh).toEqual({ dp_shard: 2, tp: 2, mesh_dim_names: ['dp_shard', 'tp'] }); // its cp of 1 left out
     // '9' holds dp_shard's ranks under another name (a flattened mesh): it is dp_shard
     expect(d.group_names).toEqual({ '1': 'dp_shard', '3': 'tp', '9': 'dp_shard' });
@@ -228,7 +220,7 @@ describe('group fields of collectives', () => {
     expect(byName(g, 'all_reduce').collective).toMatchObject({ kind: 'all_reduce', group: 'tp', groupSize: 2 });
     // without a resolver the all_reduce names only its mesh dim, and the importer sizes it from the mesh
     expect(byName(g, 'all_gather_into_tensor_1').collective).toMatchObject({ group: 'dp_shard', groupSize: 2 });
-    const bare = readJson<Dump>(res.files['2d_no_resolver']);
+    const bare = readJson<RawFxDump>(res.files['2d_no_resolver']);
     expect(groupOf(bare, 'all_reduce')).toEqual({ group_size: undefined, group_name: '3', mesh_dim: 'tp' });
     expect(byName(imported(bare), 'all_reduce').collective).toMatchObject({ group: 'tp', groupSize: 2 });
     expect(res.error).toMatch(/world_size 8 differs from the mesh's size 4/);
@@ -237,11 +229,11 @@ describe('group fields of collectives', () => {
 
   it('writes a 1-D mesh, or none, as a plain FSDP dump: group sizes only', () => {
     const res = drive<{ files: Record<string, string> }>('mesh', out);
-    const one = readJson<Dump>(res.files['1d']);
+    const one = readJson<RawFxDump>(res.files['1d']);
     expect(one.mesh).toBeUndefined();
     expect(one.group_names).toBeUndefined();
     expect(groupOf(one, 'all_reduce')).toEqual({ group_size: 4, group_name: undefined, mesh_dim: undefined });
-    const none = readJson<Dump>(res.files.none);
+    const none = readJson<RawFxDump>(res.files.none);
     const ag = groupOf(none, 'all_gather_into_tensor');
     expect(ag).toEqual({ group_size: 2, group_name: undefined, mesh_dim: undefined });
     expect(groupOf(none, 'all_reduce').group_size).toBeUndefined();
