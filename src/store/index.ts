@@ -12,6 +12,12 @@ export {
   type LiveState,
   type Notice,
 } from './store_types';
+// What the UI needs from the core layers: ui/ imports the store and never the graph, backends, sim
+// or pipeline (docs/ARCHITECTURE.md §2). The schedule's types the panels and the timeline name, the
+// pure helpers the diff table, the sweep panel, the metrics table and the preset info compute with
+// on a run the store already holds, and the words (src/words/) for the engine's structured values.
+export type { Bucket, Reason, ReasonCode, Schedule } from '../backends';
+export type { StepGraph } from '../graph';
 export {
   buildGraph,
   diffBackends,
@@ -20,23 +26,13 @@ export {
   networkFor,
   parseVary,
   sweepCsv,
-  exposedCommByGroup,
-  assumptionText,
-  decisionText,
-  mismatchOpText,
-  mismatchText,
-  reasonText,
-  unfittedText,
-  type Bucket,
-  type Reason,
-  type ReasonCode,
-  type Schedule,
-  type StepGraph,
   type BackendDiff,
   type DiffRow,
   type SweepAxis,
   type SweepRow,
-} from './core_api';
+} from '../pipeline';
+export { exposedCommByGroup } from '../sim';
+export { assumptionText, decisionText, mismatchOpText, mismatchText, reasonText, unfittedText } from '../words';
 export { importFxFiles, importTraceFiles } from './engine';
 export {
   startCalibration,
