@@ -17,7 +17,7 @@ export {
 // pure helpers the diff table, the sweep panel, the metrics table and the preset info compute with
 // on a run the store already holds, and the words (src/words/) for the engine's structured values.
 export type { Bucket, Reason, ReasonCode, Schedule } from '../backends';
-export type { StepGraph } from '../graph';
+export { DTYPE_BYTES, type StepGraph } from '../graph';
 export {
   buildGraph,
   diffBackends,

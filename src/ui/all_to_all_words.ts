@@ -3,12 +3,9 @@
 
 import type { SimConfig } from '../config';
 import { getModelArgs } from '../model';
-import type { Reason } from '../store';
+import { DTYPE_BYTES, type Reason } from '../store';
 import type { TraceEvent } from '../trace';
 import { fmtBytes } from './ui_format';
-
-/** Bytes per element of the token rows: activations run in the param dtype (mixed precision). */
-const ELEMENT_BYTES: Readonly<Record<SimConfig['paramDtype'], number>> = { bf16: 2, fp16: 2, fp32: 4 };
 
 /** The ranks of `rank`'s ep group: ep consecutive ranks (ep is the mesh's innermost dim). */
 function epGroupOf(rank: number, ep: number): number[] {
@@ -29,7 +26,7 @@ export function allToAllMoves(e: TraceEvent, cfg: SimConfig): string {
   const peers = `exchanged with ${peersText(e.rank, ep)} of its ep group of ${ep}`;
   if (/\.counts\./.test(e.name)) return `${fmtBytes(bytes)}: the token count per expert, ${peers}`;
   const args = getModelArgs(cfg.model);
-  const elem = ELEMENT_BYTES[cfg.paramDtype];
+  const elem = DTYPE_BYTES[cfg.paramDtype]; // token rows run in the param dtype (mixed precision)
   const rows = bytes / (args.dim * elem);
   if (!Number.isInteger(rows) || !args.moe) return `${fmtBytes(bytes)} per rank, ${peers}`;
   const tokens = rows / args.moe.topK;
