@@ -22,6 +22,7 @@ import {
   storeConfig,
   waitForApp,
   windowOf,
+  skipTour,
 } from './page';
 import { fixturePath } from '../helpers/fixtures';
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
   previewSrv = await startPreview();
   browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1')); // the tour has its own test (teach.test.ts)
+  await skipTour(context); // the tour has its own test (teach.test.ts)
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {

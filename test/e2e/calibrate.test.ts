@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kinetoFiles } from '../helpers/kineto_synth';
 import { launchBrowser, startPreview } from './harness';
-import { waitForApp } from './page';
+import { waitForApp, skipTour } from './page';
 import { cli } from '../helpers/cli';
 import { fixturePath } from '../helpers/fixtures';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   srv = await startPreview();
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  await skipTour(context);
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('worker', (w) => workers.push(w.url()));

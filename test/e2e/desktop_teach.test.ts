@@ -11,7 +11,7 @@ import { CONFIG_FIELDS } from '../../src/config';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { KIND_CODES } from '../../src/ui/timeline/columns';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
-import { metric, waitForApp, windowOf } from './page';
+import { metric, waitForApp, windowOf, skipTour } from './page';
 import { cardOverlapsTarget, namedControlsMissing } from './tour_checks';
 
 // explicit config: the tests do not lean on whatever the default is
@@ -31,7 +31,7 @@ interface OpenOpts {
 
 async function open(query: string, opts: OpenOpts = {}): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ viewport: { width: opts.width ?? 1440, height: opts.height ?? 900 } });
-  if (opts.tourDone ?? true) await ctx.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  if (opts.tourDone ?? true) await skipTour(ctx);
   const page = await ctx.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(`${srv.url}${query}`);

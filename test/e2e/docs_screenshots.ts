@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { launchBrowser, ROOT, startPreview } from './harness';
-import { waitForApp } from './page';
+import { waitForApp, skipTour } from './page';
 
 /** A timeline has drawn the selection (a string: tsx's __name helper breaks function-valued evaluate). */
 const SELECTION_DRAWN =
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
         deviceScaleFactor: s.mobile ? 2 : 1,
         colorScheme: 'light',
       });
-      await ctx.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+      await skipTour(ctx);
       const page = await ctx.newPage();
       await page.goto(`${srv.url}?story=overview${s.query}`);
       await waitForApp(page);

@@ -5,7 +5,7 @@
 
 import { join } from 'node:path';
 import { launchBrowser, ROOT, startPreview } from './harness';
-import { waitForApp } from './page';
+import { waitForApp, skipTour } from './page';
 
 /** A timeline has drawn the selection (a string: tsx's __name helper breaks function-valued evaluate). */
 const SELECTION_DRAWN =
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
       viewport: { width: 1280, height: 900 },
       colorScheme: 'light',
     });
-    await ctx.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+    await skipTour(ctx);
     const page = await ctx.newPage();
     const sweep = encodeURIComponent('bandwidthGBps=10,20,40,80,160,320');
     await page.goto(`${srv.url}?model=small&ranks=8&sweep=${sweep}`);

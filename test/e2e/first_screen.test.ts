@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { STORIES } from '../../src/ui/stories';
 import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
-import { nextFrames, probeOf } from './page';
+import { nextFrames, probeOf, skipTour } from './page';
 
 const SIM_TIMEOUT = 120_000;
 const SIZES = [
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 async function open(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  await skipTour(context);
   return { context, page: await context.newPage() };
 }
 

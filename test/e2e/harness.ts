@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { preview, type PreviewServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { waitForApp } from './page';
+import { waitForApp, skipTour } from './page';
 
 import { REPO_ROOT as ROOT } from '../helpers/fixtures';
 
@@ -136,7 +136,7 @@ export async function openApp(viewport = { width: 1280, height: 800 }, query = '
   const srv = await startPreview();
   const browser = await launchBrowser();
   const context = await browser.newContext({ viewport, acceptDownloads: true });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  await skipTour(context);
   const page = await context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));

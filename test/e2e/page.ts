@@ -1,10 +1,15 @@
 // Page helpers for the e2e tests: read the store the app exposes (window.__FSDP_SIM__), what the
 // timelines drew (their probes, src/ui/timeline/probe.ts), the canvases and the metrics table.
 
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { TimelineProbe } from '../../src/ui';
 
 type Side = 'a' | 'b';
+
+/** Pages of this context open past the first-visit tour (the tour has its own tests). */
+export async function skipTour(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+}
 
 /** Both timelines have drawn a frame: the first simulation is in. */
 export async function waitForApp(page: Page): Promise<void> {

@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
-import { nextFrames, probeOf, waitForApp, windowOf } from './page';
+import { nextFrames, probeOf, waitForApp, windowOf, skipTour } from './page';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -76,7 +76,7 @@ beforeAll(async () => {
     isMobile: true,
     hasTouch: true,
   });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  await skipTour(context);
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   cdp = await context.newCDPSession(page);
@@ -207,7 +207,7 @@ describe('phone tour', () => {
 describe('tablet 820×1180', () => {
   it('uses the drawer layout without overflow and keeps wide timelines', async () => {
     const ctx = await browser.newContext({ viewport: { width: 820, height: 1180 }, isMobile: true, hasTouch: true });
-    await ctx.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+    await skipTour(ctx);
     const p = await ctx.newPage();
     await p.goto(previewSrv.url);
     await waitForApp(p);

@@ -12,7 +12,7 @@ import { FIRST_SCREEN_CONFIG } from '../../src/config';
 import { REASON_PLAIN, TERMS } from '../../src/ui/glossary';
 import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
-import { metric, nextFrames, probeOf, setField, storeConfig, waitForApp, windowOf } from './page';
+import { metric, nextFrames, probeOf, setField, storeConfig, waitForApp, windowOf, skipTour } from './page';
 import { fixturePath } from '../helpers/fixtures';
 
 let browser: Browser;
@@ -22,7 +22,7 @@ const pageErrors: string[] = [];
 
 async function freshPage(tourDone: boolean): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  if (tourDone) await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  if (tourDone) await skipTour(context);
   const page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   return { context, page };

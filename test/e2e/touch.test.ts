@@ -11,7 +11,7 @@ import { TOUR_STEPS } from '../../src/ui/panels/tour';
 import { GUTTER_PX } from '../../src/ui/timeline/draw';
 import { STORIES } from '../../src/ui/stories';
 import { artifactsDir, launchBrowser, startPreview } from './harness';
-import { nextFrames, probeOf, waitForApp, windowOf } from './page';
+import { nextFrames, probeOf, waitForApp, windowOf, skipTour } from './page';
 import { cardOverlapsTarget, namedControlsMissing } from './tour_checks';
 
 const VIEW = { width: 390, height: 844 };
@@ -26,7 +26,7 @@ const pageErrors: string[] = [];
 
 async function phone(tourDone: boolean): Promise<{ ctx: BrowserContext; p: Page }> {
   const ctx = await browser.newContext({ viewport: VIEW, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-  if (tourDone) await ctx.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  if (tourDone) await skipTour(ctx);
   const p = await ctx.newPage();
   p.on('pageerror', (e) => pageErrors.push(e.message));
   await p.goto(`${srv.url}${QUERY}`);

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA_US, BETA, SCALES, kinetoFiles } from '../helpers/kineto_synth';
 import { launchBrowser, startPreview } from './harness';
-import { waitForApp } from './page';
+import { waitForApp, skipTour } from './page';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -22,7 +22,7 @@ beforeAll(async () => {
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
   });
-  await context.addInitScript(() => localStorage.setItem('fsdp-sim:tour-done', '1'));
+  await skipTour(context);
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(`${srv.url}?model=tiny&ranks=4`); // sweeps of tiny run in seconds; the first screen is llama3-8b
