@@ -6,17 +6,7 @@ import type { TraceEvent } from '../../../src/trace/event';
 import { buildColumns, firstVisible, hitTest } from '../../../src/ui/timeline/columns';
 import { exposedCommByGroup } from '../../../src/sim/group_exposure';
 import { rng } from '../../helpers/rng';
-
-function ev(
-  rank: number,
-  stream: TraceEvent['stream'],
-  kind: TraceEvent['kind'],
-  start: number,
-  dur: number,
-  name = `${kind}@${start}`,
-): TraceEvent {
-  return { rank, stream, kind, start, dur, name };
-}
+import { evOn } from '../../helpers/trace_events';
 
 function randomTrace(seed: number, ranks: number, n: number): TraceEvent[] {
   const r = rng(seed);
@@ -27,11 +17,11 @@ function randomTrace(seed: number, ranks: number, n: number): TraceEvent[] {
     for (let i = 0; i < n; i++) {
       tc += r() * 5;
       const d = 1 + r() * 20;
-      out.push(ev(rank, 'compute', r() < 0.2 ? 'wait' : 'compute', tc, d));
+      out.push(evOn(rank, 'compute', r() < 0.2 ? 'wait' : 'compute', tc, d));
       tc += d;
       tm += r() * 15;
       const dm = 1 + r() * 25;
-      out.push(ev(rank, 'comm:dp', r() < 0.5 ? 'all_gather' : 'reduce_scatter', tm, dm));
+      out.push(evOn(rank, 'comm:dp', r() < 0.5 ? 'all_gather' : 'reduce_scatter', tm, dm));
       tm += dm;
     }
   }
@@ -41,10 +31,10 @@ function randomTrace(seed: number, ranks: number, n: number): TraceEvent[] {
 describe('buildColumns', () => {
   it('makes one lane per rank × stream, compute first, ranks ascending', () => {
     const c = buildColumns([
-      ev(1, 'comm:dp', 'all_gather', 0, 1),
-      ev(0, 'comm:dp', 'all_gather', 0, 1),
-      ev(1, 'compute', 'compute', 0, 1),
-      ev(0, 'compute', 'compute', 2, 1),
+      evOn(1, 'comm:dp', 'all_gather', 0, 1),
+      evOn(0, 'comm:dp', 'all_gather', 0, 1),
+      evOn(1, 'compute', 'compute', 0, 1),
+      evOn(0, 'compute', 'compute', 2, 1),
     ]);
     expect(c.lanes.map((l) => l.label)).toEqual(['r0 compute', 'r0 comm:dp', 'r1 compute', 'r1 comm:dp']);
   });
@@ -73,11 +63,11 @@ describe('buildColumns', () => {
 
   it('computes exposed comm as comm time not covered by compute (waits are not compute)', () => {
     const events = [
-      ev(0, 'compute', 'compute', 0, 10),
-      ev(0, 'compute', 'wait', 10, 5),
-      ev(0, 'compute', 'compute', 20, 10),
-      ev(0, 'comm:dp', 'all_gather', 5, 20), // [5,25): covered [5,10) and [20,25) → exposed [10,20)
-      ev(0, 'comm:dp', 'reduce_scatter', 28, 6), // [28,34): covered [28,30) → exposed [30,34)
+      evOn(0, 'compute', 'compute', 0, 10),
+      evOn(0, 'compute', 'wait', 10, 5),
+      evOn(0, 'compute', 'compute', 20, 10),
+      evOn(0, 'comm:dp', 'all_gather', 5, 20), // [5,25): covered [5,10) and [20,25) → exposed [10,20)
+      evOn(0, 'comm:dp', 'reduce_scatter', 28, 6), // [28,34): covered [28,30) → exposed [30,34)
     ];
     const c = buildColumns(events);
     const li = c.lanes.findIndex((l) => l.stream === 'comm:dp');
@@ -92,11 +82,11 @@ describe('buildColumns', () => {
 
   it("draws each comm lane's own exposed part on a mesh (dp, ep): the groups' exposed comm", () => {
     const events = [
-      ev(0, 'compute', 'compute', 0, 10),
-      ev(0, 'compute', 'compute', 30, 10),
-      ev(0, 'comm:dp', 'all_gather', 5, 10), // exposed [10,15)
-      ev(0, 'comm:ep', 'all_to_all', 12, 13), // exposed [12,25); [12,15) overlaps dp's
-      ev(0, 'comm:ep', 'all_to_all', 35, 10), // exposed [40,45)
+      evOn(0, 'compute', 'compute', 0, 10),
+      evOn(0, 'compute', 'compute', 30, 10),
+      evOn(0, 'comm:dp', 'all_gather', 5, 10), // exposed [10,15)
+      evOn(0, 'comm:ep', 'all_to_all', 12, 13), // exposed [12,25); [12,15) overlaps dp's
+      evOn(0, 'comm:ep', 'all_to_all', 35, 10), // exposed [40,45)
     ];
     const c = buildColumns(events);
     const lane = (stream: string) => {
@@ -147,7 +137,8 @@ describe('buildColumns', () => {
 describe('buildColumns at scale', () => {
   it('keeps 200k disjoint exposed intervals on one comm lane (no argument-spread limit)', () => {
     const events: TraceEvent[] = [];
-    for (let i = 0; i < 200_000; i++) events.push(ev(0, 'comm:dp', i % 2 ? 'all_gather' : 'reduce_scatter', 2 * i, 1));
+    for (let i = 0; i < 200_000; i++)
+      events.push(evOn(0, 'comm:dp', i % 2 ? 'all_gather' : 'reduce_scatter', 2 * i, 1));
     const c = buildColumns(events);
     expect(c.exposedOffset[1] - c.exposedOffset[0]).toBe(200_000);
     expect(c.exposedStartUs[199_999]).toBe(399_998);
@@ -177,7 +168,7 @@ describe('firstVisible', () => {
 
 describe('hitTest', () => {
   it('finds the event under a time and -1 in a gap', () => {
-    const events = [ev(0, 'compute', 'compute', 0, 10, 'a'), ev(0, 'compute', 'compute', 20, 10, 'b')];
+    const events = [evOn(0, 'compute', 'compute', 0, 10, 'a'), evOn(0, 'compute', 'compute', 20, 10, 'b')];
     const c = buildColumns(events);
     expect(events[hitTest(c, 0, 25, 0)].name).toBe('b');
     expect(events[hitTest(c, 0, 5, 0)].name).toBe('a');

@@ -3,19 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../../src/trace/event';
 import { buildColumns, laneRedTotals, waitParts } from '../../../src/ui/timeline/columns';
 import { rankLikeness, rankRangeText } from '../../../src/ui/timeline/rank_groups';
-
-type Kind = TraceEvent['kind'];
-function ev(rank: number, stream: TraceEvent['stream'], kind: Kind, start: number, dur: number): TraceEvent {
-  return { rank, stream, kind, start, dur, name: `${kind}@${start}` };
-}
+import { evOn } from '../../helpers/trace_events';
 
 /** One rank's step: compute, an all-gather and its wait; `late` delays the collective (a late peer). */
 function step(rank: number, late = 0): TraceEvent[] {
   return [
-    ev(rank, 'compute', 'compute', 0, 10),
-    ev(rank, 'comm:dp', 'all_gather', 5 + late, 10),
-    ev(rank, 'compute', 'wait', 10, 5 + late),
-    ev(rank, 'compute', 'compute', 15 + late, 10),
+    evOn(rank, 'compute', 'compute', 0, 10),
+    evOn(rank, 'comm:dp', 'all_gather', 5 + late, 10),
+    evOn(rank, 'compute', 'wait', 10, 5 + late),
+    evOn(rank, 'compute', 'compute', 15 + late, 10),
   ];
 }
 
