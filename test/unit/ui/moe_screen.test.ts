@@ -5,8 +5,7 @@
 // the MoE presets, and a refused ep says why.
 
 import { describe, expect, it } from 'vitest';
-import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing/options';
-import { parseConfigQuery, type SimConfig } from '../../../src/config';
+import { parseConfigQuery } from '../../../src/config';
 import { getModelArgs } from '../../../src/model';
 import { exposedCommByGroup, type SideResult } from '../../../src/store';
 import { createAppStore } from '../../../src/store/app_store';
@@ -16,24 +15,13 @@ import { configPanelModel } from '../../../src/ui/config_panel_model';
 import { termById } from '../../../src/ui/glossary';
 import { LEGEND, paletteFor } from '../../../src/ui/palette';
 import { reasonsForEvent } from '../../../src/ui/reason_lookup';
-import { storyById, storyCaption, storyConfig } from '../../../src/ui/stories';
+import { PROFILES, storyRun } from '../../helpers/story_run';
 import { fmtBytes, fmtUs } from '../../../src/ui/ui_format';
-
-const PROFILES = Object.keys(AUTOBUCKETING_PROFILES) as (keyof typeof AUTOBUCKETING_PROFILES)[];
-const story = storyById('moe-ep')!;
-
-function storyRun(profile: keyof typeof AUTOBUCKETING_PROFILES) {
-  const base = storyConfig(story);
-  const cfg: SimConfig = { ...base, autobucketing: { ...AUTOBUCKETING_PROFILES[profile] } };
-  const { a, b } = simulateConfig(cfg);
-  const d = { a, b, cfg };
-  return { cfg, a, b, claims: story.claims.map((c) => c(d)), caption: storyCaption(story, d) };
-}
 
 const onRank0 = (s: SideResult, kind: string) => s.events.filter((e) => e.rank === 0 && e.kind === kind);
 
 describe.each(PROFILES)('the moe-ep story under %s', (p) => {
-  const run = storyRun(p);
+  const run = storyRun('moe-ep', p);
 
   it('runs an MoE model with ep > 1 and every claim holds', () => {
     expect(getModelArgs(run.cfg.model).moe).toBeDefined();

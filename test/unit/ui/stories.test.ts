@@ -3,35 +3,12 @@
 // straight from the metrics, not from the claims). The first screen's B visibly buckets.
 
 import { describe, expect, it } from 'vitest';
-import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing/options';
 import { FIRST_SCREEN_CONFIG, type SimConfig } from '../../../src/config';
 import type { SideResult } from '../../../src/store';
-import { simulateConfig } from '../../../src/store/engine';
 import { fmtBytes, fmtUs } from '../../../src/ui/ui_format';
-import { STORIES, storyById, storyCaption, storyConfig } from '../../../src/ui/stories';
+import { STORIES } from '../../../src/ui/stories';
+import { PROFILES, run, storyRun, withProfile } from '../../helpers/story_run';
 import { torchMemoryLimit } from '../../../src/ui/claims';
-
-const PROFILES = Object.keys(AUTOBUCKETING_PROFILES) as (keyof typeof AUTOBUCKETING_PROFILES)[];
-
-const cache = new Map<string, { a: SideResult; b: SideResult }>();
-function run(cfg: SimConfig): { a: SideResult; b: SideResult } {
-  const key = JSON.stringify(cfg);
-  if (!cache.has(key)) cache.set(key, simulateConfig(cfg));
-  return cache.get(key)!;
-}
-
-/** The story's config with a torch profile's autobucketing knobs (what `--torch-profile` sets). */
-function withProfile(cfg: SimConfig, profile: keyof typeof AUTOBUCKETING_PROFILES): SimConfig {
-  return { ...cfg, autobucketing: { ...AUTOBUCKETING_PROFILES[profile] } };
-}
-
-function storyRun(id: string, profile: keyof typeof AUTOBUCKETING_PROFILES) {
-  const story = storyById(id)!;
-  const cfg = withProfile(storyConfig(story), profile);
-  const { a, b } = run(cfg);
-  const d = { a, b, cfg };
-  return { story, cfg, a, b, claims: story.claims.map((c) => c(d)), caption: storyCaption(story, d) };
-}
 
 const ag = (s: SideResult) => s.metrics.collectives.all_gather;
 const rs = (s: SideResult) => s.metrics.collectives.reduce_scatter;
