@@ -2,8 +2,9 @@
 // axes, one path per series, optional points. Series colours come from the shared palette.
 
 import { useEffect, useRef } from 'react';
-import { axisBottom, axisLeft, line, max, min, scaleLinear, select } from 'd3';
+import { axisBottom, line, max, min, scaleLinear, select } from 'd3';
 import type { ByteTicks } from '../ui_format';
+import { yAxisOf } from './y_axis';
 
 export interface Series {
   readonly key: string;
@@ -60,21 +61,6 @@ function drawRefLines(root: Root, lines: readonly RefLine[], y: Scale, x0: numbe
       .attr('font-size', 10)
       .text(l.label);
   }
-}
-
-/** The y scale over [lo, hi] and its axis (4 ticks), in yTicks's unit when given. */
-function yAxisOf(lo: number, hi: number, range: [number, number], p: Pick<Props, 'yFormat' | 'yTicks'>) {
-  const t = p.yTicks?.(lo, hi, 4);
-  const y = t ? scaleLinear().domain(t.domain) : scaleLinear().domain([lo, hi]).nice();
-  y.range(range);
-  const axis = t
-    ? axisLeft(y)
-        .tickValues(t.ticks)
-        .tickFormat((d) => t.label(Number(d)))
-    : axisLeft(y)
-        .ticks(4)
-        .tickFormat((d) => p.yFormat(Number(d)));
-  return { y, axis };
 }
 
 export function LineChart(props: Props) {

@@ -3,8 +3,20 @@
 // d3 scales and axes on SVG; a point's circle says which sweep point it is, for hover and click.
 
 import { useEffect, useRef } from 'react';
-import { axisBottom, axisLeft, line, max, scaleLinear, scalePoint, select, type ScaleLinear, type Selection } from 'd3';
+import {
+  axisBottom,
+  line,
+  max,
+  scaleLinear,
+  scalePoint,
+  select,
+  type Axis,
+  type NumberValue,
+  type ScaleLinear,
+  type Selection,
+} from 'd3';
 import type { ByteTicks } from '../ui_format';
+import { yAxisOf } from './y_axis';
 
 export interface SweepSeries {
   readonly key: string;
@@ -57,21 +69,14 @@ type YScale = ScaleLinear<number, number>;
 type Point = SweepSeries['points'][number];
 type Draw = Omit<Props, 'title' | 'testId'>;
 
-/** The y axis: 4 ticks, in yTicks's unit when given (the scale's domain is then already niced by it). */
-function yAxisOf(y: YScale, d: Draw) {
-  const [lo, hi] = y.domain();
-  const t = d.yTicks?.(lo, hi, 4);
-  return t
-    ? axisLeft(y)
-        .tickValues(t.ticks)
-        .tickFormat((v) => t.label(Number(v)))
-    : axisLeft(y)
-        .ticks(4)
-        .tickFormat((v) => d.yFormat(Number(v)));
-}
-
 /** The x axis (numbers: linear ticks, else one per category) with its label, and the y axis. */
-function drawAxes(root: Root, xs: readonly (number | string)[], y: YScale, width: number, d: Draw): void {
+function drawAxes(
+  root: Root,
+  xs: readonly (number | string)[],
+  yAxis: Axis<NumberValue>,
+  width: number,
+  d: Draw,
+): void {
   const numeric = xs.every((v) => typeof v === 'number');
   const xAxis = numeric
     ? axisBottom(
@@ -97,7 +102,7 @@ function drawAxes(root: Root, xs: readonly (number | string)[], y: YScale, width
     .attr('y', HEIGHT - 2)
     .attr('text-anchor', 'end')
     .text(d.xLabel);
-  root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`).call(yAxisOf(y, d));
+  root.append('g').attr('class', 'chart-axis').attr('transform', `translate(${MARGIN.left},0)`).call(yAxis);
 }
 
 /** One series: its line, and a circle per point that hovers and picks its sweep point. */
@@ -148,9 +153,8 @@ function drawSweep(svg: SVGSVGElement, d: Draw): void {
   const xs = d.series.flatMap((s) => s.points.map((p) => p.x));
   const x = xScaleOf(xs, MARGIN.left, width - MARGIN.right);
   const top = max(pts, (p) => p.y) || 1;
-  const y = d.yTicks ? scaleLinear().domain(d.yTicks(0, top, 4).domain) : scaleLinear().domain([0, top]).nice();
-  y.range([HEIGHT - MARGIN.bottom, MARGIN.top]);
-  drawAxes(root, xs, y, width, d);
+  const { y, axis } = yAxisOf(0, top, [HEIGHT - MARGIN.bottom, MARGIN.top], d);
+  drawAxes(root, xs, axis, width, d);
   for (const s of d.series) drawSeries(root, s, x, y, d);
 }
 
