@@ -17,6 +17,7 @@
 // Copies run on their own stream and overlap compute; one stream carries both directions, so
 // copies queue behind each other. Their time is bytes over the host link (estimate/compute.ts).
 
+import { numel } from './flops';
 import type { GraphNode, StepGraph, TensorInfo } from './types';
 
 /** The side stream every ao copy runs on (offload_ops.py `_transfer_streams`: one per device). */
@@ -120,7 +121,7 @@ function copyNode(
   phase: 'forward' | 'backward',
   o: Offloaded,
 ): GraphNode {
-  const n = o.tensor.shape.reduce((a, b) => a * b, 1);
+  const n = numel(o.tensor.shape);
   return {
     id: -1,
     name,

@@ -111,7 +111,8 @@ interface ChunkState {
   readonly tensors: Record<string, TensorInfo>;
   /** Tensors that exist per chunk (provenance), read as such by later regions. */
   readonly perChunk: Set<string>;
-  readonly inBody: Set<number>;
+  /** Tensors a node outside every body reads: a body output among them must be made whole. */
+  readonly readOutside: ReadonlySet<string>;
 }
 
 /** A token all-to-all's label (moe.ts names them `.dispatch.` / `.combine.`); the counts exchange has none. */
@@ -142,7 +143,7 @@ interface PlannedRegion {
 }
 
 /** Lowers one planned region: splits its live-ins, copies its body per chunk, materializes its live-outs. */
-function chunkRegion(s: ChunkState, p: PlannedRegion, readers: ReadonlyMap<string, number[]>): ChunkedRegion {
+function chunkRegion(s: ChunkState, p: PlannedRegion): ChunkedRegion {
   const seq = s.opts.chunkDim === 'seq';
   const at = { phase: p.phase, layer: p.layer };
   const nodes = p.body.map((i) => s.g.nodes[i]);
@@ -166,7 +167,7 @@ function chunkRegion(s: ChunkState, p: PlannedRegion, readers: ReadonlyMap<strin
   ) as [GraphNode[], GraphNode[]];
   const materializations: GraphNode[] = [];
   for (const t of made) {
-    if (!(readers.get(t) ?? []).some((r) => !s.inBody.has(r))) {
+    if (!s.readOutside.has(t)) {
       delete s.tensors[t]; // no reader outside a body: only its chunks exist
       continue;
     }
@@ -207,12 +208,9 @@ export function chunkEpRegions(g: StepGraph, opts: EpChunkOptions): ChunkedStep 
     throw new ConfigError('epOverlap.enabled', `epOverlap found no ${opts.moduleFqn} region with an EP all-to-all`);
   }
   const inBody = new Set(planned.flatMap((p) => p.body));
-  const s: ChunkState = { g, opts, tokens, grads, tensors: { ...g.tensors }, perChunk: new Set(), inBody };
-  const readers = new Map<string, number[]>();
-  g.nodes.forEach((n, i) => {
-    for (const t of n.inputs) readers.set(t, [...(readers.get(t) ?? []), i]);
-  });
-  const regions = planned.map((p) => chunkRegion(s, p, readers));
+  const readOutside = new Set(g.nodes.flatMap((n, i) => (inBody.has(i) ? [] : n.inputs)));
+  const s: ChunkState = { g, opts, tokens, grads, tensors: { ...g.tensors }, perChunk: new Set(), readOutside };
+  const regions = planned.map((p) => chunkRegion(s, p));
   const outside = g.nodes.map((node, at) => ({ node, at })).filter((o) => !inBody.has(o.at));
   return { source: g, regions, outside, tensors: s.tensors };
 }

@@ -87,7 +87,6 @@ export function shardParam(spec: ParamSpec, n: number, tp = 1, ep = 1): ShardedP
   const { placement, local } = localPlacement(spec, tp, ep);
   const rows = local[0];
   const shardRows = Math.ceil(rows / n);
-  const numel = local.reduce((a, b) => a * b, 1);
   // placement and local shape only on TP graphs, so a 1-D graph's JSON is what it always was
   const tpInfo = tp > 1 && placement !== 'replicate' ? { tp: placement, localShape: local } : {};
   return {
@@ -96,7 +95,7 @@ export function shardParam(spec: ParamSpec, n: number, tp = 1, ep = 1): ShardedP
     rest: local.slice(1),
     shardRows,
     paddedRows: shardRows * n,
-    numel,
+    numel: numel(local),
     fsdpDim: spec.expert ? 'efsdp' : 'dp_shard',
     info: {
       name: spec.name,

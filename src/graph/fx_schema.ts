@@ -5,6 +5,7 @@
 // objects, so a dtype or group called 'constructor' is just an unknown name.
 
 import { ImportError, preview } from '../errors';
+import { numel } from './flops';
 import type { DType } from './types';
 
 const FX_FORMAT = 'fsdp-sim fx dump v1';
@@ -101,8 +102,7 @@ function readShape(v: unknown, key: string, label: string, field: string): numbe
     if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0 || d > MAX_DIM)
       fail(`[${k}] must be an integer in [0, 2^40], got ${j(d)}`);
   });
-  const numel = (dims as number[]).reduce((p, d) => p * d, 1);
-  if (numel > Number.MAX_SAFE_INTEGER / 8) fail(`${j(v)} has too many elements`);
+  if (numel(dims as number[]) > Number.MAX_SAFE_INTEGER / 8) fail(`${j(v)} has too many elements`);
   return v as number[];
 }
 

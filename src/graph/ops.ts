@@ -41,6 +41,18 @@ export type ComputeOp =
   // transB); the weight gradient dB_e = dC_eᵀ·A_e is {transA} with output [E,N,K]
   | 'grouped_mm'; // in [A, B] → [C]; attrs {M: R, N, K, groups: E, transA, transB}
 
+/** The MoE ops: live training plans them from the routing, then runs their kernels (runtime/exec/moe_exec.ts). */
+export const MOE_OPS = [
+  'router_topk',
+  'router_topk_bwd',
+  'moe_permute',
+  'moe_scatter_add',
+  'moe_combine_bwd',
+  'grouped_mm',
+] as const satisfies readonly ComputeOp[];
+export type MoeOp = (typeof MOE_OPS)[number];
+
+/** Every compute op, the MoE ones last. */
 export const COMPUTE_OPS: readonly ComputeOp[] = [
   'embedding',
   'embedding_bwd',
@@ -56,24 +68,8 @@ export const COMPUTE_OPS: readonly ComputeOp[] = [
   'cross_entropy',
   'cross_entropy_bwd',
   'adamw',
-  'router_topk',
-  'router_topk_bwd',
-  'moe_permute',
-  'moe_scatter_add',
-  'moe_combine_bwd',
-  'grouped_mm',
+  ...MOE_OPS,
 ];
-
-/** The MoE ops: live training plans them from the routing, then runs their kernels (runtime/exec/moe_exec.ts). */
-export const MOE_OPS = [
-  'router_topk',
-  'router_topk_bwd',
-  'moe_permute',
-  'moe_scatter_add',
-  'moe_combine_bwd',
-  'grouped_mm',
-] as const satisfies readonly ComputeOp[];
-export type MoeOp = (typeof MOE_OPS)[number];
 
 /**
  * Ops the overlap scheduler treats as compute nodes (torch: mm, bmm, attention fwd/bwd, and

@@ -19,10 +19,10 @@ import type { GraphNode } from './types';
 export class BlockTape {
   private readonly steps: (() => void)[] = [];
   private readonly grads = new Map<string, string>();
-  private ends: { readonly input: string; readonly out: string } | undefined;
-  /** Positions of the tape's first node and one past its last forward node (set by `bound`). */
+  /** The block's input and output tensors, and one past its last forward node's position (`bound`). */
+  private ends: { readonly input: string; readonly out: string; readonly end: number } | undefined;
+  /** Position of the tape's first node. */
   private readonly first: number;
-  private end = -1;
   /** Recompute mode: the backward's gathered weights by FQN (gathered on first use). */
   private readonly regathered: Map<string, string> | undefined;
 
@@ -53,22 +53,24 @@ export class BlockTape {
     return w;
   }
 
+  private get bounds(): { readonly input: string; readonly out: string; readonly end: number } {
+    if (this.ends === undefined) throw new Error('internal: a block tape without its input and output');
+    return this.ends;
+  }
+
   /** The block's input tensor (what a recompute starts from). */
   get input(): string {
-    if (this.ends === undefined) throw new Error('internal: a block tape without its input and output');
-    return this.ends.input;
+    return this.bounds.input;
   }
 
   /** The block's input and output tensors: where its backward starts and what it returns. */
   bound(input: string, out: string): void {
-    this.ends = { input, out };
-    this.end = this.e.nodes.length;
+    this.ends = { input, out, end: this.e.nodes.length };
   }
 
   /** The nodes the block's forward emitted, in order (its weight gathers included). */
   forwardNodes(): readonly GraphNode[] {
-    if (this.end < 0) throw new Error('internal: a block tape without its input and output');
-    return this.e.nodes.slice(this.first, this.end);
+    return this.e.nodes.slice(this.first, this.bounds.end);
   }
 
   get e(): Emitter {
@@ -95,10 +97,10 @@ export class BlockTape {
 
   /** Runs the recorded backward from the block output's gradient; returns the block input's. */
   backward(dOut: string): string {
-    if (this.ends === undefined) throw new Error('internal: a block tape without its input and output');
-    this.grads.set(this.ends.out, dOut);
+    const { input, out } = this.bounds;
+    this.grads.set(out, dOut);
     for (let i = this.steps.length - 1; i >= 0; i--) this.steps[i]();
-    return this.grad(this.ends.input);
+    return this.grad(input);
   }
 }
 

@@ -33,8 +33,10 @@ export function emitTapeRecomputeBackward(
 ): string {
   const from = c.e.nodes.length;
   const dx = emitTapeBlock(c, i, forward.input, true).tape.backward(dOut);
-  if (ac === 'selective')
-    reuseSavedOutputs(c.e, from, forward.forwardNodes(), savedForwardNodes(c, forward.forwardNodes()));
+  if (ac === 'selective') {
+    const block = forward.forwardNodes();
+    reuseSavedOutputs(c.e, from, block, savedForwardNodes(c, block));
+  }
   return dx;
 }
 

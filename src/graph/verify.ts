@@ -1,6 +1,7 @@
 // IR verifier (tinygrad's habit): walks the graph in order and throws a GraphError at the
 // first bad node, naming its index, kind and inputs. Run after every pass in tests and dev.
 
+import { numel } from './flops';
 import { GraphError } from './graph_errors';
 import { COLLECTIVE_KINDS as KINDS_OF_COLLECTIVES, DTYPE_BYTES, type GraphNode, type StepGraph } from './types';
 
@@ -27,7 +28,7 @@ export function verifyGraph(g: StepGraph): StepGraph {
     }
     const bpe = DTYPE_BYTES[t.dtype];
     if (bpe === undefined) throw new GraphError(`tensor '${id}' has unknown dtype '${t.dtype}'`);
-    const want = t.shape.reduce((p, d) => p * d, 1) * bpe;
+    const want = numel(t.shape) * bpe;
     if (t.bytes !== want) throw new GraphError(`tensor '${id}' has bytes ${t.bytes}, numel·${bpe} = ${want}`);
     if (t.aliasOf !== undefined && !g.tensors[t.aliasOf])
       throw new GraphError(`tensor '${id}' aliases unknown tensor '${t.aliasOf}'`);

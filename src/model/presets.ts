@@ -21,20 +21,22 @@ const dsv3 = (a: Omit<ModelArgs, 'nKvHeads' | 'normEps'>, moe: MoeArgs): ModelAr
   moe,
 });
 
+// torchtitan 'debugmodel'-like, small enough to train in a browser on CPU / SwiftShader.
+// Every dim divisible by 8, so shards are even on 1, 2, 4 and 8 ranks.
+const TINY: ModelArgs = {
+  dim: 64,
+  nLayers: 2,
+  nHeads: 4,
+  nKvHeads: 4,
+  vocabSize: 256,
+  ffnDim: 192,
+  normEps: 1e-5,
+  seqLen: 32,
+  batch: 4,
+};
+
 export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
-  // torchtitan 'debugmodel'-like, small enough to train in a browser on CPU / SwiftShader.
-  // Every dim divisible by 8, so shards are even on 1, 2, 4 and 8 ranks.
-  tiny: {
-    dim: 64,
-    nLayers: 2,
-    nHeads: 4,
-    nKvHeads: 4,
-    vocabSize: 256,
-    ffnDim: 192,
-    normEps: 1e-5,
-    seqLen: 32,
-    batch: 4,
-  },
+  tiny: TINY,
   // A few-million-parameter model for the live mode on a real GPU.
   small: {
     dim: 256,
@@ -83,18 +85,7 @@ export const MODEL_PRESETS: Readonly<Record<ModelName, ModelArgs>> = {
   },
   // Our MoE debugmodel for live training: tiny's dims, one dense block then one MoE block of 4
   // experts (top-2, hidden 64) and one shared expert; grouped-query attention, no MLA.
-  'moe-tiny': {
-    dim: 64,
-    nLayers: 2,
-    nHeads: 4,
-    nKvHeads: 4,
-    vocabSize: 256,
-    ffnDim: 192,
-    normEps: 1e-5,
-    seqLen: 32,
-    batch: 4,
-    moe: { numExperts: 4, topK: 2, moeFfnDim: 64, numSharedExperts: 1, nDenseLayers: 1 },
-  },
+  'moe-tiny': { ...TINY, moe: { numExperts: 4, topK: 2, moeFfnDim: 64, numSharedExperts: 1, nDenseLayers: 1 } },
   // torchtitan deepseek_v3 'debugmodel' (8 · 2048 tokens per rank)
   'dsv3-debug': dsv3(
     { dim: 256, nLayers: 6, nHeads: 16, vocabSize: 2048, ffnDim: 1024, seqLen: 2048, batch: 8, mla: MLA_NO_Q_LORA },

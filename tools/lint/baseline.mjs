@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
  * Compares `found` (finding key → message) with the keys listed in the JSON array at `path`.
  * Writes the messages of new findings to stderr and returns the exit code (0 pass, 1 fail).
  */
-export function checkBaseline({ name, found, path, update, hint }) {
+function checkBaseline({ name, found, path, update, hint }) {
   const allowed = new Set(JSON.parse(readFileSync(path, 'utf8')));
   const fresh = [...found.keys()].filter((k) => !allowed.has(k)).sort();
   const gone = [...allowed].filter((k) => !found.has(k));
@@ -22,4 +22,14 @@ export function checkBaseline({ name, found, path, update, hint }) {
   const lines = fresh.map((k) => `  ${found.get(k)}`).join('\n');
   process.stderr.write(`${name}: ${fresh.length} new finding(s):\n${lines}\n${hint}\n`);
   return 1;
+}
+
+/** A check's command line: `--list` prints the finding keys, else checkBaseline (`--update` rewrites). */
+export function runBaselineCli({ name, found, path, hint }) {
+  if (process.argv.includes('--list')) {
+    for (const key of [...found.keys()].sort()) process.stdout.write(`${key}\n`);
+    return;
+  }
+  const update = process.argv.includes('--update');
+  process.exitCode = checkBaseline({ name, found, path, update, hint });
 }

@@ -11,7 +11,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { checkBaseline } from './baseline.mjs';
+import { runBaselineCli } from './baseline.mjs';
 
 // LAYER_API_ROOT: another tree to check (the tool's own test points it at a temporary folder)
 const ROOT = process.env.LAYER_API_ROOT ?? fileURLToPath(new URL('../../', import.meta.url));
@@ -146,15 +146,9 @@ function findings() {
 }
 
 const found = findings();
-if (process.argv.includes('--list')) {
-  for (const key of [...found.keys()].sort()) process.stdout.write(`${key}\n`);
-} else {
-  const hint = 'drop it from the entry; a test imports it from its own file (ARCHITECTURE §2)';
-  process.exitCode = checkBaseline({
-    name: 'layer API',
-    found,
-    path: BASELINE,
-    update: process.argv.includes('--update'),
-    hint,
-  });
-}
+runBaselineCli({
+  name: 'layer API',
+  found,
+  path: BASELINE,
+  hint: 'drop it from the entry; a test imports it from its own file (ARCHITECTURE §2)',
+});

@@ -8,7 +8,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { checkBaseline } from './baseline.mjs';
+import { runBaselineCli } from './baseline.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./unused_exports.json', import.meta.url));
@@ -43,15 +43,9 @@ function findings(report) {
 }
 
 const found = findings(knipReport());
-if (process.argv.includes('--list')) {
-  for (const key of [...found.keys()].sort()) process.stdout.write(`${key}\n`);
-} else {
-  const hint = 'drop the export (or the declaration), or import it where it is meant to be used';
-  process.exitCode = checkBaseline({
-    name: 'unused exports',
-    found,
-    path: BASELINE,
-    update: process.argv.includes('--update'),
-    hint,
-  });
-}
+runBaselineCli({
+  name: 'unused exports',
+  found,
+  path: BASELINE,
+  hint: 'drop the export (or the declaration), or import it where it is meant to be used',
+});

@@ -3,6 +3,7 @@
 // Upstream: torch/fx/graph.py (Graph's node list), bucketing.py (_sort_bucket_region).
 
 import type { GraphNode } from '../../graph';
+import { NodeList } from '../node_list';
 
 /**
  * Dense numbers for the nodes of one FX graph, old and new: the tables a pass keeps per node are
@@ -61,44 +62,21 @@ export class NodeIds {
   }
 }
 
-/** Links by node number (-1: none). */
+/** The nodes in a NodeList (backends/node_list.ts) by their numbers. */
 export class FxList {
-  private readonly inList: boolean[] = [];
-  private readonly prev: number[] = [];
-  private readonly next: number[] = [];
-  private head = -1;
-  private tail = -1;
+  private readonly list: NodeList;
 
   constructor(
     nodes: readonly GraphNode[],
     private readonly ids: NodeIds = new NodeIds(nodes),
   ) {
-    for (const n of nodes) {
-      const s = this.slotOf(n);
-      this.prev[s] = this.tail;
-      this.next[s] = -1;
-      if (this.tail >= 0) this.next[this.tail] = s;
-      else this.head = s;
-      this.tail = s;
-    }
-  }
-
-  /** The node's number, now in the list. */
-  private slotOf(n: GraphNode): number {
-    const s = this.ids.of(n);
-    while (this.prev.length <= s) {
-      this.prev.push(-1);
-      this.next.push(-1);
-      this.inList.push(false);
-    }
-    this.inList[s] = true;
-    return s;
+    this.list = new NodeList(nodes.map((n) => ids.of(n)));
   }
 
   /** The node's number when it is in the list. */
   private slot(n: GraphNode): number | undefined {
     const s = this.ids.get(n);
-    return s !== undefined && this.inList[s] === true ? s : undefined;
+    return s !== undefined && this.list.has(s) ? s : undefined;
   }
 
   private nodeAt(s: number): GraphNode | null {
@@ -107,72 +85,47 @@ export class FxList {
 
   /** Inserts `nodes`, in order, right after `anchor`. */
   insertAfter(anchor: GraphNode, nodes: readonly GraphNode[]): void {
-    let at = this.slotOf(anchor);
+    let at = this.ids.of(anchor);
     for (const n of nodes) {
-      const s = this.slotOf(n);
-      const after = this.next[at];
-      this.prev[s] = at;
-      this.next[s] = after;
-      this.next[at] = s;
-      if (after >= 0) this.prev[after] = s;
-      else this.tail = s;
+      const s = this.ids.of(n);
+      this.list.moveAfter(at, s);
       at = s;
     }
   }
 
   remove(n: GraphNode): void {
     const s = this.slot(n);
-    if (s === undefined) return;
-    const p = this.prev[s];
-    const q = this.next[s];
-    if (p >= 0) this.next[p] = q;
-    else this.head = q;
-    if (q >= 0) this.prev[q] = p;
-    else this.tail = p;
-    this.inList[s] = false;
+    if (s !== undefined) this.list.remove(s);
   }
 
   before(n: GraphNode): GraphNode | null {
     const s = this.slot(n);
-    return s === undefined ? null : this.nodeAt(this.prev[s]);
+    return s === undefined ? null : this.nodeAt(this.list.before(s));
   }
 
   after(n: GraphNode): GraphNode | null {
     const s = this.slot(n);
-    return s === undefined ? null : this.nodeAt(this.next[s]);
+    return s === undefined ? null : this.nodeAt(this.list.after(s));
   }
 
   /** The nodes from `first` to `last`, inclusive. */
   span(first: GraphNode, last: GraphNode): GraphNode[] {
     const out: GraphNode[] = [];
     const end = this.slot(last);
-    for (let s = this.slot(first) ?? -1; s >= 0; s = this.next[s]) {
+    for (let s = this.slot(first) ?? -1; s >= 0; s = this.list.after(s)) {
       out.push(this.ids.node(s));
       if (s === end) break;
     }
     return out;
   }
 
-  /** Puts `order` (a permutation of the span from `first` to `last`) in that span's place. */
-  replaceSpan(first: GraphNode, last: GraphNode, order: readonly GraphNode[]): void {
-    const p = this.prev[this.slotOf(first)];
-    const q = this.next[this.slotOf(last)];
-    let at = p;
-    for (const n of order) {
-      const s = this.slotOf(n);
-      this.prev[s] = at;
-      if (at >= 0) this.next[at] = s;
-      else this.head = s;
-      at = s;
-    }
-    if (at >= 0) this.next[at] = q;
-    if (q >= 0) this.prev[q] = at;
-    else this.tail = at;
+  /** Puts `order` (a permutation of a listed span ending at `last`) in that span's place. */
+  replaceSpan(last: GraphNode, order: readonly GraphNode[]): void {
+    const next = this.list.after(this.ids.of(last));
+    for (const n of order) this.list.moveBefore(next, this.ids.of(n));
   }
 
   toArray(): GraphNode[] {
-    const out: GraphNode[] = [];
-    for (let s = this.head; s >= 0; s = this.next[s]) out.push(this.ids.node(s));
-    return out;
+    return this.list.toArray().map((s) => this.ids.node(s));
   }
 }

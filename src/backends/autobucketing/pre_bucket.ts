@@ -738,7 +738,7 @@ function sortBucketRegion(list: FxList, made: GraphNode[], ins: string[], produc
   }
   if (first === last) return;
   const region = list.span(first, last);
-  list.replaceSpan(first, last, stableSort(region, producer, true, ids));
+  list.replaceSpan(last, stableSort(region, producer, true, ids));
 }
 
 /**

@@ -5,7 +5,7 @@
 // merged wait. The order is a NodeList, edited as torch edits the FX node list.
 
 import type { ManualGraph } from './manual_graph';
-import { NodeList } from './node_list';
+import { NodeList } from '../node_list';
 
 export class ItemGraph {
   readonly preds: number[][];

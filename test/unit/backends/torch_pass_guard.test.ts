@@ -3,13 +3,10 @@
 // (test/fixtures/torch_pass/guard_2_15, made by tools/torch_pass_versions/guard_probe.py): the port's
 // torch-2.15 profile reaches torch 2.15.0's schedule order and every collective's exposed time.
 import { describe, expect, it } from 'vitest';
+import { expectAnswer, oneRegionAnswer } from '../../helpers/one_region_answer';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
 import { AUTOBUCKETING_PROFILES } from '../../../src/backends/autobucketing/options';
-import { buildTorchGraph, passRegions } from '../../../src/backends/autobucketing/torch_graph';
-import { scheduleOverlap } from '../../../src/backends/autobucketing/torch_scheduler';
-import { indexGraph } from '../../../src/backends/graph_index';
 import { makeCostModel } from '../../../src/estimate';
-import { importFxGraph } from '../../../src/graph';
 import { fixtureUrl } from '../../helpers/fixtures';
 
 interface Case {
@@ -37,16 +34,6 @@ describe('torch 2.15 on three-group graphs where 2.13 recurses', () => {
 
   it.each(SEEDS)("seed %s: torch's order and each collective's exposed time", (seed) => {
     const c = FIXTURE.cases[seed];
-    const r = importFxGraph(c.dump);
-    if (!r.ok) throw r.error;
-    const ix = indexGraph(r.value);
-    const regions = [...passRegions(ix)];
-    expect(regions).toHaveLength(1);
-    const tg = buildTorchGraph(ix, cost, regions[0]);
-    const s = scheduleOverlap(tg, OPTS);
-    expect(s.order.map((t) => tg.name[t])).toEqual(c.order);
-    const exposed = Object.fromEntries(s.colls.map((ci) => [tg.name[ci.start], ci.exposedMs]));
-    expect(Object.keys(exposed).sort()).toEqual(Object.keys(c.exposedMs).sort());
-    for (const [name, ms] of Object.entries(c.exposedMs)) expect(exposed[name], name).toBeCloseTo(ms, 9);
+    expectAnswer(oneRegionAnswer(c.dump, cost, OPTS), c);
   });
 });

@@ -4,18 +4,11 @@
 // The port's torch-2.15 profile reaches torch 2.15.0's order and exposed times; where torch 2.14.1
 // finished, its torch-2.14 profile reaches 2.14's.
 import { describe, expect, it } from 'vitest';
+import { type Answer, expectAnswer, oneRegionAnswer } from '../../helpers/one_region_answer';
 import { gzJsonReader } from '../../helpers/torch_fixtures';
 import { AUTOBUCKETING_PROFILES, type AutobucketingOptions } from '../../../src/backends/autobucketing/options';
-import { buildTorchGraph, passRegions } from '../../../src/backends/autobucketing/torch_graph';
-import { scheduleOverlap } from '../../../src/backends/autobucketing/torch_scheduler';
-import { indexGraph } from '../../../src/backends/graph_index';
 import { makeCostModel } from '../../../src/estimate';
-import { importFxGraph } from '../../../src/graph';
 
-interface Answer {
-  readonly order: string[];
-  readonly exposedMs: Record<string, number>;
-}
 interface Case extends Answer {
   readonly dump: unknown;
   readonly branches: Record<string, number>;
@@ -33,25 +26,7 @@ const argsOf = (profile: 'torch-2.14' | 'torch-2.15'): AutobucketingOptions => (
 });
 const cost = makeCostModel({ hardware: 'h100', network: 'nccl-analytical' });
 
-function run(c: Case, opts: AutobucketingOptions): Answer {
-  const r = importFxGraph(c.dump);
-  if (!r.ok) throw r.error;
-  const ix = indexGraph(r.value);
-  const regions = [...passRegions(ix)];
-  expect(regions).toHaveLength(1);
-  const tg = buildTorchGraph(ix, cost, regions[0]);
-  const s = scheduleOverlap(tg, opts);
-  return {
-    order: s.order.map((t) => tg.name[t]),
-    exposedMs: Object.fromEntries(s.colls.map((ci) => [tg.name[ci.start], ci.exposedMs])),
-  };
-}
-
-function expectAnswer(got: Answer, want: Answer): void {
-  expect(got.order).toEqual(want.order);
-  expect(Object.keys(got.exposedMs).sort()).toEqual(Object.keys(want.exposedMs).sort());
-  for (const [name, ms] of Object.entries(want.exposedMs)) expect(got.exposedMs[name], name).toBeCloseTo(ms, 9);
-}
+const run = (c: Case, opts: AutobucketingOptions): Answer => oneRegionAnswer(c.dump, cost, opts);
 
 describe("torch 2.15's nested-wait guard, gated branches", () => {
   it('torch 2.15.0 made them, each taking a gated branch; 2.14.1 ran them too', () => {

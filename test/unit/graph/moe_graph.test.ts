@@ -5,16 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildStepGraph, type GraphNode, type StepGraph } from '../../../src/graph';
 import { verifyGraph } from '../../../src/graph/verify';
+import { B, S, T, D, H, K, F, FS, E, mm, layerNodes } from './dsv3_16b';
 
-const B = 1;
-const S = 512;
-const T = B * S;
-const D = 2048;
-const H = 16;
-const K = 6; // top-k
-const F = 1408; // routed expert hidden
-const FS = 2 * 1408; // shared experts' hidden
-const E = 64;
 const mesh = { dpReplicate: 1, dpShard: 8, tp: 1, ep: 2 };
 
 function build(imbalance = 1, ep = 2): StepGraph {
@@ -30,8 +22,6 @@ function build(imbalance = 1, ep = 2): StepGraph {
   return g;
 }
 
-const mm = (m: number, n: number, k: number) => 2 * m * n * k;
-const layerNodes = (g: StepGraph, phase: string) => g.nodes.filter((n) => n.layer === 1 && n.phase === phase);
 const sumFlops = (ns: readonly GraphNode[], ops: readonly string[]) =>
   ns.filter((n) => ops.includes(String(n.op))).reduce((s, n) => s + n.flops, 0);
 

@@ -17,20 +17,10 @@ import { simulate } from '../../../src/sim';
 import { scheduleMemoryProfile } from '../../../src/sim/memory';
 import { DEFAULT_CAP_BYTES, expectValidSchedule } from '../backends/helpers';
 import { expectCollectivesAligned } from '../sim/invariants';
+import { B, S, T, D, H, K, F, FS, E, BF16, mm } from './dsv3_16b';
 
-const B = 1;
-const S = 512;
-const T = B * S;
-const D = 2048;
-const H = 16;
-const K = 6; // top-k
-const F = 1408; // routed expert hidden
-const FS = 2 * 1408; // shared experts' hidden
-const E = 64;
 const R = T * K; // routed rows a rank's experts receive, balanced
-const BF16 = 2;
 const FP32 = 4;
-const mm = (m: number, n: number, k: number) => 2 * m * n * k;
 
 function build(extra: Partial<StepConfig> = {}, ep = 2): StepGraph {
   const mesh = { dpReplicate: 1, dpShard: 8, tp: 1, ep };

@@ -8,21 +8,13 @@ import { buildStepGraph, paramTensorIds, resolveStepConfig, type GraphNode, type
 import { shardParam } from '../../../src/graph/fsdp';
 import { verifyGraph } from '../../../src/graph/verify';
 import { MODEL_PRESETS, paramCount, paramTable } from '../../../src/model';
+import { B, S, T, D, K, F, FS, E, BF16, mm, layerNodes } from './dsv3_16b';
 
-const B = 1;
-const S = 512;
-const T = B * S;
 const TS = T / 2; // the sequence shard of tp 2
-const D = 2048;
 const HL = 16 / 2; // heads per rank
 const QK = 128 + 64;
 const V = 128;
 const KV_LORA = 512;
-const K = 6;
-const F = 1408;
-const FS = 2 * 1408;
-const E = 64;
-const BF16 = 2;
 
 const graphs = new Map<number, StepGraph>();
 function build(ep: number): StepGraph {
@@ -41,8 +33,6 @@ function build(ep: number): StepGraph {
   return g;
 }
 
-const mm = (m: number, n: number, k: number) => 2 * m * n * k;
-const layerNodes = (g: StepGraph, phase: string) => g.nodes.filter((n) => n.layer === 1 && n.phase === phase);
 const sumFlops = (ns: readonly GraphNode[]) =>
   ns.filter((n) => n.op === 'matmul' || n.op === 'grouped_mm').reduce((s, n) => s + n.flops, 0);
 const tpCollectives = (ns: readonly GraphNode[]) => ns.filter((n) => n.collective?.group === 'tp' && n.kind !== 'wait');

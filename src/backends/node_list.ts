@@ -1,6 +1,7 @@
-// The program order torch's manual pass edits in place (an FX graph's node list): a doubly linked
-// list over item ids with FX's moves (`prepend`: move before, `append`: move after), removal, and
-// positions read off in one walk (torch re-reads `enumerate(graph.nodes)` the same way).
+// An FX graph's node list as FX keeps it (torch/fx/graph.py): a doubly linked list over dense item
+// numbers with FX's moves (`prepend`: move before, `append`: move after), removal, and positions read
+// off in one walk (torch re-reads `enumerate(graph.nodes)` the same way). The manual pass edits its
+// program order in it (manual/item_graph.ts); pre-bucketing's FxList keeps its nodes in it.
 
 export class NodeList {
   private readonly prev: number[] = [];
@@ -20,6 +21,11 @@ export class NodeList {
   /** The item after `id`, or -1 at the end. */
   after(id: number): number {
     return this.next[id];
+  }
+
+  /** The item before `id`, or -1 at the start. */
+  before(id: number): number {
+    return this.prev[id];
   }
 
   pushBack(id: number): void {
