@@ -75,6 +75,11 @@ export const MOE_OPS = [
 ] as const satisfies readonly ComputeOp[];
 export type MoeOp = (typeof MOE_OPS)[number];
 
+const MOE_OP_SET: ReadonlySet<string> = new Set(MOE_OPS);
+
+/** Whether `op` is a MoE op: not a fixed-size kernel, live training plans it from the routing. */
+export const isMoeOp = (op: string | undefined): op is MoeOp => MOE_OP_SET.has(op ?? '');
+
 /**
  * Ops the overlap scheduler treats as compute nodes (torch: mm, bmm, attention fwd/bwd, and
  * _grouped_mm, which torch's flop counter counts).
