@@ -24,8 +24,6 @@ import { dataParallelRank, isEpSplit, meshIndex, meshLocalParam, meshOfGraph, me
 import type { ResolvedKernels, StartupEvent } from './startup';
 import type { KernelChoice } from './live_options';
 
-export type { KernelChoice } from './live_options';
-
 /** Everything a rank needs for a run; plain data (structured-clone safe). */
 export interface RankRunConfig {
   readonly rank: number;

@@ -40,7 +40,6 @@ import {
   type TimingMode,
 } from './live_options';
 
-export { MAX_LIVE_RANKS, type TimingMode } from './live_options';
 export type RankCount = number;
 
 /** Learning rate for live runs of `tiny`: higher than torchtitan's 8e-4 so the loss halves in ~40 steps. */
