@@ -37,6 +37,7 @@ export {
   describeMesh,
   fsdpMesh,
   isOneDim,
+  epDegree,
   meshGroup,
   meshSize,
   resolveMesh,
