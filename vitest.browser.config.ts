@@ -6,22 +6,11 @@
 // (COOP/COEP) so SharedArrayBuffer exists. Recipe measured in /work/shared/TESTING.md.
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
+import { CHROMIUM_PATH, chromiumFlags, type WebGpuAdapter } from './chromium.config.ts';
 import { ISOLATION_HEADERS } from './vite.config.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const BASE_FLAGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-];
-
-const chromium = (gpuFlags: string[]) =>
-  playwright({ launchOptions: { executablePath: CHROMIUM, args: [...BASE_FLAGS, ...gpuFlags] } });
+const chromium = (adapter: WebGpuAdapter) =>
+  playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: chromiumFlags(adapter) } });
 
 export default defineConfig({
   server: { headers: ISOLATION_HEADERS },
@@ -37,13 +26,13 @@ export default defineConfig({
         {
           browser: 'chromium',
           name: 'swiftshader-core',
-          provider: chromium(['--enable-unsafe-webgpu']),
+          provider: chromium('swiftshader'),
           provide: { webgpuFeatureLevel: 'core' },
         },
         {
           browser: 'chromium',
           name: 'lavapipe-compat',
-          provider: chromium(['--use-angle=vulkan', '--use-webgpu-adapter=opengles']),
+          provider: chromium('compat'),
           provide: { webgpuFeatureLevel: 'compatibility' },
         },
       ],

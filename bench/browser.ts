@@ -1,25 +1,12 @@
 // Headless Chromium for the benchmarks: a Vite dev server over the repo (cross-origin isolated,
-// so SharedArrayBuffer works) and a Chromium per adapter flavour (CHROMIUM_ARGS of test/e2e/harness.ts).
+// so SharedArrayBuffer works) and a Chromium per adapter flavour (flags in chromium.config.ts).
 
 import { createServer, type ViteDevServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_PATH, chromiumFlags, type WebGpuAdapter } from '../chromium.config';
 import { ISOLATION_HEADERS } from '../vite.config';
 
-export type Adapter = 'swiftshader' | 'compat';
-
-const BASE_FLAGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-];
-const ADAPTER_FLAGS: Record<Adapter, string[]> = {
-  swiftshader: ['--enable-unsafe-webgpu'],
-  compat: ['--use-angle=vulkan', '--use-webgpu-adapter=opengles'],
-};
+export type Adapter = WebGpuAdapter;
 
 export async function startServer(): Promise<{ url: string; server: ViteDevServer }> {
   const server = await createServer({
@@ -46,8 +33,8 @@ export async function openPage(adapter: Adapter, url: string): Promise<{ browser
   // must find lavapipe for the compatibility adapter, and Chromium brings its own SwiftShader.
   const { VK_ICD_FILENAMES: _icd, VK_DRIVER_FILES: _drivers, ...env } = process.env;
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [...BASE_FLAGS, ...ADAPTER_FLAGS[adapter]],
+    executablePath: CHROMIUM_PATH,
+    args: chromiumFlags(adapter),
     env: env as Record<string, string>,
   });
   const page = await browser.newPage();

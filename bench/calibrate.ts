@@ -6,19 +6,18 @@
 // time at 2N to N is ~2 when linear, ~4 when quadratic. Baseline, in the same run: the old
 // copy-on-add grouping (`[...(map.get(k) ?? []), e]`) at n and 2n.
 
-import { fitCollectives, modelUs } from '../src/pipeline/calibrate';
+import { fitCollectives } from '../src/pipeline/calibrate';
 import { LeftOutTally, traceSamples } from '../src/pipeline/calibrate_kineto';
 import { resolveCollectives } from '../src/pipeline/calibrate_resolve';
 import { fmt, type Row } from './stats';
 import { midpointMedian } from '../src/util';
+import { bigKinetoRank } from '../test/helpers/kineto_synth'; // the calibration tests' big trace
 
 const KERNELS = 200_000;
 const COLLECTIVES = 100_000;
 const REPS = 5;
 /** Linear: the 2N/N ratio of a linear pass is ~2 (GC and caches add some); quadratic gives ~4. */
 const MAX_RATIO = 2.6;
-const ALPHA_US = 4;
-const BETA = 50e9;
 
 export interface CalibrateRecord {
   readonly kernels: number;
@@ -28,38 +27,6 @@ export interface CalibrateRecord {
   readonly ratio: number;
   readonly oldRatio: number;
   readonly alphaUs: number;
-}
-
-function trace(kernels: number, collectives: number): object {
-  const ev: object[] = [];
-  for (let i = 0; i < kernels; i++) {
-    const args = { stream: 7, correlation: i + 1 };
-    ev.push({ ph: 'X', cat: 'kernel', name: 'sm90_xmma_gemm_bf16', pid: 0, tid: 7, ts: i * 10, dur: 5, args });
-  }
-  for (let i = 0; i < collectives; i++) {
-    const bytes = (1 + (i % 4)) << 20;
-    const corr = kernels + i + 1;
-    const t = i * 20;
-    const args = { 'Collective name': 'allgather_into_tensor', 'Out msg nelems': bytes / 2, 'Group size': 8 };
-    const comm = { ...args, dtype: 'BFloat16', 'Process Group Name': '0' };
-    ev.push({ ph: 'X', cat: 'cpu_op', name: 'record_param_comms', pid: 1, tid: 1, ts: t, dur: 5, args: comm });
-    const launch = { correlation: corr };
-    ev.push({
-      ph: 'X',
-      cat: 'cuda_runtime',
-      name: 'cudaLaunchKernel',
-      pid: 1,
-      tid: 1,
-      ts: t + 1,
-      dur: 2,
-      args: launch,
-    });
-    const dur = modelUs({ kind: 'all_gather', groupSize: 8, bytes }, ALPHA_US, BETA);
-    const k = { stream: 20, correlation: corr };
-    const nccl = 'ncclDevKernel_AllGather_RING_LL';
-    ev.push({ ph: 'X', cat: 'kernel', name: nccl, pid: 0, tid: 20, ts: t + 3, dur, args: k });
-  }
-  return { traceEvents: ev, distributedInfo: { rank: 0, world_size: 8 } };
 }
 
 /** Read, resolve and fit one trace; the fitted α (a check that the fit ran). */
@@ -91,8 +58,8 @@ function oldGrouping(n: number): number {
 }
 
 export function benchCalibrate(): { rows: Row[]; records: CalibrateRecord[] } {
-  const half = trace(KERNELS / 2, COLLECTIVES / 2);
-  const full = trace(KERNELS, COLLECTIVES);
+  const half = bigKinetoRank(KERNELS / 2, COLLECTIVES / 2);
+  const full = bigKinetoRank(KERNELS, COLLECTIVES);
   const halfMs = medianMs(() => calibrateOnce(half));
   const fullMs = medianMs(() => calibrateOnce(full));
   const oldRatio = medianMs(() => oldGrouping(4000)) / medianMs(() => oldGrouping(2000));

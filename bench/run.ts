@@ -11,6 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ViteDevServer } from 'vite';
+import { CHROMIUM_PATH } from '../chromium.config';
 import { startServer, type Adapter } from './browser';
 import { benchCalibrate } from './calibrate';
 import { benchComm } from './comm';
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
   const adapterText = args.adapters.map((a) => (seen[a] ? `${a} = ${seen[a]!.adapter}` : a)).join('; ');
   const head =
     `machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, node ${m.node}, ${m.platform}; ` +
-    `adapters (headless Chromium ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}): ${adapterText}; total ${totalS.toFixed(0)} s`;
+    `adapters (headless Chromium ${CHROMIUM_PATH}): ${adapterText}; total ${totalS.toFixed(0)} s`;
   const table = printTable(rows);
   process.stdout.write(`${head}\n\n${table}\n\n`);
   const met = rows.filter((r) => r.met !== null);

@@ -13,7 +13,7 @@ export {
   type GraphMeta,
   type StepGraph,
 } from './types';
-export { paramTensorIds, TOKENS, TARGETS, LOSS, type ComputeOp, type MoeOp } from './ops';
+export { paramTensorIds, isMoeOp, TOKENS, TARGETS, LOSS, type ComputeOp, type MoeOp } from './ops';
 export { GraphError } from './graph_errors';
 export {
   resolveStepConfig,
@@ -37,6 +37,7 @@ export {
   describeMesh,
   fsdpMesh,
   isOneDim,
+  epDegree,
   meshGroup,
   meshSize,
   resolveMesh,

@@ -71,6 +71,11 @@ export const COMPUTE_OPS: readonly ComputeOp[] = [
   ...MOE_OPS,
 ];
 
+const MOE_OP_SET: ReadonlySet<string> = new Set(MOE_OPS);
+
+/** Whether `op` is a MoE op: not a fixed-size kernel, live training plans it from the routing. */
+export const isMoeOp = (op: string | undefined): op is MoeOp => MOE_OP_SET.has(op ?? '');
+
 /**
  * Ops the overlap scheduler treats as compute nodes (torch: mm, bmm, attention fwd/bwd, and
  * _grouped_mm, which torch's flop counter counts).

@@ -6,19 +6,14 @@ export { runTraining } from './coordinator';
 export {
   DEFAULT_GLOBAL_BATCH,
   LIVE_DEFAULT_LR,
-  MAX_LIVE_RANKS,
   defaultGlobalBatch,
   liveMesh,
   planTraining,
   type RankCount,
-  type TimingMode,
   type TrainingOptions,
 } from './training_plan';
-export { LIVE_MODELS, MAX_GLOBAL_BATCH, MAX_LIVE_LR, RENAMED_KERNEL_CHOICES } from './live_options';
-export type {
-  KernelChoice,
-  LiveModel,
-} from './live_options';
+export { LIVE_MODELS, MAX_GLOBAL_BATCH, MAX_LIVE_LR, MAX_LIVE_RANKS, RENAMED_KERNEL_CHOICES } from './live_options';
+export type { KernelChoice, LiveModel, TimingMode } from './live_options';
 export { formatPhases, phaseReport } from './exec';
 export { RANK_STAGES, startupCounts } from './startup';
 export type { RankStage, RankStartup, ResolvedKernels } from './startup';

@@ -6,7 +6,7 @@ import type { GraphNode, StepGraph } from '../graph';
 import { isOneDim, meshGroup } from '../graph';
 import { createCommInit, type CollectiveAlgorithm } from './comm';
 import { elemsOf } from './exec';
-import { liveDims, meshGroupInstance, meshOfGraph } from './mesh_ranks';
+import { isPlainFsdp, liveDims, meshGroupInstance, meshOfGraph } from './mesh_ranks';
 import type { GroupCommInit } from './rank';
 
 /**
@@ -73,7 +73,7 @@ export function createMeshComms(
       if (g.localRank !== 0) continue; // each instance is built once, by its first member
       const init = createCommInit(g.members.length, maxElems, {
         ...opts,
-        ...(isOneDim(mesh) && (mesh.ep ?? 1) === 1 ? {} : { group: { name: group, ranks: g.members } }),
+        ...(isPlainFsdp(mesh) ? {} : { group: { name: group, ranks: g.members } }),
       });
       g.members.forEach((member, localRank) => perRank[member].push({ group, init, localRank }));
     }

@@ -5,13 +5,16 @@
 // shard of that local slice). The 1-D mesh is the special case tp = dp_replicate = 1.
 
 import { FsdpSimError } from '../errors';
-import { MESH_DIMS, fsdpMesh, meshGroup, meshSize, type Mesh, type MeshDim } from '../graph';
+import { MESH_DIMS, epDegree, fsdpMesh, isOneDim, meshGroup, meshSize, type Mesh, type MeshDim } from '../graph';
 import { EXPERT_WEIGHTS } from '../model';
 import { groupInstance } from '../sim';
 import type { GraphMeta, ParamInfo } from '../graph';
 
 /** The graph's mesh (a graph without one is FSDP on every rank). */
 export const meshOfGraph = (meta: GraphMeta): Mesh => meta.mesh ?? fsdpMesh(meta.worldSize);
+
+/** One FSDP group over every rank (no TP, HSDP or expert parallel): graph and comms then take no mesh. */
+export const isPlainFsdp = (mesh: Mesh): boolean => isOneDim(mesh) && epDegree(mesh) === 1;
 
 /** A rank's index along `dim`. */
 export function meshIndex(mesh: Mesh, dim: MeshDim, rank: number): number {
@@ -28,7 +31,7 @@ export interface GroupInstance {
 
 /** The dense mesh's dimensions and, with expert parallel, the expert mesh's ep and efsdp. */
 export const liveDims = (mesh: Mesh): readonly MeshDim[] =>
-  (mesh.ep ?? 1) > 1 ? [...MESH_DIMS, 'ep', 'efsdp'] : MESH_DIMS;
+  epDegree(mesh) > 1 ? [...MESH_DIMS, 'ep', 'efsdp'] : MESH_DIMS;
 
 /** The mesh dimension a process group's name stands for ('dp' on a 1-D mesh); undefined when none does. */
 function dimOfGroup(mesh: Mesh, group: string): MeshDim | undefined {
@@ -69,20 +72,20 @@ function splitGeometry(shape: readonly number[], dim: number): { outer: number; 
 
 /** Whether the parameter is a routed expert's weights split across ep (graph/fsdp.ts shardParam's expert case). */
 export function isEpSplit(mesh: Mesh, p: ParamInfo): boolean {
-  return (mesh.ep ?? 1) > 1 && Object.values(EXPERT_WEIGHTS).some((w) => p.name.endsWith(`.${w}`));
+  return epDegree(mesh) > 1 && Object.values(EXPERT_WEIGHTS).some((w) => p.name.endsWith(`.${w}`));
 }
 
 /** The parameter as FSDP shards it on `mesh`: this rank's E / ep experts, or the TP-local shape. */
 export function meshLocalParam(mesh: Mesh, p: ParamInfo): ParamInfo {
   if (!isEpSplit(mesh, p)) return localParam(p);
-  const shape = p.shape.map((x, d) => (d === 0 ? x / (mesh.ep ?? 1) : x));
-  return { ...p, shape, numel: p.numel / (mesh.ep ?? 1) };
+  const shape = p.shape.map((x, d) => (d === 0 ? x / epDegree(mesh) : x));
+  return { ...p, shape, numel: p.numel / epDegree(mesh) };
 }
 
 /** The slice of a full parameter the rank's FSDP group shards: its experts (dim 0 over ep) or its TP slice. */
 export function meshSlice(full: Float32Array, p: ParamInfo, mesh: Mesh, rank: number): Float32Array {
   if (!isEpSplit(mesh, p)) return tpSlice(full, p, meshIndex(mesh, 'tp', rank), mesh.tp);
-  const part = p.numel / (mesh.ep ?? 1);
+  const part = p.numel / epDegree(mesh);
   const at = meshIndex(mesh, 'ep', rank) * part;
   return full.slice(at, at + part);
 }

@@ -5,7 +5,7 @@
 // group (mesh_ranks.ts), trains on its data-parallel rows and holds its TP slice's FSDP shard.
 
 import type { Schedule } from '../backends';
-import { TARGETS, TOKENS, paramTensorIds } from '../graph';
+import { TARGETS, TOKENS, isMoeOp, paramTensorIds } from '../graph';
 import { RankComm, type CommInit } from './comm';
 import type { DeviceTensor, KernelBackend, KernelUse } from './kernels';
 import { FsdpSimError } from '../errors';
@@ -13,7 +13,6 @@ import { rankBatch, type DataConfig } from './data';
 import {
   PhaseClock,
   executeStep,
-  isMoeOp,
   moeKernelsOf,
   timedKernels,
   type GroupComms,
@@ -24,8 +23,6 @@ import { initFullParam, shardOf } from './init';
 import { dataParallelRank, isEpSplit, meshIndex, meshLocalParam, meshOfGraph, meshSlice } from './mesh_ranks';
 import type { ResolvedKernels, StartupEvent } from './startup';
 import type { KernelChoice } from './live_options';
-
-export type { KernelChoice } from './live_options';
 
 /** Everything a rank needs for a run; plain data (structured-clone safe). */
 export interface RankRunConfig {

@@ -5,13 +5,8 @@
 import { createCpuKernels } from './cpu';
 import { webGpuMissing } from './gpu/index_probe';
 import type { KernelBackend } from './kernels';
-import {
-  createRankServer,
-  type KernelChoice,
-  type RankInitMessage,
-  type RankMessage,
-  type RankStartMessage,
-} from './rank';
+import type { KernelChoice } from './live_options';
+import { createRankServer, type RankInitMessage, type RankMessage, type RankStartMessage } from './rank';
 import { FsdpSimError } from '../errors';
 
 interface WorkerScope {

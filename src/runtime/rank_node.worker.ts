@@ -6,7 +6,8 @@
 import { parentPort } from 'node:worker_threads';
 import { createCpuKernels } from './cpu';
 import type { KernelBackend } from './kernels';
-import { createRankServer, type KernelChoice, type RankInitMessage, type RankStartMessage } from './rank';
+import type { KernelChoice } from './live_options';
+import { createRankServer, type RankInitMessage, type RankStartMessage } from './rank';
 import { FsdpSimError } from '../errors';
 
 async function dawnKernels(): Promise<KernelBackend | string> {

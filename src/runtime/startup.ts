@@ -4,7 +4,7 @@
 // finishes step 1. Pure bookkeeping: the coordinator feeds it the ranks' messages, the live slice
 // shows the result.
 
-import type { KernelChoice } from './rank';
+import type { KernelChoice } from './live_options';
 
 /** How far one rank got, in order. */
 export type RankStage = 'spawned' | 'started' | 'compiling' | 'ready' | 'stepped';

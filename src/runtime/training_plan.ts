@@ -17,13 +17,14 @@ import {
   type StepConfig,
 } from '../graph';
 import type { StepGraph } from '../graph';
-import { isOneDim, resolveMesh, type Mesh, type MeshFields } from '../graph';
+import { resolveMesh, type Mesh, type MeshFields } from '../graph';
 import { MODEL_PRESETS, type ModelArgs } from '../model';
 import { simulate } from '../sim';
 import { intIn, midpointMedian } from '../util';
 import type { TraceEvent } from '../trace';
 import { COLLECTIVE_ALGORITHMS, type CollectiveAlgorithm } from './comm';
 import type { DataConfig } from './data';
+import { isPlainFsdp } from './mesh_ranks';
 import type { StepPhases } from './exec';
 import type { StartupProgress } from './startup';
 import {
@@ -40,7 +41,6 @@ import {
   type TimingMode,
 } from './live_options';
 
-export { MAX_LIVE_RANKS, type TimingMode } from './live_options';
 export type RankCount = number;
 
 /** Learning rate for live runs of `tiny`: higher than torchtitan's 8e-4 so the loss halves in ~40 steps. */
@@ -169,7 +169,7 @@ export function planTraining(opts: TrainingOptions): TrainingPlan {
     paramDtype: 'fp32',
     reduceDtype: 'fp32',
     lr,
-    ...(isOneDim(mesh) && (mesh.ep ?? 1) === 1 ? {} : { mesh }),
+    ...(isPlainFsdp(mesh) ? {} : { mesh }),
     ...(opts.activationCheckpointing !== undefined ? { activationCheckpointing: opts.activationCheckpointing } : {}),
     ...recomputeKnobs(opts),
   });

@@ -4,10 +4,8 @@
 import type { ComputeOp } from '../../src/graph/ops';
 import { expectedLengths } from '../../src/runtime/cpu/attrs';
 import type { HostArray, KernelBackend, OpAttrs } from '../../src/runtime/kernels';
-export { rng } from '../helpers/rng';
+export { randF32, rng } from '../helpers/rng';
 
-export const randF32 = (n: number, r: () => number, scale = 1) =>
-  Float32Array.from({ length: n }, () => (r() * 2 - 1) * scale);
 export const randI32 = (n: number, r: () => number, hi: number) =>
   Int32Array.from({ length: n }, () => Math.floor(r() * hi));
 

@@ -3,7 +3,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, launchBrowser, startPreview, startStaticServer } from './harness';
+import { CHROMIUM_BASE_FLAGS, CHROMIUM_PATH } from '../../chromium.config';
+import { launchBrowser, startPreview, startStaticServer } from './harness';
 import { waitForApp } from './page';
 
 let browser: Browser;
@@ -22,8 +23,8 @@ afterAll(async () => {
 describe('environment banners', () => {
   it('says live runs use CPU kernels when the browser has no WebGPU', async () => {
     const plain = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu'),
+      executablePath: CHROMIUM_PATH,
+      args: [...CHROMIUM_BASE_FLAGS], // no WebGPU flag
     });
     try {
       const p = await plain.newPage({ viewport: { width: 1280, height: 800 } });

@@ -12,24 +12,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { waitForApp, skipTour } from './page';
 
+import { CHROMIUM_PATH, chromiumFlags } from '../../chromium.config';
 import { REPO_ROOT as ROOT } from '../helpers/fixtures';
 
 export { ROOT };
 export const DIST = join(ROOT, 'dist');
 export const ARTIFACTS = join(ROOT, 'artifacts');
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** Headless Chromium's flags here: WebGPU on, plus core WebGPU (SwiftShader). */
-export const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--enable-unsafe-webgpu',
-];
 
 export async function startPreview(): Promise<{ url: string; close: () => Promise<void> }> {
   if (!existsSync(join(DIST, 'index.html')))
@@ -87,9 +75,10 @@ export async function startStaticServer(dir = DIST): Promise<{ url: string; clos
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  // WebGPU on, core WebGPU (SwiftShader)
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: chromiumFlags('swiftshader'), headless: true });
 }
 
 export async function artifactsDir(): Promise<string> {

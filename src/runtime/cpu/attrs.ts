@@ -4,7 +4,7 @@
 // are left untouched), never shorter.
 
 import { ConfigError } from '../../errors';
-import type { ComputeOp } from '../../graph';
+import { isMoeOp, type ComputeOp } from '../../graph';
 import type { OpAttrs } from '../kernels';
 
 /** A graph MoE op asked of a kernel backend: the executor's MoE runner (runtime/exec/moe_exec.ts) plans it. */
@@ -135,6 +135,7 @@ export function adamwStep(step: number | undefined): number {
 
 /** Element counts each op expects, in [inputs, outputs] order (ops.ts). */
 export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number[]; outputs: number[] } {
+  if (isMoeOp(op)) throw notAKernel(op);
   switch (op) {
     case 'embedding': {
       const d = embeddingDims(op, attrs);
@@ -197,13 +198,6 @@ export function expectedLengths(op: ComputeOp, attrs: OpAttrs): { inputs: number
       const n = adamwAttrs(attrs).n;
       return { inputs: [n, n, n, n], outputs: [n, n, n] };
     }
-    case 'router_topk':
-    case 'router_topk_bwd':
-    case 'moe_permute':
-    case 'moe_scatter_add':
-    case 'moe_combine_bwd':
-    case 'grouped_mm':
-      throw notAKernel(op);
     default: {
       const never: never = op;
       throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);

@@ -12,7 +12,7 @@
 // regrouping); an all-to-all sends sorted → arrived (dispatch) or arrived → sorted (combine). Elementwise
 // ops on routed rows (swiglu, the gradient adds) run on the rank's kernels with n scaled to the rows.
 
-import type { GraphNode, StepGraph } from '../../graph';
+import { isMoeOp, type GraphNode, type StepGraph } from '../../graph';
 import { FsdpSimError } from '../../errors';
 import { expertOrder, type ExpertOrder, type MoeKernelOp } from '../cpu';
 import type { DeviceTensor, ElemType, KernelBackend, OpAttrs } from '../kernels';
@@ -45,18 +45,6 @@ interface Out {
 
 /** Makes (and hands to the step) a tensor of `elems` elements. */
 export type CreateTensor = (id: string, elems: number, type: ElemType) => DeviceTensor;
-
-const MOE_OP_SET: ReadonlySet<string> = new Set([
-  'router_topk',
-  'router_topk_bwd',
-  'moe_permute',
-  'moe_scatter_add',
-  'moe_combine_bwd',
-  'grouped_mm',
-]);
-
-/** Whether `op` is a MoE op: planned on the host from the routing, its kernels run on the rank's backend. */
-export const isMoeOp = (op: string | undefined): boolean => MOE_OP_SET.has(op ?? '');
 
 /** The MoE kernels (cpu/moe_ops.ts) a MoE node runs, in order: what the backend compiles before step 1. */
 export function moeKernelsOf(node: GraphNode): MoeKernelOp[] {

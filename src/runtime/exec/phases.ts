@@ -23,15 +23,12 @@ export interface PhaseInterval {
 
 const now = (): number => globalThis.performance.now();
 
+/** Every phase at 0 ms, in PHASES order. */
+const zeroPhases = (): Record<ExecPhase, number> =>
+  Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<ExecPhase, number>;
+
 export class PhaseClock {
-  private readonly ms: Record<ExecPhase, number> = {
-    compute: 0,
-    collective: 0,
-    barrier: 0,
-    readback: 0,
-    upload: 0,
-    compile: 0,
-  };
+  private readonly ms = zeroPhases();
   private attributed = 0; // ms already given to a phase: an enclosing span subtracts it
   private readonly t0 = now();
   /** Intervals of the step, kept only when asked (measured mode: the wall-clock timeline). */
@@ -87,8 +84,7 @@ export class PhaseClock {
 
 /** Sum of rows, phase by phase (the mean is this over the row count). */
 function sumPhases(rows: readonly StepPhases[]): StepPhases {
-  const out: Record<string, number> = { stepMs: 0, other: 0 };
-  for (const p of PHASES) out[p] = 0;
+  const out: Record<string, number> = { stepMs: 0, other: 0, ...zeroPhases() };
   for (const r of rows) for (const k of Object.keys(out)) out[k] += r[k as keyof StepPhases];
   return out as StepPhases;
 }

@@ -2,7 +2,7 @@
 // match the @binding of each shader one-to-one), params and workgroup counts. Multi-kernel ops
 // (rms_norm_bwd, attention_bwd, cross_entropy) record their dispatches in one pass, in order.
 import { ConfigError } from '../../errors';
-import type { ComputeOp } from '../../graph';
+import { isMoeOp, type ComputeOp } from '../../graph';
 import {
   type AttentionDims,
   adamwBiasCorrections,
@@ -95,6 +95,7 @@ export function planOp(
 ): Dispatch[] {
   const params = (fields: readonly Field[]) => ctx.uniform(packParams(fields));
   const args = <O extends ComputeOp>(o: O): OpArgs<O> => ({ ctx, op: o, attrs, ins, outs, params });
+  if (isMoeOp(op)) throw notAKernel(op);
   switch (op) {
     case 'embedding':
     case 'embedding_bwd':
@@ -119,13 +120,6 @@ export function planOp(
       return planCrossEntropy(args(op));
     case 'adamw':
       return planAdamw(args(op), step);
-    case 'router_topk':
-    case 'router_topk_bwd':
-    case 'moe_permute':
-    case 'moe_scatter_add':
-    case 'moe_combine_bwd':
-    case 'grouped_mm':
-      throw notAKernel(op);
     default: {
       const never: never = op;
       throw new ConfigError('op', `unknown compute op ${JSON.stringify(never)}`);

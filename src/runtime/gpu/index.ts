@@ -20,5 +20,4 @@ export {
 } from './gpu_matmul';
 export type { MatmulVariant } from './gpu_matmul';
 export { cachedPipelineCount } from './pipelines';
-export { precompileKernels } from './precompile';
-export { ENTRY_POINTS } from './shader_registry';
+export { ENTRY_POINTS, precompileKernels } from './precompile';

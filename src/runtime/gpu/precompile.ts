@@ -8,7 +8,7 @@ import type { OpAttrs } from '../kernels';
 import { type MatmulVariant, MATMUL_VARIANT_INFO, MATMUL_VARIANTS } from './gpu_matmul';
 import { dispatchConstants } from './kernel_constants';
 import { type Constants, compilePipelineAsync } from './pipelines';
-import { ENTRY_POINTS, type ShaderName } from './shader_registry';
+import type { ShaderName } from './shader_registry';
 
 export interface PrecompileOptions {
   /** Only these shaders (default: all). */
@@ -74,6 +74,16 @@ const OP_ENTRIES: Readonly<Record<Exclude<ComputeOp, 'matmul' | MoeOp> | MoeKern
   grouped_matmul_bwd_x: [['grouped_matmul', 'bwd_x']],
   grouped_matmul_bwd_w: [['grouped_matmul', 'bwd_w']],
 };
+
+/** Every (shader, entry point) the backend dispatches, once: each matmul variant's, then each op's. */
+export const ENTRY_POINTS: KernelEntries = [
+  ...new Map(
+    [
+      ...MATMUL_VARIANTS.map((v) => [MATMUL_VARIANT_INFO[v].shader, 'main'] as const),
+      ...Object.values(OP_ENTRIES).flat(),
+    ].map((e) => [`${e[0]}:${e[1]}`, e]),
+  ).values(),
+];
 
 /**
  * The distinct pipelines `ops` dispatch with `matmulVariant`, in first-use order (what run() will ask

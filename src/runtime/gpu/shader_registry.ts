@@ -21,40 +21,6 @@ export const SHADER_NAMES = [
 
 export type ShaderName = (typeof SHADER_NAMES)[number];
 
-/** Every (shader, entry point) the backend dispatches; used to precompile pipelines. */
-export const ENTRY_POINTS: readonly (readonly [ShaderName, string])[] = [
-  ['matmul_1_naive', 'main'],
-  ['matmul_2_tiled', 'main'],
-  ['matmul_3_blocked', 'main'],
-  ['matmul_4_direct', 'main'],
-  ['embedding', 'fwd'],
-  ['embedding', 'bwd'],
-  ['rms_norm', 'fwd'],
-  ['rms_norm', 'bwd_dx'],
-  ['rms_norm', 'bwd_dw'],
-  ['swiglu', 'fwd'],
-  ['swiglu', 'bwd'],
-  ['attention', 'fwd'],
-  ['attention', 'bwd_d'],
-  ['attention', 'bwd_dq'],
-  ['attention', 'bwd_dkv'],
-  ['add', 'main'],
-  ['cross_entropy', 'rows'],
-  ['cross_entropy', 'mean'],
-  ['cross_entropy', 'bwd'],
-  ['adamw', 'main'],
-  ['moe_router', 'fwd'],
-  ['moe_router', 'bwd'],
-  ['moe_rows', 'gather'],
-  ['moe_rows', 'scatter_add'],
-  ['moe_rows', 'combine'],
-  ['moe_rows', 'combine_bwd_src'],
-  ['moe_rows', 'combine_bwd_w'],
-  ['grouped_matmul', 'fwd'],
-  ['grouped_matmul', 'bwd_x'],
-  ['grouped_matmul', 'bwd_w'],
-];
-
 let sources: Readonly<Record<ShaderName, string>> | null = null;
 
 export function installShaders(s: Readonly<Record<ShaderName, string>>): void {

@@ -8,7 +8,7 @@ import { CONFIG_FLAGS, configFlagHelp } from '../../../src/cli/flags';
 import { TRAIN_USAGE } from '../../../src/cli/train_command';
 import { CONFIG_FIELDS, DEFAULT_CONFIG, describeAllowed, fieldSpec } from '../../../src/config';
 import { HARDWARE_NAMES, NETWORK_NAMES } from '../../../src/estimate';
-import { MAX_LIVE_RANKS } from '../../../src/runtime/training_plan';
+import { MAX_LIVE_RANKS } from '../../../src/runtime/live_options';
 import { cli } from '../../helpers/cli';
 
 /** A regex matching `text` literally. */

@@ -13,6 +13,7 @@ import { executeStep } from '../../../src/runtime/exec';
 import type { ExecComm } from '../../../src/runtime/exec/collectives';
 import type { DeviceTensor, KernelBackend } from '../../../src/runtime/kernels';
 import { initRankState } from '../../../src/runtime/rank';
+import { graphNode } from '../../helpers/graph_node';
 
 /** CPU kernels that remember live tensors and every op's inputs. */
 function spyKernels() {
@@ -48,14 +49,7 @@ const t = (id: string, shape: number[], extra: Partial<TensorInfo> = {}): Tensor
 const node = (
   id: number,
   n: Partial<GraphNode> & Pick<GraphNode, 'name' | 'kind' | 'op' | 'inputs' | 'outputs'>,
-): GraphNode => ({
-  id,
-  flops: 0,
-  bytesMoved: 0,
-  matmulLike: false,
-  phase: 'forward',
-  ...n,
-});
+): GraphNode => graphNode({ id, ...n });
 
 /** Two params, a [4,2] and b [2,3], on 2 ranks: one AG bucket, one RS bucket, AdamW, a loss. */
 function bucketGraph(): StepGraph {

@@ -1,10 +1,11 @@
-// shader_registry.ts names the WGSL files and their entry points for the type checker and the
-// pipeline precompile; the folder shaders/ is the truth: every file is named once, with every
-// @compute function it defines, and nothing else.
+// shader_registry.ts names the WGSL files for the type checker, precompile.ts the entry points the
+// backend dispatches; the folder shaders/ is the truth: every file is named once, and every @compute
+// function it defines is dispatched, and nothing else.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENTRY_POINTS, SHADER_NAMES } from '../../../src/runtime/gpu/shader_registry';
+import { ENTRY_POINTS } from '../../../src/runtime/gpu/precompile';
+import { SHADER_NAMES } from '../../../src/runtime/gpu/shader_registry';
 import { REPO_ROOT } from '../../helpers/fixtures';
 
 const DIR = join(REPO_ROOT, 'shaders');

@@ -4,11 +4,11 @@
 // own loss; measured, every MoE node is timed. (N ranks with expert parallel match this one rank:
 // moe_training.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { TARGETS, TOKENS, paramTensorIds } from '../../../../src/graph';
+import { TARGETS, TOKENS, isMoeOp, paramTensorIds } from '../../../../src/graph';
 import type { ModelArgs } from '../../../../src/model';
 import { createCpuKernels } from '../../../../src/runtime/cpu';
 import type { CpuTensor } from '../../../../src/runtime/cpu/cpu_kernels';
-import { executeStep, isMoeOp } from '../../../../src/runtime/exec';
+import { executeStep } from '../../../../src/runtime/exec';
 import type { ExecComm } from '../../../../src/runtime/exec/collectives';
 import type { DeviceTensor, KernelBackend } from '../../../../src/runtime/kernels';
 import { planTraining, type TrainingPlan } from '../../../../src/runtime/training_plan';

@@ -4,7 +4,7 @@
 
 import { RankComm, type CommInit } from '../../../../src/runtime/comm';
 import { moeBackward, moeForward, type MoeDims, type MoeWeights } from '../../../../src/runtime/moe_layer';
-import { rng } from '../../../helpers/rng';
+import { randF32, rng } from '../../../helpers/rng';
 
 export interface MoeProblem {
   readonly dims: MoeDims; // tokens: the global batch
@@ -28,19 +28,16 @@ export interface MoeRun {
   readonly grads: MoeWeights; // step 0 gradients: router all-reduced, this rank's experts
 }
 
-const uniform = (n: number, r: () => number, scale: number) =>
-  Float32Array.from({ length: n }, () => (r() * 2 - 1) * scale);
-
 export function makeProblem(seed: number, dims: MoeDims): MoeProblem {
   const r = rng(seed);
   const { tokens: T, dim: D, hidden: F, experts: E } = dims;
   const weights = {
-    router: uniform(D * E, r, 1),
-    w1: uniform(E * D * F, r, 0.5),
-    w3: uniform(E * D * F, r, 0.5),
-    w2: uniform(E * F * D, r, 0.5),
+    router: randF32(D * E, r, 1),
+    w1: randF32(E * D * F, r, 0.5),
+    w3: randF32(E * D * F, r, 0.5),
+    w2: randF32(E * F * D, r, 0.5),
   };
-  return { dims, weights, x: uniform(T * D, r, 1), target: uniform(T * D, r, 0.5) };
+  return { dims, weights, x: randF32(T * D, r, 1), target: randF32(T * D, r, 0.5) };
 }
 
 /** Rank `rank` of `ranks`: its tokens (a contiguous slice of the batch) and its experts. */
