@@ -1,7 +1,7 @@
 // Compute time of one node: a roofline at *achieved* rates per op class (hardware.ts cites them):
 //   GEMM       flops / (bf16 peak · gemm · d/(d + gemmHalfDim)), d = the smallest of M, N, K
 //   grouped    flops / (bf16 peak · groupedGemm · d/(d + gemmHalfDim)), d per expert (torch._grouped_mm);
-//              without groupedGemm, one plain GEMM and one launch per expert (torchtitan's for-loop)
+//              without groupedGemm, one plain GEMM and one launch per expert (torch's fallback)
 //   attention  flops / (bf16 peak · attentionFwd | attentionBwd)      (flash attention)
 //   the rest   max(flops / fp32 peak, bytes / (HBM · hbm))             (memory-bound kernels)
 // each + launch overhead, with `bytes` what the op moves as torchtitan's eager aten kernels run it
@@ -51,12 +51,9 @@ function gemmGroups(node: GraphNode): number {
  * (M, or K for the weight gradient, which contracts over the rows: attrs.transA).
  */
 function minGroupedDim(node: GraphNode): number {
-  const a = node.attrs ?? {};
-  const groups = gemmGroups(node);
-  const rows = a.transA === true ? Number(a.K) : Number(a.M);
-  const dims = [Number(a.M), Number(a.N), Number(a.K)].filter((d) => d > 0);
-  if (!(rows > 0) || dims.length < 3) return minGemmDim(node);
-  return Math.min(rows / groups, ...dims);
+  const rows = Number(node.attrs?.transA === true ? node.attrs?.K : node.attrs?.M);
+  const d = minGemmDim(node);
+  return rows > 0 && d !== Infinity ? Math.min(d, rows / gemmGroups(node)) : d;
 }
 
 /** Achieved fraction of the tensor-core peak for a matmul-like node (1 for ops on CUDA cores). */
